@@ -1,0 +1,143 @@
+# shmcomm build.
+#   make                      libraries, shmrun, examples, benchmarks (into build/)
+#   make check                build and run every test (Check suites, examples, launcher)
+#   make SAN=address check    the same under AddressSanitizer+UBSan (into build-address/)
+#   make SAN=thread check     the same under ThreadSanitizer (into build-thread/)
+#   make check-stress         long ring and point-to-point stress runs
+#   make bench                build the benchmarks; see bench/README.md to run them
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make format               apply .clang-format to every C file
+
+PREFIX  ?= /usr/local
+SAN     ?=
+BUILD   ?= build$(if $(SAN),-$(SAN))
+OPT     ?= -O2
+VERSION := 0.1.0
+SOMAJOR := 0
+
+HWLOC_CFLAGS := $(shell pkg-config --cflags hwloc 2>/dev/null)
+HWLOC_LIBS   := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
+
+ifeq ($(SAN),address)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),thread)
+SANFLAGS := -fsanitize=thread
+else ifneq ($(SAN),)
+$(error SAN must be 'address' or 'thread', not '$(SAN)')
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion -Wstrict-prototypes \
+        -Wmissing-prototypes -Wno-missing-field-initializers
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -fvisibility=hidden -fPIC \
+               -Iinclude -MMD -MP $(SANFLAGS)
+ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LAUNCH_SRC := $(wildcard launcher/*.c)
+LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
+CHECKS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/check_*.c))
+TEST_LIB_SRC := tests/harness.c
+TEST_LIB_OBJ := $(TEST_LIB_SRC:%.c=$(BUILD)/%.o)
+
+STATIC := $(BUILD)/lib/libshmcomm.a
+SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
+SHMRUN := $(BUILD)/bin/shmrun
+
+.PHONY: all lib check check-stress bench install uninstall clean format symbols
+all: lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
+lib: $(STATIC) $(SHARED) $(BUILD)/lib/libshmcomm.so
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(if $(filter launcher/%,$<),-Ilib $(HWLOC_CFLAGS)) \
+	    $(if $(filter tests/%,$<),$(CHECK_CFLAGS) -Ilib -DSHMC_BUILD_DIR='"$(abspath $(BUILD))"') \
+	    -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libshmcomm.so.$(SOMAJOR) -Wl,-z,defs -o $@ $^ $(ALL_LDFLAGS)
+
+$(BUILD)/lib/libshmcomm.so: $(SHARED)
+	ln -sf libshmcomm.so.$(VERSION) $(BUILD)/lib/libshmcomm.so.$(SOMAJOR)
+	ln -sf libshmcomm.so.$(VERSION) $@
+
+$(SHMRUN): $(LAUNCH_OBJ) $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(LAUNCH_OBJ) $(STATIC) $(HWLOC_LIBS) $(ALL_LDFLAGS)
+
+# Examples link the shared library, so the exported API is what they exercise.
+$(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libshmcomm.so
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(BUILD)/lib -lshmcomm -Wl,-rpath,$(abspath $(BUILD)/lib) -lm $(ALL_LDFLAGS)
+
+$(BUILD)/bench/%: bench/%.c $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) -lm $(ALL_LDFLAGS)
+
+$(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) -lm $(ALL_LDFLAGS)
+
+$(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_LIB_OBJ) $(STATIC)
+	$(CC) -o $@ $^ $(CHECK_LIBS) -lm $(ALL_LDFLAGS)
+
+# Check's own fork-per-test timeout guards against hangs; sanitizers run slower.
+CK_MULT := $(if $(SAN),4,1)
+CHECK_ENV := CK_TIMEOUT_MULTIPLIER=$(CK_MULT) SHMC_TEST_BUILD=$(abspath $(BUILD))
+
+check: all $(CHECKS) $(TEST_PROGS)
+	@fail=0; for t in $(CHECKS); do \
+	    echo "== $$t"; $(CHECK_ENV) $$t || fail=1; \
+	done; \
+	if [ $$fail -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
+	echo "make check: all suites passed"
+
+check-stress: all $(CHECKS) $(TEST_PROGS)
+	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/check_ring
+	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/check_p2p
+
+bench: $(BENCHES) $(SHMRUN)
+
+# Only the public API may be exported from the shared library.
+symbols: $(SHARED)
+	@bad=$$(nm -D --defined-only $(SHARED) | awk '{print $$3}' | grep -v '^shmc_' | grep -v '^_' || true); \
+	if [ -n "$$bad" ]; then echo "exported non-API symbols: $$bad"; exit 1; fi; \
+	echo "exported symbols: only shmc_*"
+
+$(BUILD)/shmcomm.pc: shmcomm.pc.in
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+install: lib $(SHMRUN) $(BUILD)/shmcomm.pc
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/shmcomm.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so.$(SOMAJOR)
+	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so
+	install -m 755 $(SHMRUN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(BUILD)/shmcomm.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/shmcomm.h $(DESTDIR)$(PREFIX)/bin/shmrun \
+	      $(DESTDIR)$(PREFIX)/lib/libshmcomm.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-address build-thread
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

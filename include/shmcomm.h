@@ -1,0 +1,288 @@
+/*
+ * shmcomm — shared-memory communication for the processes of one job on one machine.
+ *
+ * This is the only public header. Every exported name starts with shmc_ or SHMC_.
+ *
+ * Threads: the library is "serialised": any thread may call it, but calls into the
+ * library from one process must not overlap in time (the application serialises them,
+ * as with MPI_THREAD_SERIALIZED). Calls on one communicator therefore come from one
+ * thread at a time. The reason is speed: the message path takes no lock and uses no
+ * atomic read-modify-write (docs/design.md, "Threads").
+ *
+ * Return codes: every fallible function returns SHMC_OK (0) or a negative SHMC_ERR_*
+ * code; shmc_strerror() turns a code into a sentence. The library never exits or aborts
+ * the process because of a caller's mistake; it returns an error instead.
+ *
+ * Buffers and counts: a message is `count` elements of `dtype`; its size in bytes is
+ * count * shmc_dtype_size(dtype). Sender and receiver may use different dtypes: the
+ * bytes are delivered as they are and the receiver's count is computed with its own
+ * element size. A count of 0 is valid and the buffer may then be NULL.
+ */
+#ifndef SHMCOMM_H
+#define SHMCOMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SHMC_API __attribute__((visibility("default")))
+#else
+#define SHMC_API
+#endif
+
+#define SHMC_VERSION_MAJOR 0
+#define SHMC_VERSION_MINOR 1
+#define SHMC_VERSION_PATCH 0
+#define SHMC_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------------------------- */
+/* Types                                                                                */
+/* ---------------------------------------------------------------------------------- */
+
+/* A communicator: the world (every rank of the job) or, later, a group of ranks. */
+typedef struct shmc_comm shmc_comm;
+
+/* A pending non-blocking operation, created by shmc_isend/shmc_irecv and released by
+ * shmc_wait, by shmc_test once it reports completion, or by shmc_waitall. */
+typedef struct shmc_request shmc_request;
+
+typedef enum {
+    SHMC_INT8,
+    SHMC_UINT8,
+    SHMC_INT32,
+    SHMC_UINT32,
+    SHMC_INT64,
+    SHMC_UINT64,
+    SHMC_FLOAT16,
+    SHMC_BFLOAT16,
+    SHMC_FLOAT32,
+    SHMC_FLOAT64
+} shmc_dtype;
+
+typedef enum {
+    SHMC_SUM,
+    SHMC_PROD,
+    SHMC_MIN,
+    SHMC_MAX,
+    SHMC_AVG,
+    SHMC_BAND,
+    SHMC_BOR,
+    SHMC_BXOR
+} shmc_op;
+
+/* What a completed receive (or send) delivered.
+ *   source: the sender's rank in the communicator of the receive.
+ *   tag:    the message's tag.
+ *   count:  the number of elements of the receiver's dtype in the message as sent.
+ *           On SHMC_ERR_TRUNCATE this is larger than the buffer: only the elements that
+ *           fit were written, and count tells the size a buffer needs.
+ *   error:  SHMC_OK or the error of this operation (useful after shmc_waitall).
+ * For a send, source is the destination rank, tag the tag and count the elements sent. */
+typedef struct {
+    int source;
+    int tag;
+    size_t count;
+    int error;
+} shmc_status;
+
+#define SHMC_ANY_SOURCE (-1)
+#define SHMC_ANY_TAG (-1)
+/* The largest tag; tags of user messages are 0..SHMC_TAG_MAX. */
+#define SHMC_TAG_MAX 0x7fffffff
+/* Passed as sendbuf to collectives that allow it: the data is taken from, and the
+ * result left in, the receive buffer. */
+#define SHMC_IN_PLACE ((void *)(uintptr_t)1)
+
+/* ---------------------------------------------------------------------------------- */
+/* Return codes                                                                         */
+/* ---------------------------------------------------------------------------------- */
+
+/* One list generates the codes and shmc_strerror(). Codes never change value. */
+#define SHMC_ERROR_MAP(XX)                                                                         \
+    XX(ARG, -1, "invalid argument")                                                                \
+    XX(RANK, -2, "rank out of range for this communicator")                                        \
+    XX(TAG, -3, "invalid tag (tags are 0..SHMC_TAG_MAX; SHMC_ANY_TAG only for receives)")          \
+    XX(TRUNCATE, -4, "message larger than the receive buffer (the buffer holds its start)")        \
+    XX(PEER_DEAD, -5, "the peer process died or finalized before the operation completed")         \
+    XX(ABORTED, -6, "the job was aborted (shmc_abort or the launcher ended it)")                   \
+    XX(TIMEOUT, -7, "timed out")                                                                   \
+    XX(MISMATCH, -8, "ranks called a collective with different arguments")                         \
+    XX(NOMEM, -9, "out of memory")                                                                 \
+    XX(CUDA, -10, "CUDA support is not available or a CUDA call failed")                           \
+    XX(NOT_INIT, -11, "shmcomm is not initialised (call shmc_init first)")                         \
+    XX(SYS, -12, "a system call failed (details are logged with SHMC_DEBUG=1)")                    \
+    XX(STATE, -13, "call not allowed in this state (shmc_init twice, or after finalize)")          \
+    XX(NOSHM, -14, "not enough shared memory for the job (/dev/shm too small)")                    \
+    XX(ENV, -15, "the launcher's environment is missing, inconsistent or invalid")                 \
+    XX(CORRUPT, -16, "shared memory failed validation (corrupted or from another job)")            \
+    XX(LIMIT, -17, "a documented limit was exceeded (ranks, message size, requests)")
+
+enum {
+    SHMC_OK = 0,
+#define SHMC_XX_ENUM(name, value, text) SHMC_ERR_##name = (value),
+    SHMC_ERROR_MAP(SHMC_XX_ENUM)
+#undef SHMC_XX_ENUM
+};
+
+/* ---------------------------------------------------------------------------------- */
+/* Lifecycle                                                                            */
+/* ---------------------------------------------------------------------------------- */
+
+/* Joins the job and returns the world communicator in *world (world may be NULL when
+ * the caller only needs the side effect).
+ *
+ * The job is found from the environment, in this order:
+ *   1. shmrun:   SHMC_RANK, SHMC_SIZE, SHMC_ARENA, SHMC_ARENA_FD;
+ *   2. torchrun: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE and TORCHELASTIC_RUN_ID
+ *                or MASTER_PORT (single node: WORLD_SIZE must equal LOCAL_WORLD_SIZE);
+ *   3. Open MPI: OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE};
+ *   4. MPICH:    PMI_RANK, PMI_SIZE, MPI_LOCALRANKID, MPI_LOCALNRANKS;
+ *   5. none of these: a job of one rank.
+ * Under another launcher, local rank 0 creates the shared segment and the others wait
+ * for it (SHMC_ATTACH_TIMEOUT seconds, default 60). SHMC_JOB_ID overrides the job key.
+ *
+ * Returns SHMC_OK; SHMC_ERR_STATE if already initialised (or after finalize);
+ * SHMC_ERR_ENV if the environment is inconsistent (a message says which variable);
+ * SHMC_ERR_NOSHM if /dev/shm cannot hold the job's segment; SHMC_ERR_CORRUPT if the
+ * segment fails validation; SHMC_ERR_TIMEOUT if the segment did not appear in time;
+ * SHMC_ERR_LIMIT for more ranks than supported; SHMC_ERR_SYS or SHMC_ERR_NOMEM.
+ * Thread rules: call once per process, before any other shmc_ call but shmc_strerror,
+ * shmc_version and shmc_dtype_size. Do not fork a process that has called shmc_init and
+ * use the library in the child. */
+SHMC_API int shmc_init(shmc_comm **world);
+
+/* Leaves the job. Waits until every send this process started has been delivered or its
+ * receiver is gone (so nothing already sent is lost), then releases all resources.
+ * Pending receives are cancelled: their requests become invalid. Not collective: other
+ * ranks that later wait for this one get SHMC_ERR_PEER_DEAD.
+ * Returns SHMC_OK, SHMC_ERR_NOT_INIT, or SHMC_ERR_ABORTED if the job was aborted (the
+ * library is released anyway). */
+SHMC_API int shmc_finalize(void);
+
+/* The caller's rank in comm (0..size-1), or SHMC_ERR_ARG if comm is NULL, or
+ * SHMC_ERR_NOT_INIT. */
+SHMC_API int shmc_comm_rank(const shmc_comm *comm);
+
+/* The number of ranks in comm, or SHMC_ERR_ARG if comm is NULL, or SHMC_ERR_NOT_INIT. */
+SHMC_API int shmc_comm_size(const shmc_comm *comm);
+
+/* A static sentence describing err (never NULL; unknown codes get a generic text).
+ * Callable at any time from any thread. */
+SHMC_API const char *shmc_strerror(int err);
+
+/* The library's version, "MAJOR.MINOR.PATCH". Callable at any time. */
+SHMC_API const char *shmc_version(void);
+
+/* Bytes per element of dtype, or 0 for a value that is not a shmc_dtype. */
+SHMC_API size_t shmc_dtype_size(shmc_dtype dtype);
+
+/* Ends the whole job: marks it aborted so that every rank's pending and later calls
+ * return SHMC_ERR_ABORTED, wakes them, and exits this process with exit_code & 255 (1
+ * when that is 0: an abort is never a success). Under shmrun the launcher then ends the
+ * other ranks and exits with that code; under another launcher the other ranks are sent
+ * SIGTERM. Does not return. Safe to call before shmc_init (it then just exits). */
+SHMC_API void shmc_abort(int exit_code);
+
+/* ---------------------------------------------------------------------------------- */
+/* Point-to-point                                                                       */
+/* ---------------------------------------------------------------------------------- */
+/*
+ * Matching follows MPI: a receive matches the oldest message from its source (or any
+ * source with SHMC_ANY_SOURCE) on its communicator with its tag (or any tag with
+ * SHMC_ANY_TAG). Messages from one sender to one receiver on one communicator are
+ * received in the order they were sent (they never overtake each other).
+ *
+ * Protocols: a message of at most SHMC_EAGER_LIMIT bytes (default 4096) is eager: a
+ * blocking send of it returns as soon as it is in the receiver's mailbox, whether or not
+ * a receive is posted. A larger message is sent by rendezvous: the send completes once the
+ * receiver has taken the data, so two ranks that both send a large message to each other
+ * before receiving wait forever (post the receives first, or use shmc_isend/shmc_irecv
+ * or shmc_sendrecv).
+ *
+ * Progress: every blocking call (and shmc_test) advances all of this process's pending
+ * operations, so a posted receive and a started send always complete while the process
+ * is inside any shmc_ call. Waiting spins briefly, then yields, then sleeps until a peer
+ * wakes it; it never busy-waits for long.
+ *
+ * Failure: an operation that depends on a rank that died or finalized returns
+ * SHMC_ERR_PEER_DEAD (after delivering every message that rank had already sent); after
+ * shmc_abort anywhere in the job, SHMC_ERR_ABORTED.
+ *
+ * Common errors of every call below: SHMC_ERR_NOT_INIT; SHMC_ERR_ARG for a NULL comm, a
+ * dtype that is not a shmc_dtype, a NULL buffer with a non-zero count, or a byte size that
+ * overflows size_t; SHMC_ERR_RANK for a peer outside 0..size-1; SHMC_ERR_TAG for a tag
+ * outside 0..SHMC_TAG_MAX (SHMC_ANY_TAG is allowed for receives only); SHMC_ERR_PEER_DEAD;
+ * SHMC_ERR_ABORTED; SHMC_ERR_NOMEM.
+ */
+
+/* Sends count elements of buf to rank dst of comm with tag. Returns when buf may be
+ * reused: at once for an eager message (if the mailbox has room), after the receiver has
+ * taken the data for a rendezvous message. Sending to oneself is allowed (a large
+ * message to oneself needs its receive posted first with shmc_irecv). */
+SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                       shmc_comm *comm);
+
+/* Receives a message from src (or SHMC_ANY_SOURCE) with tag (or SHMC_ANY_TAG) into buf,
+ * which holds count elements. Fills *status when status is not NULL.
+ * Returns SHMC_OK, or SHMC_ERR_TRUNCATE if the message was larger than buf (buf holds
+ * its first count elements, the message is consumed, the stream stays usable, and
+ * status->count tells the message's size), or one of the common errors. */
+SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int tag, shmc_comm *comm,
+                       shmc_status *status);
+
+/* Starts a send and returns at once with *req. buf must not be modified until the
+ * request completes (shmc_wait, shmc_test or shmc_waitall). On error no request is
+ * created and *req is set to NULL. */
+SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                        shmc_comm *comm, shmc_request **req);
+
+/* Starts a receive and returns at once with *req. buf must not be read or modified until
+ * the request completes. On error no request is created and *req is set to NULL. */
+SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                        shmc_comm *comm, shmc_request **req);
+
+/* Waits until *req completes, fills *status (may be NULL), frees the request and sets
+ * *req to NULL. A NULL *req returns SHMC_OK at once with an empty status (source
+ * SHMC_ANY_SOURCE, tag SHMC_ANY_TAG, count 0), so finished slots of an array can be
+ * waited on again. Returns the operation's result: SHMC_OK, SHMC_ERR_TRUNCATE, or one of
+ * the common errors; SHMC_ERR_ARG if req is NULL. */
+SHMC_API int shmc_wait(shmc_request **req, shmc_status *status);
+
+/* Advances all pending operations once and reports in *done whether *req completed. If
+ * it did, fills *status, frees the request, sets *req to NULL and returns the operation's
+ * result, as shmc_wait does; otherwise returns SHMC_OK with *done = 0. A NULL *req counts
+ * as completed. SHMC_ERR_ARG if req or done is NULL. */
+SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status);
+
+/* Waits for all n requests (NULL entries are skipped), freeing each and setting it to
+ * NULL. statuses, when not NULL, has n entries and receives each operation's status and
+ * error. Returns SHMC_OK if every operation succeeded, otherwise the error of the first
+ * failed request in array order; every request is completed or failed either way. */
+SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses);
+
+/* Sends scount elements of sbuf to dst with stag and receives up to rcount elements from
+ * src (or SHMC_ANY_SOURCE) with rtag (or SHMC_ANY_TAG) into rbuf, both in dtype, without
+ * deadlocking however the peers order their calls. sbuf and rbuf must not overlap.
+ * *status (may be NULL) describes the receive. Returns the first error of the two
+ * operations (the receive's when both fail). */
+SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
+                           size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
+                           shmc_status *status);
+
+/* ---------------------------------------------------------------------------------- */
+/* Collectives                                                                          */
+/* ---------------------------------------------------------------------------------- */
+
+/* Returns once every rank of comm has entered it. Progresses all pending operations
+ * while waiting. Returns SHMC_OK or one of the common errors. */
+SHMC_API int shmc_barrier(shmc_comm *comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHMCOMM_H */

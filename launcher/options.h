@@ -1,0 +1,36 @@
+/*
+ * shmrun's command line: parsed and validated before anything is created, so that a bad
+ * option costs nothing and says exactly what was wrong.
+ */
+#ifndef SHMRUN_OPTIONS_H
+#define SHMRUN_OPTIONS_H
+
+#include <stddef.h>
+
+enum shmrun_bind { SHMRUN_BIND_CORE, SHMRUN_BIND_NUMA, SHMRUN_BIND_NONE };
+
+struct shmrun_opts {
+    int nranks;
+    enum shmrun_bind bind;
+    int report_bindings;
+    int tag_output;
+    double timeout_s; /* 0: none */
+    char **argv;      /* the program and its arguments */
+    char prog[4096];  /* the program's resolved path */
+};
+
+/* Exit statuses of shmrun itself (the job's own status otherwise). */
+enum {
+    SHMRUN_EXIT_USAGE = 2,      /* a bad option */
+    SHMRUN_EXIT_NOEXEC = 126,   /* the program exists but cannot be executed */
+    SHMRUN_EXIT_NOTFOUND = 127, /* the program does not exist */
+    SHMRUN_EXIT_TIMEOUT = 124,  /* --timeout expired */
+};
+
+/* Parses argv. Returns -1 when the job should run, or an exit status for shmrun: 0 after
+ * --help or --version (printed to out), SHMRUN_EXIT_* after an error (a one-line message,
+ * plus the usage for option errors, written to err). */
+int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t outlen, char *err,
+                 size_t errlen);
+
+#endif /* SHMRUN_OPTIONS_H */

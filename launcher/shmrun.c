@@ -1,0 +1,119 @@
+/*
+ * shmrun: starts the ranks of a shmcomm job on this machine and supervises them.
+ *
+ * Order matters for cleanup: the arena is created and its name removed from /dev/shm
+ * before any rank exists, so from then on it lives only as long as some process holds
+ * it (shmrun or a rank). Nothing is left in /dev/shm whatever happens to the job,
+ * including SIGKILL of shmrun (the ranks then get SIGKILL through PR_SET_PDEATHSIG).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "job.h"
+#include "log.h"
+#include "shmcomm.h"
+
+static int make_arena(struct shmrun_job *j)
+{
+    struct shmc__config cfg;
+    struct shmc__layout lay;
+    char name[64];
+    /* The SHMC_* variables are checked here too, so a typo stops the job before it starts. */
+    if (shmc__config_load(&cfg) != SHMC_OK)
+        return -1;
+    int rc = shmc__arena_layout((unsigned)j->n, cfg.ring_bytes, &lay);
+    if (rc == SHMC_OK)
+        rc = shmc__arena_unique_name(name, sizeof name);
+    if (rc == SHMC_OK)
+        rc = shmc__arena_create(&j->arena, name, &lay, 1, (int)getpid());
+    if (rc != SHMC_OK) {
+        fprintf(stderr, "shmrun: cannot set up shared memory for %d ranks: %s\n", j->n,
+                shmc_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static int setup_signals(struct shmrun_job *j)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &set, &j->oldmask) != 0)
+        return -1;
+    signal(SIGPIPE, SIG_IGN);
+    j->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    return j->sigfd < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    static char out[4096], err[8192];
+    struct shmrun_opts o;
+    struct shmrun_job j;
+    int status;
+
+    shmc__log_level = SHMC_LOG_ERROR;
+    int rc = shmrun_parse(argc, argv, &o, out, sizeof out, err, sizeof err);
+    if (rc >= 0) {
+        fputs(out, stdout);
+        if (*err)
+            fprintf(stderr, "%s%s", err, err[strlen(err) - 1] == '\n' ? "" : "\n");
+        return rc;
+    }
+
+    memset(&j, 0, sizeof j);
+    j.o = &o;
+    j.n = o.nranks;
+    j.sigfd = -1;
+    j.ranks = calloc((size_t)j.n, sizeof *j.ranks);
+    if (!j.ranks) {
+        fprintf(stderr, "shmrun: out of memory\n");
+        return 1;
+    }
+    if (setup_signals(&j) != 0) {
+        fprintf(stderr, "shmrun: cannot set up signal handling: %s\n", strerror(errno));
+        return 1;
+    }
+    if (o.bind != SHMRUN_BIND_NONE || o.report_bindings)
+        j.bind = shmrun_bind_plan(o.bind, j.n);
+    if (make_arena(&j) != 0)
+        return 1;
+
+    int targets = shmrun_bind_targets(j.bind);
+    if (o.report_bindings) {
+        for (int r = 0; r < j.n; r++) {
+            char where[192];
+            shmrun_bind_describe(o.bind == SHMRUN_BIND_NONE ? NULL : j.bind, r, where,
+                                 sizeof where);
+            fprintf(stderr, "shmrun: rank %d bound to %s\n", r, where);
+        }
+        if (targets && j.n > targets)
+            fprintf(stderr, "shmrun: %d ranks share %d %s (oversubscribed, round-robin)\n", j.n,
+                    targets, o.bind == SHMRUN_BIND_NUMA ? "NUMA nodes" : "cores");
+    }
+
+    for (int r = 0; r < j.n; r++) {
+        if (shmrun_spawn(&j, r) != 0) {
+            for (int k = 0; k < r; k++)
+                kill(j.ranks[k].pid, SIGKILL);
+            j.exit_status = 1;
+            j.aborting = 1;
+            break;
+        }
+    }
+    status = shmrun_supervise(&j);
+    shmc__arena_detach(&j.arena);
+    shmrun_bind_free(j.bind);
+    free(j.ranks);
+    return status;
+}

@@ -1,0 +1,236 @@
+/*
+ * shmrun's main loop: waits on a signalfd (children ending, signals to forward) and on
+ * the ranks' output pipes, and runs the failure policy: the first rank that exits
+ * non-zero or dies by a signal is reported, the job is marked aborted in the arena (so
+ * ranks blocked in shmcomm return SHMC_ERR_ABORTED at once), and whatever still runs
+ * after a grace period gets SIGTERM, then SIGKILL.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "wait.h"
+
+static const char *sig_name(int sig, char *buf, size_t len)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    snprintf(buf, len, "SIG%s", abbrev ? abbrev : "?");
+    return buf;
+}
+
+/* Tells the ranks that something changed, and wakes any that sleep. */
+static void announce(struct shmrun_job *j)
+{
+    struct shmc__arena_hdr *h = j->arena.hdr;
+    shmc__fetch_add32(&h->epoch, 1); /* R4: states written before are visible */
+    for (int r = 0; r < j->n; r++)
+        shmc__doorbell_ring(shmc__arena_cb(&j->arena, (unsigned)r));
+    syscall(SYS_futex, &h->attached, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void mark_dead(struct shmrun_job *j, int r)
+{
+    struct shmc__rank_cb *cb = shmc__arena_cb(&j->arena, (unsigned)r);
+    uint32_t st = shmc__load_acquire32(&cb->state);
+    if (st == SHMC_RANK_FINALIZED || st == SHMC_RANK_DEAD)
+        return;
+    shmc__store_release32(&cb->state, SHMC_RANK_DEAD); /* R4 with the epoch bump below */
+    announce(j);
+}
+
+static void begin_abort(struct shmrun_job *j, int code)
+{
+    if (j->aborting)
+        return;
+    j->aborting = 1;
+    uint32_t none = 0;
+    uint32_t word = SHMC_ABORT_FLAG | (uint32_t)((code & 255) ? (code & 255) : 1);
+    shmc__cas32(&j->arena.hdr->abort, &none, word);
+    announce(j);
+    j->term_at = shmc__now_ns() + (uint64_t)SHMRUN_GRACE_MS * 1000000u;
+    if (j->nrunning > 0)
+        fprintf(stderr, "shmrun: ending the job; %d rank%s still running\n", j->nrunning,
+                j->nrunning == 1 ? " is" : "s are");
+}
+
+static void report_failure(struct shmrun_job *j, int r, int st)
+{
+    const struct shmc__arena_hdr *h = j->arena.hdr;
+    uint32_t ab = shmc__load_acquire32(&h->abort);
+    pid_t pid = j->ranks[r].pid;
+    char name[32];
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        fprintf(stderr, "shmrun: rank %d (pid %d) was killed by signal %d (%s)%s\n", r, (int)pid,
+                sig, sig_name(sig, name, sizeof name), WCOREDUMP(st) ? ", core dumped" : "");
+        j->exit_status = 128 + sig;
+    } else if (ab && shmc__load_relaxed32(&h->abort_rank) == (uint32_t)r) {
+        fprintf(stderr, "shmrun: rank %d (pid %d) called shmc_abort(%d)\n", r, (int)pid,
+                WEXITSTATUS(st));
+        j->exit_status = WEXITSTATUS(st);
+    } else {
+        fprintf(stderr, "shmrun: rank %d (pid %d) exited with code %d\n", r, (int)pid,
+                WEXITSTATUS(st));
+        j->exit_status = WEXITSTATUS(st);
+    }
+}
+
+static void reap(struct shmrun_job *j)
+{
+    int st;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        int r;
+        for (r = 0; r < j->n && j->ranks[r].pid != pid; r++)
+            ;
+        if (r == j->n || !j->ranks[r].running)
+            continue;
+        j->ranks[r].running = 0;
+        j->ranks[r].status = st;
+        j->nrunning--;
+        mark_dead(j, r); /* no-op if it finalized */
+        int failed = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        if (failed && !j->aborting) {
+            report_failure(j, r, st);
+            begin_abort(j, j->exit_status);
+        }
+    }
+}
+
+static void signal_all(struct shmrun_job *j, int sig)
+{
+    for (int r = 0; r < j->n; r++)
+        if (j->ranks[r].running)
+            kill(j->ranks[r].pid, sig);
+}
+
+static void on_signal(struct shmrun_job *j, const struct signalfd_siginfo *si)
+{
+    int sig = (int)si->ssi_signo;
+    if (sig == SIGCHLD) {
+        reap(j);
+        return;
+    }
+    char name[32];
+    j->interrupts++;
+    if (j->interrupts > 1) {
+        fprintf(stderr, "shmrun: %s again: killing the job\n", sig_name(sig, name, sizeof name));
+        signal_all(j, SIGKILL);
+        return;
+    }
+    /* A terminal's ^C already reached the ranks (same process group); anything sent to
+     * shmrun alone is passed on. */
+    if (si->ssi_code != SI_KERNEL)
+        signal_all(j, sig);
+}
+
+static void check_deadlines(struct shmrun_job *j)
+{
+    uint64_t now = shmc__now_ns();
+    if (j->timeout_at && now >= j->timeout_at && !j->timed_out) {
+        j->timed_out = 1;
+        fprintf(stderr, "shmrun: the job ran longer than --timeout %g s; ending it\n",
+                j->o->timeout_s);
+        if (!j->aborting) {
+            j->exit_status = SHMRUN_EXIT_TIMEOUT;
+            begin_abort(j, SHMRUN_EXIT_TIMEOUT);
+        }
+    }
+    if (j->term_at && now >= j->term_at) {
+        j->term_at = 0;
+        if (j->nrunning) {
+            signal_all(j, SIGTERM);
+            j->kill_at = now + (uint64_t)SHMRUN_KILL_MS * 1000000u;
+        }
+    }
+    if (j->kill_at && now >= j->kill_at) {
+        j->kill_at = 0;
+        if (j->nrunning) {
+            fprintf(stderr, "shmrun: %d rank%s ignored SIGTERM; sending SIGKILL\n", j->nrunning,
+                    j->nrunning == 1 ? "" : "s");
+            signal_all(j, SIGKILL);
+        }
+    }
+}
+
+static int poll_timeout_ms(const struct shmrun_job *j)
+{
+    uint64_t next = 0, now = shmc__now_ns();
+    uint64_t cand[3] = {j->timed_out ? 0 : j->timeout_at, j->term_at, j->kill_at};
+    for (int i = 0; i < 3; i++)
+        if (cand[i] && (!next || cand[i] < next))
+            next = cand[i];
+    if (!next)
+        return -1;
+    return next <= now ? 0 : (int)((next - now) / 1000000u) + 1;
+}
+
+int shmrun_supervise(struct shmrun_job *j)
+{
+    struct pollfd *fds = calloc((size_t)(1 + 2 * j->n), sizeof *fds);
+    struct shmrun_stream **streams = calloc((size_t)(2 * j->n), sizeof *streams);
+    if (!fds || !streams) {
+        fprintf(stderr, "shmrun: out of memory\n");
+        signal_all(j, SIGKILL);
+    }
+    if (j->o->timeout_s > 0)
+        j->timeout_at = shmc__now_ns() + (uint64_t)(j->o->timeout_s * 1e9);
+
+    while (j->nrunning > 0 && fds && streams) {
+        int nfds = 0, ns = 0;
+        fds[nfds++] = (struct pollfd){.fd = j->sigfd, .events = POLLIN};
+        for (int r = 0; r < j->n; r++) {
+            struct shmrun_stream *s[2] = {&j->ranks[r].out, &j->ranks[r].err};
+            for (int k = 0; k < 2; k++) {
+                if (s[k]->fd < 0)
+                    continue;
+                streams[ns++] = s[k];
+                fds[nfds++] = (struct pollfd){.fd = s[k]->fd, .events = POLLIN};
+            }
+        }
+        int rc = poll(fds, (nfds_t)nfds, poll_timeout_ms(j));
+        if (rc < 0 && errno != EINTR) {
+            fprintf(stderr, "shmrun: poll failed: %s\n", strerror(errno));
+            break;
+        }
+        if (rc > 0 && (fds[0].revents & POLLIN)) {
+            struct signalfd_siginfo si;
+            while (read(j->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+                on_signal(j, &si);
+        }
+        for (int i = 1; i < nfds && rc > 0; i++)
+            if (fds[i].revents)
+                shmrun_stream_pump(streams[i - 1]);
+        check_deadlines(j);
+    }
+    /* Every rank is gone: pass on what is still in the pipes (a grandchild may keep a
+     * pipe open; we do not wait for it). */
+    for (int r = 0; r < j->n; r++) {
+        struct shmrun_stream *s[2] = {&j->ranks[r].out, &j->ranks[r].err};
+        for (int k = 0; k < 2; k++) {
+            while (s[k]->fd >= 0) {
+                struct pollfd p = {.fd = s[k]->fd, .events = POLLIN};
+                if (poll(&p, 1, 0) <= 0) {
+                    shmrun_stream_close(s[k]);
+                    break;
+                }
+                shmrun_stream_pump(s[k]);
+            }
+        }
+    }
+    free(fds);
+    free(streams);
+    if (j->timed_out && j->exit_status == 0)
+        j->exit_status = SHMRUN_EXIT_TIMEOUT;
+    return j->exit_status;
+}

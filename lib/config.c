@@ -1,0 +1,148 @@
+/*
+ * Reads and validates the SHMC_* environment variables (see config.h). Called once per
+ * process, before anything uses the values; not thread-safe (nothing else runs yet).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+#include "shmcomm.h"
+
+int shmc__parse_size(const char *s, size_t *out)
+{
+    char *end;
+    if (!s || !*s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case '\0':
+        break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    default:
+        return -1;
+    }
+    if (shift &&
+        (strcasecmp(end, "") == 0 || strcasecmp(end, "b") == 0 || strcasecmp(end, "ib") == 0))
+        end += strlen(end);
+    if (*end != '\0')
+        return -1;
+    if (shift && v > (ULLONG_MAX >> shift))
+        return -1;
+    v <<= shift;
+    if (v > SIZE_MAX)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int env_size(const char *name, size_t lo, size_t hi, size_t *out)
+{
+    const char *s = getenv(name);
+    size_t v;
+    if (!s || !*s)
+        return SHMC_OK;
+    if (shmc__parse_size(s, &v) != 0 || v < lo || v > hi) {
+        SHMC_ERROR("%s='%s' is not a valid size: use a number of bytes from %zu to %zu, "
+                   "optionally with a k, M or G suffix",
+                   name, s, lo, hi);
+        return SHMC_ERR_ENV;
+    }
+    *out = v;
+    return SHMC_OK;
+}
+
+static int env_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
+{
+    const char *s = getenv(name);
+    char *end;
+    if (!s || !*s)
+        return SHMC_OK;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || !isdigit((unsigned char)*s) || v < lo || v > hi) {
+        SHMC_ERROR("%s='%s' is not valid: use a whole number from %u to %u", name, s, lo, hi);
+        return SHMC_ERR_ENV;
+    }
+    *out = (unsigned)v;
+    return SHMC_OK;
+}
+
+static int env_bool(const char *name, int *out)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return SHMC_OK;
+    if (!strcmp(s, "1") || !strcasecmp(s, "on") || !strcasecmp(s, "yes") ||
+        !strcasecmp(s, "auto") || !strcasecmp(s, "true")) {
+        *out = 1;
+    } else if (!strcmp(s, "0") || !strcasecmp(s, "off") || !strcasecmp(s, "no") ||
+               !strcasecmp(s, "false")) {
+        *out = 0;
+    } else {
+        SHMC_ERROR("%s='%s' is not valid: use 1/on/auto or 0/off", name, s);
+        return SHMC_ERR_ENV;
+    }
+    return SHMC_OK;
+}
+
+int shmc__config_load(struct shmc__config *cfg)
+{
+    unsigned debug = SHMC_LOG_ERROR;
+    int rc;
+
+    memset(cfg, 0, sizeof *cfg);
+    cfg->eager_limit = SHMC_DEFAULT_EAGER_LIMIT;
+    cfg->single_copy = 1;
+    cfg->single_copy_min = SHMC_DEFAULT_SINGLE_COPY_MIN;
+    cfg->spin = ~0u;
+    cfg->yield = 8;
+    cfg->attach_timeout_s = SHMC_DEFAULT_ATTACH_TIMEOUT;
+
+    /* SHMC_DEBUG first, so that the messages about the other variables obey it. */
+    if ((rc = env_uint("SHMC_DEBUG", 0, 4, &debug)) != SHMC_OK)
+        return rc;
+    cfg->debug = (int)debug;
+    shmc__log_level = cfg->debug;
+
+    if ((rc = env_size("SHMC_EAGER_LIMIT", 0, 1u << 20, &cfg->eager_limit)) ||
+        (rc = env_size("SHMC_RING_SIZE", 4096, 1u << 24, &cfg->ring_bytes)) ||
+        (rc = env_bool("SHMC_SINGLE_COPY", &cfg->single_copy)) ||
+        (rc = env_size("SHMC_SINGLE_COPY_MIN", 0, SIZE_MAX, &cfg->single_copy_min)) ||
+        (rc = env_uint("SHMC_SPIN", 0, 100000000u, &cfg->spin)) ||
+        (rc = env_uint("SHMC_YIELD", 0, 1000000u, &cfg->yield)) ||
+        (rc = env_uint("SHMC_ATTACH_TIMEOUT", 1, 86400u, &cfg->attach_timeout_s)))
+        return rc;
+
+    if (cfg->ring_bytes & (cfg->ring_bytes - 1)) {
+        SHMC_ERROR("SHMC_RING_SIZE=%zu is not a power of two (for example 16k, 64k)",
+                   cfg->ring_bytes);
+        return SHMC_ERR_ENV;
+    }
+    const char *job = getenv("SHMC_JOB_ID");
+    cfg->job_id = (job && *job) ? job : NULL;
+    return SHMC_OK;
+}

@@ -1,0 +1,36 @@
+/*
+ * Every SHMC_* tuning variable, read from the environment once (at shmc_init, or by
+ * shmrun for the variables that shape the arena) and validated: a malformed value is an
+ * error that names the variable, never a silent default. docs/design.md lists them.
+ */
+#ifndef SHMC_CONFIG_H
+#define SHMC_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct shmc__config {
+    int debug;                 /* SHMC_DEBUG: 0..4 */
+    size_t eager_limit;        /* SHMC_EAGER_LIMIT: largest eager message, bytes */
+    size_t ring_bytes;         /* SHMC_RING_SIZE: data bytes per mailbox; 0 = by formula */
+    int single_copy;           /* SHMC_SINGLE_COPY: 1 = use process_vm_readv if allowed */
+    size_t single_copy_min;    /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy */
+    unsigned spin;             /* SHMC_SPIN: polls before yielding; ~0u = automatic */
+    unsigned yield;            /* SHMC_YIELD: sched_yield()s before sleeping */
+    unsigned attach_timeout_s; /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
+    const char *job_id;        /* SHMC_JOB_ID: overrides the launcher's job key */
+};
+
+/* Defaults, chosen by bench/ (docs/performance.md). */
+#define SHMC_DEFAULT_EAGER_LIMIT 4096u
+#define SHMC_DEFAULT_SINGLE_COPY_MIN (256u * 1024u)
+#define SHMC_DEFAULT_ATTACH_TIMEOUT 60u
+
+/* Fills cfg from the environment. Returns SHMC_OK or SHMC_ERR_ENV after logging which
+ * variable is wrong and what it should look like. */
+int shmc__config_load(struct shmc__config *cfg);
+
+/* Parses "4096", "64k", "1M", "2GiB" (powers of 1024). Returns 0 on success. */
+int shmc__parse_size(const char *s, size_t *out);
+
+#endif /* SHMC_CONFIG_H */

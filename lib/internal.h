@@ -1,0 +1,275 @@
+/*
+ * The process-private state of the library: communicators, requests, per-peer endpoints
+ * and queues, and the one global that ties them together.
+ *
+ * Concurrency contract: the library is serialised (shmcomm.h), so nothing here is
+ * protected by a lock; only what lives in the arena is shared, through atomics.
+ */
+#ifndef SHMC_INTERNAL_H
+#define SHMC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "config.h"
+#include "ring.h"
+#include "shmcomm.h"
+
+#define SHMC_COMM_MAGIC 0x636f6d6du /* "comm" */
+#define SHMC_ANY (-1)
+
+/* ---- communicators ------------------------------------------------------------------ */
+
+struct shmc_comm {
+    uint32_t magic;
+    uint32_t ctx; /* point-to-point context id; ctx + 1 is the collectives' */
+    int rank;
+    int size;
+    const int *world_of; /* comm rank -> world rank; NULL for the world itself */
+    const int *local_of; /* world rank -> comm rank or -1; NULL for the world itself */
+};
+
+static inline int shmc__comm_world_rank(const struct shmc_comm *c, int r)
+{
+    return c->world_of ? c->world_of[r] : r;
+}
+
+static inline int shmc__comm_local_rank(const struct shmc_comm *c, int w)
+{
+    return c->local_of ? c->local_of[w] : w;
+}
+
+/* ---- requests ----------------------------------------------------------------------- */
+
+enum { SHMC_REQ_SEND = 1, SHMC_REQ_RECV = 2 };
+
+enum {
+    SHMC_RS_FREE = 0,
+    SHMC_RS_ACTIVE = 1,
+    SHMC_RS_DONE = 2,
+};
+
+/* How a request's data moves, and where it stands. */
+enum {
+    SHMC_P_NONE = 0,
+    SHMC_P_EAGER,  /* send: one EAGER record (maybe waiting for ring space) */
+    SHMC_P_RTS,    /* send: RTS queued or sent, waiting for CTS or FIN */
+    SHMC_P_STREAM, /* send: streaming DATA records after CTS */
+    SHMC_P_SELF,   /* send to oneself, waiting for the matching receive */
+    SHMC_P_POSTED, /* recv: in the posted queue */
+    SHMC_P_CMA,    /* recv: pulling with process_vm_readv */
+    SHMC_P_DATA,   /* recv: CTS sent, DATA records arriving */
+};
+
+/* Which intrusive list a request is on (at most one). */
+enum { SHMC_Q_NONE = 0, SHMC_Q_POSTED, SHMC_Q_MATCH, SHMC_Q_STREAM, SHMC_Q_CMA };
+
+struct shmc_request {
+    uint8_t kind;
+    uint8_t state;
+    uint8_t proto;
+    uint8_t queue;
+    int err;
+    uint32_t idx; /* slot in the request table; with gen, the cookie peers quote */
+    uint32_t gen;
+    struct shmc_request *next;
+
+    /* What the caller asked for. */
+    void *buf;     /* receive buffer, or the send buffer (const in spirit) */
+    size_t bytes;  /* capacity (recv) or message size (send) */
+    size_t elsize; /* element size of the caller's dtype */
+    int peer;      /* world rank, or SHMC_ANY for a receive from any source */
+    int tag;       /* or SHMC_ANY */
+    uint32_t ctx;
+    const struct shmc_comm *comm;
+
+    /* What happened. */
+    int src;          /* world rank the message came from (recv) */
+    int msg_tag;      /* the message's tag (recv) */
+    size_t msg_bytes; /* the message's size as sent */
+
+    /* Rendezvous. */
+    uint64_t peer_cookie; /* the other side's request (CTS/DATA/FIN routing) */
+    uint64_t remote_addr; /* sender's buffer in its address space (single copy) */
+    size_t xfer_bytes;    /* bytes to move: min(message, capacity) */
+    size_t xfer_done;
+    struct shmc_request *self_peer; /* the other half of a message to oneself */
+};
+
+static inline uint64_t shmc__req_cookie(const struct shmc_request *r)
+{
+    return ((uint64_t)r->gen << 32) | r->idx;
+}
+
+/* ---- per-peer state ----------------------------------------------------------------- */
+
+/* A FIFO of requests linked through ->next. */
+struct shmc__reqq {
+    struct shmc_request *head;
+    struct shmc_request *tail;
+};
+
+/* A control record (CTS/FIN) that did not fit in the ring yet. */
+struct shmc__ctrl {
+    struct shmc__ctrl *next;
+    unsigned kind;
+    uint64_t w1;
+    uint64_t a, b;
+};
+
+struct shmc__peer {
+    struct shmc__ring_prod out; /* us -> peer */
+    struct shmc__ring_cons in;  /* peer -> us */
+    struct shmc__rank_cb *cb;
+    struct shmc__reqq matchq;  /* EAGER/RTS sends waiting for ring space, in order */
+    struct shmc__reqq streams; /* sends streaming DATA records */
+    struct shmc__ctrl *ctrl_head, *ctrl_tail;
+    int out_busy; /* 1 while any of the three queues above is non-empty */
+    int cma;      /* single copy from this peer: 1 allowed, 0 refused by the kernel */
+    int broken;   /* its ring held an invalid record: no more reads from it */
+    int gone;     /* it finalized or died; learned from its control block */
+    int pidfd;    /* for liveness checks when no launcher watches; -1 if none */
+};
+
+/* ---- the process --------------------------------------------------------------------- */
+
+enum { SHMC_ST_UNINIT = 0, SHMC_ST_READY = 1, SHMC_ST_FINALIZING = 2, SHMC_ST_DONE = 3 };
+
+enum {
+    SHMC_BOOT_SHMRUN = 1,
+    SHMC_BOOT_TORCHRUN,
+    SHMC_BOOT_OMPI,
+    SHMC_BOOT_MPICH,
+    SHMC_BOOT_SINGLETON,
+};
+
+struct shmc__global {
+    int state;
+    int boot_mode;
+    int rank;
+    int size;
+    int fenced; /* senders must fence before checking `sleeping` (wait.h) */
+    struct shmc__config cfg;
+    struct shmc__arena arena;
+    struct shmc__rank_cb *me;
+    struct shmc__peer *peers; /* [size]; peers[rank] unused */
+    size_t eager_limit;       /* effective: min(config, what one record can carry) */
+    size_t chunk;             /* payload bytes of one DATA record */
+    unsigned spin, yield;     /* wait policy (wait.h) */
+    uint32_t epoch_seen;      /* hdr->epoch when we last refreshed peer states */
+    int recheck;              /* re-examine pending requests (a peer broke) */
+    int ngone;                /* peers known to be gone */
+    int out_busy_count;       /* peers with out_busy set */
+    int cma_self;             /* process_vm_readv works at all in this process */
+
+    struct shmc_comm world;
+
+    /* Matching. */
+    struct shmc__reqq posted;
+    struct shmc__unexp *unexp_head, *unexp_tail;
+    struct shmc__reqq cma_active;
+
+    /* Requests: a table of pointers into slabs that are never freed, so a stale cookie
+     * or pointer is detected, never dereferenced into freed memory. */
+    struct shmc_request **reqs;
+    uint32_t nreqs, reqs_cap;
+    struct shmc_request *req_free;
+    uint32_t active_reqs;
+};
+
+extern struct shmc__global shmc__g;
+
+/* An unexpected message: arrived before any receive matched it. */
+struct shmc__unexp {
+    struct shmc__unexp *next;
+    int src; /* world rank */
+    int tag;
+    uint32_t ctx;
+    unsigned kind;                  /* SHMC_REC_EAGER or SHMC_REC_RTS, or 0 for self rndv */
+    size_t bytes;                   /* message size */
+    uint64_t cookie;                /* RTS: the sender's request */
+    uint64_t addr;                  /* RTS: sender's buffer, if it offers single copy */
+    uint32_t flags;                 /* RTS flags */
+    struct shmc_request *self_send; /* large message to oneself */
+    uint8_t data[];                 /* EAGER payload */
+};
+
+/* Payloads of control records. */
+#define SHMC_RTS_SINGLE_COPY 1u
+struct shmc__rts {
+    uint64_t bytes;
+    uint64_t addr;
+    uint64_t cookie;
+    uint32_t flags;
+    uint32_t pad;
+};
+struct shmc__cts {
+    uint64_t recv_cookie;
+    uint64_t bytes;
+};
+
+/* ---- request.c ------------------------------------------------------------------------ */
+struct shmc_request *shmc__req_alloc(void);
+void shmc__req_free(struct shmc_request *r);
+struct shmc_request *shmc__req_lookup(uint64_t cookie, int kind);
+void shmc__req_complete(struct shmc_request *r, int err);
+void shmc__reqq_push(struct shmc__reqq *q, struct shmc_request *r, int which);
+struct shmc_request *shmc__reqq_pop(struct shmc__reqq *q);
+void shmc__reqq_remove(struct shmc__reqq *q, struct shmc_request *r);
+void shmc__req_dequeue(struct shmc_request *r);
+void shmc__req_fill_status(const struct shmc_request *r, shmc_status *st);
+
+/* ---- match.c -------------------------------------------------------------------------- */
+struct shmc_request *shmc__match_posted(int src, int tag, uint32_t ctx);
+struct shmc__unexp *shmc__match_unexp(int src, int tag, uint32_t ctx);
+int shmc__unexp_add_eager(int src, int tag, uint32_t ctx, const void *data, size_t len);
+int shmc__unexp_add_rts(int src, int tag, uint32_t ctx, const struct shmc__rts *rts);
+int shmc__unexp_add_self(struct shmc_request *send);
+void shmc__unexp_drop_self(const struct shmc_request *send);
+void shmc__unexp_free_all(void);
+void shmc__deliver_eager(struct shmc_request *r, int src, int tag, const void *data, size_t len);
+void shmc__recv_take_unexp(struct shmc_request *r, struct shmc__unexp *u);
+int shmc__peer_has_unexp(int src);
+
+/* ---- rndv.c --------------------------------------------------------------------------- */
+int shmc__rndv_start_send(struct shmc_request *s);
+void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct shmc__rts *rts);
+int shmc__rndv_progress_cma(void);
+int shmc__rndv_push_streams(int peer);
+void shmc__rndv_on_cts(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);
+void shmc__rndv_on_data(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);
+void shmc__rndv_on_fin(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);
+void shmc__self_deliver(struct shmc_request *recv, struct shmc_request *send);
+
+/* ---- progress.c ----------------------------------------------------------------------- */
+int shmc__progress(void);
+int shmc__send_ctrl(int peer, unsigned kind, uint64_t w1, uint64_t a, uint64_t b);
+int shmc__try_eager(int peer, const void *buf, size_t bytes, int tag, uint32_t ctx);
+void shmc__queue_send(int peer, struct shmc_request *s);
+void shmc__peer_out_busy(int peer);
+int shmc__wait_requests(size_t n, struct shmc_request *const *reqs);
+int shmc__wait_pred(int (*done)(void *), void *arg, unsigned op);
+int shmc__rndv_put_rts(int peer, struct shmc_request *s);
+int shmc__check_job(void);
+
+/* ---- p2p.c ------------------------------------------------------------------------------ */
+int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int tag, uint32_t ctx,
+                    const struct shmc_comm *c, struct shmc_request **out);
+int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, uint32_t ctx,
+                    const struct shmc_comm *c, struct shmc_request **out);
+int shmc__finish(struct shmc_request *r, shmc_status *status);
+
+/* ---- peers.c -------------------------------------------------------------------------- */
+int shmc__peers_setup(void);
+void shmc__peers_teardown(void);
+int shmc__peer_gone(int peer);
+void shmc__peers_refresh(int probe_liveness);
+void shmc__mark_state(int state);
+void shmc__wake_all(void);
+
+/* ---- bootstrap.c ---------------------------------------------------------------------- */
+int shmc__bootstrap(struct shmc__global *g);
+int shmc__wait_attached(struct shmc__global *g);
+
+#endif /* SHMC_INTERNAL_H */

@@ -1,0 +1,331 @@
+/*
+ * The point-to-point API: argument checks, then requests handed to the matching engine
+ * (match.c), the eager path (progress.c) or rendezvous (rndv.c). A blocking send of an
+ * eager message that fits the mailbox is written straight into it with no request at all;
+ * that is the whole cost of a small send.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "log.h"
+
+static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
+
+/* Cheap per-call look at the job: abort, or peers that changed state. */
+static int job_ok(void)
+{
+    struct shmc__global *g = &shmc__g;
+    const struct shmc__arena_hdr *h = g->arena.hdr;
+    /* Relaxed: both are triggers; shmc__check_job takes the acquire if they moved. */
+    if (shmc__load_relaxed32(&h->abort) || shmc__load_relaxed32(&h->epoch) != g->epoch_seen)
+        return shmc__check_job() == SHMC_ERR_ABORTED ? SHMC_ERR_ABORTED : SHMC_OK;
+    return SHMC_OK;
+}
+
+static int check_buf(const shmc_comm *c, const void *buf, size_t count, shmc_dtype dt,
+                     size_t *bytes, size_t *elsize)
+{
+    if (shmc__g.state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    if (!c || c->magic != SHMC_COMM_MAGIC)
+        return SHMC_ERR_ARG;
+    size_t es = shmc_dtype_size(dt);
+    if (!es || count > SIZE_MAX / es || (!buf && count))
+        return SHMC_ERR_ARG;
+    *bytes = count * es;
+    *elsize = es;
+    return SHMC_OK;
+}
+
+static int check_peer(const shmc_comm *c, int r, int any_ok, int *world)
+{
+    if (any_ok && r == SHMC_ANY_SOURCE) {
+        *world = SHMC_ANY;
+        return SHMC_OK;
+    }
+    if (r < 0 || r >= c->size)
+        return SHMC_ERR_RANK;
+    *world = shmc__comm_world_rank(c, r);
+    return SHMC_OK;
+}
+
+static int check_tag(int tag, int any_ok)
+{
+    return (tag >= 0 || (any_ok && tag == SHMC_ANY_TAG)) ? SHMC_OK : SHMC_ERR_TAG;
+}
+
+/* ---- internal entry points (also used by the collectives) -------------------------------- */
+
+int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int tag, uint32_t ctx,
+                    const struct shmc_comm *c, struct shmc_request **out)
+{
+    struct shmc__global *g = &shmc__g;
+    struct shmc_request *s = shmc__req_alloc();
+    *out = NULL;
+    if (!s)
+        return SHMC_ERR_NOMEM;
+    s->kind = SHMC_REQ_SEND;
+    s->buf = (void *)(uintptr_t)buf;
+    s->bytes = bytes;
+    s->elsize = elsize;
+    s->peer = wdst;
+    s->tag = tag;
+    s->ctx = ctx;
+    s->comm = c;
+    *out = s;
+
+    if (wdst == g->rank) {
+        struct shmc_request *r = shmc__match_posted(wdst, tag, ctx);
+        if (r) {
+            shmc__self_deliver(r, s);
+        } else if (bytes <= g->eager_limit) {
+            int rc = shmc__unexp_add_eager(wdst, tag, ctx, buf, bytes);
+            shmc__req_complete(s, rc);
+        } else {
+            s->proto = SHMC_P_SELF;
+            int rc = shmc__unexp_add_self(s);
+            if (rc != SHMC_OK)
+                shmc__req_complete(s, rc);
+        }
+        return SHMC_OK;
+    }
+    if (g->peers[wdst].gone || g->peers[wdst].broken) {
+        shmc__req_complete(s, g->peers[wdst].broken ? SHMC_ERR_CORRUPT : SHMC_ERR_PEER_DEAD);
+        return SHMC_OK;
+    }
+    if (bytes <= g->eager_limit) {
+        s->proto = SHMC_P_EAGER;
+        if (!g->peers[wdst].matchq.head && shmc__try_eager(wdst, buf, bytes, tag, ctx))
+            shmc__req_complete(s, SHMC_OK);
+        else
+            shmc__queue_send(wdst, s);
+        return SHMC_OK;
+    }
+    return shmc__rndv_start_send(s);
+}
+
+int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, uint32_t ctx,
+                    const struct shmc_comm *c, struct shmc_request **out)
+{
+    struct shmc_request *r = shmc__req_alloc();
+    *out = NULL;
+    if (!r)
+        return SHMC_ERR_NOMEM;
+    r->kind = SHMC_REQ_RECV;
+    r->buf = buf;
+    r->bytes = bytes;
+    r->elsize = elsize;
+    r->peer = wsrc;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->comm = c;
+    *out = r;
+
+    /* Anything already in the mailboxes must be seen first, or the order breaks. */
+    struct shmc__unexp *u = shmc__match_unexp(wsrc, tag, ctx);
+    if (u) {
+        shmc__recv_take_unexp(r, u);
+        return SHMC_OK;
+    }
+    r->proto = SHMC_P_POSTED;
+    shmc__reqq_push(&shmc__g.posted, r, SHMC_Q_POSTED);
+    return SHMC_OK;
+}
+
+/* Waits for r, fills status, frees r; returns its result. */
+int shmc__finish(struct shmc_request *r, shmc_status *status)
+{
+    if (r->state == SHMC_RS_ACTIVE)
+        shmc__wait_requests(1, &r);
+    shmc__req_fill_status(r, status);
+    int err = r->err;
+    shmc__req_free(r);
+    return err;
+}
+
+/* ---- public API ------------------------------------------------------------------------- */
+
+SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                        shmc_comm *comm, shmc_request **req)
+{
+    size_t bytes, es;
+    int w, rc;
+    if (req)
+        *req = NULL;
+    if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(comm, dst, 0, &w)) || (rc = check_tag(tag, 0)))
+        return rc;
+    if (!req)
+        return SHMC_ERR_ARG;
+    if ((rc = job_ok()))
+        return rc;
+    return shmc__post_send(buf, bytes, es, w, tag, comm->ctx, comm, req);
+}
+
+SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                        shmc_comm *comm, shmc_request **req)
+{
+    size_t bytes, es;
+    int w, rc;
+    if (req)
+        *req = NULL;
+    if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(comm, src, 1, &w)) || (rc = check_tag(tag, 1)))
+        return rc;
+    if (!req)
+        return SHMC_ERR_ARG;
+    if ((rc = job_ok()))
+        return rc;
+    return shmc__post_recv(buf, bytes, es, w, tag, comm->ctx, comm, req);
+}
+
+SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                       shmc_comm *comm)
+{
+    struct shmc__global *g = &shmc__g;
+    size_t bytes, es;
+    int w, rc;
+    if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(comm, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = job_ok()))
+        return rc;
+    /* Fast path: straight into the mailbox, no request. */
+    if (w != g->rank && bytes <= g->eager_limit) {
+        struct shmc__peer *pe = &g->peers[w];
+        if (!pe->matchq.head && !pe->gone && !pe->broken &&
+            shmc__try_eager(w, buf, bytes, tag, comm->ctx))
+            return SHMC_OK;
+    }
+    struct shmc_request *s;
+    if ((rc = shmc__post_send(buf, bytes, es, w, tag, comm->ctx, comm, &s)) != SHMC_OK)
+        return rc;
+    return shmc__finish(s, NULL);
+}
+
+SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int tag, shmc_comm *comm,
+                       shmc_status *status)
+{
+    size_t bytes, es;
+    int w, rc;
+    if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(comm, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = job_ok()))
+        return rc;
+    struct shmc_request *r;
+    if ((rc = shmc__post_recv(buf, bytes, es, w, tag, comm->ctx, comm, &r)) != SHMC_OK)
+        return rc;
+    return shmc__finish(r, status);
+}
+
+static int check_req(shmc_request *r)
+{
+    if (shmc__g.state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    /* A freed request stays in its slab, so a stale pointer is recognised. */
+    if (r->state == SHMC_RS_FREE)
+        return SHMC_ERR_ARG;
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
+{
+    if (!req)
+        return SHMC_ERR_ARG;
+    if (!*req) {
+        if (status)
+            *status = empty_status;
+        return SHMC_OK;
+    }
+    int rc = check_req(*req);
+    if (rc != SHMC_OK)
+        return rc;
+    rc = shmc__finish(*req, status);
+    *req = NULL;
+    return rc;
+}
+
+SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
+{
+    if (!req || !done)
+        return SHMC_ERR_ARG;
+    *done = 0;
+    if (!*req) {
+        *done = 1;
+        if (status)
+            *status = empty_status;
+        return SHMC_OK;
+    }
+    int rc = check_req(*req);
+    if (rc != SHMC_OK)
+        return rc;
+    if ((*req)->state == SHMC_RS_ACTIVE) {
+        shmc__progress();
+        shmc__check_job();
+        if ((*req)->state == SHMC_RS_ACTIVE)
+            return SHMC_OK;
+    }
+    *done = 1;
+    rc = shmc__finish(*req, status);
+    *req = NULL;
+    return rc;
+}
+
+SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
+{
+    if (n && !reqs)
+        return SHMC_ERR_ARG;
+    for (size_t i = 0; i < n; i++) {
+        int rc;
+        if (reqs[i] && (rc = check_req(reqs[i])) != SHMC_OK)
+            return rc;
+    }
+    shmc__wait_requests(n, reqs);
+    int first = SHMC_OK;
+    for (size_t i = 0; i < n; i++) {
+        shmc_status *st = statuses ? &statuses[i] : NULL;
+        if (!reqs[i]) {
+            if (st)
+                *st = empty_status;
+            continue;
+        }
+        int err = shmc__finish(reqs[i], st);
+        reqs[i] = NULL;
+        if (err != SHMC_OK && first == SHMC_OK)
+            first = err;
+    }
+    return first;
+}
+
+static int overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}
+
+SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
+                           size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
+                           shmc_status *status)
+{
+    size_t sbytes, rbytes, es;
+    int wd, ws, rc;
+    if ((rc = check_buf(comm, sbuf, scount, dtype, &sbytes, &es)) ||
+        (rc = check_buf(comm, rbuf, rcount, dtype, &rbytes, &es)) ||
+        (rc = check_peer(comm, dst, 0, &wd)) || (rc = check_peer(comm, src, 1, &ws)) ||
+        (rc = check_tag(stag, 0)) || (rc = check_tag(rtag, 1)))
+        return rc;
+    if (overlap(sbuf, sbytes, rbuf, rbytes))
+        return SHMC_ERR_ARG;
+    if ((rc = job_ok()))
+        return rc;
+    struct shmc_request *rr, *sr;
+    if ((rc = shmc__post_recv(rbuf, rbytes, es, ws, rtag, comm->ctx, comm, &rr)) != SHMC_OK)
+        return rc;
+    if ((rc = shmc__post_send(sbuf, sbytes, es, wd, stag, comm->ctx, comm, &sr)) != SHMC_OK) {
+        shmc__req_dequeue(rr);
+        shmc__req_free(rr);
+        return rc;
+    }
+    struct shmc_request *both[2] = {rr, sr};
+    shmc__wait_requests(2, both);
+    int rerr = shmc__finish(rr, status);
+    int serr = shmc__finish(sr, NULL);
+    return rerr != SHMC_OK ? rerr : serr;
+}

@@ -1,0 +1,179 @@
+/*
+ * Requests: allocation from slabs that live until shmc_finalize, cookies that peers quote
+ * back in control records, completion, and the intrusive FIFOs requests wait on.
+ * A cookie is (generation << 32 | slot); a slot's generation changes each time it is
+ * freed, so a late or forged cookie finds nothing instead of the wrong request.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define SLAB 64u
+
+static int grow(void)
+{
+    struct shmc__global *g = &shmc__g;
+    if (g->nreqs + SLAB > g->reqs_cap) {
+        uint32_t cap = g->reqs_cap ? g->reqs_cap * 2 : 256;
+        if (cap > (1u << 30))
+            return SHMC_ERR_LIMIT;
+        struct shmc_request **t = realloc(g->reqs, cap * sizeof *t);
+        if (!t)
+            return SHMC_ERR_NOMEM;
+        g->reqs = t;
+        g->reqs_cap = cap;
+    }
+    struct shmc_request *slab = calloc(SLAB, sizeof *slab);
+    if (!slab)
+        return SHMC_ERR_NOMEM;
+    /* Push in reverse so that low slots are handed out first. */
+    for (uint32_t i = SLAB; i-- > 0;) {
+        struct shmc_request *r = &slab[i];
+        r->idx = g->nreqs + i;
+        r->gen = 1;
+        g->reqs[r->idx] = r;
+        r->next = g->req_free;
+        g->req_free = r;
+    }
+    g->nreqs += SLAB;
+    return SHMC_OK;
+}
+
+struct shmc_request *shmc__req_alloc(void)
+{
+    struct shmc__global *g = &shmc__g;
+    if (!g->req_free && grow() != SHMC_OK)
+        return NULL;
+    struct shmc_request *r = g->req_free;
+    g->req_free = r->next;
+    uint32_t idx = r->idx, gen = r->gen;
+    memset(r, 0, sizeof *r);
+    r->idx = idx;
+    r->gen = gen;
+    r->state = SHMC_RS_ACTIVE;
+    r->src = SHMC_ANY;
+    r->msg_tag = SHMC_ANY;
+    g->active_reqs++;
+    return r;
+}
+
+void shmc__req_free(struct shmc_request *r)
+{
+    struct shmc__global *g = &shmc__g;
+    if (r->state == SHMC_RS_ACTIVE)
+        g->active_reqs--;
+    r->state = SHMC_RS_FREE;
+    r->gen++;
+    if (r->gen == 0)
+        r->gen = 1;
+    r->next = g->req_free;
+    g->req_free = r;
+}
+
+struct shmc_request *shmc__req_lookup(uint64_t cookie, int kind)
+{
+    struct shmc__global *g = &shmc__g;
+    uint32_t idx = (uint32_t)cookie, gen = (uint32_t)(cookie >> 32);
+    if (idx >= g->nreqs)
+        return NULL;
+    struct shmc_request *r = g->reqs[idx];
+    if (r->gen != gen || r->state != SHMC_RS_ACTIVE || r->kind != kind)
+        return NULL;
+    return r;
+}
+
+void shmc__req_complete(struct shmc_request *r, int err)
+{
+    if (r->state != SHMC_RS_ACTIVE)
+        return;
+    shmc__req_dequeue(r);
+    if (err != SHMC_OK && (r->err == SHMC_OK || r->err == SHMC_ERR_TRUNCATE))
+        r->err = err;
+    r->state = SHMC_RS_DONE;
+    r->proto = SHMC_P_NONE;
+    shmc__g.active_reqs--;
+}
+
+void shmc__reqq_push(struct shmc__reqq *q, struct shmc_request *r, int which)
+{
+    r->next = NULL;
+    r->queue = (uint8_t)which;
+    if (q->tail)
+        q->tail->next = r;
+    else
+        q->head = r;
+    q->tail = r;
+}
+
+struct shmc_request *shmc__reqq_pop(struct shmc__reqq *q)
+{
+    struct shmc_request *r = q->head;
+    if (!r)
+        return NULL;
+    q->head = r->next;
+    if (!q->head)
+        q->tail = NULL;
+    r->next = NULL;
+    r->queue = SHMC_Q_NONE;
+    return r;
+}
+
+void shmc__reqq_remove(struct shmc__reqq *q, struct shmc_request *r)
+{
+    struct shmc_request *prev = NULL;
+    for (struct shmc_request *it = q->head; it; prev = it, it = it->next) {
+        if (it != r)
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            q->head = r->next;
+        if (q->tail == r)
+            q->tail = prev;
+        r->next = NULL;
+        r->queue = SHMC_Q_NONE;
+        return;
+    }
+}
+
+/* Takes r off whichever list it is on. */
+void shmc__req_dequeue(struct shmc_request *r)
+{
+    struct shmc__global *g = &shmc__g;
+    switch (r->queue) {
+    case SHMC_Q_POSTED:
+        shmc__reqq_remove(&g->posted, r);
+        break;
+    case SHMC_Q_MATCH:
+        shmc__reqq_remove(&g->peers[r->peer].matchq, r);
+        shmc__peer_out_busy(r->peer);
+        break;
+    case SHMC_Q_STREAM:
+        shmc__reqq_remove(&g->peers[r->peer].streams, r);
+        shmc__peer_out_busy(r->peer);
+        break;
+    case SHMC_Q_CMA:
+        shmc__reqq_remove(&g->cma_active, r);
+        break;
+    default:
+        break;
+    }
+}
+
+void shmc__req_fill_status(const struct shmc_request *r, shmc_status *st)
+{
+    if (!st)
+        return;
+    const struct shmc_comm *c = r->comm;
+    if (r->kind == SHMC_REQ_RECV) {
+        st->source = r->src >= 0 ? shmc__comm_local_rank(c, r->src) : SHMC_ANY_SOURCE;
+        st->tag = r->msg_tag;
+        st->count = r->elsize ? r->msg_bytes / r->elsize : 0;
+    } else {
+        st->source = shmc__comm_local_rank(c, r->peer);
+        st->tag = r->tag;
+        st->count = r->elsize ? r->bytes / r->elsize : 0;
+    }
+    st->error = r->err;
+}

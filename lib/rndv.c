@@ -1,0 +1,268 @@
+/*
+ * Rendezvous for messages above the eager limit, and messages to oneself.
+ *
+ *   sender                              receiver
+ *   RTS {bytes, addr, cookie, flags} -> (matches a receive)
+ *                                        single copy: process_vm_readv from addr, in
+ *                                        pieces, then
+ *                                   <-  FIN {cookie}                 send completes
+ *                                        otherwise:
+ *                                   <-  CTS {recv cookie, bytes}
+ *   DATA {offset, bytes...} ...      ->  copied into the receive buffer
+ *   (send completes when the last DATA record is in the ring)
+ *
+ * The sender offers single copy (flag in the RTS) when SHMC_SINGLE_COPY allows it and
+ * the message is at least SHMC_SINGLE_COPY_MIN bytes; the receiver uses it unless the
+ * kernel has refused it before for that peer (EPERM under Yama ptrace_scope, seccomp,
+ * ENOSYS), in which case it falls back to CTS for this and later messages. Only the
+ * receiver ever reads another process's memory, and only the bytes the sender offered.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "internal.h"
+#include "log.h"
+#include "wait.h"
+
+#define CMA_PIECE (4u << 20) /* bytes per process_vm_readv, so progress stays responsive */
+
+int shmc__rndv_put_rts(int p, struct shmc_request *s)
+{
+    struct shmc__global *g = &shmc__g;
+    struct shmc__peer *pe = &g->peers[p];
+    struct shmc__rts rts = {
+        .bytes = s->bytes,
+        .addr = (uint64_t)(uintptr_t)s->buf,
+        .cookie = shmc__req_cookie(s),
+        .flags =
+            (g->cfg.single_copy && pe->cma && g->cma_self && s->bytes >= g->cfg.single_copy_min)
+                ? SHMC_RTS_SINGLE_COPY
+                : 0,
+    };
+    uint8_t *dst = shmc__ring_reserve(&pe->out, sizeof rts);
+    if (!dst)
+        return 0;
+    memcpy(dst, &rts, sizeof rts);
+    shmc__ring_commit(&pe->out, SHMC_REC_RTS, (uint32_t)s->tag | (uint64_t)s->ctx << 32,
+                      sizeof rts);
+    shmc__notify(pe->cb, g->fenced);
+    s->proto = SHMC_P_RTS;
+    return 1;
+}
+
+int shmc__rndv_start_send(struct shmc_request *s)
+{
+    struct shmc__peer *pe = &shmc__g.peers[s->peer];
+    s->proto = SHMC_P_RTS;
+    if (!pe->matchq.head && shmc__rndv_put_rts(s->peer, s))
+        return SHMC_OK;
+    shmc__queue_send(s->peer, s);
+    return SHMC_OK;
+}
+
+static void ask_for_data(struct shmc_request *r)
+{
+    r->proto = SHMC_P_DATA;
+    r->xfer_done = 0;
+    int rc =
+        shmc__send_ctrl(r->src, SHMC_REC_CTS, r->peer_cookie, shmc__req_cookie(r), r->xfer_bytes);
+    if (rc != SHMC_OK)
+        shmc__req_complete(r, rc);
+}
+
+static void finish_recv(struct shmc_request *r)
+{
+    int rc = shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, 0, 0);
+    shmc__req_complete(r, rc);
+}
+
+void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct shmc__rts *rts)
+{
+    struct shmc__global *g = &shmc__g;
+    r->src = src;
+    r->msg_tag = tag;
+    r->msg_bytes = (size_t)rts->bytes;
+    r->peer_cookie = rts->cookie;
+    r->remote_addr = rts->addr;
+    r->xfer_bytes = rts->bytes < r->bytes ? (size_t)rts->bytes : r->bytes;
+    r->xfer_done = 0;
+    if (rts->bytes > r->bytes)
+        r->err = SHMC_ERR_TRUNCATE;
+
+    if (r->xfer_bytes == 0) {
+        finish_recv(r);
+    } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && g->peers[src].cma && g->cma_self) {
+        r->proto = SHMC_P_CMA;
+        shmc__reqq_push(&g->cma_active, r, SHMC_Q_CMA);
+    } else {
+        ask_for_data(r);
+    }
+}
+
+/* One piece of one single-copy transfer. Returns 1 if bytes moved. */
+static int cma_step(struct shmc_request *r)
+{
+    struct shmc__global *g = &shmc__g;
+    size_t left = r->xfer_bytes - r->xfer_done;
+    size_t n = left < CMA_PIECE ? left : CMA_PIECE;
+    struct iovec local = {.iov_base = (uint8_t *)r->buf + r->xfer_done, .iov_len = n};
+    struct iovec remote = {.iov_base = (void *)(uintptr_t)(r->remote_addr + r->xfer_done),
+                           .iov_len = n};
+    /* Relaxed: the pid was published before the peer's first record (A1 covers it). */
+    pid_t pid = (pid_t)shmc__load_relaxed32(&g->peers[r->src].cb->pid);
+
+    ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (got > 0) {
+        r->xfer_done += (size_t)got;
+        if (r->xfer_done == r->xfer_bytes) {
+            shmc__reqq_remove(&g->cma_active, r);
+            finish_recv(r);
+        }
+        return 1;
+    }
+    int e = got < 0 ? errno : EFAULT;
+    switch (e) {
+    case EINTR:
+    case EAGAIN:
+    case ENOMEM:
+        return 0; /* try again on the next pass */
+    case EPERM:
+    case EACCES:
+    case ENOSYS:
+        SHMC_INFO("single copy from rank %d refused by the kernel (%s); using the mailbox", r->src,
+                  strerror(e));
+        g->peers[r->src].cma = 0;
+        shmc__reqq_remove(&g->cma_active, r);
+        ask_for_data(r);
+        return 1;
+    case ESRCH:
+        shmc__req_complete(r, SHMC_ERR_PEER_DEAD);
+        return 1;
+    default:
+        SHMC_ERROR("reading %zu bytes from rank %d failed: %s (is the receive buffer valid?)", n,
+                   r->src, strerror(e));
+        /* Tell the sender we are done with its buffer either way. */
+        shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-SHMC_ERR_ARG), 0);
+        shmc__req_complete(r, SHMC_ERR_ARG);
+        return 1;
+    }
+}
+
+int shmc__rndv_progress_cma(void)
+{
+    int made = 0;
+    struct shmc_request *r = shmc__g.cma_active.head;
+    while (r) {
+        struct shmc_request *next = r->next;
+        made += cma_step(r);
+        r = next;
+    }
+    return made;
+}
+
+int shmc__rndv_push_streams(int p)
+{
+    struct shmc__global *g = &shmc__g;
+    struct shmc__peer *pe = &g->peers[p];
+    struct shmc_request *s;
+    int made = 0;
+
+    while ((s = pe->streams.head)) {
+        while (s->xfer_done < s->xfer_bytes) {
+            size_t left = s->xfer_bytes - s->xfer_done;
+            uint32_t n = (uint32_t)(left < g->chunk ? left : g->chunk);
+            uint8_t *dst = shmc__ring_reserve(&pe->out, n + 8);
+            if (!dst)
+                goto out;
+            uint64_t off = s->xfer_done;
+            memcpy(dst, &off, sizeof off);
+            memcpy(dst + 8, (const uint8_t *)s->buf + off, n);
+            shmc__ring_commit(&pe->out, SHMC_REC_DATA, s->peer_cookie, n + 8);
+            s->xfer_done += n;
+            made++;
+        }
+        shmc__reqq_pop(&pe->streams);
+        shmc__req_complete(s, SHMC_OK);
+    }
+out:
+    if (made)
+        shmc__notify(pe->cb, g->fenced);
+    return made;
+}
+
+static void protocol_error(int p, const char *what, uint64_t cookie)
+{
+    /* While finalizing, records for receives we cancelled are expected. */
+    if (shmc__g.state == SHMC_ST_FINALIZING)
+        return;
+    SHMC_ERROR("rank %d sent a %s record for unknown request %#llx; ignored", p, what,
+               (unsigned long long)cookie);
+}
+
+void shmc__rndv_on_cts(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
+{
+    struct shmc__cts cts;
+    struct shmc_request *s = shmc__req_lookup(w1, SHMC_REQ_SEND);
+    if (!s || s->proto != SHMC_P_RTS || s->peer != p || len != sizeof cts) {
+        protocol_error(p, "CTS", w1);
+        return;
+    }
+    memcpy(&cts, payload, sizeof cts);
+    if (cts.bytes > s->bytes) {
+        protocol_error(p, "CTS (size)", w1);
+        return;
+    }
+    s->peer_cookie = cts.recv_cookie;
+    s->xfer_bytes = (size_t)cts.bytes;
+    s->xfer_done = 0;
+    s->proto = SHMC_P_STREAM;
+    shmc__reqq_push(&shmc__g.peers[p].streams, s, SHMC_Q_STREAM);
+    shmc__peer_out_busy(p);
+}
+
+void shmc__rndv_on_data(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
+{
+    uint64_t off;
+    struct shmc_request *r = shmc__req_lookup(w1, SHMC_REQ_RECV);
+    if (!r || r->proto != SHMC_P_DATA || r->src != p || len < sizeof off) {
+        protocol_error(p, "DATA", w1);
+        return;
+    }
+    memcpy(&off, payload, sizeof off);
+    size_t n = len - sizeof off;
+    if (off != r->xfer_done || n > r->xfer_bytes - r->xfer_done) {
+        SHMC_ERROR("rank %d sent data out of order or beyond the message; receive failed", p);
+        shmc__req_complete(r, SHMC_ERR_CORRUPT);
+        return;
+    }
+    memcpy((uint8_t *)r->buf + off, payload + sizeof off, n);
+    r->xfer_done += n;
+    if (r->xfer_done == r->xfer_bytes)
+        shmc__req_complete(r, SHMC_OK);
+}
+
+void shmc__rndv_on_fin(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
+{
+    (void)payload;
+    (void)len;
+    struct shmc_request *s = shmc__req_lookup(w1, SHMC_REQ_SEND);
+    if (!s || s->proto != SHMC_P_RTS || s->peer != p) {
+        protocol_error(p, "FIN", w1);
+        return;
+    }
+    shmc__req_complete(s, SHMC_OK);
+}
+
+/* A message to oneself meets its receive: copy once, complete both. */
+void shmc__self_deliver(struct shmc_request *recv, struct shmc_request *send)
+{
+    size_t n = send->bytes <= recv->bytes ? send->bytes : recv->bytes;
+    recv->src = send->peer;
+    recv->msg_tag = send->tag;
+    recv->msg_bytes = send->bytes;
+    if (n)
+        memcpy(recv->buf, send->buf, n);
+    shmc__req_complete(recv, send->bytes > recv->bytes ? SHMC_ERR_TRUNCATE : SHMC_OK);
+    shmc__req_complete(send, SHMC_OK);
+}
