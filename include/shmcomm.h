@@ -133,7 +133,8 @@ enum {
 /* ---------------------------------------------------------------------------------- */
 
 /* Joins the job and returns the world communicator in *world (world may be NULL when
- * the caller only needs the side effect).
+ * the caller only needs the side effect). On failure *world is set to NULL, except for
+ * SHMC_ERR_STATE, which leaves it as it was.
  *
  * The job is found from the environment, in this order:
  *   1. shmrun:   SHMC_RANK, SHMC_SIZE, SHMC_ARENA, SHMC_ARENA_FD;

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,35 +27,12 @@ static const char *sig_name(int sig, char *buf, size_t len)
     return buf;
 }
 
-/* Tells the ranks that something changed, and wakes any that sleep. */
-static void announce(struct shmrun_job *j)
-{
-    struct shmc__arena_hdr *h = j->arena.hdr;
-    shmc__fetch_add32(&h->epoch, 1); /* R4: states written before are visible */
-    for (int r = 0; r < j->n; r++)
-        shmc__doorbell_ring(shmc__arena_cb(&j->arena, (unsigned)r));
-    syscall(SYS_futex, &h->attached, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-static void mark_dead(struct shmrun_job *j, int r)
-{
-    struct shmc__rank_cb *cb = shmc__arena_cb(&j->arena, (unsigned)r);
-    uint32_t st = shmc__load_acquire32(&cb->state);
-    if (st == SHMC_RANK_FINALIZED || st == SHMC_RANK_DEAD)
-        return;
-    shmc__store_release32(&cb->state, SHMC_RANK_DEAD); /* R4 with the epoch bump below */
-    announce(j);
-}
-
 static void begin_abort(struct shmrun_job *j, int code)
 {
     if (j->aborting)
         return;
     j->aborting = 1;
-    uint32_t none = 0;
-    uint32_t word = SHMC_ABORT_FLAG | (uint32_t)((code & 255) ? (code & 255) : 1);
-    shmc__cas32(&j->arena.hdr->abort, &none, word);
-    announce(j);
+    shmc__arena_abort(&j->arena, code);
     j->term_at = shmc__now_ns() + (uint64_t)SHMRUN_GRACE_MS * 1000000u;
     if (j->nrunning > 0)
         fprintf(stderr, "shmrun: ending the job; %d rank%s still running\n", j->nrunning,
@@ -98,12 +74,13 @@ static void reap(struct shmrun_job *j)
         j->ranks[r].running = 0;
         j->ranks[r].status = st;
         j->nrunning--;
-        mark_dead(j, r); /* no-op if it finalized */
+        /* Abort before marking it dead: a rank that sees the death then sees the abort. */
         int failed = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
         if (failed && !j->aborting) {
             report_failure(j, r, st);
             begin_abort(j, j->exit_status);
         }
+        shmc__arena_mark_dead(&j->arena, (unsigned)r); /* no-op if it finalized */
     }
 }
 

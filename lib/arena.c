@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +18,12 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "shmcomm.h"
+#include "wait.h"
 
 /* Cross-process atomics must be lock-free (C11 7.17.5: only then are they address-free). */
 static_assert(ATOMIC_INT_LOCK_FREE == 2, "32-bit atomics must be lock-free");
@@ -144,8 +148,10 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
 
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
+        if (errno == EEXIST)
+            return SHMC_ERR_STATE; /* the caller decides whether that is an error */
         SHMC_ERROR("cannot create shared memory %s: %s", name, strerror(errno));
-        return errno == EEXIST ? SHMC_ERR_STATE : SHMC_ERR_SYS;
+        return SHMC_ERR_SYS;
     }
     if (unlink_now)
         shm_unlink(name);
@@ -292,4 +298,33 @@ void shmc__arena_detach(struct shmc__arena *a)
     a->base = NULL;
     a->hdr = NULL;
     a->fd = -1;
+}
+
+/* Bumps the epoch (R4: states written before it are visible to whoever sees it) and
+ * wakes every rank, including any still waiting for the others to attach. */
+static void announce(struct shmc__arena *a)
+{
+    struct shmc__arena_hdr *h = a->hdr;
+    shmc__fetch_add32(&h->epoch, 1);
+    for (unsigned r = 0; r < h->nranks; r++)
+        shmc__doorbell_ring(shmc__arena_cb(a, r));
+    syscall(SYS_futex, &h->attached, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void shmc__arena_mark_dead(struct shmc__arena *a, unsigned r)
+{
+    struct shmc__rank_cb *cb = shmc__arena_cb(a, r);
+    uint32_t st = shmc__load_acquire32(&cb->state);
+    if (st == SHMC_RANK_FINALIZED || st == SHMC_RANK_DEAD)
+        return;
+    shmc__store_release32(&cb->state, SHMC_RANK_DEAD); /* R4, published by announce */
+    announce(a);
+}
+
+void shmc__arena_abort(struct shmc__arena *a, int code)
+{
+    uint32_t none = 0;
+    uint32_t word = SHMC_ABORT_FLAG | (uint32_t)((code & 255) ? (code & 255) : 1);
+    shmc__cas32(&a->hdr->abort, &none, word);
+    announce(a);
 }

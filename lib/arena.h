@@ -151,6 +151,13 @@ uint64_t shmc__proc_start_time(int pid);
 /* Is the process that created this arena still running? */
 int shmc__arena_creator_alive(const struct shmc__arena_hdr *h);
 
+/* For a supervisor (shmrun, the test harness): rank r's process has ended; unless it
+ * finalized, mark it dead and wake every rank so waits on it fail. */
+void shmc__arena_mark_dead(struct shmc__arena *a, unsigned r);
+
+/* For a supervisor: marks the job aborted with an exit code and wakes every rank. */
+void shmc__arena_abort(struct shmc__arena *a, int code);
+
 /* Free bytes in /dev/shm, or (size_t)-1 if unknown. */
 size_t shmc__shm_free_bytes(void);
 

@@ -209,6 +209,9 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
+/* A segment still being set up (no magic yet) counts as a leftover only when older. */
+#define STALE_AFTER_S 10
+
 static int create_embedded(struct shmc__global *g, const char *name, unsigned nranks)
 {
     struct shmc__layout lay;
@@ -219,13 +222,16 @@ static int create_embedded(struct shmc__global *g, const char *name, unsigned nr
         rc = shmc__arena_create(&g->arena, name, &lay, 0, 0);
         if (rc != SHMC_ERR_STATE)
             return rc;
-        /* The name exists: a running job with the same key, or a leftover. */
+        /* The name exists: a running job with the same key, one being created right
+         * now (two local rank 0s), or a leftover of a job that died while assembling. */
         int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
-        int alive = 0;
+        int alive = 0, young = 0;
         if (fd >= 0) {
+            struct stat st;
             int ready = peek_ready(fd, &alive);
+            young = fstat(fd, &st) == 0 && time(NULL) - st.st_mtime < STALE_AFTER_S;
             close(fd);
-            if (ready && alive) {
+            if ((ready && alive) || (!ready && young)) {
                 SHMC_ERROR("another running job uses the shared-memory name %s (same user and "
                            "job key); give this job its own SHMC_JOB_ID",
                            name);
@@ -330,8 +336,11 @@ int shmc__bootstrap(struct shmc__global *g)
     if (rc != SHMC_OK)
         return rc;
     rc = claim(g, embedded);
-    if (rc != SHMC_OK)
+    if (rc != SHMC_OK) {
+        if (embedded)
+            shm_unlink(g->arena.name);
         shmc__arena_detach(&g->arena);
+    }
     return rc;
 }
 

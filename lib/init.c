@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -69,10 +70,10 @@ SHMC_API int shmc_init(shmc_comm **world)
     struct shmc__global *g = &shmc__g;
     int rc;
 
+    if (g->state != SHMC_ST_UNINIT)
+        return SHMC_ERR_STATE; /* *world untouched: a second call must not clear it */
     if (world)
         *world = NULL;
-    if (g->state != SHMC_ST_UNINIT)
-        return SHMC_ERR_STATE;
     if ((rc = shmc__config_load(&g->cfg)) != SHMC_OK)
         return rc;
     if ((rc = shmc__bootstrap(g)) != SHMC_OK)
@@ -106,6 +107,10 @@ fail_peers:
     shmc__mark_state(SHMC_RANK_DEAD);
     shmc__peers_teardown();
 fail_arena:
+    /* Under another launcher the segment still has a name until every rank attached;
+     * this job will not assemble now, so do not leave it in /dev/shm. */
+    if (g->boot_mode != SHMC_BOOT_SHMRUN && g->arena.name[0])
+        shm_unlink(g->arena.name);
     shmc__arena_detach(&g->arena);
 fail_boot:
     memset(g, 0, sizeof *g);
@@ -163,6 +168,9 @@ SHMC_API int shmc_finalize(void)
     g->state = SHMC_ST_FINALIZING;
     shmc__mark_state(SHMC_RANK_FINALIZING);
     int rc = shmc__wait_pred(obligations_met, NULL, 3);
+    /* Relaxed: a trigger only. */
+    if (shmc__load_relaxed32(&g->arena.hdr->abort))
+        rc = SHMC_ERR_ABORTED;
     shmc__mark_state(SHMC_RANK_FINALIZED);
     release_all();
     return rc;

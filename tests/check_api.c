@@ -1,0 +1,202 @@
+/*
+ * The API's contract on bad input and in each lifecycle state: every call returns the
+ * documented code, nothing crashes, and a rejected call leaves the job usable.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+
+START_TEST(test_api_strerror)
+{
+    const int codes[] = {SHMC_OK,           SHMC_ERR_ARG,       SHMC_ERR_RANK,    SHMC_ERR_TAG,
+                         SHMC_ERR_TRUNCATE, SHMC_ERR_PEER_DEAD, SHMC_ERR_ABORTED, SHMC_ERR_TIMEOUT,
+                         SHMC_ERR_MISMATCH, SHMC_ERR_NOMEM,     SHMC_ERR_CUDA,    SHMC_ERR_NOT_INIT,
+                         SHMC_ERR_SYS,      SHMC_ERR_STATE,     SHMC_ERR_NOSHM,   SHMC_ERR_ENV,
+                         SHMC_ERR_CORRUPT,  SHMC_ERR_LIMIT};
+    size_t n = sizeof codes / sizeof codes[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *s = shmc_strerror(codes[i]);
+        ck_assert_ptr_nonnull(s);
+        ck_assert_uint_gt(strlen(s), 5);
+        for (size_t k = 0; k < i; k++)
+            ck_assert_str_ne(s, shmc_strerror(codes[k]));
+    }
+    ck_assert_str_eq(shmc_strerror(12345), "unknown shmcomm error code");
+    ck_assert_str_eq(shmc_strerror(-999), "unknown shmcomm error code");
+    ck_assert_str_eq(shmc_version(), SHMC_VERSION_STRING);
+}
+END_TEST
+
+START_TEST(test_api_dtype_size)
+{
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_INT8), 1);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_UINT8), 1);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_FLOAT16), 2);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_BFLOAT16), 2);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_INT32), 4);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_UINT32), 4);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_FLOAT32), 4);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_INT64), 8);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_UINT64), 8);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_FLOAT64), 8);
+    ck_assert_uint_eq(shmc_dtype_size((shmc_dtype)99), 0);
+    ck_assert_uint_eq(shmc_dtype_size((shmc_dtype)-1), 0);
+}
+END_TEST
+
+/* Before shmc_init and after shmc_finalize. */
+static void lifecycle(shmc_comm *unused, int me, int n, void *arg)
+{
+    (void)unused;
+    (void)arg;
+    int v = 0;
+    shmc_request *r = NULL;
+    shmc_comm *w;
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_send(&v, 1, SHMC_INT32, 0, 0, NULL));
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_recv(&v, 1, SHMC_INT32, 0, 0, NULL, NULL));
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_isend(&v, 1, SHMC_INT32, 0, 0, NULL, &r));
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_barrier(NULL));
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_comm_rank(NULL));
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_finalize());
+
+    T_OK(shmc_init(&w));
+    T_CALL(SHMC_ERR_STATE, shmc_init(&w));
+    T_ASSERT(w != NULL && shmc_comm_rank(w) == me && shmc_comm_size(w) == n, "world");
+    T_OK(shmc_barrier(w));
+    T_OK(shmc_finalize());
+
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_send(&v, 1, SHMC_INT32, 0, 0, w));
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_comm_size(w));
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_finalize());
+    shmc_comm *again = w;
+    T_CALL(SHMC_ERR_STATE, shmc_init(&again));
+    T_ASSERT(again == w, "a refused second init must leave *world alone");
+}
+
+START_TEST(test_api_lifecycle)
+{
+    struct shmct_opts o = {.no_init = 1};
+    ck_assert_int_eq(shmct_run_opts(2, lifecycle, NULL, &o), 0);
+}
+END_TEST
+
+static void bad_args(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    int v[4] = {1, 2, 3, 4};
+    shmc_request *r = (shmc_request *)(uintptr_t)1;
+    shmc_status st;
+    int done;
+    /* Something that is not a communicator (zeroed memory, so reading it is safe). */
+    static uint64_t junk[16];
+    shmc_comm *fake = (shmc_comm *)(void *)junk;
+    if (me != 0)
+        goto still_works;
+
+    /* Ranks. */
+    T_CALL(SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, n, 0, w));
+    T_CALL(SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, -2, 0, w));
+    T_CALL(SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, SHMC_ANY_SOURCE, 0, w));
+    T_CALL(SHMC_ERR_RANK, shmc_recv(v, 1, SHMC_INT32, n + 5, 0, w, NULL));
+    T_CALL(SHMC_ERR_RANK, shmc_irecv(v, 1, SHMC_INT32, -7, 0, w, &r));
+    T_ASSERT(r == NULL, "a failed irecv sets *req to NULL");
+    /* Tags. */
+    T_CALL(SHMC_ERR_TAG, shmc_send(v, 1, SHMC_INT32, 1, -5, w));
+    T_CALL(SHMC_ERR_TAG, shmc_send(v, 1, SHMC_INT32, 1, SHMC_ANY_TAG, w));
+    T_CALL(SHMC_ERR_TAG, shmc_recv(v, 1, SHMC_INT32, 1, -3, w, NULL));
+    T_CALL(SHMC_ERR_TAG, shmc_isend(v, 1, SHMC_INT32, 1, -1, w, &r));
+    /* Buffers, types, communicators. */
+    T_CALL(SHMC_ERR_ARG, shmc_send(NULL, 3, SHMC_INT32, 1, 0, w));
+    T_CALL(SHMC_ERR_ARG, shmc_recv(NULL, 1, SHMC_INT32, 1, 0, w, NULL));
+    T_CALL(SHMC_ERR_ARG, shmc_send(v, 1, (shmc_dtype)42, 1, 0, w));
+    T_CALL(SHMC_ERR_ARG, shmc_send(v, SIZE_MAX / 2, SHMC_INT64, 1, 0, w));
+    T_CALL(SHMC_ERR_ARG, shmc_send(v, 1, SHMC_INT32, 1, 0, NULL));
+    T_CALL(SHMC_ERR_ARG, shmc_send(v, 1, SHMC_INT32, 1, 0, fake));
+    T_CALL(SHMC_ERR_ARG, shmc_barrier(NULL));
+    T_CALL(SHMC_ERR_ARG, shmc_comm_rank(NULL));
+    T_CALL(SHMC_ERR_ARG, shmc_comm_size(fake));
+    T_CALL(SHMC_ERR_ARG, shmc_isend(v, 1, SHMC_INT32, 1, 0, w, NULL));
+    T_CALL(SHMC_ERR_ARG, shmc_irecv(v, 1, SHMC_INT32, 1, 0, w, NULL));
+    T_CALL(SHMC_ERR_ARG, shmc_wait(NULL, &st));
+    T_CALL(SHMC_ERR_ARG, shmc_test(NULL, &done, &st));
+    T_CALL(SHMC_ERR_ARG, shmc_test(&r, NULL, &st));
+    T_CALL(SHMC_ERR_ARG, shmc_waitall(2, NULL, NULL));
+    T_OK(shmc_waitall(0, NULL, NULL));
+    /* sendrecv: overlapping buffers, and each side's checks. */
+    T_CALL(SHMC_ERR_ARG, shmc_sendrecv(v, 4, 1, 0, v + 2, 2, 1, 0, SHMC_INT32, w, NULL));
+    T_CALL(SHMC_ERR_RANK, shmc_sendrecv(v, 1, n, 0, v + 2, 1, 1, 0, SHMC_INT32, w, NULL));
+    T_CALL(SHMC_ERR_TAG, shmc_sendrecv(v, 1, 1, -4, v + 2, 1, 1, 0, SHMC_INT32, w, NULL));
+    /* Zero-count messages may use a NULL buffer. */
+    T_OK(shmc_send(NULL, 0, SHMC_INT32, 1, 1, w));
+
+still_works:
+    /* None of the rejected calls sent anything: the next message is the first. */
+    if (me == 1) {
+        shmc_status s;
+        T_OK(shmc_recv(NULL, 0, SHMC_INT32, 0, 1, w, &s));
+        T_ASSERT(s.count == 0 && s.source == 0, "zero-count message");
+    }
+    if (me < 2) {
+        int other = 1 - me, got = -1;
+        T_OK(shmc_sendrecv(&me, 1, other, 2, &got, 1, other, 2, SHMC_INT32, w, NULL));
+        T_ASSERT(got == other, "exchange after errors: %d", got);
+    }
+}
+
+START_TEST(test_api_bad_args)
+{
+    ck_assert_int_eq(shmct_run(2, bad_args, NULL), 0);
+    ck_assert_int_eq(shmct_run(3, bad_args, NULL), 0);
+}
+END_TEST
+
+/* Bad SHMC_* settings are refused by name at shmc_init. */
+static void bad_env(shmc_comm *unused, int me, int n, void *arg)
+{
+    (void)unused;
+    (void)me;
+    (void)n;
+    shmc_comm *w;
+    T_CALL(SHMC_ERR_ENV, shmc_init(&w));
+    T_ASSERT(w == NULL, "world set on failure");
+    (void)arg;
+}
+
+START_TEST(test_api_bad_env)
+{
+    static const char *const bad[][2] = {
+        {"SHMC_EAGER_LIMIT=lots", NULL}, {"SHMC_SPIN=-3", NULL},
+        {"SHMC_DEBUG=9", NULL},          {"SHMC_SINGLE_COPY=maybe", NULL},
+        {"SHMC_ATTACH_TIMEOUT=0", NULL}, {"SHMC_EAGER_LIMIT=12x", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct shmct_opts o = {.env = bad[i], .no_init = 1};
+        ck_assert_msg(shmct_run_opts(1, bad_env, NULL, &o) == 0, "%s accepted", bad[i][0]);
+    }
+}
+END_TEST
+
+static Suite *api_suite(void)
+{
+    Suite *s = suite_create("api");
+    TCase *t = tcase_create("contract");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_api_strerror);
+    tcase_add_test(t, test_api_dtype_size);
+    tcase_add_test(t, test_api_lifecycle);
+    tcase_add_test(t, test_api_bad_args);
+    tcase_add_test(t, test_api_bad_env);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(api_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,236 @@
+/*
+ * shmc_init under other launchers: ranks started from a plain shell loop with the
+ * variables torchrun, Open MPI's mpirun and MPICH's mpiexec set, and by the real mpirun
+ * programs when they are installed. Also the errors of a job that cannot assemble, a
+ * leftover segment from a crashed job, and peers that die with no launcher watching.
+ * Every test checks that nothing is left in /dev/shm.
+ */
+#include <check.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char ex_ring[512], ex_chunked[512], fail_rank[512];
+static char out[65536];
+static int segs_before;
+
+static void setup(void)
+{
+    shmct_build_path("examples/ring", ex_ring, sizeof ex_ring);
+    shmct_build_path("examples/chunked", ex_chunked, sizeof ex_chunked);
+    shmct_build_path("tests/progs/fail_rank", fail_rank, sizeof fail_rank);
+    char names[1024];
+    segs_before = shmct_shm_segments(names, sizeof names);
+}
+
+static void teardown(void)
+{
+    char names[1024];
+    int now = shmct_shm_segments(names, sizeof names);
+    ck_assert_msg(now <= segs_before, "segments left in /dev/shm: %s", names);
+}
+
+#define ASSERT_OUT(substr)                                                                         \
+    ck_assert_msg(strstr(out, substr), "'%s' not in output:\n%s", substr, out)
+
+/* Starts n ranks of prog from a shell loop; vars is a printf format for the per-rank
+ * environment, with %1$d the rank. Returns the shell's exit status: 0 if all ranks
+ * exited 0. */
+static int loop(int n, const char *vars, const char *prog)
+{
+    char cmd[4096], env[1024];
+    size_t used = (size_t)snprintf(cmd, sizeof cmd, "pids=''; ");
+    for (int r = 0; r < n; r++) {
+        snprintf(env, sizeof env, vars, r);
+        used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s %s & pids=\"$pids $!\"; ", env,
+                                 prog);
+    }
+    snprintf(cmd + used, sizeof cmd - used,
+             "fail=0; for p in $pids; do wait $p || fail=1; done; exit $fail");
+    int st = shmct_sh(cmd, out, sizeof out);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define TORCH(n)                                                                                   \
+    "RANK=%1$d LOCAL_RANK=%1$d WORLD_SIZE=" #n " LOCAL_WORLD_SIZE=" #n                             \
+    " MASTER_ADDR=127.0.0.1 MASTER_PORT=29555 TORCHELASTIC_RUN_ID=check-$$"
+#define OMPI(n)                                                                                    \
+    "OMPI_COMM_WORLD_RANK=%1$d OMPI_COMM_WORLD_LOCAL_RANK=%1$d OMPI_COMM_WORLD_SIZE=" #n           \
+    " OMPI_COMM_WORLD_LOCAL_SIZE=" #n " OMPI_MCA_ess_base_jobid=$$"
+#define MPICH(n) "PMI_RANK=%1$d MPI_LOCALRANKID=%1$d PMI_SIZE=" #n " MPI_LOCALNRANKS=" #n
+
+START_TEST(test_embed_torchrun_vars)
+{
+    ck_assert_msg(loop(4, TORCH(4), ex_ring) == 0, "%s", out);
+    ASSERT_OUT("ring: every rank received its left neighbour's rank: ok");
+    ck_assert_msg(loop(2, TORCH(2), ex_chunked) == 0, "%s", out);
+    ASSERT_OUT("chunked: received 10000000 floats in 10 chunks, all correct: ok");
+    ck_assert_msg(loop(8, TORCH(8), ex_ring) == 0, "%s", out);
+}
+END_TEST
+
+START_TEST(test_embed_ompi_vars)
+{
+    ck_assert_msg(loop(4, OMPI(4), ex_ring) == 0, "%s", out);
+    ASSERT_OUT("ring: every rank received its left neighbour's rank: ok");
+}
+END_TEST
+
+START_TEST(test_embed_mpich_vars)
+{
+    ck_assert_msg(loop(3, MPICH(3), ex_ring) == 0, "%s", out);
+    ASSERT_OUT("ring: every rank received its left neighbour's rank: ok");
+}
+END_TEST
+
+/* The real launchers, when installed (Debian's openmpi-bin and mpich). */
+START_TEST(test_embed_real_mpirun)
+{
+    char cmd[1024];
+    int ran = 0;
+    if (access("/usr/bin/mpirun.openmpi", X_OK) == 0) {
+        snprintf(cmd, sizeof cmd, "mpirun.openmpi --oversubscribe --allow-run-as-root -n 4 %s 2>&1",
+                 ex_ring);
+        ck_assert_msg(shmct_sh(cmd, out, sizeof out) == 0, "%s", out);
+        ASSERT_OUT("ring: every rank received its left neighbour's rank: ok");
+        ran++;
+    }
+    if (access("/usr/bin/mpirun.mpich", X_OK) == 0) {
+        snprintf(cmd, sizeof cmd, "mpirun.mpich -n 4 %s 2>&1", ex_ring);
+        ck_assert_msg(shmct_sh(cmd, out, sizeof out) == 0, "%s", out);
+        ASSERT_OUT("ring: every rank received its left neighbour's rank: ok");
+        ran++;
+    }
+    if (!ran)
+        fprintf(stderr, "test_embed_real_mpirun: skipped (neither mpirun.openmpi nor "
+                        "mpirun.mpich is installed)\n");
+}
+END_TEST
+
+START_TEST(test_embed_bad_environment)
+{
+    /* More ranks in the job than on this machine. */
+    ck_assert_int_ne(loop(1,
+                          "RANK=0 LOCAL_RANK=0 WORLD_SIZE=8 LOCAL_WORLD_SIZE=4 "
+                          "MASTER_PORT=1",
+                          ex_ring),
+                     0);
+    ASSERT_OUT("shmcomm connects the processes of one machine, but WORLD_SIZE=8 while only "
+               "4 run on this one");
+    /* Nothing names the job. */
+    ck_assert_int_ne(loop(1, "RANK=0 WORLD_SIZE=2", ex_ring), 0);
+    ASSERT_OUT("nothing identifies the job: set TORCHELASTIC_RUN_ID, MASTER_PORT or "
+               "SHMC_JOB_ID");
+    /* Garbage. */
+    ck_assert_int_ne(loop(1, "RANK=five WORLD_SIZE=2 MASTER_PORT=1", ex_ring), 0);
+    ASSERT_OUT("RANK='five' is not a whole number");
+    ck_assert_int_ne(loop(1, "RANK=4 WORLD_SIZE=4 MASTER_PORT=1", ex_ring), 0);
+    ASSERT_OUT("RANK='4' is not a whole number from 0 to 3");
+    ck_assert_int_ne(loop(1, "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2", ex_ring), 0);
+    ASSERT_OUT("OMPI_COMM_WORLD_LOCAL_SIZE is not set");
+    /* shmrun's variables without its descriptor. */
+    ck_assert_int_ne(loop(1, "SHMC_RANK=0 SHMC_SIZE=1", ex_ring), 0);
+    ASSERT_OUT("SHMC_ARENA_FD is not set");
+    ck_assert_int_ne(loop(1, "SHMC_RANK=0 SHMC_SIZE=1 SHMC_ARENA_FD=77", ex_ring), 0);
+    ASSERT_OUT("SHMC_ARENA_FD=77 is not an open file descriptor");
+}
+END_TEST
+
+/* A job that never assembles fails with a message naming what is missing, and leaves no
+ * segment behind (the teardown checks). */
+START_TEST(test_embed_incomplete_job)
+{
+    ck_assert_int_ne(loop(3, TORCH(4) " SHMC_ATTACH_TIMEOUT=1", ex_ring), 0);
+    ASSERT_OUT("only 3 of 4 ranks joined within 1 s (SHMC_ATTACH_TIMEOUT); missing: 3");
+    /* Local rank 0 never comes: the others give up waiting for its segment. */
+    ck_assert_int_ne(loop(1,
+                          "RANK=1 LOCAL_RANK=1 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 "
+                          "MASTER_PORT=2 SHMC_ATTACH_TIMEOUT=1",
+                          ex_ring),
+                     0);
+    ASSERT_OUT("local rank 0 did not create the shared memory");
+    /* Two processes given the same rank. */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "for r in 0 1 1; do RANK=$r LOCAL_RANK=$r WORLD_SIZE=3 LOCAL_WORLD_SIZE=3 "
+             "MASTER_PORT=3 SHMC_JOB_ID=dup-$$ SHMC_ATTACH_TIMEOUT=2 %s & done; wait",
+             ex_ring);
+    shmct_sh(cmd, out, sizeof out);
+    ASSERT_OUT("rank 1 of this job was already taken by pid");
+    /* Two processes both claiming to be local rank 0. */
+    ck_assert_int_ne(loop(2,
+                          "RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 "
+                          "MASTER_PORT=4 SHMC_ATTACH_TIMEOUT=2",
+                          ex_ring),
+                     0);
+    ASSERT_OUT("another running job uses the shared-memory name");
+}
+END_TEST
+
+/* Local rank 0 of an earlier job with the same key was killed before the others came:
+ * its segment stays. The next job with that key recognises it and replaces it. */
+START_TEST(test_embed_stale_segment)
+{
+    char names[1024];
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 SHMC_JOB_ID=stale-$PPID "
+             "%s & pid=$!; "
+             "while ! ls /dev/shm | grep -q shmc-$(id -u)-j; do :; done; kill -9 $pid; "
+             "wait $pid; ls /dev/shm | grep -c shmc-$(id -u)-j",
+             ex_ring);
+    shmct_sh(cmd, out, sizeof out);
+    ck_assert_msg(shmct_shm_segments(names, sizeof names) == segs_before + 1,
+                  "the killed rank should have left its segment: %s", out);
+    /* Same key (the test process is $PPID of both shells). */
+    ck_assert_msg(loop(2,
+                       "RANK=%1$d LOCAL_RANK=%1$d WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 "
+                       "SHMC_JOB_ID=stale-$PPID",
+                       ex_ring) == 0,
+                  "%s", out);
+    ASSERT_OUT("ring: every rank received its left neighbour's rank: ok");
+}
+END_TEST
+
+/* No launcher watches these ranks: when one dies, the others find out by themselves. */
+START_TEST(test_embed_peer_dies)
+{
+    char prog[1024];
+    snprintf(prog, sizeof prog, "%s exit 0 2", fail_rank);
+    ck_assert_msg(loop(3, TORCH(3), prog) == 0, "%s", out);
+    ASSERT_OUT("rank 0: recv from rank 2: the peer process died or finalized");
+    ASSERT_OUT("rank 1: recv from rank 2: the peer process died or finalized");
+    snprintf(prog, sizeof prog, "%s signal 9 1", fail_rank);
+    loop(2, TORCH(2), prog); /* rank 1's SIGKILL makes the shell fail */
+    ASSERT_OUT("rank 0: recv from rank 1: the peer process died or finalized");
+}
+END_TEST
+
+static Suite *embed_suite(void)
+{
+    Suite *s = suite_create("embed");
+    TCase *t = tcase_create("launchers");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, test_embed_torchrun_vars);
+    tcase_add_test(t, test_embed_ompi_vars);
+    tcase_add_test(t, test_embed_mpich_vars);
+    tcase_add_test(t, test_embed_real_mpirun);
+    tcase_add_test(t, test_embed_bad_environment);
+    tcase_add_test(t, test_embed_incomplete_job);
+    tcase_add_test(t, test_embed_stale_segment);
+    tcase_add_test(t, test_embed_peer_dies);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(embed_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,218 @@
+/*
+ * What happens when a peer leaves: exits without finalizing, finalizes, is killed, or
+ * aborts the job. Waits that depend on it fail with the documented code instead of
+ * hanging, and whatever it sent before leaving is still delivered. Also what shmc_finalize
+ * waits for.
+ */
+#include <check.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define BIG (4u * 1024u * 1024u)
+
+static int run_expect_fail(int n, shmct_fn fn)
+{
+    struct shmct_opts o = {.expect_fail = 1};
+    return shmct_run_opts(n, fn, NULL, &o);
+}
+
+/* Rank 1 sends three messages and exits without shmc_finalize; rank 0 gets the three,
+ * then SHMC_ERR_PEER_DEAD for a fourth, and for sends to it. */
+static void exit_without_finalize(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    if (me == 1) {
+        for (int k = 0; k < 3; k++)
+            T_OK(shmc_send(&k, 1, SHMC_INT32, 0, 0, w));
+        _exit(0);
+    }
+    if (me == 0) {
+        int v;
+        for (int k = 0; k < 3; k++) {
+            T_OK(shmc_recv(&v, 1, SHMC_INT32, 1, 0, w, NULL));
+            T_ASSERT(v == k, "message %d carried %d", k, v);
+        }
+        T_CALL(SHMC_ERR_PEER_DEAD, shmc_recv(&v, 1, SHMC_INT32, 1, 0, w, NULL));
+        T_CALL(SHMC_ERR_PEER_DEAD, shmc_send(&v, 1, SHMC_INT32, 1, 0, w));
+        uint8_t *big = malloc(BIG);
+        T_CALL(SHMC_ERR_PEER_DEAD, shmc_send(big, BIG, SHMC_UINT8, 1, 0, w));
+        free(big);
+        /* Everyone else is gone too (n == 2): any-source cannot be satisfied. */
+        T_CALL(SHMC_ERR_PEER_DEAD,
+               shmc_recv(&v, 1, SHMC_INT32, SHMC_ANY_SOURCE, SHMC_ANY_TAG, w, NULL));
+    }
+}
+
+START_TEST(test_failure_exit_without_finalize)
+{
+    ck_assert_int_eq(shmct_run(2, exit_without_finalize, NULL), 0);
+}
+END_TEST
+
+/* A rendezvous send in flight when its receiver leaves. */
+static void receiver_leaves(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    if (me == 1) {
+        int v;
+        T_OK(shmc_recv(&v, 1, SHMC_INT32, 0, 0, w, NULL)); /* then leave */
+        _exit(0);
+    }
+    uint8_t *big = malloc(BIG);
+    int v = 1;
+    T_OK(shmc_send(&v, 1, SHMC_INT32, 1, 0, w));
+    T_CALL(SHMC_ERR_PEER_DEAD, shmc_send(big, BIG, SHMC_UINT8, 1, 5, w));
+    free(big);
+}
+
+START_TEST(test_failure_receiver_leaves)
+{
+    ck_assert_int_eq(shmct_run(2, receiver_leaves, NULL), 0);
+}
+END_TEST
+
+/* A peer that finalized is gone for every later operation. */
+static void peer_finalized(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    int v = 7;
+    if (me == 1) {
+        T_OK(shmc_send(&v, 1, SHMC_INT32, 0, 0, w));
+        T_OK(shmc_finalize());
+        _exit(0);
+    }
+    T_OK(shmc_recv(&v, 1, SHMC_INT32, 1, 0, w, NULL));
+    shmc_request *r;
+    T_OK(shmc_irecv(&v, 1, SHMC_INT32, 1, 1, w, &r));
+    T_CALL(SHMC_ERR_PEER_DEAD, shmc_wait(&r, NULL));
+    T_ASSERT(r == NULL, "failed request not freed");
+}
+
+START_TEST(test_failure_peer_finalized)
+{
+    ck_assert_int_eq(shmct_run(2, peer_finalized, NULL), 0);
+}
+END_TEST
+
+/* A rank killed by a signal: the supervisor aborts the job, as shmrun does. */
+static void killed(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    int v;
+    if (me == n - 1)
+        raise(SIGKILL);
+    int rc = shmc_recv(&v, 1, SHMC_INT32, n - 1, 0, w, NULL);
+    T_ASSERT(rc == SHMC_ERR_ABORTED || rc == SHMC_ERR_PEER_DEAD, "recv returned %s",
+             shmc_strerror(rc));
+    /* Once aborted, every call says so. */
+    T_CALL(SHMC_ERR_ABORTED, shmc_send(&v, 1, SHMC_INT32, 0, 0, w));
+    T_CALL(SHMC_ERR_ABORTED, shmc_barrier(w));
+    T_CALL(SHMC_ERR_ABORTED, shmc_finalize());
+    _exit(0);
+}
+
+START_TEST(test_failure_killed)
+{
+    ck_assert_int_eq(run_expect_fail(4, killed), 1);
+    ck_assert(WIFSIGNALED(shmct_status(3)) && WTERMSIG(shmct_status(3)) == SIGKILL);
+    for (int r = 0; r < 3; r++)
+        ck_assert(WIFEXITED(shmct_status(r)) && WEXITSTATUS(shmct_status(r)) == 0);
+}
+END_TEST
+
+/* shmc_abort ends the job: blocked ranks return SHMC_ERR_ABORTED, the caller exits with
+ * its code. */
+static void aborts(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    int v;
+    if (me == 1)
+        shmc_abort(7);
+    T_CALL(SHMC_ERR_ABORTED, shmc_recv(&v, 1, SHMC_INT32, 1, 0, w, NULL));
+    _exit(0);
+}
+
+START_TEST(test_failure_abort)
+{
+    ck_assert_int_eq(run_expect_fail(3, aborts), 1);
+    ck_assert(WIFEXITED(shmct_status(1)) && WEXITSTATUS(shmct_status(1)) == 7);
+}
+END_TEST
+
+/* shmc_finalize delivers a rendezvous send the user never waited for. */
+static void finalize_delivers(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    uint8_t *big = malloc(BIG);
+    if (me == 0) {
+        shmc_request *r;
+        shmct_fill(big, BIG, 9);
+        T_OK(shmc_isend(big, BIG, SHMC_UINT8, 1, 0, w, &r));
+        T_OK(shmc_finalize()); /* must not return before rank 1 has the data */
+        free(big);
+        _exit(0);
+    }
+    T_OK(shmc_recv(big, BIG, SHMC_UINT8, 0, 0, w, NULL));
+    T_ASSERT(shmct_verify(big, BIG, 9) == (size_t)-1, "data");
+    free(big);
+}
+
+START_TEST(test_failure_finalize_delivers)
+{
+    ck_assert_int_eq(shmct_run(2, finalize_delivers, NULL), 0);
+}
+END_TEST
+
+/* Two ranks each start a large send to the other and finalize without receiving: neither
+ * can ever be matched, and finalize must not wait for them forever. */
+static void finalize_unmatched(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    uint8_t *big = calloc(1, BIG);
+    shmc_request *r;
+    T_OK(shmc_isend(big, BIG, SHMC_UINT8, 1 - me, 0, w, &r));
+    T_OK(shmc_finalize());
+    free(big);
+    _exit(0);
+}
+
+START_TEST(test_failure_finalize_unmatched)
+{
+    ck_assert_int_eq(shmct_run(2, finalize_unmatched, NULL), 0);
+}
+END_TEST
+
+static Suite *failure_suite(void)
+{
+    Suite *s = suite_create("failure");
+    TCase *t = tcase_create("peers");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_failure_exit_without_finalize);
+    tcase_add_test(t, test_failure_receiver_leaves);
+    tcase_add_test(t, test_failure_peer_finalized);
+    tcase_add_test(t, test_failure_killed);
+    tcase_add_test(t, test_failure_abort);
+    tcase_add_test(t, test_failure_finalize_delivers);
+    tcase_add_test(t, test_failure_finalize_unmatched);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(failure_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,347 @@
+/*
+ * shmrun as a user meets it: options and their errors, exit statuses, ranks that fail in
+ * every way, signals, the timeout, output tagging, the environment, and no segment left
+ * in /dev/shm after any of it, including SIGKILL of shmrun itself.
+ */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char shmrun[512], fail_rank[512], sleeper[512];
+static char out[65536];
+static int segs_before;
+
+static void setup(void)
+{
+    shmct_build_path("bin/shmrun", shmrun, sizeof shmrun);
+    shmct_build_path("tests/progs/fail_rank", fail_rank, sizeof fail_rank);
+    shmct_build_path("tests/progs/sleeper", sleeper, sizeof sleeper);
+    char names[1024];
+    segs_before = shmct_shm_segments(names, sizeof names);
+    /* Under a sanitizer, let a deliberate SIGSEGV kill the rank as it would without. */
+    setenv("ASAN_OPTIONS", "handle_segv=0", 1);
+    setenv("TSAN_OPTIONS", "handle_segv=0", 1);
+}
+
+/* Every test ends with /dev/shm as it found it. */
+static void teardown(void)
+{
+    char names[1024];
+    int now = shmct_shm_segments(names, sizeof names);
+    ck_assert_msg(now <= segs_before, "segments left in /dev/shm: %s", names);
+}
+
+/* Runs shmrun with the given arguments; returns its exit status (or 128+signal). */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    char args[2048], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", shmrun, args);
+    int st = shmct_sh(cmd, out, sizeof out);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define ASSERT_OUT(substr)                                                                         \
+    ck_assert_msg(strstr(out, substr), "'%s' not in output:\n%s", substr, out)
+
+START_TEST(test_launcher_help_version)
+{
+    ck_assert_int_eq(run("--help"), 0);
+    ASSERT_OUT("usage: shmrun -n N");
+    ASSERT_OUT("--bind-to");
+    ASSERT_OUT("--timeout");
+    ck_assert_int_eq(run("-h"), 0);
+    ck_assert_int_eq(run("--version"), 0);
+    ASSERT_OUT(SHMC_VERSION_STRING);
+}
+END_TEST
+
+START_TEST(test_launcher_bad_options)
+{
+    static const struct {
+        const char *args;
+        int status;
+        const char *msg;
+    } cases[] = {
+        {"-n 0 true", 2, "whole number from 1 to 256, not '0'"},
+        {"-n -1 true", 2, "not '-1'"},
+        {"-n abc true", 2, "not 'abc'"},
+        {"-n 2x true", 2, "not '2x'"},
+        {"-n 300 true", 2, "not '300'"},
+        {"-n", 2, "-n needs a number of ranks"},
+        {"", 2, "say how many ranks"},
+        {"true", 2, "say how many ranks"},
+        {"-n 2", 2, "no program given"},
+        {"-n 2 ./no-such-program", 127, "program './no-such-program' not found"},
+        {"-n 2 no-such-program-in-path", 127, "not found in PATH"},
+        {"-n 2 /etc/passwd", 126, "is not executable"},
+        {"-n 2 /tmp", 126, "is a directory"},
+        {"--bogus -n 2 true", 2, "unknown option '--bogus'"},
+        {"-n 2 --bind-to socket true", 2, "core, numa or none, not 'socket'"},
+        {"-n 2 --timeout -3 true", 2, "positive number of seconds, not '-3'"},
+        {"-n 2 --timeout abc true", 2, "not 'abc'"},
+        {"-n 2 --timeout", 2, "not '(nothing)'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = run("%s", cases[i].args);
+        ck_assert_msg(st == cases[i].status, "'shmrun %s' exited %d, expected %d:\n%s",
+                      cases[i].args, st, cases[i].status, out);
+        ASSERT_OUT(cases[i].msg);
+        /* One line saying what was wrong, then (for option errors) the usage line. */
+        char *nl = strchr(out, '\n');
+        ck_assert_ptr_nonnull(nl);
+        if (cases[i].status == 2)
+            ck_assert_msg(!strncmp(nl + 1, "usage: shmrun", 13), "no usage line:\n%s", out);
+    }
+}
+END_TEST
+
+START_TEST(test_launcher_exit_codes)
+{
+    ck_assert_int_eq(run("-n 3 true"), 0);
+    ck_assert_str_eq(out, "");
+    ck_assert_int_eq(run("-n 3 false"), 1);
+    ASSERT_OUT("exited with code 1");
+    ck_assert_int_eq(run("-n 4 %s exit 5 2", fail_rank), 5);
+    ASSERT_OUT("shmrun: rank 2 (pid ");
+    ASSERT_OUT(") exited with code 5");
+    /* The others were told: their receive from rank 2 failed instead of hanging. */
+    ASSERT_OUT("recv from rank 2: the job was aborted");
+}
+END_TEST
+
+START_TEST(test_launcher_killed_rank)
+{
+    ck_assert_int_eq(run("-n 4 %s signal 9 1", fail_rank), 128 + 9);
+    ASSERT_OUT("shmrun: rank 1 (pid ");
+    ASSERT_OUT("was killed by signal 9 (SIGKILL)");
+    ck_assert_int_eq(run("-n 3 %s signal 11 0", fail_rank), 128 + 11);
+    ASSERT_OUT("shmrun: rank 0 (pid ");
+    ASSERT_OUT("was killed by signal 11 (SIGSEGV)");
+    ck_assert_int_eq(run("-n 8 %s signal 6 7", fail_rank), 128 + 6);
+    ASSERT_OUT("(SIGABRT)");
+}
+END_TEST
+
+START_TEST(test_launcher_abort)
+{
+    ck_assert_int_eq(run("-n 3 %s abort 6 1", fail_rank), 6);
+    ASSERT_OUT("shmrun: rank 1 (pid ");
+    ASSERT_OUT("called shmc_abort(6)");
+}
+END_TEST
+
+/* A rank exits 0 without finalizing: not a failure, but whoever waits for it is told. */
+START_TEST(test_launcher_clean_exit_without_finalize)
+{
+    ck_assert_int_eq(run("-n 2 %s exit 0 1", fail_rank), 0);
+    ASSERT_OUT("rank 0: recv from rank 1: the peer process died or finalized");
+}
+END_TEST
+
+/* Ranks that never call the library again are ended after the grace period, and those
+ * that ignore SIGTERM get SIGKILL. */
+START_TEST(test_launcher_ends_the_rest)
+{
+    ck_assert_int_eq(run("-n 3 %s compute 4 2", fail_rank), 4);
+    ASSERT_OUT("rank 2 (pid ");
+    ASSERT_OUT("ending the job; 2 ranks are still running");
+    ck_assert_int_eq(run("-n 2 %s ignore 4 0", fail_rank), 4);
+    ASSERT_OUT("1 rank ignored SIGTERM; sending SIGKILL");
+}
+END_TEST
+
+START_TEST(test_launcher_timeout)
+{
+    ck_assert_int_eq(run("--timeout 0.5 -n 2 %s lib", sleeper), 124);
+    ASSERT_OUT("the job ran longer than --timeout 0.5 s");
+    ck_assert_int_eq(run("--timeout 0.5 -n 2 %s pause", sleeper), 124);
+}
+END_TEST
+
+START_TEST(test_launcher_tag_output_and_env)
+{
+    ck_assert_int_eq(run("-n 3 --tag-output sh -c 'echo env $SHMC_RANK $SHMC_SIZE $RANK "
+                         "$WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE; echo err $RANK >&2; "
+                         "printf partial'"),
+                     0);
+    for (int r = 0; r < 3; r++) {
+        char line[128];
+        snprintf(line, sizeof line, "[%d] env %d 3 %d 3 %d 3\n", r, r, r, r);
+        ASSERT_OUT(line);
+        snprintf(line, sizeof line, "[%d] err %d\n", r, r);
+        ASSERT_OUT(line);
+        snprintf(line, sizeof line, "[%d] partial\n", r);
+        ASSERT_OUT(line);
+    }
+    /* Only rank 0 reads shmrun's stdin. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "echo from-stdin | %s -n 3 --tag-output cat 2>&1", shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ck_assert_str_eq(out, "[0] from-stdin\n");
+}
+END_TEST
+
+START_TEST(test_launcher_bindings)
+{
+    ck_assert_int_eq(run("-n 3 --report-bindings true"), 0);
+    ASSERT_OUT("shmrun: rank 0 bound to ");
+    ASSERT_OUT("shmrun: rank 2 bound to ");
+    ck_assert_int_eq(run("-n 2 --bind-to none --report-bindings true"), 0);
+    ASSERT_OUT("shmrun: rank 1 bound to not bound");
+    ck_assert_int_eq(run("-n 2 --bind-to numa true"), 0);
+    /* A bound rank runs on one core: its affinity list has no comma or range. */
+    ck_assert_int_eq(run("-n 2 --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'"), 0);
+    ASSERT_OUT("[0] Cpus_allowed_list:");
+}
+END_TEST
+
+/* Reads "ready R PID" lines from fd until n have arrived; fills pids. */
+static void wait_ready(int fd, int n, pid_t *pids)
+{
+    char buf[4096];
+    size_t used = 0;
+    int got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + used, sizeof buf - 1 - used);
+        ck_assert_int_gt(r, 0);
+        used += (size_t)r;
+        buf[used] = '\0';
+        got = 0;
+        for (char *p = buf; (p = strstr(p, "ready ")); p++) {
+            int rank, pid;
+            if (sscanf(p, "ready %d %d", &rank, &pid) == 2 && rank < n) {
+                pids[rank] = pid;
+                got++;
+            }
+        }
+    }
+}
+
+/* Starts shmrun -n n sleeper mode with stdout on a pipe; returns its pid. */
+static pid_t start_sleepers(int n, const char *mode, int *fd)
+{
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], STDOUT_FILENO);
+        close(p[0]);
+        close(p[1]);
+        char nbuf[16];
+        snprintf(nbuf, sizeof nbuf, "%d", n);
+        execl(shmrun, "shmrun", "-n", nbuf, sleeper, mode, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    *fd = p[0];
+    return pid;
+}
+
+/* SIGKILL of shmrun itself: the ranks die with it and nothing stays in /dev/shm. The
+ * test process is a subreaper, so the orphaned ranks become its children and it can
+ * wait for each of them. */
+START_TEST(test_launcher_shmrun_killed)
+{
+    ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    int fd;
+    pid_t pids[4];
+    pid_t sr = start_sleepers(4, "lib", &fd);
+    wait_ready(fd, 4, pids);
+    ck_assert_int_eq(kill(sr, SIGKILL), 0);
+    int st, reaped = 0;
+    pid_t pid;
+    while ((pid = wait(&st)) > 0) {
+        if (pid == sr)
+            continue;
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "rank pid %d status %d", (int)pid,
+                      st);
+        reaped++;
+    }
+    ck_assert_int_eq(reaped, 4);
+    close(fd);
+}
+END_TEST
+
+/* SIGTERM to shmrun reaches every rank; shmrun reports the first and exits 128+15. */
+START_TEST(test_launcher_forwards_sigterm)
+{
+    int fd;
+    pid_t pids[3];
+    pid_t sr = start_sleepers(3, "pause", &fd);
+    wait_ready(fd, 3, pids);
+    ck_assert_int_eq(kill(sr, SIGTERM), 0);
+    int st;
+    ck_assert_int_eq(waitpid(sr, &st, 0), sr);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 128 + SIGTERM);
+    for (int r = 0; r < 3; r++)
+        ck_assert_msg(kill(pids[r], 0) != 0 && errno == ESRCH, "rank %d still alive", r);
+    close(fd);
+}
+END_TEST
+
+/* A /dev/shm too small for the job: a clear message with both sizes, before any rank
+ * starts. Needs a private mount namespace (root); skipped otherwise. */
+START_TEST(test_launcher_small_dev_shm)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm || exit 77; "
+             "exec %s -n 64 true' 2>&1 || echo status=$?",
+             shmrun);
+    shmct_sh(cmd, out, sizeof out);
+    if (strstr(out, "status=77") || strstr(out, "unshare failed")) {
+        fprintf(stderr, "test_launcher_small_dev_shm: skipped (a mount namespace needs "
+                        "root)\n");
+        return;
+    }
+    ASSERT_OUT("the job needs ");
+    ASSERT_OUT(" MiB of shared memory, /dev/shm has ");
+    ASSERT_OUT(" MiB free");
+    ASSERT_OUT("status=1\n");
+}
+END_TEST
+
+static Suite *launcher_suite(void)
+{
+    Suite *s = suite_create("launcher");
+    TCase *t = tcase_create("shmrun");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_launcher_help_version);
+    tcase_add_test(t, test_launcher_bad_options);
+    tcase_add_test(t, test_launcher_exit_codes);
+    tcase_add_test(t, test_launcher_killed_rank);
+    tcase_add_test(t, test_launcher_abort);
+    tcase_add_test(t, test_launcher_clean_exit_without_finalize);
+    tcase_add_test(t, test_launcher_ends_the_rest);
+    tcase_add_test(t, test_launcher_timeout);
+    tcase_add_test(t, test_launcher_tag_output_and_env);
+    tcase_add_test(t, test_launcher_bindings);
+    tcase_add_test(t, test_launcher_shmrun_killed);
+    tcase_add_test(t, test_launcher_forwards_sigterm);
+    tcase_add_test(t, test_launcher_small_dev_shm);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(launcher_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,246 @@
+/*
+ * The multi-rank test harness (harness.h). The supervisor loop is a small cousin of
+ * shmrun's: it uses the same library calls to mark dead ranks and abort the job.
+ */
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "config.h"
+#include "log.h"
+
+#ifndef SHMC_BUILD_DIR
+#define SHMC_BUILD_DIR "build"
+#endif
+
+#define MAX_TEST_RANKS 64
+
+static int last_status[MAX_TEST_RANKS];
+static int cur_rank = -1;
+
+void shmct_fail(const char *file, int line, const char *what, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "rank %d: %s:%d: %s: %s\n", cur_rank, file, line, what, msg);
+    fflush(stderr);
+    _exit(1);
+}
+
+static void rank_main(int r, int n, int fd, shmct_fn fn, void *arg, const struct shmct_opts *o,
+                      pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(1);
+    cur_rank = r;
+    char v[32];
+    snprintf(v, sizeof v, "%d", r);
+    setenv("SHMC_RANK", v, 1);
+    snprintf(v, sizeof v, "%d", n);
+    setenv("SHMC_SIZE", v, 1);
+    snprintf(v, sizeof v, "%d", fd);
+    setenv("SHMC_ARENA_FD", v, 1);
+    setenv("SHMC_ARENA", "test", 1);
+    for (const char *const *e = o && o->env ? o->env : NULL; e && *e; e++)
+        putenv((char *)*e);
+    if (o && o->no_init) {
+        fn(NULL, r, n, arg);
+        _exit(0);
+    }
+    shmc_comm *world;
+    int rc = shmc_init(&world);
+    if (rc != SHMC_OK)
+        shmct_fail(__FILE__, __LINE__, "shmc_init", "%s", shmc_strerror(rc));
+    fn(world, r, n, arg);
+    rc = shmc_finalize();
+    if (rc != SHMC_OK)
+        shmct_fail(__FILE__, __LINE__, "shmc_finalize", "%s", shmc_strerror(rc));
+    fflush(stdout);
+    _exit(0);
+}
+
+int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o)
+{
+    struct shmc__layout lay;
+    struct shmc__arena a;
+    char name[64];
+    pid_t pids[MAX_TEST_RANKS];
+
+    if (n < 1 || n > MAX_TEST_RANKS)
+        return n;
+    /* SHMC_RING_SIZE shapes the arena; the ranks see every variable of the test. */
+    size_t ring_req = 0;
+    for (const char *const *e = o && o->env ? o->env : NULL; e && *e; e++)
+        if (!strncmp(*e, "SHMC_RING_SIZE=", 15) && shmc__parse_size(*e + 15, &ring_req) != 0)
+            ring_req = 0;
+    int ok = shmc__arena_layout((unsigned)n, ring_req, &lay) == SHMC_OK &&
+             shmc__arena_unique_name(name, sizeof name) == SHMC_OK &&
+             shmc__arena_create(&a, name, &lay, 1, (int)getpid()) == SHMC_OK;
+    if (!ok) {
+        fprintf(stderr, "harness: cannot create an arena for %d ranks\n", n);
+        return n;
+    }
+    fflush(NULL);
+    pid_t parent = getpid();
+    for (int r = 0; r < n; r++) {
+        pids[r] = fork();
+        if (pids[r] == 0)
+            rank_main(r, n, a.fd, fn, arg, o, parent);
+        last_status[r] = -1;
+    }
+    int left = n, failed = 0;
+    while (left > 0) {
+        int st;
+        pid_t pid = waitpid(-1, &st, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        int r;
+        for (r = 0; r < n && pids[r] != pid; r++)
+            ;
+        if (r == n)
+            continue;
+        last_status[r] = st;
+        left--;
+        /* As shmrun: a failure aborts the job before the rank is marked dead, so a rank
+         * that sees the death already sees the abort. */
+        if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+            failed++;
+            if (!(o && o->expect_fail)) {
+                if (WIFSIGNALED(st))
+                    fprintf(stderr, "harness: rank %d killed by signal %d\n", r, WTERMSIG(st));
+                else
+                    fprintf(stderr, "harness: rank %d exited with %d\n", r, WEXITSTATUS(st));
+            }
+            shmc__arena_abort(&a, 1);
+        }
+        shmc__arena_mark_dead(&a, (unsigned)r);
+    }
+    shmc__arena_detach(&a);
+    return failed;
+}
+
+int shmct_run(int n, shmct_fn fn, void *arg)
+{
+    return shmct_run_opts(n, fn, arg, NULL);
+}
+
+int shmct_status(int r)
+{
+    return r >= 0 && r < MAX_TEST_RANKS ? last_status[r] : -1;
+}
+
+void shmct_fill(void *buf, size_t len, uint64_t seed)
+{
+    uint8_t *p = buf;
+    size_t k = 0;
+    for (; (k + 1) * 8 <= len; k++) {
+        uint64_t w = shmct_word(seed, k);
+        memcpy(p + k * 8, &w, 8);
+    }
+    uint64_t w = shmct_word(seed, k);
+    memcpy(p + k * 8, &w, len - k * 8);
+}
+
+size_t shmct_verify(const void *buf, size_t len, uint64_t seed)
+{
+    const uint8_t *p = buf;
+    size_t k = 0;
+    for (; (k + 1) * 8 <= len; k++) {
+        uint64_t w = shmct_word(seed, k), got;
+        memcpy(&got, p + k * 8, 8);
+        if (got != w)
+            break;
+    }
+    uint64_t w = shmct_word(seed, k);
+    const uint8_t *wb = (const uint8_t *)&w;
+    for (size_t i = k * 8; i < len; i++)
+        if (p[i] != wb[i - k * 8])
+            return i;
+    return (size_t)-1;
+}
+
+const char *shmct_build_path(const char *rel, char *buf, size_t len)
+{
+    const char *b = getenv("SHMC_TEST_BUILD");
+    snprintf(buf, len, "%s/%s", b && *b ? b : SHMC_BUILD_DIR, rel);
+    return buf;
+}
+
+int shmct_shm_segments(char *buf, size_t len)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "shmc-%u-", (unsigned)geteuid());
+    int n = 0;
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        n++;
+        if (used + strlen(e->d_name) + 2 < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s ", e->d_name);
+    }
+    closedir(d);
+    return n;
+}
+
+int shmct_sh(const char *cmd, char *out, size_t len)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], STDOUT_FILENO);
+        dup2(p[1], STDERR_FILENO);
+        close(p[0]);
+        close(p[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    size_t used = 0;
+    char tmp[4096];
+    ssize_t r;
+    while ((r = read(p[0], tmp, sizeof tmp)) != 0) {
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        size_t take = (size_t)r;
+        if (len && used + take >= len)
+            take = len - 1 - used;
+        memcpy(out + used, tmp, take);
+        used += take;
+    }
+    if (len)
+        out[used] = '\0';
+    close(p[0]);
+    int st = -1;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return st;
+}

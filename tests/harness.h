@@ -1,0 +1,81 @@
+/*
+ * Test helpers shared by the Check suites.
+ *
+ * shmct_run() starts a job of N ranks inside the current (Check-forked) test process:
+ * it creates an arena as shmrun does, forks the ranks, and in each calls shmc_init, the
+ * rank function and shmc_finalize. A rank that fails an assertion prints where and why
+ * and exits non-zero; the supervisor then marks it dead and aborts the job, exactly as
+ * shmrun would, so the other ranks end instead of hanging. Ranks die with the test
+ * process (PR_SET_PDEATHSIG), so Check's timeout also ends them.
+ */
+#ifndef SHMC_TEST_HARNESS_H
+#define SHMC_TEST_HARNESS_H
+
+#include <shmcomm.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef void (*shmct_fn)(shmc_comm *world, int rank, int size, void *arg);
+
+struct shmct_opts {
+    const char *const *env; /* "NAME=value" strings set in every rank, NULL-terminated */
+    int expect_fail;        /* the test expects some rank to fail: do not print reports */
+    int no_init;            /* do not call shmc_init/shmc_finalize around fn */
+};
+
+/* Runs fn in n ranks. Returns the number of ranks that did not exit 0. */
+int shmct_run(int n, shmct_fn fn, void *arg);
+int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o);
+
+/* Exit status of rank r in the last shmct_run (as from waitpid). */
+int shmct_status(int r);
+
+/* Inside a rank: fail the test with a message. */
+#define T_ASSERT(cond, ...)                                                                        \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            shmct_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                    \
+        }                                                                                          \
+    } while (0)
+
+/* Inside a rank: an shmcomm call that must return want. */
+#define T_CALL(want, call)                                                                         \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != (want))                                                                         \
+            shmct_fail(__FILE__, __LINE__, #call, "returned %d (%s), expected %d (%s)", rc_,       \
+                       shmc_strerror(rc_), (want), shmc_strerror(want));                           \
+    } while (0)
+
+#define T_OK(call) T_CALL(SHMC_OK, call)
+
+void shmct_fail(const char *file, int line, const char *what, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 4, 5)));
+
+/* Deterministic test data: 64-bit word k of a message identified by seed (a byte at
+ * offset i is byte i % 8 of word i / 8, little-endian). */
+static inline uint64_t shmct_word(uint64_t seed, size_t k)
+{
+    uint64_t x = (seed + 1) * 0x9e3779b97f4a7c15ull + k * 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 31;
+    return x ^ (x >> 17);
+}
+
+void shmct_fill(void *buf, size_t len, uint64_t seed);
+/* Returns the index of the first wrong byte, or (size_t)-1 if all are right. */
+size_t shmct_verify(const void *buf, size_t len, uint64_t seed);
+
+/* Path of a built artefact: SHMC_TEST_BUILD (set by make) or the compile-time default. */
+const char *shmct_build_path(const char *rel, char *buf, size_t len);
+
+/* Names of this user's shmcomm segments in /dev/shm, space-separated, into buf. Returns
+ * how many there are. */
+int shmct_shm_segments(char *buf, size_t len);
+
+/* Runs a command line with /bin/sh, capturing stdout+stderr into out (truncated to len).
+ * Returns the wait status. */
+int shmct_sh(const char *cmd, char *out, size_t len);
+
+#endif /* SHMC_TEST_HARNESS_H */

@@ -1,0 +1,31 @@
+/*
+ * A job that never ends by itself, for the launcher tests. Each rank prints
+ * "ready RANK PID" once every rank has joined, then waits forever: inside the library
+ * ("sleeper lib", a receive nobody sends) or outside it ("sleeper pause").
+ */
+#include <shmcomm.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    shmc_comm *w;
+    int rc = shmc_init(&w);
+    if (rc != SHMC_OK) {
+        fprintf(stderr, "shmc_init: %s\n", shmc_strerror(rc));
+        return 1;
+    }
+    int me = shmc_comm_rank(w), n = shmc_comm_size(w);
+    shmc_barrier(w);
+    printf("ready %d %d\n", me, (int)getpid());
+    fflush(stdout);
+    if (argc > 1 && !strcmp(argv[1], "pause")) {
+        for (;;)
+            pause();
+    }
+    int v;
+    rc = shmc_recv(&v, 1, SHMC_INT32, (me + 1) % n, 99, w, NULL);
+    printf("rank %d: %s\n", me, shmc_strerror(rc));
+    return 3;
+}
