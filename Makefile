@@ -3,7 +3,7 @@
 #   make check                build and run every test (Check suites, examples, launcher)
 #   make SAN=address check    the same under AddressSanitizer+UBSan (into build-address/)
 #   make SAN=thread check     the same under ThreadSanitizer (into build-thread/)
-#   make check-stress         long ring and point-to-point stress runs
+#   make check-stress         long ring and random-traffic stress runs
 #   make bench                build the benchmarks; see bench/README.md to run them
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make format               apply .clang-format to every C file
@@ -50,14 +50,22 @@ STATIC := $(BUILD)/lib/libshmcomm.a
 SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
 SHMRUN := $(BUILD)/bin/shmrun
 
-.PHONY: all lib check check-stress bench install uninstall clean format symbols
-all: lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
+.PHONY: all lib check check-stress bench install uninstall clean format symbols deps demo
+all: deps lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
+
+# Says what is missing (and how to install it) before a compiler error would.
+deps:
+	@scripts/deps.sh
+
+demo: all
+	$(SHMRUN) -n 4 --tag-output $(BUILD)/examples/ring
 lib: $(STATIC) $(SHARED) $(BUILD)/lib/libshmcomm.so
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(if $(filter launcher/%,$<),-Ilib $(HWLOC_CFLAGS)) \
-	    $(if $(filter tests/%,$<),$(CHECK_CFLAGS) -Ilib -DSHMC_BUILD_DIR='"$(abspath $(BUILD))"') \
+	    $(if $(filter tests/%,$<),$(CHECK_CFLAGS) -Ilib -DSHMC_BUILD_DIR='"$(abspath $(BUILD))"' \
+	        -DSHMC_SRC_DIR='"$(abspath .)"') \
 	    -c $< -o $@
 
 $(STATIC): $(LIB_OBJ)
@@ -95,7 +103,8 @@ $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_LIB_OBJ) $(STATIC)
 
 # Check's own fork-per-test timeout guards against hangs; sanitizers run slower.
 CK_MULT := $(if $(SAN),4,1)
-CHECK_ENV := CK_TIMEOUT_MULTIPLIER=$(CK_MULT) SHMC_TEST_BUILD=$(abspath $(BUILD))
+CHECK_ENV := CK_TIMEOUT_MULTIPLIER=$(CK_MULT) SHMC_TEST_BUILD=$(abspath $(BUILD)) \
+             SHMC_TEST_SAN='$(SAN)' SHMC_TEST_CFLAGS='$(SANFLAGS)'
 
 check: all $(CHECKS) $(TEST_PROGS)
 	@fail=0; for t in $(CHECKS); do \
@@ -104,9 +113,10 @@ check: all $(CHECKS) $(TEST_PROGS)
 	if [ $$fail -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
 	echo "make check: all suites passed"
 
+# Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic.
 check-stress: all $(CHECKS) $(TEST_PROGS)
-	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/check_ring
-	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/check_p2p
+	$(CHECK_ENV) SHMC_RING_STRESS_N=100000000 $(BUILD)/tests/check_ring
+	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/check_stress
 
 bench: $(BENCHES) $(SHMRUN)
 
@@ -129,6 +139,7 @@ install: lib $(SHMRUN) $(BUILD)/shmcomm.pc
 	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so
 	install -m 755 $(SHMRUN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/shmcomm.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig 2>/dev/null || true; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/shmcomm.h $(DESTDIR)$(PREFIX)/bin/shmrun \

@@ -271,8 +271,7 @@ static int attach_embedded(struct shmc__global *g, const char *name, unsigned nr
             return SHMC_ERR_TIMEOUT;
         }
         sleep_ms(pause);
-        if (pause < 20)
-            pause *= 2;
+        pause = pause * 2 > 20 ? 20 : pause * 2;
     }
 }
 

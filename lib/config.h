@@ -23,7 +23,7 @@ struct shmc__config {
 
 /* Defaults, chosen by bench/ (docs/performance.md). */
 #define SHMC_DEFAULT_EAGER_LIMIT 4096u
-#define SHMC_DEFAULT_SINGLE_COPY_MIN (256u * 1024u)
+#define SHMC_DEFAULT_SINGLE_COPY_MIN (16u * 1024u)
 #define SHMC_DEFAULT_ATTACH_TIMEOUT 60u
 
 /* Fills cfg from the environment. Returns SHMC_OK or SHMC_ERR_ENV after logging which

@@ -1,0 +1,53 @@
+/*
+ * make install: into a temporary prefix, then a program built from the installed
+ * header with pkg-config, linked to the installed shared library, runs under the
+ * installed shmrun.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+
+#ifndef SHMC_SRC_DIR
+#define SHMC_SRC_DIR "."
+#endif
+
+START_TEST(test_install_prefix)
+{
+    char dir[] = "/tmp/shmc-install-XXXXXX", cmd[4096], out[16384];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *build = getenv("SHMC_TEST_BUILD"), *san = getenv("SHMC_TEST_SAN");
+    const char *cflags = getenv("SHMC_TEST_CFLAGS");
+    snprintf(cmd, sizeof cmd,
+             "set -e; make -s -C %s BUILD=%s SAN='%s' install PREFIX=%s/usr >/dev/null; "
+             "export PKG_CONFIG_PATH=%s/usr/lib/pkgconfig; "
+             "test \"$(pkg-config --modversion shmcomm)\" = %s; "
+             "cc %s -o %s/ring %s/examples/ring.c -I%s/examples $(pkg-config --cflags --libs "
+             "shmcomm) -Wl,-rpath,%s/usr/lib; "
+             "%s/usr/bin/shmrun -n 3 %s/ring; "
+             "ldd %s/ring | grep -c %s/usr/lib/libshmcomm.so.0; "
+             "rm -rf %s",
+             SHMC_SRC_DIR, build ? build : "build", san ? san : "", dir, dir, SHMC_VERSION_STRING,
+             cflags ? cflags : "", dir, SHMC_SRC_DIR, SHMC_SRC_DIR, dir, dir, dir, dir, dir, dir);
+    int st = shmct_sh(cmd, out, sizeof out);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "install failed:\n%s", out);
+    ck_assert_msg(strstr(out, "ring: every rank received its left neighbour's rank: ok"), "%s",
+                  out);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("install");
+    TCase *t = tcase_create("prefix");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, test_install_prefix);
+    suite_add_tcase(s, t);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
