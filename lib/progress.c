@@ -244,8 +244,9 @@ static int doomed(const struct shmc_request *r)
         return SHMC_ERR_CORRUPT;
     if (!pe->gone)
         return SHMC_OK;
-    /* Everything the peer sent before leaving is delivered before we give up on it. */
-    if (r->kind == SHMC_REQ_RECV && r->proto != SHMC_P_CMA && !shmc__ring_empty(&pe->in))
+    /* Everything the peer wrote before leaving is read before we give up on it: a
+     * message for a receive, or the FIN or CTS that completes a send. */
+    if (!shmc__ring_empty(&pe->in))
         return SHMC_OK;
     return SHMC_ERR_PEER_DEAD;
 }

@@ -5,8 +5,10 @@
  * waits for.
  */
 #include <check.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -192,6 +194,49 @@ START_TEST(test_failure_finalize_unmatched)
 }
 END_TEST
 
+/* The receiver takes a single-copy message (the sender is not in the library then), sends
+ * its FIN and finalizes before the sender looks again. The sender's next call, a send to a
+ * third rank, is the first to learn that rank 1 left; the pending send to rank 1 must
+ * still complete, because its FIN is in the mailbox. */
+static void fin_then_finalize(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    volatile int *flag = arg;
+    uint8_t *big = malloc(BIG);
+    int v = 1;
+    if (me == 1) {
+        T_OK(shmc_recv(big, BIG, SHMC_UINT8, 0, 0, w, NULL));
+        T_ASSERT(shmct_verify(big, BIG, 3) == (size_t)-1, "data");
+        T_OK(shmc_finalize());
+        *flag = 1;
+        free(big);
+        _exit(0);
+    }
+    if (me == 2) {
+        T_OK(shmc_recv(&v, 1, SHMC_INT32, 0, 0, w, NULL));
+        free(big);
+        return;
+    }
+    shmc_request *r;
+    shmct_fill(big, BIG, 3);
+    T_OK(shmc_isend(big, BIG, SHMC_UINT8, 1, 0, w, &r));
+    while (!*flag) /* wait outside the library until rank 1 is gone */
+        sched_yield();
+    T_OK(shmc_send(&v, 1, SHMC_INT32, 2, 0, w));
+    T_OK(shmc_wait(&r, NULL));
+    free(big);
+}
+
+START_TEST(test_failure_completion_after_peer_left)
+{
+    volatile int *flag =
+        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne((void *)flag, MAP_FAILED);
+    ck_assert_int_eq(shmct_run(3, fin_then_finalize, (void *)flag), 0);
+    munmap((void *)flag, 4096);
+}
+END_TEST
+
 static Suite *failure_suite(void)
 {
     Suite *s = suite_create("failure");
@@ -204,6 +249,7 @@ static Suite *failure_suite(void)
     tcase_add_test(t, test_failure_abort);
     tcase_add_test(t, test_failure_finalize_delivers);
     tcase_add_test(t, test_failure_finalize_unmatched);
+    tcase_add_test(t, test_failure_completion_after_peer_left);
     suite_add_tcase(s, t);
     return s;
 }
