@@ -154,8 +154,8 @@ static int poll_timeout_ms(const struct shmrun_job *j)
 
 int shmrun_supervise(struct shmrun_job *j)
 {
-    struct pollfd *fds = calloc((size_t)(1 + 2 * j->n), sizeof *fds);
-    struct shmrun_stream **streams = calloc((size_t)(2 * j->n), sizeof *streams);
+    struct pollfd *fds = calloc(1 + 2 * (size_t)j->n, sizeof *fds);
+    struct shmrun_stream **streams = calloc(2 * (size_t)j->n, sizeof *streams);
     if (!fds || !streams) {
         fprintf(stderr, "shmrun: out of memory\n");
         signal_all(j, SIGKILL);

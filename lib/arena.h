@@ -40,6 +40,14 @@ enum {
     SHMC_RANK_DEAD = 4,       /* exited or was killed without finalizing */
 };
 
+/* What a rank is blocked on (shmc__rank_cb.blk_op), for hang reports. */
+enum {
+    SHMC_BLK_NONE = 0,
+    SHMC_BLK_SEND = 1, /* same values as the request kinds */
+    SHMC_BLK_RECV = 2,
+    SHMC_BLK_FINALIZE = 3, /* delivering what it owes before leaving */
+};
+
 /* Header flags. */
 #define SHMC_ARENA_F_FENCED_WAKE 1u /* membarrier unavailable: senders must fence */
 

@@ -167,7 +167,7 @@ SHMC_API int shmc_finalize(void)
         return SHMC_ERR_NOT_INIT;
     g->state = SHMC_ST_FINALIZING;
     shmc__mark_state(SHMC_RANK_FINALIZING);
-    int rc = shmc__wait_pred(obligations_met, NULL, 3);
+    int rc = shmc__wait_pred(obligations_met, NULL, SHMC_BLK_FINALIZE);
     /* Relaxed: a trigger only. */
     if (shmc__load_relaxed32(&g->arena.hdr->abort))
         rc = SHMC_ERR_ABORTED;

@@ -42,7 +42,7 @@ static inline int shmc__comm_local_rank(const struct shmc_comm *c, int w)
 
 /* ---- requests ----------------------------------------------------------------------- */
 
-enum { SHMC_REQ_SEND = 1, SHMC_REQ_RECV = 2 };
+enum { SHMC_REQ_SEND = SHMC_BLK_SEND, SHMC_REQ_RECV = SHMC_BLK_RECV };
 
 enum {
     SHMC_RS_FREE = 0,

@@ -364,7 +364,7 @@ static int wait_until(int (*done)(void *), void *arg, const struct blk *b)
         idle = g->spin; /* woken: yield once more before sleeping again */
     }
     if (blocked)
-        shmc__store_relaxed32(&g->me->blk_op, 0);
+        shmc__store_relaxed32(&g->me->blk_op, SHMC_BLK_NONE);
     return rc;
 }
 

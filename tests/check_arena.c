@@ -65,6 +65,17 @@ static int make_arena(struct shmc__arena *a)
     return a->fd;
 }
 
+/* Attach refuses f's arena with a message containing why. */
+static void refused(struct shmc__arena *b, int fd, unsigned nranks, const char *why)
+{
+    char msg[4096];
+    shmct_stderr_begin();
+    int rc = shmc__arena_attach_fd(b, fd, nranks);
+    shmct_stderr_end(msg, sizeof msg);
+    ck_assert_int_eq(rc, SHMC_ERR_CORRUPT);
+    SHMCT_ASSERT_CONTAINS(msg, why);
+}
+
 START_TEST(test_arena_attach_checks)
 {
     struct shmc__arena a, b;
@@ -74,29 +85,28 @@ START_TEST(test_arena_attach_checks)
     shmc__arena_detach(&b);
 
     int fd2 = dup(fd);
-    /* Wrong rank count. */
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd2, 8), SHMC_ERR_CORRUPT);
-    /* Wrong magic, version, offsets: each refused. */
+    refused(&b, fd2, 8, "made for 4 ranks but this process was told the job has 8");
+    /* Wrong magic, version, offsets: each refused, saying which. */
     struct shmc__arena_hdr saved = *a.hdr;
     a.hdr->magic = 0x1234;
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd2, 4), SHMC_ERR_CORRUPT);
+    refused(&b, fd2, 4, "does not start with shmcomm's magic number");
     *a.hdr = saved;
     a.hdr->version = 99;
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd2, 4), SHMC_ERR_CORRUPT);
+    refused(&b, fd2, 4, "layout version 99; this library speaks version 1");
     *a.hdr = saved;
     a.hdr->ring_off += 64;
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd2, 4), SHMC_ERR_CORRUPT);
+    refused(&b, fd2, 4, "region offsets do not match");
     *a.hdr = saved;
     a.hdr->nranks = 100000;
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd2, 0), SHMC_ERR_CORRUPT);
+    refused(&b, fd2, 0, "claims 100000 ranks");
     *a.hdr = saved;
     /* A size that does not match the header. */
     ck_assert_int_eq(ftruncate(fd2, (off_t)a.size + 4096), 0);
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd2, 4), SHMC_ERR_CORRUPT);
+    refused(&b, fd2, 4, "bytes but its header says");
     ck_assert_int_eq(ftruncate(fd2, (off_t)a.size), 0);
     /* Readable by others. */
     ck_assert_int_eq(fchmod(fd2, 0644), 0);
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd2, 4), SHMC_ERR_CORRUPT);
+    refused(&b, fd2, 4, "has mode 644; shmcomm creates it 0600");
     ck_assert_int_eq(fchmod(fd2, 0600), 0);
     ck_assert_int_eq(shmc__arena_attach_fd(&b, fd2, 4), SHMC_OK);
     shmc__arena_detach(&b);
@@ -107,14 +117,17 @@ END_TEST
 START_TEST(test_arena_not_an_arena)
 {
     struct shmc__arena b;
+    char msg[4096];
     int fd = memfd_create("junk", 0);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(fchmod(fd, 0600), 0); /* so the checks reach the contents */
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd, 1), SHMC_ERR_CORRUPT); /* empty */
+    refused(&b, fd, 1, "is 0 bytes, too small to be an arena");
     ck_assert_int_eq(ftruncate(fd, 1 << 20), 0);
-    ck_assert_int_eq(shmc__arena_attach_fd(&b, fd, 1), SHMC_ERR_CORRUPT); /* zeros */
+    refused(&b, fd, 1, "does not start with shmcomm's magic number");
     close(fd);
+    shmct_stderr_begin();
     ck_assert_int_eq(shmc__arena_attach_fd(&b, 12345, 1), SHMC_ERR_SYS); /* not open */
+    SHMCT_ASSERT_CONTAINS(shmct_stderr_end(msg, sizeof msg), "Bad file descriptor");
 }
 END_TEST
 
@@ -144,9 +157,5 @@ static Suite *arena_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(arena_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return shmct_main(arena_suite());
 }

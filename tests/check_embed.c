@@ -14,22 +14,13 @@
 
 static char ex_ring[512], ex_chunked[512], fail_rank[512];
 static char out[65536];
-static int segs_before;
 
 static void setup(void)
 {
     shmct_build_path("examples/ring", ex_ring, sizeof ex_ring);
     shmct_build_path("examples/chunked", ex_chunked, sizeof ex_chunked);
     shmct_build_path("tests/progs/fail_rank", fail_rank, sizeof fail_rank);
-    char names[1024];
-    segs_before = shmct_shm_segments(names, sizeof names);
-}
-
-static void teardown(void)
-{
-    char names[1024];
-    int now = shmct_shm_segments(names, sizeof names);
-    ck_assert_msg(now <= segs_before, "segments left in /dev/shm: %s", names);
+    shmct_shm_snapshot();
 }
 
 #define ASSERT_OUT(substr)                                                                         \
@@ -182,7 +173,7 @@ START_TEST(test_embed_stale_segment)
              "wait $pid; ls /dev/shm | grep -c shmc-$(id -u)-j",
              ex_ring);
     shmct_sh(cmd, out, sizeof out);
-    ck_assert_msg(shmct_shm_segments(names, sizeof names) == segs_before + 1,
+    ck_assert_msg(shmct_shm_segments(names, sizeof names) == shmct_shm_baseline + 1,
                   "the killed rank should have left its segment: %s", out);
     /* Same key (the test process is $PPID of both shells). */
     ck_assert_msg(loop(2,
@@ -212,7 +203,8 @@ static Suite *embed_suite(void)
 {
     Suite *s = suite_create("embed");
     TCase *t = tcase_create("launchers");
-    tcase_add_checked_fixture(t, setup, teardown);
+    /* Every test ends with /dev/shm as it found it. */
+    tcase_add_checked_fixture(t, setup, shmct_shm_verify);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_embed_torchrun_vars);
     tcase_add_test(t, test_embed_ompi_vars);
@@ -228,9 +220,5 @@ static Suite *embed_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(embed_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return shmct_main(embed_suite());
 }

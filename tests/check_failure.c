@@ -256,9 +256,5 @@ static Suite *failure_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(failure_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return shmct_main(failure_suite());
 }

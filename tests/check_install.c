@@ -45,9 +45,5 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_install_prefix);
     suite_add_tcase(s, t);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return shmct_main(s);
 }

@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
@@ -16,26 +17,16 @@
 
 static char shmrun[512], fail_rank[512], sleeper[512];
 static char out[65536];
-static int segs_before;
 
 static void setup(void)
 {
     shmct_build_path("bin/shmrun", shmrun, sizeof shmrun);
     shmct_build_path("tests/progs/fail_rank", fail_rank, sizeof fail_rank);
     shmct_build_path("tests/progs/sleeper", sleeper, sizeof sleeper);
-    char names[1024];
-    segs_before = shmct_shm_segments(names, sizeof names);
+    shmct_shm_snapshot();
     /* Under a sanitizer, let a deliberate SIGSEGV kill the rank as it would without. */
     setenv("ASAN_OPTIONS", "handle_segv=0", 1);
     setenv("TSAN_OPTIONS", "handle_segv=0", 1);
-}
-
-/* Every test ends with /dev/shm as it found it. */
-static void teardown(void)
-{
-    char names[1024];
-    int now = shmct_shm_segments(names, sizeof names);
-    ck_assert_msg(now <= segs_before, "segments left in /dev/shm: %s", names);
 }
 
 /* Runs shmrun with the given arguments; returns its exit status (or 128+signal). */
@@ -104,6 +95,21 @@ START_TEST(test_launcher_bad_options)
         if (cases[i].status == 2)
             ck_assert_msg(!strncmp(nl + 1, "usage: shmrun", 13), "no usage line:\n%s", out);
     }
+}
+END_TEST
+
+/* A bad SHMC_* variable stops the job before any rank starts. */
+START_TEST(test_launcher_bad_variable)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "SHMC_RING_SIZE=5000 %s -n 2 true 2>&1", shmrun);
+    int st = shmct_sh(cmd, out, sizeof out);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    ASSERT_OUT("SHMC_RING_SIZE=5000 is not a power of two");
+    snprintf(cmd, sizeof cmd, "SHMC_EAGER_LIMIT=huge %s -n 2 true 2>&1", shmrun);
+    st = shmct_sh(cmd, out, sizeof out);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    ASSERT_OUT("SHMC_EAGER_LIMIT='huge' is not a valid size");
 }
 END_TEST
 
@@ -239,6 +245,8 @@ static pid_t start_sleepers(int n, const char *mode, int *fd)
         dup2(p[1], STDOUT_FILENO);
         close(p[0]);
         close(p[1]);
+        int devnull = open("/dev/null", O_WRONLY); /* shmrun's report is expected noise */
+        dup2(devnull, STDERR_FILENO);
         char nbuf[16];
         snprintf(nbuf, sizeof nbuf, "%d", n);
         execl(shmrun, "shmrun", "-n", nbuf, sleeper, mode, (char *)NULL);
@@ -274,18 +282,21 @@ START_TEST(test_launcher_shmrun_killed)
 }
 END_TEST
 
-/* SIGTERM to shmrun reaches every rank; shmrun reports the first and exits 128+15. */
-START_TEST(test_launcher_forwards_sigterm)
+/* SIGTERM, SIGINT or SIGHUP sent to shmrun reaches every rank; shmrun reports the first
+ * rank it ended and exits with 128 + the signal. */
+START_TEST(test_launcher_forwards_signals)
 {
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    int sig = sigs[_i];
     int fd;
     pid_t pids[3];
     pid_t sr = start_sleepers(3, "pause", &fd);
     wait_ready(fd, 3, pids);
-    ck_assert_int_eq(kill(sr, SIGTERM), 0);
+    ck_assert_int_eq(kill(sr, sig), 0);
     int st;
     ck_assert_int_eq(waitpid(sr, &st, 0), sr);
     ck_assert(WIFEXITED(st));
-    ck_assert_int_eq(WEXITSTATUS(st), 128 + SIGTERM);
+    ck_assert_int_eq(WEXITSTATUS(st), 128 + sig);
     for (int r = 0; r < 3; r++)
         ck_assert_msg(kill(pids[r], 0) != 0 && errno == ESRCH, "rank %d still alive", r);
     close(fd);
@@ -318,10 +329,12 @@ static Suite *launcher_suite(void)
 {
     Suite *s = suite_create("launcher");
     TCase *t = tcase_create("shmrun");
-    tcase_add_checked_fixture(t, setup, teardown);
+    /* Every test ends with /dev/shm as it found it. */
+    tcase_add_checked_fixture(t, setup, shmct_shm_verify);
     tcase_set_timeout(t, 60);
     tcase_add_test(t, test_launcher_help_version);
     tcase_add_test(t, test_launcher_bad_options);
+    tcase_add_test(t, test_launcher_bad_variable);
     tcase_add_test(t, test_launcher_exit_codes);
     tcase_add_test(t, test_launcher_killed_rank);
     tcase_add_test(t, test_launcher_abort);
@@ -331,7 +344,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
     tcase_add_test(t, test_launcher_shmrun_killed);
-    tcase_add_test(t, test_launcher_forwards_sigterm);
+    tcase_add_loop_test(t, test_launcher_forwards_signals, 0, 3);
     tcase_add_test(t, test_launcher_small_dev_shm);
     suite_add_tcase(s, t);
     return s;
@@ -339,9 +352,5 @@ static Suite *launcher_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(launcher_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return shmct_main(launcher_suite());
 }

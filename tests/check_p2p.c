@@ -640,9 +640,5 @@ static Suite *p2p_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(p2p_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return shmct_main(p2p_suite());
 }

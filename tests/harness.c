@@ -4,6 +4,8 @@
  */
 #include "harness.h"
 
+#include <check.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -243,4 +245,56 @@ int shmct_sh(const char *cmd, char *out, size_t len)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     return st;
+}
+
+int shmct_shm_baseline;
+
+void shmct_shm_snapshot(void)
+{
+    char names[1024];
+    shmct_shm_baseline = shmct_shm_segments(names, sizeof names);
+}
+
+void shmct_shm_verify(void)
+{
+    char names[1024];
+    int now = shmct_shm_segments(names, sizeof names);
+    ck_assert_msg(now <= shmct_shm_baseline, "segments left in /dev/shm: %s", names);
+}
+
+int shmct_main(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
+static int saved_stderr = -1;
+static FILE *capture;
+
+void shmct_stderr_begin(void)
+{
+    fflush(stderr);
+    capture = tmpfile();
+    saved_stderr = dup(STDERR_FILENO);
+    if (capture)
+        dup2(fileno(capture), STDERR_FILENO);
+}
+
+const char *shmct_stderr_end(char *buf, size_t len)
+{
+    fflush(stderr);
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stderr);
+    size_t n = 0;
+    if (capture) {
+        rewind(capture);
+        n = fread(buf, 1, len - 1, capture);
+        fclose(capture);
+        capture = NULL;
+    }
+    buf[n] = '\0';
+    return buf;
 }

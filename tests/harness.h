@@ -74,6 +74,25 @@ const char *shmct_build_path(const char *rel, char *buf, size_t len);
  * how many there are. */
 int shmct_shm_segments(char *buf, size_t len);
 
+/* For suites that start jobs: remember how many of this user's segments /dev/shm holds
+ * (shmct_shm_baseline), and fail the test if there are more at the end. Use them as a
+ * Check fixture: tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify). */
+extern int shmct_shm_baseline;
+void shmct_shm_snapshot(void);
+void shmct_shm_verify(void);
+
+/* Captures this process's stderr between begin and end; end copies it into buf. */
+void shmct_stderr_begin(void);
+const char *shmct_stderr_end(char *buf, size_t len);
+
+/* Runs suite s in forked mode and returns the process exit status for main(). */
+typedef struct Suite Suite;
+int shmct_main(Suite *s);
+
+/* Fails the current Check test unless text contains substr. */
+#define SHMCT_ASSERT_CONTAINS(text, substr)                                                        \
+    ck_assert_msg(strstr((text), (substr)), "'%s' not in output:\n%s", (substr), (text))
+
 /* Runs a command line with /bin/sh, capturing stdout+stderr into out (truncated to len).
  * Returns the wait status. */
 int shmct_sh(const char *cmd, char *out, size_t len);
