@@ -97,9 +97,9 @@ int main(int argc, char **argv)
                                  sizeof where);
             fprintf(stderr, "shmrun: rank %d bound to %s\n", r, where);
         }
-        if (targets && j.n > targets)
-            fprintf(stderr, "shmrun: %d ranks share %d %s (oversubscribed, round-robin)\n", j.n,
-                    targets, o.bind == SHMRUN_BIND_NUMA ? "NUMA nodes" : "cores");
+        if (targets && j.n > targets && o.bind == SHMRUN_BIND_CORE)
+            fprintf(stderr, "shmrun: %d ranks share %d core%s (oversubscribed, round-robin)\n",
+                    j.n, targets, targets == 1 ? "" : "s");
     }
 
     for (int r = 0; r < j.n; r++) {
