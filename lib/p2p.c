@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "log.h"
+#include "wait.h"
 
 static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
 
@@ -201,13 +202,60 @@ SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst,
     return shmc__finish(s, NULL);
 }
 
+/* Polls of the one ring before a blocking receive falls back to the general engine: long
+ * enough for a ping-pong reply, short enough that other peers are not kept waiting. */
+#define DIRECT_SPIN 512
+
+/* A blocking receive from one peer while nothing else is pending in this process: read
+ * that peer's ring directly and, if the first record is an eager message this receive
+ * accepts, copy it straight into buf with no request. Any other first record (another
+ * tag, a rendezvous, control), or nothing within DIRECT_SPIN polls, returns 1 and the
+ * general engine takes over; it then sees exactly the same records in the same order,
+ * so matching is unchanged. Returns 1, or the receive's result. */
+static int recv_direct(void *buf, size_t bytes, size_t es, int w, int tag, uint32_t ctx, int src,
+                       shmc_status *status)
+{
+    struct shmc__peer *pe = &shmc__g.peers[w];
+    struct shmc__rec_view v;
+    /* Never spin longer than the wait policy would (64 polls when ranks share CPUs). */
+    unsigned limit = shmc__g.spin < DIRECT_SPIN ? shmc__g.spin : DIRECT_SPIN;
+    for (unsigned spins = 0;; spins++) {
+        int rc = shmc__ring_peek(&pe->in, &v);
+        if (rc > 0)
+            break;
+        if (rc < 0 || spins >= limit)
+            return 1;
+        shmc__cpu_relax();
+    }
+    int mtag = (int)(uint32_t)v.w1;
+    if (v.kind != SHMC_REC_EAGER || (uint32_t)(v.w1 >> 32) != ctx || mtag < 0 ||
+        (tag != SHMC_ANY_TAG && tag != mtag))
+        return 1;
+    int err = v.len > bytes ? SHMC_ERR_TRUNCATE : SHMC_OK;
+    size_t n = v.len <= bytes ? v.len : bytes;
+    if (n)
+        memcpy(buf, v.payload, n);
+    if (status)
+        *status = (shmc_status){src, mtag, v.len / es, err};
+    shmc__ring_consume(&pe->in, &v);
+    /* The producer may be waiting for the space. */
+    if (shmc__ring_publish(&pe->in))
+        shmc__notify(pe->cb, shmc__g.fenced);
+    return err;
+}
+
 SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int tag, shmc_comm *comm,
                        shmc_status *status)
 {
+    struct shmc__global *g = &shmc__g;
     size_t bytes, es;
     int w, rc;
     if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
         (rc = check_peer(comm, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = job_ok()))
+        return rc;
+    if (w != SHMC_ANY && w != g->rank && !g->active_reqs && !g->unexp_head && !g->out_busy_count &&
+        !g->peers[w].broken &&
+        (rc = recv_direct(buf, bytes, es, w, tag, comm->ctx, src, status)) != 1)
         return rc;
     struct shmc_request *r;
     if ((rc = shmc__post_recv(buf, bytes, es, w, tag, comm->ctx, comm, &r)) != SHMC_OK)
