@@ -126,11 +126,7 @@ symbols: $(SHARED)
 	if [ -n "$$bad" ]; then echo "exported non-API symbols: $$bad"; exit 1; fi; \
 	echo "exported symbols: only shmc_*"
 
-$(BUILD)/shmcomm.pc: shmcomm.pc.in
-	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
-
-install: lib $(SHMRUN) $(BUILD)/shmcomm.pc
+install: lib $(SHMRUN)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/shmcomm.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
@@ -138,7 +134,10 @@ install: lib $(SHMRUN) $(BUILD)/shmcomm.pc
 	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so.$(SOMAJOR)
 	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so
 	install -m 755 $(SHMRUN) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BUILD)/shmcomm.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	# Made here, not cached: it names PREFIX, which differs from one install to the next.
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' shmcomm.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig 2>/dev/null || true; fi
 
 uninstall:

@@ -24,13 +24,15 @@ START_TEST(test_install_prefix)
              "set -e; make -s -C %s BUILD=%s SAN='%s' install PREFIX=%s/usr >/dev/null; "
              "export PKG_CONFIG_PATH=%s/usr/lib/pkgconfig; "
              "test \"$(pkg-config --modversion shmcomm)\" = %s; "
+             "test \"$(pkg-config --variable=prefix shmcomm)\" = %s/usr; "
              "cc %s -o %s/ring %s/examples/ring.c -I%s/examples $(pkg-config --cflags --libs "
              "shmcomm) -Wl,-rpath,%s/usr/lib; "
              "%s/usr/bin/shmrun -n 3 %s/ring; "
              "ldd %s/ring | grep -c %s/usr/lib/libshmcomm.so.0; "
              "rm -rf %s",
              SHMC_SRC_DIR, build ? build : "build", san ? san : "", dir, dir, SHMC_VERSION_STRING,
-             cflags ? cflags : "", dir, SHMC_SRC_DIR, SHMC_SRC_DIR, dir, dir, dir, dir, dir, dir);
+             dir, cflags ? cflags : "", dir, SHMC_SRC_DIR, SHMC_SRC_DIR, dir, dir, dir, dir, dir,
+             dir);
     int st = shmct_sh(cmd, out, sizeof out);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "install failed:\n%s", out);
     ck_assert_msg(strstr(out, "ring: every rank received its left neighbour's rank: ok"), "%s",
