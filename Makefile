@@ -106,7 +106,7 @@ CK_MULT := $(if $(SAN),4,1)
 CHECK_ENV := CK_TIMEOUT_MULTIPLIER=$(CK_MULT) SHMC_TEST_BUILD=$(abspath $(BUILD)) \
              SHMC_TEST_SAN='$(SAN)' SHMC_TEST_CFLAGS='$(SANFLAGS)'
 
-check: all $(CHECKS) $(TEST_PROGS)
+check: all symbols $(CHECKS) $(TEST_PROGS)
 	@fail=0; for t in $(CHECKS); do \
 	    echo "== $$t"; $(CHECK_ENV) $$t || fail=1; \
 	done; \

@@ -95,6 +95,8 @@ static int parse_seconds(const char *v, double *out)
 static int resolve(const char *prog, char *path, size_t len, char *err, size_t errlen)
 {
     struct stat st;
+    if (!*prog)
+        return fail(err, errlen, SHMRUN_EXIT_NOTFOUND, 0, "shmrun: the program name is empty");
     if (strchr(prog, '/')) {
         if (stat(prog, &st) != 0)
             return fail(err, errlen, SHMRUN_EXIT_NOTFOUND, 0, "shmrun: program '%s' not found: %s",
@@ -203,7 +205,8 @@ int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t
             v = opt_value(argc, argv, &i, a, 9);
             if (parse_seconds(v, &o->timeout_s) != 0)
                 return fail(err, errlen, SHMRUN_EXIT_USAGE, 1,
-                            "shmrun: --timeout takes a positive number of seconds, not '%s'",
+                            "shmrun: --timeout takes a positive number of seconds (at most "
+                            "10000000), not '%s'",
                             v ? v : "(nothing)");
             continue;
         }

@@ -80,7 +80,10 @@ START_TEST(test_launcher_bad_options)
         {"-n 2 /tmp", 126, "is a directory"},
         {"--bogus -n 2 true", 2, "unknown option '--bogus'"},
         {"-n 2 --bind-to socket true", 2, "core, numa or none, not 'socket'"},
-        {"-n 2 --timeout -3 true", 2, "positive number of seconds, not '-3'"},
+        {"-n 2 --timeout -3 true", 2, "positive number of seconds (at most 10000000), not '-3'"},
+        {"-n 2 --timeout 1e99 true", 2, "not '1e99'"},
+        {"-n 2 ''", 127, "the program name is empty"},
+        {"-n 1e3 true", 2, "not '1e3'"},
         {"-n 2 --timeout abc true", 2, "not 'abc'"},
         {"-n 2 --timeout", 2, "not '(nothing)'"},
     };
