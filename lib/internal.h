@@ -230,7 +230,6 @@ void shmc__unexp_drop_self(const struct shmc_request *send);
 void shmc__unexp_free_all(void);
 void shmc__deliver_eager(struct shmc_request *r, int src, int tag, const void *data, size_t len);
 void shmc__recv_take_unexp(struct shmc_request *r, struct shmc__unexp *u);
-int shmc__peer_has_unexp(int src);
 
 /* ---- rndv.c --------------------------------------------------------------------------- */
 int shmc__rndv_start_send(struct shmc_request *s);
@@ -263,7 +262,6 @@ int shmc__finish(struct shmc_request *r, shmc_status *status);
 /* ---- peers.c -------------------------------------------------------------------------- */
 int shmc__peers_setup(void);
 void shmc__peers_teardown(void);
-int shmc__peer_gone(int peer);
 void shmc__peers_refresh(int probe_liveness);
 void shmc__mark_state(int state);
 void shmc__wake_all(void);

@@ -47,14 +47,6 @@ struct shmc__unexp *shmc__match_unexp(int src, int tag, uint32_t ctx)
     return NULL;
 }
 
-int shmc__peer_has_unexp(int src)
-{
-    for (struct shmc__unexp *u = shmc__g.unexp_head; u; u = u->next)
-        if (u->src == src)
-            return 1;
-    return 0;
-}
-
 static void unexp_append(struct shmc__unexp *u)
 {
     struct shmc__global *g = &shmc__g;

@@ -110,11 +110,6 @@ void shmc__peers_refresh(int probe_liveness)
     }
 }
 
-int shmc__peer_gone(int p)
-{
-    return shmc__g.peers[p].gone;
-}
-
 void shmc__mark_state(int state)
 {
     struct shmc__global *g = &shmc__g;

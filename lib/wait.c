@@ -20,6 +20,12 @@ static long sys_membarrier(int cmd)
     return syscall(SYS_membarrier, cmd, 0, 0);
 }
 
+int shmc__membarrier_available(void)
+{
+    long q = sys_membarrier(MEMBARRIER_CMD_QUERY);
+    return q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+}
+
 int shmc__wait_register(void)
 {
     long q = sys_membarrier(MEMBARRIER_CMD_QUERY);

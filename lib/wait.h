@@ -31,6 +31,10 @@
 
 #define SHMC_SLEEP_SLICE_MS 50u
 
+/* Does this kernel offer MEMBARRIER_CMD_GLOBAL_EXPEDITED? Asked by whoever creates the
+ * arena: if not, every rank must fence on both sides (SHMC_ARENA_F_FENCED_WAKE). */
+int shmc__membarrier_available(void);
+
 /* Registers this process for membarrier. Returns 1 if the asymmetric protocol can be used
  * by this process, 0 if it must fence on both sides. */
 int shmc__wait_register(void);

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 
 #include "config.h"
+#include "internal.h"
 #include "harness.h"
 
 #define E SHMC_DEFAULT_EAGER_LIMIT
@@ -526,23 +527,28 @@ END_TEST
 
 /* ---- single copy refused by the kernel --------------------------------------------------- */
 
-/* A seccomp filter that makes process_vm_readv fail with EPERM, as a container or a Yama
- * policy would. */
-static void refuse_process_vm_readv(void)
+/* A seccomp filter that makes system call nr fail with errno err, as a container or a
+ * Yama policy would. */
+static int refuse_syscall(long nr, int err)
 {
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)err),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
-    T_ASSERT(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "no_new_privs");
-    T_ASSERT(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0, "seccomp: %s",
-             strerror(errno));
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static void refuse_process_vm_readv(void)
+{
+    T_ASSERT(refuse_syscall(SYS_process_vm_readv, EPERM) == 0, "seccomp: %s", strerror(errno));
 }
 
 /* The filter goes in after shmc_init, so the start-up probe passed and the refusal is
@@ -574,6 +580,29 @@ START_TEST(test_p2p_single_copy_refused)
     ck_assert_int_eq(run_env(3, refused_later, NULL, env_all_cma), 0);
     struct shmct_opts o = {.env = env_all_cma, .no_init = 1};
     ck_assert_int_eq(shmct_run_opts(3, refused_early, NULL, &o), 0);
+}
+END_TEST
+
+/* Without membarrier (a kernel that lacks it, here a seccomp filter that says ENOSYS,
+ * applied before the arena exists): the creator marks the arena, every rank fences on
+ * both sides of the wake-up handshake, and traffic that sleeps and wakes still flows. */
+static void no_membarrier(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    T_ASSERT(shmc__g.fenced && (shmc__g.arena.hdr->flags & SHMC_ARENA_F_FENCED_WAKE),
+             "the job should run in fenced mode");
+    size_t sizes[] = {8, 2 * E, 2 * MiB};
+    for (int k = 0; k < 3; k++)
+        ring_shift(w, me, n, &sizes[k]);
+    for (int k = 0; k < 50; k++)
+        T_OK(shmc_barrier(w));
+}
+
+START_TEST(test_p2p_without_membarrier)
+{
+    ck_assert_int_eq(refuse_syscall(SYS_membarrier, ENOSYS), 0);
+    ck_assert_int_eq(shmct_run(2, no_membarrier, NULL), 0);
+    ck_assert_int_eq(shmct_run(8, no_membarrier, NULL), 0);
 }
 END_TEST
 
@@ -633,6 +662,7 @@ static Suite *p2p_suite(void)
     tcase_add_test(t, test_p2p_send_send_small);
     tcase_add_test(t, test_p2p_flood_unexpected);
     tcase_add_test(t, test_p2p_single_copy_refused);
+    tcase_add_test(t, test_p2p_without_membarrier);
     tcase_add_test(t, test_p2p_barrier);
     suite_add_tcase(s, t);
     return s;
