@@ -228,21 +228,5 @@ SHMC_API int shmc_comm_size(const shmc_comm *comm)
 
 SHMC_API size_t shmc_dtype_size(shmc_dtype dtype)
 {
-    switch (dtype) {
-    case SHMC_INT8:
-    case SHMC_UINT8:
-        return 1;
-    case SHMC_FLOAT16:
-    case SHMC_BFLOAT16:
-        return 2;
-    case SHMC_INT32:
-    case SHMC_UINT32:
-    case SHMC_FLOAT32:
-        return 4;
-    case SHMC_INT64:
-    case SHMC_UINT64:
-    case SHMC_FLOAT64:
-        return 8;
-    }
-    return 0;
+    return shmc__dtype_size(dtype);
 }

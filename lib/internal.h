@@ -19,6 +19,18 @@
 #define SHMC_COMM_MAGIC 0x636f6d6du /* "comm" */
 #define SHMC_ANY (-1)
 
+/* Bytes per element, or 0 for a value that is not a shmc_dtype. Inline because every
+ * message asks; shmc_dtype_size is the exported wrapper. */
+static inline size_t shmc__dtype_size(shmc_dtype dt)
+{
+    static const uint8_t sizes[] = {
+        [SHMC_INT8] = 1,    [SHMC_UINT8] = 1,   [SHMC_INT32] = 4,   [SHMC_UINT32] = 4,
+        [SHMC_INT64] = 8,   [SHMC_UINT64] = 8,  [SHMC_FLOAT16] = 2, [SHMC_BFLOAT16] = 2,
+        [SHMC_FLOAT32] = 4, [SHMC_FLOAT64] = 8,
+    };
+    return (unsigned)dt < sizeof sizes ? sizes[dt] : 0;
+}
+
 /* ---- communicators ------------------------------------------------------------------ */
 
 struct shmc_comm {

@@ -30,7 +30,7 @@ static int check_buf(const shmc_comm *c, const void *buf, size_t count, shmc_dty
         return SHMC_ERR_NOT_INIT;
     if (!c || c->magic != SHMC_COMM_MAGIC)
         return SHMC_ERR_ARG;
-    size_t es = shmc_dtype_size(dt);
+    size_t es = shmc__dtype_size(dt);
     if (!es || count > SIZE_MAX / es || (!buf && count))
         return SHMC_ERR_ARG;
     *bytes = count * es;
