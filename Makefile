@@ -35,7 +35,7 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -fvisibility=hidden -fPI
 ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(wildcard lib/*.c lib/coll/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LAUNCH_SRC := $(wildcard launcher/*.c)
 LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
@@ -67,6 +67,9 @@ $(BUILD)/%.o: %.c
 	    $(if $(filter tests/%,$<),$(CHECK_CFLAGS) -Ilib -DSHMC_BUILD_DIR='"$(abspath $(BUILD))"' \
 	        -DSHMC_SRC_DIR='"$(abspath .)"') \
 	    -c $< -o $@
+
+# The reduction kernels must vectorise: GCC's -O2 cost model alone leaves them scalar.
+$(BUILD)/lib/reduce.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
 
 $(STATIC): $(LIB_OBJ)
 	@mkdir -p $(@D)

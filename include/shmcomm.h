@@ -278,9 +278,110 @@ SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, v
 /* Collectives                                                                          */
 /* ---------------------------------------------------------------------------------- */
 
+/*
+ * Every rank of comm calls each collective, in the same order, with the same count,
+ * dtype, op and root (the buffers are each rank's own). Collectives on one communicator
+ * never match point-to-point messages or collectives of another.
+ *
+ * Counts: count 0 is valid and returns at once without communicating; buffers may then
+ * be NULL. For gather, all-gather, scatter and all-to-all, count is per rank (per
+ * destination for all-to-all): the large buffer holds size * count elements, block r at
+ * element r * count. reduce_scatter's recvcount is the block each rank receives; its
+ * send buffer holds size * recvcount elements.
+ *
+ * Reductions: SUM, PROD, MIN, MAX for every dtype; AVG for the float types only (the sum
+ * divided by the number of ranks, once, at the end); BAND, BOR, BXOR for the integer
+ * types only. Other pairs are SHMC_ERR_ARG. Integers wrap modulo 2^bits. MIN and MAX
+ * propagate NaN. float16 and bfloat16 are combined in float32 and rounded back to
+ * nearest even after every step. Results are reproducible: the same inputs, rank count
+ * and algorithm give the same bits on every run, and all ranks of an all-reduce get the
+ * same bits (docs/collectives.md gives each algorithm's order of combination).
+ *
+ * In place (SHMC_IN_PLACE), as in MPI:
+ *   reduce:         as sendbuf on any rank: the input is taken from recvbuf (which then
+ *                   must be valid on that rank; only the root's is overwritten);
+ *   allreduce:      as sendbuf: input from, result into recvbuf;
+ *   gather:         as sendbuf at the root: its block is already at recvbuf[root];
+ *   allgather:      as sendbuf: each rank's block is already at recvbuf[rank];
+ *   scatter:        as recvbuf at the root: its block stays in sendbuf;
+ *   reduce_scatter: as sendbuf: recvbuf holds all size * recvcount inputs, and the
+ *                   result replaces its first recvcount elements;
+ *   alltoall:       as sendbuf: recvbuf holds the blocks to send and is overwritten.
+ * Elsewhere SHMC_IN_PLACE is SHMC_ERR_ARG. Send and receive buffers must not overlap
+ * otherwise.
+ *
+ * Algorithms are chosen by message size and rank count; SHMC_ALGO_<NAME>=tree|ring|shm
+ * (and rd for BARRIER and ALLREDUCE) forces one, e.g. SHMC_ALGO_ALLREDUCE=ring. Every
+ * rank must see the same setting.
+ *
+ * Returns SHMC_OK or: SHMC_ERR_NOT_INIT; SHMC_ERR_ARG for a NULL or freed comm, a dtype
+ * or op that is not valid (or not valid together), a NULL buffer that the call needs, or
+ * sizes that overflow; SHMC_ERR_RANK for a root outside 0..size-1; SHMC_ERR_MISMATCH when
+ * ranks' counts evidently differ; SHMC_ERR_PEER_DEAD, SHMC_ERR_ABORTED, SHMC_ERR_NOMEM.
+ * After an error other than an argument error the communicator's collectives are not
+ * usable any more.
+ */
+
 /* Returns once every rank of comm has entered it. Progresses all pending operations
- * while waiting. Returns SHMC_OK or one of the common errors. */
+ * while waiting. */
 SHMC_API int shmc_barrier(shmc_comm *comm);
+
+/* Copies count elements of buf at root into buf on every rank. */
+SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm);
+
+/* Combines every rank's sendbuf with op into recvbuf at root (recvbuf may be NULL on the
+ * other ranks). */
+SHMC_API int shmc_reduce(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                         shmc_op op, int root, shmc_comm *comm);
+
+/* Combines every rank's sendbuf with op into every rank's recvbuf. */
+SHMC_API int shmc_allreduce(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                            shmc_op op, shmc_comm *comm);
+
+/* Collects count elements from every rank into recvbuf at root, rank r's at block r. */
+SHMC_API int shmc_gather(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                         int root, shmc_comm *comm);
+
+/* Collects count elements from every rank into every rank's recvbuf, rank r's at block r. */
+SHMC_API int shmc_allgather(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                            shmc_comm *comm);
+
+/* Sends block r (count elements) of root's sendbuf to rank r's recvbuf. */
+SHMC_API int shmc_scatter(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                          int root, shmc_comm *comm);
+
+/* Combines every rank's sendbuf (size * recvcount elements) with op and leaves block r
+ * of the result in rank r's recvbuf. */
+SHMC_API int shmc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                 shmc_dtype dtype, shmc_op op, shmc_comm *comm);
+
+/* Sends block d (count elements) of every rank's sendbuf to rank d, which stores the
+ * block from rank s at block s of its recvbuf. */
+SHMC_API int shmc_alltoall(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                           shmc_comm *comm);
+
+/* ---------------------------------------------------------------------------------- */
+/* Communicators                                                                        */
+/* ---------------------------------------------------------------------------------- */
+
+/* Collective over comm: ranks passing the same color form a new communicator, ordered by
+ * key and then by rank in comm (MPI_Comm_split). A negative color takes part but gets
+ * *out == NULL. Returns SHMC_OK; SHMC_ERR_ARG on every rank if any rank passed a NULL
+ * out; SHMC_ERR_LIMIT after 2^31 communicators; or a collective's errors. */
+SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out);
+
+/* Collective over comm: the ranks listed in ranks[0..n-1] (ranks of comm) form a new
+ * communicator in which ranks[i] has rank i; ranks not listed get *out == NULL. Every
+ * rank must pass the same list. Returns SHMC_OK, or SHMC_ERR_ARG on every rank when any
+ * rank's list has a duplicate, an out-of-range rank, a negative n, or a NULL out. */
+SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out);
+
+/* Frees a communicator made by shmc_comm_split or shmc_comm_create_group and sets *comm
+ * to NULL. Local (not collective). Messages sent on it that were never received are
+ * discarded. Returns SHMC_OK; SHMC_ERR_ARG for NULL, the world or a freed communicator;
+ * SHMC_ERR_STATE while a request on it is pending (complete it first). Communicators
+ * still alive at shmc_finalize are freed there. */
+SHMC_API int shmc_comm_free(shmc_comm **comm);
 
 #ifdef __cplusplus
 }

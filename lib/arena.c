@@ -63,7 +63,9 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     l->cb_stride = sizeof(struct shmc__rank_cb);
     l->ring_off = round_up(l->cb_off + (uint64_t)nranks * l->cb_stride, PAGE);
     l->ring_stride = sizeof(struct shmc__ring_ctrl) + rb;
-    l->total_size = round_up(l->ring_off + pairs * l->ring_stride, PAGE);
+    l->coll_off = round_up(l->ring_off + pairs * l->ring_stride, PAGE);
+    l->coll_stride = sizeof(struct shmc__slot) + SHMC_SLOT_BYTES;
+    l->total_size = round_up(l->coll_off + (uint64_t)nranks * l->coll_stride, PAGE);
     return SHMC_OK;
 }
 
@@ -180,6 +182,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     a->size = l->total_size;
     a->fd = fd;
     a->hdr = (struct shmc__arena_hdr *)base;
+    a->coll_off = l->coll_off;
 
     /* The object is fresh from ftruncate: every byte is zero, so every ring is empty and
      * every control block is SHMC_RANK_EMPTY. Only the header needs writing. */
@@ -284,6 +287,7 @@ int shmc__arena_attach_fd(struct shmc__arena *a, int fd, unsigned expect_nranks)
     a->size = size;
     a->fd = fd;
     a->hdr = h;
+    a->coll_off = l.coll_off;
     return SHMC_OK;
 
 fail_unmap:

@@ -7,6 +7,9 @@
  *   cb_off              nranks control blocks, cb_stride bytes each
  *   ring_off            nranks*(nranks-1) rings, ring_stride bytes each; the ring from i
  *                       to j is number i*(nranks-1) + (j < i ? j : j - 1)
+ *   coll_off            nranks collective slots (struct shmc__slot + SHMC_SLOT_BYTES of
+ *                       data each), the staging areas of the shared-memory collectives;
+ *                       where they are follows from the fields above (nothing stored)
  *
  * Concurrency contract: the immutable part of the header is written by the creator
  * before it publishes `magic` with a release store (R0); attachers read `magic` with an
@@ -23,7 +26,7 @@
 #include "atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 1u
+#define SHMC_ARENA_VERSION 2u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -46,6 +49,7 @@ enum {
     SHMC_BLK_SEND = 1, /* same values as the request kinds */
     SHMC_BLK_RECV = 2,
     SHMC_BLK_FINALIZE = 3, /* delivering what it owes before leaving */
+    SHMC_BLK_COLL = 4,     /* a shared-memory collective: a peer's slot or its readers */
 };
 
 /* Header flags. */
@@ -97,6 +101,16 @@ struct shmc__rank_cb {
     shmc_atomic_u64 blk_since_ns;
 };
 
+/* A rank's collective slot (lib/coll/slot.c): the owner writes data, then publishes
+ * `stamp` with release; each reader adds 1 to `reads` (release) when it no longer needs
+ * the data, and the owner waits for the count it expects (acquire) before writing again.
+ * The data follows `stamp` directly, so a small payload shares its cache line. */
+#define SHMC_SLOT_BYTES (64u << 10)
+struct shmc__slot {
+    SHMC_ALIGNED_LINE shmc_atomic_u32 reads; /* readers' line */
+    SHMC_ALIGNED_LINE shmc_atomic_u64 stamp; /* owner's line; data starts right after */
+};
+
 /* A ring's two index lines; the data (ring_bytes) follows at +2 lines. */
 struct shmc__ring_ctrl {
     SHMC_ALIGNED_LINE shmc_atomic_u64 head; /* producer's line: bytes ever written */
@@ -106,6 +120,7 @@ struct shmc__ring_ctrl {
 static_assert(sizeof(struct shmc__arena_hdr) == 3 * SHMC_CACHELINE, "header is 3 lines");
 static_assert(sizeof(struct shmc__rank_cb) == 3 * SHMC_CACHELINE, "control block: 3 lines");
 static_assert(sizeof(struct shmc__ring_ctrl) == 2 * SHMC_CACHELINE, "ring control: 2 lines");
+static_assert(sizeof(struct shmc__slot) == 2 * SHMC_CACHELINE, "slot header: 2 lines");
 static_assert(_Alignof(struct shmc__rank_cb) == SHMC_CACHELINE, "cb is line aligned");
 
 /* The computed layout for a number of ranks. */
@@ -114,6 +129,7 @@ struct shmc__layout {
     uint32_t ring_bytes;
     uint64_t cb_off, cb_stride;
     uint64_t ring_off, ring_stride;
+    uint64_t coll_off, coll_stride;
     uint64_t total_size;
 };
 
@@ -123,6 +139,7 @@ struct shmc__arena {
     size_t size;
     int fd;
     struct shmc__arena_hdr *hdr;
+    uint64_t coll_off; /* from the layout, validated at attach */
     char name[64];
 };
 
@@ -180,6 +197,18 @@ static inline struct shmc__ring_ctrl *shmc__arena_ring(const struct shmc__arena 
     uint64_t n1 = a->hdr->nranks - 1;
     uint64_t idx = (uint64_t)from * n1 + (to < from ? to : to - 1);
     return (struct shmc__ring_ctrl *)(a->base + a->hdr->ring_off + idx * a->hdr->ring_stride);
+}
+
+static inline struct shmc__slot *shmc__arena_slot(const struct shmc__arena *a, unsigned r)
+{
+    return (struct shmc__slot *)(a->base + a->coll_off +
+                                 (uint64_t)r * (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES));
+}
+
+/* The data bytes of a slot: 8-byte aligned, right after the stamp. */
+static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
+{
+    return (uint8_t *)&s->stamp + sizeof(uint64_t);
 }
 
 #endif /* SHMC_ARENA_H */

@@ -60,7 +60,8 @@ static inline void shmc__store_relaxed32(shmc_atomic_u32 *p, uint32_t v)
     atomic_store_explicit(p, v, memory_order_relaxed);
 }
 
-/* Read-modify-write operations: slow paths only (attach, doorbells, abort). */
+/* Read-modify-write operations: slow paths (attach, doorbells, abort) and the readers of
+ * a collective slot (coll/slot.c). */
 static inline uint32_t shmc__fetch_add32(shmc_atomic_u32 *p, uint32_t v)
 {
     return atomic_fetch_add_explicit(p, v, memory_order_acq_rel);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -109,6 +110,55 @@ static int env_bool(const char *name, int *out)
     return SHMC_OK;
 }
 
+const char *const shmc__coll_names[SHMC_C_COUNT] = {
+    "barrier", "broadcast", "reduce",         "allreduce", "gather",
+    "allgather", "scatter", "reduce_scatter", "alltoall",
+};
+const char *const shmc__algo_names[SHMC_A_COUNT] = {"auto", "tree", "ring", "shm", "rd"};
+
+int shmc__algo_valid(int c, int a)
+{
+    if (c < 0 || c >= SHMC_C_COUNT || a < 0 || a >= SHMC_A_COUNT)
+        return 0;
+    /* Recursive doubling exists where it is the classic latency algorithm. */
+    if (a == SHMC_A_RD)
+        return c == SHMC_C_BARRIER || c == SHMC_C_ALLREDUCE;
+    return 1;
+}
+
+/* SHMC_ALGO_<NAME>=<algorithm> for every collective; anything unknown is an error that
+ * lists what is allowed. */
+static int env_algos(struct shmc__config *cfg)
+{
+    for (int c = 0; c < SHMC_C_COUNT; c++) {
+        char var[64], allowed[128] = "";
+        size_t k = (size_t)snprintf(var, sizeof var, "SHMC_ALGO_");
+        for (const char *p = shmc__coll_names[c]; *p && k + 1 < sizeof var; p++)
+            var[k++] = (char)toupper((unsigned char)*p);
+        var[k] = '\0';
+        const char *s = getenv(var);
+        if (!s || !*s)
+            continue;
+        int found = -1;
+        for (int a = 0; a < SHMC_A_COUNT; a++) {
+            if (!shmc__algo_valid(c, a) && a != SHMC_A_AUTO)
+                continue;
+            if (!strcasecmp(s, shmc__algo_names[a]))
+                found = a;
+            size_t used = strlen(allowed);
+            snprintf(allowed + used, sizeof allowed - used, "%s%s", used ? ", " : "",
+                     shmc__algo_names[a]);
+        }
+        if (found < 0) {
+            SHMC_ERROR("%s='%s' is not an algorithm of %s: use one of %s", var, s,
+                       shmc__coll_names[c], allowed);
+            return SHMC_ERR_ENV;
+        }
+        cfg->algo[c] = (uint8_t)found;
+    }
+    return SHMC_OK;
+}
+
 int shmc__config_load(struct shmc__config *cfg)
 {
     unsigned debug = SHMC_LOG_ERROR;
@@ -142,6 +192,8 @@ int shmc__config_load(struct shmc__config *cfg)
                    cfg->ring_bytes);
         return SHMC_ERR_ENV;
     }
+    if ((rc = env_algos(cfg)) != SHMC_OK)
+        return rc;
     const char *job = getenv("SHMC_JOB_ID");
     cfg->job_id = (job && *job) ? job : NULL;
     return SHMC_OK;

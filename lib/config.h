@@ -9,6 +9,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The collectives, and the algorithms that implement them (docs/collectives.md). */
+enum shmc__coll_id {
+    SHMC_C_BARRIER,
+    SHMC_C_BROADCAST,
+    SHMC_C_REDUCE,
+    SHMC_C_ALLREDUCE,
+    SHMC_C_GATHER,
+    SHMC_C_ALLGATHER,
+    SHMC_C_SCATTER,
+    SHMC_C_REDUCE_SCATTER,
+    SHMC_C_ALLTOALL,
+    SHMC_C_COUNT
+};
+
+enum shmc__algo {
+    SHMC_A_AUTO = 0, /* chosen by size and rank count */
+    SHMC_A_TREE,     /* binomial trees over the mailboxes (Bruck for all-to-all) */
+    SHMC_A_RING,     /* rings and chains over the mailboxes */
+    SHMC_A_SHM,      /* the shared staging slots of the arena */
+    SHMC_A_RD,       /* recursive doubling (barrier: dissemination), mailboxes */
+    SHMC_A_COUNT
+};
+
+/* "allreduce", "tree", ...: names as the environment spells them (lower case). */
+extern const char *const shmc__coll_names[SHMC_C_COUNT];
+extern const char *const shmc__algo_names[SHMC_A_COUNT];
+/* Is algorithm a implemented for collective c? */
+int shmc__algo_valid(int c, int a);
+
 struct shmc__config {
     int debug;                 /* SHMC_DEBUG: 0..4 */
     size_t eager_limit;        /* SHMC_EAGER_LIMIT: largest eager message, bytes */
@@ -19,6 +48,7 @@ struct shmc__config {
     unsigned yield;            /* SHMC_YIELD: sched_yield()s before sleeping */
     unsigned attach_timeout_s; /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
     const char *job_id;        /* SHMC_JOB_ID: overrides the launcher's job key */
+    uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
 
 /* Defaults, chosen by bench/ (docs/performance.md). */

@@ -96,8 +96,11 @@ SHMC_API int shmc_init(shmc_comm **world)
     g->epoch_seen = shmc__load_acquire32(&g->arena.hdr->epoch); /* A4 */
     shmc__peers_refresh(0);
 
-    g->world =
-        (struct shmc_comm){.magic = SHMC_COMM_MAGIC, .ctx = 0, .rank = g->rank, .size = g->size};
+    g->world = (struct shmc_comm){
+        .magic = SHMC_COMM_MAGIC, .ctx = 0, .rank = g->rank, .size = g->size, .uid = 1};
+    shmc__comm_ids_init(g);
+    g->slot = shmc__arena_slot(&g->arena, (unsigned)g->rank);
+    g->slot_expect = 0;
     g->state = SHMC_ST_READY;
     if (world)
         *world = &g->world;
@@ -152,6 +155,8 @@ static void release_all(void)
     for (uint32_t i = 0; i < g->nreqs; i += 64)
         free(g->reqs[i]); /* each slab of 64 starts at a multiple of 64 */
     free(g->reqs);
+    shmc__comm_release_all();
+    shmc__coll_release();
     shmc__unexp_free_all();
     shmc__peers_teardown();
     shmc__arena_detach(&g->arena);

@@ -40,7 +40,15 @@ struct shmc_comm {
     int size;
     const int *world_of; /* comm rank -> world rank; NULL for the world itself */
     const int *local_of; /* world rank -> comm rank or -1; NULL for the world itself */
+    uint32_t uid;        /* agreed by the members at creation; never reused by any of them */
+    uint32_t round;      /* shared-memory collective rounds so far (coll/slot.c) */
+    struct shmc_comm *next, *prev; /* every communicator but the world (freed at finalize) */
+    int *maps;                     /* owns world_of and local_of */
 };
+
+/* Context ids follow from uids: 2 (uid - 1) for point-to-point, one more for the
+ * collectives; the world has uid 1 and contexts 0 and 1. */
+#define SHMC_MAX_UID 0x7fffffffu
 
 static inline int shmc__comm_world_rank(const struct shmc_comm *c, int r)
 {
@@ -176,6 +184,13 @@ struct shmc__global {
     int cma_self;             /* process_vm_readv works at all in this process */
 
     struct shmc_comm world;
+    struct shmc_comm *comms; /* communicators made by split or create_group */
+    uint32_t next_uid;       /* larger than every uid this process has seen */
+
+    /* This rank's collective slot (coll/slot.c). */
+    struct shmc__slot *slot;
+    uint32_t slot_expect; /* reads owed by readers of everything published so far */
+    uint64_t slot_readers[SHMC_MAX_RANKS / 64]; /* world ranks that may still owe reads */
 
     /* Matching. */
     struct shmc__reqq posted;
@@ -240,6 +255,7 @@ int shmc__unexp_add_rts(int src, int tag, uint32_t ctx, const struct shmc__rts *
 int shmc__unexp_add_self(struct shmc_request *send);
 void shmc__unexp_drop_self(const struct shmc_request *send);
 void shmc__unexp_free_all(void);
+void shmc__unexp_drop_ctx(uint32_t ctx);
 void shmc__deliver_eager(struct shmc_request *r, int src, int tag, const void *data, size_t len);
 void shmc__recv_take_unexp(struct shmc_request *r, struct shmc__unexp *u);
 
@@ -277,6 +293,11 @@ void shmc__peers_teardown(void);
 void shmc__peers_refresh(int probe_liveness);
 void shmc__mark_state(int state);
 void shmc__wake_all(void);
+
+/* ---- coll/comm.c ---------------------------------------------------------------------- */
+void shmc__comm_ids_init(struct shmc__global *g);
+void shmc__comm_release_all(void);
+void shmc__coll_release(void); /* coll/xfer.c: scratch buffers */
 
 /* ---- bootstrap.c ---------------------------------------------------------------------- */
 int shmc__bootstrap(struct shmc__global *g);

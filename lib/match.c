@@ -139,6 +139,25 @@ void shmc__unexp_free_all(void)
     g->unexp_head = g->unexp_tail = NULL;
 }
 
+/* Forgets eager messages nobody received on a context that is going away. Rendezvous
+ * offers stay: their senders are still waiting and learn nothing from a silent drop. */
+void shmc__unexp_drop_ctx(uint32_t ctx)
+{
+    struct shmc__global *g = &shmc__g;
+    struct shmc__unexp **pp = &g->unexp_head, *last = NULL;
+    while (*pp) {
+        struct shmc__unexp *u = *pp;
+        if (u->ctx == ctx && u->kind == SHMC_REC_EAGER) {
+            *pp = u->next;
+            free(u);
+            continue;
+        }
+        last = u;
+        pp = &u->next;
+    }
+    g->unexp_tail = last;
+}
+
 /* Copies an eager message into receive r and completes it. */
 void shmc__deliver_eager(struct shmc_request *r, int src, int tag, const void *data, size_t len)
 {

@@ -1,0 +1,352 @@
+/*
+ * The public collectives: argument checks, the in-place conventions, the trivial cases
+ * (count 0, one rank), and the choice of algorithm, then a call into coll/<family>.c.
+ *
+ * Algorithm choice: SHMC_ALGO_<NAME> when set, otherwise the table in pick(), whose
+ * crossover points come from bench/coll_bench (docs/collectives.md). Every rank derives
+ * the same choice from the same arguments, rank count and environment.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+/* ---- checks -------------------------------------------------------------------------- */
+
+static int job_ok(void)
+{
+    const struct shmc__arena_hdr *h = shmc__g.arena.hdr;
+    /* Relaxed: triggers; shmc__check_job takes the acquire when they moved. */
+    if (shmc__load_relaxed32(&h->abort) || shmc__load_relaxed32(&h->epoch) != shmc__g.epoch_seen)
+        return shmc__check_job() == SHMC_ERR_ABORTED ? SHMC_ERR_ABORTED : SHMC_OK;
+    return SHMC_OK;
+}
+
+/* Fills x for a call on comm; checks the comm, the dtype and that n * count elements of
+ * it fit in size_t. */
+static int setup(struct shmc__cx *x, shmc_comm *comm, size_t count, size_t nblocks,
+                 shmc_dtype dt)
+{
+    if (shmc__g.state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    if (!comm || comm->magic != SHMC_COMM_MAGIC)
+        return SHMC_ERR_ARG;
+    size_t es = shmc__dtype_size(dt);
+    if (!es || (nblocks && count > SIZE_MAX / es / nblocks))
+        return SHMC_ERR_ARG;
+    x->c = comm;
+    x->n = comm->size;
+    x->me = comm->rank;
+    x->ctx = comm->ctx + 1;
+    x->es = es;
+    x->dt = dt;
+    x->op = SHMC_SUM;
+    return job_ok();
+}
+
+static int check_root(const struct shmc__cx *x, int root)
+{
+    return root >= 0 && root < x->n ? SHMC_OK : SHMC_ERR_RANK;
+}
+
+static int check_op(struct shmc__cx *x, shmc_op op)
+{
+    x->op = op;
+    return shmc__reduce_check(x->dt, op);
+}
+
+/* ---- choice of algorithm ------------------------------------------------------------- */
+
+static int pick(int coll, const struct shmc__cx *x, size_t bytes)
+{
+    int forced = shmc__g.cfg.algo[coll];
+    if (forced != SHMC_A_AUTO)
+        return forced;
+    int n = x->n;
+    switch (coll) {
+    case SHMC_C_BARRIER:
+        return n <= 16 ? SHMC_A_SHM : SHMC_A_RD;
+    case SHMC_C_BROADCAST:
+        if (n <= 8 || bytes <= (64u << 10))
+            return SHMC_A_SHM;
+        return SHMC_A_RING;
+    case SHMC_C_REDUCE:
+        if (n <= 8 || bytes <= (64u << 10))
+            return SHMC_A_SHM;
+        return SHMC_A_RING;
+    case SHMC_C_ALLREDUCE:
+        if (n <= 8 || bytes <= (64u << 10))
+            return SHMC_A_SHM;
+        return SHMC_A_RING;
+    case SHMC_C_GATHER:
+    case SHMC_C_SCATTER:
+        return n <= 8 || bytes <= (64u << 10) ? SHMC_A_SHM : SHMC_A_TREE;
+    case SHMC_C_ALLGATHER:
+        return n <= 8 || bytes <= (64u << 10) ? SHMC_A_SHM : SHMC_A_RING;
+    case SHMC_C_REDUCE_SCATTER:
+        return n <= 8 || bytes <= (64u << 10) ? SHMC_A_SHM : SHMC_A_RING;
+    case SHMC_C_ALLTOALL:
+        return n <= 8 || bytes <= (64u << 10) ? SHMC_A_SHM : SHMC_A_RING;
+    default:
+        return SHMC_A_TREE;
+    }
+}
+
+/* ---- the collectives ------------------------------------------------------------------- */
+
+SHMC_API int shmc_barrier(shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, 0, 0, SHMC_UINT8);
+    if (rc != SHMC_OK || x.n == 1)
+        return rc;
+    switch (pick(SHMC_C_BARRIER, &x, 0)) {
+    case SHMC_A_TREE:
+        return shmc__barrier_tree(&x);
+    case SHMC_A_RING:
+        return shmc__barrier_ring(&x);
+    case SHMC_A_RD:
+        return shmc__barrier_rd(&x);
+    default:
+        return shmc__barrier_shm(&x);
+    }
+}
+
+SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, 1, dtype);
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
+        return rc;
+    if (count && (!buf || buf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (!count || x.n == 1)
+        return SHMC_OK;
+    switch (pick(SHMC_C_BROADCAST, &x, count * x.es)) {
+    case SHMC_A_TREE:
+        return shmc__bcast_tree(&x, buf, count, root);
+    case SHMC_A_RING:
+        return shmc__bcast_ring(&x, buf, count, root);
+    default:
+        return shmc__bcast_shm(&x, buf, count, root);
+    }
+}
+
+SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
+                         int root, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, 1, dtype);
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK || (rc = check_op(&x, op)))
+        return rc;
+    if (sbuf == SHMC_IN_PLACE)
+        sbuf = rbuf;
+    if (count && (!sbuf || rbuf == SHMC_IN_PLACE || (x.me == root && !rbuf)))
+        return SHMC_ERR_ARG;
+    if (!count)
+        return SHMC_OK;
+    if (x.n == 1) {
+        if (rbuf != sbuf)
+            memcpy(rbuf, sbuf, count * x.es);
+        return SHMC_OK;
+    }
+    switch (pick(SHMC_C_REDUCE, &x, count * x.es)) {
+    case SHMC_A_TREE:
+        return shmc__reduce_tree(&x, sbuf, rbuf, count, root);
+    case SHMC_A_RING:
+        return shmc__reduce_ring(&x, sbuf, rbuf, count, root);
+    default:
+        return shmc__reduce_shm(&x, sbuf, rbuf, count, root);
+    }
+}
+
+SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                            shmc_op op, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, 1, dtype);
+    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK)
+        return rc;
+    if (sbuf == SHMC_IN_PLACE)
+        sbuf = rbuf;
+    if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (!count)
+        return SHMC_OK;
+    if (x.n == 1) {
+        if (rbuf != sbuf)
+            memcpy(rbuf, sbuf, count * x.es);
+        return SHMC_OK;
+    }
+    switch (pick(SHMC_C_ALLREDUCE, &x, count * x.es)) {
+    case SHMC_A_TREE:
+        return shmc__allreduce_tree(&x, sbuf, rbuf, count);
+    case SHMC_A_RING:
+        return shmc__allreduce_ring(&x, sbuf, rbuf, count);
+    case SHMC_A_RD:
+        return shmc__allreduce_rd(&x, sbuf, rbuf, count);
+    default:
+        return shmc__allreduce_shm(&x, sbuf, rbuf, count);
+    }
+}
+
+SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                         shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, comm ? (size_t)comm->size : 1, dtype);
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
+        return rc;
+    if (sbuf == SHMC_IN_PLACE) {
+        if (x.me != root)
+            return SHMC_ERR_ARG; /* only the root's block can already be in place */
+        sbuf = NULL;
+    }
+    if (count && ((x.me != root && !sbuf) || (x.me == root && (!rbuf || rbuf == SHMC_IN_PLACE))))
+        return SHMC_ERR_ARG;
+    if (!count)
+        return SHMC_OK;
+    if (x.n == 1) {
+        if (sbuf && rbuf != sbuf)
+            memcpy(rbuf, sbuf, count * x.es);
+        return SHMC_OK;
+    }
+    switch (pick(SHMC_C_GATHER, &x, count * x.es)) {
+    case SHMC_A_TREE:
+        return shmc__gather_tree(&x, sbuf, rbuf, count, root);
+    case SHMC_A_RING:
+        return shmc__gather_ring(&x, sbuf, rbuf, count, root);
+    default:
+        return shmc__gather_shm(&x, sbuf, rbuf, count, root);
+    }
+}
+
+SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                            shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, comm ? (size_t)comm->size : 1, dtype);
+    if (rc != SHMC_OK)
+        return rc;
+    if (sbuf == SHMC_IN_PLACE)
+        sbuf = NULL;
+    else if (count && !sbuf)
+        return SHMC_ERR_ARG;
+    if (count && (!rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (!count)
+        return SHMC_OK;
+    if (x.n == 1) {
+        if (sbuf && rbuf != sbuf)
+            memcpy(rbuf, sbuf, count * x.es);
+        return SHMC_OK;
+    }
+    switch (pick(SHMC_C_ALLGATHER, &x, count * x.es)) {
+    case SHMC_A_TREE:
+        return shmc__allgather_tree(&x, sbuf, rbuf, count);
+    case SHMC_A_RING:
+        return shmc__allgather_ring(&x, sbuf, rbuf, count);
+    default:
+        return shmc__allgather_shm(&x, sbuf, rbuf, count);
+    }
+}
+
+SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                          shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, comm ? (size_t)comm->size : 1, dtype);
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
+        return rc;
+    if (rbuf == SHMC_IN_PLACE) {
+        if (x.me != root)
+            return SHMC_ERR_ARG; /* only the root keeps its block where it is */
+        rbuf = NULL;
+    }
+    if (count && ((x.me == root && (!sbuf || sbuf == SHMC_IN_PLACE)) || (x.me != root && !rbuf)))
+        return SHMC_ERR_ARG;
+    if (!count)
+        return SHMC_OK;
+    if (x.n == 1) {
+        if (rbuf && rbuf != sbuf)
+            memcpy(rbuf, sbuf, count * x.es);
+        return SHMC_OK;
+    }
+    switch (pick(SHMC_C_SCATTER, &x, count * x.es)) {
+    case SHMC_A_TREE:
+        return shmc__scatter_tree(&x, sbuf, rbuf, count, root);
+    case SHMC_A_RING:
+        return shmc__scatter_ring(&x, sbuf, rbuf, count, root);
+    default:
+        return shmc__scatter_shm(&x, sbuf, rbuf, count, root);
+    }
+}
+
+SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
+                                 shmc_op op, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, recvcount, comm ? (size_t)comm->size : 1, dtype);
+    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK)
+        return rc;
+    if (sbuf == SHMC_IN_PLACE)
+        sbuf = rbuf; /* rbuf holds all n blocks; the result replaces the first */
+    if (recvcount && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (!recvcount)
+        return SHMC_OK;
+    if (x.n == 1) {
+        if (rbuf != sbuf)
+            memcpy(rbuf, sbuf, recvcount * x.es);
+        return SHMC_OK;
+    }
+    switch (pick(SHMC_C_REDUCE_SCATTER, &x, recvcount * x.es * (size_t)x.n)) {
+    case SHMC_A_TREE:
+        return shmc__reduce_scatter_tree(&x, sbuf, rbuf, recvcount);
+    case SHMC_A_RING:
+        return shmc__reduce_scatter_ring(&x, sbuf, rbuf, recvcount);
+    default:
+        return shmc__reduce_scatter_shm(&x, sbuf, rbuf, recvcount);
+    }
+}
+
+SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                           shmc_comm *comm)
+{
+    struct shmc__cx x;
+    void *copy = NULL;
+    int rc = setup(&x, comm, count, comm ? (size_t)comm->size : 1, dtype);
+    if (rc != SHMC_OK)
+        return rc;
+    if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (!count)
+        return SHMC_OK;
+    size_t total = (size_t)x.n * count * x.es;
+    if (sbuf == SHMC_IN_PLACE) {
+        /* Every block of rbuf is both sent and overwritten: send from a copy. */
+        if (!(copy = malloc(total)))
+            return SHMC_ERR_NOMEM;
+        memcpy(copy, rbuf, total);
+        sbuf = copy;
+    }
+    if (x.n == 1) {
+        if (rbuf != sbuf)
+            memcpy(rbuf, sbuf, total);
+        free(copy);
+        return SHMC_OK;
+    }
+    switch (pick(SHMC_C_ALLTOALL, &x, count * x.es)) {
+    case SHMC_A_TREE:
+        rc = shmc__alltoall_tree(&x, sbuf, rbuf, count);
+        break;
+    case SHMC_A_RING:
+        rc = shmc__alltoall_ring(&x, sbuf, rbuf, count);
+        break;
+    default:
+        rc = shmc__alltoall_shm(&x, sbuf, rbuf, count);
+        break;
+    }
+    free(copy);
+    return rc;
+}

@@ -1,0 +1,99 @@
+/*
+ * Broadcast algorithms (virtual ranks: v = (rank - root) mod n, so the root is 0).
+ *   tree: binomial: v receives from v - lowbit(v), then sends to v + 2^k for each 2^k
+ *         below lowbit(v). log2 n steps of the whole message.
+ *   ring: a chain 0 -> 1 -> ... -> n-1, pipelined in chunks so that every link is busy:
+ *         (n - 2 + chunks) chunk steps.
+ *   shm:  the root copies each chunk into its slot once; everyone copies it out.
+ * Every rank ends with the root's bytes; no arithmetic, so nothing to order.
+ */
+#include <string.h>
+
+#include "coll.h"
+
+#define RING_CHUNK (256u << 10)
+#define RING_WINDOW 8
+
+int shmc__bcast_tree(const struct shmc__cx *x, void *buf, size_t count, int root)
+{
+    int n = x->n, v = shmc__vrank(x->me, root, n), rc, mask, nreq = 0;
+    size_t bytes = count * x->es;
+    struct shmc_request *reqs[32];
+    for (mask = 1; mask < n; mask <<= 1) {
+        if (v & mask) {
+            if ((rc = shmc__cx_recv(x, buf, bytes, shmc__rrank(v - mask, root, n))) != SHMC_OK)
+                return rc;
+            break;
+        }
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (v + mask >= n)
+            continue;
+        rc = shmc__cx_isend(x, buf, bytes, shmc__rrank(v + mask, root, n), &reqs[nreq]);
+        if (rc != SHMC_OK) {
+            shmc__cx_waitall((size_t)nreq, reqs);
+            return rc;
+        }
+        nreq++;
+    }
+    return shmc__cx_waitall((size_t)nreq, reqs);
+}
+
+int shmc__bcast_ring(const struct shmc__cx *x, void *buf, size_t count, int root)
+{
+    int n = x->n, v = shmc__vrank(x->me, root, n), rc = SHMC_OK;
+    int prev = shmc__rrank(v - 1 + n, root, n), next = shmc__rrank(v + 1, root, n);
+    size_t bytes = count * x->es, nch = (bytes + RING_CHUNK - 1) / RING_CHUNK;
+    struct shmc_request *rq[2] = {NULL, NULL}, *sq[RING_WINDOW] = {NULL};
+    uint8_t *p = buf;
+
+#define CHUNK_LEN(i) ((i) + 1 < nch ? RING_CHUNK : bytes - (i) * (size_t)RING_CHUNK)
+    if (v > 0)
+        rc = shmc__cx_irecv(x, p, CHUNK_LEN(0), prev, &rq[0]);
+    for (size_t i = 0; i < nch && rc == SHMC_OK; i++) {
+        if (v > 0) {
+            /* The next chunk's receive is posted before this one is awaited. */
+            if (i + 1 < nch)
+                rc = shmc__cx_irecv(x, p + (i + 1) * RING_CHUNK, CHUNK_LEN(i + 1), prev,
+                                    &rq[(i + 1) & 1]);
+            int wrc = shmc__cx_waitall(1, &rq[i & 1]);
+            if (rc == SHMC_OK)
+                rc = wrc;
+        }
+        if (v < n - 1 && rc == SHMC_OK) {
+            struct shmc_request **s = &sq[i % RING_WINDOW];
+            if (*s && (rc = shmc__cx_waitall(1, s)) != SHMC_OK)
+                break;
+            rc = shmc__cx_isend(x, p + i * RING_CHUNK, CHUNK_LEN(i), next, s);
+        }
+    }
+#undef CHUNK_LEN
+    shmc__cx_cancel(2, rq);
+    int wrc = shmc__cx_waitall(RING_WINDOW, sq);
+    return rc != SHMC_OK ? rc : wrc;
+}
+
+int shmc__bcast_shm(const struct shmc__cx *x, void *buf, size_t count, int root)
+{
+    size_t bytes = count * x->es;
+    uint8_t *p = buf;
+    int rc;
+    for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
+        size_t len = bytes - off < SHMC_SLOT_BYTES ? bytes - off : SHMC_SLOT_BYTES;
+        uint64_t stamp = shmc__slot_next(x->c);
+        if (x->me == root) {
+            uint8_t *slot;
+            if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+                return rc;
+            memcpy(slot, p + off, len);
+            shmc__slot_publish(x, stamp, (unsigned)x->n - 1, -1);
+        } else {
+            const uint8_t *slot;
+            if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)
+                return rc;
+            memcpy(p + off, slot, len);
+            shmc__slot_done(x, root);
+        }
+    }
+    return SHMC_OK;
+}

@@ -1,0 +1,160 @@
+/*
+ * The collectives' internal interface: one call's context, the point-to-point helpers
+ * the mailbox algorithms are written with, the shared-memory slot protocol, and the
+ * algorithm entry points that coll/api.c dispatches to.
+ *
+ * Every algorithm is collective: all members of the communicator call it with the same
+ * arguments (count, dtype, op, root) and the same algorithm, which they all derive from
+ * those arguments and the same SHMC_ALGO_* environment. Their messages travel on the
+ * communicator's collective context (ctx + 1), so they never match user traffic, and
+ * between one pair on one communicator they arrive in the order they were sent, so
+ * successive collectives never mix. Like the rest of the library, single-threaded.
+ */
+#ifndef SHMC_COLL_H
+#define SHMC_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../internal.h"
+#include "../reduce.h"
+
+/* One collective call. */
+struct shmc__cx {
+    struct shmc_comm *c;
+    int n, me;    /* size of and rank in c */
+    uint32_t ctx; /* c->ctx + 1 */
+    size_t es;    /* bytes per element */
+    shmc_dtype dt;
+    shmc_op op;
+};
+
+/* Elements in and offset of block i when count elements are split over n ranks: the
+ * first count % n blocks get one element more. */
+static inline void shmc__block(size_t count, int n, int i, size_t *off, size_t *len)
+{
+    size_t base = count / (size_t)n, rem = count % (size_t)n, ui = (size_t)i;
+    *len = base + (ui < rem);
+    *off = ui * base + (ui < rem ? ui : rem);
+}
+
+/* Comm rank r shifted so that `root` is 0 (the virtual rank of binomial trees). */
+static inline int shmc__vrank(int r, int root, int n)
+{
+    return (r - root + n) % n;
+}
+
+static inline int shmc__rrank(int v, int root, int n)
+{
+    return (v + root) % n;
+}
+
+/* ---- coll/xfer.c: messages on the collective context ------------------------------- */
+
+/* Start a send of `bytes` to, or a receive of exactly `bytes` from, comm rank peer. */
+int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
+                   struct shmc_request **req);
+int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
+                   struct shmc_request **req);
+/* Waits for n requests (NULL entries skipped), frees them and sets them NULL. A receive
+ * whose message had another size is SHMC_ERR_MISMATCH. Returns the first error. */
+int shmc__cx_waitall(size_t n, struct shmc_request **reqs);
+/* Drops requests that could not all be started (a failed post): nothing waits for them. */
+void shmc__cx_cancel(size_t n, struct shmc_request **reqs);
+int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst);
+int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src);
+/* Either side may be skipped with a peer of -1. */
+int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
+                      void *rbuf, size_t rbytes, int src);
+
+/* A scratch buffer of at least bytes, kept between calls (freed by shmc__coll_release). */
+void *shmc__cx_scratch(int which, size_t bytes);
+
+/* ---- coll/slot.c: the shared staging slots ------------------------------------------ */
+
+/* The stamp of the communicator's next round: uid in the high half, round in the low. */
+uint64_t shmc__slot_next(struct shmc_comm *c);
+/* Waits until every reader of what this rank published before has finished with it; then
+ * returns this rank's slot data (SHMC_SLOT_BYTES) for writing. */
+int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data);
+/* Publishes this rank's slot with `stamp`, to be read by `nreaders` ranks (each calls
+ * shmc__slot_done once); reader is the one comm rank to wake, or -1 for all others. */
+void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, unsigned nreaders, int reader);
+/* Waits until comm rank owner has published `stamp` (or a later round of this
+ * communicator) and returns its slot data. */
+int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data);
+/* This rank is done reading owner's slot for one publication. */
+void shmc__slot_done(const struct shmc__cx *x, int owner);
+
+/* ---- coll/reduce.c: ring building blocks (blocks as shmc__block splits count) ----- */
+
+/* Reduce-scatter in place in w (every rank's full input, count elements): afterwards
+ * block `me` of w holds the reduced block (not yet AVG-finished). */
+int shmc__ring_reduce_scatter(const struct shmc__cx *x, uint8_t *w, size_t count);
+/* All-gather in place in w: rank r starts with block r and ends with all of them. */
+int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count);
+
+/* ---- the algorithms ------------------------------------------------------------------ */
+/* Buffers are resolved by coll/api.c: sbuf is never SHMC_IN_PLACE here (in-place calls
+ * pass the receive buffer, or NULL where the rank's own data is already in place, as
+ * each function says). Counts are in elements of x->dt and are never 0. */
+
+int shmc__barrier_tree(const struct shmc__cx *x);
+int shmc__barrier_ring(const struct shmc__cx *x);
+int shmc__barrier_rd(const struct shmc__cx *x);
+int shmc__barrier_shm(const struct shmc__cx *x);
+
+int shmc__bcast_tree(const struct shmc__cx *x, void *buf, size_t count, int root);
+int shmc__bcast_ring(const struct shmc__cx *x, void *buf, size_t count, int root);
+int shmc__bcast_shm(const struct shmc__cx *x, void *buf, size_t count, int root);
+
+/* rbuf is significant at the root only; sbuf may equal rbuf (in place). */
+int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root);
+int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root);
+int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                     int root);
+
+/* sbuf may equal rbuf (in place). */
+int shmc__allreduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+
+/* count per rank. sbuf NULL at the root: its block is already in rbuf. */
+int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root);
+int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root);
+int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                     int root);
+
+/* sbuf NULL: this rank's block is already in rbuf. */
+int shmc__allgather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__allgather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+
+/* rbuf NULL at the root: it keeps its block in sbuf. */
+int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                       int root);
+int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                       int root);
+int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root);
+
+/* sbuf holds n * count elements; rbuf receives this rank's count (may lie inside sbuf
+ * at offset 0 for in place). */
+int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                              size_t count);
+int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                              size_t count);
+int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                             size_t count);
+
+/* count per destination; sbuf and rbuf do not overlap. */
+int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+
+#endif /* SHMC_COLL_H */

@@ -1,0 +1,206 @@
+/*
+ * Communicators: split, create_group and free.
+ *
+ * Identity: every communicator gets a uid that its members agree on at creation, the
+ * largest "next uid" among the parent's ranks (one all-reduce). Each process's next uid
+ * then moves past it, so no two communicators that share a member ever have the same
+ * uid, even after frees. Contexts follow from the uid (internal.h), so messages of a
+ * freed communicator can never match a later one's, and slot stamps (coll/slot.c) of a
+ * freed communicator never pass for a later one's. Nothing is allocated in the arena:
+ * creating and freeing communicators costs process memory only, returned at free.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+void shmc__comm_ids_init(struct shmc__global *g)
+{
+    g->comms = NULL;
+    g->next_uid = 2; /* the world is uid 1 */
+}
+
+void shmc__comm_release_all(void)
+{
+    struct shmc_comm *c = shmc__g.comms;
+    while (c) {
+        struct shmc_comm *next = c->next;
+        c->magic = 0;
+        free(c->maps);
+        free(c);
+        c = next;
+    }
+    shmc__g.comms = NULL;
+}
+
+/* Agrees on a uid over parent, and on whether every rank's arguments were valid. */
+static int agree(shmc_comm *parent, int valid, uint32_t *uid)
+{
+    struct shmc__global *g = &shmc__g;
+    uint32_t v[2] = {g->next_uid, valid ? 0u : 1u};
+    int rc = shmc_allreduce(SHMC_IN_PLACE, v, 2, SHMC_UINT32, SHMC_MAX, parent);
+    if (rc != SHMC_OK)
+        return rc;
+    if (v[1])
+        return SHMC_ERR_ARG;
+    if (v[0] > SHMC_MAX_UID)
+        return SHMC_ERR_LIMIT;
+    *uid = v[0];
+    g->next_uid = v[0] + 1;
+    return SHMC_OK;
+}
+
+/* A communicator of m ranks whose rank i is parent rank members[i]. */
+static int make_comm(shmc_comm *parent, const int *members, int m, int me, uint32_t uid,
+                     shmc_comm **out)
+{
+    struct shmc__global *g = &shmc__g;
+    struct shmc_comm *c = calloc(1, sizeof *c);
+    int *maps = malloc(((size_t)m + (size_t)g->size) * sizeof *maps);
+    if (!c || !maps) {
+        free(c);
+        free(maps);
+        return SHMC_ERR_NOMEM;
+    }
+    int *world_of = maps, *local_of = maps + m;
+    for (int w = 0; w < g->size; w++)
+        local_of[w] = -1;
+    for (int i = 0; i < m; i++) {
+        world_of[i] = shmc__comm_world_rank(parent, members[i]);
+        local_of[world_of[i]] = i;
+    }
+    c->magic = SHMC_COMM_MAGIC;
+    c->uid = uid;
+    c->ctx = 2 * (uid - 1);
+    c->rank = me;
+    c->size = m;
+    c->world_of = world_of;
+    c->local_of = local_of;
+    c->maps = maps;
+    c->next = g->comms;
+    if (g->comms)
+        g->comms->prev = c;
+    g->comms = c;
+    *out = c;
+    return SHMC_OK;
+}
+
+static int comm_usable(const shmc_comm *c)
+{
+    if (shmc__g.state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    return c && c->magic == SHMC_COMM_MAGIC ? SHMC_OK : SHMC_ERR_ARG;
+}
+
+struct split_entry {
+    int32_t color, key;
+};
+
+static int by_key_then_rank(const void *a, const void *b)
+{
+    const int *x = a, *y = b; /* {key, parent rank} */
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out)
+{
+    int rc = comm_usable(comm);
+    if (out)
+        *out = NULL;
+    if (rc != SHMC_OK)
+        return rc;
+    int n = comm->size;
+    struct split_entry *all = malloc((size_t)n * sizeof *all);
+    int *sorted = malloc((size_t)n * 2 * sizeof *sorted);
+    int *members = malloc((size_t)n * sizeof *members);
+    if (!all || !sorted || !members) {
+        rc = SHMC_ERR_NOMEM;
+        goto done;
+    }
+    /* Every rank takes part (also with a NULL out) so that the others are not left
+     * waiting; a NULL out is then reported by every rank. */
+    all[comm->rank] = (struct split_entry){color < 0 ? -1 : color, key};
+    if ((rc = shmc_allgather(SHMC_IN_PLACE, all, 2, SHMC_INT32, comm)) != SHMC_OK)
+        goto done;
+    uint32_t uid;
+    if ((rc = agree(comm, out != NULL, &uid)) != SHMC_OK || color < 0)
+        goto done;
+    int m = 0, me = -1;
+    for (int r = 0; r < n; r++) {
+        if (all[r].color == color) {
+            sorted[2 * m] = all[r].key;
+            sorted[2 * m + 1] = r;
+            m++;
+        }
+    }
+    qsort(sorted, (size_t)m, 2 * sizeof *sorted, by_key_then_rank);
+    for (int i = 0; i < m; i++) {
+        members[i] = sorted[2 * i + 1];
+        if (members[i] == comm->rank)
+            me = i;
+    }
+    rc = make_comm(comm, members, m, me, uid, out);
+done:
+    free(all);
+    free(sorted);
+    free(members);
+    return rc;
+}
+
+SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
+{
+    int rc = comm_usable(comm);
+    if (out)
+        *out = NULL;
+    if (rc != SHMC_OK)
+        return rc;
+    /* Checked locally, agreed collectively: a bad list fails on every rank. */
+    int valid = out != NULL && n >= 0 && n <= comm->size && (ranks || n == 0);
+    int me = -1;
+    char *seen = calloc((size_t)comm->size, 1);
+    if (!seen)
+        return SHMC_ERR_NOMEM;
+    for (int i = 0; valid && i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= comm->size || seen[ranks[i]]) {
+            valid = 0;
+            break;
+        }
+        seen[ranks[i]] = 1;
+        if (ranks[i] == comm->rank)
+            me = i;
+    }
+    free(seen);
+    uint32_t uid;
+    if ((rc = agree(comm, valid, &uid)) != SHMC_OK || me < 0)
+        return rc;
+    return make_comm(comm, ranks, n, me, uid, out);
+}
+
+SHMC_API int shmc_comm_free(shmc_comm **comm)
+{
+    struct shmc__global *g = &shmc__g;
+    if (g->state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    if (!comm || !*comm || (*comm)->magic != SHMC_COMM_MAGIC || *comm == &g->world)
+        return SHMC_ERR_ARG;
+    struct shmc_comm *c = *comm;
+    /* A pending request reports its status through the communicator. */
+    for (uint32_t i = 0; i < g->nreqs; i++)
+        if (g->reqs[i]->state != SHMC_RS_FREE && g->reqs[i]->comm == c)
+            return SHMC_ERR_STATE;
+    shmc__unexp_drop_ctx(c->ctx);
+    shmc__unexp_drop_ctx(c->ctx + 1);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        g->comms = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->magic = 0;
+    free(c->maps);
+    free(c);
+    *comm = NULL;
+    return SHMC_OK;
+}

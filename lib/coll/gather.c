@@ -1,0 +1,317 @@
+/*
+ * Gather, all-gather and scatter: data movement only, no arithmetic.
+ *   tree: binomial over virtual ranks v = (rank - root) mod n; a subtree's blocks travel
+ *         as one message, in virtual-rank order (the root rotates them into place).
+ *   ring: a chain along the ring through the root, one message per block, pipelined:
+ *         gather flows towards the root, scatter away from it; all-gather passes blocks
+ *         round the ring (n - 1 steps).
+ *   shm:  blocks are staged in the owners' slots (gather, all-gather) or the root's
+ *         (scatter), in chunks of at most a slot, and copied out by their readers.
+ */
+#include <string.h>
+
+#include "coll.h"
+
+/* Blocks in v's binomial subtree: v .. v + min(lowbit(v), n - v) - 1 (the root: all). */
+static int subtree(int v, int n)
+{
+    if (v == 0)
+        return n;
+    int low = v & -v;
+    return low < n - v ? low : n - v;
+}
+
+/* ---- gather -------------------------------------------------------------------------- */
+
+int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root)
+{
+    int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, nreq = 0;
+    size_t bytes = count * x->es;
+    uint8_t *t;
+    const uint8_t *own = sbuf ? sbuf : (uint8_t *)rbuf + (size_t)root * bytes;
+    struct shmc_request *reqs[32];
+
+    if (sub == 1) /* a leaf: its one block goes up as it is */
+        return shmc__cx_send(x, own, bytes, shmc__rrank(v - (v & -v), root, n));
+    t = v == 0 && root == 0 ? rbuf : shmc__cx_scratch(0, (size_t)sub * bytes);
+    if (!t)
+        return SHMC_ERR_NOMEM;
+    if (t != own)
+        memcpy(t, own, bytes);
+    for (int mask = 1; mask < n && !(v & mask); mask <<= 1) {
+        if (v + mask >= n)
+            continue;
+        int csub = subtree(v + mask, n);
+        rc = shmc__cx_irecv(x, t + (size_t)mask * bytes, (size_t)csub * bytes,
+                            shmc__rrank(v + mask, root, n), &reqs[nreq]);
+        if (rc != SHMC_OK) {
+            shmc__cx_cancel((size_t)nreq, reqs);
+            return rc;
+        }
+        nreq++;
+    }
+    if ((rc = shmc__cx_waitall((size_t)nreq, reqs)) != SHMC_OK)
+        return rc;
+    if (v != 0)
+        return shmc__cx_send(x, t, (size_t)sub * bytes, shmc__rrank(v - (v & -v), root, n));
+    if (t != rbuf) {
+        /* Virtual order starts at the root: rotate into rank order. */
+        size_t head = (size_t)(n - root) * bytes;
+        memcpy((uint8_t *)rbuf + (size_t)root * bytes, t, head);
+        memcpy(rbuf, t + head, (size_t)root * bytes);
+    }
+    return SHMC_OK;
+}
+
+int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root)
+{
+    int n = x->n, p = shmc__vrank(x->me, root, n), rc = SHMC_OK;
+    int up = shmc__rrank(p - 1 + n, root, n), down = shmc__rrank(p + 1, root, n);
+    int nin = n - 1 - p; /* blocks that pass through this rank */
+    size_t bytes = count * x->es;
+    struct shmc_request *rq[SHMC_MAX_RANKS], *sq[SHMC_MAX_RANKS];
+    uint8_t *t = NULL;
+
+    if (p == 0) {
+        /* Blocks arrive from position 1 in position order: straight into place. */
+        for (int i = 0; i < nin; i++) {
+            int r = shmc__rrank(i + 1, root, n);
+            if ((rc = shmc__cx_irecv(x, (uint8_t *)rbuf + (size_t)r * bytes, bytes, down,
+                                     &rq[i])) != SHMC_OK) {
+                shmc__cx_cancel((size_t)i, rq);
+                return rc;
+            }
+        }
+        if (sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
+            memcpy((uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
+        return shmc__cx_waitall((size_t)nin, rq);
+    }
+    if (nin && !(t = shmc__cx_scratch(0, (size_t)nin * bytes)))
+        return SHMC_ERR_NOMEM;
+    for (int i = 0; i < nin; i++) {
+        if ((rc = shmc__cx_irecv(x, t + (size_t)i * bytes, bytes, down, &rq[i])) != SHMC_OK) {
+            shmc__cx_cancel((size_t)i, rq);
+            return rc;
+        }
+    }
+    int nsq = 0;
+    if ((rc = shmc__cx_isend(x, sbuf, bytes, up, &sq[nsq])) == SHMC_OK)
+        nsq++;
+    for (int i = 0; i < nin && rc == SHMC_OK; i++) {
+        if ((rc = shmc__cx_waitall(1, &rq[i])) != SHMC_OK)
+            break;
+        if ((rc = shmc__cx_isend(x, t + (size_t)i * bytes, bytes, up, &sq[nsq])) == SHMC_OK)
+            nsq++;
+    }
+    shmc__cx_cancel((size_t)nin, rq);
+    int wrc = shmc__cx_waitall((size_t)nsq, sq);
+    return rc != SHMC_OK ? rc : wrc;
+}
+
+int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                     int root)
+{
+    size_t bytes = count * x->es;
+    int rc;
+    if (x->me == root && sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
+        memcpy((uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
+    for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
+        size_t len = bytes - off < SHMC_SLOT_BYTES ? bytes - off : SHMC_SLOT_BYTES;
+        uint64_t stamp = shmc__slot_next(x->c);
+        if (x->me != root) {
+            uint8_t *slot;
+            if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+                return rc;
+            memcpy(slot, (const uint8_t *)sbuf + off, len);
+            shmc__slot_publish(x, stamp, 1, root);
+            continue;
+        }
+        for (int r = 0; r < x->n; r++) {
+            const uint8_t *slot;
+            if (r == root)
+                continue;
+            if ((rc = shmc__slot_wait(x, r, stamp, &slot)) != SHMC_OK)
+                return rc;
+            memcpy((uint8_t *)rbuf + (size_t)r * bytes + off, slot, len);
+            shmc__slot_done(x, r);
+        }
+    }
+    return SHMC_OK;
+}
+
+/* ---- all-gather ------------------------------------------------------------------------ */
+
+int shmc__allgather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    int rc = shmc__gather_tree(x, sbuf ? sbuf : (uint8_t *)rbuf + (size_t)x->me * count * x->es,
+                               rbuf, count, 0);
+    return rc != SHMC_OK ? rc : shmc__bcast_tree(x, rbuf, (size_t)x->n * count, 0);
+}
+
+int shmc__allgather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    size_t bytes = count * x->es;
+    if (sbuf)
+        memcpy((uint8_t *)rbuf + (size_t)x->me * bytes, sbuf, bytes);
+    return shmc__ring_allgather(x, rbuf, (size_t)x->n * count);
+}
+
+int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    size_t bytes = count * x->es;
+    uint8_t *mine = (uint8_t *)rbuf + (size_t)x->me * bytes, *slot;
+    const uint8_t *own = sbuf ? sbuf : mine;
+    int rc;
+    for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
+        size_t len = bytes - off < SHMC_SLOT_BYTES ? bytes - off : SHMC_SLOT_BYTES;
+        uint64_t stamp = shmc__slot_next(x->c);
+        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+            return rc;
+        memcpy(slot, own + off, len);
+        shmc__slot_publish(x, stamp, (unsigned)x->n - 1, -1);
+        for (int r = 0; r < x->n; r++) {
+            const uint8_t *src;
+            if (r == x->me)
+                continue;
+            if ((rc = shmc__slot_wait(x, r, stamp, &src)) != SHMC_OK)
+                return rc;
+            memcpy((uint8_t *)rbuf + (size_t)r * bytes + off, src, len);
+            shmc__slot_done(x, r);
+        }
+    }
+    if (sbuf && mine != sbuf)
+        memcpy(mine, sbuf, bytes);
+    return SHMC_OK;
+}
+
+/* ---- scatter ---------------------------------------------------------------------------- */
+
+int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                       int root)
+{
+    int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, mask, nreq = 0;
+    size_t bytes = count * x->es;
+    const uint8_t *t;
+    struct shmc_request *reqs[32];
+
+    if (v == 0) {
+        uint8_t *rot;
+        if (root == 0) {
+            t = sbuf;
+        } else {
+            /* Subtrees are contiguous in virtual order: rotate the root's blocks once. */
+            if (!(rot = shmc__cx_scratch(0, (size_t)n * bytes)))
+                return SHMC_ERR_NOMEM;
+            size_t head = (size_t)(n - root) * bytes;
+            memcpy(rot, (const uint8_t *)sbuf + (size_t)root * bytes, head);
+            memcpy(rot + head, sbuf, (size_t)root * bytes);
+            t = rot;
+        }
+        mask = 1;
+        while (mask < n)
+            mask <<= 1;
+    } else {
+        uint8_t *in = sub == 1 ? rbuf : shmc__cx_scratch(0, (size_t)sub * bytes);
+        if (!in)
+            return SHMC_ERR_NOMEM;
+        mask = v & -v;
+        rc = shmc__cx_recv(x, in, (size_t)sub * bytes, shmc__rrank(v - mask, root, n));
+        if (rc != SHMC_OK || sub == 1)
+            return rc;
+        t = in;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (v + mask >= n)
+            continue;
+        int csub = subtree(v + mask, n);
+        rc = shmc__cx_isend(x, t + (size_t)mask * bytes, (size_t)csub * bytes,
+                            shmc__rrank(v + mask, root, n), &reqs[nreq]);
+        if (rc != SHMC_OK) {
+            shmc__cx_waitall((size_t)nreq, reqs);
+            return rc;
+        }
+        nreq++;
+    }
+    if (rbuf && rbuf != t)
+        memcpy(rbuf, t, bytes);
+    return shmc__cx_waitall((size_t)nreq, reqs);
+}
+
+int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                       int root)
+{
+    int n = x->n, p = shmc__vrank(x->me, root, n), rc = SHMC_OK, nsq = 0;
+    int up = shmc__rrank(p - 1 + n, root, n), down = shmc__rrank(p + 1, root, n);
+    size_t bytes = count * x->es;
+    struct shmc_request *rq[SHMC_MAX_RANKS], *sq[SHMC_MAX_RANKS];
+
+    if (p == 0) {
+        /* Blocks leave in position order: each rank keeps the first it receives. */
+        for (int i = 1; i < n && rc == SHMC_OK; i++) {
+            const uint8_t *b = (const uint8_t *)sbuf + (size_t)shmc__rrank(i, root, n) * bytes;
+            if ((rc = shmc__cx_isend(x, b, bytes, down, &sq[nsq])) == SHMC_OK)
+                nsq++;
+        }
+        if (rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * bytes)
+            memcpy(rbuf, (const uint8_t *)sbuf + (size_t)root * bytes, bytes);
+        int wrc = shmc__cx_waitall((size_t)nsq, sq);
+        return rc != SHMC_OK ? rc : wrc;
+    }
+    int nout = n - 1 - p;
+    uint8_t *t = NULL;
+    if (nout && !(t = shmc__cx_scratch(0, (size_t)nout * bytes)))
+        return SHMC_ERR_NOMEM;
+    if ((rc = shmc__cx_irecv(x, rbuf, bytes, up, &rq[0])) != SHMC_OK)
+        return rc;
+    for (int i = 0; i < nout; i++) {
+        if ((rc = shmc__cx_irecv(x, t + (size_t)i * bytes, bytes, up, &rq[i + 1])) != SHMC_OK) {
+            shmc__cx_cancel((size_t)i + 1, rq);
+            return rc;
+        }
+    }
+    if ((rc = shmc__cx_waitall(1, &rq[0])) != SHMC_OK) {
+        shmc__cx_cancel((size_t)nout + 1, rq);
+        return rc;
+    }
+    for (int i = 0; i < nout && rc == SHMC_OK; i++) {
+        if ((rc = shmc__cx_waitall(1, &rq[i + 1])) != SHMC_OK)
+            break;
+        if ((rc = shmc__cx_isend(x, t + (size_t)i * bytes, bytes, down, &sq[nsq])) == SHMC_OK)
+            nsq++;
+    }
+    shmc__cx_cancel((size_t)nout + 1, rq);
+    int wrc = shmc__cx_waitall((size_t)nsq, sq);
+    return rc != SHMC_OK ? rc : wrc;
+}
+
+int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root)
+{
+    int n = x->n, rc;
+    size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
+    if (x->me == root && rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * count * es)
+        memcpy(rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
+    for (size_t e = 0; e < count; e += sub) {
+        size_t len = count - e < sub ? count - e : sub;
+        uint64_t stamp = shmc__slot_next(x->c);
+        if (x->me == root) {
+            uint8_t *slot;
+            if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+                return rc;
+            for (int r = 0; r < n; r++)
+                if (r != root)
+                    memcpy(slot + (size_t)r * sub * es,
+                           (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
+            shmc__slot_publish(x, stamp, (unsigned)n - 1, -1);
+            continue;
+        }
+        const uint8_t *slot;
+        if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)
+            return rc;
+        memcpy((uint8_t *)rbuf + e * es, slot + (size_t)x->me * sub * es, len * es);
+        shmc__slot_done(x, root);
+    }
+    return SHMC_OK;
+}

@@ -1,0 +1,298 @@
+/*
+ * Reduce and all-reduce algorithms. Reduction orders (what makes results reproducible:
+ * the same inputs, rank count and algorithm give the same bits on every run, and an
+ * all-reduce gives the same bits on every rank):
+ *   tree (reduce, root r): binomial over virtual ranks v = (rank - r) mod n; a node
+ *         combines its own partial (lower v) on the left with each child's (higher v) on
+ *         the right, children in increasing distance. All-reduce: the tree reduce to
+ *         rank 0, then a broadcast of its bits.
+ *   ring: reduce-scatter round the ring: block b is combined in the order
+ *         b+1, b+2, ..., b (mod n), left to right, then the finished blocks are
+ *         gathered (reduce) or passed round (all-reduce).
+ *   rd (all-reduce): recursive doubling; with n not a power of two, the first
+ *         2(n - 2^k) ranks fold in pairs first. Each exchange combines the lower ranks'
+ *         partial on the left, so every rank evaluates the same expression tree.
+ *   shm: ranks publish their inputs in their slots and the result is combined in rank
+ *         order 0, 1, ..., n-1 left to right (by the root; by every rank for small data
+ *         or 2 ranks; block by block by the block's owner for larger data).
+ * AVG divides once, by whoever finishes an element, before the result is copied on.
+ */
+#include <string.h>
+
+#include "coll.h"
+
+/* ---- tree ------------------------------------------------------------------------------ */
+
+/* The binomial reduce towards root. At the root the result is left in rbuf; elsewhere
+ * rbuf is untouched. */
+int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root)
+{
+    int n = x->n, v = shmc__vrank(x->me, root, n), rc, mask;
+    size_t bytes = count * x->es;
+    uint8_t *acc = NULL, *tmp = NULL;
+    for (mask = 1; mask < n; mask <<= 1) {
+        if (v & mask)
+            return shmc__cx_send(x, acc ? acc : sbuf, bytes, shmc__rrank(v - mask, root, n));
+        if (v + mask >= n)
+            continue;
+        if (!acc) {
+            acc = v == 0 ? rbuf : shmc__cx_scratch(0, bytes);
+            tmp = shmc__cx_scratch(1, bytes);
+            if (!acc || !tmp)
+                return SHMC_ERR_NOMEM;
+            if (acc != sbuf)
+                memcpy(acc, sbuf, bytes);
+        }
+        if ((rc = shmc__cx_recv(x, tmp, bytes, shmc__rrank(v + mask, root, n))) != SHMC_OK)
+            return rc;
+        shmc__reduce(acc, tmp, count, x->dt, x->op, SHMC_ACC_LEFT);
+    }
+    /* Only the root gets here (with n == 1 it never received: copy its own input). */
+    if (!acc && rbuf != sbuf)
+        memcpy(rbuf, sbuf, bytes);
+    shmc__reduce_finish(rbuf, count, x->dt, x->op, n);
+    return SHMC_OK;
+}
+
+int shmc__allreduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    int rc = shmc__reduce_tree(x, sbuf, rbuf, count, 0);
+    return rc != SHMC_OK ? rc : shmc__bcast_tree(x, rbuf, count, 0);
+}
+
+/* ---- ring ------------------------------------------------------------------------------ */
+
+/* Reduce-scatter round the ring in place in w (count elements, every rank's full input):
+ * afterwards block `me` of w holds the reduced block. */
+int shmc__ring_reduce_scatter(const struct shmc__cx *x, uint8_t *w, size_t count)
+{
+    int n = x->n, me = x->me;
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    size_t off, len, roff, rlen, es = x->es;
+    uint8_t *tmp = shmc__cx_scratch(1, (count / (size_t)n + 1) * es);
+    if (!tmp)
+        return SHMC_ERR_NOMEM;
+    for (int s = 0; s < n - 1; s++) {
+        int sb = ((me - s - 1) % n + n) % n, rb = ((me - s - 2) % n + 2 * n) % n;
+        shmc__block(count, n, sb, &off, &len);
+        shmc__block(count, n, rb, &roff, &rlen);
+        int rc = shmc__cx_sendrecv(x, w + off * es, len * es, next, tmp, rlen * es, prev);
+        if (rc != SHMC_OK)
+            return rc;
+        /* The incoming partial covers the earlier ranks of this block's order. */
+        shmc__reduce(w + roff * es, tmp, rlen, x->dt, x->op, SHMC_ACC_RIGHT);
+    }
+    return SHMC_OK;
+}
+
+/* All-gather round the ring in place: rank r starts with block r of w. */
+int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count)
+{
+    int n = x->n, me = x->me;
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    size_t off, len, roff, rlen, es = x->es;
+    for (int s = 0; s < n - 1; s++) {
+        int sb = ((me - s) % n + n) % n, rb = ((me - s - 1) % n + n) % n;
+        shmc__block(count, n, sb, &off, &len);
+        shmc__block(count, n, rb, &roff, &rlen);
+        int rc = shmc__cx_sendrecv(x, w + off * es, len * es, next, w + roff * es, rlen * es, prev);
+        if (rc != SHMC_OK)
+            return rc;
+    }
+    return SHMC_OK;
+}
+
+int shmc__allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    size_t off, len;
+    uint8_t *w = rbuf;
+    if (sbuf != rbuf)
+        memcpy(w, sbuf, count * x->es);
+    int rc = shmc__ring_reduce_scatter(x, w, count);
+    if (rc != SHMC_OK)
+        return rc;
+    shmc__block(count, x->n, x->me, &off, &len);
+    shmc__reduce_finish(w + off * x->es, len, x->dt, x->op, x->n);
+    return shmc__ring_allgather(x, w, count);
+}
+
+int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                      int root)
+{
+    size_t off, len, es = x->es, bytes = count * es;
+    uint8_t *w = x->me == root ? rbuf : shmc__cx_scratch(0, bytes);
+    if (!w)
+        return SHMC_ERR_NOMEM;
+    if (w != sbuf)
+        memcpy(w, sbuf, bytes);
+    int rc = shmc__ring_reduce_scatter(x, w, count);
+    if (rc != SHMC_OK)
+        return rc;
+    shmc__block(count, x->n, x->me, &off, &len);
+    shmc__reduce_finish(w + off * es, len, x->dt, x->op, x->n);
+    if (x->me != root)
+        return shmc__cx_send(x, w + off * es, len * es, root);
+    /* The root collects every other block straight into place. */
+    struct shmc_request *reqs[SHMC_MAX_RANKS];
+    int nreq = 0;
+    for (int r = 0; r < x->n; r++) {
+        if (r == root)
+            continue;
+        shmc__block(count, x->n, r, &off, &len);
+        if ((rc = shmc__cx_irecv(x, w + off * es, len * es, r, &reqs[nreq])) != SHMC_OK) {
+            shmc__cx_cancel((size_t)nreq, reqs);
+            return rc;
+        }
+        nreq++;
+    }
+    return shmc__cx_waitall((size_t)nreq, reqs);
+}
+
+/* ---- recursive doubling ------------------------------------------------------------------ */
+
+int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    int n = x->n, me = x->me, rc, p = 1;
+    size_t bytes = count * x->es;
+    uint8_t *acc = rbuf, *tmp = shmc__cx_scratch(1, bytes);
+    if (!tmp)
+        return SHMC_ERR_NOMEM;
+    if (sbuf != rbuf)
+        memcpy(acc, sbuf, bytes);
+    while (p * 2 <= n)
+        p *= 2;
+    int rem = n - p, id;
+    /* Fold: among the first 2*rem ranks, even ones hand their data to the odd one above. */
+    if (me < 2 * rem) {
+        if (!(me & 1)) {
+            if ((rc = shmc__cx_send(x, acc, bytes, me + 1)) != SHMC_OK)
+                return rc;
+            return shmc__cx_recv(x, acc, bytes, me + 1);
+        }
+        if ((rc = shmc__cx_recv(x, tmp, bytes, me - 1)) != SHMC_OK)
+            return rc;
+        shmc__reduce(acc, tmp, count, x->dt, x->op, SHMC_ACC_RIGHT);
+        id = me / 2;
+    } else {
+        id = me - rem;
+    }
+    for (int mask = 1; mask < p; mask <<= 1) {
+        int pid = id ^ mask;
+        int peer = pid < rem ? pid * 2 + 1 : pid + rem;
+        if ((rc = shmc__cx_sendrecv(x, acc, bytes, peer, tmp, bytes, peer)) != SHMC_OK)
+            return rc;
+        shmc__reduce(acc, tmp, count, x->dt, x->op, pid < id ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT);
+    }
+    shmc__reduce_finish(acc, count, x->dt, x->op, n);
+    if (me < 2 * rem)
+        return shmc__cx_send(x, acc, bytes, me - 1);
+    return SHMC_OK;
+}
+
+/* ---- shared memory ------------------------------------------------------------------------ */
+
+/* Up to this many bytes per chunk every rank combines every input itself: one
+ * synchronisation instead of two. */
+#define SHM_ONE_PHASE_MAX (16u << 10)
+
+/* out = in_0 OP in_1 OP ... in rank order, over len elements at element offset eoff of
+ * each published chunk (base + eoff*es in every slot); own data from `own`. */
+static int shm_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,
+                       size_t len, uint8_t *out)
+{
+    size_t es = x->es;
+    for (int r = 0; r < x->n; r++) {
+        const uint8_t *src = own;
+        if (r != x->me) {
+            int rc = shmc__slot_wait(x, r, stamp, &src);
+            if (rc != SHMC_OK)
+                return rc;
+        }
+        src += eoff * es;
+        if (r == 0)
+            memcpy(out, src, len * es);
+        else
+            shmc__reduce(out, src, len, x->dt, x->op, SHMC_ACC_LEFT);
+    }
+    return SHMC_OK;
+}
+
+static void shm_done_all(const struct shmc__cx *x)
+{
+    for (int r = 0; r < x->n; r++)
+        if (r != x->me)
+            shmc__slot_done(x, r);
+}
+
+int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    size_t es = x->es, bytes = count * es;
+    const uint8_t *in = sbuf;
+    uint8_t *out = rbuf, *slot;
+    int n = x->n, rc, one = n <= 2 || bytes <= SHM_ONE_PHASE_MAX;
+    /* Two-phase chunks use half the slot for inputs and half for finished blocks. */
+    size_t chunk = (one ? SHMC_SLOT_BYTES : SHMC_SLOT_BYTES / 2) / es;
+
+    for (size_t e = 0; e < count; e += chunk) {
+        size_t len = count - e < chunk ? count - e : chunk;
+        uint64_t stamp = shmc__slot_next(x->c);
+        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+            return rc;
+        memcpy(slot, in + e * es, len * es);
+        shmc__slot_publish(x, stamp, (unsigned)n - 1, -1);
+        if (one) {
+            if ((rc = shm_combine(x, stamp, slot, 0, len, out + e * es)) != SHMC_OK)
+                return rc;
+            shm_done_all(x);
+            shmc__reduce_finish(out + e * es, len, x->dt, x->op, n);
+            continue;
+        }
+        /* Phase 1: combine my block of this chunk into my slot's second half. */
+        size_t boff, blen, half = SHMC_SLOT_BYTES / 2;
+        shmc__block(len, n, x->me, &boff, &blen);
+        if ((rc = shm_combine(x, stamp, slot, boff, blen, slot + half + boff * es)) != SHMC_OK)
+            return rc;
+        shmc__reduce_finish(slot + half + boff * es, blen, x->dt, x->op, n);
+        uint64_t stamp2 = shmc__slot_next(x->c);
+        shmc__slot_publish(x, stamp2, (unsigned)n - 1, -1);
+        shm_done_all(x);
+        /* Phase 2: collect every block. */
+        for (int r = 0; r < n; r++) {
+            const uint8_t *src = slot;
+            if (r != x->me && (rc = shmc__slot_wait(x, r, stamp2, &src)) != SHMC_OK)
+                return rc;
+            shmc__block(len, n, r, &boff, &blen);
+            memcpy(out + (e + boff) * es, src + half + boff * es, blen * es);
+        }
+        shm_done_all(x);
+    }
+    return SHMC_OK;
+}
+
+int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                     int root)
+{
+    size_t es = x->es, chunk = SHMC_SLOT_BYTES / es;
+    const uint8_t *in = sbuf;
+    uint8_t *slot;
+    int rc;
+    for (size_t e = 0; e < count; e += chunk) {
+        size_t len = count - e < chunk ? count - e : chunk;
+        uint64_t stamp = shmc__slot_next(x->c);
+        /* The root stages its own input too, so that an in-place root can write rbuf. */
+        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+            return rc;
+        memcpy(slot, in + e * es, len * es);
+        if (x->me != root) {
+            shmc__slot_publish(x, stamp, 1, root);
+            continue;
+        }
+        uint8_t *out = (uint8_t *)rbuf + e * es;
+        if ((rc = shm_combine(x, stamp, slot, 0, len, out)) != SHMC_OK)
+            return rc;
+        shm_done_all(x);
+        shmc__reduce_finish(out, len, x->dt, x->op, x->n);
+    }
+    return SHMC_OK;
+}

@@ -1,0 +1,72 @@
+/*
+ * Reduce-scatter with equal blocks: rank r gets block r of the reduction of every rank's
+ * n * count elements. Reduction orders:
+ *   ring: block r is combined in the order r+1, r+2, ..., r (mod n), left to right.
+ *   tree: the binomial tree reduce to rank 0 (coll/reduce.c), then a binomial scatter.
+ *   shm:  rank order 0, 1, ..., n-1, left to right, each rank combining its own block
+ *         from everyone's slot.
+ */
+#include <string.h>
+
+#include "coll.h"
+
+int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                              size_t count)
+{
+    size_t es = x->es, total = (size_t)x->n * count;
+    uint8_t *w = shmc__cx_scratch(2, total * es);
+    if (!w)
+        return SHMC_ERR_NOMEM;
+    memcpy(w, sbuf, total * es);
+    int rc = shmc__ring_reduce_scatter(x, w, total);
+    if (rc != SHMC_OK)
+        return rc;
+    uint8_t *mine = w + (size_t)x->me * count * es;
+    shmc__reduce_finish(mine, count, x->dt, x->op, x->n);
+    memcpy(rbuf, mine, count * es);
+    return SHMC_OK;
+}
+
+int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                              size_t count)
+{
+    size_t total = (size_t)x->n * count;
+    uint8_t *all = x->me == 0 ? shmc__cx_scratch(2, total * x->es) : NULL;
+    if (x->me == 0 && !all)
+        return SHMC_ERR_NOMEM;
+    int rc = shmc__reduce_tree(x, sbuf, all, total, 0);
+    return rc != SHMC_OK ? rc : shmc__scatter_tree(x, all, rbuf, count, 0);
+}
+
+int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                             size_t count)
+{
+    int n = x->n, me = x->me, rc;
+    size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
+    const uint8_t *s = sbuf;
+    uint8_t *r = rbuf, *slot;
+    for (size_t e = 0; e < count; e += sub) {
+        size_t len = count - e < sub ? count - e : sub;
+        uint64_t stamp = shmc__slot_next(x->c);
+        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+            return rc;
+        for (int d = 0; d < n; d++)
+            memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
+        shmc__slot_publish(x, stamp, (unsigned)n - 1, -1);
+        for (int p = 0; p < n; p++) {
+            const uint8_t *src = slot;
+            if (p != me && (rc = shmc__slot_wait(x, p, stamp, &src)) != SHMC_OK)
+                return rc;
+            src += (size_t)me * sub * es;
+            if (p == 0)
+                memcpy(r + e * es, src, len * es);
+            else
+                shmc__reduce(r + e * es, src, len, x->dt, x->op, SHMC_ACC_LEFT);
+        }
+        for (int p = 0; p < n; p++)
+            if (p != me)
+                shmc__slot_done(x, p);
+        shmc__reduce_finish(r + e * es, len, x->dt, x->op, n);
+    }
+    return SHMC_OK;
+}

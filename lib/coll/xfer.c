@@ -1,0 +1,124 @@
+/*
+ * Point-to-point on a communicator's collective context, for the mailbox algorithms:
+ * thin wrappers over the matching engine that take comm ranks, expect exact sizes and
+ * clean up after themselves. Also the scratch buffers the algorithms borrow, kept
+ * between calls so that a steady stream of collectives does not call malloc.
+ */
+#include <stdlib.h>
+
+#include "coll.h"
+
+#define COLL_TAG 0
+
+int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
+                   struct shmc_request **req)
+{
+    return shmc__post_send(buf, bytes, 1, shmc__comm_world_rank(x->c, dst), COLL_TAG, x->ctx,
+                           x->c, req);
+}
+
+int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
+                   struct shmc_request **req)
+{
+    return shmc__post_recv(buf, bytes, 1, shmc__comm_world_rank(x->c, src), COLL_TAG, x->ctx,
+                           x->c, req);
+}
+
+int shmc__cx_waitall(size_t n, struct shmc_request **reqs)
+{
+    int first = SHMC_OK;
+    shmc__wait_requests(n, reqs);
+    for (size_t i = 0; i < n; i++) {
+        struct shmc_request *r = reqs[i];
+        if (!r)
+            continue;
+        /* A message of another size than the algorithm expects means the ranks called
+         * the collective with different counts. */
+        int mismatch = r->kind == SHMC_REQ_RECV && r->err == SHMC_OK && r->msg_bytes != r->bytes;
+        int rc = shmc__finish(r, NULL);
+        if (rc == SHMC_ERR_TRUNCATE || mismatch)
+            rc = SHMC_ERR_MISMATCH;
+        if (first == SHMC_OK)
+            first = rc;
+        reqs[i] = NULL;
+    }
+    return first;
+}
+
+int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst)
+{
+    struct shmc_request *r;
+    int rc = shmc__cx_isend(x, buf, bytes, dst, &r);
+    return rc != SHMC_OK ? rc : shmc__cx_waitall(1, &r);
+}
+
+int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src)
+{
+    struct shmc_request *r;
+    int rc = shmc__cx_irecv(x, buf, bytes, src, &r);
+    return rc != SHMC_OK ? rc : shmc__cx_waitall(1, &r);
+}
+
+int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
+                      void *rbuf, size_t rbytes, int src)
+{
+    struct shmc_request *r[2] = {NULL, NULL};
+    int rc = SHMC_OK;
+    /* The receive first, so that a large message from src finds it posted. */
+    if (src >= 0)
+        rc = shmc__cx_irecv(x, rbuf, rbytes, src, &r[0]);
+    if (rc == SHMC_OK && dst >= 0)
+        rc = shmc__cx_isend(x, sbuf, sbytes, dst, &r[1]);
+    if (rc != SHMC_OK) {
+        shmc__cx_cancel(2, r);
+        return rc;
+    }
+    return shmc__cx_waitall(2, r);
+}
+
+void shmc__cx_cancel(size_t n, struct shmc_request **reqs)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!reqs[i])
+            continue;
+        if (reqs[i]->state == SHMC_RS_ACTIVE)
+            shmc__req_dequeue(reqs[i]);
+        shmc__req_free(reqs[i]);
+        reqs[i] = NULL;
+    }
+}
+
+/* ---- scratch ------------------------------------------------------------------------- */
+
+#define NSCRATCH 3
+
+static struct {
+    void *p;
+    size_t cap;
+} scratch[NSCRATCH];
+
+void *shmc__cx_scratch(int which, size_t bytes)
+{
+    if (which < 0 || which >= NSCRATCH)
+        return NULL;
+    if (bytes <= scratch[which].cap)
+        return scratch[which].p;
+    /* Grow geometrically, but give memory back that a one-off large call took. */
+    size_t cap = bytes < 4096 ? 4096 : bytes;
+    void *p = malloc(cap);
+    if (!p)
+        return NULL;
+    free(scratch[which].p);
+    scratch[which].p = p;
+    scratch[which].cap = cap;
+    return p;
+}
+
+void shmc__coll_release(void)
+{
+    for (int i = 0; i < NSCRATCH; i++) {
+        free(scratch[i].p);
+        scratch[i].p = NULL;
+        scratch[i].cap = 0;
+    }
+}

@@ -1,0 +1,259 @@
+/*
+ * Host reduction kernels (reduce.h). Each (dtype, op, order) gets its own loop, generated
+ * by the macros below, so that every loop body is a straight-line expression the
+ * compiler can vectorise. Signed integers add and multiply through their unsigned twins,
+ * which wrap modulo 2^bits instead of overflowing into undefined behaviour.
+ */
+#include "reduce.h"
+
+#include <string.h>
+
+/* ---- conversions ------------------------------------------------------------------- */
+
+static inline float as_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline uint32_t as_u32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Exact: every half is a float. Denormals are renormalised by one float subtraction. */
+static inline float h2f(uint16_t h)
+{
+    const uint32_t shifted_exp = 0x7c00u << 13;
+    uint32_t o = ((uint32_t)h & 0x7fffu) << 13;
+    uint32_t exp = shifted_exp & o;
+    o += (uint32_t)(127 - 15) << 23;
+    if (exp == shifted_exp) {
+        o += (uint32_t)(128 - 16) << 23; /* Inf or NaN */
+    } else if (exp == 0) {
+        o += 1u << 23; /* zero or denormal */
+        o = as_u32(as_float(o) - as_float(113u << 23));
+    }
+    return as_float(o | (((uint32_t)h & 0x8000u) << 16));
+}
+
+/* Round to nearest, ties to even; overflow gives Inf, NaN gives a quiet NaN. */
+static inline uint16_t f2h(float f)
+{
+    const uint32_t f32_inf = 255u << 23;
+    const uint32_t f16_max = (127u + 16u) << 23;
+    const uint32_t denorm_magic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
+    uint32_t u = as_u32(f);
+    uint32_t sign = u & 0x80000000u;
+    uint16_t o;
+    u ^= sign;
+    if (u >= f16_max) {
+        o = u > f32_inf ? 0x7e00u : 0x7c00u;
+    } else if (u < (113u << 23)) {
+        /* The float addition does the rounding of a denormal result. */
+        o = (uint16_t)(as_u32(as_float(u) + as_float(denorm_magic)) - denorm_magic);
+    } else {
+        uint32_t mant_odd = (u >> 13) & 1u;
+        u += ((uint32_t)(15 - 127) << 23) + 0xfffu;
+        u += mant_odd;
+        o = (uint16_t)(u >> 13);
+    }
+    return (uint16_t)(o | (sign >> 16));
+}
+
+static inline float bf2f(uint16_t b)
+{
+    return as_float((uint32_t)b << 16);
+}
+
+static inline uint16_t f2bf(float f)
+{
+    uint32_t u = as_u32(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+float shmc__half_to_float(uint16_t h)
+{
+    return h2f(h);
+}
+uint16_t shmc__float_to_half(float f)
+{
+    return f2h(f);
+}
+float shmc__bf16_to_float(uint16_t b)
+{
+    return bf2f(b);
+}
+uint16_t shmc__float_to_bf16(float f)
+{
+    return f2bf(f);
+}
+
+/* ---- element operations ------------------------------------------------------------ */
+
+/* Floats: MIN and MAX propagate NaN (like torch.minimum): a NaN left operand wins, and
+ * a NaN right operand wins because every comparison with it is false. */
+#define F_SUM(a, b) ((a) + (b))
+#define F_PROD(a, b) ((a) * (b))
+#define F_MIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+#define F_MAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
+/* Integers: U is the unsigned twin used for wrapping arithmetic. */
+#define I_SUM(T, U, a, b) ((T)((U)(a) + (U)(b)))
+#define I_PROD(T, U, a, b) ((T)((U)(a) * (U)(b)))
+#define I_MIN(T, U, a, b) ((a) < (b) ? (a) : (b))
+#define I_MAX(T, U, a, b) ((a) > (b) ? (a) : (b))
+#define I_BAND(T, U, a, b) ((T)((a) & (b)))
+#define I_BOR(T, U, a, b) ((T)((a) | (b)))
+#define I_BXOR(T, U, a, b) ((T)((a) ^ (b)))
+
+#define INT_KERNEL(name, T, U, OP)                                                                 \
+    static void name(void *restrict accv, const void *restrict inv, size_t n, int order)           \
+    {                                                                                              \
+        T *restrict acc = accv;                                                                    \
+        const T *restrict in = inv;                                                                \
+        if (order == SHMC_ACC_LEFT)                                                                \
+            for (size_t i = 0; i < n; i++)                                                         \
+                acc[i] = OP(T, U, acc[i], in[i]);                                                  \
+        else                                                                                       \
+            for (size_t i = 0; i < n; i++)                                                         \
+                acc[i] = OP(T, U, in[i], acc[i]);                                                  \
+    }
+
+#define FLT_KERNEL(name, T, OP)                                                                    \
+    static void name(void *restrict accv, const void *restrict inv, size_t n, int order)           \
+    {                                                                                              \
+        T *restrict acc = accv;                                                                    \
+        const T *restrict in = inv;                                                                \
+        if (order == SHMC_ACC_LEFT)                                                                \
+            for (size_t i = 0; i < n; i++)                                                         \
+                acc[i] = OP(acc[i], in[i]);                                                        \
+        else                                                                                       \
+            for (size_t i = 0; i < n; i++)                                                         \
+                acc[i] = OP(in[i], acc[i]);                                                        \
+    }
+
+/* Half types: widen, combine in float32, round back. */
+#define HALF_KERNEL(name, TO_F, FROM_F, OP)                                                        \
+    static void name(void *restrict accv, const void *restrict inv, size_t n, int order)           \
+    {                                                                                              \
+        uint16_t *restrict acc = accv;                                                             \
+        const uint16_t *restrict in = inv;                                                         \
+        if (order == SHMC_ACC_LEFT)                                                                \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                float a = TO_F(acc[i]), b = TO_F(in[i]);                                           \
+                acc[i] = FROM_F(OP(a, b));                                                         \
+            }                                                                                      \
+        else                                                                                       \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                float a = TO_F(in[i]), b = TO_F(acc[i]);                                           \
+                acc[i] = FROM_F(OP(a, b));                                                         \
+            }                                                                                      \
+    }
+
+#define INT_FAMILY(tn, T, U)                                                                       \
+    INT_KERNEL(k_##tn##_sum, T, U, I_SUM)                                                          \
+    INT_KERNEL(k_##tn##_prod, T, U, I_PROD)                                                        \
+    INT_KERNEL(k_##tn##_min, T, U, I_MIN)                                                          \
+    INT_KERNEL(k_##tn##_max, T, U, I_MAX)                                                          \
+    INT_KERNEL(k_##tn##_band, T, U, I_BAND)                                                        \
+    INT_KERNEL(k_##tn##_bor, T, U, I_BOR)                                                          \
+    INT_KERNEL(k_##tn##_bxor, T, U, I_BXOR)
+
+INT_FAMILY(i8, int8_t, uint8_t)
+INT_FAMILY(u8, uint8_t, uint8_t)
+INT_FAMILY(i32, int32_t, uint32_t)
+INT_FAMILY(u32, uint32_t, uint32_t)
+INT_FAMILY(i64, int64_t, uint64_t)
+INT_FAMILY(u64, uint64_t, uint64_t)
+
+#define FLT_FAMILY(tn, T)                                                                          \
+    FLT_KERNEL(k_##tn##_sum, T, F_SUM)                                                             \
+    FLT_KERNEL(k_##tn##_prod, T, F_PROD)                                                           \
+    FLT_KERNEL(k_##tn##_min, T, F_MIN)                                                             \
+    FLT_KERNEL(k_##tn##_max, T, F_MAX)
+
+FLT_FAMILY(f32, float)
+FLT_FAMILY(f64, double)
+
+#define HALF_FAMILY(tn, TO_F, FROM_F)                                                              \
+    HALF_KERNEL(k_##tn##_sum, TO_F, FROM_F, F_SUM)                                                 \
+    HALF_KERNEL(k_##tn##_prod, TO_F, FROM_F, F_PROD)                                               \
+    HALF_KERNEL(k_##tn##_min, TO_F, FROM_F, F_MIN)                                                 \
+    HALF_KERNEL(k_##tn##_max, TO_F, FROM_F, F_MAX)
+
+HALF_FAMILY(f16, h2f, f2h)
+HALF_FAMILY(bf16, bf2f, f2bf)
+
+typedef void (*kernel_fn)(void *restrict, const void *restrict, size_t, int);
+
+#define NOPS (SHMC_BXOR + 1)
+#define NTYPES (SHMC_FLOAT64 + 1)
+
+/* AVG combines as SUM; NULL means "not defined for this type". */
+#define INT_ROW(tn)                                                                                \
+    {k_##tn##_sum, k_##tn##_prod, k_##tn##_min, k_##tn##_max, NULL,                               \
+     k_##tn##_band, k_##tn##_bor, k_##tn##_bxor}
+#define FLT_ROW(tn)                                                                                \
+    {k_##tn##_sum, k_##tn##_prod, k_##tn##_min, k_##tn##_max, k_##tn##_sum, NULL, NULL, NULL}
+
+static const kernel_fn kernels[NTYPES][NOPS] = {
+    [SHMC_INT8] = INT_ROW(i8),       [SHMC_UINT8] = INT_ROW(u8),     [SHMC_INT32] = INT_ROW(i32),
+    [SHMC_UINT32] = INT_ROW(u32),    [SHMC_INT64] = INT_ROW(i64),    [SHMC_UINT64] = INT_ROW(u64),
+    [SHMC_FLOAT16] = FLT_ROW(f16),   [SHMC_BFLOAT16] = FLT_ROW(bf16), [SHMC_FLOAT32] = FLT_ROW(f32),
+    [SHMC_FLOAT64] = FLT_ROW(f64),
+};
+
+int shmc__reduce_check(shmc_dtype dt, shmc_op op)
+{
+    if ((unsigned)dt >= NTYPES || (unsigned)op >= NOPS || !kernels[dt][op])
+        return SHMC_ERR_ARG;
+    return SHMC_OK;
+}
+
+void shmc__reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order)
+{
+    if (n)
+        kernels[dt][op](acc, in, n, order);
+}
+
+void shmc__reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks)
+{
+    if (op != SHMC_AVG || nranks == 1)
+        return;
+    switch (dt) {
+    case SHMC_FLOAT32: {
+        float *p = buf, d = (float)nranks;
+        for (size_t i = 0; i < n; i++)
+            p[i] = p[i] / d;
+        break;
+    }
+    case SHMC_FLOAT64: {
+        double *p = buf, d = (double)nranks;
+        for (size_t i = 0; i < n; i++)
+            p[i] = p[i] / d;
+        break;
+    }
+    case SHMC_FLOAT16: {
+        uint16_t *p = buf;
+        float d = (float)nranks;
+        for (size_t i = 0; i < n; i++)
+            p[i] = f2h(h2f(p[i]) / d);
+        break;
+    }
+    case SHMC_BFLOAT16: {
+        uint16_t *p = buf;
+        float d = (float)nranks;
+        for (size_t i = 0; i < n; i++)
+            p[i] = f2bf(bf2f(p[i]) / d);
+        break;
+    }
+    default:
+        break; /* integers have no AVG (refused by shmc__reduce_check) */
+    }
+}

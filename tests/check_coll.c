@@ -1,0 +1,519 @@
+/*
+ * Every collective against a serial reference (coll_ref.h), through real jobs of 1, 2,
+ * 3, 4, 5, 7, 8 and 16 ranks, with every algorithm forced in turn (the ranks set the
+ * override the way SHMC_ALGO_<NAME> does, between calls), on the world and on
+ * sub-communicators (split by parity with reversed keys; an explicit group in shuffled
+ * order).
+ *
+ * The matrix: counts 0, 1, 7 and 1023 with every dtype and every valid op, in place and
+ * not, roots 0, middle and last; count 65537 with a rotating dtype/op pair per
+ * algorithm; count 2^20 + 3 with one pair per algorithm. SHMC_COLL_FULL=1 (make
+ * check-coll-full) runs every dtype and op at every count instead.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_ref.h"
+#include "config.h"
+#include "harness.h"
+#include "internal.h"
+
+static const int rank_counts[] = {1, 2, 3, 4, 5, 7, 8, 16};
+#define NRC (int)(sizeof rank_counts / sizeof rank_counts[0])
+static const size_t small_counts[] = {0, 1, 7, 1023};
+#define BIG1 65537u
+#define BIG2 ((1u << 20) + 3u)
+
+enum { ON_WORLD, ON_SPLIT, ON_GROUP };
+
+struct job {
+    int coll;  /* SHMC_C_* */
+    int where; /* ON_* */
+};
+
+static int full_matrix(void)
+{
+    const char *s = getenv("SHMC_COLL_FULL");
+    return s && *s == '1';
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    T_ASSERT(p, "out of memory for %zu bytes", n);
+    return p;
+}
+
+static void set_algo(int coll, int algo)
+{
+    shmc__g.cfg.algo[coll] = (uint8_t)algo;
+}
+
+/* The communicator a job tests on; NULL if this rank is not in it. */
+static shmc_comm *test_comm(shmc_comm *w, int where, shmc_comm **owned)
+{
+    int me = shmc_comm_rank(w), n = shmc_comm_size(w);
+    *owned = NULL;
+    if (where == ON_WORLD)
+        return w;
+    if (where == ON_SPLIT) {
+        /* Parity groups, ranks in reverse order of their world rank. */
+        T_OK(shmc_comm_split(w, me % 2, n - me, owned));
+        T_ASSERT(*owned, "split gave NULL");
+        int m = shmc_comm_size(*owned), expect_m = (n - me % 2 + 1) / 2;
+        T_ASSERT(m == expect_m, "split size %d, expected %d", m, expect_m);
+        int r = shmc_comm_rank(*owned), expect_r = (expect_m - 1) - me / 2;
+        T_ASSERT(r == expect_r, "split rank %d, expected %d", r, expect_r);
+        return *owned;
+    }
+    /* Every rank but 1 (when there are 3 or more), in a shuffled order. */
+    int *list = xmalloc((size_t)n * sizeof *list), m = 0;
+    for (int i = 0; i < n; i++)
+        if (n < 3 || i != 1)
+            list[m++] = i;
+    for (int i = m - 1; i > 0; i--) {
+        int j = (int)(shmct_word(42, (size_t)i) % (uint64_t)(i + 1)), t = list[i];
+        list[i] = list[j];
+        list[j] = t;
+    }
+    T_OK(shmc_comm_create_group(w, list, m, owned));
+    int pos = -1;
+    for (int i = 0; i < m; i++)
+        if (list[i] == me)
+            pos = i;
+    free(list);
+    if (pos < 0) {
+        T_ASSERT(*owned == NULL, "a non-member got a communicator");
+        return NULL;
+    }
+    T_ASSERT(*owned && shmc_comm_rank(*owned) == pos, "group rank %d, expected %d",
+             *owned ? shmc_comm_rank(*owned) : -1, pos);
+    return *owned;
+}
+
+static void expect_bytes(const void *got, const void *want, size_t bytes, const char *what,
+                         int algo, shmc_dtype dt, int op, size_t count, int root, int inplace)
+{
+    if (memcmp(got, want, bytes) == 0)
+        return;
+    size_t b = 0;
+    while (((const uint8_t *)got)[b] == ((const uint8_t *)want)[b])
+        b++;
+    shmct_fail(__FILE__, __LINE__, what,
+               "%s wrong at byte %zu of %zu: algo %s dtype %d op %d count %zu root %d "
+               "in-place %d",
+               what, b, bytes, shmc__algo_names[algo], (int)dt, op, count, root, inplace);
+}
+
+/* ---- one call of each collective, checked ------------------------------------------- */
+
+struct call {
+    shmc_comm *c;
+    int me, n, algo, root, inplace;
+    shmc_dtype dt;
+    shmc_op op;
+    size_t count;
+};
+
+/* The expected reduction of elements [first, first + count) into out. */
+static void ref_range(const struct call *k, size_t first, size_t count, void *out)
+{
+    for (size_t i = 0; i < count; i++)
+        cr_ref(k->dt, k->op, k->n, first + i, out, i);
+}
+
+static void run_reduce_family(int coll, const struct call *k)
+{
+    size_t es = shmc_dtype_size(k->dt), cnt = k->count, n = (size_t)k->n;
+    size_t in_elems = coll == SHMC_C_REDUCE_SCATTER ? n * cnt : cnt;
+    uint8_t *in = xmalloc(in_elems * es), *out = xmalloc(in_elems * es);
+    uint8_t *want = xmalloc(in_elems * es);
+    cr_fill(k->dt, k->op, k->me, in, 0, in_elems);
+    memset(out, 0xa5, in_elems * es);
+    const void *sb = in;
+    if (k->inplace) {
+        memcpy(out, in, in_elems * es);
+        sb = SHMC_IN_PLACE;
+    }
+    switch (coll) {
+    case SHMC_C_REDUCE:
+        T_OK(shmc_reduce(sb, out, cnt, k->dt, k->op, k->root, k->c));
+        if (k->me == k->root) {
+            ref_range(k, 0, cnt, want);
+            expect_bytes(out, want, cnt * es, "reduce", k->algo, k->dt, k->op, cnt, k->root,
+                         k->inplace);
+        } else if (k->inplace) {
+            expect_bytes(out, in, cnt * es, "reduce non-root buffer", k->algo, k->dt, k->op, cnt,
+                         k->root, k->inplace);
+        }
+        break;
+    case SHMC_C_ALLREDUCE:
+        T_OK(shmc_allreduce(sb, out, cnt, k->dt, k->op, k->c));
+        ref_range(k, 0, cnt, want);
+        expect_bytes(out, want, cnt * es, "allreduce", k->algo, k->dt, k->op, cnt, -1, k->inplace);
+        break;
+    case SHMC_C_REDUCE_SCATTER:
+        T_OK(shmc_reduce_scatter(sb, out, cnt, k->dt, k->op, k->c));
+        ref_range(k, (size_t)k->me * cnt, cnt, want);
+        expect_bytes(out, want, cnt * es, "reduce_scatter", k->algo, k->dt, k->op, cnt, -1,
+                     k->inplace);
+        break;
+    }
+    free(in);
+    free(out);
+    free(want);
+}
+
+/* Block of rank src meant for rank dst (dst = -1: the same for everyone). */
+static uint64_t seed(int src, int dst, size_t count)
+{
+    return ((uint64_t)(src + 1) << 48) ^ ((uint64_t)(dst + 2) << 32) ^ count;
+}
+
+static void run_move_family(int coll, const struct call *k)
+{
+    size_t es = shmc_dtype_size(k->dt), cnt = k->count, n = (size_t)k->n, b = cnt * es;
+    uint8_t *sbuf = xmalloc(n * b), *rbuf = xmalloc(n * b), *want = xmalloc(n * b);
+    int me = k->me, root = k->root;
+    memset(rbuf, 0xa5, n * b);
+    switch (coll) {
+    case SHMC_C_BROADCAST:
+        if (me == root)
+            shmct_fill(rbuf, b, seed(root, -1, cnt));
+        T_OK(shmc_broadcast(rbuf, cnt, k->dt, root, k->c));
+        shmct_fill(want, b, seed(root, -1, cnt));
+        expect_bytes(rbuf, want, b, "broadcast", k->algo, k->dt, -1, cnt, root, 0);
+        break;
+    case SHMC_C_GATHER:
+    case SHMC_C_ALLGATHER: {
+        int all = coll == SHMC_C_ALLGATHER, inpl = k->inplace && (all || me == root);
+        shmct_fill(sbuf, b, seed(me, -1, cnt));
+        if (inpl)
+            memcpy(rbuf + (size_t)me * b, sbuf, b);
+        const void *sb = inpl ? SHMC_IN_PLACE : sbuf;
+        if (all)
+            T_OK(shmc_allgather(sb, rbuf, cnt, k->dt, k->c));
+        else
+            T_OK(shmc_gather(sb, rbuf, cnt, k->dt, root, k->c));
+        if (all || me == root) {
+            for (int r = 0; r < k->n; r++)
+                shmct_fill(want + (size_t)r * b, b, seed(r, -1, cnt));
+            expect_bytes(rbuf, want, n * b, all ? "allgather" : "gather", k->algo, k->dt, -1, cnt,
+                         root, inpl);
+        }
+        break;
+    }
+    case SHMC_C_SCATTER: {
+        int inpl = k->inplace && me == root;
+        if (me == root)
+            for (int r = 0; r < k->n; r++)
+                shmct_fill(sbuf + (size_t)r * b, b, seed(root, r, cnt));
+        T_OK(shmc_scatter(sbuf, inpl ? SHMC_IN_PLACE : rbuf, cnt, k->dt, root, k->c));
+        shmct_fill(want, b, seed(root, me, cnt));
+        expect_bytes(inpl ? sbuf + (size_t)me * b : rbuf, want, b, "scatter", k->algo, k->dt, -1,
+                     cnt, root, inpl);
+        break;
+    }
+    case SHMC_C_ALLTOALL: {
+        for (int d = 0; d < k->n; d++)
+            shmct_fill(sbuf + (size_t)d * b, b, seed(me, d, cnt));
+        const void *sb = sbuf;
+        if (k->inplace) {
+            memcpy(rbuf, sbuf, n * b);
+            sb = SHMC_IN_PLACE;
+        }
+        T_OK(shmc_alltoall(sb, rbuf, cnt, k->dt, k->c));
+        for (int s = 0; s < k->n; s++)
+            shmct_fill(want + (size_t)s * b, b, seed(s, me, cnt));
+        expect_bytes(rbuf, want, n * b, "alltoall", k->algo, k->dt, -1, cnt, -1, k->inplace);
+        break;
+    }
+    }
+    free(sbuf);
+    free(rbuf);
+    free(want);
+}
+
+static int is_reduction(int coll)
+{
+    return coll == SHMC_C_REDUCE || coll == SHMC_C_ALLREDUCE || coll == SHMC_C_REDUCE_SCATTER;
+}
+
+static int has_root(int coll)
+{
+    return coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE || coll == SHMC_C_GATHER ||
+           coll == SHMC_C_SCATTER;
+}
+
+static void one_call(int coll, struct call *k)
+{
+    if (is_reduction(coll))
+        run_reduce_family(coll, k);
+    else
+        run_move_family(coll, k);
+}
+
+/* Every (dtype, op) pair this collective takes, in a fixed order. */
+static int pairs(int coll, shmc_dtype *dts, shmc_op *ops)
+{
+    int m = 0;
+    for (int d = SHMC_INT8; d <= SHMC_FLOAT64; d++) {
+        if (!is_reduction(coll)) {
+            dts[m] = (shmc_dtype)d;
+            ops[m++] = SHMC_SUM;
+            continue;
+        }
+        for (int o = SHMC_SUM; o <= SHMC_BXOR; o++)
+            if (cr_op_valid((shmc_dtype)d, (shmc_op)o)) {
+                dts[m] = (shmc_dtype)d;
+                ops[m++] = (shmc_op)o;
+            }
+    }
+    return m;
+}
+
+static void matrix(shmc_comm *w, int wme, int wn, void *arg)
+{
+    (void)wme;
+    (void)wn;
+    const struct job *j = arg;
+    shmc_comm *owned;
+    shmc_comm *c = test_comm(w, j->where, &owned);
+    if (!c)
+        return;
+    int me = shmc_comm_rank(c), n = shmc_comm_size(c), full = full_matrix();
+    shmc_dtype dts[80];
+    shmc_op ops[80];
+    int np = pairs(j->coll, dts, ops);
+    int roots[3] = {0, n / 2, n - 1}, nroots = has_root(j->coll) ? 3 : 1;
+    int rotate = 0;
+
+    for (int a = SHMC_A_TREE; a < SHMC_A_COUNT; a++) {
+        if (!shmc__algo_valid(j->coll, a))
+            continue;
+        set_algo(j->coll, a);
+        struct call k = {.c = c, .me = me, .n = n, .algo = a};
+        for (int ri = 0; ri < nroots; ri++) {
+            k.root = has_root(j->coll) ? roots[ri] : 0;
+            if (ri > 0 && k.root == roots[ri - 1])
+                continue;
+            for (int inpl = 0; inpl < 2; inpl++) {
+                k.inplace = inpl;
+                for (size_t ci = 0; ci < sizeof small_counts / sizeof small_counts[0]; ci++) {
+                    k.count = small_counts[ci];
+                    for (int p = 0; p < np; p++) {
+                        k.dt = dts[p];
+                        k.op = ops[p];
+                        one_call(j->coll, &k);
+                    }
+                }
+                /* Large counts: every pair in the full run, a rotating pair otherwise. */
+                for (int p = 0; p < np; p++) {
+                    if (!full && p != rotate % np)
+                        continue;
+                    k.dt = dts[p];
+                    k.op = ops[p];
+                    k.count = BIG1;
+                    one_call(j->coll, &k);
+                }
+                rotate += 7;
+            }
+        }
+        /* 2^20 + 3: once per algorithm (movement collectives send n times this). */
+        if (n <= 8 || full) {
+            k.root = roots[nroots - 1];
+            k.inplace = 0;
+            k.count = BIG2;
+            k.dt = is_reduction(j->coll) ? SHMC_FLOAT32 : SHMC_UINT8;
+            k.op = SHMC_SUM;
+            if (j->coll == SHMC_C_ALLTOALL || j->coll == SHMC_C_ALLGATHER ||
+                j->coll == SHMC_C_GATHER || j->coll == SHMC_C_SCATTER ||
+                j->coll == SHMC_C_REDUCE_SCATTER)
+                k.dt = SHMC_UINT8; /* n blocks of 2^20 + 3 elements: keep memory modest */
+            if (j->coll == SHMC_C_REDUCE_SCATTER)
+                k.op = SHMC_BXOR;
+            one_call(j->coll, &k);
+        }
+        set_algo(j->coll, SHMC_A_AUTO);
+    }
+    /* And the automatic choice, once per count. */
+    struct call k = {.c = c, .me = me, .n = n, .algo = SHMC_A_AUTO, .root = roots[nroots - 1]};
+    for (size_t ci = 0; ci < sizeof small_counts / sizeof small_counts[0]; ci++) {
+        k.count = small_counts[ci];
+        k.dt = dts[ci % (size_t)np];
+        k.op = ops[ci % (size_t)np];
+        one_call(j->coll, &k);
+    }
+    if (owned)
+        T_OK(shmc_comm_free(&owned));
+}
+
+static void run_matrix(int coll, int where)
+{
+    struct job j = {coll, where};
+    for (int i = 0; i < NRC; i++) {
+        int n = rank_counts[i];
+        if (where != ON_WORLD && n > 8 && !full_matrix())
+            continue; /* sub-communicators: up to 8 ranks unless the full run */
+        ck_assert_msg(shmct_run(n, matrix, &j) == 0, "%s on %d ranks (where %d) failed",
+                      shmc__coll_names[coll], n, where);
+    }
+}
+
+#define MATRIX_TEST(name, coll)                                                                    \
+    START_TEST(test_coll_##name)                                                                   \
+    {                                                                                              \
+        run_matrix(coll, ON_WORLD);                                                                \
+    }                                                                                              \
+    END_TEST                                                                                       \
+    START_TEST(test_coll_##name##_subcomm)                                                         \
+    {                                                                                              \
+        run_matrix(coll, ON_SPLIT);                                                                \
+        run_matrix(coll, ON_GROUP);                                                                \
+    }                                                                                              \
+    END_TEST
+
+MATRIX_TEST(broadcast, SHMC_C_BROADCAST)
+MATRIX_TEST(reduce, SHMC_C_REDUCE)
+MATRIX_TEST(allreduce, SHMC_C_ALLREDUCE)
+MATRIX_TEST(gather, SHMC_C_GATHER)
+MATRIX_TEST(allgather, SHMC_C_ALLGATHER)
+MATRIX_TEST(scatter, SHMC_C_SCATTER)
+MATRIX_TEST(reduce_scatter, SHMC_C_REDUCE_SCATTER)
+MATRIX_TEST(alltoall, SHMC_C_ALLTOALL)
+
+/* ---- barrier ---------------------------------------------------------------------------- */
+
+/* A barrier must hold back everyone until the last rank arrives: each rank posts its
+ * arrival count into the others' mailboxes only after the barrier, so a rank that got
+ * through early would find fewer messages than ranks. Checked with messages, not time. */
+static void barrier_order(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    for (int a = SHMC_A_TREE; a < SHMC_A_COUNT; a++) {
+        if (!shmc__algo_valid(SHMC_C_BARRIER, a))
+            continue;
+        set_algo(SHMC_C_BARRIER, a);
+        for (int round = 0; round < 20; round++) {
+            /* Before the barrier every rank sends a token to every other; after it, each
+             * must already be able to receive all of them without blocking. */
+            int token = round;
+            for (int p = 0; p < n; p++)
+                if (p != me)
+                    T_OK(shmc_send(&token, 1, SHMC_INT32, p, 100 + round, w));
+            T_OK(shmc_barrier(w));
+            for (int p = 0; p < n; p++) {
+                if (p == me)
+                    continue;
+                shmc_request *r;
+                int got = -1, done = 0;
+                T_OK(shmc_irecv(&got, 1, SHMC_INT32, p, 100 + round, w, &r));
+                /* The token was sent before the barrier: one test must find it. The
+                 * eager message may still be in the mailbox, which shmc_test drains. */
+                for (int t = 0; t < 1000 && !done; t++)
+                    T_OK(shmc_test(&r, &done, NULL));
+                T_ASSERT(done && got == round, "algo %s: token from %d missing after barrier",
+                         shmc__algo_names[a], p);
+            }
+        }
+    }
+}
+
+START_TEST(test_coll_barrier)
+{
+    for (int i = 0; i < NRC; i++)
+        ck_assert_int_eq(shmct_run(rank_counts[i], barrier_order, NULL), 0);
+}
+END_TEST
+
+/* ---- determinism ------------------------------------------------------------------------ */
+
+/* Random floats (inexact sums): every rank's all-reduce result has the same bits, and a
+ * second run gives the same bits again. */
+static void determinism(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    const shmc_dtype fl[] = {SHMC_FLOAT16, SHMC_BFLOAT16, SHMC_FLOAT32, SHMC_FLOAT64};
+    const size_t count = 4099;
+    for (int a = SHMC_A_TREE; a < SHMC_A_COUNT; a++) {
+        if (!shmc__algo_valid(SHMC_C_ALLREDUCE, a))
+            continue;
+        set_algo(SHMC_C_ALLREDUCE, a);
+        for (size_t d = 0; d < sizeof fl / sizeof fl[0]; d++) {
+            for (int op = SHMC_SUM; op <= SHMC_AVG; op++) {
+                size_t es = shmc_dtype_size(fl[d]), b = count * es;
+                uint8_t *in = xmalloc(b), *r1 = xmalloc(b), *r2 = xmalloc(b);
+                uint8_t *all = xmalloc(b * (size_t)n);
+                for (size_t i = 0; i < count; i++) {
+                    uint64_t h = shmct_word((uint64_t)me, i);
+                    double v = ((double)(h % 2000001) - 1000000.0) / 7777.0;
+                    if (op == SHMC_PROD)
+                        v = 0.5 + (double)(h % 1000) / 1000.0;
+                    cr_put(fl[d], in, i, v);
+                }
+                T_OK(shmc_allreduce(in, r1, count, fl[d], (shmc_op)op, w));
+                T_OK(shmc_allreduce(in, r2, count, fl[d], (shmc_op)op, w));
+                T_ASSERT(memcmp(r1, r2, b) == 0, "algo %s dtype %d op %d: two runs differ",
+                         shmc__algo_names[a], (int)fl[d], op);
+                set_algo(SHMC_C_ALLGATHER, SHMC_A_RING);
+                T_OK(shmc_allgather(r1, all, b, SHMC_UINT8, w));
+                set_algo(SHMC_C_ALLGATHER, SHMC_A_AUTO);
+                for (int r = 1; r < n; r++)
+                    T_ASSERT(memcmp(all, all + (size_t)r * b, b) == 0,
+                             "algo %s dtype %d op %d: rank %d's bits differ from rank 0's",
+                             shmc__algo_names[a], (int)fl[d], op, r);
+                free(in);
+                free(r1);
+                free(r2);
+                free(all);
+            }
+        }
+    }
+}
+
+START_TEST(test_coll_bit_identical)
+{
+    const int ns[] = {2, 3, 4, 5, 8};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        ck_assert_int_eq(shmct_run(ns[i], determinism, NULL), 0);
+}
+END_TEST
+
+static Suite *coll_suite(void)
+{
+    Suite *s = suite_create("coll");
+    TCase *t = tcase_create("world");
+    tcase_set_timeout(t, 600);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_add_test(t, test_coll_barrier);
+    tcase_add_test(t, test_coll_broadcast);
+    tcase_add_test(t, test_coll_reduce);
+    tcase_add_test(t, test_coll_allreduce);
+    tcase_add_test(t, test_coll_gather);
+    tcase_add_test(t, test_coll_allgather);
+    tcase_add_test(t, test_coll_scatter);
+    tcase_add_test(t, test_coll_reduce_scatter);
+    tcase_add_test(t, test_coll_alltoall);
+    tcase_add_test(t, test_coll_bit_identical);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("subcomm");
+    tcase_set_timeout(t, 600);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_add_test(t, test_coll_broadcast_subcomm);
+    tcase_add_test(t, test_coll_reduce_subcomm);
+    tcase_add_test(t, test_coll_allreduce_subcomm);
+    tcase_add_test(t, test_coll_gather_subcomm);
+    tcase_add_test(t, test_coll_allgather_subcomm);
+    tcase_add_test(t, test_coll_scatter_subcomm);
+    tcase_add_test(t, test_coll_reduce_scatter_subcomm);
+    tcase_add_test(t, test_coll_alltoall_subcomm);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(coll_suite());
+}
