@@ -4,6 +4,7 @@
 #   make SAN=address check    the same under AddressSanitizer+UBSan (into build-address/)
 #   make SAN=thread check     the same under ThreadSanitizer (into build-thread/)
 #   make check-stress         long ring and random-traffic stress runs
+#   make check-coll-full      the collectives' full test matrix (long)
 #   make bench                build the benchmarks; see bench/README.md to run them
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make format               apply .clang-format to every C file
@@ -50,7 +51,7 @@ STATIC := $(BUILD)/lib/libshmcomm.a
 SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
 SHMRUN := $(BUILD)/bin/shmrun
 
-.PHONY: all lib check check-stress bench install uninstall clean format symbols deps demo
+.PHONY: all lib check check-stress check-coll-full bench install uninstall clean format symbols deps demo
 all: deps lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
 
 # Says what is missing (and how to install it) before a compiler error would.
@@ -93,7 +94,7 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libshmcomm.so
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(BUILD)/lib -lshmcomm -Wl,-rpath,$(abspath $(BUILD)/lib) -lm $(ALL_LDFLAGS)
 
-$(BUILD)/bench/%: bench/%.c $(STATIC)
+$(BUILD)/bench/%: bench/%.c bench/bench.h $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) -lm $(ALL_LDFLAGS)
 
@@ -120,6 +121,10 @@ check: all symbols $(CHECKS) $(TEST_PROGS)
 check-stress: all $(CHECKS) $(TEST_PROGS)
 	$(CHECK_ENV) SHMC_RING_STRESS_N=100000000 $(BUILD)/tests/check_ring
 	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/check_stress
+
+# Every collective x dtype x op at every count and rank count (check_coll's full matrix).
+check-coll-full: all $(CHECKS)
+	$(CHECK_ENV) SHMC_COLL_FULL=1 CK_TIMEOUT_MULTIPLIER=20 $(BUILD)/tests/check_coll
 
 bench: $(BENCHES) $(SHMRUN)
 

@@ -12,6 +12,8 @@
  */
 #include <shmcomm.h>
 
+#include "bench.h"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -23,37 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != SHMC_OK) {                                                                      \
-            fprintf(stderr, "%s: %s\n", #call, shmc_strerror(rc_));                                \
-            shmc_abort(1);                                                                         \
-        }                                                                                          \
-    } while (0)
 
 static size_t max_bytes = 64u << 20;
 static int samples = 15;
 static int csv;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static double pp_sample(shmc_comm *w, int me, void *buf, size_t bytes, int iters);
 

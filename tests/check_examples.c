@@ -9,8 +9,11 @@
 
 #include "harness.h"
 
-static const char *const examples[] = {"pingpong", "pipeline", "ring",          "chunked",
-                                       "bidir",    "overlap",  "model_parallel"};
+static const char *const examples[] = {
+    "pingpong",       "pipeline",       "ring",          "chunked",        "bidir",
+    "overlap",        "model_parallel", "coll_broadcast", "coll_reduce",    "coll_allreduce",
+    "coll_gather",    "coll_allgather", "coll_scatter",  "coll_alltoall",  "coll_barrier",
+    "coll_group"};
 #define NEX (int)(sizeof examples / sizeof examples[0])
 static const int counts[] = {2, 3, 4, 8, 16};
 

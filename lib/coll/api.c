@@ -57,36 +57,51 @@ static int check_op(struct shmc__cx *x, shmc_op op)
 
 /* ---- choice of algorithm ------------------------------------------------------------- */
 
+/* bytes is each rank's whole buffer: the vector of broadcast, reduce and all-reduce, all
+ * n blocks of the others (as bench/coll_bench measures it). Crossovers measured at 2, 4
+ * and 8 ranks on the 2-core machine of docs/performance.md (docs/collectives.md). */
 static int pick(int coll, const struct shmc__cx *x, size_t bytes)
 {
     int forced = shmc__g.cfg.algo[coll];
     if (forced != SHMC_A_AUTO)
         return forced;
     int n = x->n;
+    const size_t K = 1024;
     switch (coll) {
     case SHMC_C_BARRIER:
-        return n <= 16 ? SHMC_A_SHM : SHMC_A_RD;
+        return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
     case SHMC_C_BROADCAST:
-        if (n <= 8 || bytes <= (64u << 10))
-            return SHMC_A_SHM;
-        return SHMC_A_RING;
+        if (n == 2)
+            return SHMC_A_TREE;
+        if (bytes <= 8 * K)
+            return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
+        return bytes <= 512 * K ? SHMC_A_SHM : SHMC_A_RING;
     case SHMC_C_REDUCE:
-        if (n <= 8 || bytes <= (64u << 10))
-            return SHMC_A_SHM;
-        return SHMC_A_RING;
+        return bytes <= 256 * K ? SHMC_A_TREE : SHMC_A_SHM;
     case SHMC_C_ALLREDUCE:
-        if (n <= 8 || bytes <= (64u << 10))
+        if (bytes <= 4 * K)
+            return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
+        if (bytes <= 64 * K || (n == 2 && bytes >= 8 * K * K))
             return SHMC_A_SHM;
         return SHMC_A_RING;
     case SHMC_C_GATHER:
-    case SHMC_C_SCATTER:
-        return n <= 8 || bytes <= (64u << 10) ? SHMC_A_SHM : SHMC_A_TREE;
+        if (n == 2)
+            return SHMC_A_RING;
+        if (bytes <= 16 * K)
+            return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
+        return SHMC_A_SHM;
     case SHMC_C_ALLGATHER:
-        return n <= 8 || bytes <= (64u << 10) ? SHMC_A_SHM : SHMC_A_RING;
+        if (bytes <= 4 * K)
+            return SHMC_A_RING;
+        return bytes <= (n == 2 ? 64 * K : K * K) ? SHMC_A_SHM : SHMC_A_RING;
+    case SHMC_C_SCATTER:
+        return SHMC_A_TREE;
     case SHMC_C_REDUCE_SCATTER:
-        return n <= 8 || bytes <= (64u << 10) ? SHMC_A_SHM : SHMC_A_RING;
+        return bytes <= 16 * K ? SHMC_A_RING : SHMC_A_SHM;
     case SHMC_C_ALLTOALL:
-        return n <= 8 || bytes <= (64u << 10) ? SHMC_A_SHM : SHMC_A_RING;
+        if (bytes <= 4 * K)
+            return SHMC_A_TREE;
+        return bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_RING;
     default:
         return SHMC_A_TREE;
     }
@@ -211,7 +226,7 @@ SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
             memcpy(rbuf, sbuf, count * x.es);
         return SHMC_OK;
     }
-    switch (pick(SHMC_C_GATHER, &x, count * x.es)) {
+    switch (pick(SHMC_C_GATHER, &x, count * x.es * (size_t)x.n)) {
     case SHMC_A_TREE:
         return shmc__gather_tree(&x, sbuf, rbuf, count, root);
     case SHMC_A_RING:
@@ -241,7 +256,7 @@ SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dty
             memcpy(rbuf, sbuf, count * x.es);
         return SHMC_OK;
     }
-    switch (pick(SHMC_C_ALLGATHER, &x, count * x.es)) {
+    switch (pick(SHMC_C_ALLGATHER, &x, count * x.es * (size_t)x.n)) {
     case SHMC_A_TREE:
         return shmc__allgather_tree(&x, sbuf, rbuf, count);
     case SHMC_A_RING:
@@ -272,7 +287,7 @@ SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype
             memcpy(rbuf, sbuf, count * x.es);
         return SHMC_OK;
     }
-    switch (pick(SHMC_C_SCATTER, &x, count * x.es)) {
+    switch (pick(SHMC_C_SCATTER, &x, count * x.es * (size_t)x.n)) {
     case SHMC_A_TREE:
         return shmc__scatter_tree(&x, sbuf, rbuf, count, root);
     case SHMC_A_RING:
@@ -336,7 +351,7 @@ SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtyp
         free(copy);
         return SHMC_OK;
     }
-    switch (pick(SHMC_C_ALLTOALL, &x, count * x.es)) {
+    switch (pick(SHMC_C_ALLTOALL, &x, count * x.es * (size_t)x.n)) {
     case SHMC_A_TREE:
         rc = shmc__alltoall_tree(&x, sbuf, rbuf, count);
         break;

@@ -1,0 +1,171 @@
+/*
+ * Collective benchmark: every collective over a sweep of sizes, OSU style. A sample is
+ * the time of `iters` back-to-back calls divided by iters, started after a barrier; its
+ * value is the slowest rank's (a MAX all-reduce of the per-rank times, outside the timed
+ * region); the figure printed is the median of the samples, after one warm-up sample.
+ *
+ * Size is the bytes of each rank's buffer: the vector of broadcast, reduce and
+ * all-reduce; the whole n-block buffer of gather, all-gather, scatter, reduce-scatter
+ * and all-to-all (so every size costs about the same memory per rank). Reductions are
+ * float32 SUM.
+ *
+ *   shmrun -n 4 build/bench/coll_bench [--coll NAME|all] [--algo auto|each|NAME]
+ *                                      [--min BYTES] [--max BYTES] [--samples N] [--csv]
+ *
+ * --algo each runs every algorithm of each collective (how the crossover points in
+ * docs/collectives.md were measured); it sets the same override SHMC_ALGO_<NAME> does.
+ */
+#include <shmcomm.h>
+
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "config.h"
+#include "internal.h"
+
+
+static size_t min_bytes = 4, max_bytes = 64u << 20;
+static int samples = 11, csv, only = -1, algo_mode = -1; /* -1 auto, -2 each, else algo */
+
+struct bufs {
+    void *s, *r;
+};
+
+static void call(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n)
+{
+    size_t cnt = bytes / 4, blk = cnt / (size_t)n ? cnt / (size_t)n : 1;
+    switch (coll) {
+    case SHMC_C_BARRIER: CHECK(shmc_barrier(w)); break;
+    case SHMC_C_BROADCAST: CHECK(shmc_broadcast(b->r, cnt, SHMC_FLOAT32, 0, w)); break;
+    case SHMC_C_REDUCE: CHECK(shmc_reduce(b->s, b->r, cnt, SHMC_FLOAT32, SHMC_SUM, 0, w)); break;
+    case SHMC_C_ALLREDUCE: CHECK(shmc_allreduce(b->s, b->r, cnt, SHMC_FLOAT32, SHMC_SUM, w)); break;
+    case SHMC_C_GATHER: CHECK(shmc_gather(b->s, b->r, blk, SHMC_FLOAT32, 0, w)); break;
+    case SHMC_C_ALLGATHER: CHECK(shmc_allgather(b->s, b->r, blk, SHMC_FLOAT32, w)); break;
+    case SHMC_C_SCATTER: CHECK(shmc_scatter(b->s, b->r, blk, SHMC_FLOAT32, 0, w)); break;
+    case SHMC_C_REDUCE_SCATTER:
+        CHECK(shmc_reduce_scatter(b->s, b->r, blk, SHMC_FLOAT32, SHMC_SUM, w));
+        break;
+    case SHMC_C_ALLTOALL: CHECK(shmc_alltoall(b->s, b->r, blk, SHMC_FLOAT32, w)); break;
+    }
+}
+
+/* Seconds per call on the slowest rank, one sample. */
+static double sample(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n, int iters)
+{
+    CHECK(shmc_barrier(w));
+    double t0 = now_s();
+    for (int i = 0; i < iters; i++)
+        call(coll, w, b, bytes, n);
+    double t = (now_s() - t0) / iters;
+    CHECK(shmc_allreduce(SHMC_IN_PLACE, &t, 1, SHMC_FLOAT64, SHMC_MAX, w));
+    return t;
+}
+
+static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
+{
+    shmc__g.cfg.algo[coll] = (uint8_t)(algo < 0 ? SHMC_A_AUTO : algo);
+    for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
+        if (coll == SHMC_C_BARRIER && bytes > min_bytes)
+            break;
+        /* Iterations for about 20 ms per sample, agreed from the warm-up. */
+        double t = sample(coll, w, b, bytes, n, 1);
+        int iters = t > 0 ? (int)(0.02 / t) : 1000;
+        iters = iters < 1 ? 1 : iters > 20000 ? 20000 : iters;
+        CHECK(shmc_broadcast(&iters, 1, SHMC_INT32, 0, w));
+        double v[64];
+        for (int s = 0; s < samples; s++)
+            v[s] = sample(coll, w, b, bytes, n, iters);
+        qsort(v, (size_t)samples, sizeof v[0], cmp_double);
+        if (me == 0) {
+            const char *an = algo < 0 ? "auto" : shmc__algo_names[algo];
+            size_t shown = coll == SHMC_C_BARRIER ? 0 : bytes;
+            if (csv)
+                printf("%s,%s,%d,%zu,%.3f,%.3f,%.3f\n", shmc__coll_names[coll], an, n, shown,
+                       v[samples / 2] * 1e6, v[0] * 1e6, v[samples - 1] * 1e6);
+            else
+                printf("%-15s %-5s %3d %10zu %12.2f %12.2f %12.2f\n", shmc__coll_names[coll], an,
+                       n, shown, v[samples / 2] * 1e6, v[0] * 1e6, v[samples - 1] * 1e6);
+            fflush(stdout);
+        }
+    }
+    shmc__g.cfg.algo[coll] = SHMC_A_AUTO;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: coll_bench [--coll NAME|all] [--algo auto|each|tree|ring|shm|rd] "
+                    "[--min BYTES] [--max BYTES] [--samples N] [--csv]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--csv")) {
+            csv = 1;
+        } else if (i + 1 < argc && !strcmp(argv[i], "--coll")) {
+            const char *v = argv[++i];
+            only = -1;
+            for (int c = 0; c < SHMC_C_COUNT; c++)
+                if (!strcasecmp(v, shmc__coll_names[c]))
+                    only = c;
+            if (only < 0 && strcmp(v, "all"))
+                usage();
+        } else if (i + 1 < argc && !strcmp(argv[i], "--algo")) {
+            const char *v = argv[++i];
+            algo_mode = !strcmp(v, "each") ? -2 : -3;
+            for (int a = 0; a < SHMC_A_COUNT; a++)
+                if (!strcasecmp(v, shmc__algo_names[a]))
+                    algo_mode = a == SHMC_A_AUTO ? -1 : a;
+            if (algo_mode == -3)
+                usage();
+        } else if (i + 1 < argc && !strcmp(argv[i], "--min")) {
+            min_bytes = strtoull(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && !strcmp(argv[i], "--max")) {
+            max_bytes = strtoull(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && !strcmp(argv[i], "--samples")) {
+            samples = atoi(argv[++i]);
+            if (samples < 1 || samples > 64)
+                usage();
+        } else {
+            usage();
+        }
+    }
+    if (min_bytes < 4)
+        min_bytes = 4;
+    shmc_comm *w;
+    CHECK(shmc_init(&w));
+    int me = shmc_comm_rank(w), n = shmc_comm_size(w);
+    struct bufs b = {malloc(max_bytes + 64), malloc(max_bytes + 64)};
+    if (!b.s || !b.r) {
+        fprintf(stderr, "coll_bench: out of memory for %zu-byte buffers\n", max_bytes);
+        shmc_abort(1);
+    }
+    memset(b.s, 0, max_bytes + 64);
+    memset(b.r, 0, max_bytes + 64);
+    if (me == 0 && !csv)
+        printf("%-15s %-5s %3s %10s %12s %12s %12s\n", "collective", "algo", "n", "bytes",
+               "median_us", "min_us", "max_us");
+    if (me == 0 && csv)
+        printf("collective,algo,ranks,bytes,median_us,min_us,max_us\n");
+    for (int c = 0; c < SHMC_C_COUNT; c++) {
+        if (only >= 0 && c != only)
+            continue;
+        if (algo_mode == -2) {
+            for (int a = SHMC_A_TREE; a < SHMC_A_COUNT; a++)
+                if (shmc__algo_valid(c, a))
+                    run(c, a, w, me, n, &b);
+        } else if (algo_mode == -1 || shmc__algo_valid(c, algo_mode)) {
+            run(c, algo_mode, w, me, n, &b);
+        }
+    }
+    free(b.s);
+    free(b.r);
+    CHECK(shmc_finalize());
+    return 0;
+}
