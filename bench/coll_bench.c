@@ -28,7 +28,6 @@
 #include "config.h"
 #include "internal.h"
 
-
 static size_t min_bytes = 4, max_bytes = 64u << 20;
 static int samples = 11, csv, only = -1, algo_mode = -1; /* -1 auto, -2 each, else algo */
 
@@ -40,17 +39,33 @@ static void call(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n)
 {
     size_t cnt = bytes / 4, blk = cnt / (size_t)n ? cnt / (size_t)n : 1;
     switch (coll) {
-    case SHMC_C_BARRIER: CHECK(shmc_barrier(w)); break;
-    case SHMC_C_BROADCAST: CHECK(shmc_broadcast(b->r, cnt, SHMC_FLOAT32, 0, w)); break;
-    case SHMC_C_REDUCE: CHECK(shmc_reduce(b->s, b->r, cnt, SHMC_FLOAT32, SHMC_SUM, 0, w)); break;
-    case SHMC_C_ALLREDUCE: CHECK(shmc_allreduce(b->s, b->r, cnt, SHMC_FLOAT32, SHMC_SUM, w)); break;
-    case SHMC_C_GATHER: CHECK(shmc_gather(b->s, b->r, blk, SHMC_FLOAT32, 0, w)); break;
-    case SHMC_C_ALLGATHER: CHECK(shmc_allgather(b->s, b->r, blk, SHMC_FLOAT32, w)); break;
-    case SHMC_C_SCATTER: CHECK(shmc_scatter(b->s, b->r, blk, SHMC_FLOAT32, 0, w)); break;
+    case SHMC_C_BARRIER:
+        CHECK(shmc_barrier(w));
+        break;
+    case SHMC_C_BROADCAST:
+        CHECK(shmc_broadcast(b->r, cnt, SHMC_FLOAT32, 0, w));
+        break;
+    case SHMC_C_REDUCE:
+        CHECK(shmc_reduce(b->s, b->r, cnt, SHMC_FLOAT32, SHMC_SUM, 0, w));
+        break;
+    case SHMC_C_ALLREDUCE:
+        CHECK(shmc_allreduce(b->s, b->r, cnt, SHMC_FLOAT32, SHMC_SUM, w));
+        break;
+    case SHMC_C_GATHER:
+        CHECK(shmc_gather(b->s, b->r, blk, SHMC_FLOAT32, 0, w));
+        break;
+    case SHMC_C_ALLGATHER:
+        CHECK(shmc_allgather(b->s, b->r, blk, SHMC_FLOAT32, w));
+        break;
+    case SHMC_C_SCATTER:
+        CHECK(shmc_scatter(b->s, b->r, blk, SHMC_FLOAT32, 0, w));
+        break;
     case SHMC_C_REDUCE_SCATTER:
         CHECK(shmc_reduce_scatter(b->s, b->r, blk, SHMC_FLOAT32, SHMC_SUM, w));
         break;
-    case SHMC_C_ALLTOALL: CHECK(shmc_alltoall(b->s, b->r, blk, SHMC_FLOAT32, w)); break;
+    case SHMC_C_ALLTOALL:
+        CHECK(shmc_alltoall(b->s, b->r, blk, SHMC_FLOAT32, w));
+        break;
     }
 }
 
@@ -88,8 +103,8 @@ static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
                 printf("%s,%s,%d,%zu,%.3f,%.3f,%.3f\n", shmc__coll_names[coll], an, n, shown,
                        v[samples / 2] * 1e6, v[0] * 1e6, v[samples - 1] * 1e6);
             else
-                printf("%-15s %-5s %3d %10zu %12.2f %12.2f %12.2f\n", shmc__coll_names[coll], an,
-                       n, shown, v[samples / 2] * 1e6, v[0] * 1e6, v[samples - 1] * 1e6);
+                printf("%-15s %-5s %3d %10zu %12.2f %12.2f %12.2f\n", shmc__coll_names[coll], an, n,
+                       shown, v[samples / 2] * 1e6, v[0] * 1e6, v[samples - 1] * 1e6);
             fflush(stdout);
         }
     }

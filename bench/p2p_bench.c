@@ -25,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 static size_t max_bytes = 64u << 20;
 static int samples = 15;
 static int csv;

@@ -21,8 +21,8 @@ int main(void)
         float t[4] = {1, 1, 1, 1};
         CHECK(shmc_allreduce(SHMC_IN_PLACE, t, 4, SHMC_FLOAT32, SHMC_SUM, group));
         ok &= group && t[0] == (float)neven && t[3] == (float)neven;
-        printf("coll_group: rank %d (group rank %d) has data %g%s\n", rank,
-               shmc_comm_rank(group), t[0], ok ? "" : " WRONG");
+        printf("coll_group: rank %d (group rank %d) has data %g%s\n", rank, shmc_comm_rank(group),
+               t[0], ok ? "" : " WRONG");
         CHECK(shmc_comm_free(&group));
     } else {
         ok &= group == NULL;

@@ -5,9 +5,9 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <stdio.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -111,8 +111,8 @@ static int env_bool(const char *name, int *out)
 }
 
 const char *const shmc__coll_names[SHMC_C_COUNT] = {
-    "barrier", "broadcast", "reduce",         "allreduce", "gather",
-    "allgather", "scatter", "reduce_scatter", "alltoall",
+    "barrier",   "broadcast", "reduce",         "allreduce", "gather",
+    "allgather", "scatter",   "reduce_scatter", "alltoall",
 };
 const char *const shmc__algo_names[SHMC_A_COUNT] = {"auto", "tree", "ring", "shm", "rd"};
 

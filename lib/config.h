@@ -39,15 +39,15 @@ extern const char *const shmc__algo_names[SHMC_A_COUNT];
 int shmc__algo_valid(int c, int a);
 
 struct shmc__config {
-    int debug;                 /* SHMC_DEBUG: 0..4 */
-    size_t eager_limit;        /* SHMC_EAGER_LIMIT: largest eager message, bytes */
-    size_t ring_bytes;         /* SHMC_RING_SIZE: data bytes per mailbox; 0 = by formula */
-    int single_copy;           /* SHMC_SINGLE_COPY: 1 = use process_vm_readv if allowed */
-    size_t single_copy_min;    /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy */
-    unsigned spin;             /* SHMC_SPIN: polls before yielding; ~0u = automatic */
-    unsigned yield;            /* SHMC_YIELD: sched_yield()s before sleeping */
-    unsigned attach_timeout_s; /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
-    const char *job_id;        /* SHMC_JOB_ID: overrides the launcher's job key */
+    int debug;                  /* SHMC_DEBUG: 0..4 */
+    size_t eager_limit;         /* SHMC_EAGER_LIMIT: largest eager message, bytes */
+    size_t ring_bytes;          /* SHMC_RING_SIZE: data bytes per mailbox; 0 = by formula */
+    int single_copy;            /* SHMC_SINGLE_COPY: 1 = use process_vm_readv if allowed */
+    size_t single_copy_min;     /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy */
+    unsigned spin;              /* SHMC_SPIN: polls before yielding; ~0u = automatic */
+    unsigned yield;             /* SHMC_YIELD: sched_yield()s before sleeping */
+    unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
+    const char *job_id;         /* SHMC_JOB_ID: overrides the launcher's job key */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
 

@@ -197,15 +197,19 @@ typedef void (*kernel_fn)(void *restrict, const void *restrict, size_t, int);
 
 /* AVG combines as SUM; NULL means "not defined for this type". */
 #define INT_ROW(tn)                                                                                \
-    {k_##tn##_sum, k_##tn##_prod, k_##tn##_min, k_##tn##_max, NULL,                               \
-     k_##tn##_band, k_##tn##_bor, k_##tn##_bxor}
+    {                                                                                              \
+        k_##tn##_sum, k_##tn##_prod, k_##tn##_min, k_##tn##_max, NULL, k_##tn##_band,              \
+            k_##tn##_bor, k_##tn##_bxor                                                            \
+    }
 #define FLT_ROW(tn)                                                                                \
-    {k_##tn##_sum, k_##tn##_prod, k_##tn##_min, k_##tn##_max, k_##tn##_sum, NULL, NULL, NULL}
+    {                                                                                              \
+        k_##tn##_sum, k_##tn##_prod, k_##tn##_min, k_##tn##_max, k_##tn##_sum, NULL, NULL, NULL    \
+    }
 
 static const kernel_fn kernels[NTYPES][NOPS] = {
-    [SHMC_INT8] = INT_ROW(i8),       [SHMC_UINT8] = INT_ROW(u8),     [SHMC_INT32] = INT_ROW(i32),
-    [SHMC_UINT32] = INT_ROW(u32),    [SHMC_INT64] = INT_ROW(i64),    [SHMC_UINT64] = INT_ROW(u64),
-    [SHMC_FLOAT16] = FLT_ROW(f16),   [SHMC_BFLOAT16] = FLT_ROW(bf16), [SHMC_FLOAT32] = FLT_ROW(f32),
+    [SHMC_INT8] = INT_ROW(i8),     [SHMC_UINT8] = INT_ROW(u8),      [SHMC_INT32] = INT_ROW(i32),
+    [SHMC_UINT32] = INT_ROW(u32),  [SHMC_INT64] = INT_ROW(i64),     [SHMC_UINT64] = INT_ROW(u64),
+    [SHMC_FLOAT16] = FLT_ROW(f16), [SHMC_BFLOAT16] = FLT_ROW(bf16), [SHMC_FLOAT32] = FLT_ROW(f32),
     [SHMC_FLOAT64] = FLT_ROW(f64),
 };
 

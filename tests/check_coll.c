@@ -7,8 +7,10 @@
  *
  * The matrix: counts 0, 1, 7 and 1023 with every dtype and every valid op, in place and
  * not, roots 0, middle and last; count 65537 with a rotating dtype/op pair per
- * algorithm; count 2^20 + 3 with one pair per algorithm. SHMC_COLL_FULL=1 (make
- * check-coll-full) runs every dtype and op at every count instead.
+ * algorithm; count 2^20 + 3 with one pair per algorithm, up to 8 ranks. Sub-communicators
+ * run up to 8 ranks. Under sanitizers the large counts are limited further (sanitized()).
+ * SHMC_COLL_FULL=1 (make check-coll-full) runs every dtype and op at every count and
+ * rank count instead.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -36,6 +38,14 @@ static int full_matrix(void)
 {
     const char *s = getenv("SHMC_COLL_FULL");
     return s && *s == '1';
+}
+
+/* Under a sanitizer (5-15x slower) the large counts run at up to 4 ranks (2^20 + 3 at
+ * up to 2); every other dimension of the matrix is kept. */
+static int sanitized(void)
+{
+    const char *s = getenv("SHMC_TEST_SAN");
+    return s && *s && !full_matrix();
 }
 
 static void *xmalloc(size_t n)
@@ -309,7 +319,7 @@ static void matrix(shmc_comm *w, int wme, int wn, void *arg)
                     }
                 }
                 /* Large counts: every pair in the full run, a rotating pair otherwise. */
-                for (int p = 0; p < np; p++) {
+                for (int p = 0; p < np && !(sanitized() && n > 4); p++) {
                     if (!full && p != rotate % np)
                         continue;
                     k.dt = dts[p];
@@ -321,7 +331,7 @@ static void matrix(shmc_comm *w, int wme, int wn, void *arg)
             }
         }
         /* 2^20 + 3: once per algorithm (movement collectives send n times this). */
-        if (n <= 8 || full) {
+        if ((n <= 8 && !(sanitized() && n > 2)) || full) {
             k.root = roots[nroots - 1];
             k.inplace = 0;
             k.count = BIG2;
@@ -382,6 +392,46 @@ MATRIX_TEST(allgather, SHMC_C_ALLGATHER)
 MATRIX_TEST(scatter, SHMC_C_SCATTER)
 MATRIX_TEST(reduce_scatter, SHMC_C_REDUCE_SCATTER)
 MATRIX_TEST(alltoall, SHMC_C_ALLTOALL)
+
+/* ---- many ranks ------------------------------------------------------------------------ */
+
+/* 33 and 64 ranks (17 and 32 per core here): every collective with every algorithm, at
+ * counts 1 and 1023, with a reduction that exercises ordering (float32 AVG) or a dtype
+ * of each size, roots last and middle. */
+static void many_ranks(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    for (int coll = SHMC_C_BROADCAST; coll < SHMC_C_COUNT; coll++) {
+        for (int a = SHMC_A_TREE; a < SHMC_A_COUNT; a++) {
+            if (!shmc__algo_valid(coll, a))
+                continue;
+            set_algo(coll, a);
+            for (int ci = 0; ci < 2; ci++) {
+                struct call k = {.c = w, .me = me, .n = n, .algo = a, .count = ci ? 1023 : 1};
+                k.root = ci ? n / 2 : n - 1;
+                k.inplace = ci;
+                k.dt = is_reduction(coll) ? SHMC_FLOAT32 : (ci ? SHMC_FLOAT16 : SHMC_INT8);
+                k.op = is_reduction(coll) ? (ci ? SHMC_AVG : SHMC_PROD) : SHMC_SUM;
+                one_call(coll, &k);
+            }
+            set_algo(coll, SHMC_A_AUTO);
+        }
+    }
+    for (int a = SHMC_A_TREE; a < SHMC_A_COUNT; a++) {
+        if (!shmc__algo_valid(SHMC_C_BARRIER, a))
+            continue;
+        set_algo(SHMC_C_BARRIER, a);
+        T_OK(shmc_barrier(w));
+        set_algo(SHMC_C_BARRIER, SHMC_A_AUTO);
+    }
+}
+
+START_TEST(test_coll_many_ranks)
+{
+    ck_assert_int_eq(shmct_run(33, many_ranks, NULL), 0);
+    ck_assert_int_eq(shmct_run(64, many_ranks, NULL), 0);
+}
+END_TEST
 
 /* ---- barrier ---------------------------------------------------------------------------- */
 
@@ -496,6 +546,7 @@ static Suite *coll_suite(void)
     tcase_add_test(t, test_coll_reduce_scatter);
     tcase_add_test(t, test_coll_alltoall);
     tcase_add_test(t, test_coll_bit_identical);
+    tcase_add_test(t, test_coll_many_ranks);
     suite_add_tcase(s, t);
 
     t = tcase_create("subcomm");

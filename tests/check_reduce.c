@@ -67,8 +67,8 @@ START_TEST(test_reduce_float_to_half_rounding)
         }
     }
     /* Overflow, infinities, NaN, tiny values. */
-    const float edge[] = {65504.0f, 65519.99f, 65520.0f, 1e9f, INFINITY, -INFINITY, 1e-10f,
-                          -1e-10f, 5.96e-8f, 2.98e-8f, 2.99e-8f, 0.0f, -0.0f};
+    const float edge[] = {65504.0f, 65519.99f, 65520.0f, 1e9f,     INFINITY, -INFINITY, 1e-10f,
+                          -1e-10f,  5.96e-8f,  2.98e-8f, 2.99e-8f, 0.0f,     -0.0f};
     for (size_t k = 0; k < sizeof edge / sizeof edge[0]; k++)
         ck_assert_uint_eq(shmc__float_to_half(edge[k]), ref_f2h(edge[k]));
     ck_assert(isnan(shmc__half_to_float(shmc__float_to_half(NAN))));
@@ -87,8 +87,8 @@ START_TEST(test_reduce_bfloat16_rounding)
         float f = bitsf((uint32_t)shmct_word(11, i));
         if (isnan(f) || isinf(f) || fabsf(f) > 3.3e38f)
             continue;
-        ck_assert_msg(shmc__float_to_bf16(f) == cr_bf16_nearest(f), "float %a: 0x%04x vs 0x%04x",
-                      f, shmc__float_to_bf16(f), cr_bf16_nearest(f));
+        ck_assert_msg(shmc__float_to_bf16(f) == cr_bf16_nearest(f), "float %a: 0x%04x vs 0x%04x", f,
+                      shmc__float_to_bf16(f), cr_bf16_nearest(f));
     }
     /* Exact ties round to even. */
     ck_assert_uint_eq(shmc__float_to_bf16(bitsf(0x3f808000u)), 0x3f80);

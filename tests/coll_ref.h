@@ -59,20 +59,38 @@ static inline uint16_t cr_bf16_nearest(float f)
 static inline void cr_put(shmc_dtype dt, void *buf, size_t i, double v)
 {
     switch (dt) {
-    case SHMC_INT8: ((int8_t *)buf)[i] = (int8_t)v; break;
-    case SHMC_UINT8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
-    case SHMC_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
-    case SHMC_UINT32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
-    case SHMC_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
-    case SHMC_UINT64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
+    case SHMC_INT8:
+        ((int8_t *)buf)[i] = (int8_t)v;
+        break;
+    case SHMC_UINT8:
+        ((uint8_t *)buf)[i] = (uint8_t)v;
+        break;
+    case SHMC_INT32:
+        ((int32_t *)buf)[i] = (int32_t)v;
+        break;
+    case SHMC_UINT32:
+        ((uint32_t *)buf)[i] = (uint32_t)v;
+        break;
+    case SHMC_INT64:
+        ((int64_t *)buf)[i] = (int64_t)v;
+        break;
+    case SHMC_UINT64:
+        ((uint64_t *)buf)[i] = (uint64_t)v;
+        break;
     case SHMC_FLOAT16: {
         _Float16 h = (_Float16)(float)v;
         memcpy((uint16_t *)buf + i, &h, 2);
         break;
     }
-    case SHMC_BFLOAT16: ((uint16_t *)buf)[i] = cr_bf16_nearest((float)v); break;
-    case SHMC_FLOAT32: ((float *)buf)[i] = (float)v; break;
-    case SHMC_FLOAT64: ((double *)buf)[i] = v; break;
+    case SHMC_BFLOAT16:
+        ((uint16_t *)buf)[i] = cr_bf16_nearest((float)v);
+        break;
+    case SHMC_FLOAT32:
+        ((float *)buf)[i] = (float)v;
+        break;
+    case SHMC_FLOAT64:
+        ((double *)buf)[i] = v;
+        break;
     }
 }
 
@@ -106,8 +124,7 @@ static inline uint64_t cr_bits(shmc_op op, int r, size_t i)
 }
 
 /* Fills count elements of rank r's input (starting at element `first` of its vector). */
-static inline void cr_fill(shmc_dtype dt, shmc_op op, int r, void *buf, size_t first,
-                           size_t count)
+static inline void cr_fill(shmc_dtype dt, shmc_op op, int r, void *buf, size_t first, size_t count)
 {
     int bitwise = op == SHMC_BAND || op == SHMC_BOR || op == SHMC_BXOR;
     for (size_t i = 0; i < count; i++) {
@@ -133,7 +150,10 @@ static inline void cr_ref(shmc_dtype dt, shmc_op op, int n, size_t i, void *out,
     double a = cr_val(dt, op, 0, i);
     for (int r = 1; r < n; r++) {
         double b = cr_val(dt, op, r, i);
-        a = op == SHMC_PROD ? a * b : op == SHMC_MIN ? fmin(a, b) : op == SHMC_MAX ? fmax(a, b) : a + b;
+        a = op == SHMC_PROD  ? a * b
+            : op == SHMC_MIN ? fmin(a, b)
+            : op == SHMC_MAX ? fmax(a, b)
+                             : a + b;
     }
     if (op == SHMC_AVG && n > 1) {
         if (dt == SHMC_FLOAT64)

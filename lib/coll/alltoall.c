@@ -46,8 +46,8 @@ int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         for (int i = 0; i < n; i++)
             if (i & k)
                 memcpy(out + m++ * bytes, t + (size_t)i * bytes, bytes);
-        int rc = shmc__cx_sendrecv(x, out, m * bytes, (me + k) % n, in, m * bytes,
-                                   (me - k + n) % n);
+        int rc =
+            shmc__cx_sendrecv(x, out, m * bytes, (me + k) % n, in, m * bytes, (me - k + n) % n);
         if (rc != SHMC_OK)
             return rc;
         m = 0;

@@ -24,8 +24,7 @@ static int job_ok(void)
 
 /* Fills x for a call on comm; checks the comm, the dtype and that n * count elements of
  * it fit in size_t. */
-static int setup(struct shmc__cx *x, shmc_comm *comm, size_t count, size_t nblocks,
-                 shmc_dtype dt)
+static int setup(struct shmc__cx *x, shmc_comm *comm, size_t count, size_t nblocks, shmc_dtype dt)
 {
     if (shmc__g.state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;

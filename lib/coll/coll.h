@@ -145,12 +145,9 @@ int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
 
 /* sbuf holds n * count elements; rbuf receives this rank's count (may lie inside sbuf
  * at offset 0 for in place). */
-int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                              size_t count);
-int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                              size_t count);
-int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                             size_t count);
+int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 
 /* count per destination; sbuf and rbuf do not overlap. */
 int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);

@@ -110,8 +110,7 @@ int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     return rc != SHMC_OK ? rc : wrc;
 }
 
-int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                     int root)
+int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int root)
 {
     size_t bytes = count * x->es;
     int rc;

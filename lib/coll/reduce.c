@@ -270,8 +270,7 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return SHMC_OK;
 }
 
-int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                     int root)
+int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int root)
 {
     size_t es = x->es, chunk = SHMC_SLOT_BYTES / es;
     const uint8_t *in = sbuf;

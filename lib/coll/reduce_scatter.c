@@ -10,8 +10,7 @@
 
 #include "coll.h"
 
-int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                              size_t count)
+int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t es = x->es, total = (size_t)x->n * count;
     uint8_t *w = shmc__cx_scratch(2, total * es);
@@ -27,8 +26,7 @@ int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *
     return SHMC_OK;
 }
 
-int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                              size_t count)
+int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t total = (size_t)x->n * count;
     uint8_t *all = x->me == 0 ? shmc__cx_scratch(2, total * x->es) : NULL;
@@ -38,8 +36,7 @@ int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *
     return rc != SHMC_OK ? rc : shmc__scatter_tree(x, all, rbuf, count, 0);
 }
 
-int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                             size_t count)
+int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, me = x->me, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);

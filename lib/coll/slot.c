@@ -25,8 +25,8 @@
  */
 #include <string.h>
 
-#include "coll.h"
 #include "../wait.h"
+#include "coll.h"
 
 static struct shmc__slot *slot_of(const struct shmc__cx *x, int r)
 {
