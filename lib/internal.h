@@ -38,12 +38,12 @@ struct shmc_comm {
     uint32_t ctx; /* point-to-point context id; ctx + 1 is the collectives' */
     int rank;
     int size;
-    const int *world_of; /* comm rank -> world rank; NULL for the world itself */
-    const int *local_of; /* world rank -> comm rank or -1; NULL for the world itself */
-    uint32_t uid;        /* agreed by the members at creation; never reused by any of them */
-    uint32_t round;      /* shared-memory collective rounds so far (coll/slot.c) */
+    int *world_of;  /* comm rank -> world rank; NULL for the world itself. One allocation
+                     * holds both maps: local_of points into it */
+    int *local_of;  /* world rank -> comm rank or -1; NULL for the world itself */
+    uint32_t uid;   /* agreed by the members at creation; never reused by any of them */
+    uint32_t round; /* shared-memory collective rounds so far (coll/slot.c) */
     struct shmc_comm *next, *prev; /* every communicator but the world (freed at finalize) */
-    int *maps;                     /* owns world_of and local_of */
 };
 
 /* Context ids follow from uids: 2 (uid - 1) for point-to-point, one more for the
@@ -279,6 +279,17 @@ int shmc__wait_requests(size_t n, struct shmc_request *const *reqs);
 int shmc__wait_pred(int (*done)(void *), void *arg, unsigned op);
 int shmc__rndv_put_rts(int peer, struct shmc_request *s);
 int shmc__check_job(void);
+
+/* Cheap per-call look at the job, on every public call: abort, or peers that changed
+ * state. Relaxed loads: both words are triggers; shmc__check_job takes the acquire (A4)
+ * when they moved. */
+static inline int shmc__job_ok(void)
+{
+    const struct shmc__arena_hdr *h = shmc__g.arena.hdr;
+    if (shmc__load_relaxed32(&h->abort) || shmc__load_relaxed32(&h->epoch) != shmc__g.epoch_seen)
+        return shmc__check_job() == SHMC_ERR_ABORTED ? SHMC_ERR_ABORTED : SHMC_OK;
+    return SHMC_OK;
+}
 
 /* ---- p2p.c ------------------------------------------------------------------------------ */
 int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int tag, uint32_t ctx,

@@ -12,17 +12,6 @@
 
 static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
 
-/* Cheap per-call look at the job: abort, or peers that changed state. */
-static int job_ok(void)
-{
-    struct shmc__global *g = &shmc__g;
-    const struct shmc__arena_hdr *h = g->arena.hdr;
-    /* Relaxed: both are triggers; shmc__check_job takes the acquire if they moved. */
-    if (shmc__load_relaxed32(&h->abort) || shmc__load_relaxed32(&h->epoch) != g->epoch_seen)
-        return shmc__check_job() == SHMC_ERR_ABORTED ? SHMC_ERR_ABORTED : SHMC_OK;
-    return SHMC_OK;
-}
-
 static int check_buf(const shmc_comm *c, const void *buf, size_t count, shmc_dtype dt,
                      size_t *bytes, size_t *elsize)
 {
@@ -158,7 +147,7 @@ SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst
         return rc;
     if (!req)
         return SHMC_ERR_ARG;
-    if ((rc = job_ok()))
+    if ((rc = shmc__job_ok()))
         return rc;
     return shmc__post_send(buf, bytes, es, w, tag, comm->ctx, comm, req);
 }
@@ -175,7 +164,7 @@ SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int 
         return rc;
     if (!req)
         return SHMC_ERR_ARG;
-    if ((rc = job_ok()))
+    if ((rc = shmc__job_ok()))
         return rc;
     return shmc__post_recv(buf, bytes, es, w, tag, comm->ctx, comm, req);
 }
@@ -187,7 +176,7 @@ SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst,
     size_t bytes, es;
     int w, rc;
     if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(comm, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = job_ok()))
+        (rc = check_peer(comm, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = shmc__job_ok()))
         return rc;
     /* Fast path: straight into the mailbox, no request. */
     if (w != g->rank && bytes <= g->eager_limit) {
@@ -251,7 +240,7 @@ SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int t
     size_t bytes, es;
     int w, rc;
     if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(comm, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = job_ok()))
+        (rc = check_peer(comm, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = shmc__job_ok()))
         return rc;
     if (w != SHMC_ANY && w != g->rank && !g->active_reqs && !g->unexp_head && !g->out_busy_count &&
         !g->peers[w].broken &&
@@ -361,7 +350,7 @@ SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, v
         return rc;
     if (overlap(sbuf, sbytes, rbuf, rbytes))
         return SHMC_ERR_ARG;
-    if ((rc = job_ok()))
+    if ((rc = shmc__job_ok()))
         return rc;
     struct shmc_request *rr, *sr;
     if ((rc = shmc__post_recv(rbuf, rbytes, es, ws, rtag, comm->ctx, comm, &rr)) != SHMC_OK)

@@ -226,37 +226,33 @@ void shmc__reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op
         kernels[dt][op](acc, in, n, order);
 }
 
+/* p[i] = p[i] / nranks, computed in CT and stored back through FROM(TO(x) / d). */
+#define DIVIDE(T, CT, TO, FROM)                                                                    \
+    do {                                                                                           \
+        T *p = buf;                                                                                \
+        CT d = (CT)nranks;                                                                         \
+        for (size_t i = 0; i < n; i++)                                                             \
+            p[i] = FROM(TO(p[i]) / d);                                                             \
+    } while (0)
+#define SAME(x) (x)
+
 void shmc__reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks)
 {
     if (op != SHMC_AVG || nranks == 1)
         return;
     switch (dt) {
-    case SHMC_FLOAT32: {
-        float *p = buf, d = (float)nranks;
-        for (size_t i = 0; i < n; i++)
-            p[i] = p[i] / d;
+    case SHMC_FLOAT32:
+        DIVIDE(float, float, SAME, SAME);
         break;
-    }
-    case SHMC_FLOAT64: {
-        double *p = buf, d = (double)nranks;
-        for (size_t i = 0; i < n; i++)
-            p[i] = p[i] / d;
+    case SHMC_FLOAT64:
+        DIVIDE(double, double, SAME, SAME);
         break;
-    }
-    case SHMC_FLOAT16: {
-        uint16_t *p = buf;
-        float d = (float)nranks;
-        for (size_t i = 0; i < n; i++)
-            p[i] = f2h(h2f(p[i]) / d);
+    case SHMC_FLOAT16:
+        DIVIDE(uint16_t, float, h2f, f2h);
         break;
-    }
-    case SHMC_BFLOAT16: {
-        uint16_t *p = buf;
-        float d = (float)nranks;
-        for (size_t i = 0; i < n; i++)
-            p[i] = f2bf(bf2f(p[i]) / d);
+    case SHMC_BFLOAT16:
+        DIVIDE(uint16_t, float, bf2f, f2bf);
         break;
-    }
     default:
         break; /* integers have no AVG (refused by shmc__reduce_check) */
     }

@@ -12,7 +12,7 @@
 
 #include "coll.h"
 
-int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__alltoall_ring)
 {
     int n = x->n, me = x->me;
     size_t bytes = count * x->es;
@@ -29,7 +29,7 @@ int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return SHMC_OK;
 }
 
-int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__alltoall_tree)
 {
     int n = x->n, me = x->me;
     size_t bytes = count * x->es, half = (size_t)(n + 1) / 2;
@@ -61,14 +61,14 @@ int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return SHMC_OK;
 }
 
-int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__alltoall_shm)
 {
     int n = x->n, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
     const uint8_t *s = sbuf;
     uint8_t *r = rbuf;
     for (size_t e = 0; e < count; e += sub) {
-        size_t len = count - e < sub ? count - e : sub;
+        size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x->c);
         uint8_t *slot;
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)

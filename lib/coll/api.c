@@ -13,15 +13,6 @@
 
 /* ---- checks -------------------------------------------------------------------------- */
 
-static int job_ok(void)
-{
-    const struct shmc__arena_hdr *h = shmc__g.arena.hdr;
-    /* Relaxed: triggers; shmc__check_job takes the acquire when they moved. */
-    if (shmc__load_relaxed32(&h->abort) || shmc__load_relaxed32(&h->epoch) != shmc__g.epoch_seen)
-        return shmc__check_job() == SHMC_ERR_ABORTED ? SHMC_ERR_ABORTED : SHMC_OK;
-    return SHMC_OK;
-}
-
 /* Fills x for a call on comm; checks the comm, the dtype and that n * count elements of
  * it fit in size_t. */
 static int setup(struct shmc__cx *x, shmc_comm *comm, size_t count, size_t nblocks, shmc_dtype dt)
@@ -40,11 +31,13 @@ static int setup(struct shmc__cx *x, shmc_comm *comm, size_t count, size_t nbloc
     x->es = es;
     x->dt = dt;
     x->op = SHMC_SUM;
-    return job_ok();
+    x->root = 0;
+    return shmc__job_ok();
 }
 
-static int check_root(const struct shmc__cx *x, int root)
+static int check_root(struct shmc__cx *x, int root)
 {
+    x->root = root;
     return root >= 0 && root < x->n ? SHMC_OK : SHMC_ERR_RANK;
 }
 
@@ -76,12 +69,14 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
         return bytes <= 512 * K ? SHMC_A_SHM : SHMC_A_RING;
     case SHMC_C_REDUCE:
-        return bytes <= 256 * K ? SHMC_A_TREE : SHMC_A_SHM;
+        if (n == 2)
+            return bytes <= 256 * K ? SHMC_A_TREE : bytes <= 4 * K * K ? SHMC_A_RING : SHMC_A_SHM;
+        return bytes <= 4 * K ? SHMC_A_TREE : SHMC_A_SHM;
     case SHMC_C_ALLREDUCE:
         if (bytes <= 4 * K)
             return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
-        if (bytes <= 64 * K || (n == 2 && bytes >= 8 * K * K))
-            return SHMC_A_SHM;
+        if (bytes <= 64 * K)
+            return n == 2 ? SHMC_A_RING : SHMC_A_SHM;
         return SHMC_A_RING;
     case SHMC_C_GATHER:
         if (n == 2)
@@ -96,7 +91,9 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     case SHMC_C_SCATTER:
         return SHMC_A_TREE;
     case SHMC_C_REDUCE_SCATTER:
-        return bytes <= 16 * K ? SHMC_A_RING : SHMC_A_SHM;
+        if (n == 2 || bytes <= 4 * K || bytes > 64 * K)
+            return SHMC_A_RING;
+        return SHMC_A_SHM;
     case SHMC_C_ALLTOALL:
         if (bytes <= 4 * K)
             return SHMC_A_TREE;
@@ -106,24 +103,66 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     }
 }
 
+/* ---- dispatch -------------------------------------------------------------------------- */
+
+/* Every implemented (collective, algorithm); the same set shmc__algo_valid() accepts. */
+static const shmc__coll_fn algorithms[SHMC_C_COUNT][SHMC_A_COUNT] = {
+    [SHMC_C_BARRIER] = {[SHMC_A_TREE] = shmc__barrier_tree,
+                        [SHMC_A_RING] = shmc__barrier_ring,
+                        [SHMC_A_SHM] = shmc__barrier_shm,
+                        [SHMC_A_RD] = shmc__barrier_rd},
+    [SHMC_C_BROADCAST] = {[SHMC_A_TREE] = shmc__bcast_tree,
+                          [SHMC_A_RING] = shmc__bcast_ring,
+                          [SHMC_A_SHM] = shmc__bcast_shm},
+    [SHMC_C_REDUCE] = {[SHMC_A_TREE] = shmc__reduce_tree,
+                       [SHMC_A_RING] = shmc__reduce_ring,
+                       [SHMC_A_SHM] = shmc__reduce_shm},
+    [SHMC_C_ALLREDUCE] = {[SHMC_A_TREE] = shmc__allreduce_tree,
+                          [SHMC_A_RING] = shmc__allreduce_ring,
+                          [SHMC_A_SHM] = shmc__allreduce_shm,
+                          [SHMC_A_RD] = shmc__allreduce_rd},
+    [SHMC_C_GATHER] = {[SHMC_A_TREE] = shmc__gather_tree,
+                       [SHMC_A_RING] = shmc__gather_ring,
+                       [SHMC_A_SHM] = shmc__gather_shm},
+    [SHMC_C_ALLGATHER] = {[SHMC_A_TREE] = shmc__allgather_tree,
+                          [SHMC_A_RING] = shmc__allgather_ring,
+                          [SHMC_A_SHM] = shmc__allgather_shm},
+    [SHMC_C_SCATTER] = {[SHMC_A_TREE] = shmc__scatter_tree,
+                        [SHMC_A_RING] = shmc__scatter_ring,
+                        [SHMC_A_SHM] = shmc__scatter_shm},
+    [SHMC_C_REDUCE_SCATTER] = {[SHMC_A_TREE] = shmc__reduce_scatter_tree,
+                               [SHMC_A_RING] = shmc__reduce_scatter_ring,
+                               [SHMC_A_SHM] = shmc__reduce_scatter_shm},
+    [SHMC_C_ALLTOALL] = {[SHMC_A_TREE] = shmc__alltoall_tree,
+                         [SHMC_A_RING] = shmc__alltoall_ring,
+                         [SHMC_A_SHM] = shmc__alltoall_shm},
+};
+
+/* The common tail of every collective once its arguments are checked and resolved:
+ * nothing to do for count 0; a local copy for one rank (whatever the collective, the
+ * result is then the rank's own count elements); otherwise the chosen algorithm.
+ * bytes is what pick() sizes by. */
+static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+               size_t bytes)
+{
+    if (!count)
+        return SHMC_OK;
+    if (x->n == 1) {
+        if (sbuf && rbuf && sbuf != rbuf)
+            memcpy(rbuf, sbuf, count * x->es);
+        return SHMC_OK;
+    }
+    return algorithms[coll][pick(coll, x, bytes)](x, sbuf, rbuf, count);
+}
+
 /* ---- the collectives ------------------------------------------------------------------- */
 
 SHMC_API int shmc_barrier(shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, 0, 0, SHMC_UINT8);
-    if (rc != SHMC_OK || x.n == 1)
-        return rc;
-    switch (pick(SHMC_C_BARRIER, &x, 0)) {
-    case SHMC_A_TREE:
-        return shmc__barrier_tree(&x);
-    case SHMC_A_RING:
-        return shmc__barrier_ring(&x);
-    case SHMC_A_RD:
-        return shmc__barrier_rd(&x);
-    default:
-        return shmc__barrier_shm(&x);
-    }
+    /* No data, but never skipped: count 1 keeps run() from returning early. */
+    return rc != SHMC_OK ? rc : run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
 }
 
 SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
@@ -134,16 +173,7 @@ SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root,
         return rc;
     if (count && (!buf || buf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
-    if (!count || x.n == 1)
-        return SHMC_OK;
-    switch (pick(SHMC_C_BROADCAST, &x, count * x.es)) {
-    case SHMC_A_TREE:
-        return shmc__bcast_tree(&x, buf, count, root);
-    case SHMC_A_RING:
-        return shmc__bcast_ring(&x, buf, count, root);
-    default:
-        return shmc__bcast_shm(&x, buf, count, root);
-    }
+    return run(SHMC_C_BROADCAST, &x, NULL, buf, count, count * x.es);
 }
 
 SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
@@ -157,21 +187,7 @@ SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
         sbuf = rbuf;
     if (count && (!sbuf || rbuf == SHMC_IN_PLACE || (x.me == root && !rbuf)))
         return SHMC_ERR_ARG;
-    if (!count)
-        return SHMC_OK;
-    if (x.n == 1) {
-        if (rbuf != sbuf)
-            memcpy(rbuf, sbuf, count * x.es);
-        return SHMC_OK;
-    }
-    switch (pick(SHMC_C_REDUCE, &x, count * x.es)) {
-    case SHMC_A_TREE:
-        return shmc__reduce_tree(&x, sbuf, rbuf, count, root);
-    case SHMC_A_RING:
-        return shmc__reduce_ring(&x, sbuf, rbuf, count, root);
-    default:
-        return shmc__reduce_shm(&x, sbuf, rbuf, count, root);
-    }
+    return run(SHMC_C_REDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
 SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
@@ -185,23 +201,7 @@ SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dty
         sbuf = rbuf;
     if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
-    if (!count)
-        return SHMC_OK;
-    if (x.n == 1) {
-        if (rbuf != sbuf)
-            memcpy(rbuf, sbuf, count * x.es);
-        return SHMC_OK;
-    }
-    switch (pick(SHMC_C_ALLREDUCE, &x, count * x.es)) {
-    case SHMC_A_TREE:
-        return shmc__allreduce_tree(&x, sbuf, rbuf, count);
-    case SHMC_A_RING:
-        return shmc__allreduce_ring(&x, sbuf, rbuf, count);
-    case SHMC_A_RD:
-        return shmc__allreduce_rd(&x, sbuf, rbuf, count);
-    default:
-        return shmc__allreduce_shm(&x, sbuf, rbuf, count);
-    }
+    return run(SHMC_C_ALLREDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
 SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
@@ -218,21 +218,7 @@ SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
     }
     if (count && ((x.me != root && !sbuf) || (x.me == root && (!rbuf || rbuf == SHMC_IN_PLACE))))
         return SHMC_ERR_ARG;
-    if (!count)
-        return SHMC_OK;
-    if (x.n == 1) {
-        if (sbuf && rbuf != sbuf)
-            memcpy(rbuf, sbuf, count * x.es);
-        return SHMC_OK;
-    }
-    switch (pick(SHMC_C_GATHER, &x, count * x.es * (size_t)x.n)) {
-    case SHMC_A_TREE:
-        return shmc__gather_tree(&x, sbuf, rbuf, count, root);
-    case SHMC_A_RING:
-        return shmc__gather_ring(&x, sbuf, rbuf, count, root);
-    default:
-        return shmc__gather_shm(&x, sbuf, rbuf, count, root);
-    }
+    return run(SHMC_C_GATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
 SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
@@ -248,21 +234,7 @@ SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dty
         return SHMC_ERR_ARG;
     if (count && (!rbuf || rbuf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
-    if (!count)
-        return SHMC_OK;
-    if (x.n == 1) {
-        if (sbuf && rbuf != sbuf)
-            memcpy(rbuf, sbuf, count * x.es);
-        return SHMC_OK;
-    }
-    switch (pick(SHMC_C_ALLGATHER, &x, count * x.es * (size_t)x.n)) {
-    case SHMC_A_TREE:
-        return shmc__allgather_tree(&x, sbuf, rbuf, count);
-    case SHMC_A_RING:
-        return shmc__allgather_ring(&x, sbuf, rbuf, count);
-    default:
-        return shmc__allgather_shm(&x, sbuf, rbuf, count);
-    }
+    return run(SHMC_C_ALLGATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
 SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
@@ -279,21 +251,7 @@ SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype
     }
     if (count && ((x.me == root && (!sbuf || sbuf == SHMC_IN_PLACE)) || (x.me != root && !rbuf)))
         return SHMC_ERR_ARG;
-    if (!count)
-        return SHMC_OK;
-    if (x.n == 1) {
-        if (rbuf && rbuf != sbuf)
-            memcpy(rbuf, sbuf, count * x.es);
-        return SHMC_OK;
-    }
-    switch (pick(SHMC_C_SCATTER, &x, count * x.es * (size_t)x.n)) {
-    case SHMC_A_TREE:
-        return shmc__scatter_tree(&x, sbuf, rbuf, count, root);
-    case SHMC_A_RING:
-        return shmc__scatter_ring(&x, sbuf, rbuf, count, root);
-    default:
-        return shmc__scatter_shm(&x, sbuf, rbuf, count, root);
-    }
+    return run(SHMC_C_SCATTER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
 SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
@@ -307,21 +265,7 @@ SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount,
         sbuf = rbuf; /* rbuf holds all n blocks; the result replaces the first */
     if (recvcount && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
-    if (!recvcount)
-        return SHMC_OK;
-    if (x.n == 1) {
-        if (rbuf != sbuf)
-            memcpy(rbuf, sbuf, recvcount * x.es);
-        return SHMC_OK;
-    }
-    switch (pick(SHMC_C_REDUCE_SCATTER, &x, recvcount * x.es * (size_t)x.n)) {
-    case SHMC_A_TREE:
-        return shmc__reduce_scatter_tree(&x, sbuf, rbuf, recvcount);
-    case SHMC_A_RING:
-        return shmc__reduce_scatter_ring(&x, sbuf, rbuf, recvcount);
-    default:
-        return shmc__reduce_scatter_shm(&x, sbuf, rbuf, recvcount);
-    }
+    return run(SHMC_C_REDUCE_SCATTER, &x, sbuf, rbuf, recvcount, recvcount * x.es * (size_t)x.n);
 }
 
 SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
@@ -334,33 +278,17 @@ SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtyp
         return rc;
     if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
-    if (!count)
-        return SHMC_OK;
     size_t total = (size_t)x.n * count * x.es;
-    if (sbuf == SHMC_IN_PLACE) {
+    if (sbuf == SHMC_IN_PLACE && count && x.n > 1) {
         /* Every block of rbuf is both sent and overwritten: send from a copy. */
         if (!(copy = malloc(total)))
             return SHMC_ERR_NOMEM;
         memcpy(copy, rbuf, total);
         sbuf = copy;
+    } else if (sbuf == SHMC_IN_PLACE) {
+        sbuf = rbuf;
     }
-    if (x.n == 1) {
-        if (rbuf != sbuf)
-            memcpy(rbuf, sbuf, total);
-        free(copy);
-        return SHMC_OK;
-    }
-    switch (pick(SHMC_C_ALLTOALL, &x, count * x.es * (size_t)x.n)) {
-    case SHMC_A_TREE:
-        rc = shmc__alltoall_tree(&x, sbuf, rbuf, count);
-        break;
-    case SHMC_A_RING:
-        rc = shmc__alltoall_ring(&x, sbuf, rbuf, count);
-        break;
-    default:
-        rc = shmc__alltoall_shm(&x, sbuf, rbuf, count);
-        break;
-    }
+    rc = run(SHMC_C_ALLTOALL, &x, sbuf, rbuf, count, total);
     free(copy);
     return rc;
 }

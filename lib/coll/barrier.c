@@ -11,8 +11,9 @@
  */
 #include "coll.h"
 
-int shmc__barrier_tree(const struct shmc__cx *x)
+SHMC_COLL_FN(shmc__barrier_tree)
 {
+    (void)sbuf, (void)rbuf, (void)count;
     int n = x->n, v = x->me, rc, mask;
     /* Arrivals up the tree: children first, then tell the parent. */
     for (mask = 1; mask < n; mask <<= 1) {
@@ -34,8 +35,9 @@ int shmc__barrier_tree(const struct shmc__cx *x)
     return SHMC_OK;
 }
 
-int shmc__barrier_ring(const struct shmc__cx *x)
+SHMC_COLL_FN(shmc__barrier_ring)
 {
+    (void)sbuf, (void)rbuf, (void)count;
     int n = x->n, me = x->me, rc;
     int next = (me + 1) % n, prev = (me + n - 1) % n;
     if (me == 0) {
@@ -53,8 +55,9 @@ int shmc__barrier_ring(const struct shmc__cx *x)
     return next != 0 ? shmc__cx_send(x, NULL, 0, next) : SHMC_OK;
 }
 
-int shmc__barrier_rd(const struct shmc__cx *x)
+SHMC_COLL_FN(shmc__barrier_rd)
 {
+    (void)sbuf, (void)rbuf, (void)count;
     int n = x->n, me = x->me;
     for (int k = 1; k < n; k <<= 1) {
         int rc = shmc__cx_sendrecv(x, NULL, 0, (me + k) % n, NULL, 0, (me - k + n) % n);
@@ -64,8 +67,9 @@ int shmc__barrier_rd(const struct shmc__cx *x)
     return SHMC_OK;
 }
 
-int shmc__barrier_shm(const struct shmc__cx *x)
+SHMC_COLL_FN(shmc__barrier_shm)
 {
+    (void)sbuf, (void)rbuf, (void)count;
     uint8_t *mine;
     const uint8_t *theirs;
     uint64_t stamp = shmc__slot_next(x->c);

@@ -14,14 +14,16 @@
 #define RING_CHUNK (256u << 10)
 #define RING_WINDOW 8
 
-int shmc__bcast_tree(const struct shmc__cx *x, void *buf, size_t count, int root)
+SHMC_COLL_FN(shmc__bcast_tree)
 {
+    int root = x->root;
+    (void)sbuf;
     int n = x->n, v = shmc__vrank(x->me, root, n), rc, mask, nreq = 0;
     size_t bytes = count * x->es;
     struct shmc_request *reqs[32];
     for (mask = 1; mask < n; mask <<= 1) {
         if (v & mask) {
-            if ((rc = shmc__cx_recv(x, buf, bytes, shmc__rrank(v - mask, root, n))) != SHMC_OK)
+            if ((rc = shmc__cx_recv(x, rbuf, bytes, shmc__rrank(v - mask, root, n))) != SHMC_OK)
                 return rc;
             break;
         }
@@ -29,7 +31,7 @@ int shmc__bcast_tree(const struct shmc__cx *x, void *buf, size_t count, int root
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (v + mask >= n)
             continue;
-        rc = shmc__cx_isend(x, buf, bytes, shmc__rrank(v + mask, root, n), &reqs[nreq]);
+        rc = shmc__cx_isend(x, rbuf, bytes, shmc__rrank(v + mask, root, n), &reqs[nreq]);
         if (rc != SHMC_OK) {
             shmc__cx_waitall((size_t)nreq, reqs);
             return rc;
@@ -39,13 +41,15 @@ int shmc__bcast_tree(const struct shmc__cx *x, void *buf, size_t count, int root
     return shmc__cx_waitall((size_t)nreq, reqs);
 }
 
-int shmc__bcast_ring(const struct shmc__cx *x, void *buf, size_t count, int root)
+SHMC_COLL_FN(shmc__bcast_ring)
 {
+    int root = x->root;
+    (void)sbuf;
     int n = x->n, v = shmc__vrank(x->me, root, n), rc = SHMC_OK;
     int prev = shmc__rrank(v - 1 + n, root, n), next = shmc__rrank(v + 1, root, n);
     size_t bytes = count * x->es, nch = (bytes + RING_CHUNK - 1) / RING_CHUNK;
     struct shmc_request *rq[2] = {NULL, NULL}, *sq[RING_WINDOW] = {NULL};
-    uint8_t *p = buf;
+    uint8_t *p = rbuf;
 
 #define CHUNK_LEN(i) ((i) + 1 < nch ? RING_CHUNK : bytes - (i) * (size_t)RING_CHUNK)
     if (v > 0)
@@ -73,13 +77,15 @@ int shmc__bcast_ring(const struct shmc__cx *x, void *buf, size_t count, int root
     return rc != SHMC_OK ? rc : wrc;
 }
 
-int shmc__bcast_shm(const struct shmc__cx *x, void *buf, size_t count, int root)
+SHMC_COLL_FN(shmc__bcast_shm)
 {
+    int root = x->root;
+    (void)sbuf;
     size_t bytes = count * x->es;
-    uint8_t *p = buf;
+    uint8_t *p = rbuf;
     int rc;
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
-        size_t len = bytes - off < SHMC_SLOT_BYTES ? bytes - off : SHMC_SLOT_BYTES;
+        size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x->c);
         if (x->me == root) {
             uint8_t *slot;

@@ -27,7 +27,16 @@ struct shmc__cx {
     size_t es;    /* bytes per element */
     shmc_dtype dt;
     shmc_op op;
+    int root; /* rooted collectives; 0 otherwise */
 };
+
+/* The same call with another root (for algorithms built from rooted ones). */
+static inline struct shmc__cx shmc__cx_rooted(const struct shmc__cx *x, int root)
+{
+    struct shmc__cx y = *x;
+    y.root = root;
+    return y;
+}
 
 /* Elements in and offset of block i when count elements are split over n ranks: the
  * first count % n blocks get one element more. */
@@ -36,6 +45,12 @@ static inline void shmc__block(size_t count, int n, int i, size_t *off, size_t *
     size_t base = count / (size_t)n, rem = count % (size_t)n, ui = (size_t)i;
     *len = base + (ui < rem);
     *off = ui * base + (ui < rem ? ui : rem);
+}
+
+/* Elements (or bytes) in the chunk that starts at off: at most max, and what is left. */
+static inline size_t shmc__chunk(size_t total, size_t off, size_t max)
+{
+    return total - off < max ? total - off : max;
 }
 
 /* Comm rank r shifted so that `root` is 0 (the virtual rank of binomial trees). */
@@ -88,70 +103,70 @@ void shmc__slot_done(const struct shmc__cx *x, int owner);
 
 /* ---- coll/reduce.c: ring building blocks (blocks as shmc__block splits count) ----- */
 
-/* Reduce-scatter in place in w (every rank's full input, count elements): afterwards
- * block `me` of w holds the reduced block (not yet AVG-finished). */
-int shmc__ring_reduce_scatter(const struct shmc__cx *x, uint8_t *w, size_t count);
+/* Reduce-scatter of src (this rank's full input, count elements): afterwards out holds
+ * the reduced block `me` (not yet AVG-finished). out may be src's block `me` (in place);
+ * src is not written otherwise. */
+int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint8_t *out,
+                              size_t count);
 /* All-gather in place in w: rank r starts with block r and ends with all of them. */
 int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count);
 
 /* ---- the algorithms ------------------------------------------------------------------ */
-/* Buffers are resolved by coll/api.c: sbuf is never SHMC_IN_PLACE here (in-place calls
- * pass the receive buffer, or NULL where the rank's own data is already in place, as
- * each function says). Counts are in elements of x->dt and are never 0. */
+/* Every algorithm has this signature, so coll/api.c picks one from a table. Buffers are
+ * resolved by coll/api.c: sbuf is never SHMC_IN_PLACE here (in-place calls pass the
+ * receive buffer, or NULL where the rank's own data is already in place, as each family
+ * says below). count is in elements of x->dt and never 0; the root is x->root. */
+typedef int (*shmc__coll_fn)(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 
-int shmc__barrier_tree(const struct shmc__cx *x);
-int shmc__barrier_ring(const struct shmc__cx *x);
-int shmc__barrier_rd(const struct shmc__cx *x);
-int shmc__barrier_shm(const struct shmc__cx *x);
+#define SHMC_COLL_FN(name)                                                                         \
+    int name(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 
-int shmc__bcast_tree(const struct shmc__cx *x, void *buf, size_t count, int root);
-int shmc__bcast_ring(const struct shmc__cx *x, void *buf, size_t count, int root);
-int shmc__bcast_shm(const struct shmc__cx *x, void *buf, size_t count, int root);
+/* Barrier: no buffers. */
+SHMC_COLL_FN(shmc__barrier_tree);
+SHMC_COLL_FN(shmc__barrier_ring);
+SHMC_COLL_FN(shmc__barrier_rd);
+SHMC_COLL_FN(shmc__barrier_shm);
 
-/* rbuf is significant at the root only; sbuf may equal rbuf (in place). */
-int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root);
-int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root);
-int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                     int root);
+/* Broadcast: the buffer is rbuf; sbuf is unused. */
+SHMC_COLL_FN(shmc__bcast_tree);
+SHMC_COLL_FN(shmc__bcast_ring);
+SHMC_COLL_FN(shmc__bcast_shm);
 
-/* sbuf may equal rbuf (in place). */
-int shmc__allreduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+/* Reduce: rbuf is significant at the root only; sbuf may equal rbuf (in place). */
+SHMC_COLL_FN(shmc__reduce_tree);
+SHMC_COLL_FN(shmc__reduce_ring);
+SHMC_COLL_FN(shmc__reduce_shm);
 
-/* count per rank. sbuf NULL at the root: its block is already in rbuf. */
-int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root);
-int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root);
-int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                     int root);
+/* All-reduce: sbuf may equal rbuf (in place). */
+SHMC_COLL_FN(shmc__allreduce_tree);
+SHMC_COLL_FN(shmc__allreduce_ring);
+SHMC_COLL_FN(shmc__allreduce_rd);
+SHMC_COLL_FN(shmc__allreduce_shm);
 
-/* sbuf NULL: this rank's block is already in rbuf. */
-int shmc__allgather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__allgather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+/* Gather: count per rank; sbuf NULL at the root: its block is already in rbuf. */
+SHMC_COLL_FN(shmc__gather_tree);
+SHMC_COLL_FN(shmc__gather_ring);
+SHMC_COLL_FN(shmc__gather_shm);
 
-/* rbuf NULL at the root: it keeps its block in sbuf. */
-int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                       int root);
-int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                       int root);
-int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root);
+/* All-gather: sbuf NULL: this rank's block is already in rbuf. */
+SHMC_COLL_FN(shmc__allgather_tree);
+SHMC_COLL_FN(shmc__allgather_ring);
+SHMC_COLL_FN(shmc__allgather_shm);
 
-/* sbuf holds n * count elements; rbuf receives this rank's count (may lie inside sbuf
- * at offset 0 for in place). */
-int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+/* Scatter: rbuf NULL at the root: it keeps its block in sbuf. */
+SHMC_COLL_FN(shmc__scatter_tree);
+SHMC_COLL_FN(shmc__scatter_ring);
+SHMC_COLL_FN(shmc__scatter_shm);
 
-/* count per destination; sbuf and rbuf do not overlap. */
-int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+/* Reduce-scatter: sbuf holds n * count elements; rbuf receives this rank's count (it
+ * may be sbuf itself for in place: the result replaces the first block). */
+SHMC_COLL_FN(shmc__reduce_scatter_tree);
+SHMC_COLL_FN(shmc__reduce_scatter_ring);
+SHMC_COLL_FN(shmc__reduce_scatter_shm);
+
+/* All-to-all: count per destination; sbuf and rbuf do not overlap. */
+SHMC_COLL_FN(shmc__alltoall_tree);
+SHMC_COLL_FN(shmc__alltoall_ring);
+SHMC_COLL_FN(shmc__alltoall_shm);
 
 #endif /* SHMC_COLL_H */

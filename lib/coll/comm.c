@@ -26,7 +26,7 @@ void shmc__comm_release_all(void)
     while (c) {
         struct shmc_comm *next = c->next;
         c->magic = 0;
-        free(c->maps);
+        free(c->world_of);
         free(c);
         c = next;
     }
@@ -76,7 +76,6 @@ static int make_comm(shmc_comm *parent, const int *members, int m, int me, uint3
     c->size = m;
     c->world_of = world_of;
     c->local_of = local_of;
-    c->maps = maps;
     c->next = g->comms;
     if (g->comms)
         g->comms->prev = c;
@@ -199,7 +198,7 @@ SHMC_API int shmc_comm_free(shmc_comm **comm)
     if (c->next)
         c->next->prev = c->prev;
     c->magic = 0;
-    free(c->maps);
+    free(c->world_of);
     free(c);
     *comm = NULL;
     return SHMC_OK;

@@ -23,9 +23,9 @@ static int subtree(int v, int n)
 
 /* ---- gather -------------------------------------------------------------------------- */
 
-int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root)
+SHMC_COLL_FN(shmc__gather_tree)
 {
+    int root = x->root;
     int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, nreq = 0;
     size_t bytes = count * x->es;
     uint8_t *t;
@@ -64,9 +64,9 @@ int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     return SHMC_OK;
 }
 
-int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root)
+SHMC_COLL_FN(shmc__gather_ring)
 {
+    int root = x->root;
     int n = x->n, p = shmc__vrank(x->me, root, n), rc = SHMC_OK;
     int up = shmc__rrank(p - 1 + n, root, n), down = shmc__rrank(p + 1, root, n);
     int nin = n - 1 - p; /* blocks that pass through this rank */
@@ -110,14 +110,15 @@ int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     return rc != SHMC_OK ? rc : wrc;
 }
 
-int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int root)
+SHMC_COLL_FN(shmc__gather_shm)
 {
+    int root = x->root;
     size_t bytes = count * x->es;
     int rc;
     if (x->me == root && sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
         memcpy((uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
-        size_t len = bytes - off < SHMC_SLOT_BYTES ? bytes - off : SHMC_SLOT_BYTES;
+        size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x->c);
         if (x->me != root) {
             uint8_t *slot;
@@ -142,14 +143,15 @@ int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
 
 /* ---- all-gather ------------------------------------------------------------------------ */
 
-int shmc__allgather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__allgather_tree)
 {
-    int rc = shmc__gather_tree(x, sbuf ? sbuf : (uint8_t *)rbuf + (size_t)x->me * count * x->es,
-                               rbuf, count, 0);
-    return rc != SHMC_OK ? rc : shmc__bcast_tree(x, rbuf, (size_t)x->n * count, 0);
+    struct shmc__cx y = shmc__cx_rooted(x, 0);
+    int rc = shmc__gather_tree(&y, sbuf ? sbuf : (uint8_t *)rbuf + (size_t)x->me * count * x->es,
+                               rbuf, count);
+    return rc != SHMC_OK ? rc : shmc__bcast_tree(&y, NULL, rbuf, (size_t)x->n * count);
 }
 
-int shmc__allgather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__allgather_ring)
 {
     size_t bytes = count * x->es;
     if (sbuf)
@@ -157,14 +159,14 @@ int shmc__allgather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
     return shmc__ring_allgather(x, rbuf, (size_t)x->n * count);
 }
 
-int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__allgather_shm)
 {
     size_t bytes = count * x->es;
     uint8_t *mine = (uint8_t *)rbuf + (size_t)x->me * bytes, *slot;
     const uint8_t *own = sbuf ? sbuf : mine;
     int rc;
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
-        size_t len = bytes - off < SHMC_SLOT_BYTES ? bytes - off : SHMC_SLOT_BYTES;
+        size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x->c);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
@@ -187,9 +189,9 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
 
 /* ---- scatter ---------------------------------------------------------------------------- */
 
-int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                       int root)
+SHMC_COLL_FN(shmc__scatter_tree)
 {
+    int root = x->root;
     int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, mask, nreq = 0;
     size_t bytes = count * x->es;
     const uint8_t *t;
@@ -238,9 +240,9 @@ int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     return shmc__cx_waitall((size_t)nreq, reqs);
 }
 
-int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                       int root)
+SHMC_COLL_FN(shmc__scatter_ring)
 {
+    int root = x->root;
     int n = x->n, p = shmc__vrank(x->me, root, n), rc = SHMC_OK, nsq = 0;
     int up = shmc__rrank(p - 1 + n, root, n), down = shmc__rrank(p + 1, root, n);
     size_t bytes = count * x->es;
@@ -285,15 +287,15 @@ int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     return rc != SHMC_OK ? rc : wrc;
 }
 
-int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root)
+SHMC_COLL_FN(shmc__scatter_shm)
 {
+    int root = x->root;
     int n = x->n, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
     if (x->me == root && rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * count * es)
         memcpy(rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
     for (size_t e = 0; e < count; e += sub) {
-        size_t len = count - e < sub ? count - e : sub;
+        size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x->c);
         if (x->me == root) {
             uint8_t *slot;

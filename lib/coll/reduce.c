@@ -25,9 +25,9 @@
 
 /* The binomial reduce towards root. At the root the result is left in rbuf; elsewhere
  * rbuf is untouched. */
-int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root)
+SHMC_COLL_FN(shmc__reduce_tree)
 {
+    int root = x->root;
     int n = x->n, v = shmc__vrank(x->me, root, n), rc, mask;
     size_t bytes = count * x->es;
     uint8_t *acc = NULL, *tmp = NULL;
@@ -55,33 +55,49 @@ int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     return SHMC_OK;
 }
 
-int shmc__allreduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__allreduce_tree)
 {
-    int rc = shmc__reduce_tree(x, sbuf, rbuf, count, 0);
-    return rc != SHMC_OK ? rc : shmc__bcast_tree(x, rbuf, count, 0);
+    struct shmc__cx y = shmc__cx_rooted(x, 0);
+    int rc = shmc__reduce_tree(&y, sbuf, rbuf, count);
+    return rc != SHMC_OK ? rc : shmc__bcast_tree(&y, NULL, rbuf, count);
 }
 
 /* ---- ring ------------------------------------------------------------------------------ */
 
-/* Reduce-scatter round the ring in place in w (count elements, every rank's full input):
- * afterwards block `me` of w holds the reduced block. */
-int shmc__ring_reduce_scatter(const struct shmc__cx *x, uint8_t *w, size_t count)
+/* Reduce-scatter round the ring. In step s a rank sends the partial of block
+ * me - s - 1 (its own input at step 0) and receives the partial of block me - s - 2, to
+ * which it adds its own input on the right. Partials live in two scratch blocks that
+ * alternate, so the input is read once and never copied; the last step lands in out. */
+int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint8_t *out,
+                              size_t count)
 {
     int n = x->n, me = x->me;
     int next = (me + 1) % n, prev = (me + n - 1) % n;
-    size_t off, len, roff, rlen, es = x->es;
-    uint8_t *tmp = shmc__cx_scratch(1, (count / (size_t)n + 1) * es);
-    if (!tmp)
+    size_t off, len, roff, rlen, es = x->es, maxb = (count / (size_t)n + 1) * es;
+    uint8_t *part[2] = {shmc__cx_scratch(1, maxb), shmc__cx_scratch(2, maxb)};
+    const uint8_t *send = NULL;
+    uintptr_t o = (uintptr_t)out, lo = (uintptr_t)src;
+    int inside = o >= lo && o < lo + count * es;
+    if (!part[0] || !part[1])
         return SHMC_ERR_NOMEM;
     for (int s = 0; s < n - 1; s++) {
         int sb = ((me - s - 1) % n + n) % n, rb = ((me - s - 2) % n + 2 * n) % n;
         shmc__block(count, n, sb, &off, &len);
         shmc__block(count, n, rb, &roff, &rlen);
-        int rc = shmc__cx_sendrecv(x, w + off * es, len * es, next, tmp, rlen * es, prev);
+        if (s == 0)
+            send = src + off * es;
+        /* The last partial is block me: straight into out, unless out lies inside the
+         * input (in place), which this step may still read or send. */
+        int last = s == n - 2, direct = last && !inside;
+        uint8_t *in = direct ? out : part[s & 1];
+        int rc = shmc__cx_sendrecv(x, send, len * es, next, in, rlen * es, prev);
         if (rc != SHMC_OK)
             return rc;
         /* The incoming partial covers the earlier ranks of this block's order. */
-        shmc__reduce(w + roff * es, tmp, rlen, x->dt, x->op, SHMC_ACC_RIGHT);
+        shmc__reduce(in, src + roff * es, rlen, x->dt, x->op, SHMC_ACC_LEFT);
+        if (last && !direct)
+            memcpy(out, in, rlen * es);
+        send = in;
     }
     return SHMC_OK;
 }
@@ -103,36 +119,32 @@ int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count)
     return SHMC_OK;
 }
 
-int shmc__allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__allreduce_ring)
 {
-    size_t off, len;
+    size_t off, len, es = x->es;
     uint8_t *w = rbuf;
-    if (sbuf != rbuf)
-        memcpy(w, sbuf, count * x->es);
-    int rc = shmc__ring_reduce_scatter(x, w, count);
+    shmc__block(count, x->n, x->me, &off, &len);
+    int rc = shmc__ring_reduce_scatter(x, sbuf, w + off * es, count);
     if (rc != SHMC_OK)
         return rc;
-    shmc__block(count, x->n, x->me, &off, &len);
-    shmc__reduce_finish(w + off * x->es, len, x->dt, x->op, x->n);
+    shmc__reduce_finish(w + off * es, len, x->dt, x->op, x->n);
     return shmc__ring_allgather(x, w, count);
 }
 
-int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-                      int root)
+SHMC_COLL_FN(shmc__reduce_ring)
 {
-    size_t off, len, es = x->es, bytes = count * es;
-    uint8_t *w = x->me == root ? rbuf : shmc__cx_scratch(0, bytes);
-    if (!w)
+    int root = x->root;
+    size_t off, len, es = x->es;
+    shmc__block(count, x->n, x->me, &off, &len);
+    uint8_t *mine = x->me == root ? (uint8_t *)rbuf + off * es : shmc__cx_scratch(0, len * es);
+    if (!mine)
         return SHMC_ERR_NOMEM;
-    if (w != sbuf)
-        memcpy(w, sbuf, bytes);
-    int rc = shmc__ring_reduce_scatter(x, w, count);
+    int rc = shmc__ring_reduce_scatter(x, sbuf, mine, count);
     if (rc != SHMC_OK)
         return rc;
-    shmc__block(count, x->n, x->me, &off, &len);
-    shmc__reduce_finish(w + off * es, len, x->dt, x->op, x->n);
+    shmc__reduce_finish(mine, len, x->dt, x->op, x->n);
     if (x->me != root)
-        return shmc__cx_send(x, w + off * es, len * es, root);
+        return shmc__cx_send(x, mine, len * es, root);
     /* The root collects every other block straight into place. */
     struct shmc_request *reqs[SHMC_MAX_RANKS];
     int nreq = 0;
@@ -140,7 +152,8 @@ int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
         if (r == root)
             continue;
         shmc__block(count, x->n, r, &off, &len);
-        if ((rc = shmc__cx_irecv(x, w + off * es, len * es, r, &reqs[nreq])) != SHMC_OK) {
+        if ((rc = shmc__cx_irecv(x, (uint8_t *)rbuf + off * es, len * es, r, &reqs[nreq])) !=
+            SHMC_OK) {
             shmc__cx_cancel((size_t)nreq, reqs);
             return rc;
         }
@@ -151,7 +164,7 @@ int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
 
 /* ---- recursive doubling ------------------------------------------------------------------ */
 
-int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__allreduce_rd)
 {
     int n = x->n, me = x->me, rc, p = 1;
     size_t bytes = count * x->es;
@@ -225,7 +238,7 @@ static void shm_done_all(const struct shmc__cx *x)
             shmc__slot_done(x, r);
 }
 
-int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__allreduce_shm)
 {
     size_t es = x->es, bytes = count * es;
     const uint8_t *in = sbuf;
@@ -235,7 +248,7 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     size_t chunk = (one ? SHMC_SLOT_BYTES : SHMC_SLOT_BYTES / 2) / es;
 
     for (size_t e = 0; e < count; e += chunk) {
-        size_t len = count - e < chunk ? count - e : chunk;
+        size_t len = shmc__chunk(count, e, chunk);
         uint64_t stamp = shmc__slot_next(x->c);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
@@ -270,14 +283,15 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return SHMC_OK;
 }
 
-int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int root)
+SHMC_COLL_FN(shmc__reduce_shm)
 {
+    int root = x->root;
     size_t es = x->es, chunk = SHMC_SLOT_BYTES / es;
     const uint8_t *in = sbuf;
     uint8_t *slot;
     int rc;
     for (size_t e = 0; e < count; e += chunk) {
-        size_t len = count - e < chunk ? count - e : chunk;
+        size_t len = shmc__chunk(count, e, chunk);
         uint64_t stamp = shmc__slot_next(x->c);
         /* The root stages its own input too, so that an in-place root can write rbuf. */
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)

@@ -10,40 +10,33 @@
 
 #include "coll.h"
 
-int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__reduce_scatter_ring)
 {
-    size_t es = x->es, total = (size_t)x->n * count;
-    uint8_t *w = shmc__cx_scratch(2, total * es);
-    if (!w)
-        return SHMC_ERR_NOMEM;
-    memcpy(w, sbuf, total * es);
-    int rc = shmc__ring_reduce_scatter(x, w, total);
-    if (rc != SHMC_OK)
-        return rc;
-    uint8_t *mine = w + (size_t)x->me * count * es;
-    shmc__reduce_finish(mine, count, x->dt, x->op, x->n);
-    memcpy(rbuf, mine, count * es);
-    return SHMC_OK;
+    int rc = shmc__ring_reduce_scatter(x, sbuf, rbuf, (size_t)x->n * count);
+    if (rc == SHMC_OK)
+        shmc__reduce_finish(rbuf, count, x->dt, x->op, x->n);
+    return rc;
 }
 
-int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__reduce_scatter_tree)
 {
     size_t total = (size_t)x->n * count;
+    struct shmc__cx y = shmc__cx_rooted(x, 0);
     uint8_t *all = x->me == 0 ? shmc__cx_scratch(2, total * x->es) : NULL;
     if (x->me == 0 && !all)
         return SHMC_ERR_NOMEM;
-    int rc = shmc__reduce_tree(x, sbuf, all, total, 0);
-    return rc != SHMC_OK ? rc : shmc__scatter_tree(x, all, rbuf, count, 0);
+    int rc = shmc__reduce_tree(&y, sbuf, all, total);
+    return rc != SHMC_OK ? rc : shmc__scatter_tree(&y, all, rbuf, count);
 }
 
-int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+SHMC_COLL_FN(shmc__reduce_scatter_shm)
 {
     int n = x->n, me = x->me, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
     const uint8_t *s = sbuf;
     uint8_t *r = rbuf, *slot;
     for (size_t e = 0; e < count; e += sub) {
-        size_t len = count - e < sub ? count - e : sub;
+        size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x->c);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;

@@ -101,8 +101,8 @@ void *shmc__cx_scratch(int which, size_t bytes)
 {
     if (which < 0 || which >= NSCRATCH)
         return NULL;
-    if (bytes <= scratch[which].cap)
-        return scratch[which].p;
+    if (bytes <= scratch[which].cap && scratch[which].p)
+        return scratch[which].p; /* also for 0 bytes: a valid pointer, never NULL */
     /* Grow geometrically, but give memory back that a one-off large call took. */
     size_t cap = bytes < 4096 ? 4096 : bytes;
     void *p = malloc(cap);
