@@ -67,7 +67,9 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return SHMC_A_TREE;
         if (bytes <= 8 * K)
             return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
-        return bytes <= 512 * K ? SHMC_A_SHM : SHMC_A_RING;
+        if (bytes <= 512 * K)
+            return SHMC_A_SHM;
+        return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
     case SHMC_C_REDUCE:
         if (n == 2)
             return bytes <= 256 * K ? SHMC_A_TREE : bytes <= 4 * K * K ? SHMC_A_RING : SHMC_A_SHM;
@@ -85,6 +87,8 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
         return SHMC_A_SHM;
     case SHMC_C_ALLGATHER:
+        if (n > 4)
+            return SHMC_A_SHM;
         if (bytes <= 4 * K)
             return SHMC_A_RING;
         return bytes <= (n == 2 ? 64 * K : K * K) ? SHMC_A_SHM : SHMC_A_RING;
@@ -96,7 +100,7 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
         return SHMC_A_SHM;
     case SHMC_C_ALLTOALL:
         if (bytes <= 4 * K)
-            return SHMC_A_TREE;
+            return n <= 4 ? SHMC_A_TREE : SHMC_A_SHM;
         return bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_RING;
     default:
         return SHMC_A_TREE;
