@@ -41,7 +41,10 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LAUNCH_SRC := $(wildcard launcher/*.c)
 LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
-BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+# bench/measure.c is one source for every runtime: with rt_shmcomm.c here, with rt_mpi.c
+# and an MPI's mpicc in bench-compare. limits.c needs no library at all.
+BENCHES  := $(BUILD)/bench/measure $(BUILD)/bench/limits $(BUILD)/bench/coll_bench \
+            $(BUILD)/bench/path_cost
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 CHECKS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/check_*.c))
 TEST_LIB_SRC := tests/harness.c
@@ -51,7 +54,7 @@ STATIC := $(BUILD)/lib/libshmcomm.a
 SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
 SHMRUN := $(BUILD)/bin/shmrun
 
-.PHONY: all lib check check-stress check-coll-full bench install uninstall clean format symbols deps demo
+.PHONY: all lib check check-stress check-coll-full bench bench-compare install uninstall clean format symbols deps demo
 all: deps lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
 
 # Says what is missing (and how to install it) before a compiler error would.
@@ -98,6 +101,25 @@ $(BUILD)/bench/%: bench/%.c bench/bench.h $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) -lm $(ALL_LDFLAGS)
 
+$(BUILD)/bench/measure: bench/measure.c bench/rt_shmcomm.c bench/rt.h $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ bench/measure.c bench/rt_shmcomm.c $(STATIC) -lm $(ALL_LDFLAGS)
+
+$(BUILD)/bench/limits: bench/limits.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
+# The same measurement source on Open MPI and MPICH, built with their own compilers
+# (same optimisation flags as ours).
+MPI_BENCH_FLAGS := -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-stringop-overflow
+$(BUILD)/bench/measure-openmpi: bench/measure.c bench/rt_mpi.c bench/rt.h
+	@mkdir -p $(@D)
+	mpicc.openmpi $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
+
+$(BUILD)/bench/measure-mpich: bench/measure.c bench/rt_mpi.c bench/rt.h
+	@mkdir -p $(@D)
+	mpicc.mpich $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
+
 $(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) -lm $(ALL_LDFLAGS)
@@ -127,6 +149,12 @@ check-coll-full: all $(CHECKS)
 	$(CHECK_ENV) SHMC_COLL_FULL=1 CK_TIMEOUT_MULTIPLIER=20 $(BUILD)/tests/check_coll
 
 bench: $(BENCHES) $(SHMRUN)
+
+# shmcomm side by side with Open MPI, MPICH and gloo; see bench/compare.sh.
+# make bench-compare [MODE=quick|full]
+MODE ?= full
+bench-compare: all
+	bench/compare.sh $(MODE)
 
 # Only the public API may be exported from the shared library.
 symbols: $(SHARED)

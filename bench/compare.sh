@@ -1,0 +1,143 @@
+#!/bin/bash
+# shmcomm side by side with Open MPI, MPICH and torch.distributed (gloo): `make
+# bench-compare` runs this.
+#
+#   bench/compare.sh [quick|full]      (default full; OUT=dir to write elsewhere)
+#
+# It installs what is missing (Debian packages, when run as root with apt-get), builds
+# the one measurement source for each runtime (bench/measure.c with rt_shmcomm.c, and
+# with rt_mpi.c through mpicc.openmpi and mpicc.mpich), and runs, in ROUNDS rounds, every
+# runtime one after the other (A B C D A B C D, so that drift of this machine hits all
+# alike):
+#   2 ranks, one per core (bound): latency, bandwidth, bidirectional bandwidth, every
+#            collective; gloo: latency, all-reduce, barrier
+#   4 ranks, oversubscribed (unbound, every runtime alike): every collective; gloo:
+#            all-reduce and barrier
+#   the physical limits (bench/limits) and launcher start-up (bench/startup.py)
+# then (full mode) shmcomm's all-reduce at 2 to 64 ranks (scaling). bench/report.py makes
+# the table, the target checks, summary CSV and the plots from the raw rows:
+#   $OUT/raw.csv  $OUT/summary.csv  $OUT/table.md  $OUT/*.png
+# A runtime that cannot be installed or fails is left out of the table with a message.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+MODE=${1:-full}
+OUT=${OUT:-build/compare}
+B=build/bench
+case $MODE in
+quick)
+    ROUNDS=2
+    P2P=(--tests latency,bw,bibw --sizes 8,4096,65536,4194304 --samples 5)
+    COLL2=(--tests allreduce,barrier --sizes 4,4096,65536,1048576,16777216 --samples 5)
+    COLL4=(--tests allreduce,barrier --sizes 4,4096,65536,1048576 --samples 5)
+    GLOO_SIZES=(--sizes 4,8,4096,65536,1048576 --samples 5)
+    SCALE_RANKS=(2 8)
+    STARTS=10
+    LIMITS=(--max 4194304 --samples 5)
+    ;;
+full)
+    ROUNDS=2
+    P2P=(--tests latency,bw,bibw --min 1 --max 64M --samples 11)
+    COLL2=(--tests coll --max 64M --samples 11)
+    COLL4=(--tests coll --max 16M --samples 7)
+    GLOO_SIZES=(--max 16M --samples 7)
+    SCALE_RANKS=(2 4 8 16 32 64)
+    STARTS=30
+    LIMITS=(--max 64M --samples 11)
+    ;;
+*)
+    echo "usage: bench/compare.sh [quick|full]" >&2
+    exit 2
+    ;;
+esac
+# limits takes plain byte counts
+LIMITS=("${LIMITS[@]/64M/67108864}")
+
+log() { echo "bench-compare: $*" >&2; }
+
+# ---- what is needed ----
+need_pkgs=()
+command -v mpicc.openmpi >/dev/null || need_pkgs+=(openmpi-bin libopenmpi-dev)
+command -v mpicc.mpich >/dev/null || need_pkgs+=(mpich libmpich-dev)
+command -v gnuplot >/dev/null || need_pkgs+=(gnuplot-nox)
+/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null || need_pkgs+=(python3-torch)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        log "installing ${need_pkgs[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        (apt-get install -y -qq "${need_pkgs[@]}" || { apt-get update -qq && \
+            apt-get install -y -qq "${need_pkgs[@]}"; }) >"$OUT.apt.log" 2>&1 ||
+            log "could not install ${need_pkgs[*]} (see $OUT.apt.log); going on without"
+    else
+        log "missing ${need_pkgs[*]}; install them (Debian) to compare with them"
+    fi
+fi
+
+targets=(all)
+command -v mpicc.openmpi >/dev/null && targets+=("$B/measure-openmpi")
+command -v mpicc.mpich >/dev/null && targets+=("$B/measure-mpich")
+make -s "${targets[@]}" >&2 || { log "build failed"; exit 1; }
+
+mkdir -p "$OUT"
+RAW=$OUT/raw.csv
+echo "round,runtime,metric,ranks,bytes,value" >"$RAW"
+: >"$OUT/errors.log"
+
+# run ROUND NAME COMMAND...: appends the command's CSV rows, prefixed with the round.
+run() {
+    local round=$1 name=$2
+    shift 2
+    local t0=$SECONDS
+    local as=${RENAME:-}
+    if ! timeout 600 "$@" 2>>"$OUT/errors.log" |
+        sed -e "s/^/$round,/" ${as:+-e "s/^$round,shmcomm,/$round,$as,/"} >>"$RAW"; then
+        log "round $round: $name failed: $* (see $OUT/errors.log)"
+    fi
+    log "round $round: $name done ($((SECONDS - t0)) s)"
+}
+
+SHMRUN=build/bin/shmrun
+OMPI="mpirun.openmpi --allow-run-as-root"
+MPICH=mpirun.mpich
+have_ompi() { [ -x $B/measure-openmpi ] && command -v mpirun.openmpi >/dev/null; }
+have_mpich() { [ -x $B/measure-mpich ] && command -v mpirun.mpich >/dev/null; }
+have_gloo() { /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null; }
+
+start=$SECONDS
+for r in $(seq 1 $ROUNDS); do
+    # 2 ranks, one per core.
+    run "$r" "shmcomm 2 ranks" $SHMRUN -n 2 --bind-to core $B/measure "${P2P[@]}"
+    run "$r" "shmcomm 2 ranks" $SHMRUN -n 2 --bind-to core $B/measure "${COLL2[@]}"
+    if have_ompi; then
+        run "$r" "openmpi 2 ranks" $OMPI -np 2 --bind-to core $B/measure-openmpi "${P2P[@]}"
+        run "$r" "openmpi 2 ranks" $OMPI -np 2 --bind-to core $B/measure-openmpi "${COLL2[@]}"
+    fi
+    if have_mpich; then
+        run "$r" "mpich 2 ranks" $MPICH -np 2 -bind-to core $B/measure-mpich "${P2P[@]}"
+        run "$r" "mpich 2 ranks" $MPICH -np 2 -bind-to core $B/measure-mpich "${COLL2[@]}"
+    fi
+    if have_gloo; then
+        run "$r" "gloo 2 ranks" /usr/bin/python3 bench/gloo_bench.py --ranks 2 "${GLOO_SIZES[@]}"
+    fi
+    # 4 ranks on 2 cores, nobody bound.
+    run "$r" "shmcomm 4 ranks" $SHMRUN -n 4 --bind-to none $B/measure "${COLL4[@]}"
+    have_ompi && run "$r" "openmpi 4 ranks" $OMPI -np 4 --oversubscribe --bind-to none \
+        $B/measure-openmpi "${COLL4[@]}"
+    have_mpich && run "$r" "mpich 4 ranks" $MPICH -np 4 -bind-to none $B/measure-mpich "${COLL4[@]}"
+    have_gloo && run "$r" "gloo 4 ranks" /usr/bin/python3 bench/gloo_bench.py --ranks 4 \
+        --tests allreduce,barrier "${GLOO_SIZES[@]}"
+    # The limits, and start-up.
+    run "$r" "limits" $B/limits "${LIMITS[@]}"
+    starts=("shmcomm=$SHMRUN -n 2 /bin/true")
+    have_mpich && starts+=("mpich=$MPICH -np 2 /bin/true")
+    have_ompi && starts+=("openmpi=$OMPI -np 2 /bin/true")
+    run "$r" "start-up" /usr/bin/python3 bench/startup.py --runs $STARTS "${starts[@]}"
+    # Scaling: shmcomm's all-reduce of 8 bytes and 1 MiB by ranks.
+    for n in "${SCALE_RANKS[@]}"; do
+        RENAME=shmcomm_scaling run "$r" "shmcomm $n ranks (scaling)" $SHMRUN -n "$n" --bind-to none $B/measure \
+            --tests allreduce --sizes 8,1M --samples 7
+    done
+done
+log "measured in $((SECONDS - start)) s"
+
+machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, $(uname -sr)"
+/usr/bin/python3 bench/report.py "$RAW" "$OUT" "$MODE" "$machine"

@@ -1,0 +1,119 @@
+/*
+ * bench/rt.h on shmcomm: each call is the one shmcomm call a user would make.
+ */
+#include <shmcomm.h>
+
+#include "rt.h"
+
+#include <stdio.h>
+
+static shmc_comm *world;
+static shmc_request *reqs[RT_MAX_REQS];
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != SHMC_OK) {                                                                      \
+            fprintf(stderr, "%s: %s\n", #call, shmc_strerror(rc_));                                \
+            shmc_abort(1);                                                                         \
+        }                                                                                          \
+    } while (0)
+
+const char *rt_name(void)
+{
+    return "shmcomm";
+}
+
+void rt_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    CHECK(shmc_init(&world));
+}
+
+void rt_finalize(void)
+{
+    CHECK(shmc_finalize());
+}
+
+int rt_rank(void)
+{
+    return shmc_comm_rank(world);
+}
+
+int rt_size(void)
+{
+    return shmc_comm_size(world);
+}
+
+void rt_send(const void *buf, size_t bytes, int peer, int tag)
+{
+    CHECK(shmc_send(buf, bytes, SHMC_UINT8, peer, tag, world));
+}
+
+void rt_recv(void *buf, size_t bytes, int peer, int tag)
+{
+    CHECK(shmc_recv(buf, bytes, SHMC_UINT8, peer, tag, world, NULL));
+}
+
+void rt_isend(int slot, const void *buf, size_t bytes, int peer, int tag)
+{
+    CHECK(shmc_isend(buf, bytes, SHMC_UINT8, peer, tag, world, &reqs[slot]));
+}
+
+void rt_irecv(int slot, void *buf, size_t bytes, int peer, int tag)
+{
+    CHECK(shmc_irecv(buf, bytes, SHMC_UINT8, peer, tag, world, &reqs[slot]));
+}
+
+void rt_waitall(int nslots)
+{
+    CHECK(shmc_waitall((size_t)nslots, reqs, NULL));
+}
+
+void rt_coll(enum rt_coll c, const void *s, void *r, size_t count)
+{
+    switch (c) {
+    case RT_BARRIER:
+        CHECK(shmc_barrier(world));
+        break;
+    case RT_BROADCAST:
+        CHECK(shmc_broadcast(r, count, SHMC_FLOAT32, 0, world));
+        break;
+    case RT_REDUCE:
+        CHECK(shmc_reduce(s, r, count, SHMC_FLOAT32, SHMC_SUM, 0, world));
+        break;
+    case RT_ALLREDUCE:
+        CHECK(shmc_allreduce(s, r, count, SHMC_FLOAT32, SHMC_SUM, world));
+        break;
+    case RT_GATHER:
+        CHECK(shmc_gather(s, r, count, SHMC_FLOAT32, 0, world));
+        break;
+    case RT_ALLGATHER:
+        CHECK(shmc_allgather(s, r, count, SHMC_FLOAT32, world));
+        break;
+    case RT_SCATTER:
+        CHECK(shmc_scatter(s, r, count, SHMC_FLOAT32, 0, world));
+        break;
+    case RT_REDUCE_SCATTER:
+        CHECK(shmc_reduce_scatter(s, r, count, SHMC_FLOAT32, SHMC_SUM, world));
+        break;
+    case RT_ALLTOALL:
+        CHECK(shmc_alltoall(s, r, count, SHMC_FLOAT32, world));
+        break;
+    case RT_COLL_COUNT:
+        break;
+    }
+}
+
+double rt_max(double v)
+{
+    CHECK(shmc_allreduce(SHMC_IN_PLACE, &v, 1, SHMC_FLOAT64, SHMC_MAX, world));
+    return v;
+}
+
+int rt_bcast_int(int v)
+{
+    CHECK(shmc_broadcast(&v, 1, SHMC_INT32, 0, world));
+    return v;
+}
