@@ -65,7 +65,11 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     l->ring_stride = sizeof(struct shmc__ring_ctrl) + rb;
     l->coll_off = round_up(l->ring_off + pairs * l->ring_stride, PAGE);
     l->coll_stride = sizeof(struct shmc__slot) + SHMC_SLOT_BYTES;
-    l->total_size = round_up(l->coll_off + (uint64_t)nranks * l->coll_stride, PAGE);
+    l->wsync_off = round_up(l->coll_off + (uint64_t)nranks * l->coll_stride, PAGE);
+    l->wsync_stride = sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES;
+    l->xdesc_off = round_up(l->wsync_off + (uint64_t)nranks * l->wsync_stride, PAGE);
+    l->xdesc_stride = SHMC_XDESC_COUNT * sizeof(struct shmc__xdesc);
+    l->total_size = round_up(l->xdesc_off + (uint64_t)nranks * l->xdesc_stride, PAGE);
     return SHMC_OK;
 }
 
@@ -183,6 +187,8 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     a->fd = fd;
     a->hdr = (struct shmc__arena_hdr *)base;
     a->coll_off = l->coll_off;
+    a->wsync_off = l->wsync_off;
+    a->xdesc_off = l->xdesc_off;
 
     /* The object is fresh from ftruncate: every byte is zero, so every ring is empty and
      * every control block is SHMC_RANK_EMPTY. Only the header needs writing. */
@@ -288,6 +294,8 @@ int shmc__arena_attach_fd(struct shmc__arena *a, int fd, unsigned expect_nranks)
     a->fd = fd;
     a->hdr = h;
     a->coll_off = l.coll_off;
+    a->wsync_off = l.wsync_off;
+    a->xdesc_off = l.xdesc_off;
     return SHMC_OK;
 
 fail_unmap:

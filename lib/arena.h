@@ -10,6 +10,11 @@
  *   coll_off            nranks collective slots (struct shmc__slot + SHMC_SLOT_BYTES of
  *                       data each), the staging areas of the shared-memory collectives;
  *                       where they are follows from the fields above (nothing stored)
+ *   wsync_off           nranks world-sync blocks (struct shmc__wsync + 2 halves of
+ *                       SHMC_WSYNC_BYTES), for the world's one-step collectives; also
+ *                       derived from the fields above
+ *   xdesc_off           nranks tables of SHMC_XDESC_COUNT copy descriptors (struct
+ *                       shmc__xdesc), for large messages that both sides copy (coop.c)
  *
  * Concurrency contract: the immutable part of the header is written by the creator
  * before it publishes `magic` with a release store (R0); attachers read `magic` with an
@@ -26,7 +31,7 @@
 #include "atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 2u
+#define SHMC_ARENA_VERSION 3u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -111,6 +116,33 @@ struct shmc__slot {
     SHMC_ALIGNED_LINE shmc_atomic_u64 stamp; /* owner's line; data starts right after */
 };
 
+/* A rank's world-sync block (lib/coll/wsync.c): `round` counts the one-step
+ * collectives of the world communicator this rank has entered, published with release
+ * once its input for that round is in data half (round & 1); the two halves follow at
+ * +1 line. Only the owner writes; every other rank of the world reads. */
+#define SHMC_WSYNC_BYTES (4u << 10)
+struct shmc__wsync {
+    SHMC_ALIGNED_LINE shmc_atomic_u64 round;
+};
+
+/* A copy descriptor (lib/coop.c): a large single-copy message that the receiver reads
+ * with process_vm_readv and the sender, while it waits, writes with process_vm_writev.
+ * The sender owns its table and fills `total`, the counters and `armed` = 0 before it
+ * sends the RTS naming the entry; the receiver writes `raddr` and `total` and releases
+ * `armed`; then both claim byte ranges with fetch-add on `next` and add what they copied
+ * to `done`. A sender that stops helping leaves its unfinished range in redo_off/len. */
+#define SHMC_XDESC_COUNT 64
+struct shmc__xdesc {
+    SHMC_ALIGNED_LINE shmc_atomic_u64 next; /* bytes claimed, by either side */
+    shmc_atomic_u64 done;                   /* bytes copied, by either side */
+    uint64_t raddr;                         /* the receive buffer, in the receiver's space */
+    uint64_t total;                         /* bytes to move (the receiver may shorten it) */
+    uint64_t redo_off;                      /* a range the sender claimed but did not copy */
+    uint64_t redo_len;
+    shmc_atomic_u32 armed; /* R8: raddr and total are set */
+    shmc_atomic_u32 quit;  /* R10: the sender stopped helping; redo_* are set */
+};
+
 /* A ring's two index lines; the data (ring_bytes) follows at +2 lines. */
 struct shmc__ring_ctrl {
     SHMC_ALIGNED_LINE shmc_atomic_u64 head; /* producer's line: bytes ever written */
@@ -121,6 +153,8 @@ static_assert(sizeof(struct shmc__arena_hdr) == 3 * SHMC_CACHELINE, "header is 3
 static_assert(sizeof(struct shmc__rank_cb) == 3 * SHMC_CACHELINE, "control block: 3 lines");
 static_assert(sizeof(struct shmc__ring_ctrl) == 2 * SHMC_CACHELINE, "ring control: 2 lines");
 static_assert(sizeof(struct shmc__slot) == 2 * SHMC_CACHELINE, "slot header: 2 lines");
+static_assert(sizeof(struct shmc__wsync) == SHMC_CACHELINE, "world-sync header: 1 line");
+static_assert(sizeof(struct shmc__xdesc) == SHMC_CACHELINE, "copy descriptor: 1 line");
 static_assert(_Alignof(struct shmc__rank_cb) == SHMC_CACHELINE, "cb is line aligned");
 
 /* The computed layout for a number of ranks. */
@@ -130,6 +164,8 @@ struct shmc__layout {
     uint64_t cb_off, cb_stride;
     uint64_t ring_off, ring_stride;
     uint64_t coll_off, coll_stride;
+    uint64_t wsync_off, wsync_stride;
+    uint64_t xdesc_off, xdesc_stride;
     uint64_t total_size;
 };
 
@@ -139,7 +175,9 @@ struct shmc__arena {
     size_t size;
     int fd;
     struct shmc__arena_hdr *hdr;
-    uint64_t coll_off; /* from the layout, validated at attach */
+    uint64_t coll_off;  /* from the layout, validated at attach */
+    uint64_t wsync_off; /* likewise */
+    uint64_t xdesc_off; /* likewise */
     char name[64];
 };
 
@@ -209,6 +247,26 @@ static inline struct shmc__slot *shmc__arena_slot(const struct shmc__arena *a, u
 static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
 {
     return (uint8_t *)&s->stamp + sizeof(uint64_t);
+}
+
+/* World-sync block of rank r, and its data half h (0 or 1). */
+static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a, unsigned r)
+{
+    return (struct shmc__wsync *)(a->base + a->wsync_off +
+                                  (uint64_t)r *
+                                      (sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES));
+}
+
+static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned h)
+{
+    return (uint8_t *)(w + 1) + (size_t)h * SHMC_WSYNC_BYTES;
+}
+
+/* Copy descriptor i of rank r. */
+static inline struct shmc__xdesc *shmc__arena_xdesc(const struct shmc__arena *a, unsigned r,
+                                                    unsigned i)
+{
+    return (struct shmc__xdesc *)(a->base + a->xdesc_off) + (uint64_t)r * SHMC_XDESC_COUNT + i;
 }
 
 #endif /* SHMC_ARENA_H */

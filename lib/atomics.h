@@ -67,6 +67,13 @@ static inline uint32_t shmc__fetch_add32(shmc_atomic_u32 *p, uint32_t v)
     return atomic_fetch_add_explicit(p, v, memory_order_acq_rel);
 }
 
+/* Acquire and release both: a claim (coop.c) must see what earlier claims published and
+ * publish what preceded it. */
+static inline uint64_t shmc__fetch_add64(shmc_atomic_u64 *p, uint64_t v)
+{
+    return atomic_fetch_add_explicit(p, v, memory_order_acq_rel);
+}
+
 static inline int shmc__cas32(shmc_atomic_u32 *p, uint32_t *expected, uint32_t desired)
 {
     return atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_acq_rel,

@@ -22,7 +22,7 @@ struct shmc__global shmc__g;
 
 /* Spin budgets (polls before yielding) chosen with bench/ (docs/performance.md). */
 #define SPIN_DEDICATED 20000u
-#define SPIN_OVERSUBSCRIBED 64u
+#define SPIN_OVERSUBSCRIBED 1u
 
 static int probe_single_copy(void)
 {
@@ -101,6 +101,9 @@ SHMC_API int shmc_init(shmc_comm **world)
     shmc__comm_ids_init(g);
     g->slot = shmc__arena_slot(&g->arena, (unsigned)g->rank);
     g->slot_expect = 0;
+    g->wsync = shmc__arena_wsync(&g->arena, (unsigned)g->rank);
+    g->wround = 0;
+    g->xdesc_free = ~0ull; /* SHMC_XDESC_COUNT == 64 entries */
     g->state = SHMC_ST_READY;
     if (world)
         *world = &g->world;

@@ -83,7 +83,7 @@ enum {
 };
 
 /* Which intrusive list a request is on (at most one). */
-enum { SHMC_Q_NONE = 0, SHMC_Q_POSTED, SHMC_Q_MATCH, SHMC_Q_STREAM, SHMC_Q_CMA };
+enum { SHMC_Q_NONE = 0, SHMC_Q_POSTED, SHMC_Q_MATCH, SHMC_Q_STREAM, SHMC_Q_CMA, SHMC_Q_COOP };
 
 struct shmc_request {
     uint8_t kind;
@@ -114,6 +114,8 @@ struct shmc_request {
     uint64_t remote_addr; /* sender's buffer in its address space (single copy) */
     size_t xfer_bytes;    /* bytes to move: min(message, capacity) */
     size_t xfer_done;
+    int xdesc;          /* copy descriptor (coop.c): ours (send) or the sender's (recv); -1 none */
+    uint8_t coop_armed; /* recv: we armed the descriptor */
     struct shmc_request *self_peer; /* the other half of a message to oneself */
 };
 
@@ -147,6 +149,7 @@ struct shmc__peer {
     struct shmc__ctrl *ctrl_head, *ctrl_tail;
     int out_busy; /* 1 while any of the three queues above is non-empty */
     int cma;      /* single copy from this peer: 1 allowed, 0 refused by the kernel */
+    int coop;     /* we may write into this peer (coop.c): 1 until the kernel refuses */
     int broken;   /* its ring held an invalid record: no more reads from it */
     int gone;     /* it finalized or died; learned from its control block */
     int pidfd;    /* for liveness checks when no launcher watches; -1 if none */
@@ -192,10 +195,16 @@ struct shmc__global {
     uint32_t slot_expect; /* reads owed by readers of everything published so far */
     uint64_t slot_readers[SHMC_MAX_RANKS / 64]; /* world ranks that may still owe reads */
 
+    /* This rank's world-sync block and the rounds it has entered (coll/wsync.c). */
+    struct shmc__wsync *wsync;
+    uint64_t wround;
+
     /* Matching. */
     struct shmc__reqq posted;
     struct shmc__unexp *unexp_head, *unexp_tail;
     struct shmc__reqq cma_active;
+    struct shmc__reqq coop_sends; /* sends with a copy descriptor, until their FIN */
+    uint64_t xdesc_free;          /* our copy descriptors not in use (bit i: entry i) */
 
     /* Requests: a table of pointers into slabs that are never freed, so a stale cookie
      * or pointer is detected, never dereferenced into freed memory. */
@@ -224,6 +233,7 @@ struct shmc__unexp {
 
 /* Payloads of control records. */
 #define SHMC_RTS_SINGLE_COPY 1u
+#define SHMC_RTS_COOP 2u /* copy descriptor (flags >> 8) of the sender's table, coop.c */
 struct shmc__rts {
     uint64_t bytes;
     uint64_t addr;
@@ -263,6 +273,15 @@ void shmc__recv_take_unexp(struct shmc_request *r, struct shmc__unexp *u);
 int shmc__rndv_start_send(struct shmc_request *s);
 void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct shmc__rts *rts);
 int shmc__rndv_progress_cma(void);
+
+/* coop.c: large single-copy messages copied by both sides. */
+#define SHMC_COOP_MIN (256u << 10) /* smaller messages gain nothing (docs/performance.md) */
+uint32_t shmc__coop_offer(struct shmc_request *s); /* RTS flag bits, 0 if not offered */
+void shmc__coop_dequeue(struct shmc_request *s);
+int shmc__coop_progress(void);
+int shmc__coop_usable(int src, uint32_t rts_flags);
+/* 1: copied a range, 0: waiting for the sender, 2: all copied, -1: failed (*err). */
+int shmc__coop_recv_step(struct shmc_request *r, int *err);
 int shmc__rndv_push_streams(int peer);
 void shmc__rndv_on_cts(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);
 void shmc__rndv_on_data(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);

@@ -33,6 +33,7 @@ int shmc__peers_setup(void)
         pe->cb = shmc__arena_cb(&g->arena, (unsigned)p);
         pe->pidfd = -1;
         pe->cma = 1;
+        pe->coop = 1;
         if (p == g->rank)
             continue;
         shmc__ring_prod_init(&pe->out, shmc__arena_ring(&g->arena, (unsigned)g->rank, (unsigned)p),

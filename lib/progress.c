@@ -211,6 +211,8 @@ int shmc__progress(void)
                 made += push_out(p);
     if (g->cma_active.head)
         made += shmc__rndv_progress_cma();
+    if (g->coop_sends.head)
+        made += shmc__coop_progress();
     return made;
 }
 

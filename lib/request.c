@@ -54,6 +54,7 @@ struct shmc_request *shmc__req_alloc(void)
     r->state = SHMC_RS_ACTIVE;
     r->src = SHMC_ANY;
     r->msg_tag = SHMC_ANY;
+    r->xdesc = -1;
     g->active_reqs++;
     return r;
 }
@@ -155,6 +156,9 @@ void shmc__req_dequeue(struct shmc_request *r)
         break;
     case SHMC_Q_CMA:
         shmc__reqq_remove(&g->cma_active, r);
+        break;
+    case SHMC_Q_COOP:
+        shmc__coop_dequeue(r);
         break;
     default:
         break;

@@ -43,6 +43,8 @@ int shmc__rndv_put_rts(int p, struct shmc_request *s)
     uint8_t *dst = shmc__ring_reserve(&pe->out, sizeof rts);
     if (!dst)
         return 0;
+    if (rts.flags & SHMC_RTS_SINGLE_COPY)
+        rts.flags |= shmc__coop_offer(s);
     memcpy(dst, &rts, sizeof rts);
     shmc__ring_commit(&pe->out, SHMC_REC_RTS, (uint32_t)s->tag | (uint64_t)s->ctx << 32,
                       sizeof rts);
@@ -94,16 +96,42 @@ void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct s
         finish_recv(r);
     } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && g->peers[src].cma && g->cma_self) {
         r->proto = SHMC_P_CMA;
+        if (shmc__coop_usable(src, rts->flags))
+            r->xdesc = (int)((rts->flags >> 8) & 0xff);
         shmc__reqq_push(&g->cma_active, r, SHMC_Q_CMA);
     } else {
         ask_for_data(r);
     }
 }
 
+/* One claim of a transfer both sides copy (coop.c). Returns 1 if anything happened. */
+static int coop_step(struct shmc_request *r)
+{
+    int e, st = shmc__coop_recv_step(r, &e);
+    if (st == 2) {
+        shmc__reqq_remove(&shmc__g.cma_active, r);
+        finish_recv(r);
+        return 1;
+    }
+    if (st >= 0)
+        return st;
+    if (e == ESRCH) {
+        shmc__req_complete(r, SHMC_ERR_PEER_DEAD);
+        return 1;
+    }
+    SHMC_ERROR("reading from rank %d failed: %s (is the receive buffer valid?)", r->src,
+               strerror(e));
+    shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-SHMC_ERR_ARG), 0);
+    shmc__req_complete(r, SHMC_ERR_ARG);
+    return 1;
+}
+
 /* One piece of one single-copy transfer. Returns 1 if bytes moved. */
 static int cma_step(struct shmc_request *r)
 {
     struct shmc__global *g = &shmc__g;
+    if (r->xdesc >= 0)
+        return coop_step(r);
     size_t left = r->xfer_bytes - r->xfer_done;
     size_t n = left < CMA_PIECE ? left : CMA_PIECE;
     struct iovec local = {.iov_base = (uint8_t *)r->buf + r->xfer_done, .iov_len = n};
@@ -115,6 +143,7 @@ static int cma_step(struct shmc_request *r)
     ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
     if (got > 0) {
         r->xfer_done += (size_t)got;
+        g->peers[r->src].cma = 2; /* proven: later messages may be copied by both (coop.c) */
         if (r->xfer_done == r->xfer_bytes) {
             shmc__reqq_remove(&g->cma_active, r);
             finish_recv(r);
@@ -213,6 +242,8 @@ void shmc__rndv_on_cts(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
         protocol_error(p, "CTS (size)", w1);
         return;
     }
+    if (s->queue == SHMC_Q_COOP) /* the receiver streams instead: the entry is ours again */
+        shmc__coop_dequeue(s);
     s->peer_cookie = cts.recv_cookie;
     s->xfer_bytes = (size_t)cts.bytes;
     s->xfer_done = 0;

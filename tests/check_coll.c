@@ -13,6 +13,7 @@
  * rank count instead.
  */
 #include <check.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -477,6 +478,62 @@ START_TEST(test_coll_barrier)
 }
 END_TEST
 
+/* ---- world-sync reuse ------------------------------------------------------------------- */
+
+/* Back-to-back one-step all-reduces on the world (coll/wsync.c), whose halves are reused
+ * every second round without acknowledgements, interleaved with barriers, slot
+ * collectives and a sub-communicator's: a rank that overwrote a half another rank was
+ * still reading would change that rank's sum. Every rank's inputs change each round, and
+ * ranks are slowed at random so that some run ahead. */
+static void wsync_reuse(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *half;
+    T_OK(shmc_comm_split(w, me % 2, me, &half));
+    int64_t v[256], out[256];
+    for (int it = 0; it < 3000; it++) {
+        size_t count = 1 + (size_t)(shmct_word(7, (size_t)it) % 256);
+        for (size_t i = 0; i < count; i++)
+            v[i] = (int64_t)it * 1000003 + me * 1009 + (int64_t)i;
+        if (shmct_word((uint64_t)me, (size_t)it) % 8 == 0)
+            sched_yield();
+        T_OK(shmc_allreduce(v, out, count, SHMC_INT64, SHMC_SUM, w));
+        for (size_t i = 0; i < count; i++) {
+            int64_t want =
+                (int64_t)n * ((int64_t)it * 1000003 + (int64_t)i) + 1009 * (int64_t)n * (n - 1) / 2;
+            T_ASSERT(out[i] == want, "round %d element %zu: %lld, want %lld", it, i,
+                     (long long)out[i], (long long)want);
+        }
+        switch (it % 4) {
+        case 0:
+            T_OK(shmc_barrier(w));
+            break;
+        case 1: /* in place, through the same halves */
+            T_OK(shmc_allreduce(SHMC_IN_PLACE, v, 1, SHMC_INT64, SHMC_MAX, w));
+            T_ASSERT(v[0] == (int64_t)it * 1000003 + (n - 1) * 1009, "round %d: max", it);
+            break;
+        case 2: /* a slot collective of the world between two one-step rounds */
+            v[0] = me == 0 ? it : -1;
+            T_OK(shmc_broadcast(v, 1, SHMC_INT64, 0, w));
+            T_ASSERT(v[0] == it, "round %d: broadcast", it);
+            break;
+        default: /* and one of another communicator */
+            if (half)
+                T_OK(shmc_allreduce(v, out, 4, SHMC_INT64, SHMC_SUM, half));
+        }
+    }
+    if (half)
+        T_OK(shmc_comm_free(&half));
+}
+
+START_TEST(test_coll_wsync_reuse)
+{
+    const int ns[] = {2, 3, 4, 7};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        ck_assert_int_eq(shmct_run(ns[i], wsync_reuse, NULL), 0);
+}
+END_TEST
+
 /* ---- determinism ------------------------------------------------------------------------ */
 
 /* Random floats (inexact sums): every rank's all-reduce result has the same bits, and a
@@ -546,6 +603,7 @@ static Suite *coll_suite(void)
     tcase_add_test(t, test_coll_reduce_scatter);
     tcase_add_test(t, test_coll_alltoall);
     tcase_add_test(t, test_coll_bit_identical);
+    tcase_add_test(t, test_coll_wsync_reuse);
     tcase_add_test(t, test_coll_many_ranks);
     suite_add_tcase(s, t);
 

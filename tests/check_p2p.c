@@ -9,14 +9,18 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "config.h"
-#include "internal.h"
 #include "harness.h"
+#include "internal.h"
 
 #define E SHMC_DEFAULT_EAGER_LIMIT
 #define MiB (1024u * 1024u)
@@ -583,6 +587,118 @@ START_TEST(test_p2p_single_copy_refused)
 }
 END_TEST
 
+/* ---- large messages copied by both sides (coop.c) ---------------------------------- */
+
+/* Rank 0 sends, rank 1 receives: a first message that proves single copy, then a window
+ * of odd-sized messages in flight at once, then a message larger than its receive
+ * buffer. Every byte is checked, and the bytes after the truncated buffer must be
+ * untouched (the sender writes into the receiver's memory in this protocol). */
+static void coop_window(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { K = 8 };
+    size_t sizes[K + 1];
+    sizes[0] = 300000;
+    for (int k = 1; k <= K; k++)
+        sizes[k] = SHMC_COOP_MIN + (size_t)k * 1000003;
+    uint8_t *bufs[K + 1];
+    shmc_request *rq[K + 1];
+    for (int k = 0; k <= K; k++) {
+        bufs[k] = xmalloc(sizes[k]);
+        if (me == 0)
+            shmct_fill(bufs[k], sizes[k], seed_of(0, sizes[k], k));
+        else
+            memset(bufs[k], 0, sizes[k]);
+    }
+    if (me == 0) {
+        T_OK(shmc_send(bufs[0], sizes[0], SHMC_UINT8, 1, 1, w));
+        for (int k = 1; k <= K; k++)
+            T_OK(shmc_isend(bufs[k], sizes[k], SHMC_UINT8, 1, 2, w, &rq[k]));
+        T_OK(shmc_waitall(K, rq + 1, NULL));
+    } else if (me == 1) {
+        T_OK(shmc_recv(bufs[0], sizes[0], SHMC_UINT8, 0, 1, w, NULL));
+        T_ASSERT(shmc__g.peers[0].cma == 2, "single copy from rank 0 not proven");
+        for (int k = 1; k <= K; k++)
+            T_OK(shmc_irecv(bufs[k], sizes[k], SHMC_UINT8, 0, 2, w, &rq[k]));
+        T_OK(shmc_waitall(K, rq + 1, NULL));
+    }
+    if (me == 1)
+        for (int k = 0; k <= K; k++)
+            check_data(bufs[k], sizes[k], seed_of(0, sizes[k], k), 0);
+
+    /* 3 MiB into 2 MiB, with a guard after the buffer. */
+    size_t big = 3 * MiB, cap = 2 * MiB, guard = 64 * 1024;
+    uint8_t *b = xmalloc(big + guard);
+    if (me == 0) {
+        shmct_fill(b, big, seed_of(0, big, 99));
+        T_OK(shmc_send(b, big, SHMC_UINT8, 1, 3, w));
+    } else if (me == 1) {
+        memset(b, 0x5a, big + guard);
+        T_CALL(SHMC_ERR_TRUNCATE, shmc_recv(b, cap, SHMC_UINT8, 0, 3, w, NULL));
+        uint8_t *want = xmalloc(big);
+        shmct_fill(want, big, seed_of(0, big, 99));
+        T_ASSERT(memcmp(b, want, cap) == 0, "truncated message: the first %zu bytes differ", cap);
+        for (size_t i = cap; i < big + guard; i++)
+            T_ASSERT(b[i] == 0x5a, "byte %zu after the receive buffer was written", i);
+        free(want);
+    }
+    free(b);
+    for (int k = 0; k <= K; k++)
+        free(bufs[k]);
+}
+
+/* The receiver must finish alone when the sender is not in the library: rank 0 posts
+ * its isends and then waits outside shmcomm for rank 1 to say (through a page of their
+ * own) that the data arrived; were the receiver to wait for the sender's share, this
+ * would hang and the test time out. */
+static void coop_sender_away(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    _Atomic int *flag = arg;
+    size_t bytes = 4 * MiB;
+    uint8_t *b = xmalloc(bytes);
+    for (int k = 0; k < 3; k++) {
+        if (me == 0) {
+            shmct_fill(b, bytes, seed_of(0, bytes, k));
+            shmc_request *r;
+            T_OK(shmc_isend(b, bytes, SHMC_UINT8, 1, 5, w, &r));
+            while (atomic_load(flag) != k + 1)
+                usleep(1000);
+            T_OK(shmc_wait(&r, NULL));
+        } else if (me == 1) {
+            T_OK(shmc_recv(b, bytes, SHMC_UINT8, 0, 5, w, NULL));
+            check_data(b, bytes, seed_of(0, bytes, k), 0);
+            atomic_store(flag, k + 1);
+        }
+    }
+    free(b);
+}
+
+/* The kernel lets the receiver read but not the sender write: the sender gives up its
+ * share on its first refused write and the receiver copies the rest. */
+static void coop_write_refused(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    if (me == 0)
+        T_ASSERT(refuse_syscall(SYS_process_vm_writev, EPERM) == 0, "seccomp: %s", strerror(errno));
+    size_t bytes = 8 * MiB;
+    for (int k = 0; k < 3; k++)
+        ring_shift(w, me, n, &bytes);
+}
+
+START_TEST(test_p2p_coop)
+{
+    ck_assert_int_eq(shmct_run(2, coop_window, NULL), 0);
+    ck_assert_int_eq(shmct_run(3, coop_window, NULL), 0);
+    _Atomic int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert(flag != MAP_FAILED);
+    ck_assert_int_eq(shmct_run(2, coop_sender_away, (void *)flag), 0);
+    munmap((void *)flag, 4096);
+    ck_assert_int_eq(shmct_run(2, coop_write_refused, NULL), 0);
+}
+END_TEST
+
 /* Without membarrier (a kernel that lacks it, here a seccomp filter that says ENOSYS,
  * applied before the arena exists): the creator marks the arena, every rank fences on
  * both sides of the wake-up handshake, and traffic that sleeps and wakes still flows. */
@@ -662,6 +778,7 @@ static Suite *p2p_suite(void)
     tcase_add_test(t, test_p2p_send_send_small);
     tcase_add_test(t, test_p2p_flood_unexpected);
     tcase_add_test(t, test_p2p_single_copy_refused);
+    tcase_add_test(t, test_p2p_coop);
     tcase_add_test(t, test_p2p_without_membarrier);
     tcase_add_test(t, test_p2p_barrier);
     suite_add_tcase(s, t);

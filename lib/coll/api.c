@@ -61,7 +61,8 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     const size_t K = 1024;
     switch (coll) {
     case SHMC_C_BARRIER:
-        return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
+        /* On the world communicator shm is one store and n - 1 loads (coll/wsync.c). */
+        return n <= 4 && !shmc__wsync_ok(x) ? SHMC_A_RD : SHMC_A_SHM;
     case SHMC_C_BROADCAST:
         if (n == 2)
             return SHMC_A_TREE;
@@ -75,6 +76,8 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return bytes <= 256 * K ? SHMC_A_TREE : bytes <= 4 * K * K ? SHMC_A_RING : SHMC_A_SHM;
         return bytes <= 4 * K ? SHMC_A_TREE : SHMC_A_SHM;
     case SHMC_C_ALLREDUCE:
+        if (shmc__wsync_ok(x) && bytes <= (n == 2 ? 256 : n <= 4 ? K : 4 * K))
+            return SHMC_A_SHM;
         if (bytes <= 4 * K)
             return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
         if (bytes <= 64 * K)

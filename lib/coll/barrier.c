@@ -7,7 +7,8 @@
  *   rd:   dissemination: in round k each rank signals rank + 2^k and waits for rank - 2^k
  *         (ceil(log2 n) steps, every rank busy in every round).
  *   shm:  every rank publishes a stamp in its slot and waits for everyone else's
- *         (one step; n - 1 reads per rank).
+ *         (one step; n - 1 reads per rank); on the world communicator through the
+ *         world-sync blocks, with no acknowledgements (wsync.c).
  */
 #include "coll.h"
 
@@ -70,6 +71,8 @@ SHMC_COLL_FN(shmc__barrier_rd)
 SHMC_COLL_FN(shmc__barrier_shm)
 {
     (void)sbuf, (void)rbuf, (void)count;
+    if (shmc__wsync_ok(x))
+        return shmc__wsync_barrier(x);
     uint8_t *mine;
     const uint8_t *theirs;
     uint64_t stamp = shmc__slot_next(x->c);

@@ -85,6 +85,17 @@ int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes,
 /* A scratch buffer of at least bytes, kept between calls (freed by shmc__coll_release). */
 void *shmc__cx_scratch(int which, size_t bytes);
 
+/* ---- coll/wsync.c: one-step collectives of the world communicator ------------------ */
+
+/* May x use the world-sync blocks? (The world communicator only.) */
+static inline int shmc__wsync_ok(const struct shmc__cx *x)
+{
+    return x->c == &shmc__g.world;
+}
+int shmc__wsync_barrier(const struct shmc__cx *x);
+/* count * es <= SHMC_WSYNC_BYTES. */
+int shmc__wsync_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+
 /* ---- coll/slot.c: the shared staging slots ------------------------------------------ */
 
 /* The stamp of the communicator's next round: uid in the high half, round in the low. */

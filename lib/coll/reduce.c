@@ -246,6 +246,8 @@ SHMC_COLL_FN(shmc__allreduce_shm)
     int n = x->n, rc, one = n <= 2 || bytes <= SHM_ONE_PHASE_MAX;
     /* Two-phase chunks use half the slot for inputs and half for finished blocks. */
     size_t chunk = (one ? SHMC_SLOT_BYTES : SHMC_SLOT_BYTES / 2) / es;
+    if (shmc__wsync_ok(x) && bytes <= SHMC_WSYNC_BYTES)
+        return shmc__wsync_allreduce(x, sbuf, rbuf, count);
 
     for (size_t e = 0; e < count; e += chunk) {
         size_t len = shmc__chunk(count, e, chunk);
