@@ -173,16 +173,20 @@ class Report:
                 return k + (0 if n & (n - 1) == 0 else 2), "rd"
             return n - 1, "shm"
 
+        # Ranks beyond the CPUs share them: the bytes of n ranks are copied by P cores.
+        cpus = len(os.sched_getaffinity(0))
         rows = []
         for n in ranks:
             s_small, algo = syncs_small(n)
             m_small = self.get(rt, "allreduce_us", n, 8)
             p_small = s_small * a2
             s_big = 2 * (n - 1)
-            p_big = s_big * a2 + (2 * (n - 1) / n) * bw2 if bw2 else None
+            share = max(1.0, n / cpus)
+            bw_n = (2 * (n - 1) / n) * bw2 * share if bw2 else None
+            p_big = s_big * a2 + bw_n if bw2 else None
             m_big = self.get(rt, "allreduce_us", n, big)
             eff_small = m_small / s_small if m_small else None
-            eff_big = (m_big - (2 * (n - 1) / n) * bw2) / s_big if m_big and bw2 else None
+            eff_big = (m_big - bw_n) / s_big if m_big and bw2 else None
             rows.append((n, algo, m_small, p_small, eff_small, m_big, p_big, eff_big))
         return rows
 
@@ -222,9 +226,11 @@ def write_table(rep, out, mode, machine, raw):
             f.write(f"| {what} | {value} | {rel} {limit} | {verdict} |\n")
         if scal:
             f.write("\n**Scaling**: shmcomm all-reduce, float32, µs per call, ranks unbound "
-                    "on the 2 CPUs. Model: docs/collectives.md with α = the 2-rank 8-byte "
-                    "time and the bandwidth term from the 2-rank 1 MiB time; effective α = "
-                    "(measured − bandwidth term) / synchronisations.\n\n"
+                    "on the CPUs. Model: docs/collectives.md with α = the 2-rank 8-byte "
+                    "time and the bandwidth term from the 2-rank 1 MiB time, scaled by n/P "
+                    "when n ranks share P CPUs; effective α = (measured − bandwidth term) / "
+                    "synchronisations (rd: ceil(log2 n), +2 if n is not a power of two; "
+                    "shm: n − 1; ring: 2(n − 1)).\n\n"
                     "| ranks | 8 B algorithm | 8 B measured | 8 B model | effective α | "
                     "1 MiB measured | 1 MiB model | effective α |\n"
                     "|---:|---|---:|---:|---:|---:|---:|---:|\n")
@@ -247,7 +253,8 @@ def plot(rep, out):
     data = os.path.join(out, "plot-data")
     os.makedirs(data, exist_ok=True)
     script = ["set terminal pngcairo size 900,560 font ',10'", "set key left top",
-              "set grid", "set logscale x 2", "set logscale y 10", "set format x '%.0s%cB'"]
+              "set grid", "set logscale x 2", "set logscale y 10", "set format x '%.0b %BB'",
+              "set termoption noenhanced"]
 
     def series(name, rt, metric, ranks):
         pts = sorted((k[3], v) for k, v in rep.med.items()

@@ -53,7 +53,9 @@ struct shmc__config {
 
 /* Defaults, chosen by bench/ (docs/performance.md). */
 #define SHMC_DEFAULT_EAGER_LIMIT 4096u
-#define SHMC_DEFAULT_SINGLE_COPY_MIN (16u * 1024u)
+/* 0: every message above the eager limit goes by single copy when the kernel allows it
+ * (measured against streaming through the mailbox in docs/performance.md). */
+#define SHMC_DEFAULT_SINGLE_COPY_MIN 0u
 #define SHMC_DEFAULT_ATTACH_TIMEOUT 60u
 
 /* Fills cfg from the environment. Returns SHMC_OK or SHMC_ERR_ENV after logging which

@@ -601,7 +601,7 @@ static void coop_window(shmc_comm *w, int me, int n, void *arg)
     size_t sizes[K + 1];
     sizes[0] = 300000;
     for (int k = 1; k <= K; k++)
-        sizes[k] = SHMC_COOP_MIN + (size_t)k * 1000003;
+        sizes[k] = SHMC_COOP_MIN + (size_t)k * 300007;
     uint8_t *bufs[K + 1];
     shmc_request *rq[K + 1];
     for (int k = 0; k <= K; k++) {
