@@ -97,26 +97,26 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libshmcomm.so
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(BUILD)/lib -lshmcomm -Wl,-rpath,$(abspath $(BUILD)/lib) -lm $(ALL_LDFLAGS)
 
-$(BUILD)/bench/%: bench/%.c bench/bench.h $(STATIC)
+$(BUILD)/bench/%: bench/%.c bench/bench.h bench/timing.h $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) -lm $(ALL_LDFLAGS)
 
-$(BUILD)/bench/measure: bench/measure.c bench/rt_shmcomm.c bench/rt.h $(STATIC)
+$(BUILD)/bench/measure: bench/measure.c bench/rt_shmcomm.c bench/rt.h bench/timing.h $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ bench/measure.c bench/rt_shmcomm.c $(STATIC) -lm $(ALL_LDFLAGS)
 
-$(BUILD)/bench/limits: bench/limits.c
+$(BUILD)/bench/limits: bench/limits.c bench/timing.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
 # The same measurement source on Open MPI and MPICH, built with their own compilers
 # (same optimisation flags as ours).
 MPI_BENCH_FLAGS := -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-stringop-overflow
-$(BUILD)/bench/measure-openmpi: bench/measure.c bench/rt_mpi.c bench/rt.h
+$(BUILD)/bench/measure-openmpi: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h
 	@mkdir -p $(@D)
 	mpicc.openmpi $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
 
-$(BUILD)/bench/measure-mpich: bench/measure.c bench/rt_mpi.c bench/rt.h
+$(BUILD)/bench/measure-mpich: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h
 	@mkdir -p $(@D)
 	mpicc.mpich $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
 

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 #define CHUNK (32u << 10)
 #define NSLOT 8
 #define LINE 64
@@ -58,25 +60,6 @@ static int samples = 11;
 static double sample_s = 0.005;
 static struct shared *sh;
 static char *buf_a, *buf_b; /* private, each process its own copy after fork */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Spin until *p reaches v; acquire pairs with the release that set it. */
 static void wait_ge(_Atomic uint64_t *p, uint64_t v)

@@ -28,6 +28,7 @@
  * (metrics latency_us, bw_MBps, bibw_MBps, <collective>_us).
  */
 #include "rt.h"
+#include "timing.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -59,25 +60,6 @@ static struct {
 
 static int me, nranks;
 static char *sbuf, *rbuf;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ---- one sample of each test: seconds per operation ---- */
 

@@ -3,21 +3,13 @@
  */
 #include <shmcomm.h>
 
+#include "bench.h"
 #include "rt.h"
 
 #include <stdio.h>
 
 static shmc_comm *world;
 static shmc_request *reqs[RT_MAX_REQS];
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != SHMC_OK) {                                                                      \
-            fprintf(stderr, "%s: %s\n", #call, shmc_strerror(rc_));                                \
-            shmc_abort(1);                                                                         \
-        }                                                                                          \
-    } while (0)
 
 const char *rt_name(void)
 {
