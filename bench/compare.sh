@@ -54,30 +54,17 @@ LIMITS=("${LIMITS[@]/64M/67108864}")
 
 log() { echo "bench-compare: $*" >&2; }
 
-# ---- what is needed ----
-need_pkgs=()
-command -v mpicc.openmpi >/dev/null || need_pkgs+=(openmpi-bin libopenmpi-dev)
-command -v mpicc.mpich >/dev/null || need_pkgs+=(mpich libmpich-dev)
-command -v gnuplot >/dev/null || need_pkgs+=(gnuplot-nox)
-/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null || need_pkgs+=(python3-torch)
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        log "installing ${need_pkgs[*]}"
-        export DEBIAN_FRONTEND=noninteractive
-        (apt-get install -y -qq "${need_pkgs[@]}" || { apt-get update -qq && \
-            apt-get install -y -qq "${need_pkgs[@]}"; }) >"$OUT.apt.log" 2>&1 ||
-            log "could not install ${need_pkgs[*]} (see $OUT.apt.log); going on without"
-    else
-        log "missing ${need_pkgs[*]}; install them (Debian) to compare with them"
-    fi
-fi
+# ---- what is needed: scripts/deps.sh installs it (as root, with apt-get) ----
+mkdir -p "$OUT"
+scripts/deps.sh --bench >/dev/null 2>&1 ||
+    scripts/deps.sh --install --bench >"$OUT/apt.log" 2>&1 ||
+    log "could not install everything (see $OUT/apt.log); going on with what there is"
 
 targets=(all)
 command -v mpicc.openmpi >/dev/null && targets+=("$B/measure-openmpi")
 command -v mpicc.mpich >/dev/null && targets+=("$B/measure-mpich")
 make -s "${targets[@]}" >&2 || { log "build failed"; exit 1; }
 
-mkdir -p "$OUT"
 RAW=$OUT/raw.csv
 echo "round,runtime,metric,ranks,bytes,value" >"$RAW"
 : >"$OUT/errors.log"

@@ -108,7 +108,6 @@ void shmc__coop_dequeue(struct shmc_request *s)
 {
     struct shmc__global *g = &shmc__g;
     shmc__reqq_remove(&g->coop_sends, s);
-    s->queue = SHMC_Q_NONE;
     g->xdesc_free |= 1ull << s->xdesc;
     s->xdesc = -1;
 }

@@ -108,17 +108,10 @@ void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct s
     }
 }
 
-/* One claim of a transfer both sides copy (coop.c). Returns 1 if anything happened. */
-static int coop_step(struct shmc_request *r)
+/* A single-copy read that cannot be retried or switched to the mailbox: fail the
+ * receive, and tell the sender we are done with its buffer either way. */
+static int read_failed(struct shmc_request *r, int e)
 {
-    int e, st = shmc__coop_recv_step(r, &e);
-    if (st == 2) {
-        shmc__reqq_remove(&shmc__g.cma_active, r);
-        finish_recv(r);
-        return 1;
-    }
-    if (st >= 0)
-        return st;
     if (e == ESRCH) {
         shmc__req_complete(r, SHMC_ERR_PEER_DEAD);
         return 1;
@@ -128,6 +121,18 @@ static int coop_step(struct shmc_request *r)
     shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-SHMC_ERR_ARG), 0);
     shmc__req_complete(r, SHMC_ERR_ARG);
     return 1;
+}
+
+/* One claim of a transfer both sides copy (coop.c). Returns 1 if anything happened. */
+static int coop_step(struct shmc_request *r)
+{
+    int e, st = shmc__coop_recv_step(r, &e);
+    if (st == 2) {
+        shmc__reqq_remove(&shmc__g.cma_active, r);
+        finish_recv(r);
+        return 1;
+    }
+    return st >= 0 ? st : read_failed(r, e);
 }
 
 /* One piece of one single-copy transfer. Returns 1 if bytes moved. */
@@ -169,16 +174,8 @@ static int cma_step(struct shmc_request *r)
         shmc__reqq_remove(&g->cma_active, r);
         ask_for_data(r);
         return 1;
-    case ESRCH:
-        shmc__req_complete(r, SHMC_ERR_PEER_DEAD);
-        return 1;
     default:
-        SHMC_ERROR("reading %zu bytes from rank %d failed: %s (is the receive buffer valid?)", n,
-                   r->src, strerror(e));
-        /* Tell the sender we are done with its buffer either way. */
-        shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-SHMC_ERR_ARG), 0);
-        shmc__req_complete(r, SHMC_ERR_ARG);
-        return 1;
+        return read_failed(r, e);
     }
 }
 

@@ -4,14 +4,18 @@
 #   scripts/deps.sh --install  install what is missing with apt-get (as root, or via sudo)
 #   scripts/deps.sh --mpi      also Open MPI and MPICH (optional: tests and benchmarks use
 #                              them when present)
+#   scripts/deps.sh --bench    also what make bench-compare compares with and plots with:
+#                              Open MPI, MPICH, torch (gloo) and gnuplot
 set -u
 install=0
 mpi=0
+bench=0
 for a in "$@"; do
     case "$a" in
     --install) install=1 ;;
     --mpi) mpi=1 ;;
-    *) echo "usage: scripts/deps.sh [--install] [--mpi]" >&2; exit 2 ;;
+    --bench) mpi=1; bench=1 ;;
+    *) echo "usage: scripts/deps.sh [--install] [--mpi] [--bench]" >&2; exit 2 ;;
     esac
 done
 
@@ -28,6 +32,10 @@ command -v unshare >/dev/null 2>&1 || missing="$missing util-linux"
 if [ "$mpi" = 1 ]; then
     command -v mpirun.openmpi >/dev/null 2>&1 || missing="$missing openmpi-bin libopenmpi-dev"
     command -v mpirun.mpich >/dev/null 2>&1 || missing="$missing mpich libmpich-dev"
+fi
+if [ "$bench" = 1 ]; then
+    command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
+    /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null || missing="$missing python3-torch"
 fi
 
 [ -z "$missing" ] && exit 0

@@ -241,13 +241,13 @@ static void shm_done_all(const struct shmc__cx *x)
 SHMC_COLL_FN(shmc__allreduce_shm)
 {
     size_t es = x->es, bytes = count * es;
+    if (shmc__wsync_ok(x) && bytes <= SHMC_WSYNC_BYTES)
+        return shmc__wsync_allreduce(x, sbuf, rbuf, count);
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf, *slot;
     int n = x->n, rc, one = n <= 2 || bytes <= SHM_ONE_PHASE_MAX;
     /* Two-phase chunks use half the slot for inputs and half for finished blocks. */
     size_t chunk = (one ? SHMC_SLOT_BYTES : SHMC_SLOT_BYTES / 2) / es;
-    if (shmc__wsync_ok(x) && bytes <= SHMC_WSYNC_BYTES)
-        return shmc__wsync_allreduce(x, sbuf, rbuf, count);
 
     for (size_t e = 0; e < count; e += chunk) {
         size_t len = shmc__chunk(count, e, chunk);

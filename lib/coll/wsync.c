@@ -63,14 +63,9 @@ static int enter(uint64_t r)
     struct shmc__global *g = &shmc__g;
     /* R7 pairs with A7 (all_entered): our input is written before the round number. */
     shmc__store_release64(&g->wsync->round, r);
-    if (g->fenced)
-        shmc__fence_seq_cst();
-    else
-        shmc__compiler_barrier();
     for (int q = 0; q < g->size; q++)
-        /* Relaxed: ordered against our store by the handshake above (wait.h). */
-        if (q != g->rank && shmc__load_relaxed32(&g->peers[q].cb->sleeping))
-            shmc__doorbell_ring(g->peers[q].cb);
+        if (q != g->rank)
+            shmc__notify(g->peers[q].cb, g->fenced);
     struct wsync_wait w = {.want = r};
     if (all_entered(&w))
         return w.err;
