@@ -29,6 +29,7 @@ enum shmc__algo {
     SHMC_A_RING,     /* rings and chains over the mailboxes */
     SHMC_A_SHM,      /* the shared staging slots of the arena */
     SHMC_A_RD,       /* recursive doubling (barrier: dissemination), mailboxes */
+    SHMC_A_DIRECT,   /* all-reduce reading peers' buffers in place (coll/direct.c) */
     SHMC_A_COUNT
 };
 

@@ -16,6 +16,8 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "coll_ref.h"
 #include "config.h"
@@ -534,6 +536,77 @@ START_TEST(test_coll_wsync_reuse)
 }
 END_TEST
 
+/* ---- the direct all-reduce ---------------------------------------------------------------- */
+
+static void direct_expect(const int32_t *out, size_t count, int round, int n)
+{
+    for (size_t i = 0; i < count; i++) {
+        int32_t want = n * (round * 7 + (int32_t)i) + 1009 * n * (n - 1) / 2;
+        T_ASSERT(out[i] == want, "round %d element %zu: %d, want %d", round, i, out[i], want);
+    }
+}
+
+/* Every path of coll/direct.c on the world: the first call, whose peers are not yet
+ * proven readable (it probes them and takes shm), then direct, in place, a rank that may
+ * not read (everyone falls back), a buffer a peer cannot read (every rank gets the error,
+ * nobody hangs), differing counts (every rank gets SHMC_ERR_MISMATCH), and a good call
+ * after those. */
+static void direct_paths(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
+    const size_t count = 3 * 65536 + 5; /* several pieces per block, blocks of unequal size */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = count * sizeof(int32_t);
+    size_t mapped = (bytes + page - 1) / page * page;
+    int32_t *in = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int32_t *out = xmalloc(bytes);
+    T_ASSERT(in != MAP_FAILED, "mmap failed");
+    int cma = shmc__g.cma_self && shmc__g.cfg.single_copy;
+    for (int round = 0; round < 4; round++) {
+        for (size_t i = 0; i < count; i++)
+            in[i] = round * 7 + me * 1009 + (int32_t)i;
+        if (round == 3 && me == n - 1)
+            shmc__g.cfg.single_copy = 0; /* this rank says it cannot read: all fall back */
+        if (round == 2) {
+            T_OK(shmc_allreduce(SHMC_IN_PLACE, in, count, SHMC_INT32, SHMC_SUM, w));
+            direct_expect(in, count, round, n);
+        } else {
+            T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+            direct_expect(out, count, round, n);
+        }
+        shmc__g.cfg.single_copy = cma ? 1 : shmc__g.cfg.single_copy;
+        for (int q = 0; round == 0 && cma && q < n; q++)
+            T_ASSERT(q == me || shmc__g.peers[q].cma == 2, "rank %d not probed after call 1", q);
+    }
+    if (cma) {
+        for (size_t i = 0; i < count; i++)
+            in[i] = (int32_t)i;
+        /* Rank 0 combines block 0, which it reads from rank 1: make that unreadable. */
+        if (me == 1)
+            T_ASSERT(mprotect(in, page, PROT_NONE) == 0, "mprotect");
+        T_CALL(SHMC_ERR_ARG, shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+        if (me == 1)
+            T_ASSERT(mprotect(in, page, PROT_READ | PROT_WRITE) == 0, "mprotect");
+    }
+    T_CALL(SHMC_ERR_MISMATCH,
+           shmc_allreduce(in, out, count - (me == 0), SHMC_INT32, SHMC_SUM, w));
+    for (size_t i = 0; i < count; i++)
+        in[i] = 4 * 7 + me * 1009 + (int32_t)i;
+    T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+    direct_expect(out, count, 4, n);
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
+    munmap(in, mapped);
+    free(out);
+}
+
+START_TEST(test_coll_direct)
+{
+    const int ns[] = {2, 3, 4};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        ck_assert_int_eq(shmct_run(ns[i], direct_paths, NULL), 0);
+}
+END_TEST
+
 /* ---- determinism ------------------------------------------------------------------------ */
 
 /* Random floats (inexact sums): every rank's all-reduce result has the same bits, and a
@@ -604,6 +677,7 @@ static Suite *coll_suite(void)
     tcase_add_test(t, test_coll_alltoall);
     tcase_add_test(t, test_coll_bit_identical);
     tcase_add_test(t, test_coll_wsync_reuse);
+    tcase_add_test(t, test_coll_direct);
     tcase_add_test(t, test_coll_many_ranks);
     suite_add_tcase(s, t);
 

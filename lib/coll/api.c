@@ -82,7 +82,8 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
         if (bytes <= 64 * K)
             return n == 2 ? SHMC_A_RING : SHMC_A_SHM;
-        return SHMC_A_RING;
+        /* Reading every peer in place needs only three waits (coll/direct.c). */
+        return n >= 4 && shmc__wsync_ok(x) ? SHMC_A_DIRECT : SHMC_A_RING;
     case SHMC_C_GATHER:
         if (n == 2)
             return SHMC_A_RING;
@@ -127,7 +128,8 @@ static const shmc__coll_fn algorithms[SHMC_C_COUNT][SHMC_A_COUNT] = {
     [SHMC_C_ALLREDUCE] = {[SHMC_A_TREE] = shmc__allreduce_tree,
                           [SHMC_A_RING] = shmc__allreduce_ring,
                           [SHMC_A_SHM] = shmc__allreduce_shm,
-                          [SHMC_A_RD] = shmc__allreduce_rd},
+                          [SHMC_A_RD] = shmc__allreduce_rd,
+                          [SHMC_A_DIRECT] = shmc__allreduce_direct},
     [SHMC_C_GATHER] = {[SHMC_A_TREE] = shmc__gather_tree,
                        [SHMC_A_RING] = shmc__gather_ring,
                        [SHMC_A_SHM] = shmc__gather_shm},

@@ -92,6 +92,9 @@ static inline int shmc__wsync_ok(const struct shmc__cx *x)
 {
     return x->c == &shmc__g.world;
 }
+/* Enters world round r (g->wround, already advanced; this rank's input for it already in
+ * its half r & 1) and waits until every other rank has entered it. */
+int shmc__wsync_enter(uint64_t r);
 int shmc__wsync_barrier(const struct shmc__cx *x);
 /* count * es <= SHMC_WSYNC_BYTES. */
 int shmc__wsync_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
@@ -153,6 +156,8 @@ SHMC_COLL_FN(shmc__allreduce_tree);
 SHMC_COLL_FN(shmc__allreduce_ring);
 SHMC_COLL_FN(shmc__allreduce_rd);
 SHMC_COLL_FN(shmc__allreduce_shm);
+/* World communicator only; elsewhere it is shm (same order, same bits). */
+SHMC_COLL_FN(shmc__allreduce_direct);
 
 /* Gather: count per rank; sbuf NULL at the root: its block is already in rbuf. */
 SHMC_COLL_FN(shmc__gather_tree);

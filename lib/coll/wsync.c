@@ -57,8 +57,7 @@ static int all_entered(void *arg)
     return 0;
 }
 
-/* Enters the next round (its input already in the returned half) and waits for all. */
-static int enter(uint64_t r)
+int shmc__wsync_enter(uint64_t r)
 {
     struct shmc__global *g = &shmc__g;
     /* R7 pairs with A7 (all_entered): our input is written before the round number. */
@@ -76,7 +75,7 @@ static int enter(uint64_t r)
 int shmc__wsync_barrier(const struct shmc__cx *x)
 {
     (void)x;
-    return enter(++shmc__g.wround);
+    return shmc__wsync_enter(++shmc__g.wround);
 }
 
 int shmc__wsync_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
@@ -86,7 +85,7 @@ int shmc__wsync_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf
     uint64_t r = ++g->wround;
     unsigned h = (unsigned)(r & 1);
     memcpy(shmc__wsync_data(g->wsync, h), sbuf, bytes);
-    int rc = enter(r);
+    int rc = shmc__wsync_enter(r);
     if (rc != SHMC_OK)
         return rc;
     for (int q = 0; q < x->n; q++) {
