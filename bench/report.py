@@ -181,16 +181,16 @@ class Report:
         ranks = sorted({k[2] for k in self.med if k[0] == rt})
         if 2 not in ranks:
             return []
-        a2 = self.get(rt, "allreduce_us", 2, 8)  # rd at 2 ranks: one synchronisation
+        a2 = self.get(rt, "allreduce_us", 2, 8)  # one-step at 2 ranks: one synchronisation
         big = 1 << 20
         t2 = self.get(rt, "allreduce_us", 2, big)
         bw2 = t2 - 2 * a2 if t2 and a2 else None  # ring at 2 ranks: 2 syncs + bytes
 
-        def syncs_small(n):  # the algorithm the default picks for 8 bytes
-            if n <= 4:
-                k = math.ceil(math.log2(n))
-                return k + (0 if n & (n - 1) == 0 else 2), "rd"
-            return n - 1, "shm"
+        def syncs_small(n):  # 8 bytes on the world: the one-step form (coll/wsync.c)
+            return 1, "1step"
+
+        def syncs_big(n):  # 1 MiB: ring below 4 ranks, direct (three waits) from 4
+            return (2 * (n - 1), "ring") if n < 4 else (3, "direct")
 
         # Ranks beyond the CPUs share them: the bytes of n ranks are copied by P cores.
         cpus = len(os.sched_getaffinity(0))
@@ -199,14 +199,14 @@ class Report:
             s_small, algo = syncs_small(n)
             m_small = self.get(rt, "allreduce_us", n, 8)
             p_small = s_small * a2
-            s_big = 2 * (n - 1)
+            s_big, algo_big = syncs_big(n)
             share = max(1.0, n / cpus)
             bw_n = (2 * (n - 1) / n) * bw2 * share if bw2 else None
             p_big = s_big * a2 + bw_n if bw2 else None
             m_big = self.get(rt, "allreduce_us", n, big)
             eff_small = m_small / s_small if m_small else None
             eff_big = (m_big - bw_n) / s_big if m_big and bw2 else None
-            rows.append((n, algo, m_small, p_small, eff_small, m_big, p_big, eff_big))
+            rows.append((n, algo, m_small, p_small, eff_small, algo_big, m_big, p_big, eff_big))
         return rows
 
 
@@ -228,8 +228,9 @@ def write_table(rep, out, mode, machine, raw):
     scal = rep.scaling()
     if scal:
         print("\nscaling, shmcomm all-reduce (us): ranks, 8 B measured/model, 1 MiB measured/model")
-        for n, algo, ms, ps, es, mb, pb, eb in scal:
-            print(f"  {n:3}  {algo:3}  {num(ms):>8} {num(ps):>8}   {num(mb):>8} {num(pb):>8}")
+        for n, algo, ms, ps, es, ab, mb, pb, eb in scal:
+            print(f"  {n:3}  {algo:5}  {num(ms):>8} {num(ps):>8}   {ab:6} {num(mb):>8} "
+                  f"{num(pb):>8}")
 
     rounds = max(rep.count.values(), default=0)
     with open(os.path.join(out, "table.md"), "w") as f:
@@ -250,14 +251,13 @@ def write_table(rep, out, mode, machine, raw):
                     "on the CPUs. Model: docs/collectives.md with α = the 2-rank 8-byte "
                     "time and the bandwidth term from the 2-rank 1 MiB time, scaled by n/P "
                     "when n ranks share P CPUs; effective α = (measured − bandwidth term) / "
-                    "synchronisations (rd: ceil(log2 n), +2 if n is not a power of two; "
-                    "shm: n − 1; ring: 2(n − 1)).\n\n"
+                    "synchronisations (1step: 1; ring: 2(n − 1); direct: 3).\n\n"
                     "| ranks | 8 B algorithm | 8 B measured | 8 B model | effective α | "
-                    "1 MiB measured | 1 MiB model | effective α |\n"
-                    "|---:|---|---:|---:|---:|---:|---:|---:|\n")
-            for n, algo, ms, ps, es, mb, pb, eb in scal:
-                f.write(f"| {n} | {algo} | {num(ms)} | {num(ps)} | {num(es)} | {num(mb)} | "
-                        f"{num(pb)} | {num(eb)} |\n")
+                    "1 MiB algorithm | 1 MiB measured | 1 MiB model | effective α |\n"
+                    "|---:|---|---:|---:|---:|---|---:|---:|---:|\n")
+            for n, algo, ms, ps, es, ab, mb, pb, eb in scal:
+                f.write(f"| {n} | {algo} | {num(ms)} | {num(ps)} | {num(es)} | {ab} | "
+                        f"{num(mb)} | {num(pb)} | {num(eb)} |\n")
     with open(os.path.join(out, "summary.csv"), "w") as f:
         w = csv.writer(f)
         w.writerow(["metric", "ranks", "bytes"] + RUNTIMES + ["bound"])
@@ -322,7 +322,7 @@ def plot(rep, out):
         with open(path, "w") as f:
             for r in scal:
                 f.write(" ".join(str(r[i]) if r[i] is not None else "NaN"
-                                 for i in (0, 2, 3, 5, 6)) + "\n")
+                                 for i in (0, 2, 3, 6, 7)) + "\n")
         script.extend(["set logscale x 2", "set format x '%g'", "set key left top",
                        f"set output '{os.path.join(out, 'scaling.png')}'",
                        "set title 'shmcomm all-reduce by ranks (2 CPUs, oversubscribed from 4)'",
