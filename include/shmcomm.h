@@ -311,8 +311,8 @@ SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, v
  * otherwise.
  *
  * Algorithms are chosen by message size and rank count; SHMC_ALGO_<NAME>=tree|ring|shm
- * (and rd for BARRIER and ALLREDUCE) forces one, e.g. SHMC_ALGO_ALLREDUCE=ring. Every
- * rank must see the same setting.
+ * (and rd for BARRIER and ALLREDUCE, direct for ALLREDUCE) forces one, e.g.
+ * SHMC_ALGO_ALLREDUCE=ring. Every rank must see the same setting.
  *
  * Returns SHMC_OK or: SHMC_ERR_NOT_INIT; SHMC_ERR_ARG for a NULL or freed comm, a dtype
  * or op that is not valid (or not valid together), a NULL buffer that the call needs, or
