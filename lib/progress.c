@@ -100,10 +100,8 @@ static int push_out(int p)
                 break;
             shmc__reqq_pop(&pe->matchq);
             shmc__req_complete(s, SHMC_OK);
-        } else {
-            if (!shmc__rndv_put_rts(p, s))
-                break;
-            shmc__reqq_pop(&pe->matchq);
+        } else if (!shmc__rndv_put_rts(p, s)) { /* which takes s off the queue */
+            break;
         }
         made++;
     }

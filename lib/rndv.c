@@ -43,6 +43,11 @@ int shmc__rndv_put_rts(int p, struct shmc_request *s)
     uint8_t *dst = shmc__ring_reserve(&pe->out, sizeof rts);
     if (!dst)
         return 0;
+    /* A queued send (always the queue's head: RTSs go out in order) leaves the queue
+     * before it may join the copy descriptors' list, because a request links into one
+     * queue at a time: joining first would cut off the sends queued behind it. */
+    if (s->queue == SHMC_Q_MATCH)
+        shmc__reqq_pop(&pe->matchq);
     if (rts.flags & SHMC_RTS_SINGLE_COPY)
         rts.flags |= shmc__coop_offer(s);
     memcpy(dst, &rts, sizeof rts);

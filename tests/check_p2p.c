@@ -687,6 +687,42 @@ static void coop_write_refused(shmc_comm *w, int me, int n, void *arg)
         ring_shift(w, me, n, &bytes);
 }
 
+/* Copy-descriptor sends whose RTS waits behind a full ring: with a 4 KiB ring, most of
+ * 200 isends queue, and each large one is offered a descriptor only when its RTS finally
+ * goes out. A send that joined the descriptors' list while still queued once cut the
+ * queue behind it, and the messages after it were never sent. */
+static void coop_queued(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { M = 200 };
+    size_t big = SHMC_COOP_MIN + 4464;
+    uint8_t *b = xmalloc(big);
+    if (me == 0) {
+        shmc_request *rq[M];
+        uint8_t *bufs[M];
+        for (int k = 0; k < M; k++) {
+            size_t sz = k % 2 ? big : 8;
+            bufs[k] = xmalloc(sz);
+            shmct_fill(bufs[k], sz, seed_of(0, sz, k));
+            T_OK(shmc_isend(bufs[k], sz, SHMC_UINT8, 1, 4, w, &rq[k]));
+        }
+        T_OK(shmc_waitall(M, rq, NULL));
+        for (int k = 0; k < M; k++)
+            free(bufs[k]);
+    } else if (me == 1) {
+        usleep(100000); /* let the ring fill and the sends queue */
+        for (int k = 0; k < M; k++) {
+            size_t sz = k % 2 ? big : 8;
+            shmc_status st;
+            T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 4, w, &st));
+            T_ASSERT(st.count == sz, "message %d has %zu bytes, want %zu", k, st.count, sz);
+            check_data(b, sz, seed_of(0, sz, k), 0);
+        }
+    }
+    free(b);
+}
+
 START_TEST(test_p2p_coop)
 {
     ck_assert_int_eq(shmct_run(2, coop_window, NULL), 0);
@@ -696,6 +732,7 @@ START_TEST(test_p2p_coop)
     ck_assert_int_eq(shmct_run(2, coop_sender_away, (void *)flag), 0);
     munmap((void *)flag, 4096);
     ck_assert_int_eq(shmct_run(2, coop_write_refused, NULL), 0);
+    ck_assert_int_eq(run_env(2, coop_queued, NULL, env_small_ring), 0);
 }
 END_TEST
 
