@@ -44,11 +44,14 @@ static struct shmc__xdesc *entry(int owner, int i)
 }
 
 /* Bytes per claim: a few claims per message so that both sides share the work, large
- * enough that a system call's fixed cost stays small beside the copy. */
+ * enough that a system call's fixed cost stays small beside the copy: an eighth of the
+ * message, at least 64 KiB and at most 1 MiB, except that a message of less than 128 KiB
+ * is split in two halves, so that the sender can take one (docs/performance.md). */
 static uint64_t claim_bytes(uint64_t total)
 {
+    uint64_t floor = total / 2 < (64u << 10) ? total / 2 : (64u << 10);
     uint64_t c = total / 8;
-    c = c < (64u << 10) ? (64u << 10) : c > (1u << 20) ? (1u << 20) : c;
+    c = c < floor ? floor : c > (1u << 20) ? (1u << 20) : c;
     return (c + 4095) & ~(uint64_t)4095;
 }
 

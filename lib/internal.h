@@ -275,8 +275,7 @@ void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct s
 int shmc__rndv_progress_cma(void);
 
 /* coop.c: large single-copy messages copied by both sides. */
-#define SHMC_COOP_MIN (64u << 10)        /* offered from here (docs/performance.md) */
-#define SHMC_COOP_SPLIT_MIN (256u << 10) /* used alone from here, with others in flight below */
+#define SHMC_COOP_MIN (64u << 10) /* offered and used from here (docs/performance.md) */
 uint32_t shmc__coop_offer(struct shmc_request *s); /* RTS flag bits, 0 if not offered */
 void shmc__coop_dequeue(struct shmc_request *s);
 int shmc__coop_progress(void);

@@ -101,11 +101,9 @@ void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct s
         finish_recv(r);
     } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && g->peers[src].cma && g->cma_self) {
         r->proto = SHMC_P_CMA;
-        /* Both sides copy a message large enough to be worth splitting, or one of several
-         * in flight (then each side takes whole messages); a lone mid-sized message in a
-         * ping-pong would only pay the descriptor's extra cache-line round trips. */
-        if (shmc__coop_usable(src, rts->flags) &&
-            (rts->bytes >= SHMC_COOP_SPLIT_MIN || g->cma_active.head))
+        /* Both sides copy every message the sender offered (from SHMC_COOP_MIN): even a
+         * lone 64 KiB one, split in two halves, is faster so (docs/performance.md). */
+        if (shmc__coop_usable(src, rts->flags))
             r->xdesc = (int)((rts->flags >> 8) & 0xff);
         shmc__reqq_push(&g->cma_active, r, SHMC_Q_CMA);
     } else {
