@@ -80,6 +80,12 @@ static inline int shmc__cas32(shmc_atomic_u32 *p, uint32_t *expected, uint32_t d
                                                    memory_order_acquire);
 }
 
+static inline int shmc__cas64(shmc_atomic_u64 *p, uint64_t *expected, uint64_t desired)
+{
+    return atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_acq_rel,
+                                                   memory_order_acquire);
+}
+
 /* A full fence, for the rare paths that need store->load ordering (Dekker-style
  * publish-then-check) and cannot use the asymmetric scheme of wait.c. */
 static inline void shmc__fence_seq_cst(void)

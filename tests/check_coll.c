@@ -16,10 +16,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <errno.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "coll_ref.h"
+#include "coll/coll.h"
 #include "config.h"
 #include "harness.h"
 #include "internal.h"
@@ -546,21 +548,21 @@ static void direct_expect(const int32_t *out, size_t count, int round, int n)
     }
 }
 
+static void direct_stall(void)
+{
+    usleep(100000);
+}
+
 /* Every path of coll/direct.c on the world: the first call, whose peers are not yet
  * proven readable (it probes them and takes shm), then direct, in place, a rank that may
- * not read (everyone falls back), a buffer a peer cannot read (every rank gets the error,
- * nobody hangs), differing counts (every rank gets SHMC_ERR_MISMATCH), and a good call
- * after those. */
+ * not read (everyone falls back), differing counts (every rank gets SHMC_ERR_MISMATCH), a rank that
+ * stalls while the others take its pieces, and a good call after those. */
 static void direct_paths(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
     set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
     const size_t count = 3 * 65536 + 5; /* several pieces per block, blocks of unequal size */
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = count * sizeof(int32_t);
-    size_t mapped = (bytes + page - 1) / page * page;
-    int32_t *in = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    int32_t *out = xmalloc(bytes);
-    T_ASSERT(in != MAP_FAILED, "mmap failed");
+    int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
     int cma = shmc__g.cma_self && shmc__g.cfg.single_copy;
     for (int round = 0; round < 4; round++) {
         for (size_t i = 0; i < count; i++)
@@ -578,32 +580,75 @@ static void direct_paths(shmc_comm *w, int me, int n, void *arg)
         for (int q = 0; round == 0 && cma && q < n; q++)
             T_ASSERT(q == me || shmc__g.peers[q].cma == 2, "rank %d not probed after call 1", q);
     }
-    if (cma) {
-        for (size_t i = 0; i < count; i++)
-            in[i] = (int32_t)i;
-        /* Rank 0 combines block 0, which it reads from rank 1: make that unreadable. */
-        if (me == 1)
-            T_ASSERT(mprotect(in, page, PROT_NONE) == 0, "mprotect");
-        T_CALL(SHMC_ERR_ARG, shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
-        if (me == 1)
-            T_ASSERT(mprotect(in, page, PROT_READ | PROT_WRITE) == 0, "mprotect");
-    }
+    char msg[1024];
+    shmct_stderr_begin();
     T_CALL(SHMC_ERR_MISMATCH,
            shmc_allreduce(in, out, count - (me == 0), SHMC_INT32, SHMC_SUM, w));
+    shmct_stderr_end(msg, sizeof msg);
+    T_ASSERT(strstr(msg, "all-reduce arguments differ") && strstr(msg, "count"),
+             "no message saying what differed: '%s'", msg);
+    if (cma && n > 2) {
+        /* Rank 1 stalls after the first round: the others combine its pieces too. */
+        for (size_t i = 0; i < count; i++)
+            in[i] = 5 * 7 + me * 1009 + (int32_t)i;
+        uint64_t helped = shmc__direct_helped;
+        shmc__direct_hook = me == 1 ? direct_stall : NULL;
+        T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+        shmc__direct_hook = NULL;
+        direct_expect(out, count, 5, n);
+        uint64_t took = shmc__direct_helped - helped, all_took;
+        set_algo(SHMC_C_ALLREDUCE, SHMC_A_RING);
+        T_OK(shmc_allreduce(&took, &all_took, 1, SHMC_UINT64, SHMC_SUM, w));
+        set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
+        T_ASSERT(all_took > 0, "nobody took any of the stalled rank's pieces");
+    }
     for (size_t i = 0; i < count; i++)
         in[i] = 4 * 7 + me * 1009 + (int32_t)i;
     T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
     direct_expect(out, count, 4, n);
     set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
-    munmap(in, mapped);
+    free(in);
+    free(out);
+}
+
+/* A read that fails half-way: once every pair has read from each other, rank 0's
+ * process_vm_readv starts failing with EFAULT (a seccomp filter), as when a peer's
+ * buffer cannot be read; every rank returns SHMC_ERR_ARG and none waits for rank 0. */
+static void direct_fault(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    if (!shmc__g.cma_self || !shmc__g.cfg.single_copy)
+        return;
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
+    const size_t count = 3 * 65536 + 5;
+    int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < count; i++)
+            in[i] = round * 7 + me * 1009 + (int32_t)i;
+        T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+        direct_expect(out, count, round, n);
+    }
+    if (me == 0)
+        T_ASSERT(shmct_refuse_syscall(SYS_process_vm_readv, EFAULT) == 0, "seccomp: %s",
+                 strerror(errno));
+    char msg[1024];
+    shmct_stderr_begin();
+    T_CALL(SHMC_ERR_ARG, shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+    shmct_stderr_end(msg, sizeof msg);
+    T_ASSERT(me != 0 || strstr(msg, "reading rank"), "rank 0 did not say what failed: '%s'",
+             msg);
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
+    free(in);
     free(out);
 }
 
 START_TEST(test_coll_direct)
 {
     const int ns[] = {2, 3, 4};
-    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         ck_assert_int_eq(shmct_run(ns[i], direct_paths, NULL), 0);
+        ck_assert_int_eq(shmct_run(ns[i], direct_fault, NULL), 0);
+    }
 }
 END_TEST
 

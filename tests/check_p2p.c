@@ -6,9 +6,6 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -531,28 +528,9 @@ END_TEST
 
 /* ---- single copy refused by the kernel --------------------------------------------------- */
 
-/* A seccomp filter that makes system call nr fail with errno err, as a container or a
- * Yama policy would. */
-static int refuse_syscall(long nr, int err)
-{
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)err),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-}
-
 static void refuse_process_vm_readv(void)
 {
-    T_ASSERT(refuse_syscall(SYS_process_vm_readv, EPERM) == 0, "seccomp: %s", strerror(errno));
+    T_ASSERT(shmct_refuse_syscall(SYS_process_vm_readv, EPERM) == 0, "seccomp: %s", strerror(errno));
 }
 
 /* The filter goes in after shmc_init, so the start-up probe passed and the refusal is
@@ -681,7 +659,7 @@ static void coop_write_refused(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
     if (me == 0)
-        T_ASSERT(refuse_syscall(SYS_process_vm_writev, EPERM) == 0, "seccomp: %s", strerror(errno));
+        T_ASSERT(shmct_refuse_syscall(SYS_process_vm_writev, EPERM) == 0, "seccomp: %s", strerror(errno));
     size_t bytes = 8 * MiB;
     for (int k = 0; k < 3; k++)
         ring_shift(w, me, n, &bytes);
@@ -753,7 +731,7 @@ static void no_membarrier(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_p2p_without_membarrier)
 {
-    ck_assert_int_eq(refuse_syscall(SYS_membarrier, ENOSYS), 0);
+    ck_assert_int_eq(shmct_refuse_syscall(SYS_membarrier, ENOSYS), 0);
     ck_assert_int_eq(shmct_run(2, no_membarrier, NULL), 0);
     ck_assert_int_eq(shmct_run(8, no_membarrier, NULL), 0);
 }

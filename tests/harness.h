@@ -29,6 +29,10 @@ struct shmct_opts {
 int shmct_run(int n, shmct_fn fn, void *arg);
 int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o);
 
+/* Inside a rank: a seccomp filter that makes system call nr fail with errno err from now
+ * on, as a container or a Yama policy would. Returns 0, or -1 with errno. */
+int shmct_refuse_syscall(long nr, int err);
+
 /* Exit status of rank r in the last shmct_run (as from waitpid). */
 int shmct_status(int r);
 

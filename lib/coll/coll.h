@@ -158,6 +158,10 @@ SHMC_COLL_FN(shmc__allreduce_rd);
 SHMC_COLL_FN(shmc__allreduce_shm);
 /* World communicator only; elsewhere it is shm (same order, same bits). */
 SHMC_COLL_FN(shmc__allreduce_direct);
+/* Tests only: run after the first round of each direct all-reduce; pieces this process
+ * combined for other ranks. */
+extern void (*shmc__direct_hook)(void);
+extern uint64_t shmc__direct_helped;
 
 /* Gather: count per rank; sbuf NULL at the root: its block is already in rbuf. */
 SHMC_COLL_FN(shmc__gather_tree);

@@ -2,23 +2,33 @@
  * The direct all-reduce of the world communicator: every rank reads its peers' buffers
  * in place with process_vm_readv, so no data waits for a partner to be scheduled.
  *
- *   round r1  publish {sbuf, rbuf, count, dtype, op, can-read-all}; wait for everyone
- *             reduce block `me`: for q = 0..n-1, read q's input block (local for q = me),
- *             combine left to right into rbuf's block `me`
- *   round r2  publish {status}; wait: every block is final
- *             copy every other rank's block of its rbuf into ours
+ *   round r1  publish {sbuf, rbuf, count, dtype, op, can-read-all, our span of
+ *             pieces}; wait for everyone
+ *             claim pieces of 64 KiB, our span's from the front, then, once it is empty,
+ *             other ranks' from the back of theirs; for each, read the piece of every
+ *             rank's input (our own in place) and combine them left to right into the
+ *             piece of our receive buffer; note it in our piece map
+ *   round r2  publish {status, piece map}; wait: every piece is final somewhere
+ *             copy every piece we did not combine from the rank that did
  *   round r3  publish {status}; wait: nobody reads our rbuf any more, we may return
  *
  * The rounds are the world-sync rounds of coll/wsync.c, so each is one store and n - 1
  * loads; what a rank publishes goes in its half (round & 1), which is safe to reuse two
  * rounds later for the reasons given there. R7/A7 (wsync.c) publish the addresses before
- * anyone reads through them, and each rank's block before anyone copies it.
+ * anyone reads through them, and each rank's pieces and map before anyone copies them.
+ * A rank's span of pieces lives in its r1 half, written before it enters r1 (so R7
+ * publishes it) and narrowed with compare-and-swaps until round r2, long before the rank
+ * writes that half again in r3.
  *
  * Why this beats the ring when ranks share cores: the ring makes 2 (n - 1) steps, each
  * waiting for one neighbour to be scheduled with the data it needs; here a rank waits
- * only three times, and between the waits it can do all its work whenever the
- * scheduler runs it. The bytes moved are the ring's: each rank reads (n - 1)/n of the
- * vector to reduce and (n - 1)/n to gather.
+ * only three times, and between the waits it does work whenever the scheduler runs it.
+ * Helping with other ranks' spans means that the ranks of a core that the scheduler
+ * favours take more of the work, instead of waiting for the others; starting with our
+ * own span, from its front, keeps most pieces with their owner in long runs, which the
+ * gather reads in one call each.
+ * The bytes moved are the ring's: every piece of every input is read once by the rank
+ * that combines it, and every rank reads the (n - 1)/n of the result it did not make.
  *
  * Every rank decides the same way whether to go on: the first round carries each rank's
  * count, dtype and op (a difference is SHMC_ERR_MISMATCH everywhere) and whether it has
@@ -29,8 +39,9 @@
  * (a peer gone, a bad buffer) is reported in the next round, so that every rank returns
  * an error instead of waiting for the failed one.
  *
- * The reduction order is rank order 0, 1, ..., n - 1, the order of `shm`. Other
- * communicators than the world have no world-sync rounds and use `shm` itself.
+ * The reduction order is rank order 0, 1, ..., n - 1 for every element, the order of
+ * `shm`, whoever combines the piece. Other communicators than the world have no
+ * world-sync rounds and use `shm` itself.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,20 +54,36 @@
 
 struct pub {
     uint64_t src, dst, count;
+    shmc_atomic_u64 span; /* round r1: pieces of our block not yet claimed, first << 32 | end */
     uint32_t dt, op;
     int32_t status; /* rounds 2 and 3: SHMC_OK or this rank's error */
     uint32_t can_read;
+    /* round 2: the map of pieces this rank combined follows, one bit each */
 };
+
+static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word-aligned");
+#define MAP_WORDS ((SHMC_WSYNC_BYTES - sizeof(struct pub)) / sizeof(uint64_t))
+#define MAX_PIECES (MAP_WORDS * 64)
 
 static struct pub *my_pub(uint64_t round)
 {
     return (struct pub *)shmc__wsync_data(shmc__g.wsync, (unsigned)(round & 1));
 }
 
-static const struct pub *peer_pub(int q, uint64_t round)
+static struct pub *peer_pub(int q, uint64_t round)
 {
     struct shmc__wsync *w = shmc__arena_wsync(&shmc__g.arena, (unsigned)q);
-    return (const struct pub *)shmc__wsync_data(w, (unsigned)(round & 1));
+    return (struct pub *)shmc__wsync_data(w, (unsigned)(round & 1));
+}
+
+static uint64_t *pub_map(struct pub *p)
+{
+    return (uint64_t *)(p + 1);
+}
+
+static int map_has(const uint64_t *map, size_t k)
+{
+    return (int)((map[k / 64] >> (k % 64)) & 1);
 }
 
 /* Reads n bytes at remote in rank q into dst. Returns 0 or an errno. */
@@ -121,35 +148,101 @@ static void probe_peers(uint64_t round)
     }
 }
 
-/* Combines block `me` of every rank's input into out (count elements at element off). */
-static int reduce_block(const struct shmc__cx *x, uint64_t round, const uint8_t *in, uint8_t *out,
-                        size_t off, size_t len)
+/* The peers' buffers, kept from round r1 (whose halves are reused from round r3). */
+struct bufs {
+    uint64_t *src, *dst;
+};
+
+/* Tests only: called before claiming, and a count of pieces combined for other ranks. */
+void (*shmc__direct_hook)(void);
+uint64_t shmc__direct_helped;
+
+/* Takes one piece of rank q's block: the first if we are q, the last if we help. Returns
+ * the piece, or -1 when none is left. */
+static int64_t claim(int q, int own, uint64_t r1)
 {
-    size_t es = x->es, step = PIECE / es;
-    uint8_t *stage = shmc__cx_scratch(0, PIECE), *tmp = shmc__cx_scratch(1, PIECE);
-    for (size_t e = off; e < off + len; e += step) {
-        size_t k = shmc__chunk(off + len, e, step), b = k * es;
-        /* Combine straight into out, except in place, where out is our own input, which
-         * must stay intact until its turn in the rank order comes. */
-        uint8_t *acc = in == out ? stage : out + e * es;
-        for (int q = 0; q < x->n; q++) {
-            const uint8_t *src = in + e * es;
-            if (q != x->me) {
-                int rc = read_peer(q, q ? tmp : acc, peer_pub(q, round)->src + e * es, b);
-                if (rc)
-                    return read_error(q, rc);
-                src = q ? tmp : acc;
+    shmc_atomic_u64 *span = &peer_pub(q, r1)->span;
+    uint64_t v = shmc__load_relaxed64(span);
+    for (;;) {
+        uint64_t first = v >> 32, end = v & 0xffffffffu;
+        if (first >= end)
+            return -1;
+        uint64_t nv = own ? (first + 1) << 32 | end : first << 32 | (end - 1);
+        if (shmc__cas64(span, &v, nv))
+            return (int64_t)(own ? first : end - 1);
+    }
+}
+
+/* Combines pieces of step elements into out, noting each in map: those of our own block
+ * from its front, then those the other ranks have not reached, from the back of theirs. */
+static int combine_pieces(const struct shmc__cx *x, const struct bufs *b, const uint8_t *in,
+                          uint8_t *out, size_t count, size_t step, uint64_t r1, uint64_t *map)
+{
+    size_t es = x->es;
+    uint8_t *stage = shmc__cx_scratch(0, step * es), *tmp = shmc__cx_scratch(1, step * es);
+    for (int i = 0; i < x->n; i++) {
+        int owner = (x->me + i) % x->n;
+        int64_t k;
+        while ((k = claim(owner, i == 0, r1)) >= 0) {
+            size_t e = (size_t)k * step, len = shmc__chunk(count, e, step), bytes = len * es;
+            /* Combine straight into out, except in place, where out is our own input,
+             * which must stay intact until its turn in the rank order comes. */
+            uint8_t *acc = in == out ? stage : out + e * es;
+            for (int q = 0; q < x->n; q++) {
+                const uint8_t *src = in + e * es;
+                if (q != x->me) {
+                    uint8_t *to = q ? tmp : acc;
+                    int rc = read_peer(q, to, b->src[q] + e * es, bytes);
+                    if (rc)
+                        return read_error(q, rc);
+                    src = to;
+                }
+                if (q == 0) {
+                    if (src != acc)
+                        memcpy(acc, src, bytes);
+                } else {
+                    shmc__reduce(acc, src, len, x->dt, x->op, SHMC_ACC_LEFT);
+                }
             }
-            if (q == 0) {
-                if (src != acc)
-                    memcpy(acc, src, b);
-            } else {
-                shmc__reduce(acc, src, k, x->dt, x->op, SHMC_ACC_LEFT);
-            }
+            shmc__reduce_finish(acc, len, x->dt, x->op, x->n);
+            if (acc != out + e * es)
+                memcpy(out + e * es, acc, bytes);
+            map[k / 64] |= 1ull << (k % 64);
+            shmc__direct_helped += i != 0;
         }
-        shmc__reduce_finish(acc, k, x->dt, x->op, x->n);
-        if (acc != out + e * es)
-            memcpy(out + e * es, acc, b);
+    }
+    return SHMC_OK;
+}
+
+/* Copies every piece we did not combine from the rank that did (round r2's maps), a run
+ * of consecutive pieces of one rank in one read. */
+static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t *out,
+                         size_t count, size_t step, uint64_t r2)
+{
+    size_t es = x->es, npieces = (count + step - 1) / step;
+    const uint64_t *mine = pub_map(my_pub(r2));
+    int owner = -1;
+    size_t run = 0; /* first piece of the current run of owner's pieces */
+    for (size_t k = 0; k <= npieces; k++) {
+        int who = -1;
+        if (k < npieces && !map_has(mine, k))
+            for (int q = 0; q < x->n && who < 0; q++)
+                if (q != x->me && map_has(pub_map(peer_pub(q, r2)), k))
+                    who = q;
+        if (k < npieces && !map_has(mine, k) && who < 0) {
+            SHMC_ERROR("all-reduce: no rank combined piece %zu", k);
+            return SHMC_ERR_CORRUPT;
+        }
+        if (who == owner)
+            continue;
+        if (owner >= 0) {
+            size_t e = run * step, len = shmc__chunk(count, e, (k - run) * step);
+            int rc = read_peer(owner, out + e * es, b->dst[owner] + e * es, len * es);
+            if (rc)
+                return read_error(owner, rc);
+        }
+        owner = who;
+        run = k;
     }
     return SHMC_OK;
 }
@@ -180,7 +273,10 @@ SHMC_COLL_FN(shmc__allreduce_direct)
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf;
-    size_t es = x->es;
+    size_t es = x->es, step = PIECE / es;
+    if (count / step >= MAX_PIECES) /* beyond 2 GiB the pieces grow to fit the map */
+        step = count / (MAX_PIECES - 1);
+    size_t npieces = (count + step - 1) / step;
 
     uint64_t r1 = ++g->wround;
     struct pub *p = my_pub(r1);
@@ -189,18 +285,20 @@ SHMC_COLL_FN(shmc__allreduce_direct)
     p->count = count;
     p->dt = (uint32_t)x->dt;
     p->op = (uint32_t)x->op;
-    /* Without memory for the staging buffers, say so in can_read: all take the ring. */
-    uint64_t *dst = shmc__cx_scratch(2, (size_t)x->n * sizeof *dst);
-    p->can_read = (uint32_t)(can_read_all() && dst && shmc__cx_scratch(0, PIECE) &&
-                             shmc__cx_scratch(1, PIECE));
+    /* Our block of pieces, published by R7 with the rest. */
+    uint64_t first = npieces * (size_t)x->me / (size_t)x->n;
+    uint64_t end = npieces * (size_t)(x->me + 1) / (size_t)x->n;
+    shmc__store_relaxed64(&p->span, first << 32 | end);
+    /* Without memory for the staging buffers, say so in can_read: all take shm. */
+    uint64_t *kept = shmc__cx_scratch(2, 2 * (size_t)x->n * sizeof *kept);
+    p->can_read = (uint32_t)(can_read_all() && kept && shmc__cx_scratch(0, step * es) &&
+                             shmc__cx_scratch(1, step * es));
     int rc = shmc__wsync_enter(r1);
     if (rc != SHMC_OK)
         return rc;
     int all_can = 1;
     for (int q = 0; q < x->n; q++) {
         const struct pub *o = peer_pub(q, r1);
-        if (dst) /* their receive buffers, read when round r3 may reuse the r1 halves */
-            dst[q] = o->dst;
         if (o->count != count || o->dt != p->dt || o->op != p->op) {
             SHMC_ERROR("all-reduce arguments differ: rank %d passed count %llu dtype %u op %u, "
                        "rank %d count %zu dtype %u op %u; every rank must pass the same",
@@ -213,19 +311,20 @@ SHMC_COLL_FN(shmc__allreduce_direct)
         probe_peers(r1);
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     }
-
-    size_t off, len;
-    shmc__block(count, x->n, x->me, &off, &len);
-    uint64_t r2, r3;
-    if ((rc = agree(reduce_block(x, r1, in, out, off, len), &r2)) != SHMC_OK)
-        return rc;
-    int st = SHMC_OK;
-    for (int i = 1; i < x->n && st == SHMC_OK; i++) {
-        int q = (x->me + i) % x->n; /* start at different ranks: spread the readers */
-        shmc__block(count, x->n, q, &off, &len);
-        int e = read_peer(q, out + off * es, dst[q] + off * es, len * es);
-        if (e)
-            st = read_error(q, e);
+    struct bufs b = {kept, kept + x->n};
+    for (int q = 0; q < x->n; q++) {
+        b.src[q] = peer_pub(q, r1)->src;
+        b.dst[q] = peer_pub(q, r1)->dst;
     }
-    return agree(st, &r3);
+
+    /* Our half of round r2 is free: everyone has entered r1, so finished reading r1 - 1. */
+    uint64_t *map = pub_map(my_pub(r1 + 1));
+    memset(map, 0, (npieces + 63) / 64 * sizeof *map);
+    if (shmc__direct_hook)
+        shmc__direct_hook();
+    int st = combine_pieces(x, &b, in, out, count, step, r1, map);
+    uint64_t r2, r3;
+    if ((rc = agree(st, &r2)) != SHMC_OK)
+        return rc;
+    return agree(gather_pieces(x, &b, out, count, step, r2), &r3);
 }
