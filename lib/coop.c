@@ -152,6 +152,14 @@ int shmc__coop_progress(void)
     return made;
 }
 
+int shmc__coop_sending_to(int peer)
+{
+    for (const struct shmc_request *s = shmc__g.coop_sends.head; s; s = s->next)
+        if (s->peer == peer)
+            return 1;
+    return 0;
+}
+
 int shmc__coop_usable(int src, uint32_t rts_flags)
 {
     return (rts_flags & SHMC_RTS_COOP) && ((rts_flags >> 8) & 0xff) < SHMC_XDESC_COUNT &&

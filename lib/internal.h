@@ -275,10 +275,12 @@ void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct s
 int shmc__rndv_progress_cma(void);
 
 /* coop.c: large single-copy messages copied by both sides. */
-#define SHMC_COOP_MIN (64u << 10) /* offered and used from here (docs/performance.md) */
+#define SHMC_COOP_MIN (64u << 10)        /* offered from here (docs/performance.md) */
+#define SHMC_COOP_SPLIT_MIN (256u << 10) /* always used from here; below, see rndv.c */
 uint32_t shmc__coop_offer(struct shmc_request *s); /* RTS flag bits, 0 if not offered */
 void shmc__coop_dequeue(struct shmc_request *s);
 int shmc__coop_progress(void);
+int shmc__coop_sending_to(int peer); /* 1 if one of our offered sends to peer is in flight */
 int shmc__coop_usable(int src, uint32_t rts_flags);
 /* 1: copied a range, 0: waiting for the sender, 2: all copied, -1: failed (*err). */
 int shmc__coop_recv_step(struct shmc_request *r, int *err);

@@ -101,9 +101,15 @@ void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct s
         finish_recv(r);
     } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && g->peers[src].cma && g->cma_self) {
         r->proto = SHMC_P_CMA;
-        /* Both sides copy every message the sender offered (from SHMC_COOP_MIN): even a
-         * lone 64 KiB one, split in two halves, is faster so (docs/performance.md). */
-        if (shmc__coop_usable(src, rts->flags))
+        /* Both sides copy what the sender offered (from SHMC_COOP_MIN): a large message,
+         * one of several in flight (each side then takes whole messages), or a lone one
+         * split in halves while the sender's core is idle. Not when we are sending to
+         * it too (an exchange, as in a ring step): its core then copies our message,
+         * and splitting each message between two busy cores only adds claims
+         * (docs/performance.md). */
+        if (shmc__coop_usable(src, rts->flags) &&
+            (rts->bytes >= SHMC_COOP_SPLIT_MIN || g->cma_active.head ||
+             !shmc__coop_sending_to(src)))
             r->xdesc = (int)((rts->flags >> 8) & 0xff);
         shmc__reqq_push(&g->cma_active, r, SHMC_Q_CMA);
     } else {
