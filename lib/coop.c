@@ -61,10 +61,8 @@ static pid_t pid_of(int p)
     return (pid_t)shmc__load_relaxed32(&shmc__g.peers[p].cb->pid);
 }
 
-/* Copies [off, off + len) between us and peer p, retrying interrupted and partial
- * calls. Returns the bytes copied; *err is the errno of a failure. */
-static uint64_t copy_range(int p, int write, uint8_t *local, uint64_t remote, uint64_t len,
-                           int *err)
+uint64_t shmc__cma_copy(int p, int write, uint8_t *local, uint64_t remote, uint64_t len,
+                        int *err)
 {
     uint64_t got = 0;
     *err = 0;
@@ -133,7 +131,7 @@ int shmc__coop_progress(void)
             continue;
         uint64_t len = total - off < c ? total - off : c;
         int err;
-        uint64_t got = copy_range(s->peer, 1, (uint8_t *)s->buf + off, d->raddr + off, len, &err);
+        uint64_t got = shmc__cma_copy(s->peer, 1, (uint8_t *)s->buf + off, d->raddr + off, len, &err);
         if (got < len) {
             SHMC_INFO("writing into rank %d refused by the kernel (%s); it copies alone", s->peer,
                       strerror(err));
@@ -183,7 +181,7 @@ int shmc__coop_recv_step(struct shmc_request *r, int *err)
     if (off < total && (off = shmc__fetch_add64(&d->next, c)) < total) {
         uint64_t len = total - off < c ? total - off : c;
         uint64_t got =
-            copy_range(r->src, 0, (uint8_t *)r->buf + off, r->remote_addr + off, len, err);
+            shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off, r->remote_addr + off, len, err);
         if (got < len)
             return -1;
         shmc__fetch_add64(&d->done, len);
@@ -197,7 +195,7 @@ int shmc__coop_recv_step(struct shmc_request *r, int *err)
         uint64_t off2 = d->redo_off, len = d->redo_len;
         d->redo_len = 0; /* ours now: the sender has stopped touching the entry */
         uint64_t got =
-            copy_range(r->src, 0, (uint8_t *)r->buf + off2, r->remote_addr + off2, len, err);
+            shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off2, r->remote_addr + off2, len, err);
         if (got < len)
             return -1;
         shmc__fetch_add64(&d->done, len);

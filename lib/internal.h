@@ -281,6 +281,11 @@ uint32_t shmc__coop_offer(struct shmc_request *s); /* RTS flag bits, 0 if not of
 void shmc__coop_dequeue(struct shmc_request *s);
 int shmc__coop_progress(void);
 int shmc__coop_sending_to(int peer); /* 1 if one of our offered sends to peer is in flight */
+/* Copies len bytes between local and remote in peer p (write: into p) with
+ * process_vm_readv/writev, retrying interrupted and partial calls. Returns the bytes
+ * copied; *err is the errno of a failure. */
+uint64_t shmc__cma_copy(int p, int write, uint8_t *local, uint64_t remote, uint64_t len,
+                        int *err);
 int shmc__coop_usable(int src, uint32_t rts_flags);
 /* 1: copied a range, 0: waiting for the sender, 2: all copied, -1: failed (*err). */
 int shmc__coop_recv_step(struct shmc_request *r, int *err);

@@ -45,7 +45,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "../log.h"
 #include "coll.h"
@@ -89,23 +88,9 @@ static int map_has(const uint64_t *map, size_t k)
 /* Reads n bytes at remote in rank q into dst. Returns 0 or an errno. */
 static int read_peer(int q, void *dst, uint64_t remote, size_t n)
 {
-    /* Relaxed: the pid was published before the rank joined the job (A1 covers it). */
-    pid_t pid = (pid_t)shmc__load_relaxed32(&shmc__g.peers[q].cb->pid);
-    while (n) {
-        struct iovec l = {.iov_base = dst, .iov_len = n};
-        struct iovec r = {.iov_base = (void *)(uintptr_t)remote, .iov_len = n};
-        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (got <= 0) {
-            int e = got < 0 ? errno : EFAULT;
-            if (e == EINTR || e == EAGAIN)
-                continue;
-            return e;
-        }
-        dst = (uint8_t *)dst + got;
-        remote += (uint64_t)got;
-        n -= (size_t)got;
-    }
-    return 0;
+    int e;
+    shmc__cma_copy(q, 0, dst, remote, n, &e);
+    return e;
 }
 
 static int read_error(int q, int e)
