@@ -1,5 +1,5 @@
 /*
- * Where each rank runs: a plan made once from the hwloc topology (cores or NUMA nodes
+ * Where each rank runs: a plan made once from sysfs or the hwloc topology (cores or NUMA nodes
  * the job may use, handed out round-robin), applied in each child before exec.
  */
 #ifndef SHMRUN_BIND_H

@@ -210,6 +210,14 @@ START_TEST(test_launcher_bindings)
     ck_assert_int_eq(run("-n 2 --bind-to none --report-bindings true"), 0);
     ASSERT_OUT("shmrun: rank 1 bound to not bound");
     ck_assert_int_eq(run("-n 2 --bind-to numa true"), 0);
+    /* The plan read from sysfs on a simple machine is the one hwloc makes. */
+    char direct[sizeof out];
+    ck_assert_int_eq(run("-n 5 --report-bindings true"), 0);
+    memcpy(direct, out, sizeof out);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "SHMRUN_HWLOC=1 %s -n 5 --report-bindings true 2>&1", shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ck_assert_str_eq(out, direct);
     /* A bound rank runs on one core: its affinity list has no comma or range. */
     ck_assert_int_eq(run("-n 2 --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'"), 0);
     ASSERT_OUT("[0] Cpus_allowed_list:");
