@@ -642,12 +642,54 @@ static void direct_fault(shmc_comm *w, int me, int n, void *arg)
     free(out);
 }
 
+/* Rank 1 scribbles over its published round-1 half after publishing it: every word
+ * becomes a span of pieces 1 to 2^31 - 1, far past the vector's end. Ranks must check
+ * what they take from shared memory: every rank returns an error, nobody writes out of
+ * bounds or hangs. */
+static void direct_scribble_hook(void)
+{
+    uint64_t *w = (uint64_t *)shmc__wsync_data(shmc__g.wsync, (unsigned)(shmc__g.wround & 1));
+    for (size_t i = 0; i < SHMC_WSYNC_BYTES / sizeof *w; i++)
+        w[i] = 1ull << 32 | 0x7fffffffu;
+}
+
+static void direct_scribble(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    if (!shmc__g.cma_self || !shmc__g.cfg.single_copy)
+        return;
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
+    const size_t count = 3 * 65536 + 5;
+    int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
+    for (size_t i = 0; i < count; i++)
+        in[i] = me * 1009 + (int32_t)i;
+    for (int round = 0; round < 2; round++)
+        T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+    char msg[1024];
+    shmct_stderr_begin();
+    shmc__direct_hook = me == 1 ? direct_scribble_hook : NULL;
+    int rc = shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w);
+    shmc__direct_hook = NULL;
+    shmct_stderr_end(msg, sizeof msg);
+    /* Which error depends on when each rank looked: a span past the end or a piece
+     * nobody made (SHMC_ERR_CORRUPT), an address that cannot be read (SHMC_ERR_ARG),
+     * a count that differs (SHMC_ERR_MISMATCH), or a rank that already gave up. */
+    T_ASSERT(rc == SHMC_ERR_CORRUPT || rc == SHMC_ERR_ARG || rc == SHMC_ERR_MISMATCH ||
+                 rc == SHMC_ERR_PEER_DEAD,
+             "rank %d of %d: %d (%s) after rank 1 scribbled over its half", me, n, rc,
+             shmc_strerror(rc));
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
+    free(in);
+    free(out);
+}
+
 START_TEST(test_coll_direct)
 {
     const int ns[] = {2, 3, 4};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         ck_assert_int_eq(shmct_run(ns[i], direct_paths, NULL), 0);
         ck_assert_int_eq(shmct_run(ns[i], direct_fault, NULL), 0);
+        ck_assert_int_eq(shmct_run(ns[i], direct_scribble, NULL), 0);
     }
 }
 END_TEST

@@ -163,12 +163,17 @@ static int64_t claim(int q, int own, uint64_t r1)
 static int combine_pieces(const struct shmc__cx *x, const struct bufs *b, const uint8_t *in,
                           uint8_t *out, size_t count, size_t step, uint64_t r1, uint64_t *map)
 {
-    size_t es = x->es;
+    size_t es = x->es, npieces = (count + step - 1) / step;
     uint8_t *stage = shmc__cx_scratch(0, step * es), *tmp = shmc__cx_scratch(1, step * es);
     for (int i = 0; i < x->n; i++) {
         int owner = (x->me + i) % x->n;
         int64_t k;
         while ((k = claim(owner, i == 0, r1)) >= 0) {
+            if ((uint64_t)k >= npieces) { /* the span lives in shared memory: check it */
+                SHMC_ERROR("all-reduce: rank %d's span names piece %lld of %zu", owner,
+                           (long long)k, npieces);
+                return SHMC_ERR_CORRUPT;
+            }
             size_t e = (size_t)k * step, len = shmc__chunk(count, e, step), bytes = len * es;
             /* Combine straight into out, except in place, where out is our own input,
              * which must stay intact until its turn in the rank order comes. */
