@@ -631,9 +631,12 @@ static void direct_fault(shmc_comm *w, int me, int n, void *arg)
     if (me == 0)
         T_ASSERT(shmct_refuse_syscall(SYS_process_vm_readv, EFAULT) == 0, "seccomp: %s",
                  strerror(errno));
+    /* The others stall, so that rank 0 combines (and so reads) pieces itself. */
     char msg[1024];
     shmct_stderr_begin();
+    shmc__direct_hook = me != 0 ? direct_stall : NULL;
     T_CALL(SHMC_ERR_ARG, shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+    shmc__direct_hook = NULL;
     shmct_stderr_end(msg, sizeof msg);
     T_ASSERT(me != 0 || strstr(msg, "reading rank"), "rank 0 did not say what failed: '%s'",
              msg);
@@ -683,6 +686,31 @@ static void direct_scribble(shmc_comm *w, int me, int n, void *arg)
     free(out);
 }
 
+/* The kernel lets rank 0 read but not write into the others (process_vm_writev refused
+ * by seccomp): its finished pieces cannot be pushed, the others read them instead, and
+ * every result is still right, on the first call (the refusal found) and after. */
+static void direct_write_refused(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    if (!shmc__g.cma_self || !shmc__g.cfg.single_copy)
+        return;
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
+    const size_t count = 3 * 65536 + 5;
+    int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
+    if (me == 0)
+        T_ASSERT(shmct_refuse_syscall(SYS_process_vm_writev, EPERM) == 0, "seccomp: %s",
+                 strerror(errno));
+    for (int round = 0; round < 4; round++) {
+        for (size_t i = 0; i < count; i++)
+            in[i] = round * 7 + me * 1009 + (int32_t)i;
+        T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+        direct_expect(out, count, round, n);
+    }
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
+    free(in);
+    free(out);
+}
+
 START_TEST(test_coll_direct)
 {
     const int ns[] = {2, 3, 4};
@@ -690,6 +718,7 @@ START_TEST(test_coll_direct)
         ck_assert_int_eq(shmct_run(ns[i], direct_paths, NULL), 0);
         ck_assert_int_eq(shmct_run(ns[i], direct_fault, NULL), 0);
         ck_assert_int_eq(shmct_run(ns[i], direct_scribble, NULL), 0);
+        ck_assert_int_eq(shmct_run(ns[i], direct_write_refused, NULL), 0);
     }
 }
 END_TEST

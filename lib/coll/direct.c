@@ -1,34 +1,42 @@
 /*
- * The direct all-reduce of the world communicator: every rank reads its peers' buffers
- * in place with process_vm_readv, so no data waits for a partner to be scheduled.
+ * The direct all-reduce of the world communicator: every rank reads its peers' inputs
+ * in place with process_vm_readv and writes its results straight into their receive
+ * buffers with process_vm_writev, so no data waits for a partner to be scheduled.
  *
- *   round r1  publish {sbuf, rbuf, count, dtype, op, can-read-all, our span of
- *             pieces}; wait for everyone
+ *   round r1  publish {sbuf, rbuf, count, dtype, op, can read and write every peer,
+ *             our span of pieces}; wait for everyone
  *             claim pieces of 64 KiB, our span's from the front, then, once it is empty,
  *             other ranks' from the back of theirs; for each, read the piece of every
- *             rank's input (our own in place) and combine them left to right into the
- *             piece of our receive buffer; note it in our piece map
- *   round r2  publish {status, piece map}; wait: every piece is final somewhere
- *             copy every piece we did not combine from the rank that did
+ *             rank's input (our own in place), combine them left to right into the
+ *             piece of our receive buffer, write it into every peer's receive buffer,
+ *             and note it in our piece map
+ *   round r2  publish {status, piece map, whether a write failed}; wait: every piece is
+ *             in every buffer, and nobody writes into ours any more; return
+ *   (only if some rank could not write a piece, or may not write at all:)
+ *             read every piece we did not combine from the rank that did
  *   round r3  publish {status}; wait: nobody reads our rbuf any more, we may return
  *
  * The rounds are the world-sync rounds of coll/wsync.c, so each is one store and n - 1
  * loads; what a rank publishes goes in its half (round & 1), which is safe to reuse two
  * rounds later for the reasons given there. R7/A7 (wsync.c) publish the addresses before
- * anyone reads through them, and each rank's pieces and map before anyone copies them.
- * A rank's span of pieces lives in its r1 half, written before it enters r1 (so R7
- * publishes it) and narrowed with compare-and-swaps until round r2, long before the rank
- * writes that half again in r3.
+ * anyone reads or writes through them, and each rank's pieces, map and flags before
+ * anyone relies on them. A rank's span of pieces lives in its r1 half, written before it
+ * enters r1 (so R7 publishes it) and narrowed with compare-and-swaps until round r2, long
+ * before the rank writes that half again in r3.
+ *
+ * Writing into a peer's buffer in place is safe: piece k of any rank's input is read
+ * only by the rank that combines piece k, and it writes the result there only after.
  *
  * Why this beats the ring when ranks share cores: the ring makes 2 (n - 1) steps, each
  * waiting for one neighbour to be scheduled with the data it needs; here a rank waits
- * only three times, and between the waits it does work whenever the scheduler runs it.
- * Helping with other ranks' spans means that the ranks of a core that the scheduler
- * favours take more of the work, instead of waiting for the others; starting with our
- * own span, from its front, keeps most pieces with their owner in long runs, which the
- * gather reads in one call each.
- * The bytes moved are the ring's: every piece of every input is read once by the rank
- * that combines it, and every rank reads the (n - 1)/n of the result it did not make.
+ * twice, and between the waits it does work whenever the scheduler runs it. Helping with
+ * other ranks' spans means that the ranks of a core that the scheduler favours take more
+ * of the work, instead of waiting for the others; starting with our own span, from its
+ * front, keeps most pieces with their owner in long runs, which the reading fallback
+ * fetches in one call each. Writing a finished piece while it is in our cache was faster
+ * than each rank reading it later (docs/performance.md). The bytes moved are the ring's:
+ * every piece of every input is read once by the rank that combines it, and every rank
+ * receives the (n - 1)/n of the result it did not make.
  *
  * Every rank decides the same way whether to go on: the first round carries each rank's
  * count, dtype and op (a difference is SHMC_ERR_MISMATCH everywhere) and whether it has
@@ -37,7 +45,9 @@
  * direct) and everyone falls back to `shm` for this call, which combines in the same
  * order, so that the result has the same bits either way. A read that fails later
  * (a peer gone, a bad buffer) is reported in the next round, so that every rank returns
- * an error instead of waiting for the failed one.
+ * an error instead of waiting for the failed one. A write the kernel refuses (a policy
+ * that allows process_vm_readv only) stops that rank's writing, and round r2 tells every
+ * rank to read what it misses; that peer is then not written into again.
  *
  * The reduction order is rank order 0, 1, ..., n - 1 for every element, the order of
  * `shm`, whoever combines the piece. Other communicators than the world have no
@@ -57,6 +67,8 @@ struct pub {
     uint32_t dt, op;
     int32_t status; /* rounds 2 and 3: SHMC_OK or this rank's error */
     uint32_t can_read;
+    uint32_t unpushed; /* round 2: a piece of ours could not be written into some peer */
+    uint32_t pad;
     /* round 2: the map of pieces this rank combined follows, one bit each */
 };
 
@@ -114,6 +126,16 @@ static int can_read_all(void)
     return 1;
 }
 
+/* May we write into every peer (peers[].coop: no refusal seen)? */
+static int can_write_all(void)
+{
+    struct shmc__global *g = &shmc__g;
+    for (int q = 0; q < g->size; q++)
+        if (q != g->rank && !g->peers[q].coop)
+            return 0;
+    return 1;
+}
+
 /* One byte from every peer not yet proven, so that the next call knows. */
 static void probe_peers(uint64_t round)
 {
@@ -136,6 +158,8 @@ static void probe_peers(uint64_t round)
 /* The peers' buffers, kept from round r1 (whose halves are reused from round r3). */
 struct bufs {
     uint64_t *src, *dst;
+    int push;     /* write finished pieces into the peers (everyone may) */
+    int unpushed; /* a write failed: stop pushing, let the peers read */
 };
 
 /* Tests only: called before claiming, and a count of pieces combined for other ranks. */
@@ -158,9 +182,27 @@ static int64_t claim(int q, int own, uint64_t r1)
     }
 }
 
+/* Writes a finished piece into every peer's receive buffer, while it is still in our
+ * cache. A peer the kernel does not let us write into gets nothing more from us in
+ * this call (b->unpushed); it then reads what it misses after round 2. */
+static void push_piece(const struct shmc__cx *x, struct bufs *b, uint8_t *piece, size_t off,
+                       size_t bytes)
+{
+    for (int j = 1; j < x->n && !b->unpushed; j++) {
+        int q = (x->me + j) % x->n, err;
+        if (shmc__cma_copy(q, 1, piece, b->dst[q] + off, bytes, &err) < bytes) {
+            SHMC_INFO("all-reduce: writing into rank %d failed (%s); it reads instead", q,
+                      strerror(err));
+            if (err == EPERM || err == EACCES || err == ENOSYS)
+                shmc__g.peers[q].coop = 0;
+            b->unpushed = 1;
+        }
+    }
+}
+
 /* Combines pieces of step elements into out, noting each in map: those of our own block
  * from its front, then those the other ranks have not reached, from the back of theirs. */
-static int combine_pieces(const struct shmc__cx *x, const struct bufs *b, const uint8_t *in,
+static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_t *in,
                           uint8_t *out, size_t count, size_t step, uint64_t r1, uint64_t *map)
 {
     size_t es = x->es, npieces = (count + step - 1) / step;
@@ -197,6 +239,8 @@ static int combine_pieces(const struct shmc__cx *x, const struct bufs *b, const 
             shmc__reduce_finish(acc, len, x->dt, x->op, x->n);
             if (acc != out + e * es)
                 memcpy(out + e * es, acc, bytes);
+            if (b->push)
+                push_piece(x, b, out + e * es, e * es, bytes);
             map[k / 64] |= 1ull << (k % 64);
             shmc__direct_helped += i != 0;
         }
@@ -283,10 +327,11 @@ SHMC_COLL_FN(shmc__allreduce_direct)
     uint64_t *kept = shmc__cx_scratch(2, 2 * (size_t)x->n * sizeof *kept);
     p->can_read = (uint32_t)(can_read_all() && kept && shmc__cx_scratch(0, step * es) &&
                              shmc__cx_scratch(1, step * es));
+    p->can_read |= p->can_read && can_write_all() ? 2u : 0u;
     int rc = shmc__wsync_enter(r1);
     if (rc != SHMC_OK)
         return rc;
-    int all_can = 1;
+    int all_can = 1, all_write = 1;
     for (int q = 0; q < x->n; q++) {
         const struct pub *o = peer_pub(q, r1);
         if (o->count != count || o->dt != p->dt || o->op != p->op) {
@@ -295,13 +340,14 @@ SHMC_COLL_FN(shmc__allreduce_direct)
                        q, (unsigned long long)o->count, o->dt, o->op, x->me, count, p->dt, p->op);
             return SHMC_ERR_MISMATCH;
         }
-        all_can &= o->can_read != 0;
+        all_can &= (o->can_read & 1u) != 0;
+        all_write &= (o->can_read & 2u) != 0;
     }
     if (!all_can) {
         probe_peers(r1);
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     }
-    struct bufs b = {kept, kept + x->n};
+    struct bufs b = {kept, kept + x->n, all_write, 0};
     for (int q = 0; q < x->n; q++) {
         b.src[q] = peer_pub(q, r1)->src;
         b.dst[q] = peer_pub(q, r1)->dst;
@@ -313,8 +359,16 @@ SHMC_COLL_FN(shmc__allreduce_direct)
     if (shmc__direct_hook)
         shmc__direct_hook();
     int st = combine_pieces(x, &b, in, out, count, step, r1, map);
+    my_pub(r1 + 1)->unpushed = (uint32_t)(!b.push || b.unpushed);
     uint64_t r2, r3;
     if ((rc = agree(st, &r2)) != SHMC_OK)
         return rc;
+    /* Every piece is in every buffer unless some rank could not write it: then all read
+     * what they miss (the same decision everywhere, from the same flags). */
+    int all_pushed = 1;
+    for (int q = 0; q < x->n; q++)
+        all_pushed &= !peer_pub(q, r2)->unpushed;
+    if (all_pushed)
+        return SHMC_OK;
     return agree(gather_pieces(x, &b, out, count, step, r2), &r3);
 }
