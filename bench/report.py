@@ -189,8 +189,8 @@ class Report:
         def syncs_small(n):  # 8 bytes on the world: the one-step form (coll/wsync.c)
             return 1, "1step"
 
-        def syncs_big(n):  # 1 MiB: ring below 4 ranks, direct (three waits) from 4
-            return (2 * (n - 1), "ring") if n < 4 else (3, "direct")
+        def syncs_big(n):  # 1 MiB: ring below 4 ranks, direct (two waits) from 4
+            return (2 * (n - 1), "ring") if n < 4 else (2, "direct")
 
         # Ranks beyond the CPUs share them: the bytes of n ranks are copied by P cores.
         cpus = len(os.sched_getaffinity(0))
@@ -251,7 +251,7 @@ def write_table(rep, out, mode, machine, raw):
                     "on the CPUs. Model: docs/collectives.md with α = the 2-rank 8-byte "
                     "time and the bandwidth term from the 2-rank 1 MiB time, scaled by n/P "
                     "when n ranks share P CPUs; effective α = (measured − bandwidth term) / "
-                    "synchronisations (1step: 1; ring: 2(n − 1); direct: 3).\n\n"
+                    "synchronisations (1step: 1; ring: 2(n − 1); direct: 2).\n\n"
                     "| ranks | 8 B algorithm | 8 B measured | 8 B model | effective α | "
                     "1 MiB algorithm | 1 MiB measured | 1 MiB model | effective α |\n"
                     "|---:|---|---:|---:|---:|---|---:|---:|---:|\n")
