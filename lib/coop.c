@@ -164,6 +164,16 @@ int shmc__coop_usable(int src, uint32_t rts_flags)
            shmc__g.peers[src].cma == 2;
 }
 
+/* The receiver's copy of one range, counted in done. Returns 1, or -1 with *err. */
+static int recv_range(struct shmc_request *r, struct shmc__xdesc *d, uint64_t off, uint64_t len,
+                      int *err)
+{
+    if (shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off, r->remote_addr + off, len, err) < len)
+        return -1;
+    shmc__fetch_add64(&d->done, len);
+    return 1;
+}
+
 int shmc__coop_recv_step(struct shmc_request *r, int *err)
 {
     struct shmc__xdesc *d = entry(r->src, r->xdesc);
@@ -179,27 +189,16 @@ int shmc__coop_recv_step(struct shmc_request *r, int *err)
     }
     uint64_t c = claim_bytes(total), off = shmc__load_relaxed64(&d->next);
     if (off < total && (off = shmc__fetch_add64(&d->next, c)) < total) {
-        uint64_t len = total - off < c ? total - off : c;
-        uint64_t got =
-            shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off, r->remote_addr + off, len, err);
-        if (got < len)
-            return -1;
-        shmc__fetch_add64(&d->done, len);
-        return 1;
+        return recv_range(r, d, off, total - off < c ? total - off : c, err);
     }
     /* Everything is claimed: wait for the sender's ranges. A9 pairs with R9. */
     if (shmc__load_acquire64(&d->done) == total)
         return 2;
     /* A10 pairs with R10: the range the sender left is in redo_off/len. */
     if (shmc__load_acquire32(&d->quit) && d->redo_len) {
-        uint64_t off2 = d->redo_off, len = d->redo_len;
+        uint64_t len = d->redo_len;
         d->redo_len = 0; /* ours now: the sender has stopped touching the entry */
-        uint64_t got =
-            shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off2, r->remote_addr + off2, len, err);
-        if (got < len)
-            return -1;
-        shmc__fetch_add64(&d->done, len);
-        return 1;
+        return recv_range(r, d, d->redo_off, len, err);
     }
     return 0;
 }

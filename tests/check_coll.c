@@ -553,6 +553,41 @@ static void direct_stall(void)
     usleep(100000);
 }
 
+#define DIRECT_COUNT ((size_t)3 * 65536 + 5) /* several pieces per rank, unequal spans */
+
+static void direct_fill(int32_t *in, int round, int me)
+{
+    for (size_t i = 0; i < DIRECT_COUNT; i++)
+        in[i] = round * 7 + me * 1009 + (int32_t)i;
+}
+
+/* One all-reduce of round's inputs that must succeed and be right. */
+static void direct_call(shmc_comm *w, int me, int n, int32_t *in, int32_t *out, int round)
+{
+    direct_fill(in, round, me);
+    T_OK(shmc_allreduce(in, out, DIRECT_COUNT, SHMC_INT32, SHMC_SUM, w));
+    direct_expect(out, DIRECT_COUNT, round, n);
+}
+
+/* Forces the direct algorithm and allocates the buffers; 0 (nothing to test) where this
+ * process cannot use process_vm_readv at all. */
+static int direct_begin(int32_t **in, int32_t **out)
+{
+    if (!shmc__g.cma_self || !shmc__g.cfg.single_copy)
+        return 0;
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
+    *in = xmalloc(DIRECT_COUNT * sizeof **in);
+    *out = xmalloc(DIRECT_COUNT * sizeof **out);
+    return 1;
+}
+
+static void direct_end(int32_t *in, int32_t *out)
+{
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
+    free(in);
+    free(out);
+}
+
 /* Every path of coll/direct.c on the world: the first call, whose peers are not yet
  * proven readable (it probes them and takes shm), then direct, in place, a rank that may
  * not read (everyone falls back), differing counts (every rank gets SHMC_ERR_MISMATCH), a rank that
@@ -560,26 +595,22 @@ static void direct_stall(void)
 static void direct_paths(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
-    const size_t count = 3 * 65536 + 5; /* several pieces per block, blocks of unequal size */
+    const size_t count = DIRECT_COUNT;
     int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
+    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
     int cma = shmc__g.cma_self && shmc__g.cfg.single_copy;
-    for (int round = 0; round < 4; round++) {
-        for (size_t i = 0; i < count; i++)
-            in[i] = round * 7 + me * 1009 + (int32_t)i;
-        if (round == 3 && me == n - 1)
-            shmc__g.cfg.single_copy = 0; /* this rank says it cannot read: all fall back */
-        if (round == 2) {
-            T_OK(shmc_allreduce(SHMC_IN_PLACE, in, count, SHMC_INT32, SHMC_SUM, w));
-            direct_expect(in, count, round, n);
-        } else {
-            T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
-            direct_expect(out, count, round, n);
-        }
-        shmc__g.cfg.single_copy = cma ? 1 : shmc__g.cfg.single_copy;
-        for (int q = 0; round == 0 && cma && q < n; q++)
-            T_ASSERT(q == me || shmc__g.peers[q].cma == 2, "rank %d not probed after call 1", q);
-    }
+    direct_call(w, me, n, in, out, 0);
+    for (int q = 0; cma && q < n; q++)
+        T_ASSERT(q == me || shmc__g.peers[q].cma == 2, "rank %d not probed after call 1", q);
+    direct_call(w, me, n, in, out, 1);
+    direct_fill(in, 2, me); /* in place */
+    T_OK(shmc_allreduce(SHMC_IN_PLACE, in, count, SHMC_INT32, SHMC_SUM, w));
+    direct_expect(in, count, 2, n);
+    if (me == n - 1)
+        shmc__g.cfg.single_copy = 0; /* this rank says it cannot read: all fall back */
+    direct_call(w, me, n, in, out, 3);
+    shmc__g.cfg.single_copy = cma ? 1 : shmc__g.cfg.single_copy;
+
     char msg[1024];
     shmct_stderr_begin();
     T_CALL(SHMC_ERR_MISMATCH,
@@ -589,26 +620,18 @@ static void direct_paths(shmc_comm *w, int me, int n, void *arg)
              "no message saying what differed: '%s'", msg);
     if (cma && n > 2) {
         /* Rank 1 stalls after the first round: the others combine its pieces too. */
-        for (size_t i = 0; i < count; i++)
-            in[i] = 5 * 7 + me * 1009 + (int32_t)i;
         uint64_t helped = shmc__direct_helped;
         shmc__direct_hook = me == 1 ? direct_stall : NULL;
-        T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+        direct_call(w, me, n, in, out, 5);
         shmc__direct_hook = NULL;
-        direct_expect(out, count, 5, n);
         uint64_t took = shmc__direct_helped - helped, all_took;
         set_algo(SHMC_C_ALLREDUCE, SHMC_A_RING);
         T_OK(shmc_allreduce(&took, &all_took, 1, SHMC_UINT64, SHMC_SUM, w));
         set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
         T_ASSERT(all_took > 0, "nobody took any of the stalled rank's pieces");
     }
-    for (size_t i = 0; i < count; i++)
-        in[i] = 4 * 7 + me * 1009 + (int32_t)i;
-    T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
-    direct_expect(out, count, 4, n);
-    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
-    free(in);
-    free(out);
+    direct_call(w, me, n, in, out, 4);
+    direct_end(in, out);
 }
 
 /* A read that fails half-way: once every pair has read from each other, rank 0's
@@ -617,17 +640,11 @@ static void direct_paths(shmc_comm *w, int me, int n, void *arg)
 static void direct_fault(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    if (!shmc__g.cma_self || !shmc__g.cfg.single_copy)
+    int32_t *in, *out;
+    if (!direct_begin(&in, &out))
         return;
-    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
-    const size_t count = 3 * 65536 + 5;
-    int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
-    for (int round = 0; round < 2; round++) {
-        for (size_t i = 0; i < count; i++)
-            in[i] = round * 7 + me * 1009 + (int32_t)i;
-        T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
-        direct_expect(out, count, round, n);
-    }
+    for (int round = 0; round < 2; round++)
+        direct_call(w, me, n, in, out, round);
     if (me == 0)
         T_ASSERT(shmct_refuse_syscall(SYS_process_vm_readv, EFAULT) == 0, "seccomp: %s",
                  strerror(errno));
@@ -635,14 +652,12 @@ static void direct_fault(shmc_comm *w, int me, int n, void *arg)
     char msg[1024];
     shmct_stderr_begin();
     shmc__direct_hook = me != 0 ? direct_stall : NULL;
-    T_CALL(SHMC_ERR_ARG, shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+    T_CALL(SHMC_ERR_ARG, shmc_allreduce(in, out, DIRECT_COUNT, SHMC_INT32, SHMC_SUM, w));
     shmc__direct_hook = NULL;
     shmct_stderr_end(msg, sizeof msg);
     T_ASSERT(me != 0 || strstr(msg, "reading rank"), "rank 0 did not say what failed: '%s'",
              msg);
-    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
-    free(in);
-    free(out);
+    direct_end(in, out);
 }
 
 /* Rank 1 scribbles over its published round-1 half after publishing it: every word
@@ -659,19 +674,15 @@ static void direct_scribble_hook(void)
 static void direct_scribble(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    if (!shmc__g.cma_self || !shmc__g.cfg.single_copy)
+    int32_t *in, *out;
+    if (!direct_begin(&in, &out))
         return;
-    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
-    const size_t count = 3 * 65536 + 5;
-    int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
-    for (size_t i = 0; i < count; i++)
-        in[i] = me * 1009 + (int32_t)i;
     for (int round = 0; round < 2; round++)
-        T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
+        direct_call(w, me, n, in, out, round);
     char msg[1024];
     shmct_stderr_begin();
     shmc__direct_hook = me == 1 ? direct_scribble_hook : NULL;
-    int rc = shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w);
+    int rc = shmc_allreduce(in, out, DIRECT_COUNT, SHMC_INT32, SHMC_SUM, w);
     shmc__direct_hook = NULL;
     shmct_stderr_end(msg, sizeof msg);
     /* Which error depends on when each rank looked: a span past the end or a piece
@@ -681,9 +692,7 @@ static void direct_scribble(shmc_comm *w, int me, int n, void *arg)
                  rc == SHMC_ERR_PEER_DEAD,
              "rank %d of %d: %d (%s) after rank 1 scribbled over its half", me, n, rc,
              shmc_strerror(rc));
-    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
-    free(in);
-    free(out);
+    direct_end(in, out);
 }
 
 /* The kernel lets rank 0 read but not write into the others (process_vm_writev refused
@@ -692,23 +701,15 @@ static void direct_scribble(shmc_comm *w, int me, int n, void *arg)
 static void direct_write_refused(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    if (!shmc__g.cma_self || !shmc__g.cfg.single_copy)
+    int32_t *in, *out;
+    if (!direct_begin(&in, &out))
         return;
-    set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
-    const size_t count = 3 * 65536 + 5;
-    int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
     if (me == 0)
         T_ASSERT(shmct_refuse_syscall(SYS_process_vm_writev, EPERM) == 0, "seccomp: %s",
                  strerror(errno));
-    for (int round = 0; round < 4; round++) {
-        for (size_t i = 0; i < count; i++)
-            in[i] = round * 7 + me * 1009 + (int32_t)i;
-        T_OK(shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w));
-        direct_expect(out, count, round, n);
-    }
-    set_algo(SHMC_C_ALLREDUCE, SHMC_A_AUTO);
-    free(in);
-    free(out);
+    for (int round = 0; round < 4; round++)
+        direct_call(w, me, n, in, out, round);
+    direct_end(in, out);
 }
 
 START_TEST(test_coll_direct)

@@ -66,11 +66,13 @@ struct pub {
     shmc_atomic_u64 span; /* round r1: pieces of our block not yet claimed, first << 32 | end */
     uint32_t dt, op;
     int32_t status; /* rounds 2 and 3: SHMC_OK or this rank's error */
-    uint32_t can_read;
+    uint32_t can; /* round 1: CAN_READ and CAN_WRITE, for every peer */
     uint32_t unpushed; /* round 2: a piece of ours could not be written into some peer */
     uint32_t pad;
     /* round 2: the map of pieces this rank combined follows, one bit each */
 };
+
+enum { CAN_READ = 1, CAN_WRITE = 2 };
 
 static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word-aligned");
 #define MAP_WORDS ((SHMC_WSYNC_BYTES - sizeof(struct pub)) / sizeof(uint64_t))
@@ -323,11 +325,11 @@ SHMC_COLL_FN(shmc__allreduce_direct)
     uint64_t first = npieces * (size_t)x->me / (size_t)x->n;
     uint64_t end = npieces * (size_t)(x->me + 1) / (size_t)x->n;
     shmc__store_relaxed64(&p->span, first << 32 | end);
-    /* Without memory for the staging buffers, say so in can_read: all take shm. */
+    /* Without memory for the staging buffers we say we cannot read: all take shm. */
     uint64_t *kept = shmc__cx_scratch(2, 2 * (size_t)x->n * sizeof *kept);
-    p->can_read = (uint32_t)(can_read_all() && kept && shmc__cx_scratch(0, step * es) &&
-                             shmc__cx_scratch(1, step * es));
-    p->can_read |= p->can_read && can_write_all() ? 2u : 0u;
+    int readable = can_read_all() && kept && shmc__cx_scratch(0, step * es) &&
+                   shmc__cx_scratch(1, step * es);
+    p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all() ? CAN_WRITE : 0u);
     int rc = shmc__wsync_enter(r1);
     if (rc != SHMC_OK)
         return rc;
@@ -340,8 +342,8 @@ SHMC_COLL_FN(shmc__allreduce_direct)
                        q, (unsigned long long)o->count, o->dt, o->op, x->me, count, p->dt, p->op);
             return SHMC_ERR_MISMATCH;
         }
-        all_can &= (o->can_read & 1u) != 0;
-        all_write &= (o->can_read & 2u) != 0;
+        all_can &= (o->can & CAN_READ) != 0;
+        all_write &= (o->can & CAN_WRITE) != 0;
     }
     if (!all_can) {
         probe_peers(r1);
