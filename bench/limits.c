@@ -18,6 +18,8 @@
  *                     cache line and waiting for the others' with sched_yield between
  *                     looks: the floor of a barrier, or of a small all-reduce, when ranks
  *                     outnumber cores and must not busy-wait
+ *   allreduce_*_us    (4 processes, unpinned) the floors of a 4-rank all-reduce, in
+ *                     floor_allreduce.c
  *
  *   limits [--max BYTES] [--samples N] [--sample-ms MS] [--header]
  *
@@ -40,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor_allreduce.h"
 #include "timing.h"
 
 #define CHUNK (32u << 10)
@@ -385,7 +388,9 @@ int main(int argc, char **argv)
     atomic_store(&ctl->cmd, C_EXIT);
     atomic_fetch_add(&sh->go, 1);
     waitpid(child_pid, NULL, 0);
-    if (CPU_COUNT(&all))
+    if (CPU_COUNT(&all)) {
         yield_barrier(&all);
+        allreduce_floors(&all, max_bytes, samples, sample_s);
+    }
     return 0;
 }

@@ -57,6 +57,10 @@ def num(v):
     return f"{v:.3g}" if v >= 0.001 else f"{v:.2g}"
 
 
+# The bare forms of the 4-rank all-reduce that bench/limits measures.
+AR_FLOORS = ("1step", "shm", "cma", "mixed")
+
+
 def ratio(a, b):
     return a / b if a is not None and b else None
 
@@ -86,9 +90,12 @@ class Report:
     def bound(self, metric, nbytes, ranks=2):
         """The physical limit beside a figure: the bare two-copy ping-pong for latency,
         single-thread memcpy for bandwidth, the bare yield barrier for the 4-rank
-        barrier."""
+        barrier, the fastest bare form of the 4-rank all-reduce (bench/floor_allreduce.c)."""
         if metric == "barrier_us" and ranks == 4:
             return self.get("bare", "yield_barrier_us", 4, 0)
+        if metric == "allreduce_us" and ranks == 4:
+            forms = [self.get("bare", f"allreduce_{f}_us", 4, nbytes) for f in AR_FLOORS]
+            return min([x for x in forms if x is not None], default=None)
         if metric == "latency_us":
             return self.get("bare", "shm_pingpong_us", 2, max(nbytes, 1))
         if metric == "bw_MBps":
@@ -157,6 +164,12 @@ class Report:
         worst = max((ratio(ar("shmcomm", 4, b), ar("mpich", 4, b)) or 0 for b in sizes4),
                     default=None)
         check(f"all-reduce 4 ranks / MPICH, worst of {len(sizes4)} sizes", worst or None, 0.01)
+        for rt, name, lim in (("openmpi", "Open MPI", 0.5), ("mpich", "MPICH", 0.01)):
+            fl = [(ratio(self.bound("allreduce_us", b, 4), ar(rt, 4, b)), b) for b in sizes4]
+            fl = [(v, b) for v, b in fl if v is not None]
+            v, b = max(fl, default=(None, 0))
+            floor(out, f"fastest bare 4-rank all-reduce / {name}, worst size ({size_name(b)})",
+                  v, lim)
         for n, lim in ((2, 0.7), (4, 0.5)):
             check(f"barrier {n} ranks / Open MPI",
                   ratio(g("shmcomm", "barrier_us", n, 0), g("openmpi", "barrier_us", n, 0)), lim)
@@ -238,7 +251,8 @@ def write_table(rep, out, mode, machine, raw):
                 "round's median. Times in µs (start-up in ms), bandwidths in MB/s; ratios are "
                 "shmcomm's figure over the other's (below 1 is better for times, above 1 for "
                 "bandwidths). bound: the bare two-copy ping-pong for latency, single-thread "
-                "memcpy for bandwidth, the bare yield barrier for the 4-rank barrier.\n\n")
+                "memcpy for bandwidth, the bare yield barrier for the 4-rank barrier, the fastest "
+                "bare form of the 4-rank all-reduce.\n\n")
         f.write("| " + " | ".join(head) + " |\n|" + "---|" * 3 + "---:|" * (len(head) - 3) + "\n")
         for l in lines:
             f.write("| " + " | ".join(l) + " |\n")
@@ -314,8 +328,16 @@ def plot(rep, out):
     script.append("set key left top")
     chart("allreduce-2.png", "float32 all-reduce, 2 ranks on 2 cores", "µs per call (log)",
           peer_lines("allreduce_us", 2))
+    floor4 = None
+    pts = [(b, rep.bound("allreduce_us", b, 4)) for b in rep.sizes("allreduce_us", 4)]
+    pts = [(b, v) for b, v in pts if v is not None]
+    if pts:
+        floor4 = os.path.join(data, "bare-allreduce-4.dat")
+        with open(floor4, "w") as f:
+            f.writelines(f"{x} {y}\n" for x, y in pts)
     chart("allreduce-4.png", "float32 all-reduce, 4 ranks on 2 cores", "µs per call (log)",
-          peer_lines("allreduce_us", 4))
+          peer_lines("allreduce_us", 4) +
+          [("fastest bare form", floor4, "dt 2 lc 'gray'")])
     scal = rep.scaling()
     if scal:
         path = os.path.join(data, "scaling.dat")

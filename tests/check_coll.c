@@ -630,6 +630,16 @@ static void direct_paths(shmc_comm *w, int me, int n, void *arg)
         set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
         T_ASSERT(all_took > 0, "nobody took any of the stalled rank's pieces");
     }
+    /* Vectors of fewer pieces than ranks are cut into one piece per rank, whole pages;
+     * down to fewer elements than ranks, where some ranks have nothing to combine. */
+    const size_t small[] = {1, (size_t)n - 1, 1000, 16384 + 7, 65536 - 1};
+    for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+        if (!small[i])
+            continue;
+        direct_fill(in, 6 + (int)i, me);
+        T_OK(shmc_allreduce(in, out, small[i], SHMC_INT32, SHMC_SUM, w));
+        direct_expect(out, small[i], 6 + (int)i, n);
+    }
     direct_call(w, me, n, in, out, 4);
     direct_end(in, out);
 }

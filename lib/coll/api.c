@@ -80,10 +80,12 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return SHMC_A_SHM;
         if (bytes <= 4 * K)
             return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
+        /* Reading and writing the peers in place needs only two waits (coll/direct.c). */
+        if (n >= 4 && shmc__wsync_ok(x) && bytes > (n == 4 ? 32 * K : 64 * K))
+            return SHMC_A_DIRECT;
         if (bytes <= 64 * K)
             return n == 2 ? SHMC_A_RING : SHMC_A_SHM;
-        /* Reading and writing the peers in place needs only two waits (coll/direct.c). */
-        return n >= 4 && shmc__wsync_ok(x) ? SHMC_A_DIRECT : SHMC_A_RING;
+        return SHMC_A_RING;
     case SHMC_C_GATHER:
         if (n == 2)
             return SHMC_A_RING;

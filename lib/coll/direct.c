@@ -5,8 +5,9 @@
  *
  *   round r1  publish {sbuf, rbuf, count, dtype, op, can read and write every peer,
  *             our span of pieces}; wait for everyone
- *             claim pieces of 64 KiB, our span's from the front, then, once it is empty,
- *             other ranks' from the back of theirs; for each, read the piece of every
+ *             claim pieces of 64 KiB (a vector of one piece is cut into MIN_PIECES),
+ *             our span's from the front, then, once it is empty, other ranks' from the
+ *             back of theirs; for each, read the piece of every
  *             rank's input (our own in place), combine them left to right into the
  *             piece of our receive buffer, write it into every peer's receive buffer,
  *             and note it in our piece map
@@ -60,6 +61,10 @@
 #include "coll.h"
 
 #define PIECE (64u << 10) /* bytes combined per read: the staging buffers stay in cache */
+/* A vector of one piece is cut into this many (whole pages), so that more than one core
+ * works on it. Only then: cutting 128 and 256 KiB into more pieces was slower at 8 and 16
+ * ranks (each piece costs 2 (n - 1) system calls; docs/performance.md). */
+#define MIN_PIECES 4u
 
 struct pub {
     uint64_t src, dst, count;
@@ -312,6 +317,10 @@ SHMC_COLL_FN(shmc__allreduce_direct)
     size_t es = x->es, step = PIECE / es;
     if (count / step >= MAX_PIECES) /* beyond 2 GiB the pieces grow to fit the map */
         step = count / (MAX_PIECES - 1);
+    if (count <= step) { /* one piece, which one rank would combine alone: cut it */
+        size_t page = 4096 / es;
+        step = ((count + MIN_PIECES - 1) / MIN_PIECES + page - 1) / page * page;
+    }
     size_t npieces = (count + step - 1) / step;
 
     uint64_t r1 = ++g->wround;
