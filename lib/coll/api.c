@@ -80,8 +80,12 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return SHMC_A_SHM;
         if (bytes <= 4 * K)
             return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
-        /* Reading and writing the peers in place needs only two waits (coll/direct.c). */
-        if (n >= 4 && shmc__wsync_ok(x) && bytes > (n == 4 ? 32 * K : 64 * K))
+        /* Reading and writing the peers in place needs only two waits (coll/direct.c);
+         * at 2 ranks both cores copy at once, where the ring's halves take turns, up to
+         * 8 MiB (beyond, the ring was faster). */
+        if (shmc__wsync_ok(x) && (n == 2   ? bytes > 8 * K && bytes <= 8 * K * K
+                                  : n == 4 ? bytes > 32 * K
+                                           : n > 4 && bytes > 64 * K))
             return SHMC_A_DIRECT;
         if (bytes <= 64 * K)
             return n == 2 ? SHMC_A_RING : SHMC_A_SHM;
