@@ -197,13 +197,13 @@ class Report:
         a2 = self.get(rt, "allreduce_us", 2, 8)  # one-step at 2 ranks: one synchronisation
         big = 1 << 20
         t2 = self.get(rt, "allreduce_us", 2, big)
-        bw2 = t2 - 2 * a2 if t2 and a2 else None  # ring at 2 ranks: 2 syncs + bytes
+        bw2 = t2 - 2 * a2 if t2 and a2 else None  # direct at 2 ranks: 2 syncs + bytes
 
         def syncs_small(n):  # 8 bytes on the world: the one-step form (coll/wsync.c)
             return 1, "1step"
 
-        def syncs_big(n):  # 1 MiB: ring below 4 ranks, direct (two waits) from 4
-            return (2 * (n - 1), "ring") if n < 4 else (2, "direct")
+        def syncs_big(n):  # 1 MiB: direct (two waits), except the ring at 3 ranks
+            return (2 * (n - 1), "ring") if n == 3 else (2, "direct")
 
         # Ranks beyond the CPUs share them: the bytes of n ranks are copied by P cores.
         cpus = len(os.sched_getaffinity(0))
