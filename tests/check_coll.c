@@ -630,8 +630,8 @@ static void direct_paths(shmc_comm *w, int me, int n, void *arg)
         set_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT);
         T_ASSERT(all_took > 0, "nobody took any of the stalled rank's pieces");
     }
-    /* Vectors of fewer pieces than ranks are cut into one piece per rank, whole pages;
-     * down to fewer elements than ranks, where some ranks have nothing to combine. */
+    /* Vectors of one 64 KiB piece or less are cut into four pieces of whole pages; down
+     * to fewer elements than ranks, where some ranks have nothing to combine. */
     const size_t small[] = {1, (size_t)n - 1, 1000, 16384 + 7, 65536 - 1};
     for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
         if (!small[i])
