@@ -97,8 +97,10 @@ struct shmc__rank_cb {
     uint32_t pad0;
     /* Line 1: the doorbell futex word, bumped by whoever wakes the rank. */
     SHMC_ALIGNED_LINE shmc_atomic_u32 doorbell;
-    /* Line 2: what the rank is blocked on, for hang reports (written on the slow path). */
+    /* Line 2: what the rank is blocked on, for hang reports and for waiters deciding
+     * whether to yield (written on the slow path, away from the lines wakers read). */
     SHMC_ALIGNED_LINE shmc_atomic_u32 blk_op;
+    shmc_atomic_u32 cpu; /* 1 + the CPU it last waited on, 0 unknown; bit 31: polling */
     shmc_atomic_u32 blk_peer;
     shmc_atomic_u32 blk_tag;
     shmc_atomic_u32 blk_ctx;

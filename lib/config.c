@@ -173,6 +173,7 @@ int shmc__config_load(struct shmc__config *cfg)
     cfg->single_copy_min = SHMC_DEFAULT_SINGLE_COPY_MIN;
     cfg->spin = ~0u;
     cfg->yield = 8;
+    cfg->spin_elsewhere_us = ~0u;
     cfg->attach_timeout_s = SHMC_DEFAULT_ATTACH_TIMEOUT;
 
     /* SHMC_DEBUG first, so that the messages about the other variables obey it. */
@@ -187,6 +188,7 @@ int shmc__config_load(struct shmc__config *cfg)
         (rc = env_size("SHMC_SINGLE_COPY_MIN", 0, SIZE_MAX, &cfg->single_copy_min)) ||
         (rc = env_uint("SHMC_SPIN", 0, 100000000u, &cfg->spin)) ||
         (rc = env_uint("SHMC_YIELD", 0, 1000000u, &cfg->yield)) ||
+        (rc = env_uint("SHMC_SPIN_ELSEWHERE", 0, 1000000u, &cfg->spin_elsewhere_us)) ||
         (rc = env_uint("SHMC_ATTACH_TIMEOUT", 1, 86400u, &cfg->attach_timeout_s)))
         return rc;
 

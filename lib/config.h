@@ -47,6 +47,7 @@ struct shmc__config {
     size_t single_copy_min;     /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy */
     unsigned spin;              /* SHMC_SPIN: polls before yielding; ~0u = automatic */
     unsigned yield;             /* SHMC_YIELD: sched_yield()s before sleeping */
+    unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see wait.h; ~0u = automatic */
     unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
     const char *job_id;         /* SHMC_JOB_ID: overrides the launcher's job key */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */

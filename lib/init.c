@@ -23,6 +23,9 @@ struct shmc__global shmc__g;
 /* Spin budgets (polls before yielding) chosen with bench/ (docs/performance.md). */
 #define SPIN_DEDICATED 20000u
 #define SPIN_OVERSUBSCRIBED 1u
+/* Microseconds a waiter spins while what it waits for runs on other CPUs (wait.h); only
+ * when oversubscribed, as a dedicated rank spins SPIN_DEDICATED polls anyway. */
+#define SPIN_ELSEWHERE_US 20u
 
 static int probe_single_copy(void)
 {
@@ -63,6 +66,9 @@ static void choose_limits(struct shmc__global *g)
     g->spin =
         g->cfg.spin != ~0u ? g->cfg.spin : (oversubscribed ? SPIN_OVERSUBSCRIBED : SPIN_DEDICATED);
     g->yield = g->cfg.yield;
+    unsigned far = g->cfg.spin_elsewhere_us != ~0u ? g->cfg.spin_elsewhere_us
+                                                   : (oversubscribed ? SPIN_ELSEWHERE_US : 0u);
+    g->spin_elsewhere_ns = (uint64_t)far * 1000u;
 }
 
 SHMC_API int shmc_init(shmc_comm **world)

@@ -180,6 +180,7 @@ struct shmc__global {
     size_t eager_limit;       /* effective: min(config, what one record can carry) */
     size_t chunk;             /* payload bytes of one DATA record */
     unsigned spin, yield;     /* wait policy (wait.h) */
+    uint64_t spin_elsewhere_ns; /* spin this long, not yield, while peers run elsewhere */
     uint32_t epoch_seen;      /* hdr->epoch when we last refreshed peer states */
     int recheck;              /* re-examine pending requests (a peer broke) */
     int ngone;                /* peers known to be gone */
@@ -303,6 +304,10 @@ void shmc__queue_send(int peer, struct shmc_request *s);
 void shmc__peer_out_busy(int peer);
 int shmc__wait_requests(size_t n, struct shmc_request *const *reqs);
 int shmc__wait_pred(int (*done)(void *), void *arg, unsigned op);
+/* As shmc__wait_pred; elsewhere(arg, cpu) says whether every rank done() still waits for
+ * last ran on another CPU than `cpu` (see shmc__runs_elsewhere in wait.h). */
+int shmc__wait_pred_hint(int (*done)(void *), int (*elsewhere)(void *, uint32_t), void *arg,
+                         unsigned op);
 int shmc__rndv_put_rts(int peer, struct shmc_request *s);
 int shmc__check_job(void);
 

@@ -309,9 +309,49 @@ static void set_blocked(const struct blk *b)
     shmc__store_relaxed32(&me->blk_op, b->op);
 }
 
+/* The spin-instead-of-yield stage of a wait (wait.h): allowed once per wait, for
+ * g->spin_elsewhere_ns from its first use. */
+struct spin_far {
+    int (*elsewhere)(void *, uint32_t);
+    void *arg;
+    uint32_t cpu;      /* 1 + our CPU, as last published */
+    unsigned polls;    /* since the clock was last read */
+    uint64_t deadline; /* 0: not started */
+    int spent;
+    int polling; /* SHMC_CPU_POLLING is published */
+};
+
+static int spin_far(struct spin_far *f)
+{
+    if (f->spent || !f->elsewhere || !shmc__g.spin_elsewhere_ns)
+        return 0;
+    if (!f->elsewhere(f->arg, f->cpu))
+        goto stop;
+    /* The clock every 64 polls: a poll is far cheaper than reading it. */
+    if (!f->deadline) {
+        f->deadline = shmc__now_ns() + shmc__g.spin_elsewhere_ns;
+        f->polling = 1;
+        shmc__cpu_publish(shmc__g.me, 1);
+    } else if (++f->polls >= 64) {
+        f->polls = 0;
+        if (shmc__now_ns() >= f->deadline) {
+            f->spent = 1;
+            goto stop;
+        }
+    }
+    return 1;
+stop:
+    if (f->polling) {
+        f->polling = 0;
+        f->cpu = shmc__cpu_publish(shmc__g.me, 0);
+    }
+    return 0;
+}
+
 /* Waits until done(arg) holds, making progress. Returns SHMC_OK, or SHMC_ERR_ABORTED if
- * the job was aborted while waiting (requests have been failed by then). */
-static int wait_until(int (*done)(void *), void *arg, const struct blk *b)
+ * the job was aborted while waiting (requests have been failed by then). `far` may say
+ * when to spin rather than yield (wait.h). */
+static int wait_until(int (*done)(void *), void *arg, const struct blk *b, struct spin_far *far)
 {
     struct shmc__global *g = &shmc__g;
     unsigned idle = 0;
@@ -342,10 +382,17 @@ static int wait_until(int (*done)(void *), void *arg, const struct blk *b)
         }
         if (!blocked) {
             set_blocked(b);
+            far->cpu = shmc__cpu_publish(g->me, 0);
             blocked = 1;
         }
         if (idle <= g->spin + g->yield) {
+            if (spin_far(far)) {
+                idle--; /* spinning does not use up the yields */
+                shmc__cpu_relax();
+                continue;
+            }
             sched_yield();
+            far->cpu = shmc__cpu_publish(g->me, 0);
             continue;
         }
         uint32_t seen = shmc__sleep_prepare(g->me, g->fenced);
@@ -361,10 +408,13 @@ static int wait_until(int (*done)(void *), void *arg, const struct blk *b)
         /* A full slice with no wake-up: look for peers that died unannounced. */
         if (shmc__now_ns() - t0 >= (uint64_t)SHMC_SLEEP_SLICE_MS * 900000u)
             shmc__peers_refresh(1);
+        far->cpu = shmc__cpu_publish(g->me, 0);
         idle = g->spin; /* woken: yield once more before sleeping again */
     }
     if (blocked)
         shmc__store_relaxed32(&g->me->blk_op, SHMC_BLK_NONE);
+    if (far->polling)
+        shmc__cpu_publish(g->me, 0);
     return rc;
 }
 
@@ -379,6 +429,24 @@ static int reqs_done(void *arg)
     for (size_t i = 0; i < s->n; i++)
         if (s->reqs[i] && s->reqs[i]->state == SHMC_RS_ACTIVE)
             return 0;
+    return 1;
+}
+
+/* Every peer a point-to-point wait still depends on runs on another CPU, and is on it
+ * now rather than waiting in turn (perhaps for a rank that needs our CPU). */
+static int reqs_far(void *arg, uint32_t cpu)
+{
+    const struct reqset *s = arg;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct shmc_request *r = s->reqs[i];
+        if (!r || r->state != SHMC_RS_ACTIVE)
+            continue;
+        if (r->peer < 0 || r->peer == shmc__g.rank)
+            return 0;
+        const struct shmc__rank_cb *cb = shmc__g.peers[r->peer].cb;
+        if (!shmc__runs_elsewhere(cb, cpu) || !shmc__runs_now(cb))
+            return 0;
+    }
     return 1;
 }
 
@@ -397,11 +465,19 @@ int shmc__wait_requests(size_t n, struct shmc_request *const *reqs)
             break;
         }
     }
-    return wait_until(reqs_done, &s, &b);
+    struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
+    return wait_until(reqs_done, &s, &b, &far);
+}
+
+int shmc__wait_pred_hint(int (*done)(void *), int (*elsewhere)(void *, uint32_t), void *arg,
+                         unsigned op)
+{
+    struct blk b = {.op = op, .peer = SHMC_ANY, .tag = SHMC_ANY};
+    struct spin_far far = {.elsewhere = elsewhere, .arg = arg};
+    return wait_until(done, arg, &b, &far);
 }
 
 int shmc__wait_pred(int (*done)(void *), void *arg, unsigned op)
 {
-    struct blk b = {.op = op, .peer = SHMC_ANY, .tag = SHMC_ANY};
-    return wait_until(done, arg, &b);
+    return shmc__wait_pred_hint(done, NULL, arg, op);
 }

@@ -20,10 +20,18 @@
  * both sides use a seq_cst fence instead (SHMC_ARENA_F_FENCED_WAKE in the header).
  * Every futex sleep is bounded (SHMC_SLEEP_SLICE_MS) so that the waiter also notices an
  * abort or a dead peer that nobody announced.
+ *
+ * When ranks outnumber CPUs, yielding is right only if a rank we wait for needs our CPU.
+ * Each waiting rank therefore publishes the CPU it runs on (`cpu` in its control block);
+ * a waiter whose awaited ranks all last ran on other CPUs spins for a bounded time
+ * instead of handing its CPU to a neighbour that may itself only be waiting (which costs
+ * a context switch, about 1 us here, each way). The CPU is a hint, possibly stale after a
+ * migration: a wrong guess costs at most that bounded spin (docs/design.md, Waiting).
  */
 #ifndef SHMC_WAIT_H
 #define SHMC_WAIT_H
 
+#include <sched.h>
 #include <stdint.h>
 
 #include "arena.h"
@@ -65,6 +73,40 @@ uint32_t shmc__sleep_prepare(struct shmc__rank_cb *me, int fenced);
 void shmc__sleep(struct shmc__rank_cb *me, uint32_t seen, unsigned timeout_ms);
 
 void shmc__sleep_cancel(struct shmc__rank_cb *me);
+
+/* The cpu word: 1 + the CPU, and this bit while the rank polls instead of yielding. */
+#define SHMC_CPU_POLLING 0x80000000u
+
+/* Publishes the CPU this rank runs on now and whether it keeps polling there; returns
+ * 1 + the CPU, 0 if unknown. */
+static inline uint32_t shmc__cpu_publish(struct shmc__rank_cb *me, int polling)
+{
+    int c = sched_getcpu();
+    uint32_t v = c >= 0 ? (uint32_t)c + 1u : 0u;
+    uint32_t w = v | (polling ? SHMC_CPU_POLLING : 0u);
+    /* Relaxed: a scheduling hint; nothing is published with it. */
+    if (shmc__load_relaxed32(&me->cpu) != w)
+        shmc__store_relaxed32(&me->cpu, w);
+    return v;
+}
+
+/* Did the rank owning cb last wait on a CPU other than `mine` (1 + CPU)? Unknown on
+ * either side counts as "no", so that the waiter yields as it would without the hint. */
+static inline int shmc__runs_elsewhere(const struct shmc__rank_cb *cb, uint32_t mine)
+{
+    /* Relaxed: a hint. */
+    uint32_t c = shmc__load_relaxed32(&cb->cpu) & ~SHMC_CPU_POLLING;
+    return mine && c && c != mine;
+}
+
+/* Is the rank owning cb on its CPU now: outside any wait, or polling in one? A rank that
+ * yields or sleeps may be waiting for a rank that needs our CPU. */
+static inline int shmc__runs_now(const struct shmc__rank_cb *cb)
+{
+    /* Relaxed: hints. */
+    return shmc__load_relaxed32(&cb->blk_op) == SHMC_BLK_NONE ||
+           (shmc__load_relaxed32(&cb->cpu) & SHMC_CPU_POLLING);
+}
 
 /* Monotonic clock in nanoseconds. */
 uint64_t shmc__now_ns(void);

@@ -57,6 +57,25 @@ static int all_entered(void *arg)
     return 0;
 }
 
+/* Every rank not yet in the round last ran on another CPU than ours. Such a rank needs
+ * only to be scheduled there (if it waits, it waits for the round before, which is
+ * complete), so yielding ours would only run a neighbour that may be waiting too. */
+static int others_far(void *arg, uint32_t cpu)
+{
+    struct wsync_wait *w = arg;
+    struct shmc__global *g = &shmc__g;
+    for (int q = w->next; q < g->size; q++) {
+        if (q == g->rank)
+            continue;
+        struct shmc__wsync *o = shmc__arena_wsync(&g->arena, (unsigned)q);
+        /* Relaxed: only a hint; all_entered takes the acquire. */
+        if (shmc__load_relaxed64(&o->round) < w->want &&
+            !shmc__runs_elsewhere(g->peers[q].cb, cpu))
+            return 0;
+    }
+    return 1;
+}
+
 int shmc__wsync_enter(uint64_t r)
 {
     struct shmc__global *g = &shmc__g;
@@ -68,7 +87,7 @@ int shmc__wsync_enter(uint64_t r)
     struct wsync_wait w = {.want = r};
     if (all_entered(&w))
         return w.err;
-    int rc = shmc__wait_pred(all_entered, &w, SHMC_BLK_COLL);
+    int rc = shmc__wait_pred_hint(all_entered, others_far, &w, SHMC_BLK_COLL);
     return rc != SHMC_OK ? rc : w.err;
 }
 
