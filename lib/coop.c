@@ -46,10 +46,12 @@ static struct shmc__xdesc *entry(int owner, int i)
 /* Bytes per claim: a few claims per message so that both sides share the work, large
  * enough that a system call's fixed cost stays small beside the copy: an eighth of the
  * message, at least 64 KiB and at most 1 MiB, except that a message of less than 128 KiB
- * is split in two halves, so that the sender can take one (docs/performance.md). */
+ * is split in two, so that the sender can take one part (docs/performance.md). */
+#define COOP_CLAIM_MIN (64u << 10)
+
 static uint64_t claim_bytes(uint64_t total)
 {
-    uint64_t floor = total / 2 < (64u << 10) ? total / 2 : (64u << 10);
+    uint64_t floor = total / 2 < COOP_CLAIM_MIN ? total / 2 : COOP_CLAIM_MIN;
     uint64_t c = total / 8;
     c = c < floor ? floor : c > (1u << 20) ? (1u << 20) : c;
     return (c + 4095) & ~(uint64_t)4095;
@@ -188,6 +190,11 @@ int shmc__coop_recv_step(struct shmc_request *r, int *err)
         r->coop_armed = 1;
     }
     uint64_t c = claim_bytes(total), off = shmc__load_relaxed64(&d->next);
+    /* A message split in two: the receiver claims first, and the sender starts only once
+     * it sees the entry armed, so the receiver's part is the larger (9/16), and both end
+     * closer together (64 KiB latency -5 to -10%, docs/performance.md). */
+    if (off == 0 && total < 2 * COOP_CLAIM_MIN)
+        c = (total * 9 / 16 + 4095) & ~(uint64_t)4095;
     if (off < total && (off = shmc__fetch_add64(&d->next, c)) < total) {
         return recv_range(r, d, off, total - off < c ? total - off : c, err);
     }

@@ -568,9 +568,30 @@ END_TEST
 /* ---- large messages copied by both sides (coop.c) ---------------------------------- */
 
 /* Rank 0 sends, rank 1 receives: a first message that proves single copy, then a window
- * of odd-sized messages in flight at once, then a message larger than its receive
- * buffer. Every byte is checked, and the bytes after the truncated buffer must be
- * untouched (the sender writes into the receiver's memory in this protocol). */
+ * of odd-sized messages in flight at once (the first four split in two unequal parts,
+ * the rest in claims of an eighth), then messages larger than their receive buffers.
+ * Every byte is checked, and the bytes after a truncated buffer must be untouched (the
+ * sender writes into the receiver's memory in this protocol). */
+static void truncated(shmc_comm *w, int me, size_t big, size_t cap, int tag)
+{
+    size_t guard = 64 * 1024;
+    uint8_t *b = xmalloc(big + guard);
+    if (me == 0) {
+        shmct_fill(b, big, seed_of(0, big, 99));
+        T_OK(shmc_send(b, big, SHMC_UINT8, 1, tag, w));
+    } else if (me == 1) {
+        memset(b, 0x5a, big + guard);
+        T_CALL(SHMC_ERR_TRUNCATE, shmc_recv(b, cap, SHMC_UINT8, 0, tag, w, NULL));
+        uint8_t *want = xmalloc(big);
+        shmct_fill(want, big, seed_of(0, big, 99));
+        T_ASSERT(memcmp(b, want, cap) == 0, "truncated message: the first %zu bytes differ", cap);
+        for (size_t i = cap; i < big + guard; i++)
+            T_ASSERT(b[i] == 0x5a, "byte %zu after the receive buffer was written", i);
+        free(want);
+    }
+    free(b);
+}
+
 static void coop_window(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n;
@@ -578,7 +599,11 @@ static void coop_window(shmc_comm *w, int me, int n, void *arg)
     enum { K = 8 };
     size_t sizes[K + 1];
     sizes[0] = 300000;
-    for (int k = 1; k <= K; k++)
+    sizes[1] = SHMC_COOP_MIN;
+    sizes[2] = SHMC_COOP_MIN + 1;
+    sizes[3] = 100003;
+    sizes[4] = 2 * SHMC_COOP_MIN - 1;
+    for (int k = 5; k <= K; k++)
         sizes[k] = SHMC_COOP_MIN + (size_t)k * 300007;
     uint8_t *bufs[K + 1];
     shmc_request *rq[K + 1];
@@ -605,23 +630,10 @@ static void coop_window(shmc_comm *w, int me, int n, void *arg)
         for (int k = 0; k <= K; k++)
             check_data(bufs[k], sizes[k], seed_of(0, sizes[k], k), 0);
 
-    /* 3 MiB into 2 MiB, with a guard after the buffer. */
-    size_t big = 3 * MiB, cap = 2 * MiB, guard = 64 * 1024;
-    uint8_t *b = xmalloc(big + guard);
-    if (me == 0) {
-        shmct_fill(b, big, seed_of(0, big, 99));
-        T_OK(shmc_send(b, big, SHMC_UINT8, 1, 3, w));
-    } else if (me == 1) {
-        memset(b, 0x5a, big + guard);
-        T_CALL(SHMC_ERR_TRUNCATE, shmc_recv(b, cap, SHMC_UINT8, 0, 3, w, NULL));
-        uint8_t *want = xmalloc(big);
-        shmct_fill(want, big, seed_of(0, big, 99));
-        T_ASSERT(memcmp(b, want, cap) == 0, "truncated message: the first %zu bytes differ", cap);
-        for (size_t i = cap; i < big + guard; i++)
-            T_ASSERT(b[i] == 0x5a, "byte %zu after the receive buffer was written", i);
-        free(want);
-    }
-    free(b);
+    /* 3 MiB into 2 MiB, and 120000 bytes (split in two) into 90000, each with a guard
+     * after the buffer. */
+    truncated(w, me, 3 * MiB, 2 * MiB, 3);
+    truncated(w, me, 120000, 90000, 4);
     for (int k = 0; k <= K; k++)
         free(bufs[k]);
 }
