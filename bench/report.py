@@ -255,8 +255,8 @@ def write_table(rep, out, mode, machine, raw):
                 "round's median. Times in µs (start-up in ms), bandwidths in MB/s; ratios are "
                 "shmcomm's figure over the other's (below 1 is better for times, above 1 for "
                 "bandwidths). bound: the bare two-copy ping-pong for latency, single-thread "
-                "memcpy for bandwidth, the bare yield barrier for the 4-rank barrier, the fastest "
-                "bare form of the 4-rank all-reduce.\n\n")
+                "memcpy for bandwidth, the faster bare barrier (plain or CPU-aware yield) for "
+                "the 4-rank barrier, the fastest bare form of the 4-rank all-reduce.\n\n")
         f.write("| " + " | ".join(head) + " |\n|" + "---|" * 3 + "---:|" * (len(head) - 3) + "\n")
         for l in lines:
             f.write("| " + " | ".join(l) + " |\n")
