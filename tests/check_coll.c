@@ -644,6 +644,19 @@ static void direct_paths(shmc_comm *w, int me, int n, void *arg)
     direct_end(in, out);
 }
 
+/* One all-reduce with `hook` run by this rank inside it (NULL: none), its stderr
+ * captured into msg. */
+static int direct_hooked(shmc_comm *w, int32_t *in, int32_t *out, void (*hook)(void), char *msg,
+                         size_t len)
+{
+    shmct_stderr_begin();
+    shmc__direct_hook = hook;
+    int rc = shmc_allreduce(in, out, DIRECT_COUNT, SHMC_INT32, SHMC_SUM, w);
+    shmc__direct_hook = NULL;
+    shmct_stderr_end(msg, len);
+    return rc;
+}
+
 /* A read that fails half-way: once every pair has read from each other, rank 0's
  * process_vm_readv starts failing with EFAULT (a seccomp filter), as when a peer's
  * buffer cannot be read; every rank returns SHMC_ERR_ARG and none waits for rank 0. */
@@ -660,11 +673,8 @@ static void direct_fault(shmc_comm *w, int me, int n, void *arg)
                  strerror(errno));
     /* The others stall, so that rank 0 combines (and so reads) pieces itself. */
     char msg[1024];
-    shmct_stderr_begin();
-    shmc__direct_hook = me != 0 ? direct_stall : NULL;
-    T_CALL(SHMC_ERR_ARG, shmc_allreduce(in, out, DIRECT_COUNT, SHMC_INT32, SHMC_SUM, w));
-    shmc__direct_hook = NULL;
-    shmct_stderr_end(msg, sizeof msg);
+    T_CALL(SHMC_ERR_ARG,
+           direct_hooked(w, in, out, me != 0 ? direct_stall : NULL, msg, sizeof msg));
     T_ASSERT(me != 0 || strstr(msg, "reading rank"), "rank 0 did not say what failed: '%s'",
              msg);
     direct_end(in, out);
@@ -690,11 +700,7 @@ static void direct_scribble(shmc_comm *w, int me, int n, void *arg)
     for (int round = 0; round < 2; round++)
         direct_call(w, me, n, in, out, round);
     char msg[1024];
-    shmct_stderr_begin();
-    shmc__direct_hook = me == 1 ? direct_scribble_hook : NULL;
-    int rc = shmc_allreduce(in, out, DIRECT_COUNT, SHMC_INT32, SHMC_SUM, w);
-    shmc__direct_hook = NULL;
-    shmct_stderr_end(msg, sizeof msg);
+    int rc = direct_hooked(w, in, out, me == 1 ? direct_scribble_hook : NULL, msg, sizeof msg);
     /* Which error depends on when each rank looked: a span past the end or a piece
      * nobody made (SHMC_ERR_CORRUPT), an address that cannot be read (SHMC_ERR_ARG),
      * a count that differs (SHMC_ERR_MISMATCH), or a rank that already gave up. */
