@@ -129,10 +129,11 @@ struct shmc__wsync {
 
 /* A copy descriptor (lib/coop.c): a large single-copy message that the receiver reads
  * with process_vm_readv and the sender, while it waits, writes with process_vm_writev.
- * The sender owns its table and fills `total`, the counters and `armed` = 0 before it
- * sends the RTS naming the entry; the receiver writes `raddr` and `total` and releases
- * `armed`; then both claim byte ranges with fetch-add on `next` and add what they copied
- * to `done`. A sender that stops helping leaves its unfinished range in redo_off/len. */
+ * The sender owns its table and fills `total`, the counters, `armed` = 0 and `released`
+ * = 0 before it sends the RTS naming the entry; the receiver writes `raddr` and `total`
+ * and releases `armed`; then both claim byte ranges with fetch-add on `next` and add what
+ * they copied to `done`. A sender that stops helping leaves its unfinished range in
+ * redo_off/len. The receiver releases `released` once it will touch the entry no more. */
 #define SHMC_XDESC_COUNT 64
 struct shmc__xdesc {
     SHMC_ALIGNED_LINE shmc_atomic_u64 next; /* bytes claimed, by either side */
@@ -143,6 +144,7 @@ struct shmc__xdesc {
     uint64_t redo_len;
     shmc_atomic_u32 armed; /* R8: raddr and total are set */
     shmc_atomic_u32 quit;  /* R10: the sender stopped helping; redo_* are set */
+    shmc_atomic_u32 released; /* R11: the receiver is done with the entry */
 };
 
 /* A ring's two index lines; the data (ring_bytes) follows at +2 lines. */

@@ -14,17 +14,24 @@
  *   armed?                        (A8)
  *   claim = fetch_add(next)                  claim = fetch_add(next)
  *   writev the claimed range                 readv the claimed range
- *   done += len                   (R9)       done += len
- *                                            done == total?                (A9)
- *                                        <-  FIN (the sender's buffer is free again)
+ *   done += len                   (R9)       done += len                   (R9)
+ *   done == total? (A9)                      done == total?                (A9)
+ *   the send is complete                     the receive is complete;
+ *                                            released = 1                  (R11)
+ *   released? (A11): the entry is free
  *
  * R8 pairs with A8: raddr and total are written before the sender sees the entry armed.
- * R9 pairs with A9: the sender's writes into the receive buffer are finished before the
- * receiver sees them counted (the claims' fetch-adds are acq_rel for the same reason).
+ * R9 pairs with A9, both ways: each side's copies are finished before the other sees
+ * them counted, so the receiver sees all bytes in its buffer and the sender knows that
+ * its buffer is no longer read (the claims' fetch-adds are acq_rel for the same reason).
+ * No FIN travels: each side sees the end in the entry itself, which saves the sender a
+ * pass through the mailbox before its send completes (docs/performance.md). The send
+ * completes before the receiver is done with the entry, so the entry is held until the
+ * receiver releases `released` after its last access (R11, A11), or dies.
  * A sender whose writev fails stops helping: it stores the range it could not copy in
  * redo_off/redo_len and releases `quit` (R10); the receiver acquires it (A10) and copies
- * that range itself. The entry is the sender's again when the FIN arrives or the send
- * fails; the receiver touches it only before it sends the FIN.
+ * that range itself. A receiver whose readv fails releases the entry and sends a FIN
+ * with the error, which fails the send.
  *
  * The receiver arms an entry only once single copy from that sender has worked before
  * (peer cma == 2), so that a kernel refusing process_vm_readv is found on a message it
@@ -85,11 +92,29 @@ uint64_t shmc__cma_copy(int p, int write, uint8_t *local, uint64_t remote, uint6
     return got;
 }
 
+/* Held entries whose receiver is done with them, or died, are free again. */
+static void reclaim(void)
+{
+    struct shmc__global *g = &shmc__g;
+    for (uint64_t held = g->xdesc_held; held; held &= held - 1) {
+        int i = __builtin_ctzll(held);
+        /* A11 pairs with R11 (shmc__coop_release): the receiver no longer touches it. */
+        if (shmc__load_acquire32(&entry(g->rank, i)->released) ||
+            g->peers[g->xdesc_peer[i]].gone) {
+            g->xdesc_held &= ~(1ull << i);
+            g->xdesc_free |= 1ull << i;
+        }
+    }
+}
+
 uint32_t shmc__coop_offer(struct shmc_request *s)
 {
     struct shmc__global *g = &shmc__g;
-    if (s->bytes < SHMC_COOP_MIN || !g->peers[s->peer].coop || !g->xdesc_free ||
-        !g->cfg.single_copy)
+    if (s->bytes < SHMC_COOP_MIN || !g->peers[s->peer].coop || !g->cfg.single_copy)
+        return 0;
+    if (!g->xdesc_free)
+        reclaim();
+    if (!g->xdesc_free)
         return 0;
     int i = __builtin_ctzll(g->xdesc_free);
     g->xdesc_free &= ~(1ull << i);
@@ -100,34 +125,73 @@ uint32_t shmc__coop_offer(struct shmc_request *s)
     shmc__store_relaxed64(&d->done, 0);
     shmc__store_relaxed32(&d->armed, 0);
     shmc__store_relaxed32(&d->quit, 0);
+    shmc__store_relaxed32(&d->released, 0);
     d->total = s->bytes;
     d->redo_len = 0;
+    g->xdesc_peer[i] = s->peer;
+    g->coop_offers++;
     s->xdesc = i;
     shmc__reqq_push(&g->coop_sends, s, SHMC_Q_COOP);
     return SHMC_RTS_COOP | (uint32_t)i << 8;
 }
 
+/* The send leaves the list. An entry the receiver armed stays held until the receiver
+ * releases it (a send may fail while the receiver is still at it: a broken mailbox, say);
+ * one it never armed is free at once (a FIN or CTS completed the send). */
 void shmc__coop_dequeue(struct shmc_request *s)
 {
     struct shmc__global *g = &shmc__g;
+    struct shmc__xdesc *d = entry(g->rank, s->xdesc);
     shmc__reqq_remove(&g->coop_sends, s);
-    g->xdesc_free |= 1ull << s->xdesc;
+    /* A11 pairs with R11 (shmc__coop_release). Relaxed armed: it publishes nothing read
+     * here. */
+    if (shmc__load_relaxed32(&d->armed) && !shmc__load_acquire32(&d->released))
+        g->xdesc_held |= 1ull << s->xdesc;
+    else
+        g->xdesc_free |= 1ull << s->xdesc;
     s->xdesc = -1;
 }
 
-/* The sender's part: one claim of each armed entry. */
+int shmc__coop_all_done(const struct shmc_request *s)
+{
+    const struct shmc__xdesc *d = entry(shmc__g.rank, s->xdesc);
+    /* A8 pairs with R8: total is the receiver's. A9 with R9: the count is final. */
+    return shmc__load_acquire32(&d->armed) && shmc__load_acquire64(&d->done) == d->total;
+}
+
+/* Every byte is in the receive buffer and the receiver reads ours no more. The entry is
+ * held even if the receiver released it already: it is taken back when the free ones run
+ * out, the same way every time. */
+static void send_done(struct shmc_request *s)
+{
+    struct shmc__global *g = &shmc__g;
+    shmc__reqq_remove(&g->coop_sends, s);
+    g->xdesc_held |= 1ull << s->xdesc;
+    s->xdesc = -1;
+    shmc__req_complete(s, SHMC_OK);
+}
+
+/* The sender's part: one claim of each armed entry, and the end of each transfer. */
 int shmc__coop_progress(void)
 {
     struct shmc__global *g = &shmc__g;
     int made = 0;
-    for (struct shmc_request *s = g->coop_sends.head; s; s = s->next) {
+    struct shmc_request *next;
+    for (struct shmc_request *s = g->coop_sends.head; s; s = next) {
+        next = s->next;
         struct shmc__xdesc *d = entry(g->rank, s->xdesc);
-        /* A8 pairs with R8 (shmc__coop_recv_step): raddr and total are valid. */
-        if (!shmc__load_acquire32(&d->armed) || shmc__load_relaxed32(&d->quit))
+        /* A8 pairs with R8 (shmc__coop_arm): raddr and total are valid. */
+        if (!shmc__load_acquire32(&d->armed))
             continue;
         uint64_t total = d->total;
-        if (shmc__load_relaxed64(&d->next) >= total)
+        if (shmc__load_relaxed32(&d->quit) || shmc__load_relaxed64(&d->next) >= total) {
+            /* A9 pairs with R9 (recv_range): the receiver has read all it claimed. */
+            if (shmc__load_acquire64(&d->done) == total) {
+                send_done(s);
+                made++;
+            }
             continue;
+        }
         uint64_t c = claim_bytes(total), off = shmc__fetch_add64(&d->next, c);
         if (off >= total)
             continue;
@@ -141,13 +205,16 @@ int shmc__coop_progress(void)
             d->redo_off = off + got;
             d->redo_len = len - got;
         }
-        /* R9 pairs with A9 (shmc__coop_recv_step): our writes are done before counted. */
-        shmc__fetch_add64(&d->done, got);
+        /* R9 pairs with A9 (shmc__coop_recv_step): our writes are done before counted;
+         * and, acquiring, the receiver's reads of our buffer are done if this ends it. */
+        uint64_t was = shmc__fetch_add64(&d->done, got);
         if (got < len)
             /* R10 pairs with A10: redo_off/len are set before quit. */
             shmc__store_release32(&d->quit, 1);
         shmc__notify(g->peers[s->peer].cb, g->fenced);
         made++;
+        if (was + got == total)
+            send_done(s);
     }
     return made;
 }
@@ -166,14 +233,35 @@ int shmc__coop_usable(int src, uint32_t rts_flags)
            shmc__g.peers[src].cma == 2;
 }
 
-/* The receiver's copy of one range, counted in done. Returns 1, or -1 with *err. */
+static void arm(struct shmc_request *r, struct shmc__xdesc *d)
+{
+    d->raddr = (uint64_t)(uintptr_t)r->buf;
+    d->total = r->xfer_bytes;
+    /* R8 pairs with A8 (shmc__coop_progress): raddr and total are set. */
+    shmc__store_release32(&d->armed, 1);
+    shmc__notify(shmc__g.peers[r->src].cb, shmc__g.fenced);
+}
+
+void shmc__coop_release(struct shmc_request *r)
+{
+    /* R11 pairs with A11 (reclaim, shmc__coop_dequeue): our last access is behind us. */
+    shmc__store_release32(&entry(r->src, r->xdesc)->released, 1);
+    r->xdesc = -1;
+}
+
+/* The receiver's copy of one range, counted in done. Returns 2 if that was the last of
+ * the message (and releases the entry), 1 if not, or -1 with *err. */
 static int recv_range(struct shmc_request *r, struct shmc__xdesc *d, uint64_t off, uint64_t len,
                       int *err)
 {
     if (shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off, r->remote_addr + off, len, err) < len)
         return -1;
-    shmc__fetch_add64(&d->done, len);
-    return 1;
+    /* R9 pairs with A9 (shmc__coop_progress): our reads of the sender's buffer are done;
+     * and, acquiring, the sender's writes are visible if this ends the message. */
+    if (shmc__fetch_add64(&d->done, len) + len < r->xfer_bytes)
+        return 1;
+    shmc__coop_release(r);
+    return 2;
 }
 
 int shmc__coop_recv_step(struct shmc_request *r, int *err)
@@ -181,14 +269,12 @@ int shmc__coop_recv_step(struct shmc_request *r, int *err)
     struct shmc__xdesc *d = entry(r->src, r->xdesc);
     uint64_t total = r->xfer_bytes;
     *err = 0;
-    if (!r->coop_armed) {
-        d->raddr = (uint64_t)(uintptr_t)r->buf;
-        d->total = total;
-        /* R8 pairs with A8 (shmc__coop_progress): raddr and total are set. */
-        shmc__store_release32(&d->armed, 1);
-        shmc__notify(shmc__g.peers[r->src].cb, shmc__g.fenced);
-        r->coop_armed = 1;
-    }
+    /* Armed just before our first claim, not when the RTS matched: a sender that sees
+     * the entry armed before we claim takes the first part, and which side copies which
+     * part then changes from message to message, moving the receive buffer's lines
+     * between the two caches (64 KiB latency +10%, docs/performance.md). */
+    if (!shmc__load_relaxed32(&d->armed))
+        arm(r, d);
     uint64_t c = claim_bytes(total), off = shmc__load_relaxed64(&d->next);
     /* A message split in two: the receiver claims first, and the sender starts only once
      * it sees the entry armed, so the receiver's part is the larger (9/16), and both end
@@ -199,8 +285,10 @@ int shmc__coop_recv_step(struct shmc_request *r, int *err)
         return recv_range(r, d, off, total - off < c ? total - off : c, err);
     }
     /* Everything is claimed: wait for the sender's ranges. A9 pairs with R9. */
-    if (shmc__load_acquire64(&d->done) == total)
+    if (shmc__load_acquire64(&d->done) == total) {
+        shmc__coop_release(r);
         return 2;
+    }
     /* A10 pairs with R10: the range the sender left is in redo_off/len. */
     if (shmc__load_acquire32(&d->quit) && d->redo_len) {
         uint64_t len = d->redo_len;

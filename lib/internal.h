@@ -114,8 +114,7 @@ struct shmc_request {
     uint64_t remote_addr; /* sender's buffer in its address space (single copy) */
     size_t xfer_bytes;    /* bytes to move: min(message, capacity) */
     size_t xfer_done;
-    int xdesc;          /* copy descriptor (coop.c): ours (send) or the sender's (recv); -1 none */
-    uint8_t coop_armed; /* recv: we armed the descriptor */
+    int xdesc; /* copy descriptor (coop.c): ours (send) or the sender's (recv); -1 none */
     struct shmc_request *self_peer; /* the other half of a message to oneself */
 };
 
@@ -204,8 +203,11 @@ struct shmc__global {
     struct shmc__reqq posted;
     struct shmc__unexp *unexp_head, *unexp_tail;
     struct shmc__reqq cma_active;
-    struct shmc__reqq coop_sends; /* sends with a copy descriptor, until their FIN */
+    struct shmc__reqq coop_sends; /* sends with a copy descriptor, until complete */
     uint64_t xdesc_free;          /* our copy descriptors not in use (bit i: entry i) */
+    uint64_t xdesc_held;          /* sends complete, receiver not yet done with the entry */
+    uint64_t coop_offers;         /* descriptors offered so far (tests read it) */
+    int xdesc_peer[SHMC_XDESC_COUNT]; /* the receiver of each entry */
 
     /* Requests: a table of pointers into slabs that are never freed, so a stale cookie
      * or pointer is detected, never dereferenced into freed memory. */
@@ -288,7 +290,11 @@ int shmc__coop_sending_to(int peer); /* 1 if one of our offered sends to peer is
 uint64_t shmc__cma_copy(int p, int write, uint8_t *local, uint64_t remote, uint64_t len,
                         int *err);
 int shmc__coop_usable(int src, uint32_t rts_flags);
-/* 1: copied a range, 0: waiting for the sender, 2: all copied, -1: failed (*err). */
+void shmc__coop_release(struct shmc_request *r); /* recv: done with the sender's entry */
+int shmc__coop_all_done(const struct shmc_request *s); /* send: every byte copied */
+void shmc__coop_arm(struct shmc_request *r); /* recv: give the sender our buffer */
+/* 1: copied a range, 0: waiting for the sender, 2: all copied (the entry released),
+ * -1: failed (*err). */
 int shmc__coop_recv_step(struct shmc_request *r, int *err);
 int shmc__rndv_push_streams(int peer);
 void shmc__rndv_on_cts(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);

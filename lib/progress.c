@@ -245,8 +245,9 @@ static int doomed(const struct shmc_request *r)
     if (!pe->gone)
         return SHMC_OK;
     /* Everything the peer wrote before leaving is read before we give up on it: a
-     * message for a receive, or the FIN or CTS that completes a send. */
-    if (!shmc__ring_empty(&pe->in))
+     * message for a receive, the FIN or CTS that completes a send, or the count in a
+     * copy descriptor that completes one (coop.c). */
+    if (!shmc__ring_empty(&pe->in) || (r->queue == SHMC_Q_COOP && shmc__coop_all_done(r)))
         return SHMC_OK;
     return SHMC_ERR_PEER_DEAD;
 }

@@ -121,6 +121,8 @@ void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct s
  * receive, and tell the sender we are done with its buffer either way. */
 static int read_failed(struct shmc_request *r, int e)
 {
+    if (r->xdesc >= 0)
+        shmc__coop_release(r);
     if (e == ESRCH) {
         shmc__req_complete(r, SHMC_ERR_PEER_DEAD);
         return 1;
@@ -132,13 +134,13 @@ static int read_failed(struct shmc_request *r, int e)
     return 1;
 }
 
-/* One claim of a transfer both sides copy (coop.c). Returns 1 if anything happened. */
+/* One claim of a transfer both sides copy (coop.c). Returns 1 if anything happened.
+ * The end needs no FIN: the sender sees it in the copy descriptor. */
 static int coop_step(struct shmc_request *r)
 {
     int e, st = shmc__coop_recv_step(r, &e);
     if (st == 2) {
-        shmc__reqq_remove(&shmc__g.cma_active, r);
-        finish_recv(r);
+        shmc__req_complete(r, SHMC_OK); /* which takes it off cma_active */
         return 1;
     }
     return st >= 0 ? st : read_failed(r, e);

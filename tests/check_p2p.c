@@ -713,8 +713,75 @@ static void coop_queued(shmc_comm *w, int me, int n, void *arg)
     free(b);
 }
 
+/* A copy-descriptor send completes when the descriptor counts every byte, and its entry
+ * stays held until the receiver has released it. 100 messages, more than the 64 entries:
+ * the 65th finds none free and takes back those released, so that every message is
+ * offered a descriptor (the first, which proves single copy, is not used), and none is
+ * lost. */
+static void coop_held(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { M = 100 };
+    size_t big = SHMC_COOP_MIN + 4096;
+    uint8_t *b = xmalloc(big);
+    for (int k = 0; k < M; k++) {
+        if (me == 0) {
+            shmct_fill(b, big, seed_of(0, big, k));
+            T_OK(shmc_send(b, big, SHMC_UINT8, 1, 6, w));
+        } else if (me == 1) {
+            memset(b, 0, big);
+            T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 6, w, NULL));
+            check_data(b, big, seed_of(0, big, k), 0);
+        }
+    }
+    if (me == 0) {
+        uint64_t held = shmc__g.xdesc_held, free_ = shmc__g.xdesc_free;
+        T_ASSERT((held & free_) == 0 && (held | free_) == ~0ull,
+                 "entries lost: held %#llx free %#llx", (unsigned long long)held,
+                 (unsigned long long)free_);
+        T_ASSERT(shmc__g.coop_offers == M, "%llu of %d messages offered a descriptor",
+                 (unsigned long long)shmc__g.coop_offers, M);
+        T_ASSERT(held != 0, "no entry held after the sends completed");
+    }
+    free(b);
+}
+
+/* A receiver that copies a whole message alone and leaves the job at once: no FIN
+ * follows, and the send must still succeed once the sender, back in the library, learns
+ * that the peer left; the count in the descriptor says the message was delivered. */
+static void coop_receiver_left(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    size_t bytes = 1 * MiB;
+    uint8_t *b = xmalloc(bytes), small[8] = {0};
+    if (me == 0) {
+        shmct_fill(b, bytes, seed_of(0, bytes, 1));
+        T_OK(shmc_send(b, bytes, SHMC_UINT8, 1, 7, w)); /* proves single copy */
+        shmc_request *r;
+        T_OK(shmc_isend(b, bytes, SHMC_UINT8, 1, 7, w, &r));
+        const struct shmc__rank_cb *cb = shmc__g.peers[1].cb;
+        while (atomic_load_explicit(&cb->state, memory_order_acquire) < SHMC_RANK_FINALIZED)
+            usleep(1000);
+        T_OK(shmc_send(small, sizeof small, SHMC_UINT8, 2, 8, w)); /* sees rank 1 gone */
+        T_OK(shmc_wait(&r, NULL));
+    } else if (me == 1) {
+        for (int k = 0; k < 2; k++) {
+            memset(b, 0, bytes);
+            T_OK(shmc_recv(b, bytes, SHMC_UINT8, 0, 7, w, NULL));
+            check_data(b, bytes, seed_of(0, bytes, 1), 0);
+        }
+    } else if (me == 2) {
+        T_OK(shmc_recv(small, sizeof small, SHMC_UINT8, 0, 8, w, NULL));
+    }
+    free(b);
+}
+
 START_TEST(test_p2p_coop)
 {
+    ck_assert_int_eq(shmct_run(3, coop_receiver_left, NULL), 0);
+    ck_assert_int_eq(shmct_run(2, coop_held, NULL), 0);
     ck_assert_int_eq(shmct_run(2, coop_window, NULL), 0);
     ck_assert_int_eq(shmct_run(3, coop_window, NULL), 0);
     _Atomic int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
