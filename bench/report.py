@@ -143,6 +143,8 @@ class Report:
         lat = lambda rt, b: g(rt, "latency_us", 2, b)
         best = lambda *xs: min([x for x in xs if x is not None], default=None)
         check("8 B latency / Open MPI", ratio(lat("shmcomm", 8), lat("openmpi", 8)), 0.6)
+        floor(out, "bare cache-line ping-pong / Open MPI, 8 B",
+              ratio(g("bare", "line_pingpong_us", 2, 8), lat("openmpi", 8)), 0.6)
         check("8 B latency / bare cache-line ping-pong",
               ratio(lat("shmcomm", 8), g("bare", "line_pingpong_us", 2, 8)), 1.6)
         for b in (4096, 65536):
