@@ -31,7 +31,8 @@ static const char usage[] = USAGE_LINE
     "                         nothing; round-robin when ranks outnumber them\n"
     "  --report-bindings      print where each rank is bound\n"
     "  --tag-output           prefix every output line with [rank]\n"
-    "  --timeout SEC          end the job if it runs longer than SEC seconds (exit 124)\n"
+    "  --timeout SEC          end the job if it runs longer than SEC seconds (exit 124),\n"
+    "                         first printing what each rank is blocked on\n"
     "  -h, --help             this text\n"
     "  -V, --version          shmrun's version\n"
     "\n"
@@ -40,7 +41,8 @@ static const char usage[] = USAGE_LINE
     "others read /dev/null. SIGINT, SIGTERM and SIGHUP are forwarded to the ranks.\n"
     "If a rank exits non-zero or is killed, shmrun reports it, aborts the job, ends the\n"
     "other ranks after a grace period of 1 s, and exits with that rank's status\n"
-    "(its exit code, or 128 + signal number).\n";
+    "(its exit code, or 128 + signal number). kill -USR1 on shmrun prints what each\n"
+    "rank is blocked on, and any wait-for cycle, without stopping the job.\n";
 
 static int fail(char *err, size_t errlen, int status, int with_usage, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

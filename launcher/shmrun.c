@@ -48,6 +48,7 @@ static int setup_signals(struct shmrun_job *j)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1); /* the hang report, report.c */
     if (sigprocmask(SIG_BLOCK, &set, &j->oldmask) != 0)
         return -1;
     signal(SIGPIPE, SIG_IGN);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "report.h"
 #include "wait.h"
 
 static const char *sig_name(int sig, char *buf, size_t len)
@@ -98,6 +99,10 @@ static void on_signal(struct shmrun_job *j, const struct signalfd_siginfo *si)
         reap(j);
         return;
     }
+    if (sig == SIGUSR1) {
+        shmrun_hang_report(j, stderr);
+        return;
+    }
     char name[32];
     j->interrupts++;
     if (j->interrupts > 1) {
@@ -118,6 +123,7 @@ static void check_deadlines(struct shmrun_job *j)
         j->timed_out = 1;
         fprintf(stderr, "shmrun: the job ran longer than --timeout %g s; ending it\n",
                 j->o->timeout_s);
+        shmrun_hang_report(j, stderr);
         if (!j->aborting) {
             j->exit_status = SHMRUN_EXIT_TIMEOUT;
             begin_abort(j, SHMRUN_EXIT_TIMEOUT);

@@ -179,6 +179,49 @@ START_TEST(test_launcher_timeout)
 }
 END_TEST
 
+/* When --timeout ends a job, shmrun says what every rank was blocked on and names the
+ * wait-for cycle: the send/send deadlock of two 64 MiB messages, and three ranks each
+ * receiving from the next. */
+START_TEST(test_launcher_hang_report)
+{
+    ck_assert_int_eq(run("--timeout 1 -n 2 %s sendsend 67108864", sleeper), 124);
+    ASSERT_OUT("rank 0: waits to send 64 MiB to rank 1 (tag 5, on the world), for ");
+    ASSERT_OUT("rank 1: waits to send 64 MiB to rank 0 (tag 5, on the world), for ");
+    ASSERT_OUT("shmrun: deadlock: rank 0 waits to send 64 MiB to rank 1, which waits to send "
+               "64 MiB to rank 0\n");
+    ck_assert_int_eq(run("--timeout 1 -n 3 %s lib", sleeper), 124);
+    ASSERT_OUT("shmrun: deadlock: rank 0 waits to receive up to 4 B from rank 1, which waits to "
+               "receive up to 4 B from rank 2, which waits to receive up to 4 B from rank 0\n");
+    /* Ranks blocked outside the library: no cycle, and each shown as not blocked. */
+    ck_assert_int_eq(run("--timeout 0.5 -n 2 %s pause", sleeper), 124);
+    ASSERT_OUT("rank 1: running, not blocked in shmcomm");
+    ASSERT_OUT("no wait-for cycle among the blocked ranks");
+}
+END_TEST
+
+/* kill -USR1 prints the same report and the job goes on: the ranks are still there to be
+ * interrupted afterwards. The script waits for the ranks to start (a signal before shmrun
+ * set up its handling would end it), then asks until they have published their waits. */
+START_TEST(test_launcher_report_on_usr1)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "f=$(mktemp); o=$(mktemp); %s -n 2 %s lib >$o 2>$f & p=$!; "
+             "for i in $(seq 600); do [ $(grep -c ready $o) = 2 ] && break; sleep 0.05; done; "
+             "for i in $(seq 200); do kill -USR1 $p; sleep 0.05; "
+             "  grep -q deadlock $f && break; done; "
+             "kill -0 $p && echo still-running; kill -TERM $p; wait $p; echo status $?; "
+             "cat $f; rm -f $f $o",
+             shmrun, sleeper);
+    shmct_sh(cmd, out, sizeof out);
+    ASSERT_OUT("still-running");
+    ASSERT_OUT("shmrun: what each rank is doing:");
+    ASSERT_OUT("shmrun: deadlock: rank 0 waits to receive up to 4 B from rank 1, which waits to "
+               "receive up to 4 B from rank 0\n");
+    ASSERT_OUT("status 143");
+}
+END_TEST
+
 START_TEST(test_launcher_tag_output_and_env)
 {
     ck_assert_int_eq(run("-n 3 --tag-output sh -c 'echo env $SHMC_RANK $SHMC_SIZE $RANK "
@@ -352,6 +395,8 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_clean_exit_without_finalize);
     tcase_add_test(t, test_launcher_ends_the_rest);
     tcase_add_test(t, test_launcher_timeout);
+    tcase_add_test(t, test_launcher_hang_report);
+    tcase_add_test(t, test_launcher_report_on_usr1);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
     tcase_add_test(t, test_launcher_shmrun_killed);

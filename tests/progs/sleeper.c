@@ -1,10 +1,13 @@
 /*
  * A job that never ends by itself, for the launcher tests. Each rank prints
  * "ready RANK PID" once every rank has joined, then waits forever: inside the library
- * ("sleeper lib", a receive nobody sends) or outside it ("sleeper pause").
+ * ("sleeper lib", a receive nobody sends) or outside it ("sleeper pause"); or, with
+ * "sleeper sendsend BYTES", each rank sends BYTES to the next before receiving from the
+ * previous, which deadlocks once BYTES is above the eager limit (the hang report's test).
  */
 #include <shmcomm.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,6 +26,17 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "pause")) {
         for (;;)
             pause();
+    }
+    if (argc > 2 && !strcmp(argv[1], "sendsend")) {
+        size_t bytes = strtoull(argv[2], NULL, 0);
+        char *buf = calloc(bytes ? bytes : 1, 1);
+        if (!buf)
+            return 1;
+        rc = shmc_send(buf, bytes, SHMC_UINT8, (me + 1) % n, 5, w);
+        if (rc == SHMC_OK)
+            rc = shmc_recv(buf, bytes, SHMC_UINT8, (me + n - 1) % n, 5, w, NULL);
+        printf("rank %d: %s\n", me, shmc_strerror(rc));
+        return 3;
     }
     int v;
     rc = shmc_recv(&v, 1, SHMC_INT32, (me + 1) % n, 99, w, NULL);

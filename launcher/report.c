@@ -1,0 +1,189 @@
+/*
+ * The hang report: for every rank, what it is blocked on inside shmcomm (operation, peer,
+ * tag, communicator, bytes, for how long), read from the blk_* fields of its control
+ * block, then the wait-for cycles among the ranks and the ranks that wait for a peer that
+ * has already left. shmrun prints it when --timeout expires, before ending the job, and
+ * on SIGUSR1, without stopping anything.
+ *
+ * The fields are diagnostics, written with relaxed stores on a rank's slow path (after
+ * its spin, set_blocked in lib/progress.c): a rank that moves on while we read may show
+ * a mix of two waits. A report is a snapshot, not a proof; a cycle it names is one that
+ * held for as long as the ranks in it had been blocked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "atomics.h"
+#include "report.h"
+#include "wait.h"
+
+struct blk {
+    unsigned op, state;
+    int peer; /* a rank of the job, or -1 (any, or none) */
+    int tag;
+    uint32_t ctx;
+    uint64_t bytes, since_ns;
+};
+
+static struct blk read_blk(const struct shmrun_job *j, int r)
+{
+    const struct shmc__rank_cb *cb = shmc__arena_cb(&j->arena, (unsigned)r);
+    struct blk b;
+    /* Relaxed: diagnostics only (see above). */
+    b.state = shmc__load_relaxed32(&cb->state);
+    b.op = shmc__load_relaxed32(&cb->blk_op);
+    uint32_t peer = shmc__load_relaxed32(&cb->blk_peer);
+    b.peer = peer < (uint32_t)j->n ? (int)peer : -1;
+    b.tag = (int)shmc__load_relaxed32(&cb->blk_tag);
+    b.ctx = shmc__load_relaxed32(&cb->blk_ctx);
+    b.bytes = shmc__load_relaxed64(&cb->blk_bytes);
+    b.since_ns = shmc__load_relaxed64(&cb->blk_since_ns);
+    return b;
+}
+
+static const char *size_text(uint64_t b, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    uint64_t whole = b;
+    while (whole >= 1024 && whole % 1024 == 0 && u < 4) {
+        whole /= 1024;
+        u++;
+    }
+    if (whole < 1024 || u == 4) {
+        snprintf(buf, len, "%llu %s", (unsigned long long)whole, unit[u]);
+        return buf;
+    }
+    double v = (double)b;
+    for (u = 0; v >= 1024 && u < 4; u++)
+        v /= 1024;
+    snprintf(buf, len, "%.1f %s", v, unit[u]);
+    return buf;
+}
+
+/* "waits to send 64 MiB to rank 1" and the like. */
+static const char *wait_text(const struct blk *b, char *buf, size_t len)
+{
+    char sz[32], who[32];
+    if (b->peer >= 0)
+        snprintf(who, sizeof who, "rank %d", b->peer);
+    else
+        snprintf(who, sizeof who, "any rank");
+    size_text(b->bytes, sz, sizeof sz);
+    switch (b->op) {
+    case SHMC_BLK_SEND:
+        snprintf(buf, len, "waits to send %s to %s", sz, who);
+        break;
+    case SHMC_BLK_RECV:
+        snprintf(buf, len, "waits to receive up to %s from %s", sz, who);
+        break;
+    case SHMC_BLK_COLL:
+        snprintf(buf, len, "waits in a collective%s%s", b->peer >= 0 ? " for " : "",
+                 b->peer >= 0 ? who : "");
+        break;
+    case SHMC_BLK_FINALIZE:
+        snprintf(buf, len, "waits in shmc_finalize to deliver what it owes%s%s",
+                 b->peer >= 0 ? " to " : "", b->peer >= 0 ? who : "");
+        break;
+    default:
+        snprintf(buf, len, "waits (operation %u)", b->op);
+        break;
+    }
+    return buf;
+}
+
+/* Context ids come in pairs, point-to-point and collective, one pair per communicator in
+ * the order they were made (lib/coll/comm.c): 0 and 1 are the world's. */
+static const char *comm_text(uint32_t ctx, char *buf, size_t len)
+{
+    if (ctx / 2 == 0)
+        snprintf(buf, len, "the world");
+    else
+        snprintf(buf, len, "communicator #%u", ctx / 2);
+    return buf;
+}
+
+static const char *state_text(unsigned s)
+{
+    switch (s) {
+    case SHMC_RANK_EMPTY:
+        return "not attached yet";
+    case SHMC_RANK_RUNNING:
+        return "running";
+    case SHMC_RANK_FINALIZING:
+        return "finalizing";
+    case SHMC_RANK_FINALIZED:
+        return "finalized";
+    default:
+        return "dead";
+    }
+}
+
+static int blocked(const struct blk *b)
+{
+    return b->op != SHMC_BLK_NONE && b->state <= SHMC_RANK_FINALIZING;
+}
+
+void shmrun_hang_report(const struct shmrun_job *j, FILE *f)
+{
+    struct blk *b = calloc((size_t)j->n, sizeof *b);
+    int *mark = calloc((size_t)j->n, sizeof *mark);
+    if (!b || !mark) {
+        fprintf(f, "shmrun: no hang report: out of memory\n");
+        free(b);
+        free(mark);
+        return;
+    }
+    uint64_t now = shmc__now_ns();
+    fprintf(f, "shmrun: what each rank is doing:\n");
+    for (int r = 0; r < j->n; r++) {
+        b[r] = read_blk(j, r);
+        char what[160], comm[40];
+        if (!j->ranks[r].running)
+            fprintf(f, "  rank %d: exited (%s)\n", r, state_text(b[r].state));
+        else if (blocked(&b[r]))
+            fprintf(f, "  rank %d: %s (tag %d, on %s), for %.1f s\n", r,
+                    wait_text(&b[r], what, sizeof what), b[r].tag,
+                    comm_text(b[r].ctx, comm, sizeof comm),
+                    b[r].since_ns && now > b[r].since_ns ? (double)(now - b[r].since_ns) / 1e9
+                                                         : 0.0);
+        else
+            fprintf(f, "  rank %d: %s, not blocked in shmcomm\n", r, state_text(b[r].state));
+    }
+
+    /* Each blocked rank waits for at most one peer, so the wait-for graph has out-degree
+     * one and every cycle is found by walking from each rank: mark 1 = on the current
+     * walk, 2 = done. */
+    int cycles = 0;
+    for (int s = 0; s < j->n; s++) {
+        int r = s;
+        while (r >= 0 && !mark[r] && j->ranks[r].running && blocked(&b[r])) {
+            mark[r] = 1;
+            r = b[r].peer;
+        }
+        if (r >= 0 && mark[r] == 1) {
+            char what[160];
+            fprintf(f, "shmrun: deadlock: rank %d %s", r, wait_text(&b[r], what, sizeof what));
+            for (int q = b[r].peer; q != r; q = b[q].peer)
+                fprintf(f, ", which %s", wait_text(&b[q], what, sizeof what));
+            fprintf(f, "\n");
+            cycles++;
+        }
+        for (r = s; r >= 0 && mark[r] == 1; r = b[r].peer)
+            mark[r] = 2;
+    }
+    for (int r = 0; r < j->n; r++) {
+        int p = b[r].peer;
+        if (!j->ranks[r].running || !blocked(&b[r]) || p < 0)
+            continue;
+        if (!j->ranks[p].running || b[p].state >= SHMC_RANK_FINALIZED) {
+            char what[160];
+            fprintf(f, "shmrun: rank %d %s, which has already left the job (%s)\n", r,
+                    wait_text(&b[r], what, sizeof what), state_text(b[p].state));
+        }
+    }
+    if (!cycles)
+        fprintf(f, "shmrun: no wait-for cycle among the blocked ranks\n");
+    free(b);
+    free(mark);
+}
