@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hang.h"
 #include "job.h"
-#include "report.h"
 #include "wait.h"
 
 static const char *sig_name(int sig, char *buf, size_t len)
@@ -26,6 +26,16 @@ static const char *sig_name(int sig, char *buf, size_t len)
     const char *abbrev = sigabbrev_np(sig);
     snprintf(buf, len, "SIG%s", abbrev ? abbrev : "?");
     return buf;
+}
+
+/* What each rank is blocked on, and the wait-for cycles (lib/hang.c). */
+static void hang_report(const struct shmrun_job *j)
+{
+    int *alive = calloc((size_t)j->n, sizeof *alive);
+    for (int r = 0; alive && r < j->n; r++)
+        alive[r] = j->ranks[r].running;
+    shmc__hang_report(&j->arena, j->n, alive, stderr, "shmrun: ");
+    free(alive);
 }
 
 static void begin_abort(struct shmrun_job *j, int code)
@@ -100,7 +110,7 @@ static void on_signal(struct shmrun_job *j, const struct signalfd_siginfo *si)
         return;
     }
     if (sig == SIGUSR1) {
-        shmrun_hang_report(j, stderr);
+        hang_report(j);
         return;
     }
     char name[32];
@@ -123,7 +133,7 @@ static void check_deadlines(struct shmrun_job *j)
         j->timed_out = 1;
         fprintf(stderr, "shmrun: the job ran longer than --timeout %g s; ending it\n",
                 j->o->timeout_s);
-        shmrun_hang_report(j, stderr);
+        hang_report(j);
         if (!j->aborting) {
             j->exit_status = SHMRUN_EXIT_TIMEOUT;
             begin_abort(j, SHMRUN_EXIT_TIMEOUT);

@@ -6,9 +6,11 @@
  * doorbell (wait.h), and fails requests when the job is aborted or a peer is gone.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hang.h"
 #include "internal.h"
 #include "log.h"
 #include "wait.h"
@@ -349,6 +351,28 @@ stop:
     return 0;
 }
 
+/* SHMC_TIMEOUT: when every rank still in the job has been blocked in shmcomm that long,
+ * the lowest of them says what each waits for and aborts the job; the others then see
+ * the abort. Looked at after each sleep slice, since a stuck rank ends up sleeping. */
+static void hang_check(void)
+{
+    struct shmc__global *g = &shmc__g;
+    uint64_t t = (uint64_t)g->cfg.hang_timeout_s * 1000000000u;
+    if (shmc__hang_reporter(&g->arena, g->size, t, shmc__now_ns()) != g->rank)
+        return;
+    /* A rank that aborted (our reporter, say) sets the abort word before its state says
+     * it left: having read the states, a job being ended is not reported twice. */
+    atomic_thread_fence(memory_order_acquire);
+    if (shmc__load_relaxed32(&g->arena.hdr->abort))
+        return;
+    fprintf(stderr,
+            "shmcomm: rank %d: no rank has made progress for %u s (SHMC_TIMEOUT); ending the "
+            "job\n",
+            g->rank, g->cfg.hang_timeout_s);
+    shmc__hang_report(&g->arena, g->size, NULL, stderr, "shmcomm: ");
+    shmc_abort(124);
+}
+
 /* Waits until done(arg) holds, making progress. Returns SHMC_OK, or SHMC_ERR_ABORTED if
  * the job was aborted while waiting (requests have been failed by then). `far` may say
  * when to spin rather than yield (wait.h). */
@@ -409,6 +433,8 @@ static int wait_until(int (*done)(void *), void *arg, const struct blk *b, struc
         /* A full slice with no wake-up: look for peers that died unannounced. */
         if (shmc__now_ns() - t0 >= (uint64_t)SHMC_SLEEP_SLICE_MS * 900000u)
             shmc__peers_refresh(1);
+        if (g->cfg.hang_timeout_s)
+            hang_check();
         far->cpu = shmc__cpu_publish(g->me, 0);
         idle = g->spin; /* woken: yield once more before sleeping again */
     }

@@ -199,6 +199,28 @@ START_TEST(test_launcher_hang_report)
 }
 END_TEST
 
+/* SHMC_TIMEOUT: the library itself finds that no rank has made progress for that long;
+ * the lowest rank prints the report once and aborts the job with status 124. Ranks
+ * outside the library are not stuck in it: no report, and --timeout ends that job. */
+START_TEST(test_launcher_shmc_timeout)
+{
+    setenv("SHMC_TIMEOUT", "1", 1);
+    ck_assert_int_eq(run("-n 2 %s sendsend 67108864", sleeper), 124);
+    ASSERT_OUT("shmcomm: rank 0: no rank has made progress for 1 s (SHMC_TIMEOUT); ending the "
+               "job\n");
+    ASSERT_OUT("shmcomm: deadlock: rank 0 waits to send 64 MiB to rank 1, which waits to send "
+               "64 MiB to rank 0\n");
+    ASSERT_OUT("shmrun: rank 0 (pid ");
+    const char *first = strstr(out, "what each rank is doing");
+    ck_assert_msg(first && !strstr(first + 1, "what each rank is doing"),
+                  "not exactly one report:\n%s", out);
+    ck_assert_int_eq(run("--timeout 2 -n 2 %s pause", sleeper), 124);
+    unsetenv("SHMC_TIMEOUT");
+    ck_assert_msg(!strstr(out, "SHMC_TIMEOUT"), "a report for ranks outside the library:\n%s",
+                  out);
+}
+END_TEST
+
 /* kill -USR1 prints the same report and the job goes on: the ranks are still there to be
  * interrupted afterwards. The script waits for the ranks to start (a signal before shmrun
  * set up its handling would end it), then asks until they have published their waits. */
@@ -397,6 +419,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_timeout);
     tcase_add_test(t, test_launcher_hang_report);
     tcase_add_test(t, test_launcher_report_on_usr1);
+    tcase_add_test(t, test_launcher_shmc_timeout);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
     tcase_add_test(t, test_launcher_shmrun_killed);

@@ -3,7 +3,8 @@
  * tag, communicator, bytes, for how long), read from the blk_* fields of its control
  * block, then the wait-for cycles among the ranks and the ranks that wait for a peer that
  * has already left. shmrun prints it when --timeout expires, before ending the job, and
- * on SIGUSR1, without stopping anything.
+ * on SIGUSR1, without stopping anything; a rank prints it under SHMC_TIMEOUT when no
+ * rank has made progress for that long (lib/progress.c), and then aborts the job.
  *
  * The fields are diagnostics, written with relaxed stores on a rank's slow path (after
  * its spin, set_blocked in lib/progress.c): a rank that moves on while we read may show
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 
 #include "atomics.h"
-#include "report.h"
+#include "hang.h"
 #include "wait.h"
 
 struct blk {
@@ -25,15 +26,15 @@ struct blk {
     uint64_t bytes, since_ns;
 };
 
-static struct blk read_blk(const struct shmrun_job *j, int r)
+static struct blk read_blk(const struct shmc__arena *a, int n, int r)
 {
-    const struct shmc__rank_cb *cb = shmc__arena_cb(&j->arena, (unsigned)r);
+    const struct shmc__rank_cb *cb = shmc__arena_cb(a, (unsigned)r);
     struct blk b;
     /* Relaxed: diagnostics only (see above). */
     b.state = shmc__load_relaxed32(&cb->state);
     b.op = shmc__load_relaxed32(&cb->blk_op);
     uint32_t peer = shmc__load_relaxed32(&cb->blk_peer);
-    b.peer = peer < (uint32_t)j->n ? (int)peer : -1;
+    b.peer = peer < (uint32_t)n ? (int)peer : -1;
     b.tag = (int)shmc__load_relaxed32(&cb->blk_tag);
     b.ctx = shmc__load_relaxed32(&cb->blk_ctx);
     b.bytes = shmc__load_relaxed64(&cb->blk_bytes);
@@ -124,22 +125,29 @@ static int blocked(const struct blk *b)
     return b->op != SHMC_BLK_NONE && b->state <= SHMC_RANK_FINALIZING;
 }
 
-void shmrun_hang_report(const struct shmrun_job *j, FILE *f)
+/* A rank's process is there: the caller knows (shmrun reaps them), or its state says. */
+static int running(const struct blk *b, const int *alive, int r)
 {
-    struct blk *b = calloc((size_t)j->n, sizeof *b);
-    int *mark = calloc((size_t)j->n, sizeof *mark);
+    return alive ? alive[r] : b->state <= SHMC_RANK_FINALIZING;
+}
+
+void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FILE *f,
+                       const char *prefix)
+{
+    struct blk *b = calloc((size_t)n, sizeof *b);
+    int *mark = calloc((size_t)n, sizeof *mark);
     if (!b || !mark) {
-        fprintf(f, "shmrun: no hang report: out of memory\n");
+        fprintf(f, "%sno hang report: out of memory\n", prefix);
         free(b);
         free(mark);
         return;
     }
     uint64_t now = shmc__now_ns();
-    fprintf(f, "shmrun: what each rank is doing:\n");
-    for (int r = 0; r < j->n; r++) {
-        b[r] = read_blk(j, r);
+    fprintf(f, "%swhat each rank is doing:\n", prefix);
+    for (int r = 0; r < n; r++) {
+        b[r] = read_blk(a, n, r);
         char what[160], comm[40];
-        if (!j->ranks[r].running)
+        if (!running(&b[r], alive, r))
             fprintf(f, "  rank %d: exited (%s)\n", r, state_text(b[r].state));
         else if (blocked(&b[r]))
             fprintf(f, "  rank %d: %s (tag %d, on %s), for %.1f s\n", r,
@@ -155,15 +163,15 @@ void shmrun_hang_report(const struct shmrun_job *j, FILE *f)
      * one and every cycle is found by walking from each rank: mark 1 = on the current
      * walk, 2 = done. */
     int cycles = 0;
-    for (int s = 0; s < j->n; s++) {
+    for (int s = 0; s < n; s++) {
         int r = s;
-        while (r >= 0 && !mark[r] && j->ranks[r].running && blocked(&b[r])) {
+        while (r >= 0 && !mark[r] && running(&b[r], alive, r) && blocked(&b[r])) {
             mark[r] = 1;
             r = b[r].peer;
         }
         if (r >= 0 && mark[r] == 1) {
             char what[160];
-            fprintf(f, "shmrun: deadlock: rank %d %s", r, wait_text(&b[r], what, sizeof what));
+            fprintf(f, "%sdeadlock: rank %d %s", prefix, r, wait_text(&b[r], what, sizeof what));
             for (int q = b[r].peer; q != r; q = b[q].peer)
                 fprintf(f, ", which %s", wait_text(&b[q], what, sizeof what));
             fprintf(f, "\n");
@@ -172,18 +180,33 @@ void shmrun_hang_report(const struct shmrun_job *j, FILE *f)
         for (r = s; r >= 0 && mark[r] == 1; r = b[r].peer)
             mark[r] = 2;
     }
-    for (int r = 0; r < j->n; r++) {
+    for (int r = 0; r < n; r++) {
         int p = b[r].peer;
-        if (!j->ranks[r].running || !blocked(&b[r]) || p < 0)
+        if (!running(&b[r], alive, r) || !blocked(&b[r]) || p < 0)
             continue;
-        if (!j->ranks[p].running || b[p].state >= SHMC_RANK_FINALIZED) {
+        if (!running(&b[p], alive, p) || b[p].state >= SHMC_RANK_FINALIZED) {
             char what[160];
-            fprintf(f, "shmrun: rank %d %s, which has already left the job (%s)\n", r,
+            fprintf(f, "%srank %d %s, which has already left the job (%s)\n", prefix, r,
                     wait_text(&b[r], what, sizeof what), state_text(b[p].state));
         }
     }
     if (!cycles)
-        fprintf(f, "shmrun: no wait-for cycle among the blocked ranks\n");
+        fprintf(f, "%sno wait-for cycle among the blocked ranks\n", prefix);
     free(b);
     free(mark);
+}
+
+int shmc__hang_reporter(const struct shmc__arena *a, int n, uint64_t timeout_ns, uint64_t now)
+{
+    int reporter = -1;
+    for (int r = 0; r < n; r++) {
+        struct blk b = read_blk(a, n, r);
+        if (b.state >= SHMC_RANK_FINALIZED)
+            continue; /* left the job */
+        if (!blocked(&b) || !b.since_ns || now < b.since_ns + timeout_ns)
+            return -1;
+        if (reporter < 0)
+            reporter = r;
+    }
+    return reporter;
 }
