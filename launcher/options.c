@@ -33,6 +33,8 @@ static const char usage[] = USAGE_LINE
     "  --tag-output           prefix every output line with [rank]\n"
     "  --timeout SEC          end the job if it runs longer than SEC seconds (exit 124),\n"
     "                         first printing what each rank is blocked on\n"
+    "  --keep-going           a rank that fails does not end the job: the others see\n"
+    "                         SHMC_ERR_PEER_DEAD where they depend on it, and go on\n"
     "  -h, --help             this text\n"
     "  -V, --version          shmrun's version\n"
     "\n"
@@ -40,8 +42,8 @@ static const char usage[] = USAGE_LINE
     "RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE. Rank 0 reads shmrun's stdin; the\n"
     "others read /dev/null. SIGINT, SIGTERM and SIGHUP are forwarded to the ranks.\n"
     "If a rank exits non-zero or is killed, shmrun reports it, aborts the job, ends the\n"
-    "other ranks after a grace period of 1 s, and exits with that rank's status\n"
-    "(its exit code, or 128 + signal number). kill -USR1 on shmrun prints what each\n"
+    "other ranks after a grace period of 1 s (unless --keep-going), and exits with that\n"
+    "rank's status (its exit code, or 128 + signal number). kill -USR1 on shmrun prints what each\n"
     "rank is blocked on, and any wait-for cycle, without stopping the job.\n";
 
 static int fail(char *err, size_t errlen, int status, int with_usage, const char *fmt, ...)
@@ -201,6 +203,10 @@ int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t
         }
         if (!strcmp(a, "--tag-output")) {
             o->tag_output = 1;
+            continue;
+        }
+        if (!strcmp(a, "--keep-going")) {
+            o->keep_going = 1;
             continue;
         }
         if (!strncmp(a, "--timeout", 9) && (a[9] == '\0' || a[9] == '=')) {

@@ -88,8 +88,16 @@ static void reap(struct shmrun_job *j)
         /* Abort before marking it dead: a rank that sees the death then sees the abort. */
         int failed = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
         if (failed && !j->aborting) {
+            int first = j->exit_status;
             report_failure(j, r, st);
-            begin_abort(j, j->exit_status);
+            /* --keep-going: the others go on (each failure is reported, the first one's
+             * status is the job's), unless the rank ended the job itself (shmc_abort). */
+            if (j->o->keep_going && !shmc__load_acquire32(&j->arena.hdr->abort)) {
+                if (first)
+                    j->exit_status = first;
+            } else {
+                begin_abort(j, j->exit_status);
+            }
         }
         shmc__arena_mark_dead(&j->arena, (unsigned)r); /* no-op if it finalized */
     }

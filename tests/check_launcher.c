@@ -199,6 +199,39 @@ START_TEST(test_launcher_hang_report)
 }
 END_TEST
 
+/* --keep-going: rank 1 of 4 exits with 3 while the others wait for it; they get
+ * SHMC_ERR_PEER_DEAD for what needs it (point-to-point with it, collectives on the
+ * world) and go on with what does not (a ring among themselves, a communicator made
+ * before the death), and shmrun exits with the dead rank's status once they finish. */
+START_TEST(test_launcher_keep_going)
+{
+    ck_assert_int_eq(run("--keep-going -n 4 %s survive 3 1", fail_rank), 3);
+    ASSERT_OUT("shmrun: rank 1 (pid ");
+    ASSERT_OUT(") exited with code 3\n");
+    ck_assert_msg(!strstr(out, "ending the job"), "the job was ended:\n%s", out);
+    static const int survivors[] = {0, 2, 3}, lefts[] = {3, 0, 2};
+    for (int i = 0; i < 3; i++) {
+        char want[7][160];
+        int r = survivors[i];
+        const char *dead = shmc_strerror(SHMC_ERR_PEER_DEAD);
+        snprintf(want[0], sizeof want[0], "rank %d: recv from dead: %s (", r, dead);
+        snprintf(want[1], sizeof want[1], "rank %d: send to dead: %s\n", r, dead);
+        snprintf(want[2], sizeof want[2], "rank %d: ring among survivors: success, got %d (want %d)",
+                 r, lefts[i], lefts[i]);
+        snprintf(want[3], sizeof want[3], "rank %d: barrier on the world: %s (", r, dead);
+        snprintf(want[4], sizeof want[4], "rank %d: allreduce on the world: %s\n", r, dead);
+        snprintf(want[5], sizeof want[5], "rank %d: barrier among survivors: success\n", r);
+        snprintf(want[6], sizeof want[6],
+                 "rank %d: allreduce among survivors: success, sum 5 (want 5)\n", r);
+        for (int k = 0; k < 7; k++)
+            ASSERT_OUT(want[k]);
+    }
+    /* A rank that calls shmc_abort still ends the job. */
+    ck_assert_int_eq(run("--keep-going -n 3 %s abort 5 1", fail_rank), 5);
+    ASSERT_OUT("ending the job");
+}
+END_TEST
+
 /* SHMC_TIMEOUT: the library itself finds that no rank has made progress for that long;
  * the lowest rank prints the report once and aborts the job with status 124. Ranks
  * outside the library are not stuck in it: no report, and --timeout ends that job. */
@@ -420,6 +453,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_hang_report);
     tcase_add_test(t, test_launcher_report_on_usr1);
     tcase_add_test(t, test_launcher_shmc_timeout);
+    tcase_add_test(t, test_launcher_keep_going);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
     tcase_add_test(t, test_launcher_shmrun_killed);

@@ -6,6 +6,8 @@
  *   fail_rank compute CODE RANK   RANK exits with CODE; the others compute outside the
  *                                 library and never notice
  *   fail_rank ignore CODE RANK    like compute, and the others ignore SIGTERM
+ *   fail_rank survive CODE RANK   RANK exits with CODE; the others (run under
+ *                                 shmrun --keep-going) go on: see survive() below
  * The other ranks wait for a message from RANK (except compute/ignore), print what the
  * library returned, and exit 0.
  */
@@ -14,7 +16,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* After RANK died: a receive from it, a send to it, the collectives on the world (which
+ * include it) fail with SHMC_ERR_PEER_DEAD; a ring exchange among the survivors, and a
+ * barrier and an all-reduce on `rest` (the survivors' communicator, made while everyone
+ * lived) still work. Each line says what returned; the first, how long it took (RANK
+ * dies 200 ms after the start, so the time above 200 ms is how long the death took to
+ * reach a rank blocked on it). */
+static void survive(shmc_comm *w, shmc_comm *rest, int me, int n, int bad)
+{
+    int v = me, got = -1;
+    double t0 = now_ms();
+    int rc = shmc_recv(&got, 1, SHMC_INT32, bad, 0, w, NULL);
+    printf("rank %d: recv from dead: %s (%.0f ms)\n", me, shmc_strerror(rc), now_ms() - t0);
+    rc = shmc_send(&v, 1, SHMC_INT32, bad, 0, w);
+    printf("rank %d: send to dead: %s\n", me, shmc_strerror(rc));
+    int *alive = malloc((size_t)n * sizeof *alive), na = 0, mine = -1;
+    for (int r = 0; r < n; r++)
+        if (r != bad) {
+            if (r == me)
+                mine = na;
+            alive[na++] = r;
+        }
+    int right = alive[(mine + 1) % na], left = alive[(mine + na - 1) % na];
+    rc = shmc_sendrecv(&v, 1, right, 1, &got, 1, left, 1, SHMC_INT32, w, NULL);
+    printf("rank %d: ring among survivors: %s, got %d (want %d)\n", me, shmc_strerror(rc), got,
+           left);
+    t0 = now_ms();
+    rc = shmc_barrier(w);
+    printf("rank %d: barrier on the world: %s (%.0f ms)\n", me, shmc_strerror(rc),
+           now_ms() - t0);
+    int sum = 0;
+    rc = shmc_allreduce(&v, &sum, 1, SHMC_INT32, SHMC_SUM, w);
+    printf("rank %d: allreduce on the world: %s\n", me, shmc_strerror(rc));
+    rc = shmc_barrier(rest);
+    printf("rank %d: barrier among survivors: %s\n", me, shmc_strerror(rc));
+    rc = shmc_allreduce(&v, &sum, 1, SHMC_INT32, SHMC_SUM, rest);
+    printf("rank %d: allreduce among survivors: %s, sum %d (want %d)\n", me, shmc_strerror(rc),
+           sum, n * (n - 1) / 2 - bad);
+    shmc_comm_free(&rest);
+    free(alive);
+}
 
 int main(int argc, char **argv)
 {
@@ -30,14 +81,33 @@ int main(int argc, char **argv)
         fprintf(stderr, "shmc_init: %s\n", shmc_strerror(rc));
         return 1;
     }
-    int me = shmc_comm_rank(w);
+    int me = shmc_comm_rank(w), n = shmc_comm_size(w);
+    shmc_comm *rest = NULL;
+    if (!strcmp(mode, "survive")) {
+        int ranks[256], k = 0;
+        for (int r = 0; r < n && k < 256; r++)
+            if (r != bad)
+                ranks[k++] = r;
+        if ((rc = shmc_comm_create_group(w, ranks, k, &rest)) != SHMC_OK) {
+            fprintf(stderr, "shmc_comm_create_group: %s\n", shmc_strerror(rc));
+            return 1;
+        }
+    }
     shmc_barrier(w);
     if (me == bad) {
+        if (!strcmp(mode, "survive"))
+            usleep(200000); /* the others are blocked on it when it dies */
         if (!strcmp(mode, "signal"))
             raise(arg);
         if (!strcmp(mode, "abort"))
             shmc_abort(arg);
         _exit(arg);
+    }
+    if (!strcmp(mode, "survive")) {
+        survive(w, rest, me, n, bad);
+        fflush(stdout);
+        shmc_finalize();
+        return 0;
     }
     if (!strcmp(mode, "compute") || !strcmp(mode, "ignore")) {
         if (!strcmp(mode, "ignore"))
