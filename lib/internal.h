@@ -183,6 +183,7 @@ struct shmc__global {
     uint32_t epoch_seen;      /* hdr->epoch when we last refreshed peer states */
     int recheck;              /* re-examine pending requests (a peer broke) */
     int ngone;                /* peers known to be gone */
+    int nbroken;              /* peers whose mailbox to us held garbage */
     int out_busy_count;       /* peers with out_busy set */
     int cma_self;             /* process_vm_readv works at all in this process */
 

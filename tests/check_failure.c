@@ -79,6 +79,113 @@ START_TEST(test_failure_receiver_leaves)
 }
 END_TEST
 
+/* Rank 3 of 4 is killed while the others are inside a collective on the world, with the
+ * job kept going: every collective returns instead of hanging. Those in which every rank
+ * needs every other (barrier, all-reduce, all-gather, reduce-scatter, all-to-all, a
+ * broadcast from the dead rank) fail with SHMC_ERR_PEER_DEAD on every survivor; a root
+ * that needs rank 3's data (reduce, gather) fails too; elsewhere a rank whose own part
+ * did not need rank 3 may succeed. Once a rank has had that error, every later
+ * collective on the world fails at once.
+ * Each of the ten calls meets the death in its own run, with 16-byte and 1 MiB buffers,
+ * so that the one-step and the message-based algorithms all do. */
+enum { NCOLL = 10 };
+
+static int one_collective(shmc_comm *w, int me, int k, int32_t *a, int32_t *b, size_t c)
+{
+    int last = shmc_comm_size(w) - 1;
+    switch (k) {
+    case 0: return shmc_barrier(w);
+    case 1: return shmc_allreduce(a, b, c, SHMC_INT32, SHMC_SUM, w);
+    case 2: return shmc_allgather(a, b, c, SHMC_INT32, w);
+    case 3: return shmc_reduce_scatter(a, b, c, SHMC_INT32, SHMC_SUM, w);
+    case 4: return shmc_alltoall(a, b, c, SHMC_INT32, w);
+    case 5: return shmc_broadcast(a, c, SHMC_INT32, last, w);
+    case 6: return shmc_reduce(a, b, c, SHMC_INT32, SHMC_SUM, 0, w);
+    case 7: return shmc_gather(a, b, c, SHMC_INT32, 0, w);
+    case 8: return shmc_broadcast(a, c, SHMC_INT32, 0, w);
+    default: (void)me; return shmc_scatter(a, b, c, SHMC_INT32, 0, w);
+    }
+}
+
+/* Must collective k fail on rank me? Otherwise it may also succeed. */
+static int must_fail(int k, int me)
+{
+    return k <= 5 || (k <= 7 && me == 0);
+}
+
+static void collectives_dead_member(shmc_comm *w, int me, int n, void *arg)
+{
+    int first = *(const int *)arg % NCOLL;
+    size_t c = *(const int *)arg < NCOLL ? 4 : 256 * 1024;
+    int32_t *a = calloc(c * (size_t)n, sizeof *a), *b = calloc(c * (size_t)n, sizeof *b);
+    T_ASSERT(a && b, "out of memory");
+    T_OK(shmc_barrier(w));
+    if (me == n - 1) {
+        usleep(50000); /* the others are inside the first collective when it dies */
+        raise(SIGKILL);
+    }
+    int seen = 0; /* this rank has had SHMC_ERR_PEER_DEAD */
+    for (int i = 0; i < NCOLL; i++) {
+        int k = (first + i) % NCOLL, rc = one_collective(w, me, k, a, b, c);
+        if (seen || must_fail(k, me))
+            T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "collective %d (call %d%s) returned %s", k, i,
+                     seen ? ", after an earlier one failed" : "", shmc_strerror(rc));
+        else
+            T_ASSERT(rc == SHMC_OK || rc == SHMC_ERR_PEER_DEAD, "collective %d returned %s", k,
+                     shmc_strerror(rc));
+        seen |= rc == SHMC_ERR_PEER_DEAD;
+    }
+    free(a);
+    free(b);
+}
+
+START_TEST(test_failure_collectives_dead_member)
+{
+    struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
+    int k = _i;
+    ck_assert_int_eq(shmct_run_opts(4, collectives_dead_member, &k, &o), 1);
+    ck_assert(WIFSIGNALED(shmct_status(3)) && WTERMSIG(shmct_status(3)) == SIGKILL);
+}
+END_TEST
+
+/* The sender is killed half-way through a large single-copy message: the receiver's
+ * copy fails with SHMC_ERR_PEER_DEAD, not a crash or another error, and the survivors
+ * then exchange a message as before. */
+static void sender_killed_midway(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    size_t bytes = 256u << 20;
+    uint8_t *big = malloc(bytes);
+    T_ASSERT(big, "out of memory");
+    memset(big, 1, bytes);
+    if (me == 1) {
+        T_OK(shmc_barrier(w));
+        shmc_request *r;
+        T_OK(shmc_isend(big, bytes, SHMC_UINT8, 0, 9, w, &r));
+        usleep(3000); /* the receiver is copying by now: 256 MiB take tens of ms */
+        raise(SIGKILL);
+    }
+    shmc_request *r = NULL;
+    if (me == 0)
+        T_OK(shmc_irecv(big, bytes, SHMC_UINT8, 1, 9, w, &r));
+    T_OK(shmc_barrier(w));
+    if (me == 0)
+        T_CALL(SHMC_ERR_PEER_DEAD, shmc_wait(&r, NULL));
+    int v = me, got = -1;
+    int other = me == 0 ? 2 : 0;
+    T_OK(shmc_sendrecv(&v, 1, other, 3, &got, 1, other, 3, SHMC_INT32, w, NULL));
+    T_ASSERT(got == other, "got %d from rank %d", got, other);
+    free(big);
+}
+
+START_TEST(test_failure_sender_killed_midway)
+{
+    struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
+    ck_assert_int_eq(shmct_run_opts(3, sender_killed_midway, NULL, &o), 1);
+}
+END_TEST
+
 /* A peer that finalized is gone for every later operation. */
 static void peer_finalized(shmc_comm *w, int me, int n, void *arg)
 {
@@ -250,6 +357,8 @@ static Suite *failure_suite(void)
     tcase_add_test(t, test_failure_finalize_delivers);
     tcase_add_test(t, test_failure_finalize_unmatched);
     tcase_add_test(t, test_failure_completion_after_peer_left);
+    tcase_add_loop_test(t, test_failure_collectives_dead_member, 0, 2 * NCOLL);
+    tcase_add_test(t, test_failure_sender_killed_midway);
     suite_add_tcase(s, t);
     return s;
 }

@@ -133,7 +133,8 @@ int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o)
                 else
                     fprintf(stderr, "harness: rank %d exited with %d\n", r, WEXITSTATUS(st));
             }
-            shmc__arena_abort(&a, 1);
+            if (!(o && o->keep_going))
+                shmc__arena_abort(&a, 1);
         }
         shmc__arena_mark_dead(&a, (unsigned)r);
     }

@@ -23,6 +23,8 @@ struct shmct_opts {
     const char *const *env; /* "NAME=value" strings set in every rank, NULL-terminated */
     int expect_fail;        /* the test expects some rank to fail: do not print reports */
     int no_init;            /* do not call shmc_init/shmc_finalize around fn */
+    int keep_going;         /* a failed rank is marked dead without aborting the job, as
+                               shmrun --keep-going does */
 };
 
 /* Runs fn in n ranks. Returns the number of ranks that did not exit 0. */

@@ -153,6 +153,26 @@ static const shmc__coll_fn algorithms[SHMC_C_COUNT][SHMC_A_COUNT] = {
                          [SHMC_A_SHM] = shmc__alltoall_shm},
 };
 
+/* A collective on a communicator with a member gone (or whose mailbox broke) cannot
+ * complete, and one that failed part-way leaves the members out of step: from then on
+ * every collective on it fails at once with the member's error, rather than meeting
+ * another call's leftovers (which would read as a mismatch, or wait forever). Point-to-
+ * point on the communicator still works between the members that remain. */
+static int members_ok(const struct shmc__cx *x)
+{
+    const struct shmc__global *g = &shmc__g;
+    if (!g->ngone && !g->nbroken)
+        return SHMC_OK;
+    for (int r = 0; r < x->n; r++) {
+        const struct shmc__peer *p = &g->peers[shmc__comm_world_rank(x->c, r)];
+        if (p->broken)
+            return SHMC_ERR_CORRUPT;
+        if (p->gone)
+            return SHMC_ERR_PEER_DEAD;
+    }
+    return SHMC_OK;
+}
+
 /* The common tail of every collective once its arguments are checked and resolved:
  * nothing to do for count 0; a local copy for one rank (whatever the collective, the
  * result is then the rank's own count elements); otherwise the chosen algorithm.
@@ -167,6 +187,9 @@ static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
             memcpy(rbuf, sbuf, count * x->es);
         return SHMC_OK;
     }
+    int rc = members_ok(x);
+    if (rc != SHMC_OK)
+        return rc;
     return algorithms[coll][pick(coll, x, bytes)](x, sbuf, rbuf, count);
 }
 
