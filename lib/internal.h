@@ -43,6 +43,7 @@ struct shmc_comm {
     int *local_of;  /* world rank -> comm rank or -1; NULL for the world itself */
     uint32_t uid;   /* agreed by the members at creation; never reused by any of them */
     uint32_t round; /* shared-memory collective rounds so far (coll/slot.c) */
+    int coll_err;   /* a collective failed for a dead or broken member: all will (api.c) */
     struct shmc_comm *next, *prev; /* every communicator but the world (freed at finalize) */
 };
 
@@ -183,7 +184,6 @@ struct shmc__global {
     uint32_t epoch_seen;      /* hdr->epoch when we last refreshed peer states */
     int recheck;              /* re-examine pending requests (a peer broke) */
     int ngone;                /* peers known to be gone */
-    int nbroken;              /* peers whose mailbox to us held garbage */
     int out_busy_count;       /* peers with out_busy set */
     int cma_self;             /* process_vm_readv works at all in this process */
 

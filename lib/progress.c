@@ -120,7 +120,6 @@ static void peer_broken(int p, const struct shmc__ring_cons *c)
     if (pe->broken)
         return;
     pe->broken = 1;
-    shmc__g.nbroken++;
     SHMC_ERROR("the mailbox from rank %d holds an invalid record at byte %llu: shared memory "
                "was corrupted; operations with rank %d fail with SHMC_ERR_CORRUPT",
                p, (unsigned long long)c->tail, p);

@@ -153,26 +153,6 @@ static const shmc__coll_fn algorithms[SHMC_C_COUNT][SHMC_A_COUNT] = {
                          [SHMC_A_SHM] = shmc__alltoall_shm},
 };
 
-/* A collective on a communicator with a member gone (or whose mailbox broke) cannot
- * complete, and one that failed part-way leaves the members out of step: from then on
- * every collective on it fails at once with the member's error, rather than meeting
- * another call's leftovers (which would read as a mismatch, or wait forever). Point-to-
- * point on the communicator still works between the members that remain. */
-static int members_ok(const struct shmc__cx *x)
-{
-    const struct shmc__global *g = &shmc__g;
-    if (!g->ngone && !g->nbroken)
-        return SHMC_OK;
-    for (int r = 0; r < x->n; r++) {
-        const struct shmc__peer *p = &g->peers[shmc__comm_world_rank(x->c, r)];
-        if (p->broken)
-            return SHMC_ERR_CORRUPT;
-        if (p->gone)
-            return SHMC_ERR_PEER_DEAD;
-    }
-    return SHMC_OK;
-}
-
 /* The common tail of every collective once its arguments are checked and resolved:
  * nothing to do for count 0; a local copy for one rank (whatever the collective, the
  * result is then the rank's own count elements); otherwise the chosen algorithm.
@@ -187,10 +167,18 @@ static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
             memcpy(rbuf, sbuf, count * x->es);
         return SHMC_OK;
     }
-    int rc = members_ok(x);
-    if (rc != SHMC_OK)
-        return rc;
-    return algorithms[coll][pick(coll, x, bytes)](x, sbuf, rbuf, count);
+    /* A collective that failed because a member is gone (or its mailbox broke) leaves the
+     * members out of step: some returned early, others are still inside. From then on
+     * every collective on the communicator fails at its start, rather than meeting that
+     * call's leftovers (which would read as a mismatch, or wait forever). A member gone
+     * after doing its part of a call (a gather's sender, say) fails nothing. Point-to-
+     * point on the communicator still works between the members that remain. */
+    if (x->c->coll_err)
+        return x->c->coll_err;
+    int rc = algorithms[coll][pick(coll, x, bytes)](x, sbuf, rbuf, count);
+    if (rc == SHMC_ERR_PEER_DEAD || rc == SHMC_ERR_CORRUPT)
+        x->c->coll_err = rc;
+    return rc;
 }
 
 /* ---- the collectives ------------------------------------------------------------------- */
