@@ -153,17 +153,22 @@ static const shmc__coll_fn algorithms[SHMC_C_COUNT][SHMC_A_COUNT] = {
                          [SHMC_A_SHM] = shmc__alltoall_shm},
 };
 
-/* The common tail of every collective once its arguments are checked and resolved:
- * nothing to do for count 0; a local copy for one rank (whatever the collective, the
- * result is then the rank's own count elements); otherwise the chosen algorithm.
- * bytes is what pick() sizes by. */
+int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                   size_t bytes)
+{
+    return algorithms[coll][pick(coll, x, bytes)](x, sbuf, rbuf, count);
+}
+
+/* The common tail of every collective once its arguments are checked and resolved: with
+ * SHMC_CHECK, the check that every member made the same call (check.c); nothing to do
+ * for count 0; a local copy for one rank (whatever the collective, the result is then
+ * the rank's own count elements); otherwise the chosen algorithm. bytes is what pick()
+ * sizes by. */
 static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                size_t bytes)
 {
-    if (!count)
-        return SHMC_OK;
     if (x->n == 1) {
-        if (sbuf && rbuf && sbuf != rbuf)
+        if (count && sbuf && rbuf && sbuf != rbuf)
             memcpy(rbuf, sbuf, count * x->es);
         return SHMC_OK;
     }
@@ -175,7 +180,11 @@ static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
      * point on the communicator still works between the members that remain. */
     if (x->c->coll_err)
         return x->c->coll_err;
-    int rc = algorithms[coll][pick(coll, x, bytes)](x, sbuf, rbuf, count);
+    int rc = SHMC_OK;
+    if (shmc__g.cfg.check)
+        rc = shmc__coll_check(coll, x, count);
+    if (rc == SHMC_OK && count)
+        rc = shmc__coll_run(coll, x, sbuf, rbuf, count, bytes);
     if (rc == SHMC_ERR_PEER_DEAD || rc == SHMC_ERR_CORRUPT)
         x->c->coll_err = rc;
     return rc;

@@ -96,6 +96,12 @@ static inline int shmc__wsync_ok(const struct shmc__cx *x)
  * its half r & 1) and waits until every other rank has entered it. */
 int shmc__wsync_enter(uint64_t r);
 int shmc__wsync_barrier(const struct shmc__cx *x);
+
+/* api.c: the chosen algorithm of a collective, with no checks (bytes: what the choice is
+ * sized by, as in api.c's pick). check.c: SHMC_CHECK's agreement on the call. */
+int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                   size_t bytes);
+int shmc__coll_check(int coll, const struct shmc__cx *x, size_t count);
 /* count * es <= SHMC_WSYNC_BYTES. */
 int shmc__wsync_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 

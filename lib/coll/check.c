@@ -1,0 +1,130 @@
+/*
+ * SHMC_CHECK=1: before each collective, the members agree that they all called the same
+ * one. Each rank packs its call (collective, count, dtype, op, root) into two words and
+ * the members all-reduce the words and their complements with MIN: the result holds the
+ * smallest and (complemented) the largest value of each word, so every member learns at
+ * once whether all calls were equal. When they were not, the members all-gather the
+ * words, and each returns SHMC_ERR_MISMATCH with a message naming the ranks and what
+ * differed.
+ *
+ * This doubles the cost of a small collective (one more small all-reduce), so it is off
+ * by default; without it, calls that differ are caught only where an algorithm meets
+ * data it cannot use (the direct all-reduce and the message-based algorithms return
+ * SHMC_ERR_MISMATCH; docs/collectives.md), and may otherwise hang or corrupt memory.
+ * The check's own all-reduce runs on the collective context before the call it checks,
+ * the same for every member whatever call it made, so it cannot itself be mismatched.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coll.h"
+#include "../log.h"
+
+static const char *const dtype_names[] = {"int8",    "uint8",    "int32",   "uint32", "int64",
+                                          "uint64",  "float16",  "bfloat16", "float32",
+                                          "float64"};
+static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", "band", "bor", "bxor"};
+
+/* What a call is: word 0 the count, word 1 the collective, dtype, op and root. */
+static void pack(int coll, const struct shmc__cx *x, size_t count, uint64_t w[2])
+{
+    w[0] = count;
+    w[1] = (uint64_t)coll | (uint64_t)x->dt << 8 | (uint64_t)x->op << 16 |
+           (uint64_t)(uint32_t)x->root << 32;
+}
+
+static void describe(const uint64_t w[2], char *buf, size_t len)
+{
+    unsigned coll = w[1] & 0xff, dt = (w[1] >> 8) & 0xff, op = (w[1] >> 16) & 0xff;
+    int root = (int)(uint32_t)(w[1] >> 32);
+    const char *cn = coll < SHMC_C_COUNT ? shmc__coll_names[coll] : "?";
+    const char *dn = dt < sizeof dtype_names / sizeof *dtype_names ? dtype_names[dt] : "?";
+    const char *on = op < sizeof op_names / sizeof *op_names ? op_names[op] : "?";
+    switch (coll) {
+    case SHMC_C_BARRIER:
+        snprintf(buf, len, "%s", cn);
+        break;
+    case SHMC_C_REDUCE:
+        snprintf(buf, len, "%s(count %llu, %s, %s, root %d)", cn, (unsigned long long)w[0], dn,
+                 on, root);
+        break;
+    case SHMC_C_ALLREDUCE:
+    case SHMC_C_REDUCE_SCATTER:
+        snprintf(buf, len, "%s(count %llu, %s, %s)", cn, (unsigned long long)w[0], dn, on);
+        break;
+    case SHMC_C_BROADCAST:
+    case SHMC_C_GATHER:
+    case SHMC_C_SCATTER:
+        snprintf(buf, len, "%s(count %llu, %s, root %d)", cn, (unsigned long long)w[0], dn, root);
+        break;
+    default:
+        snprintf(buf, len, "%s(count %llu, %s)", cn, (unsigned long long)w[0], dn);
+        break;
+    }
+}
+
+/* The calls differ: learn everyone's and say which ranks called what. */
+static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uint64_t mine[2])
+{
+    uint64_t *all = malloc((size_t)x->n * 2 * sizeof *all);
+    if (!all)
+        return SHMC_ERR_NOMEM;
+    int rc = shmc__coll_run(SHMC_C_ALLGATHER, wx, mine, all, 2, (size_t)x->n * sizeof mine[0] * 2);
+    if (rc != SHMC_OK) {
+        free(all);
+        return rc;
+    }
+    /* Rank 0's call against each different one, with the ranks that made it. */
+    char msg[1024], what[160];
+    size_t k = 0;
+    describe(all, what, sizeof what);
+    k += (size_t)snprintf(msg + k, sizeof msg - k, "rank 0 called %s", what);
+    for (int r = 1; r < x->n && k < sizeof msg; r++) {
+        const uint64_t *w = all + 2 * r;
+        int first = 1; /* the first rank with this call that differs from rank 0's */
+        for (int q = 1; q < r && first; q++)
+            first = !(all[2 * q] == w[0] && all[2 * q + 1] == w[1]);
+        if (!first || (w[0] == all[0] && w[1] == all[1]))
+            continue;
+        describe(w, what, sizeof what);
+        char who[256];
+        size_t m = (size_t)snprintf(who, sizeof who, "%d", r);
+        int many = 0;
+        for (int q = r + 1; q < x->n && m < sizeof who; q++)
+            if (all[2 * q] == w[0] && all[2 * q + 1] == w[1]) {
+                m += (size_t)snprintf(who + m, sizeof who - m, ", %d", q);
+                many = 1;
+            }
+        k += (size_t)snprintf(msg + k, sizeof msg - k, "; rank%s %s called %s", many ? "s" : "",
+                              who, what);
+    }
+    if (x->c->ctx == 0)
+        SHMC_ERROR("collective mismatch on the world: %s", msg);
+    else
+        SHMC_ERROR("collective mismatch on a communicator of %d ranks (its own rank numbers): "
+                   "%s",
+                   x->n, msg);
+    free(all);
+    return SHMC_ERR_MISMATCH;
+}
+
+int shmc__coll_check(int coll, const struct shmc__cx *x, size_t count)
+{
+    struct shmc__cx wx = *x;
+    wx.dt = SHMC_UINT64;
+    wx.es = sizeof(uint64_t);
+    wx.op = SHMC_MIN;
+    wx.root = 0;
+    uint64_t mine[2], in[4], out[4];
+    pack(coll, x, count, mine);
+    in[0] = mine[0];
+    in[1] = mine[1];
+    in[2] = ~mine[0];
+    in[3] = ~mine[1];
+    int rc = shmc__coll_run(SHMC_C_ALLREDUCE, &wx, in, out, 4, sizeof in);
+    if (rc != SHMC_OK)
+        return rc;
+    if (out[0] == ~out[2] && out[1] == ~out[3])
+        return SHMC_OK; /* smallest == largest: every member made this call */
+    return report(x, &wx, mine);
+}
