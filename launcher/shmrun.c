@@ -31,7 +31,7 @@ static int make_arena(struct shmrun_job *j)
     if (rc == SHMC_OK)
         rc = shmc__arena_unique_name(name, sizeof name);
     if (rc == SHMC_OK)
-        rc = shmc__arena_create(&j->arena, name, &lay, 1, (int)getpid());
+        rc = shmc__arena_create(&j->arena, name, &lay, 1, (int)getpid(), cfg.memfd);
     if (rc != SHMC_OK) {
         fprintf(stderr, "shmrun: cannot set up shared memory for %d ranks: %s\n", j->n,
                 shmc_strerror(rc));

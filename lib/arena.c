@@ -112,18 +112,20 @@ size_t shmc__shm_free_bytes(void)
     return (size_t)sv.f_bavail * (size_t)sv.f_frsize;
 }
 
-static void report_noshm(uint64_t need)
+static void report_noshm(uint64_t need, int fd_passed)
 {
+    /* Where the ranks get the arena as a descriptor, it need not live in /dev/shm. */
+    const char *alt = fd_passed ? ", or set SHMC_MEMFD=1 to use memory outside /dev/shm" : "";
     size_t free_b = shmc__shm_free_bytes();
     if (free_b == (size_t)-1)
         SHMC_ERROR("the job needs %.1f MiB of shared memory and /dev/shm cannot provide it; "
-                   "check that /dev/shm is mounted (df -h /dev/shm)",
-                   (double)need / 1048576.0);
+                   "check that /dev/shm is mounted (df -h /dev/shm)%s",
+                   (double)need / 1048576.0, alt);
     else
         SHMC_ERROR("the job needs %.1f MiB of shared memory, /dev/shm has %.1f MiB free; "
                    "free space in /dev/shm (df -h /dev/shm), run fewer ranks, or set a "
-                   "smaller SHMC_RING_SIZE",
-                   (double)need / 1048576.0, (double)free_b / 1048576.0);
+                   "smaller SHMC_RING_SIZE%s",
+                   (double)need / 1048576.0, (double)free_b / 1048576.0, alt);
 }
 
 int shmc__arena_unique_name(char *buf, size_t len)
@@ -136,7 +138,7 @@ int shmc__arena_unique_name(char *buf, size_t len)
 }
 
 int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shmc__layout *l,
-                       int unlink_now, int launcher_pid)
+                       int unlink_now, int launcher_pid, int memfd)
 {
     int rc = SHMC_ERR_SYS;
     memset(a, 0, sizeof *a);
@@ -147,20 +149,31 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
 
     /* Refuse early with both numbers rather than fail half-way. */
     size_t free_b = shmc__shm_free_bytes();
-    if (free_b != (size_t)-1 && free_b < l->total_size) {
-        report_noshm(l->total_size);
-        return SHMC_ERR_NOSHM;
+    int small = free_b != (size_t)-1 && free_b < l->total_size;
+    int fd, anon = unlink_now && memfd;
+    if (anon) {
+        fd = memfd_create("shmcomm", MFD_CLOEXEC);
+        if (fd < 0 || fchmod(fd, 0600) != 0) {
+            SHMC_ERROR("cannot create a memory file for the job: %s", strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            return SHMC_ERR_SYS;
+        }
+    } else {
+        if (small) {
+            report_noshm(l->total_size, unlink_now);
+            return SHMC_ERR_NOSHM;
+        }
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            if (errno == EEXIST)
+                return SHMC_ERR_STATE; /* the caller decides whether that is an error */
+            SHMC_ERROR("cannot create shared memory %s: %s", name, strerror(errno));
+            return SHMC_ERR_SYS;
+        }
+        if (unlink_now)
+            shm_unlink(name);
     }
-
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        if (errno == EEXIST)
-            return SHMC_ERR_STATE; /* the caller decides whether that is an error */
-        SHMC_ERROR("cannot create shared memory %s: %s", name, strerror(errno));
-        return SHMC_ERR_SYS;
-    }
-    if (unlink_now)
-        shm_unlink(name);
 
     if (ftruncate(fd, (off_t)l->total_size) != 0) {
         SHMC_ERROR("cannot size shared memory %s: %s", name, strerror(errno));
@@ -168,8 +181,14 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     }
     /* Reserve every page now so a full /dev/shm is an error here, not a SIGBUS later. */
     int err = posix_fallocate(fd, 0, (off_t)l->total_size);
-    if (err == ENOSPC || err == ENOMEM) {
-        report_noshm(l->total_size);
+    if ((err == ENOSPC || err == ENOMEM) && anon) {
+        SHMC_ERROR("the job needs %.1f MiB of shared memory and the system cannot provide it "
+                   "(free memory, or the memory limit of this cgroup)",
+                   (double)l->total_size / 1048576.0);
+        rc = SHMC_ERR_NOMEM;
+        goto fail_unlink;
+    } else if (err == ENOSPC || err == ENOMEM) {
+        report_noshm(l->total_size, unlink_now);
         rc = SHMC_ERR_NOSHM;
         goto fail_unlink;
     } else if (err != 0 && err != EOPNOTSUPP && err != EINVAL) {
@@ -215,7 +234,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     return SHMC_OK;
 
 fail_unlink:
-    if (!unlink_now)
+    if (!unlink_now && !anon)
         shm_unlink(name);
     close(fd);
     a->fd = -1;

@@ -197,9 +197,11 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
  * up front and initialises it. With unlink_now the name is removed at once and the arena
  * lives on through the open fd (shmrun passes it to the ranks). On a too-small /dev/shm
  * returns SHMC_ERR_NOSHM after logging the size needed and the size free. The fd is
- * opened close-on-exec; a launcher clears that flag in the child that must inherit it. */
+ * opened close-on-exec; a launcher clears that flag in the child that must inherit it.
+ * memfd (only with unlink_now, since nothing can then attach by name): 1 makes the
+ * arena an anonymous memory file (memfd_create), outside /dev/shm and its size limit. */
 int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shmc__layout *l,
-                       int unlink_now, int launcher_pid);
+                       int unlink_now, int launcher_pid, int memfd);
 
 /* Maps the arena open on fd and checks owner, mode, size, magic, version, rank count and
  * every offset. Returns SHMC_OK, SHMC_ERR_CORRUPT (with a logged reason) or SHMC_ERR_SYS.

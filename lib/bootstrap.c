@@ -219,7 +219,7 @@ static int create_embedded(struct shmc__global *g, const char *name, unsigned nr
     if (rc != SHMC_OK)
         return rc;
     for (int attempt = 0; attempt < 3; attempt++) {
-        rc = shmc__arena_create(&g->arena, name, &lay, 0, 0);
+        rc = shmc__arena_create(&g->arena, name, &lay, 0, 0, 0);
         if (rc != SHMC_ERR_STATE)
             return rc;
         /* The name exists: a running job with the same key, one being created right
@@ -321,7 +321,7 @@ int shmc__bootstrap(struct shmc__global *g)
         char name[64];
         if ((rc = shmc__arena_layout(1, 0, &lay)) == SHMC_OK &&
             (rc = shmc__arena_unique_name(name, sizeof name)) == SHMC_OK)
-            rc = shmc__arena_create(&g->arena, name, &lay, 1, 0);
+            rc = shmc__arena_create(&g->arena, name, &lay, 1, 0, g->cfg.memfd);
     } else {
         char name[64];
         const char *key = g->cfg.job_id ? g->cfg.job_id : l.key;

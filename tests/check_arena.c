@@ -61,7 +61,7 @@ static int make_arena(struct shmc__arena *a)
     char name[64];
     ck_assert_int_eq(shmc__arena_layout(4, 0, &l), SHMC_OK);
     ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
-    ck_assert_int_eq(shmc__arena_create(a, name, &l, 1, 0), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(a, name, &l, 1, 0, 0), SHMC_OK);
     return a->fd;
 }
 

@@ -412,8 +412,9 @@ START_TEST(test_launcher_forwards_signals)
 }
 END_TEST
 
-/* A /dev/shm too small for the job: a clear message with both sizes, before any rank
- * starts. Needs a private mount namespace (root); skipped otherwise. */
+/* A /dev/shm too small for the job: a clear message with both sizes and the way out,
+ * before any rank starts; with SHMC_MEMFD=1 the same job runs, its memory outside
+ * /dev/shm. Needs a private mount namespace (root); skipped otherwise. */
 START_TEST(test_launcher_small_dev_shm)
 {
     char cmd[1024];
@@ -430,7 +431,15 @@ START_TEST(test_launcher_small_dev_shm)
     ASSERT_OUT("the job needs ");
     ASSERT_OUT(" MiB of shared memory, /dev/shm has ");
     ASSERT_OUT(" MiB free");
+    ASSERT_OUT("or set SHMC_MEMFD=1 to use memory outside /dev/shm");
     ASSERT_OUT("status=1\n");
+    snprintf(cmd, sizeof cmd,
+             "unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm || exit 77; "
+             "SHMC_MEMFD=1 exec %s -n 64 sh -c \"echo ran \\$SHMC_RANK\" | grep -c ran' 2>&1; "
+             "echo status=$?",
+             shmrun);
+    shmct_sh(cmd, out, sizeof out);
+    ASSERT_OUT("64\nstatus=0\n");
 }
 END_TEST
 
