@@ -6,16 +6,19 @@
 #                              them when present)
 #   scripts/deps.sh --bench    also what make bench-compare compares with and plots with:
 #                              Open MPI, MPICH, torch (gloo) and gnuplot
+#   scripts/deps.sh --fuzz     also clang and its libFuzzer runtime, for make fuzz
 set -u
 install=0
 mpi=0
 bench=0
+fuzz=0
 for a in "$@"; do
     case "$a" in
     --install) install=1 ;;
     --mpi) mpi=1 ;;
     --bench) mpi=1; bench=1 ;;
-    *) echo "usage: scripts/deps.sh [--install] [--mpi] [--bench]" >&2; exit 2 ;;
+    --fuzz) fuzz=1 ;;
+    *) echo "usage: scripts/deps.sh [--install] [--mpi] [--bench] [--fuzz]" >&2; exit 2 ;;
     esac
 done
 
@@ -36,6 +39,12 @@ fi
 if [ "$bench" = 1 ]; then
     command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
     /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null || missing="$missing python3-torch"
+fi
+
+if [ "$fuzz" = 1 ]; then
+    command -v clang >/dev/null 2>&1 || missing="$missing clang"
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        missing="$missing libclang-rt-dev"
 fi
 
 [ -z "$missing" ] && exit 0
