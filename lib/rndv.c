@@ -23,6 +23,7 @@
 
 #include "internal.h"
 #include "log.h"
+#include "memcheck.h"
 #include "wait.h"
 
 #define CMA_PIECE (4u << 20) /* bytes per process_vm_readv, so progress stays responsive */
@@ -140,6 +141,7 @@ static int coop_step(struct shmc_request *r)
 {
     int e, st = shmc__coop_recv_step(r, &e);
     if (st == 2) {
+        shmc__mark_defined(r->buf, r->xfer_bytes); /* the sender wrote part (memcheck.h) */
         shmc__req_complete(r, SHMC_OK); /* which takes it off cma_active */
         return 1;
     }

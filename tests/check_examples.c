@@ -4,6 +4,7 @@
  * it is wrong.
  */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -34,6 +35,30 @@ START_TEST(test_examples_run)
 }
 END_TEST
 
+/* Each example at 2 ranks under valgrind's memcheck: no invalid access, no use of
+ * uninitialised memory, no definite leak (the library marks what peers wrote into a
+ * rank's buffers as defined, lib/memcheck.h). Skipped where valgrind is missing. */
+START_TEST(test_examples_memcheck)
+{
+    char shmrun[512], prog[512], cmd[2048], out[16384], rel[128];
+    if (shmct_sh("valgrind --version >/dev/null 2>&1", out, sizeof out) != 0) {
+        if (_i == 0)
+            fprintf(stderr, "test_examples_memcheck: skipped (no valgrind)\n");
+        return;
+    }
+    shmct_build_path("bin/shmrun", shmrun, sizeof shmrun);
+    snprintf(rel, sizeof rel, "examples/%s", examples[_i]);
+    shmct_build_path(rel, prog, sizeof prog);
+    snprintf(cmd, sizeof cmd,
+             "%s -n 2 valgrind -q --error-exitcode=9 --leak-check=full "
+             "--errors-for-leak-kinds=definite %s 2>&1",
+             shmrun, prog);
+    int st = shmct_sh(cmd, out, sizeof out);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && !strstr(out, "=="),
+                  "%s under memcheck (%d):\n%s", examples[_i], st, out);
+}
+END_TEST
+
 /* Started alone, an example is a job of one rank and says it needs more. */
 START_TEST(test_examples_alone)
 {
@@ -52,6 +77,7 @@ static Suite *examples_suite(void)
     TCase *t = tcase_create("shmrun");
     tcase_set_timeout(t, 120);
     tcase_add_loop_test(t, test_examples_run, 0, NEX);
+    tcase_add_loop_test(t, test_examples_memcheck, 0, NEX);
     tcase_add_test(t, test_examples_alone);
     suite_add_tcase(s, t);
     return s;
