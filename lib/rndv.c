@@ -128,8 +128,9 @@ static int read_failed(struct shmc_request *r, int e)
         shmc__req_complete(r, SHMC_ERR_PEER_DEAD);
         return 1;
     }
-    SHMC_ERROR("reading from rank %d failed: %s (is the receive buffer valid?)", r->src,
-               strerror(e));
+    SHMC_ERROR("reading from rank %d failed: %s (is its send buffer, or the receive buffer, "
+               "valid?)",
+               r->src, strerror(e));
     shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-SHMC_ERR_ARG), 0);
     shmc__req_complete(r, SHMC_ERR_ARG);
     return 1;
