@@ -35,6 +35,9 @@ static const char usage[] = USAGE_LINE
     "                         first printing what each rank is blocked on\n"
     "  --keep-going           a rank that fails does not end the job: the others see\n"
     "                         SHMC_ERR_PEER_DEAD where they depend on it, and go on\n"
+    "  --cleanup              remove this user's shmcomm segments in /dev/shm that no\n"
+    "                         running job uses (left by jobs that died while starting),\n"
+    "                         and start nothing: shmrun --cleanup\n"
     "  -h, --help             this text\n"
     "  -V, --version          shmrun's version\n"
     "\n"
@@ -209,6 +212,10 @@ int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t
             o->keep_going = 1;
             continue;
         }
+        if (!strcmp(a, "--cleanup")) {
+            o->cleanup = 1;
+            continue;
+        }
         if (!strncmp(a, "--timeout", 9) && (a[9] == '\0' || a[9] == '=')) {
             v = opt_value(argc, argv, &i, a, 9);
             if (parse_seconds(v, &o->timeout_s) != 0)
@@ -220,6 +227,11 @@ int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t
         }
         return fail(err, errlen, SHMRUN_EXIT_USAGE, 1, "shmrun: unknown option '%s'", a);
     }
+    if (o->cleanup && i >= argc)
+        return -1; /* nothing else to do: shmrun removes leftovers and exits */
+    if (o->cleanup)
+        return fail(err, errlen, SHMRUN_EXIT_USAGE, 1,
+                    "shmrun: --cleanup starts no job; give it no program");
     if (o->nranks == 0)
         return fail(err, errlen, SHMRUN_EXIT_USAGE, 1,
                     "shmrun: say how many ranks to start, for example -n 4");

@@ -16,6 +16,7 @@ struct shmrun_opts {
     int tag_output;
     double timeout_s; /* 0: none */
     int keep_going;   /* a failed rank does not end the job */
+    int cleanup;      /* --cleanup: remove leftover segments, start no job */
     char **argv;      /* the program and its arguments */
     char prog[4096];  /* the program's resolved path */
 };

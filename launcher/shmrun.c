@@ -17,6 +17,7 @@
 #include "config.h"
 #include "job.h"
 #include "log.h"
+#include "cleanup.h"
 #include "shmcomm.h"
 
 static int make_arena(struct shmrun_job *j)
@@ -72,6 +73,8 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    if (o.cleanup)
+        return shmrun_cleanup();
     memset(&j, 0, sizeof j);
     j.o = &o;
     j.n = o.nranks;

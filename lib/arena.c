@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -126,6 +127,39 @@ static void report_noshm(uint64_t need, int fd_passed)
                    "free space in /dev/shm (df -h /dev/shm), run fewer ranks, or set a "
                    "smaller SHMC_RING_SIZE%s",
                    (double)need / 1048576.0, (double)free_b / 1048576.0, alt);
+}
+
+/* See arena.h. */
+int shmc__arena_peek_ready(int fd, int *creator_alive)
+{
+    struct stat st;
+    *creator_alive = 0;
+    if (fstat(fd, &st) != 0 || st.st_size < 4096)
+        return 0;
+    const struct shmc__arena_hdr *h = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    if (h == MAP_FAILED)
+        return 0;
+    /* A0: the header is complete once magic is set. */
+    int ready = shmc__load_acquire64(&((struct shmc__arena_hdr *)h)->magic) == SHMC_ARENA_MAGIC;
+    if (ready)
+        *creator_alive = shmc__arena_creator_alive(h);
+    munmap((void *)h, 4096);
+    return ready;
+}
+
+/* A segment still being set up (no magic yet) counts as a leftover only when older. */
+#define STALE_AFTER_S 10
+
+int shmc__arena_leftover(const char *name)
+{
+    int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int alive = 0, ready = shmc__arena_peek_ready(fd, &alive);
+    int young = fstat(fd, &st) == 0 && time(NULL) - st.st_mtime < STALE_AFTER_S;
+    close(fd);
+    return !((ready && alive) || (!ready && young));
 }
 
 int shmc__arena_unique_name(char *buf, size_t len)

@@ -193,6 +193,14 @@ uint32_t shmc__ring_bytes_for(unsigned nranks, size_t requested);
 /* Fills *l for nranks ranks. Returns SHMC_OK or SHMC_ERR_LIMIT / SHMC_ERR_ARG. */
 int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layout *l);
 
+/* Is the arena object called name a leftover: made by a job whose creator is gone, or
+ * never finished and older than a few seconds? 1 yes, 0 no (a running job's), -1 it
+ * cannot be opened. Used before replacing it, and by shmrun --cleanup. */
+int shmc__arena_leftover(const char *name);
+/* 1 if the object on fd is a complete arena (magic set), 0 if not (yet); sets
+ * *creator_alive. */
+int shmc__arena_peek_ready(int fd, int *creator_alive);
+
 /* Creates a new arena object named name (O_CREAT|O_EXCL, mode 0600), reserves its memory
  * up front and initialises it. With unlink_now the name is removed at once and the arena
  * lives on through the open fd (shmrun passes it to the ranks). On a too-small /dev/shm

@@ -185,32 +185,11 @@ static uint64_t fnv1a(const char *s)
     return h;
 }
 
-/* 1 if the segment on fd is a complete arena, 0 if not (yet). Fills creator liveness. */
-static int peek_ready(int fd, int *creator_alive)
-{
-    struct stat st;
-    *creator_alive = 0;
-    if (fstat(fd, &st) != 0 || st.st_size < 4096)
-        return 0;
-    const struct shmc__arena_hdr *h = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
-    if (h == MAP_FAILED)
-        return 0;
-    /* A0: the header is complete once magic is set. */
-    int ready = shmc__load_acquire64(&((struct shmc__arena_hdr *)h)->magic) == SHMC_ARENA_MAGIC;
-    if (ready)
-        *creator_alive = shmc__arena_creator_alive(h);
-    munmap((void *)h, 4096);
-    return ready;
-}
-
 static void sleep_ms(unsigned ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000u, .tv_nsec = (long)(ms % 1000u) * 1000000L};
     nanosleep(&ts, NULL);
 }
-
-/* A segment still being set up (no magic yet) counts as a leftover only when older. */
-#define STALE_AFTER_S 10
 
 static int create_embedded(struct shmc__global *g, const char *name, unsigned nranks)
 {
@@ -224,19 +203,11 @@ static int create_embedded(struct shmc__global *g, const char *name, unsigned nr
             return rc;
         /* The name exists: a running job with the same key, one being created right
          * now (two local rank 0s), or a leftover of a job that died while assembling. */
-        int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
-        int alive = 0, young = 0;
-        if (fd >= 0) {
-            struct stat st;
-            int ready = peek_ready(fd, &alive);
-            young = fstat(fd, &st) == 0 && time(NULL) - st.st_mtime < STALE_AFTER_S;
-            close(fd);
-            if ((ready && alive) || (!ready && young)) {
-                SHMC_ERROR("another running job uses the shared-memory name %s (same user and "
-                           "job key); give this job its own SHMC_JOB_ID",
-                           name);
-                return SHMC_ERR_ENV;
-            }
+        if (shmc__arena_leftover(name) == 0) {
+            SHMC_ERROR("another running job uses the shared-memory name %s (same user and "
+                       "job key); give this job its own SHMC_JOB_ID",
+                       name);
+            return SHMC_ERR_ENV;
         }
         SHMC_INFO("removing %s, left by a job that ended before all its ranks attached", name);
         shm_unlink(name);
@@ -256,7 +227,7 @@ static int attach_embedded(struct shmc__global *g, const char *name, unsigned nr
         }
         if (fd >= 0) {
             int alive;
-            if (peek_ready(fd, &alive) && alive) {
+            if (shmc__arena_peek_ready(fd, &alive) && alive) {
                 int rc = shmc__arena_attach_fd(&g->arena, fd, nranks);
                 if (rc != SHMC_OK)
                     close(fd);

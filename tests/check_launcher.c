@@ -9,10 +9,12 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "harness.h"
 
 static char shmrun[512], fail_rank[512], sleeper[512];
@@ -412,6 +414,44 @@ START_TEST(test_launcher_forwards_signals)
 }
 END_TEST
 
+/* shmrun --cleanup removes a segment left by a job whose creator died before its ranks
+ * attached (made here by a child that exits without removing it), keeps one a live
+ * process made, and says which is which. */
+START_TEST(test_launcher_cleanup)
+{
+    struct shmc__layout lay;
+    char dead[64], live[64], path[80];
+    ck_assert_int_eq(shmc__arena_layout(2, 0, &lay), SHMC_OK);
+    snprintf(dead, sizeof dead, "/shmc-%u-jcleanup-dead-%d", (unsigned)geteuid(), (int)getpid());
+    snprintf(live, sizeof live, "/shmc-%u-jcleanup-live-%d", (unsigned)geteuid(), (int)getpid());
+    pid_t c = fork();
+    if (c == 0) {
+        struct shmc__arena a;
+        _exit(shmc__arena_create(&a, dead, &lay, 0, 0, 0) == SHMC_OK ? 0 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(c, &st, 0), c);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    struct shmc__arena mine;
+    ck_assert_int_eq(shmc__arena_create(&mine, live, &lay, 0, 0, 0), SHMC_OK);
+
+    ck_assert_int_eq(run("--cleanup"), 0);
+    char want[160];
+    snprintf(want, sizeof want, "removed /dev/shm%s: left by a job that is gone", dead);
+    ASSERT_OUT(want);
+    snprintf(want, sizeof want, "kept /dev/shm%s: a running job uses it", live);
+    ASSERT_OUT(want);
+    snprintf(path, sizeof path, "/dev/shm%s", dead);
+    ck_assert_msg(access(path, F_OK) != 0, "%s is still there", path);
+    snprintf(path, sizeof path, "/dev/shm%s", live);
+    ck_assert_msg(access(path, F_OK) == 0, "%s was removed", path);
+    shm_unlink(live);
+    shmc__arena_detach(&mine);
+    ck_assert_int_eq(run("--cleanup -n 2 true"), 2);
+    ASSERT_OUT("--cleanup starts no job");
+}
+END_TEST
+
 /* A /dev/shm too small for the job: a clear message with both sizes and the way out,
  * before any rank starts; with SHMC_MEMFD=1 the same job runs, its memory outside
  * /dev/shm. Needs a private mount namespace (root); skipped otherwise. */
@@ -463,6 +503,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_report_on_usr1);
     tcase_add_test(t, test_launcher_shmc_timeout);
     tcase_add_test(t, test_launcher_keep_going);
+    tcase_add_test(t, test_launcher_cleanup);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
     tcase_add_test(t, test_launcher_shmrun_killed);

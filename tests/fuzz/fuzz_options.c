@@ -32,8 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char out[4096], err[1024];
     memset(&o, 0, sizeof o);
     int rc = shmrun_parse(argc, argv, &o, out, sizeof out, err, sizeof err);
-    /* What the parser hands on must be usable: a program path within its buffer. */
-    if (rc == 0 && o.argv) {
+    /* A job to start (rc < 0) must be usable: a program path within its buffer. */
+    if (rc < 0 && !o.cleanup) {
         if (!memchr(o.prog, '\0', sizeof o.prog))
             abort();
         if (o.nranks < 1 || o.nranks > 256)
