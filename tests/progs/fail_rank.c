@@ -30,8 +30,8 @@ static double now_ms(void)
  * include it) fail with SHMC_ERR_PEER_DEAD; a ring exchange among the survivors, and a
  * barrier and an all-reduce on `rest` (the survivors' communicator, made while everyone
  * lived) still work. Each line says what returned; the first, how long it took (RANK
- * dies 200 ms after the start, so the time above 200 ms is how long the death took to
- * reach a rank blocked on it). */
+ * dies 200 ms after the start, or FAIL_RANK_DELAY_MS, so the time above that is how
+ * long the death took to reach a rank blocked on it). */
 static void survive(shmc_comm *w, shmc_comm *rest, int me, int n, int bad)
 {
     int v = me, got = -1;
@@ -95,8 +95,9 @@ int main(int argc, char **argv)
     }
     shmc_barrier(w);
     if (me == bad) {
-        if (!strcmp(mode, "survive"))
-            usleep(200000); /* the others are blocked on it when it dies */
+        if (!strcmp(mode, "survive")) /* the others are blocked on it when it dies */
+            usleep(getenv("FAIL_RANK_DELAY_MS") ? 1000u * (unsigned)atoi(getenv("FAIL_RANK_DELAY_MS"))
+                                                : 200000u);
         if (!strcmp(mode, "signal"))
             raise(arg);
         if (!strcmp(mode, "abort"))
