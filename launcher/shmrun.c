@@ -14,10 +14,10 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "config.h"
 #include "job.h"
 #include "log.h"
-#include "cleanup.h"
 #include "shmcomm.h"
 
 static int make_arena(struct shmrun_job *j)

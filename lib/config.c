@@ -191,8 +191,7 @@ int shmc__config_load(struct shmc__config *cfg)
         (rc = env_uint("SHMC_SPIN_ELSEWHERE", 0, 1000000u, &cfg->spin_elsewhere_us)) ||
         (rc = env_uint("SHMC_ATTACH_TIMEOUT", 1, 86400u, &cfg->attach_timeout_s)) ||
         (rc = env_uint("SHMC_TIMEOUT", 0, 86400u, &cfg->hang_timeout_s)) ||
-        (rc = env_bool("SHMC_CHECK", &cfg->check)) ||
-        (rc = env_bool("SHMC_MEMFD", &cfg->memfd)))
+        (rc = env_bool("SHMC_CHECK", &cfg->check)) || (rc = env_bool("SHMC_MEMFD", &cfg->memfd)))
         return rc;
 
     if (cfg->ring_bytes & (cfg->ring_bytes - 1)) {

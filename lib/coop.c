@@ -99,8 +99,7 @@ static void reclaim(void)
     for (uint64_t held = g->xdesc_held; held; held &= held - 1) {
         int i = __builtin_ctzll(held);
         /* A11 pairs with R11 (shmc__coop_release): the receiver no longer touches it. */
-        if (shmc__load_acquire32(&entry(g->rank, i)->released) ||
-            g->peers[g->xdesc_peer[i]].gone) {
+        if (shmc__load_acquire32(&entry(g->rank, i)->released) || g->peers[g->xdesc_peer[i]].gone) {
             g->xdesc_held &= ~(1ull << i);
             g->xdesc_free |= 1ull << i;
         }
@@ -180,7 +179,7 @@ int shmc__coop_progress(void)
     for (struct shmc_request *s = g->coop_sends.head; s; s = next) {
         next = s->next;
         struct shmc__xdesc *d = entry(g->rank, s->xdesc);
-        /* A8 pairs with R8 (shmc__coop_arm): raddr and total are valid. */
+        /* A8 pairs with R8 (arm): raddr and total are valid. */
         if (!shmc__load_acquire32(&d->armed))
             continue;
         uint64_t total = d->total;

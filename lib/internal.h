@@ -291,9 +291,8 @@ int shmc__coop_sending_to(int peer); /* 1 if one of our offered sends to peer is
 uint64_t shmc__cma_copy(int p, int write, uint8_t *local, uint64_t remote, uint64_t len,
                         int *err);
 int shmc__coop_usable(int src, uint32_t rts_flags);
-void shmc__coop_release(struct shmc_request *r); /* recv: done with the sender's entry */
+void shmc__coop_release(struct shmc_request *r);       /* recv: done with the sender's entry */
 int shmc__coop_all_done(const struct shmc_request *s); /* send: every byte copied */
-void shmc__coop_arm(struct shmc_request *r); /* recv: give the sender our buffer */
 /* 1: copied a range, 0: waiting for the sender, 2: all copied (the entry released),
  * -1: failed (*err). */
 int shmc__coop_recv_step(struct shmc_request *r, int *err);

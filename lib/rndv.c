@@ -143,7 +143,7 @@ static int coop_step(struct shmc_request *r)
     int e, st = shmc__coop_recv_step(r, &e);
     if (st == 2) {
         shmc__mark_defined(r->buf, r->xfer_bytes); /* the sender wrote part (memcheck.h) */
-        shmc__req_complete(r, SHMC_OK); /* which takes it off cma_active */
+        shmc__req_complete(r, SHMC_OK);            /* which takes it off cma_active */
         return 1;
     }
     return st >= 0 ? st : read_failed(r, e);

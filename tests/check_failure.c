@@ -90,20 +90,30 @@ END_TEST
  * so that the one-step and the message-based algorithms all do. */
 enum { NCOLL = 10 };
 
-static int one_collective(shmc_comm *w, int me, int k, int32_t *a, int32_t *b, size_t c)
+static int one_collective(shmc_comm *w, int k, int32_t *a, int32_t *b, size_t c)
 {
     int last = shmc_comm_size(w) - 1;
     switch (k) {
-    case 0: return shmc_barrier(w);
-    case 1: return shmc_allreduce(a, b, c, SHMC_INT32, SHMC_SUM, w);
-    case 2: return shmc_allgather(a, b, c, SHMC_INT32, w);
-    case 3: return shmc_reduce_scatter(a, b, c, SHMC_INT32, SHMC_SUM, w);
-    case 4: return shmc_alltoall(a, b, c, SHMC_INT32, w);
-    case 5: return shmc_broadcast(a, c, SHMC_INT32, last, w);
-    case 6: return shmc_reduce(a, b, c, SHMC_INT32, SHMC_SUM, 0, w);
-    case 7: return shmc_gather(a, b, c, SHMC_INT32, 0, w);
-    case 8: return shmc_broadcast(a, c, SHMC_INT32, 0, w);
-    default: (void)me; return shmc_scatter(a, b, c, SHMC_INT32, 0, w);
+    case 0:
+        return shmc_barrier(w);
+    case 1:
+        return shmc_allreduce(a, b, c, SHMC_INT32, SHMC_SUM, w);
+    case 2:
+        return shmc_allgather(a, b, c, SHMC_INT32, w);
+    case 3:
+        return shmc_reduce_scatter(a, b, c, SHMC_INT32, SHMC_SUM, w);
+    case 4:
+        return shmc_alltoall(a, b, c, SHMC_INT32, w);
+    case 5:
+        return shmc_broadcast(a, c, SHMC_INT32, last, w);
+    case 6:
+        return shmc_reduce(a, b, c, SHMC_INT32, SHMC_SUM, 0, w);
+    case 7:
+        return shmc_gather(a, b, c, SHMC_INT32, 0, w);
+    case 8:
+        return shmc_broadcast(a, c, SHMC_INT32, 0, w);
+    default:
+        return shmc_scatter(a, b, c, SHMC_INT32, 0, w);
     }
 }
 
@@ -126,7 +136,7 @@ static void collectives_dead_member(shmc_comm *w, int me, int n, void *arg)
     }
     int seen = 0; /* this rank has had SHMC_ERR_PEER_DEAD */
     for (int i = 0; i < NCOLL; i++) {
-        int k = (first + i) % NCOLL, rc = one_collective(w, me, k, a, b, c);
+        int k = (first + i) % NCOLL, rc = one_collective(w, k, a, b, c);
         if (seen || must_fail(k, me))
             T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "collective %d (call %d%s) returned %s", k, i,
                      seen ? ", after an earlier one failed" : "", shmc_strerror(rc));
@@ -349,6 +359,7 @@ static Suite *failure_suite(void)
     Suite *s = suite_create("failure");
     TCase *t = tcase_create("peers");
     tcase_set_timeout(t, 60);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_failure_exit_without_finalize);
     tcase_add_test(t, test_failure_receiver_leaves);
     tcase_add_test(t, test_failure_peer_finalized);

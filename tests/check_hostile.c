@@ -116,7 +116,8 @@ static void scribbled(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_hostile_scribbler)
 {
-    _Atomic int *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    _Atomic int *shared =
+        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     ck_assert(shared != MAP_FAILED);
     atomic_store(&shared[0], 0);
     atomic_store(&shared[1], _i); /* a different garbage each run */
@@ -132,6 +133,7 @@ static Suite *hostile_suite(void)
     Suite *s = suite_create("hostile");
     TCase *t = tcase_create("scribble");
     tcase_set_timeout(t, 60);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_loop_test(t, test_hostile_scribbler, 0, 20);
     suite_add_tcase(s, t);
     return s;

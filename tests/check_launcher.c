@@ -218,8 +218,8 @@ START_TEST(test_launcher_keep_going)
         const char *dead = shmc_strerror(SHMC_ERR_PEER_DEAD);
         snprintf(want[0], sizeof want[0], "rank %d: recv from dead: %s (", r, dead);
         snprintf(want[1], sizeof want[1], "rank %d: send to dead: %s\n", r, dead);
-        snprintf(want[2], sizeof want[2], "rank %d: ring among survivors: success, got %d (want %d)",
-                 r, lefts[i], lefts[i]);
+        snprintf(want[2], sizeof want[2],
+                 "rank %d: ring among survivors: success, got %d (want %d)", r, lefts[i], lefts[i]);
         snprintf(want[3], sizeof want[3], "rank %d: barrier on the world: %s (", r, dead);
         snprintf(want[4], sizeof want[4], "rank %d: allreduce on the world: %s\n", r, dead);
         snprintf(want[5], sizeof want[5], "rank %d: barrier among survivors: success\n", r);
@@ -251,8 +251,7 @@ START_TEST(test_launcher_shmc_timeout)
                   "not exactly one report:\n%s", out);
     ck_assert_int_eq(run("--timeout 2 -n 2 %s pause", sleeper), 124);
     unsetenv("SHMC_TIMEOUT");
-    ck_assert_msg(!strstr(out, "SHMC_TIMEOUT"), "a report for ranks outside the library:\n%s",
-                  out);
+    ck_assert_msg(!strstr(out, "SHMC_TIMEOUT"), "a report for ranks outside the library:\n%s", out);
 }
 END_TEST
 

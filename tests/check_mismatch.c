@@ -24,11 +24,16 @@ struct call {
 static int do_call(const struct call *c, shmc_comm *w, void *a, void *b)
 {
     switch (c->kind) {
-    case 0: return shmc_allreduce(a, b, c->count, c->dt, c->op, w);
-    case 1: return shmc_broadcast(a, c->count, c->dt, c->root, w);
-    case 2: return shmc_allgather(a, b, c->count, c->dt, w);
-    case 3: return shmc_barrier(w);
-    default: return shmc_reduce(a, b, c->count, c->dt, c->op, c->root, w);
+    case 0:
+        return shmc_allreduce(a, b, c->count, c->dt, c->op, w);
+    case 1:
+        return shmc_broadcast(a, c->count, c->dt, c->root, w);
+    case 2:
+        return shmc_allgather(a, b, c->count, c->dt, w);
+    case 3:
+        return shmc_barrier(w);
+    default:
+        return shmc_reduce(a, b, c->count, c->dt, c->op, c->root, w);
     }
 }
 
@@ -41,21 +46,35 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
-    {{0, 4, SHMC_INT32, SHMC_SUM, 0}, {1, 4, SHMC_INT32, SHMC_SUM, 0}, 0,
+    {{0, 4, SHMC_INT32, SHMC_SUM, 0},
+     {1, 4, SHMC_INT32, SHMC_SUM, 0},
+     0,
      "rank 0 called allreduce(count 4, int32, sum); rank 1 called broadcast(count 4, int32, "
      "root 0)"},
-    {{0, 4, SHMC_INT32, SHMC_SUM, 0}, {0, 8, SHMC_INT32, SHMC_SUM, 0}, 1,
+    {{0, 4, SHMC_INT32, SHMC_SUM, 0},
+     {0, 8, SHMC_INT32, SHMC_SUM, 0},
+     1,
      "rank 0 called allreduce(count 4, int32, sum); ranks 2, 3 called allreduce(count 8, int32, "
      "sum)"},
-    {{1, 4, SHMC_INT32, SHMC_SUM, 0}, {1, 4, SHMC_INT32, SHMC_SUM, 1}, 0,
+    {{1, 4, SHMC_INT32, SHMC_SUM, 0},
+     {1, 4, SHMC_INT32, SHMC_SUM, 1},
+     0,
      "rank 1 called broadcast(count 4, int32, root 1)"},
-    {{0, 4, SHMC_INT32, SHMC_SUM, 0}, {0, 4, SHMC_FLOAT32, SHMC_SUM, 0}, 0,
+    {{0, 4, SHMC_INT32, SHMC_SUM, 0},
+     {0, 4, SHMC_FLOAT32, SHMC_SUM, 0},
+     0,
      "rank 1 called allreduce(count 4, float32, sum)"},
-    {{4, 4, SHMC_INT32, SHMC_SUM, 0}, {4, 4, SHMC_INT32, SHMC_MAX, 0}, 0,
+    {{4, 4, SHMC_INT32, SHMC_SUM, 0},
+     {4, 4, SHMC_INT32, SHMC_MAX, 0},
+     0,
      "rank 1 called reduce(count 4, int32, max, root 0)"},
-    {{2, 4, SHMC_INT32, SHMC_SUM, 0}, {2, 0, SHMC_INT32, SHMC_SUM, 0}, 1,
+    {{2, 4, SHMC_INT32, SHMC_SUM, 0},
+     {2, 0, SHMC_INT32, SHMC_SUM, 0},
+     1,
      "ranks 2, 3 called allgather(count 0, int32)"},
-    {{3, 1, SHMC_INT32, SHMC_SUM, 0}, {0, 4, SHMC_INT32, SHMC_SUM, 0}, 0,
+    {{3, 1, SHMC_INT32, SHMC_SUM, 0},
+     {0, 4, SHMC_INT32, SHMC_SUM, 0},
+     0,
      "rank 0 called barrier; rank 1 called allreduce(count 4, int32, sum)"},
 };
 
@@ -87,7 +106,8 @@ static void matching(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
     enum { C = 1024 };
-    int32_t *a = calloc((size_t)C * (size_t)n, sizeof *a), *b = calloc((size_t)C * (size_t)n, sizeof *b);
+    int32_t *a = calloc((size_t)C * (size_t)n, sizeof *a),
+            *b = calloc((size_t)C * (size_t)n, sizeof *b);
     T_ASSERT(a && b, "out of memory");
     for (int i = 0; i < C * n; i++)
         a[i] = me + 1;
@@ -132,6 +152,7 @@ static Suite *mismatch_suite(void)
     Suite *s = suite_create("mismatch");
     TCase *t = tcase_create("check");
     tcase_set_timeout(t, 120);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_mismatch_detected);
     suite_add_tcase(s, t);
     return s;

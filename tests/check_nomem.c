@@ -60,8 +60,8 @@ static void exhausted(shmc_comm *w, int me, int n, void *arg)
     static shmc_request *reqs[MAXR];
     static uint8_t sink[8];
     int posted = 0, rc = SHMC_OK;
-    while (posted < MAXR && (rc = shmc_irecv(sink, 0, SHMC_UINT8, 1, 2, w, &reqs[posted])) ==
-                                SHMC_OK)
+    while (posted < MAXR &&
+           (rc = shmc_irecv(sink, 0, SHMC_UINT8, 1, 2, w, &reqs[posted])) == SHMC_OK)
         posted++;
     T_ASSERT(rc == SHMC_ERR_NOMEM, "after %d receives: %s", posted, shmc_strerror(rc));
     /* Progress with memory still short: the flood is read, buffered while memory lasts
@@ -103,6 +103,7 @@ static Suite *nomem_suite(void)
     Suite *s = suite_create("nomem");
     TCase *t = tcase_create("rlimit");
     tcase_set_timeout(t, 120);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_nomem_recovers);
     suite_add_tcase(s, t);
     return s;

@@ -17,12 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coll.h"
 #include "../log.h"
+#include "coll.h"
 
-static const char *const dtype_names[] = {"int8",    "uint8",    "int32",   "uint32", "int64",
-                                          "uint64",  "float16",  "bfloat16", "float32",
-                                          "float64"};
+static const char *const dtype_names[] = {"int8",   "uint8",   "int32",    "uint32",  "int64",
+                                          "uint64", "float16", "bfloat16", "float32", "float64"};
 static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", "band", "bor", "bxor"};
 
 /* What a call is: word 0 the count, word 1 the collective, dtype, op and root. */
@@ -45,8 +44,8 @@ static void describe(const uint64_t w[2], char *buf, size_t len)
         snprintf(buf, len, "%s", cn);
         break;
     case SHMC_C_REDUCE:
-        snprintf(buf, len, "%s(count %llu, %s, %s, root %d)", cn, (unsigned long long)w[0], dn,
-                 on, root);
+        snprintf(buf, len, "%s(count %llu, %s, %s, root %d)", cn, (unsigned long long)w[0], dn, on,
+                 root);
         break;
     case SHMC_C_ALLREDUCE:
     case SHMC_C_REDUCE_SCATTER:

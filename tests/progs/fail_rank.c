@@ -53,16 +53,15 @@ static void survive(shmc_comm *w, shmc_comm *rest, int me, int n, int bad)
            left);
     t0 = now_ms();
     rc = shmc_barrier(w);
-    printf("rank %d: barrier on the world: %s (%.0f ms)\n", me, shmc_strerror(rc),
-           now_ms() - t0);
+    printf("rank %d: barrier on the world: %s (%.0f ms)\n", me, shmc_strerror(rc), now_ms() - t0);
     int sum = 0;
     rc = shmc_allreduce(&v, &sum, 1, SHMC_INT32, SHMC_SUM, w);
     printf("rank %d: allreduce on the world: %s\n", me, shmc_strerror(rc));
     rc = shmc_barrier(rest);
     printf("rank %d: barrier among survivors: %s\n", me, shmc_strerror(rc));
     rc = shmc_allreduce(&v, &sum, 1, SHMC_INT32, SHMC_SUM, rest);
-    printf("rank %d: allreduce among survivors: %s, sum %d (want %d)\n", me, shmc_strerror(rc),
-           sum, n * (n - 1) / 2 - bad);
+    printf("rank %d: allreduce among survivors: %s, sum %d (want %d)\n", me, shmc_strerror(rc), sum,
+           n * (n - 1) / 2 - bad);
     shmc_comm_free(&rest);
     free(alive);
 }
@@ -96,8 +95,9 @@ int main(int argc, char **argv)
     shmc_barrier(w);
     if (me == bad) {
         if (!strcmp(mode, "survive")) /* the others are blocked on it when it dies */
-            usleep(getenv("FAIL_RANK_DELAY_MS") ? 1000u * (unsigned)atoi(getenv("FAIL_RANK_DELAY_MS"))
-                                                : 200000u);
+            usleep(getenv("FAIL_RANK_DELAY_MS")
+                       ? 1000u * (unsigned)atoi(getenv("FAIL_RANK_DELAY_MS"))
+                       : 200000u);
         if (!strcmp(mode, "signal"))
             raise(arg);
         if (!strcmp(mode, "abort"))
