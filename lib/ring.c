@@ -16,6 +16,7 @@ void shmc__ring_prod_init(struct shmc__ring_prod *p, struct shmc__ring_ctrl *ctr
      * start at zero (a ring is never re-attached). */
     p->head = 0;
     p->tail_cache = 0;
+    p->zeroed = 0;
     p->size = size;
     p->mask = size - 1;
     p->seq = 0;

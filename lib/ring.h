@@ -2,11 +2,12 @@
  * ring_spsc: the mailbox from one rank to another. Single producer (the sending rank),
  * single consumer (the receiving rank), lock-free, no read-modify-write on either side.
  *
- * The ring is a power-of-two byte array of variable-size records, each 8-byte aligned:
+ * The ring is a power-of-two byte array of variable-size records, each 32-byte aligned
+ * so that a record of up to 16 payload bytes never straddles two cache lines:
  *
  *   word 0  (published last, atomically)  len:32 | kind:8 | seq:24
  *   word 1  kind-specific (tag and context id for messages, a cookie for control)
- *   payload len bytes, padded to 8
+ *   payload len bytes, padded to a multiple of 32 with the header
  *
  * Publication: the producer writes word 1 and the payload, stores 0 into the header word
  * of the *next* record, then stores word 0 with release (R1). The consumer polls word 0 at
@@ -15,6 +16,10 @@
  * consumer's position is zero until a record is published there", whatever older bytes
  * the ring held; the sequence number then only checks for corruption. A record that
  * would cross the end of the array is preceded by a SKIP record covering the tail end.
+ * After each R1 the producer also zeroes the header words (every 32nd byte) of the free
+ * bytes up to the end of the next cache line (shmc__ring_zero_ahead), so a small
+ * record's next header is normally zero already and its R1 does not queue behind a
+ * store to a line the consumer holds.
  *
  * Space: `head` and `tail` count bytes ever written and consumed (free-running 64-bit,
  * never wrap in practice). The producer keeps a cached copy of `tail` and reads the
@@ -22,8 +27,8 @@
  * `tail` with release (R2) once per poll rather than per record. The shared `head` is
  * written only for diagnostics; nobody waits on it.
  *
- * So an 8-byte message costs the sender one cache-line write (header, payload and, often
- * in the same line, the next header's zero) and the receiver one cache-line read.
+ * So an 8-byte message costs the sender one cache-line write (header and payload in one
+ * 32-byte slot) and the receiver one cache-line read.
  */
 #ifndef SHMC_RING_H
 #define SHMC_RING_H
@@ -36,6 +41,8 @@
 #include "atomics.h"
 
 #define SHMC_REC_HDR 16u
+/* Records start and end on this boundary (a power of two, at least the header). */
+#define SHMC_REC_ALIGN 32u
 
 enum shmc__rec_kind {
     SHMC_REC_EAGER = 1, /* w1: tag | ctx << 32; payload: the message */
@@ -53,6 +60,7 @@ struct shmc__ring_prod {
     const shmc_atomic_u64 *tail_shared;
     uint64_t head;       /* authoritative; private to the producer */
     uint64_t tail_cache; /* the consumer's tail as last read */
+    uint64_t zeroed;     /* every header word from head up to this count is zero */
     uint32_t size;
     uint32_t mask;
     uint32_t seq;
@@ -83,7 +91,7 @@ void shmc__ring_cons_init(struct shmc__ring_cons *c, struct shmc__ring_ctrl *ctr
 
 static inline uint32_t shmc__rec_size(uint32_t len)
 {
-    return (SHMC_REC_HDR + len + 7u) & ~7u;
+    return (SHMC_REC_HDR + len + SHMC_REC_ALIGN - 1) & ~(SHMC_REC_ALIGN - 1);
 }
 
 static inline shmc_atomic_u64 *shmc__ring_word(uint8_t *data, uint64_t off)
@@ -102,6 +110,36 @@ static inline uint64_t shmc__ring_free_cached(const struct shmc__ring_prod *p)
     return p->size - (p->head - p->tail_cache);
 }
 
+/* Makes the header word at count pos (the head once the record being published is
+ * counted) zero, unless shmc__ring_zero_ahead already did. Called before the R1 that
+ * publishes the record ending at pos, which then publishes this zero too. */
+static inline void shmc__ring_zero_word(struct shmc__ring_prod *p, uint64_t pos)
+{
+    if (pos < p->zeroed)
+        return;
+    shmc__store_relaxed64(shmc__ring_word(p->data, pos & p->mask), 0);
+    p->zeroed = pos + SHMC_REC_ALIGN;
+}
+
+/* Clears the header words (a record starts only at a multiple of SHMC_REC_ALIGN) of the
+ * free bytes up to the end of the cache line after the head's, so that the next small
+ * record finds its successor's header word already zero and its R1 waits for no store
+ * to a line the consumer may hold. Called after R1: these stores are then off the
+ * critical path of the record just published, and the next record's R1 publishes them.
+ * Stops at the bytes the consumer has not released (tail_cache + size). */
+static inline void shmc__ring_zero_ahead(struct shmc__ring_prod *p)
+{
+    uint64_t end = ((p->head + 64) & ~(uint64_t)63) + 64;
+    uint64_t limit = p->tail_cache + p->size;
+
+    if (end > limit)
+        end = limit;
+    /* shmc__ring_zero_word left zeroed > head: the word the consumer polls is never
+     * stored again here. */
+    for (; p->zeroed < end; p->zeroed += SHMC_REC_ALIGN)
+        shmc__store_relaxed64(shmc__ring_word(p->data, p->zeroed & p->mask), 0);
+}
+
 /* Reserves room for a record with a payload of len bytes (len <= max_payload) and returns
  * where the payload goes, or NULL if the ring is full. Nothing is visible to the consumer
  * until shmc__ring_commit. May publish a SKIP record to wrap around. */
@@ -111,7 +149,7 @@ static inline uint8_t *shmc__ring_reserve(struct shmc__ring_prod *p, uint32_t le
     uint32_t off = (uint32_t)(p->head & p->mask);
     uint32_t contig = p->size - off;
     uint32_t skip = rec > contig ? contig : 0;
-    /* +8: the next record's header word must be free, because commit zeroes it. */
+    /* +8: the next record's header word must be free, because commit may zero it. */
     uint64_t need = (uint64_t)skip + rec + 8;
 
     if (shmc__ring_free_cached(p) < need) {
@@ -122,8 +160,8 @@ static inline uint8_t *shmc__ring_reserve(struct shmc__ring_prod *p, uint32_t le
             return NULL;
     }
     if (skip) {
-        /* The record after the skip starts at offset 0: clear its header word first. */
-        shmc__store_relaxed64(shmc__ring_word(p->data, 0), 0);
+        /* The record after the skip starts at offset 0: its header word must be zero. */
+        shmc__ring_zero_word(p, p->head + contig);
         /* R1 (skip): the zero at offset 0 is visible before the skip record. */
         shmc__store_release64(shmc__ring_word(p->data, off),
                               shmc__rec_w0(SHMC_REC_SKIP, contig, p->seq++));
@@ -143,11 +181,12 @@ static inline void shmc__ring_commit(struct shmc__ring_prod *p, unsigned kind, u
 
     memcpy(hdr + 8, &w1, sizeof w1);
     /* Relaxed is enough: R1 below orders this zero before the record that leads to it. */
-    shmc__store_relaxed64(shmc__ring_word(p->data, (off + rec) & p->mask), 0);
+    shmc__ring_zero_word(p, p->head + rec);
     /* R1 pairs with A1 in shmc__ring_peek: word 1, the payload and the next header's zero
      * are visible before the consumer can see this header. */
     shmc__store_release64((shmc_atomic_u64 *)(void *)hdr, shmc__rec_w0(kind, len, p->seq++));
     p->head += rec;
+    shmc__ring_zero_ahead(p);
     /* Diagnostics only (hang reports); relaxed, nobody synchronises on it. */
     shmc__store_relaxed64(p->head_shared, p->head);
 }
