@@ -43,11 +43,15 @@ extern "C" {
 /* Types                                                                                */
 /* ---------------------------------------------------------------------------------- */
 
-/* A communicator: the world (every rank of the job) or, later, a group of ranks. */
+/* A communicator: the world (every rank of the job) or a group of ranks. An opaque
+ * handle, not an address: a handle kept after shmc_comm_free, or one the library never
+ * returned, is refused with SHMC_ERR_ARG rather than read. */
 typedef struct shmc_comm shmc_comm;
 
 /* A pending non-blocking operation, created by shmc_isend/shmc_irecv and released by
- * shmc_wait, by shmc_test once it reports completion, or by shmc_waitall. */
+ * shmc_wait, by shmc_test once it reports completion, or by shmc_waitall. An opaque
+ * handle too: one kept after its operation completed is refused with SHMC_ERR_ARG, even
+ * when a later request reuses its memory. */
 typedef struct shmc_request shmc_request;
 
 typedef enum {
@@ -250,7 +254,8 @@ SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int 
  * *req to NULL. A NULL *req returns SHMC_OK at once with an empty status (source
  * SHMC_ANY_SOURCE, tag SHMC_ANY_TAG, count 0), so finished slots of an array can be
  * waited on again. Returns the operation's result: SHMC_OK, SHMC_ERR_TRUNCATE, or one of
- * the common errors; SHMC_ERR_ARG if req is NULL. */
+ * the common errors; SHMC_ERR_ARG if req is NULL or *req is not a pending request (it
+ * completed already, or was never one), leaving *req as it was. */
 SHMC_API int shmc_wait(shmc_request **req, shmc_status *status);
 
 /* Advances all pending operations once and reports in *done whether *req completed. If
@@ -262,7 +267,9 @@ SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status);
 /* Waits for all n requests (NULL entries are skipped), freeing each and setting it to
  * NULL. statuses, when not NULL, has n entries and receives each operation's status and
  * error. Returns SHMC_OK if every operation succeeded, otherwise the error of the first
- * failed request in array order; every request is completed or failed either way. */
+ * failed request in array order; every request is completed or failed either way.
+ * SHMC_ERR_ARG, with every request left pending and the array unchanged, if an entry is
+ * not a pending request or one request is named twice. */
 SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses);
 
 /* Sends scount elements of sbuf to dst with stag and receives up to rcount elements from
@@ -308,7 +315,7 @@ SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, v
  *                   result replaces its first recvcount elements;
  *   alltoall:       as sendbuf: recvbuf holds the blocks to send and is overwritten.
  * Elsewhere SHMC_IN_PLACE is SHMC_ERR_ARG. Send and receive buffers must not overlap
- * otherwise.
+ * otherwise: where a rank uses both, overlapping ones are SHMC_ERR_ARG.
  *
  * Algorithms are chosen by message size and rank count; SHMC_ALGO_<NAME>=tree|ring|shm
  * (and rd for BARRIER and ALLREDUCE, direct for ALLREDUCE) forces one, e.g.

@@ -106,7 +106,7 @@ static void reclaim(void)
     }
 }
 
-uint32_t shmc__coop_offer(struct shmc_request *s)
+uint32_t shmc__coop_offer(struct shmc__request *s)
 {
     struct shmc__global *g = &shmc__g;
     if (s->bytes < SHMC_COOP_MIN || !g->peers[s->peer].coop || !g->cfg.single_copy)
@@ -137,7 +137,7 @@ uint32_t shmc__coop_offer(struct shmc_request *s)
 /* The send leaves the list. An entry the receiver armed stays held until the receiver
  * releases it (a send may fail while the receiver is still at it: a broken mailbox, say);
  * one it never armed is free at once (a FIN or CTS completed the send). */
-void shmc__coop_dequeue(struct shmc_request *s)
+void shmc__coop_dequeue(struct shmc__request *s)
 {
     struct shmc__global *g = &shmc__g;
     struct shmc__xdesc *d = entry(g->rank, s->xdesc);
@@ -151,7 +151,7 @@ void shmc__coop_dequeue(struct shmc_request *s)
     s->xdesc = -1;
 }
 
-int shmc__coop_all_done(const struct shmc_request *s)
+int shmc__coop_all_done(const struct shmc__request *s)
 {
     const struct shmc__xdesc *d = entry(shmc__g.rank, s->xdesc);
     /* A8 pairs with R8: total is the receiver's. A9 with R9: the count is final. */
@@ -161,7 +161,7 @@ int shmc__coop_all_done(const struct shmc_request *s)
 /* Every byte is in the receive buffer and the receiver reads ours no more. The entry is
  * held even if the receiver released it already: it is taken back when the free ones run
  * out, the same way every time. */
-static void send_done(struct shmc_request *s)
+static void send_done(struct shmc__request *s)
 {
     struct shmc__global *g = &shmc__g;
     shmc__reqq_remove(&g->coop_sends, s);
@@ -175,8 +175,8 @@ int shmc__coop_progress(void)
 {
     struct shmc__global *g = &shmc__g;
     int made = 0;
-    struct shmc_request *next;
-    for (struct shmc_request *s = g->coop_sends.head; s; s = next) {
+    struct shmc__request *next;
+    for (struct shmc__request *s = g->coop_sends.head; s; s = next) {
         next = s->next;
         struct shmc__xdesc *d = entry(g->rank, s->xdesc);
         /* A8 pairs with R8 (arm): raddr and total are valid. */
@@ -220,7 +220,7 @@ int shmc__coop_progress(void)
 
 int shmc__coop_sending_to(int peer)
 {
-    for (const struct shmc_request *s = shmc__g.coop_sends.head; s; s = s->next)
+    for (const struct shmc__request *s = shmc__g.coop_sends.head; s; s = s->next)
         if (s->peer == peer)
             return 1;
     return 0;
@@ -232,7 +232,7 @@ int shmc__coop_usable(int src, uint32_t rts_flags)
            shmc__g.peers[src].cma == 2;
 }
 
-static void arm(struct shmc_request *r, struct shmc__xdesc *d)
+static void arm(struct shmc__request *r, struct shmc__xdesc *d)
 {
     d->raddr = (uint64_t)(uintptr_t)r->buf;
     d->total = r->xfer_bytes;
@@ -241,7 +241,7 @@ static void arm(struct shmc_request *r, struct shmc__xdesc *d)
     shmc__notify(shmc__g.peers[r->src].cb, shmc__g.fenced);
 }
 
-void shmc__coop_release(struct shmc_request *r)
+void shmc__coop_release(struct shmc__request *r)
 {
     /* R11 pairs with A11 (reclaim, shmc__coop_dequeue): our last access is behind us. */
     shmc__store_release32(&entry(r->src, r->xdesc)->released, 1);
@@ -250,7 +250,7 @@ void shmc__coop_release(struct shmc_request *r)
 
 /* The receiver's copy of one range, counted in done. Returns 2 if that was the last of
  * the message (and releases the entry), 1 if not, or -1 with *err. */
-static int recv_range(struct shmc_request *r, struct shmc__xdesc *d, uint64_t off, uint64_t len,
+static int recv_range(struct shmc__request *r, struct shmc__xdesc *d, uint64_t off, uint64_t len,
                       int *err)
 {
     if (shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off, r->remote_addr + off, len, err) < len)
@@ -263,7 +263,7 @@ static int recv_range(struct shmc_request *r, struct shmc__xdesc *d, uint64_t of
     return 2;
 }
 
-int shmc__coop_recv_step(struct shmc_request *r, int *err)
+int shmc__coop_recv_step(struct shmc__request *r, int *err)
 {
     struct shmc__xdesc *d = entry(r->src, r->xdesc);
     uint64_t total = r->xfer_bytes;

@@ -102,9 +102,9 @@ SHMC_API int shmc_init(shmc_comm **world)
     g->epoch_seen = shmc__load_acquire32(&g->arena.hdr->epoch); /* A4 */
     shmc__peers_refresh(0);
 
-    g->world = (struct shmc_comm){
-        .magic = SHMC_COMM_MAGIC, .ctx = 0, .rank = g->rank, .size = g->size, .uid = 1};
-    shmc__comm_ids_init(g);
+    g->world = (struct shmc__comm){.ctx = 0, .rank = g->rank, .size = g->size, .uid = 1};
+    if ((rc = shmc__comm_ids_init(g)) != SHMC_OK)
+        goto fail_peers;
     g->slot = shmc__arena_slot(&g->arena, (unsigned)g->rank);
     g->slot_expect = 0;
     g->wsync = shmc__arena_wsync(&g->arena, (unsigned)g->rank);
@@ -112,7 +112,7 @@ SHMC_API int shmc_init(shmc_comm **world)
     g->xdesc_free = ~0ull; /* SHMC_XDESC_COUNT == 64 entries */
     g->state = SHMC_ST_READY;
     if (world)
-        *world = &g->world;
+        *world = shmc__comm_handle(&g->world);
     return SHMC_OK;
 
 fail_peers:
@@ -143,7 +143,7 @@ static int obligations_met(void *arg)
             return 0;
     }
     for (uint32_t i = 0; i < g->nreqs; i++) {
-        const struct shmc_request *r = g->reqs[i];
+        const struct shmc__request *r = g->reqs[i];
         if (r->state != SHMC_RS_ACTIVE || r->kind != SHMC_REQ_SEND || r->peer == g->rank)
             continue;
         const struct shmc__peer *pe = &g->peers[r->peer];
@@ -219,25 +219,26 @@ SHMC_API void shmc_abort(int exit_code)
 
 /* ---- small queries --------------------------------------------------------------------- */
 
-static int comm_ok(const shmc_comm *c)
+static int comm_ok(const shmc_comm *h, const struct shmc__comm **c)
 {
     if (shmc__g.state != SHMC_ST_READY && shmc__g.state != SHMC_ST_FINALIZING)
         return SHMC_ERR_NOT_INIT;
-    if (!c || c->magic != SHMC_COMM_MAGIC)
-        return SHMC_ERR_ARG;
-    return SHMC_OK;
+    *c = shmc__comm_get(h);
+    return *c ? SHMC_OK : SHMC_ERR_ARG;
 }
 
 SHMC_API int shmc_comm_rank(const shmc_comm *comm)
 {
-    int rc = comm_ok(comm);
-    return rc != SHMC_OK ? rc : comm->rank;
+    const struct shmc__comm *c;
+    int rc = comm_ok(comm, &c);
+    return rc != SHMC_OK ? rc : c->rank;
 }
 
 SHMC_API int shmc_comm_size(const shmc_comm *comm)
 {
-    int rc = comm_ok(comm);
-    return rc != SHMC_OK ? rc : comm->size;
+    const struct shmc__comm *c;
+    int rc = comm_ok(comm, &c);
+    return rc != SHMC_OK ? rc : c->size;
 }
 
 SHMC_API size_t shmc_dtype_size(shmc_dtype dtype)

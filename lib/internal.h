@@ -16,7 +16,6 @@
 #include "ring.h"
 #include "shmcomm.h"
 
-#define SHMC_COMM_MAGIC 0x636f6d6du /* "comm" */
 #define SHMC_ANY (-1)
 
 /* Bytes per element, or 0 for a value that is not a shmc_dtype. Inline because every
@@ -31,10 +30,17 @@ static inline size_t shmc__dtype_size(shmc_dtype dt)
     return (unsigned)dt < sizeof sizes ? sizes[dt] : 0;
 }
 
+/* True if the byte ranges [a, a + na) and [b, b + nb) share a byte. */
+static inline int shmc__overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}
+
 /* ---- communicators ------------------------------------------------------------------ */
 
-struct shmc_comm {
-    uint32_t magic;
+struct shmc__comm {
+    uint32_t slot; /* its entry in the handle table (shmc__comm_get) */
     uint32_t ctx; /* point-to-point context id; ctx + 1 is the collectives' */
     int rank;
     int size;
@@ -44,19 +50,19 @@ struct shmc_comm {
     uint32_t uid;   /* agreed by the members at creation; never reused by any of them */
     uint32_t round; /* shared-memory collective rounds so far (coll/slot.c) */
     int coll_err;   /* a collective failed for a dead or broken member: all will (api.c) */
-    struct shmc_comm *next, *prev; /* every communicator but the world (freed at finalize) */
+    struct shmc__comm *next, *prev; /* every communicator but the world (freed at finalize) */
 };
 
 /* Context ids follow from uids: 2 (uid - 1) for point-to-point, one more for the
  * collectives; the world has uid 1 and contexts 0 and 1. */
 #define SHMC_MAX_UID 0x7fffffffu
 
-static inline int shmc__comm_world_rank(const struct shmc_comm *c, int r)
+static inline int shmc__comm_world_rank(const struct shmc__comm *c, int r)
 {
     return c->world_of ? c->world_of[r] : r;
 }
 
-static inline int shmc__comm_local_rank(const struct shmc_comm *c, int w)
+static inline int shmc__comm_local_rank(const struct shmc__comm *c, int w)
 {
     return c->local_of ? c->local_of[w] : w;
 }
@@ -86,15 +92,16 @@ enum {
 /* Which intrusive list a request is on (at most one). */
 enum { SHMC_Q_NONE = 0, SHMC_Q_POSTED, SHMC_Q_MATCH, SHMC_Q_STREAM, SHMC_Q_CMA, SHMC_Q_COOP };
 
-struct shmc_request {
+struct shmc__request {
     uint8_t kind;
     uint8_t state;
     uint8_t proto;
     uint8_t queue;
+    uint8_t listed; /* named once already in the shmc_waitall being checked */
     int err;
     uint32_t idx; /* slot in the request table; with gen, the cookie peers quote */
     uint32_t gen;
-    struct shmc_request *next;
+    struct shmc__request *next;
 
     /* What the caller asked for. */
     void *buf;     /* receive buffer, or the send buffer (const in spirit) */
@@ -103,7 +110,7 @@ struct shmc_request {
     int peer;      /* world rank, or SHMC_ANY for a receive from any source */
     int tag;       /* or SHMC_ANY */
     uint32_t ctx;
-    const struct shmc_comm *comm;
+    const struct shmc__comm *comm;
 
     /* What happened. */
     int src;          /* world rank the message came from (recv) */
@@ -116,10 +123,10 @@ struct shmc_request {
     size_t xfer_bytes;    /* bytes to move: min(message, capacity) */
     size_t xfer_done;
     int xdesc; /* copy descriptor (coop.c): ours (send) or the sender's (recv); -1 none */
-    struct shmc_request *self_peer; /* the other half of a message to oneself */
+    struct shmc__request *self_peer; /* the other half of a message to oneself */
 };
 
-static inline uint64_t shmc__req_cookie(const struct shmc_request *r)
+static inline uint64_t shmc__req_cookie(const struct shmc__request *r)
 {
     return ((uint64_t)r->gen << 32) | r->idx;
 }
@@ -128,8 +135,8 @@ static inline uint64_t shmc__req_cookie(const struct shmc_request *r)
 
 /* A FIFO of requests linked through ->next. */
 struct shmc__reqq {
-    struct shmc_request *head;
-    struct shmc_request *tail;
+    struct shmc__request *head;
+    struct shmc__request *tail;
 };
 
 /* A control record (CTS/FIN) that did not fit in the ring yet. */
@@ -187,8 +194,8 @@ struct shmc__global {
     int out_busy_count;       /* peers with out_busy set */
     int cma_self;             /* process_vm_readv works at all in this process */
 
-    struct shmc_comm world;
-    struct shmc_comm *comms; /* communicators made by split or create_group */
+    struct shmc__comm world;
+    struct shmc__comm *comms; /* communicators made by split or create_group */
     uint32_t next_uid;       /* larger than every uid this process has seen */
 
     /* This rank's collective slot (coll/slot.c). */
@@ -212,13 +219,46 @@ struct shmc__global {
 
     /* Requests: a table of pointers into slabs that are never freed, so a stale cookie
      * or pointer is detected, never dereferenced into freed memory. */
-    struct shmc_request **reqs;
+    struct shmc__request **reqs;
     uint32_t nreqs, reqs_cap;
-    struct shmc_request *req_free;
+    struct shmc__request *req_free;
     uint32_t active_reqs;
+
+    /* The communicator handle table (shmc__comm_get): slot 0 is the world. */
+    struct shmc__comm_slot *comm_slots;
+    uint32_t ncomm_slots, comm_slots_cap;
 };
 
 extern struct shmc__global shmc__g;
+
+/* What the caller holds as a shmc_comm * is gen << 32 | slot, not an address (as for
+ * requests), so a freed communicator's handle, or a value that was never one, is
+ * recognised instead of dereferenced. A slot's gen changes when its communicator is
+ * freed. */
+struct shmc__comm_slot {
+    struct shmc__comm *c; /* NULL while free */
+    uint32_t gen;         /* never 0, so no handle is NULL */
+};
+
+/* The communicator a handle names, or NULL. The caller has checked that the library is
+ * initialised. */
+static inline struct shmc__comm *shmc__comm_get(const shmc_comm *h)
+{
+    struct shmc__global *g = &shmc__g;
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    uint32_t i = (uint32_t)v;
+    /* The world (slot 0, never freed, so always generation 1) without a load. */
+    if (v == (uint64_t)1 << 32)
+        return &g->world;
+    if (i >= g->ncomm_slots || g->comm_slots[i].gen != (uint32_t)(v >> 32))
+        return NULL;
+    return g->comm_slots[i].c;
+}
+
+static inline shmc_comm *shmc__comm_handle(const struct shmc__comm *c)
+{
+    return (shmc_comm *)(uintptr_t)((uint64_t)shmc__g.comm_slots[c->slot].gen << 32 | c->slot);
+}
 
 /* An unexpected message: arrived before any receive matched it. */
 struct shmc__unexp {
@@ -231,7 +271,7 @@ struct shmc__unexp {
     uint64_t cookie;                /* RTS: the sender's request */
     uint64_t addr;                  /* RTS: sender's buffer, if it offers single copy */
     uint32_t flags;                 /* RTS flags */
-    struct shmc_request *self_send; /* large message to oneself */
+    struct shmc__request *self_send; /* large message to oneself */
     uint8_t data[];                 /* EAGER payload */
 };
 
@@ -251,38 +291,44 @@ struct shmc__cts {
 };
 
 /* ---- request.c ------------------------------------------------------------------------ */
-struct shmc_request *shmc__req_alloc(void);
-void shmc__req_free(struct shmc_request *r);
-struct shmc_request *shmc__req_lookup(uint64_t cookie, int kind);
-void shmc__req_complete(struct shmc_request *r, int err);
-void shmc__reqq_push(struct shmc__reqq *q, struct shmc_request *r, int which);
-struct shmc_request *shmc__reqq_pop(struct shmc__reqq *q);
-void shmc__reqq_remove(struct shmc__reqq *q, struct shmc_request *r);
-void shmc__req_dequeue(struct shmc_request *r);
-void shmc__req_fill_status(const struct shmc_request *r, shmc_status *st);
+struct shmc__request *shmc__req_alloc(void);
+void shmc__req_free(struct shmc__request *r);
+struct shmc__request *shmc__req_lookup(uint64_t cookie, int kind);
+/* What the caller holds as a shmc_request * is the request's cookie, not its address, so
+ * a handle kept after its request completed (and the slot possibly reused), or one that
+ * was never a request, is recognised instead of dereferenced. */
+shmc_request *shmc__req_handle(const struct shmc__request *r);
+/* The live request a handle names, or NULL for a completed, freed or invented one. */
+struct shmc__request *shmc__req_from_handle(const shmc_request *h);
+void shmc__req_complete(struct shmc__request *r, int err);
+void shmc__reqq_push(struct shmc__reqq *q, struct shmc__request *r, int which);
+struct shmc__request *shmc__reqq_pop(struct shmc__reqq *q);
+void shmc__reqq_remove(struct shmc__reqq *q, struct shmc__request *r);
+void shmc__req_dequeue(struct shmc__request *r);
+void shmc__req_fill_status(const struct shmc__request *r, shmc_status *st);
 
 /* ---- match.c -------------------------------------------------------------------------- */
-struct shmc_request *shmc__match_posted(int src, int tag, uint32_t ctx);
+struct shmc__request *shmc__match_posted(int src, int tag, uint32_t ctx);
 struct shmc__unexp *shmc__match_unexp(int src, int tag, uint32_t ctx);
 int shmc__unexp_add_eager(int src, int tag, uint32_t ctx, const void *data, size_t len);
 int shmc__unexp_add_rts(int src, int tag, uint32_t ctx, const struct shmc__rts *rts);
-int shmc__unexp_add_self(struct shmc_request *send);
-void shmc__unexp_drop_self(const struct shmc_request *send);
+int shmc__unexp_add_self(struct shmc__request *send);
+void shmc__unexp_drop_self(const struct shmc__request *send);
 void shmc__unexp_free_all(void);
 void shmc__unexp_drop_ctx(uint32_t ctx);
-void shmc__deliver_eager(struct shmc_request *r, int src, int tag, const void *data, size_t len);
-void shmc__recv_take_unexp(struct shmc_request *r, struct shmc__unexp *u);
+void shmc__deliver_eager(struct shmc__request *r, int src, int tag, const void *data, size_t len);
+void shmc__recv_take_unexp(struct shmc__request *r, struct shmc__unexp *u);
 
 /* ---- rndv.c --------------------------------------------------------------------------- */
-int shmc__rndv_start_send(struct shmc_request *s);
-void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct shmc__rts *rts);
+int shmc__rndv_start_send(struct shmc__request *s);
+void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct shmc__rts *rts);
 int shmc__rndv_progress_cma(void);
 
 /* coop.c: large single-copy messages copied by both sides. */
 #define SHMC_COOP_MIN (64u << 10)        /* offered from here (docs/performance.md) */
 #define SHMC_COOP_SPLIT_MIN (256u << 10) /* always used from here; below, see rndv.c */
-uint32_t shmc__coop_offer(struct shmc_request *s); /* RTS flag bits, 0 if not offered */
-void shmc__coop_dequeue(struct shmc_request *s);
+uint32_t shmc__coop_offer(struct shmc__request *s); /* RTS flag bits, 0 if not offered */
+void shmc__coop_dequeue(struct shmc__request *s);
 int shmc__coop_progress(void);
 int shmc__coop_sending_to(int peer); /* 1 if one of our offered sends to peer is in flight */
 /* Copies len bytes between local and remote in peer p (write: into p) with
@@ -291,30 +337,30 @@ int shmc__coop_sending_to(int peer); /* 1 if one of our offered sends to peer is
 uint64_t shmc__cma_copy(int p, int write, uint8_t *local, uint64_t remote, uint64_t len,
                         int *err);
 int shmc__coop_usable(int src, uint32_t rts_flags);
-void shmc__coop_release(struct shmc_request *r);       /* recv: done with the sender's entry */
-int shmc__coop_all_done(const struct shmc_request *s); /* send: every byte copied */
+void shmc__coop_release(struct shmc__request *r);       /* recv: done with the sender's entry */
+int shmc__coop_all_done(const struct shmc__request *s); /* send: every byte copied */
 /* 1: copied a range, 0: waiting for the sender, 2: all copied (the entry released),
  * -1: failed (*err). */
-int shmc__coop_recv_step(struct shmc_request *r, int *err);
+int shmc__coop_recv_step(struct shmc__request *r, int *err);
 int shmc__rndv_push_streams(int peer);
 void shmc__rndv_on_cts(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);
 void shmc__rndv_on_data(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);
 void shmc__rndv_on_fin(int peer, uint64_t w1, const uint8_t *payload, uint32_t len);
-void shmc__self_deliver(struct shmc_request *recv, struct shmc_request *send);
+void shmc__self_deliver(struct shmc__request *recv, struct shmc__request *send);
 
 /* ---- progress.c ----------------------------------------------------------------------- */
 int shmc__progress(void);
 int shmc__send_ctrl(int peer, unsigned kind, uint64_t w1, uint64_t a, uint64_t b);
 int shmc__try_eager(int peer, const void *buf, size_t bytes, int tag, uint32_t ctx);
-void shmc__queue_send(int peer, struct shmc_request *s);
+void shmc__queue_send(int peer, struct shmc__request *s);
 void shmc__peer_out_busy(int peer);
-int shmc__wait_requests(size_t n, struct shmc_request *const *reqs);
+int shmc__wait_requests(size_t n, struct shmc__request *const *reqs);
 int shmc__wait_pred(int (*done)(void *), void *arg, unsigned op);
 /* As shmc__wait_pred; elsewhere(arg, cpu) says whether every rank done() still waits for
  * last ran on another CPU than `cpu` (see shmc__runs_elsewhere in wait.h). */
 int shmc__wait_pred_hint(int (*done)(void *), int (*elsewhere)(void *, uint32_t), void *arg,
                          unsigned op);
-int shmc__rndv_put_rts(int peer, struct shmc_request *s);
+int shmc__rndv_put_rts(int peer, struct shmc__request *s);
 int shmc__check_job(void);
 
 /* Cheap per-call look at the job, on every public call: abort, or peers that changed
@@ -330,10 +376,10 @@ static inline int shmc__job_ok(void)
 
 /* ---- p2p.c ------------------------------------------------------------------------------ */
 int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int tag, uint32_t ctx,
-                    const struct shmc_comm *c, struct shmc_request **out);
+                    const struct shmc__comm *c, struct shmc__request **out);
 int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, uint32_t ctx,
-                    const struct shmc_comm *c, struct shmc_request **out);
-int shmc__finish(struct shmc_request *r, shmc_status *status);
+                    const struct shmc__comm *c, struct shmc__request **out);
+int shmc__finish(struct shmc__request *r, shmc_status *status);
 
 /* ---- peers.c -------------------------------------------------------------------------- */
 int shmc__peers_setup(void);
@@ -343,7 +389,7 @@ void shmc__mark_state(int state);
 void shmc__wake_all(void);
 
 /* ---- coll/comm.c ---------------------------------------------------------------------- */
-void shmc__comm_ids_init(struct shmc__global *g);
+int shmc__comm_ids_init(struct shmc__global *g); /* SHMC_OK or SHMC_ERR_NOMEM */
 void shmc__comm_release_all(void);
 void shmc__coll_release(void); /* coll/xfer.c: scratch buffers */
 

@@ -16,10 +16,10 @@ static int accepts(int want_src, int want_tag, uint32_t want_ctx, int src, int t
            (want_tag == SHMC_ANY || want_tag == tag);
 }
 
-struct shmc_request *shmc__match_posted(int src, int tag, uint32_t ctx)
+struct shmc__request *shmc__match_posted(int src, int tag, uint32_t ctx)
 {
     struct shmc__reqq *q = &shmc__g.posted;
-    for (struct shmc_request *r = q->head; r; r = r->next) {
+    for (struct shmc__request *r = q->head; r; r = r->next) {
         if (accepts(r->peer, r->tag, r->ctx, src, tag, ctx)) {
             shmc__reqq_remove(q, r);
             return r;
@@ -97,7 +97,7 @@ int shmc__unexp_add_rts(int src, int tag, uint32_t ctx, const struct shmc__rts *
     return SHMC_OK;
 }
 
-int shmc__unexp_add_self(struct shmc_request *send)
+int shmc__unexp_add_self(struct shmc__request *send)
 {
     struct shmc__unexp *u = unexp_new(send->peer, send->tag, send->ctx, 0);
     if (!u)
@@ -109,7 +109,7 @@ int shmc__unexp_add_self(struct shmc_request *send)
     return SHMC_OK;
 }
 
-void shmc__unexp_drop_self(const struct shmc_request *send)
+void shmc__unexp_drop_self(const struct shmc__request *send)
 {
     struct shmc__global *g = &shmc__g;
     struct shmc__unexp *prev = NULL;
@@ -159,7 +159,7 @@ void shmc__unexp_drop_ctx(uint32_t ctx)
 }
 
 /* Copies an eager message into receive r and completes it. */
-void shmc__deliver_eager(struct shmc_request *r, int src, int tag, const void *data, size_t len)
+void shmc__deliver_eager(struct shmc__request *r, int src, int tag, const void *data, size_t len)
 {
     size_t n = len <= r->bytes ? len : r->bytes;
     r->src = src;
@@ -171,7 +171,7 @@ void shmc__deliver_eager(struct shmc_request *r, int src, int tag, const void *d
 }
 
 /* Receive r takes unexpected message u (which is off the queue) and u is freed. */
-void shmc__recv_take_unexp(struct shmc_request *r, struct shmc__unexp *u)
+void shmc__recv_take_unexp(struct shmc__request *r, struct shmc__unexp *u)
 {
     if (u->kind == SHMC_REC_EAGER) {
         shmc__deliver_eager(r, u->src, u->tag, u->data, u->bytes);

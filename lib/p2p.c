@@ -4,6 +4,7 @@
  * eager message that fits the mailbox is written straight into it with no request at all;
  * that is the whole cost of a small send.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -12,12 +13,13 @@
 
 static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
 
-static int check_buf(const shmc_comm *c, const void *buf, size_t count, shmc_dtype dt,
-                     size_t *bytes, size_t *elsize)
+/* Checks the library's state and the communicator handle h, and the buffer; fills *c. */
+static int check_buf(const shmc_comm *h, const struct shmc__comm **c, const void *buf, size_t count,
+                     shmc_dtype dt, size_t *bytes, size_t *elsize)
 {
     if (shmc__g.state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;
-    if (!c || c->magic != SHMC_COMM_MAGIC)
+    if (!(*c = shmc__comm_get(h)))
         return SHMC_ERR_ARG;
     size_t es = shmc__dtype_size(dt);
     if (!es || count > SIZE_MAX / es || (!buf && count))
@@ -27,7 +29,7 @@ static int check_buf(const shmc_comm *c, const void *buf, size_t count, shmc_dty
     return SHMC_OK;
 }
 
-static int check_peer(const shmc_comm *c, int r, int any_ok, int *world)
+static int check_peer(const struct shmc__comm *c, int r, int any_ok, int *world)
 {
     if (any_ok && r == SHMC_ANY_SOURCE) {
         *world = SHMC_ANY;
@@ -47,10 +49,10 @@ static int check_tag(int tag, int any_ok)
 /* ---- internal entry points (also used by the collectives) -------------------------------- */
 
 int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int tag, uint32_t ctx,
-                    const struct shmc_comm *c, struct shmc_request **out)
+                    const struct shmc__comm *c, struct shmc__request **out)
 {
     struct shmc__global *g = &shmc__g;
-    struct shmc_request *s = shmc__req_alloc();
+    struct shmc__request *s = shmc__req_alloc();
     *out = NULL;
     if (!s)
         return SHMC_ERR_NOMEM;
@@ -65,7 +67,7 @@ int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int 
     *out = s;
 
     if (wdst == g->rank) {
-        struct shmc_request *r = shmc__match_posted(wdst, tag, ctx);
+        struct shmc__request *r = shmc__match_posted(wdst, tag, ctx);
         if (r) {
             shmc__self_deliver(r, s);
         } else if (bytes <= g->eager_limit) {
@@ -95,9 +97,9 @@ int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int 
 }
 
 int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, uint32_t ctx,
-                    const struct shmc_comm *c, struct shmc_request **out)
+                    const struct shmc__comm *c, struct shmc__request **out)
 {
-    struct shmc_request *r = shmc__req_alloc();
+    struct shmc__request *r = shmc__req_alloc();
     *out = NULL;
     if (!r)
         return SHMC_ERR_NOMEM;
@@ -123,7 +125,7 @@ int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, u
 }
 
 /* Waits for r, fills status, frees r; returns its result. */
-int shmc__finish(struct shmc_request *r, shmc_status *status)
+int shmc__finish(struct shmc__request *r, shmc_status *status)
 {
     if (r->state == SHMC_RS_ACTIVE)
         shmc__wait_requests(1, &r);
@@ -138,55 +140,64 @@ int shmc__finish(struct shmc_request *r, shmc_status *status)
 SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
                         shmc_comm *comm, shmc_request **req)
 {
+    const struct shmc__comm *c;
     size_t bytes, es;
     int w, rc;
     if (req)
         *req = NULL;
-    if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(comm, dst, 0, &w)) || (rc = check_tag(tag, 0)))
+    if ((rc = check_buf(comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(c, dst, 0, &w)) || (rc = check_tag(tag, 0)))
         return rc;
     if (!req)
         return SHMC_ERR_ARG;
     if ((rc = shmc__job_ok()))
         return rc;
-    return shmc__post_send(buf, bytes, es, w, tag, comm->ctx, comm, req);
+    struct shmc__request *s;
+    if ((rc = shmc__post_send(buf, bytes, es, w, tag, c->ctx, c, &s)) == SHMC_OK)
+        *req = shmc__req_handle(s);
+    return rc;
 }
 
 SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
                         shmc_comm *comm, shmc_request **req)
 {
+    const struct shmc__comm *c;
     size_t bytes, es;
     int w, rc;
     if (req)
         *req = NULL;
-    if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(comm, src, 1, &w)) || (rc = check_tag(tag, 1)))
+    if ((rc = check_buf(comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(c, src, 1, &w)) || (rc = check_tag(tag, 1)))
         return rc;
     if (!req)
         return SHMC_ERR_ARG;
     if ((rc = shmc__job_ok()))
         return rc;
-    return shmc__post_recv(buf, bytes, es, w, tag, comm->ctx, comm, req);
+    struct shmc__request *r;
+    if ((rc = shmc__post_recv(buf, bytes, es, w, tag, c->ctx, c, &r)) == SHMC_OK)
+        *req = shmc__req_handle(r);
+    return rc;
 }
 
 SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
                        shmc_comm *comm)
 {
     struct shmc__global *g = &shmc__g;
+    const struct shmc__comm *c;
     size_t bytes, es;
     int w, rc;
-    if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(comm, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = shmc__job_ok()))
+    if ((rc = check_buf(comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(c, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = shmc__job_ok()))
         return rc;
     /* Fast path: straight into the mailbox, no request. */
     if (w != g->rank && bytes <= g->eager_limit) {
         struct shmc__peer *pe = &g->peers[w];
         if (!pe->matchq.head && !pe->gone && !pe->broken &&
-            shmc__try_eager(w, buf, bytes, tag, comm->ctx))
+            shmc__try_eager(w, buf, bytes, tag, c->ctx))
             return SHMC_OK;
     }
-    struct shmc_request *s;
-    if ((rc = shmc__post_send(buf, bytes, es, w, tag, comm->ctx, comm, &s)) != SHMC_OK)
+    struct shmc__request *s;
+    if ((rc = shmc__post_send(buf, bytes, es, w, tag, c->ctx, c, &s)) != SHMC_OK)
         return rc;
     return shmc__finish(s, NULL);
 }
@@ -237,33 +248,33 @@ SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int t
                        shmc_status *status)
 {
     struct shmc__global *g = &shmc__g;
+    const struct shmc__comm *c;
     size_t bytes, es;
     int w, rc;
-    if ((rc = check_buf(comm, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(comm, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = shmc__job_ok()))
+    if ((rc = check_buf(comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(c, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = shmc__job_ok()))
         return rc;
     if (w != SHMC_ANY && w != g->rank && !g->active_reqs && !g->unexp_head && !g->out_busy_count &&
-        !g->peers[w].broken &&
-        (rc = recv_direct(buf, bytes, es, w, tag, comm->ctx, src, status)) != 1)
+        !g->peers[w].broken && (rc = recv_direct(buf, bytes, es, w, tag, c->ctx, src, status)) != 1)
         return rc;
-    struct shmc_request *r;
-    if ((rc = shmc__post_recv(buf, bytes, es, w, tag, comm->ctx, comm, &r)) != SHMC_OK)
+    struct shmc__request *r;
+    if ((rc = shmc__post_recv(buf, bytes, es, w, tag, c->ctx, c, &r)) != SHMC_OK)
         return rc;
     return shmc__finish(r, status);
 }
 
-static int check_req(shmc_request *r)
+/* The live request behind the caller's handle h, in *r. */
+static int check_req(const shmc_request *h, struct shmc__request **r)
 {
     if (shmc__g.state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;
-    /* A freed request stays in its slab, so a stale pointer is recognised. */
-    if (r->state == SHMC_RS_FREE)
-        return SHMC_ERR_ARG;
-    return SHMC_OK;
+    *r = shmc__req_from_handle(h);
+    return *r ? SHMC_OK : SHMC_ERR_ARG;
 }
 
 SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
 {
+    struct shmc__request *r;
     if (!req)
         return SHMC_ERR_ARG;
     if (!*req) {
@@ -271,16 +282,17 @@ SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
             *status = empty_status;
         return SHMC_OK;
     }
-    int rc = check_req(*req);
+    int rc = check_req(*req, &r);
     if (rc != SHMC_OK)
         return rc;
-    rc = shmc__finish(*req, status);
+    rc = shmc__finish(r, status);
     *req = NULL;
     return rc;
 }
 
 SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
 {
+    struct shmc__request *r;
     if (!req || !done)
         return SHMC_ERR_ARG;
     *done = 0;
@@ -290,17 +302,17 @@ SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
             *status = empty_status;
         return SHMC_OK;
     }
-    int rc = check_req(*req);
+    int rc = check_req(*req, &r);
     if (rc != SHMC_OK)
         return rc;
-    if ((*req)->state == SHMC_RS_ACTIVE) {
+    if (r->state == SHMC_RS_ACTIVE) {
         shmc__progress();
         shmc__check_job();
-        if ((*req)->state == SHMC_RS_ACTIVE)
+        if (r->state == SHMC_RS_ACTIVE)
             return SHMC_OK;
     }
     *done = 1;
-    rc = shmc__finish(*req, status);
+    rc = shmc__finish(r, status);
     *req = NULL;
     return rc;
 }
@@ -309,58 +321,76 @@ SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
 {
     if (n && !reqs)
         return SHMC_ERR_ARG;
-    for (size_t i = 0; i < n; i++) {
-        int rc;
-        if (reqs[i] && (rc = check_req(reqs[i])) != SHMC_OK)
-            return rc;
+    if (shmc__g.state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    /* Every handle is checked before any is touched, so a bad one (or one named twice,
+     * which would be finished twice) leaves them all pending. */
+    int rc = SHMC_OK;
+    size_t i;
+    for (i = 0; i < n && rc == SHMC_OK; i++) {
+        struct shmc__request *r = reqs[i] ? shmc__req_from_handle(reqs[i]) : NULL;
+        if (reqs[i] && (!r || r->listed))
+            rc = SHMC_ERR_ARG;
+        else if (r)
+            r->listed = 1;
     }
-    shmc__wait_requests(n, reqs);
+    while (i-- > 0) {
+        struct shmc__request *r = reqs[i] ? shmc__req_from_handle(reqs[i]) : NULL;
+        if (r)
+            r->listed = 0;
+    }
+    if (rc != SHMC_OK)
+        return rc;
+    /* The requests behind the handles: on the stack for a few, else allocated. */
+    struct shmc__request *few[16] = {NULL}, **live = few;
+    if (n > 16 && !(live = malloc(n * sizeof *live)))
+        return SHMC_ERR_NOMEM;
+    for (i = 0; i < n; i++)
+        live[i] = reqs[i] ? shmc__req_from_handle(reqs[i]) : NULL;
+    shmc__wait_requests(n, live);
     int first = SHMC_OK;
-    for (size_t i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         shmc_status *st = statuses ? &statuses[i] : NULL;
-        if (!reqs[i]) {
+        if (!live[i]) {
             if (st)
                 *st = empty_status;
             continue;
         }
-        int err = shmc__finish(reqs[i], st);
+        int err = shmc__finish(live[i], st);
         reqs[i] = NULL;
         if (err != SHMC_OK && first == SHMC_OK)
             first = err;
     }
+    if (live != few)
+        free(live);
     return first;
-}
-
-static int overlap(const void *a, size_t na, const void *b, size_t nb)
-{
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return na && nb && x < y + nb && y < x + na;
 }
 
 SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
                            size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
                            shmc_status *status)
 {
+    const struct shmc__comm *c;
     size_t sbytes, rbytes, es;
     int wd, ws, rc;
-    if ((rc = check_buf(comm, sbuf, scount, dtype, &sbytes, &es)) ||
-        (rc = check_buf(comm, rbuf, rcount, dtype, &rbytes, &es)) ||
-        (rc = check_peer(comm, dst, 0, &wd)) || (rc = check_peer(comm, src, 1, &ws)) ||
+    if ((rc = check_buf(comm, &c, sbuf, scount, dtype, &sbytes, &es)) ||
+        (rc = check_buf(comm, &c, rbuf, rcount, dtype, &rbytes, &es)) ||
+        (rc = check_peer(c, dst, 0, &wd)) || (rc = check_peer(c, src, 1, &ws)) ||
         (rc = check_tag(stag, 0)) || (rc = check_tag(rtag, 1)))
         return rc;
-    if (overlap(sbuf, sbytes, rbuf, rbytes))
+    if (shmc__overlap(sbuf, sbytes, rbuf, rbytes))
         return SHMC_ERR_ARG;
     if ((rc = shmc__job_ok()))
         return rc;
-    struct shmc_request *rr, *sr;
-    if ((rc = shmc__post_recv(rbuf, rbytes, es, ws, rtag, comm->ctx, comm, &rr)) != SHMC_OK)
+    struct shmc__request *rr, *sr;
+    if ((rc = shmc__post_recv(rbuf, rbytes, es, ws, rtag, c->ctx, c, &rr)) != SHMC_OK)
         return rc;
-    if ((rc = shmc__post_send(sbuf, sbytes, es, wd, stag, comm->ctx, comm, &sr)) != SHMC_OK) {
+    if ((rc = shmc__post_send(sbuf, sbytes, es, wd, stag, c->ctx, c, &sr)) != SHMC_OK) {
         shmc__req_dequeue(rr);
         shmc__req_free(rr);
         return rc;
     }
-    struct shmc_request *both[2] = {rr, sr};
+    struct shmc__request *both[2] = {rr, sr};
     shmc__wait_requests(2, both);
     int rerr = shmc__finish(rr, status);
     int serr = shmc__finish(sr, NULL);

@@ -73,7 +73,7 @@ int shmc__send_ctrl(int p, unsigned kind, uint64_t w1, uint64_t a, uint64_t b)
     return SHMC_OK;
 }
 
-void shmc__queue_send(int p, struct shmc_request *s)
+void shmc__queue_send(int p, struct shmc__request *s)
 {
     shmc__reqq_push(&shmc__g.peers[p].matchq, s, SHMC_Q_MATCH);
     shmc__peer_out_busy(p);
@@ -95,7 +95,7 @@ static int push_out(int p)
         made++;
     }
     /* Then matching records, strictly in order (non-overtaking). */
-    struct shmc_request *s;
+    struct shmc__request *s;
     while ((s = pe->matchq.head)) {
         if (s->proto == SHMC_P_EAGER) {
             if (!shmc__try_eager(p, s->buf, s->bytes, s->tag, s->ctx))
@@ -133,7 +133,7 @@ static int handle(int p, const struct shmc__rec_view *v)
 {
     int tag = (int)(uint32_t)v->w1;
     uint32_t ctx = (uint32_t)(v->w1 >> 32);
-    struct shmc_request *r;
+    struct shmc__request *r;
 
     switch (v->kind) {
     case SHMC_REC_EAGER:
@@ -232,7 +232,7 @@ static int all_others_gone(void)
 }
 
 /* Can request r no longer complete? Returns the error to fail it with, or SHMC_OK. */
-static int doomed(const struct shmc_request *r)
+static int doomed(const struct shmc__request *r)
 {
     struct shmc__global *g = &shmc__g;
     int p = r->kind == SHMC_REQ_RECV && r->proto != SHMC_P_POSTED ? r->src : r->peer;
@@ -258,7 +258,7 @@ static void fail_requests(int abort)
 {
     struct shmc__global *g = &shmc__g;
     for (uint32_t i = 0; i < g->nreqs; i++) {
-        struct shmc_request *r = g->reqs[i];
+        struct shmc__request *r = g->reqs[i];
         if (r->state != SHMC_RS_ACTIVE)
             continue;
         int err = abort ? SHMC_ERR_ABORTED : doomed(r);
@@ -447,7 +447,7 @@ static int wait_until(int (*done)(void *), void *arg, const struct blk *b, struc
 
 struct reqset {
     size_t n;
-    struct shmc_request *const *reqs;
+    struct shmc__request *const *reqs;
 };
 
 static int reqs_done(void *arg)
@@ -465,7 +465,7 @@ static int reqs_far(void *arg, uint32_t cpu)
 {
     const struct reqset *s = arg;
     for (size_t i = 0; i < s->n; i++) {
-        const struct shmc_request *r = s->reqs[i];
+        const struct shmc__request *r = s->reqs[i];
         if (!r || r->state != SHMC_RS_ACTIVE)
             continue;
         if (r->peer < 0 || r->peer == shmc__g.rank)
@@ -477,12 +477,12 @@ static int reqs_far(void *arg, uint32_t cpu)
     return 1;
 }
 
-int shmc__wait_requests(size_t n, struct shmc_request *const *reqs)
+int shmc__wait_requests(size_t n, struct shmc__request *const *reqs)
 {
     struct reqset s = {n, reqs};
     struct blk b = {0};
     for (size_t i = 0; i < n; i++) {
-        const struct shmc_request *r = reqs[i];
+        const struct shmc__request *r = reqs[i];
         if (r && r->state == SHMC_RS_ACTIVE) {
             b.op = r->kind;
             b.peer = r->peer;

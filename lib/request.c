@@ -4,6 +4,7 @@
  * A cookie is (generation << 32 | slot); a slot's generation changes each time it is
  * freed, so a late or forged cookie finds nothing instead of the wrong request.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,18 +19,18 @@ static int grow(void)
         uint32_t cap = g->reqs_cap ? g->reqs_cap * 2 : 256;
         if (cap > (1u << 30))
             return SHMC_ERR_LIMIT;
-        struct shmc_request **t = realloc(g->reqs, cap * sizeof *t);
+        struct shmc__request **t = realloc(g->reqs, cap * sizeof *t);
         if (!t)
             return SHMC_ERR_NOMEM;
         g->reqs = t;
         g->reqs_cap = cap;
     }
-    struct shmc_request *slab = calloc(SLAB, sizeof *slab);
+    struct shmc__request *slab = calloc(SLAB, sizeof *slab);
     if (!slab)
         return SHMC_ERR_NOMEM;
     /* Push in reverse so that low slots are handed out first. */
     for (uint32_t i = SLAB; i-- > 0;) {
-        struct shmc_request *r = &slab[i];
+        struct shmc__request *r = &slab[i];
         r->idx = g->nreqs + i;
         r->gen = 1;
         g->reqs[r->idx] = r;
@@ -40,12 +41,12 @@ static int grow(void)
     return SHMC_OK;
 }
 
-struct shmc_request *shmc__req_alloc(void)
+struct shmc__request *shmc__req_alloc(void)
 {
     struct shmc__global *g = &shmc__g;
     if (!g->req_free && grow() != SHMC_OK)
         return NULL;
-    struct shmc_request *r = g->req_free;
+    struct shmc__request *r = g->req_free;
     g->req_free = r->next;
     uint32_t idx = r->idx, gen = r->gen;
     memset(r, 0, sizeof *r);
@@ -59,7 +60,7 @@ struct shmc_request *shmc__req_alloc(void)
     return r;
 }
 
-void shmc__req_free(struct shmc_request *r)
+void shmc__req_free(struct shmc__request *r)
 {
     struct shmc__global *g = &shmc__g;
     if (r->state == SHMC_RS_ACTIVE)
@@ -72,19 +73,40 @@ void shmc__req_free(struct shmc_request *r)
     g->req_free = r;
 }
 
-struct shmc_request *shmc__req_lookup(uint64_t cookie, int kind)
+struct shmc__request *shmc__req_lookup(uint64_t cookie, int kind)
 {
     struct shmc__global *g = &shmc__g;
     uint32_t idx = (uint32_t)cookie, gen = (uint32_t)(cookie >> 32);
     if (idx >= g->nreqs)
         return NULL;
-    struct shmc_request *r = g->reqs[idx];
+    struct shmc__request *r = g->reqs[idx];
     if (r->gen != gen || r->state != SHMC_RS_ACTIVE || r->kind != kind)
         return NULL;
     return r;
 }
 
-void shmc__req_complete(struct shmc_request *r, int err)
+_Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "a request handle holds a 64-bit cookie");
+
+shmc_request *shmc__req_handle(const struct shmc__request *r)
+{
+    /* gen is never 0, so a handle is never NULL. */
+    return (shmc_request *)(uintptr_t)shmc__req_cookie(r);
+}
+
+struct shmc__request *shmc__req_from_handle(const shmc_request *h)
+{
+    struct shmc__global *g = &shmc__g;
+    uint64_t cookie = (uint64_t)(uintptr_t)h;
+    uint32_t idx = (uint32_t)cookie, gen = (uint32_t)(cookie >> 32);
+    if (idx >= g->nreqs)
+        return NULL;
+    struct shmc__request *r = g->reqs[idx];
+    if (r->gen != gen || r->state == SHMC_RS_FREE)
+        return NULL;
+    return r;
+}
+
+void shmc__req_complete(struct shmc__request *r, int err)
 {
     if (r->state != SHMC_RS_ACTIVE)
         return;
@@ -96,7 +118,7 @@ void shmc__req_complete(struct shmc_request *r, int err)
     shmc__g.active_reqs--;
 }
 
-void shmc__reqq_push(struct shmc__reqq *q, struct shmc_request *r, int which)
+void shmc__reqq_push(struct shmc__reqq *q, struct shmc__request *r, int which)
 {
     r->next = NULL;
     r->queue = (uint8_t)which;
@@ -107,9 +129,9 @@ void shmc__reqq_push(struct shmc__reqq *q, struct shmc_request *r, int which)
     q->tail = r;
 }
 
-struct shmc_request *shmc__reqq_pop(struct shmc__reqq *q)
+struct shmc__request *shmc__reqq_pop(struct shmc__reqq *q)
 {
-    struct shmc_request *r = q->head;
+    struct shmc__request *r = q->head;
     if (!r)
         return NULL;
     q->head = r->next;
@@ -120,10 +142,10 @@ struct shmc_request *shmc__reqq_pop(struct shmc__reqq *q)
     return r;
 }
 
-void shmc__reqq_remove(struct shmc__reqq *q, struct shmc_request *r)
+void shmc__reqq_remove(struct shmc__reqq *q, struct shmc__request *r)
 {
-    struct shmc_request *prev = NULL;
-    for (struct shmc_request *it = q->head; it; prev = it, it = it->next) {
+    struct shmc__request *prev = NULL;
+    for (struct shmc__request *it = q->head; it; prev = it, it = it->next) {
         if (it != r)
             continue;
         if (prev)
@@ -139,7 +161,7 @@ void shmc__reqq_remove(struct shmc__reqq *q, struct shmc_request *r)
 }
 
 /* Takes r off whichever list it is on. */
-void shmc__req_dequeue(struct shmc_request *r)
+void shmc__req_dequeue(struct shmc__request *r)
 {
     struct shmc__global *g = &shmc__g;
     switch (r->queue) {
@@ -165,11 +187,11 @@ void shmc__req_dequeue(struct shmc_request *r)
     }
 }
 
-void shmc__req_fill_status(const struct shmc_request *r, shmc_status *st)
+void shmc__req_fill_status(const struct shmc__request *r, shmc_status *st)
 {
     if (!st)
         return;
-    const struct shmc_comm *c = r->comm;
+    const struct shmc__comm *c = r->comm;
     if (r->kind == SHMC_REQ_RECV) {
         st->source = r->src >= 0 ? shmc__comm_local_rank(c, r->src) : SHMC_ANY_SOURCE;
         st->tag = r->msg_tag;

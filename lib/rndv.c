@@ -28,7 +28,7 @@
 
 #define CMA_PIECE (4u << 20) /* bytes per process_vm_readv, so progress stays responsive */
 
-int shmc__rndv_put_rts(int p, struct shmc_request *s)
+int shmc__rndv_put_rts(int p, struct shmc__request *s)
 {
     struct shmc__global *g = &shmc__g;
     struct shmc__peer *pe = &g->peers[p];
@@ -59,7 +59,7 @@ int shmc__rndv_put_rts(int p, struct shmc_request *s)
     return 1;
 }
 
-int shmc__rndv_start_send(struct shmc_request *s)
+int shmc__rndv_start_send(struct shmc__request *s)
 {
     struct shmc__peer *pe = &shmc__g.peers[s->peer];
     s->proto = SHMC_P_RTS;
@@ -69,7 +69,7 @@ int shmc__rndv_start_send(struct shmc_request *s)
     return SHMC_OK;
 }
 
-static void ask_for_data(struct shmc_request *r)
+static void ask_for_data(struct shmc__request *r)
 {
     r->proto = SHMC_P_DATA;
     r->xfer_done = 0;
@@ -79,13 +79,13 @@ static void ask_for_data(struct shmc_request *r)
         shmc__req_complete(r, rc);
 }
 
-static void finish_recv(struct shmc_request *r)
+static void finish_recv(struct shmc__request *r)
 {
     int rc = shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, 0, 0);
     shmc__req_complete(r, rc);
 }
 
-void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct shmc__rts *rts)
+void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct shmc__rts *rts)
 {
     struct shmc__global *g = &shmc__g;
     r->src = src;
@@ -120,7 +120,7 @@ void shmc__rndv_matched(struct shmc_request *r, int src, int tag, const struct s
 
 /* A single-copy read that cannot be retried or switched to the mailbox: fail the
  * receive, and tell the sender we are done with its buffer either way. */
-static int read_failed(struct shmc_request *r, int e)
+static int read_failed(struct shmc__request *r, int e)
 {
     if (r->xdesc >= 0)
         shmc__coop_release(r);
@@ -138,7 +138,7 @@ static int read_failed(struct shmc_request *r, int e)
 
 /* One claim of a transfer both sides copy (coop.c). Returns 1 if anything happened.
  * The end needs no FIN: the sender sees it in the copy descriptor. */
-static int coop_step(struct shmc_request *r)
+static int coop_step(struct shmc__request *r)
 {
     int e, st = shmc__coop_recv_step(r, &e);
     if (st == 2) {
@@ -150,7 +150,7 @@ static int coop_step(struct shmc_request *r)
 }
 
 /* One piece of one single-copy transfer. Returns 1 if bytes moved. */
-static int cma_step(struct shmc_request *r)
+static int cma_step(struct shmc__request *r)
 {
     struct shmc__global *g = &shmc__g;
     if (r->xdesc >= 0)
@@ -196,9 +196,9 @@ static int cma_step(struct shmc_request *r)
 int shmc__rndv_progress_cma(void)
 {
     int made = 0;
-    struct shmc_request *r = shmc__g.cma_active.head;
+    struct shmc__request *r = shmc__g.cma_active.head;
     while (r) {
-        struct shmc_request *next = r->next;
+        struct shmc__request *next = r->next;
         made += cma_step(r);
         r = next;
     }
@@ -209,7 +209,7 @@ int shmc__rndv_push_streams(int p)
 {
     struct shmc__global *g = &shmc__g;
     struct shmc__peer *pe = &g->peers[p];
-    struct shmc_request *s;
+    struct shmc__request *s;
     int made = 0;
 
     while ((s = pe->streams.head)) {
@@ -247,7 +247,7 @@ static void protocol_error(int p, const char *what, uint64_t cookie)
 void shmc__rndv_on_cts(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
 {
     struct shmc__cts cts;
-    struct shmc_request *s = shmc__req_lookup(w1, SHMC_REQ_SEND);
+    struct shmc__request *s = shmc__req_lookup(w1, SHMC_REQ_SEND);
     if (!s || s->proto != SHMC_P_RTS || s->peer != p || len != sizeof cts) {
         protocol_error(p, "CTS", w1);
         return;
@@ -270,7 +270,7 @@ void shmc__rndv_on_cts(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
 void shmc__rndv_on_data(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
 {
     uint64_t off;
-    struct shmc_request *r = shmc__req_lookup(w1, SHMC_REQ_RECV);
+    struct shmc__request *r = shmc__req_lookup(w1, SHMC_REQ_RECV);
     if (!r || r->proto != SHMC_P_DATA || r->src != p || len < sizeof off) {
         protocol_error(p, "DATA", w1);
         return;
@@ -292,7 +292,7 @@ void shmc__rndv_on_fin(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
 {
     (void)payload;
     (void)len;
-    struct shmc_request *s = shmc__req_lookup(w1, SHMC_REQ_SEND);
+    struct shmc__request *s = shmc__req_lookup(w1, SHMC_REQ_SEND);
     if (!s || s->proto != SHMC_P_RTS || s->peer != p) {
         protocol_error(p, "FIN", w1);
         return;
@@ -301,7 +301,7 @@ void shmc__rndv_on_fin(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
 }
 
 /* A message to oneself meets its receive: copy once, complete both. */
-void shmc__self_deliver(struct shmc_request *recv, struct shmc_request *send)
+void shmc__self_deliver(struct shmc__request *recv, struct shmc__request *send)
 {
     size_t n = send->bytes <= recv->bytes ? send->bytes : recv->bytes;
     recv->src = send->peer;

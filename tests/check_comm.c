@@ -182,7 +182,7 @@ static void churn(shmc_comm *w, int me, int n, void *arg)
         shmc_comm *c;
         T_OK(shmc_comm_split(w, (me + i) % 2, me, &c));
         if (i == 0)
-            first_uid = c->uid;
+            first_uid = shmc__comm_get(c)->uid;
         int v = 1, s = 0;
         T_OK(shmc_allreduce(&v, &s, 1, SHMC_INT32, SHMC_SUM, c));
         T_ASSERT(s == shmc_comm_size(c), "iteration %d: %d", i, s);

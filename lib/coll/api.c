@@ -13,15 +13,20 @@
 
 /* ---- checks -------------------------------------------------------------------------- */
 
-/* Fills x for a call on comm; checks the comm, the dtype and that n * count elements of
- * it fit in size_t. */
-static int setup(struct shmc__cx *x, shmc_comm *comm, size_t count, size_t nblocks, shmc_dtype dt)
+/* How many blocks of count elements a call's largest buffer holds. */
+enum { NO_DATA, ONE_BLOCK, BLOCK_PER_RANK };
+
+/* Fills x for a call on the communicator handle h; checks it, the dtype and that the
+ * largest buffer's count elements per block fit in size_t. */
+static int setup(struct shmc__cx *x, shmc_comm *h, size_t count, int blocks, shmc_dtype dt)
 {
     if (shmc__g.state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;
-    if (!comm || comm->magic != SHMC_COMM_MAGIC)
+    struct shmc__comm *comm = shmc__comm_get(h);
+    if (!comm)
         return SHMC_ERR_ARG;
     size_t es = shmc__dtype_size(dt);
+    size_t nblocks = blocks == BLOCK_PER_RANK ? (size_t)comm->size : blocks == ONE_BLOCK;
     if (!es || (nblocks && count > SIZE_MAX / es / nblocks))
         return SHMC_ERR_ARG;
     x->c = comm;
@@ -45,6 +50,15 @@ static int check_op(struct shmc__cx *x, shmc_op op)
 {
     x->op = op;
     return shmc__reduce_check(x->dt, op);
+}
+
+/* Send and receive buffers that share a byte, where the call uses both (the in-place
+ * forms are the way to reuse a buffer). */
+static int check_apart(const void *sbuf, size_t sbytes, const void *rbuf, size_t rbytes)
+{
+    if (sbuf == SHMC_IN_PLACE || rbuf == SHMC_IN_PLACE)
+        return SHMC_OK;
+    return shmc__overlap(sbuf, sbytes, rbuf, rbytes) ? SHMC_ERR_ARG : SHMC_OK;
 }
 
 /* ---- choice of algorithm ------------------------------------------------------------- */
@@ -195,7 +209,7 @@ static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
 SHMC_API int shmc_barrier(shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, 0, 0, SHMC_UINT8);
+    int rc = setup(&x, comm, 0, NO_DATA, SHMC_UINT8);
     /* No data, but never skipped: count 1 keeps run() from returning early. */
     return rc != SHMC_OK ? rc : run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
 }
@@ -203,7 +217,7 @@ SHMC_API int shmc_barrier(shmc_comm *comm)
 SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, count, 1, dtype);
+    int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
         return rc;
     if (count && (!buf || buf == SHMC_IN_PLACE))
@@ -215,8 +229,10 @@ SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
                          int root, shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, count, 1, dtype);
+    int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK || (rc = check_op(&x, op)))
+        return rc;
+    if (x.me == root && (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es)))
         return rc;
     if (sbuf == SHMC_IN_PLACE)
         sbuf = rbuf;
@@ -229,8 +245,9 @@ SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dty
                             shmc_op op, shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, count, 1, dtype);
-    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK)
+    int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
+    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK ||
+        (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es)))
         return rc;
     if (sbuf == SHMC_IN_PLACE)
         sbuf = rbuf;
@@ -243,16 +260,19 @@ SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
                          shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, count, comm ? (size_t)comm->size : 1, dtype);
+    int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
         return rc;
+    if (x.me == root && (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es * (size_t)x.n)))
+        return rc;
+    /* Inside, a NULL sbuf at the root means in place: a caller's NULL must not. */
+    if (count && (!sbuf || (x.me == root && (!rbuf || rbuf == SHMC_IN_PLACE))))
+        return SHMC_ERR_ARG;
     if (sbuf == SHMC_IN_PLACE) {
         if (x.me != root)
             return SHMC_ERR_ARG; /* only the root's block can already be in place */
         sbuf = NULL;
     }
-    if (count && ((x.me != root && !sbuf) || (x.me == root && (!rbuf || rbuf == SHMC_IN_PLACE))))
-        return SHMC_ERR_ARG;
     return run(SHMC_C_GATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
@@ -260,8 +280,8 @@ SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dty
                             shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, count, comm ? (size_t)comm->size : 1, dtype);
-    if (rc != SHMC_OK)
+    int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    if (rc != SHMC_OK || (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es * (size_t)x.n)))
         return rc;
     if (sbuf == SHMC_IN_PLACE)
         sbuf = NULL;
@@ -276,16 +296,19 @@ SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype
                           shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, count, comm ? (size_t)comm->size : 1, dtype);
+    int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
         return rc;
+    if (x.me == root && (rc = check_apart(sbuf, count * x.es * (size_t)x.n, rbuf, count * x.es)))
+        return rc;
+    /* Inside, a NULL rbuf at the root means in place: a caller's NULL must not. */
+    if (count && (!rbuf || (x.me == root && (!sbuf || sbuf == SHMC_IN_PLACE))))
+        return SHMC_ERR_ARG;
     if (rbuf == SHMC_IN_PLACE) {
         if (x.me != root)
             return SHMC_ERR_ARG; /* only the root keeps its block where it is */
         rbuf = NULL;
     }
-    if (count && ((x.me == root && (!sbuf || sbuf == SHMC_IN_PLACE)) || (x.me != root && !rbuf)))
-        return SHMC_ERR_ARG;
     return run(SHMC_C_SCATTER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
@@ -293,8 +316,9 @@ SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount,
                                  shmc_op op, shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, recvcount, comm ? (size_t)comm->size : 1, dtype);
-    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK)
+    int rc = setup(&x, comm, recvcount, BLOCK_PER_RANK, dtype);
+    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK ||
+        (rc = check_apart(sbuf, recvcount * x.es * (size_t)x.n, rbuf, recvcount * x.es)))
         return rc;
     if (sbuf == SHMC_IN_PLACE)
         sbuf = rbuf; /* rbuf holds all n blocks; the result replaces the first */
@@ -308,12 +332,14 @@ SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtyp
 {
     struct shmc__cx x;
     void *copy = NULL;
-    int rc = setup(&x, comm, count, comm ? (size_t)comm->size : 1, dtype);
+    int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
     if (rc != SHMC_OK)
         return rc;
     if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
     size_t total = (size_t)x.n * count * x.es;
+    if ((rc = check_apart(sbuf, total, rbuf, total)))
+        return rc;
     if (sbuf == SHMC_IN_PLACE && count && x.n > 1) {
         /* Every block of rbuf is both sent and overwritten: send from a copy. */
         if (!(copy = malloc(total)))

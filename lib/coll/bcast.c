@@ -20,7 +20,7 @@ SHMC_COLL_FN(shmc__bcast_tree)
     (void)sbuf;
     int n = x->n, v = shmc__vrank(x->me, root, n), rc, mask, nreq = 0;
     size_t bytes = count * x->es;
-    struct shmc_request *reqs[32];
+    struct shmc__request *reqs[32];
     for (mask = 1; mask < n; mask <<= 1) {
         if (v & mask) {
             if ((rc = shmc__cx_recv(x, rbuf, bytes, shmc__rrank(v - mask, root, n))) != SHMC_OK)
@@ -48,7 +48,7 @@ SHMC_COLL_FN(shmc__bcast_ring)
     int n = x->n, v = shmc__vrank(x->me, root, n), rc = SHMC_OK;
     int prev = shmc__rrank(v - 1 + n, root, n), next = shmc__rrank(v + 1, root, n);
     size_t bytes = count * x->es, nch = (bytes + RING_CHUNK - 1) / RING_CHUNK;
-    struct shmc_request *rq[2] = {NULL, NULL}, *sq[RING_WINDOW] = {NULL};
+    struct shmc__request *rq[2] = {NULL, NULL}, *sq[RING_WINDOW] = {NULL};
     uint8_t *p = rbuf;
 
 #define CHUNK_LEN(i) ((i) + 1 < nch ? RING_CHUNK : bytes - (i) * (size_t)RING_CHUNK)
@@ -65,7 +65,7 @@ SHMC_COLL_FN(shmc__bcast_ring)
                 rc = wrc;
         }
         if (v < n - 1 && rc == SHMC_OK) {
-            struct shmc_request **s = &sq[i % RING_WINDOW];
+            struct shmc__request **s = &sq[i % RING_WINDOW];
             if (*s && (rc = shmc__cx_waitall(1, s)) != SHMC_OK)
                 break;
             rc = shmc__cx_isend(x, p + i * RING_CHUNK, CHUNK_LEN(i), next, s);

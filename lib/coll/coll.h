@@ -21,7 +21,7 @@
 
 /* One collective call. */
 struct shmc__cx {
-    struct shmc_comm *c;
+    struct shmc__comm *c;
     int n, me;    /* size of and rank in c */
     uint32_t ctx; /* c->ctx + 1 */
     size_t es;    /* bytes per element */
@@ -68,14 +68,14 @@ static inline int shmc__rrank(int v, int root, int n)
 
 /* Start a send of `bytes` to, or a receive of exactly `bytes` from, comm rank peer. */
 int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
-                   struct shmc_request **req);
+                   struct shmc__request **req);
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
-                   struct shmc_request **req);
+                   struct shmc__request **req);
 /* Waits for n requests (NULL entries skipped), frees them and sets them NULL. A receive
  * whose message had another size is SHMC_ERR_MISMATCH. Returns the first error. */
-int shmc__cx_waitall(size_t n, struct shmc_request **reqs);
+int shmc__cx_waitall(size_t n, struct shmc__request **reqs);
 /* Drops requests that could not all be started (a failed post): nothing waits for them. */
-void shmc__cx_cancel(size_t n, struct shmc_request **reqs);
+void shmc__cx_cancel(size_t n, struct shmc__request **reqs);
 int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst);
 int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src);
 /* Either side may be skipped with a peer of -1. */
@@ -108,7 +108,7 @@ int shmc__wsync_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf
 /* ---- coll/slot.c: the shared staging slots ------------------------------------------ */
 
 /* The stamp of the communicator's next round: uid in the high half, round in the low. */
-uint64_t shmc__slot_next(struct shmc_comm *c);
+uint64_t shmc__slot_next(struct shmc__comm *c);
 /* Waits until every reader of what this rank published before has finished with it; then
  * returns this rank's slot data (SHMC_SLOT_BYTES) for writing. */
 int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data);

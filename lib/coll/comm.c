@@ -14,23 +14,67 @@
 
 #include "coll.h"
 
-void shmc__comm_ids_init(struct shmc__global *g)
+int shmc__comm_ids_init(struct shmc__global *g)
 {
     g->comms = NULL;
     g->next_uid = 2; /* the world is uid 1 */
+    g->comm_slots_cap = 16;
+    g->comm_slots = calloc(g->comm_slots_cap, sizeof *g->comm_slots);
+    if (!g->comm_slots)
+        return SHMC_ERR_NOMEM;
+    g->comm_slots[0] = (struct shmc__comm_slot){&g->world, 1};
+    g->world.slot = 0;
+    g->ncomm_slots = 1;
+    return SHMC_OK;
 }
 
 void shmc__comm_release_all(void)
 {
-    struct shmc_comm *c = shmc__g.comms;
+    struct shmc__comm *c = shmc__g.comms;
     while (c) {
-        struct shmc_comm *next = c->next;
-        c->magic = 0;
+        struct shmc__comm *next = c->next;
         free(c->world_of);
         free(c);
         c = next;
     }
     shmc__g.comms = NULL;
+    free(shmc__g.comm_slots);
+    shmc__g.comm_slots = NULL;
+    shmc__g.ncomm_slots = shmc__g.comm_slots_cap = 0;
+}
+
+/* Gives c a free slot of the handle table (a freed one keeps its bumped gen). */
+static int slot_take(struct shmc__comm *c)
+{
+    struct shmc__global *g = &shmc__g;
+    uint32_t i = 1;
+    while (i < g->ncomm_slots && g->comm_slots[i].c)
+        i++;
+    if (i == g->ncomm_slots) {
+        if (i == g->comm_slots_cap) {
+            if (i >= (1u << 30))
+                return SHMC_ERR_LIMIT;
+            struct shmc__comm_slot *t = realloc(g->comm_slots, 2 * (size_t)i * sizeof *t);
+            if (!t)
+                return SHMC_ERR_NOMEM;
+            g->comm_slots = t;
+            g->comm_slots_cap = 2 * i;
+        }
+        g->comm_slots[i].gen = 1;
+        g->ncomm_slots++;
+    }
+    g->comm_slots[i].c = c;
+    c->slot = i;
+    return SHMC_OK;
+}
+
+/* Every handle to c stops working; the slot may be reused under another gen. */
+static void slot_drop(const struct shmc__comm *c)
+{
+    struct shmc__comm_slot *s = &shmc__g.comm_slots[c->slot];
+    s->c = NULL;
+    if (++s->gen == 0)
+        s->gen = 1;
 }
 
 /* Agrees on a uid over parent, and on whether every rank's arguments were valid. */
@@ -51,16 +95,17 @@ static int agree(shmc_comm *parent, int valid, uint32_t *uid)
 }
 
 /* A communicator of m ranks whose rank i is parent rank members[i]. */
-static int make_comm(shmc_comm *parent, const int *members, int m, int me, uint32_t uid,
-                     shmc_comm **out)
+static int make_comm(const struct shmc__comm *parent, const int *members, int m, int me,
+                     uint32_t uid, shmc_comm **out)
 {
     struct shmc__global *g = &shmc__g;
-    struct shmc_comm *c = calloc(1, sizeof *c);
+    struct shmc__comm *c = calloc(1, sizeof *c);
     int *maps = malloc(((size_t)m + (size_t)g->size) * sizeof *maps);
-    if (!c || !maps) {
+    int rc = c && maps ? slot_take(c) : SHMC_ERR_NOMEM;
+    if (rc != SHMC_OK) {
         free(c);
         free(maps);
-        return SHMC_ERR_NOMEM;
+        return rc;
     }
     int *world_of = maps, *local_of = maps + m;
     for (int w = 0; w < g->size; w++)
@@ -69,7 +114,6 @@ static int make_comm(shmc_comm *parent, const int *members, int m, int me, uint3
         world_of[i] = shmc__comm_world_rank(parent, members[i]);
         local_of[world_of[i]] = i;
     }
-    c->magic = SHMC_COMM_MAGIC;
     c->uid = uid;
     c->ctx = 2 * (uid - 1);
     c->rank = me;
@@ -80,15 +124,16 @@ static int make_comm(shmc_comm *parent, const int *members, int m, int me, uint3
     if (g->comms)
         g->comms->prev = c;
     g->comms = c;
-    *out = c;
+    *out = shmc__comm_handle(c);
     return SHMC_OK;
 }
 
-static int comm_usable(const shmc_comm *c)
+static int comm_usable(const shmc_comm *h, const struct shmc__comm **c)
 {
     if (shmc__g.state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;
-    return c && c->magic == SHMC_COMM_MAGIC ? SHMC_OK : SHMC_ERR_ARG;
+    *c = shmc__comm_get(h);
+    return *c ? SHMC_OK : SHMC_ERR_ARG;
 }
 
 struct split_entry {
@@ -105,12 +150,13 @@ static int by_key_then_rank(const void *a, const void *b)
 
 SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out)
 {
-    int rc = comm_usable(comm);
+    const struct shmc__comm *pc;
+    int rc = comm_usable(comm, &pc);
     if (out)
         *out = NULL;
     if (rc != SHMC_OK)
         return rc;
-    int n = comm->size;
+    int n = pc->size;
     struct split_entry *all = malloc((size_t)n * sizeof *all);
     int *sorted = malloc((size_t)n * 2 * sizeof *sorted);
     int *members = malloc((size_t)n * sizeof *members);
@@ -120,7 +166,7 @@ SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **ou
     }
     /* Every rank takes part (also with a NULL out) so that the others are not left
      * waiting; a NULL out is then reported by every rank. */
-    all[comm->rank] = (struct split_entry){color < 0 ? -1 : color, key};
+    all[pc->rank] = (struct split_entry){color < 0 ? -1 : color, key};
     if ((rc = shmc_allgather(SHMC_IN_PLACE, all, 2, SHMC_INT32, comm)) != SHMC_OK)
         goto done;
     uint32_t uid;
@@ -137,10 +183,10 @@ SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **ou
     qsort(sorted, (size_t)m, 2 * sizeof *sorted, by_key_then_rank);
     for (int i = 0; i < m; i++) {
         members[i] = sorted[2 * i + 1];
-        if (members[i] == comm->rank)
+        if (members[i] == pc->rank)
             me = i;
     }
-    rc = make_comm(comm, members, m, me, uid, out);
+    rc = make_comm(pc, members, m, me, uid, out);
 done:
     free(all);
     free(sorted);
@@ -150,31 +196,32 @@ done:
 
 SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
 {
-    int rc = comm_usable(comm);
+    const struct shmc__comm *pc;
+    int rc = comm_usable(comm, &pc);
     if (out)
         *out = NULL;
     if (rc != SHMC_OK)
         return rc;
     /* Checked locally, agreed collectively: a bad list fails on every rank. */
-    int valid = out != NULL && n >= 0 && n <= comm->size && (ranks || n == 0);
+    int valid = out != NULL && n >= 0 && n <= pc->size && (ranks || n == 0);
     int me = -1;
-    char *seen = calloc((size_t)comm->size, 1);
+    char *seen = calloc((size_t)pc->size, 1);
     if (!seen)
         return SHMC_ERR_NOMEM;
     for (int i = 0; valid && i < n; i++) {
-        if (ranks[i] < 0 || ranks[i] >= comm->size || seen[ranks[i]]) {
+        if (ranks[i] < 0 || ranks[i] >= pc->size || seen[ranks[i]]) {
             valid = 0;
             break;
         }
         seen[ranks[i]] = 1;
-        if (ranks[i] == comm->rank)
+        if (ranks[i] == pc->rank)
             me = i;
     }
     free(seen);
     uint32_t uid;
     if ((rc = agree(comm, valid, &uid)) != SHMC_OK || me < 0)
         return rc;
-    return make_comm(comm, ranks, n, me, uid, out);
+    return make_comm(pc, ranks, n, me, uid, out);
 }
 
 SHMC_API int shmc_comm_free(shmc_comm **comm)
@@ -182,9 +229,9 @@ SHMC_API int shmc_comm_free(shmc_comm **comm)
     struct shmc__global *g = &shmc__g;
     if (g->state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;
-    if (!comm || !*comm || (*comm)->magic != SHMC_COMM_MAGIC || *comm == &g->world)
+    struct shmc__comm *c = comm ? shmc__comm_get(*comm) : NULL;
+    if (!c || c == &g->world)
         return SHMC_ERR_ARG;
-    struct shmc_comm *c = *comm;
     /* A pending request reports its status through the communicator. */
     for (uint32_t i = 0; i < g->nreqs; i++)
         if (g->reqs[i]->state != SHMC_RS_FREE && g->reqs[i]->comm == c)
@@ -197,7 +244,7 @@ SHMC_API int shmc_comm_free(shmc_comm **comm)
         g->comms = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    c->magic = 0;
+    slot_drop(c);
     free(c->world_of);
     free(c);
     *comm = NULL;

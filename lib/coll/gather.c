@@ -30,7 +30,7 @@ SHMC_COLL_FN(shmc__gather_tree)
     size_t bytes = count * x->es;
     uint8_t *t;
     const uint8_t *own = sbuf ? sbuf : (uint8_t *)rbuf + (size_t)root * bytes;
-    struct shmc_request *reqs[32];
+    struct shmc__request *reqs[32];
 
     if (sub == 1) /* a leaf: its one block goes up as it is */
         return shmc__cx_send(x, own, bytes, shmc__rrank(v - (v & -v), root, n));
@@ -71,7 +71,7 @@ SHMC_COLL_FN(shmc__gather_ring)
     int up = shmc__rrank(p - 1 + n, root, n), down = shmc__rrank(p + 1, root, n);
     int nin = n - 1 - p; /* blocks that pass through this rank */
     size_t bytes = count * x->es;
-    struct shmc_request *rq[SHMC_MAX_RANKS], *sq[SHMC_MAX_RANKS];
+    struct shmc__request *rq[SHMC_MAX_RANKS], *sq[SHMC_MAX_RANKS];
     uint8_t *t = NULL;
 
     if (p == 0) {
@@ -195,7 +195,7 @@ SHMC_COLL_FN(shmc__scatter_tree)
     int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, mask, nreq = 0;
     size_t bytes = count * x->es;
     const uint8_t *t;
-    struct shmc_request *reqs[32];
+    struct shmc__request *reqs[32];
 
     if (v == 0) {
         uint8_t *rot;
@@ -246,7 +246,7 @@ SHMC_COLL_FN(shmc__scatter_ring)
     int n = x->n, p = shmc__vrank(x->me, root, n), rc = SHMC_OK, nsq = 0;
     int up = shmc__rrank(p - 1 + n, root, n), down = shmc__rrank(p + 1, root, n);
     size_t bytes = count * x->es;
-    struct shmc_request *rq[SHMC_MAX_RANKS], *sq[SHMC_MAX_RANKS];
+    struct shmc__request *rq[SHMC_MAX_RANKS], *sq[SHMC_MAX_RANKS];
 
     if (p == 0) {
         /* Blocks leave in position order: each rank keeps the first it receives. */

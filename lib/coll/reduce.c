@@ -146,7 +146,7 @@ SHMC_COLL_FN(shmc__reduce_ring)
     if (x->me != root)
         return shmc__cx_send(x, mine, len * es, root);
     /* The root collects every other block straight into place. */
-    struct shmc_request *reqs[SHMC_MAX_RANKS];
+    struct shmc__request *reqs[SHMC_MAX_RANKS];
     int nreq = 0;
     for (int r = 0; r < x->n; r++) {
         if (r == root)

@@ -33,7 +33,7 @@ static struct shmc__slot *slot_of(const struct shmc__cx *x, int r)
     return shmc__arena_slot(&shmc__g.arena, (unsigned)shmc__comm_world_rank(x->c, r));
 }
 
-uint64_t shmc__slot_next(struct shmc_comm *c)
+uint64_t shmc__slot_next(struct shmc__comm *c)
 {
     c->round++;
     return ((uint64_t)c->uid << 32) | c->round;

@@ -11,25 +11,25 @@
 #define COLL_TAG 0
 
 int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
-                   struct shmc_request **req)
+                   struct shmc__request **req)
 {
     return shmc__post_send(buf, bytes, 1, shmc__comm_world_rank(x->c, dst), COLL_TAG, x->ctx, x->c,
                            req);
 }
 
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
-                   struct shmc_request **req)
+                   struct shmc__request **req)
 {
     return shmc__post_recv(buf, bytes, 1, shmc__comm_world_rank(x->c, src), COLL_TAG, x->ctx, x->c,
                            req);
 }
 
-int shmc__cx_waitall(size_t n, struct shmc_request **reqs)
+int shmc__cx_waitall(size_t n, struct shmc__request **reqs)
 {
     int first = SHMC_OK;
     shmc__wait_requests(n, reqs);
     for (size_t i = 0; i < n; i++) {
-        struct shmc_request *r = reqs[i];
+        struct shmc__request *r = reqs[i];
         if (!r)
             continue;
         /* A message of another size than the algorithm expects means the ranks called
@@ -47,14 +47,14 @@ int shmc__cx_waitall(size_t n, struct shmc_request **reqs)
 
 int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst)
 {
-    struct shmc_request *r;
+    struct shmc__request *r;
     int rc = shmc__cx_isend(x, buf, bytes, dst, &r);
     return rc != SHMC_OK ? rc : shmc__cx_waitall(1, &r);
 }
 
 int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src)
 {
-    struct shmc_request *r;
+    struct shmc__request *r;
     int rc = shmc__cx_irecv(x, buf, bytes, src, &r);
     return rc != SHMC_OK ? rc : shmc__cx_waitall(1, &r);
 }
@@ -62,7 +62,7 @@ int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src)
 int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
                       void *rbuf, size_t rbytes, int src)
 {
-    struct shmc_request *r[2] = {NULL, NULL};
+    struct shmc__request *r[2] = {NULL, NULL};
     int rc = SHMC_OK;
     /* The receive first, so that a large message from src finds it posted. */
     if (src >= 0)
@@ -76,7 +76,7 @@ int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes,
     return shmc__cx_waitall(2, r);
 }
 
-void shmc__cx_cancel(size_t n, struct shmc_request **reqs)
+void shmc__cx_cancel(size_t n, struct shmc__request **reqs)
 {
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i])

@@ -1,0 +1,517 @@
+/*
+ * Bad input, systematically: every public function that takes arguments, called with
+ * every kind of bad argument that applies to it, before shmc_init, on a live job and
+ * after shmc_finalize. Each call must return its specific error at once, on every rank
+ * (collectives included, when every rank passes the same bad argument), and the job must
+ * go on as if nothing happened: messages sent before the bad calls arrive intact after
+ * them, and a receive posted before them completes.
+ *
+ * The suite checks its own coverage: `need` below lists, per function, the kinds of bad
+ * input that apply, and the test fails if any was not exercised. With
+ * SHMC_AUDIT_TABLE=FILE, rank 0 writes the function x kind table of the errors returned
+ * (the table in docs/reliability.md).
+ */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+
+enum kind {
+    K_BEFORE,  /* before shmc_init */
+    K_AFTER,   /* after shmc_finalize */
+    K_COMM,    /* NULL, freed or invented communicator */
+    K_NULLBUF, /* NULL buffer with a non-zero count */
+    K_DTYPE,   /* not a shmc_dtype */
+    K_OP,      /* not a shmc_op, or not valid with the dtype */
+    K_RANK,    /* peer or root out of range */
+    K_TAG,     /* negative, or the wildcard where it is not allowed */
+    K_OVERLAP, /* send and receive buffers that overlap */
+    K_SIZE,    /* count * dtype size overflows */
+    K_REQ,     /* request already completed, invented, or named twice */
+    K_OUTPTR,  /* NULL pointer for a result (request, flag, communicator) */
+    NKIND
+};
+
+static const char *const kind_name[NKIND] = {
+    "before init", "after finalize", "bad comm", "NULL buffer",   "bad dtype",     "bad op",
+    "rank/root",   "bad tag",        "overlap",  "size overflow", "stale request", "NULL result",
+};
+
+enum fn {
+    F_INIT,
+    F_FINALIZE,
+    F_RANK,
+    F_SIZE,
+    F_SEND,
+    F_RECV,
+    F_ISEND,
+    F_IRECV,
+    F_WAIT,
+    F_TEST,
+    F_WAITALL,
+    F_SENDRECV,
+    F_BARRIER,
+    F_BCAST,
+    F_REDUCE,
+    F_ALLREDUCE,
+    F_GATHER,
+    F_ALLGATHER,
+    F_SCATTER,
+    F_RSCATTER,
+    F_ALLTOALL,
+    F_SPLIT,
+    F_GROUP,
+    F_FREE,
+    NFN
+};
+
+static const char *const fn_name[NFN] = {
+    "shmc_init",
+    "shmc_finalize",
+    "shmc_comm_rank",
+    "shmc_comm_size",
+    "shmc_send",
+    "shmc_recv",
+    "shmc_isend",
+    "shmc_irecv",
+    "shmc_wait",
+    "shmc_test",
+    "shmc_waitall",
+    "shmc_sendrecv",
+    "shmc_barrier",
+    "shmc_broadcast",
+    "shmc_reduce",
+    "shmc_allreduce",
+    "shmc_gather",
+    "shmc_allgather",
+    "shmc_scatter",
+    "shmc_reduce_scatter",
+    "shmc_alltoall",
+    "shmc_comm_split",
+    "shmc_comm_create_group",
+    "shmc_comm_free",
+};
+
+/* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
+ * buffer, D dtype, O op, R rank/root, T tag, V overlap, S size, Q request, P result. */
+static const char *const need[NFN] = {
+    [F_INIT] = "A",           [F_FINALIZE] = "BA",
+    [F_RANK] = "BAC",         [F_SIZE] = "BAC",
+    [F_SEND] = "BACNDRTS",    [F_RECV] = "BACNDRTS",
+    [F_ISEND] = "BACNDRTSP",  [F_IRECV] = "BACNDRTSP",
+    [F_WAIT] = "BAQP",        [F_TEST] = "BAQP",
+    [F_WAITALL] = "BAQP",     [F_SENDRECV] = "BACNDRTVS",
+    [F_BARRIER] = "BAC",      [F_BCAST] = "BACNDRS",
+    [F_REDUCE] = "BACNDORVS", [F_ALLREDUCE] = "BACNDOVS",
+    [F_GATHER] = "BACNDRVS",  [F_ALLGATHER] = "BACNDVS",
+    [F_SCATTER] = "BACNDRVS", [F_RSCATTER] = "BACNDOVS",
+    [F_ALLTOALL] = "BACNDVS", [F_SPLIT] = "BACP",
+    [F_GROUP] = "BACNRP",     [F_FREE] = "BACP",
+};
+static const char letters[NKIND + 1] = "BACNDORTVSQP";
+
+/* Per rank: the error each (function, kind) returned, and how many bad calls were made. */
+static int seen[NFN][NKIND];
+static int hit[NFN][NKIND];
+static unsigned calls;
+
+#define BAD(f, k, want, call)                                                                      \
+    do {                                                                                           \
+        T_CALL(want, call);                                                                        \
+        seen[f][k] = (want);                                                                       \
+        hit[f][k] = 1;                                                                             \
+        calls++;                                                                                   \
+    } while (0)
+
+/* Values that are not communicators or requests: never made, or far outside any table. */
+#define JUNK_A ((void *)(uintptr_t)1)
+#define JUNK_B ((void *)(uintptr_t)0xdeadbeef12345678ull)
+
+/* Every call of one communicator-taking function with comm c, expecting want. */
+static void every_comm_call(shmc_comm *c, enum kind k, int want)
+{
+    int v[8] = {0}, u[8] = {0};
+    shmc_request *r = NULL;
+    shmc_comm *out = NULL;
+    BAD(F_RANK, k, want, shmc_comm_rank(c));
+    BAD(F_SIZE, k, want, shmc_comm_size(c));
+    BAD(F_SEND, k, want, shmc_send(v, 1, SHMC_INT32, 0, 0, c));
+    BAD(F_RECV, k, want, shmc_recv(v, 1, SHMC_INT32, 0, 0, c, NULL));
+    BAD(F_ISEND, k, want, shmc_isend(v, 1, SHMC_INT32, 0, 0, c, &r));
+    T_ASSERT(r == NULL, "a refused isend leaves *req NULL");
+    BAD(F_IRECV, k, want, shmc_irecv(v, 1, SHMC_INT32, 0, 0, c, &r));
+    T_ASSERT(r == NULL, "a refused irecv leaves *req NULL");
+    BAD(F_SENDRECV, k, want, shmc_sendrecv(v, 1, 0, 0, u, 1, 0, 0, SHMC_INT32, c, NULL));
+    BAD(F_BARRIER, k, want, shmc_barrier(c));
+    BAD(F_BCAST, k, want, shmc_broadcast(v, 1, SHMC_INT32, 0, c));
+    BAD(F_REDUCE, k, want, shmc_reduce(v, u, 1, SHMC_INT32, SHMC_SUM, 0, c));
+    BAD(F_ALLREDUCE, k, want, shmc_allreduce(v, u, 1, SHMC_INT32, SHMC_SUM, c));
+    BAD(F_GATHER, k, want, shmc_gather(v, u, 1, SHMC_INT32, 0, c));
+    BAD(F_ALLGATHER, k, want, shmc_allgather(v, u, 1, SHMC_INT32, c));
+    BAD(F_SCATTER, k, want, shmc_scatter(v, u, 1, SHMC_INT32, 0, c));
+    BAD(F_RSCATTER, k, want, shmc_reduce_scatter(v, u, 1, SHMC_INT32, SHMC_SUM, c));
+    BAD(F_ALLTOALL, k, want, shmc_alltoall(v, u, 1, SHMC_INT32, c));
+    BAD(F_SPLIT, k, want, shmc_comm_split(c, 0, 0, &out));
+    T_ASSERT(out == NULL, "a refused split leaves *out NULL");
+    static const int zero = 0;
+    BAD(F_GROUP, k, want, shmc_comm_create_group(c, &zero, 1, &out));
+    T_ASSERT(out == NULL, "a refused create_group leaves *out NULL");
+    shmc_comm *copy = c;
+    /* The world is not freed either: shmc_comm_free refuses it with SHMC_ERR_ARG. */
+    BAD(F_FREE, k, want, shmc_comm_free(&copy));
+}
+
+/* Requests: wait, test and waitall on h expecting want. */
+static void every_req_call(shmc_request *h, enum kind k, int want)
+{
+    shmc_request *a = h, *b = h, *arr[1] = {h};
+    int done = -1;
+    BAD(F_WAIT, k, want, shmc_wait(&a, NULL));
+    BAD(F_TEST, k, want, shmc_test(&b, &done, NULL));
+    BAD(F_WAITALL, k, want, shmc_waitall(1, arr, NULL));
+    T_ASSERT(a == h && b == h && arr[0] == h, "a refused handle must be left as it was");
+}
+
+static void outside_the_job(shmc_comm *w, enum kind k)
+{
+    every_comm_call(w, k, SHMC_ERR_NOT_INIT);
+    every_req_call(JUNK_B, k, SHMC_ERR_NOT_INIT);
+    BAD(F_FINALIZE, k, SHMC_ERR_NOT_INIT, shmc_finalize());
+}
+
+/* Arguments other than the communicator, on a live job: every rank passes the same bad
+ * argument, so every rank refuses the call and none waits for another. */
+static void arguments(shmc_comm *w, int me, int n)
+{
+    int32_t v[64] = {0}, u[64] = {0};
+    float f[64] = {0}, g[64] = {0};
+    const size_t huge = SIZE_MAX / 2;
+    const shmc_dtype bad_dt[] = {(shmc_dtype)42, (shmc_dtype)-1};
+    const int other = (me + 1) % n;
+
+    for (size_t i = 0; i < 2; i++) {
+        shmc_dtype dt = bad_dt[i];
+        shmc_request *r;
+        BAD(F_SEND, K_DTYPE, SHMC_ERR_ARG, shmc_send(v, 1, dt, other, 0, w));
+        BAD(F_RECV, K_DTYPE, SHMC_ERR_ARG, shmc_recv(v, 1, dt, other, 0, w, NULL));
+        BAD(F_ISEND, K_DTYPE, SHMC_ERR_ARG, shmc_isend(v, 1, dt, other, 0, w, &r));
+        BAD(F_IRECV, K_DTYPE, SHMC_ERR_ARG, shmc_irecv(v, 1, dt, other, 0, w, &r));
+        BAD(F_SENDRECV, K_DTYPE, SHMC_ERR_ARG,
+            shmc_sendrecv(v, 1, other, 0, u, 1, other, 0, dt, w, NULL));
+        BAD(F_BCAST, K_DTYPE, SHMC_ERR_ARG, shmc_broadcast(v, 1, dt, 0, w));
+        BAD(F_REDUCE, K_DTYPE, SHMC_ERR_ARG, shmc_reduce(v, u, 1, dt, SHMC_SUM, 0, w));
+        BAD(F_ALLREDUCE, K_DTYPE, SHMC_ERR_ARG, shmc_allreduce(v, u, 1, dt, SHMC_SUM, w));
+        BAD(F_GATHER, K_DTYPE, SHMC_ERR_ARG, shmc_gather(v, u, 1, dt, 0, w));
+        BAD(F_ALLGATHER, K_DTYPE, SHMC_ERR_ARG, shmc_allgather(v, u, 1, dt, w));
+        BAD(F_SCATTER, K_DTYPE, SHMC_ERR_ARG, shmc_scatter(v, u, 1, dt, 0, w));
+        BAD(F_RSCATTER, K_DTYPE, SHMC_ERR_ARG, shmc_reduce_scatter(v, u, 1, dt, SHMC_SUM, w));
+        BAD(F_ALLTOALL, K_DTYPE, SHMC_ERR_ARG, shmc_alltoall(v, u, 1, dt, w));
+    }
+
+    /* Ops: not an op at all, and ops not defined for the dtype. */
+    const shmc_op bad_op[] = {(shmc_op)99, (shmc_op)-1};
+    for (size_t i = 0; i < 2; i++) {
+        BAD(F_REDUCE, K_OP, SHMC_ERR_ARG, shmc_reduce(v, u, 1, SHMC_INT32, bad_op[i], 0, w));
+        BAD(F_ALLREDUCE, K_OP, SHMC_ERR_ARG, shmc_allreduce(v, u, 1, SHMC_INT32, bad_op[i], w));
+        BAD(F_RSCATTER, K_OP, SHMC_ERR_ARG, shmc_reduce_scatter(v, u, 1, SHMC_INT32, bad_op[i], w));
+    }
+    BAD(F_ALLREDUCE, K_OP, SHMC_ERR_ARG, shmc_allreduce(f, g, 1, SHMC_FLOAT32, SHMC_BXOR, w));
+    BAD(F_REDUCE, K_OP, SHMC_ERR_ARG, shmc_reduce(v, u, 1, SHMC_INT32, SHMC_AVG, 0, w));
+    BAD(F_RSCATTER, K_OP, SHMC_ERR_ARG, shmc_reduce_scatter(f, g, 1, SHMC_FLOAT32, SHMC_BAND, w));
+
+    /* Ranks and roots. */
+    const int bad_rank[] = {n, -2, n + 1000, SHMC_ANY_SOURCE};
+    for (size_t i = 0; i < 4; i++) {
+        int b = bad_rank[i];
+        shmc_request *r;
+        BAD(F_SEND, K_RANK, SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, b, 0, w));
+        BAD(F_ISEND, K_RANK, SHMC_ERR_RANK, shmc_isend(v, 1, SHMC_INT32, b, 0, w, &r));
+        BAD(F_SENDRECV, K_RANK, SHMC_ERR_RANK,
+            shmc_sendrecv(v, 1, b, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
+        BAD(F_BCAST, K_RANK, SHMC_ERR_RANK, shmc_broadcast(v, 1, SHMC_INT32, b, w));
+        BAD(F_REDUCE, K_RANK, SHMC_ERR_RANK, shmc_reduce(v, u, 1, SHMC_INT32, SHMC_SUM, b, w));
+        BAD(F_GATHER, K_RANK, SHMC_ERR_RANK, shmc_gather(v, u, 1, SHMC_INT32, b, w));
+        BAD(F_SCATTER, K_RANK, SHMC_ERR_RANK, shmc_scatter(v, u, 1, SHMC_INT32, b, w));
+        if (b == SHMC_ANY_SOURCE)
+            continue; /* a receive may name any source */
+        BAD(F_RECV, K_RANK, SHMC_ERR_RANK, shmc_recv(v, 1, SHMC_INT32, b, 0, w, NULL));
+        BAD(F_IRECV, K_RANK, SHMC_ERR_RANK, shmc_irecv(v, 1, SHMC_INT32, b, 0, w, &r));
+        BAD(F_SENDRECV, K_RANK, SHMC_ERR_RANK,
+            shmc_sendrecv(v, 1, other, 0, u, 1, b, 0, SHMC_INT32, w, NULL));
+    }
+    shmc_comm *out = NULL;
+    const int out_of_range[] = {0, n}, negative[] = {-1}, twice[] = {0, 0};
+    BAD(F_GROUP, K_RANK, SHMC_ERR_ARG, shmc_comm_create_group(w, out_of_range, 2, &out));
+    BAD(F_GROUP, K_RANK, SHMC_ERR_ARG, shmc_comm_create_group(w, negative, 1, &out));
+    BAD(F_GROUP, K_RANK, SHMC_ERR_ARG, shmc_comm_create_group(w, twice, 2, &out));
+    BAD(F_GROUP, K_RANK, SHMC_ERR_ARG, shmc_comm_create_group(w, out_of_range, -1, &out));
+
+    /* Tags: negative, past the largest, and the wildcard on a send. */
+    const int bad_tag[] = {-5, SHMC_ANY_TAG, INT32_MIN};
+    for (size_t i = 0; i < 3; i++) {
+        int t = bad_tag[i];
+        shmc_request *r;
+        BAD(F_SEND, K_TAG, SHMC_ERR_TAG, shmc_send(v, 1, SHMC_INT32, other, t, w));
+        BAD(F_ISEND, K_TAG, SHMC_ERR_TAG, shmc_isend(v, 1, SHMC_INT32, other, t, w, &r));
+        BAD(F_SENDRECV, K_TAG, SHMC_ERR_TAG,
+            shmc_sendrecv(v, 1, other, t, u, 1, other, 0, SHMC_INT32, w, NULL));
+        if (t == SHMC_ANY_TAG)
+            continue; /* a receive may take any tag */
+        BAD(F_RECV, K_TAG, SHMC_ERR_TAG, shmc_recv(v, 1, SHMC_INT32, other, t, w, NULL));
+        BAD(F_IRECV, K_TAG, SHMC_ERR_TAG, shmc_irecv(v, 1, SHMC_INT32, other, t, w, &r));
+        BAD(F_SENDRECV, K_TAG, SHMC_ERR_TAG,
+            shmc_sendrecv(v, 1, other, 0, u, 1, other, t, SHMC_INT32, w, NULL));
+    }
+
+    /* NULL buffers with a count (every rank passes NULL where each needs a buffer). */
+    shmc_request *r;
+    BAD(F_SEND, K_NULLBUF, SHMC_ERR_ARG, shmc_send(NULL, 3, SHMC_INT32, other, 0, w));
+    BAD(F_RECV, K_NULLBUF, SHMC_ERR_ARG, shmc_recv(NULL, 3, SHMC_INT32, other, 0, w, NULL));
+    BAD(F_ISEND, K_NULLBUF, SHMC_ERR_ARG, shmc_isend(NULL, 1, SHMC_INT32, other, 0, w, &r));
+    BAD(F_IRECV, K_NULLBUF, SHMC_ERR_ARG, shmc_irecv(NULL, 1, SHMC_INT32, other, 0, w, &r));
+    BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_sendrecv(NULL, 1, other, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
+    BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_sendrecv(v, 1, other, 0, NULL, 1, other, 0, SHMC_INT32, w, NULL));
+    BAD(F_BCAST, K_NULLBUF, SHMC_ERR_ARG, shmc_broadcast(NULL, 1, SHMC_INT32, 0, w));
+    BAD(F_REDUCE, K_NULLBUF, SHMC_ERR_ARG, shmc_reduce(NULL, u, 1, SHMC_INT32, SHMC_SUM, 0, w));
+    BAD(F_ALLREDUCE, K_NULLBUF, SHMC_ERR_ARG, shmc_allreduce(NULL, u, 1, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_ALLREDUCE, K_NULLBUF, SHMC_ERR_ARG, shmc_allreduce(v, NULL, 1, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_GATHER, K_NULLBUF, SHMC_ERR_ARG, shmc_gather(NULL, u, 1, SHMC_INT32, 0, w));
+    BAD(F_ALLGATHER, K_NULLBUF, SHMC_ERR_ARG, shmc_allgather(v, NULL, 1, SHMC_INT32, w));
+    BAD(F_ALLGATHER, K_NULLBUF, SHMC_ERR_ARG, shmc_allgather(NULL, u, 1, SHMC_INT32, w));
+    BAD(F_SCATTER, K_NULLBUF, SHMC_ERR_ARG, shmc_scatter(v, NULL, 1, SHMC_INT32, 0, w));
+    BAD(F_RSCATTER, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_reduce_scatter(v, NULL, 1, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_ALLTOALL, K_NULLBUF, SHMC_ERR_ARG, shmc_alltoall(NULL, u, 1, SHMC_INT32, w));
+    static const int zero = 0;
+    BAD(F_GROUP, K_NULLBUF, SHMC_ERR_ARG, shmc_comm_create_group(w, NULL, 1, &out));
+
+    /* Sizes that overflow size_t. */
+    BAD(F_SEND, K_SIZE, SHMC_ERR_ARG, shmc_send(v, huge, SHMC_INT32, other, 0, w));
+    BAD(F_RECV, K_SIZE, SHMC_ERR_ARG, shmc_recv(v, huge, SHMC_INT64, other, 0, w, NULL));
+    BAD(F_ISEND, K_SIZE, SHMC_ERR_ARG, shmc_isend(v, huge, SHMC_INT32, other, 0, w, &r));
+    BAD(F_IRECV, K_SIZE, SHMC_ERR_ARG, shmc_irecv(v, huge, SHMC_INT32, other, 0, w, &r));
+    BAD(F_SENDRECV, K_SIZE, SHMC_ERR_ARG,
+        shmc_sendrecv(v, huge, other, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
+    BAD(F_BCAST, K_SIZE, SHMC_ERR_ARG, shmc_broadcast(v, huge, SHMC_INT32, 0, w));
+    BAD(F_REDUCE, K_SIZE, SHMC_ERR_ARG, shmc_reduce(v, u, huge, SHMC_INT32, SHMC_SUM, 0, w));
+    BAD(F_ALLREDUCE, K_SIZE, SHMC_ERR_ARG, shmc_allreduce(v, u, huge, SHMC_INT32, SHMC_SUM, w));
+    /* Per-rank blocks: a count that fits alone but not times the ranks. */
+    size_t block = SIZE_MAX / 4 / (size_t)n + 1;
+    BAD(F_GATHER, K_SIZE, SHMC_ERR_ARG, shmc_gather(v, u, block, SHMC_INT32, 0, w));
+    BAD(F_ALLGATHER, K_SIZE, SHMC_ERR_ARG, shmc_allgather(v, u, block, SHMC_INT32, w));
+    BAD(F_SCATTER, K_SIZE, SHMC_ERR_ARG, shmc_scatter(v, u, block, SHMC_INT32, 0, w));
+    BAD(F_RSCATTER, K_SIZE, SHMC_ERR_ARG,
+        shmc_reduce_scatter(v, u, block, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_ALLTOALL, K_SIZE, SHMC_ERR_ARG, shmc_alltoall(v, u, block, SHMC_INT32, w));
+
+    /* Overlapping send and receive buffers (SHMC_IN_PLACE is the way to share one). */
+    BAD(F_SENDRECV, K_OVERLAP, SHMC_ERR_ARG,
+        shmc_sendrecv(v, 4, other, 0, v + 2, 4, other, 0, SHMC_INT32, w, NULL));
+    BAD(F_ALLREDUCE, K_OVERLAP, SHMC_ERR_ARG, shmc_allreduce(v, v + 1, 4, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_ALLREDUCE, K_OVERLAP, SHMC_ERR_ARG, shmc_allreduce(v, v, 4, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_ALLGATHER, K_OVERLAP, SHMC_ERR_ARG, shmc_allgather(v + me, v, 1, SHMC_INT32, w));
+    BAD(F_RSCATTER, K_OVERLAP, SHMC_ERR_ARG,
+        shmc_reduce_scatter(v, v + 1, 1, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_ALLTOALL, K_OVERLAP, SHMC_ERR_ARG, shmc_alltoall(v, v + 1, 1, SHMC_INT32, w));
+    /* The rooted ones overlap only at the root: on a communicator of one rank (each rank
+     * alone), so that no other member is left waiting for the refused root. */
+    shmc_comm *self = NULL;
+    T_OK(shmc_comm_split(w, me, 0, &self));
+    BAD(F_REDUCE, K_OVERLAP, SHMC_ERR_ARG, shmc_reduce(v, v + 1, 2, SHMC_INT32, SHMC_SUM, 0, self));
+    BAD(F_GATHER, K_OVERLAP, SHMC_ERR_ARG, shmc_gather(v + 1, v, 2, SHMC_INT32, 0, self));
+    BAD(F_SCATTER, K_OVERLAP, SHMC_ERR_ARG, shmc_scatter(v, v + 1, 2, SHMC_INT32, 0, self));
+    T_OK(shmc_comm_free(&self));
+
+    /* NULL result pointers. */
+    BAD(F_ISEND, K_OUTPTR, SHMC_ERR_ARG, shmc_isend(v, 1, SHMC_INT32, other, 0, w, NULL));
+    BAD(F_IRECV, K_OUTPTR, SHMC_ERR_ARG, shmc_irecv(v, 1, SHMC_INT32, other, 0, w, NULL));
+    int done;
+    BAD(F_WAIT, K_OUTPTR, SHMC_ERR_ARG, shmc_wait(NULL, NULL));
+    BAD(F_TEST, K_OUTPTR, SHMC_ERR_ARG, shmc_test(NULL, &done, NULL));
+    r = NULL;
+    BAD(F_TEST, K_OUTPTR, SHMC_ERR_ARG, shmc_test(&r, NULL, NULL));
+    BAD(F_WAITALL, K_OUTPTR, SHMC_ERR_ARG, shmc_waitall(2, NULL, NULL));
+    BAD(F_SPLIT, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_split(w, 0, 0, NULL));
+    BAD(F_GROUP, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_create_group(w, &zero, 1, NULL));
+    BAD(F_FREE, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_free(NULL));
+}
+
+/* Requests used after they completed, invented, or named twice in one waitall. */
+static void requests(shmc_comm *w, int me)
+{
+    int v = me, got = -1;
+    shmc_request *r, *stale, *pair[2];
+    /* To oneself, so that no other rank is involved. */
+    T_OK(shmc_irecv(&got, 1, SHMC_INT32, me, 77, w, &r));
+    stale = r;
+    T_OK(shmc_send(&v, 1, SHMC_INT32, me, 77, w));
+    T_OK(shmc_wait(&r, NULL));
+    T_ASSERT(r == NULL && got == me, "self message");
+    every_req_call(stale, K_REQ, SHMC_ERR_ARG);
+    /* Its slot is taken by the next request: the old handle still names nothing. */
+    T_OK(shmc_irecv(&got, 1, SHMC_INT32, me, 78, w, &r));
+    every_req_call(stale, K_REQ, SHMC_ERR_ARG);
+    every_req_call(JUNK_A, K_REQ, SHMC_ERR_ARG);
+    every_req_call(JUNK_B, K_REQ, SHMC_ERR_ARG);
+    every_req_call((shmc_request *)(void *)&v, K_REQ, SHMC_ERR_ARG);
+    /* The same live request twice: refused, and both entries left pending. */
+    pair[0] = pair[1] = r;
+    BAD(F_WAITALL, K_REQ, SHMC_ERR_ARG, shmc_waitall(2, pair, NULL));
+    T_ASSERT(pair[0] == r && pair[1] == r, "a refused waitall must leave its array");
+    /* A live request beside a stale one: refused, the live one untouched and still good. */
+    pair[1] = stale;
+    BAD(F_WAITALL, K_REQ, SHMC_ERR_ARG, shmc_waitall(2, pair, NULL));
+    T_ASSERT(pair[0] == r, "a refused waitall must leave its array");
+    v = 1000 + me;
+    T_OK(shmc_send(&v, 1, SHMC_INT32, me, 78, w));
+    shmc_status st;
+    T_OK(shmc_wait(&r, &st));
+    T_ASSERT(got == 1000 + me && st.tag == 78, "the live request completes after refusals");
+}
+
+/* Freed and invented communicators. */
+static void communicators(shmc_comm *w, int me)
+{
+    shmc_comm *c = NULL;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    shmc_comm *freed = c;
+    T_OK(shmc_comm_free(&c));
+    T_ASSERT(c == NULL, "free clears the handle");
+    every_comm_call(freed, K_COMM, SHMC_ERR_ARG);
+    /* A new communicator may take the freed one's place: the old handle stays dead. */
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    every_comm_call(freed, K_COMM, SHMC_ERR_ARG);
+    T_ASSERT(shmc_comm_rank(c) == me, "the new communicator works");
+    T_OK(shmc_comm_free(&c));
+    every_comm_call(NULL, K_COMM, SHMC_ERR_ARG);
+    every_comm_call(JUNK_A, K_COMM, SHMC_ERR_ARG);
+    every_comm_call(JUNK_B, K_COMM, SHMC_ERR_ARG);
+    static uint64_t zeros[16];
+    every_comm_call((shmc_comm *)(void *)zeros, K_COMM, SHMC_ERR_ARG);
+    shmc_comm *world = w;
+    BAD(F_FREE, K_COMM, SHMC_ERR_ARG, shmc_comm_free(&world));
+    T_ASSERT(world == w, "the world is not freed");
+}
+
+static void write_table(const char *path, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "| function |");
+    for (int k = 0; k < NKIND; k++)
+        fprintf(f, " %s |", kind_name[k]);
+    fprintf(f, "\n|---|");
+    for (int k = 0; k < NKIND; k++)
+        fprintf(f, "---|");
+    fprintf(f, "\n");
+    for (int fn = 0; fn < NFN; fn++) {
+        fprintf(f, "| `%s` |", fn_name[fn]);
+        for (int k = 0; k < NKIND; k++) {
+            if (!hit[fn][k]) {
+                fprintf(f, " |");
+                continue;
+            }
+            const char *name = seen[fn][k] == SHMC_ERR_ARG        ? "ARG"
+                               : seen[fn][k] == SHMC_ERR_RANK     ? "RANK"
+                               : seen[fn][k] == SHMC_ERR_TAG      ? "TAG"
+                               : seen[fn][k] == SHMC_ERR_NOT_INIT ? "NOT_INIT"
+                               : seen[fn][k] == SHMC_ERR_STATE    ? "STATE"
+                                                                  : "?";
+            fprintf(f, " %s |", name);
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n%u bad calls per rank, %d ranks.\n", calls, n);
+    fclose(f);
+}
+
+static void audit(shmc_comm *unused, int me, int n, void *arg)
+{
+    (void)unused;
+    (void)arg;
+    outside_the_job(NULL, K_BEFORE);
+
+    shmc_comm *w;
+    T_OK(shmc_init(&w));
+    T_ASSERT(shmc_comm_size(w) == n, "world size");
+    const int other = (me + 1) % n, from = (me - 1 + n) % n;
+    /* Traffic in flight across all the refusals: an eager message and a large one sent
+     * to the next rank, and a receive posted for the previous rank's large one. */
+    enum { BIG = 1 << 20 };
+    uint8_t small[64], *big = malloc(BIG), *in = malloc(BIG);
+    T_ASSERT(big && in, "memory");
+    shmct_fill(small, sizeof small, 10u + (unsigned)me);
+    shmct_fill(big, BIG, 20u + (unsigned)me);
+    shmc_request *send_big, *recv_big;
+    T_OK(shmc_irecv(in, BIG, SHMC_UINT8, from, 3, w, &recv_big));
+    T_OK(shmc_send(small, sizeof small, SHMC_UINT8, other, 2, w));
+    T_OK(shmc_isend(big, BIG, SHMC_UINT8, other, 3, w, &send_big));
+
+    arguments(w, me, n);
+    requests(w, me);
+    communicators(w, me);
+    shmc_comm *again = w;
+    T_CALL(SHMC_ERR_STATE, shmc_init(&again));
+    T_ASSERT(again == w, "a refused second init leaves *world alone");
+
+    /* Nothing in flight was lost or disturbed. */
+    uint8_t got[64];
+    shmc_status st;
+    T_OK(shmc_recv(got, sizeof got, SHMC_UINT8, from, 2, w, &st));
+    T_ASSERT(st.count == sizeof got &&
+                 shmct_verify(got, sizeof got, 10u + (unsigned)from) == (size_t)-1,
+             "the eager message sent before the bad calls");
+    shmc_request *both[2] = {recv_big, send_big};
+    T_OK(shmc_waitall(2, both, NULL));
+    T_ASSERT(shmct_verify(in, BIG, 20u + (unsigned)from) == (size_t)-1,
+             "the large message sent before the bad calls");
+    int one = 1, sum = 0;
+    T_OK(shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w));
+    T_ASSERT(sum == n, "all-reduce after the bad calls: %d", sum);
+    free(big);
+    free(in);
+    T_OK(shmc_finalize());
+
+    outside_the_job(w, K_AFTER);
+    BAD(F_INIT, K_AFTER, SHMC_ERR_STATE, shmc_init(&w));
+
+    /* Every kind of bad input that applies to a function was tried on it. */
+    for (int fn = 0; fn < NFN; fn++)
+        for (const char *p = need[fn]; *p; p++) {
+            int k = (int)(strchr(letters, *p) - letters);
+            T_ASSERT(hit[fn][k], "%s was not tried with: %s", fn_name[fn], kind_name[k]);
+        }
+    const char *path = getenv("SHMC_AUDIT_TABLE");
+    if (me == 0 && path)
+        write_table(path, n);
+}
+
+START_TEST(test_badinput_audit)
+{
+    static const int ranks[] = {2, 3};
+    for (size_t i = 0; i < 2; i++) {
+        struct shmct_opts o = {.no_init = 1};
+        ck_assert_int_eq(shmct_run_opts(ranks[i], audit, NULL, &o), 0);
+    }
+}
+END_TEST
+
+static Suite *badinput_suite(void)
+{
+    Suite *s = suite_create("badinput");
+    TCase *t = tcase_create("audit");
+    tcase_set_timeout(t, 120);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_add_test(t, test_badinput_audit);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(badinput_suite());
+}
