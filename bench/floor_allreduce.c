@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "floor_allreduce.h"
 #include "timing.h"
 
@@ -225,6 +226,7 @@ void allreduce_floors(const cpu_set_t *all, size_t max, int samples, double samp
     pid_t kids[NP];
     for (int p = 1; p < NP; p++)
         if ((kids[p] = fork()) == 0) {
+            bench_die_with_parent(ctl->pid[0]);
             me = p;
             break;
         }

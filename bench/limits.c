@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "floor_allreduce.h"
 #include "timing.h"
 
@@ -299,9 +300,10 @@ static void yield_barrier(const cpu_set_t *all, int aware)
         return;
     sched_setaffinity(0, sizeof *all, all);
     int iters = (int)(sample_s / 2e-6) + 1000;
-    pid_t kids[NBAR];
+    pid_t kids[NBAR], parent = getpid();
     for (int me = 1; me < NBAR; me++)
         if ((kids[me] = fork()) == 0) {
+            bench_die_with_parent(parent);
             uint64_t round = 0;
             for (int s = -2; s < samples; s++)
                 yield_barrier_sample(flags, me, &round, iters, aware);
@@ -404,12 +406,14 @@ int main(int argc, char **argv)
     ctl = (void *)((char *)sh + sizeof *sh);
     memset(buf_a, 1, max_bytes);
     memset(buf_b, 0, max_bytes);
+    pid_t parent = getpid();
     child_pid = fork();
     if (child_pid < 0) {
         perror("limits: fork");
         return 1;
     }
     if (child_pid == 0) {
+        bench_die_with_parent(parent);
         pin(1);
         child();
     }
