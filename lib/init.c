@@ -161,13 +161,14 @@ static int obligations_met(void *arg)
 static void release_all(void)
 {
     struct shmc__global *g = &shmc__g;
+    /* First: control records still queued may live inside requests. */
+    shmc__peers_teardown();
     for (uint32_t i = 0; i < g->nreqs; i += 64)
         free(g->reqs[i]); /* each slab of 64 starts at a multiple of 64 */
     free(g->reqs);
     shmc__comm_release_all();
     shmc__coll_release();
     shmc__unexp_free_all();
-    shmc__peers_teardown();
     shmc__arena_detach(&g->arena);
     memset(g, 0, sizeof *g);
     g->state = SHMC_ST_DONE;

@@ -89,6 +89,17 @@ enum {
     SHMC_P_DATA,   /* recv: CTS sent, DATA records arriving */
 };
 
+/* A control record (CTS/FIN) that did not fit in the ring yet. Each receive has one
+ * inside it, so queueing its CTS or FIN needs no memory (a receive never has two queued:
+ * its FIN follows data that its CTS, once in the ring, asked for). */
+struct shmc__ctrl {
+    struct shmc__ctrl *next;
+    struct shmc__request *owner; /* the request it is part of, or NULL if allocated */
+    unsigned kind;
+    uint64_t w1;
+    uint64_t a, b;
+};
+
 /* Which intrusive list a request is on (at most one). */
 enum { SHMC_Q_NONE = 0, SHMC_Q_POSTED, SHMC_Q_MATCH, SHMC_Q_STREAM, SHMC_Q_CMA, SHMC_Q_COOP };
 
@@ -124,6 +135,12 @@ struct shmc__request {
     size_t xfer_done;
     int xdesc; /* copy descriptor (coop.c): ours (send) or the sender's (recv); -1 none */
     struct shmc__request *self_peer; /* the other half of a message to oneself */
+
+    /* Its control record while queued for ring space (shmc__send_ctrl). A request freed
+     * meanwhile goes back to the free list only once the record is sent. */
+    struct shmc__ctrl ctrl;
+    uint8_t ctrl_queued;
+    uint8_t free_when_sent;
 };
 
 static inline uint64_t shmc__req_cookie(const struct shmc__request *r)
@@ -137,14 +154,6 @@ static inline uint64_t shmc__req_cookie(const struct shmc__request *r)
 struct shmc__reqq {
     struct shmc__request *head;
     struct shmc__request *tail;
-};
-
-/* A control record (CTS/FIN) that did not fit in the ring yet. */
-struct shmc__ctrl {
-    struct shmc__ctrl *next;
-    unsigned kind;
-    uint64_t w1;
-    uint64_t a, b;
 };
 
 struct shmc__peer {
@@ -350,7 +359,12 @@ void shmc__self_deliver(struct shmc__request *recv, struct shmc__request *send);
 
 /* ---- progress.c ----------------------------------------------------------------------- */
 int shmc__progress(void);
-int shmc__send_ctrl(int peer, unsigned kind, uint64_t w1, uint64_t a, uint64_t b);
+/* Sends a CTS or FIN for request r to peer, or queues it until the ring has room (in
+ * r itself: no memory needed). */
+int shmc__send_ctrl(int peer, struct shmc__request *r, unsigned kind, uint64_t w1, uint64_t a,
+                    uint64_t b);
+/* A queued control record left its queue (sent, or its peer's queue was discarded). */
+void shmc__ctrl_done(struct shmc__ctrl *c);
 int shmc__try_eager(int peer, const void *buf, size_t bytes, int tag, uint32_t ctx);
 void shmc__queue_send(int peer, struct shmc__request *s);
 void shmc__peer_out_busy(int peer);

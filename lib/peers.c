@@ -54,7 +54,7 @@ void shmc__peers_teardown(void)
         while (pe->ctrl_head) {
             struct shmc__ctrl *c = pe->ctrl_head;
             pe->ctrl_head = c->next;
-            free(c);
+            shmc__ctrl_done(c);
         }
         if (pe->pidfd >= 0)
             close(pe->pidfd);

@@ -55,15 +55,21 @@ static int put_ctrl(struct shmc__peer *pe, unsigned kind, uint64_t w1, uint64_t 
     return 1;
 }
 
-int shmc__send_ctrl(int p, unsigned kind, uint64_t w1, uint64_t a, uint64_t b)
+int shmc__send_ctrl(int p, struct shmc__request *r, unsigned kind, uint64_t w1, uint64_t a,
+                    uint64_t b)
 {
     struct shmc__peer *pe = &shmc__g.peers[p];
     if (!pe->ctrl_head && put_ctrl(pe, kind, w1, a, b))
         return SHMC_OK;
-    struct shmc__ctrl *c = malloc(sizeof *c);
-    if (!c)
+    struct shmc__ctrl *c;
+    if (!r->ctrl_queued) {
+        c = &r->ctrl;
+        r->ctrl_queued = 1;
+    } else if (!(c = malloc(sizeof *c))) { /* not expected: see struct shmc__ctrl */
         return SHMC_ERR_NOMEM;
-    *c = (struct shmc__ctrl){.kind = kind, .w1 = w1, .a = a, .b = b};
+    }
+    *c = (struct shmc__ctrl){
+        .owner = c == &r->ctrl ? r : NULL, .kind = kind, .w1 = w1, .a = a, .b = b};
     if (pe->ctrl_tail)
         pe->ctrl_tail->next = c;
     else
@@ -91,7 +97,7 @@ static int push_out(int p)
         pe->ctrl_head = c->next;
         if (!pe->ctrl_head)
             pe->ctrl_tail = NULL;
-        free(c);
+        shmc__ctrl_done(c);
         made++;
     }
     /* Then matching records, strictly in order (non-overtaking). */

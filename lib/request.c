@@ -69,8 +69,29 @@ void shmc__req_free(struct shmc__request *r)
     r->gen++;
     if (r->gen == 0)
         r->gen = 1;
+    /* Its handle and cookie are dead from here; its memory is reused only once its
+     * queued control record is out (shmc__ctrl_done). */
+    if (r->ctrl_queued) {
+        r->free_when_sent = 1;
+        return;
+    }
     r->next = g->req_free;
     g->req_free = r;
+}
+
+void shmc__ctrl_done(struct shmc__ctrl *c)
+{
+    struct shmc__request *r = c->owner;
+    if (!r) {
+        free(c);
+        return;
+    }
+    r->ctrl_queued = 0;
+    if (r->free_when_sent) {
+        r->free_when_sent = 0;
+        r->next = shmc__g.req_free;
+        shmc__g.req_free = r;
+    }
 }
 
 struct shmc__request *shmc__req_lookup(uint64_t cookie, int kind)

@@ -73,15 +73,15 @@ static void ask_for_data(struct shmc__request *r)
 {
     r->proto = SHMC_P_DATA;
     r->xfer_done = 0;
-    int rc =
-        shmc__send_ctrl(r->src, SHMC_REC_CTS, r->peer_cookie, shmc__req_cookie(r), r->xfer_bytes);
+    int rc = shmc__send_ctrl(r->src, r, SHMC_REC_CTS, r->peer_cookie, shmc__req_cookie(r),
+                             r->xfer_bytes);
     if (rc != SHMC_OK)
         shmc__req_complete(r, rc);
 }
 
 static void finish_recv(struct shmc__request *r)
 {
-    int rc = shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, 0, 0);
+    int rc = shmc__send_ctrl(r->src, r, SHMC_REC_FIN, r->peer_cookie, 0, 0);
     shmc__req_complete(r, rc);
 }
 
@@ -131,7 +131,7 @@ static int read_failed(struct shmc__request *r, int e)
     SHMC_ERROR("reading from rank %d failed: %s (is its send buffer, or the receive buffer, "
                "valid?)",
                r->src, strerror(e));
-    shmc__send_ctrl(r->src, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-SHMC_ERR_ARG), 0);
+    shmc__send_ctrl(r->src, r, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-SHMC_ERR_ARG), 0);
     shmc__req_complete(r, SHMC_ERR_ARG);
     return 1;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "hang.h"
 #include "harness.h"
 
 static char shmrun[512], fail_rank[512], sleeper[512];
@@ -198,6 +199,60 @@ START_TEST(test_launcher_hang_report)
     ck_assert_int_eq(run("--timeout 0.5 -n 2 %s pause", sleeper), 124);
     ASSERT_OUT("rank 1: running, not blocked in shmcomm");
     ASSERT_OUT("no wait-for cycle among the blocked ranks");
+}
+END_TEST
+
+/* The report's last part, on an arena whose control blocks are set by hand: a rank that
+ * waits for one that has already left is named as such. In a live job the library ends
+ * such a wait with SHMC_ERR_PEER_DEAD (the failure suite), at the latest one liveness
+ * probe after the peer left, so the report catches it only inside that window; a rank
+ * that left is also no candidate for SHMC_TIMEOUT's reporter, nor does it count as stuck. */
+START_TEST(test_launcher_report_left)
+{
+    struct shmc__layout l;
+    struct shmc__arena a;
+    char name[64], text[4096];
+    ck_assert_int_eq(shmc__arena_layout(4, 0, &l), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(&a, name, &l, 1, 0, 1), SHMC_OK);
+    uint64_t now = shmc__now_ns(), ago = now - 3000000000ull;
+    /* Rank 0 receives from rank 1, which finalized; rank 2 sends 1 MiB to rank 3, which
+     * was killed; rank 1 and rank 3 are gone. */
+    static const struct {
+        unsigned state, op, peer;
+        uint64_t bytes;
+    } set[4] = {{SHMC_RANK_RUNNING, SHMC_BLK_RECV, 1, 8},
+                {SHMC_RANK_FINALIZED, SHMC_BLK_NONE, 0, 0},
+                {SHMC_RANK_RUNNING, SHMC_BLK_SEND, 3, 1u << 20},
+                {SHMC_RANK_DEAD, SHMC_BLK_NONE, 0, 0}};
+    for (unsigned r = 0; r < 4; r++) {
+        struct shmc__rank_cb *cb = shmc__arena_cb(&a, r);
+        atomic_store(&cb->state, set[r].state);
+        atomic_store(&cb->blk_op, set[r].op);
+        atomic_store(&cb->blk_peer, set[r].peer);
+        atomic_store(&cb->blk_tag, 7);
+        atomic_store(&cb->blk_ctx, 0);
+        atomic_store(&cb->blk_bytes, set[r].bytes);
+        atomic_store(&cb->blk_since_ns, ago);
+    }
+    FILE *f = fmemopen(text, sizeof text, "w");
+    ck_assert_ptr_nonnull(f);
+    shmc__hang_report(&a, 4, NULL, f, "test: ");
+    fclose(f);
+    SHMCT_ASSERT_CONTAINS(text, "rank 1: exited (finalized)");
+    SHMCT_ASSERT_CONTAINS(text, "rank 3: exited (dead)");
+    SHMCT_ASSERT_CONTAINS(text, "test: rank 0 waits to receive up to 8 B from rank 1, which "
+                                "has already left the job (finalized)\n");
+    SHMCT_ASSERT_CONTAINS(text, "test: rank 2 waits to send 1 MiB to rank 3, which has "
+                                "already left the job (dead)\n");
+    SHMCT_ASSERT_CONTAINS(text, "test: no wait-for cycle among the blocked ranks");
+    /* Ranks 0 and 2, blocked for 3 s, are all that is left: stuck past 2 s, not past 5 s. */
+    ck_assert_int_eq(shmc__hang_reporter(&a, 4, 2000000000ull, now), 0);
+    ck_assert_int_eq(shmc__hang_reporter(&a, 4, 5000000000ull, now), -1);
+    /* Once rank 0 moves on, nobody is stuck as a whole. */
+    atomic_store(&shmc__arena_cb(&a, 0)->blk_op, SHMC_BLK_NONE);
+    ck_assert_int_eq(shmc__hang_reporter(&a, 4, 2000000000ull, now), -1);
+    shmc__arena_detach(&a);
 }
 END_TEST
 
@@ -499,6 +554,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_ends_the_rest);
     tcase_add_test(t, test_launcher_timeout);
     tcase_add_test(t, test_launcher_hang_report);
+    tcase_add_test(t, test_launcher_report_left);
     tcase_add_test(t, test_launcher_report_on_usr1);
     tcase_add_test(t, test_launcher_shmc_timeout);
     tcase_add_test(t, test_launcher_keep_going);

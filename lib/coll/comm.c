@@ -77,16 +77,20 @@ static void slot_drop(const struct shmc__comm *c)
         s->gen = 1;
 }
 
-/* Agrees on a uid over parent, and on whether every rank's arguments were valid. */
-static int agree(shmc_comm *parent, int valid, uint32_t *uid)
+/* Agrees on a uid over parent, and on whether every rank could go on: local is this
+ * rank's SHMC_OK, SHMC_ERR_ARG (its arguments) or SHMC_ERR_NOMEM (it could not get the
+ * memory for the new communicator). Every rank returns the same: NOMEM if any rank ran
+ * out of memory, else ARG if any rank's arguments were bad, so that no communicator
+ * exists on some members only. */
+static int agree(shmc_comm *parent, int local, uint32_t *uid)
 {
     struct shmc__global *g = &shmc__g;
-    uint32_t v[2] = {g->next_uid, valid ? 0u : 1u};
+    uint32_t v[2] = {g->next_uid, local == SHMC_ERR_NOMEM ? 2u : local != SHMC_OK ? 1u : 0u};
     int rc = shmc_allreduce(SHMC_IN_PLACE, v, 2, SHMC_UINT32, SHMC_MAX, parent);
     if (rc != SHMC_OK)
         return rc;
     if (v[1])
-        return SHMC_ERR_ARG;
+        return v[1] == 2 ? SHMC_ERR_NOMEM : SHMC_ERR_ARG;
     if (v[0] > SHMC_MAX_UID)
         return SHMC_ERR_LIMIT;
     *uid = v[0];
@@ -94,20 +98,45 @@ static int agree(shmc_comm *parent, int valid, uint32_t *uid)
     return SHMC_OK;
 }
 
-/* A communicator of m ranks whose rank i is parent rank members[i]. */
-static int make_comm(const struct shmc__comm *parent, const int *members, int m, int me,
-                     uint32_t uid, shmc_comm **out)
+/* A new communicator's memory, taken before the members agree (agree), so that nothing
+ * can fail on one member after the others made theirs. */
+struct fresh {
+    struct shmc__comm *c;
+    int *maps; /* comm rank -> world rank (up to max_m), then world rank -> comm rank */
+};
+
+static int fresh_take(struct fresh *f, int max_m)
+{
+    f->c = calloc(1, sizeof *f->c);
+    f->maps = malloc(((size_t)max_m + (size_t)shmc__g.size) * sizeof *f->maps);
+    if (!f->c || !f->maps || slot_take(f->c) != SHMC_OK) {
+        free(f->c);
+        free(f->maps);
+        f->c = NULL;
+        f->maps = NULL;
+        return SHMC_ERR_NOMEM;
+    }
+    return SHMC_OK;
+}
+
+static void fresh_drop(struct fresh *f)
+{
+    if (!f->c)
+        return;
+    slot_drop(f->c);
+    free(f->c);
+    free(f->maps);
+    f->c = NULL;
+    f->maps = NULL;
+}
+
+/* Makes f a communicator of m ranks whose rank i is parent rank members[i]. */
+static void make_comm(struct fresh *f, const struct shmc__comm *parent, const int *members, int m,
+                      int me, uint32_t uid, shmc_comm **out)
 {
     struct shmc__global *g = &shmc__g;
-    struct shmc__comm *c = calloc(1, sizeof *c);
-    int *maps = malloc(((size_t)m + (size_t)g->size) * sizeof *maps);
-    int rc = c && maps ? slot_take(c) : SHMC_ERR_NOMEM;
-    if (rc != SHMC_OK) {
-        free(c);
-        free(maps);
-        return rc;
-    }
-    int *world_of = maps, *local_of = maps + m;
+    struct shmc__comm *c = f->c;
+    int *world_of = f->maps, *local_of = f->maps + m;
     for (int w = 0; w < g->size; w++)
         local_of[w] = -1;
     for (int i = 0; i < m; i++) {
@@ -125,7 +154,8 @@ static int make_comm(const struct shmc__comm *parent, const int *members, int m,
         g->comms->prev = c;
     g->comms = c;
     *out = shmc__comm_handle(c);
-    return SHMC_OK;
+    f->c = NULL;
+    f->maps = NULL;
 }
 
 static int comm_usable(const shmc_comm *h, const struct shmc__comm **c)
@@ -157,20 +187,22 @@ SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **ou
     if (rc != SHMC_OK)
         return rc;
     int n = pc->size;
+    struct fresh f = {0};
     struct split_entry *all = malloc((size_t)n * sizeof *all);
     int *sorted = malloc((size_t)n * 2 * sizeof *sorted);
     int *members = malloc((size_t)n * sizeof *members);
-    if (!all || !sorted || !members) {
-        rc = SHMC_ERR_NOMEM;
-        goto done;
-    }
-    /* Every rank takes part (also with a NULL out) so that the others are not left
-     * waiting; a NULL out is then reported by every rank. */
-    all[pc->rank] = (struct split_entry){color < 0 ? -1 : color, key};
-    if ((rc = shmc_allgather(SHMC_IN_PLACE, all, 2, SHMC_INT32, comm)) != SHMC_OK)
-        goto done;
+    int local = all && sorted && members && (color < 0 || fresh_take(&f, n) == SHMC_OK)
+                    ? SHMC_OK
+                    : SHMC_ERR_NOMEM;
+    if (!out)
+        local = local == SHMC_OK ? SHMC_ERR_ARG : local;
+    /* Every rank takes part, whatever its own trouble, so that none is left waiting; the
+     * worst trouble is then every rank's result. */
     uint32_t uid;
-    if ((rc = agree(comm, out != NULL, &uid)) != SHMC_OK || color < 0)
+    if ((rc = agree(comm, local, &uid)) != SHMC_OK)
+        goto done;
+    all[pc->rank] = (struct split_entry){color < 0 ? -1 : color, key};
+    if ((rc = shmc_allgather(SHMC_IN_PLACE, all, 2, SHMC_INT32, comm)) != SHMC_OK || color < 0)
         goto done;
     int m = 0, me = -1;
     for (int r = 0; r < n; r++) {
@@ -186,8 +218,9 @@ SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **ou
         if (members[i] == pc->rank)
             me = i;
     }
-    rc = make_comm(pc, members, m, me, uid, out);
+    make_comm(&f, pc, members, m, me, uid, out);
 done:
+    fresh_drop(&f);
     free(all);
     free(sorted);
     free(members);
@@ -202,13 +235,13 @@ SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, sh
         *out = NULL;
     if (rc != SHMC_OK)
         return rc;
-    /* Checked locally, agreed collectively: a bad list fails on every rank. */
+    /* Checked locally, agreed collectively: a bad list, or no memory, fails on every rank. */
     int valid = out != NULL && n >= 0 && n <= pc->size && (ranks || n == 0);
     int me = -1;
     char *seen = calloc((size_t)pc->size, 1);
-    if (!seen)
-        return SHMC_ERR_NOMEM;
-    for (int i = 0; valid && i < n; i++) {
+    struct fresh f = {0};
+    int local = seen ? SHMC_OK : SHMC_ERR_NOMEM;
+    for (int i = 0; seen && valid && i < n; i++) {
         if (ranks[i] < 0 || ranks[i] >= pc->size || seen[ranks[i]]) {
             valid = 0;
             break;
@@ -218,10 +251,15 @@ SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, sh
             me = i;
     }
     free(seen);
+    if (local == SHMC_OK && valid && me >= 0)
+        local = fresh_take(&f, n);
+    if (local == SHMC_OK && !valid)
+        local = SHMC_ERR_ARG;
     uint32_t uid;
-    if ((rc = agree(comm, valid, &uid)) != SHMC_OK || me < 0)
-        return rc;
-    return make_comm(pc, ranks, n, me, uid, out);
+    if ((rc = agree(comm, local, &uid)) == SHMC_OK && me >= 0)
+        make_comm(&f, pc, ranks, n, me, uid, out);
+    fresh_drop(&f);
+    return rc;
 }
 
 SHMC_API int shmc_comm_free(shmc_comm **comm)
