@@ -374,13 +374,15 @@ SHMC_API int shmc_alltoall(const void *sendbuf, void *recvbuf, size_t count, shm
 /* Collective over comm: ranks passing the same color form a new communicator, ordered by
  * key and then by rank in comm (MPI_Comm_split). A negative color takes part but gets
  * *out == NULL. Returns SHMC_OK; SHMC_ERR_ARG on every rank if any rank passed a NULL
- * out; SHMC_ERR_LIMIT after 2^31 communicators; or a collective's errors. */
+ * out; SHMC_ERR_NOMEM on every rank if any rank ran out of memory (no rank then has the
+ * new communicator); SHMC_ERR_LIMIT after 2^31 communicators; or a collective's errors. */
 SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out);
 
 /* Collective over comm: the ranks listed in ranks[0..n-1] (ranks of comm) form a new
  * communicator in which ranks[i] has rank i; ranks not listed get *out == NULL. Every
  * rank must pass the same list. Returns SHMC_OK, or SHMC_ERR_ARG on every rank when any
- * rank's list has a duplicate, an out-of-range rank, a negative n, or a NULL out. */
+ * rank's list has a duplicate, an out-of-range rank, a negative n, or a NULL out;
+ * SHMC_ERR_NOMEM on every rank if any rank ran out of memory. */
 SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out);
 
 /* Frees a communicator made by shmc_comm_split or shmc_comm_create_group and sets *comm

@@ -30,7 +30,10 @@
  * receiver releases `released` after its last access (R11, A11), or dies.
  * A sender whose writev fails stops helping: it stores the range it could not copy in
  * redo_off/redo_len and releases `quit` (R10); the receiver acquires it (A10) and copies
- * that range itself. A receiver whose readv fails releases the entry and sends a FIN
+ * that range itself. A receiver whose readv fails first claims everything not yet
+ * claimed, so that the sender claims no more, and waits until the sender's ranges are
+ * counted in done (or it quit, or left): only then may the receive return, since the
+ * sender writes into the receive buffer. It then releases the entry and sends a FIN
  * with the error, which fails the send.
  *
  * The receiver arms an entry only once single copy from that sender has worked before
@@ -253,14 +256,32 @@ void shmc__coop_release(struct shmc__request *r)
 static int recv_range(struct shmc__request *r, struct shmc__xdesc *d, uint64_t off, uint64_t len,
                       int *err)
 {
-    if (shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off, r->remote_addr + off, len, err) < len)
-        return -1;
+    if (shmc__cma_copy(r->src, 0, (uint8_t *)r->buf + off, r->remote_addr + off, len, err) < len) {
+        /* Close the claims: whatever is left is ours (and will not be copied). */
+        uint64_t rest = shmc__fetch_add64(&d->next, r->xfer_bytes);
+        if (rest < r->xfer_bytes)
+            r->coop_mine += r->xfer_bytes - rest;
+        r->coop_err = *err ? *err : EFAULT;
+        *err = 0;
+        return 1;
+    }
+    r->coop_counted += len;
     /* R9 pairs with A9 (shmc__coop_progress): our reads of the sender's buffer are done;
      * and, acquiring, the sender's writes are visible if this ends the message. */
     if (shmc__fetch_add64(&d->done, len) + len < r->xfer_bytes)
         return 1;
     shmc__coop_release(r);
     return 2;
+}
+
+/* After a failed copy of ours: are the sender's writes into our buffer over? Every range
+ * it claimed (all that we did not) is counted in done, or it stopped (quit, or left). */
+static int sender_finished(const struct shmc__request *r, const struct shmc__xdesc *d)
+{
+    /* A9 pairs with R9: its writes are done once counted. A10 pairs with R10. */
+    uint64_t by_sender = shmc__load_acquire64(&d->done) - r->coop_counted;
+    return by_sender >= r->xfer_bytes - r->coop_mine || shmc__load_acquire32(&d->quit) ||
+           shmc__g.peers[r->src].gone;
 }
 
 int shmc__coop_recv_step(struct shmc__request *r, int *err)
@@ -272,6 +293,12 @@ int shmc__coop_recv_step(struct shmc__request *r, int *err)
      * the entry armed before we claim takes the first part, and which side copies which
      * part then changes from message to message, moving the receive buffer's lines
      * between the two caches (64 KiB latency +10%, docs/performance.md). */
+    if (r->coop_err) {
+        if (!sender_finished(r, d))
+            return 0;
+        *err = r->coop_err;
+        return -1;
+    }
     if (!shmc__load_relaxed32(&d->armed))
         arm(r, d);
     uint64_t c = claim_bytes(total), off = shmc__load_relaxed64(&d->next);
@@ -281,7 +308,9 @@ int shmc__coop_recv_step(struct shmc__request *r, int *err)
     if (off == 0 && total < 2 * COOP_CLAIM_MIN)
         c = (total * 9 / 16 + 4095) & ~(uint64_t)4095;
     if (off < total && (off = shmc__fetch_add64(&d->next, c)) < total) {
-        return recv_range(r, d, off, total - off < c ? total - off : c, err);
+        uint64_t len = total - off < c ? total - off : c;
+        r->coop_mine += len;
+        return recv_range(r, d, off, len, err);
     }
     /* Everything is claimed: wait for the sender's ranges. A9 pairs with R9. */
     if (shmc__load_acquire64(&d->done) == total) {
@@ -292,6 +321,7 @@ int shmc__coop_recv_step(struct shmc__request *r, int *err)
     if (shmc__load_acquire32(&d->quit) && d->redo_len) {
         uint64_t len = d->redo_len;
         d->redo_len = 0; /* ours now: the sender has stopped touching the entry */
+        r->coop_mine += len;
         return recv_range(r, d, d->redo_off, len, err);
     }
     return 0;

@@ -134,6 +134,10 @@ struct shmc__request {
     size_t xfer_bytes;    /* bytes to move: min(message, capacity) */
     size_t xfer_done;
     int xdesc; /* copy descriptor (coop.c): ours (send) or the sender's (recv); -1 none */
+    /* Receive side of a copy descriptor (coop.c): bytes we claimed, bytes we counted in
+     * done, and the error of a failed copy of ours (0 while none). */
+    uint64_t coop_mine, coop_counted;
+    int coop_err;
     struct shmc__request *self_peer; /* the other half of a message to oneself */
 
     /* Its control record while queued for ring space (shmc__send_ctrl). A request freed

@@ -290,14 +290,23 @@ void shmc__rndv_on_data(int p, uint64_t w1, const uint8_t *payload, uint32_t len
 
 void shmc__rndv_on_fin(int p, uint64_t w1, const uint8_t *payload, uint32_t len)
 {
-    (void)payload;
-    (void)len;
     struct shmc__request *s = shmc__req_lookup(w1, SHMC_REQ_SEND);
     if (!s || s->proto != SHMC_P_RTS || s->peer != p) {
         protocol_error(p, "FIN", w1);
         return;
     }
-    shmc__req_complete(s, SHMC_OK);
+    /* The first word is 0, or minus the error with which the receiver gave up (its
+     * copy failed): the message was not delivered, so the send fails too. Read from the
+     * ring: anything but a known error code reads as SHMC_ERR_ARG. */
+    uint64_t a = 0;
+    if (len >= sizeof a)
+        memcpy(&a, payload, sizeof a);
+    int err = SHMC_OK;
+    if (a) {
+        int64_t e = -(int64_t)a;
+        err = e < 0 && e >= SHMC_ERR_LIMIT ? (int)e : SHMC_ERR_ARG;
+    }
+    shmc__req_complete(s, err);
 }
 
 /* A message to oneself meets its receive: copy once, complete both. */

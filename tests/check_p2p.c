@@ -778,6 +778,65 @@ static void coop_receiver_left(shmc_comm *w, int me, int n, void *arg)
     free(b);
 }
 
+/* A receiver whose own copy fails (part of its buffer unmapped) while the sender writes
+ * other parts into it: the receive fails, and returns only once the sender has stopped
+ * writing into its buffer. The buffer does not change after the return; the sender's
+ * send fails too. */
+static uint64_t sum_words(const uint8_t *p, size_t bytes)
+{
+    uint64_t s = 0, v;
+    for (size_t i = 0; i + 8 <= bytes; i += 8) {
+        memcpy(&v, p + i, 8);
+        s = s * 31 + v;
+    }
+    return s;
+}
+
+static void coop_copy_fails(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    size_t bytes = 64 * MiB, page = (size_t)sysconf(_SC_PAGESIZE);
+    if (me == 0) {
+        uint8_t *b = xmalloc(bytes);
+        shmct_fill(b, bytes, 3);
+        T_OK(shmc_send(b, 1 * MiB, SHMC_UINT8, 1, 7, w)); /* proves single copy */
+        T_CALL(SHMC_ERR_ARG, shmc_send(b, bytes, SHMC_UINT8, 1, 8, w));
+        free(b);
+    } else {
+        uint8_t *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        T_ASSERT(b != MAP_FAILED, "mmap");
+        T_OK(shmc_recv(b, 1 * MiB, SHMC_UINT8, 0, 7, w, NULL));
+        memset(b, 0, bytes);
+        T_ASSERT(mprotect(b, page, PROT_NONE) == 0, "mprotect");
+        shmct_stderr_begin();
+        int rc = shmc_recv(b, bytes, SHMC_UINT8, 0, 8, w, NULL);
+        /* The sender's copy descriptor of this message, as the receive left it. */
+        const struct shmc__xdesc *d = NULL;
+        for (unsigned i = 0; i < SHMC_XDESC_COUNT; i++) {
+            const struct shmc__xdesc *e = shmc__arena_xdesc(&shmc__g.arena, 0, i);
+            if (e->total == bytes)
+                d = e;
+        }
+        uint64_t next = d ? atomic_load(&d->next) : 0, done = d ? atomic_load(&d->done) : 0;
+        unsigned quit = d ? atomic_load(&d->quit) : 0;
+        uint64_t s1 = sum_words(b + page, bytes - page);
+        usleep(50 * 1000);
+        uint64_t s2 = sum_words(b + page, bytes - page);
+        char msg[4096];
+        shmct_stderr_end(msg, sizeof msg);
+        T_CALL(SHMC_ERR_ARG, rc);
+        T_ASSERT(d != NULL, "no copy descriptor: the message was not copied by both");
+        /* Claims closed (or the sender stopped), and nothing counted since the return. */
+        T_ASSERT(quit || next >= bytes, "the sender could still claim: %llu of %zu claimed",
+                 (unsigned long long)next, bytes);
+        T_ASSERT(atomic_load(&d->done) == done, "the sender copied after the receive returned");
+        T_ASSERT(s1 == s2, "the receive buffer changed after the failed receive returned");
+        T_ASSERT(strstr(msg, "reading from rank 0 failed"), "no message: %s", msg);
+        munmap(b, bytes);
+    }
+}
+
 START_TEST(test_p2p_coop)
 {
     ck_assert_int_eq(shmct_run(3, coop_receiver_left, NULL), 0);
@@ -789,6 +848,7 @@ START_TEST(test_p2p_coop)
     ck_assert_int_eq(shmct_run(2, coop_sender_away, (void *)flag), 0);
     munmap((void *)flag, 4096);
     ck_assert_int_eq(shmct_run(2, coop_write_refused, NULL), 0);
+    ck_assert_int_eq(shmct_run(2, coop_copy_fails, NULL), 0);
     ck_assert_int_eq(run_env(2, coop_queued, NULL, env_small_ring), 0);
 }
 END_TEST
