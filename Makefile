@@ -29,7 +29,8 @@ else ifneq ($(SAN),)
 $(error SAN must be 'address' or 'thread', not '$(SAN)')
 endif
 
-WARN := -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion -Wstrict-prototypes \
+WARN := -Wall -Wextra -Werror=implicit-function-declaration -Wshadow -Wconversion \
+        -Wno-sign-conversion -Wstrict-prototypes \
         -Wmissing-prototypes -Wno-missing-field-initializers
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -fvisibility=hidden -fPIC \
                -Iinclude -MMD -MP $(SANFLAGS)

@@ -215,8 +215,8 @@ START_TEST(test_launcher_report_left)
     ck_assert_int_eq(shmc__arena_layout(4, 0, &l), SHMC_OK);
     ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
     ck_assert_int_eq(shmc__arena_create(&a, name, &l, 1, 0, 1), SHMC_OK);
-    /* The reporter takes the time as an argument: a made-up clock (this suite's monotonic
-     * clock may be younger than 3 s, in its own namespace). */
+    /* The reporter takes the time as an argument: a made-up one, three seconds after the
+     * waits began. */
     uint64_t now = 100000000000ull, ago = now - 3000000000ull;
     /* Rank 0 receives from rank 1, which finalized; rank 2 sends 1 MiB to rank 3, which
      * was killed; rank 1 and rank 3 are gone. */
