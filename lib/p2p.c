@@ -323,30 +323,31 @@ SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
         return SHMC_ERR_ARG;
     if (shmc__g.state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;
-    /* Every handle is checked before any is touched, so a bad one (or one named twice,
-     * which would be finished twice) leaves them all pending. */
-    int rc = SHMC_OK;
-    size_t i;
-    for (i = 0; i < n && rc == SHMC_OK; i++) {
-        struct shmc__request *r = reqs[i] ? shmc__req_from_handle(reqs[i]) : NULL;
-        if (reqs[i] && (!r || r->listed))
-            rc = SHMC_ERR_ARG;
-        else if (r)
-            r->listed = 1;
-    }
-    while (i-- > 0) {
-        struct shmc__request *r = reqs[i] ? shmc__req_from_handle(reqs[i]) : NULL;
-        if (r)
-            r->listed = 0;
-    }
-    if (rc != SHMC_OK)
-        return rc;
     /* The requests behind the handles: on the stack for a few, else allocated. */
     struct shmc__request *few[16] = {NULL}, **live = few;
     if (n > 16 && !(live = malloc(n * sizeof *live)))
         return SHMC_ERR_NOMEM;
-    for (i = 0; i < n; i++)
+    /* Every handle is checked before any is touched, so a bad one (or one named twice,
+     * which would be finished twice) leaves them all pending. */
+    int rc = SHMC_OK;
+    size_t i;
+    for (i = 0; i < n; i++) {
         live[i] = reqs[i] ? shmc__req_from_handle(reqs[i]) : NULL;
+        if (reqs[i] && (!live[i] || live[i]->listed)) {
+            rc = SHMC_ERR_ARG;
+            break;
+        }
+        if (live[i])
+            live[i]->listed = 1;
+    }
+    for (size_t j = 0; j < i; j++)
+        if (live[j])
+            live[j]->listed = 0;
+    if (rc != SHMC_OK) {
+        if (live != few)
+            free(live);
+        return rc;
+    }
     shmc__wait_requests(n, live);
     int first = SHMC_OK;
     for (i = 0; i < n; i++) {

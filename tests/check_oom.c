@@ -36,34 +36,29 @@ extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
 
+/* Counts a refusal and says so while `refuse` is set. */
+static int refusing(void)
+{
+    if (!refuse)
+        return 0;
+    refused++;
+    errno = ENOMEM;
+    return 1;
+}
+
 void *malloc(size_t n)
 {
-    if (refuse) {
-        refused++;
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_malloc(n);
+    return refusing() ? NULL : __libc_malloc(n);
 }
 
 void *calloc(size_t n, size_t size)
 {
-    if (refuse) {
-        refused++;
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_calloc(n, size);
+    return refusing() ? NULL : __libc_calloc(n, size);
 }
 
 void *realloc(void *p, size_t n)
 {
-    if (refuse) {
-        refused++;
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_realloc(p, n);
+    return refusing() ? NULL : __libc_realloc(p, n);
 }
 #endif
 
