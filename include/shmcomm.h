@@ -324,9 +324,11 @@ SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, v
  * Returns SHMC_OK or: SHMC_ERR_NOT_INIT; SHMC_ERR_ARG for a NULL or freed comm, a dtype
  * or op that is not valid (or not valid together), a NULL buffer that the call needs, or
  * sizes that overflow; SHMC_ERR_RANK for a root outside 0..size-1; SHMC_ERR_MISMATCH when
- * ranks' counts evidently differ; SHMC_ERR_PEER_DEAD, SHMC_ERR_ABORTED, SHMC_ERR_NOMEM.
- * After an error other than an argument error the communicator's collectives are not
- * usable any more.
+ * ranks' counts evidently differ; SHMC_ERR_PEER_DEAD, SHMC_ERR_ABORTED; SHMC_ERR_NOMEM on
+ * every rank, before any data moved, when any rank could not get the scratch memory the
+ * call needs (the communicator stays usable). After SHMC_ERR_PEER_DEAD or
+ * SHMC_ERR_CORRUPT every later collective on the communicator fails the same way; after
+ * SHMC_ERR_MISMATCH only SHMC_CHECK=1 guarantees that it stays usable.
  */
 
 /* Returns once every rank of comm has entered it. Progresses all pending operations

@@ -71,6 +71,15 @@ static void choose_limits(struct shmc__global *g)
     g->spin_elsewhere_ns = (uint64_t)far * 1000u;
 }
 
+static void free_requests(struct shmc__global *g)
+{
+    for (uint32_t i = 0; i < g->nreqs; i += 64)
+        free(g->reqs[i]); /* each slab of 64 starts at a multiple of 64 */
+    free(g->reqs);
+    g->reqs = NULL;
+    g->nreqs = g->reqs_cap = 0;
+}
+
 SHMC_API int shmc_init(shmc_comm **world)
 {
     struct shmc__global *g = &shmc__g;
@@ -105,6 +114,10 @@ SHMC_API int shmc_init(shmc_comm **world)
     g->world = (struct shmc__comm){.ctx = 0, .rank = g->rank, .size = g->size, .uid = 1};
     if ((rc = shmc__comm_ids_init(g)) != SHMC_OK)
         goto fail_peers;
+    /* What the collectives need before they may start (coll/scratch.c, request.c). */
+    if ((rc = shmc__scratch_init()) != SHMC_OK ||
+        (rc = shmc__req_reserve(4u * (uint32_t)g->size + 8u)) != SHMC_OK)
+        goto fail_memory;
     g->slot = shmc__arena_slot(&g->arena, (unsigned)g->rank);
     g->slot_expect = 0;
     g->wsync = shmc__arena_wsync(&g->arena, (unsigned)g->rank);
@@ -115,6 +128,10 @@ SHMC_API int shmc_init(shmc_comm **world)
         *world = shmc__comm_handle(&g->world);
     return SHMC_OK;
 
+fail_memory:
+    free_requests(g);
+    shmc__coll_release();
+    shmc__comm_release_all();
 fail_peers:
     shmc__mark_state(SHMC_RANK_DEAD);
     shmc__peers_teardown();
@@ -163,9 +180,7 @@ static void release_all(void)
     struct shmc__global *g = &shmc__g;
     /* First: control records still queued may live inside requests. */
     shmc__peers_teardown();
-    for (uint32_t i = 0; i < g->nreqs; i += 64)
-        free(g->reqs[i]); /* each slab of 64 starts at a multiple of 64 */
-    free(g->reqs);
+    free_requests(g);
     shmc__comm_release_all();
     shmc__coll_release();
     shmc__unexp_free_all();

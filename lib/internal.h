@@ -39,6 +39,11 @@ static inline int shmc__overlap(const void *a, size_t na, const void *b, size_t 
 
 /* ---- communicators ------------------------------------------------------------------ */
 
+/* Scratch buffers the collectives borrow (coll/scratch.c); the last one holds the input
+ * of an in-place all-to-all. */
+#define SHMC_NSCRATCH 4
+#define SHMC_SCRATCH_INPLACE 3
+
 struct shmc__comm {
     uint32_t slot; /* its entry in the handle table (shmc__comm_get) */
     uint32_t ctx; /* point-to-point context id; ctx + 1 is the collectives' */
@@ -50,12 +55,14 @@ struct shmc__comm {
     uint32_t uid;   /* agreed by the members at creation; never reused by any of them */
     uint32_t round; /* shared-memory collective rounds so far (coll/slot.c) */
     int coll_err;   /* a collective failed for a dead or broken member: all will (api.c) */
+    size_t scratch_mark[SHMC_NSCRATCH]; /* scratch the members agreed to hold (scratch.c) */
     struct shmc__comm *next, *prev; /* every communicator but the world (freed at finalize) */
 };
 
 /* Context ids follow from uids: 2 (uid - 1) for point-to-point, one more for the
  * collectives; the world has uid 1 and contexts 0 and 1. */
 #define SHMC_MAX_UID 0x7fffffffu
+#define SHMC_CTX_IS_COLL(ctx) ((ctx)&1u)
 
 static inline int shmc__comm_world_rank(const struct shmc__comm *c, int r)
 {
@@ -109,6 +116,7 @@ struct shmc__request {
     uint8_t proto;
     uint8_t queue;
     uint8_t listed; /* named once already in the shmc_waitall being checked */
+    uint8_t spare;  /* one of the collectives' reserve (request.c): freed back to it */
     int err;
     uint32_t idx; /* slot in the request table; with gen, the cookie peers quote */
     uint32_t gen;
@@ -236,6 +244,11 @@ struct shmc__global {
     uint32_t nreqs, reqs_cap;
     struct shmc__request *req_free;
     uint32_t active_reqs;
+    /* Requests kept for the collectives' messages, so that a collective never needs
+     * memory once its data moves: nspare of them, those not in use on req_spare. */
+    struct shmc__request *req_spare;
+    uint32_t nspare;
+    uint64_t scratch_late; /* scratch allocated inside a collective: a bug (scratch.c) */
 
     /* The communicator handle table (shmc__comm_get): slot 0 is the world. */
     struct shmc__comm_slot *comm_slots;
@@ -304,7 +317,9 @@ struct shmc__cts {
 };
 
 /* ---- request.c ------------------------------------------------------------------------ */
-struct shmc__request *shmc__req_alloc(void);
+/* coll: for a collective's message, from the reserve (request.c) while it lasts. */
+struct shmc__request *shmc__req_alloc(int coll);
+int shmc__req_reserve(uint32_t k); /* SHMC_OK or SHMC_ERR_NOMEM */
 void shmc__req_free(struct shmc__request *r);
 struct shmc__request *shmc__req_lookup(uint64_t cookie, int kind);
 /* What the caller holds as a shmc_request * is the request's cookie, not its address, so
@@ -409,7 +424,8 @@ void shmc__wake_all(void);
 /* ---- coll/comm.c ---------------------------------------------------------------------- */
 int shmc__comm_ids_init(struct shmc__global *g); /* SHMC_OK or SHMC_ERR_NOMEM */
 void shmc__comm_release_all(void);
-void shmc__coll_release(void); /* coll/xfer.c: scratch buffers */
+int shmc__scratch_init(void);  /* coll/scratch.c: SHMC_OK or SHMC_ERR_NOMEM */
+void shmc__coll_release(void); /* coll/scratch.c: scratch buffers */
 
 /* ---- bootstrap.c ---------------------------------------------------------------------- */
 int shmc__bootstrap(struct shmc__global *g);

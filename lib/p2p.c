@@ -52,7 +52,7 @@ int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int 
                     const struct shmc__comm *c, struct shmc__request **out)
 {
     struct shmc__global *g = &shmc__g;
-    struct shmc__request *s = shmc__req_alloc();
+    struct shmc__request *s = shmc__req_alloc(SHMC_CTX_IS_COLL(ctx));
     *out = NULL;
     if (!s)
         return SHMC_ERR_NOMEM;
@@ -99,7 +99,7 @@ int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int 
 int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, uint32_t ctx,
                     const struct shmc__comm *c, struct shmc__request **out)
 {
-    struct shmc__request *r = shmc__req_alloc();
+    struct shmc__request *r = shmc__req_alloc(SHMC_CTX_IS_COLL(ctx));
     *out = NULL;
     if (!r)
         return SHMC_ERR_NOMEM;

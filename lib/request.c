@@ -41,17 +41,51 @@ static int grow(void)
     return SHMC_OK;
 }
 
-struct shmc__request *shmc__req_alloc(void)
+/* The collectives' reserve: enough requests for any one collective on the largest
+ * communicator there can be (the world), taken at shmc_init, so that a collective never
+ * needs memory for a request once data moves (coll/scratch.c says why that matters).
+ * The most an algorithm holds at once is 2 (n - 1) (a ring gather's or scatter's middle
+ * rank); twice that covers receives still waiting, after their collective returned,
+ * for ring space to send a control record before they come back (shmc__ctrl_done). A
+ * collective that finds the reserve empty all the same takes from the free list. */
+int shmc__req_reserve(uint32_t k)
 {
     struct shmc__global *g = &shmc__g;
-    if (!g->req_free && grow() != SHMC_OK)
+    while (g->nspare < k) {
+        if (!g->req_free && grow() != SHMC_OK)
+            return SHMC_ERR_NOMEM;
+        struct shmc__request *r = g->req_free;
+        g->req_free = r->next;
+        r->spare = 1;
+        r->next = g->req_spare;
+        g->req_spare = r;
+        g->nspare++;
+    }
+    return SHMC_OK;
+}
+
+/* Back on the list it came from. */
+static void put_back(struct shmc__request *r)
+{
+    struct shmc__request **list = r->spare ? &shmc__g.req_spare : &shmc__g.req_free;
+    r->next = *list;
+    *list = r;
+}
+
+struct shmc__request *shmc__req_alloc(int coll)
+{
+    struct shmc__global *g = &shmc__g;
+    struct shmc__request **list = coll && g->req_spare ? &g->req_spare : &g->req_free;
+    if (!*list && grow() != SHMC_OK)
         return NULL;
-    struct shmc__request *r = g->req_free;
-    g->req_free = r->next;
+    struct shmc__request *r = *list;
+    *list = r->next;
     uint32_t idx = r->idx, gen = r->gen;
+    uint8_t spare = r->spare;
     memset(r, 0, sizeof *r);
     r->idx = idx;
     r->gen = gen;
+    r->spare = spare;
     r->state = SHMC_RS_ACTIVE;
     r->src = SHMC_ANY;
     r->msg_tag = SHMC_ANY;
@@ -75,8 +109,7 @@ void shmc__req_free(struct shmc__request *r)
         r->free_when_sent = 1;
         return;
     }
-    r->next = g->req_free;
-    g->req_free = r;
+    put_back(r);
 }
 
 void shmc__ctrl_done(struct shmc__ctrl *c)
@@ -89,8 +122,7 @@ void shmc__ctrl_done(struct shmc__ctrl *c)
     r->ctrl_queued = 0;
     if (r->free_when_sent) {
         r->free_when_sent = 0;
-        r->next = shmc__g.req_free;
-        shmc__g.req_free = r;
+        put_back(r);
     }
 }
 

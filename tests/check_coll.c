@@ -288,6 +288,14 @@ static int pairs(int coll, shmc_dtype *dts, shmc_op *ops)
     return m;
 }
 
+/* No algorithm asked for more scratch than shmc__coll_need said it would, on any of the
+ * calls so far: a collective never allocates once its data moves (coll/scratch.c). */
+static void no_late_scratch(void)
+{
+    T_ASSERT(shmc__g.scratch_late == 0, "%llu scratch buffers grew inside a collective",
+             (unsigned long long)shmc__g.scratch_late);
+}
+
 static void matrix(shmc_comm *w, int wme, int wn, void *arg)
 {
     (void)wme;
@@ -362,6 +370,7 @@ static void matrix(shmc_comm *w, int wme, int wn, void *arg)
     }
     if (owned)
         T_OK(shmc_comm_free(&owned));
+    no_late_scratch();
 }
 
 static void run_matrix(int coll, int where)
@@ -429,6 +438,7 @@ static void many_ranks(shmc_comm *w, int me, int n, void *arg)
         T_OK(shmc_barrier(w));
         set_algo(SHMC_C_BARRIER, SHMC_A_AUTO);
     }
+    no_late_scratch();
 }
 
 START_TEST(test_coll_many_ranks)

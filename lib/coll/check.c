@@ -15,7 +15,6 @@
  * the same for every member whatever call it made, so it cannot itself be mismatched.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "../log.h"
 #include "coll.h"
@@ -65,14 +64,12 @@ static void describe(const uint64_t w[2], char *buf, size_t len)
 /* The calls differ: learn everyone's and say which ranks called what. */
 static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uint64_t mine[2])
 {
-    uint64_t *all = malloc((size_t)x->n * 2 * sizeof *all);
-    if (!all)
-        return SHMC_ERR_NOMEM;
+    /* On the stack (4 KiB at most): a member that failed to allocate here would leave
+     * the others waiting in the all-gather. */
+    uint64_t all[2 * SHMC_MAX_RANKS];
     int rc = shmc__coll_run(SHMC_C_ALLGATHER, wx, mine, all, 2, (size_t)x->n * sizeof mine[0] * 2);
-    if (rc != SHMC_OK) {
-        free(all);
+    if (rc != SHMC_OK)
         return rc;
-    }
     /* Rank 0's call against each different one, with the ranks that made it. */
     char msg[1024], what[160];
     size_t k = 0;
@@ -103,7 +100,6 @@ static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uin
         SHMC_ERROR("collective mismatch on a communicator of %d ranks (its own rank numbers): "
                    "%s",
                    x->n, msg);
-    free(all);
     return SHMC_ERR_MISMATCH;
 }
 

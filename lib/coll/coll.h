@@ -82,8 +82,27 @@ int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src);
 int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
                       void *rbuf, size_t rbytes, int src);
 
-/* A scratch buffer of at least bytes, kept between calls (freed by shmc__coll_release). */
+/* ---- coll/scratch.c: buffers the algorithms borrow ---------------------------------- */
+
+/* Scratch buffer `which` (0 to SHMC_NSCRATCH - 1) of at least bytes, kept between calls.
+ * Within what shmc__scratch_prepare made ready for the running call it never allocates;
+ * beyond, it allocates and counts a late growth in shmc__g.scratch_late (a bug). */
 void *shmc__cx_scratch(int which, size_t bytes);
+/* The same, for an algorithm that agrees with the other members on the outcome before
+ * it moves data (coll/direct.c): NULL when out of memory, never counted late. */
+void *shmc__cx_scratch_early(int which, size_t bytes);
+/* The most of each buffer any member may ask for in this call (the same on all); 0 if
+ * the algorithm borrows none (need is then all 0), whatever the call. Bit a of
+ * shmc__coll_borrows[coll] is set where algorithm a borrows (from shmc__scratch_init). */
+extern uint16_t shmc__coll_borrows[SHMC_C_COUNT];
+int shmc__coll_need(int coll, int algo, const struct shmc__cx *x, size_t count,
+                    size_t need[SHMC_NSCRATCH]);
+/* Collective: makes every member's buffers hold need, agreeing first if that is more
+ * than the communicator's members already hold; SHMC_ERR_NOMEM on every member if any
+ * could not, before any data moved. */
+int shmc__scratch_prepare(const struct shmc__cx *x, const size_t need[SHMC_NSCRATCH]);
+/* coll/direct.c: elements per piece, which its staging buffers hold. */
+size_t shmc__direct_step(size_t count, size_t es);
 
 /* ---- coll/wsync.c: one-step collectives of the world communicator ------------------ */
 

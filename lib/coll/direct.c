@@ -308,6 +308,18 @@ static int agree(int status, uint64_t *round)
     return SHMC_OK;
 }
 
+size_t shmc__direct_step(size_t count, size_t es)
+{
+    size_t step = PIECE / es;
+    if (count / step >= MAX_PIECES) /* beyond 2 GiB the pieces grow to fit the map */
+        step = count / (MAX_PIECES - 1);
+    if (count <= step) { /* one piece, which one rank would combine alone: cut it */
+        size_t page = 4096 / es;
+        step = ((count + MIN_PIECES - 1) / MIN_PIECES + page - 1) / page * page;
+    }
+    return step;
+}
+
 SHMC_COLL_FN(shmc__allreduce_direct)
 {
     struct shmc__global *g = &shmc__g;
@@ -315,13 +327,7 @@ SHMC_COLL_FN(shmc__allreduce_direct)
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf;
-    size_t es = x->es, step = PIECE / es;
-    if (count / step >= MAX_PIECES) /* beyond 2 GiB the pieces grow to fit the map */
-        step = count / (MAX_PIECES - 1);
-    if (count <= step) { /* one piece, which one rank would combine alone: cut it */
-        size_t page = 4096 / es;
-        step = ((count + MIN_PIECES - 1) / MIN_PIECES + page - 1) / page * page;
-    }
+    size_t es = x->es, step = shmc__direct_step(count, es);
     size_t npieces = (count + step - 1) / step;
 
     uint64_t r1 = ++g->wround;
@@ -336,9 +342,9 @@ SHMC_COLL_FN(shmc__allreduce_direct)
     uint64_t end = npieces * (size_t)(x->me + 1) / (size_t)x->n;
     shmc__store_relaxed64(&p->span, first << 32 | end);
     /* Without memory for the staging buffers we say we cannot read: all take shm. */
-    uint64_t *kept = shmc__cx_scratch(2, 2 * (size_t)x->n * sizeof *kept);
-    int readable = can_read_all() && kept && shmc__cx_scratch(0, step * es) &&
-                   shmc__cx_scratch(1, step * es);
+    uint64_t *kept = shmc__cx_scratch_early(2, 2 * (size_t)x->n * sizeof *kept);
+    int readable = can_read_all() && kept && shmc__cx_scratch_early(0, step * es) &&
+                   shmc__cx_scratch_early(1, step * es);
     p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all() ? CAN_WRITE : 0u);
     int rc = shmc__wsync_enter(r1);
     if (rc != SHMC_OK)

@@ -1,11 +1,8 @@
 /*
  * Point-to-point on a communicator's collective context, for the mailbox algorithms:
  * thin wrappers over the matching engine that take comm ranks, expect exact sizes and
- * clean up after themselves. Also the scratch buffers the algorithms borrow, kept
- * between calls so that a steady stream of collectives does not call malloc.
+ * clean up after themselves.
  */
-#include <stdlib.h>
-
 #include "coll.h"
 
 #define COLL_TAG 0
@@ -85,40 +82,5 @@ void shmc__cx_cancel(size_t n, struct shmc__request **reqs)
             shmc__req_dequeue(reqs[i]);
         shmc__req_free(reqs[i]);
         reqs[i] = NULL;
-    }
-}
-
-/* ---- scratch ------------------------------------------------------------------------- */
-
-#define NSCRATCH 3
-
-static struct {
-    void *p;
-    size_t cap;
-} scratch[NSCRATCH];
-
-void *shmc__cx_scratch(int which, size_t bytes)
-{
-    if (which < 0 || which >= NSCRATCH)
-        return NULL;
-    if (bytes <= scratch[which].cap && scratch[which].p)
-        return scratch[which].p; /* also for 0 bytes: a valid pointer, never NULL */
-    /* Grow geometrically, but give memory back that a one-off large call took. */
-    size_t cap = bytes < 4096 ? 4096 : bytes;
-    void *p = malloc(cap);
-    if (!p)
-        return NULL;
-    free(scratch[which].p);
-    scratch[which].p = p;
-    scratch[which].cap = cap;
-    return p;
-}
-
-void shmc__coll_release(void)
-{
-    for (int i = 0; i < NSCRATCH; i++) {
-        free(scratch[i].p);
-        scratch[i].p = NULL;
-        scratch[i].cap = 0;
     }
 }
