@@ -34,6 +34,7 @@ struct shmrun_job {
     sigset_t oldmask;
 
     int aborting;    /* a rank failed or the timeout expired: the job is ending */
+    int set_abort;   /* shmrun, not a rank's shmc_abort, set the arena's abort word */
     int exit_status; /* shmrun's exit status */
     int timed_out;
     int interrupts;      /* SIGINT/SIGTERM/SIGHUP received */

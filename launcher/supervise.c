@@ -43,7 +43,7 @@ static void begin_abort(struct shmrun_job *j, int code)
     if (j->aborting)
         return;
     j->aborting = 1;
-    shmc__arena_abort(&j->arena, code);
+    j->set_abort = shmc__arena_abort(&j->arena, code);
     j->term_at = shmc__now_ns() + (uint64_t)SHMRUN_GRACE_MS * 1000000u;
     if (j->nrunning > 0)
         fprintf(stderr, "shmrun: ending the job; %d rank%s still running\n", j->nrunning,
@@ -52,8 +52,6 @@ static void begin_abort(struct shmrun_job *j, int code)
 
 static void report_failure(struct shmrun_job *j, int r, int st)
 {
-    const struct shmc__arena_hdr *h = j->arena.hdr;
-    uint32_t ab = shmc__load_acquire32(&h->abort);
     pid_t pid = j->ranks[r].pid;
     char name[32];
     if (WIFSIGNALED(st)) {
@@ -61,14 +59,47 @@ static void report_failure(struct shmrun_job *j, int r, int st)
         fprintf(stderr, "shmrun: rank %d (pid %d) was killed by signal %d (%s)%s\n", r, (int)pid,
                 sig, sig_name(sig, name, sizeof name), WCOREDUMP(st) ? ", core dumped" : "");
         j->exit_status = 128 + sig;
-    } else if (ab && shmc__load_relaxed32(&h->abort_rank) == (uint32_t)r) {
-        fprintf(stderr, "shmrun: rank %d (pid %d) called shmc_abort(%d)\n", r, (int)pid,
-                WEXITSTATUS(st));
-        j->exit_status = WEXITSTATUS(st);
     } else {
         fprintf(stderr, "shmrun: rank %d (pid %d) exited with code %d\n", r, (int)pid,
                 WEXITSTATUS(st));
         j->exit_status = WEXITSTATUS(st);
+    }
+}
+
+/* Rank r ended with status st, not 0. A rank's shmc_abort ends the job with its code
+ * whichever rank shmrun happens to reap first: the others may leave (with codes of their
+ * own) as soon as they see the abort word, before the aborting rank is reaped. */
+static void on_failure(struct shmrun_job *j, int r, int st)
+{
+    const struct shmc__arena_hdr *h = j->arena.hdr;
+    uint32_t ab = shmc__load_acquire32(&h->abort);
+    int by_rank = ab && !j->set_abort;
+    if (by_rank && WIFEXITED(st) && shmc__load_relaxed32(&h->abort_rank) == (uint32_t)r) {
+        /* Its relaxed store of abort_rank is done: it has exited since. */
+        fprintf(stderr, "shmrun: rank %d (pid %d) called shmc_abort(%d)\n", r,
+                (int)j->ranks[r].pid, WEXITSTATUS(st));
+        if (!j->aborting) {
+            j->exit_status = WEXITSTATUS(st);
+            begin_abort(j, j->exit_status);
+        }
+        return;
+    }
+    if (j->aborting)
+        return;
+    if (by_rank) {
+        j->exit_status = (int)(ab & 255u);
+        begin_abort(j, j->exit_status);
+        return; /* reported when the aborting rank is reaped */
+    }
+    int first = j->exit_status;
+    report_failure(j, r, st);
+    /* --keep-going: the others go on (each failure is reported, the first one's status
+     * is the job's). */
+    if (j->o->keep_going) {
+        if (first)
+            j->exit_status = first;
+    } else {
+        begin_abort(j, j->exit_status);
     }
 }
 
@@ -86,19 +117,8 @@ static void reap(struct shmrun_job *j)
         j->ranks[r].status = st;
         j->nrunning--;
         /* Abort before marking it dead: a rank that sees the death then sees the abort. */
-        int failed = !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-        if (failed && !j->aborting) {
-            int first = j->exit_status;
-            report_failure(j, r, st);
-            /* --keep-going: the others go on (each failure is reported, the first one's
-             * status is the job's), unless the rank ended the job itself (shmc_abort). */
-            if (j->o->keep_going && !shmc__load_acquire32(&j->arena.hdr->abort)) {
-                if (first)
-                    j->exit_status = first;
-            } else {
-                begin_abort(j, j->exit_status);
-            }
-        }
+        if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+            on_failure(j, r, st);
         shmc__arena_mark_dead(&j->arena, (unsigned)r); /* no-op if it finalized */
     }
 }

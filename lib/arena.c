@@ -388,10 +388,11 @@ void shmc__arena_mark_dead(struct shmc__arena *a, unsigned r)
     announce(a);
 }
 
-void shmc__arena_abort(struct shmc__arena *a, int code)
+int shmc__arena_abort(struct shmc__arena *a, int code)
 {
     uint32_t none = 0;
     uint32_t word = SHMC_ABORT_FLAG | (uint32_t)((code & 255) ? (code & 255) : 1);
-    shmc__cas32(&a->hdr->abort, &none, word);
+    int set = shmc__cas32(&a->hdr->abort, &none, word);
     announce(a);
+    return set;
 }

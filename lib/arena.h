@@ -232,8 +232,9 @@ int shmc__arena_creator_alive(const struct shmc__arena_hdr *h);
  * finalized, mark it dead and wake every rank so waits on it fail. */
 void shmc__arena_mark_dead(struct shmc__arena *a, unsigned r);
 
-/* For a supervisor: marks the job aborted with an exit code and wakes every rank. */
-void shmc__arena_abort(struct shmc__arena *a, int code);
+/* For a supervisor: marks the job aborted with an exit code and wakes every rank.
+ * Returns 1 if this call set the abort word, 0 if a rank's shmc_abort had already. */
+int shmc__arena_abort(struct shmc__arena *a, int code);
 
 /* Free bytes in /dev/shm, or (size_t)-1 if unknown. */
 size_t shmc__shm_free_bytes(void);

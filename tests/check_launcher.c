@@ -288,6 +288,15 @@ START_TEST(test_launcher_keep_going)
     /* A rank that calls shmc_abort still ends the job. */
     ck_assert_int_eq(run("--keep-going -n 3 %s abort 5 1", fail_rank), 5);
     ASSERT_OUT("ending the job");
+    /* Its code is the job's even when the others, seeing the abort, exit (with 3) and
+     * are reaped before it: with and without --keep-going. */
+    ck_assert_int_eq(run("-n 3 %s abortlate 7 1", fail_rank), 7);
+    ASSERT_OUT("shmrun: rank 1 (pid ");
+    ASSERT_OUT(") called shmc_abort(7)\n");
+    ck_assert_msg(!strstr(out, "exited with code 3"), "a rank that saw the abort was blamed:\n%s",
+                  out);
+    ck_assert_int_eq(run("--keep-going -n 3 %s abortlate 7 1", fail_rank), 7);
+    ASSERT_OUT(") called shmc_abort(7)\n");
 }
 END_TEST
 

@@ -8,6 +8,9 @@
  *   fail_rank ignore CODE RANK    like compute, and the others ignore SIGTERM
  *   fail_rank survive CODE RANK   RANK exits with CODE; the others (run under
  *                                 shmrun --keep-going) go on: see survive() below
+ *   fail_rank abortlate CODE RANK RANK calls shmc_abort(CODE) but takes 300 ms to exit
+ *                                 after it set the abort word; the others exit 3 as
+ *                                 soon as they see it, so shmrun reaps them first
  * The other ranks wait for a message from RANK (except compute/ignore), print what the
  * library returned, and exit 0.
  */
@@ -16,8 +19,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* abortlate: shmc_abort's _exit resolves to this one (the library is linked
+ * statically), which lingers first, as a rank descheduled or slow to exit would. */
+static int linger;
+
+void _exit(int status)
+{
+    if (linger)
+        usleep(300 * 1000);
+    syscall(SYS_exit_group, status);
+    for (;;)
+        ;
+}
 
 static double now_ms(void)
 {
@@ -69,7 +86,7 @@ static void survive(shmc_comm *w, shmc_comm *rest, int me, int n, int bad)
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: fail_rank exit|signal|abort|compute|ignore N RANK\n");
+        fprintf(stderr, "usage: fail_rank exit|signal|abort|abortlate|compute|ignore|survive N RANK\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -100,7 +117,8 @@ int main(int argc, char **argv)
                        : 200000u);
         if (!strcmp(mode, "signal"))
             raise(arg);
-        if (!strcmp(mode, "abort"))
+        linger = !strcmp(mode, "abortlate");
+        if (!strcmp(mode, "abort") || linger)
             shmc_abort(arg);
         _exit(arg);
     }
@@ -122,5 +140,5 @@ int main(int argc, char **argv)
     printf("rank %d: recv from rank %d: %s\n", me, bad, shmc_strerror(rc));
     fflush(stdout);
     shmc_finalize();
-    return 0;
+    return !strcmp(mode, "abortlate") ? 3 : 0;
 }
