@@ -31,7 +31,7 @@
 #include "atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 3u
+#define SHMC_ARENA_VERSION 4u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -114,7 +114,11 @@ struct shmc__rank_cb {
  * The data follows `stamp` directly, so a small payload shares its cache line. */
 #define SHMC_SLOT_BYTES (64u << 10)
 struct shmc__slot {
-    SHMC_ALIGNED_LINE shmc_atomic_u32 reads; /* readers' line */
+    /* Readers' words: world rank w stores into done[w] the stamp it has finished
+     * reading (per reader, not a count, so the owner can tell which readers are missing
+     * and excuse those that have left; a stamp, not a bit, so the owner never writes
+     * here and nothing needs clearing). */
+    SHMC_ALIGNED_LINE shmc_atomic_u64 done[SHMC_MAX_RANKS];
     SHMC_ALIGNED_LINE shmc_atomic_u64 stamp; /* owner's line; data starts right after */
 };
 
@@ -156,7 +160,8 @@ struct shmc__ring_ctrl {
 static_assert(sizeof(struct shmc__arena_hdr) == 3 * SHMC_CACHELINE, "header is 3 lines");
 static_assert(sizeof(struct shmc__rank_cb) == 3 * SHMC_CACHELINE, "control block: 3 lines");
 static_assert(sizeof(struct shmc__ring_ctrl) == 2 * SHMC_CACHELINE, "ring control: 2 lines");
-static_assert(sizeof(struct shmc__slot) == 2 * SHMC_CACHELINE, "slot header: 2 lines");
+static_assert(sizeof(struct shmc__slot) == SHMC_MAX_RANKS * 8 + SHMC_CACHELINE,
+              "slot header: a word per possible reader, then the owner's line");
 static_assert(sizeof(struct shmc__wsync) == SHMC_CACHELINE, "world-sync header: 1 line");
 static_assert(sizeof(struct shmc__xdesc) == SHMC_CACHELINE, "copy descriptor: 1 line");
 static_assert(_Alignof(struct shmc__rank_cb) == SHMC_CACHELINE, "cb is line aligned");

@@ -119,7 +119,6 @@ SHMC_API int shmc_init(shmc_comm **world)
         (rc = shmc__req_reserve(4u * (uint32_t)g->size + 8u)) != SHMC_OK)
         goto fail_memory;
     g->slot = shmc__arena_slot(&g->arena, (unsigned)g->rank);
-    g->slot_expect = 0;
     g->wsync = shmc__arena_wsync(&g->arena, (unsigned)g->rank);
     g->wround = 0;
     g->xdesc_free = ~0ull; /* SHMC_XDESC_COUNT == 64 entries */

@@ -221,8 +221,8 @@ struct shmc__global {
 
     /* This rank's collective slot (coll/slot.c). */
     struct shmc__slot *slot;
-    uint32_t slot_expect; /* reads owed by readers of everything published so far */
     uint64_t slot_readers[SHMC_MAX_RANKS / 64]; /* world ranks that may still owe reads */
+    uint64_t slot_stamp;                        /* of our last publication */
 
     /* This rank's world-sync block and the rounds it has entered (coll/wsync.c). */
     struct shmc__wsync *wsync;

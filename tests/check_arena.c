@@ -92,7 +92,10 @@ START_TEST(test_arena_attach_checks)
     refused(&b, fd2, 4, "does not start with shmcomm's magic number");
     *a.hdr = saved;
     a.hdr->version = 99;
-    refused(&b, fd2, 4, "layout version 99; this library speaks version 3");
+    char why[96];
+    snprintf(why, sizeof why, "layout version 99; this library speaks version %u",
+             SHMC_ARENA_VERSION);
+    refused(&b, fd2, 4, why);
     *a.hdr = saved;
     a.hdr->ring_off += 64;
     refused(&b, fd2, 4, "region offsets do not match");

@@ -220,6 +220,54 @@ START_TEST(test_failure_peer_finalized)
 }
 END_TEST
 
+/* A member that leaves the job, after reading a collective slot or without reading it,
+ * does not fail the slot's owner later on a communicator without it (coll/slot.c).
+ * Rank 0 broadcasts on the world through its slot; rank 2 reads it (arg 0) or not
+ * (arg 1), then finalizes; rank 1 reads it only once rank 2 has gone. So rank 0's next
+ * broadcast, on {0, 1}, must wait for rank 1 while the other reader is gone: it used to
+ * fail with SHMC_ERR_PEER_DEAD there. */
+static void slot_reader_leaves(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    int reads = *(const int *)arg == 0;
+    static const int pair[] = {0, 1};
+    shmc_comm *c = NULL;
+    int32_t v[64];
+    T_OK(shmc_comm_create_group(w, pair, 2, &c));
+    if (me == 2) {
+        if (reads)
+            T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w));
+        T_OK(shmc_finalize());
+        _exit(0);
+    }
+    if (me == 0) {
+        for (int i = 0; i < 64; i++)
+            v[i] = i;
+        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w)); /* the root only publishes */
+        for (int i = 0; i < 64; i++)
+            v[i] = 1000 + i;
+        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, c));
+    } else {
+        int x;
+        T_CALL(SHMC_ERR_PEER_DEAD, shmc_recv(&x, 1, SHMC_INT32, 2, 9, w, NULL)); /* it left */
+        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w));
+        for (int i = 0; i < 64; i++)
+            T_ASSERT(v[i] == i, "world broadcast: element %d is %d", i, v[i]);
+        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, c));
+        for (int i = 0; i < 64; i++)
+            T_ASSERT(v[i] == 1000 + i, "broadcast on {0, 1}: element %d is %d", i, v[i]);
+    }
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_failure_slot_reader_leaves)
+{
+    static const char *const env[] = {"SHMC_ALGO_BROADCAST=shm", NULL};
+    struct shmct_opts o = {.env = env};
+    ck_assert_int_eq(shmct_run_opts(3, slot_reader_leaves, &_i, &o), 0);
+}
+END_TEST
+
 /* A rank killed by a signal: the supervisor aborts the job, as shmrun does. */
 static void killed(shmc_comm *w, int me, int n, void *arg)
 {
@@ -363,6 +411,7 @@ static Suite *failure_suite(void)
     tcase_add_test(t, test_failure_exit_without_finalize);
     tcase_add_test(t, test_failure_receiver_leaves);
     tcase_add_test(t, test_failure_peer_finalized);
+    tcase_add_loop_test(t, test_failure_slot_reader_leaves, 0, 2);
     tcase_add_test(t, test_failure_killed);
     tcase_add_test(t, test_failure_abort);
     tcase_add_test(t, test_failure_finalize_delivers);

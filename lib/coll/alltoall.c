@@ -76,7 +76,7 @@ SHMC_COLL_FN(shmc__alltoall_shm)
         for (int d = 0; d < n; d++)
             if (d != x->me)
                 memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
-        shmc__slot_publish(x, stamp, (unsigned)n - 1, -1);
+        shmc__slot_publish(x, stamp, -1);
         memcpy(r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
                len * es);
         for (int p = 0; p < n; p++) {

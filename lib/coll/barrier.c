@@ -79,7 +79,7 @@ SHMC_COLL_FN(shmc__barrier_shm)
     int rc = shmc__slot_acquire(x, &mine);
     if (rc != SHMC_OK)
         return rc;
-    shmc__slot_publish(x, stamp, (unsigned)x->n - 1, -1);
+    shmc__slot_publish(x, stamp, -1);
     for (int r = 0; r < x->n; r++) {
         if (r == x->me)
             continue;

@@ -92,7 +92,7 @@ SHMC_COLL_FN(shmc__bcast_shm)
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
                 return rc;
             memcpy(slot, p + off, len);
-            shmc__slot_publish(x, stamp, (unsigned)x->n - 1, -1);
+            shmc__slot_publish(x, stamp, -1);
         } else {
             const uint8_t *slot;
             if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)

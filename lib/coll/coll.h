@@ -131,9 +131,9 @@ uint64_t shmc__slot_next(struct shmc__comm *c);
 /* Waits until every reader of what this rank published before has finished with it; then
  * returns this rank's slot data (SHMC_SLOT_BYTES) for writing. */
 int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data);
-/* Publishes this rank's slot with `stamp`, to be read by `nreaders` ranks (each calls
- * shmc__slot_done once); reader is the one comm rank to wake, or -1 for all others. */
-void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, unsigned nreaders, int reader);
+/* Publishes this rank's slot with `stamp`, to be read by one comm rank (reader) or by
+ * every other member (-1); each calls shmc__slot_done once. */
+void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader);
 /* Waits until comm rank owner has published `stamp` (or a later round of this
  * communicator) and returns its slot data. */
 int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data);

@@ -125,7 +125,7 @@ SHMC_COLL_FN(shmc__gather_shm)
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
                 return rc;
             memcpy(slot, (const uint8_t *)sbuf + off, len);
-            shmc__slot_publish(x, stamp, 1, root);
+            shmc__slot_publish(x, stamp, root);
             continue;
         }
         for (int r = 0; r < x->n; r++) {
@@ -171,7 +171,7 @@ SHMC_COLL_FN(shmc__allgather_shm)
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
         memcpy(slot, own + off, len);
-        shmc__slot_publish(x, stamp, (unsigned)x->n - 1, -1);
+        shmc__slot_publish(x, stamp, -1);
         for (int r = 0; r < x->n; r++) {
             const uint8_t *src;
             if (r == x->me)
@@ -305,7 +305,7 @@ SHMC_COLL_FN(shmc__scatter_shm)
                 if (r != root)
                     memcpy(slot + (size_t)r * sub * es,
                            (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
-            shmc__slot_publish(x, stamp, (unsigned)n - 1, -1);
+            shmc__slot_publish(x, stamp, -1);
             continue;
         }
         const uint8_t *slot;

@@ -255,7 +255,7 @@ SHMC_COLL_FN(shmc__allreduce_shm)
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
         memcpy(slot, in + e * es, len * es);
-        shmc__slot_publish(x, stamp, (unsigned)n - 1, -1);
+        shmc__slot_publish(x, stamp, -1);
         if (one) {
             if ((rc = shm_combine(x, stamp, slot, 0, len, out + e * es)) != SHMC_OK)
                 return rc;
@@ -270,9 +270,9 @@ SHMC_COLL_FN(shmc__allreduce_shm)
             return rc;
         shmc__reduce_finish(slot + half + boff * es, blen, x->dt, x->op, n);
         uint64_t stamp2 = shmc__slot_next(x->c);
-        shmc__slot_publish(x, stamp2, (unsigned)n - 1, -1);
-        shm_done_all(x);
-        /* Phase 2: collect every block. */
+        shmc__slot_publish(x, stamp2, -1);
+        /* Phase 2: collect every block. Done with each slot only after it: a reader's
+         * done covers everything its owner published since the owner last acquired. */
         for (int r = 0; r < n; r++) {
             const uint8_t *src = slot;
             if (r != x->me && (rc = shmc__slot_wait(x, r, stamp2, &src)) != SHMC_OK)
@@ -300,7 +300,7 @@ SHMC_COLL_FN(shmc__reduce_shm)
             return rc;
         memcpy(slot, in + e * es, len * es);
         if (x->me != root) {
-            shmc__slot_publish(x, stamp, 1, root);
+            shmc__slot_publish(x, stamp, root);
             continue;
         }
         uint8_t *out = (uint8_t *)rbuf + e * es;

@@ -42,7 +42,7 @@ SHMC_COLL_FN(shmc__reduce_scatter_shm)
             return rc;
         for (int d = 0; d < n; d++)
             memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
-        shmc__slot_publish(x, stamp, (unsigned)n - 1, -1);
+        shmc__slot_publish(x, stamp, -1);
         for (int p = 0; p < n; p++) {
             const uint8_t *src = slot;
             if (p != me && (rc = shmc__slot_wait(x, p, stamp, &src)) != SHMC_OK)

@@ -8,15 +8,21 @@
  * it waits for. Uids are never reused by any member (coll/comm.c), so a stamp left over
  * from a freed communicator can never pass for a new one's.
  *
- * Reuse: the owner adds the number of readers to a private count at each publication;
- * each reader adds 1 to the slot's shared `reads` when it no longer needs the data. The
- * owner writes its slot again only when `reads` has caught up, which it usually has by
- * the next collective, so the wait costs one load.
+ * Reuse: the owner remembers which ranks its publication is for (slot_readers) and its
+ * stamp; each reader stores that stamp into its own word of the slot's `done` array when
+ * it no longer needs the data. The owner writes its slot again only when every reader's
+ * word holds its last stamp, which it usually does by the next collective, so the wait
+ * costs a load per reader. A reader that has left the job (finalized, died) is excused:
+ * it reads nothing any more, so overwriting is safe, and a member that left after doing
+ * its part of a collective (reading what it needed) must not fail the others' next one.
+ * (A count of reads, as before, could not tell a reader that left after reading from one
+ * that left before.) A reader's done covers everything the owner published since it
+ * last acquired its slot (the two-phase all-reduce publishes twice).
  *
  *   owner                               reader
- *   wait reads == expect     (A6)       wait stamp >= expected   (A5)
+ *   wait done[r] == stamp, all r (A6)   wait stamp >= expected   (A5)
  *   write data                          read data
- *   stamp = s                (R5)       reads += 1               (R6)
+ *   stamp = s                (R5)       done[me] = stamp         (R6)
  *
  * R5 pairs with A5: the data is visible before the stamp that announces it.
  * R6 pairs with A6: the reader's loads of the data are done before the owner's next
@@ -41,10 +47,9 @@ uint64_t shmc__slot_next(struct shmc__comm *c)
 
 struct slot_wait {
     const struct shmc__cx *x;
-    shmc_atomic_u64 *stamp; /* waiting for a stamp, or */
+    shmc_atomic_u64 *stamp; /* waiting for a stamp, or (NULL) for our readers */
     uint64_t want;
-    shmc_atomic_u32 *reads; /* waiting for reads */
-    int peer;               /* the comm rank we depend on, or -1 for all members */
+    int peer; /* the comm rank we depend on */
     int err;
 };
 
@@ -57,35 +62,34 @@ static int lost(struct slot_wait *w, int world)
     return 1;
 }
 
-/* Is a rank we depend on gone without giving us what we wait for? The owner, when
- * waiting for a stamp; any rank that may still owe a read, when waiting for readers. */
-static int peer_lost(struct slot_wait *w)
+/* Has every reader of our last publication finished with it, or left the job? */
+static int readers_done(void)
 {
     struct shmc__global *g = &shmc__g;
-    if (!g->ngone)
-        return 0;
-    if (w->peer >= 0)
-        return lost(w, shmc__comm_world_rank(w->x->c, w->peer));
-    for (int r = 0; r < g->size; r++)
-        if ((g->slot_readers[r / 64] >> (r % 64) & 1) && lost(w, r))
-            return 1;
-    return 0;
+    for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++) {
+        for (uint64_t want = g->slot_readers[i]; want; want &= want - 1) {
+            unsigned r = i * 64 + (unsigned)__builtin_ctzll(want);
+            /* A6 pairs with R6: this reader's loads are done before we write again. */
+            if (shmc__load_acquire64(&g->slot->done[r]) == g->slot_stamp)
+                continue;
+            if (!g->peers[r].gone && !g->peers[r].broken)
+                return 0;
+        }
+    }
+    return 1;
 }
 
 static int slot_ready(void *arg)
 {
     struct slot_wait *w = arg;
-    if (w->stamp) {
-        /* A5 pairs with R5: the owner's data is visible once its stamp is. */
-        uint64_t s = shmc__load_acquire64(w->stamp);
-        if ((s >> 32) == (w->want >> 32) && (int32_t)((uint32_t)s - (uint32_t)w->want) >= 0)
-            return 1;
-    } else {
-        /* A6 pairs with R6: the readers' loads are done before we write again. */
-        if (shmc__load_acquire32(w->reads) == shmc__g.slot_expect)
-            return 1;
-    }
-    return peer_lost(w);
+    if (!w->stamp)
+        return readers_done();
+    /* A5 pairs with R5: the owner's data is visible once its stamp is. */
+    uint64_t s = shmc__load_acquire64(w->stamp);
+    if ((s >> 32) == (w->want >> 32) && (int32_t)((uint32_t)s - (uint32_t)w->want) >= 0)
+        return 1;
+    /* The owner, gone without publishing what we wait for? */
+    return shmc__g.ngone && lost(w, shmc__comm_world_rank(w->x->c, w->peer));
 }
 
 static int slot_block(struct slot_wait *w)
@@ -99,7 +103,7 @@ static int slot_block(struct slot_wait *w)
 int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data)
 {
     struct shmc__global *g = &shmc__g;
-    struct slot_wait w = {.x = x, .reads = &g->slot->reads, .peer = -1};
+    struct slot_wait w = {.x = x, .peer = -1};
     *data = shmc__slot_data(g->slot);
     int rc = slot_block(&w);
     if (rc == SHMC_OK)
@@ -107,10 +111,10 @@ int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data)
     return rc;
 }
 
-void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, unsigned nreaders, int reader)
+void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
 {
     struct shmc__global *g = &shmc__g;
-    g->slot_expect += nreaders;
+    g->slot_stamp = stamp;
     /* R5 pairs with A5 (slot_ready): the data is written before the stamp. */
     shmc__store_release64(&g->slot->stamp, stamp);
     for (int r = 0; r < x->n; r++) {
@@ -134,7 +138,8 @@ void shmc__slot_done(const struct shmc__cx *x, int owner)
 {
     struct shmc__global *g = &shmc__g;
     struct shmc__slot *s = slot_of(x, owner);
-    /* R6 pairs with A6 (slot_ready): our reads of its data are finished. */
-    shmc__fetch_add32(&s->reads, 1);
+    /* The stamp we waited for is still the slot's: its owner publishes again only after
+     * this store. R6 pairs with A6 (readers_done): our reads of its data are finished. */
+    shmc__store_release64(&s->done[g->rank], shmc__load_relaxed64(&s->stamp));
     shmc__notify(g->peers[shmc__comm_world_rank(x->c, owner)].cb, g->fenced);
 }
