@@ -8,16 +8,17 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <stddef.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -150,6 +151,13 @@ int shmct_run(int n, shmct_fn fn, void *arg)
 int shmct_status(int r)
 {
     return r >= 0 && r < MAX_TEST_RANKS ? last_status[r] : -1;
+}
+
+double shmct_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 void shmct_fill(void *buf, size_t len, uint64_t seed)

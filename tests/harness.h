@@ -73,6 +73,9 @@ void shmct_fill(void *buf, size_t len, uint64_t seed);
 /* Returns the index of the first wrong byte, or (size_t)-1 if all are right. */
 size_t shmct_verify(const void *buf, size_t len, uint64_t seed);
 
+/* Seconds on the monotonic clock (for tests that run for a set time, never to judge). */
+double shmct_seconds(void);
+
 /* Path of a built artefact: SHMC_TEST_BUILD (set by make) or the compile-time default. */
 const char *shmct_build_path(const char *rel, char *buf, size_t len);
 
