@@ -7,6 +7,8 @@
 #   make check-coll-full      the collectives' full test matrix (long)
 #   make bench                build the benchmarks; see bench/README.md to run them
 #   make install PREFIX=/usr/local [DESTDIR=...]
+#   CUDA=auto (default): with CUDA where the toolkit is found (nvcc on the PATH, or in
+#   CUDA_HOME, /usr/local/cuda by default); CUDA=1 requires it; CUDA=0 builds without.
 #   make format               apply .clang-format to every C file
 
 PREFIX  ?= /usr/local
@@ -20,6 +22,32 @@ HWLOC_CFLAGS := $(shell pkg-config --cflags hwloc 2>/dev/null)
 HWLOC_LIBS   := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
+
+# CUDA: the device backend (lib/cuda/, memkind.h) and the CUDA runtime, linked
+# statically so that one library runs with or without a GPU and driver.
+CUDA      ?= auto
+NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC)))),/usr/local/cuda)
+CUDART    := $(wildcard $(CUDA_HOME)/lib64/libcudart_static.a)
+ifeq ($(CUDA),auto)
+WITH_CUDA := $(if $(and $(NVCC),$(CUDART)),1,0)
+else ifeq ($(CUDA),1)
+WITH_CUDA := 1
+ifeq ($(and $(NVCC),$(CUDART)),)
+$(error CUDA=1 but no CUDA Toolkit was found (nvcc and lib64/libcudart_static.a under CUDA_HOME=$(CUDA_HOME)); install it or set CUDA_HOME)
+endif
+else ifeq ($(CUDA),0)
+WITH_CUDA := 0
+else
+$(error CUDA must be auto, 0 or 1, not '$(CUDA)')
+endif
+ifeq ($(WITH_CUDA),1)
+DEV_SRC   := $(wildcard lib/cuda/*.c)
+CUDA_LIBS := $(CUDART) -ldl -lrt -lpthread
+else
+DEV_SRC   := lib/nocuda.c
+CUDA_LIBS :=
+endif
 
 ifeq ($(SAN),address)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -37,7 +65,7 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -fvisibility=hidden -fPI
 ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC := $(wildcard lib/*.c lib/coll/*.c)
+LIB_SRC := $(filter-out lib/nocuda.c,$(wildcard lib/*.c lib/coll/*.c)) $(DEV_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LAUNCH_SRC := $(wildcard launcher/*.c)
 LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
@@ -52,10 +80,12 @@ TEST_LIB_SRC := tests/harness.c
 TEST_LIB_OBJ := $(TEST_LIB_SRC:%.c=$(BUILD)/%.o)
 
 STATIC := $(BUILD)/lib/libshmcomm.a
+# What a program linked with the static library needs besides it.
+STATIC_DEPS := $(CUDA_LIBS)
 SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
 SHMRUN := $(BUILD)/bin/shmrun
 
-.PHONY: all lib check check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
+.PHONY: all lib check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
 all: deps lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
 
 # Says what is missing (and how to install it) before a compiler error would.
@@ -73,6 +103,8 @@ $(BUILD)/%.o: %.c
 	        -DSHMC_SRC_DIR='"$(abspath .)"') \
 	    -c $< -o $@
 
+$(BUILD)/lib/cuda/%.o: ALL_CFLAGS += -I$(CUDA_HOME)/include
+
 # The reduction kernels must vectorise: GCC's -O2 cost model alone leaves them scalar.
 $(BUILD)/lib/reduce.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
 
@@ -83,7 +115,8 @@ $(STATIC): $(LIB_OBJ)
 
 $(SHARED): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libshmcomm.so.$(SOMAJOR) -Wl,-z,defs -o $@ $^ $(ALL_LDFLAGS)
+	$(CC) -shared -Wl,-soname,libshmcomm.so.$(SOMAJOR) -Wl,-z,defs -Wl,--exclude-libs,ALL \
+	    -o $@ $^ $(CUDA_LIBS) $(ALL_LDFLAGS)
 
 $(BUILD)/lib/libshmcomm.so: $(SHARED)
 	ln -sf libshmcomm.so.$(VERSION) $(BUILD)/lib/libshmcomm.so.$(SOMAJOR)
@@ -91,7 +124,7 @@ $(BUILD)/lib/libshmcomm.so: $(SHARED)
 
 $(SHMRUN): $(LAUNCH_OBJ) $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(LAUNCH_OBJ) $(STATIC) $(HWLOC_LIBS) $(ALL_LDFLAGS)
+	$(CC) -o $@ $(LAUNCH_OBJ) $(STATIC) $(STATIC_DEPS) $(HWLOC_LIBS) $(ALL_LDFLAGS)
 
 # Examples link the shared library, so the exported API is what they exercise.
 $(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libshmcomm.so
@@ -100,11 +133,12 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libshmcomm.so
 
 $(BUILD)/bench/%: bench/%.c bench/bench.h bench/timing.h $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) -lm $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) $(STATIC_DEPS) -lm $(ALL_LDFLAGS)
 
 $(BUILD)/bench/measure: bench/measure.c bench/rt_shmcomm.c bench/rt.h bench/timing.h $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ bench/measure.c bench/rt_shmcomm.c $(STATIC) -lm $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ bench/measure.c bench/rt_shmcomm.c $(STATIC) $(STATIC_DEPS) -lm \
+	    $(ALL_LDFLAGS)
 
 # The floors' sum loop is vectorised as lib/reduce.c's kernels are.
 $(BUILD)/bench/limits: bench/limits.c bench/floor_allreduce.c bench/floor_allreduce.h bench/timing.h
@@ -125,10 +159,10 @@ $(BUILD)/bench/measure-mpich: bench/measure.c bench/rt_mpi.c bench/rt.h bench/ti
 
 $(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) -lm $(ALL_LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) $(STATIC_DEPS) -lm $(ALL_LDFLAGS)
 
 $(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_LIB_OBJ) $(STATIC)
-	$(CC) -o $@ $^ $(CHECK_LIBS) -lm $(ALL_LDFLAGS)
+	$(CC) -o $@ $^ $(STATIC_DEPS) $(CHECK_LIBS) -lm $(ALL_LDFLAGS)
 
 # Check's own fork-per-test timeout guards against hangs; sanitizers run slower.
 CK_MULT := $(if $(SAN),4,1)
@@ -141,6 +175,10 @@ check: all symbols $(CHECKS) $(TEST_PROGS)
 	done; \
 	if [ $$fail -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
 	echo "make check: all suites passed"
+
+# The CUDA suite alone, for a machine with a GPU: it fails where it would skip.
+check-cuda: all $(BUILD)/tests/check_cuda
+	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/check_cuda
 
 # Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic.
 check-stress: all $(CHECKS) $(TEST_PROGS)
@@ -197,7 +235,8 @@ install: lib $(SHMRUN)
 	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so
 	install -m 755 $(SHMRUN) $(DESTDIR)$(PREFIX)/bin/
 	# Made here, not cached: it names PREFIX, which differs from one install to the next.
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' shmcomm.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(STATIC_DEPS) -lm|g' shmcomm.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig 2>/dev/null || true; fi
