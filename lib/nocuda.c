@@ -8,8 +8,9 @@
 int shmc__dev_probe(char *why, size_t len)
 {
     if (why && len)
-        snprintf(why, len, "this libshmcomm was built without CUDA (build with make CUDA=1 "
-                           "where the CUDA Toolkit is installed)");
+        snprintf(why, len,
+                 "this libshmcomm was built without CUDA (build with make CUDA=1 "
+                 "where the CUDA Toolkit is installed)");
     return 0;
 }
 

@@ -20,8 +20,9 @@ int shmc__dev_probe(char *why, size_t len)
         cudaError_t e = cudaGetDeviceCount(&n);
         void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
         if (e == cudaErrorInsufficientDriver && !driver)
-            snprintf(reason, sizeof reason, "no CUDA driver is installed (libcuda.so.1 could "
-                                            "not be loaded)");
+            snprintf(reason, sizeof reason,
+                     "no CUDA driver is installed (libcuda.so.1 could "
+                     "not be loaded)");
         else if (e != cudaSuccess)
             snprintf(reason, sizeof reason, "no usable CUDA driver or device: %s (%s)",
                      cudaGetErrorString(e), cudaGetErrorName(e));
