@@ -167,14 +167,15 @@ static const shmc__coll_fn algorithms[SHMC_C_COUNT][SHMC_A_COUNT] = {
 };
 
 /* Memory first (coll/scratch.c), agreed by all members, then the algorithm, whose
- * requests come from the reserve (request.c, by their context). An in-place all-to-all sends from a
- * copy of rbuf in the last scratch buffer, since every block is both sent and overwritten. */
+ * requests come from the reserve (request.c tells them by their context). An in-place
+ * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is
+ * both sent and overwritten. */
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes)
 {
     int algo = pick(coll, x, bytes), rc;
-    /* Most small calls borrow nothing: one bit says so (the whole check is 40
-     * instructions, which a 0.2 us barrier notices). */
+    /* Most small calls borrow nothing: one bit says so, where computing every call's
+     * needs took about 40 instructions, which a 0.2 us barrier would notice. */
     if ((shmc__coll_borrows[coll] >> algo & 1u) || sbuf == SHMC_IN_PLACE) {
         size_t need[SHMC_NSCRATCH];
         shmc__coll_need(coll, algo, x, count, need);
