@@ -41,11 +41,20 @@ WITH_CUDA := 0
 else
 $(error CUDA must be auto, 0 or 1, not '$(CUDA)')
 endif
+# Device code for these compute capabilities (A100: 80, H100 and H200: 90), and PTX for
+# the last, which newer GPUs compile when they load it.
+CUDA_ARCHS ?= 80 90
+NVCC_FLAGS := -O2 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden,-fno-exceptions,-fno-threadsafe-statics \
+              -Iinclude -Ilib \
+              $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+              -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
 ifeq ($(WITH_CUDA),1)
 DEV_SRC   := $(wildcard lib/cuda/*.c)
+DEV_CU    := $(wildcard lib/cuda/*.cu)
 CUDA_LIBS := $(CUDART) -ldl -lrt -lpthread
 else
 DEV_SRC   := lib/nocuda.c
+DEV_CU    :=
 CUDA_LIBS :=
 endif
 
@@ -66,7 +75,7 @@ ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out lib/nocuda.c,$(wildcard lib/*.c lib/coll/*.c)) $(DEV_SRC)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(DEV_CU:%.cu=$(BUILD)/%.o)
 LAUNCH_SRC := $(wildcard launcher/*.c)
 LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -104,6 +113,10 @@ $(BUILD)/%.o: %.c
 	    -c $< -o $@
 
 $(BUILD)/lib/cuda/%.o: ALL_CFLAGS += -I$(CUDA_HOME)/include
+
+$(BUILD)/lib/cuda/%.o: lib/cuda/%.cu lib/cuda/kernels.h lib/reduce.h include/shmcomm.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 # The reduction kernels must vectorise: GCC's -O2 cost model alone leaves them scalar.
 $(BUILD)/lib/reduce.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic

@@ -18,3 +18,43 @@ const char *shmc__dev_backend(void)
 {
     return "none";
 }
+
+void *shmc__dev_malloc(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+void shmc__dev_free(void *p)
+{
+    (void)p;
+}
+
+int shmc__dev_copy(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    (void)src;
+    (void)bytes;
+    return SHMC_ERR_CUDA;
+}
+
+int shmc__dev_reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order)
+{
+    (void)acc;
+    (void)in;
+    (void)n;
+    (void)dt;
+    (void)op;
+    (void)order;
+    return SHMC_ERR_CUDA;
+}
+
+int shmc__dev_reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks)
+{
+    (void)buf;
+    (void)n;
+    (void)dt;
+    (void)op;
+    (void)nranks;
+    return SHMC_ERR_CUDA;
+}

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "memkind.h"
+#include "reduce.h"
 
 /* A device to test on, or a reason printed once and the test skipped. */
 static int have_device(const char *test)
@@ -41,12 +42,87 @@ START_TEST(test_cuda_probe)
 }
 END_TEST
 
+/* Inputs with every kind of value each dtype has: for floats also infinities, both
+ * zeros, NaN, denormals and values whose sum or product rounds. */
+static void fill_input(void *buf, size_t n, shmc_dtype dt, uint64_t seed)
+{
+    size_t es = shmc_dtype_size(dt);
+    shmct_fill(buf, n * es, seed);
+    static const float specials[] = {0.0f,   -0.0f, 1.0f / 0.0f, -1.0f / 0.0f,  0.0f / 0.0f,
+                                     1e-40f, -3.5f, 65504.0f,    1.0009765625f, 3e38f};
+    for (size_t i = 0; i < n; i += 7) {
+        float f = specials[(i / 7 + seed) % (sizeof specials / sizeof specials[0])];
+        if (dt == SHMC_FLOAT32)
+            memcpy((uint8_t *)buf + i * 4, &f, 4);
+        else if (dt == SHMC_FLOAT64) {
+            double d = f;
+            memcpy((uint8_t *)buf + i * 8, &d, 8);
+        } else if (dt == SHMC_FLOAT16) {
+            uint16_t h = shmc__float_to_half(f);
+            memcpy((uint8_t *)buf + i * 2, &h, 2);
+        } else if (dt == SHMC_BFLOAT16) {
+            uint16_t h = shmc__float_to_bf16(f);
+            memcpy((uint8_t *)buf + i * 2, &h, 2);
+        }
+    }
+}
+
+/* Every dtype with every op it takes, both orders, and AVG's final division: the device
+ * kernels give the host kernels' bits. */
+START_TEST(test_cuda_reduce_kernels)
+{
+    if (!have_device("test_cuda_reduce_kernels"))
+        return;
+    const size_t n = 100003; /* several blocks, and a partial one */
+    size_t most = n * 8;
+    uint8_t *a = malloc(most), *b = malloc(most), *want = malloc(most), *got = malloc(most);
+    void *da = shmc__dev_malloc(most), *db = shmc__dev_malloc(most);
+    ck_assert(a && b && want && got && da && db);
+    int combos = 0;
+    for (int dt = SHMC_INT8; dt <= SHMC_FLOAT64; dt++) {
+        for (int op = SHMC_SUM; op <= SHMC_BXOR; op++) {
+            if (shmc__reduce_check((shmc_dtype)dt, (shmc_op)op) != SHMC_OK)
+                continue;
+            for (int order = SHMC_ACC_LEFT; order <= SHMC_ACC_RIGHT; order++) {
+                size_t bytes = n * shmc_dtype_size((shmc_dtype)dt);
+                fill_input(a, n, (shmc_dtype)dt, (uint64_t)(dt * 100 + op));
+                fill_input(b, n, (shmc_dtype)dt, (uint64_t)(dt * 100 + op + 50));
+                memcpy(want, a, bytes);
+                shmc__reduce(want, b, n, (shmc_dtype)dt, (shmc_op)op, order);
+                shmc__reduce_finish(want, n, (shmc_dtype)dt, (shmc_op)op, 3);
+                ck_assert_int_eq(shmc__dev_copy(da, a, bytes), SHMC_OK);
+                ck_assert_int_eq(shmc__dev_copy(db, b, bytes), SHMC_OK);
+                ck_assert_int_eq(shmc__dev_reduce(da, db, n, (shmc_dtype)dt, (shmc_op)op, order),
+                                 SHMC_OK);
+                ck_assert_int_eq(shmc__dev_reduce_finish(da, n, (shmc_dtype)dt, (shmc_op)op, 3),
+                                 SHMC_OK);
+                ck_assert_int_eq(shmc__dev_copy(got, da, bytes), SHMC_OK);
+                size_t k = 0;
+                while (k < bytes && got[k] == want[k])
+                    k++;
+                ck_assert_msg(k == bytes, "dtype %d op %d order %d: byte %zu differs", dt, op,
+                              order, k);
+                combos++;
+            }
+        }
+    }
+    ck_assert_int_eq(combos, 2 * 62);
+    shmc__dev_free(da);
+    shmc__dev_free(db);
+    free(a);
+    free(b);
+    free(want);
+    free(got);
+}
+END_TEST
+
 static Suite *cuda_suite(void)
 {
     Suite *s = suite_create("cuda");
     TCase *t = tcase_create("device");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_cuda_probe);
+    tcase_add_test(t, test_cuda_reduce_kernels);
     suite_add_tcase(s, t);
     return s;
 }

@@ -1,0 +1,276 @@
+/*
+ * Device reduction kernels (kernels.h): one grid-stride kernel per (dtype, op), made from
+ * templates over an element operation. The float16 and bfloat16 conversions are the host
+ * kernels' own code (lib/reduce.c) compiled for the device, not CUDA's intrinsics, so
+ * that a NaN or a tie rounds to the same bits on both sides.
+ */
+#include <stdint.h>
+
+#include "kernels.h"
+extern "C" {
+#include "reduce.h"
+}
+
+namespace {
+
+__device__ inline float as_float(uint32_t u)
+{
+    return __uint_as_float(u);
+}
+
+__device__ inline uint32_t as_u32(float f)
+{
+    return __float_as_uint(f);
+}
+
+__device__ inline float h2f(uint16_t h)
+{
+    const uint32_t shifted_exp = 0x7c00u << 13;
+    uint32_t o = ((uint32_t)h & 0x7fffu) << 13;
+    uint32_t exp = shifted_exp & o;
+    o += (uint32_t)(127 - 15) << 23;
+    if (exp == shifted_exp) {
+        o += (uint32_t)(128 - 16) << 23;
+    } else if (exp == 0) {
+        o += 1u << 23;
+        o = as_u32(__fsub_rn(as_float(o), as_float(113u << 23)));
+    }
+    return as_float(o | (((uint32_t)h & 0x8000u) << 16));
+}
+
+__device__ inline uint16_t f2h(float f)
+{
+    const uint32_t f32_inf = 255u << 23;
+    const uint32_t f16_max = (127u + 16u) << 23;
+    const uint32_t denorm_magic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
+    uint32_t u = as_u32(f);
+    uint32_t sign = u & 0x80000000u;
+    uint16_t o;
+    u ^= sign;
+    if (u >= f16_max) {
+        o = u > f32_inf ? 0x7e00u : 0x7c00u;
+    } else if (u < (113u << 23)) {
+        o = (uint16_t)(as_u32(__fadd_rn(as_float(u), as_float(denorm_magic))) - denorm_magic);
+    } else {
+        uint32_t mant_odd = (u >> 13) & 1u;
+        u += ((uint32_t)(15 - 127) << 23) + 0xfffu;
+        u += mant_odd;
+        o = (uint16_t)(u >> 13);
+    }
+    return (uint16_t)(o | (sign >> 16));
+}
+
+__device__ inline float bf2f(uint16_t b)
+{
+    return as_float((uint32_t)b << 16);
+}
+
+__device__ inline uint16_t f2bf(float f)
+{
+    uint32_t u = as_u32(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* ---- element operations: a OP b, a the left operand --------------------------------- */
+
+/* __fadd_rn and friends: never contracted into a fused multiply-add, as on the host. */
+struct FSum {
+    __device__ static float f(float a, float b) { return __fadd_rn(a, b); }
+    __device__ static double f(double a, double b) { return __dadd_rn(a, b); }
+};
+struct FProd {
+    __device__ static float f(float a, float b) { return __fmul_rn(a, b); }
+    __device__ static double f(double a, double b) { return __dmul_rn(a, b); }
+};
+struct FMin {
+    template <typename T> __device__ static T f(T a, T b) { return (a < b || a != a) ? a : b; }
+};
+struct FMax {
+    template <typename T> __device__ static T f(T a, T b) { return (a > b || a != a) ? a : b; }
+};
+
+/* Integers: T the type, U its unsigned twin, for wrap-around sums and products. */
+template <typename T, typename U> struct ISum {
+    __device__ static T f(T a, T b) { return (T)((U)a + (U)b); }
+};
+template <typename T, typename U> struct IProd {
+    __device__ static T f(T a, T b) { return (T)((U)a * (U)b); }
+};
+template <typename T, typename U> struct IMin {
+    __device__ static T f(T a, T b) { return a < b ? a : b; }
+};
+template <typename T, typename U> struct IMax {
+    __device__ static T f(T a, T b) { return a > b ? a : b; }
+};
+template <typename T, typename U> struct IAnd {
+    __device__ static T f(T a, T b) { return (T)(a & b); }
+};
+template <typename T, typename U> struct IOr {
+    __device__ static T f(T a, T b) { return (T)(a | b); }
+};
+template <typename T, typename U> struct IXor {
+    __device__ static T f(T a, T b) { return (T)(a ^ b); }
+};
+
+/* Storage types: how an element is loaded into its compute type and stored back. */
+template <typename T> struct Plain {
+    typedef T S;
+    typedef T C;
+    __device__ static C load(S s) { return s; }
+    __device__ static S store(C c) { return c; }
+};
+struct Half {
+    typedef uint16_t S;
+    typedef float C;
+    __device__ static C load(S s) { return h2f(s); }
+    __device__ static S store(C c) { return f2h(c); }
+};
+struct BHalf {
+    typedef uint16_t S;
+    typedef float C;
+    __device__ static C load(S s) { return bf2f(s); }
+    __device__ static S store(C c) { return f2bf(c); }
+};
+
+template <typename K, typename Op>
+__global__ void combine(typename K::S *acc, const typename K::S *in, size_t n, int left)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        typename K::C a = K::load(acc[i]), b = K::load(in[i]);
+        acc[i] = K::store(left ? Op::f(a, b) : Op::f(b, a));
+    }
+}
+
+template <typename K>
+__global__ void divide(typename K::S *buf, size_t n, typename K::C d)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        buf[i] = K::store(K::load(buf[i]) / d);
+}
+
+/* Enough blocks to cover n once, at most 1024 of them; the loops stride over the rest. */
+void grid(size_t n, unsigned *blocks, unsigned *threads)
+{
+    *threads = 256;
+    size_t b = (n + 255) / 256;
+    *blocks = (unsigned)(b < 1 ? 1 : b > 1024 ? 1024 : b);
+}
+
+template <typename K, typename Op>
+int launch(void *acc, const void *in, size_t n, int order, cudaStream_t s)
+{
+    unsigned b, t;
+    grid(n, &b, &t);
+    combine<K, Op><<<b, t, 0, s>>>((typename K::S *)acc, (const typename K::S *)in, n,
+                                   order == SHMC_ACC_LEFT);
+    return cudaGetLastError() == cudaSuccess ? SHMC_OK : SHMC_ERR_CUDA;
+}
+
+template <typename K> int float_op(void *acc, const void *in, size_t n, shmc_op op, int order,
+                                   cudaStream_t s)
+{
+    switch (op) {
+    case SHMC_SUM:
+    case SHMC_AVG:
+        return launch<K, FSum>(acc, in, n, order, s);
+    case SHMC_PROD:
+        return launch<K, FProd>(acc, in, n, order, s);
+    case SHMC_MIN:
+        return launch<K, FMin>(acc, in, n, order, s);
+    case SHMC_MAX:
+        return launch<K, FMax>(acc, in, n, order, s);
+    default:
+        return SHMC_ERR_ARG;
+    }
+}
+
+template <typename T, typename U> int int_op(void *acc, const void *in, size_t n, shmc_op op,
+                                             int order, cudaStream_t s)
+{
+    typedef Plain<T> K;
+    switch (op) {
+    case SHMC_SUM:
+        return launch<K, ISum<T, U> >(acc, in, n, order, s);
+    case SHMC_PROD:
+        return launch<K, IProd<T, U> >(acc, in, n, order, s);
+    case SHMC_MIN:
+        return launch<K, IMin<T, U> >(acc, in, n, order, s);
+    case SHMC_MAX:
+        return launch<K, IMax<T, U> >(acc, in, n, order, s);
+    case SHMC_BAND:
+        return launch<K, IAnd<T, U> >(acc, in, n, order, s);
+    case SHMC_BOR:
+        return launch<K, IOr<T, U> >(acc, in, n, order, s);
+    case SHMC_BXOR:
+        return launch<K, IXor<T, U> >(acc, in, n, order, s);
+    default:
+        return SHMC_ERR_ARG;
+    }
+}
+
+template <typename K> int divide_by(void *buf, size_t n, typename K::C d, cudaStream_t s)
+{
+    unsigned b, t;
+    grid(n, &b, &t);
+    divide<K><<<b, t, 0, s>>>((typename K::S *)buf, n, d);
+    return cudaGetLastError() == cudaSuccess ? SHMC_OK : SHMC_ERR_CUDA;
+}
+
+} // namespace
+
+extern "C" int shmc__cuda_reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op,
+                                 int order, cudaStream_t stream)
+{
+    if (shmc__reduce_check(dt, op) != SHMC_OK)
+        return SHMC_ERR_ARG;
+    if (n == 0)
+        return SHMC_OK;
+    switch (dt) {
+    case SHMC_INT8:
+        return int_op<int8_t, uint8_t>(acc, in, n, op, order, stream);
+    case SHMC_UINT8:
+        return int_op<uint8_t, uint8_t>(acc, in, n, op, order, stream);
+    case SHMC_INT32:
+        return int_op<int32_t, uint32_t>(acc, in, n, op, order, stream);
+    case SHMC_UINT32:
+        return int_op<uint32_t, uint32_t>(acc, in, n, op, order, stream);
+    case SHMC_INT64:
+        return int_op<int64_t, uint64_t>(acc, in, n, op, order, stream);
+    case SHMC_UINT64:
+        return int_op<uint64_t, uint64_t>(acc, in, n, op, order, stream);
+    case SHMC_FLOAT16:
+        return float_op<Half>(acc, in, n, op, order, stream);
+    case SHMC_BFLOAT16:
+        return float_op<BHalf>(acc, in, n, op, order, stream);
+    case SHMC_FLOAT32:
+        return float_op<Plain<float> >(acc, in, n, op, order, stream);
+    case SHMC_FLOAT64:
+        return float_op<Plain<double> >(acc, in, n, op, order, stream);
+    default:
+        return SHMC_ERR_ARG;
+    }
+}
+
+extern "C" int shmc__cuda_reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks,
+                                        cudaStream_t stream)
+{
+    if (op != SHMC_AVG || nranks == 1 || n == 0)
+        return SHMC_OK;
+    switch (dt) {
+    case SHMC_FLOAT32:
+        return divide_by<Plain<float> >(buf, n, (float)nranks, stream);
+    case SHMC_FLOAT64:
+        return divide_by<Plain<double> >(buf, n, (double)nranks, stream);
+    case SHMC_FLOAT16:
+        return divide_by<Half>(buf, n, (float)nranks, stream);
+    case SHMC_BFLOAT16:
+        return divide_by<BHalf>(buf, n, (float)nranks, stream);
+    default:
+        return SHMC_ERR_ARG;
+    }
+}
