@@ -114,7 +114,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/lib/cuda/%.o: ALL_CFLAGS += -I$(CUDA_HOME)/include
 
-$(BUILD)/lib/cuda/%.o: lib/cuda/%.cu lib/cuda/kernels.h lib/reduce.h include/shmcomm.h
+$(BUILD)/lib/cuda/%.o: lib/cuda/%.cu lib/cuda/kernels.h lib/half.h lib/reduce.h include/shmcomm.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 

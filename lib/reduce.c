@@ -8,91 +8,25 @@
 
 #include <string.h>
 
+#include "half.h"
+
 /* ---- conversions ------------------------------------------------------------------- */
-
-static inline float as_float(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static inline uint32_t as_u32(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-/* Exact: every half is a float. Denormals are renormalised by one float subtraction. */
-static inline float h2f(uint16_t h)
-{
-    const uint32_t shifted_exp = 0x7c00u << 13;
-    uint32_t o = ((uint32_t)h & 0x7fffu) << 13;
-    uint32_t exp = shifted_exp & o;
-    o += (uint32_t)(127 - 15) << 23;
-    if (exp == shifted_exp) {
-        o += (uint32_t)(128 - 16) << 23; /* Inf or NaN */
-    } else if (exp == 0) {
-        o += 1u << 23; /* zero or denormal */
-        o = as_u32(as_float(o) - as_float(113u << 23));
-    }
-    return as_float(o | (((uint32_t)h & 0x8000u) << 16));
-}
-
-/* Round to nearest, ties to even; overflow gives Inf, NaN gives a quiet NaN. */
-static inline uint16_t f2h(float f)
-{
-    const uint32_t f32_inf = 255u << 23;
-    const uint32_t f16_max = (127u + 16u) << 23;
-    const uint32_t denorm_magic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
-    uint32_t u = as_u32(f);
-    uint32_t sign = u & 0x80000000u;
-    uint16_t o;
-    u ^= sign;
-    if (u >= f16_max) {
-        o = u > f32_inf ? 0x7e00u : 0x7c00u;
-    } else if (u < (113u << 23)) {
-        /* The float addition does the rounding of a denormal result. */
-        o = (uint16_t)(as_u32(as_float(u) + as_float(denorm_magic)) - denorm_magic);
-    } else {
-        uint32_t mant_odd = (u >> 13) & 1u;
-        u += ((uint32_t)(15 - 127) << 23) + 0xfffu;
-        u += mant_odd;
-        o = (uint16_t)(u >> 13);
-    }
-    return (uint16_t)(o | (sign >> 16));
-}
-
-static inline float bf2f(uint16_t b)
-{
-    return as_float((uint32_t)b << 16);
-}
-
-static inline uint16_t f2bf(float f)
-{
-    uint32_t u = as_u32(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
 
 float shmc__half_to_float(uint16_t h)
 {
-    return h2f(h);
+    return shmc__h2f(h);
 }
 uint16_t shmc__float_to_half(float f)
 {
-    return f2h(f);
+    return shmc__f2h(f);
 }
 float shmc__bf16_to_float(uint16_t b)
 {
-    return bf2f(b);
+    return shmc__bf2f(b);
 }
 uint16_t shmc__float_to_bf16(float f)
 {
-    return f2bf(f);
+    return shmc__f2bf(f);
 }
 
 /* ---- element operations ------------------------------------------------------------ */
@@ -187,8 +121,8 @@ FLT_FAMILY(f64, double)
     HALF_KERNEL(k_##tn##_min, TO_F, FROM_F, F_MIN)                                                 \
     HALF_KERNEL(k_##tn##_max, TO_F, FROM_F, F_MAX)
 
-HALF_FAMILY(f16, h2f, f2h)
-HALF_FAMILY(bf16, bf2f, f2bf)
+HALF_FAMILY(f16, shmc__h2f, shmc__f2h)
+HALF_FAMILY(bf16, shmc__bf2f, shmc__f2bf)
 
 typedef void (*kernel_fn)(void *restrict, const void *restrict, size_t, int);
 
@@ -248,10 +182,10 @@ void shmc__reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nra
         DIVIDE(double, double, SAME, SAME);
         break;
     case SHMC_FLOAT16:
-        DIVIDE(uint16_t, float, h2f, f2h);
+        DIVIDE(uint16_t, float, shmc__h2f, shmc__f2h);
         break;
     case SHMC_BFLOAT16:
-        DIVIDE(uint16_t, float, bf2f, f2bf);
+        DIVIDE(uint16_t, float, shmc__bf2f, shmc__f2bf);
         break;
     default:
         break; /* integers have no AVG (refused by shmc__reduce_check) */

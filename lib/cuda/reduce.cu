@@ -1,78 +1,18 @@
 /*
  * Device reduction kernels (kernels.h): one grid-stride kernel per (dtype, op), made from
  * templates over an element operation. The float16 and bfloat16 conversions are the host
- * kernels' own code (lib/reduce.c) compiled for the device, not CUDA's intrinsics, so
- * that a NaN or a tie rounds to the same bits on both sides.
+ * kernels' own code (half.h) compiled for the device, not CUDA's intrinsics, so that a
+ * NaN or a tie rounds to the same bits on both sides.
  */
 #include <stdint.h>
 
+#include "half.h"
 #include "kernels.h"
 extern "C" {
 #include "reduce.h"
 }
 
 namespace {
-
-__device__ inline float as_float(uint32_t u)
-{
-    return __uint_as_float(u);
-}
-
-__device__ inline uint32_t as_u32(float f)
-{
-    return __float_as_uint(f);
-}
-
-__device__ inline float h2f(uint16_t h)
-{
-    const uint32_t shifted_exp = 0x7c00u << 13;
-    uint32_t o = ((uint32_t)h & 0x7fffu) << 13;
-    uint32_t exp = shifted_exp & o;
-    o += (uint32_t)(127 - 15) << 23;
-    if (exp == shifted_exp) {
-        o += (uint32_t)(128 - 16) << 23;
-    } else if (exp == 0) {
-        o += 1u << 23;
-        o = as_u32(__fsub_rn(as_float(o), as_float(113u << 23)));
-    }
-    return as_float(o | (((uint32_t)h & 0x8000u) << 16));
-}
-
-__device__ inline uint16_t f2h(float f)
-{
-    const uint32_t f32_inf = 255u << 23;
-    const uint32_t f16_max = (127u + 16u) << 23;
-    const uint32_t denorm_magic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
-    uint32_t u = as_u32(f);
-    uint32_t sign = u & 0x80000000u;
-    uint16_t o;
-    u ^= sign;
-    if (u >= f16_max) {
-        o = u > f32_inf ? 0x7e00u : 0x7c00u;
-    } else if (u < (113u << 23)) {
-        o = (uint16_t)(as_u32(__fadd_rn(as_float(u), as_float(denorm_magic))) - denorm_magic);
-    } else {
-        uint32_t mant_odd = (u >> 13) & 1u;
-        u += ((uint32_t)(15 - 127) << 23) + 0xfffu;
-        u += mant_odd;
-        o = (uint16_t)(u >> 13);
-    }
-    return (uint16_t)(o | (sign >> 16));
-}
-
-__device__ inline float bf2f(uint16_t b)
-{
-    return as_float((uint32_t)b << 16);
-}
-
-__device__ inline uint16_t f2bf(float f)
-{
-    uint32_t u = as_u32(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
 
 /* ---- element operations: a OP b, a the left operand --------------------------------- */
 
@@ -125,14 +65,14 @@ template <typename T> struct Plain {
 struct Half {
     typedef uint16_t S;
     typedef float C;
-    __device__ static C load(S s) { return h2f(s); }
-    __device__ static S store(C c) { return f2h(c); }
+    __device__ static C load(S s) { return shmc__h2f(s); }
+    __device__ static S store(C c) { return shmc__f2h(c); }
 };
 struct BHalf {
     typedef uint16_t S;
     typedef float C;
-    __device__ static C load(S s) { return bf2f(s); }
-    __device__ static S store(C c) { return f2bf(c); }
+    __device__ static C load(S s) { return shmc__bf2f(s); }
+    __device__ static S store(C c) { return shmc__f2bf(c); }
 };
 
 template <typename K, typename Op>
