@@ -53,12 +53,18 @@ struct slot_wait {
     int err;
 };
 
-static int lost(struct slot_wait *w, int world)
+/* Has world rank w left the job (finalized, died) or broken its mailboxes? */
+static int left(int world)
 {
     const struct shmc__peer *p = &shmc__g.peers[world];
-    if (!p->gone && !p->broken)
+    return p->gone || p->broken;
+}
+
+static int lost(struct slot_wait *w, int world)
+{
+    if (!left(world))
         return 0;
-    w->err = p->broken ? SHMC_ERR_CORRUPT : SHMC_ERR_PEER_DEAD;
+    w->err = shmc__g.peers[world].broken ? SHMC_ERR_CORRUPT : SHMC_ERR_PEER_DEAD;
     return 1;
 }
 
@@ -72,7 +78,7 @@ static int readers_done(void)
             /* A6 pairs with R6: this reader's loads are done before we write again. */
             if (shmc__load_acquire64(&g->slot->done[r]) == g->slot_stamp)
                 continue;
-            if (!g->peers[r].gone && !g->peers[r].broken)
+            if (!left((int)r))
                 return 0;
         }
     }
