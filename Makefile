@@ -82,7 +82,7 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 # bench/measure.c is one source for every runtime: with rt_shmcomm.c here, with rt_mpi.c
 # and an MPI's mpicc in bench-compare. limits.c needs no library at all.
 BENCHES  := $(BUILD)/bench/measure $(BUILD)/bench/limits $(BUILD)/bench/coll_bench \
-            $(BUILD)/bench/path_cost
+            $(BUILD)/bench/path_cost $(BUILD)/bench/dev_bench
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 CHECKS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/check_*.c))
 TEST_LIB_SRC := tests/harness.c

@@ -193,6 +193,32 @@ SHMC_API size_t shmc_dtype_size(shmc_dtype dtype);
 SHMC_API void shmc_abort(int exit_code);
 
 /* ---------------------------------------------------------------------------------- */
+/* Device (CUDA) buffers                                                                */
+/* ---------------------------------------------------------------------------------- */
+/*
+ * Every call accepts CUDA device pointers (cudaMalloc memory) wherever it takes a buffer,
+ * told apart from host memory automatically; pinned host and managed memory count as
+ * host memory. A message may go from host to device memory or the reverse. Device to
+ * device messages travel GPU to GPU through CUDA IPC, never staged through the host.
+ * Calls are synchronous with respect to the host, as for host buffers: a buffer must be
+ * ready when it is passed (synchronise the stream that wrote it), and a blocking call,
+ * or the wait of a non-blocking one, returns once the bytes are in place. All buffers of
+ * one collective call, on every member, must be of one kind: all host or all device
+ * (SHMC_CHECK=1 diagnoses a mix across members; a mix within a call is SHMC_ERR_ARG).
+ * Without a usable GPU, or in a build without CUDA, host buffers work as always and a
+ * device feature returns SHMC_ERR_CUDA with a message saying why.
+ */
+
+/* Picks and makes current the CUDA device of this rank: its local rank (LOCAL_RANK
+ * under shmrun and torchrun, or Open MPI's and MPICH's equivalents) modulo the number of
+ * devices the process sees (CUDA_VISIBLE_DEVICES applies). Call it after shmc_init and
+ * before allocating device memory, and pass *device to cudaSetDevice (or
+ * torch.cuda.set_device) in your own code as well if it uses another CUDA runtime.
+ * Returns SHMC_OK with *device set; SHMC_ERR_CUDA (*device -1) without a usable device;
+ * SHMC_ERR_NOT_INIT; SHMC_ERR_ARG if device is NULL. */
+SHMC_API int shmc_device_select(int *device);
+
+/* ---------------------------------------------------------------------------------- */
 /* Point-to-point                                                                       */
 /* ---------------------------------------------------------------------------------- */
 /*

@@ -164,6 +164,20 @@ void shmrun_bind_describe(const struct shmrun_bind_plan *p, int r, char *buf, si
     snprintf(buf, len, "%s L#%u (PU %s)", hwloc_obj_type_string(o->type), o->logical_index, pus);
 }
 
+int shmrun_bind_pus_of(const struct shmrun_bind_plan *p, int r, hwloc_bitmap_t set)
+{
+    hwloc_bitmap_zero(set);
+    if (p && p->cpus) {
+        hwloc_bitmap_set(set, (unsigned)p->cpus[r % p->ntargets]);
+        return 0;
+    }
+    hwloc_obj_t o = target(p, r);
+    if (!o)
+        return -1;
+    hwloc_bitmap_copy(set, o->cpuset);
+    return 0;
+}
+
 void shmrun_bind_free(struct shmrun_bind_plan *p)
 {
     if (!p)

@@ -5,6 +5,7 @@
 #ifndef SHMRUN_BIND_H
 #define SHMRUN_BIND_H
 
+#include <hwloc.h>
 #include <stddef.h>
 
 #include "options.h"
@@ -26,6 +27,9 @@ int shmrun_bind_apply(const struct shmrun_bind_plan *p, int r);
 
 /* "core L#1 (PU 1)" or "not bound". */
 void shmrun_bind_describe(const struct shmrun_bind_plan *p, int r, char *buf, size_t len);
+
+/* The PUs (OS indexes) rank r is bound to, into set. Returns 0, or -1 when unbound. */
+int shmrun_bind_pus_of(const struct shmrun_bind_plan *p, int r, hwloc_bitmap_t set);
 
 void shmrun_bind_free(struct shmrun_bind_plan *p);
 

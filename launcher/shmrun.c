@@ -16,6 +16,7 @@
 
 #include "cleanup.h"
 #include "config.h"
+#include "gpus.h"
 #include "job.h"
 #include "log.h"
 #include "shmcomm.h"
@@ -104,6 +105,7 @@ int main(int argc, char **argv)
         if (targets && j.n > targets && o.bind == SHMRUN_BIND_CORE)
             fprintf(stderr, "shmrun: %d ranks share %d core%s (oversubscribed, round-robin)\n",
                     j.n, targets, targets == 1 ? "" : "s");
+        shmrun_gpus_report(o.bind == SHMRUN_BIND_NONE ? NULL : j.bind, j.n, stderr);
     }
 
     for (int r = 0; r < j.n; r++) {

@@ -282,6 +282,7 @@ int shmc__bootstrap(struct shmc__global *g)
     g->boot_mode = l.mode;
     g->rank = (int)l.rank;
     g->size = (int)l.size;
+    g->local_rank = (int)(l.local_rank >= 0 ? l.local_rank : l.rank);
     shmc__log_rank = g->rank;
 
     int embedded = l.mode != SHMC_BOOT_SHMRUN && l.mode != SHMC_BOOT_SINGLETON;

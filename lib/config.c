@@ -175,6 +175,7 @@ int shmc__config_load(struct shmc__config *cfg)
     cfg->yield = 8;
     cfg->spin_elsewhere_us = ~0u;
     cfg->attach_timeout_s = SHMC_DEFAULT_ATTACH_TIMEOUT;
+    cfg->cuda = 1;
 
     /* SHMC_DEBUG first, so that the messages about the other variables obey it. */
     if ((rc = env_uint("SHMC_DEBUG", 0, 4, &debug)) != SHMC_OK)
@@ -191,7 +192,9 @@ int shmc__config_load(struct shmc__config *cfg)
         (rc = env_uint("SHMC_SPIN_ELSEWHERE", 0, 1000000u, &cfg->spin_elsewhere_us)) ||
         (rc = env_uint("SHMC_ATTACH_TIMEOUT", 1, 86400u, &cfg->attach_timeout_s)) ||
         (rc = env_uint("SHMC_TIMEOUT", 0, 86400u, &cfg->hang_timeout_s)) ||
-        (rc = env_bool("SHMC_CHECK", &cfg->check)) || (rc = env_bool("SHMC_MEMFD", &cfg->memfd)))
+        (rc = env_bool("SHMC_CHECK", &cfg->check)) || (rc = env_bool("SHMC_MEMFD", &cfg->memfd)) ||
+        (rc = env_bool("SHMC_CUDA", &cfg->cuda)) ||
+        (rc = env_bool("SHMC_FAKE_DEVICE", &cfg->fake_device)))
         return rc;
 
     if (cfg->ring_bytes & (cfg->ring_bytes - 1)) {

@@ -53,6 +53,8 @@ struct shmc__config {
     int check;                  /* SHMC_CHECK: members agree on each collective call first */
     int memfd;                  /* SHMC_MEMFD: 1 = arenas passed as fds are memfds */
     const char *job_id;         /* SHMC_JOB_ID: overrides the launcher's job key */
+    int cuda;                   /* SHMC_CUDA: 0 = treat every buffer as host memory */
+    int fake_device;            /* SHMC_FAKE_DEVICE: the test backend of lib/fakedev.c */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
 

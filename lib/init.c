@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "log.h"
+#include "memkind.h"
 #include "wait.h"
 
 struct shmc__global shmc__g;
@@ -91,6 +92,7 @@ SHMC_API int shmc_init(shmc_comm **world)
         *world = NULL;
     if ((rc = shmc__config_load(&g->cfg)) != SHMC_OK)
         return rc;
+    shmc__mk_setup(g->cfg.cuda, g->cfg.fake_device);
     if ((rc = shmc__bootstrap(g)) != SHMC_OK)
         goto fail_boot;
 
@@ -183,6 +185,7 @@ static void release_all(void)
     shmc__comm_release_all();
     shmc__coll_release();
     shmc__unexp_free_all();
+    shmc__mk_teardown();
     shmc__arena_detach(&g->arena);
     memset(g, 0, sizeof *g);
     g->state = SHMC_ST_DONE;

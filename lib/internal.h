@@ -13,6 +13,7 @@
 
 #include "arena.h"
 #include "config.h"
+#include "memkind.h"
 #include "ring.h"
 #include "shmcomm.h"
 
@@ -55,7 +56,8 @@ struct shmc__comm {
     uint32_t uid;   /* agreed by the members at creation; never reused by any of them */
     uint32_t round; /* shared-memory collective rounds so far (coll/slot.c) */
     int coll_err;   /* a collective failed for a dead or broken member: all will (api.c) */
-    size_t scratch_mark[SHMC_NSCRATCH]; /* scratch the members agreed to hold (scratch.c) */
+    size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
+    size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
     struct shmc__comm *next, *prev; /* every communicator but the world (freed at finalize) */
 };
 
@@ -87,13 +89,14 @@ enum {
 /* How a request's data moves, and where it stands. */
 enum {
     SHMC_P_NONE = 0,
-    SHMC_P_EAGER,  /* send: one EAGER record (maybe waiting for ring space) */
-    SHMC_P_RTS,    /* send: RTS queued or sent, waiting for CTS or FIN */
-    SHMC_P_STREAM, /* send: streaming DATA records after CTS */
-    SHMC_P_SELF,   /* send to oneself, waiting for the matching receive */
-    SHMC_P_POSTED, /* recv: in the posted queue */
-    SHMC_P_CMA,    /* recv: pulling with process_vm_readv */
-    SHMC_P_DATA,   /* recv: CTS sent, DATA records arriving */
+    SHMC_P_EAGER,   /* send: one EAGER record (maybe waiting for ring space) */
+    SHMC_P_RTS,     /* send: RTS queued or sent, waiting for CTS or FIN */
+    SHMC_P_STREAM,  /* send: streaming DATA records after CTS */
+    SHMC_P_SELF,    /* send to oneself, waiting for the matching receive */
+    SHMC_P_POSTED,  /* recv: in the posted queue */
+    SHMC_P_CMA,     /* recv: pulling with process_vm_readv */
+    SHMC_P_DATA,    /* recv: CTS sent, DATA records arriving */
+    SHMC_P_DEVCOPY, /* recv: copying from a peer's device buffer (memkind.h) */
 };
 
 /* A control record (CTS/FIN) that did not fit in the ring yet. Each receive has one
@@ -108,7 +111,15 @@ struct shmc__ctrl {
 };
 
 /* Which intrusive list a request is on (at most one). */
-enum { SHMC_Q_NONE = 0, SHMC_Q_POSTED, SHMC_Q_MATCH, SHMC_Q_STREAM, SHMC_Q_CMA, SHMC_Q_COOP };
+enum {
+    SHMC_Q_NONE = 0,
+    SHMC_Q_POSTED,
+    SHMC_Q_MATCH,
+    SHMC_Q_STREAM,
+    SHMC_Q_CMA,
+    SHMC_Q_COOP,
+    SHMC_Q_DEV
+};
 
 struct shmc__request {
     uint8_t kind;
@@ -117,6 +128,7 @@ struct shmc__request {
     uint8_t queue;
     uint8_t listed; /* named once already in the shmc_waitall being checked */
     uint8_t spare;  /* one of the collectives' reserve (request.c): freed back to it */
+    uint8_t dev;    /* buf is device memory (memkind.h): never memcpy'd, never single copy */
     int err;
     uint32_t idx; /* slot in the request table; with gen, the cookie peers quote */
     uint32_t gen;
@@ -142,6 +154,7 @@ struct shmc__request {
     size_t xfer_bytes;    /* bytes to move: min(message, capacity) */
     size_t xfer_done;
     int xdesc; /* copy descriptor (coop.c): ours (send) or the sender's (recv); -1 none */
+    int dev_token; /* recv: the device copy in flight (shmc__dev_copy_poll) */
     /* Receive side of a copy descriptor (coop.c): bytes we claimed, bytes we counted in
      * done, and the error of a failed copy of ours (0 while none). */
     uint64_t coop_mine, coop_counted;
@@ -200,6 +213,7 @@ struct shmc__global {
     int boot_mode;
     int rank;
     int size;
+    int local_rank; /* LOCAL_RANK or its launcher's equivalent: picks the GPU */
     int fenced; /* senders must fence before checking `sleeping` (wait.h) */
     struct shmc__config cfg;
     struct shmc__arena arena;
@@ -232,6 +246,7 @@ struct shmc__global {
     struct shmc__reqq posted;
     struct shmc__unexp *unexp_head, *unexp_tail;
     struct shmc__reqq cma_active;
+    struct shmc__reqq dev_active; /* receives copying from a peer's device buffer */
     struct shmc__reqq coop_sends; /* sends with a copy descriptor, until complete */
     uint64_t xdesc_free;          /* our copy descriptors not in use (bit i: entry i) */
     uint64_t xdesc_held;          /* sends complete, receiver not yet done with the entry */
@@ -297,6 +312,7 @@ struct shmc__unexp {
     uint64_t cookie;                /* RTS: the sender's request */
     uint64_t addr;                  /* RTS: sender's buffer, if it offers single copy */
     uint32_t flags;                 /* RTS flags */
+    struct shmc__ipc *ipc;          /* RTS of a device buffer: in data[] */
     struct shmc__request *self_send; /* large message to oneself */
     uint8_t data[];                 /* EAGER payload */
 };
@@ -304,6 +320,7 @@ struct shmc__unexp {
 /* Payloads of control records. */
 #define SHMC_RTS_SINGLE_COPY 1u
 #define SHMC_RTS_COOP 2u /* copy descriptor (flags >> 8) of the sender's table, coop.c */
+#define SHMC_RTS_DEVICE 4u /* the sender's buffer is device memory: a struct shmc__ipc follows */
 struct shmc__rts {
     uint64_t bytes;
     uint64_t addr;
@@ -339,7 +356,8 @@ void shmc__req_fill_status(const struct shmc__request *r, shmc_status *st);
 struct shmc__request *shmc__match_posted(int src, int tag, uint32_t ctx);
 struct shmc__unexp *shmc__match_unexp(int src, int tag, uint32_t ctx);
 int shmc__unexp_add_eager(int src, int tag, uint32_t ctx, const void *data, size_t len);
-int shmc__unexp_add_rts(int src, int tag, uint32_t ctx, const struct shmc__rts *rts);
+int shmc__unexp_add_rts(int src, int tag, uint32_t ctx, const struct shmc__rts *rts,
+                        const struct shmc__ipc *ipc);
 int shmc__unexp_add_self(struct shmc__request *send);
 void shmc__unexp_drop_self(const struct shmc__request *send);
 void shmc__unexp_free_all(void);
@@ -349,8 +367,14 @@ void shmc__recv_take_unexp(struct shmc__request *r, struct shmc__unexp *u);
 
 /* ---- rndv.c --------------------------------------------------------------------------- */
 int shmc__rndv_start_send(struct shmc__request *s);
-void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct shmc__rts *rts);
+/* ipc: the sender's device buffer when rts->flags has SHMC_RTS_DEVICE, else NULL. */
+void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct shmc__rts *rts,
+                        const struct shmc__ipc *ipc);
 int shmc__rndv_progress_cma(void);
+int shmc__rndv_progress_dev(void);
+/* Copies n bytes into or out of a request's buffer: memcpy, or the device backend's copy
+ * where either side is device memory (dev: the request's buffer is). */
+int shmc__copy_kind(void *dst, const void *src, size_t n, int dev);
 
 /* coop.c: large single-copy messages copied by both sides. */
 #define SHMC_COOP_MIN (64u << 10)        /* offered from here (docs/performance.md) */

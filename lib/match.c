@@ -83,11 +83,16 @@ int shmc__unexp_add_eager(int src, int tag, uint32_t ctx, const void *data, size
     return SHMC_OK;
 }
 
-int shmc__unexp_add_rts(int src, int tag, uint32_t ctx, const struct shmc__rts *rts)
+int shmc__unexp_add_rts(int src, int tag, uint32_t ctx, const struct shmc__rts *rts,
+                        const struct shmc__ipc *ipc)
 {
-    struct shmc__unexp *u = unexp_new(src, tag, ctx, 0);
+    struct shmc__unexp *u = unexp_new(src, tag, ctx, ipc ? sizeof *ipc : 0);
     if (!u)
         return SHMC_ERR_NOMEM;
+    if (ipc) {
+        u->ipc = (struct shmc__ipc *)(void *)u->data;
+        memcpy(u->ipc, ipc, sizeof *ipc);
+    }
     u->kind = SHMC_REC_RTS;
     u->bytes = rts->bytes;
     u->cookie = rts->cookie;
@@ -165,9 +170,8 @@ void shmc__deliver_eager(struct shmc__request *r, int src, int tag, const void *
     r->src = src;
     r->msg_tag = tag;
     r->msg_bytes = len;
-    if (n)
-        memcpy(r->buf, data, n);
-    shmc__req_complete(r, len > r->bytes ? SHMC_ERR_TRUNCATE : SHMC_OK);
+    int rc = n ? shmc__copy_kind(r->buf, data, n, r->dev) : SHMC_OK;
+    shmc__req_complete(r, rc != SHMC_OK ? rc : len > r->bytes ? SHMC_ERR_TRUNCATE : SHMC_OK);
 }
 
 /* Receive r takes unexpected message u (which is off the queue) and u is freed. */
@@ -178,7 +182,7 @@ void shmc__recv_take_unexp(struct shmc__request *r, struct shmc__unexp *u)
     } else if (u->kind == SHMC_REC_RTS) {
         struct shmc__rts rts = {
             .bytes = u->bytes, .addr = u->addr, .cookie = u->cookie, .flags = u->flags};
-        shmc__rndv_matched(r, u->src, u->tag, &rts);
+        shmc__rndv_matched(r, u->src, u->tag, &rts, u->ipc);
     } else {
         shmc__self_deliver(r, u->self_send);
     }

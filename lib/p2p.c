@@ -64,13 +64,14 @@ int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int 
     s->tag = tag;
     s->ctx = ctx;
     s->comm = c;
+    s->dev = bytes && shmc__mk_dev(buf);
     *out = s;
 
     if (wdst == g->rank) {
         struct shmc__request *r = shmc__match_posted(wdst, tag, ctx);
         if (r) {
             shmc__self_deliver(r, s);
-        } else if (bytes <= g->eager_limit) {
+        } else if (bytes <= g->eager_limit && !s->dev) {
             int rc = shmc__unexp_add_eager(wdst, tag, ctx, buf, bytes);
             shmc__req_complete(s, rc);
         } else {
@@ -85,7 +86,7 @@ int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int 
         shmc__req_complete(s, g->peers[wdst].broken ? SHMC_ERR_CORRUPT : SHMC_ERR_PEER_DEAD);
         return SHMC_OK;
     }
-    if (bytes <= g->eager_limit) {
+    if (bytes <= g->eager_limit && !s->dev) {
         s->proto = SHMC_P_EAGER;
         if (!g->peers[wdst].matchq.head && shmc__try_eager(wdst, buf, bytes, tag, ctx))
             shmc__req_complete(s, SHMC_OK);
@@ -111,6 +112,7 @@ int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, u
     r->tag = tag;
     r->ctx = ctx;
     r->comm = c;
+    r->dev = bytes && shmc__mk_dev(buf);
     *out = r;
 
     /* Anything already in the mailboxes must be seen first, or the order breaks. */
@@ -190,7 +192,7 @@ SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst,
         (rc = check_peer(c, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = shmc__job_ok()))
         return rc;
     /* Fast path: straight into the mailbox, no request. */
-    if (w != g->rank && bytes <= g->eager_limit) {
+    if (w != g->rank && bytes <= g->eager_limit && !shmc__mk_dev(buf)) {
         struct shmc__peer *pe = &g->peers[w];
         if (!pe->matchq.head && !pe->gone && !pe->broken &&
             shmc__try_eager(w, buf, bytes, tag, c->ctx))
@@ -255,7 +257,8 @@ SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int t
         (rc = check_peer(c, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = shmc__job_ok()))
         return rc;
     if (w != SHMC_ANY && w != g->rank && !g->active_reqs && !g->unexp_head && !g->out_busy_count &&
-        !g->peers[w].broken && (rc = recv_direct(buf, bytes, es, w, tag, c->ctx, src, status)) != 1)
+        !g->peers[w].broken && !shmc__mk_dev(buf) &&
+        (rc = recv_direct(buf, bytes, es, w, tag, c->ctx, src, status)) != 1)
         return rc;
     struct shmc__request *r;
     if ((rc = shmc__post_recv(buf, bytes, es, w, tag, c->ctx, c, &r)) != SHMC_OK)

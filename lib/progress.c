@@ -152,14 +152,23 @@ static int handle(int p, const struct shmc__rec_view *v)
         return shmc__unexp_add_eager(p, tag, ctx, v->payload, v->len) == SHMC_OK;
     case SHMC_REC_RTS: {
         struct shmc__rts rts;
-        if (tag < 0 || v->len != sizeof rts)
+        struct shmc__ipc ipc, *dev = NULL;
+        if (tag < 0 || v->len < sizeof rts)
             return -1;
         memcpy(&rts, v->payload, sizeof rts);
+        if (rts.flags & SHMC_RTS_DEVICE) {
+            if (v->len != sizeof rts + sizeof ipc)
+                return -1;
+            memcpy(&ipc, v->payload + sizeof rts, sizeof ipc);
+            dev = &ipc;
+        } else if (v->len != sizeof rts) {
+            return -1;
+        }
         if ((r = shmc__match_posted(p, tag, ctx))) {
-            shmc__rndv_matched(r, p, tag, &rts);
+            shmc__rndv_matched(r, p, tag, &rts, dev);
             return 1;
         }
-        return shmc__unexp_add_rts(p, tag, ctx, &rts) == SHMC_OK;
+        return shmc__unexp_add_rts(p, tag, ctx, &rts, dev) == SHMC_OK;
     }
     case SHMC_REC_CTS:
         shmc__rndv_on_cts(p, v->w1, v->payload, v->len);
@@ -219,6 +228,8 @@ int shmc__progress(void)
         made += shmc__rndv_progress_cma();
     if (g->coop_sends.head)
         made += shmc__coop_progress();
+    if (g->dev_active.head)
+        made += shmc__rndv_progress_dev();
     return made;
 }
 

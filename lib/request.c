@@ -90,6 +90,7 @@ struct shmc__request *shmc__req_alloc(int coll)
     r->src = SHMC_ANY;
     r->msg_tag = SHMC_ANY;
     r->xdesc = -1;
+    r->dev_token = -1;
     g->active_reqs++;
     return r;
 }
@@ -234,6 +235,9 @@ void shmc__req_dequeue(struct shmc__request *r)
         break;
     case SHMC_Q_COOP:
         shmc__coop_dequeue(r);
+        break;
+    case SHMC_Q_DEV:
+        shmc__reqq_remove(&g->dev_active, r);
         break;
     default:
         break;

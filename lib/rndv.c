@@ -16,6 +16,14 @@
  * kernel has refused it before for that peer (EPERM under Yama ptrace_scope, seccomp,
  * ENOSYS), in which case it falls back to CTS for this and later messages. Only the
  * receiver ever reads another process's memory, and only the bytes the sender offered.
+ *
+ * Device buffers (memkind.h). A sender's device buffer always goes by rendezvous, with
+ * SHMC_RTS_DEVICE and the buffer's IPC description after the RTS; the receiver maps it
+ * (once per allocation: memkind.c keeps it), starts one copy on its own stream into its
+ * buffer, whichever kind that is, polls it from progress, and sends FIN when it is done.
+ * A receiver's device buffer never takes single copy (process_vm_readv cannot write
+ * device memory): a host sender's message then arrives eagerly or as DATA records, which
+ * the backend copies in.
  */
 #include <errno.h>
 #include <string.h>
@@ -28,10 +36,51 @@
 
 #define CMA_PIECE (4u << 20) /* bytes per process_vm_readv, so progress stays responsive */
 
+int shmc__copy_kind(void *dst, const void *src, size_t n, int dev)
+{
+    if (dev || shmc__mk_dev(src))
+        return shmc__dev_copy(dst, src, n);
+    memcpy(dst, src, n);
+    return SHMC_OK;
+}
+
+/* The RTS of a device buffer: no single copy, the buffer's IPC description instead. If
+ * the backend cannot describe it (memory made without IPC support), a plain RTS: the
+ * receiver then asks for DATA records, which the backend copies into the mailbox. */
+static int put_rts_dev(int p, struct shmc__request *s)
+{
+    struct shmc__global *g = &shmc__g;
+    struct shmc__peer *pe = &g->peers[p];
+    struct shmc__rts rts = {
+        .bytes = s->bytes, .cookie = shmc__req_cookie(s), .flags = SHMC_RTS_DEVICE};
+    struct shmc__ipc ipc;
+    size_t len = sizeof rts + sizeof ipc;
+    if (shmc__dev_export(s->buf, &ipc) != SHMC_OK) {
+        SHMC_INFO("sending device buffer %p through the mailbox instead", s->buf);
+        rts.flags = 0;
+        len = sizeof rts;
+    }
+    uint8_t *dst = shmc__ring_reserve(&pe->out, len);
+    if (!dst)
+        return 0;
+    if (s->queue == SHMC_Q_MATCH)
+        shmc__reqq_pop(&pe->matchq);
+    memcpy(dst, &rts, sizeof rts);
+    if (len > sizeof rts)
+        memcpy(dst + sizeof rts, &ipc, sizeof ipc);
+    shmc__ring_commit(&pe->out, SHMC_REC_RTS, (uint32_t)s->tag | (uint64_t)s->ctx << 32,
+                      (uint32_t)len);
+    shmc__notify(pe->cb, g->fenced);
+    s->proto = SHMC_P_RTS;
+    return 1;
+}
+
 int shmc__rndv_put_rts(int p, struct shmc__request *s)
 {
     struct shmc__global *g = &shmc__g;
     struct shmc__peer *pe = &g->peers[p];
+    if (s->dev)
+        return put_rts_dev(p, s);
     struct shmc__rts rts = {
         .bytes = s->bytes,
         .addr = (uint64_t)(uintptr_t)s->buf,
@@ -85,7 +134,58 @@ static void finish_recv(struct shmc__request *r)
     shmc__req_complete(r, rc);
 }
 
-void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct shmc__rts *rts)
+/* Starts the copy out of the sender's device buffer (described by ipc). If it cannot be
+ * mapped here (GPUs without peer access, no device in this process), the sender streams
+ * it through the mailbox instead. */
+static void dev_start(struct shmc__request *r, const struct shmc__ipc *ipc)
+{
+    const void *from;
+    if (ipc->size < ipc->offset || ipc->size - ipc->offset < r->msg_bytes) {
+        SHMC_ERROR("rank %d described a device message beyond its allocation", r->src);
+        shmc__send_ctrl(r->src, r, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-SHMC_ERR_CORRUPT), 0);
+        shmc__req_complete(r, SHMC_ERR_CORRUPT);
+        return;
+    }
+    if (shmc__dev_import(r->src, ipc, &from) != SHMC_OK) {
+        SHMC_INFO("cannot map rank %d's device buffer; it comes through the mailbox", r->src);
+        ask_for_data(r);
+        return;
+    }
+    int rc = shmc__dev_copy_start(r->buf, from, r->xfer_bytes, &r->dev_token);
+    if (rc != SHMC_OK) {
+        shmc__send_ctrl(r->src, r, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-rc), 0);
+        shmc__req_complete(r, rc);
+        return;
+    }
+    r->proto = SHMC_P_DEVCOPY;
+    shmc__reqq_push(&shmc__g.dev_active, r, SHMC_Q_DEV);
+}
+
+int shmc__rndv_progress_dev(void)
+{
+    int made = 0;
+    struct shmc__request *r = shmc__g.dev_active.head;
+    while (r) {
+        struct shmc__request *next = r->next;
+        int st = shmc__dev_copy_poll(r->dev_token);
+        if (st != 0) {
+            shmc__reqq_remove(&shmc__g.dev_active, r);
+            r->dev_token = -1;
+            if (st < 0) {
+                shmc__send_ctrl(r->src, r, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-st), 0);
+                shmc__req_complete(r, st);
+            } else {
+                finish_recv(r);
+            }
+            made++;
+        }
+        r = next;
+    }
+    return made;
+}
+
+void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct shmc__rts *rts,
+                        const struct shmc__ipc *ipc)
 {
     struct shmc__global *g = &shmc__g;
     r->src = src;
@@ -100,7 +200,9 @@ void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct 
 
     if (r->xfer_bytes == 0) {
         finish_recv(r);
-    } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && g->peers[src].cma && g->cma_self) {
+    } else if (ipc) {
+        dev_start(r, ipc);
+    } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && g->peers[src].cma && g->cma_self && !r->dev) {
         r->proto = SHMC_P_CMA;
         /* Both sides copy what the sender offered (from SHMC_COOP_MIN): a large message,
          * one of several in flight (each side then takes whole messages), or a lone one
@@ -221,13 +323,16 @@ int shmc__rndv_push_streams(int p)
                 goto out;
             uint64_t off = s->xfer_done;
             memcpy(dst, &off, sizeof off);
-            memcpy(dst + 8, (const uint8_t *)s->buf + off, n);
+            if (!s->dev)
+                memcpy(dst + 8, (const uint8_t *)s->buf + off, n);
+            else if (shmc__dev_copy(dst + 8, (const uint8_t *)s->buf + off, n) != SHMC_OK)
+                s->err = SHMC_ERR_CUDA; /* the record is reserved: it goes, the send fails */
             shmc__ring_commit(&pe->out, SHMC_REC_DATA, s->peer_cookie, n + 8);
             s->xfer_done += n;
             made++;
         }
         shmc__reqq_pop(&pe->streams);
-        shmc__req_complete(s, SHMC_OK);
+        shmc__req_complete(s, s->err);
     }
 out:
     if (made)
@@ -282,7 +387,11 @@ void shmc__rndv_on_data(int p, uint64_t w1, const uint8_t *payload, uint32_t len
         shmc__req_complete(r, SHMC_ERR_CORRUPT);
         return;
     }
-    memcpy((uint8_t *)r->buf + off, payload + sizeof off, n);
+    int rc = shmc__copy_kind((uint8_t *)r->buf + off, payload + sizeof off, n, r->dev);
+    if (rc != SHMC_OK) {
+        shmc__req_complete(r, rc); /* later DATA records for it are then ignored */
+        return;
+    }
     r->xfer_done += n;
     if (r->xfer_done == r->xfer_bytes)
         shmc__req_complete(r, SHMC_OK);
@@ -316,8 +425,9 @@ void shmc__self_deliver(struct shmc__request *recv, struct shmc__request *send)
     recv->src = send->peer;
     recv->msg_tag = send->tag;
     recv->msg_bytes = send->bytes;
-    if (n)
-        memcpy(recv->buf, send->buf, n);
-    shmc__req_complete(recv, send->bytes > recv->bytes ? SHMC_ERR_TRUNCATE : SHMC_OK);
-    shmc__req_complete(send, SHMC_OK);
+    int rc = n ? shmc__copy_kind(recv->buf, send->buf, n, recv->dev || send->dev) : SHMC_OK;
+    shmc__req_complete(recv, rc != SHMC_OK               ? rc
+                             : send->bytes > recv->bytes ? SHMC_ERR_TRUNCATE
+                                                         : SHMC_OK);
+    shmc__req_complete(send, rc);
 }

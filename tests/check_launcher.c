@@ -391,6 +391,36 @@ START_TEST(test_launcher_bindings)
 }
 END_TEST
 
+/* --report-bindings names each rank's GPU and whether it is near, on a saved topology of
+ * two packages with a GPU each (tests/fixtures/two_gpus.xml); this machine's two cores
+ * are both in the first package there. */
+START_TEST(test_launcher_bindings_gpus)
+{
+    const char *xml = SHMC_SRC_DIR "/tests/fixtures/two_gpus.xml";
+    ck_assert_int_eq(run("-n 3 --report-bindings true"), 0);
+    ck_assert_msg(strstr(out, "no NVIDIA GPU found") || strstr(out, "shmrun: GPU 0 is PCI"),
+                  "no GPU report:\n%s", out);
+    ck_assert_int_eq(run("-n 3 --bind-to core --report-bindings true"), 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "HWLOC_XMLFILE=%s %s -n 3 --bind-to core --report-bindings true 2>&1",
+             xml, shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("shmrun: GPU 0 is PCI 0000:17:00.0, near PU 0-1\n");
+    ASSERT_OUT("shmrun: GPU 1 is PCI 0000:b3:00.0, near PU 2-3\n");
+    ASSERT_OUT("shmrun: rank 0 gets GPU 0, near it\n");
+    ASSERT_OUT("shmrun: rank 1 gets GPU 1, not near it (near it: GPU 0)\n");
+    ASSERT_OUT("shmrun: rank 2 gets GPU 0, near it\n");
+    ck_assert_msg(!strstr(out, "Ethernet") && !strstr(out, "3a:00.0"), "not a GPU:\n%s", out);
+    snprintf(cmd, sizeof cmd,
+             "HWLOC_XMLFILE=%s CUDA_VISIBLE_DEVICES=1 %s -n 2 --bind-to none --report-bindings "
+             "true 2>&1",
+             xml, shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("shmrun: rank 1 gets GPU 1 (not bound)\n");
+    ASSERT_OUT("CUDA_VISIBLE_DEVICES is set");
+}
+END_TEST
+
 /* Reads "ready R PID" lines from fd until n have arrived; fills pids. */
 static void wait_ready(int fd, int n, pid_t *pids)
 {
@@ -574,6 +604,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_cleanup);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
+    tcase_add_test(t, test_launcher_bindings_gpus);
     tcase_add_test(t, test_launcher_shmrun_killed);
     tcase_add_loop_test(t, test_launcher_forwards_signals, 0, 3);
     tcase_add_test(t, test_launcher_small_dev_shm);

@@ -2,7 +2,11 @@
  * One collective call of any kind, with its inputs made and its result checked byte for
  * byte against the serial reference (coll_ref.h): check_coll.c runs them as a matrix,
  * check_stress.c in random order on several communicators with point-to-point traffic in
- * flight. A wrong byte fails the test (shmct_fail) with the call's description.
+ * flight, check_device.c on device buffers. A wrong byte fails the test (shmct_fail)
+ * with the call's description.
+ *
+ * With k->dev the call gets device twins of its buffers (memkind.h): the host buffers are
+ * prepared and checked as always, and copied to and from the device around the call.
  */
 #ifndef SHMC_TEST_COLL_CALL_H
 #define SHMC_TEST_COLL_CALL_H
@@ -13,6 +17,7 @@
 #include "coll_ref.h"
 #include "config.h"
 #include "harness.h"
+#include "memkind.h"
 
 static void *xmalloc(size_t n)
 {
@@ -40,10 +45,32 @@ static void expect_bytes(const void *got, const void *want, size_t bytes, const 
 struct call {
     shmc_comm *c;
     int me, n, algo, root, inplace;
+    int dev; /* device twins of the buffers */
     shmc_dtype dt;
     shmc_op op;
     size_t count;
 };
+
+/* The buffer the call uses for host buffer h of bytes: h itself, or with k->dev a device
+ * copy of it. */
+static void *twin(const struct call *k, void *h, size_t bytes)
+{
+    if (!k->dev)
+        return h;
+    void *d = shmc__dev_malloc(bytes ? bytes : 1);
+    T_ASSERT(d, "no device memory for %zu bytes", bytes);
+    T_OK(shmc__dev_copy(d, h, bytes));
+    return d;
+}
+
+/* After the call: the device twin's bytes back into h, and the twin freed. */
+static void untwin(const struct call *k, void *h, void *d, size_t bytes)
+{
+    if (!k->dev)
+        return;
+    T_OK(shmc__dev_copy(h, d, bytes));
+    shmc__dev_free(d);
+}
 
 /* The expected reduction of elements [first, first + count) into out. */
 static void ref_range(const struct call *k, size_t first, size_t count, void *out)
@@ -60,14 +87,14 @@ static void run_reduce_family(int coll, const struct call *k)
     uint8_t *want = xmalloc(in_elems * es);
     cr_fill(k->dt, k->op, k->me, in, 0, in_elems);
     memset(out, 0xa5, in_elems * es);
-    const void *sb = in;
-    if (k->inplace) {
+    if (k->inplace)
         memcpy(out, in, in_elems * es);
-        sb = SHMC_IN_PLACE;
-    }
+    uint8_t *din = twin(k, in, in_elems * es), *dout = twin(k, out, in_elems * es);
+    const void *sb = k->inplace ? SHMC_IN_PLACE : din;
     switch (coll) {
     case SHMC_C_REDUCE:
-        T_OK(shmc_reduce(sb, out, cnt, k->dt, k->op, k->root, k->c));
+        T_OK(shmc_reduce(sb, dout, cnt, k->dt, k->op, k->root, k->c));
+        untwin(k, out, dout, in_elems * es);
         if (k->me == k->root) {
             ref_range(k, 0, cnt, want);
             expect_bytes(out, want, cnt * es, "reduce", k->algo, k->dt, k->op, cnt, k->root,
@@ -78,17 +105,21 @@ static void run_reduce_family(int coll, const struct call *k)
         }
         break;
     case SHMC_C_ALLREDUCE:
-        T_OK(shmc_allreduce(sb, out, cnt, k->dt, k->op, k->c));
+        T_OK(shmc_allreduce(sb, dout, cnt, k->dt, k->op, k->c));
+        untwin(k, out, dout, in_elems * es);
         ref_range(k, 0, cnt, want);
         expect_bytes(out, want, cnt * es, "allreduce", k->algo, k->dt, k->op, cnt, -1, k->inplace);
         break;
     case SHMC_C_REDUCE_SCATTER:
-        T_OK(shmc_reduce_scatter(sb, out, cnt, k->dt, k->op, k->c));
+        T_OK(shmc_reduce_scatter(sb, dout, cnt, k->dt, k->op, k->c));
+        untwin(k, out, dout, in_elems * es);
         ref_range(k, (size_t)k->me * cnt, cnt, want);
         expect_bytes(out, want, cnt * es, "reduce_scatter", k->algo, k->dt, k->op, cnt, -1,
                      k->inplace);
         break;
     }
+    if (din != in) /* the input twin: only freed */
+        shmc__dev_free(din);
     free(in);
     free(out);
     free(want);
@@ -106,11 +137,14 @@ static void run_move_family(int coll, const struct call *k)
     uint8_t *sbuf = xmalloc(n * b), *rbuf = xmalloc(n * b), *want = xmalloc(n * b);
     int me = k->me, root = k->root;
     memset(rbuf, 0xa5, n * b);
+    uint8_t *ds = NULL, *dr = NULL;
     switch (coll) {
     case SHMC_C_BROADCAST:
         if (me == root)
             shmct_fill(rbuf, b, seed(root, -1, cnt));
-        T_OK(shmc_broadcast(rbuf, cnt, k->dt, root, k->c));
+        dr = twin(k, rbuf, b);
+        T_OK(shmc_broadcast(dr, cnt, k->dt, root, k->c));
+        untwin(k, rbuf, dr, b);
         shmct_fill(want, b, seed(root, -1, cnt));
         expect_bytes(rbuf, want, b, "broadcast", k->algo, k->dt, -1, cnt, root, 0);
         break;
@@ -120,11 +154,15 @@ static void run_move_family(int coll, const struct call *k)
         shmct_fill(sbuf, b, seed(me, -1, cnt));
         if (inpl)
             memcpy(rbuf + (size_t)me * b, sbuf, b);
-        const void *sb = inpl ? SHMC_IN_PLACE : sbuf;
+        ds = twin(k, sbuf, b);
+        dr = twin(k, rbuf, n * b);
+        const void *sb = inpl ? SHMC_IN_PLACE : ds;
         if (all)
-            T_OK(shmc_allgather(sb, rbuf, cnt, k->dt, k->c));
+            T_OK(shmc_allgather(sb, dr, cnt, k->dt, k->c));
         else
-            T_OK(shmc_gather(sb, rbuf, cnt, k->dt, root, k->c));
+            T_OK(shmc_gather(sb, dr, cnt, k->dt, root, k->c));
+        untwin(k, rbuf, dr, n * b);
+        untwin(k, sbuf, ds, b);
         if (all || me == root) {
             for (int r = 0; r < k->n; r++)
                 shmct_fill(want + (size_t)r * b, b, seed(r, -1, cnt));
@@ -138,7 +176,11 @@ static void run_move_family(int coll, const struct call *k)
         if (me == root)
             for (int r = 0; r < k->n; r++)
                 shmct_fill(sbuf + (size_t)r * b, b, seed(root, r, cnt));
-        T_OK(shmc_scatter(sbuf, inpl ? SHMC_IN_PLACE : rbuf, cnt, k->dt, root, k->c));
+        ds = twin(k, sbuf, n * b);
+        dr = twin(k, rbuf, b);
+        T_OK(shmc_scatter(ds, inpl ? SHMC_IN_PLACE : dr, cnt, k->dt, root, k->c));
+        untwin(k, rbuf, dr, b);
+        untwin(k, sbuf, ds, n * b);
         shmct_fill(want, b, seed(root, me, cnt));
         expect_bytes(inpl ? sbuf + (size_t)me * b : rbuf, want, b, "scatter", k->algo, k->dt, -1,
                      cnt, root, inpl);
@@ -147,12 +189,13 @@ static void run_move_family(int coll, const struct call *k)
     case SHMC_C_ALLTOALL: {
         for (int d = 0; d < k->n; d++)
             shmct_fill(sbuf + (size_t)d * b, b, seed(me, d, cnt));
-        const void *sb = sbuf;
-        if (k->inplace) {
+        if (k->inplace)
             memcpy(rbuf, sbuf, n * b);
-            sb = SHMC_IN_PLACE;
-        }
-        T_OK(shmc_alltoall(sb, rbuf, cnt, k->dt, k->c));
+        ds = twin(k, sbuf, n * b);
+        dr = twin(k, rbuf, n * b);
+        T_OK(shmc_alltoall(k->inplace ? SHMC_IN_PLACE : ds, dr, cnt, k->dt, k->c));
+        untwin(k, rbuf, dr, n * b);
+        untwin(k, sbuf, ds, n * b);
         for (int s = 0; s < k->n; s++)
             shmct_fill(want + (size_t)s * b, b, seed(s, me, cnt));
         expect_bytes(rbuf, want, n * b, "alltoall", k->algo, k->dt, -1, cnt, -1, k->inplace);

@@ -18,7 +18,7 @@ SHMC_COLL_FN(shmc__alltoall_ring)
     size_t bytes = count * x->es;
     const uint8_t *s = sbuf;
     uint8_t *r = rbuf;
-    memcpy(r + (size_t)me * bytes, s + (size_t)me * bytes, bytes);
+    SHMC_CX_COPY(x, r + (size_t)me * bytes, s + (size_t)me * bytes, bytes);
     for (int k = 1; k < n; k++) {
         int dst = (me + k) % n, src = (me - k + n) % n;
         int rc = shmc__cx_sendrecv(x, s + (size_t)dst * bytes, bytes, dst, r + (size_t)src * bytes,
@@ -33,19 +33,19 @@ SHMC_COLL_FN(shmc__alltoall_tree)
 {
     int n = x->n, me = x->me;
     size_t bytes = count * x->es, half = (size_t)(n + 1) / 2;
-    uint8_t *t = shmc__cx_scratch(0, (size_t)n * bytes);
-    uint8_t *out = shmc__cx_scratch(1, half * bytes), *in = shmc__cx_scratch(2, half * bytes);
+    uint8_t *t = shmc__cx_scratch(x, 0, (size_t)n * bytes);
+    uint8_t *out = shmc__cx_scratch(x, 1, half * bytes), *in = shmc__cx_scratch(x, 2, half * bytes);
     if (!t || !out || !in)
         return SHMC_ERR_NOMEM;
     /* Rotate so that index i holds the block for rank me + i. */
     for (int i = 0; i < n; i++)
-        memcpy(t + (size_t)i * bytes, (const uint8_t *)sbuf + (size_t)((me + i) % n) * bytes,
-               bytes);
+        SHMC_CX_COPY(x, t + (size_t)i * bytes,
+                     (const uint8_t *)sbuf + (size_t)((me + i) % n) * bytes, bytes);
     for (int k = 1; k < n; k <<= 1) {
         size_t m = 0;
         for (int i = 0; i < n; i++)
             if (i & k)
-                memcpy(out + m++ * bytes, t + (size_t)i * bytes, bytes);
+                SHMC_CX_COPY(x, out + m++ * bytes, t + (size_t)i * bytes, bytes);
         int rc =
             shmc__cx_sendrecv(x, out, m * bytes, (me + k) % n, in, m * bytes, (me - k + n) % n);
         if (rc != SHMC_OK)
@@ -53,11 +53,12 @@ SHMC_COLL_FN(shmc__alltoall_tree)
         m = 0;
         for (int i = 0; i < n; i++)
             if (i & k)
-                memcpy(t + (size_t)i * bytes, in + m++ * bytes, bytes);
+                SHMC_CX_COPY(x, t + (size_t)i * bytes, in + m++ * bytes, bytes);
     }
     /* Index i now holds the block from rank me - i. */
     for (int i = 0; i < n; i++)
-        memcpy((uint8_t *)rbuf + (size_t)((me - i + n) % n) * bytes, t + (size_t)i * bytes, bytes);
+        SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)((me - i + n) % n) * bytes, t + (size_t)i * bytes,
+                     bytes);
     return SHMC_OK;
 }
 
@@ -75,17 +76,19 @@ SHMC_COLL_FN(shmc__alltoall_shm)
             return rc;
         for (int d = 0; d < n; d++)
             if (d != x->me)
-                memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
+                SHMC_CX_COPY(x, slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es,
+                             len * es);
         shmc__slot_publish(x, stamp, -1);
-        memcpy(r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
-               len * es);
+        SHMC_CX_COPY(x, r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
+                     len * es);
         for (int p = 0; p < n; p++) {
             const uint8_t *src;
             if (p == x->me)
                 continue;
             if ((rc = shmc__slot_wait(x, p, stamp, &src)) != SHMC_OK)
                 return rc;
-            memcpy(r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es, len * es);
+            SHMC_CX_COPY(x, r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es,
+                         len * es);
             shmc__slot_done(x, p);
         }
     }

@@ -5,9 +5,17 @@
  * Algorithm choice: SHMC_ALGO_<NAME> when set, otherwise the table in pick(), whose
  * crossover points come from bench/coll_bench (docs/collectives.md). Every rank derives
  * the same choice from the same arguments, rank count and environment.
+ *
+ * Device buffers: a call's buffers are all host or all device memory, on every member
+ * (as NCCL and torch.distributed ask), so every member also derives the same choice for
+ * a device call: one of the mailbox algorithms, whose messages travel GPU to GPU through
+ * IPC handles (rndv.c) and whose local copies, reductions and scratch the device
+ * backend does. The slot algorithms stage through host memory and are never used for
+ * device buffers, even when SHMC_ALGO_* asks for them.
  */
 #include <string.h>
 
+#include "../log.h"
 #include "coll.h"
 
 /* ---- checks -------------------------------------------------------------------------- */
@@ -36,7 +44,23 @@ static int setup(struct shmc__cx *x, shmc_comm *h, size_t count, int blocks, shm
     x->dt = dt;
     x->op = SHMC_SUM;
     x->root = 0;
+    x->dev = 0;
     return shmc__job_ok();
+}
+
+/* The memory kind of the call on this rank, from the buffers it uses (NULL and
+ * SHMC_IN_PLACE where it uses none): both of one kind, or SHMC_ERR_ARG. */
+static int set_kind(struct shmc__cx *x, const void *a, const void *b)
+{
+    int da = a && a != SHMC_IN_PLACE && shmc__mk_dev(a);
+    int db = b && b != SHMC_IN_PLACE && shmc__mk_dev(b);
+    if (a && a != SHMC_IN_PLACE && b && b != SHMC_IN_PLACE && da != db) {
+        SHMC_ERROR("a collective's send and receive buffers must both be host memory or both "
+                   "device memory; copy one of them first");
+        return SHMC_ERR_ARG;
+    }
+    x->dev = da || db;
+    return SHMC_OK;
 }
 
 static int check_root(struct shmc__cx *x, int root)
@@ -65,9 +89,39 @@ static int check_apart(const void *sbuf, size_t sbytes, const void *rbuf, size_t
 /* bytes is each rank's whole buffer: the vector of broadcast, reduce and all-reduce, all
  * n blocks of the others (as bench/coll_bench measures it). Crossovers measured at 2, 4
  * and 8 ranks on the 2-core machine of docs/performance.md (docs/collectives.md). */
+/* Device calls: the mailbox algorithms only. Every step of those costs a device copy or
+ * kernel and its synchronisation (microseconds), so small calls take the fewest steps
+ * (trees, recursive doubling) and large ones the rings, which move each byte least. */
+static int pick_dev(int coll, const struct shmc__cx *x, size_t bytes, int forced)
+{
+    if (forced == SHMC_A_TREE || forced == SHMC_A_RING || forced == SHMC_A_RD ||
+        forced == SHMC_A_DIRECT)
+        return forced;
+    int small = bytes <= (64u << 10) || x->n == 2;
+    switch (coll) {
+    case SHMC_C_BROADCAST:
+    case SHMC_C_REDUCE:
+        return small ? SHMC_A_TREE : SHMC_A_RING;
+    case SHMC_C_ALLREDUCE:
+        /* Large: one kernel per rank over every member's mapped buffers (devdirect.c). */
+        return bytes <= (64u << 10) ? SHMC_A_RD : SHMC_A_DIRECT;
+    case SHMC_C_GATHER:
+    case SHMC_C_SCATTER:
+        return SHMC_A_TREE;
+    case SHMC_C_ALLGATHER:
+    case SHMC_C_REDUCE_SCATTER:
+    case SHMC_C_ALLTOALL:
+        return SHMC_A_RING;
+    default:
+        return SHMC_A_TREE;
+    }
+}
+
 static int pick(int coll, const struct shmc__cx *x, size_t bytes)
 {
     int forced = shmc__g.cfg.algo[coll];
+    if (x->dev)
+        return pick_dev(coll, x, bytes, forced);
     if (forced != SHMC_A_AUTO)
         return forced;
     int n = x->n;
@@ -174,6 +228,8 @@ int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *r
                    size_t bytes)
 {
     int algo = pick(coll, x, bytes), rc;
+    if (x->dev && algo == SHMC_A_DIRECT) /* borrows nothing; may run the ring instead */
+        return shmc__allreduce_devdirect(x, sbuf, rbuf, count);
     /* Most small calls borrow nothing: one bit says so, where computing every call's
      * needs took about 40 instructions, which a 0.2 us barrier would notice. */
     if ((shmc__coll_borrows[coll] >> algo & 1u) || sbuf == SHMC_IN_PLACE) {
@@ -184,8 +240,8 @@ int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *r
         if ((rc = shmc__scratch_prepare(x, need)) != SHMC_OK)
             return rc;
         if (sbuf == SHMC_IN_PLACE) {
-            void *copy = shmc__cx_scratch(SHMC_SCRATCH_INPLACE, bytes);
-            memcpy(copy, rbuf, bytes);
+            void *copy = shmc__cx_scratch(x, SHMC_SCRATCH_INPLACE, bytes);
+            SHMC_CX_COPY(x, copy, rbuf, bytes);
             sbuf = copy;
         }
     }
@@ -202,7 +258,7 @@ static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
 {
     if (x->n == 1) {
         if (count && sbuf && rbuf && sbuf != rbuf)
-            memcpy(rbuf, sbuf, count * x->es);
+            return shmc__cx_copy(x, rbuf, sbuf, count * x->es);
         return SHMC_OK;
     }
     /* A collective that failed because a member is gone (or its mailbox broke) leaves the
@@ -241,6 +297,8 @@ SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root,
         return rc;
     if (count && (!buf || buf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
+    if (count && (rc = set_kind(&x, buf, NULL)) != SHMC_OK)
+        return rc;
     return run(SHMC_C_BROADCAST, &x, NULL, buf, count, count * x.es);
 }
 
@@ -257,6 +315,8 @@ SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
         sbuf = rbuf;
     if (count && (!sbuf || rbuf == SHMC_IN_PLACE || (x.me == root && !rbuf)))
         return SHMC_ERR_ARG;
+    if (count && (rc = set_kind(&x, sbuf, x.me == root ? rbuf : NULL)) != SHMC_OK)
+        return rc;
     return run(SHMC_C_REDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
@@ -272,6 +332,8 @@ SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dty
         sbuf = rbuf;
     if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
+    if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
+        return rc;
     return run(SHMC_C_ALLREDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
@@ -292,6 +354,8 @@ SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
             return SHMC_ERR_ARG; /* only the root's block can already be in place */
         sbuf = NULL;
     }
+    if (count && (rc = set_kind(&x, sbuf, x.me == root ? rbuf : NULL)) != SHMC_OK)
+        return rc;
     return run(SHMC_C_GATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
@@ -308,6 +372,8 @@ SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dty
         return SHMC_ERR_ARG;
     if (count && (!rbuf || rbuf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
+    if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
+        return rc;
     return run(SHMC_C_ALLGATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
@@ -328,6 +394,8 @@ SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype
             return SHMC_ERR_ARG; /* only the root keeps its block where it is */
         rbuf = NULL;
     }
+    if (count && (rc = set_kind(&x, x.me == root ? sbuf : NULL, rbuf)) != SHMC_OK)
+        return rc;
     return run(SHMC_C_SCATTER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
@@ -343,6 +411,8 @@ SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount,
         sbuf = rbuf; /* rbuf holds all n blocks; the result replaces the first */
     if (recvcount && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
         return SHMC_ERR_ARG;
+    if (recvcount && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
+        return rc;
     return run(SHMC_C_REDUCE_SCATTER, &x, sbuf, rbuf, recvcount, recvcount * x.es * (size_t)x.n);
 }
 
@@ -361,5 +431,7 @@ SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtyp
     if (sbuf == SHMC_IN_PLACE && x.n == 1)
         sbuf = rbuf;
     /* In place on several ranks: shmc__coll_run sends from a copy. */
+    if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
+        return rc;
     return run(SHMC_C_ALLTOALL, &x, sbuf, rbuf, count, total);
 }

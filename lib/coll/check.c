@@ -1,6 +1,7 @@
 /*
  * SHMC_CHECK=1: before each collective, the members agree that they all called the same
- * one. Each rank packs its call (collective, count, dtype, op, root) into two words and
+ * one. Each rank packs its call (collective, count, dtype, op, root, and whether its
+ * buffers are device memory) into two words and
  * the members all-reduce the words and their complements with MIN: the result holds the
  * smallest and (complemented) the largest value of each word, so every member learns at
  * once whether all calls were equal. When they were not, the members all-gather the
@@ -23,12 +24,13 @@ static const char *const dtype_names[] = {"int8",   "uint8",   "int32",    "uint
                                           "uint64", "float16", "bfloat16", "float32", "float64"};
 static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", "band", "bor", "bxor"};
 
-/* What a call is: word 0 the count, word 1 the collective, dtype, op and root. */
+/* What a call is: word 0 the count, word 1 the collective, dtype, op, memory kind and
+ * root. */
 static void pack(int coll, const struct shmc__cx *x, size_t count, uint64_t w[2])
 {
     w[0] = count;
     w[1] = (uint64_t)coll | (uint64_t)x->dt << 8 | (uint64_t)x->op << 16 |
-           (uint64_t)(uint32_t)x->root << 32;
+           (uint64_t)(x->dev & 1) << 24 | (uint64_t)(uint32_t)x->root << 32;
 }
 
 static void describe(const uint64_t w[2], char *buf, size_t len)
@@ -38,6 +40,14 @@ static void describe(const uint64_t w[2], char *buf, size_t len)
     const char *cn = coll < SHMC_C_COUNT ? shmc__coll_names[coll] : "?";
     const char *dn = dt < sizeof dtype_names / sizeof *dtype_names ? dtype_names[dt] : "?";
     const char *on = op < sizeof op_names / sizeof *op_names ? op_names[op] : "?";
+    size_t k = 0;
+    if (coll != SHMC_C_BARRIER && ((w[1] >> 24) & 1)) {
+        k = (size_t)snprintf(buf, len, "(on device memory) ");
+        if (k >= len)
+            return;
+        buf += k;
+        len -= k;
+    }
     switch (coll) {
     case SHMC_C_BARRIER:
         snprintf(buf, len, "%s", cn);
@@ -106,6 +116,7 @@ static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uin
 int shmc__coll_check(int coll, const struct shmc__cx *x, size_t count)
 {
     struct shmc__cx wx = *x;
+    wx.dev = 0; /* the words are on the host */
     wx.dt = SHMC_UINT64;
     wx.es = sizeof(uint64_t);
     wx.op = SHMC_MIN;

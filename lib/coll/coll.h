@@ -15,8 +15,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../internal.h"
+#include "../memkind.h"
 #include "../reduce.h"
 
 /* One collective call. */
@@ -28,7 +30,43 @@ struct shmc__cx {
     shmc_dtype dt;
     shmc_op op;
     int root; /* rooted collectives; 0 otherwise */
+    int dev;  /* the buffers are device memory: copies, reductions and scratch on the
+               * device, and only the mailbox algorithms (api.c's pick) */
 };
+
+/* Local copies and reductions of one call, on the host or the device (x->dev). */
+static inline int shmc__cx_copy(const struct shmc__cx *x, void *dst, const void *src, size_t n)
+{
+    if (x->dev)
+        return shmc__dev_copy(dst, src, n);
+    memcpy(dst, src, n);
+    return SHMC_OK;
+}
+
+/* shmc__cx_copy as a statement that returns its error from the enclosing function. */
+#define SHMC_CX_COPY(x, dst, src, n)                                                               \
+    do {                                                                                           \
+        int cx_rc_ = shmc__cx_copy((x), (dst), (src), (n));                                        \
+        if (cx_rc_ != SHMC_OK)                                                                     \
+            return cx_rc_;                                                                         \
+    } while (0)
+
+static inline int shmc__cx_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t n,
+                                  int order)
+{
+    if (x->dev)
+        return shmc__dev_reduce(acc, in, n, x->dt, x->op, order);
+    shmc__reduce(acc, in, n, x->dt, x->op, order);
+    return SHMC_OK;
+}
+
+static inline int shmc__cx_finish(const struct shmc__cx *x, void *buf, size_t n)
+{
+    if (x->dev)
+        return shmc__dev_reduce_finish(buf, n, x->dt, x->op, x->n);
+    shmc__reduce_finish(buf, n, x->dt, x->op, x->n);
+    return SHMC_OK;
+}
 
 /* The same call with another root (for algorithms built from rooted ones). */
 static inline struct shmc__cx shmc__cx_rooted(const struct shmc__cx *x, int root)
@@ -87,10 +125,10 @@ int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes,
 /* Scratch buffer `which` (0 to SHMC_NSCRATCH - 1) of at least bytes, kept between calls.
  * Within what shmc__scratch_prepare made ready for the running call it never allocates;
  * beyond, it allocates and counts a late growth in shmc__g.scratch_late (a bug). */
-void *shmc__cx_scratch(int which, size_t bytes);
+void *shmc__cx_scratch(const struct shmc__cx *x, int which, size_t bytes);
 /* The same, for an algorithm that agrees with the other members on the outcome before
  * it moves data (coll/direct.c): NULL when out of memory, never counted late. */
-void *shmc__cx_scratch_early(int which, size_t bytes);
+void *shmc__cx_scratch_early(const struct shmc__cx *x, int which, size_t bytes);
 /* The most of each buffer any member may ask for in this call (the same on all); 0 if
  * the algorithm borrows none (need is then all 0), whatever the call. Bit a of
  * shmc__coll_borrows[coll] is set where algorithm a borrows (from shmc__scratch_init). */
@@ -183,6 +221,8 @@ SHMC_COLL_FN(shmc__allreduce_rd);
 SHMC_COLL_FN(shmc__allreduce_shm);
 /* World communicator only; elsewhere it is shm (same order, same bits). */
 SHMC_COLL_FN(shmc__allreduce_direct);
+/* Device buffers (coll/devdirect.c): every member's buffers mapped, one kernel each. */
+SHMC_COLL_FN(shmc__allreduce_devdirect);
 /* Tests only: run after the first round of each direct all-reduce; pieces this process
  * combined for other ranks. */
 extern void (*shmc__direct_hook)(void);

@@ -214,7 +214,7 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
                           uint8_t *out, size_t count, size_t step, uint64_t r1, uint64_t *map)
 {
     size_t es = x->es, npieces = (count + step - 1) / step;
-    uint8_t *stage = shmc__cx_scratch(0, step * es), *tmp = shmc__cx_scratch(1, step * es);
+    uint8_t *stage = shmc__cx_scratch(x, 0, step * es), *tmp = shmc__cx_scratch(x, 1, step * es);
     for (int i = 0; i < x->n; i++) {
         int owner = (x->me + i) % x->n;
         int64_t k;
@@ -342,9 +342,9 @@ SHMC_COLL_FN(shmc__allreduce_direct)
     uint64_t end = npieces * (size_t)(x->me + 1) / (size_t)x->n;
     shmc__store_relaxed64(&p->span, first << 32 | end);
     /* Without memory for the staging buffers we say we cannot read: all take shm. */
-    uint64_t *kept = shmc__cx_scratch_early(2, 2 * (size_t)x->n * sizeof *kept);
-    int readable = can_read_all() && kept && shmc__cx_scratch_early(0, step * es) &&
-                   shmc__cx_scratch_early(1, step * es);
+    uint64_t *kept = shmc__cx_scratch_early(x, 2, 2 * (size_t)x->n * sizeof *kept);
+    int readable = can_read_all() && kept && shmc__cx_scratch_early(x, 0, step * es) &&
+                   shmc__cx_scratch_early(x, 1, step * es);
     p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all() ? CAN_WRITE : 0u);
     int rc = shmc__wsync_enter(r1);
     if (rc != SHMC_OK)

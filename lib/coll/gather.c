@@ -34,11 +34,11 @@ SHMC_COLL_FN(shmc__gather_tree)
 
     if (sub == 1) /* a leaf: its one block goes up as it is */
         return shmc__cx_send(x, own, bytes, shmc__rrank(v - (v & -v), root, n));
-    t = v == 0 && root == 0 ? rbuf : shmc__cx_scratch(0, (size_t)sub * bytes);
+    t = v == 0 && root == 0 ? rbuf : shmc__cx_scratch(x, 0, (size_t)sub * bytes);
     if (!t)
         return SHMC_ERR_NOMEM;
     if (t != own)
-        memcpy(t, own, bytes);
+        SHMC_CX_COPY(x, t, own, bytes);
     for (int mask = 1; mask < n && !(v & mask); mask <<= 1) {
         if (v + mask >= n)
             continue;
@@ -58,8 +58,8 @@ SHMC_COLL_FN(shmc__gather_tree)
     if (t != rbuf) {
         /* Virtual order starts at the root: rotate into rank order. */
         size_t head = (size_t)(n - root) * bytes;
-        memcpy((uint8_t *)rbuf + (size_t)root * bytes, t, head);
-        memcpy(rbuf, t + head, (size_t)root * bytes);
+        SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)root * bytes, t, head);
+        SHMC_CX_COPY(x, rbuf, t + head, (size_t)root * bytes);
     }
     return SHMC_OK;
 }
@@ -85,10 +85,10 @@ SHMC_COLL_FN(shmc__gather_ring)
             }
         }
         if (sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
-            memcpy((uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
+            SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
         return shmc__cx_waitall((size_t)nin, rq);
     }
-    if (nin && !(t = shmc__cx_scratch(0, (size_t)nin * bytes)))
+    if (nin && !(t = shmc__cx_scratch(x, 0, (size_t)nin * bytes)))
         return SHMC_ERR_NOMEM;
     for (int i = 0; i < nin; i++) {
         if ((rc = shmc__cx_irecv(x, t + (size_t)i * bytes, bytes, down, &rq[i])) != SHMC_OK) {
@@ -116,7 +116,7 @@ SHMC_COLL_FN(shmc__gather_shm)
     size_t bytes = count * x->es;
     int rc;
     if (x->me == root && sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
-        memcpy((uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
+        SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x->c);
@@ -124,7 +124,7 @@ SHMC_COLL_FN(shmc__gather_shm)
             uint8_t *slot;
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
                 return rc;
-            memcpy(slot, (const uint8_t *)sbuf + off, len);
+            SHMC_CX_COPY(x, slot, (const uint8_t *)sbuf + off, len);
             shmc__slot_publish(x, stamp, root);
             continue;
         }
@@ -134,7 +134,7 @@ SHMC_COLL_FN(shmc__gather_shm)
                 continue;
             if ((rc = shmc__slot_wait(x, r, stamp, &slot)) != SHMC_OK)
                 return rc;
-            memcpy((uint8_t *)rbuf + (size_t)r * bytes + off, slot, len);
+            SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)r * bytes + off, slot, len);
             shmc__slot_done(x, r);
         }
     }
@@ -155,7 +155,7 @@ SHMC_COLL_FN(shmc__allgather_ring)
 {
     size_t bytes = count * x->es;
     if (sbuf)
-        memcpy((uint8_t *)rbuf + (size_t)x->me * bytes, sbuf, bytes);
+        SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)x->me * bytes, sbuf, bytes);
     return shmc__ring_allgather(x, rbuf, (size_t)x->n * count);
 }
 
@@ -170,7 +170,7 @@ SHMC_COLL_FN(shmc__allgather_shm)
         uint64_t stamp = shmc__slot_next(x->c);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
-        memcpy(slot, own + off, len);
+        SHMC_CX_COPY(x, slot, own + off, len);
         shmc__slot_publish(x, stamp, -1);
         for (int r = 0; r < x->n; r++) {
             const uint8_t *src;
@@ -178,12 +178,12 @@ SHMC_COLL_FN(shmc__allgather_shm)
                 continue;
             if ((rc = shmc__slot_wait(x, r, stamp, &src)) != SHMC_OK)
                 return rc;
-            memcpy((uint8_t *)rbuf + (size_t)r * bytes + off, src, len);
+            SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)r * bytes + off, src, len);
             shmc__slot_done(x, r);
         }
     }
     if (sbuf && mine != sbuf)
-        memcpy(mine, sbuf, bytes);
+        SHMC_CX_COPY(x, mine, sbuf, bytes);
     return SHMC_OK;
 }
 
@@ -203,18 +203,18 @@ SHMC_COLL_FN(shmc__scatter_tree)
             t = sbuf;
         } else {
             /* Subtrees are contiguous in virtual order: rotate the root's blocks once. */
-            if (!(rot = shmc__cx_scratch(0, (size_t)n * bytes)))
+            if (!(rot = shmc__cx_scratch(x, 0, (size_t)n * bytes)))
                 return SHMC_ERR_NOMEM;
             size_t head = (size_t)(n - root) * bytes;
-            memcpy(rot, (const uint8_t *)sbuf + (size_t)root * bytes, head);
-            memcpy(rot + head, sbuf, (size_t)root * bytes);
+            SHMC_CX_COPY(x, rot, (const uint8_t *)sbuf + (size_t)root * bytes, head);
+            SHMC_CX_COPY(x, rot + head, sbuf, (size_t)root * bytes);
             t = rot;
         }
         mask = 1;
         while (mask < n)
             mask <<= 1;
     } else {
-        uint8_t *in = sub == 1 ? rbuf : shmc__cx_scratch(0, (size_t)sub * bytes);
+        uint8_t *in = sub == 1 ? rbuf : shmc__cx_scratch(x, 0, (size_t)sub * bytes);
         if (!in)
             return SHMC_ERR_NOMEM;
         mask = v & -v;
@@ -236,7 +236,7 @@ SHMC_COLL_FN(shmc__scatter_tree)
         nreq++;
     }
     if (rbuf && rbuf != t)
-        memcpy(rbuf, t, bytes);
+        SHMC_CX_COPY(x, rbuf, t, bytes);
     return shmc__cx_waitall((size_t)nreq, reqs);
 }
 
@@ -256,13 +256,13 @@ SHMC_COLL_FN(shmc__scatter_ring)
                 nsq++;
         }
         if (rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * bytes)
-            memcpy(rbuf, (const uint8_t *)sbuf + (size_t)root * bytes, bytes);
+            SHMC_CX_COPY(x, rbuf, (const uint8_t *)sbuf + (size_t)root * bytes, bytes);
         int wrc = shmc__cx_waitall((size_t)nsq, sq);
         return rc != SHMC_OK ? rc : wrc;
     }
     int nout = n - 1 - p;
     uint8_t *t = NULL;
-    if (nout && !(t = shmc__cx_scratch(0, (size_t)nout * bytes)))
+    if (nout && !(t = shmc__cx_scratch(x, 0, (size_t)nout * bytes)))
         return SHMC_ERR_NOMEM;
     if ((rc = shmc__cx_irecv(x, rbuf, bytes, up, &rq[0])) != SHMC_OK)
         return rc;
@@ -293,7 +293,7 @@ SHMC_COLL_FN(shmc__scatter_shm)
     int n = x->n, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
     if (x->me == root && rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * count * es)
-        memcpy(rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
+        SHMC_CX_COPY(x, rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x->c);
@@ -303,15 +303,15 @@ SHMC_COLL_FN(shmc__scatter_shm)
                 return rc;
             for (int r = 0; r < n; r++)
                 if (r != root)
-                    memcpy(slot + (size_t)r * sub * es,
-                           (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
+                    SHMC_CX_COPY(x, slot + (size_t)r * sub * es,
+                                 (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
             shmc__slot_publish(x, stamp, -1);
             continue;
         }
         const uint8_t *slot;
         if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)
             return rc;
-        memcpy((uint8_t *)rbuf + e * es, slot + (size_t)x->me * sub * es, len * es);
+        SHMC_CX_COPY(x, (uint8_t *)rbuf + e * es, slot + (size_t)x->me * sub * es, len * es);
         shmc__slot_done(x, root);
     }
     return SHMC_OK;

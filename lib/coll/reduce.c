@@ -37,22 +37,21 @@ SHMC_COLL_FN(shmc__reduce_tree)
         if (v + mask >= n)
             continue;
         if (!acc) {
-            acc = v == 0 ? rbuf : shmc__cx_scratch(0, bytes);
-            tmp = shmc__cx_scratch(1, bytes);
+            acc = v == 0 ? rbuf : shmc__cx_scratch(x, 0, bytes);
+            tmp = shmc__cx_scratch(x, 1, bytes);
             if (!acc || !tmp)
                 return SHMC_ERR_NOMEM;
-            if (acc != sbuf)
-                memcpy(acc, sbuf, bytes);
+            if (acc != sbuf && (rc = shmc__cx_copy(x, acc, sbuf, bytes)) != SHMC_OK)
+                return rc;
         }
-        if ((rc = shmc__cx_recv(x, tmp, bytes, shmc__rrank(v + mask, root, n))) != SHMC_OK)
+        if ((rc = shmc__cx_recv(x, tmp, bytes, shmc__rrank(v + mask, root, n))) != SHMC_OK ||
+            (rc = shmc__cx_reduce(x, acc, tmp, count, SHMC_ACC_LEFT)) != SHMC_OK)
             return rc;
-        shmc__reduce(acc, tmp, count, x->dt, x->op, SHMC_ACC_LEFT);
     }
     /* Only the root gets here (with n == 1 it never received: copy its own input). */
-    if (!acc && rbuf != sbuf)
-        memcpy(rbuf, sbuf, bytes);
-    shmc__reduce_finish(rbuf, count, x->dt, x->op, n);
-    return SHMC_OK;
+    if (!acc && rbuf != sbuf && (rc = shmc__cx_copy(x, rbuf, sbuf, bytes)) != SHMC_OK)
+        return rc;
+    return shmc__cx_finish(x, rbuf, count);
 }
 
 SHMC_COLL_FN(shmc__allreduce_tree)
@@ -74,7 +73,7 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
     int n = x->n, me = x->me;
     int next = (me + 1) % n, prev = (me + n - 1) % n;
     size_t off, len, roff, rlen, es = x->es, maxb = (count / (size_t)n + 1) * es;
-    uint8_t *part[2] = {shmc__cx_scratch(1, maxb), shmc__cx_scratch(2, maxb)};
+    uint8_t *part[2] = {shmc__cx_scratch(x, 1, maxb), shmc__cx_scratch(x, 2, maxb)};
     const uint8_t *send = NULL;
     uintptr_t o = (uintptr_t)out, lo = (uintptr_t)src;
     int inside = o >= lo && o < lo + count * es;
@@ -94,9 +93,9 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
         if (rc != SHMC_OK)
             return rc;
         /* The incoming partial covers the earlier ranks of this block's order. */
-        shmc__reduce(in, src + roff * es, rlen, x->dt, x->op, SHMC_ACC_LEFT);
-        if (last && !direct)
-            memcpy(out, in, rlen * es);
+        if ((rc = shmc__cx_reduce(x, in, src + roff * es, rlen, SHMC_ACC_LEFT)) != SHMC_OK ||
+            (last && !direct && (rc = shmc__cx_copy(x, out, in, rlen * es)) != SHMC_OK))
+            return rc;
         send = in;
     }
     return SHMC_OK;
@@ -125,9 +124,8 @@ SHMC_COLL_FN(shmc__allreduce_ring)
     uint8_t *w = rbuf;
     shmc__block(count, x->n, x->me, &off, &len);
     int rc = shmc__ring_reduce_scatter(x, sbuf, w + off * es, count);
-    if (rc != SHMC_OK)
+    if (rc != SHMC_OK || (rc = shmc__cx_finish(x, w + off * es, len)) != SHMC_OK)
         return rc;
-    shmc__reduce_finish(w + off * es, len, x->dt, x->op, x->n);
     return shmc__ring_allgather(x, w, count);
 }
 
@@ -136,13 +134,12 @@ SHMC_COLL_FN(shmc__reduce_ring)
     int root = x->root;
     size_t off, len, es = x->es;
     shmc__block(count, x->n, x->me, &off, &len);
-    uint8_t *mine = x->me == root ? (uint8_t *)rbuf + off * es : shmc__cx_scratch(0, len * es);
+    uint8_t *mine = x->me == root ? (uint8_t *)rbuf + off * es : shmc__cx_scratch(x, 0, len * es);
     if (!mine)
         return SHMC_ERR_NOMEM;
     int rc = shmc__ring_reduce_scatter(x, sbuf, mine, count);
-    if (rc != SHMC_OK)
+    if (rc != SHMC_OK || (rc = shmc__cx_finish(x, mine, len)) != SHMC_OK)
         return rc;
-    shmc__reduce_finish(mine, len, x->dt, x->op, x->n);
     if (x->me != root)
         return shmc__cx_send(x, mine, len * es, root);
     /* The root collects every other block straight into place. */
@@ -168,11 +165,11 @@ SHMC_COLL_FN(shmc__allreduce_rd)
 {
     int n = x->n, me = x->me, rc, p = 1;
     size_t bytes = count * x->es;
-    uint8_t *acc = rbuf, *tmp = shmc__cx_scratch(1, bytes);
+    uint8_t *acc = rbuf, *tmp = shmc__cx_scratch(x, 1, bytes);
     if (!tmp)
         return SHMC_ERR_NOMEM;
-    if (sbuf != rbuf)
-        memcpy(acc, sbuf, bytes);
+    if (sbuf != rbuf && (rc = shmc__cx_copy(x, acc, sbuf, bytes)) != SHMC_OK)
+        return rc;
     while (p * 2 <= n)
         p *= 2;
     int rem = n - p, id;
@@ -183,9 +180,9 @@ SHMC_COLL_FN(shmc__allreduce_rd)
                 return rc;
             return shmc__cx_recv(x, acc, bytes, me + 1);
         }
-        if ((rc = shmc__cx_recv(x, tmp, bytes, me - 1)) != SHMC_OK)
+        if ((rc = shmc__cx_recv(x, tmp, bytes, me - 1)) != SHMC_OK ||
+            (rc = shmc__cx_reduce(x, acc, tmp, count, SHMC_ACC_RIGHT)) != SHMC_OK)
             return rc;
-        shmc__reduce(acc, tmp, count, x->dt, x->op, SHMC_ACC_RIGHT);
         id = me / 2;
     } else {
         id = me - rem;
@@ -193,11 +190,13 @@ SHMC_COLL_FN(shmc__allreduce_rd)
     for (int mask = 1; mask < p; mask <<= 1) {
         int pid = id ^ mask;
         int peer = pid < rem ? pid * 2 + 1 : pid + rem;
-        if ((rc = shmc__cx_sendrecv(x, acc, bytes, peer, tmp, bytes, peer)) != SHMC_OK)
+        if ((rc = shmc__cx_sendrecv(x, acc, bytes, peer, tmp, bytes, peer)) != SHMC_OK ||
+            (rc = shmc__cx_reduce(x, acc, tmp, count, pid < id ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT)) !=
+                SHMC_OK)
             return rc;
-        shmc__reduce(acc, tmp, count, x->dt, x->op, pid < id ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT);
     }
-    shmc__reduce_finish(acc, count, x->dt, x->op, n);
+    if ((rc = shmc__cx_finish(x, acc, count)) != SHMC_OK)
+        return rc;
     if (me < 2 * rem)
         return shmc__cx_send(x, acc, bytes, me - 1);
     return SHMC_OK;

@@ -13,16 +13,14 @@
 SHMC_COLL_FN(shmc__reduce_scatter_ring)
 {
     int rc = shmc__ring_reduce_scatter(x, sbuf, rbuf, (size_t)x->n * count);
-    if (rc == SHMC_OK)
-        shmc__reduce_finish(rbuf, count, x->dt, x->op, x->n);
-    return rc;
+    return rc != SHMC_OK ? rc : shmc__cx_finish(x, rbuf, count);
 }
 
 SHMC_COLL_FN(shmc__reduce_scatter_tree)
 {
     size_t total = (size_t)x->n * count;
     struct shmc__cx y = shmc__cx_rooted(x, 0);
-    uint8_t *all = x->me == 0 ? shmc__cx_scratch(2, total * x->es) : NULL;
+    uint8_t *all = x->me == 0 ? shmc__cx_scratch(x, 2, total * x->es) : NULL;
     if (x->me == 0 && !all)
         return SHMC_ERR_NOMEM;
     int rc = shmc__reduce_tree(&y, sbuf, all, total);

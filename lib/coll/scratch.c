@@ -24,10 +24,15 @@
  * times. Should an algorithm ask for more than its need said (a bug in the table),
  * shmc__cx_scratch still allocates, and counts it in shmc__g.scratch_late, which the
  * tests require to stay 0 over every collective, algorithm, count, root and rank count.
+ *
+ * Collectives on device memory (x->dev) borrow device buffers instead, by the same rules
+ * and with their own marks; they start empty (a host-only job never makes a device
+ * context), so a communicator's first device collective that borrows agrees first.
  */
 #include <stdlib.h>
 
 #include "../log.h"
+#include "../memkind.h"
 #include "coll.h"
 
 #define SCRATCH_MIN 4096u
@@ -35,7 +40,7 @@
 static struct {
     void *p;
     size_t cap;
-} scratch[SHMC_NSCRATCH];
+} scratch[2][SHMC_NSCRATCH]; /* [0]: host, [1]: device */
 
 uint16_t shmc__coll_borrows[SHMC_C_COUNT];
 
@@ -51,11 +56,11 @@ int shmc__scratch_init(void)
                 shmc__coll_borrows[c] |= (uint16_t)(1u << a);
     }
     for (int i = 0; i < SHMC_NSCRATCH; i++) {
-        if (!(scratch[i].p = malloc(SCRATCH_MIN))) {
+        if (!(scratch[0][i].p = malloc(SCRATCH_MIN))) {
             shmc__coll_release();
             return SHMC_ERR_NOMEM;
         }
-        scratch[i].cap = SCRATCH_MIN;
+        scratch[0][i].cap = SCRATCH_MIN;
     }
     return SHMC_OK;
 }
@@ -63,54 +68,64 @@ int shmc__scratch_init(void)
 void shmc__coll_release(void)
 {
     for (int i = 0; i < SHMC_NSCRATCH; i++) {
-        free(scratch[i].p);
-        scratch[i].p = NULL;
-        scratch[i].cap = 0;
+        free(scratch[0][i].p);
+        shmc__dev_free(scratch[1][i].p);
+        scratch[0][i].p = scratch[1][i].p = NULL;
+        scratch[0][i].cap = scratch[1][i].cap = 0;
     }
 }
 
-/* Makes buffer `which` hold at least bytes; the old one is kept until the new one is
- * had, since other communicators' marks count on it. */
-static int grow(int which, size_t bytes)
+/* Makes buffer `which` of kind dev hold at least bytes; the old one is kept until the
+ * new one is had, since other communicators' marks count on it. */
+static int grow(int dev, int which, size_t bytes)
 {
-    if (bytes <= scratch[which].cap && scratch[which].p)
+    if (bytes <= scratch[dev][which].cap && scratch[dev][which].p)
         return 1;
-    void *p = malloc(bytes);
+    void *p = dev ? shmc__dev_malloc(bytes) : malloc(bytes);
     if (!p)
         return 0;
-    free(scratch[which].p);
-    scratch[which].p = p;
-    scratch[which].cap = bytes;
+    if (dev)
+        shmc__dev_free(scratch[dev][which].p);
+    else
+        free(scratch[dev][which].p);
+    scratch[dev][which].p = p;
+    scratch[dev][which].cap = bytes;
     return 1;
 }
 
-void *shmc__cx_scratch(int which, size_t bytes)
+void *shmc__cx_scratch(const struct shmc__cx *x, int which, size_t bytes)
 {
+    int d = x->dev;
     if (which < 0 || which >= SHMC_NSCRATCH)
         return NULL;
-    if (bytes <= scratch[which].cap && scratch[which].p)
-        return scratch[which].p; /* also for 0 bytes: a valid pointer, never NULL */
+    if (bytes <= scratch[d][which].cap && scratch[d][which].p)
+        return scratch[d][which].p; /* also for 0 bytes: a valid pointer, never NULL */
+    if (!bytes) {
+        static uint8_t none; /* device scratch not made yet: nothing is read or written */
+        return &none;
+    }
     shmc__g.scratch_late++;
-    return grow(which, bytes) ? scratch[which].p : NULL;
+    return grow(d, which, bytes) ? scratch[d][which].p : NULL;
 }
 
-void *shmc__cx_scratch_early(int which, size_t bytes)
+void *shmc__cx_scratch_early(const struct shmc__cx *x, int which, size_t bytes)
 {
     if (which < 0 || which >= SHMC_NSCRATCH)
         return NULL;
-    return grow(which, bytes) ? scratch[which].p : NULL;
+    return grow(x->dev, which, bytes) ? scratch[x->dev][which].p : NULL;
 }
 
 int shmc__scratch_prepare(const struct shmc__cx *x, const size_t need[SHMC_NSCRATCH])
 {
     struct shmc__comm *c = x->c;
-    size_t mark[SHMC_NSCRATCH];
+    size_t mark[SHMC_NSCRATCH], *agreed = x->dev ? c->dscratch_mark : c->scratch_mark;
+    size_t least = x->dev ? 0 : SCRATCH_MIN;
     int beyond = 0;
     for (int i = 0; i < SHMC_NSCRATCH; i++) {
-        size_t m = c->scratch_mark[i] < SCRATCH_MIN ? SCRATCH_MIN : c->scratch_mark[i];
+        size_t m = agreed[i] < least ? least : agreed[i];
         mark[i] = m;
         if (need[i] > m) {
-            size_t grown = m + m / 4; /* if this wraps, the need itself */
+            size_t grown = m + m / 4; /* if this wraps (or m is 0), the need itself */
             mark[i] = grown > need[i] && grown > m ? grown : need[i];
             beyond = 1;
         }
@@ -119,7 +134,7 @@ int shmc__scratch_prepare(const struct shmc__cx *x, const size_t need[SHMC_NSCRA
         return SHMC_OK;
     uint32_t short_of_memory = 0;
     for (int i = 0; i < SHMC_NSCRATCH; i++)
-        if (!grow(i, mark[i]))
+        if (mark[i] && !grow(x->dev, i, mark[i]))
             short_of_memory = 1;
     /* Every member reaches this point in the same call (the marks and needs are the same
      * on all), so the agreement is matched; it needs no more than SCRATCH_MIN itself. */
@@ -128,6 +143,7 @@ int shmc__scratch_prepare(const struct shmc__cx *x, const size_t need[SHMC_NSCRA
     y.es = sizeof(uint32_t);
     y.op = SHMC_MAX;
     y.root = 0;
+    y.dev = 0; /* the agreement's words are on the host */
     uint32_t any = 0;
     int rc = shmc__coll_run(SHMC_C_ALLREDUCE, &y, &short_of_memory, &any, 1, sizeof any);
     if (rc != SHMC_OK)
@@ -141,7 +157,7 @@ int shmc__scratch_prepare(const struct shmc__cx *x, const size_t need[SHMC_NSCRA
         return SHMC_ERR_NOMEM;
     }
     for (int i = 0; i < SHMC_NSCRATCH; i++)
-        c->scratch_mark[i] = mark[i];
+        agreed[i] = mark[i];
     return SHMC_OK;
 }
 

@@ -1,21 +1,35 @@
 /*
- * The CUDA device backend (memkind.h): which devices this process can use. Compiled
- * only when the build found the CUDA Toolkit; the runtime is linked statically, and it
- * opens the driver (libcuda.so.1) itself at its first call, so a machine without a
- * driver or a GPU gets an error from that call, which the probe turns into a reason.
+ * The CUDA device backend (devops.h). Compiled only when the build found the CUDA
+ * Toolkit; the runtime is linked statically, and it opens the driver (libcuda.so.1)
+ * itself at its first call, so a machine without a driver or a GPU gets an error from
+ * that call, which the probe turns into a reason.
+ *
+ * Pointer queries go to the driver directly (cuPointerGetAttributes, found with dlsym),
+ * and only once the process has loaded it: a process that never touched CUDA has no
+ * device memory, and asking the runtime would initialise it (and create a context) in
+ * every host-only job. Whether the driver is loaded is learnt from the dynamic loader's
+ * count of objects added, which changes only when something is loaded.
+ *
+ * Copies and reductions run on the library's own non-blocking stream, so they neither
+ * wait for nor delay the caller's work on other streams; every call is synchronous with
+ * respect to the host (the caller synchronises the stream that wrote a buffer before
+ * passing it), except the receiver's copies, which progress polls through events.
  */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "../devops.h"
 #include "../log.h"
-#include "../memkind.h"
 #include "kernels.h"
 
 static int probed = -1; /* -1: not asked yet; then 0 or 1 */
 static char reason[256];
 
-int shmc__dev_probe(char *why, size_t len)
+static int cuda_probe(char *why, size_t len)
 {
     if (probed < 0) {
         int n = 0;
@@ -39,11 +53,6 @@ int shmc__dev_probe(char *why, size_t len)
     return probed;
 }
 
-const char *shmc__dev_backend(void)
-{
-    return "cuda";
-}
-
 /* A failed CUDA call: logged with its name, and SHMC_ERR_CUDA. */
 static int cuda_failed(const char *what, cudaError_t e)
 {
@@ -51,10 +60,55 @@ static int cuda_failed(const char *what, cudaError_t e)
     return SHMC_ERR_CUDA;
 }
 
-void *shmc__dev_malloc(size_t bytes)
+/* ---- pointer queries ------------------------------------------------------------------- */
+
+typedef CUresult (*getattrs_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+static getattrs_fn getattrs;
+static unsigned long long adds_seen = ~0ull;
+
+static int count_adds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(unsigned long long *)arg = info->dlpi_adds;
+    return 1;
+}
+
+/* The driver's query, once the process has loaded the driver. */
+static getattrs_fn driver_query(void)
+{
+    if (getattrs)
+        return getattrs;
+    unsigned long long adds = 0;
+    dl_iterate_phdr(count_adds, &adds);
+    if (adds == adds_seen)
+        return NULL;
+    adds_seen = adds;
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (h) /* kept open: the query is used from now on */
+        getattrs = (getattrs_fn)(uintptr_t)dlsym(h, "cuPointerGetAttributes");
+    return getattrs;
+}
+
+static int cuda_is_dev(const void *p)
+{
+    getattrs_fn q = driver_query();
+    if (!q)
+        return 0;
+    unsigned type = 0, managed = 0;
+    CUpointer_attribute what[2] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   CU_POINTER_ATTRIBUTE_IS_MANAGED};
+    void *into[2] = {&type, &managed};
+    /* Memory of no context reads as host: the query then fails or leaves type 0. */
+    return q(2, what, into, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+           type == CU_MEMORYTYPE_DEVICE && !managed;
+}
+
+/* ---- memory, copies, reductions -------------------------------------------------------- */
+
+static void *cuda_alloc(size_t bytes)
 {
     void *p = NULL;
-    if (!shmc__dev_probe(NULL, 0))
+    if (!cuda_probe(NULL, 0))
         return NULL;
     cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
     if (e != cudaSuccess) {
@@ -64,39 +118,191 @@ void *shmc__dev_malloc(size_t bytes)
     return p;
 }
 
-void shmc__dev_free(void *p)
+static void cuda_release(void *p)
 {
-    if (p)
-        cudaFree(p);
+    cudaFree(p);
 }
 
-int shmc__dev_copy(void *dst, const void *src, size_t bytes)
+static cudaStream_t stream;
+
+static int get_stream(void)
 {
-    if (!shmc__dev_probe(NULL, 0))
+    if (stream)
+        return SHMC_OK;
+    if (!cuda_probe(NULL, 0))
         return SHMC_ERR_CUDA;
-    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
-    return e == cudaSuccess ? SHMC_OK : cuda_failed("cudaMemcpy", e);
+    cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    return e == cudaSuccess ? SHMC_OK : cuda_failed("cudaStreamCreateWithFlags", e);
 }
 
-/* Waits for what was enqueued on the default stream; the launch's own error first. */
+/* Waits for what was enqueued on our stream; the launch's own error first. */
 static int finish(int rc)
 {
     if (rc != SHMC_OK)
         return rc;
-    cudaError_t e = cudaStreamSynchronize(0);
-    return e == cudaSuccess ? SHMC_OK : cuda_failed("a reduction kernel", e);
+    cudaError_t e = cudaStreamSynchronize(stream);
+    return e == cudaSuccess ? SHMC_OK : cuda_failed("a copy or reduction on the device", e);
 }
 
-int shmc__dev_reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order)
+static int cuda_copy(void *dst, const void *src, size_t bytes)
 {
-    if (!shmc__dev_probe(NULL, 0))
-        return SHMC_ERR_CUDA;
-    return finish(shmc__cuda_reduce(acc, in, n, dt, op, order, 0));
+    int rc = get_stream();
+    if (rc != SHMC_OK)
+        return rc;
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream);
+    return finish(e == cudaSuccess ? SHMC_OK : cuda_failed("cudaMemcpyAsync", e));
 }
 
-int shmc__dev_reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks)
+/* Events of copies in flight: a bit per event, set while in use. */
+#define NEVENTS 64
+static cudaEvent_t events[NEVENTS];
+static uint64_t events_busy;
+
+static int cuda_copy_start(void *dst, const void *src, size_t bytes, int *token)
 {
-    if (!shmc__dev_probe(NULL, 0))
+    int rc = get_stream();
+    *token = -1;
+    if (rc != SHMC_OK)
+        return rc;
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream);
+    if (e != cudaSuccess)
+        return cuda_failed("cudaMemcpyAsync", e);
+    int i = events_busy == ~0ull ? -1 : __builtin_ctzll(~events_busy);
+    if (i >= 0 && !events[i] &&
+        cudaEventCreateWithFlags(&events[i], cudaEventDisableTiming) != cudaSuccess)
+        i = -1;
+    if (i < 0 || cudaEventRecord(events[i], stream) != cudaSuccess)
+        return finish(SHMC_OK); /* no event to poll: wait here instead */
+    events_busy |= 1ull << i;
+    *token = i;
+    return SHMC_OK;
+}
+
+static int cuda_copy_poll(int token)
+{
+    if (token < 0)
+        return 1;
+    cudaError_t e = cudaEventQuery(events[token]);
+    if (e == cudaErrorNotReady)
+        return 0;
+    events_busy &= ~(1ull << token);
+    return e == cudaSuccess ? 1 : cuda_failed("a copy from a peer's device buffer", e);
+}
+
+static int cuda_reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order)
+{
+    int rc = get_stream();
+    return rc != SHMC_OK ? rc : finish(shmc__cuda_reduce(acc, in, n, dt, op, order, stream));
+}
+
+static int cuda_reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks)
+{
+    int rc = get_stream();
+    return rc != SHMC_OK ? rc : finish(shmc__cuda_reduce_finish(buf, n, dt, op, nranks, stream));
+}
+
+static int cuda_fold(const void *const *ins, int nin, void *const *outs, int nout, size_t n,
+                     shmc_dtype dt, shmc_op op)
+{
+    int rc = get_stream();
+    return rc != SHMC_OK ? rc
+                         : finish(shmc__cuda_reduce_fold(ins, nin, outs, nout, n, dt, op, stream));
+}
+
+_Static_assert(SHMC_CUDA_FOLD_MAX == SHMC_DEV_FOLD_MAX, "one limit");
+
+/* ---- IPC ------------------------------------------------------------------------------- */
+
+_Static_assert(sizeof(cudaIpcMemHandle_t) <= SHMC_IPC_HANDLE_BYTES, "IPC handle fits");
+
+static int cuda_export(const void *p, struct shmc__ipc *out)
+{
+    getattrs_fn q = driver_query();
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    unsigned long long id = 0;
+    unsigned ipc_ok = 0;
+    CUpointer_attribute what[4] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                   CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE};
+    void *into[4] = {&base, &size, &id, &ipc_ok};
+    if (!q || q(4, what, into, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS || !base) {
+        SHMC_ERROR("the CUDA driver could not describe device buffer %p", p);
         return SHMC_ERR_CUDA;
-    return finish(shmc__cuda_reduce_finish(buf, n, dt, op, nranks, 0));
+    }
+    if (!ipc_ok) {
+        SHMC_ERROR("device buffer %p cannot be shared with cudaIpcGetMemHandle (memory from "
+                   "cuMemCreate or a pool without IPC, such as PyTorch's expandable segments); "
+                   "allocate it with cudaMalloc",
+                   p);
+        return SHMC_ERR_CUDA;
+    }
+    cudaIpcMemHandle_t h;
+    cudaError_t e = cudaIpcGetMemHandle(&h, (void *)(uintptr_t)base);
+    if (e != cudaSuccess)
+        return cuda_failed("cudaIpcGetMemHandle", e);
+    memcpy(out->handle, &h, sizeof h);
+    out->base = (uint64_t)base;
+    out->size = size;
+    out->id = id;
+    return SHMC_OK;
+}
+
+static int cuda_open(const struct shmc__ipc *hd, void **base)
+{
+    cudaIpcMemHandle_t h;
+    memcpy(&h, hd->handle, sizeof h);
+    if (!cuda_probe(NULL, 0)) {
+        SHMC_ERROR("a peer sent a device buffer, but this process has no CUDA device: %s", reason);
+        return SHMC_ERR_CUDA;
+    }
+    cudaError_t e = cudaIpcOpenMemHandle(base, h, cudaIpcMemLazyEnablePeerAccess);
+    return e == cudaSuccess ? SHMC_OK : cuda_failed("cudaIpcOpenMemHandle", e);
+}
+
+static void cuda_close(void *base, size_t size)
+{
+    (void)size;
+    cudaIpcCloseMemHandle(base);
+}
+
+static int cuda_select(int local_rank, int *device)
+{
+    int n = 0;
+    *device = -1;
+    if (!cuda_probe(NULL, 0)) {
+        SHMC_ERROR("no CUDA device to select: %s", reason);
+        return SHMC_ERR_CUDA;
+    }
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess)
+        return cuda_failed("cudaGetDeviceCount", e);
+    int d = local_rank % n;
+    if ((e = cudaSetDevice(d)) != cudaSuccess)
+        return cuda_failed("cudaSetDevice", e);
+    *device = d;
+    return SHMC_OK;
+}
+
+static const struct shmc__devops cuda_ops = {
+    .name = "cuda",
+    .probe = cuda_probe,
+    .is_dev = cuda_is_dev,
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .copy = cuda_copy,
+    .copy_start = cuda_copy_start,
+    .copy_poll = cuda_copy_poll,
+    .reduce = cuda_reduce,
+    .reduce_finish = cuda_reduce_finish,
+    .reduce_fold = cuda_fold,
+    .export_buf = cuda_export,
+    .open = cuda_open,
+    .close = cuda_close,
+    .select = cuda_select,
+};
+
+const struct shmc__devops *shmc__devops_native(void)
+{
+    return &cuda_ops;
 }

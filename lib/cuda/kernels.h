@@ -24,6 +24,15 @@ int shmc__cuda_reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_o
 int shmc__cuda_reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks,
                              cudaStream_t stream);
 
+/* n elements of ins[0] OP ins[1] OP ... OP ins[nin - 1], left to right (the host's rank
+ * order, rounded after every combine as the host does), AVG-divided by nin, stored into
+ * each of outs[0 .. nout - 1]. At most SHMC_CUDA_FOLD_MAX of each; any pointer may be
+ * another process's buffer mapped through IPC. An output may be an input (each element is
+ * read before it is written). */
+#define SHMC_CUDA_FOLD_MAX 16
+int shmc__cuda_reduce_fold(const void *const *ins, int nin, void *const *outs, int nout, size_t n,
+                           shmc_dtype dt, shmc_op op, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -93,12 +93,43 @@ __global__ void divide(typename K::S *buf, size_t n, typename K::C d)
         buf[i] = K::store(K::load(buf[i]) / d);
 }
 
+/* The pointers of a fold, passed by value: no device memory to fill first. */
+struct FoldArgs {
+    const void *in[SHMC_CUDA_FOLD_MAX];
+    void *out[SHMC_CUDA_FOLD_MAX];
+    int nin, nout;
+};
+
+template <typename K, typename Op> __global__ void fold(FoldArgs a, size_t n, int avg)
+{
+    typedef typename K::S S;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        S s = ((const S *)a.in[0])[i];
+        for (int q = 1; q < a.nin; q++)
+            s = K::store(Op::f(K::load(s), K::load(((const S *)a.in[q])[i])));
+        if (avg)
+            s = K::store(K::load(s) / (typename K::C)a.nin);
+        for (int q = 0; q < a.nout; q++)
+            ((S *)a.out[q])[i] = s;
+    }
+}
+
 /* Enough blocks to cover n once, at most 1024 of them; the loops stride over the rest. */
 void grid(size_t n, unsigned *blocks, unsigned *threads)
 {
     *threads = 256;
     size_t b = (n + 255) / 256;
     *blocks = (unsigned)(b < 1 ? 1 : b > 1024 ? 1024 : b);
+}
+
+/* A fold over many operands (the overload below takes two). */
+template <typename K, typename Op> int launch(const FoldArgs &f, size_t n, int avg, cudaStream_t s)
+{
+    unsigned b, t;
+    grid(n, &b, &t);
+    fold<K, Op><<<b, t, 0, s>>>(f, n, avg);
+    return cudaGetLastError() == cudaSuccess ? SHMC_OK : SHMC_ERR_CUDA;
 }
 
 template <typename K, typename Op>
@@ -210,6 +241,94 @@ extern "C" int shmc__cuda_reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc
         return divide_by<Half>(buf, n, (float)nranks, stream);
     case SHMC_BFLOAT16:
         return divide_by<BHalf>(buf, n, (float)nranks, stream);
+    default:
+        return SHMC_ERR_ARG;
+    }
+}
+
+namespace
+{
+
+template <typename K, typename A> int fold_float(const A &a, size_t n, shmc_op op, cudaStream_t s)
+{
+    switch (op) {
+    case SHMC_SUM:
+        return launch<K, FSum>(a, n, 0, s);
+    case SHMC_AVG:
+        return launch<K, FSum>(a, n, 1, s);
+    case SHMC_PROD:
+        return launch<K, FProd>(a, n, 0, s);
+    case SHMC_MIN:
+        return launch<K, FMin>(a, n, 0, s);
+    case SHMC_MAX:
+        return launch<K, FMax>(a, n, 0, s);
+    default:
+        return SHMC_ERR_ARG;
+    }
+}
+
+template <typename T, typename U, typename A>
+int fold_int(const A &a, size_t n, shmc_op op, cudaStream_t s)
+{
+    typedef Plain<T> K;
+    switch (op) {
+    case SHMC_SUM:
+        return launch<K, ISum<T, U>>(a, n, 0, s);
+    case SHMC_PROD:
+        return launch<K, IProd<T, U>>(a, n, 0, s);
+    case SHMC_MIN:
+        return launch<K, IMin<T, U>>(a, n, 0, s);
+    case SHMC_MAX:
+        return launch<K, IMax<T, U>>(a, n, 0, s);
+    case SHMC_BAND:
+        return launch<K, IAnd<T, U>>(a, n, 0, s);
+    case SHMC_BOR:
+        return launch<K, IOr<T, U>>(a, n, 0, s);
+    case SHMC_BXOR:
+        return launch<K, IXor<T, U>>(a, n, 0, s);
+    default:
+        return SHMC_ERR_ARG;
+    }
+}
+
+} // namespace
+
+extern "C" int shmc__cuda_reduce_fold(const void *const *ins, int nin, void *const *outs, int nout,
+                                      size_t n, shmc_dtype dt, shmc_op op, cudaStream_t stream)
+{
+    if (shmc__reduce_check(dt, op) != SHMC_OK || nin < 1 || nin > SHMC_CUDA_FOLD_MAX || nout < 0 ||
+        nout > SHMC_CUDA_FOLD_MAX)
+        return SHMC_ERR_ARG;
+    if (n == 0 || nout == 0)
+        return SHMC_OK;
+    FoldArgs a;
+    a.nin = nin;
+    a.nout = nout;
+    for (int q = 0; q < nin; q++)
+        a.in[q] = ins[q];
+    for (int q = 0; q < nout; q++)
+        a.out[q] = outs[q];
+    switch (dt) {
+    case SHMC_INT8:
+        return fold_int<int8_t, uint8_t>(a, n, op, stream);
+    case SHMC_UINT8:
+        return fold_int<uint8_t, uint8_t>(a, n, op, stream);
+    case SHMC_INT32:
+        return fold_int<int32_t, uint32_t>(a, n, op, stream);
+    case SHMC_UINT32:
+        return fold_int<uint32_t, uint32_t>(a, n, op, stream);
+    case SHMC_INT64:
+        return fold_int<int64_t, uint64_t>(a, n, op, stream);
+    case SHMC_UINT64:
+        return fold_int<uint64_t, uint64_t>(a, n, op, stream);
+    case SHMC_FLOAT16:
+        return fold_float<Half>(a, n, op, stream);
+    case SHMC_BFLOAT16:
+        return fold_float<BHalf>(a, n, op, stream);
+    case SHMC_FLOAT32:
+        return fold_float<Plain<float>>(a, n, op, stream);
+    case SHMC_FLOAT64:
+        return fold_float<Plain<double>>(a, n, op, stream);
     default:
         return SHMC_ERR_ARG;
     }
