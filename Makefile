@@ -189,9 +189,10 @@ check: all symbols $(CHECKS) $(TEST_PROGS)
 	if [ $$fail -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
 	echo "make check: all suites passed"
 
-# The CUDA suite alone, for a machine with a GPU: it fails where it would skip.
-check-cuda: all $(BUILD)/tests/check_cuda
+# The CUDA suites alone, for a machine with a GPU: they fail where they would skip.
+check-cuda: all $(BUILD)/tests/check_cuda $(BUILD)/tests/check_device
 	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/check_cuda
+	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/check_device
 
 # Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic.
 check-stress: all $(CHECKS) $(TEST_PROGS)

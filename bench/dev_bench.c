@@ -6,14 +6,17 @@
  *
  *   shmrun -n 2 build/bench/dev_bench --mode p2p [--min BYTES] [--max BYTES]
  *   shmrun -n 4 build/bench/dev_bench --mode allreduce [--min BYTES] [--max BYTES]
+ *   shmrun -n 2 build/bench/dev_bench --mode open
  *
  * p2p prints, per size, the ping-pong half round trip (latency), the one-way bandwidth of
  * a window of 8 messages, the copy's bandwidth, and their ratio; allreduce prints the
  * float32 SUM all-reduce's time (slowest rank, median of samples), the copy's time for
  * the same bytes (reading and writing the data once) and the ratio of the two. The
  * issue's targets: p2p >= 0.80 of the copy at 64 MiB; all-reduce <= 2.0 x the copy at
- * 64 MiB on 4 ranks. Needs a CUDA device (SHMC_FAKE_DEVICE=1 runs it on host memory, to
- * test the program only).
+ * 64 MiB on 4 ranks. open times the first message from a newly allocated 1 MiB buffer
+ * (the receiver opens its IPC handle) against the second (found in the cache), each a
+ * round trip with a 1-byte reply. Needs a CUDA device (SHMC_FAKE_DEVICE=1 runs it on host memory,
+ * to test the program only).
  */
 #include <shmcomm.h>
 
@@ -109,6 +112,44 @@ static void p2p(shmc_comm *w, int me, void *a, void *b)
     }
 }
 
+/* One message of n bytes from a to rank 1's b, and a 1-byte reply: seconds. */
+static double round_trip(shmc_comm *w, int me, void *a, void *b, size_t n)
+{
+    char ack = 0;
+    double t0 = now_s();
+    if (me == 0) {
+        CHECK(shmc_send(a, n, SHMC_UINT8, 1, 3, w));
+        CHECK(shmc_recv(&ack, 1, SHMC_UINT8, 1, 4, w, NULL));
+    } else {
+        CHECK(shmc_recv(b, n, SHMC_UINT8, 0, 3, w, NULL));
+        CHECK(shmc_send(&ack, 1, SHMC_UINT8, 0, 4, w));
+    }
+    return now_s() - t0;
+}
+
+static void open_cost(shmc_comm *w, int me, void *b)
+{
+    enum { ROUNDS = 21 };
+    const size_t n = 1u << 20;
+    double first[ROUNDS], second[ROUNDS];
+    uint64_t opens = shmc__dev_opens;
+    for (int i = 0; i < ROUNDS; i++) {
+        void *a = me == 0 ? shmc__dev_malloc(n) : NULL;
+        if (me == 0 && !a)
+            shmc_abort(1);
+        CHECK(shmc_barrier(w));
+        first[i] = round_trip(w, me, a, b, n);
+        second[i] = round_trip(w, me, a, b, n);
+        CHECK(shmc_barrier(w));
+        shmc__dev_free(a);
+    }
+    if (me == 1)
+        printf("# first message from a new buffer %.2f us, second %.2f us (medians of %d); "
+               "%llu handles opened\n",
+               median(first, ROUNDS) * 1e6, median(second, ROUNDS) * 1e6, ROUNDS,
+               (unsigned long long)(shmc__dev_opens - opens));
+}
+
 static void allreduce(shmc_comm *w, int me, void *a, void *b)
 {
     if (me == 0)
@@ -147,13 +188,14 @@ int main(int argc, char **argv)
             max_bytes = strtoull(argv[++i], NULL, 0);
         else {
             fprintf(stderr,
-                    "usage: shmrun -n N %s [--mode p2p|allreduce] [--min BYTES] "
+                    "usage: shmrun -n N %s [--mode p2p|allreduce|open] [--min BYTES] "
                     "[--max BYTES]\n",
                     argv[0]);
             return 2;
         }
     }
-    if (!min_bytes || min_bytes > max_bytes || (strcmp(mode, "p2p") && strcmp(mode, "allreduce"))) {
+    if (!min_bytes || min_bytes > max_bytes ||
+        (strcmp(mode, "p2p") && strcmp(mode, "allreduce") && strcmp(mode, "open"))) {
         fprintf(stderr, "dev_bench: bad --mode, --min or --max\n");
         return 2;
     }
@@ -166,9 +208,9 @@ int main(int argc, char **argv)
         shmc_finalize();
         return 77;
     }
-    if (!strcmp(mode, "p2p") && n != 2) {
+    if (strcmp(mode, "allreduce") && n != 2) {
         if (me == 0)
-            fprintf(stderr, "dev_bench: --mode p2p needs 2 ranks\n");
+            fprintf(stderr, "dev_bench: --mode %s needs 2 ranks\n", mode);
         shmc_finalize();
         return 2;
     }
@@ -182,6 +224,8 @@ int main(int argc, char **argv)
         printf("# %s, %d ranks, device %d, backend %s\n", mode, n, dev, shmc__dev_backend());
     if (!strcmp(mode, "p2p"))
         p2p(w, me, a, b);
+    else if (!strcmp(mode, "open"))
+        open_cost(w, me, b);
     else
         allreduce(w, me, a, b);
     shmc__dev_free(a);

@@ -1,10 +1,13 @@
 /*
- * GPUs for --report-bindings (gpus.h). Placement loads hwloc without its PCI plugin, for
+ * GPUs for --report-bindings (gpus.h). Placement loads hwloc without I/O objects, for
  * speed (bind.c); this report loads a topology of its own with the important PCI devices,
- * only when asked. A GPU is an NVIDIA (vendor 10de) display or 3D controller; its place
- * is the CPUs of its closest non-I/O ancestor (its package or NUMA node). GPUs are
- * numbered in PCI bus order, which is CUDA's order for identical GPUs (and always with
- * CUDA_DEVICE_ORDER=PCI_BUS_ID); CUDA_VISIBLE_DEVICES renumbers them, which is said.
+ * only when asked. hwloc's Linux component finds them in sysfs by itself, so its plugins
+ * (PCI names through libpciaccess, which also leaks, GL, OpenCL, libxml) stay unloaded
+ * here too, unless the user set HWLOC_PLUGINS_BLACKLIST. A GPU is an NVIDIA (vendor
+ * 10de) display or 3D controller; its place is the CPUs of its closest non-I/O ancestor
+ * (its package or NUMA node). GPUs are numbered in PCI bus order, which is CUDA's order
+ * for identical GPUs (and always with CUDA_DEVICE_ORDER=PCI_BUS_ID); CUDA_VISIBLE_DEVICES
+ * renumbers them, which is said.
  * HWLOC_XMLFILE makes hwloc read a saved topology instead, as the tests do.
  */
 #include "gpus.h"
@@ -21,14 +24,19 @@ struct gpu {
 static int find_gpus(struct gpu *gpus)
 {
     hwloc_topology_t topo;
-    int n = 0;
-    if (hwloc_topology_init(&topo) != 0)
-        return -1;
-    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-    if (hwloc_topology_load(topo) != 0) {
-        hwloc_topology_destroy(topo);
-        return -1;
+    int n = 0, rc;
+    int ours = !getenv("HWLOC_PLUGINS_BLACKLIST");
+    if (ours)
+        setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml", 1);
+    if ((rc = hwloc_topology_init(&topo)) == 0) {
+        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+        if ((rc = hwloc_topology_load(topo)) != 0)
+            hwloc_topology_destroy(topo);
     }
+    if (ours)
+        unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    if (rc != 0)
+        return -1;
     for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o)) && n < MAX_GPUS;) {
         const struct hwloc_pcidev_attr_s *pci = &o->attr->pcidev;
         if (pci->vendor_id != 0x10de || (pci->class_id >> 8) != 0x03)

@@ -373,7 +373,8 @@ void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct 
 int shmc__rndv_progress_cma(void);
 int shmc__rndv_progress_dev(void);
 /* Copies n bytes into or out of a request's buffer: memcpy, or the device backend's copy
- * where either side is device memory (dev: the request's buffer is). */
+ * when dev says either side is device memory (the callers know: mailbox memory is
+ * host memory, and a request knows its buffer's kind). */
 int shmc__copy_kind(void *dst, const void *src, size_t n, int dev);
 
 /* coop.c: large single-copy messages copied by both sides. */

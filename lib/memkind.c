@@ -28,6 +28,13 @@ uint64_t shmc__dev_opens, shmc__dev_cache_hits;
 
 static const struct shmc__devops *ops;
 
+#ifdef __GLIBC__
+extern void *__curbrk; /* glibc's current break: what sbrk(0) returns, without the call */
+#define BRK_END() ((uintptr_t)__curbrk)
+#else
+#define BRK_END() ((uintptr_t)sbrk(0))
+#endif
+
 /* Where no device memory can be: from the executable's lowest address to the end of the
  * brk heap (read per call: it grows), and the stack of the thread that set us up. */
 static uintptr_t image_lo, stack_lo, stack_hi;
@@ -49,7 +56,7 @@ static void find_host_ranges(void)
     uintptr_t lo = UINTPTR_MAX;
     dl_iterate_phdr(first_object, &lo);
     /* Only if the heap lies above the image, as Linux lays out every process. */
-    image_lo = lo < (uintptr_t)sbrk(0) ? lo : 0;
+    image_lo = lo < (uintptr_t)sbrk(0) ? lo : UINTPTR_MAX;
     pthread_attr_t a;
     void *addr;
     size_t len;
@@ -85,7 +92,7 @@ int shmc__mk_classify(const void *p)
         if (!shmc__mk_on)
             return 0;
     }
-    if ((a >= image_lo && a < (uintptr_t)sbrk(0)) || (a >= stack_lo && a < stack_hi))
+    if ((a >= image_lo && a < BRK_END()) || (a >= stack_lo && a < stack_hi))
         return 0;
     return ops->is_dev(p);
 }

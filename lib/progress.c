@@ -265,8 +265,10 @@ static int doomed(const struct shmc__request *r)
         return SHMC_OK;
     /* Everything the peer wrote before leaving is read before we give up on it: a
      * message for a receive, the FIN or CTS that completes a send, or the count in a
-     * copy descriptor that completes one (coop.c). */
-    if (!shmc__ring_empty(&pe->in) || (r->queue == SHMC_Q_COOP && shmc__coop_all_done(r)))
+     * copy descriptor that completes one (coop.c). A copy from its device buffer runs to
+     * the end: the mapping keeps that memory alive after its owner is gone. */
+    if (!shmc__ring_empty(&pe->in) || (r->queue == SHMC_Q_COOP && shmc__coop_all_done(r)) ||
+        r->proto == SHMC_P_DEVCOPY)
         return SHMC_OK;
     return SHMC_ERR_PEER_DEAD;
 }

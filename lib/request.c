@@ -237,6 +237,11 @@ void shmc__req_dequeue(struct shmc__request *r)
         shmc__coop_dequeue(r);
         break;
     case SHMC_Q_DEV:
+        /* Failed while copying (the job aborted): the copy still writes into the buffer,
+         * so it ends before the caller has the buffer back. */
+        while (shmc__dev_copy_poll(r->dev_token) == 0)
+            shmc__cpu_relax();
+        r->dev_token = -1;
         shmc__reqq_remove(&g->dev_active, r);
         break;
     default:

@@ -38,7 +38,7 @@
 
 int shmc__copy_kind(void *dst, const void *src, size_t n, int dev)
 {
-    if (dev || shmc__mk_dev(src))
+    if (dev)
         return shmc__dev_copy(dst, src, n);
     memcpy(dst, src, n);
     return SHMC_OK;
@@ -54,11 +54,11 @@ static int put_rts_dev(int p, struct shmc__request *s)
     struct shmc__rts rts = {
         .bytes = s->bytes, .cookie = shmc__req_cookie(s), .flags = SHMC_RTS_DEVICE};
     struct shmc__ipc ipc;
-    size_t len = sizeof rts + sizeof ipc;
+    uint32_t len = (uint32_t)(sizeof rts + sizeof ipc);
     if (shmc__dev_export(s->buf, &ipc) != SHMC_OK) {
         SHMC_INFO("sending device buffer %p through the mailbox instead", s->buf);
         rts.flags = 0;
-        len = sizeof rts;
+        len = (uint32_t)sizeof rts;
     }
     uint8_t *dst = shmc__ring_reserve(&pe->out, len);
     if (!dst)
@@ -68,8 +68,7 @@ static int put_rts_dev(int p, struct shmc__request *s)
     memcpy(dst, &rts, sizeof rts);
     if (len > sizeof rts)
         memcpy(dst + sizeof rts, &ipc, sizeof ipc);
-    shmc__ring_commit(&pe->out, SHMC_REC_RTS, (uint32_t)s->tag | (uint64_t)s->ctx << 32,
-                      (uint32_t)len);
+    shmc__ring_commit(&pe->out, SHMC_REC_RTS, (uint32_t)s->tag | (uint64_t)s->ctx << 32, len);
     shmc__notify(pe->cb, g->fenced);
     s->proto = SHMC_P_RTS;
     return 1;

@@ -65,8 +65,8 @@ SHMC_COLL_FN(shmc__allreduce_devdirect)
               shmc__dev_export(rbuf, &mine.buf[1]) == SHMC_OK;
     if ((rc = host_coll(x, SHMC_C_ALLGATHER, &mine, all, sizeof mine, SHMC_UINT8, SHMC_SUM)))
         return rc;
-    const void *ins[MAX_MEMBERS];
-    void *outs[MAX_MEMBERS];
+    const void *ins[MAX_MEMBERS] = {NULL};
+    void *outs[MAX_MEMBERS] = {NULL};
     uint32_t failed = 0;
     for (int q = 0; q < n; q++) {
         if (!all[q].ok) {
