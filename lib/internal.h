@@ -433,10 +433,12 @@ static inline int shmc__job_ok(void)
 }
 
 /* ---- p2p.c ------------------------------------------------------------------------------ */
+/* dev: the buffer is device memory (1) or host memory (0), as the caller knows, or -1 to
+ * ask memkind.h. */
 int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int tag, uint32_t ctx,
-                    const struct shmc__comm *c, struct shmc__request **out);
+                    const struct shmc__comm *c, int dev, struct shmc__request **out);
 int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, uint32_t ctx,
-                    const struct shmc__comm *c, struct shmc__request **out);
+                    const struct shmc__comm *c, int dev, struct shmc__request **out);
 int shmc__finish(struct shmc__request *r, shmc_status *status);
 
 /* ---- peers.c -------------------------------------------------------------------------- */

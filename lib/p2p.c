@@ -49,7 +49,7 @@ static int check_tag(int tag, int any_ok)
 /* ---- internal entry points (also used by the collectives) -------------------------------- */
 
 int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int tag, uint32_t ctx,
-                    const struct shmc__comm *c, struct shmc__request **out)
+                    const struct shmc__comm *c, int dev, struct shmc__request **out)
 {
     struct shmc__global *g = &shmc__g;
     struct shmc__request *s = shmc__req_alloc(SHMC_CTX_IS_COLL(ctx));
@@ -64,7 +64,7 @@ int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int 
     s->tag = tag;
     s->ctx = ctx;
     s->comm = c;
-    s->dev = bytes && shmc__mk_dev(buf);
+    s->dev = bytes && (dev >= 0 ? dev : shmc__mk_dev(buf));
     *out = s;
 
     if (wdst == g->rank) {
@@ -98,7 +98,7 @@ int shmc__post_send(const void *buf, size_t bytes, size_t elsize, int wdst, int 
 }
 
 int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, uint32_t ctx,
-                    const struct shmc__comm *c, struct shmc__request **out)
+                    const struct shmc__comm *c, int dev, struct shmc__request **out)
 {
     struct shmc__request *r = shmc__req_alloc(SHMC_CTX_IS_COLL(ctx));
     *out = NULL;
@@ -112,7 +112,7 @@ int shmc__post_recv(void *buf, size_t bytes, size_t elsize, int wsrc, int tag, u
     r->tag = tag;
     r->ctx = ctx;
     r->comm = c;
-    r->dev = bytes && shmc__mk_dev(buf);
+    r->dev = bytes && (dev >= 0 ? dev : shmc__mk_dev(buf));
     *out = r;
 
     /* Anything already in the mailboxes must be seen first, or the order breaks. */
@@ -155,7 +155,7 @@ SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst
     if ((rc = shmc__job_ok()))
         return rc;
     struct shmc__request *s;
-    if ((rc = shmc__post_send(buf, bytes, es, w, tag, c->ctx, c, &s)) == SHMC_OK)
+    if ((rc = shmc__post_send(buf, bytes, es, w, tag, c->ctx, c, -1, &s)) == SHMC_OK)
         *req = shmc__req_handle(s);
     return rc;
 }
@@ -176,7 +176,7 @@ SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int 
     if ((rc = shmc__job_ok()))
         return rc;
     struct shmc__request *r;
-    if ((rc = shmc__post_recv(buf, bytes, es, w, tag, c->ctx, c, &r)) == SHMC_OK)
+    if ((rc = shmc__post_recv(buf, bytes, es, w, tag, c->ctx, c, -1, &r)) == SHMC_OK)
         *req = shmc__req_handle(r);
     return rc;
 }
@@ -192,14 +192,15 @@ SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst,
         (rc = check_peer(c, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = shmc__job_ok()))
         return rc;
     /* Fast path: straight into the mailbox, no request. */
-    if (w != g->rank && bytes <= g->eager_limit && !shmc__mk_dev(buf)) {
+    int dev = shmc__mk_dev(buf);
+    if (w != g->rank && bytes <= g->eager_limit && !dev) {
         struct shmc__peer *pe = &g->peers[w];
         if (!pe->matchq.head && !pe->gone && !pe->broken &&
             shmc__try_eager(w, buf, bytes, tag, c->ctx))
             return SHMC_OK;
     }
     struct shmc__request *s;
-    if ((rc = shmc__post_send(buf, bytes, es, w, tag, c->ctx, c, &s)) != SHMC_OK)
+    if ((rc = shmc__post_send(buf, bytes, es, w, tag, c->ctx, c, dev, &s)) != SHMC_OK)
         return rc;
     return shmc__finish(s, NULL);
 }
@@ -256,12 +257,13 @@ SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int t
     if ((rc = check_buf(comm, &c, buf, count, dtype, &bytes, &es)) ||
         (rc = check_peer(c, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = shmc__job_ok()))
         return rc;
+    int dev = shmc__mk_dev(buf);
     if (w != SHMC_ANY && w != g->rank && !g->active_reqs && !g->unexp_head && !g->out_busy_count &&
-        !g->peers[w].broken && !shmc__mk_dev(buf) &&
+        !g->peers[w].broken && !dev &&
         (rc = recv_direct(buf, bytes, es, w, tag, c->ctx, src, status)) != 1)
         return rc;
     struct shmc__request *r;
-    if ((rc = shmc__post_recv(buf, bytes, es, w, tag, c->ctx, c, &r)) != SHMC_OK)
+    if ((rc = shmc__post_recv(buf, bytes, es, w, tag, c->ctx, c, dev, &r)) != SHMC_OK)
         return rc;
     return shmc__finish(r, status);
 }
@@ -387,9 +389,9 @@ SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, v
     if ((rc = shmc__job_ok()))
         return rc;
     struct shmc__request *rr, *sr;
-    if ((rc = shmc__post_recv(rbuf, rbytes, es, ws, rtag, c->ctx, c, &rr)) != SHMC_OK)
+    if ((rc = shmc__post_recv(rbuf, rbytes, es, ws, rtag, c->ctx, c, -1, &rr)) != SHMC_OK)
         return rc;
-    if ((rc = shmc__post_send(sbuf, sbytes, es, wd, stag, c->ctx, c, &sr)) != SHMC_OK) {
+    if ((rc = shmc__post_send(sbuf, sbytes, es, wd, stag, c->ctx, c, -1, &sr)) != SHMC_OK) {
         shmc__req_dequeue(rr);
         shmc__req_free(rr);
         return rc;

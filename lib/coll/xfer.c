@@ -11,14 +11,14 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
                    struct shmc__request **req)
 {
     return shmc__post_send(buf, bytes, 1, shmc__comm_world_rank(x->c, dst), COLL_TAG, x->ctx, x->c,
-                           req);
+                           x->dev, req);
 }
 
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
                    struct shmc__request **req)
 {
     return shmc__post_recv(buf, bytes, 1, shmc__comm_world_rank(x->c, src), COLL_TAG, x->ctx, x->c,
-                           req);
+                           x->dev, req);
 }
 
 int shmc__cx_waitall(size_t n, struct shmc__request **reqs)
