@@ -79,6 +79,10 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(DEV_CU:%.cu=$(BUILD)/%.o)
 LAUNCH_SRC := $(wildcard launcher/*.c)
 LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+# Examples on GPU memory: built only with CUDA (they use the CUDA runtime themselves).
+ifeq ($(WITH_CUDA),1)
+EXAMPLES += $(patsubst examples/cuda/%.c,$(BUILD)/examples/cuda/%,$(wildcard examples/cuda/*.c))
+endif
 # bench/measure.c is one source for every runtime: with rt_shmcomm.c here, with rt_mpi.c
 # and an MPI's mpicc in bench-compare. limits.c needs no library at all.
 BENCHES  := $(BUILD)/bench/measure $(BUILD)/bench/limits $(BUILD)/bench/coll_bench \
@@ -140,6 +144,11 @@ $(SHMRUN): $(LAUNCH_OBJ) $(STATIC)
 	$(CC) -o $@ $(LAUNCH_OBJ) $(STATIC) $(STATIC_DEPS) $(HWLOC_LIBS) $(ALL_LDFLAGS)
 
 # Examples link the shared library, so the exported API is what they exercise.
+$(BUILD)/examples/cuda/%: examples/cuda/%.c examples/example.h $(BUILD)/lib/libshmcomm.so
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(BUILD)/lib -lshmcomm \
+	    -Wl,-rpath,$(abspath $(BUILD)/lib) $(CUDA_LIBS) -lm $(ALL_LDFLAGS)
+
 $(BUILD)/examples/%: examples/%.c $(BUILD)/lib/libshmcomm.so
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -L$(BUILD)/lib -lshmcomm -Wl,-rpath,$(abspath $(BUILD)/lib) -lm $(ALL_LDFLAGS)

@@ -461,6 +461,33 @@ START_TEST(test_device_none)
 }
 END_TEST
 
+/* examples/cuda/device_ring under shmrun, on a GPU; built only with CUDA. */
+START_TEST(test_device_example)
+{
+    char why[256], prog[1024], shmrun[1024], cmd[4096], out[8192];
+    const char *must = getenv("SHMC_TEST_CUDA_REQUIRED");
+    int required = must && *must == '1';
+    shmct_build_path("examples/cuda/device_ring", prog, sizeof prog);
+    shmct_build_path("bin/shmrun", shmrun, sizeof shmrun);
+    if (access(prog, X_OK) != 0) {
+        ck_assert_msg(!required, "%s was not built (a build without CUDA)", prog);
+        fprintf(stderr, "test_device_example: skipped: built without CUDA\n");
+        return;
+    }
+    if (!cuda_usable(why, sizeof why)) {
+        ck_assert_msg(!required, "test_device_example: no CUDA device (%s)", why);
+        fprintf(stderr, "test_device_example: skipped: %s\n", why);
+        return;
+    }
+    for (int n = 2; n <= 4; n += 2) {
+        snprintf(cmd, sizeof cmd, "%s -n %d %s 2>&1", shmrun, n, prog);
+        int st = shmct_sh(cmd, out, sizeof out);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s:\n%s", cmd, out);
+        SHMCT_ASSERT_CONTAINS(out, "ring and all-reduce on GPU");
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("device");
@@ -475,6 +502,7 @@ int main(void)
     tcase_add_loop_test(t, test_device_coll_4, 0, 2);
     tcase_add_test(t, test_device_no_ipc);
     tcase_add_test(t, test_device_none);
+    tcase_add_test(t, test_device_example);
     suite_add_tcase(s, t);
     return shmct_main(s);
 }
