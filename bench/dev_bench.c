@@ -11,7 +11,8 @@
  * p2p prints, per size, the ping-pong half round trip (latency), the one-way bandwidth of
  * a window of 8 messages, the copy's bandwidth, and their ratio; allreduce prints the
  * float32 SUM all-reduce's time (slowest rank, median of samples), the copy's time for
- * the same bytes (reading and writing the data once) and the ratio of the two. The
+ * the same bytes (reading and writing the data once), the ratio of the two, and that
+ * ratio divided by the ranks sharing a GPU (whose data the GPU moves together). The
  * issue's targets: p2p >= 0.80 of the copy at 64 MiB; all-reduce <= 2.0 x the copy at
  * 64 MiB on 4 ranks. open times the first message from a newly allocated 1 MiB buffer
  * (the receiver opens its IPC handle) against the second (found in the cache), each a
@@ -150,10 +151,34 @@ static void open_cost(shmc_comm *w, int me, void *b)
                (unsigned long long)(shmc__dev_opens - opens));
 }
 
-static void allreduce(shmc_comm *w, int me, void *a, void *b)
+/* The most ranks that share one GPU (same device number: the same CUDA_VISIBLE_DEVICES
+ * everywhere, as under shmrun). */
+static int sharing(shmc_comm *w, int dev)
 {
+    int n = shmc_comm_size(w), most = 0;
+    int *devs = malloc((size_t)n * sizeof *devs);
+    if (!devs)
+        shmc_abort(1);
+    CHECK(shmc_allgather(&dev, devs, 1, SHMC_INT32, w));
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        for (int j = 0; j < n; j++)
+            k += devs[j] == devs[i];
+        most = k > most ? k : most;
+    }
+    free(devs);
+    return most;
+}
+
+/* allreduce/copy compares with one rank's data read and written once; with k ranks on one
+ * GPU their data is k times that, which the last column divides out. */
+static void allreduce(shmc_comm *w, int me, int dev, void *a, void *b)
+{
+    int k = sharing(w, dev);
     if (me == 0)
-        printf("# bytes  allreduce_us  copy_us  allreduce/copy\n");
+        printf("# bytes  allreduce_us  copy_us  allreduce/copy  allreduce/(copy*%d ranks per "
+               "GPU)\n",
+               k);
     for (size_t n = min_bytes < 4 ? 4 : min_bytes; n <= max_bytes; n *= 2) {
         int it = iters_for(n);
         double v[SAMPLES];
@@ -169,7 +194,7 @@ static void allreduce(shmc_comm *w, int me, void *a, void *b)
         double tc = me == 0 ? copy_time(b, a, n) : 0;
         if (me == 0) {
             double t = median(v, SAMPLES);
-            printf("%zu  %.2f  %.2f  %.3f\n", n, t * 1e6, tc * 1e6, t / tc);
+            printf("%zu  %.2f  %.2f  %.3f  %.3f\n", n, t * 1e6, tc * 1e6, t / tc, t / tc / k);
             fflush(stdout);
         }
         CHECK(shmc_barrier(w));
@@ -227,7 +252,7 @@ int main(int argc, char **argv)
     else if (!strcmp(mode, "open"))
         open_cost(w, me, b);
     else
-        allreduce(w, me, a, b);
+        allreduce(w, me, dev, a, b);
     shmc__dev_free(a);
     shmc__dev_free(b);
     CHECK(shmc_finalize());
