@@ -185,6 +185,7 @@ static void release_all(void)
     shmc__comm_release_all();
     shmc__coll_release();
     shmc__unexp_free_all();
+    shmc__rndv_release();
     shmc__mk_teardown();
     shmc__arena_detach(&g->arena);
     memset(g, 0, sizeof *g);

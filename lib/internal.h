@@ -371,6 +371,7 @@ int shmc__rndv_start_send(struct shmc__request *s);
 void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct shmc__rts *rts,
                         const struct shmc__ipc *ipc);
 int shmc__rndv_progress_cma(void);
+void shmc__rndv_release(void); /* the bounce buffer of single copy into device memory */
 int shmc__rndv_progress_dev(void);
 /* Copies n bytes into or out of a request's buffer: memcpy, or the device backend's copy
  * when dev says either side is device memory (the callers know: mailbox memory is

@@ -21,11 +21,14 @@
  * SHMC_RTS_DEVICE and the buffer's IPC description after the RTS; the receiver maps it
  * (once per allocation: memkind.c keeps it), starts one copy on its own stream into its
  * buffer, whichever kind that is, polls it from progress, and sends FIN when it is done.
- * A receiver's device buffer never takes single copy (process_vm_readv cannot write
- * device memory): a host sender's message then arrives eagerly or as DATA records, which
- * the backend copies in.
+ * process_vm_readv cannot write device memory, so a receiver's device buffer takes single
+ * copy through a host bounce buffer of one piece (4 MiB, made at the first need): each
+ * piece is read into it and copied to the device before the next. Below the eager limit,
+ * or without single copy, the message arrives eagerly or as DATA records, which the
+ * backend copies in.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -35,6 +38,22 @@
 #include "wait.h"
 
 #define CMA_PIECE (4u << 20) /* bytes per process_vm_readv, so progress stays responsive */
+
+/* Where single copy into device memory lands first (one piece); NULL until needed. */
+static uint8_t *bounce;
+
+static uint8_t *get_bounce(void)
+{
+    if (!bounce)
+        bounce = malloc(CMA_PIECE);
+    return bounce;
+}
+
+void shmc__rndv_release(void)
+{
+    free(bounce);
+    bounce = NULL;
+}
 
 int shmc__copy_kind(void *dst, const void *src, size_t n, int dev)
 {
@@ -201,7 +220,8 @@ void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct 
         finish_recv(r);
     } else if (ipc) {
         dev_start(r, ipc);
-    } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && g->peers[src].cma && g->cma_self && !r->dev) {
+    } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && g->peers[src].cma && g->cma_self &&
+               (!r->dev || get_bounce())) {
         r->proto = SHMC_P_CMA;
         /* Both sides copy what the sender offered (from SHMC_COOP_MIN): a large message,
          * one of several in flight (each side then takes whole messages), or a lone one
@@ -209,7 +229,7 @@ void shmc__rndv_matched(struct shmc__request *r, int src, int tag, const struct 
          * it too (an exchange, as in a ring step): its core then copies our message,
          * and splitting each message between two busy cores only adds claims
          * (docs/performance.md). */
-        if (shmc__coop_usable(src, rts->flags) &&
+        if (!r->dev && shmc__coop_usable(src, rts->flags) &&
             (rts->bytes >= SHMC_COOP_SPLIT_MIN || g->cma_active.head ||
              !shmc__coop_sending_to(src)))
             r->xdesc = (int)((rts->flags >> 8) & 0xff);
@@ -258,7 +278,8 @@ static int cma_step(struct shmc__request *r)
         return coop_step(r);
     size_t left = r->xfer_bytes - r->xfer_done;
     size_t n = left < CMA_PIECE ? left : CMA_PIECE;
-    struct iovec local = {.iov_base = (uint8_t *)r->buf + r->xfer_done, .iov_len = n};
+    uint8_t *to = (uint8_t *)r->buf + r->xfer_done;
+    struct iovec local = {.iov_base = r->dev ? bounce : to, .iov_len = n};
     struct iovec remote = {.iov_base = (void *)(uintptr_t)(r->remote_addr + r->xfer_done),
                            .iov_len = n};
     /* Relaxed: the pid was published before the peer's first record (A1 covers it). */
@@ -266,6 +287,13 @@ static int cma_step(struct shmc__request *r)
 
     ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
     if (got > 0) {
+        int rc = r->dev ? shmc__dev_copy(to, bounce, (size_t)got) : SHMC_OK;
+        if (rc != SHMC_OK) {
+            shmc__reqq_remove(&g->cma_active, r);
+            shmc__send_ctrl(r->src, r, SHMC_REC_FIN, r->peer_cookie, (uint64_t)(-rc), 0);
+            shmc__req_complete(r, rc);
+            return 1;
+        }
         r->xfer_done += (size_t)got;
         g->peers[r->src].cma = 2; /* proven: later messages may be copied by both (coop.c) */
         if (r->xfer_done == r->xfer_bytes) {
