@@ -316,6 +316,7 @@ static void order_late(struct pmsg *ps, int count)
 /* One collective of the batch: every member of its communicator runs it. */
 struct ccall {
     int coll, comm, root, inplace;
+    int dev; /* on device memory (the stand-in backend's, in the device environment) */
     shmc_dtype dt;
     shmc_op op;
     size_t count;
@@ -341,6 +342,7 @@ static void draw_colls(struct ccall *cc, int count, const struct commset *cs, ui
                 : (size_t)m;
         size_t r = rng(s) % 10, most = (512u << 10) / shmc_dtype_size(c->dt) / blocks;
         c->count = r < 4 ? rng(s) % 65 : r < 8 ? rng(s) % 4097 : rng(s) % (most + 1);
+        c->dev = (int)(rng(s) % 2);
     }
 }
 
@@ -361,6 +363,9 @@ static void run_coll(const struct ccall *c, const struct commset *cs)
                      .dt = c->dt,
                      .op = c->op,
                      .count = c->count};
+    /* Device buffers only where the stand-in backend is on (the same on every rank). */
+    const char *fake = getenv("SHMC_FAKE_DEVICE");
+    k.dev = c->dev && fake && *fake == '1';
     one_call(c->coll, &k);
 }
 
@@ -486,7 +491,8 @@ static void mixed(shmc_comm *w, int me, int n, void *arg)
 static const char *const env_default[] = {NULL};
 static const char *const env_stream[] = {"SHMC_SINGLE_COPY=0", NULL};
 static const char *const env_small[] = {"SHMC_RING_SIZE=4096", "SHMC_EAGER_LIMIT=512", NULL};
-static const char *const *const envs[] = {env_default, env_stream, env_small};
+static const char *const env_device[] = {"SHMC_FAKE_DEVICE=1", NULL};
+static const char *const *const envs[] = {env_default, env_stream, env_small, env_device};
 
 START_TEST(test_stress_random_traffic)
 {
@@ -520,7 +526,8 @@ static Suite *stress_suite(void)
     TCase *t = tcase_create("random");
     tcase_set_timeout(t, getenv("SHMC_STRESS") ? 3600 : 120);
     tcase_add_loop_test(t, test_stress_random_traffic, 0, 3);
-    tcase_add_loop_test(t, test_stress_mixed, 0, 3);
+    /* The fourth environment: half the collectives on (stand-in) device memory. */
+    tcase_add_loop_test(t, test_stress_mixed, 0, 4);
     suite_add_tcase(s, t);
     return s;
 }
