@@ -123,7 +123,24 @@ void grid(size_t n, unsigned *blocks, unsigned *threads)
     *blocks = (unsigned)(b < 1 ? 1 : b > 1024 ? 1024 : b);
 }
 
-/* A fold over many operands (the overload below takes two). */
+/* What a launch reduces: two operands in place (Pair, combine) or many into many
+ * (FoldArgs, fold). One dispatch over dtype and op below serves both. */
+struct Pair {
+    void *acc;
+    const void *in;
+    int left;
+};
+
+template <typename K, typename Op> int launch(const Pair &p, size_t n, int avg, cudaStream_t s)
+{
+    unsigned b, t;
+    (void)avg; /* a pair's AVG is divided once, by shmc__cuda_reduce_finish */
+    grid(n, &b, &t);
+    combine<K, Op><<<b, t, 0, s>>>((typename K::S *)p.acc, (const typename K::S *)p.in, n,
+                                   p.left);
+    return cudaGetLastError() == cudaSuccess ? SHMC_OK : SHMC_ERR_CUDA;
+}
+
 template <typename K, typename Op> int launch(const FoldArgs &f, size_t n, int avg, cudaStream_t s)
 {
     unsigned b, t;
@@ -132,53 +149,71 @@ template <typename K, typename Op> int launch(const FoldArgs &f, size_t n, int a
     return cudaGetLastError() == cudaSuccess ? SHMC_OK : SHMC_ERR_CUDA;
 }
 
-template <typename K, typename Op>
-int launch(void *acc, const void *in, size_t n, int order, cudaStream_t s)
-{
-    unsigned b, t;
-    grid(n, &b, &t);
-    combine<K, Op><<<b, t, 0, s>>>((typename K::S *)acc, (const typename K::S *)in, n,
-                                   order == SHMC_ACC_LEFT);
-    return cudaGetLastError() == cudaSuccess ? SHMC_OK : SHMC_ERR_CUDA;
-}
-
-template <typename K> int float_op(void *acc, const void *in, size_t n, shmc_op op, int order,
-                                   cudaStream_t s)
+template <typename K, typename A> int float_op(const A &a, size_t n, shmc_op op, cudaStream_t s)
 {
     switch (op) {
     case SHMC_SUM:
+        return launch<K, FSum>(a, n, 0, s);
     case SHMC_AVG:
-        return launch<K, FSum>(acc, in, n, order, s);
+        return launch<K, FSum>(a, n, 1, s);
     case SHMC_PROD:
-        return launch<K, FProd>(acc, in, n, order, s);
+        return launch<K, FProd>(a, n, 0, s);
     case SHMC_MIN:
-        return launch<K, FMin>(acc, in, n, order, s);
+        return launch<K, FMin>(a, n, 0, s);
     case SHMC_MAX:
-        return launch<K, FMax>(acc, in, n, order, s);
+        return launch<K, FMax>(a, n, 0, s);
     default:
         return SHMC_ERR_ARG;
     }
 }
 
-template <typename T, typename U> int int_op(void *acc, const void *in, size_t n, shmc_op op,
-                                             int order, cudaStream_t s)
+template <typename T, typename U, typename A>
+int int_op(const A &a, size_t n, shmc_op op, cudaStream_t s)
 {
     typedef Plain<T> K;
     switch (op) {
     case SHMC_SUM:
-        return launch<K, ISum<T, U> >(acc, in, n, order, s);
+        return launch<K, ISum<T, U> >(a, n, 0, s);
     case SHMC_PROD:
-        return launch<K, IProd<T, U> >(acc, in, n, order, s);
+        return launch<K, IProd<T, U> >(a, n, 0, s);
     case SHMC_MIN:
-        return launch<K, IMin<T, U> >(acc, in, n, order, s);
+        return launch<K, IMin<T, U> >(a, n, 0, s);
     case SHMC_MAX:
-        return launch<K, IMax<T, U> >(acc, in, n, order, s);
+        return launch<K, IMax<T, U> >(a, n, 0, s);
     case SHMC_BAND:
-        return launch<K, IAnd<T, U> >(acc, in, n, order, s);
+        return launch<K, IAnd<T, U> >(a, n, 0, s);
     case SHMC_BOR:
-        return launch<K, IOr<T, U> >(acc, in, n, order, s);
+        return launch<K, IOr<T, U> >(a, n, 0, s);
     case SHMC_BXOR:
-        return launch<K, IXor<T, U> >(acc, in, n, order, s);
+        return launch<K, IXor<T, U> >(a, n, 0, s);
+    default:
+        return SHMC_ERR_ARG;
+    }
+}
+
+template <typename A> int by_dtype(const A &a, size_t n, shmc_dtype dt, shmc_op op, cudaStream_t s)
+{
+    switch (dt) {
+    case SHMC_INT8:
+        return int_op<int8_t, uint8_t>(a, n, op, s);
+    case SHMC_UINT8:
+        return int_op<uint8_t, uint8_t>(a, n, op, s);
+    case SHMC_INT32:
+        return int_op<int32_t, uint32_t>(a, n, op, s);
+    case SHMC_UINT32:
+        return int_op<uint32_t, uint32_t>(a, n, op, s);
+    case SHMC_INT64:
+        return int_op<int64_t, uint64_t>(a, n, op, s);
+    case SHMC_UINT64:
+        return int_op<uint64_t, uint64_t>(a, n, op, s);
+    case SHMC_FLOAT16:
+        return float_op<Half>(a, n, op, s);
+    case SHMC_BFLOAT16:
+        return float_op<BHalf>(a, n, op, s);
+    case SHMC_FLOAT32:
+        return float_op<Plain<float> >(a, n, op, s);
+    case SHMC_FLOAT64:
+        return float_op<Plain<double> >(a, n, op, s);
     default:
         return SHMC_ERR_ARG;
     }
@@ -201,30 +236,8 @@ extern "C" int shmc__cuda_reduce(void *acc, const void *in, size_t n, shmc_dtype
         return SHMC_ERR_ARG;
     if (n == 0)
         return SHMC_OK;
-    switch (dt) {
-    case SHMC_INT8:
-        return int_op<int8_t, uint8_t>(acc, in, n, op, order, stream);
-    case SHMC_UINT8:
-        return int_op<uint8_t, uint8_t>(acc, in, n, op, order, stream);
-    case SHMC_INT32:
-        return int_op<int32_t, uint32_t>(acc, in, n, op, order, stream);
-    case SHMC_UINT32:
-        return int_op<uint32_t, uint32_t>(acc, in, n, op, order, stream);
-    case SHMC_INT64:
-        return int_op<int64_t, uint64_t>(acc, in, n, op, order, stream);
-    case SHMC_UINT64:
-        return int_op<uint64_t, uint64_t>(acc, in, n, op, order, stream);
-    case SHMC_FLOAT16:
-        return float_op<Half>(acc, in, n, op, order, stream);
-    case SHMC_BFLOAT16:
-        return float_op<BHalf>(acc, in, n, op, order, stream);
-    case SHMC_FLOAT32:
-        return float_op<Plain<float> >(acc, in, n, op, order, stream);
-    case SHMC_FLOAT64:
-        return float_op<Plain<double> >(acc, in, n, op, order, stream);
-    default:
-        return SHMC_ERR_ARG;
-    }
+    Pair p = {acc, in, order == SHMC_ACC_LEFT};
+    return by_dtype(p, n, dt, op, stream);
 }
 
 extern "C" int shmc__cuda_reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks,
@@ -246,58 +259,11 @@ extern "C" int shmc__cuda_reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc
     }
 }
 
-namespace
-{
-
-template <typename K, typename A> int fold_float(const A &a, size_t n, shmc_op op, cudaStream_t s)
-{
-    switch (op) {
-    case SHMC_SUM:
-        return launch<K, FSum>(a, n, 0, s);
-    case SHMC_AVG:
-        return launch<K, FSum>(a, n, 1, s);
-    case SHMC_PROD:
-        return launch<K, FProd>(a, n, 0, s);
-    case SHMC_MIN:
-        return launch<K, FMin>(a, n, 0, s);
-    case SHMC_MAX:
-        return launch<K, FMax>(a, n, 0, s);
-    default:
-        return SHMC_ERR_ARG;
-    }
-}
-
-template <typename T, typename U, typename A>
-int fold_int(const A &a, size_t n, shmc_op op, cudaStream_t s)
-{
-    typedef Plain<T> K;
-    switch (op) {
-    case SHMC_SUM:
-        return launch<K, ISum<T, U>>(a, n, 0, s);
-    case SHMC_PROD:
-        return launch<K, IProd<T, U>>(a, n, 0, s);
-    case SHMC_MIN:
-        return launch<K, IMin<T, U>>(a, n, 0, s);
-    case SHMC_MAX:
-        return launch<K, IMax<T, U>>(a, n, 0, s);
-    case SHMC_BAND:
-        return launch<K, IAnd<T, U>>(a, n, 0, s);
-    case SHMC_BOR:
-        return launch<K, IOr<T, U>>(a, n, 0, s);
-    case SHMC_BXOR:
-        return launch<K, IXor<T, U>>(a, n, 0, s);
-    default:
-        return SHMC_ERR_ARG;
-    }
-}
-
-} // namespace
-
 extern "C" int shmc__cuda_reduce_fold(const void *const *ins, int nin, void *const *outs, int nout,
                                       size_t n, shmc_dtype dt, shmc_op op, cudaStream_t stream)
 {
-    if (shmc__reduce_check(dt, op) != SHMC_OK || nin < 1 || nin > SHMC_CUDA_FOLD_MAX || nout < 0 ||
-        nout > SHMC_CUDA_FOLD_MAX)
+    if (shmc__reduce_check(dt, op) != SHMC_OK || nin < 1 || nin > SHMC_CUDA_FOLD_MAX ||
+        nout < 0 || nout > SHMC_CUDA_FOLD_MAX)
         return SHMC_ERR_ARG;
     if (n == 0 || nout == 0)
         return SHMC_OK;
@@ -308,28 +274,5 @@ extern "C" int shmc__cuda_reduce_fold(const void *const *ins, int nin, void *con
         a.in[q] = ins[q];
     for (int q = 0; q < nout; q++)
         a.out[q] = outs[q];
-    switch (dt) {
-    case SHMC_INT8:
-        return fold_int<int8_t, uint8_t>(a, n, op, stream);
-    case SHMC_UINT8:
-        return fold_int<uint8_t, uint8_t>(a, n, op, stream);
-    case SHMC_INT32:
-        return fold_int<int32_t, uint32_t>(a, n, op, stream);
-    case SHMC_UINT32:
-        return fold_int<uint32_t, uint32_t>(a, n, op, stream);
-    case SHMC_INT64:
-        return fold_int<int64_t, uint64_t>(a, n, op, stream);
-    case SHMC_UINT64:
-        return fold_int<uint64_t, uint64_t>(a, n, op, stream);
-    case SHMC_FLOAT16:
-        return fold_float<Half>(a, n, op, stream);
-    case SHMC_BFLOAT16:
-        return fold_float<BHalf>(a, n, op, stream);
-    case SHMC_FLOAT32:
-        return fold_float<Plain<float>>(a, n, op, stream);
-    case SHMC_FLOAT64:
-        return fold_float<Plain<double>>(a, n, op, stream);
-    default:
-        return SHMC_ERR_ARG;
-    }
+    return by_dtype(a, n, dt, op, stream);
 }
