@@ -73,7 +73,7 @@ static void find_host_ranges(void)
 void shmc__mk_setup(int enabled, int fake)
 {
     ops = fake ? &shmc__devops_fake : shmc__devops_native();
-    shmc__mk_on = enabled && ops->is_dev != NULL;
+    shmc__mk_on = (enabled || fake) && ops->is_dev != NULL; /* fake wins over SHMC_CUDA=0 */
     find_host_ranges();
 }
 

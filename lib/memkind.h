@@ -47,8 +47,9 @@ static inline int shmc__mk_dev(const void *p)
     return shmc__mk_on && p && shmc__mk_classify(p);
 }
 
-/* Chooses the backend from the configuration (shmc_init): the fake one if fake is set,
- * none if enabled is 0, otherwise the one built in. Before shmc_init, the built-in one. */
+/* Chooses the backend from the configuration (shmc_init): the fake one if fake is set
+ * (whatever enabled says), none if enabled is 0, otherwise the one built in. Before
+ * shmc_init, the built-in one. */
 void shmc__mk_setup(int enabled, int fake);
 /* Closes every imported buffer (shmc_finalize). */
 void shmc__mk_teardown(void);

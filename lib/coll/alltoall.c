@@ -76,10 +76,10 @@ SHMC_COLL_FN(shmc__alltoall_shm)
             return rc;
         for (int d = 0; d < n; d++)
             if (d != x->me)
-                SHMC_CX_COPY(x, slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es,
+                memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es,
                              len * es);
         shmc__slot_publish(x, stamp, -1);
-        SHMC_CX_COPY(x, r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
+        memcpy(r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
                      len * es);
         for (int p = 0; p < n; p++) {
             const uint8_t *src;
@@ -87,7 +87,7 @@ SHMC_COLL_FN(shmc__alltoall_shm)
                 continue;
             if ((rc = shmc__slot_wait(x, p, stamp, &src)) != SHMC_OK)
                 return rc;
-            SHMC_CX_COPY(x, r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es,
+            memcpy(r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es,
                          len * es);
             shmc__slot_done(x, p);
         }

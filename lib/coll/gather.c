@@ -116,7 +116,7 @@ SHMC_COLL_FN(shmc__gather_shm)
     size_t bytes = count * x->es;
     int rc;
     if (x->me == root && sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
-        SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
+        memcpy((uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x->c);
@@ -124,7 +124,7 @@ SHMC_COLL_FN(shmc__gather_shm)
             uint8_t *slot;
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
                 return rc;
-            SHMC_CX_COPY(x, slot, (const uint8_t *)sbuf + off, len);
+            memcpy(slot, (const uint8_t *)sbuf + off, len);
             shmc__slot_publish(x, stamp, root);
             continue;
         }
@@ -134,7 +134,7 @@ SHMC_COLL_FN(shmc__gather_shm)
                 continue;
             if ((rc = shmc__slot_wait(x, r, stamp, &slot)) != SHMC_OK)
                 return rc;
-            SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)r * bytes + off, slot, len);
+            memcpy((uint8_t *)rbuf + (size_t)r * bytes + off, slot, len);
             shmc__slot_done(x, r);
         }
     }
@@ -170,7 +170,7 @@ SHMC_COLL_FN(shmc__allgather_shm)
         uint64_t stamp = shmc__slot_next(x->c);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
-        SHMC_CX_COPY(x, slot, own + off, len);
+        memcpy(slot, own + off, len);
         shmc__slot_publish(x, stamp, -1);
         for (int r = 0; r < x->n; r++) {
             const uint8_t *src;
@@ -178,12 +178,12 @@ SHMC_COLL_FN(shmc__allgather_shm)
                 continue;
             if ((rc = shmc__slot_wait(x, r, stamp, &src)) != SHMC_OK)
                 return rc;
-            SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)r * bytes + off, src, len);
+            memcpy((uint8_t *)rbuf + (size_t)r * bytes + off, src, len);
             shmc__slot_done(x, r);
         }
     }
     if (sbuf && mine != sbuf)
-        SHMC_CX_COPY(x, mine, sbuf, bytes);
+        memcpy(mine, sbuf, bytes);
     return SHMC_OK;
 }
 
@@ -293,7 +293,7 @@ SHMC_COLL_FN(shmc__scatter_shm)
     int n = x->n, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
     if (x->me == root && rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * count * es)
-        SHMC_CX_COPY(x, rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
+        memcpy(rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x->c);
@@ -303,7 +303,7 @@ SHMC_COLL_FN(shmc__scatter_shm)
                 return rc;
             for (int r = 0; r < n; r++)
                 if (r != root)
-                    SHMC_CX_COPY(x, slot + (size_t)r * sub * es,
+                    memcpy(slot + (size_t)r * sub * es,
                                  (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
             shmc__slot_publish(x, stamp, -1);
             continue;
@@ -311,7 +311,7 @@ SHMC_COLL_FN(shmc__scatter_shm)
         const uint8_t *slot;
         if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)
             return rc;
-        SHMC_CX_COPY(x, (uint8_t *)rbuf + e * es, slot + (size_t)x->me * sub * es, len * es);
+        memcpy((uint8_t *)rbuf + e * es, slot + (size_t)x->me * sub * es, len * es);
         shmc__slot_done(x, root);
     }
     return SHMC_OK;
