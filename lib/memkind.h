@@ -93,7 +93,7 @@ int shmc__dev_export(const void *p, struct shmc__ipc *out);
 /* The address, in this process, of the bytes world rank peer exported at h. Opened
  * once per allocation and kept (keyed by peer, base and buffer id); an entry whose
  * range overlaps a new allocation of the same peer is stale (the peer freed it) and is
- * closed. SHMC_OK or SHMC_ERR_CUDA. */
+ * closed. SHMC_OK, SHMC_ERR_CORRUPT (offset beyond the allocation) or SHMC_ERR_CUDA. */
 int shmc__dev_import(int peer, const struct shmc__ipc *h, const void **at);
 /* Makes the device of LOCAL_RANK local_rank current (local_rank modulo the devices this
  * process sees) and says which. SHMC_OK or SHMC_ERR_CUDA, with the reason logged. */

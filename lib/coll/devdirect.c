@@ -69,7 +69,10 @@ SHMC_COLL_FN(shmc__allreduce_devdirect)
     void *outs[MAX_MEMBERS] = {NULL};
     uint32_t failed = 0;
     for (int q = 0; q < n; q++) {
-        if (!all[q].ok) {
+        /* A description read from a peer: both buffers must hold the call's count. */
+        size_t need = count * x->es;
+        if (!all[q].ok || all[q].buf[0].size - all[q].buf[0].offset < need ||
+            all[q].buf[1].size - all[q].buf[1].offset < need) {
             failed = 1;
             continue;
         }
