@@ -23,8 +23,8 @@ HWLOC_LIBS   := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -pthread)
 
-# CUDA: the device backend (lib/cuda/, memkind.h) and the CUDA runtime, linked
-# statically so that one library runs with or without a GPU and driver.
+# CUDA: the device backend (lib/device/cuda/) and the CUDA runtime, linked statically so
+# that one library runs with or without a GPU and driver.
 CUDA      ?= auto
 NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC)))),/usr/local/cuda)
@@ -49,11 +49,11 @@ NVCC_FLAGS := -O2 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden,-fno-exception
               $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
               -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
 ifeq ($(WITH_CUDA),1)
-DEV_SRC   := $(wildcard lib/cuda/*.c)
-DEV_CU    := $(wildcard lib/cuda/*.cu)
+DEV_SRC   := $(wildcard lib/device/cuda/*.c)
+DEV_CU    := $(wildcard lib/device/cuda/*.cu)
 CUDA_LIBS := $(CUDART) -ldl -lrt -lpthread
 else
-DEV_SRC   := lib/nocuda.c
+DEV_SRC   := lib/device/none.c
 DEV_CU    :=
 CUDA_LIBS :=
 endif
@@ -74,8 +74,14 @@ BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -fvisibility=hidden -fPI
 ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC := $(filter-out lib/nocuda.c,$(wildcard lib/*.c lib/coll/*.c)) $(DEV_SRC)
+# The library's layers, lowest first (docs/design.md); scripts/layers.sh checks that no
+# object calls a layer above its own.
+LAYERS  := base shm transport device p2p coll boot
+LIB_SRC := $(filter-out lib/device/none.c,$(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.c))) \
+           $(DEV_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(DEV_CU:%.cu=$(BUILD)/%.o)
+# shmrun links only these two layers.
+LAUNCH_LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard lib/base/*.c lib/shm/*.c))
 LAUNCH_SRC := $(wildcard launcher/*.c)
 LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -88,7 +94,9 @@ endif
 BENCHES  := $(BUILD)/bench/measure $(BUILD)/bench/limits $(BUILD)/bench/coll_bench \
             $(BUILD)/bench/path_cost $(BUILD)/bench/dev_bench
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
-CHECKS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/check_*.c))
+# Test suites by layer (docs/contributing.md): tests/unit (a module with its internals),
+# p2p, coll, device, robustness, launcher (public API only; scripts/layers.sh checks it).
+CHECKS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*/check_*.c))
 TEST_LIB_SRC := tests/harness.c
 TEST_LIB_OBJ := $(TEST_LIB_SRC:%.c=$(BUILD)/%.o)
 
@@ -98,7 +106,7 @@ STATIC_DEPS := $(CUDA_LIBS)
 SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
 SHMRUN := $(BUILD)/bin/shmrun
 
-.PHONY: all lib check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
+.PHONY: all lib layers check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
 all: deps lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
 
 # Says what is missing (and how to install it) before a compiler error would.
@@ -111,19 +119,20 @@ lib: $(STATIC) $(SHARED) $(BUILD)/lib/libshmcomm.so
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(if $(filter launcher/%,$<),-Ilib $(HWLOC_CFLAGS)) \
-	    $(if $(filter tests/%,$<),$(CHECK_CFLAGS) -Ilib -DSHMC_BUILD_DIR='"$(abspath $(BUILD))"' \
+	$(CC) $(ALL_CFLAGS) -Ilib $(if $(filter launcher/%,$<),$(HWLOC_CFLAGS)) \
+	    $(if $(filter tests/%,$<),$(CHECK_CFLAGS) -Itests -DSHMC_BUILD_DIR='"$(abspath $(BUILD))"' \
 	        -DSHMC_SRC_DIR='"$(abspath .)"') \
 	    -c $< -o $@
 
-$(BUILD)/lib/cuda/%.o: ALL_CFLAGS += -I$(CUDA_HOME)/include
+$(BUILD)/lib/device/cuda/%.o: ALL_CFLAGS += -I$(CUDA_HOME)/include
 
-$(BUILD)/lib/cuda/%.o: lib/cuda/%.cu lib/cuda/kernels.h lib/half.h lib/reduce.h include/shmcomm.h
+$(BUILD)/lib/device/cuda/%.o: lib/device/cuda/%.cu lib/device/cuda/kernels.h lib/base/half.h \
+                              lib/base/reduction.h include/shmcomm.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 # The reduction kernels must vectorise: GCC's -O2 cost model alone leaves them scalar.
-$(BUILD)/lib/reduce.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
+$(BUILD)/lib/base/reduction.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
 
 $(STATIC): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -139,9 +148,9 @@ $(BUILD)/lib/libshmcomm.so: $(SHARED)
 	ln -sf libshmcomm.so.$(VERSION) $(BUILD)/lib/libshmcomm.so.$(SOMAJOR)
 	ln -sf libshmcomm.so.$(VERSION) $@
 
-$(SHMRUN): $(LAUNCH_OBJ) $(STATIC)
+$(SHMRUN): $(LAUNCH_OBJ) $(LAUNCH_LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(LAUNCH_OBJ) $(STATIC) $(STATIC_DEPS) $(HWLOC_LIBS) $(ALL_LDFLAGS)
+	$(CC) -o $@ $(LAUNCH_OBJ) $(LAUNCH_LIB_OBJ) $(HWLOC_LIBS) $(ALL_LDFLAGS)
 
 # Examples link the shared library, so the exported API is what they exercise.
 $(BUILD)/examples/cuda/%: examples/cuda/%.c examples/example.h $(BUILD)/lib/libshmcomm.so
@@ -162,7 +171,7 @@ $(BUILD)/bench/measure: bench/measure.c bench/rt_shmcomm.c bench/rt.h bench/timi
 	$(CC) $(ALL_CFLAGS) -o $@ bench/measure.c bench/rt_shmcomm.c $(STATIC) $(STATIC_DEPS) -lm \
 	    $(ALL_LDFLAGS)
 
-# The floors' sum loop is vectorised as lib/reduce.c's kernels are.
+# The floors' sum loop is vectorised as lib/base/reduction.c's kernels are.
 $(BUILD)/bench/limits: bench/limits.c bench/floor_allreduce.c bench/floor_allreduce.h bench/timing.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -ftree-vectorize -fvect-cost-model=dynamic -o $@ bench/limits.c \
@@ -183,15 +192,19 @@ $(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) $(STATIC_DEPS) -lm $(ALL_LDFLAGS)
 
-$(BUILD)/tests/check_%: $(BUILD)/tests/check_%.o $(TEST_LIB_OBJ) $(STATIC)
-	$(CC) -o $@ $^ $(STATIC_DEPS) $(CHECK_LIBS) -lm $(ALL_LDFLAGS)
+$(CHECKS): %: %.o $(TEST_LIB_OBJ) $(STATIC)
+	$(CC) -o $@ $^ $(STATIC_DEPS) $(CHECK_LIBS) -lm $(TEST_LDFLAGS) $(ALL_LDFLAGS)
+
+# The direct all-reduce's unit test holds one rank back inside the algorithm by wrapping
+# the reduction kernel at link time (no hook in the library's code).
+$(BUILD)/tests/unit/check_direct: TEST_LDFLAGS := -Wl,--wrap=shmc__reduce
 
 # Check's own fork-per-test timeout guards against hangs; sanitizers run slower.
 CK_MULT := $(if $(SAN),4,1)
 CHECK_ENV := CK_TIMEOUT_MULTIPLIER=$(CK_MULT) SHMC_TEST_BUILD=$(abspath $(BUILD)) \
              SHMC_TEST_SAN='$(SAN)' SHMC_TEST_CFLAGS='$(SANFLAGS)'
 
-check: all symbols $(CHECKS) $(TEST_PROGS)
+check: all symbols layers $(CHECKS) $(TEST_PROGS)
 	@fail=0; for t in $(CHECKS); do \
 	    echo "== $$t"; $(CHECK_ENV) $$t || fail=1; \
 	done; \
@@ -199,14 +212,15 @@ check: all symbols $(CHECKS) $(TEST_PROGS)
 	echo "make check: all suites passed"
 
 # The CUDA suites alone, for a machine with a GPU: they fail where they would skip.
-check-cuda: all $(BUILD)/tests/check_cuda $(BUILD)/tests/check_device
-	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/check_cuda
-	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/check_device
+check-cuda: all $(BUILD)/tests/device/check_cuda $(BUILD)/tests/device/check_device
+	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/device/check_cuda
+	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/device/check_device
 
 # Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic.
 check-stress: all $(CHECKS) $(TEST_PROGS)
-	$(CHECK_ENV) SHMC_RING_STRESS_N=100000000 $(BUILD)/tests/check_ring
-	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/check_stress
+	$(CHECK_ENV) SHMC_RING_STRESS_N=100000000 $(BUILD)/tests/unit/check_ring
+	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/robustness/check_stress
+	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/device/check_device_stress
 
 # Fuzzing with libFuzzer (clang): shmrun's option parser and the mailbox record decoder,
 # each for FUZZ_TIME seconds under AddressSanitizer and UBSan, starting from
@@ -217,8 +231,8 @@ FUZZ_DIR := build-fuzz
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
               -Iinclude -Ilib -Ilauncher
 FUZZ_TARGETS := options ring
-FUZZ_SRC_options := launcher/options.c lib/errors.c
-FUZZ_SRC_ring := lib/ring.c
+FUZZ_SRC_options := launcher/options.c lib/base/public.c
+FUZZ_SRC_ring := lib/transport/ring.c
 
 fuzz:
 	@scripts/deps.sh --fuzz
@@ -233,7 +247,7 @@ fuzz:
 
 # Every collective x dtype x op at every count and rank count (check_coll's full matrix).
 check-coll-full: all $(CHECKS)
-	$(CHECK_ENV) SHMC_COLL_FULL=1 CK_TIMEOUT_MULTIPLIER=20 $(BUILD)/tests/check_coll
+	$(CHECK_ENV) SHMC_COLL_FULL=1 CK_TIMEOUT_MULTIPLIER=20 $(BUILD)/tests/coll/check_coll
 
 bench: $(BENCHES) $(SHMRUN)
 
@@ -242,6 +256,13 @@ bench: $(BENCHES) $(SHMRUN)
 MODE ?= full
 bench-compare: all
 	bench/compare.sh $(MODE)
+
+# Every call goes down the layers, no file-level cycle, includes in order, tests on the
+# public API (scripts/layers.sh); then the check's own self-test, which plants an upward
+# call and a cycle and requires both to be caught.
+layers: lib
+	@scripts/layers.sh $(BUILD)
+	@CC='$(CC)' scripts/layers.sh --self-test $(BUILD)
 
 # Only the public API may be exported from the shared library.
 symbols: $(SHARED)

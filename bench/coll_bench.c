@@ -19,14 +19,14 @@
 
 #include "bench.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-#include "config.h"
-#include "internal.h"
+#include "base/config.h"
 
 static size_t min_bytes = 4, max_bytes = 64u << 20;
 static int samples = 11, csv, only = -1, algo_mode = -1; /* -1 auto, -2 each, else algo */
@@ -81,9 +81,20 @@ static double sample(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n
     return t;
 }
 
+/* Forces collective coll's algorithm (SHMC_ALGO_<NAME>, through shmc_config_set). */
+static void force(int coll, const char *algo)
+{
+    char var[64];
+    size_t k = (size_t)snprintf(var, sizeof var, "SHMC_ALGO_");
+    for (const char *c = shmc__coll_names[coll]; *c && k + 1 < sizeof var; c++)
+        var[k++] = (char)toupper((unsigned char)*c);
+    var[k] = '\0';
+    CHECK(shmc_config_set(var, algo));
+}
+
 static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
 {
-    shmc__g.cfg.algo[coll] = (uint8_t)(algo < 0 ? SHMC_A_AUTO : algo);
+    force(coll, algo < 0 ? "auto" : shmc__algo_names[algo]);
     for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
         if (coll == SHMC_C_BARRIER && bytes > min_bytes)
             break;
@@ -108,7 +119,7 @@ static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
             fflush(stdout);
         }
     }
-    shmc__g.cfg.algo[coll] = SHMC_A_AUTO;
+    force(coll, "auto");
 }
 
 static void usage(void)

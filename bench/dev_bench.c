@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memkind.h"
+#include "device/device.h"
 #include "timing.h"
 
 #define SAMPLES 7
@@ -133,7 +133,8 @@ static void open_cost(shmc_comm *w, int me, void *b)
     enum { ROUNDS = 21 };
     const size_t n = 1u << 20;
     double first[ROUNDS], second[ROUNDS];
-    uint64_t opens = shmc__dev_opens;
+    uint64_t opens, now;
+    CHECK(shmc_stat("dev_ipc_opens", &opens));
     for (int i = 0; i < ROUNDS; i++) {
         void *a = me == 0 ? shmc__dev_malloc(n) : NULL;
         if (me == 0 && !a)
@@ -144,11 +145,12 @@ static void open_cost(shmc_comm *w, int me, void *b)
         CHECK(shmc_barrier(w));
         shmc__dev_free(a);
     }
+    CHECK(shmc_stat("dev_ipc_opens", &now));
     if (me == 1)
         printf("# first message from a new buffer %.2f us, second %.2f us (medians of %d); "
                "%llu handles opened\n",
                median(first, ROUNDS) * 1e6, median(second, ROUNDS) * 1e6, ROUNDS,
-               (unsigned long long)(shmc__dev_opens - opens));
+               (unsigned long long)(now - opens));
 }
 
 /* The most ranks that share one GPU (same device number: the same CUDA_VISIBLE_DEVICES

@@ -420,6 +420,38 @@ SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, sh
  * still alive at shmc_finalize are freed there. */
 SHMC_API int shmc_comm_free(shmc_comm **comm);
 
+/* The communicator's number as hang reports name it ("communicator #7"; the world is
+ * "the world", 0). Every member of a communicator gets the same number, and no number is
+ * given twice in a job, so a report can be matched to the program's communicators.
+ * Returns it, or SHMC_ERR_ARG / SHMC_ERR_NOT_INIT. */
+SHMC_API int shmc_comm_id(const shmc_comm *comm);
+
+/* ---------------------------------------------------------------------------------- */
+/* Tuning and diagnosis                                                                 */
+/* ---------------------------------------------------------------------------------- */
+
+/* Sets one SHMC_* variable for this process from now on, with the value spelled as in the
+ * environment (the README lists them): SHMC_ALGO_<COLLECTIVE> and SHMC_CHECK (every
+ * member of the communicators it affects must set the same, between the same calls, as
+ * with the environment), SHMC_SINGLE_COPY (this process offers and uses single copy, or
+ * not) and SHMC_DEBUG. The others shape the arena or the waiting and are read once, at
+ * shmc_init. Returns SHMC_OK; SHMC_ERR_ENV for a name that is not a shmcomm variable or a
+ * bad value; SHMC_ERR_STATE for a variable read only at shmc_init; SHMC_ERR_NOT_INIT.
+ * Each error prints what was wrong. Not a collective. */
+SHMC_API int shmc_config_set(const char *name, const char *value);
+
+/* Reads one of this process's counters into *value (docs/design.md, Diagnosis):
+ * "requests_active" (sends and receives not yet completed), "comms" (communicators made
+ * and not freed), "unexpected_messages" (arrived, not yet received), "single_copy" (1 if
+ * this process may use single copy at all), "single_copy_proven" (peers single copy has
+ * worked with), "coop_offers" (large sends offered to be copied by both sides),
+ * "coll_scratch_late" (scratch a collective had to allocate after its data moved: always
+ * 0 unless the library has a bug), "coll_direct_helped" (pieces of the direct all-reduce
+ * combined for another rank), "dev_ipc_opens" and "dev_ipc_hits" (peers' device buffers
+ * opened, and found open in the cache). Returns SHMC_OK; SHMC_ERR_ARG for an unknown
+ * name or a NULL value; SHMC_ERR_NOT_INIT. */
+SHMC_API int shmc_stat(const char *name, uint64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

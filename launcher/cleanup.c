@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "arena.h"
 #include "cleanup.h"
+#include "shm/arena.h"
 
 int shmrun_cleanup(void)
 {

@@ -8,10 +8,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arena.h"
 #include "bind.h"
 #include "options.h"
 #include "output.h"
+#include "shm/arena.h"
 
 #define SHMRUN_GRACE_MS 1000u /* after a failure, before SIGTERM to the rest */
 #define SHMRUN_KILL_MS 2000u  /* after SIGTERM, before SIGKILL */

@@ -14,11 +14,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "base/config.h"
+#include "base/log.h"
 #include "cleanup.h"
-#include "config.h"
 #include "gpus.h"
 #include "job.h"
-#include "log.h"
 #include "shmcomm.h"
 
 static int make_arena(struct shmrun_job *j)
@@ -103,8 +103,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "shmrun: rank %d bound to %s\n", r, where);
         }
         if (targets && j.n > targets && o.bind == SHMRUN_BIND_CORE)
-            fprintf(stderr, "shmrun: %d ranks share %d core%s (oversubscribed, round-robin)\n",
-                    j.n, targets, targets == 1 ? "" : "s");
+            fprintf(stderr, "shmrun: %d ranks share %d core%s (oversubscribed, round-robin)\n", j.n,
+                    targets, targets == 1 ? "" : "s");
         shmrun_gpus_report(o.bind == SHMRUN_BIND_NONE ? NULL : j.bind, j.n, stderr);
     }
 

@@ -17,9 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hang.h"
+#include "base/clock.h"
 #include "job.h"
-#include "wait.h"
+#include "shm/hang.h"
+#include "shm/job.h"
 
 static const char *sig_name(int sig, char *buf, size_t len)
 {
@@ -43,7 +44,7 @@ static void begin_abort(struct shmrun_job *j, int code)
     if (j->aborting)
         return;
     j->aborting = 1;
-    j->set_abort = shmc__arena_abort(&j->arena, code);
+    j->set_abort = shmc__job_abort(&j->arena, code);
     j->term_at = shmc__now_ns() + (uint64_t)SHMRUN_GRACE_MS * 1000000u;
     if (j->nrunning > 0)
         fprintf(stderr, "shmrun: ending the job; %d rank%s still running\n", j->nrunning,
@@ -76,8 +77,8 @@ static void on_failure(struct shmrun_job *j, int r, int st)
     int by_rank = ab && !j->set_abort;
     if (by_rank && WIFEXITED(st) && shmc__load_relaxed32(&h->abort_rank) == (uint32_t)r) {
         /* Its relaxed store of abort_rank is done: it has exited since. */
-        fprintf(stderr, "shmrun: rank %d (pid %d) called shmc_abort(%d)\n", r,
-                (int)j->ranks[r].pid, WEXITSTATUS(st));
+        fprintf(stderr, "shmrun: rank %d (pid %d) called shmc_abort(%d)\n", r, (int)j->ranks[r].pid,
+                WEXITSTATUS(st));
         if (!j->aborting) {
             j->exit_status = WEXITSTATUS(st);
             begin_abort(j, j->exit_status);
@@ -119,7 +120,7 @@ static void reap(struct shmrun_job *j)
         /* Abort before marking it dead: a rank that sees the death then sees the abort. */
         if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
             on_failure(j, r, st);
-        shmc__arena_mark_dead(&j->arena, (unsigned)r); /* no-op if it finalized */
+        shmc__job_mark_dead(&j->arena, (unsigned)r); /* no-op if it finalized */
     }
 }
 

@@ -1,23 +1,79 @@
 /*
  * One collective call of any kind, with its inputs made and its result checked byte for
- * byte against the serial reference (coll_ref.h): check_coll.c runs them as a matrix,
- * check_stress.c in random order on several communicators with point-to-point traffic in
- * flight, check_device.c on device buffers. A wrong byte fails the test (shmct_fail)
- * with the call's description.
+ * byte against the serial reference (coll_ref.h): coll/check_coll.c runs them as a
+ * matrix, stress.h in random order on several communicators with point-to-point traffic
+ * in flight, device/check_device.c on device buffers. A wrong byte fails the test
+ * (shmct_fail) with the call's description.
  *
- * With k->dev the call gets device twins of its buffers (memkind.h): the host buffers are
+ * The collectives and their algorithms are named here as the public configuration names
+ * them (SHMC_ALGO_<NAME>=<algorithm>, docs/collectives.md), and an algorithm is forced
+ * through shmc_config_set, so these tests use the public API alone.
+ *
+ * With k->dev the call gets device twins of its buffers, made by call_dev (a device test
+ * sets it: only tests/device may reach the device layer's memory): the host buffers are
  * prepared and checked as always, and copied to and from the device around the call.
  */
 #ifndef SHMC_TEST_COLL_CALL_H
 #define SHMC_TEST_COLL_CALL_H
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll_ref.h"
-#include "config.h"
 #include "harness.h"
-#include "memkind.h"
+
+enum {
+    C_BARRIER,
+    C_BROADCAST,
+    C_REDUCE,
+    C_ALLREDUCE,
+    C_GATHER,
+    C_ALLGATHER,
+    C_SCATTER,
+    C_REDUCE_SCATTER,
+    C_ALLTOALL,
+    C_COUNT
+};
+
+static const char *const coll_names[C_COUNT] = {
+    "barrier",   "broadcast", "reduce",         "allreduce", "gather",
+    "allgather", "scatter",   "reduce_scatter", "alltoall",
+};
+
+/* Each collective's algorithms, as docs/collectives.md lists them (NULL-terminated). */
+static const char *const coll_algos[C_COUNT][6] = {
+    [C_BARRIER] = {"tree", "ring", "shm", "rd"},
+    [C_BROADCAST] = {"tree", "ring", "shm"},
+    [C_REDUCE] = {"tree", "ring", "shm"},
+    [C_ALLREDUCE] = {"tree", "ring", "shm", "rd", "direct"},
+    [C_GATHER] = {"tree", "ring", "shm"},
+    [C_ALLGATHER] = {"tree", "ring", "shm"},
+    [C_SCATTER] = {"tree", "ring", "shm"},
+    [C_REDUCE_SCATTER] = {"tree", "ring", "shm"},
+    [C_ALLTOALL] = {"tree", "ring", "shm"},
+};
+
+/* Forces collective coll's algorithm in this rank ("auto": the library's choice). Every
+ * member of the communicator must force the same before the call. */
+static inline void set_algo(int coll, const char *algo)
+{
+    char var[64];
+    size_t k = (size_t)snprintf(var, sizeof var, "SHMC_ALGO_");
+    for (const char *c = coll_names[coll]; *c && k + 1 < sizeof var; c++)
+        var[k++] = (char)toupper((unsigned char)*c);
+    var[k] = '\0';
+    T_OK(shmc_config_set(var, algo));
+}
+
+/* Device memory for the twins of k->dev calls; NULL outside tests/device. */
+struct call_mem {
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *p);
+    int (*copy)(void *dst, const void *src, size_t bytes);
+};
+static const struct call_mem *call_dev;
 
 static void *xmalloc(size_t n)
 {
@@ -27,7 +83,8 @@ static void *xmalloc(size_t n)
 }
 
 static void expect_bytes(const void *got, const void *want, size_t bytes, const char *what,
-                         int algo, shmc_dtype dt, int op, size_t count, int root, int inplace)
+                         const char *algo, shmc_dtype dt, int op, size_t count, int root,
+                         int inplace)
 {
     if (memcmp(got, want, bytes) == 0)
         return;
@@ -37,15 +94,16 @@ static void expect_bytes(const void *got, const void *want, size_t bytes, const 
     shmct_fail(__FILE__, __LINE__, what,
                "%s wrong at byte %zu of %zu: algo %s dtype %d op %d count %zu root %d "
                "in-place %d",
-               what, b, bytes, shmc__algo_names[algo], (int)dt, op, count, root, inplace);
+               what, b, bytes, algo, (int)dt, op, count, root, inplace);
 }
 
 /* ---- one call of each collective, checked ------------------------------------------- */
 
 struct call {
     shmc_comm *c;
-    int me, n, algo, root, inplace;
-    int dev; /* device twins of the buffers */
+    int me, n, root, inplace;
+    const char *algo; /* for messages: the algorithm forced, or "auto" */
+    int dev;          /* device twins of the buffers (call_dev) */
     shmc_dtype dt;
     shmc_op op;
     size_t count;
@@ -57,9 +115,10 @@ static void *twin(const struct call *k, void *h, size_t bytes)
 {
     if (!k->dev)
         return h;
-    void *d = shmc__dev_malloc(bytes ? bytes : 1);
+    T_ASSERT(call_dev, "a device call outside tests/device");
+    void *d = call_dev->alloc(bytes ? bytes : 1);
     T_ASSERT(d, "no device memory for %zu bytes", bytes);
-    T_OK(shmc__dev_copy(d, h, bytes));
+    T_OK(call_dev->copy(d, h, bytes));
     return d;
 }
 
@@ -68,8 +127,8 @@ static void untwin(const struct call *k, void *h, void *d, size_t bytes)
 {
     if (!k->dev)
         return;
-    T_OK(shmc__dev_copy(h, d, bytes));
-    shmc__dev_free(d);
+    T_OK(call_dev->copy(h, d, bytes));
+    call_dev->release(d);
 }
 
 /* The expected reduction of elements [first, first + count) into out. */
@@ -82,7 +141,7 @@ static void ref_range(const struct call *k, size_t first, size_t count, void *ou
 static void run_reduce_family(int coll, const struct call *k)
 {
     size_t es = shmc_dtype_size(k->dt), cnt = k->count, n = (size_t)k->n;
-    size_t in_elems = coll == SHMC_C_REDUCE_SCATTER ? n * cnt : cnt;
+    size_t in_elems = coll == C_REDUCE_SCATTER ? n * cnt : cnt;
     uint8_t *in = xmalloc(in_elems * es), *out = xmalloc(in_elems * es);
     uint8_t *want = xmalloc(in_elems * es);
     cr_fill(k->dt, k->op, k->me, in, 0, in_elems);
@@ -92,7 +151,7 @@ static void run_reduce_family(int coll, const struct call *k)
     uint8_t *din = twin(k, in, in_elems * es), *dout = twin(k, out, in_elems * es);
     const void *sb = k->inplace ? SHMC_IN_PLACE : din;
     switch (coll) {
-    case SHMC_C_REDUCE:
+    case C_REDUCE:
         T_OK(shmc_reduce(sb, dout, cnt, k->dt, k->op, k->root, k->c));
         untwin(k, out, dout, in_elems * es);
         if (k->me == k->root) {
@@ -104,13 +163,13 @@ static void run_reduce_family(int coll, const struct call *k)
                          k->root, k->inplace);
         }
         break;
-    case SHMC_C_ALLREDUCE:
+    case C_ALLREDUCE:
         T_OK(shmc_allreduce(sb, dout, cnt, k->dt, k->op, k->c));
         untwin(k, out, dout, in_elems * es);
         ref_range(k, 0, cnt, want);
         expect_bytes(out, want, cnt * es, "allreduce", k->algo, k->dt, k->op, cnt, -1, k->inplace);
         break;
-    case SHMC_C_REDUCE_SCATTER:
+    case C_REDUCE_SCATTER:
         T_OK(shmc_reduce_scatter(sb, dout, cnt, k->dt, k->op, k->c));
         untwin(k, out, dout, in_elems * es);
         ref_range(k, (size_t)k->me * cnt, cnt, want);
@@ -119,7 +178,7 @@ static void run_reduce_family(int coll, const struct call *k)
         break;
     }
     if (din != in) /* the input twin: only freed */
-        shmc__dev_free(din);
+        call_dev->release(din);
     free(in);
     free(out);
     free(want);
@@ -139,7 +198,7 @@ static void run_move_family(int coll, const struct call *k)
     memset(rbuf, 0xa5, n * b);
     uint8_t *ds = NULL, *dr = NULL;
     switch (coll) {
-    case SHMC_C_BROADCAST:
+    case C_BROADCAST:
         if (me == root)
             shmct_fill(rbuf, b, seed(root, -1, cnt));
         dr = twin(k, rbuf, b);
@@ -148,9 +207,9 @@ static void run_move_family(int coll, const struct call *k)
         shmct_fill(want, b, seed(root, -1, cnt));
         expect_bytes(rbuf, want, b, "broadcast", k->algo, k->dt, -1, cnt, root, 0);
         break;
-    case SHMC_C_GATHER:
-    case SHMC_C_ALLGATHER: {
-        int all = coll == SHMC_C_ALLGATHER, inpl = k->inplace && (all || me == root);
+    case C_GATHER:
+    case C_ALLGATHER: {
+        int all = coll == C_ALLGATHER, inpl = k->inplace && (all || me == root);
         shmct_fill(sbuf, b, seed(me, -1, cnt));
         if (inpl)
             memcpy(rbuf + (size_t)me * b, sbuf, b);
@@ -171,7 +230,7 @@ static void run_move_family(int coll, const struct call *k)
         }
         break;
     }
-    case SHMC_C_SCATTER: {
+    case C_SCATTER: {
         int inpl = k->inplace && me == root;
         if (me == root)
             for (int r = 0; r < k->n; r++)
@@ -186,7 +245,7 @@ static void run_move_family(int coll, const struct call *k)
                      cnt, root, inpl);
         break;
     }
-    case SHMC_C_ALLTOALL: {
+    case C_ALLTOALL: {
         for (int d = 0; d < k->n; d++)
             shmct_fill(sbuf + (size_t)d * b, b, seed(me, d, cnt));
         if (k->inplace)
@@ -209,13 +268,12 @@ static void run_move_family(int coll, const struct call *k)
 
 static inline int is_reduction(int coll)
 {
-    return coll == SHMC_C_REDUCE || coll == SHMC_C_ALLREDUCE || coll == SHMC_C_REDUCE_SCATTER;
+    return coll == C_REDUCE || coll == C_ALLREDUCE || coll == C_REDUCE_SCATTER;
 }
 
 static inline int has_root(int coll)
 {
-    return coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE || coll == SHMC_C_GATHER ||
-           coll == SHMC_C_SCATTER;
+    return coll == C_BROADCAST || coll == C_REDUCE || coll == C_GATHER || coll == C_SCATTER;
 }
 
 static void one_call(int coll, struct call *k)

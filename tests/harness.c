@@ -21,9 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "config.h"
-#include "log.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "shm/arena.h"
+#include "shm/job.h"
 
 #ifndef SHMC_BUILD_DIR
 #define SHMC_BUILD_DIR "build"
@@ -62,6 +63,9 @@ static void rank_main(int r, int n, int fd, shmct_fn fn, void *arg, const struct
     setenv("SHMC_ARENA_FD", v, 1);
     setenv("SHMC_ARENA", "test", 1);
     for (const char *const *e = o && o->env ? o->env : NULL; e && *e; e++)
+        putenv((char *)*e);
+    for (const char *const *e = o && o->rank_env && o->rank_env_rank == r ? o->rank_env : NULL;
+         e && *e; e++)
         putenv((char *)*e);
     if (o && o->no_init) {
         fn(NULL, r, n, arg);
@@ -135,9 +139,9 @@ int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o)
                     fprintf(stderr, "harness: rank %d exited with %d\n", r, WEXITSTATUS(st));
             }
             if (!(o && o->keep_going))
-                shmc__arena_abort(&a, 1);
+                shmc__job_abort(&a, 1);
         }
-        shmc__arena_mark_dead(&a, (unsigned)r);
+        shmc__job_mark_dead(&a, (unsigned)r);
     }
     shmc__arena_detach(&a);
     return failed;
@@ -329,4 +333,13 @@ int shmct_refuse_syscall(long nr, int err)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -1;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+int shmct_arena_view(struct shmc__arena *a)
+{
+    const char *s = getenv("SHMC_ARENA_FD");
+    int fd = s ? dup(atoi(s)) : -1;
+    if (fd < 0 || shmc__arena_attach_fd(a, fd, 0) != SHMC_OK)
+        shmct_fail(__FILE__, __LINE__, "shmct_arena_view", "cannot attach the job's arena");
+    return 0;
 }

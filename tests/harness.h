@@ -20,11 +20,14 @@
 typedef void (*shmct_fn)(shmc_comm *world, int rank, int size, void *arg);
 
 struct shmct_opts {
-    const char *const *env; /* "NAME=value" strings set in every rank, NULL-terminated */
-    int expect_fail;        /* the test expects some rank to fail: do not print reports */
-    int no_init;            /* do not call shmc_init/shmc_finalize around fn */
-    int keep_going;         /* a failed rank is marked dead without aborting the job, as
-                               shmrun --keep-going does */
+    const char *const *env;      /* "NAME=value" strings set in every rank, NULL-terminated */
+    int expect_fail;             /* the test expects some rank to fail: do not print reports */
+    int no_init;                 /* do not call shmc_init/shmc_finalize around fn */
+    int keep_going;              /* a failed rank is marked dead without aborting the job, as
+                                    shmrun --keep-going does */
+    const char *const *rank_env; /* more "NAME=value" strings, set in rank rank_env_rank
+                                    only, after env (NULL: none) */
+    int rank_env_rank;
 };
 
 /* Runs fn in n ranks. Returns the number of ranks that did not exit 0. */
@@ -34,6 +37,12 @@ int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o);
 /* Inside a rank: a seccomp filter that makes system call nr fail with errno err from now
  * on, as a container or a Yama policy would. Returns 0, or -1 with errno. */
 int shmct_refuse_syscall(long nr, int err);
+
+/* Inside a rank: the job's arena as another process of the job sees it (shm/arena.h,
+ * the shared-memory ABI): attached read-write from this rank's SHMC_ARENA_FD with every
+ * check of an attach. Returns 0; shmc__arena_detach(a) when done. */
+struct shmc__arena;
+int shmct_arena_view(struct shmc__arena *a);
 
 /* Exit status of rank r in the last shmct_run (as from waitpid). */
 int shmct_status(int r);
@@ -59,6 +68,14 @@ int shmct_status(int r);
 
 void shmct_fail(const char *file, int line, const char *what, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 4, 5)));
+
+/* Inside a rank: one of its counters (shmc_stat). */
+static inline uint64_t shmct_stat(const char *name)
+{
+    uint64_t v = 0;
+    T_OK(shmc_stat(name, &v));
+    return v;
+}
 
 /* Deterministic test data: 64-bit word k of a message identified by seed (a byte at
  * offset i is byte i % 8 of word i / 8, little-endian). */

@@ -10,9 +10,12 @@
  */
 #include <string.h>
 
-#include "coll.h"
+#include "coll/algos.h"
+#include "coll/scratch.h"
+#include "coll/slot.h"
+#include "coll/xfer.h"
 
-SHMC_COLL_FN(shmc__alltoall_ring)
+int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, me = x->me;
     size_t bytes = count * x->es;
@@ -29,7 +32,7 @@ SHMC_COLL_FN(shmc__alltoall_ring)
     return SHMC_OK;
 }
 
-SHMC_COLL_FN(shmc__alltoall_tree)
+int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, me = x->me;
     size_t bytes = count * x->es, half = (size_t)(n + 1) / 2;
@@ -62,7 +65,7 @@ SHMC_COLL_FN(shmc__alltoall_tree)
     return SHMC_OK;
 }
 
-SHMC_COLL_FN(shmc__alltoall_shm)
+int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
@@ -70,27 +73,39 @@ SHMC_COLL_FN(shmc__alltoall_shm)
     uint8_t *r = rbuf;
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
-        uint64_t stamp = shmc__slot_next(x->c);
+        uint64_t stamp = shmc__slot_next(x);
         uint8_t *slot;
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
         for (int d = 0; d < n; d++)
             if (d != x->me)
-                memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es,
-                             len * es);
+                memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
         shmc__slot_publish(x, stamp, -1);
         memcpy(r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
-                     len * es);
+               len * es);
         for (int p = 0; p < n; p++) {
             const uint8_t *src;
             if (p == x->me)
                 continue;
             if ((rc = shmc__slot_wait(x, p, stamp, &src)) != SHMC_OK)
                 return rc;
-            memcpy(r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es,
-                         len * es);
+            memcpy(r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es, len * es);
             shmc__slot_done(x, p);
         }
     }
     return SHMC_OK;
 }
+
+/* ---- what each borrows, and the descriptors ----------------------------------------- */
+
+/* Bruck: the rotated blocks, and half of them going out and coming in. */
+static void tree_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    size_t b = count * x->es;
+    need[0] = (size_t)x->n * b;
+    need[1] = need[2] = (size_t)(x->n + 1) / 2 * b;
+}
+
+const struct shmc__coll_algo shmc__alltoall_tree_algo = {"tree", shmc__alltoall_tree, tree_need};
+const struct shmc__coll_algo shmc__alltoall_ring_algo = {"ring", shmc__alltoall_ring, NULL};
+const struct shmc__coll_algo shmc__alltoall_shm_algo = {"shm", shmc__alltoall_shm, NULL};

@@ -8,11 +8,13 @@
  *         (ceil(log2 n) steps, every rank busy in every round).
  *   shm:  every rank publishes a stamp in its slot and waits for everyone else's
  *         (one step; n - 1 reads per rank); on the world communicator through the
- *         world-sync blocks, with no acknowledgements (wsync.c).
+ *         world-sync blocks, with no acknowledgements (onestep.c, wsync.c).
  */
-#include "coll.h"
+#include "coll/algos.h"
+#include "coll/onestep.h"
+#include "coll/xfer.h"
 
-SHMC_COLL_FN(shmc__barrier_tree)
+int shmc__barrier_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     (void)sbuf, (void)rbuf, (void)count;
     int n = x->n, v = x->me, rc, mask;
@@ -36,7 +38,7 @@ SHMC_COLL_FN(shmc__barrier_tree)
     return SHMC_OK;
 }
 
-SHMC_COLL_FN(shmc__barrier_ring)
+int shmc__barrier_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     (void)sbuf, (void)rbuf, (void)count;
     int n = x->n, me = x->me, rc;
@@ -56,7 +58,7 @@ SHMC_COLL_FN(shmc__barrier_ring)
     return next != 0 ? shmc__cx_send(x, NULL, 0, next) : SHMC_OK;
 }
 
-SHMC_COLL_FN(shmc__barrier_rd)
+int shmc__barrier_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     (void)sbuf, (void)rbuf, (void)count;
     int n = x->n, me = x->me;
@@ -68,24 +70,13 @@ SHMC_COLL_FN(shmc__barrier_rd)
     return SHMC_OK;
 }
 
-SHMC_COLL_FN(shmc__barrier_shm)
+int shmc__barrier_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     (void)sbuf, (void)rbuf, (void)count;
-    if (shmc__wsync_ok(x))
-        return shmc__wsync_barrier(x);
-    uint8_t *mine;
-    const uint8_t *theirs;
-    uint64_t stamp = shmc__slot_next(x->c);
-    int rc = shmc__slot_acquire(x, &mine);
-    if (rc != SHMC_OK)
-        return rc;
-    shmc__slot_publish(x, stamp, -1);
-    for (int r = 0; r < x->n; r++) {
-        if (r == x->me)
-            continue;
-        if ((rc = shmc__slot_wait(x, r, stamp, &theirs)) != SHMC_OK)
-            return rc;
-        shmc__slot_done(x, r);
-    }
-    return SHMC_OK;
+    return shmc__onestep_barrier(x);
 }
+
+const struct shmc__coll_algo shmc__barrier_tree_algo = {"tree", shmc__barrier_tree, NULL};
+const struct shmc__coll_algo shmc__barrier_ring_algo = {"ring", shmc__barrier_ring, NULL};
+const struct shmc__coll_algo shmc__barrier_rd_algo = {"rd", shmc__barrier_rd, NULL};
+const struct shmc__coll_algo shmc__barrier_shm_algo = {"shm", shmc__barrier_shm, NULL};

@@ -9,12 +9,14 @@
  */
 #include <string.h>
 
-#include "coll.h"
+#include "coll/algos.h"
+#include "coll/slot.h"
+#include "coll/xfer.h"
 
 #define RING_CHUNK (256u << 10)
 #define RING_WINDOW 8
 
-SHMC_COLL_FN(shmc__bcast_tree)
+int shmc__bcast_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     (void)sbuf;
@@ -33,15 +35,15 @@ SHMC_COLL_FN(shmc__bcast_tree)
             continue;
         rc = shmc__cx_isend(x, rbuf, bytes, shmc__rrank(v + mask, root, n), &reqs[nreq]);
         if (rc != SHMC_OK) {
-            shmc__cx_waitall((size_t)nreq, reqs);
+            shmc__cx_waitall(x, (size_t)nreq, reqs);
             return rc;
         }
         nreq++;
     }
-    return shmc__cx_waitall((size_t)nreq, reqs);
+    return shmc__cx_waitall(x, (size_t)nreq, reqs);
 }
 
-SHMC_COLL_FN(shmc__bcast_ring)
+int shmc__bcast_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     (void)sbuf;
@@ -60,24 +62,24 @@ SHMC_COLL_FN(shmc__bcast_ring)
             if (i + 1 < nch)
                 rc = shmc__cx_irecv(x, p + (i + 1) * RING_CHUNK, CHUNK_LEN(i + 1), prev,
                                     &rq[(i + 1) & 1]);
-            int wrc = shmc__cx_waitall(1, &rq[i & 1]);
+            int wrc = shmc__cx_waitall(x, 1, &rq[i & 1]);
             if (rc == SHMC_OK)
                 rc = wrc;
         }
         if (v < n - 1 && rc == SHMC_OK) {
             struct shmc__request **s = &sq[i % RING_WINDOW];
-            if (*s && (rc = shmc__cx_waitall(1, s)) != SHMC_OK)
+            if (*s && (rc = shmc__cx_waitall(x, 1, s)) != SHMC_OK)
                 break;
             rc = shmc__cx_isend(x, p + i * RING_CHUNK, CHUNK_LEN(i), next, s);
         }
     }
 #undef CHUNK_LEN
-    shmc__cx_cancel(2, rq);
-    int wrc = shmc__cx_waitall(RING_WINDOW, sq);
+    shmc__cx_cancel(x, 2, rq);
+    int wrc = shmc__cx_waitall(x, RING_WINDOW, sq);
     return rc != SHMC_OK ? rc : wrc;
 }
 
-SHMC_COLL_FN(shmc__bcast_shm)
+int shmc__bcast_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     (void)sbuf;
@@ -86,7 +88,7 @@ SHMC_COLL_FN(shmc__bcast_shm)
     int rc;
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
-        uint64_t stamp = shmc__slot_next(x->c);
+        uint64_t stamp = shmc__slot_next(x);
         if (x->me == root) {
             uint8_t *slot;
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
@@ -103,3 +105,7 @@ SHMC_COLL_FN(shmc__bcast_shm)
     }
     return SHMC_OK;
 }
+
+const struct shmc__coll_algo shmc__bcast_tree_algo = {"tree", shmc__bcast_tree, NULL};
+const struct shmc__coll_algo shmc__bcast_ring_algo = {"ring", shmc__bcast_ring, NULL};
+const struct shmc__coll_algo shmc__bcast_shm_algo = {"shm", shmc__bcast_shm, NULL};

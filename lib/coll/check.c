@@ -12,13 +12,14 @@
  * by default; without it, calls that differ are caught only where an algorithm meets
  * data it cannot use (the direct all-reduce and the message-based algorithms return
  * SHMC_ERR_MISMATCH; docs/collectives.md), and may otherwise hang or corrupt memory.
- * The check's own all-reduce runs on the collective context before the call it checks,
- * the same for every member whatever call it made, so it cannot itself be mismatched.
+ * The check's own exchanges (onestep.c) come before the call it checks and are the same
+ * for every member whatever call it made, so they cannot themselves be mismatched.
  */
 #include <stdio.h>
 
-#include "../log.h"
-#include "coll.h"
+#include "base/log.h"
+#include "coll/check.h"
+#include "coll/onestep.h"
 
 static const char *const dtype_names[] = {"int8",   "uint8",   "int32",    "uint32",  "int64",
                                           "uint64", "float16", "bfloat16", "float32", "float64"};
@@ -77,7 +78,7 @@ static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uin
     /* On the stack (4 KiB at most): a member that failed to allocate here would leave
      * the others waiting in the all-gather. */
     uint64_t all[2 * SHMC_MAX_RANKS];
-    int rc = shmc__coll_run(SHMC_C_ALLGATHER, wx, mine, all, 2, (size_t)x->n * sizeof mine[0] * 2);
+    int rc = shmc__onestep_allgather(wx, mine, all, 2 * sizeof mine[0]);
     if (rc != SHMC_OK)
         return rc;
     /* Rank 0's call against each different one, with the ranks that made it. */
@@ -104,7 +105,7 @@ static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uin
         k += (size_t)snprintf(msg + k, sizeof msg - k, "; rank%s %s called %s", many ? "s" : "",
                               who, what);
     }
-    if (x->c->ctx == 0)
+    if (shmc__cx_world(x))
         SHMC_ERROR("collective mismatch on the world: %s", msg);
     else
         SHMC_ERROR("collective mismatch on a communicator of %d ranks (its own rank numbers): "
@@ -115,19 +116,14 @@ static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uin
 
 int shmc__coll_check(int coll, const struct shmc__cx *x, size_t count)
 {
-    struct shmc__cx wx = *x;
-    wx.dev = 0; /* the words are on the host */
-    wx.dt = SHMC_UINT64;
-    wx.es = sizeof(uint64_t);
-    wx.op = SHMC_MIN;
-    wx.root = 0;
+    struct shmc__cx wx = shmc__cx_host(x, SHMC_UINT64, SHMC_MIN);
     uint64_t mine[2], in[4], out[4];
     pack(coll, x, count, mine);
     in[0] = mine[0];
     in[1] = mine[1];
     in[2] = ~mine[0];
     in[3] = ~mine[1];
-    int rc = shmc__coll_run(SHMC_C_ALLREDUCE, &wx, in, out, 4, sizeof in);
+    int rc = shmc__onestep_allreduce(&wx, in, out, 4);
     if (rc != SHMC_OK)
         return rc;
     if (out[0] == ~out[2] && out[1] == ~out[3])

@@ -17,53 +17,45 @@
  *   3. The kernel (shmc__dev_reduce_fold) runs and is waited for, then a barrier: once
  *      past it every block of this rank's output has been written.
  * If any member could not describe or open a buffer (memory without IPC, GPUs without
- * peer access), all of them learn it at the same step and run the ring instead. In place
+ * peer access), all of them learn it at the same step and run the ring instead. The
+ * agreements are one-step exchanges of host words (onestep.c). In place
  * is safe: rank r reads and writes only block r of each buffer, each element read before
  * it is written.
  */
-#include "../log.h"
-#include "coll.h"
+#include "base/log.h"
+#include "coll/algos.h"
+#include "coll/onestep.h"
+#include "coll/scratch.h"
 
-/* Members the kernel takes at most; beyond, api.c picks the ring. */
+/* Members the kernel takes at most; beyond, dispatch.c picks the ring. */
 #define MAX_MEMBERS SHMC_DEV_FOLD_MAX
 
 struct desc {
     struct shmc__ipc buf[2]; /* send, receive */
     uint64_t ok;
 };
-
-/* The host all-reduce and barrier of the agreement steps: words on the host. */
-static int host_coll(const struct shmc__cx *x, int coll, const void *s, void *r, size_t count,
-                     shmc_dtype dt, shmc_op op)
-{
-    struct shmc__cx y = *x;
-    y.dev = 0;
-    y.dt = dt;
-    y.es = shmc__dtype_size(dt);
-    y.op = op;
-    y.root = 0;
-    size_t bytes = coll == SHMC_C_ALLGATHER ? count * y.es * (size_t)x->n : count * y.es;
-    return shmc__coll_run(coll, &y, s, r, count, bytes);
-}
+static_assert(sizeof(struct desc) <= SHMC_ONESTEP_MAX, "one member's part of an exchange");
 
 static int fall_back(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
-    size_t need[SHMC_NSCRATCH];
-    shmc__coll_need(SHMC_C_ALLREDUCE, SHMC_A_RING, x, count, need);
+    size_t need[SHMC_NSCRATCH] = {0};
+    shmc__allreduce_ring_need(x, count, need);
     int rc = shmc__scratch_prepare(x, need);
     return rc != SHMC_OK ? rc : shmc__allreduce_ring(x, sbuf, rbuf, count);
 }
 
-SHMC_COLL_FN(shmc__allreduce_devdirect)
+int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, me = x->me, rc;
     if (n > MAX_MEMBERS)
         return fall_back(x, sbuf, rbuf, count);
+    /* The agreements' words are on the host. */
+    struct shmc__cx words = shmc__cx_host(x, SHMC_UINT32, SHMC_MAX);
     struct desc all[MAX_MEMBERS], mine;
     memset(&mine, 0, sizeof mine);
     mine.ok = shmc__dev_export(sbuf, &mine.buf[0]) == SHMC_OK &&
               shmc__dev_export(rbuf, &mine.buf[1]) == SHMC_OK;
-    if ((rc = host_coll(x, SHMC_C_ALLGATHER, &mine, all, sizeof mine, SHMC_UINT8, SHMC_SUM)))
+    if ((rc = shmc__onestep_allgather(&words, &mine, all, sizeof mine)))
         return rc;
     const void *ins[MAX_MEMBERS] = {NULL};
     void *outs[MAX_MEMBERS] = {NULL};
@@ -92,7 +84,7 @@ SHMC_COLL_FN(shmc__allreduce_devdirect)
         outs[q] = (void *)(uintptr_t)at[1];
     }
     uint32_t any = 0;
-    if ((rc = host_coll(x, SHMC_C_ALLREDUCE, &failed, &any, 1, SHMC_UINT32, SHMC_MAX)))
+    if ((rc = shmc__onestep_allreduce(&words, &failed, &any, 1)))
         return rc;
     if (any) {
         SHMC_INFO("device all-reduce: a member cannot map the others' buffers; using the ring");
@@ -106,6 +98,10 @@ SHMC_COLL_FN(shmc__allreduce_devdirect)
     }
     int krc = shmc__dev_reduce_fold(ins, n, outs, n, len, x->dt, x->op);
     /* The barrier either way: the others are writing into our output. */
-    rc = host_coll(x, SHMC_C_BARRIER, NULL, NULL, 1, SHMC_UINT8, SHMC_SUM);
+    rc = shmc__onestep_barrier(x);
     return krc != SHMC_OK ? krc : rc;
 }
+
+/* It borrows nothing; its fallback, the ring, prepares its own. */
+const struct shmc__coll_algo shmc__allreduce_devdirect_algo = {"direct", shmc__allreduce_devdirect,
+                                                               NULL};

@@ -1,7 +1,8 @@
 /*
  * The direct all-reduce of the world communicator: every rank reads its peers' inputs
- * in place with process_vm_readv and writes its results straight into their receive
- * buffers with process_vm_writev, so no data waits for a partner to be scheduled.
+ * in place and writes its results straight into their receive buffers with the
+ * transport's single copy (get and put: process_vm_readv/writev in shared memory), so no
+ * data waits for a partner to be scheduled.
  *
  *   round r1  publish {sbuf, rbuf, count, dtype, op, can read and write every peer,
  *             our span of pieces}; wait for everyone
@@ -41,7 +42,7 @@
  *
  * Every rank decides the same way whether to go on: the first round carries each rank's
  * count, dtype and op (a difference is SHMC_ERR_MISMATCH everywhere) and whether it has
- * read from every peer with process_vm_readv before. If any rank has not, the ranks that
+ * read from every peer with single copy before. If any rank has not, the ranks that
  * lack the proof read one byte from each unproven peer now (so the next call can go
  * direct) and everyone falls back to `shm` for this call, which combines in the same
  * order, so that the result has the same bits either way. A read that fails later
@@ -57,9 +58,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../log.h"
-#include "../memcheck.h"
-#include "coll.h"
+#include "base/log.h"
+#include "base/memcheck.h"
+#include "coll/algos.h"
+#include "coll/scratch.h"
+#include "coll/wsync.h"
 
 #define PIECE (64u << 10) /* bytes combined per read: the staging buffers stay in cache */
 /* A vector of one piece is cut into this many (whole pages), so that more than one core
@@ -71,8 +74,8 @@ struct pub {
     uint64_t src, dst, count;
     shmc_atomic_u64 span; /* round r1: pieces of our block not yet claimed, first << 32 | end */
     uint32_t dt, op;
-    int32_t status; /* rounds 2 and 3: SHMC_OK or this rank's error */
-    uint32_t can; /* round 1: CAN_READ and CAN_WRITE, for every peer */
+    int32_t status;    /* rounds 2 and 3: SHMC_OK or this rank's error */
+    uint32_t can;      /* round 1: CAN_READ and CAN_WRITE, for every peer */
     uint32_t unpushed; /* round 2: a piece of ours could not be written into some peer */
     uint32_t pad;
     /* round 2: the map of pieces this rank combined follows, one bit each */
@@ -84,15 +87,14 @@ static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word
 #define MAP_WORDS ((SHMC_WSYNC_BYTES - sizeof(struct pub)) / sizeof(uint64_t))
 #define MAX_PIECES (MAP_WORDS * 64)
 
-static struct pub *my_pub(uint64_t round)
+static struct pub *my_pub(const struct shmc__coll *co, uint64_t round)
 {
-    return (struct pub *)shmc__wsync_data(shmc__g.wsync, (unsigned)(round & 1));
+    return (struct pub *)(void *)shmc__wsync_mine(co, round);
 }
 
-static struct pub *peer_pub(int q, uint64_t round)
+static struct pub *peer_pub(const struct shmc__coll *co, int q, uint64_t round)
 {
-    struct shmc__wsync *w = shmc__arena_wsync(&shmc__g.arena, (unsigned)q);
-    return (struct pub *)shmc__wsync_data(w, (unsigned)(round & 1));
+    return (struct pub *)(void *)shmc__wsync_theirs(co, q, round);
 }
 
 static uint64_t *pub_map(struct pub *p)
@@ -105,11 +107,11 @@ static int map_has(const uint64_t *map, size_t k)
     return (int)((map[k / 64] >> (k % 64)) & 1);
 }
 
-/* Reads n bytes at remote in rank q into dst. Returns 0 or an errno. */
-static int read_peer(int q, void *dst, uint64_t remote, size_t n)
+/* Reads n bytes at remote in world rank q into dst. Returns 0 or an errno. */
+static int read_peer(const struct shmc__coll *co, int q, void *dst, uint64_t remote, size_t n)
 {
-    int e;
-    shmc__cma_copy(q, 0, dst, remote, n, &e);
+    int e = 0;
+    shmc__ep_get(shmc__peer_ep(co->p2p, q), dst, remote, n, &e);
     return e;
 }
 
@@ -122,44 +124,41 @@ static int read_error(int q, int e)
     return SHMC_ERR_ARG;
 }
 
-/* Has this process read from every peer before (peers[].cma == 2)? */
-static int can_read_all(void)
+/* Has this process read from every peer before (SHMC_SC_PROVEN)? */
+static int can_read_all(const struct shmc__coll *co)
 {
-    struct shmc__global *g = &shmc__g;
-    if (!g->cfg.single_copy || !g->cma_self)
+    if (!shmc__p2p_single_copy(co->p2p))
         return 0;
-    for (int q = 0; q < g->size; q++)
-        if (q != g->rank && g->peers[q].cma != 2)
+    for (int q = 0; q < co->size; q++)
+        if (q != co->rank && shmc__peer_ep(co->p2p, q)->sc != SHMC_SC_PROVEN)
             return 0;
     return 1;
 }
 
-/* May we write into every peer (peers[].coop: no refusal seen)? */
-static int can_write_all(void)
+/* May we write into every peer (no refusal seen)? */
+static int can_write_all(const struct shmc__coll *co)
 {
-    struct shmc__global *g = &shmc__g;
-    for (int q = 0; q < g->size; q++)
-        if (q != g->rank && !g->peers[q].coop)
+    for (int q = 0; q < co->size; q++)
+        if (q != co->rank && !shmc__peer_ep(co->p2p, q)->put_ok)
             return 0;
     return 1;
 }
 
 /* One byte from every peer not yet proven, so that the next call knows. */
-static void probe_peers(uint64_t round)
+static void probe_peers(const struct shmc__coll *co, uint64_t round)
 {
-    struct shmc__global *g = &shmc__g;
-    if (!g->cfg.single_copy || !g->cma_self)
+    if (!shmc__p2p_single_copy(co->p2p))
         return;
-    for (int q = 0; q < g->size; q++) {
-        struct shmc__peer *pe = &g->peers[q];
-        if (q == g->rank || pe->cma != 1)
+    for (int q = 0; q < co->size; q++) {
+        struct shmc__ep *ep = shmc__peer_ep(co->p2p, q);
+        if (q == co->rank || ep->sc != SHMC_SC_ALLOWED)
             continue;
         uint8_t b;
-        int e = read_peer(q, &b, peer_pub(q, round)->src, 1);
+        int e = read_peer(co, q, &b, peer_pub(co, q, round)->src, 1);
         if (!e)
-            pe->cma = 2;
+            ep->sc = SHMC_SC_PROVEN;
         else if (e == EPERM || e == EACCES || e == ENOSYS)
-            pe->cma = 0;
+            ep->sc = SHMC_SC_REFUSED;
     }
 }
 
@@ -170,15 +169,11 @@ struct bufs {
     int unpushed; /* a write failed: stop pushing, let the peers read */
 };
 
-/* Tests only: called before claiming, and a count of pieces combined for other ranks. */
-void (*shmc__direct_hook)(void);
-uint64_t shmc__direct_helped;
-
 /* Takes one piece of rank q's block: the first if we are q, the last if we help. Returns
  * the piece, or -1 when none is left. */
-static int64_t claim(int q, int own, uint64_t r1)
+static int64_t claim(const struct shmc__coll *co, int q, int own, uint64_t r1)
 {
-    shmc_atomic_u64 *span = &peer_pub(q, r1)->span;
+    shmc_atomic_u64 *span = &peer_pub(co, q, r1)->span;
     uint64_t v = shmc__load_relaxed64(span);
     for (;;) {
         uint64_t first = v >> 32, end = v & 0xffffffffu;
@@ -197,12 +192,13 @@ static void push_piece(const struct shmc__cx *x, struct bufs *b, uint8_t *piece,
                        size_t bytes)
 {
     for (int j = 1; j < x->n && !b->unpushed; j++) {
-        int q = (x->me + j) % x->n, err;
-        if (shmc__cma_copy(q, 1, piece, b->dst[q] + off, bytes, &err) < bytes) {
+        int q = (x->me + j) % x->n, err = 0;
+        struct shmc__ep *ep = shmc__peer_ep(x->co->p2p, q);
+        if (shmc__ep_put(ep, piece, b->dst[q] + off, bytes, &err) < bytes) {
             SHMC_INFO("all-reduce: writing into rank %d failed (%s); it reads instead", q,
                       strerror(err));
             if (err == EPERM || err == EACCES || err == ENOSYS)
-                shmc__g.peers[q].coop = 0;
+                ep->put_ok = 0;
             b->unpushed = 1;
         }
     }
@@ -210,15 +206,15 @@ static void push_piece(const struct shmc__cx *x, struct bufs *b, uint8_t *piece,
 
 /* Combines pieces of step elements into out, noting each in map: those of our own block
  * from its front, then those the other ranks have not reached, from the back of theirs. */
-static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_t *in,
-                          uint8_t *out, size_t count, size_t step, uint64_t r1, uint64_t *map)
+static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_t *in, uint8_t *out,
+                          size_t count, size_t step, uint64_t r1, uint64_t *map)
 {
     size_t es = x->es, npieces = (count + step - 1) / step;
     uint8_t *stage = shmc__cx_scratch(x, 0, step * es), *tmp = shmc__cx_scratch(x, 1, step * es);
     for (int i = 0; i < x->n; i++) {
         int owner = (x->me + i) % x->n;
         int64_t k;
-        while ((k = claim(owner, i == 0, r1)) >= 0) {
+        while ((k = claim(x->co, owner, i == 0, r1)) >= 0) {
             if ((uint64_t)k >= npieces) { /* the span lives in shared memory: check it */
                 SHMC_ERROR("all-reduce: rank %d's span names piece %lld of %zu", owner,
                            (long long)k, npieces);
@@ -232,7 +228,7 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
                 const uint8_t *src = in + e * es;
                 if (q != x->me) {
                     uint8_t *to = q ? tmp : acc;
-                    int rc = read_peer(q, to, b->src[q] + e * es, bytes);
+                    int rc = read_peer(x->co, q, to, b->src[q] + e * es, bytes);
                     if (rc)
                         return read_error(q, rc);
                     src = to;
@@ -250,7 +246,7 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
             if (b->push)
                 push_piece(x, b, out + e * es, e * es, bytes);
             map[k / 64] |= 1ull << (k % 64);
-            shmc__direct_helped += i != 0;
+            x->co->direct_helped += i != 0;
         }
     }
     return SHMC_OK;
@@ -258,18 +254,18 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
 
 /* Copies every piece we did not combine from the rank that did (round r2's maps), a run
  * of consecutive pieces of one rank in one read. */
-static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t *out,
-                         size_t count, size_t step, uint64_t r2)
+static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t *out, size_t count,
+                         size_t step, uint64_t r2)
 {
     size_t es = x->es, npieces = (count + step - 1) / step;
-    const uint64_t *mine = pub_map(my_pub(r2));
+    const uint64_t *mine = pub_map(my_pub(x->co, r2));
     int owner = -1;
     size_t run = 0; /* first piece of the current run of owner's pieces */
     for (size_t k = 0; k <= npieces; k++) {
         int who = -1;
         if (k < npieces && !map_has(mine, k))
             for (int q = 0; q < x->n && who < 0; q++)
-                if (q != x->me && map_has(pub_map(peer_pub(q, r2)), k))
+                if (q != x->me && map_has(pub_map(peer_pub(x->co, q, r2)), k))
                     who = q;
         if (k < npieces && !map_has(mine, k) && who < 0) {
             SHMC_ERROR("all-reduce: no rank combined piece %zu", k);
@@ -279,7 +275,7 @@ static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t
             continue;
         if (owner >= 0) {
             size_t e = run * step, len = shmc__chunk(count, e, (k - run) * step);
-            int rc = read_peer(owner, out + e * es, b->dst[owner] + e * es, len * es);
+            int rc = read_peer(x->co, owner, out + e * es, b->dst[owner] + e * es, len * es);
             if (rc)
                 return read_error(owner, rc);
         }
@@ -291,16 +287,15 @@ static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t
 
 /* Publishes status in a new round, waits for every rank, and returns the first error any
  * rank reported (every rank computes the same answer). */
-static int agree(int status, uint64_t *round)
+static int agree(struct shmc__coll *co, int status, uint64_t *round)
 {
-    struct shmc__global *g = &shmc__g;
-    uint64_t r = ++g->wround;
-    my_pub(r)->status = status;
-    int rc = shmc__wsync_enter(r);
+    uint64_t r = shmc__wsync_next(co);
+    my_pub(co, r)->status = status;
+    int rc = shmc__wsync_enter(co, r);
     if (rc != SHMC_OK)
         return rc;
-    for (int q = 0; q < g->size; q++) {
-        int s = q == g->rank ? status : peer_pub(q, r)->status;
+    for (int q = 0; q < co->size; q++) {
+        int s = q == co->rank ? status : peer_pub(co, q, r)->status;
         if (s != SHMC_OK)
             return s;
     }
@@ -308,7 +303,8 @@ static int agree(int status, uint64_t *round)
     return SHMC_OK;
 }
 
-size_t shmc__direct_step(size_t count, size_t es)
+/* Elements per piece, which the staging buffers hold. */
+static size_t direct_step(size_t count, size_t es)
 {
     size_t step = PIECE / es;
     if (count / step >= MAX_PIECES) /* beyond 2 GiB the pieces grow to fit the map */
@@ -320,18 +316,26 @@ size_t shmc__direct_step(size_t count, size_t es)
     return step;
 }
 
-SHMC_COLL_FN(shmc__allreduce_direct)
+/* The staging buffers, and the peers' addresses; taken (early, scratch.h) before the
+ * call's own agreement on whether to read as well. */
+static void direct_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
 {
-    struct shmc__global *g = &shmc__g;
-    if (!shmc__wsync_ok(x))
+    need[0] = need[1] = direct_step(count, x->es) * x->es;
+    need[2] = 2 * (size_t)x->n * sizeof(uint64_t);
+}
+
+int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    struct shmc__coll *co = x->co;
+    if (!shmc__cx_world(x))
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf;
-    size_t es = x->es, step = shmc__direct_step(count, es);
+    size_t es = x->es, step = direct_step(count, es);
     size_t npieces = (count + step - 1) / step;
 
-    uint64_t r1 = ++g->wround;
-    struct pub *p = my_pub(r1);
+    uint64_t r1 = shmc__wsync_next(co);
+    struct pub *p = my_pub(co, r1);
     p->src = (uintptr_t)in;
     p->dst = (uintptr_t)out;
     p->count = count;
@@ -343,15 +347,15 @@ SHMC_COLL_FN(shmc__allreduce_direct)
     shmc__store_relaxed64(&p->span, first << 32 | end);
     /* Without memory for the staging buffers we say we cannot read: all take shm. */
     uint64_t *kept = shmc__cx_scratch_early(x, 2, 2 * (size_t)x->n * sizeof *kept);
-    int readable = can_read_all() && kept && shmc__cx_scratch_early(x, 0, step * es) &&
+    int readable = can_read_all(co) && kept && shmc__cx_scratch_early(x, 0, step * es) &&
                    shmc__cx_scratch_early(x, 1, step * es);
-    p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all() ? CAN_WRITE : 0u);
-    int rc = shmc__wsync_enter(r1);
+    p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all(co) ? CAN_WRITE : 0u);
+    int rc = shmc__wsync_enter(co, r1);
     if (rc != SHMC_OK)
         return rc;
     int all_can = 1, all_write = 1;
     for (int q = 0; q < x->n; q++) {
-        const struct pub *o = peer_pub(q, r1);
+        const struct pub *o = peer_pub(co, q, r1);
         if (o->count != count || o->dt != p->dt || o->op != p->op) {
             SHMC_ERROR("all-reduce arguments differ: rank %d passed count %llu dtype %u op %u, "
                        "rank %d count %zu dtype %u op %u; every rank must pass the same",
@@ -362,33 +366,34 @@ SHMC_COLL_FN(shmc__allreduce_direct)
         all_write &= (o->can & CAN_WRITE) != 0;
     }
     if (!all_can) {
-        probe_peers(r1);
+        probe_peers(co, r1);
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     }
     struct bufs b = {kept, kept + x->n, all_write, 0};
     for (int q = 0; q < x->n; q++) {
-        b.src[q] = peer_pub(q, r1)->src;
-        b.dst[q] = peer_pub(q, r1)->dst;
+        b.src[q] = peer_pub(co, q, r1)->src;
+        b.dst[q] = peer_pub(co, q, r1)->dst;
     }
 
     /* Our half of round r2 is free: everyone has entered r1, so finished reading r1 - 1. */
-    uint64_t *map = pub_map(my_pub(r1 + 1));
+    uint64_t *map = pub_map(my_pub(co, r1 + 1));
     memset(map, 0, (npieces + 63) / 64 * sizeof *map);
-    if (shmc__direct_hook)
-        shmc__direct_hook();
     int st = combine_pieces(x, &b, in, out, count, step, r1, map);
-    my_pub(r1 + 1)->unpushed = (uint32_t)(!b.push || b.unpushed);
+    my_pub(co, r1 + 1)->unpushed = (uint32_t)(!b.push || b.unpushed);
     uint64_t r2, r3;
-    if ((rc = agree(st, &r2)) != SHMC_OK)
+    if ((rc = agree(co, st, &r2)) != SHMC_OK)
         return rc;
     /* Every piece is in every buffer unless some rank could not write it: then all read
      * what they miss (the same decision everywhere, from the same flags). */
     int all_pushed = 1;
     for (int q = 0; q < x->n; q++)
-        all_pushed &= !peer_pub(q, r2)->unpushed;
-    /* Peers wrote their pieces into out (lib/memcheck.h). */
+        all_pushed &= !peer_pub(co, q, r2)->unpushed;
+    /* Peers wrote their pieces into out (base/memcheck.h). */
     shmc__mark_defined(out, count * x->es);
     if (all_pushed)
         return SHMC_OK;
-    return agree(gather_pieces(x, &b, out, count, step, r2), &r3);
+    return agree(co, gather_pieces(x, &b, out, count, step, r2), &r3);
 }
+
+const struct shmc__coll_algo shmc__allreduce_direct_algo = {"direct", shmc__allreduce_direct,
+                                                            direct_need};

@@ -10,7 +10,10 @@
  */
 #include <string.h>
 
-#include "coll.h"
+#include "coll/algos.h"
+#include "coll/scratch.h"
+#include "coll/slot.h"
+#include "coll/xfer.h"
 
 /* Blocks in v's binomial subtree: v .. v + min(lowbit(v), n - v) - 1 (the root: all). */
 static int subtree(int v, int n)
@@ -23,7 +26,7 @@ static int subtree(int v, int n)
 
 /* ---- gather -------------------------------------------------------------------------- */
 
-SHMC_COLL_FN(shmc__gather_tree)
+int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, nreq = 0;
@@ -46,12 +49,12 @@ SHMC_COLL_FN(shmc__gather_tree)
         rc = shmc__cx_irecv(x, t + (size_t)mask * bytes, (size_t)csub * bytes,
                             shmc__rrank(v + mask, root, n), &reqs[nreq]);
         if (rc != SHMC_OK) {
-            shmc__cx_cancel((size_t)nreq, reqs);
+            shmc__cx_cancel(x, (size_t)nreq, reqs);
             return rc;
         }
         nreq++;
     }
-    if ((rc = shmc__cx_waitall((size_t)nreq, reqs)) != SHMC_OK)
+    if ((rc = shmc__cx_waitall(x, (size_t)nreq, reqs)) != SHMC_OK)
         return rc;
     if (v != 0)
         return shmc__cx_send(x, t, (size_t)sub * bytes, shmc__rrank(v - (v & -v), root, n));
@@ -64,7 +67,7 @@ SHMC_COLL_FN(shmc__gather_tree)
     return SHMC_OK;
 }
 
-SHMC_COLL_FN(shmc__gather_ring)
+int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     int n = x->n, p = shmc__vrank(x->me, root, n), rc = SHMC_OK;
@@ -80,19 +83,19 @@ SHMC_COLL_FN(shmc__gather_ring)
             int r = shmc__rrank(i + 1, root, n);
             if ((rc = shmc__cx_irecv(x, (uint8_t *)rbuf + (size_t)r * bytes, bytes, down,
                                      &rq[i])) != SHMC_OK) {
-                shmc__cx_cancel((size_t)i, rq);
+                shmc__cx_cancel(x, (size_t)i, rq);
                 return rc;
             }
         }
         if (sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
             SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
-        return shmc__cx_waitall((size_t)nin, rq);
+        return shmc__cx_waitall(x, (size_t)nin, rq);
     }
     if (nin && !(t = shmc__cx_scratch(x, 0, (size_t)nin * bytes)))
         return SHMC_ERR_NOMEM;
     for (int i = 0; i < nin; i++) {
         if ((rc = shmc__cx_irecv(x, t + (size_t)i * bytes, bytes, down, &rq[i])) != SHMC_OK) {
-            shmc__cx_cancel((size_t)i, rq);
+            shmc__cx_cancel(x, (size_t)i, rq);
             return rc;
         }
     }
@@ -100,17 +103,17 @@ SHMC_COLL_FN(shmc__gather_ring)
     if ((rc = shmc__cx_isend(x, sbuf, bytes, up, &sq[nsq])) == SHMC_OK)
         nsq++;
     for (int i = 0; i < nin && rc == SHMC_OK; i++) {
-        if ((rc = shmc__cx_waitall(1, &rq[i])) != SHMC_OK)
+        if ((rc = shmc__cx_waitall(x, 1, &rq[i])) != SHMC_OK)
             break;
         if ((rc = shmc__cx_isend(x, t + (size_t)i * bytes, bytes, up, &sq[nsq])) == SHMC_OK)
             nsq++;
     }
-    shmc__cx_cancel((size_t)nin, rq);
-    int wrc = shmc__cx_waitall((size_t)nsq, sq);
+    shmc__cx_cancel(x, (size_t)nin, rq);
+    int wrc = shmc__cx_waitall(x, (size_t)nsq, sq);
     return rc != SHMC_OK ? rc : wrc;
 }
 
-SHMC_COLL_FN(shmc__gather_shm)
+int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     size_t bytes = count * x->es;
@@ -119,7 +122,7 @@ SHMC_COLL_FN(shmc__gather_shm)
         memcpy((uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
-        uint64_t stamp = shmc__slot_next(x->c);
+        uint64_t stamp = shmc__slot_next(x);
         if (x->me != root) {
             uint8_t *slot;
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
@@ -143,7 +146,7 @@ SHMC_COLL_FN(shmc__gather_shm)
 
 /* ---- all-gather ------------------------------------------------------------------------ */
 
-SHMC_COLL_FN(shmc__allgather_tree)
+int shmc__allgather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     struct shmc__cx y = shmc__cx_rooted(x, 0);
     int rc = shmc__gather_tree(&y, sbuf ? sbuf : (uint8_t *)rbuf + (size_t)x->me * count * x->es,
@@ -151,7 +154,7 @@ SHMC_COLL_FN(shmc__allgather_tree)
     return rc != SHMC_OK ? rc : shmc__bcast_tree(&y, NULL, rbuf, (size_t)x->n * count);
 }
 
-SHMC_COLL_FN(shmc__allgather_ring)
+int shmc__allgather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t bytes = count * x->es;
     if (sbuf)
@@ -159,7 +162,7 @@ SHMC_COLL_FN(shmc__allgather_ring)
     return shmc__ring_allgather(x, rbuf, (size_t)x->n * count);
 }
 
-SHMC_COLL_FN(shmc__allgather_shm)
+int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t bytes = count * x->es;
     uint8_t *mine = (uint8_t *)rbuf + (size_t)x->me * bytes, *slot;
@@ -167,7 +170,7 @@ SHMC_COLL_FN(shmc__allgather_shm)
     int rc;
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
-        uint64_t stamp = shmc__slot_next(x->c);
+        uint64_t stamp = shmc__slot_next(x);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
         memcpy(slot, own + off, len);
@@ -189,7 +192,7 @@ SHMC_COLL_FN(shmc__allgather_shm)
 
 /* ---- scatter ---------------------------------------------------------------------------- */
 
-SHMC_COLL_FN(shmc__scatter_tree)
+int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, mask, nreq = 0;
@@ -230,17 +233,17 @@ SHMC_COLL_FN(shmc__scatter_tree)
         rc = shmc__cx_isend(x, t + (size_t)mask * bytes, (size_t)csub * bytes,
                             shmc__rrank(v + mask, root, n), &reqs[nreq]);
         if (rc != SHMC_OK) {
-            shmc__cx_waitall((size_t)nreq, reqs);
+            shmc__cx_waitall(x, (size_t)nreq, reqs);
             return rc;
         }
         nreq++;
     }
     if (rbuf && rbuf != t)
         SHMC_CX_COPY(x, rbuf, t, bytes);
-    return shmc__cx_waitall((size_t)nreq, reqs);
+    return shmc__cx_waitall(x, (size_t)nreq, reqs);
 }
 
-SHMC_COLL_FN(shmc__scatter_ring)
+int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     int n = x->n, p = shmc__vrank(x->me, root, n), rc = SHMC_OK, nsq = 0;
@@ -257,7 +260,7 @@ SHMC_COLL_FN(shmc__scatter_ring)
         }
         if (rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * bytes)
             SHMC_CX_COPY(x, rbuf, (const uint8_t *)sbuf + (size_t)root * bytes, bytes);
-        int wrc = shmc__cx_waitall((size_t)nsq, sq);
+        int wrc = shmc__cx_waitall(x, (size_t)nsq, sq);
         return rc != SHMC_OK ? rc : wrc;
     }
     int nout = n - 1 - p;
@@ -268,26 +271,26 @@ SHMC_COLL_FN(shmc__scatter_ring)
         return rc;
     for (int i = 0; i < nout; i++) {
         if ((rc = shmc__cx_irecv(x, t + (size_t)i * bytes, bytes, up, &rq[i + 1])) != SHMC_OK) {
-            shmc__cx_cancel((size_t)i + 1, rq);
+            shmc__cx_cancel(x, (size_t)i + 1, rq);
             return rc;
         }
     }
-    if ((rc = shmc__cx_waitall(1, &rq[0])) != SHMC_OK) {
-        shmc__cx_cancel((size_t)nout + 1, rq);
+    if ((rc = shmc__cx_waitall(x, 1, &rq[0])) != SHMC_OK) {
+        shmc__cx_cancel(x, (size_t)nout + 1, rq);
         return rc;
     }
     for (int i = 0; i < nout && rc == SHMC_OK; i++) {
-        if ((rc = shmc__cx_waitall(1, &rq[i + 1])) != SHMC_OK)
+        if ((rc = shmc__cx_waitall(x, 1, &rq[i + 1])) != SHMC_OK)
             break;
         if ((rc = shmc__cx_isend(x, t + (size_t)i * bytes, bytes, down, &sq[nsq])) == SHMC_OK)
             nsq++;
     }
-    shmc__cx_cancel((size_t)nout + 1, rq);
-    int wrc = shmc__cx_waitall((size_t)nsq, sq);
+    shmc__cx_cancel(x, (size_t)nout + 1, rq);
+    int wrc = shmc__cx_waitall(x, (size_t)nsq, sq);
     return rc != SHMC_OK ? rc : wrc;
 }
 
-SHMC_COLL_FN(shmc__scatter_shm)
+int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     int n = x->n, rc;
@@ -296,7 +299,7 @@ SHMC_COLL_FN(shmc__scatter_shm)
         memcpy(rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
-        uint64_t stamp = shmc__slot_next(x->c);
+        uint64_t stamp = shmc__slot_next(x);
         if (x->me == root) {
             uint8_t *slot;
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
@@ -304,7 +307,7 @@ SHMC_COLL_FN(shmc__scatter_shm)
             for (int r = 0; r < n; r++)
                 if (r != root)
                     memcpy(slot + (size_t)r * sub * es,
-                                 (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
+                           (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
             shmc__slot_publish(x, stamp, -1);
             continue;
         }
@@ -316,3 +319,27 @@ SHMC_COLL_FN(shmc__scatter_shm)
     }
     return SHMC_OK;
 }
+
+/* ---- what each borrows, and the descriptors ----------------------------------------- */
+
+/* A subtree's blocks; the root's rotated ones. */
+static void tree_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    need[0] = (size_t)x->n * count * x->es;
+}
+
+/* The blocks passed on by the rank after the root. */
+static void ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    need[0] = (size_t)(x->n - 2) * count * x->es;
+}
+
+const struct shmc__coll_algo shmc__gather_tree_algo = {"tree", shmc__gather_tree, tree_need};
+const struct shmc__coll_algo shmc__gather_ring_algo = {"ring", shmc__gather_ring, ring_need};
+const struct shmc__coll_algo shmc__gather_shm_algo = {"shm", shmc__gather_shm, NULL};
+const struct shmc__coll_algo shmc__allgather_tree_algo = {"tree", shmc__allgather_tree, tree_need};
+const struct shmc__coll_algo shmc__allgather_ring_algo = {"ring", shmc__allgather_ring, NULL};
+const struct shmc__coll_algo shmc__allgather_shm_algo = {"shm", shmc__allgather_shm, NULL};
+const struct shmc__coll_algo shmc__scatter_tree_algo = {"tree", shmc__scatter_tree, tree_need};
+const struct shmc__coll_algo shmc__scatter_ring_algo = {"ring", shmc__scatter_ring, ring_need};
+const struct shmc__coll_algo shmc__scatter_shm_algo = {"shm", shmc__scatter_shm, NULL};

@@ -19,13 +19,17 @@
  */
 #include <string.h>
 
-#include "coll.h"
+#include "coll/algos.h"
+#include "coll/onestep.h"
+#include "coll/scratch.h"
+#include "coll/slot.h"
+#include "coll/xfer.h"
 
 /* ---- tree ------------------------------------------------------------------------------ */
 
 /* The binomial reduce towards root. At the root the result is left in rbuf; elsewhere
  * rbuf is untouched. */
-SHMC_COLL_FN(shmc__reduce_tree)
+int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     int n = x->n, v = shmc__vrank(x->me, root, n), rc, mask;
@@ -41,7 +45,7 @@ SHMC_COLL_FN(shmc__reduce_tree)
             tmp = shmc__cx_scratch(x, 1, bytes);
             if (!acc || !tmp)
                 return SHMC_ERR_NOMEM;
-            if (acc != sbuf && (rc = shmc__cx_copy(x, acc, sbuf, bytes)) != SHMC_OK)
+            if (acc != sbuf && (rc = shmc__copy_kind(acc, sbuf, bytes, x->dev)) != SHMC_OK)
                 return rc;
         }
         if ((rc = shmc__cx_recv(x, tmp, bytes, shmc__rrank(v + mask, root, n))) != SHMC_OK ||
@@ -49,12 +53,12 @@ SHMC_COLL_FN(shmc__reduce_tree)
             return rc;
     }
     /* Only the root gets here (with n == 1 it never received: copy its own input). */
-    if (!acc && rbuf != sbuf && (rc = shmc__cx_copy(x, rbuf, sbuf, bytes)) != SHMC_OK)
+    if (!acc && rbuf != sbuf && (rc = shmc__copy_kind(rbuf, sbuf, bytes, x->dev)) != SHMC_OK)
         return rc;
     return shmc__cx_finish(x, rbuf, count);
 }
 
-SHMC_COLL_FN(shmc__allreduce_tree)
+int shmc__allreduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     struct shmc__cx y = shmc__cx_rooted(x, 0);
     int rc = shmc__reduce_tree(&y, sbuf, rbuf, count);
@@ -94,7 +98,7 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
             return rc;
         /* The incoming partial covers the earlier ranks of this block's order. */
         if ((rc = shmc__cx_reduce(x, in, src + roff * es, rlen, SHMC_ACC_LEFT)) != SHMC_OK ||
-            (last && !direct && (rc = shmc__cx_copy(x, out, in, rlen * es)) != SHMC_OK))
+            (last && !direct && (rc = shmc__copy_kind(out, in, rlen * es, x->dev)) != SHMC_OK))
             return rc;
         send = in;
     }
@@ -118,7 +122,7 @@ int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count)
     return SHMC_OK;
 }
 
-SHMC_COLL_FN(shmc__allreduce_ring)
+int shmc__allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t off, len, es = x->es;
     uint8_t *w = rbuf;
@@ -129,7 +133,7 @@ SHMC_COLL_FN(shmc__allreduce_ring)
     return shmc__ring_allgather(x, w, count);
 }
 
-SHMC_COLL_FN(shmc__reduce_ring)
+int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     size_t off, len, es = x->es;
@@ -151,24 +155,24 @@ SHMC_COLL_FN(shmc__reduce_ring)
         shmc__block(count, x->n, r, &off, &len);
         if ((rc = shmc__cx_irecv(x, (uint8_t *)rbuf + off * es, len * es, r, &reqs[nreq])) !=
             SHMC_OK) {
-            shmc__cx_cancel((size_t)nreq, reqs);
+            shmc__cx_cancel(x, (size_t)nreq, reqs);
             return rc;
         }
         nreq++;
     }
-    return shmc__cx_waitall((size_t)nreq, reqs);
+    return shmc__cx_waitall(x, (size_t)nreq, reqs);
 }
 
 /* ---- recursive doubling ------------------------------------------------------------------ */
 
-SHMC_COLL_FN(shmc__allreduce_rd)
+int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, me = x->me, rc, p = 1;
     size_t bytes = count * x->es;
     uint8_t *acc = rbuf, *tmp = shmc__cx_scratch(x, 1, bytes);
     if (!tmp)
         return SHMC_ERR_NOMEM;
-    if (sbuf != rbuf && (rc = shmc__cx_copy(x, acc, sbuf, bytes)) != SHMC_OK)
+    if (sbuf != rbuf && (rc = shmc__copy_kind(acc, sbuf, bytes, x->dev)) != SHMC_OK)
         return rc;
     while (p * 2 <= n)
         p *= 2;
@@ -208,40 +212,11 @@ SHMC_COLL_FN(shmc__allreduce_rd)
  * synchronisation instead of two. */
 #define SHM_ONE_PHASE_MAX (16u << 10)
 
-/* out = in_0 OP in_1 OP ... in rank order, over len elements at element offset eoff of
- * each published chunk (base + eoff*es in every slot); own data from `own`. */
-static int shm_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,
-                       size_t len, uint8_t *out)
-{
-    size_t es = x->es;
-    for (int r = 0; r < x->n; r++) {
-        const uint8_t *src = own;
-        if (r != x->me) {
-            int rc = shmc__slot_wait(x, r, stamp, &src);
-            if (rc != SHMC_OK)
-                return rc;
-        }
-        src += eoff * es;
-        if (r == 0)
-            memcpy(out, src, len * es);
-        else
-            shmc__reduce(out, src, len, x->dt, x->op, SHMC_ACC_LEFT);
-    }
-    return SHMC_OK;
-}
-
-static void shm_done_all(const struct shmc__cx *x)
-{
-    for (int r = 0; r < x->n; r++)
-        if (r != x->me)
-            shmc__slot_done(x, r);
-}
-
-SHMC_COLL_FN(shmc__allreduce_shm)
+int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t es = x->es, bytes = count * es;
-    if (shmc__wsync_ok(x) && bytes <= SHMC_WSYNC_BYTES)
-        return shmc__wsync_allreduce(x, sbuf, rbuf, count);
+    if (shmc__cx_world(x) && bytes <= SHMC_ONESTEP_MAX)
+        return shmc__onestep_allreduce(x, sbuf, rbuf, count);
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf, *slot;
     int n = x->n, rc, one = n <= 2 || bytes <= SHM_ONE_PHASE_MAX;
@@ -250,25 +225,26 @@ SHMC_COLL_FN(shmc__allreduce_shm)
 
     for (size_t e = 0; e < count; e += chunk) {
         size_t len = shmc__chunk(count, e, chunk);
-        uint64_t stamp = shmc__slot_next(x->c);
+        uint64_t stamp = shmc__slot_next(x);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
         memcpy(slot, in + e * es, len * es);
         shmc__slot_publish(x, stamp, -1);
         if (one) {
-            if ((rc = shm_combine(x, stamp, slot, 0, len, out + e * es)) != SHMC_OK)
+            if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out + e * es)) != SHMC_OK)
                 return rc;
-            shm_done_all(x);
+            shmc__slot_done_all(x);
             shmc__reduce_finish(out + e * es, len, x->dt, x->op, n);
             continue;
         }
         /* Phase 1: combine my block of this chunk into my slot's second half. */
         size_t boff, blen, half = SHMC_SLOT_BYTES / 2;
         shmc__block(len, n, x->me, &boff, &blen);
-        if ((rc = shm_combine(x, stamp, slot, boff, blen, slot + half + boff * es)) != SHMC_OK)
+        if ((rc = shmc__slot_combine(x, stamp, slot, boff, blen, slot + half + boff * es)) !=
+            SHMC_OK)
             return rc;
         shmc__reduce_finish(slot + half + boff * es, blen, x->dt, x->op, n);
-        uint64_t stamp2 = shmc__slot_next(x->c);
+        uint64_t stamp2 = shmc__slot_next(x);
         shmc__slot_publish(x, stamp2, -1);
         /* Phase 2: collect every block. Done with each slot only after it: a reader's
          * done covers everything its owner published since the owner last acquired. */
@@ -279,12 +255,12 @@ SHMC_COLL_FN(shmc__allreduce_shm)
             shmc__block(len, n, r, &boff, &blen);
             memcpy(out + (e + boff) * es, src + half + boff * es, blen * es);
         }
-        shm_done_all(x);
+        shmc__slot_done_all(x);
     }
     return SHMC_OK;
 }
 
-SHMC_COLL_FN(shmc__reduce_shm)
+int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
     size_t es = x->es, chunk = SHMC_SLOT_BYTES / es;
@@ -293,7 +269,7 @@ SHMC_COLL_FN(shmc__reduce_shm)
     int rc;
     for (size_t e = 0; e < count; e += chunk) {
         size_t len = shmc__chunk(count, e, chunk);
-        uint64_t stamp = shmc__slot_next(x->c);
+        uint64_t stamp = shmc__slot_next(x);
         /* The root stages its own input too, so that an in-place root can write rbuf. */
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
@@ -303,10 +279,49 @@ SHMC_COLL_FN(shmc__reduce_shm)
             continue;
         }
         uint8_t *out = (uint8_t *)rbuf + e * es;
-        if ((rc = shm_combine(x, stamp, slot, 0, len, out)) != SHMC_OK)
+        if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out)) != SHMC_OK)
             return rc;
-        shm_done_all(x);
+        shmc__slot_done_all(x);
         shmc__reduce_finish(out, len, x->dt, x->op, x->n);
     }
     return SHMC_OK;
 }
+
+/* ---- what each borrows, and the descriptors ----------------------------------------- */
+
+/* reduce_tree (also under the tree all-reduce): an accumulator and an incoming block. */
+static void tree_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    need[0] = need[1] = count * x->es;
+}
+
+/* A ring block of count (as shmc__ring_reduce_scatter sizes it). */
+static size_t ring_block(const struct shmc__cx *x, size_t count)
+{
+    return (count / (size_t)x->n + 1) * x->es;
+}
+
+/* This rank's reduced block, off the root, and ring_reduce_scatter's two partials. */
+static void reduce_ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    need[0] = need[1] = need[2] = ring_block(x, count);
+}
+
+void shmc__allreduce_ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    need[1] = need[2] = ring_block(x, count);
+}
+
+static void rd_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    need[1] = count * x->es;
+}
+
+const struct shmc__coll_algo shmc__reduce_tree_algo = {"tree", shmc__reduce_tree, tree_need};
+const struct shmc__coll_algo shmc__reduce_ring_algo = {"ring", shmc__reduce_ring, reduce_ring_need};
+const struct shmc__coll_algo shmc__reduce_shm_algo = {"shm", shmc__reduce_shm, NULL};
+const struct shmc__coll_algo shmc__allreduce_tree_algo = {"tree", shmc__allreduce_tree, tree_need};
+const struct shmc__coll_algo shmc__allreduce_ring_algo = {"ring", shmc__allreduce_ring,
+                                                          shmc__allreduce_ring_need};
+const struct shmc__coll_algo shmc__allreduce_rd_algo = {"rd", shmc__allreduce_rd, rd_need};
+const struct shmc__coll_algo shmc__allreduce_shm_algo = {"shm", shmc__allreduce_shm, NULL};

@@ -8,15 +8,17 @@
  */
 #include <string.h>
 
-#include "coll.h"
+#include "coll/algos.h"
+#include "coll/scratch.h"
+#include "coll/slot.h"
 
-SHMC_COLL_FN(shmc__reduce_scatter_ring)
+int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int rc = shmc__ring_reduce_scatter(x, sbuf, rbuf, (size_t)x->n * count);
     return rc != SHMC_OK ? rc : shmc__cx_finish(x, rbuf, count);
 }
 
-SHMC_COLL_FN(shmc__reduce_scatter_tree)
+int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t total = (size_t)x->n * count;
     struct shmc__cx y = shmc__cx_rooted(x, 0);
@@ -27,7 +29,7 @@ SHMC_COLL_FN(shmc__reduce_scatter_tree)
     return rc != SHMC_OK ? rc : shmc__scatter_tree(&y, all, rbuf, count);
 }
 
-SHMC_COLL_FN(shmc__reduce_scatter_shm)
+int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, me = x->me, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
@@ -35,7 +37,7 @@ SHMC_COLL_FN(shmc__reduce_scatter_shm)
     uint8_t *r = rbuf, *slot;
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
-        uint64_t stamp = shmc__slot_next(x->c);
+        uint64_t stamp = shmc__slot_next(x);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
         for (int d = 0; d < n; d++)
@@ -58,3 +60,24 @@ SHMC_COLL_FN(shmc__reduce_scatter_shm)
     }
     return SHMC_OK;
 }
+
+/* ---- what each borrows, and the descriptors ----------------------------------------- */
+
+/* reduce_tree of all n blocks, and its result. */
+static void tree_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    need[0] = need[1] = need[2] = (size_t)x->n * count * x->es;
+}
+
+/* Ring blocks of n * count. */
+static void ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
+{
+    need[1] = need[2] = (count + 1) * x->es;
+}
+
+const struct shmc__coll_algo shmc__reduce_scatter_tree_algo = {"tree", shmc__reduce_scatter_tree,
+                                                               tree_need};
+const struct shmc__coll_algo shmc__reduce_scatter_ring_algo = {"ring", shmc__reduce_scatter_ring,
+                                                               ring_need};
+const struct shmc__coll_algo shmc__reduce_scatter_shm_algo = {"shm", shmc__reduce_scatter_shm,
+                                                              NULL};

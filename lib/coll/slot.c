@@ -27,22 +27,23 @@
  * R5 pairs with A5: the data is visible before the stamp that announces it.
  * R6 pairs with A6: the reader's loads of the data are done before the owner's next
  * stores to it. Waiters sleep on their doorbell; each side notifies the other after
- * publishing (wait.h), and every wait watches the job and the peers it depends on.
+ * publishing (shm/doorbell.h), and every wait watches the job and the peers it depends on.
  */
+#include "coll/slot.h"
+
 #include <string.h>
 
-#include "../wait.h"
-#include "coll.h"
+#include "shm/doorbell.h"
 
 static struct shmc__slot *slot_of(const struct shmc__cx *x, int r)
 {
-    return shmc__arena_slot(&shmc__g.arena, (unsigned)shmc__comm_world_rank(x->c, r));
+    return shmc__arena_slot(x->co->arena, (unsigned)shmc__comm_world_rank(x->c, r));
 }
 
-uint64_t shmc__slot_next(struct shmc__comm *c)
+uint64_t shmc__slot_next(const struct shmc__cx *x)
 {
-    c->round++;
-    return ((uint64_t)c->uid << 32) | c->round;
+    x->cc->round++;
+    return ((uint64_t)x->c->uid << 32) | x->cc->round;
 }
 
 struct slot_wait {
@@ -53,32 +54,16 @@ struct slot_wait {
     int err;
 };
 
-/* Has world rank w left the job (finalized, died) or broken its mailboxes? */
-static int left(int world)
-{
-    const struct shmc__peer *p = &shmc__g.peers[world];
-    return p->gone || p->broken;
-}
-
-static int lost(struct slot_wait *w, int world)
-{
-    if (!left(world))
-        return 0;
-    w->err = shmc__g.peers[world].broken ? SHMC_ERR_CORRUPT : SHMC_ERR_PEER_DEAD;
-    return 1;
-}
-
 /* Has every reader of our last publication finished with it, or left the job? */
-static int readers_done(void)
+static int readers_done(const struct shmc__coll *co)
 {
-    struct shmc__global *g = &shmc__g;
     for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++) {
-        for (uint64_t want = g->slot_readers[i]; want; want &= want - 1) {
+        for (uint64_t want = co->slot_readers[i]; want; want &= want - 1) {
             unsigned r = i * 64 + (unsigned)__builtin_ctzll(want);
             /* A6 pairs with R6: this reader's loads are done before we write again. */
-            if (shmc__load_acquire64(&g->slot->done[r]) == g->slot_stamp)
+            if (shmc__load_acquire64(&co->slot->done[r]) == co->slot_stamp)
                 continue;
-            if (!left((int)r))
+            if (shmc__peer_lost(co->p2p, (int)r) == SHMC_OK)
                 return 0;
         }
     }
@@ -88,47 +73,51 @@ static int readers_done(void)
 static int slot_ready(void *arg)
 {
     struct slot_wait *w = arg;
+    struct shmc__p2p *p = w->x->co->p2p;
     if (!w->stamp)
-        return readers_done();
+        return readers_done(w->x->co);
     /* A5 pairs with R5: the owner's data is visible once its stamp is. */
     uint64_t s = shmc__load_acquire64(w->stamp);
     if ((s >> 32) == (w->want >> 32) && (int32_t)((uint32_t)s - (uint32_t)w->want) >= 0)
         return 1;
     /* The owner, gone without publishing what we wait for? */
-    return shmc__g.ngone && lost(w, shmc__comm_world_rank(w->x->c, w->peer));
+    if (!shmc__peers_any_gone(p))
+        return 0;
+    w->err = shmc__peer_lost(p, shmc__comm_world_rank(w->x->c, w->peer));
+    return w->err != SHMC_OK;
 }
 
 static int slot_block(struct slot_wait *w)
 {
     if (slot_ready(w))
         return w->err;
-    int rc = shmc__wait_pred(slot_ready, w, SHMC_BLK_COLL);
+    int rc = shmc__wait_pred(w->x->co->p2p, slot_ready, NULL, w, SHMC_BLK_COLL);
     return rc != SHMC_OK ? rc : w->err;
 }
 
 int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data)
 {
-    struct shmc__global *g = &shmc__g;
+    struct shmc__coll *co = x->co;
     struct slot_wait w = {.x = x, .peer = -1};
-    *data = shmc__slot_data(g->slot);
+    *data = shmc__slot_data(co->slot);
     int rc = slot_block(&w);
     if (rc == SHMC_OK)
-        memset(g->slot_readers, 0, sizeof g->slot_readers);
+        memset(co->slot_readers, 0, sizeof co->slot_readers);
     return rc;
 }
 
 void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
 {
-    struct shmc__global *g = &shmc__g;
-    g->slot_stamp = stamp;
+    struct shmc__coll *co = x->co;
+    co->slot_stamp = stamp;
     /* R5 pairs with A5 (slot_ready): the data is written before the stamp. */
-    shmc__store_release64(&g->slot->stamp, stamp);
+    shmc__store_release64(&co->slot->stamp, stamp);
     for (int r = 0; r < x->n; r++) {
         if (r == x->me || (reader >= 0 && r != reader))
             continue;
         int w = shmc__comm_world_rank(x->c, r);
-        g->slot_readers[w / 64] |= 1ull << (w % 64);
-        shmc__notify(g->peers[w].cb, g->fenced);
+        co->slot_readers[w / 64] |= 1ull << (w % 64);
+        shmc__peer_notify(co->p2p, w);
     }
 }
 
@@ -142,10 +131,36 @@ int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const u
 
 void shmc__slot_done(const struct shmc__cx *x, int owner)
 {
-    struct shmc__global *g = &shmc__g;
     struct shmc__slot *s = slot_of(x, owner);
     /* The stamp we waited for is still the slot's: its owner publishes again only after
      * this store. R6 pairs with A6 (readers_done): our reads of its data are finished. */
-    shmc__store_release64(&s->done[g->rank], shmc__load_relaxed64(&s->stamp));
-    shmc__notify(g->peers[shmc__comm_world_rank(x->c, owner)].cb, g->fenced);
+    shmc__store_release64(&s->done[x->co->rank], shmc__load_relaxed64(&s->stamp));
+    shmc__peer_notify(x->co->p2p, shmc__comm_world_rank(x->c, owner));
+}
+
+int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,
+                       size_t len, uint8_t *out)
+{
+    size_t es = x->es;
+    for (int r = 0; r < x->n; r++) {
+        const uint8_t *src = own;
+        if (r != x->me) {
+            int rc = shmc__slot_wait(x, r, stamp, &src);
+            if (rc != SHMC_OK)
+                return rc;
+        }
+        src += eoff * es;
+        if (r == 0)
+            memcpy(out, src, len * es);
+        else
+            shmc__reduce(out, src, len, x->dt, x->op, SHMC_ACC_LEFT);
+    }
+    return SHMC_OK;
+}
+
+void shmc__slot_done_all(const struct shmc__cx *x)
+{
+    for (int r = 0; r < x->n; r++)
+        if (r != x->me)
+            shmc__slot_done(x, r);
 }

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the mailbox record decoder (shmc__ring_peek/consume in lib/ring.h).
+ * libFuzzer target: the mailbox record decoder (shmc__ring_peek/consume in lib/transport/ring.h).
  * The input is the ring's bytes as a misbehaving or scribbling peer could leave them.
  * The consumer reads records until the ring says empty or invalid, touching every payload
  * byte, so that AddressSanitizer sees any read outside the ring; each record it accepts
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ring.h"
+#include "transport/ring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

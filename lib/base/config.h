@@ -1,0 +1,88 @@
+/*
+ * Every SHMC_* tuning variable, read from the environment once (at shmc_init, or by
+ * shmrun for the variables that shape the arena) and validated: a malformed value is an
+ * error that names the variable, never a silent default. docs/design.md lists them.
+ * The collectives' and algorithms' names live here, not in the collectives, so that
+ * shmrun (which links only base and shm) can refuse a bad SHMC_ALGO_* before any rank
+ * starts.
+ */
+#ifndef SHMC_CONFIG_H
+#define SHMC_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The collectives, and the algorithms that implement them (docs/collectives.md). */
+enum shmc__coll_id {
+    SHMC_C_BARRIER,
+    SHMC_C_BROADCAST,
+    SHMC_C_REDUCE,
+    SHMC_C_ALLREDUCE,
+    SHMC_C_GATHER,
+    SHMC_C_ALLGATHER,
+    SHMC_C_SCATTER,
+    SHMC_C_REDUCE_SCATTER,
+    SHMC_C_ALLTOALL,
+    SHMC_C_COUNT
+};
+
+enum shmc__algo_id {
+    SHMC_A_AUTO = 0, /* chosen by size and rank count */
+    SHMC_A_TREE,     /* binomial trees over the mailboxes (Bruck for all-to-all) */
+    SHMC_A_RING,     /* rings and chains over the mailboxes */
+    SHMC_A_SHM,      /* the shared staging slots of the arena */
+    SHMC_A_RD,       /* recursive doubling (barrier: dissemination), mailboxes */
+    SHMC_A_DIRECT,   /* all-reduce reading peers' buffers in place (coll/direct.c) */
+    SHMC_A_COUNT
+};
+
+/* "allreduce", "tree", ...: names as the environment spells them (lower case). */
+extern const char *const shmc__coll_names[SHMC_C_COUNT];
+extern const char *const shmc__algo_names[SHMC_A_COUNT];
+/* Is algorithm a implemented for collective c? */
+int shmc__algo_valid(int c, int a);
+
+struct shmc__config {
+    int debug;                  /* SHMC_DEBUG: 0..4 */
+    size_t eager_limit;         /* SHMC_EAGER_LIMIT: largest eager message, bytes */
+    size_t ring_bytes;          /* SHMC_RING_SIZE: data bytes per mailbox; 0 = by formula */
+    int single_copy;            /* SHMC_SINGLE_COPY: 1 = use process_vm_readv if allowed */
+    size_t single_copy_min;     /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy */
+    unsigned spin;              /* SHMC_SPIN: polls before yielding; ~0u = automatic */
+    unsigned yield;             /* SHMC_YIELD: sched_yield()s before sleeping */
+    unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see wait.h; ~0u = automatic */
+    unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
+    unsigned hang_timeout_s;    /* SHMC_TIMEOUT: report and abort a job stuck this long; 0 off */
+    int check;                  /* SHMC_CHECK: members agree on each collective call first */
+    int memfd;                  /* SHMC_MEMFD: 1 = arenas passed as fds are memfds */
+    const char *job_id;         /* SHMC_JOB_ID: overrides the launcher's job key */
+    int cuda;                   /* SHMC_CUDA: 0 = treat every buffer as host memory */
+    int fake_device;            /* SHMC_FAKE_DEVICE: the stand-in backend (device/fake.c), 0,
+                                 * 1, or SHMC_FAKE_NOIPC */
+    uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
+};
+
+/* SHMC_FAKE_DEVICE=noipc: stand-in device memory that cannot be shared with peers. */
+#define SHMC_FAKE_NOIPC 2
+
+/* Defaults, chosen by bench/ (docs/performance.md). */
+#define SHMC_DEFAULT_EAGER_LIMIT 4096u
+/* 0: every message above the eager limit goes by single copy when the kernel allows it
+ * (measured against streaming through the mailbox in docs/performance.md). */
+#define SHMC_DEFAULT_SINGLE_COPY_MIN 0u
+#define SHMC_DEFAULT_ATTACH_TIMEOUT 60u
+
+/* Fills cfg from the environment. Returns SHMC_OK or SHMC_ERR_ENV after logging which
+ * variable is wrong and what it should look like. */
+int shmc__config_load(struct shmc__config *cfg);
+
+/* Sets one variable of cfg at run time, from its name and a value spelled as in the
+ * environment: SHMC_ALGO_<NAME>, SHMC_CHECK, SHMC_SINGLE_COPY and SHMC_DEBUG. Returns
+ * SHMC_OK, SHMC_ERR_ENV (not a shmcomm variable, or a bad value; logged) or
+ * SHMC_ERR_STATE (a variable read once, at shmc_init; logged). */
+int shmc__config_set(struct shmc__config *cfg, const char *name, const char *value);
+
+/* Parses "4096", "64k", "1M", "2GiB" (powers of 1024). Returns 0 on success. */
+int shmc__parse_size(const char *s, size_t *out);
+
+#endif /* SHMC_CONFIG_H */

@@ -1,0 +1,31 @@
+/*
+ * Element sizes and buffer overlap, asked on every message. Pure functions.
+ */
+#ifndef SHMC_DTYPE_H
+#define SHMC_DTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shmcomm.h"
+
+/* Bytes per element, or 0 for a value that is not a shmc_dtype. Inline because every
+ * message asks; shmc_dtype_size (public.c) is the exported wrapper. */
+static inline size_t shmc__dtype_size(shmc_dtype dt)
+{
+    static const uint8_t sizes[] = {
+        [SHMC_INT8] = 1,    [SHMC_UINT8] = 1,   [SHMC_INT32] = 4,   [SHMC_UINT32] = 4,
+        [SHMC_INT64] = 8,   [SHMC_UINT64] = 8,  [SHMC_FLOAT16] = 2, [SHMC_BFLOAT16] = 2,
+        [SHMC_FLOAT32] = 4, [SHMC_FLOAT64] = 8,
+    };
+    return (unsigned)dt < sizeof sizes ? sizes[dt] : 0;
+}
+
+/* True if the byte ranges [a, a + na) and [b, b + nb) share a byte. */
+static inline int shmc__overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}
+
+#endif /* SHMC_DTYPE_H */

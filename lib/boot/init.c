@@ -1,0 +1,140 @@
+/*
+ * The library's lifecycle, in the order of the layers: shmc_init loads the configuration
+ * (base), chooses the device backend (device), joins the job and its arena (launch.c,
+ * shm), connects every peer and waits until all have attached (p2p, transport), then
+ * makes what the collectives need (coll). shmc_finalize delivers what this process still
+ * owes its peers and takes everything down in the opposite order; shmc_abort ends the
+ * job. Also the public calls that reach every layer: shmc_config_set, shmc_stat and
+ * shmc_device_select. Called from one thread (serialised contract, shmcomm.h).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "boot/boot.h"
+#include "coll/coll.h"
+#include "device/device.h"
+#include "p2p/p2p.h"
+#include "shm/job.h"
+
+static struct shmc__boot boot;
+
+SHMC_API int shmc_init(shmc_comm **world)
+{
+    struct shmc__boot *b = &boot;
+    struct shmc__p2p *p = &shmc__p2p;
+    int rc;
+
+    if (b->state != SHMC_ST_UNINIT)
+        return SHMC_ERR_STATE; /* *world untouched: a second call must not clear it */
+    if (world)
+        *world = NULL;
+    if ((rc = shmc__config_load(&b->cfg)) != SHMC_OK)
+        return rc;
+    shmc__mk_setup(b->cfg.cuda, b->cfg.fake_device);
+    if ((rc = shmc__boot_launch(b)) != SHMC_OK)
+        goto fail_boot;
+
+    const struct shmc__p2p_params params = {
+        .eager_limit = b->cfg.eager_limit,
+        .single_copy = b->cfg.single_copy,
+        .single_copy_min = b->cfg.single_copy_min,
+        .spin = b->cfg.spin,
+        .yield = b->cfg.yield,
+        .spin_elsewhere_us = b->cfg.spin_elsewhere_us,
+        .hang_timeout_s = b->cfg.hang_timeout_s,
+        .supervised = b->mode == SHMC_BOOT_SHMRUN,
+    };
+    if ((rc = shmc__p2p_init(p, &b->arena, b->rank, b->size, &params)) != SHMC_OK ||
+        (rc = shmc__p2p_start(p, b->cfg.attach_timeout_s)) != SHMC_OK ||
+        (rc = shmc__coll_init(&shmc__coll, p, &b->cfg)) != SHMC_OK)
+        goto fail_p2p;
+    b->state = SHMC_ST_READY;
+    if (world)
+        *world = shmc__comm_handle(&p->comms, &p->comms.world);
+    return SHMC_OK;
+
+fail_p2p:
+    shmc__p2p_fail(p);
+    /* Under another launcher the segment still has a name until every rank attached;
+     * this job will not assemble now, so do not leave it in /dev/shm. */
+    if (b->mode != SHMC_BOOT_SHMRUN && b->arena.name[0])
+        shm_unlink(b->arena.name);
+    shmc__arena_detach(&b->arena);
+fail_boot:
+    memset(b, 0, sizeof *b);
+    shmc__log_rank = -1;
+    return rc;
+}
+
+SHMC_API int shmc_finalize(void)
+{
+    struct shmc__boot *b = &boot;
+    if (b->state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    b->state = SHMC_ST_FINALIZING;
+    int rc = shmc__p2p_finalize(&shmc__p2p);
+    shmc__coll_release(&shmc__coll);
+    shmc__mk_teardown();
+    shmc__arena_detach(&b->arena);
+    memset(b, 0, sizeof *b);
+    b->state = SHMC_ST_DONE;
+    shmc__log_rank = -1;
+    return rc;
+}
+
+SHMC_API void shmc_abort(int exit_code)
+{
+    struct shmc__boot *b = &boot;
+    int ec = exit_code & 255;
+    if (ec == 0)
+        ec = 1;
+    fflush(NULL);
+    /* Without shmrun nobody else ends the job: the ranks still in it are stopped too. */
+    if (b->state == SHMC_ST_READY || b->state == SHMC_ST_FINALIZING)
+        ec = shmc__job_abort_from(&b->arena, (unsigned)b->rank, ec, b->mode != SHMC_BOOT_SHMRUN);
+    _exit(ec);
+}
+
+SHMC_API int shmc_config_set(const char *name, const char *value)
+{
+    struct shmc__boot *b = &boot;
+    if (b->state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    int rc = shmc__config_set(&b->cfg, name, value);
+    if (rc != SHMC_OK)
+        return rc;
+    shmc__coll_configure(&shmc__coll, &b->cfg);
+    shmc__p2p_set_single_copy(&shmc__p2p, b->cfg.single_copy);
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_stat(const char *name, uint64_t *value)
+{
+    if (boot.state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    if (!name || !value)
+        return SHMC_ERR_ARG;
+    uint64_t opens, hits;
+    shmc__dev_counts(&opens, &hits);
+    if (!strcmp(name, "dev_ipc_opens"))
+        *value = opens;
+    else if (!strcmp(name, "dev_ipc_hits"))
+        *value = hits;
+    else if (!shmc__p2p_stat(&shmc__p2p, name, value) && !shmc__coll_stat(&shmc__coll, name, value))
+        return SHMC_ERR_ARG;
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_device_select(int *device)
+{
+    if (device)
+        *device = -1;
+    if (boot.state != SHMC_ST_READY)
+        return SHMC_ERR_NOT_INIT;
+    if (!device)
+        return SHMC_ERR_ARG;
+    return shmc__dev_select(boot.local_rank, device);
+}

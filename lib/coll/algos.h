@@ -1,0 +1,104 @@
+/*
+ * The algorithms, family by family: named functions with the run signature of struct
+ * shmc__coll_algo (cx.h), and one const descriptor each, which dispatch.c's tables name.
+ * Reduction orders, and why each algorithm exists, are at the top of each family's file.
+ */
+#ifndef SHMC_ALGOS_H
+#define SHMC_ALGOS_H
+
+#include <stddef.h>
+
+#include "coll/cx.h"
+
+/* barrier.c. No buffers. */
+int shmc__barrier_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__barrier_tree_algo;
+int shmc__barrier_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__barrier_ring_algo;
+int shmc__barrier_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__barrier_rd_algo;
+int shmc__barrier_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__barrier_shm_algo;
+
+/* bcast.c. The buffer is rbuf; sbuf is unused. */
+int shmc__bcast_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__bcast_tree_algo;
+int shmc__bcast_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__bcast_ring_algo;
+int shmc__bcast_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__bcast_shm_algo;
+
+/* reduce.c. Reduce: rbuf is significant at the root only; sbuf may equal rbuf (in
+ * place). All-reduce: sbuf may equal rbuf. */
+int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__reduce_tree_algo;
+int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__reduce_ring_algo;
+int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__reduce_shm_algo;
+int shmc__allreduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allreduce_tree_algo;
+int shmc__allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allreduce_ring_algo;
+int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allreduce_rd_algo;
+int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allreduce_shm_algo;
+/* Ring building blocks (blocks as shmc__block splits count). Reduce-scatter of src (this
+ * rank's full input, count elements): afterwards out holds the reduced block `me` (not yet
+ * AVG-finished); out may be src's block `me` (in place); src is not written otherwise. */
+int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint8_t *out,
+                              size_t count);
+/* All-gather in place in w: rank r starts with block r and ends with all of them. */
+int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count);
+/* What the ring all-reduce borrows (devdirect.c falls back to it). */
+void shmc__allreduce_ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH]);
+
+/* direct.c. All-reduce reading and writing peers' buffers in place; the world
+ * communicator only (elsewhere it is shm: same order, same bits). */
+int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allreduce_direct_algo;
+/* devdirect.c. All-reduce of device buffers: every member's mapped, one kernel each. */
+int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allreduce_devdirect_algo;
+
+/* gather.c. Gather: count per rank; sbuf NULL at the root: its block is already in rbuf.
+ * All-gather: sbuf NULL: this rank's block is already in rbuf. Scatter: rbuf NULL at the
+ * root: it keeps its block in sbuf. */
+int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__gather_tree_algo;
+int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__gather_ring_algo;
+int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__gather_shm_algo;
+int shmc__allgather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allgather_tree_algo;
+int shmc__allgather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allgather_ring_algo;
+int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allgather_shm_algo;
+int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__scatter_tree_algo;
+int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__scatter_ring_algo;
+int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__scatter_shm_algo;
+
+/* reduce_scatter.c. sbuf holds n * count elements; rbuf receives this rank's count (it
+ * may be sbuf itself for in place: the result replaces the first block). */
+int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__reduce_scatter_tree_algo;
+int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__reduce_scatter_ring_algo;
+int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__reduce_scatter_shm_algo;
+
+/* alltoall.c. count per destination; sbuf and rbuf do not overlap. */
+int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__alltoall_tree_algo;
+int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__alltoall_ring_algo;
+int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__alltoall_shm_algo;
+
+#endif /* SHMC_ALGOS_H */

@@ -1,0 +1,54 @@
+/*
+ * The collectives' state (coll.h): made at shmc_init, once the job has assembled, and
+ * released at shmc_finalize.
+ */
+#include <string.h>
+
+#include "coll/coll.h"
+#include "coll/scratch.h"
+
+struct shmc__coll shmc__coll;
+
+void shmc__coll_configure(struct shmc__coll *co, const struct shmc__config *cfg)
+{
+    memcpy(co->algo, cfg->algo, sizeof co->algo);
+    co->check = cfg->check;
+}
+
+int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct shmc__config *cfg)
+{
+    memset(co, 0, sizeof *co);
+    shmc__coll_configure(co, cfg);
+    co->arena = p2p->arena;
+    co->rank = p2p->rank;
+    co->size = p2p->size;
+    co->slot = shmc__arena_slot(co->arena, (unsigned)co->rank);
+    co->wsync = shmc__arena_wsync(co->arena, (unsigned)co->rank);
+    /* What no collective may allocate once its data moves: scratch.c's first buffers,
+     * and the requests of its messages (p2p/request.c, the reserve). */
+    int rc = shmc__scratch_init(co);
+    if (rc == SHMC_OK &&
+        (rc = shmc__req_reserve(&p2p->reqs, 4u * (uint32_t)co->size + 8u)) != SHMC_OK)
+        shmc__scratch_release(co);
+    if (rc != SHMC_OK)
+        return rc;
+    co->p2p = p2p; /* set last: the public calls treat it as "ready" */
+    return SHMC_OK;
+}
+
+void shmc__coll_release(struct shmc__coll *co)
+{
+    shmc__scratch_release(co);
+    memset(co, 0, sizeof *co);
+}
+
+int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
+{
+    if (!strcmp(name, "coll_scratch_late"))
+        *v = co->scratch_late;
+    else if (!strcmp(name, "coll_direct_helped"))
+        *v = co->direct_helped;
+    else
+        return 0;
+    return 1;
+}

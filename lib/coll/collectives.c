@@ -1,0 +1,255 @@
+/*
+ * The public collectives: argument checks, the in-place conventions, a buffer's memory
+ * kind, the trivial cases (count 0, one rank), SHMC_CHECK's agreement (check.c), then the
+ * chosen algorithm (dispatch.c).
+ */
+#include <string.h>
+
+#include "base/log.h"
+#include "coll/check.h"
+#include "coll/dispatch.h"
+
+/* ---- checks -------------------------------------------------------------------------- */
+
+/* How many blocks of count elements a call's largest buffer holds. */
+enum { NO_DATA, ONE_BLOCK, BLOCK_PER_RANK };
+
+/* Fills x for a call on the communicator handle h; checks it, the dtype and that the
+ * largest buffer's count elements per block fit in size_t. */
+static int setup(struct shmc__cx *x, shmc_comm *h, size_t count, int blocks, shmc_dtype dt)
+{
+    struct shmc__coll *co = &shmc__coll;
+    if (!co->p2p || co->p2p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
+    struct shmc__comm *comm = shmc__comm_get(&co->p2p->comms, h);
+    if (!comm)
+        return SHMC_ERR_ARG;
+    size_t es = shmc__dtype_size(dt);
+    size_t nblocks = blocks == BLOCK_PER_RANK ? (size_t)comm->size : blocks == ONE_BLOCK;
+    if (!es || (nblocks && count > SIZE_MAX / es / nblocks))
+        return SHMC_ERR_ARG;
+    shmc__cx_init(x, co, comm, dt);
+    return shmc__job_ok(co->p2p);
+}
+
+/* The memory kind of the call on this rank, from the buffers it uses (NULL and
+ * SHMC_IN_PLACE where it uses none): both of one kind, or SHMC_ERR_ARG. */
+static int set_kind(struct shmc__cx *x, const void *a, const void *b)
+{
+    int da = a && a != SHMC_IN_PLACE && shmc__mk_dev(a);
+    int db = b && b != SHMC_IN_PLACE && shmc__mk_dev(b);
+    if (a && a != SHMC_IN_PLACE && b && b != SHMC_IN_PLACE && da != db) {
+        SHMC_ERROR("a collective's send and receive buffers must both be host memory or both "
+                   "device memory; copy one of them first");
+        return SHMC_ERR_ARG;
+    }
+    x->dev = da || db;
+    return SHMC_OK;
+}
+
+static int check_root(struct shmc__cx *x, int root)
+{
+    x->root = root;
+    return root >= 0 && root < x->n ? SHMC_OK : SHMC_ERR_RANK;
+}
+
+static int check_op(struct shmc__cx *x, shmc_op op)
+{
+    x->op = op;
+    return shmc__reduce_check(x->dt, op);
+}
+
+/* Send and receive buffers that share a byte, where the call uses both (the in-place
+ * forms are the way to reuse a buffer). */
+static int check_apart(const void *sbuf, size_t sbytes, const void *rbuf, size_t rbytes)
+{
+    if (sbuf == SHMC_IN_PLACE || rbuf == SHMC_IN_PLACE)
+        return SHMC_OK;
+    return shmc__overlap(sbuf, sbytes, rbuf, rbytes) ? SHMC_ERR_ARG : SHMC_OK;
+}
+
+/* ---- choice of algorithm ------------------------------------------------------------- */
+
+/* bytes is each rank's whole buffer: the vector of broadcast, reduce and all-reduce, all
+ * n blocks of the others (as bench/coll_bench measures it). Crossovers measured at 2, 4
+ * and 8 ranks on the 2-core machine of docs/performance.md (docs/collectives.md). */
+/* The common tail of every collective once its arguments are checked and resolved: with
+ * SHMC_CHECK, the check that every member made the same call (check.c); nothing to do
+ * for count 0; a local copy for one rank (whatever the collective, the result is then
+ * the rank's own count elements); otherwise the chosen algorithm. bytes is what the choice
+ * sizes by. */
+static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+               size_t bytes)
+{
+    if (x->n == 1) {
+        if (count && sbuf && rbuf && sbuf != rbuf)
+            return shmc__copy_kind(rbuf, sbuf, count * x->es, x->dev);
+        return SHMC_OK;
+    }
+    /* After a failure for a dead or broken member, every collective fails (cx.h). */
+    if (x->cc->err)
+        return x->cc->err;
+    int rc = SHMC_OK;
+    if (x->co->check)
+        rc = shmc__coll_check(coll, x, count);
+    if (rc == SHMC_OK && count)
+        rc = shmc__coll_run(coll, x, sbuf, rbuf, count, bytes);
+    return shmc__cx_outcome(x, rc);
+}
+
+/* ---- the collectives ------------------------------------------------------------------- */
+
+SHMC_API int shmc_barrier(shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, 0, NO_DATA, SHMC_UINT8);
+    /* No data, but never skipped: count 1 keeps run() from returning early. */
+    return rc != SHMC_OK ? rc : run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
+}
+
+SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
+        return rc;
+    if (count && (!buf || buf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (count && (rc = set_kind(&x, buf, NULL)) != SHMC_OK)
+        return rc;
+    return run(SHMC_C_BROADCAST, &x, NULL, buf, count, count * x.es);
+}
+
+SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
+                         int root, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK || (rc = check_op(&x, op)))
+        return rc;
+    if (x.me == root && (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es)))
+        return rc;
+    if (sbuf == SHMC_IN_PLACE)
+        sbuf = rbuf;
+    if (count && (!sbuf || rbuf == SHMC_IN_PLACE || (x.me == root && !rbuf)))
+        return SHMC_ERR_ARG;
+    if (count && (rc = set_kind(&x, sbuf, x.me == root ? rbuf : NULL)) != SHMC_OK)
+        return rc;
+    return run(SHMC_C_REDUCE, &x, sbuf, rbuf, count, count * x.es);
+}
+
+SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                            shmc_op op, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
+    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK ||
+        (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es)))
+        return rc;
+    if (sbuf == SHMC_IN_PLACE)
+        sbuf = rbuf;
+    if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
+        return rc;
+    return run(SHMC_C_ALLREDUCE, &x, sbuf, rbuf, count, count * x.es);
+}
+
+SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                         shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
+        return rc;
+    if (x.me == root && (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es * (size_t)x.n)))
+        return rc;
+    /* Inside, a NULL sbuf at the root means in place: a caller's NULL must not. */
+    if (count && (!sbuf || (x.me == root && (!rbuf || rbuf == SHMC_IN_PLACE))))
+        return SHMC_ERR_ARG;
+    if (sbuf == SHMC_IN_PLACE) {
+        if (x.me != root)
+            return SHMC_ERR_ARG; /* only the root's block can already be in place */
+        sbuf = NULL;
+    }
+    if (count && (rc = set_kind(&x, sbuf, x.me == root ? rbuf : NULL)) != SHMC_OK)
+        return rc;
+    return run(SHMC_C_GATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
+}
+
+SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                            shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    if (rc != SHMC_OK || (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es * (size_t)x.n)))
+        return rc;
+    if (sbuf == SHMC_IN_PLACE)
+        sbuf = NULL;
+    else if (count && !sbuf)
+        return SHMC_ERR_ARG;
+    if (count && (!rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
+        return rc;
+    return run(SHMC_C_ALLGATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
+}
+
+SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                          shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
+        return rc;
+    if (x.me == root && (rc = check_apart(sbuf, count * x.es * (size_t)x.n, rbuf, count * x.es)))
+        return rc;
+    /* Inside, a NULL rbuf at the root means in place: a caller's NULL must not. */
+    if (count && (!rbuf || (x.me == root && (!sbuf || sbuf == SHMC_IN_PLACE))))
+        return SHMC_ERR_ARG;
+    if (rbuf == SHMC_IN_PLACE) {
+        if (x.me != root)
+            return SHMC_ERR_ARG; /* only the root keeps its block where it is */
+        rbuf = NULL;
+    }
+    if (count && (rc = set_kind(&x, x.me == root ? sbuf : NULL, rbuf)) != SHMC_OK)
+        return rc;
+    return run(SHMC_C_SCATTER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
+}
+
+SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
+                                 shmc_op op, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, recvcount, BLOCK_PER_RANK, dtype);
+    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK ||
+        (rc = check_apart(sbuf, recvcount * x.es * (size_t)x.n, rbuf, recvcount * x.es)))
+        return rc;
+    if (sbuf == SHMC_IN_PLACE)
+        sbuf = rbuf; /* rbuf holds all n blocks; the result replaces the first */
+    if (recvcount && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    if (recvcount && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
+        return rc;
+    return run(SHMC_C_REDUCE_SCATTER, &x, sbuf, rbuf, recvcount, recvcount * x.es * (size_t)x.n);
+}
+
+SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                           shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    if (rc != SHMC_OK)
+        return rc;
+    if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    size_t total = (size_t)x.n * count * x.es;
+    if ((rc = check_apart(sbuf, total, rbuf, total)))
+        return rc;
+    if (sbuf == SHMC_IN_PLACE && x.n == 1)
+        sbuf = rbuf;
+    /* In place on several ranks: shmc__coll_run sends from a copy. */
+    if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
+        return rc;
+    return run(SHMC_C_ALLTOALL, &x, sbuf, rbuf, count, total);
+}

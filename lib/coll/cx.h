@@ -1,0 +1,155 @@
+/*
+ * One collective call: its context, the local copies and reductions it makes on host or
+ * device memory, the arithmetic of blocks and virtual ranks, and the descriptor every
+ * algorithm is known by (dispatch.c picks one per call).
+ */
+#ifndef SHMC_CX_H
+#define SHMC_CX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/dtype.h"
+#include "base/reduction.h"
+#include "coll/coll.h"
+#include "device/device.h"
+
+/* One collective call. */
+struct shmc__cx {
+    struct shmc__coll *co;
+    struct shmc__comm *c;
+    struct shmc__coll_comm *cc; /* c's collective state */
+    int n, me;                  /* size of and rank in c */
+    uint32_t ctx;               /* c->ctx + 1 */
+    size_t es;                  /* bytes per element */
+    shmc_dtype dt;
+    shmc_op op;
+    int root; /* rooted collectives; 0 otherwise */
+    int dev;  /* the buffers are device memory: copies, reductions and scratch on the
+               * device, and only the mailbox algorithms (dispatch.c) */
+};
+
+/* An algorithm. run: the call on every member. Buffers are resolved by collectives.c: sbuf is
+ * never SHMC_IN_PLACE here (in-place calls pass the receive buffer, or NULL where the
+ * rank's own data is already in place, as each family says in algos.h); count is in
+ * elements of x->dt and never 0; the root is x->root. scratch_need: the most of each
+ * scratch buffer any member may borrow in this call, whoever is root (the same on every
+ * member, scratch.c); NULL for an algorithm that borrows none. */
+struct shmc__coll_algo {
+    const char *name;
+    int (*run)(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+    void (*scratch_need)(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH]);
+};
+
+/* A call on communicator c of elements of dt (op SUM and root 0 until set). */
+static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, struct shmc__comm *c,
+                                 shmc_dtype dt)
+{
+    x->co = co;
+    x->c = c;
+    x->cc = shmc__coll_comm(c);
+    x->n = c->size;
+    x->me = c->rank;
+    x->ctx = c->ctx + 1;
+    x->es = shmc__dtype_size(dt);
+    x->dt = dt;
+    x->op = SHMC_SUM;
+    x->root = 0;
+    x->dev = 0;
+}
+
+/* A collective that failed because a member is gone (or its mailbox broke) leaves the
+ * members out of step: some returned early, others are still inside. From then on every
+ * collective on the communicator fails at its start (collectives.c, split.c), rather than
+ * meeting that call's leftovers (which would read as a mismatch, or wait forever). A
+ * member gone after doing its part of a call (a gather's sender, say) fails nothing.
+ * Point-to-point on the communicator still works between the members that remain. */
+static inline int shmc__cx_outcome(const struct shmc__cx *x, int rc)
+{
+    if (rc == SHMC_ERR_PEER_DEAD || rc == SHMC_ERR_CORRUPT)
+        x->cc->err = rc;
+    return rc;
+}
+
+/* Is x on the world communicator (which alone has the one-step rounds of wsync.c)? */
+static inline int shmc__cx_world(const struct shmc__cx *x)
+{
+    return x->c->uid == 1;
+}
+
+/* The same call as a host call of count words of dt combined with op, rooted at 0: the
+ * context of the small agreements that collectives make among their members. */
+static inline struct shmc__cx shmc__cx_host(const struct shmc__cx *x, shmc_dtype dt, shmc_op op)
+{
+    struct shmc__cx y = *x;
+    y.dev = 0;
+    y.dt = dt;
+    y.es = shmc__dtype_size(dt);
+    y.op = op;
+    y.root = 0;
+    return y;
+}
+
+/* The same call with another root (for algorithms built from rooted ones). */
+static inline struct shmc__cx shmc__cx_rooted(const struct shmc__cx *x, int root)
+{
+    struct shmc__cx y = *x;
+    y.root = root;
+    return y;
+}
+
+/* A local copy of the call's memory kind, as a statement that returns its error from the
+ * enclosing function. */
+#define SHMC_CX_COPY(x, dst, src, n)                                                               \
+    do {                                                                                           \
+        int cx_rc_ = shmc__copy_kind((dst), (src), (n), (x)->dev);                                 \
+        if (cx_rc_ != SHMC_OK)                                                                     \
+            return cx_rc_;                                                                         \
+    } while (0)
+
+/* Local reductions of one call, on the host or the device (x->dev). */
+static inline int shmc__cx_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t n,
+                                  int order)
+{
+    if (x->dev)
+        return shmc__dev_reduce(acc, in, n, x->dt, x->op, order);
+    shmc__reduce(acc, in, n, x->dt, x->op, order);
+    return SHMC_OK;
+}
+
+static inline int shmc__cx_finish(const struct shmc__cx *x, void *buf, size_t n)
+{
+    if (x->dev)
+        return shmc__dev_reduce_finish(buf, n, x->dt, x->op, x->n);
+    shmc__reduce_finish(buf, n, x->dt, x->op, x->n);
+    return SHMC_OK;
+}
+
+/* Elements in and offset of block i when count elements are split over n ranks: the
+ * first count % n blocks get one element more. */
+static inline void shmc__block(size_t count, int n, int i, size_t *off, size_t *len)
+{
+    size_t base = count / (size_t)n, rem = count % (size_t)n, ui = (size_t)i;
+    *len = base + (ui < rem);
+    *off = ui * base + (ui < rem ? ui : rem);
+}
+
+/* Elements (or bytes) in the chunk that starts at off: at most max, and what is left. */
+static inline size_t shmc__chunk(size_t total, size_t off, size_t max)
+{
+    return total - off < max ? total - off : max;
+}
+
+/* Comm rank r shifted so that `root` is 0 (the virtual rank of binomial trees). */
+static inline int shmc__vrank(int r, int root, int n)
+{
+    return (r - root + n) % n;
+}
+
+static inline int shmc__rrank(int v, int root, int n)
+{
+    return (v + root) % n;
+}
+
+#endif /* SHMC_CX_H */

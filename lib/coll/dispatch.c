@@ -1,0 +1,186 @@
+/*
+ * Choosing an algorithm for a call, and running it: SHMC_ALGO_<NAME> when set (or
+ * shmc_config_set), otherwise the table in pick(), whose crossover points come from
+ * bench/coll_bench (docs/collectives.md). Every rank derives the same choice from the
+ * same arguments, rank count and configuration.
+ *
+ * Device buffers: a call's buffers are all host or all device memory, on every member
+ * (as NCCL and torch.distributed ask), so every member also derives the same choice for
+ * a device call: one of the mailbox algorithms, whose messages travel GPU to GPU through
+ * IPC handles (p2p/rndv.c) and whose local copies, reductions and scratch the device
+ * backend does, or the one-kernel all-reduce (devdirect.c). The slot algorithms stage
+ * through host memory and are never used for device buffers, even when SHMC_ALGO_* asks
+ * for them.
+ */
+#include "coll/dispatch.h"
+
+#include "coll/algos.h"
+#include "coll/scratch.h"
+
+/* Device calls: the mailbox algorithms only. Every step of those costs a device copy or
+ * kernel and its synchronisation (microseconds), so small calls take the fewest steps
+ * (trees, recursive doubling) and large ones the rings, which move each byte least. */
+static int pick_dev(int coll, const struct shmc__cx *x, size_t bytes, int forced)
+{
+    if (forced == SHMC_A_TREE || forced == SHMC_A_RING || forced == SHMC_A_RD ||
+        forced == SHMC_A_DIRECT)
+        return forced;
+    int small = bytes <= (64u << 10) || x->n == 2;
+    switch (coll) {
+    case SHMC_C_BROADCAST:
+    case SHMC_C_REDUCE:
+        return small ? SHMC_A_TREE : SHMC_A_RING;
+    case SHMC_C_ALLREDUCE:
+        /* Large: one kernel per rank over every member's mapped buffers (devdirect.c). */
+        return bytes <= (64u << 10) ? SHMC_A_RD : SHMC_A_DIRECT;
+    case SHMC_C_GATHER:
+    case SHMC_C_SCATTER:
+        return SHMC_A_TREE;
+    case SHMC_C_ALLGATHER:
+    case SHMC_C_REDUCE_SCATTER:
+    case SHMC_C_ALLTOALL:
+        return SHMC_A_RING;
+    default:
+        return SHMC_A_TREE;
+    }
+}
+
+static int pick(int coll, const struct shmc__cx *x, size_t bytes)
+{
+    int forced = x->co->algo[coll];
+    if (x->dev)
+        return pick_dev(coll, x, bytes, forced);
+    if (forced != SHMC_A_AUTO)
+        return forced;
+    int n = x->n;
+    const size_t K = 1024;
+    switch (coll) {
+    case SHMC_C_BARRIER:
+        /* On the world communicator shm is one store and n - 1 loads (coll/wsync.c). */
+        return n <= 4 && !shmc__cx_world(x) ? SHMC_A_RD : SHMC_A_SHM;
+    case SHMC_C_BROADCAST:
+        if (n == 2)
+            return SHMC_A_TREE;
+        if (bytes <= 8 * K)
+            return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
+        if (bytes <= 512 * K)
+            return SHMC_A_SHM;
+        return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
+    case SHMC_C_REDUCE:
+        if (n == 2)
+            return bytes <= 256 * K ? SHMC_A_TREE : bytes <= 4 * K * K ? SHMC_A_RING : SHMC_A_SHM;
+        return bytes <= 4 * K ? SHMC_A_TREE : SHMC_A_SHM;
+    case SHMC_C_ALLREDUCE:
+        if (shmc__cx_world(x) && bytes <= (n == 2 ? 256 : n <= 4 ? K : 4 * K))
+            return SHMC_A_SHM;
+        if (bytes <= 4 * K)
+            return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
+        /* Reading and writing the peers in place needs only two waits (coll/direct.c);
+         * at 2 ranks both cores copy at once, where the ring's halves take turns, up to
+         * 8 MiB (beyond, the ring was faster). */
+        if (shmc__cx_world(x) && (n == 2   ? bytes > 8 * K && bytes <= 8 * K * K
+                                  : n == 4 ? bytes > 32 * K
+                                           : n > 4 && bytes > 64 * K))
+            return SHMC_A_DIRECT;
+        if (bytes <= 64 * K)
+            return n == 2 ? SHMC_A_RING : SHMC_A_SHM;
+        return SHMC_A_RING;
+    case SHMC_C_GATHER:
+        if (n == 2)
+            return SHMC_A_RING;
+        if (bytes <= 16 * K)
+            return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
+        return SHMC_A_SHM;
+    case SHMC_C_ALLGATHER:
+        if (n > 4)
+            return SHMC_A_SHM;
+        if (bytes <= 4 * K)
+            return SHMC_A_RING;
+        return bytes <= (n == 2 ? 64 * K : K * K) ? SHMC_A_SHM : SHMC_A_RING;
+    case SHMC_C_SCATTER:
+        return SHMC_A_TREE;
+    case SHMC_C_REDUCE_SCATTER:
+        if (n == 2 || bytes <= 4 * K || bytes > 64 * K)
+            return SHMC_A_RING;
+        return SHMC_A_SHM;
+    case SHMC_C_ALLTOALL:
+        if (bytes <= 4 * K)
+            return n <= 4 ? SHMC_A_TREE : SHMC_A_SHM;
+        return bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_RING;
+    default:
+        return SHMC_A_TREE;
+    }
+}
+
+/* Every implemented (collective, algorithm): the same set shmc__algo_valid() accepts
+ * (tests/unit/check_dispatch.c checks that they agree). */
+static const struct shmc__coll_algo *const algorithms[SHMC_C_COUNT][SHMC_A_COUNT] = {
+    [SHMC_C_BARRIER] = {[SHMC_A_TREE] = &shmc__barrier_tree_algo,
+                        [SHMC_A_RING] = &shmc__barrier_ring_algo,
+                        [SHMC_A_SHM] = &shmc__barrier_shm_algo,
+                        [SHMC_A_RD] = &shmc__barrier_rd_algo},
+    [SHMC_C_BROADCAST] = {[SHMC_A_TREE] = &shmc__bcast_tree_algo,
+                          [SHMC_A_RING] = &shmc__bcast_ring_algo,
+                          [SHMC_A_SHM] = &shmc__bcast_shm_algo},
+    [SHMC_C_REDUCE] = {[SHMC_A_TREE] = &shmc__reduce_tree_algo,
+                       [SHMC_A_RING] = &shmc__reduce_ring_algo,
+                       [SHMC_A_SHM] = &shmc__reduce_shm_algo},
+    [SHMC_C_ALLREDUCE] = {[SHMC_A_TREE] = &shmc__allreduce_tree_algo,
+                          [SHMC_A_RING] = &shmc__allreduce_ring_algo,
+                          [SHMC_A_SHM] = &shmc__allreduce_shm_algo,
+                          [SHMC_A_RD] = &shmc__allreduce_rd_algo,
+                          [SHMC_A_DIRECT] = &shmc__allreduce_direct_algo},
+    [SHMC_C_GATHER] = {[SHMC_A_TREE] = &shmc__gather_tree_algo,
+                       [SHMC_A_RING] = &shmc__gather_ring_algo,
+                       [SHMC_A_SHM] = &shmc__gather_shm_algo},
+    [SHMC_C_ALLGATHER] = {[SHMC_A_TREE] = &shmc__allgather_tree_algo,
+                          [SHMC_A_RING] = &shmc__allgather_ring_algo,
+                          [SHMC_A_SHM] = &shmc__allgather_shm_algo},
+    [SHMC_C_SCATTER] = {[SHMC_A_TREE] = &shmc__scatter_tree_algo,
+                        [SHMC_A_RING] = &shmc__scatter_ring_algo,
+                        [SHMC_A_SHM] = &shmc__scatter_shm_algo},
+    [SHMC_C_REDUCE_SCATTER] = {[SHMC_A_TREE] = &shmc__reduce_scatter_tree_algo,
+                               [SHMC_A_RING] = &shmc__reduce_scatter_ring_algo,
+                               [SHMC_A_SHM] = &shmc__reduce_scatter_shm_algo},
+    [SHMC_C_ALLTOALL] = {[SHMC_A_TREE] = &shmc__alltoall_tree_algo,
+                         [SHMC_A_RING] = &shmc__alltoall_ring_algo,
+                         [SHMC_A_SHM] = &shmc__alltoall_shm_algo},
+};
+
+const struct shmc__coll_algo *shmc__coll_algo(int coll, int algo, int dev)
+{
+    if (coll < 0 || coll >= SHMC_C_COUNT || algo <= SHMC_A_AUTO || algo >= SHMC_A_COUNT)
+        return NULL;
+    /* The direct all-reduce of device buffers maps every member's buffers (devdirect.c). */
+    if (dev && coll == SHMC_C_ALLREDUCE && algo == SHMC_A_DIRECT)
+        return &shmc__allreduce_devdirect_algo;
+    return algorithms[coll][algo];
+}
+
+/* Memory first (scratch.c), agreed by all members, then the algorithm, whose requests
+ * come from the reserve (p2p/request.c tells them by their context). An in-place
+ * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is
+ * both sent and overwritten. Most small calls borrow nothing: an algorithm that never
+ * borrows has no scratch_need, and that one test is all they pay (computing every call's
+ * needs took about 40 instructions, which a 0.2 us barrier would notice). */
+int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                   size_t bytes)
+{
+    const struct shmc__coll_algo *a = shmc__coll_algo(coll, pick(coll, x, bytes), x->dev);
+    int rc;
+    if (a->scratch_need || sbuf == SHMC_IN_PLACE) {
+        size_t need[SHMC_NSCRATCH] = {0};
+        if (a->scratch_need)
+            a->scratch_need(x, count, need);
+        if (sbuf == SHMC_IN_PLACE)
+            need[SHMC_SCRATCH_INPLACE] = bytes;
+        if ((rc = shmc__scratch_prepare(x, need)) != SHMC_OK)
+            return rc;
+        if (sbuf == SHMC_IN_PLACE) {
+            void *copy = shmc__cx_scratch(x, SHMC_SCRATCH_INPLACE, bytes);
+            SHMC_CX_COPY(x, copy, rbuf, bytes);
+            sbuf = copy;
+        }
+    }
+    return a->run(x, sbuf, rbuf, count);
+}

@@ -1,0 +1,19 @@
+/*
+ * The choice of algorithm for a call, and running it (dispatch.c).
+ */
+#ifndef SHMC_DISPATCH_H
+#define SHMC_DISPATCH_H
+
+#include <stddef.h>
+
+#include "coll/cx.h"
+
+/* The chosen algorithm of collective coll (SHMC_C_*) for this call, with no argument
+ * checks: scratch agreed first, then its run. bytes: what the choice is sized by. */
+int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                   size_t bytes);
+/* The descriptor of algorithm algo (SHMC_A_*, not AUTO) of collective coll, for host
+ * (dev 0) or device calls; NULL where there is none. */
+const struct shmc__coll_algo *shmc__coll_algo(int coll, int algo, int dev);
+
+#endif /* SHMC_DISPATCH_H */

@@ -1,0 +1,25 @@
+/*
+ * Exchanges among all members of a communicator in one synchronisation (onestep.c): the
+ * fixed building block of every agreement a collective service makes (scratch.c,
+ * check.c, split.c, devdirect.c), and the small-call path of the shm algorithms.
+ */
+#ifndef SHMC_ONESTEP_H
+#define SHMC_ONESTEP_H
+
+#include <stddef.h>
+
+#include "coll/cx.h"
+
+/* The most one member contributes: what the world's rounds carry. */
+#define SHMC_ONESTEP_MAX SHMC_WSYNC_BYTES
+
+/* Every member has entered. */
+int shmc__onestep_barrier(const struct shmc__cx *x);
+/* rbuf = the members' sbuf combined in rank order (x->dt, x->op, AVG-finished), on every
+ * member; host memory, count * x->es <= SHMC_ONESTEP_MAX; sbuf may be rbuf. */
+int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+/* all = every member's `bytes` of mine, in rank order; host memory, bytes <=
+ * SHMC_ONESTEP_MAX; mine must not lie in all. */
+int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *all, size_t bytes);
+
+#endif /* SHMC_ONESTEP_H */

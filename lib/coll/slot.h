@@ -1,0 +1,32 @@
+/*
+ * The shared staging slots (slot.c has the protocol).
+ */
+#ifndef SHMC_SLOT_H
+#define SHMC_SLOT_H
+
+#include <stdint.h>
+
+#include "coll/cx.h"
+
+/* The stamp of the communicator's next round: uid in the high half, round in the low. */
+uint64_t shmc__slot_next(const struct shmc__cx *x);
+/* Waits until every reader of what this rank published before has finished with it; then
+ * returns this rank's slot data (SHMC_SLOT_BYTES) for writing. */
+int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data);
+/* Publishes this rank's slot with `stamp`, to be read by one comm rank (reader) or by
+ * every other member (-1); each calls shmc__slot_done once. */
+void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader);
+/* Waits until comm rank owner has published `stamp` (or a later round of this
+ * communicator) and returns its slot data. */
+int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data);
+/* This rank is done reading owner's slot for one publication. */
+void shmc__slot_done(const struct shmc__cx *x, int owner);
+/* out = in_0 OP in_1 OP ... in rank order, left to right, over len elements at element
+ * offset eoff of every member's publication `stamp` (this rank's from own); host memory,
+ * not AVG-finished. */
+int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,
+                       size_t len, uint8_t *out);
+/* shmc__slot_done for every other member. */
+void shmc__slot_done_all(const struct shmc__cx *x);
+
+#endif /* SHMC_SLOT_H */

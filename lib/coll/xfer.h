@@ -1,0 +1,26 @@
+/*
+ * Point-to-point on a communicator's collective context, for the mailbox algorithms:
+ * comm ranks, exact sizes, and requests that clean up after themselves.
+ */
+#ifndef SHMC_XFER_H
+#define SHMC_XFER_H
+
+#include "coll/cx.h"
+
+/* Start a send of `bytes` to, or a receive of exactly `bytes` from, comm rank peer. */
+int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
+                   struct shmc__request **req);
+int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
+                   struct shmc__request **req);
+/* Waits for n requests (NULL entries skipped), frees them and sets them NULL. A receive
+ * whose message had another size is SHMC_ERR_MISMATCH. Returns the first error. */
+int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **reqs);
+/* Drops requests that could not all be started (a failed post): nothing waits for them. */
+void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **reqs);
+int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst);
+int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src);
+/* Either side may be skipped with a peer of -1. */
+int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
+                      void *rbuf, size_t rbytes, int src);
+
+#endif /* SHMC_XFER_H */

@@ -1,0 +1,393 @@
+/*
+ * The public point-to-point calls: argument checks, then requests started by post.c and
+ * waited for by wait.c. A blocking send of an eager message that fits the mailbox is
+ * written straight into it with no request at all (outq.c), and a blocking receive while
+ * nothing else is pending reads the one peer's mailbox itself: that is the whole cost of
+ * a small message. The process's state, shmc__p2p, is defined here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/dtype.h"
+#include "p2p/outq.h"
+#include "p2p/p2p.h"
+#include "p2p/progress.h"
+
+struct shmc__p2p shmc__p2p;
+
+static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
+
+/* Checks the library's state and the communicator handle h, and the buffer; fills *c. */
+static int check_buf(struct shmc__p2p *p, const shmc_comm *h, const struct shmc__comm **c,
+                     const void *buf, size_t count, shmc_dtype dt, size_t *bytes, size_t *elsize)
+{
+    if (p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
+    if (!(*c = shmc__comm_get(&p->comms, h)))
+        return SHMC_ERR_ARG;
+    size_t es = shmc__dtype_size(dt);
+    if (!es || count > SIZE_MAX / es || (!buf && count))
+        return SHMC_ERR_ARG;
+    *bytes = count * es;
+    *elsize = es;
+    return SHMC_OK;
+}
+
+static int check_peer(const struct shmc__comm *c, int r, int any_ok, int *world)
+{
+    if (any_ok && r == SHMC_ANY_SOURCE) {
+        *world = SHMC_ANY;
+        return SHMC_OK;
+    }
+    if (r < 0 || r >= c->size)
+        return SHMC_ERR_RANK;
+    *world = shmc__comm_world_rank(c, r);
+    return SHMC_OK;
+}
+
+static int check_tag(int tag, int any_ok)
+{
+    return (tag >= 0 || (any_ok && tag == SHMC_ANY_TAG)) ? SHMC_OK : SHMC_ERR_TAG;
+}
+
+/* ---- public API ------------------------------------------------------------------------- */
+
+SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                        shmc_comm *comm, shmc_request **req)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    const struct shmc__comm *c;
+    size_t bytes, es;
+    int w, rc;
+    if (req)
+        *req = NULL;
+    if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(c, dst, 0, &w)) || (rc = check_tag(tag, 0)))
+        return rc;
+    if (!req)
+        return SHMC_ERR_ARG;
+    if ((rc = shmc__job_ok(p)))
+        return rc;
+    struct shmc__request *s;
+    if ((rc = shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, -1, &s)) == SHMC_OK)
+        *req = shmc__req_handle(s);
+    return rc;
+}
+
+SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                        shmc_comm *comm, shmc_request **req)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    const struct shmc__comm *c;
+    size_t bytes, es;
+    int w, rc;
+    if (req)
+        *req = NULL;
+    if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(c, src, 1, &w)) || (rc = check_tag(tag, 1)))
+        return rc;
+    if (!req)
+        return SHMC_ERR_ARG;
+    if ((rc = shmc__job_ok(p)))
+        return rc;
+    struct shmc__request *r;
+    if ((rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r)) == SHMC_OK)
+        *req = shmc__req_handle(r);
+    return rc;
+}
+
+SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                       shmc_comm *comm)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    const struct shmc__comm *c;
+    size_t bytes, es;
+    int w, rc;
+    if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(c, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = shmc__job_ok(p)))
+        return rc;
+    /* Fast path: straight into the mailbox, no request. */
+    int dev = shmc__mk_dev(buf);
+    if (w != p->rank && bytes <= p->eager_limit && !dev) {
+        struct shmc__peer *pe = &p->peers[w];
+        if (shmc__list_empty(&pe->matchq) && !pe->ep.gone && !pe->ep.broken &&
+            shmc__outq_eager(&pe->ep, buf, bytes, tag, c->ctx))
+            return SHMC_OK;
+    }
+    struct shmc__request *s;
+    if ((rc = shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, dev, &s)) != SHMC_OK)
+        return rc;
+    return shmc__finish(p, s, NULL);
+}
+
+/* Polls of the one ring before a blocking receive falls back to the general engine: long
+ * enough for a ping-pong reply, short enough that other peers are not kept waiting. */
+#define DIRECT_SPIN 512
+
+/* A blocking receive from one peer while nothing else is pending in this process: read
+ * that peer's ring directly and, if the first record is an eager message this receive
+ * accepts, copy it straight into buf with no request. Any other first record (another
+ * tag, a rendezvous, control), or nothing within DIRECT_SPIN polls, returns 1 and the
+ * general engine takes over; it then sees exactly the same records in the same order,
+ * so matching is unchanged. Returns 1, or the receive's result. */
+static int recv_direct(struct shmc__p2p *p, void *buf, size_t bytes, size_t es, int w, int tag,
+                       uint32_t ctx, int src, shmc_status *status)
+{
+    struct shmc__ep *ep = &p->peers[w].ep;
+    struct shmc__rec_view v;
+    /* Never spin longer than the wait policy would (64 polls when ranks share CPUs). */
+    unsigned limit = p->spin < DIRECT_SPIN ? p->spin : DIRECT_SPIN;
+    for (unsigned spins = 0;; spins++) {
+        int rc = shmc__ring_peek(&ep->in, &v);
+        if (rc > 0)
+            break;
+        if (rc < 0 || spins >= limit)
+            return 1;
+        shmc__cpu_relax();
+    }
+    int mtag = (int)(uint32_t)v.w1;
+    if (v.kind != SHMC_REC_EAGER || (uint32_t)(v.w1 >> 32) != ctx || mtag < 0 ||
+        (tag != SHMC_ANY_TAG && tag != mtag))
+        return 1;
+    int err = v.len > bytes ? SHMC_ERR_TRUNCATE : SHMC_OK;
+    size_t n = v.len <= bytes ? v.len : bytes;
+    if (n)
+        memcpy(buf, v.payload, n);
+    if (status)
+        *status = (shmc_status){src, mtag, v.len / es, err};
+    shmc__ring_consume(&ep->in, &v);
+    /* The producer may be waiting for the space. */
+    if (shmc__ring_publish(&ep->in))
+        shmc__ep_notify(ep);
+    return err;
+}
+
+SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int tag, shmc_comm *comm,
+                       shmc_status *status)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    const struct shmc__comm *c;
+    size_t bytes, es;
+    int w, rc;
+    if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = check_peer(c, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = shmc__job_ok(p)))
+        return rc;
+    int dev = shmc__mk_dev(buf);
+    if (w != SHMC_ANY && w != p->rank && !p->reqs.active && !p->match.nunexp &&
+        !p->out_busy_count && !p->peers[w].ep.broken && !dev &&
+        (rc = recv_direct(p, buf, bytes, es, w, tag, c->ctx, src, status)) != 1)
+        return rc;
+    struct shmc__request *r;
+    if ((rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, dev, &r)) != SHMC_OK)
+        return rc;
+    return shmc__finish(p, r, status);
+}
+
+/* The live request behind the caller's handle h, in *r. */
+static int check_req(struct shmc__p2p *p, const shmc_request *h, struct shmc__request **r)
+{
+    if (p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
+    *r = shmc__req_from_handle(&p->reqs, h);
+    return *r ? SHMC_OK : SHMC_ERR_ARG;
+}
+
+SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    struct shmc__request *r;
+    if (!req)
+        return SHMC_ERR_ARG;
+    if (!*req) {
+        if (status)
+            *status = empty_status;
+        return SHMC_OK;
+    }
+    int rc = check_req(p, *req, &r);
+    if (rc != SHMC_OK)
+        return rc;
+    rc = shmc__finish(p, r, status);
+    *req = NULL;
+    return rc;
+}
+
+SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    struct shmc__request *r;
+    if (!req || !done)
+        return SHMC_ERR_ARG;
+    *done = 0;
+    if (!*req) {
+        *done = 1;
+        if (status)
+            *status = empty_status;
+        return SHMC_OK;
+    }
+    int rc = check_req(p, *req, &r);
+    if (rc != SHMC_OK)
+        return rc;
+    if (r->state == SHMC_RS_ACTIVE) {
+        shmc__progress(p);
+        shmc__check_job(p);
+        if (r->state == SHMC_RS_ACTIVE)
+            return SHMC_OK;
+    }
+    *done = 1;
+    rc = shmc__finish(p, r, status);
+    *req = NULL;
+    return rc;
+}
+
+SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    if (n && !reqs)
+        return SHMC_ERR_ARG;
+    if (p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
+    /* The requests behind the handles: on the stack for a few, else allocated. */
+    struct shmc__request *few[16] = {NULL}, **live = few;
+    if (n > 16 && !(live = malloc(n * sizeof *live)))
+        return SHMC_ERR_NOMEM;
+    /* Every handle is checked before any is touched, so a bad one (or one named twice,
+     * which would be finished twice) leaves them all pending. */
+    int rc = SHMC_OK;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        live[i] = reqs[i] ? shmc__req_from_handle(&p->reqs, reqs[i]) : NULL;
+        if (reqs[i] && (!live[i] || live[i]->listed)) {
+            rc = SHMC_ERR_ARG;
+            break;
+        }
+        if (live[i])
+            live[i]->listed = 1;
+    }
+    for (size_t j = 0; j < i; j++)
+        if (live[j])
+            live[j]->listed = 0;
+    if (rc != SHMC_OK) {
+        if (live != few)
+            free(live);
+        return rc;
+    }
+    shmc__wait_requests(p, n, live);
+    int first = SHMC_OK;
+    for (i = 0; i < n; i++) {
+        shmc_status *st = statuses ? &statuses[i] : NULL;
+        if (!live[i]) {
+            if (st)
+                *st = empty_status;
+            continue;
+        }
+        int err = shmc__finish(p, live[i], st);
+        reqs[i] = NULL;
+        if (err != SHMC_OK && first == SHMC_OK)
+            first = err;
+    }
+    if (live != few)
+        free(live);
+    return first;
+}
+
+SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
+                           size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
+                           shmc_status *status)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    const struct shmc__comm *c;
+    size_t sbytes, rbytes, es;
+    int wd, ws, rc;
+    if ((rc = check_buf(p, comm, &c, sbuf, scount, dtype, &sbytes, &es)) ||
+        (rc = check_buf(p, comm, &c, rbuf, rcount, dtype, &rbytes, &es)) ||
+        (rc = check_peer(c, dst, 0, &wd)) || (rc = check_peer(c, src, 1, &ws)) ||
+        (rc = check_tag(stag, 0)) || (rc = check_tag(rtag, 1)))
+        return rc;
+    if (shmc__overlap(sbuf, sbytes, rbuf, rbytes))
+        return SHMC_ERR_ARG;
+    if ((rc = shmc__job_ok(p)))
+        return rc;
+    struct shmc__request *rr, *sr;
+    if ((rc = shmc__post_recv(p, rbuf, rbytes, es, ws, rtag, c->ctx, c, -1, &rr)) != SHMC_OK)
+        return rc;
+    if ((rc = shmc__post_send(p, sbuf, sbytes, es, wd, stag, c->ctx, c, -1, &sr)) != SHMC_OK) {
+        shmc__p2p_cancel(p, rr, rc);
+        shmc__req_free(&p->reqs, rr);
+        return rc;
+    }
+    struct shmc__request *both[2] = {rr, sr};
+    shmc__wait_requests(p, 2, both);
+    int rerr = shmc__finish(p, rr, status);
+    int serr = shmc__finish(p, sr, NULL);
+    return rerr != SHMC_OK ? rerr : serr;
+}
+
+/* ---- communicators ------------------------------------------------------------------- */
+
+static int comm_ok(struct shmc__p2p *p, const shmc_comm *h, const struct shmc__comm **c)
+{
+    if (p->phase != SHMC_P2P_READY && p->phase != SHMC_P2P_FINALIZING)
+        return SHMC_ERR_NOT_INIT;
+    *c = shmc__comm_get(&p->comms, h);
+    return *c ? SHMC_OK : SHMC_ERR_ARG;
+}
+
+SHMC_API int shmc_comm_rank(const shmc_comm *comm)
+{
+    const struct shmc__comm *c;
+    int rc = comm_ok(&shmc__p2p, comm, &c);
+    return rc != SHMC_OK ? rc : c->rank;
+}
+
+SHMC_API int shmc_comm_size(const shmc_comm *comm)
+{
+    const struct shmc__comm *c;
+    int rc = comm_ok(&shmc__p2p, comm, &c);
+    return rc != SHMC_OK ? rc : c->size;
+}
+
+SHMC_API int shmc_comm_id(const shmc_comm *comm)
+{
+    const struct shmc__comm *c;
+    int rc = comm_ok(&shmc__p2p, comm, &c);
+    /* The number hang reports give it (shm/hang.c: "communicator #N"). */
+    return rc != SHMC_OK ? rc : (int)(c->ctx / 2);
+}
+
+SHMC_API int shmc_comm_free(shmc_comm **comm)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    if (p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
+    struct shmc__comm *c = comm ? shmc__comm_get(&p->comms, *comm) : NULL;
+    if (!c || c == &p->comms.world)
+        return SHMC_ERR_ARG;
+    int rc = shmc__comm_remove(p, c);
+    if (rc == SHMC_OK)
+        *comm = NULL;
+    return rc;
+}
+
+/* ---- counters ------------------------------------------------------------------------ */
+
+int shmc__p2p_stat(const struct shmc__p2p *p, const char *name, uint64_t *v)
+{
+    if (!strcmp(name, "requests_active")) {
+        *v = p->reqs.active;
+    } else if (!strcmp(name, "comms")) {
+        *v = p->comms.alive;
+    } else if (!strcmp(name, "unexpected_messages")) {
+        *v = p->match.nunexp;
+    } else if (!strcmp(name, "single_copy")) {
+        *v = (uint64_t)shmc__p2p_single_copy(p);
+    } else if (!strcmp(name, "single_copy_proven")) {
+        *v = 0;
+        for (int q = 0; q < p->size; q++)
+            *v += q != p->rank && p->peers[q].ep.sc == SHMC_SC_PROVEN;
+    } else if (!strcmp(name, "coop_offers")) {
+        *v = p->coop.offers;
+    } else {
+        return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,59 @@
+/*
+ * The matching engine's two queues: posted receives and unexpected messages, both in
+ * arrival order, so that MPI's rules hold: a message matches the oldest posted receive
+ * that accepts it, a receive takes the oldest unexpected message it accepts, and since
+ * each peer's ring is read in order, messages from one sender on one communicator never
+ * overtake each other. Delivering a matched message is deliver.c's.
+ */
+#ifndef SHMC_MATCH_H
+#define SHMC_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/list.h"
+#include "device/device.h"
+#include "p2p/records.h"
+#include "p2p/request.h"
+
+/* An unexpected message: arrived before any receive matched it. */
+struct shmc__unexp {
+    struct shmc__link link;
+    int src; /* world rank */
+    int tag;
+    uint32_t ctx;
+    unsigned kind;                   /* SHMC_REC_EAGER or SHMC_REC_RTS, or 0 for self rndv */
+    size_t bytes;                    /* message size */
+    uint64_t cookie;                 /* RTS: the sender's request */
+    uint64_t addr;                   /* RTS: sender's buffer, if it offers single copy */
+    uint32_t flags;                  /* RTS flags */
+    struct shmc__ipc *ipc;           /* RTS of a device buffer: in data[] */
+    struct shmc__request *self_send; /* large message to oneself */
+    uint8_t data[];                  /* EAGER payload */
+};
+
+struct shmc__match {
+    struct shmc__link posted; /* receives, as SHMC_Q_POSTED */
+    struct shmc__link unexp;  /* struct shmc__unexp */
+    uint64_t nunexp;
+};
+
+void shmc__match_init(struct shmc__match *m);
+/* Appends receive r to the posted queue. */
+void shmc__match_post(struct shmc__match *m, struct shmc__request *r);
+/* The oldest posted receive that accepts a message (src, tag, ctx), taken off the queue. */
+struct shmc__request *shmc__match_posted(struct shmc__match *m, int src, int tag, uint32_t ctx);
+/* The oldest unexpected message a receive (src, tag, ctx) accepts, taken off the queue;
+ * the caller frees it. */
+struct shmc__unexp *shmc__match_unexp(struct shmc__match *m, int src, int tag, uint32_t ctx);
+int shmc__unexp_add_eager(struct shmc__match *m, int src, int tag, uint32_t ctx, const void *data,
+                          size_t len);
+int shmc__unexp_add_rts(struct shmc__match *m, int src, int tag, uint32_t ctx,
+                        const struct shmc__rts *rts, const struct shmc__ipc *ipc);
+int shmc__unexp_add_self(struct shmc__match *m, struct shmc__request *send);
+void shmc__unexp_drop_self(struct shmc__match *m, const struct shmc__request *send);
+/* Forgets eager messages nobody received on a context that is going away. */
+void shmc__unexp_drop_ctx(struct shmc__match *m, uint32_t ctx);
+void shmc__unexp_free_all(struct shmc__match *m);
+
+#endif /* SHMC_MATCH_H */

@@ -1,0 +1,170 @@
+/*
+ * The layer's start and end (p2p.h). shmc__p2p_init connects every peer and waits until
+ * the job has assembled; shmc__p2p_finalize delivers what this process still owes its
+ * peers and releases everything. Called by shmc_init and shmc_finalize (boot/).
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "p2p/coop.h"
+#include "p2p/outq.h"
+#include "p2p/p2p.h"
+#include "p2p/progress.h"
+#include "p2p/rndv.h"
+
+/* Spin budgets (polls before yielding) chosen with bench/ (docs/performance.md). */
+#define SPIN_DEDICATED 20000u
+#define SPIN_OVERSUBSCRIBED 1u
+/* Microseconds a waiter spins while what it waits for runs on other CPUs (doorbell.h);
+ * only when oversubscribed, as a dedicated rank spins SPIN_DEDICATED polls anyway. */
+#define SPIN_ELSEWHERE_US 20u
+
+/* CPUs this job may run on: shmrun says (it bound each rank to one core); otherwise our
+ * affinity mask, which other launchers leave wide. */
+static int job_cpus(void)
+{
+    const char *s = getenv("SHMC_CPUS");
+    if (s && atoi(s) > 0)
+        return atoi(s);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
+{
+    p->eager_limit = c->eager_limit;
+    p->chunk = 0;
+    for (int q = 0; q < p->size; q++) {
+        if (q == p->rank)
+            continue;
+        uint32_t maxp = p->peers[q].ep.out.max_payload;
+        if (p->eager_limit > maxp)
+            p->eager_limit = maxp;
+        p->chunk = maxp - 8; /* DATA records carry an 8-byte offset */
+        break;
+    }
+    int oversubscribed = p->size > job_cpus();
+    p->spin = c->spin != ~0u ? c->spin : (oversubscribed ? SPIN_OVERSUBSCRIBED : SPIN_DEDICATED);
+    p->yield = c->yield;
+    unsigned far = c->spin_elsewhere_us != ~0u ? c->spin_elsewhere_us
+                                               : (oversubscribed ? SPIN_ELSEWHERE_US : 0u);
+    p->spin_elsewhere_ns = (uint64_t)far * 1000u;
+}
+
+static void teardown(struct shmc__p2p *p)
+{
+    if (p->peers) {
+        for (int q = 0; q < p->size; q++) {
+            if (q == p->rank)
+                continue;
+            /* First: queued control records may live inside requests. */
+            shmc__outq_discard(p, q);
+            shmc__ep_disconnect(&p->peers[q].ep);
+        }
+        free(p->peers);
+    }
+    shmc__reqs_release(&p->reqs);
+    shmc__comms_release(p);
+    shmc__unexp_free_all(&p->match);
+    shmc__rndv_release(p);
+    memset(p, 0, sizeof *p);
+}
+
+int shmc__p2p_init(struct shmc__p2p *p, struct shmc__arena *a, int rank, int size,
+                   const struct shmc__p2p_params *params)
+{
+    memset(p, 0, sizeof *p);
+    p->rank = rank;
+    p->size = size;
+    p->arena = a;
+    p->me = shmc__arena_cb(a, (unsigned)rank);
+    p->supervised = params->supervised;
+    p->single_copy = params->single_copy;
+    p->single_copy_min = params->single_copy_min;
+    p->hang_timeout_s = params->hang_timeout_s;
+    shmc__match_init(&p->match);
+    shmc__coop_init(&p->coop);
+    shmc__list_init(&p->cma_active);
+    shmc__list_init(&p->dev_active);
+    int fenced = !shmc__wait_register() || (a->hdr->flags & SHMC_ARENA_F_FENCED_WAKE);
+    shmc__tp_init(&p->tp, a, rank, size, fenced, params->single_copy);
+
+    p->peers = calloc((size_t)size, sizeof *p->peers);
+    if (!p->peers)
+        return SHMC_ERR_NOMEM;
+    for (int q = 0; q < size; q++) {
+        struct shmc__peer *pe = &p->peers[q];
+        shmc__list_init(&pe->matchq);
+        shmc__list_init(&pe->streams);
+        shmc__list_init(&pe->ctrl);
+        if (q == rank)
+            continue;
+        int rc = shmc__ep_connect(&p->tp, &pe->ep, q);
+        if (rc != SHMC_OK)
+            return rc;
+        p->pumped |= pe->ep.ops->progress != NULL;
+    }
+    choose_limits(p, params);
+    return shmc__comms_init(p);
+}
+
+int shmc__p2p_start(struct shmc__p2p *p, unsigned attach_timeout_s)
+{
+    shmc__job_set_state(p->arena, (unsigned)p->rank, SHMC_RANK_RUNNING);
+    int rc = shmc__job_wait_attached(p->arena, attach_timeout_s);
+    if (rc != SHMC_OK)
+        return rc;
+    p->epoch_seen = shmc__load_acquire32(&p->arena->hdr->epoch); /* A4 */
+    shmc__peers_refresh(p, 0);
+    p->phase = SHMC_P2P_READY;
+    return SHMC_OK;
+}
+
+void shmc__p2p_fail(struct shmc__p2p *p)
+{
+    if (p->arena)
+        shmc__job_set_state(p->arena, (unsigned)p->rank, SHMC_RANK_DEAD);
+    teardown(p);
+}
+
+/* Does this process still owe a peer something it can deliver? */
+static int obligations_met(void *arg)
+{
+    const struct shmc__p2p *p = arg;
+    for (int q = 0; q < p->size; q++) {
+        const struct shmc__peer *pe = &p->peers[q];
+        if (q != p->rank && !shmc__list_empty(&pe->ctrl) && !pe->ep.gone && !pe->ep.broken)
+            return 0;
+    }
+    for (uint32_t i = 0; i < p->reqs.n; i++) {
+        const struct shmc__request *r = p->reqs.table[i];
+        if (r->state != SHMC_RS_ACTIVE || r->kind != SHMC_REQ_SEND || r->peer == p->rank)
+            continue;
+        const struct shmc__ep *ep = &p->peers[r->peer].ep;
+        if (ep->gone || ep->broken)
+            continue;
+        /* A peer that is finalizing posts no more receives: an unmatched RTS to it can
+         * never complete, so we do not wait for it. */
+        if (r->proto == SHMC_P_RTS && shmc__load_acquire32(&ep->cb->state) >= SHMC_RANK_FINALIZING)
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
+int shmc__p2p_finalize(struct shmc__p2p *p)
+{
+    p->phase = SHMC_P2P_FINALIZING;
+    shmc__job_set_state(p->arena, (unsigned)p->rank, SHMC_RANK_FINALIZING);
+    int rc = shmc__wait_pred(p, obligations_met, NULL, p, SHMC_BLK_FINALIZE);
+    if (shmc__job_aborted(p->arena))
+        rc = SHMC_ERR_ABORTED;
+    shmc__job_set_state(p->arena, (unsigned)p->rank, SHMC_RANK_FINALIZED);
+    teardown(p);
+    return rc;
+}

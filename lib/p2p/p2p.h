@@ -1,0 +1,210 @@
+/*
+ * Layer p2p: point-to-point messaging between the ranks of a job.
+ *
+ * Owns: communicators' handle table and rank maps (comm.h, comm.c), requests
+ * (request.c), matching (match.c), the outgoing queues (outq.c), rendezvous and single
+ * copy (rndv.c), copies made by both sides (coop.c), delivery of matched messages
+ * (deliver.c), the one switch over record kinds (inbox.c), progress and failure
+ * detection (progress.c), the wait loop (wait.c), posting (post.c), its own start and end
+ * (p2p.c), and the public point-to-point and communicator calls (calls.c).
+ * May call: base, shm, transport, device. The layers above (coll, boot) reach its state
+ * only through the functions below, with the struct shmc__p2p they are given.
+ *
+ * Files call one way within the layer too, each only files before it: request, match,
+ * outq, coop, rndv, deliver, inbox, progress, wait, post, comm, p2p, calls.
+ *
+ * Single-threaded: calls into the library must not overlap (shmcomm.h). Only the arena is
+ * shared between processes, through the atomics of the layers below.
+ */
+#ifndef SHMC_P2P_H
+#define SHMC_P2P_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/list.h"
+#include "p2p/comm.h"
+#include "p2p/match.h"
+#include "p2p/request.h"
+#include "shm/arena.h"
+#include "shm/job.h"
+#include "transport/transport.h"
+
+/* The sends that offered a copy descriptor, and our table's bookkeeping (coop.c). */
+struct shmc__coop {
+    struct shmc__link sends;    /* as SHMC_Q_COOP, until complete */
+    uint64_t free;              /* entries not in use (bit i: entry i) */
+    uint64_t held;              /* sends complete, receiver not yet done with the entry */
+    uint64_t offers;            /* descriptors offered so far (shmc_stat) */
+    int peer[SHMC_XDESC_COUNT]; /* the receiver of each entry */
+};
+
+/* A peer: its endpoint, and what waits to be written to it, in order. */
+struct shmc__peer {
+    struct shmc__ep ep;
+    struct shmc__link matchq;  /* EAGER/RTS sends waiting for ring space (outq.c) */
+    struct shmc__link streams; /* sends streaming DATA records (rndv.c) */
+    struct shmc__link ctrl;    /* control records waiting for ring space (outq.c) */
+    int out_busy; /* 1 while any of the three is non-empty (or was, until the next push) */
+};
+
+enum { SHMC_P2P_OFF = 0, SHMC_P2P_READY = 1, SHMC_P2P_FINALIZING = 2 };
+
+/* What shmc__p2p_init needs from the configuration. */
+struct shmc__p2p_params {
+    size_t eager_limit;
+    int single_copy;
+    size_t single_copy_min;
+    unsigned spin, yield, spin_elsewhere_us; /* ~0u: automatic */
+    unsigned hang_timeout_s;
+    int supervised; /* a launcher watches the ranks and ends the job */
+};
+
+struct shmc__p2p {
+    int phase; /* SHMC_P2P_* */
+    int rank, size;
+    int supervised;
+    struct shmc__arena *arena;
+    struct shmc__rank_cb *me;
+    struct shmc__tp tp;
+    struct shmc__peer *peers; /* [size]; peers[rank] unused */
+
+    /* Settings, fixed at init but single_copy (shmc_config_set). */
+    size_t eager_limit; /* effective: min(config, what one record can carry) */
+    size_t chunk;       /* payload bytes of one DATA record */
+    int single_copy;
+    size_t single_copy_min;
+    unsigned spin, yield;       /* wait policy (shm/doorbell.h) */
+    uint64_t spin_elsewhere_ns; /* spin this long, not yield, while peers run elsewhere */
+    unsigned hang_timeout_s;    /* SHMC_TIMEOUT */
+
+    /* What this process knows of the job. */
+    uint32_t epoch_seen; /* hdr->epoch when we last refreshed peer states */
+    int recheck;         /* re-examine pending requests (a peer broke) */
+    int ngone;           /* peers known to be gone */
+    int out_busy_count;  /* peers with out_busy set */
+    int pumped;          /* some endpoint's transport moves records in progress */
+
+    struct shmc__reqs reqs;
+    struct shmc__match match;
+    struct shmc__comms comms;
+    struct shmc__coop coop;
+    struct shmc__link cma_active; /* receives copying with single copy (rndv.c) */
+    struct shmc__link dev_active; /* receives copying from a peer's device buffer (rndv.c) */
+    uint8_t *bounce;              /* single copy into device memory lands here (rndv.c) */
+};
+
+/* The process's point-to-point state: made by shmc_init (boot/), reached by the public
+ * calls of calls.c, and passed to everything else. */
+extern struct shmc__p2p shmc__p2p;
+
+/* ---- for the layers above ---------------------------------------------------------- */
+
+/* p2p.c: sets up world rank `rank` of `size` on arena a: connects every peer. Then
+ * shmc__p2p_start marks this rank running and waits until every rank has attached. */
+int shmc__p2p_init(struct shmc__p2p *p, struct shmc__arena *a, int rank, int size,
+                   const struct shmc__p2p_params *params);
+int shmc__p2p_start(struct shmc__p2p *p, unsigned attach_timeout_s);
+/* Delivers what this process still owes its peers, marks it finalized, releases all. */
+int shmc__p2p_finalize(struct shmc__p2p *p);
+/* Releases all after a failed init, marking this rank dead. */
+void shmc__p2p_fail(struct shmc__p2p *p);
+
+/* SHMC_SINGLE_COPY set at run time (shmc_config_set): offer and use single copy, or not. */
+static inline void shmc__p2p_set_single_copy(struct shmc__p2p *p, int on)
+{
+    p->single_copy = on;
+}
+/* calls.c: this layer's counters for shmc_stat; 1 if name is one of them (*v set). */
+int shmc__p2p_stat(const struct shmc__p2p *p, const char *name, uint64_t *v);
+
+/* progress.c: the cheap per-call look at the job, on every public call: abort, or peers
+ * that changed state. Relaxed loads: both words are triggers; shmc__check_job takes the
+ * acquire (A4) when they moved. */
+int shmc__check_job(struct shmc__p2p *p);
+static inline int shmc__job_ok(struct shmc__p2p *p)
+{
+    const struct shmc__arena_hdr *h = p->arena->hdr;
+    if (shmc__load_relaxed32(&h->abort) || shmc__load_relaxed32(&h->epoch) != p->epoch_seen)
+        return shmc__check_job(p) == SHMC_ERR_ABORTED ? SHMC_ERR_ABORTED : SHMC_OK;
+    return SHMC_OK;
+}
+/* Takes a request that will not complete by itself off whatever it waits in, and
+ * completes it with err (a failed collective's messages; a receive whose send failed). */
+void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
+/* Has world rank w left the job, or broken its mailbox? The error that means, or SHMC_OK. */
+static inline int shmc__peer_lost(const struct shmc__p2p *p, int w)
+{
+    const struct shmc__ep *ep = &p->peers[w].ep;
+    return ep->broken ? SHMC_ERR_CORRUPT : ep->gone ? SHMC_ERR_PEER_DEAD : SHMC_OK;
+}
+
+/* Has any peer left the job? (A cheap test before looking at one.) */
+static inline int shmc__peers_any_gone(const struct shmc__p2p *p)
+{
+    return p->ngone != 0;
+}
+/* The endpoint to world rank w, for the transport's single copy (transport.h). */
+static inline struct shmc__ep *shmc__peer_ep(struct shmc__p2p *p, int w)
+{
+    return &p->peers[w].ep;
+}
+/* May this process use single copy at all (SHMC_SINGLE_COPY, and the kernel allows it)? */
+static inline int shmc__p2p_single_copy(const struct shmc__p2p *p)
+{
+    return p->single_copy && p->tp.cma_self;
+}
+/* Wakes world rank w if it may be asleep, after publishing what it waits for. */
+static inline void shmc__peer_notify(struct shmc__p2p *p, int w)
+{
+    shmc__ep_notify(&p->peers[w].ep);
+}
+
+/* post.c: a send or receive on context ctx of communicator c, from and to world ranks.
+ * dev: the buffer is device memory (1) or host memory (0), as the caller knows, or -1 to
+ * ask device.h. */
+int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
+                    int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
+                    struct shmc__request **out);
+int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
+                    uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out);
+
+/* wait.c: waits for every non-NULL request of reqs. Returns SHMC_OK, or
+ * SHMC_ERR_ABORTED (the requests have failed by then). */
+int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs);
+/* Waits for r, fills status, frees r; returns its result. */
+int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
+/* Waits until done(arg) holds, making progress, as blocked on `op` for hang reports.
+ * elsewhere(arg, cpu), if not NULL, says whether every rank done() still waits for last
+ * ran on another CPU than `cpu` (see shmc__runs_elsewhere in shm/doorbell.h). */
+int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
+                    void *arg, unsigned op);
+
+/* comm.c: the communicator table. */
+int shmc__comms_init(struct shmc__p2p *p);
+void shmc__comms_release(struct shmc__p2p *p);
+/* A communicator not yet in use, with room for maps of up to max_members members:
+ * memory first, so that making it cannot fail once the members agreed. NULL: no memory. */
+struct shmc__comm *shmc__comm_reserve(struct shmc__p2p *p, int max_members);
+void shmc__comm_unreserve(struct shmc__p2p *p, struct shmc__comm *c);
+/* Makes reserved c the communicator of m members whose rank i is parent rank
+ * members[i], this process being rank me, with the members' agreed uid; returns its
+ * handle. */
+shmc_comm *shmc__comm_install(struct shmc__p2p *p, struct shmc__comm *c,
+                              const struct shmc__comm *parent, const int *members, int m, int me,
+                              uint32_t uid);
+/* Frees c (not the world): SHMC_ERR_STATE while a request on it is pending. Unreceived
+ * eager messages on it are dropped. */
+int shmc__comm_remove(struct shmc__p2p *p, struct shmc__comm *c);
+/* The smallest uid no communicator of this process has had, and noting one agreed. */
+static inline uint32_t shmc__comm_uid_next(const struct shmc__p2p *p)
+{
+    return p->comms.next_uid;
+}
+static inline void shmc__comm_uid_seen(struct shmc__p2p *p, uint32_t uid)
+{
+    if (uid >= p->comms.next_uid)
+        p->comms.next_uid = uid + 1;
+}
+
+#endif /* SHMC_P2P_H */

@@ -1,0 +1,90 @@
+/*
+ * Starting a send or a receive (p2p.h): a request handed to the eager path (outq.c),
+ * rendezvous (rndv.c), or, for a receive, to a message already waiting (deliver.c) or
+ * the posted queue (match.c). The public calls (calls.c) and the collectives' messages
+ * (coll/xfer.c) both start here.
+ */
+#include "p2p/deliver.h"
+#include "p2p/outq.h"
+#include "p2p/p2p.h"
+#include "p2p/rndv.h"
+
+int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
+                    int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
+                    struct shmc__request **out)
+{
+    struct shmc__request *s = shmc__req_alloc(&p->reqs, SHMC_CTX_IS_COLL(ctx));
+    *out = NULL;
+    if (!s)
+        return SHMC_ERR_NOMEM;
+    s->kind = SHMC_REQ_SEND;
+    s->buf = (void *)(uintptr_t)buf;
+    s->bytes = bytes;
+    s->elsize = elsize;
+    s->peer = wdst;
+    s->tag = tag;
+    s->ctx = ctx;
+    s->comm = c;
+    s->dev = bytes && (dev >= 0 ? dev : shmc__mk_dev(buf));
+    *out = s;
+
+    if (wdst == p->rank) {
+        struct shmc__request *r = shmc__match_posted(&p->match, wdst, tag, ctx);
+        if (r) {
+            shmc__deliver_self(p, r, s);
+        } else if (bytes <= p->eager_limit && !s->dev) {
+            int rc = shmc__unexp_add_eager(&p->match, wdst, tag, ctx, buf, bytes);
+            shmc__req_complete(&p->reqs, s, rc);
+        } else {
+            s->proto = SHMC_P_SELF;
+            int rc = shmc__unexp_add_self(&p->match, s);
+            if (rc != SHMC_OK)
+                shmc__req_complete(&p->reqs, s, rc);
+        }
+        return SHMC_OK;
+    }
+    int lost = shmc__peer_lost(p, wdst);
+    if (lost != SHMC_OK) {
+        shmc__req_complete(&p->reqs, s, lost);
+        return SHMC_OK;
+    }
+    if (bytes <= p->eager_limit && !s->dev) {
+        struct shmc__peer *pe = &p->peers[wdst];
+        s->proto = SHMC_P_EAGER;
+        if (shmc__list_empty(&pe->matchq) && shmc__outq_eager(&pe->ep, buf, bytes, tag, ctx))
+            shmc__req_complete(&p->reqs, s, SHMC_OK);
+        else
+            shmc__outq_send(p, wdst, s);
+        return SHMC_OK;
+    }
+    return shmc__rndv_start_send(p, s);
+}
+
+int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
+                    uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out)
+{
+    struct shmc__request *r = shmc__req_alloc(&p->reqs, SHMC_CTX_IS_COLL(ctx));
+    *out = NULL;
+    if (!r)
+        return SHMC_ERR_NOMEM;
+    r->kind = SHMC_REQ_RECV;
+    r->buf = buf;
+    r->bytes = bytes;
+    r->elsize = elsize;
+    r->peer = wsrc;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->comm = c;
+    r->dev = bytes && (dev >= 0 ? dev : shmc__mk_dev(buf));
+    *out = r;
+
+    /* Anything already in the mailboxes must be seen first, or the order breaks. */
+    struct shmc__unexp *u = shmc__match_unexp(&p->match, wsrc, tag, ctx);
+    if (u) {
+        shmc__deliver_unexp(p, r, u);
+        return SHMC_OK;
+    }
+    r->proto = SHMC_P_POSTED;
+    shmc__match_post(&p->match, r);
+    return SHMC_OK;
+}

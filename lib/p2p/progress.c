@@ -1,0 +1,160 @@
+/*
+ * The progress engine. Everything moves inside library calls: shmc__progress drains
+ * every incoming mailbox (inbox.c) and pushes whatever outgoing work waited for ring
+ * space; shmc__check_job fails the requests that can no longer complete, when the job is
+ * aborted or a peer is gone or broken. The wait loop (wait.c) calls both until the
+ * caller's condition holds.
+ */
+#include "p2p/progress.h"
+
+#include "p2p/coop.h"
+#include "p2p/inbox.h"
+#include "p2p/outq.h"
+#include "p2p/rndv.h"
+
+/* ---- outgoing ------------------------------------------------------------------------ */
+
+static int push_out(struct shmc__p2p *p, int peer)
+{
+    struct shmc__peer *pe = &p->peers[peer];
+    /* Control records first: each one unblocks a transfer on the other side. */
+    int made = shmc__outq_flush_ctrl(p, peer);
+    /* Then matching records, strictly in order (non-overtaking). */
+    struct shmc__request *s;
+    while ((s = shmc__req_first(&pe->matchq))) {
+        if (s->proto == SHMC_P_EAGER) {
+            if (!shmc__outq_eager(&pe->ep, s->buf, s->bytes, s->tag, s->ctx))
+                break;
+            shmc__req_complete(&p->reqs, s, SHMC_OK); /* which takes it off the queue */
+        } else if (!shmc__rndv_put_rts(p, peer, s)) { /* which takes s off the queue */
+            break;
+        }
+        made++;
+    }
+    made += shmc__rndv_push_streams(p, peer);
+    shmc__outq_busy(p, peer);
+    return made;
+}
+
+int shmc__progress(struct shmc__p2p *p)
+{
+    int made = 0;
+    /* Transports whose mailboxes the peer cannot read move their records first (none of
+     * the shared-memory transport's: then this is one test). */
+    for (int q = 0; p->pumped && q < p->size; q++)
+        if (q != p->rank && p->peers[q].ep.ops->progress)
+            made += p->peers[q].ep.ops->progress(&p->peers[q].ep);
+    for (int q = 0; q < p->size; q++)
+        if (q != p->rank)
+            made += shmc__inbox_drain(p, q);
+    if (p->out_busy_count)
+        for (int q = 0; q < p->size; q++)
+            if (p->peers[q].out_busy)
+                made += push_out(p, q);
+    if (!shmc__list_empty(&p->cma_active))
+        made += shmc__rndv_progress_cma(p);
+    if (!shmc__list_empty(&p->coop.sends))
+        made += shmc__coop_progress(p);
+    if (!shmc__list_empty(&p->dev_active))
+        made += shmc__rndv_progress_dev(p);
+    return made;
+}
+
+/* ---- failures ------------------------------------------------------------------------ */
+
+void shmc__peers_refresh(struct shmc__p2p *p, int probe)
+{
+    for (int q = 0; q < p->size; q++) {
+        if (q == p->rank || !shmc__ep_refresh(&p->tp, &p->peers[q].ep, probe))
+            continue;
+        p->ngone++;
+        /* A death we found ourselves: look at the pending requests again. */
+        if (probe)
+            p->recheck = 1;
+    }
+}
+
+static int all_others_gone(const struct shmc__p2p *p)
+{
+    for (int q = 0; q < p->size; q++)
+        if (q != p->rank && !p->peers[q].ep.gone && !p->peers[q].ep.broken)
+            return 0;
+    /* Not gone while any of them left messages we have not read. */
+    for (int q = 0; q < p->size; q++)
+        if (q != p->rank && !p->peers[q].ep.broken && !shmc__ring_empty(&p->peers[q].ep.in))
+            return 0;
+    return 1;
+}
+
+/* Can request r no longer complete? Returns the error to fail it with, or SHMC_OK. */
+static int doomed(const struct shmc__p2p *p, const struct shmc__request *r)
+{
+    int q = r->kind == SHMC_REQ_RECV && r->proto != SHMC_P_POSTED ? r->src : r->peer;
+
+    if (q == SHMC_ANY)
+        return all_others_gone(p) ? SHMC_ERR_PEER_DEAD : SHMC_OK;
+    if (q == p->rank)
+        return SHMC_OK;
+    const struct shmc__ep *ep = &p->peers[q].ep;
+    if (ep->broken)
+        return SHMC_ERR_CORRUPT;
+    if (!ep->gone)
+        return SHMC_OK;
+    /* Everything the peer wrote before leaving is read before we give up on it: a
+     * message for a receive, the FIN or CTS that completes a send, or the count in a
+     * copy descriptor that completes one (coop.c). A copy from its device buffer runs to
+     * the end: the mapping keeps that memory alive after its owner is gone. */
+    if (!shmc__ring_empty(&ep->in) || (r->queue == SHMC_Q_COOP && shmc__coop_all_done(p, r)) ||
+        r->proto == SHMC_P_DEVCOPY)
+        return SHMC_OK;
+    return SHMC_ERR_PEER_DEAD;
+}
+
+void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err)
+{
+    if (r->state != SHMC_RS_ACTIVE)
+        return;
+    if (r->proto == SHMC_P_SELF)
+        shmc__unexp_drop_self(&p->match, r);
+    switch (r->queue) {
+    case SHMC_Q_COOP:
+        shmc__coop_dequeue(p, r);
+        break;
+    case SHMC_Q_DEV:
+        shmc__rndv_abandon_dev(r);
+        break;
+    default:
+        break; /* completing takes it off any other list; push_out recounts out_busy */
+    }
+    shmc__req_complete(&p->reqs, r, err);
+}
+
+static void fail_requests(struct shmc__p2p *p, int abort)
+{
+    for (uint32_t i = 0; i < p->reqs.n; i++) {
+        struct shmc__request *r = p->reqs.table[i];
+        if (r->state != SHMC_RS_ACTIVE)
+            continue;
+        int err = abort ? SHMC_ERR_ABORTED : doomed(p, r);
+        if (err != SHMC_OK)
+            shmc__p2p_cancel(p, r, err);
+    }
+}
+
+int shmc__check_job(struct shmc__p2p *p)
+{
+    struct shmc__arena_hdr *h = p->arena->hdr;
+    if (shmc__job_aborted(p->arena)) {
+        fail_requests(p, 1);
+        return SHMC_ERR_ABORTED;
+    }
+    /* A4 pairs with R4 (shm/job.c): states are current. */
+    uint32_t ep = shmc__load_acquire32(&h->epoch);
+    if (ep == p->epoch_seen && !p->recheck)
+        return SHMC_OK;
+    p->epoch_seen = ep;
+    p->recheck = 0;
+    shmc__peers_refresh(p, 0);
+    fail_requests(p, 0);
+    return 1;
+}

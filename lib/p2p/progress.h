@@ -1,0 +1,16 @@
+/*
+ * The progress engine (progress.c).
+ */
+#ifndef SHMC_PROGRESS_H
+#define SHMC_PROGRESS_H
+
+#include "p2p/p2p.h"
+
+/* One pass: drains every incoming mailbox, pushes what waited for ring space, moves the
+ * single copies, the copies both sides make and the device copies along. Returns how
+ * many things happened (0: nothing to do). */
+int shmc__progress(struct shmc__p2p *p);
+/* Re-reads the peers' states (probe: also whether their processes exist). */
+void shmc__peers_refresh(struct shmc__p2p *p, int probe);
+
+#endif /* SHMC_PROGRESS_H */

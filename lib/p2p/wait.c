@@ -1,0 +1,239 @@
+/*
+ * The wait loop: progress until the caller's condition holds, spinning, then yielding,
+ * then sleeping on the doorbell (shm/doorbell.h), while watching the job: an abort, or a
+ * peer gone, fails the requests that depend on it (progress.c). Under SHMC_TIMEOUT a rank
+ * that finds the whole job blocked that long reports what every rank waits for and ends
+ * the job.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "p2p/p2p.h"
+#include "p2p/progress.h"
+#include "shm/hang.h"
+
+struct blk {
+    unsigned op;
+    int peer;
+    int tag;
+    uint32_t ctx;
+    uint64_t bytes;
+};
+
+static void set_blocked(struct shmc__p2p *p, const struct blk *b)
+{
+    struct shmc__rank_cb *me = p->me;
+    /* Relaxed: diagnostics only, read by hang reports. */
+    shmc__store_relaxed32(&me->blk_peer, (uint32_t)b->peer);
+    shmc__store_relaxed32(&me->blk_tag, (uint32_t)b->tag);
+    shmc__store_relaxed32(&me->blk_ctx, b->ctx);
+    shmc__store_relaxed64(&me->blk_bytes, b->bytes);
+    shmc__store_relaxed64(&me->blk_since_ns, shmc__now_ns());
+    shmc__store_relaxed32(&me->blk_op, b->op);
+}
+
+/* The spin-instead-of-yield stage of a wait (doorbell.h): allowed once per wait, for
+ * p->spin_elsewhere_ns from its first use. */
+struct spin_far {
+    int (*elsewhere)(void *, uint32_t);
+    void *arg;
+    uint32_t cpu;      /* 1 + our CPU, as last published */
+    unsigned polls;    /* since the clock was last read */
+    uint64_t deadline; /* 0: not started */
+    int spent;
+    int polling; /* SHMC_CPU_POLLING is published */
+};
+
+static int spin_far(struct shmc__p2p *p, struct spin_far *f)
+{
+    if (f->spent || !f->elsewhere || !p->spin_elsewhere_ns)
+        return 0;
+    if (!f->elsewhere(f->arg, f->cpu))
+        goto stop;
+    /* The clock every 64 polls: a poll is far cheaper than reading it. */
+    if (!f->deadline) {
+        f->deadline = shmc__now_ns() + p->spin_elsewhere_ns;
+        f->polling = 1;
+        shmc__cpu_publish(p->me, 1);
+    } else if (++f->polls >= 64) {
+        f->polls = 0;
+        if (shmc__now_ns() >= f->deadline) {
+            f->spent = 1;
+            goto stop;
+        }
+    }
+    return 1;
+stop:
+    if (f->polling) {
+        f->polling = 0;
+        f->cpu = shmc__cpu_publish(p->me, 0);
+    }
+    return 0;
+}
+
+/* SHMC_TIMEOUT: when every rank still in the job has been blocked in shmcomm that long,
+ * the lowest of them says what each waits for and aborts the job; the others then see
+ * the abort. Looked at after each sleep slice, since a stuck rank ends up sleeping. */
+static void hang_check(struct shmc__p2p *p)
+{
+    uint64_t t = (uint64_t)p->hang_timeout_s * 1000000000u;
+    if (shmc__hang_reporter(p->arena, p->size, t, shmc__now_ns()) != p->rank)
+        return;
+    /* A rank that aborted (our reporter, say) sets the abort word before its state says
+     * it left: having read the states, a job being ended is not reported twice. */
+    atomic_thread_fence(memory_order_acquire);
+    if (shmc__job_aborted(p->arena))
+        return;
+    fprintf(stderr,
+            "shmcomm: rank %d: no rank has made progress for %u s (SHMC_TIMEOUT); ending the "
+            "job\n",
+            p->rank, p->hang_timeout_s);
+    shmc__hang_report(p->arena, p->size, NULL, stderr, "shmcomm: ");
+    fflush(NULL);
+    _exit(shmc__job_abort_from(p->arena, (unsigned)p->rank, 124, !p->supervised));
+}
+
+/* Waits until done(arg) holds, making progress. Returns SHMC_OK, or SHMC_ERR_ABORTED if
+ * the job was aborted while waiting (requests have been failed by then). `far` may say
+ * when to spin rather than yield (doorbell.h). */
+static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const struct blk *b,
+                      struct spin_far *far)
+{
+    unsigned idle = 0;
+    int blocked = 0;
+    int rc = SHMC_OK;
+
+    /* With peers gone, what we wait for may already be impossible: look once. */
+    if (p->ngone)
+        p->recheck = 1;
+
+    for (;;) {
+        if (done(arg))
+            break;
+        if (shmc__progress(p)) {
+            idle = 0;
+            continue;
+        }
+        int jc = shmc__check_job(p);
+        if (jc == SHMC_ERR_ABORTED) {
+            rc = SHMC_ERR_ABORTED;
+            break;
+        }
+        if (jc)
+            continue;
+        if (++idle <= p->spin) {
+            shmc__cpu_relax();
+            continue;
+        }
+        if (!blocked) {
+            set_blocked(p, b);
+            far->cpu = shmc__cpu_publish(p->me, 0);
+            blocked = 1;
+        }
+        if (idle <= p->spin + p->yield) {
+            if (spin_far(p, far)) {
+                idle--; /* spinning does not use up the yields */
+                shmc__cpu_relax();
+                continue;
+            }
+            sched_yield();
+            far->cpu = shmc__cpu_publish(p->me, 0);
+            continue;
+        }
+        uint32_t seen = shmc__sleep_prepare(p->me, p->tp.fenced);
+        /* Re-check after announcing the sleep: anything published before a waker could
+         * see our flag is found here (doorbell.h). */
+        if (done(arg) || shmc__progress(p) || shmc__check_job(p)) {
+            shmc__sleep_cancel(p->me);
+            idle = 0;
+            continue;
+        }
+        uint64_t t0 = shmc__now_ns();
+        shmc__sleep(p->me, seen, SHMC_SLEEP_SLICE_MS);
+        /* A full slice with no wake-up: look for peers that died unannounced. */
+        if (shmc__now_ns() - t0 >= (uint64_t)SHMC_SLEEP_SLICE_MS * 900000u)
+            shmc__peers_refresh(p, 1);
+        if (p->hang_timeout_s)
+            hang_check(p);
+        far->cpu = shmc__cpu_publish(p->me, 0);
+        idle = p->spin; /* woken: yield once more before sleeping again */
+    }
+    if (blocked)
+        shmc__store_relaxed32(&p->me->blk_op, SHMC_BLK_NONE);
+    if (far->polling)
+        shmc__cpu_publish(p->me, 0);
+    return rc;
+}
+
+struct reqset {
+    struct shmc__p2p *p;
+    size_t n;
+    struct shmc__request *const *reqs;
+};
+
+static int reqs_done(void *arg)
+{
+    struct reqset *s = arg;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->reqs[i] && s->reqs[i]->state == SHMC_RS_ACTIVE)
+            return 0;
+    return 1;
+}
+
+/* Every peer a point-to-point wait still depends on runs on another CPU, and is on it
+ * now rather than waiting in turn (perhaps for a rank that needs our CPU). */
+static int reqs_far(void *arg, uint32_t cpu)
+{
+    const struct reqset *s = arg;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct shmc__request *r = s->reqs[i];
+        if (!r || r->state != SHMC_RS_ACTIVE)
+            continue;
+        if (r->peer < 0 || r->peer == s->p->rank)
+            return 0;
+        const struct shmc__rank_cb *cb = s->p->peers[r->peer].ep.cb;
+        if (!shmc__runs_elsewhere(cb, cpu) || !shmc__runs_now(cb))
+            return 0;
+    }
+    return 1;
+}
+
+int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
+{
+    struct reqset s = {p, n, reqs};
+    struct blk b = {0};
+    for (size_t i = 0; i < n; i++) {
+        const struct shmc__request *r = reqs[i];
+        if (r && r->state == SHMC_RS_ACTIVE) {
+            b.op = r->kind;
+            b.peer = r->peer;
+            b.tag = r->tag;
+            b.ctx = r->ctx;
+            b.bytes = r->bytes;
+            break;
+        }
+    }
+    struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
+    return wait_until(p, reqs_done, &s, &b, &far);
+}
+
+int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
+                    void *arg, unsigned op)
+{
+    struct blk b = {.op = op, .peer = SHMC_ANY, .tag = SHMC_ANY};
+    struct spin_far far = {.elsewhere = elsewhere, .arg = arg};
+    return wait_until(p, done, arg, &b, &far);
+}
+
+int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status)
+{
+    if (r->state == SHMC_RS_ACTIVE)
+        shmc__wait_requests(p, 1, &r);
+    shmc__req_fill_status(r, status);
+    int err = r->err;
+    shmc__req_free(&p->reqs, r);
+    return err;
+}

@@ -1,0 +1,289 @@
+/*
+ * The arena: one POSIX shared-memory object per job holding a header, one control block
+ * per rank and one ring mailbox per ordered pair of ranks. Everything in it is addressed
+ * by offsets from its base (each process maps it at its own address).
+ *
+ *   offset 0            header (one page): magic, version, sizes and offsets; job state
+ *   cb_off              nranks control blocks, cb_stride bytes each
+ *   ring_off            nranks*(nranks-1) rings, ring_stride bytes each; the ring from i
+ *                       to j is number i*(nranks-1) + (j < i ? j : j - 1)
+ *   coll_off            nranks collective slots (struct shmc__slot + SHMC_SLOT_BYTES of
+ *                       data each), the staging areas of the shared-memory collectives;
+ *                       where they are follows from the fields above (nothing stored)
+ *   wsync_off           nranks world-sync blocks (struct shmc__wsync + 2 halves of
+ *                       SHMC_WSYNC_BYTES), for the world's one-step collectives; also
+ *                       derived from the fields above
+ *   xdesc_off           nranks tables of SHMC_XDESC_COUNT copy descriptors (struct
+ *                       shmc__xdesc), for large messages that both sides copy (p2p/coop.c)
+ *
+ * This header is the shared-memory ABI: the layout and every structure other processes
+ * read. The protocols over them belong to the layers that use them: the rings to
+ * transport/ring.h, the copy descriptors to p2p/coop.c, the slots and world-sync blocks
+ * to coll/slot.c and coll/wsync.c; the job state (states, epoch, abort) to shm/job.h.
+ *
+ * Concurrency contract: the immutable part of the header is written by the creator
+ * before it publishes `magic` with a release store (R0); attachers read `magic` with an
+ * acquire load (A0) before trusting any other field. The job-state words are atomics
+ * whose users say what they pair with.
+ */
+#ifndef SHMC_ARENA_H
+#define SHMC_ARENA_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/atomics.h"
+
+#define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
+#define SHMC_ARENA_VERSION 4u
+#define SHMC_MAX_RANKS 256u
+#define SHMC_RING_MIN 4096u
+#define SHMC_RING_MAX (16u << 20)
+#define SHMC_RING_DEFAULT_MAX (64u << 10)
+#define SHMC_RING_DEFAULT_MIN (8u << 10)
+#define SHMC_RING_BUDGET (64ull << 20) /* all rings together, before the minimum applies */
+
+/* Rank states (shmc__rank_cb.state). */
+enum {
+    SHMC_RANK_EMPTY = 0,      /* not attached yet */
+    SHMC_RANK_RUNNING = 1,    /* attached, inside the job */
+    SHMC_RANK_FINALIZING = 2, /* in shmc_finalize: will post no more receives */
+    SHMC_RANK_FINALIZED = 3,  /* left the job cleanly */
+    SHMC_RANK_DEAD = 4,       /* exited or was killed without finalizing */
+};
+
+/* What a rank is blocked on (shmc__rank_cb.blk_op), for hang reports. */
+enum {
+    SHMC_BLK_NONE = 0,
+    SHMC_BLK_SEND = 1, /* same values as the request kinds */
+    SHMC_BLK_RECV = 2,
+    SHMC_BLK_FINALIZE = 3, /* delivering what it owes before leaving */
+    SHMC_BLK_COLL = 4,     /* a shared-memory collective: a peer's slot or its readers */
+};
+
+/* Header flags. */
+#define SHMC_ARENA_F_FENCED_WAKE 1u /* membarrier unavailable: senders must fence */
+
+struct shmc__arena_hdr {
+    /* Line 0: immutable once magic is published. */
+    shmc_atomic_u64 magic; /* R0: published last by the creator */
+    uint32_t version;
+    uint32_t nranks;
+    uint64_t total_size;
+    uint64_t cb_off;
+    uint64_t cb_stride;
+    uint64_t ring_off;
+    uint64_t ring_stride;
+    uint32_t ring_bytes;
+    uint32_t flags;
+    /* Line 1: creator identity (immutable). */
+    SHMC_ALIGNED_LINE uint64_t nonce; /* random per job */
+    int32_t creator_pid;
+    uint32_t creator_uid;
+    int32_t launcher_pid; /* shmrun's pid, or 0 when embedded */
+    uint32_t pad1;
+    uint64_t creator_start; /* creator's start time (clock ticks since boot), vs pid reuse */
+    /* Line 2: job state. */
+    SHMC_ALIGNED_LINE shmc_atomic_u32 abort; /* 0, or SHMC_ABORT_FLAG | exit code */
+    shmc_atomic_u32 abort_rank;
+    shmc_atomic_u32 epoch;    /* bumped after any rank's state changes */
+    shmc_atomic_u32 attached; /* ranks attached so far (embedded unlink) */
+};
+
+#define SHMC_ABORT_FLAG 0x80000000u
+
+/* The per-rank control block. Line 0 is read by every sender on every message (the
+ * `sleeping` flag) and so is written only on slow paths. */
+struct shmc__rank_cb {
+    SHMC_ALIGNED_LINE shmc_atomic_u32 pid;
+    shmc_atomic_u32 state;
+    shmc_atomic_u32 sleeping; /* 1 while the rank may be in futex wait on its doorbell */
+    uint32_t pad0;
+    /* Line 1: the doorbell futex word, bumped by whoever wakes the rank. */
+    SHMC_ALIGNED_LINE shmc_atomic_u32 doorbell;
+    /* Line 2: what the rank is blocked on, for hang reports and for waiters deciding
+     * whether to yield (written on the slow path, away from the lines wakers read). */
+    SHMC_ALIGNED_LINE shmc_atomic_u32 blk_op;
+    shmc_atomic_u32 cpu; /* 1 + the CPU it last waited on, 0 unknown; bit 31: polling */
+    shmc_atomic_u32 blk_peer;
+    shmc_atomic_u32 blk_tag;
+    shmc_atomic_u32 blk_ctx;
+    shmc_atomic_u64 blk_bytes;
+    shmc_atomic_u64 blk_since_ns;
+};
+
+/* A rank's collective slot (coll/slot.c): the owner writes data, then publishes
+ * `stamp` with release; each reader adds 1 to `reads` (release) when it no longer needs
+ * the data, and the owner waits for the count it expects (acquire) before writing again.
+ * The data follows `stamp` directly, so a small payload shares its cache line. */
+#define SHMC_SLOT_BYTES (64u << 10)
+struct shmc__slot {
+    /* Readers' words: world rank w stores into done[w] the stamp it has finished
+     * reading (per reader, not a count, so the owner can tell which readers are missing
+     * and excuse those that have left; a stamp, not a bit, so the owner never writes
+     * here and nothing needs clearing). */
+    SHMC_ALIGNED_LINE shmc_atomic_u64 done[SHMC_MAX_RANKS];
+    SHMC_ALIGNED_LINE shmc_atomic_u64 stamp; /* owner's line; data starts right after */
+};
+
+/* A rank's world-sync block (coll/wsync.c): `round` counts the one-step
+ * collectives of the world communicator this rank has entered, published with release
+ * once its input for that round is in data half (round & 1); the two halves follow at
+ * +1 line. Only the owner writes; every other rank of the world reads. */
+#define SHMC_WSYNC_BYTES (4u << 10)
+struct shmc__wsync {
+    SHMC_ALIGNED_LINE shmc_atomic_u64 round;
+};
+
+/* A copy descriptor (p2p/coop.c): a large single-copy message that the receiver reads
+ * with process_vm_readv and the sender, while it waits, writes with process_vm_writev.
+ * The sender owns its table and fills `total`, the counters, `armed` = 0 and `released`
+ * = 0 before it sends the RTS naming the entry; the receiver writes `raddr` and `total`
+ * and releases `armed`; then both claim byte ranges with fetch-add on `next` and add what
+ * they copied to `done`. A sender that stops helping leaves its unfinished range in
+ * redo_off/len. The receiver releases `released` once it will touch the entry no more. */
+#define SHMC_XDESC_COUNT 64
+struct shmc__xdesc {
+    SHMC_ALIGNED_LINE shmc_atomic_u64 next; /* bytes claimed, by either side */
+    shmc_atomic_u64 done;                   /* bytes copied, by either side */
+    uint64_t raddr;                         /* the receive buffer, in the receiver's space */
+    uint64_t total;                         /* bytes to move (the receiver may shorten it) */
+    uint64_t redo_off;                      /* a range the sender claimed but did not copy */
+    uint64_t redo_len;
+    shmc_atomic_u32 armed;    /* R8: raddr and total are set */
+    shmc_atomic_u32 quit;     /* R10: the sender stopped helping; redo_* are set */
+    shmc_atomic_u32 released; /* R11: the receiver is done with the entry */
+};
+
+/* A ring's two index lines; the data (ring_bytes) follows at +2 lines. */
+struct shmc__ring_ctrl {
+    SHMC_ALIGNED_LINE shmc_atomic_u64 head; /* producer's line: bytes ever written */
+    SHMC_ALIGNED_LINE shmc_atomic_u64 tail; /* consumer's line: bytes ever consumed */
+};
+
+static_assert(sizeof(struct shmc__arena_hdr) == 3 * SHMC_CACHELINE, "header is 3 lines");
+static_assert(sizeof(struct shmc__rank_cb) == 3 * SHMC_CACHELINE, "control block: 3 lines");
+static_assert(sizeof(struct shmc__ring_ctrl) == 2 * SHMC_CACHELINE, "ring control: 2 lines");
+static_assert(sizeof(struct shmc__slot) == SHMC_MAX_RANKS * 8 + SHMC_CACHELINE,
+              "slot header: a word per possible reader, then the owner's line");
+static_assert(sizeof(struct shmc__wsync) == SHMC_CACHELINE, "world-sync header: 1 line");
+static_assert(sizeof(struct shmc__xdesc) == SHMC_CACHELINE, "copy descriptor: 1 line");
+static_assert(_Alignof(struct shmc__rank_cb) == SHMC_CACHELINE, "cb is line aligned");
+
+/* The computed layout for a number of ranks. */
+struct shmc__layout {
+    uint32_t nranks;
+    uint32_t ring_bytes;
+    uint64_t cb_off, cb_stride;
+    uint64_t ring_off, ring_stride;
+    uint64_t coll_off, coll_stride;
+    uint64_t wsync_off, wsync_stride;
+    uint64_t xdesc_off, xdesc_stride;
+    uint64_t total_size;
+};
+
+/* A process's view of a mapped arena. */
+struct shmc__arena {
+    uint8_t *base;
+    size_t size;
+    int fd;
+    struct shmc__arena_hdr *hdr;
+    uint64_t coll_off;  /* from the layout, validated at attach */
+    uint64_t wsync_off; /* likewise */
+    uint64_t xdesc_off; /* likewise */
+    char name[64];
+};
+
+/* Ring data bytes per pair for n ranks: requested if non-zero, else the largest power
+ * of two from 8 KiB to 64 KiB whose rings together fit SHMC_RING_BUDGET (never below
+ * 8 KiB). Formula in docs/design.md. */
+uint32_t shmc__ring_bytes_for(unsigned nranks, size_t requested);
+
+/* Fills *l for nranks ranks. Returns SHMC_OK or SHMC_ERR_LIMIT / SHMC_ERR_ARG. */
+int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layout *l);
+
+/* Is the arena object called name a leftover: made by a job whose creator is gone, or
+ * never finished and older than a few seconds? 1 yes, 0 no (a running job's), -1 it
+ * cannot be opened. Used before replacing it, and by shmrun --cleanup. */
+int shmc__arena_leftover(const char *name);
+/* 1 if the object on fd is a complete arena (magic set), 0 if not (yet); sets
+ * *creator_alive. */
+int shmc__arena_peek_ready(int fd, int *creator_alive);
+
+/* Creates a new arena object named name (O_CREAT|O_EXCL, mode 0600), reserves its memory
+ * up front and initialises it. With unlink_now the name is removed at once and the arena
+ * lives on through the open fd (shmrun passes it to the ranks). On a too-small /dev/shm
+ * returns SHMC_ERR_NOSHM after logging the size needed and the size free. The fd is
+ * opened close-on-exec; a launcher clears that flag in the child that must inherit it.
+ * memfd (only with unlink_now, since nothing can then attach by name): 1 makes the
+ * arena an anonymous memory file (memfd_create), outside /dev/shm and its size limit. */
+int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shmc__layout *l,
+                       int unlink_now, int launcher_pid, int memfd);
+
+/* Maps the arena open on fd and checks owner, mode, size, magic, version, rank count and
+ * every offset. Returns SHMC_OK, SHMC_ERR_CORRUPT (with a logged reason) or SHMC_ERR_SYS.
+ * Does not take ownership of fd on failure. */
+int shmc__arena_attach_fd(struct shmc__arena *a, int fd, unsigned expect_nranks);
+
+/* Unmaps and closes. Safe on a zeroed struct. */
+void shmc__arena_detach(struct shmc__arena *a);
+
+/* A name no other job or user can already hold: /shmc-<uid>-<pid>-<random>. */
+int shmc__arena_unique_name(char *buf, size_t len);
+
+/* Start time of a process in clock ticks since boot (from /proc), or 0 if unknown. */
+uint64_t shmc__proc_start_time(int pid);
+
+/* Is the process that created this arena still running? */
+int shmc__arena_creator_alive(const struct shmc__arena_hdr *h);
+
+/* Free bytes in /dev/shm, or (size_t)-1 if unknown. */
+size_t shmc__shm_free_bytes(void);
+
+static inline struct shmc__rank_cb *shmc__arena_cb(const struct shmc__arena *a, unsigned r)
+{
+    return (struct shmc__rank_cb *)(a->base + a->hdr->cb_off + (uint64_t)r * a->hdr->cb_stride);
+}
+
+static inline struct shmc__ring_ctrl *shmc__arena_ring(const struct shmc__arena *a, unsigned from,
+                                                       unsigned to)
+{
+    uint64_t n1 = a->hdr->nranks - 1;
+    uint64_t idx = (uint64_t)from * n1 + (to < from ? to : to - 1);
+    return (struct shmc__ring_ctrl *)(a->base + a->hdr->ring_off + idx * a->hdr->ring_stride);
+}
+
+static inline struct shmc__slot *shmc__arena_slot(const struct shmc__arena *a, unsigned r)
+{
+    return (struct shmc__slot *)(a->base + a->coll_off +
+                                 (uint64_t)r * (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES));
+}
+
+/* The data bytes of a slot: 8-byte aligned, right after the stamp. */
+static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
+{
+    return (uint8_t *)&s->stamp + sizeof(uint64_t);
+}
+
+/* World-sync block of rank r, and its data half h (0 or 1). */
+static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a, unsigned r)
+{
+    return (struct shmc__wsync *)(a->base + a->wsync_off +
+                                  (uint64_t)r *
+                                      (sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES));
+}
+
+static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned h)
+{
+    return (uint8_t *)(w + 1) + (size_t)h * SHMC_WSYNC_BYTES;
+}
+
+/* Copy descriptor i of rank r. */
+static inline struct shmc__xdesc *shmc__arena_xdesc(const struct shmc__arena *a, unsigned r,
+                                                    unsigned i)
+{
+    return (struct shmc__xdesc *)(a->base + a->xdesc_off) + (uint64_t)r * SHMC_XDESC_COUNT + i;
+}
+
+#endif /* SHMC_ARENA_H */

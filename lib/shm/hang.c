@@ -1,0 +1,212 @@
+/*
+ * The hang report: for every rank, what it is blocked on inside shmcomm (operation, peer,
+ * tag, communicator, bytes, for how long), read from the blk_* fields of its control
+ * block, then the wait-for cycles among the ranks and the ranks that wait for a peer that
+ * has already left. shmrun prints it when --timeout expires, before ending the job, and
+ * on SIGUSR1, without stopping anything; a rank prints it under SHMC_TIMEOUT when no
+ * rank has made progress for that long (p2p/wait.c), and then aborts the job.
+ *
+ * The fields are diagnostics, written with relaxed stores on a rank's slow path (after
+ * its spin, set_blocked in p2p/wait.c): a rank that moves on while we read may show
+ * a mix of two waits. A report is a snapshot, not a proof; a cycle it names is one that
+ * held for as long as the ranks in it had been blocked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/atomics.h"
+#include "base/clock.h"
+#include "shm/hang.h"
+
+struct blk {
+    unsigned op, state;
+    int peer; /* a rank of the job, or -1 (any, or none) */
+    int tag;
+    uint32_t ctx;
+    uint64_t bytes, since_ns;
+};
+
+static struct blk read_blk(const struct shmc__arena *a, int n, int r)
+{
+    const struct shmc__rank_cb *cb = shmc__arena_cb(a, (unsigned)r);
+    struct blk b;
+    /* Relaxed: diagnostics only (see above). */
+    b.state = shmc__load_relaxed32(&cb->state);
+    b.op = shmc__load_relaxed32(&cb->blk_op);
+    uint32_t peer = shmc__load_relaxed32(&cb->blk_peer);
+    b.peer = peer < (uint32_t)n ? (int)peer : -1;
+    b.tag = (int)shmc__load_relaxed32(&cb->blk_tag);
+    b.ctx = shmc__load_relaxed32(&cb->blk_ctx);
+    b.bytes = shmc__load_relaxed64(&cb->blk_bytes);
+    b.since_ns = shmc__load_relaxed64(&cb->blk_since_ns);
+    return b;
+}
+
+static const char *size_text(uint64_t b, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    uint64_t whole = b;
+    while (whole >= 1024 && whole % 1024 == 0 && u < 4) {
+        whole /= 1024;
+        u++;
+    }
+    if (whole < 1024 || u == 4) {
+        snprintf(buf, len, "%llu %s", (unsigned long long)whole, unit[u]);
+        return buf;
+    }
+    double v = (double)b;
+    for (u = 0; v >= 1024 && u < 4; u++)
+        v /= 1024;
+    snprintf(buf, len, "%.1f %s", v, unit[u]);
+    return buf;
+}
+
+/* "waits to send 64 MiB to rank 1" and the like. */
+static const char *wait_text(const struct blk *b, char *buf, size_t len)
+{
+    char sz[32], who[32];
+    if (b->peer >= 0)
+        snprintf(who, sizeof who, "rank %d", b->peer);
+    else
+        snprintf(who, sizeof who, "any rank");
+    size_text(b->bytes, sz, sizeof sz);
+    switch (b->op) {
+    case SHMC_BLK_SEND:
+        snprintf(buf, len, "waits to send %s to %s", sz, who);
+        break;
+    case SHMC_BLK_RECV:
+        snprintf(buf, len, "waits to receive up to %s from %s", sz, who);
+        break;
+    case SHMC_BLK_COLL:
+        snprintf(buf, len, "waits in a collective%s%s", b->peer >= 0 ? " for " : "",
+                 b->peer >= 0 ? who : "");
+        break;
+    case SHMC_BLK_FINALIZE:
+        snprintf(buf, len, "waits in shmc_finalize to deliver what it owes%s%s",
+                 b->peer >= 0 ? " to " : "", b->peer >= 0 ? who : "");
+        break;
+    default:
+        snprintf(buf, len, "waits (operation %u)", b->op);
+        break;
+    }
+    return buf;
+}
+
+/* Context ids come in pairs, point-to-point and collective, one pair per communicator in
+ * the order they were made (coll/split.c): 0 and 1 are the world's. */
+static const char *comm_text(uint32_t ctx, char *buf, size_t len)
+{
+    if (ctx / 2 == 0)
+        snprintf(buf, len, "the world");
+    else
+        snprintf(buf, len, "communicator #%u", ctx / 2);
+    return buf;
+}
+
+static const char *state_text(unsigned s)
+{
+    switch (s) {
+    case SHMC_RANK_EMPTY:
+        return "not attached yet";
+    case SHMC_RANK_RUNNING:
+        return "running";
+    case SHMC_RANK_FINALIZING:
+        return "finalizing";
+    case SHMC_RANK_FINALIZED:
+        return "finalized";
+    default:
+        return "dead";
+    }
+}
+
+static int blocked(const struct blk *b)
+{
+    return b->op != SHMC_BLK_NONE && b->state <= SHMC_RANK_FINALIZING;
+}
+
+/* A rank's process is there: the caller knows (shmrun reaps them), or its state says. */
+static int running(const struct blk *b, const int *alive, int r)
+{
+    return alive ? alive[r] : b->state <= SHMC_RANK_FINALIZING;
+}
+
+void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FILE *f,
+                       const char *prefix)
+{
+    struct blk *b = calloc((size_t)n, sizeof *b);
+    int *mark = calloc((size_t)n, sizeof *mark);
+    if (!b || !mark) {
+        fprintf(f, "%sno hang report: out of memory\n", prefix);
+        free(b);
+        free(mark);
+        return;
+    }
+    uint64_t now = shmc__now_ns();
+    fprintf(f, "%swhat each rank is doing:\n", prefix);
+    for (int r = 0; r < n; r++) {
+        b[r] = read_blk(a, n, r);
+        char what[160], comm[40];
+        if (!running(&b[r], alive, r))
+            fprintf(f, "  rank %d: exited (%s)\n", r, state_text(b[r].state));
+        else if (blocked(&b[r]))
+            fprintf(f, "  rank %d: %s (tag %d, on %s), for %.1f s\n", r,
+                    wait_text(&b[r], what, sizeof what), b[r].tag,
+                    comm_text(b[r].ctx, comm, sizeof comm),
+                    b[r].since_ns && now > b[r].since_ns ? (double)(now - b[r].since_ns) / 1e9
+                                                         : 0.0);
+        else
+            fprintf(f, "  rank %d: %s, not blocked in shmcomm\n", r, state_text(b[r].state));
+    }
+
+    /* Each blocked rank waits for at most one peer, so the wait-for graph has out-degree
+     * one and every cycle is found by walking from each rank: mark 1 = on the current
+     * walk, 2 = done. */
+    int cycles = 0;
+    for (int s = 0; s < n; s++) {
+        int r = s;
+        while (r >= 0 && !mark[r] && running(&b[r], alive, r) && blocked(&b[r])) {
+            mark[r] = 1;
+            r = b[r].peer;
+        }
+        if (r >= 0 && mark[r] == 1) {
+            char what[160];
+            fprintf(f, "%sdeadlock: rank %d %s", prefix, r, wait_text(&b[r], what, sizeof what));
+            for (int q = b[r].peer; q != r; q = b[q].peer)
+                fprintf(f, ", which %s", wait_text(&b[q], what, sizeof what));
+            fprintf(f, "\n");
+            cycles++;
+        }
+        for (r = s; r >= 0 && mark[r] == 1; r = b[r].peer)
+            mark[r] = 2;
+    }
+    for (int r = 0; r < n; r++) {
+        int p = b[r].peer;
+        if (!running(&b[r], alive, r) || !blocked(&b[r]) || p < 0)
+            continue;
+        if (!running(&b[p], alive, p) || b[p].state >= SHMC_RANK_FINALIZED) {
+            char what[160];
+            fprintf(f, "%srank %d %s, which has already left the job (%s)\n", prefix, r,
+                    wait_text(&b[r], what, sizeof what), state_text(b[p].state));
+        }
+    }
+    if (!cycles)
+        fprintf(f, "%sno wait-for cycle among the blocked ranks\n", prefix);
+    free(b);
+    free(mark);
+}
+
+int shmc__hang_reporter(const struct shmc__arena *a, int n, uint64_t timeout_ns, uint64_t now)
+{
+    int reporter = -1;
+    for (int r = 0; r < n; r++) {
+        struct blk b = read_blk(a, n, r);
+        if (b.state >= SHMC_RANK_FINALIZED)
+            continue; /* left the job */
+        if (!blocked(&b) || !b.since_ns || now < b.since_ns + timeout_ns)
+            return -1;
+        if (reporter < 0)
+            reporter = r;
+    }
+    return reporter;
+}

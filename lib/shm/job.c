@@ -1,0 +1,134 @@
+/*
+ * Rank states, the epoch and the abort word (job.h). Every function here is a slow path:
+ * it runs when a rank starts, leaves or dies, or when the job ends.
+ */
+#include "shm/job.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <stdio.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "shm/doorbell.h"
+#include "shmcomm.h"
+
+void shmc__job_wake_all(struct shmc__arena *a, unsigned me)
+{
+    /* A full fence, then wake whoever may be asleep (doorbell.h). */
+    shmc__fence_seq_cst();
+    for (unsigned p = 0; p < a->hdr->nranks; p++) {
+        struct shmc__rank_cb *cb = shmc__arena_cb(a, p);
+        if (p != me && shmc__load_relaxed32(&cb->sleeping))
+            shmc__doorbell_ring(cb);
+    }
+}
+
+void shmc__job_set_state(struct shmc__arena *a, unsigned me, uint32_t state)
+{
+    /* R4 pairs with A4: the new state is visible to whoever sees the new epoch. */
+    shmc__store_release32(&shmc__arena_cb(a, me)->state, state);
+    shmc__fetch_add32(&a->hdr->epoch, 1);
+    shmc__job_wake_all(a, me);
+}
+
+int shmc__job_claim_dead(struct shmc__arena *a, unsigned me, unsigned r, uint32_t seen)
+{
+    /* Only one observer marks it; everyone learns through the epoch. */
+    if (!shmc__cas32(&shmc__arena_cb(a, r)->state, &seen, SHMC_RANK_DEAD))
+        return 0;
+    shmc__fetch_add32(&a->hdr->epoch, 1); /* R4 */
+    shmc__job_wake_all(a, me);
+    return 1;
+}
+
+/* Bumps the epoch (R4: states written before it are visible to whoever sees it) and
+ * wakes every rank, including any still waiting for the others to attach. */
+static void announce(struct shmc__arena *a)
+{
+    struct shmc__arena_hdr *h = a->hdr;
+    shmc__fetch_add32(&h->epoch, 1);
+    for (unsigned r = 0; r < h->nranks; r++)
+        shmc__doorbell_ring(shmc__arena_cb(a, r));
+    syscall(SYS_futex, &h->attached, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void shmc__job_mark_dead(struct shmc__arena *a, unsigned r)
+{
+    struct shmc__rank_cb *cb = shmc__arena_cb(a, r);
+    uint32_t st = shmc__load_acquire32(&cb->state);
+    if (st == SHMC_RANK_FINALIZED || st == SHMC_RANK_DEAD)
+        return;
+    shmc__store_release32(&cb->state, SHMC_RANK_DEAD); /* R4, published by announce */
+    announce(a);
+}
+
+static uint32_t abort_word(int code)
+{
+    return SHMC_ABORT_FLAG | (uint32_t)((code & 255) ? (code & 255) : 1);
+}
+
+int shmc__job_abort(struct shmc__arena *a, int code)
+{
+    uint32_t none = 0;
+    int set = shmc__cas32(&a->hdr->abort, &none, abort_word(code));
+    announce(a);
+    return set;
+}
+
+int shmc__job_abort_from(struct shmc__arena *a, unsigned me, int code, int stop_peers)
+{
+    struct shmc__arena_hdr *h = a->hdr;
+    uint32_t none = 0, word = abort_word(code);
+    if (shmc__cas32(&h->abort, &none, word))
+        shmc__store_relaxed32(&h->abort_rank, me);
+    shmc__job_set_state(a, me, SHMC_RANK_DEAD);
+    /* Without a launcher nobody else ends the job: stop the peers ourselves. */
+    for (unsigned p = 0; stop_peers && p < h->nranks; p++) {
+        const struct shmc__rank_cb *cb = shmc__arena_cb(a, p);
+        pid_t pid = (pid_t)shmc__load_relaxed32(&cb->pid);
+        uint32_t st = shmc__load_acquire32(&cb->state);
+        if (p != me && pid > 0 && st != SHMC_RANK_FINALIZED && st != SHMC_RANK_DEAD)
+            kill(pid, SIGTERM);
+    }
+    return (int)(word & 255);
+}
+
+int shmc__job_wait_attached(struct shmc__arena *a, unsigned timeout_s)
+{
+    struct shmc__arena_hdr *h = a->hdr;
+    unsigned size = h->nranks;
+    uint64_t deadline = shmc__now_ns() + (uint64_t)timeout_s * 1000000000ull;
+    for (;;) {
+        /* Acquire: pairs with the attach counter's fetch_add; claimed pids are visible. */
+        uint32_t n = shmc__load_acquire32(&h->attached);
+        if (n >= size)
+            return SHMC_OK;
+        if (shmc__job_aborted(a))
+            return SHMC_ERR_ABORTED;
+        for (unsigned p = 0; p < size; p++) {
+            if (shmc__load_acquire32(&shmc__arena_cb(a, p)->state) == SHMC_RANK_DEAD) {
+                SHMC_ERROR("rank %u ended before it joined the job", p);
+                return SHMC_ERR_PEER_DEAD;
+            }
+        }
+        if (shmc__now_ns() > deadline) {
+            char missing[256] = "";
+            size_t len = 0;
+            for (unsigned p = 0; p < size && len + 12 < sizeof missing; p++)
+                if (!shmc__load_relaxed32(&shmc__arena_cb(a, p)->pid))
+                    len += (size_t)snprintf(missing + len, sizeof missing - len, " %u", p);
+            SHMC_ERROR("only %u of %u ranks joined within %u s (SHMC_ATTACH_TIMEOUT); "
+                       "missing:%s",
+                       n, size, timeout_s, missing);
+            return SHMC_ERR_TIMEOUT;
+        }
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
+        syscall(SYS_futex, &h->attached, FUTEX_WAIT, n, &ts, NULL, 0);
+    }
+}

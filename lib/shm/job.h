@@ -1,0 +1,55 @@
+/*
+ * The job state in the arena: each rank's state in its control block, the epoch that
+ * announces state changes, and the abort word. Whoever changes a state bumps the epoch
+ * with release (R4) and wakes the ranks that may sleep; waiting ranks poll the epoch with
+ * acquire (A4, p2p/progress.c) and then re-read the states.
+ *
+ * Callers: a rank about itself (running, finalizing, finalized, aborting), any rank that
+ * finds a peer's process gone (transport/shm.c), and a supervisor (shmrun, the test
+ * harness) that reaps a rank or ends the job.
+ */
+#ifndef SHMC_JOB_H
+#define SHMC_JOB_H
+
+#include <stdint.h>
+
+#include "base/atomics.h"
+#include "shm/arena.h"
+
+/* Rank me sets its own state (R4), bumps the epoch and wakes the others that sleep. */
+void shmc__job_set_state(struct shmc__arena *a, unsigned me, uint32_t state);
+
+/* Wakes every rank but me that may be asleep (a full fence first: slow path). */
+void shmc__job_wake_all(struct shmc__arena *a, unsigned me);
+
+/* Rank me found rank r's process gone while r's state was still `seen`: marks it dead
+ * unless someone else changed the state first (a compare-and-swap), and if so announces
+ * it. Returns 1 if this call marked it. */
+int shmc__job_claim_dead(struct shmc__arena *a, unsigned me, unsigned r, uint32_t seen);
+
+/* For a supervisor (shmrun, the test harness): rank r's process has ended; unless it
+ * finalized, mark it dead and wake every rank so waits on it fail. */
+void shmc__job_mark_dead(struct shmc__arena *a, unsigned r);
+
+/* For a supervisor: marks the job aborted with an exit code and wakes every rank.
+ * Returns 1 if this call set the abort word, 0 if a rank's shmc_abort had already. */
+int shmc__job_abort(struct shmc__arena *a, int code);
+
+/* For rank me ending the job itself (shmc_abort, SHMC_TIMEOUT): sets the abort word with
+ * its code (unless set already) and its rank, marks itself dead, and, when no launcher
+ * supervises the job (stop_peers), sends SIGTERM to every rank still in it. The caller
+ * exits next. Returns the exit code to use (1 to 255). */
+int shmc__job_abort_from(struct shmc__arena *a, unsigned me, int code, int stop_peers);
+
+/* Waits until every rank of the job has attached (the attach count), or fails: a rank
+ * died first (SHMC_ERR_PEER_DEAD), the job was aborted, or timeout_s passed
+ * (SHMC_ERR_TIMEOUT, naming the missing ranks). */
+int shmc__job_wait_attached(struct shmc__arena *a, unsigned timeout_s);
+
+/* Has the job been aborted? Relaxed: the abort word carries no data; it only says stop. */
+static inline int shmc__job_aborted(const struct shmc__arena *a)
+{
+    return shmc__load_relaxed32(&a->hdr->abort) != 0;
+}
+
+#endif /* SHMC_JOB_H */

@@ -1,0 +1,560 @@
+/*
+ * shmrun as a user meets it: options and their errors, exit statuses, ranks that fail in
+ * every way, signals, the timeout, output tagging, the environment, and no segment left
+ * in /dev/shm after any of it, including SIGKILL of shmrun itself.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "shm/arena.h"
+
+static char shmrun[512], fail_rank[512], sleeper[512];
+static char out[65536];
+
+static void setup(void)
+{
+    shmct_build_path("bin/shmrun", shmrun, sizeof shmrun);
+    shmct_build_path("tests/progs/fail_rank", fail_rank, sizeof fail_rank);
+    shmct_build_path("tests/progs/sleeper", sleeper, sizeof sleeper);
+    shmct_shm_snapshot();
+    /* Under a sanitizer, let a deliberate SIGSEGV kill the rank as it would without. */
+    setenv("ASAN_OPTIONS", "handle_segv=0", 1);
+    setenv("TSAN_OPTIONS", "handle_segv=0", 1);
+}
+
+/* Runs shmrun with the given arguments; returns its exit status (or 128+signal). */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    char args[2048], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", shmrun, args);
+    int st = shmct_sh(cmd, out, sizeof out);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define ASSERT_OUT(substr)                                                                         \
+    ck_assert_msg(strstr(out, substr), "'%s' not in output:\n%s", substr, out)
+
+START_TEST(test_launcher_help_version)
+{
+    ck_assert_int_eq(run("--help"), 0);
+    ASSERT_OUT("usage: shmrun -n N");
+    ASSERT_OUT("--bind-to");
+    ASSERT_OUT("--timeout");
+    ck_assert_int_eq(run("-h"), 0);
+    ck_assert_int_eq(run("--version"), 0);
+    ASSERT_OUT(SHMC_VERSION_STRING);
+}
+END_TEST
+
+START_TEST(test_launcher_bad_options)
+{
+    static const struct {
+        const char *args;
+        int status;
+        const char *msg;
+    } cases[] = {
+        {"-n 0 true", 2, "whole number from 1 to 256, not '0'"},
+        {"-n -1 true", 2, "not '-1'"},
+        {"-n abc true", 2, "not 'abc'"},
+        {"-n 2x true", 2, "not '2x'"},
+        {"-n 300 true", 2, "not '300'"},
+        {"-n", 2, "-n needs a number of ranks"},
+        {"", 2, "say how many ranks"},
+        {"true", 2, "say how many ranks"},
+        {"-n 2", 2, "no program given"},
+        {"-n 2 ./no-such-program", 127, "program './no-such-program' not found"},
+        {"-n 2 no-such-program-in-path", 127, "not found in PATH"},
+        {"-n 2 /etc/passwd", 126, "is not executable"},
+        {"-n 2 /tmp", 126, "is a directory"},
+        {"--bogus -n 2 true", 2, "unknown option '--bogus'"},
+        {"-n 2 --bind-to socket true", 2, "core, numa or none, not 'socket'"},
+        {"-n 2 --timeout -3 true", 2, "positive number of seconds (at most 10000000), not '-3'"},
+        {"-n 2 --timeout 1e99 true", 2, "not '1e99'"},
+        {"-n 2 ''", 127, "the program name is empty"},
+        {"-n 1e3 true", 2, "not '1e3'"},
+        {"-n 2 --timeout abc true", 2, "not 'abc'"},
+        {"-n 2 --timeout", 2, "not '(nothing)'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = run("%s", cases[i].args);
+        ck_assert_msg(st == cases[i].status, "'shmrun %s' exited %d, expected %d:\n%s",
+                      cases[i].args, st, cases[i].status, out);
+        ASSERT_OUT(cases[i].msg);
+        /* One line saying what was wrong, then (for option errors) the usage line. */
+        char *nl = strchr(out, '\n');
+        ck_assert_ptr_nonnull(nl);
+        if (cases[i].status == 2)
+            ck_assert_msg(!strncmp(nl + 1, "usage: shmrun", 13), "no usage line:\n%s", out);
+    }
+}
+END_TEST
+
+/* A bad SHMC_* variable stops the job before any rank starts. */
+START_TEST(test_launcher_bad_variable)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "SHMC_RING_SIZE=5000 %s -n 2 true 2>&1", shmrun);
+    int st = shmct_sh(cmd, out, sizeof out);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    ASSERT_OUT("SHMC_RING_SIZE=5000 is not a power of two");
+    snprintf(cmd, sizeof cmd, "SHMC_EAGER_LIMIT=huge %s -n 2 true 2>&1", shmrun);
+    st = shmct_sh(cmd, out, sizeof out);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    ASSERT_OUT("SHMC_EAGER_LIMIT='huge' is not a valid size");
+}
+END_TEST
+
+START_TEST(test_launcher_exit_codes)
+{
+    ck_assert_int_eq(run("-n 3 true"), 0);
+    ck_assert_str_eq(out, "");
+    ck_assert_int_eq(run("-n 3 false"), 1);
+    ASSERT_OUT("exited with code 1");
+    ck_assert_int_eq(run("-n 4 %s exit 5 2", fail_rank), 5);
+    ASSERT_OUT("shmrun: rank 2 (pid ");
+    ASSERT_OUT(") exited with code 5");
+    /* The others were told: their receive from rank 2 failed instead of hanging. */
+    ASSERT_OUT("recv from rank 2: the job was aborted");
+}
+END_TEST
+
+START_TEST(test_launcher_killed_rank)
+{
+    ck_assert_int_eq(run("-n 4 %s signal 9 1", fail_rank), 128 + 9);
+    ASSERT_OUT("shmrun: rank 1 (pid ");
+    ASSERT_OUT("was killed by signal 9 (SIGKILL)");
+    ck_assert_int_eq(run("-n 3 %s signal 11 0", fail_rank), 128 + 11);
+    ASSERT_OUT("shmrun: rank 0 (pid ");
+    ASSERT_OUT("was killed by signal 11 (SIGSEGV)");
+    ck_assert_int_eq(run("-n 8 %s signal 6 7", fail_rank), 128 + 6);
+    ASSERT_OUT("(SIGABRT)");
+}
+END_TEST
+
+START_TEST(test_launcher_abort)
+{
+    ck_assert_int_eq(run("-n 3 %s abort 6 1", fail_rank), 6);
+    ASSERT_OUT("shmrun: rank 1 (pid ");
+    ASSERT_OUT("called shmc_abort(6)");
+}
+END_TEST
+
+/* A rank exits 0 without finalizing: not a failure, but whoever waits for it is told. */
+START_TEST(test_launcher_clean_exit_without_finalize)
+{
+    ck_assert_int_eq(run("-n 2 %s exit 0 1", fail_rank), 0);
+    ASSERT_OUT("rank 0: recv from rank 1: the peer process died or finalized");
+}
+END_TEST
+
+/* Ranks that never call the library again are ended after the grace period, and those
+ * that ignore SIGTERM get SIGKILL. */
+START_TEST(test_launcher_ends_the_rest)
+{
+    ck_assert_int_eq(run("-n 3 %s compute 4 2", fail_rank), 4);
+    ASSERT_OUT("rank 2 (pid ");
+    ASSERT_OUT("ending the job; 2 ranks are still running");
+    ck_assert_int_eq(run("-n 2 %s ignore 4 0", fail_rank), 4);
+    ASSERT_OUT("1 rank ignored SIGTERM; sending SIGKILL");
+}
+END_TEST
+
+START_TEST(test_launcher_timeout)
+{
+    ck_assert_int_eq(run("--timeout 0.5 -n 2 %s lib", sleeper), 124);
+    ASSERT_OUT("the job ran longer than --timeout 0.5 s");
+    ck_assert_int_eq(run("--timeout 0.5 -n 2 %s pause", sleeper), 124);
+}
+END_TEST
+
+/* When --timeout ends a job, shmrun says what every rank was blocked on and names the
+ * wait-for cycle: the send/send deadlock of two 64 MiB messages (under --timeout 5, the
+ * case reliability.md shows; the test case's time limit bounds how long it takes), and
+ * three ranks each receiving from the next. */
+START_TEST(test_launcher_hang_report)
+{
+    ck_assert_int_eq(run("--timeout 5 -n 2 %s sendsend 67108864", sleeper), 124);
+    ASSERT_OUT("shmrun: the job ran longer than --timeout 5 s; ending it\n");
+    ASSERT_OUT("rank 0: waits to send 64 MiB to rank 1 (tag 5, on the world), for ");
+    ASSERT_OUT("rank 1: waits to send 64 MiB to rank 0 (tag 5, on the world), for ");
+    ASSERT_OUT("shmrun: deadlock: rank 0 waits to send 64 MiB to rank 1, which waits to send "
+               "64 MiB to rank 0\n");
+    ck_assert_int_eq(run("--timeout 1 -n 3 %s lib", sleeper), 124);
+    ASSERT_OUT("shmrun: deadlock: rank 0 waits to receive up to 4 B from rank 1, which waits to "
+               "receive up to 4 B from rank 2, which waits to receive up to 4 B from rank 0\n");
+    /* Ranks blocked outside the library: no cycle, and each shown as not blocked. */
+    ck_assert_int_eq(run("--timeout 0.5 -n 2 %s pause", sleeper), 124);
+    ASSERT_OUT("rank 1: running, not blocked in shmcomm");
+    ASSERT_OUT("no wait-for cycle among the blocked ranks");
+}
+END_TEST
+
+/* --keep-going: rank 1 of 4 exits with 3 while the others wait for it; they get
+ * SHMC_ERR_PEER_DEAD for what needs it (point-to-point with it, collectives on the
+ * world) and go on with what does not (a ring among themselves, a communicator made
+ * before the death), and shmrun exits with the dead rank's status once they finish. */
+START_TEST(test_launcher_keep_going)
+{
+    ck_assert_int_eq(run("--keep-going -n 4 %s survive 3 1", fail_rank), 3);
+    ASSERT_OUT("shmrun: rank 1 (pid ");
+    ASSERT_OUT(") exited with code 3\n");
+    ck_assert_msg(!strstr(out, "ending the job"), "the job was ended:\n%s", out);
+    static const int survivors[] = {0, 2, 3}, lefts[] = {3, 0, 2};
+    for (int i = 0; i < 3; i++) {
+        char want[7][160];
+        int r = survivors[i];
+        const char *dead = shmc_strerror(SHMC_ERR_PEER_DEAD);
+        snprintf(want[0], sizeof want[0], "rank %d: recv from dead: %s (", r, dead);
+        snprintf(want[1], sizeof want[1], "rank %d: send to dead: %s\n", r, dead);
+        snprintf(want[2], sizeof want[2],
+                 "rank %d: ring among survivors: success, got %d (want %d)", r, lefts[i], lefts[i]);
+        snprintf(want[3], sizeof want[3], "rank %d: barrier on the world: %s (", r, dead);
+        snprintf(want[4], sizeof want[4], "rank %d: allreduce on the world: %s\n", r, dead);
+        snprintf(want[5], sizeof want[5], "rank %d: barrier among survivors: success\n", r);
+        snprintf(want[6], sizeof want[6],
+                 "rank %d: allreduce among survivors: success, sum 5 (want 5)\n", r);
+        for (int k = 0; k < 7; k++)
+            ASSERT_OUT(want[k]);
+    }
+    /* A rank that calls shmc_abort still ends the job. */
+    ck_assert_int_eq(run("--keep-going -n 3 %s abort 5 1", fail_rank), 5);
+    ASSERT_OUT("ending the job");
+    /* Its code is the job's even when the others, seeing the abort, exit (with 3) and
+     * are reaped before it: with and without --keep-going. */
+    ck_assert_int_eq(run("-n 3 %s abortlate 7 1", fail_rank), 7);
+    ASSERT_OUT("shmrun: rank 1 (pid ");
+    ASSERT_OUT(") called shmc_abort(7)\n");
+    ck_assert_msg(!strstr(out, "exited with code 3"), "a rank that saw the abort was blamed:\n%s",
+                  out);
+    ck_assert_int_eq(run("--keep-going -n 3 %s abortlate 7 1", fail_rank), 7);
+    ASSERT_OUT(") called shmc_abort(7)\n");
+}
+END_TEST
+
+/* SHMC_TIMEOUT: the library itself finds that no rank has made progress for that long;
+ * the lowest rank prints the report once and aborts the job with status 124. Ranks
+ * outside the library are not stuck in it: no report, and --timeout ends that job. */
+START_TEST(test_launcher_shmc_timeout)
+{
+    setenv("SHMC_TIMEOUT", "1", 1);
+    ck_assert_int_eq(run("-n 2 %s sendsend 67108864", sleeper), 124);
+    ASSERT_OUT("shmcomm: rank 0: no rank has made progress for 1 s (SHMC_TIMEOUT); ending the "
+               "job\n");
+    ASSERT_OUT("shmcomm: deadlock: rank 0 waits to send 64 MiB to rank 1, which waits to send "
+               "64 MiB to rank 0\n");
+    ASSERT_OUT("shmrun: rank 0 (pid ");
+    const char *first = strstr(out, "what each rank is doing");
+    ck_assert_msg(first && !strstr(first + 1, "what each rank is doing"),
+                  "not exactly one report:\n%s", out);
+    ck_assert_int_eq(run("--timeout 2 -n 2 %s pause", sleeper), 124);
+    unsetenv("SHMC_TIMEOUT");
+    ck_assert_msg(!strstr(out, "SHMC_TIMEOUT"), "a report for ranks outside the library:\n%s", out);
+}
+END_TEST
+
+/* kill -USR1 prints the same report and the job goes on: the ranks are still there to be
+ * interrupted afterwards. The script waits for the ranks to start (a signal before shmrun
+ * set up its handling would end it), then asks until they have published their waits. */
+START_TEST(test_launcher_report_on_usr1)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "f=$(mktemp); o=$(mktemp); %s -n 2 %s lib >$o 2>$f & p=$!; "
+             "for i in $(seq 600); do [ $(grep -c ready $o) = 2 ] && break; sleep 0.05; done; "
+             "for i in $(seq 200); do kill -USR1 $p; sleep 0.05; "
+             "  grep -q deadlock $f && break; done; "
+             "kill -0 $p && echo still-running; kill -TERM $p; wait $p; echo status $?; "
+             "cat $f; rm -f $f $o",
+             shmrun, sleeper);
+    shmct_sh(cmd, out, sizeof out);
+    ASSERT_OUT("still-running");
+    ASSERT_OUT("shmrun: what each rank is doing:");
+    ASSERT_OUT("shmrun: deadlock: rank 0 waits to receive up to 4 B from rank 1, which waits to "
+               "receive up to 4 B from rank 0\n");
+    ASSERT_OUT("status 143");
+}
+END_TEST
+
+START_TEST(test_launcher_tag_output_and_env)
+{
+    ck_assert_int_eq(run("-n 3 --tag-output sh -c 'echo env $SHMC_RANK $SHMC_SIZE $RANK "
+                         "$WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE; echo err $RANK >&2; "
+                         "printf partial'"),
+                     0);
+    for (int r = 0; r < 3; r++) {
+        char line[128];
+        snprintf(line, sizeof line, "[%d] env %d 3 %d 3 %d 3\n", r, r, r, r);
+        ASSERT_OUT(line);
+        snprintf(line, sizeof line, "[%d] err %d\n", r, r);
+        ASSERT_OUT(line);
+        snprintf(line, sizeof line, "[%d] partial\n", r);
+        ASSERT_OUT(line);
+    }
+    /* Only rank 0 reads shmrun's stdin. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "echo from-stdin | %s -n 3 --tag-output cat 2>&1", shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ck_assert_str_eq(out, "[0] from-stdin\n");
+}
+END_TEST
+
+START_TEST(test_launcher_bindings)
+{
+    ck_assert_int_eq(run("-n 3 --report-bindings true"), 0);
+    ASSERT_OUT("shmrun: rank 0 bound to ");
+    ASSERT_OUT("shmrun: rank 2 bound to ");
+    ck_assert_int_eq(run("-n 2 --bind-to none --report-bindings true"), 0);
+    ASSERT_OUT("shmrun: rank 1 bound to not bound");
+    ck_assert_int_eq(run("-n 2 --bind-to numa true"), 0);
+    /* The plan read from sysfs on a simple machine is the one hwloc makes. */
+    char direct[sizeof out];
+    ck_assert_int_eq(run("-n 5 --report-bindings true"), 0);
+    memcpy(direct, out, sizeof out);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "SHMRUN_HWLOC=1 %s -n 5 --report-bindings true 2>&1", shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ck_assert_str_eq(out, direct);
+    /* A bound rank runs on one core: its affinity list has no comma or range. */
+    ck_assert_int_eq(run("-n 2 --tag-output sh -c 'grep Cpus_allowed_list /proc/self/status'"), 0);
+    ASSERT_OUT("[0] Cpus_allowed_list:");
+}
+END_TEST
+
+/* --report-bindings names each rank's GPU and whether it is near, on a saved topology of
+ * two packages with a GPU each (tests/fixtures/two_gpus.xml); this machine's two cores
+ * are both in the first package there. */
+START_TEST(test_launcher_bindings_gpus)
+{
+    const char *xml = SHMC_SRC_DIR "/tests/fixtures/two_gpus.xml";
+    ck_assert_int_eq(run("-n 3 --report-bindings true"), 0);
+    ck_assert_msg(strstr(out, "no NVIDIA GPU found") || strstr(out, "shmrun: GPU 0 is PCI"),
+                  "no GPU report:\n%s", out);
+    ck_assert_int_eq(run("-n 3 --bind-to core --report-bindings true"), 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "HWLOC_XMLFILE=%s %s -n 3 --bind-to core --report-bindings true 2>&1",
+             xml, shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("shmrun: GPU 0 is PCI 0000:17:00.0, near PU 0-1\n");
+    ASSERT_OUT("shmrun: GPU 1 is PCI 0000:b3:00.0, near PU 2-3\n");
+    ASSERT_OUT("shmrun: rank 0 gets GPU 0, near it\n");
+    ASSERT_OUT("shmrun: rank 1 gets GPU 1, not near it (near it: GPU 0)\n");
+    ASSERT_OUT("shmrun: rank 2 gets GPU 0, near it\n");
+    ck_assert_msg(!strstr(out, "Ethernet") && !strstr(out, "3a:00.0"), "not a GPU:\n%s", out);
+    snprintf(cmd, sizeof cmd,
+             "HWLOC_XMLFILE=%s CUDA_VISIBLE_DEVICES=1 %s -n 2 --bind-to none --report-bindings "
+             "true 2>&1",
+             xml, shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("shmrun: rank 1 gets GPU 1 (not bound)\n");
+    ASSERT_OUT("CUDA_VISIBLE_DEVICES is set");
+}
+END_TEST
+
+/* Reads "ready R PID" lines from fd until n have arrived; fills pids. */
+static void wait_ready(int fd, int n, pid_t *pids)
+{
+    char buf[4096];
+    size_t used = 0;
+    int got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + used, sizeof buf - 1 - used);
+        ck_assert_int_gt(r, 0);
+        used += (size_t)r;
+        buf[used] = '\0';
+        got = 0;
+        for (char *p = buf; (p = strstr(p, "ready ")); p++) {
+            int rank, pid;
+            if (sscanf(p, "ready %d %d", &rank, &pid) == 2 && rank < n) {
+                pids[rank] = pid;
+                got++;
+            }
+        }
+    }
+}
+
+/* Starts shmrun -n n sleeper mode with stdout on a pipe; returns its pid. */
+static pid_t start_sleepers(int n, const char *mode, int *fd)
+{
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], STDOUT_FILENO);
+        close(p[0]);
+        close(p[1]);
+        int devnull = open("/dev/null", O_WRONLY); /* shmrun's report is expected noise */
+        dup2(devnull, STDERR_FILENO);
+        char nbuf[16];
+        snprintf(nbuf, sizeof nbuf, "%d", n);
+        execl(shmrun, "shmrun", "-n", nbuf, sleeper, mode, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    *fd = p[0];
+    return pid;
+}
+
+/* SIGKILL of shmrun itself: the ranks die with it and nothing stays in /dev/shm. The
+ * test process is a subreaper, so the orphaned ranks become its children and it can
+ * wait for each of them. */
+START_TEST(test_launcher_shmrun_killed)
+{
+    ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    int fd;
+    pid_t pids[4];
+    pid_t sr = start_sleepers(4, "lib", &fd);
+    wait_ready(fd, 4, pids);
+    ck_assert_int_eq(kill(sr, SIGKILL), 0);
+    int st, reaped = 0;
+    pid_t pid;
+    while ((pid = wait(&st)) > 0) {
+        if (pid == sr)
+            continue;
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "rank pid %d status %d", (int)pid,
+                      st);
+        reaped++;
+    }
+    ck_assert_int_eq(reaped, 4);
+    close(fd);
+}
+END_TEST
+
+/* SIGTERM, SIGINT or SIGHUP sent to shmrun reaches every rank; shmrun reports the first
+ * rank it ended and exits with 128 + the signal. */
+START_TEST(test_launcher_forwards_signals)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    int sig = sigs[_i];
+    int fd;
+    pid_t pids[3];
+    pid_t sr = start_sleepers(3, "pause", &fd);
+    wait_ready(fd, 3, pids);
+    ck_assert_int_eq(kill(sr, sig), 0);
+    int st;
+    ck_assert_int_eq(waitpid(sr, &st, 0), sr);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 128 + sig);
+    for (int r = 0; r < 3; r++)
+        ck_assert_msg(kill(pids[r], 0) != 0 && errno == ESRCH, "rank %d still alive", r);
+    close(fd);
+}
+END_TEST
+
+/* shmrun --cleanup removes a segment left by a job whose creator died before its ranks
+ * attached (made here by a child that exits without removing it), keeps one a live
+ * process made, and says which is which. */
+START_TEST(test_launcher_cleanup)
+{
+    struct shmc__layout lay;
+    char dead[64], live[64], path[80];
+    ck_assert_int_eq(shmc__arena_layout(2, 0, &lay), SHMC_OK);
+    snprintf(dead, sizeof dead, "/shmc-%u-jcleanup-dead-%d", (unsigned)geteuid(), (int)getpid());
+    snprintf(live, sizeof live, "/shmc-%u-jcleanup-live-%d", (unsigned)geteuid(), (int)getpid());
+    pid_t c = fork();
+    if (c == 0) {
+        struct shmc__arena a;
+        _exit(shmc__arena_create(&a, dead, &lay, 0, 0, 0) == SHMC_OK ? 0 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(c, &st, 0), c);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    struct shmc__arena mine;
+    ck_assert_int_eq(shmc__arena_create(&mine, live, &lay, 0, 0, 0), SHMC_OK);
+
+    ck_assert_int_eq(run("--cleanup"), 0);
+    char want[160];
+    snprintf(want, sizeof want, "removed /dev/shm%s: left by a job that is gone", dead);
+    ASSERT_OUT(want);
+    snprintf(want, sizeof want, "kept /dev/shm%s: a running job uses it", live);
+    ASSERT_OUT(want);
+    snprintf(path, sizeof path, "/dev/shm%s", dead);
+    ck_assert_msg(access(path, F_OK) != 0, "%s is still there", path);
+    snprintf(path, sizeof path, "/dev/shm%s", live);
+    ck_assert_msg(access(path, F_OK) == 0, "%s was removed", path);
+    shm_unlink(live);
+    shmc__arena_detach(&mine);
+    ck_assert_int_eq(run("--cleanup -n 2 true"), 2);
+    ASSERT_OUT("--cleanup starts no job");
+}
+END_TEST
+
+/* A /dev/shm too small for the job: a clear message with both sizes and the way out,
+ * before any rank starts; with SHMC_MEMFD=1 the same job runs, its memory outside
+ * /dev/shm. Needs a private mount namespace (root); skipped otherwise. */
+START_TEST(test_launcher_small_dev_shm)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm || exit 77; "
+             "exec %s -n 64 true' 2>&1 || echo status=$?",
+             shmrun);
+    shmct_sh(cmd, out, sizeof out);
+    if (strstr(out, "status=77") || strstr(out, "unshare failed")) {
+        fprintf(stderr, "test_launcher_small_dev_shm: skipped (a mount namespace needs "
+                        "root)\n");
+        return;
+    }
+    ASSERT_OUT("the job needs ");
+    ASSERT_OUT(" MiB of shared memory, /dev/shm has ");
+    ASSERT_OUT(" MiB free");
+    ASSERT_OUT("or set SHMC_MEMFD=1 to use memory outside /dev/shm");
+    ASSERT_OUT("status=1\n");
+    snprintf(cmd, sizeof cmd,
+             "unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm || exit 77; "
+             "SHMC_MEMFD=1 exec %s -n 64 sh -c \"echo ran \\$SHMC_RANK\" | grep -c ran' 2>&1; "
+             "echo status=$?",
+             shmrun);
+    shmct_sh(cmd, out, sizeof out);
+    ASSERT_OUT("64\nstatus=0\n");
+}
+END_TEST
+
+static Suite *launcher_suite(void)
+{
+    Suite *s = suite_create("launcher");
+    TCase *t = tcase_create("shmrun");
+    /* Every test ends with /dev/shm as it found it. */
+    tcase_add_checked_fixture(t, setup, shmct_shm_verify);
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_launcher_help_version);
+    tcase_add_test(t, test_launcher_bad_options);
+    tcase_add_test(t, test_launcher_bad_variable);
+    tcase_add_test(t, test_launcher_exit_codes);
+    tcase_add_test(t, test_launcher_killed_rank);
+    tcase_add_test(t, test_launcher_abort);
+    tcase_add_test(t, test_launcher_clean_exit_without_finalize);
+    tcase_add_test(t, test_launcher_ends_the_rest);
+    tcase_add_test(t, test_launcher_timeout);
+    tcase_add_test(t, test_launcher_hang_report);
+    tcase_add_test(t, test_launcher_report_on_usr1);
+    tcase_add_test(t, test_launcher_shmc_timeout);
+    tcase_add_test(t, test_launcher_keep_going);
+    tcase_add_test(t, test_launcher_cleanup);
+    tcase_add_test(t, test_launcher_tag_output_and_env);
+    tcase_add_test(t, test_launcher_bindings);
+    tcase_add_test(t, test_launcher_bindings_gpus);
+    tcase_add_test(t, test_launcher_shmrun_killed);
+    tcase_add_loop_test(t, test_launcher_forwards_signals, 0, 3);
+    tcase_add_test(t, test_launcher_small_dev_shm);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(launcher_suite());
+}

@@ -1,0 +1,82 @@
+/*
+ * Unit test of p2p/coop.c, large messages copied by both sides: the bookkeeping of the
+ * sender's copy descriptors. (The protocol's behaviour, seen from outside, is
+ * tests/p2p/check_p2p.c's test_p2p_coop.)
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "p2p/coop.h"
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    T_ASSERT(p, "out of memory for %zu bytes", n);
+    return p;
+}
+
+static uint64_t seed_of(int src, size_t bytes, int k)
+{
+    return ((uint64_t)src << 40) ^ ((uint64_t)bytes << 8) ^ (uint64_t)k;
+}
+
+static void check_data(const void *buf, size_t bytes, uint64_t seed, int from)
+{
+    size_t bad = shmct_verify(buf, bytes, seed);
+    T_ASSERT(bad == (size_t)-1, "byte %zu of %zu from rank %d is wrong", bad, bytes, from);
+}
+
+/* A copy-descriptor send completes when the descriptor counts every byte, and its entry
+ * stays held until the receiver has released it. 100 messages, more than the 64 entries:
+ * the 65th finds none free and takes back those released, so that every message is
+ * offered a descriptor (the first, which proves single copy, is not used), and none is
+ * lost. */
+static void coop_held(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { M = 100 };
+    size_t big = SHMC_COOP_MIN + 4096;
+    uint8_t *b = xmalloc(big);
+    for (int k = 0; k < M; k++) {
+        if (me == 0) {
+            shmct_fill(b, big, seed_of(0, big, k));
+            T_OK(shmc_send(b, big, SHMC_UINT8, 1, 6, w));
+        } else if (me == 1) {
+            memset(b, 0, big);
+            T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 6, w, NULL));
+            check_data(b, big, seed_of(0, big, k), 0);
+        }
+    }
+    if (me == 0) {
+        const struct shmc__coop *co = &shmc__p2p.coop;
+        uint64_t held = co->held, free_ = co->free;
+        T_ASSERT((held & free_) == 0 && (held | free_) == ~0ull,
+                 "entries lost: held %#llx free %#llx", (unsigned long long)held,
+                 (unsigned long long)free_);
+        T_ASSERT(co->offers == M, "%llu of %d messages offered a descriptor",
+                 (unsigned long long)co->offers, M);
+        T_ASSERT(shmc__list_empty(&co->sends), "a completed send is still on the list");
+        T_ASSERT(held != 0, "no entry held after the sends completed");
+    }
+    free(b);
+}
+
+START_TEST(test_coop_held)
+{
+    ck_assert_int_eq(shmct_run(2, coop_held, NULL), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("coop");
+    TCase *t = tcase_create("descriptors");
+    tcase_set_timeout(t, 60);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_add_test(t, test_coop_held);
+    suite_add_tcase(s, t);
+    return shmct_main(s);
+}

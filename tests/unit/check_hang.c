@@ -1,0 +1,79 @@
+/*
+ * Unit test of shm/hang.c, the hang report and the SHMC_TIMEOUT reporter, on arenas whose
+ * control blocks are set by hand. (What shmrun prints with them is in
+ * tests/launcher/check_launcher.c.)
+ */
+#include <check.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "shm/arena.h"
+#include "shm/hang.h"
+
+/* The report's last part, on an arena whose control blocks are set by hand: a rank that
+ * waits for one that has already left is named as such. In a live job the library ends
+ * such a wait with SHMC_ERR_PEER_DEAD (the failure suite), at the latest one liveness
+ * probe after the peer left, so the report catches it only inside that window; a rank
+ * that left is also no candidate for SHMC_TIMEOUT's reporter, nor does it count as stuck. */
+START_TEST(test_hang_report_left)
+{
+    struct shmc__layout l;
+    struct shmc__arena a;
+    char name[64], text[4096];
+    ck_assert_int_eq(shmc__arena_layout(4, 0, &l), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(&a, name, &l, 1, 0, 1), SHMC_OK);
+    /* The reporter takes the time as an argument: a made-up one, three seconds after the
+     * waits began. */
+    uint64_t now = 100000000000ull, ago = now - 3000000000ull;
+    /* Rank 0 receives from rank 1, which finalized; rank 2 sends 1 MiB to rank 3, which
+     * was killed; rank 1 and rank 3 are gone. */
+    static const struct {
+        unsigned state, op, peer;
+        uint64_t bytes;
+    } set[4] = {{SHMC_RANK_RUNNING, SHMC_BLK_RECV, 1, 8},
+                {SHMC_RANK_FINALIZED, SHMC_BLK_NONE, 0, 0},
+                {SHMC_RANK_RUNNING, SHMC_BLK_SEND, 3, 1u << 20},
+                {SHMC_RANK_DEAD, SHMC_BLK_NONE, 0, 0}};
+    for (unsigned r = 0; r < 4; r++) {
+        struct shmc__rank_cb *cb = shmc__arena_cb(&a, r);
+        atomic_store(&cb->state, set[r].state);
+        atomic_store(&cb->blk_op, set[r].op);
+        atomic_store(&cb->blk_peer, set[r].peer);
+        atomic_store(&cb->blk_tag, 7);
+        atomic_store(&cb->blk_ctx, 0);
+        atomic_store(&cb->blk_bytes, set[r].bytes);
+        atomic_store(&cb->blk_since_ns, ago);
+    }
+    FILE *f = fmemopen(text, sizeof text, "w");
+    ck_assert_ptr_nonnull(f);
+    shmc__hang_report(&a, 4, NULL, f, "test: ");
+    fclose(f);
+    SHMCT_ASSERT_CONTAINS(text, "rank 1: exited (finalized)");
+    SHMCT_ASSERT_CONTAINS(text, "rank 3: exited (dead)");
+    SHMCT_ASSERT_CONTAINS(text, "test: rank 0 waits to receive up to 8 B from rank 1, which "
+                                "has already left the job (finalized)\n");
+    SHMCT_ASSERT_CONTAINS(text, "test: rank 2 waits to send 1 MiB to rank 3, which has "
+                                "already left the job (dead)\n");
+    SHMCT_ASSERT_CONTAINS(text, "test: no wait-for cycle among the blocked ranks");
+    /* Ranks 0 and 2, blocked for 3 s, are all that is left: stuck past 2 s, not past 5 s. */
+    ck_assert_int_eq(shmc__hang_reporter(&a, 4, 2000000000ull, now), 0);
+    ck_assert_int_eq(shmc__hang_reporter(&a, 4, 5000000000ull, now), -1);
+    /* Once rank 0 moves on, nobody is stuck as a whole. */
+    atomic_store(&shmc__arena_cb(&a, 0)->blk_op, SHMC_BLK_NONE);
+    ck_assert_int_eq(shmc__hang_reporter(&a, 4, 2000000000ull, now), -1);
+    shmc__arena_detach(&a);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("hang");
+    TCase *t = tcase_create("report");
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_add_test(t, test_hang_report_left);
+    suite_add_tcase(s, t);
+    return shmct_main(s);
+}
