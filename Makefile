@@ -196,8 +196,8 @@ $(CHECKS): %: %.o $(TEST_LIB_OBJ) $(STATIC)
 	$(CC) -o $@ $^ $(STATIC_DEPS) $(CHECK_LIBS) -lm $(TEST_LDFLAGS) $(ALL_LDFLAGS)
 
 # The direct all-reduce's unit test holds one rank back inside the algorithm by wrapping
-# the reduction kernel at link time (no hook in the library's code).
-$(BUILD)/tests/unit/check_direct: TEST_LDFLAGS := -Wl,--wrap=shmc__reduce
+# the entry into a world round at link time (no hook in the library's code).
+$(BUILD)/tests/unit/check_direct: TEST_LDFLAGS := -Wl,--wrap=shmc__wsync_enter
 
 # Check's own fork-per-test timeout guards against hangs; sanitizers run slower.
 CK_MULT := $(if $(SAN),4,1)

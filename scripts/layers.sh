@@ -68,7 +68,7 @@ check_symbols() {
                          if (a != d) print a, d }' "$tmp/edges" | sort -u >"$tmp/graph"
     if ! tsort "$tmp/graph" >/dev/null 2>"$tmp/tsort"; then
         echo "layers: the files call each other in a cycle:"
-        grep -v 'input contains a loop' "$tmp/tsort" | sed 's/^tsort: /  /'
+        grep -v 'input contains a loop' "$tmp/tsort" | sed 's/^tsort: /  /' | awk '!seen[$0]++'
         bad=1
     fi
     NFILES=$(cut -d' ' -f2 "$tmp/objs" | sort -u | wc -l)

@@ -75,16 +75,16 @@ struct call_mem {
 };
 static const struct call_mem *call_dev;
 
-static void *xmalloc(size_t n)
+static inline void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     T_ASSERT(p, "out of memory for %zu bytes", n);
     return p;
 }
 
-static void expect_bytes(const void *got, const void *want, size_t bytes, const char *what,
-                         const char *algo, shmc_dtype dt, int op, size_t count, int root,
-                         int inplace)
+static inline void expect_bytes(const void *got, const void *want, size_t bytes, const char *what,
+                                const char *algo, shmc_dtype dt, int op, size_t count, int root,
+                                int inplace)
 {
     if (memcmp(got, want, bytes) == 0)
         return;
@@ -111,7 +111,7 @@ struct call {
 
 /* The buffer the call uses for host buffer h of bytes: h itself, or with k->dev a device
  * copy of it. */
-static void *twin(const struct call *k, void *h, size_t bytes)
+static inline void *twin(const struct call *k, void *h, size_t bytes)
 {
     if (!k->dev)
         return h;
@@ -123,7 +123,7 @@ static void *twin(const struct call *k, void *h, size_t bytes)
 }
 
 /* After the call: the device twin's bytes back into h, and the twin freed. */
-static void untwin(const struct call *k, void *h, void *d, size_t bytes)
+static inline void untwin(const struct call *k, void *h, void *d, size_t bytes)
 {
     if (!k->dev)
         return;
@@ -132,13 +132,13 @@ static void untwin(const struct call *k, void *h, void *d, size_t bytes)
 }
 
 /* The expected reduction of elements [first, first + count) into out. */
-static void ref_range(const struct call *k, size_t first, size_t count, void *out)
+static inline void ref_range(const struct call *k, size_t first, size_t count, void *out)
 {
     for (size_t i = 0; i < count; i++)
         cr_ref(k->dt, k->op, k->n, first + i, out, i);
 }
 
-static void run_reduce_family(int coll, const struct call *k)
+static inline void run_reduce_family(int coll, const struct call *k)
 {
     size_t es = shmc_dtype_size(k->dt), cnt = k->count, n = (size_t)k->n;
     size_t in_elems = coll == C_REDUCE_SCATTER ? n * cnt : cnt;
@@ -185,12 +185,12 @@ static void run_reduce_family(int coll, const struct call *k)
 }
 
 /* Block of rank src meant for rank dst (dst = -1: the same for everyone). */
-static uint64_t seed(int src, int dst, size_t count)
+static inline uint64_t seed(int src, int dst, size_t count)
 {
     return ((uint64_t)(src + 1) << 48) ^ ((uint64_t)(dst + 2) << 32) ^ count;
 }
 
-static void run_move_family(int coll, const struct call *k)
+static inline void run_move_family(int coll, const struct call *k)
 {
     size_t es = shmc_dtype_size(k->dt), cnt = k->count, n = (size_t)k->n, b = cnt * es;
     uint8_t *sbuf = xmalloc(n * b), *rbuf = xmalloc(n * b), *want = xmalloc(n * b);
@@ -276,7 +276,7 @@ static inline int has_root(int coll)
     return coll == C_BROADCAST || coll == C_REDUCE || coll == C_GATHER || coll == C_SCATTER;
 }
 
-static void one_call(int coll, struct call *k)
+static inline void one_call(int coll, struct call *k)
 {
     if (is_reduction(coll))
         run_reduce_family(coll, k);

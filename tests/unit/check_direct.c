@@ -8,8 +8,8 @@
  * writes.
  *
  * A rank is held back, or scribbles, from inside the algorithm through the link: this
- * program wraps the reduction kernel (-Wl,--wrap=shmc__reduce, Makefile), so no hook
- * lives in the library.
+ * program wraps the entry into a world round (-Wl,--wrap=shmc__wsync_enter, Makefile),
+ * so no hook lives in the library.
  */
 #include <check.h>
 #include <errno.h>
@@ -36,21 +36,22 @@ static void direct_stall(void)
 }
 
 /* ---- holding a rank inside the algorithm ---------------------------------------------- *
- * The test links with -Wl,--wrap=shmc__reduce, so every call of the host reduction
- * kernel comes here first. A rank that armed `inside` runs it once, at its first
- * reduction after arming: in the direct all-reduce that is inside the first piece it
- * combines, after the first round (its span published, the others working). */
+ * The test links with -Wl,--wrap=shmc__wsync_enter, so every entry into a world round
+ * comes here. A rank that armed `inside` runs it once, right after its next round
+ * entered: in the direct all-reduce, after round 1 (the spans and addresses published,
+ * the others starting on their pieces) and before it claims any piece itself. */
 static void (*inside)(void);
 
-void __real_shmc__reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order);
-void __wrap_shmc__reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order);
-void __wrap_shmc__reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order)
+int __real_shmc__wsync_enter(struct shmc__coll *co, uint64_t r);
+int __wrap_shmc__wsync_enter(struct shmc__coll *co, uint64_t r);
+int __wrap_shmc__wsync_enter(struct shmc__coll *co, uint64_t r)
 {
+    int rc = __real_shmc__wsync_enter(co, r);
     void (*f)(void) = inside;
     inside = NULL;
     if (f)
         f();
-    __real_shmc__reduce(acc, in, n, dt, op, order);
+    return rc;
 }
 
 #define DIRECT_COUNT ((size_t)3 * 65536 + 5) /* several pieces per rank, unequal spans */
@@ -131,7 +132,7 @@ static void direct_paths(shmc_comm *w, int me, int n, void *arg)
     T_ASSERT(strstr(msg, "all-reduce arguments differ") && strstr(msg, "count"),
              "no message saying what differed: '%s'", msg);
     if (cma && n > 2) {
-        /* Rank 1 stalls in its first piece: the others combine the rest of its span. */
+        /* Rank 1 stalls after round 1: the others combine its pieces too. */
         uint64_t helped = shmct_stat("coll_direct_helped");
         inside = me == 1 ? direct_stall : NULL;
         direct_call(w, me, n, in, out, 5);
