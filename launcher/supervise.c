@@ -29,7 +29,7 @@ static const char *sig_name(int sig, char *buf, size_t len)
     return buf;
 }
 
-/* What each rank is blocked on, and the wait-for cycles (lib/hang.c). */
+/* What each rank is blocked on, and the wait-for cycles (lib/shm/hang.c). */
 static void hang_report(const struct shmrun_job *j)
 {
     int *alive = calloc((size_t)j->n, sizeof *alive);

@@ -50,7 +50,7 @@ struct shmc__config {
     size_t single_copy_min;     /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy */
     unsigned spin;              /* SHMC_SPIN: polls before yielding; ~0u = automatic */
     unsigned yield;             /* SHMC_YIELD: sched_yield()s before sleeping */
-    unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see wait.h; ~0u = automatic */
+    unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see shm/doorbell.h; ~0u: auto */
     unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
     unsigned hang_timeout_s;    /* SHMC_TIMEOUT: report and abort a job stuck this long; 0 off */
     int check;                  /* SHMC_CHECK: members agree on each collective call first */

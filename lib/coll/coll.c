@@ -42,6 +42,15 @@ void shmc__coll_release(struct shmc__coll *co)
     memset(co, 0, sizeof *co);
 }
 
+int shmc__coll_lookup(const shmc_comm *h, struct shmc__comm **c)
+{
+    struct shmc__coll *co = &shmc__coll;
+    if (!co->p2p || co->p2p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
+    *c = shmc__comm_get(&co->p2p->comms, h);
+    return *c ? SHMC_OK : SHMC_ERR_ARG;
+}
+
 int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
 {
     if (!strcmp(name, "coll_scratch_late"))

@@ -89,6 +89,9 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
 void shmc__coll_release(struct shmc__coll *co);
 /* Takes the settable parts of cfg (algorithms, SHMC_CHECK) from now on. */
 void shmc__coll_configure(struct shmc__coll *co, const struct shmc__config *cfg);
+/* For a public collective call: the communicator handle h names, in *c (the state is
+ * shmc__coll). SHMC_OK, SHMC_ERR_NOT_INIT or SHMC_ERR_ARG. */
+int shmc__coll_lookup(const shmc_comm *h, struct shmc__comm **c);
 /* This layer's counters for shmc_stat; 1 if name is one of them (*v set). */
 int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v);
 

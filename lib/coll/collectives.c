@@ -18,18 +18,16 @@ enum { NO_DATA, ONE_BLOCK, BLOCK_PER_RANK };
  * largest buffer's count elements per block fit in size_t. */
 static int setup(struct shmc__cx *x, shmc_comm *h, size_t count, int blocks, shmc_dtype dt)
 {
-    struct shmc__coll *co = &shmc__coll;
-    if (!co->p2p || co->p2p->phase != SHMC_P2P_READY)
-        return SHMC_ERR_NOT_INIT;
-    struct shmc__comm *comm = shmc__comm_get(&co->p2p->comms, h);
-    if (!comm)
-        return SHMC_ERR_ARG;
+    struct shmc__comm *comm;
+    int rc = shmc__coll_lookup(h, &comm);
+    if (rc != SHMC_OK)
+        return rc;
     size_t es = shmc__dtype_size(dt);
     size_t nblocks = blocks == BLOCK_PER_RANK ? (size_t)comm->size : blocks == ONE_BLOCK;
     if (!es || (nblocks && count > SIZE_MAX / es / nblocks))
         return SHMC_ERR_ARG;
-    shmc__cx_init(x, co, comm, dt);
-    return shmc__job_ok(co->p2p);
+    shmc__cx_init(x, &shmc__coll, comm, dt);
+    return shmc__job_ok(shmc__coll.p2p);
 }
 
 /* The memory kind of the call on this rank, from the buffers it uses (NULL and

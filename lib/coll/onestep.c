@@ -36,15 +36,22 @@ int shmc__onestep_barrier(const struct shmc__cx *x)
     return SHMC_OK;
 }
 
+/* The world: this rank's part into its half of a new round, and the round entered. */
+static int world_round(struct shmc__coll *co, const void *mine, size_t bytes, uint64_t *r)
+{
+    *r = shmc__wsync_next(co);
+    memcpy(shmc__wsync_mine(co, *r), mine, bytes);
+    return shmc__wsync_enter(co, *r);
+}
+
 int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t bytes = count * x->es;
     struct shmc__coll *co = x->co;
     int rc;
+    uint64_t r;
     if (shmc__cx_world(x)) {
-        uint64_t r = shmc__wsync_next(co);
-        memcpy(shmc__wsync_mine(co, r), sbuf, bytes);
-        if ((rc = shmc__wsync_enter(co, r)) != SHMC_OK)
+        if ((rc = world_round(co, sbuf, bytes, &r)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++) {
             const uint8_t *src = shmc__wsync_theirs(co, q, r);
@@ -73,10 +80,9 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
     struct shmc__coll *co = x->co;
     uint8_t *out = all;
     int rc;
+    uint64_t r;
     if (shmc__cx_world(x)) {
-        uint64_t r = shmc__wsync_next(co);
-        memcpy(shmc__wsync_mine(co, r), mine, bytes);
-        if ((rc = shmc__wsync_enter(co, r)) != SHMC_OK)
+        if ((rc = world_round(co, mine, bytes, &r)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++)
             memcpy(out + (size_t)q * bytes, q == x->me ? mine : shmc__wsync_theirs(co, q, r),

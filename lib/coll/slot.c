@@ -5,7 +5,7 @@
  * A publication is a round of one communicator. Its stamp is the communicator's uid
  * (high 32 bits) and round number (low 32 bits); every member counts rounds the same
  * way, whether or not it publishes in a given round, so a reader knows the exact stamp
- * it waits for. Uids are never reused by any member (coll/comm.c), so a stamp left over
+ * it waits for. Uids are never reused by any member (split.c), so a stamp left over
  * from a freed communicator can never pass for a new one's.
  *
  * Reuse: the owner remembers which ranks its publication is for (slot_readers) and its

@@ -21,14 +21,12 @@
 /* The parent communicator a handle names, for a call on it (context in *x). */
 static int parent(const shmc_comm *h, struct shmc__cx *x)
 {
-    struct shmc__coll *co = &shmc__coll;
-    if (!co->p2p || co->p2p->phase != SHMC_P2P_READY)
-        return SHMC_ERR_NOT_INIT;
-    struct shmc__comm *c = shmc__comm_get(&co->p2p->comms, h);
-    if (!c)
-        return SHMC_ERR_ARG;
-    shmc__cx_init(x, co, c, SHMC_UINT32);
-    return x->cc->err != SHMC_OK ? x->cc->err : shmc__job_ok(co->p2p);
+    struct shmc__comm *c;
+    int rc = shmc__coll_lookup(h, &c);
+    if (rc != SHMC_OK)
+        return rc;
+    shmc__cx_init(x, &shmc__coll, c, SHMC_UINT32);
+    return x->cc->err != SHMC_OK ? x->cc->err : shmc__job_ok(x->co->p2p);
 }
 
 /* Agrees on a uid over the parent, and on whether every rank could go on: local is this

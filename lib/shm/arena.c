@@ -253,7 +253,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     h->ring_stride = l->ring_stride;
     h->ring_bytes = l->ring_bytes;
     /* Without membarrier the wake-up handshake needs a fence on the sending side too,
-     * and every rank must know it before its first message (wait.h). */
+     * and every rank must know it before its first message (doorbell.h). */
     h->flags = shmc__membarrier_available() ? 0 : SHMC_ARENA_F_FENCED_WAKE;
     if (getrandom(&h->nonce, sizeof h->nonce, 0) != (ssize_t)sizeof h->nonce)
         h->nonce = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;

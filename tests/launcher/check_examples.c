@@ -37,7 +37,7 @@ END_TEST
 
 /* Each example at 2 ranks under valgrind's memcheck: no invalid access, no use of
  * uninitialised memory, no definite leak (the library marks what peers wrote into a
- * rank's buffers as defined, lib/memcheck.h). Skipped where valgrind is missing. */
+ * rank's buffers as defined, lib/base/memcheck.h). Skipped where valgrind is missing. */
 START_TEST(test_examples_memcheck)
 {
     char shmrun[512], prog[512], cmd[2048], out[16384], rel[128];
