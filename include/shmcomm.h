@@ -435,8 +435,9 @@ SHMC_API int shmc_comm_id(const shmc_comm *comm);
  * member of the communicators it affects must set the same, between the same calls, as
  * with the environment), SHMC_SINGLE_COPY (this process offers and uses single copy, or
  * not) and SHMC_DEBUG. The others shape the arena or the waiting and are read once, at
- * shmc_init. Returns SHMC_OK; SHMC_ERR_ENV for a name that is not a shmcomm variable or a
- * bad value; SHMC_ERR_STATE for a variable read only at shmc_init; SHMC_ERR_NOT_INIT.
+ * shmc_init. Returns SHMC_OK; SHMC_ERR_ARG for a NULL name or value; SHMC_ERR_ENV for a
+ * name that is not a shmcomm variable or a bad value; SHMC_ERR_STATE for a variable read
+ * only at shmc_init; SHMC_ERR_NOT_INIT.
  * Each error prints what was wrong. Not a collective. */
 SHMC_API int shmc_config_set(const char *name, const char *value);
 

@@ -103,6 +103,8 @@ SHMC_API int shmc_config_set(const char *name, const char *value)
     struct shmc__boot *b = &boot;
     if (b->state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;
+    if (!name || !value)
+        return SHMC_ERR_ARG;
     int rc = shmc__config_set(&b->cfg, name, value);
     if (rc != SHMC_OK)
         return rc;

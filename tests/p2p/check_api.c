@@ -186,6 +186,77 @@ START_TEST(test_api_bad_env)
 }
 END_TEST
 
+/* Tuning and diagnosis: what shmc_config_set takes and refuses, and what it changes;
+ * shmc_stat's counters move with what they count; shmc_comm_id numbers communicators. */
+static void tuning(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    char msg[1024];
+    struct {
+        const char *name, *value, *why;
+        int rc;
+    } refused[] = {
+        {"SHMC_RING_SIZE", "16k", "is read once, when shmc_init runs", SHMC_ERR_STATE},
+        {"SHMC_ALGO_GATHER", "rd", "is not an algorithm of gather", SHMC_ERR_ENV},
+        {"SHMC_WHATEVER", "1", "is not a shmcomm variable", SHMC_ERR_ENV},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        shmct_stderr_begin();
+        int rc = shmc_config_set(refused[i].name, refused[i].value);
+        shmct_stderr_end(msg, sizeof msg);
+        T_CALL(refused[i].rc, rc);
+        T_ASSERT(strstr(msg, refused[i].why), "%s: no message saying why: '%s'", refused[i].name,
+                 msg);
+    }
+    uint64_t v;
+    T_CALL(SHMC_ERR_ARG, shmc_stat("no_such_counter", &v));
+
+    /* SHMC_CHECK at run time: members that differ get SHMC_ERR_MISMATCH, then not. */
+    int x = me, y = 0;
+    T_OK(shmc_config_set("SHMC_CHECK", "on"));
+    shmct_stderr_begin();
+    int rc = shmc_allreduce(&x, &y, me == 0 ? 1 : 0, SHMC_INT32, SHMC_SUM, w);
+    shmct_stderr_end(msg, sizeof msg);
+    T_CALL(n > 1 ? SHMC_ERR_MISMATCH : SHMC_OK, rc);
+    T_OK(shmc_config_set("SHMC_CHECK", "off"));
+    T_OK(shmc_allreduce(&x, &y, 1, SHMC_INT32, SHMC_SUM, w));
+    T_ASSERT(y == n * (n - 1) / 2, "sum %d", y);
+
+    /* Counters: a pending receive and an unexpected message are counted, then not. */
+    uint64_t active = shmct_stat("requests_active"), unexp = shmct_stat("unexpected_messages");
+    shmc_request *r;
+    T_OK(shmc_irecv(&y, 1, SHMC_INT32, me, 9, w, &r));
+    T_ASSERT(shmct_stat("requests_active") == active + 1, "a posted receive is not counted");
+    T_OK(shmc_send(&x, 1, SHMC_INT32, me, 8, w)); /* to itself, received below */
+    T_ASSERT(shmct_stat("unexpected_messages") == unexp + 1, "an unexpected message is not "
+                                                             "counted");
+    T_OK(shmc_recv(&y, 1, SHMC_INT32, me, 8, w, NULL));
+    T_OK(shmc_send(&x, 1, SHMC_INT32, me, 9, w));
+    T_OK(shmc_wait(&r, NULL));
+    T_ASSERT(shmct_stat("requests_active") == active && shmct_stat("unexpected_messages") == unexp,
+             "counters did not come back");
+
+    /* Communicator numbers: the world is 0, the next ones grow, the same on every member. */
+    shmc_comm *c;
+    T_ASSERT(shmc_comm_id(w) == 0, "the world is #%d", shmc_comm_id(w));
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    int id = shmc_comm_id(c), lo = id, hi = id;
+    T_ASSERT(id > 0, "a new communicator is #%d", id);
+    T_OK(shmc_allreduce(SHMC_IN_PLACE, &lo, 1, SHMC_INT32, SHMC_MIN, w));
+    T_OK(shmc_allreduce(SHMC_IN_PLACE, &hi, 1, SHMC_INT32, SHMC_MAX, w));
+    T_ASSERT(lo == hi, "members number the same communicator %d and %d", lo, hi);
+    T_ASSERT(shmct_stat("comms") == 1, "one communicator made");
+    T_OK(shmc_comm_free(&c));
+    T_ASSERT(shmct_stat("comms") == 0, "freed");
+}
+
+START_TEST(test_api_tuning)
+{
+    ck_assert_int_eq(shmct_run(1, tuning, NULL), 0);
+    ck_assert_int_eq(shmct_run(3, tuning, NULL), 0);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -196,6 +267,7 @@ static Suite *api_suite(void)
     tcase_add_test(t, test_api_lifecycle);
     tcase_add_test(t, test_api_bad_args);
     tcase_add_test(t, test_api_bad_env);
+    tcase_add_test(t, test_api_tuning);
     suite_add_tcase(s, t);
     return s;
 }

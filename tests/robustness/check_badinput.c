@@ -29,13 +29,13 @@ enum kind {
     K_OVERLAP, /* send and receive buffers that overlap */
     K_SIZE,    /* count * dtype size overflows */
     K_REQ,     /* request already completed, invented, or named twice */
-    K_OUTPTR,  /* NULL pointer for a result (request, flag, communicator) */
+    K_OUTPTR,  /* NULL pointer for a result (request, flag, communicator), or for a name */
     NKIND
 };
 
 static const char *const kind_name[NKIND] = {
     "before init", "after finalize", "bad comm", "NULL buffer",   "bad dtype",     "bad op",
-    "rank/root",   "bad tag",        "overlap",  "size overflow", "stale request", "NULL result",
+    "rank/root",   "bad tag",        "overlap",  "size overflow", "stale request", "NULL pointer",
 };
 
 enum fn {
@@ -63,6 +63,10 @@ enum fn {
     F_SPLIT,
     F_GROUP,
     F_FREE,
+    F_ID,
+    F_CONFIG,
+    F_STAT,
+    F_DEVSEL,
     NFN
 };
 
@@ -91,6 +95,10 @@ static const char *const fn_name[NFN] = {
     "shmc_comm_split",
     "shmc_comm_create_group",
     "shmc_comm_free",
+    "shmc_comm_id",
+    "shmc_config_set",
+    "shmc_stat",
+    "shmc_device_select",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
@@ -108,6 +116,8 @@ static const char *const need[NFN] = {
     [F_SCATTER] = "BACNDRVS", [F_RSCATTER] = "BACNDOVS",
     [F_ALLTOALL] = "BACNDVS", [F_SPLIT] = "BACP",
     [F_GROUP] = "BACNRP",     [F_FREE] = "BACP",
+    [F_ID] = "BAC",           [F_CONFIG] = "BAP",
+    [F_STAT] = "BAP",         [F_DEVSEL] = "BAP",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -160,6 +170,7 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     shmc_comm *copy = c;
     /* The world is not freed either: shmc_comm_free refuses it with SHMC_ERR_ARG. */
     BAD(F_FREE, k, want, shmc_comm_free(&copy));
+    BAD(F_ID, k, want, shmc_comm_id(c));
 }
 
 /* Requests: wait, test and waitall on h expecting want. */
@@ -178,6 +189,12 @@ static void outside_the_job(shmc_comm *w, enum kind k)
     every_comm_call(w, k, SHMC_ERR_NOT_INIT);
     every_req_call(JUNK_B, k, SHMC_ERR_NOT_INIT);
     BAD(F_FINALIZE, k, SHMC_ERR_NOT_INIT, shmc_finalize());
+    uint64_t v;
+    int d = 7;
+    BAD(F_CONFIG, k, SHMC_ERR_NOT_INIT, shmc_config_set("SHMC_CHECK", "1"));
+    BAD(F_STAT, k, SHMC_ERR_NOT_INIT, shmc_stat("comms", &v));
+    BAD(F_DEVSEL, k, SHMC_ERR_NOT_INIT, shmc_device_select(&d));
+    T_ASSERT(d == -1, "a refused device_select leaves *device -1");
 }
 
 /* Arguments other than the communicator, on a live job: every rank passes the same bad
@@ -337,6 +354,12 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_SPLIT, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_split(w, 0, 0, NULL));
     BAD(F_GROUP, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_create_group(w, &zero, 1, NULL));
     BAD(F_FREE, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_free(NULL));
+    uint64_t st = 0;
+    BAD(F_CONFIG, K_OUTPTR, SHMC_ERR_ARG, shmc_config_set(NULL, "1"));
+    BAD(F_CONFIG, K_OUTPTR, SHMC_ERR_ARG, shmc_config_set("SHMC_CHECK", NULL));
+    BAD(F_STAT, K_OUTPTR, SHMC_ERR_ARG, shmc_stat("comms", NULL));
+    BAD(F_STAT, K_OUTPTR, SHMC_ERR_ARG, shmc_stat(NULL, &st));
+    BAD(F_DEVSEL, K_OUTPTR, SHMC_ERR_ARG, shmc_device_select(NULL));
 }
 
 /* Requests used after they completed, invented, or named twice in one waitall. */
