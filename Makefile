@@ -27,7 +27,10 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsu
 # that one library runs with or without a GPU and driver.
 CUDA      ?= auto
 NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
-CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC)))),/usr/local/cuda)
+# The toolkit holding the static runtime: nvcc's own tree, or /usr/local/cuda when the
+# nvcc on the PATH is a wrapper script elsewhere (as /usr/local/bin/nvcc can be).
+CUDA_HOME ?= $(firstword $(foreach d,$(if $(NVCC),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC))))) \
+                 /usr/local/cuda,$(if $(wildcard $(d)/lib64/libcudart_static.a),$(d))) /usr/local/cuda)
 CUDART    := $(wildcard $(CUDA_HOME)/lib64/libcudart_static.a)
 ifeq ($(CUDA),auto)
 WITH_CUDA := $(if $(and $(NVCC),$(CUDART)),1,0)
