@@ -75,13 +75,6 @@ struct call_mem {
 };
 static const struct call_mem *call_dev;
 
-static inline void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    T_ASSERT(p, "out of memory for %zu bytes", n);
-    return p;
-}
-
 static inline void expect_bytes(const void *got, const void *want, size_t bytes, const char *what,
                                 const char *algo, shmc_dtype dt, int op, size_t count, int root,
                                 int inplace)
@@ -142,8 +135,8 @@ static inline void run_reduce_family(int coll, const struct call *k)
 {
     size_t es = shmc_dtype_size(k->dt), cnt = k->count, n = (size_t)k->n;
     size_t in_elems = coll == C_REDUCE_SCATTER ? n * cnt : cnt;
-    uint8_t *in = xmalloc(in_elems * es), *out = xmalloc(in_elems * es);
-    uint8_t *want = xmalloc(in_elems * es);
+    uint8_t *in = shmct_xmalloc(in_elems * es), *out = shmct_xmalloc(in_elems * es);
+    uint8_t *want = shmct_xmalloc(in_elems * es);
     cr_fill(k->dt, k->op, k->me, in, 0, in_elems);
     memset(out, 0xa5, in_elems * es);
     if (k->inplace)
@@ -193,7 +186,8 @@ static inline uint64_t seed(int src, int dst, size_t count)
 static inline void run_move_family(int coll, const struct call *k)
 {
     size_t es = shmc_dtype_size(k->dt), cnt = k->count, n = (size_t)k->n, b = cnt * es;
-    uint8_t *sbuf = xmalloc(n * b), *rbuf = xmalloc(n * b), *want = xmalloc(n * b);
+    uint8_t *sbuf = shmct_xmalloc(n * b), *rbuf = shmct_xmalloc(n * b),
+            *want = shmct_xmalloc(n * b);
     int me = k->me, root = k->root;
     memset(rbuf, 0xa5, n * b);
     uint8_t *ds = NULL, *dr = NULL;

@@ -90,6 +90,27 @@ void shmct_fill(void *buf, size_t len, uint64_t seed);
 /* Returns the index of the first wrong byte, or (size_t)-1 if all are right. */
 size_t shmct_verify(const void *buf, size_t len, uint64_t seed);
 
+/* Inside a rank: the seed of the k-th message of `bytes` from rank src. */
+static inline uint64_t shmct_seed(int src, size_t bytes, int k)
+{
+    return ((uint64_t)src << 40) ^ ((uint64_t)bytes << 8) ^ (uint64_t)k;
+}
+
+/* Inside a rank: fails the test unless buf holds shmct_fill's bytes for seed. */
+static inline void shmct_check_data(const void *buf, size_t bytes, uint64_t seed, int from)
+{
+    size_t bad = shmct_verify(buf, bytes, seed);
+    T_ASSERT(bad == (size_t)-1, "byte %zu of %zu from rank %d is wrong", bad, bytes, from);
+}
+
+/* Inside a rank: malloc that fails the test instead of returning NULL (never for 0). */
+static inline void *shmct_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    T_ASSERT(p, "out of memory for %zu bytes", n);
+    return p;
+}
+
 /* Seconds on the monotonic clock (for tests that run for a set time, never to judge). */
 double shmct_seconds(void);
 

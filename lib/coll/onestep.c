@@ -44,6 +44,19 @@ static int world_round(struct shmc__coll *co, const void *mine, size_t bytes, ui
     return shmc__wsync_enter(co, *r);
 }
 
+/* Any other communicator: this rank's part into its slot, published with a new stamp. */
+static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, uint8_t **slot,
+                      uint64_t *stamp)
+{
+    *stamp = shmc__slot_next(x);
+    int rc = shmc__slot_acquire(x, slot);
+    if (rc != SHMC_OK)
+        return rc;
+    memcpy(*slot, mine, bytes);
+    shmc__slot_publish(x, *stamp, -1);
+    return SHMC_OK;
+}
+
 int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t bytes = count * x->es;
@@ -62,12 +75,9 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
         }
     } else {
         uint8_t *slot;
-        uint64_t stamp = shmc__slot_next(x);
-        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
-            return rc;
-        memcpy(slot, sbuf, bytes);
-        shmc__slot_publish(x, stamp, -1);
-        if ((rc = shmc__slot_combine(x, stamp, slot, 0, count, rbuf)) != SHMC_OK)
+        uint64_t stamp;
+        if ((rc = slot_round(x, sbuf, bytes, &slot, &stamp)) != SHMC_OK ||
+            (rc = shmc__slot_combine(x, stamp, slot, 0, count, rbuf)) != SHMC_OK)
             return rc;
         shmc__slot_done_all(x);
     }
@@ -90,11 +100,9 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
         return SHMC_OK;
     }
     uint8_t *slot;
-    uint64_t stamp = shmc__slot_next(x);
-    if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+    uint64_t stamp;
+    if ((rc = slot_round(x, mine, bytes, &slot, &stamp)) != SHMC_OK)
         return rc;
-    memcpy(slot, mine, bytes);
-    shmc__slot_publish(x, stamp, -1);
     for (int q = 0; q < x->n; q++) {
         const uint8_t *src = slot;
         if (q != x->me && (rc = shmc__slot_wait(x, q, stamp, &src)) != SHMC_OK)

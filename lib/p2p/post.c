@@ -9,24 +9,36 @@
 #include "p2p/p2p.h"
 #include "p2p/rndv.h"
 
+/* A request for one message, its call's arguments filled in; NULL when none is left.
+ * dev < 0: the buffer's memory kind is looked up here. */
+static inline struct shmc__request *start(struct shmc__p2p *p, uint8_t kind, void *buf,
+                                          size_t bytes, size_t elsize, int peer, int tag,
+                                          uint32_t ctx, const struct shmc__comm *c, int dev)
+{
+    struct shmc__request *q = shmc__req_alloc(&p->reqs, SHMC_CTX_IS_COLL(ctx));
+    if (!q)
+        return NULL;
+    q->kind = kind;
+    q->buf = buf;
+    q->bytes = bytes;
+    q->elsize = elsize;
+    q->peer = peer;
+    q->tag = tag;
+    q->ctx = ctx;
+    q->comm = c;
+    q->dev = bytes && (dev >= 0 ? dev : shmc__mk_dev(buf));
+    return q;
+}
+
 int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
                     int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
                     struct shmc__request **out)
 {
-    struct shmc__request *s = shmc__req_alloc(&p->reqs, SHMC_CTX_IS_COLL(ctx));
-    *out = NULL;
+    struct shmc__request *s =
+        start(p, SHMC_REQ_SEND, (void *)(uintptr_t)buf, bytes, elsize, wdst, tag, ctx, c, dev);
+    *out = s;
     if (!s)
         return SHMC_ERR_NOMEM;
-    s->kind = SHMC_REQ_SEND;
-    s->buf = (void *)(uintptr_t)buf;
-    s->bytes = bytes;
-    s->elsize = elsize;
-    s->peer = wdst;
-    s->tag = tag;
-    s->ctx = ctx;
-    s->comm = c;
-    s->dev = bytes && (dev >= 0 ? dev : shmc__mk_dev(buf));
-    *out = s;
 
     if (wdst == p->rank) {
         struct shmc__request *r = shmc__match_posted(&p->match, wdst, tag, ctx);
@@ -63,20 +75,10 @@ int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t e
 int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
                     uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out)
 {
-    struct shmc__request *r = shmc__req_alloc(&p->reqs, SHMC_CTX_IS_COLL(ctx));
-    *out = NULL;
+    struct shmc__request *r = start(p, SHMC_REQ_RECV, buf, bytes, elsize, wsrc, tag, ctx, c, dev);
+    *out = r;
     if (!r)
         return SHMC_ERR_NOMEM;
-    r->kind = SHMC_REQ_RECV;
-    r->buf = buf;
-    r->bytes = bytes;
-    r->elsize = elsize;
-    r->peer = wsrc;
-    r->tag = tag;
-    r->ctx = ctx;
-    r->comm = c;
-    r->dev = bytes && (dev >= 0 ? dev : shmc__mk_dev(buf));
-    *out = r;
 
     /* Anything already in the mailboxes must be seen first, or the order breaks. */
     struct shmc__unexp *u = shmc__match_unexp(&p->match, wsrc, tag, ctx);

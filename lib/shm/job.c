@@ -7,20 +7,20 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/log.h"
 #include "shm/doorbell.h"
 #include "shmcomm.h"
 
-void shmc__job_wake_all(struct shmc__arena *a, unsigned me)
+/* Wakes every rank but me that may be asleep: a full fence, then the doorbells of those
+ * whose sleeping flag is up (doorbell.h). */
+static void wake_all(struct shmc__arena *a, unsigned me)
 {
-    /* A full fence, then wake whoever may be asleep (doorbell.h). */
     shmc__fence_seq_cst();
     for (unsigned p = 0; p < a->hdr->nranks; p++) {
         struct shmc__rank_cb *cb = shmc__arena_cb(a, p);
@@ -34,7 +34,7 @@ void shmc__job_set_state(struct shmc__arena *a, unsigned me, uint32_t state)
     /* R4 pairs with A4: the new state is visible to whoever sees the new epoch. */
     shmc__store_release32(&shmc__arena_cb(a, me)->state, state);
     shmc__fetch_add32(&a->hdr->epoch, 1);
-    shmc__job_wake_all(a, me);
+    wake_all(a, me);
 }
 
 int shmc__job_claim_dead(struct shmc__arena *a, unsigned me, unsigned r, uint32_t seen)
@@ -43,7 +43,7 @@ int shmc__job_claim_dead(struct shmc__arena *a, unsigned me, unsigned r, uint32_
     if (!shmc__cas32(&shmc__arena_cb(a, r)->state, &seen, SHMC_RANK_DEAD))
         return 0;
     shmc__fetch_add32(&a->hdr->epoch, 1); /* R4 */
-    shmc__job_wake_all(a, me);
+    wake_all(a, me);
     return 1;
 }
 

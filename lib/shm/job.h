@@ -19,9 +19,6 @@
 /* Rank me sets its own state (R4), bumps the epoch and wakes the others that sleep. */
 void shmc__job_set_state(struct shmc__arena *a, unsigned me, uint32_t state);
 
-/* Wakes every rank but me that may be asleep (a full fence first: slow path). */
-void shmc__job_wake_all(struct shmc__arena *a, unsigned me);
-
 /* Rank me found rank r's process gone while r's state was still `seen`: marks it dead
  * unless someone else changed the state first (a compare-and-swap), and if so announces
  * it. Returns 1 if this call marked it. */

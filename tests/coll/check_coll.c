@@ -67,7 +67,7 @@ static shmc_comm *test_comm(shmc_comm *w, int where, shmc_comm **owned)
         return *owned;
     }
     /* Every rank but 1 (when there are 3 or more), in a shuffled order. */
-    int *list = xmalloc((size_t)n * sizeof *list), m = 0;
+    int *list = shmct_xmalloc((size_t)n * sizeof *list), m = 0;
     for (int i = 0; i < n; i++)
         if (n < 3 || i != 1)
             list[m++] = i;
@@ -375,8 +375,8 @@ static void determinism(shmc_comm *w, int me, int n, void *arg)
         for (size_t d = 0; d < sizeof fl / sizeof fl[0]; d++) {
             for (int op = SHMC_SUM; op <= SHMC_AVG; op++) {
                 size_t es = shmc_dtype_size(fl[d]), b = count * es;
-                uint8_t *in = xmalloc(b), *r1 = xmalloc(b), *r2 = xmalloc(b);
-                uint8_t *all = xmalloc(b * (size_t)n);
+                uint8_t *in = shmct_xmalloc(b), *r1 = shmct_xmalloc(b), *r2 = shmct_xmalloc(b);
+                uint8_t *all = shmct_xmalloc(b * (size_t)n);
                 for (size_t i = 0; i < count; i++) {
                     uint64_t h = shmct_word((uint64_t)me, i);
                     double v = ((double)(h % 2000001) - 1000000.0) / 7777.0;

@@ -40,24 +40,6 @@ static int run_env(int n, shmct_fn fn, void *arg, const char *const *env)
     return shmct_run_opts(n, fn, arg, &o);
 }
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    T_ASSERT(p, "out of memory for %zu bytes", n);
-    return p;
-}
-
-static uint64_t seed_of(int src, size_t bytes, int k)
-{
-    return ((uint64_t)src << 40) ^ ((uint64_t)bytes << 8) ^ (uint64_t)k;
-}
-
-static void check_data(const void *buf, size_t bytes, uint64_t seed, int from)
-{
-    size_t bad = shmct_verify(buf, bytes, seed);
-    T_ASSERT(bad == (size_t)-1, "byte %zu of %zu from rank %d is wrong", bad, bytes, from);
-}
-
 /* ---- sizes ------------------------------------------------------------------------------ */
 
 /* Every rank sends `bytes` to its right neighbour and receives from its left, once with
@@ -67,8 +49,8 @@ static void ring_shift(shmc_comm *w, int me, int n, void *arg)
 {
     size_t bytes = *(size_t *)arg;
     int right = (me + 1) % n, left = (me - 1 + n) % n;
-    uint8_t *out = xmalloc(bytes), *in = xmalloc(bytes);
-    shmct_fill(out, bytes, seed_of(me, bytes, 0));
+    uint8_t *out = shmct_xmalloc(bytes), *in = shmct_xmalloc(bytes);
+    shmct_fill(out, bytes, shmct_seed(me, bytes, 0));
 
     shmc_request *rq[2];
     shmc_status st[2];
@@ -79,10 +61,10 @@ static void ring_shift(shmc_comm *w, int me, int n, void *arg)
     T_ASSERT(st[0].source == left && st[0].tag == 3 && st[0].count == bytes, "status {%d, %d, %zu}",
              st[0].source, st[0].tag, st[0].count);
     T_ASSERT(st[0].error == SHMC_OK, "status error %d", st[0].error);
-    check_data(in, bytes, seed_of(left, bytes, 0), left);
+    shmct_check_data(in, bytes, shmct_seed(left, bytes, 0), left);
 
     /* Blocking, with a different dtype on each side: bytes are bytes. */
-    shmct_fill(out, bytes, seed_of(me, bytes, 1));
+    shmct_fill(out, bytes, shmct_seed(me, bytes, 1));
     memset(in, 0, bytes);
     shmc_status s;
     if (me == 0) {
@@ -93,7 +75,7 @@ static void ring_shift(shmc_comm *w, int me, int n, void *arg)
         T_OK(shmc_send(out, bytes, SHMC_UINT8, right, 4, w));
     }
     T_ASSERT(s.source == left && s.count == bytes, "blocking status");
-    check_data(in, bytes, seed_of(left, bytes, 1), left);
+    shmct_check_data(in, bytes, shmct_seed(left, bytes, 1), left);
     free(out);
     free(in);
 }
@@ -139,7 +121,7 @@ static void one_gib(shmc_comm *w, int me, int n, void *arg)
     (void)n;
     (void)arg;
     size_t bytes = 1024u * MiB;
-    uint8_t *buf = xmalloc(bytes);
+    uint8_t *buf = shmct_xmalloc(bytes);
     if (me == 0) {
         shmct_fill(buf, bytes, 77);
         T_OK(shmc_send(buf, bytes / 4, SHMC_FLOAT32, 1, 0, w));
@@ -147,7 +129,7 @@ static void one_gib(shmc_comm *w, int me, int n, void *arg)
         shmc_status s;
         T_OK(shmc_recv(buf, bytes / 4, SHMC_FLOAT32, 0, 0, w, &s));
         T_ASSERT(s.count == bytes / 4, "count %zu", s.count);
-        check_data(buf, bytes, 77, 0);
+        shmct_check_data(buf, bytes, 77, 0);
     }
     free(buf);
 }
@@ -165,21 +147,21 @@ static void any_source(shmc_comm *w, int me, int n, void *arg)
     (void)arg;
     if (me != 0) {
         size_t bytes = (me % 2) ? 64 : 3 * E; /* eager and rendezvous */
-        uint8_t *out = xmalloc(bytes);
+        uint8_t *out = shmct_xmalloc(bytes);
         shmct_fill(out, bytes, (uint64_t)me);
         T_OK(shmc_send(out, bytes, SHMC_UINT8, 0, 100 + me, w));
         free(out);
         return;
     }
     int seen[64] = {0};
-    uint8_t *in = xmalloc(3 * E);
+    uint8_t *in = shmct_xmalloc(3 * E);
     for (int k = 1; k < n; k++) {
         shmc_status s;
         T_OK(shmc_recv(in, 3 * E, SHMC_UINT8, SHMC_ANY_SOURCE, SHMC_ANY_TAG, w, &s));
         T_ASSERT(s.source > 0 && s.source < n && !seen[s.source], "source %d", s.source);
         T_ASSERT(s.tag == 100 + s.source, "tag %d from %d", s.tag, s.source);
         T_ASSERT(s.count == ((s.source % 2) ? 64u : 3u * E), "count %zu", s.count);
-        check_data(in, s.count, (uint64_t)s.source, s.source);
+        shmct_check_data(in, s.count, (uint64_t)s.source, s.source);
         seen[s.source] = 1;
     }
     free(in);
@@ -206,10 +188,10 @@ static void ordering(shmc_comm *w, int me, int n, void *arg)
     (void)n;
     (void)arg;
     if (me == 0) {
-        shmc_request **rq = xmalloc(ORDER_N * sizeof *rq);
-        uint8_t **bufs = xmalloc(ORDER_N * sizeof *bufs);
+        shmc_request **rq = shmct_xmalloc(ORDER_N * sizeof *rq);
+        uint8_t **bufs = shmct_xmalloc(ORDER_N * sizeof *bufs);
         for (int k = 0; k < ORDER_N; k++) {
-            bufs[k] = xmalloc(order_size(k));
+            bufs[k] = shmct_xmalloc(order_size(k));
             shmct_fill(bufs[k], order_size(k), (uint64_t)k);
             T_OK(shmc_isend(bufs[k], order_size(k), SHMC_UINT8, 1, 1, w, &rq[k]));
         }
@@ -227,7 +209,7 @@ static void ordering(shmc_comm *w, int me, int n, void *arg)
         T_OK(shmc_send(b, sizeof b, SHMC_UINT8, 1, 3, w));
         T_OK(shmc_wait(&r2, NULL));
     } else if (me == 1) {
-        uint8_t *in = xmalloc(300000);
+        uint8_t *in = shmct_xmalloc(300000);
         for (int k = 0; k < ORDER_N; k++) {
             shmc_status s;
             /* Half with blocking receives, half with receives posted ahead. */
@@ -239,15 +221,15 @@ static void ordering(shmc_comm *w, int me, int n, void *arg)
                 T_OK(shmc_wait(&r, &s));
             }
             T_ASSERT(s.count == order_size(k), "message %d has %zu bytes", k, s.count);
-            check_data(in, s.count, (uint64_t)k, 0);
+            shmct_check_data(in, s.count, (uint64_t)k, 0);
         }
         uint8_t a[100], b[2 * E];
         shmc_status s;
         T_OK(shmc_recv(b, sizeof b, SHMC_UINT8, 0, 3, w, &s));
         T_ASSERT(s.tag == 3, "tag %d", s.tag);
         T_OK(shmc_recv(a, sizeof a, SHMC_UINT8, 0, 2, w, &s));
-        check_data(a, sizeof a, 2, 0);
-        check_data(b, sizeof b, 3, 0);
+        shmct_check_data(a, sizeof a, 2, 0);
+        shmct_check_data(b, sizeof b, 3, 0);
         free(in);
     }
 }
@@ -268,7 +250,7 @@ static void truncation(shmc_comm *w, int me, int n, void *arg)
     static const size_t sizes[] = {100, E + 4, MiB};
     for (size_t k = 0; k < 3; k++) {
         size_t bytes = sizes[k];
-        uint8_t *buf = xmalloc(bytes);
+        uint8_t *buf = shmct_xmalloc(bytes);
         if (me == 0) {
             shmct_fill(buf, bytes, k);
             T_OK(shmc_send(buf, bytes / 4, SHMC_INT32, 1, 9, w));
@@ -282,12 +264,12 @@ static void truncation(shmc_comm *w, int me, int n, void *arg)
             T_CALL(SHMC_ERR_TRUNCATE, shmc_recv(buf, cap / 4, SHMC_INT32, 0, 9, w, &s));
             T_ASSERT(s.count == bytes / 4 && s.error == SHMC_ERR_TRUNCATE,
                      "truncated status count %zu error %d", s.count, s.error);
-            check_data(buf, cap, k, 0);
+            shmct_check_data(buf, cap, k, 0);
             for (size_t i = cap; i < bytes; i++)
                 T_ASSERT(buf[i] == 0, "byte %zu written past the buffer", i);
             /* The stream goes on. */
             T_OK(shmc_recv(buf, 4, SHMC_INT32, 0, 9, w, &s));
-            check_data(buf, 16, k + 100, 0);
+            shmct_check_data(buf, 16, k + 100, 0);
             shmc_request *r;
             T_OK(shmc_irecv(NULL, 0, SHMC_INT32, 0, 10, w, &r));
             T_CALL(SHMC_ERR_TRUNCATE, shmc_wait(&r, &s));
@@ -331,7 +313,7 @@ static void requests(shmc_comm *w, int me, int n, void *arg)
             polls++;
         }
         T_ASSERT(r == NULL && s.count == sizeof buf && s.source == 0, "test result");
-        check_data(buf, sizeof buf, 5, 0);
+        shmct_check_data(buf, sizeof buf, 5, 0);
 
         /* NULL requests complete at once, with an empty status. */
         T_OK(shmc_wait(&none, &s));
@@ -364,12 +346,12 @@ static void mixed(shmc_comm *w, int me, int n, void *arg)
     int right = (me + 1) % n, left = (me - 1 + n) % n;
     for (size_t k = 0; k < 3; k++) {
         size_t bytes = sizes[k];
-        uint8_t *out = xmalloc(bytes), *in = xmalloc(bytes);
-        shmct_fill(out, bytes, seed_of(me, bytes, 7));
+        uint8_t *out = shmct_xmalloc(bytes), *in = shmct_xmalloc(bytes);
+        shmct_fill(out, bytes, shmct_seed(me, bytes, 7));
         shmc_status s;
         T_OK(shmc_sendrecv(out, bytes, right, 5, in, bytes, left, 5, SHMC_UINT8, w, &s));
         T_ASSERT(s.source == left && s.count == bytes, "sendrecv status");
-        check_data(in, bytes, seed_of(left, bytes, 7), left);
+        shmct_check_data(in, bytes, shmct_seed(left, bytes, 7), left);
         /* Even ranks: isend + blocking recv; odd: blocking send after an irecv. */
         shmc_request *r;
         if (me % 2 == 0) {
@@ -381,7 +363,7 @@ static void mixed(shmc_comm *w, int me, int n, void *arg)
             T_OK(shmc_send(out, bytes, SHMC_UINT8, right, 6, w));
             T_OK(shmc_wait(&r, NULL));
         }
-        check_data(in, bytes, seed_of(left, bytes, 7), left);
+        shmct_check_data(in, bytes, shmct_seed(left, bytes, 7), left);
         free(out);
         free(in);
     }
@@ -405,7 +387,7 @@ static void third_rank(shmc_comm *w, int me, int n, void *arg)
     (void)n;
     (void)arg;
     size_t bytes = 4 * MiB;
-    uint8_t *buf = xmalloc(bytes), *buf2 = xmalloc(bytes);
+    uint8_t *buf = shmct_xmalloc(bytes), *buf2 = shmct_xmalloc(bytes);
     int token = 42;
     if (me == 0) {
         shmct_fill(buf, bytes, 1);
@@ -417,11 +399,11 @@ static void third_rank(shmc_comm *w, int me, int n, void *arg)
         shmct_fill(buf2, bytes, 2);
         T_OK(shmc_send(buf2, bytes, SHMC_UINT8, 2, 0, w));
         T_OK(shmc_wait(&r, NULL));
-        check_data(buf, bytes, 1, 0);
+        shmct_check_data(buf, bytes, 1, 0);
     } else if (me == 2) {
         T_OK(shmc_recv(&token, 1, SHMC_INT32, 0, 0, w, NULL));
         T_OK(shmc_recv(buf, bytes, SHMC_UINT8, 1, 0, w, NULL));
-        check_data(buf, bytes, 2, 1);
+        shmct_check_data(buf, bytes, 2, 1);
     }
     free(buf);
     free(buf2);
@@ -499,23 +481,23 @@ static void self_msgs(shmc_comm *w, int me, int n, void *arg)
     shmc_status s;
     T_OK(shmc_recv(in, sizeof in, SHMC_UINT8, me, 1, w, &s));
     T_ASSERT(s.source == me && s.count == sizeof in, "self status");
-    check_data(in, sizeof in, 11, me);
+    shmct_check_data(in, sizeof in, 11, me);
 
     size_t bytes = MiB;
-    uint8_t *big = xmalloc(bytes), *bin = xmalloc(bytes);
+    uint8_t *big = shmct_xmalloc(bytes), *bin = shmct_xmalloc(bytes);
     shmct_fill(big, bytes, 12);
     shmc_request *r;
     T_OK(shmc_irecv(bin, bytes, SHMC_UINT8, SHMC_ANY_SOURCE, 2, w, &r));
     T_OK(shmc_send(big, bytes, SHMC_UINT8, me, 2, w));
     T_OK(shmc_wait(&r, &s));
     T_ASSERT(s.source == me, "self source %d", s.source);
-    check_data(bin, bytes, 12, me);
+    shmct_check_data(bin, bytes, 12, me);
     /* Send first, receive later. */
     memset(bin, 0, bytes);
     T_OK(shmc_isend(big, bytes, SHMC_UINT8, me, 3, w, &r));
     T_OK(shmc_recv(bin, bytes, SHMC_UINT8, me, 3, w, NULL));
     T_OK(shmc_wait(&r, NULL));
-    check_data(bin, bytes, 12, me);
+    shmct_check_data(bin, bytes, 12, me);
     free(big);
     free(bin);
 }
@@ -577,15 +559,15 @@ END_TEST
 static void truncated(shmc_comm *w, int me, size_t big, size_t cap, int tag)
 {
     size_t guard = 64 * 1024;
-    uint8_t *b = xmalloc(big + guard);
+    uint8_t *b = shmct_xmalloc(big + guard);
     if (me == 0) {
-        shmct_fill(b, big, seed_of(0, big, 99));
+        shmct_fill(b, big, shmct_seed(0, big, 99));
         T_OK(shmc_send(b, big, SHMC_UINT8, 1, tag, w));
     } else if (me == 1) {
         memset(b, 0x5a, big + guard);
         T_CALL(SHMC_ERR_TRUNCATE, shmc_recv(b, cap, SHMC_UINT8, 0, tag, w, NULL));
-        uint8_t *want = xmalloc(big);
-        shmct_fill(want, big, seed_of(0, big, 99));
+        uint8_t *want = shmct_xmalloc(big);
+        shmct_fill(want, big, shmct_seed(0, big, 99));
         T_ASSERT(memcmp(b, want, cap) == 0, "truncated message: the first %zu bytes differ", cap);
         for (size_t i = cap; i < big + guard; i++)
             T_ASSERT(b[i] == 0x5a, "byte %zu after the receive buffer was written", i);
@@ -610,9 +592,9 @@ static void coop_window(shmc_comm *w, int me, int n, void *arg)
     uint8_t *bufs[K + 1];
     shmc_request *rq[K + 1];
     for (int k = 0; k <= K; k++) {
-        bufs[k] = xmalloc(sizes[k]);
+        bufs[k] = shmct_xmalloc(sizes[k]);
         if (me == 0)
-            shmct_fill(bufs[k], sizes[k], seed_of(0, sizes[k], k));
+            shmct_fill(bufs[k], sizes[k], shmct_seed(0, sizes[k], k));
         else
             memset(bufs[k], 0, sizes[k]);
     }
@@ -630,7 +612,7 @@ static void coop_window(shmc_comm *w, int me, int n, void *arg)
     }
     if (me == 1)
         for (int k = 0; k <= K; k++)
-            check_data(bufs[k], sizes[k], seed_of(0, sizes[k], k), 0);
+            shmct_check_data(bufs[k], sizes[k], shmct_seed(0, sizes[k], k), 0);
 
     /* 3 MiB into 2 MiB, and 120000 bytes (split in two) into 90000, each with a guard
      * after the buffer. */
@@ -649,10 +631,10 @@ static void coop_sender_away(shmc_comm *w, int me, int n, void *arg)
     (void)n;
     _Atomic int *flag = arg;
     size_t bytes = 4 * MiB;
-    uint8_t *b = xmalloc(bytes);
+    uint8_t *b = shmct_xmalloc(bytes);
     for (int k = 0; k < 3; k++) {
         if (me == 0) {
-            shmct_fill(b, bytes, seed_of(0, bytes, k));
+            shmct_fill(b, bytes, shmct_seed(0, bytes, k));
             shmc_request *r;
             T_OK(shmc_isend(b, bytes, SHMC_UINT8, 1, 5, w, &r));
             while (atomic_load(flag) != k + 1)
@@ -660,7 +642,7 @@ static void coop_sender_away(shmc_comm *w, int me, int n, void *arg)
             T_OK(shmc_wait(&r, NULL));
         } else if (me == 1) {
             T_OK(shmc_recv(b, bytes, SHMC_UINT8, 0, 5, w, NULL));
-            check_data(b, bytes, seed_of(0, bytes, k), 0);
+            shmct_check_data(b, bytes, shmct_seed(0, bytes, k), 0);
             atomic_store(flag, k + 1);
         }
     }
@@ -690,14 +672,14 @@ static void coop_queued(shmc_comm *w, int me, int n, void *arg)
     (void)arg;
     enum { M = 200 };
     size_t big = COOP_MIN + 4464;
-    uint8_t *b = xmalloc(big);
+    uint8_t *b = shmct_xmalloc(big);
     if (me == 0) {
         shmc_request *rq[M];
         uint8_t *bufs[M];
         for (int k = 0; k < M; k++) {
             size_t sz = k % 2 ? big : 8;
-            bufs[k] = xmalloc(sz);
-            shmct_fill(bufs[k], sz, seed_of(0, sz, k));
+            bufs[k] = shmct_xmalloc(sz);
+            shmct_fill(bufs[k], sz, shmct_seed(0, sz, k));
             T_OK(shmc_isend(bufs[k], sz, SHMC_UINT8, 1, 4, w, &rq[k]));
         }
         T_OK(shmc_waitall(M, rq, NULL));
@@ -710,7 +692,7 @@ static void coop_queued(shmc_comm *w, int me, int n, void *arg)
             shmc_status st;
             T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 4, w, &st));
             T_ASSERT(st.count == sz, "message %d has %zu bytes, want %zu", k, st.count, sz);
-            check_data(b, sz, seed_of(0, sz, k), 0);
+            shmct_check_data(b, sz, shmct_seed(0, sz, k), 0);
         }
     }
     free(b);
@@ -725,16 +707,16 @@ static void coop_offered(shmc_comm *w, int me, int n, void *arg)
     (void)arg;
     enum { M = 100 };
     size_t big = COOP_MIN + 4096;
-    uint8_t *b = xmalloc(big);
+    uint8_t *b = shmct_xmalloc(big);
     uint64_t offers = shmct_stat("coop_offers");
     for (int k = 0; k < M; k++) {
         if (me == 0) {
-            shmct_fill(b, big, seed_of(0, big, k));
+            shmct_fill(b, big, shmct_seed(0, big, k));
             T_OK(shmc_send(b, big, SHMC_UINT8, 1, 6, w));
         } else if (me == 1) {
             memset(b, 0, big);
             T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 6, w, NULL));
-            check_data(b, big, seed_of(0, big, k), 0);
+            shmct_check_data(b, big, shmct_seed(0, big, k), 0);
         }
     }
     if (me == 0)
@@ -752,9 +734,9 @@ static void coop_receiver_left(shmc_comm *w, int me, int n, void *arg)
     (void)n;
     (void)arg;
     size_t bytes = 1 * MiB;
-    uint8_t *b = xmalloc(bytes), small[8] = {0};
+    uint8_t *b = shmct_xmalloc(bytes), small[8] = {0};
     if (me == 0) {
-        shmct_fill(b, bytes, seed_of(0, bytes, 1));
+        shmct_fill(b, bytes, shmct_seed(0, bytes, 1));
         T_OK(shmc_send(b, bytes, SHMC_UINT8, 1, 7, w)); /* proves single copy */
         shmc_request *r;
         T_OK(shmc_isend(b, bytes, SHMC_UINT8, 1, 7, w, &r));
@@ -770,7 +752,7 @@ static void coop_receiver_left(shmc_comm *w, int me, int n, void *arg)
         for (int k = 0; k < 2; k++) {
             memset(b, 0, bytes);
             T_OK(shmc_recv(b, bytes, SHMC_UINT8, 0, 7, w, NULL));
-            check_data(b, bytes, seed_of(0, bytes, 1), 0);
+            shmct_check_data(b, bytes, shmct_seed(0, bytes, 1), 0);
         }
     } else if (me == 2) {
         T_OK(shmc_recv(small, sizeof small, SHMC_UINT8, 0, 8, w, NULL));
@@ -798,7 +780,7 @@ static void coop_copy_fails(shmc_comm *w, int me, int n, void *arg)
     (void)arg;
     size_t bytes = 64 * MiB, page = (size_t)sysconf(_SC_PAGESIZE);
     if (me == 0) {
-        uint8_t *b = xmalloc(bytes);
+        uint8_t *b = shmct_xmalloc(bytes);
         shmct_fill(b, bytes, 3);
         T_OK(shmc_send(b, 1 * MiB, SHMC_UINT8, 1, 7, w)); /* proves single copy */
         T_CALL(SHMC_ERR_ARG, shmc_send(b, bytes, SHMC_UINT8, 1, 8, w));

@@ -10,24 +10,6 @@
 #include "harness.h"
 #include "p2p/coop.h"
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    T_ASSERT(p, "out of memory for %zu bytes", n);
-    return p;
-}
-
-static uint64_t seed_of(int src, size_t bytes, int k)
-{
-    return ((uint64_t)src << 40) ^ ((uint64_t)bytes << 8) ^ (uint64_t)k;
-}
-
-static void check_data(const void *buf, size_t bytes, uint64_t seed, int from)
-{
-    size_t bad = shmct_verify(buf, bytes, seed);
-    T_ASSERT(bad == (size_t)-1, "byte %zu of %zu from rank %d is wrong", bad, bytes, from);
-}
-
 /* A copy-descriptor send completes when the descriptor counts every byte, and its entry
  * stays held until the receiver has released it. 100 messages, more than the 64 entries:
  * the 65th finds none free and takes back those released, so that every message is
@@ -39,15 +21,15 @@ static void coop_held(shmc_comm *w, int me, int n, void *arg)
     (void)arg;
     enum { M = 100 };
     size_t big = SHMC_COOP_MIN + 4096;
-    uint8_t *b = xmalloc(big);
+    uint8_t *b = shmct_xmalloc(big);
     for (int k = 0; k < M; k++) {
         if (me == 0) {
-            shmct_fill(b, big, seed_of(0, big, k));
+            shmct_fill(b, big, shmct_seed(0, big, k));
             T_OK(shmc_send(b, big, SHMC_UINT8, 1, 6, w));
         } else if (me == 1) {
             memset(b, 0, big);
             T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 6, w, NULL));
-            check_data(b, big, seed_of(0, big, k), 0);
+            shmct_check_data(b, big, shmct_seed(0, big, k), 0);
         }
     }
     if (me == 0) {

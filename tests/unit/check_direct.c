@@ -77,8 +77,8 @@ static int direct_begin(int32_t **in, int32_t **out)
     if (!shmct_stat("single_copy"))
         return 0;
     set_algo(C_ALLREDUCE, "direct");
-    *in = xmalloc(DIRECT_COUNT * sizeof **in);
-    *out = xmalloc(DIRECT_COUNT * sizeof **out);
+    *in = shmct_xmalloc(DIRECT_COUNT * sizeof **in);
+    *out = shmct_xmalloc(DIRECT_COUNT * sizeof **out);
     return 1;
 }
 
@@ -108,7 +108,7 @@ static void direct_paths(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
     const size_t count = DIRECT_COUNT;
-    int32_t *in = xmalloc(count * sizeof *in), *out = xmalloc(count * sizeof *out);
+    int32_t *in = shmct_xmalloc(count * sizeof *in), *out = shmct_xmalloc(count * sizeof *out);
     set_algo(C_ALLREDUCE, "direct");
     int cma = (int)shmct_stat("single_copy");
     direct_call(w, me, n, in, out, 0);
