@@ -53,8 +53,8 @@ struct ctl {
 };
 
 static struct ctl *ctl;
-static float *shm_in;  /* [2][NP][count]: 1step and shm copy-ins, double buffered */
-static float *shm_res; /* [2][count]: the shm form's result, double buffered */
+static float *shm_in;             /* [2][NP][count]: 1step and shm copy-ins, double buffered */
+static float *shm_res;            /* [2][count]: the shm form's result, double buffered */
 static float *in, *out, *scratch; /* private: this process's vector, result, 3 pieces */
 static uint64_t round_no;
 static int me;
@@ -196,8 +196,7 @@ static void run_all(size_t max, int samples, double sample_s)
                 fprintf(stderr, "limits: %s of %zu bytes gave %g in process %d, not 10\n",
                         form_names[f], bytes, (double)out[count - 1], me);
             if (me == 0) {
-                printf("bare,%s,%d,%zu,%.4f\n", form_names[f], NP, bytes,
-                       median(v, samples) * 1e6);
+                printf("bare,%s,%d,%zu,%.4f\n", form_names[f], NP, bytes, median(v, samples) * 1e6);
                 fflush(stdout);
             }
         }

@@ -294,8 +294,8 @@ static double yield_barrier_sample(_Atomic uint64_t *flags, int me, uint64_t *ro
 
 static void yield_barrier(const cpu_set_t *all, int aware)
 {
-    _Atomic uint64_t *flags = mmap(NULL, NBAR * LINE, PROT_READ | PROT_WRITE,
-                                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    _Atomic uint64_t *flags =
+        mmap(NULL, NBAR * LINE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (flags == MAP_FAILED)
         return;
     sched_setaffinity(0, sizeof *all, all);

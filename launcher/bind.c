@@ -82,8 +82,7 @@ struct shmrun_bind_plan *shmrun_bind_plan(enum shmrun_bind mode, int nranks)
      * only while we load: a user's own setting is kept, and the ranks never see ours. */
     int ours = !getenv("HWLOC_PLUGINS_BLACKLIST");
     if (ours)
-        setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml",
-               1);
+        setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml", 1);
     int rc = hwloc_topology_init(&p->topo);
     if (rc == 0) {
         hwloc_topology_set_all_types_filter(p->topo, HWLOC_TYPE_FILTER_KEEP_NONE);

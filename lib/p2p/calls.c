@@ -26,7 +26,8 @@ static int check_buf(struct shmc__p2p *p, const shmc_comm *h, const struct shmc_
     if (!(*c = shmc__comm_get(&p->comms, h)))
         return SHMC_ERR_ARG;
     size_t es = shmc__dtype_size(dt);
-    if (!es || count > SIZE_MAX / es || (!buf && count))
+    /* SHMC_IN_PLACE means something only to collectives: here it is no buffer at all. */
+    if (!es || count > SIZE_MAX / es || (!buf && count) || buf == SHMC_IN_PLACE)
         return SHMC_ERR_ARG;
     *bytes = count * es;
     *elsize = es;
@@ -196,6 +197,10 @@ SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
 {
     struct shmc__p2p *p = &shmc__p2p;
     struct shmc__request *r;
+    /* The library's state first, whatever the arguments (the order docs/reliability.md's
+     * table gives). */
+    if (p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
     if (!req)
         return SHMC_ERR_ARG;
     if (!*req) {
@@ -215,6 +220,8 @@ SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
 {
     struct shmc__p2p *p = &shmc__p2p;
     struct shmc__request *r;
+    if (p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
     if (!req || !done)
         return SHMC_ERR_ARG;
     *done = 0;
@@ -242,10 +249,10 @@ SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
 SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
 {
     struct shmc__p2p *p = &shmc__p2p;
-    if (n && !reqs)
-        return SHMC_ERR_ARG;
     if (p->phase != SHMC_P2P_READY)
         return SHMC_ERR_NOT_INIT;
+    if (n && !reqs)
+        return SHMC_ERR_ARG;
     /* The requests behind the handles: on the stack for a few, else allocated. */
     struct shmc__request *few[16] = {NULL}, **live = few;
     if (n > 16 && !(live = malloc(n * sizeof *live)))

@@ -86,7 +86,8 @@ static void survive(shmc_comm *w, shmc_comm *rest, int me, int n, int bad)
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: fail_rank exit|signal|abort|abortlate|compute|ignore|survive N RANK\n");
+        fprintf(stderr,
+                "usage: fail_rank exit|signal|abort|abortlate|compute|ignore|survive N RANK\n");
         return 2;
     }
     const char *mode = argv[1];

@@ -188,13 +188,33 @@ static void outside_the_job(shmc_comm *w, enum kind k)
 {
     every_comm_call(w, k, SHMC_ERR_NOT_INIT);
     every_req_call(JUNK_B, k, SHMC_ERR_NOT_INIT);
+    /* The state is checked before any argument (docs/reliability.md): a NULL handle, which
+     * a live job completes at once, and NULL pointers are NOT_INIT here too. */
+    every_req_call(NULL, k, SHMC_ERR_NOT_INIT);
+    int done;
+    shmc_request *r = NULL;
+    int32_t buf[4];
+    BAD(F_WAIT, k, SHMC_ERR_NOT_INIT, shmc_wait(NULL, NULL));
+    BAD(F_TEST, k, SHMC_ERR_NOT_INIT, shmc_test(NULL, &done, NULL));
+    BAD(F_TEST, k, SHMC_ERR_NOT_INIT, shmc_test(&r, NULL, NULL));
+    BAD(F_WAITALL, k, SHMC_ERR_NOT_INIT, shmc_waitall(1, NULL, NULL));
+    BAD(F_WAITALL, k, SHMC_ERR_NOT_INIT, shmc_waitall(0, NULL, NULL));
+    BAD(F_ISEND, k, SHMC_ERR_NOT_INIT, shmc_isend(buf, 1, SHMC_INT32, 0, 0, w, NULL));
+    BAD(F_IRECV, k, SHMC_ERR_NOT_INIT, shmc_irecv(buf, 1, SHMC_INT32, 0, 0, w, NULL));
+    BAD(F_SEND, k, SHMC_ERR_NOT_INIT, shmc_send(SHMC_IN_PLACE, 1, SHMC_INT32, 0, 0, w));
+    BAD(F_SPLIT, k, SHMC_ERR_NOT_INIT, shmc_comm_split(w, 0, 0, NULL));
+    BAD(F_GROUP, k, SHMC_ERR_NOT_INIT, shmc_comm_create_group(w, NULL, 1, NULL));
+    BAD(F_FREE, k, SHMC_ERR_NOT_INIT, shmc_comm_free(NULL));
     BAD(F_FINALIZE, k, SHMC_ERR_NOT_INIT, shmc_finalize());
     uint64_t v;
     int d = 7;
     BAD(F_CONFIG, k, SHMC_ERR_NOT_INIT, shmc_config_set("SHMC_CHECK", "1"));
+    BAD(F_CONFIG, k, SHMC_ERR_NOT_INIT, shmc_config_set(NULL, NULL));
     BAD(F_STAT, k, SHMC_ERR_NOT_INIT, shmc_stat("comms", &v));
+    BAD(F_STAT, k, SHMC_ERR_NOT_INIT, shmc_stat(NULL, NULL));
     BAD(F_DEVSEL, k, SHMC_ERR_NOT_INIT, shmc_device_select(&d));
     T_ASSERT(d == -1, "a refused device_select leaves *device -1");
+    BAD(F_DEVSEL, k, SHMC_ERR_NOT_INIT, shmc_device_select(NULL));
 }
 
 /* Arguments other than the communicator, on a live job: every rank passes the same bad
@@ -291,6 +311,21 @@ static void arguments(shmc_comm *w, int me, int n)
         shmc_sendrecv(NULL, 1, other, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
     BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
         shmc_sendrecv(v, 1, other, 0, NULL, 1, other, 0, SHMC_INT32, w, NULL));
+    /* SHMC_IN_PLACE is no buffer to point-to-point calls, with a count or without. */
+    for (size_t cnt = 0; cnt < 5; cnt += 4) {
+        BAD(F_SEND, K_NULLBUF, SHMC_ERR_ARG,
+            shmc_send(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w));
+        BAD(F_RECV, K_NULLBUF, SHMC_ERR_ARG,
+            shmc_recv(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w, NULL));
+        BAD(F_ISEND, K_NULLBUF, SHMC_ERR_ARG,
+            shmc_isend(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w, &r));
+        BAD(F_IRECV, K_NULLBUF, SHMC_ERR_ARG,
+            shmc_irecv(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w, &r));
+        BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
+            shmc_sendrecv(SHMC_IN_PLACE, cnt, other, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
+        BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
+            shmc_sendrecv(v, 1, other, 0, SHMC_IN_PLACE, cnt, other, 0, SHMC_INT32, w, NULL));
+    }
     BAD(F_BCAST, K_NULLBUF, SHMC_ERR_ARG, shmc_broadcast(NULL, 1, SHMC_INT32, 0, w));
     BAD(F_REDUCE, K_NULLBUF, SHMC_ERR_ARG, shmc_reduce(NULL, u, 1, SHMC_INT32, SHMC_SUM, 0, w));
     BAD(F_ALLREDUCE, K_NULLBUF, SHMC_ERR_ARG, shmc_allreduce(NULL, u, 1, SHMC_INT32, SHMC_SUM, w));
