@@ -14,6 +14,10 @@
 PREFIX  ?= /usr/local
 SAN     ?=
 BUILD   ?= build$(if $(SAN),-$(SAN))
+# One name for each build directory however it was given (tests/launcher/check_install
+# passes it absolute): the dependency files a build writes name their targets as the
+# next build asks for them, or a changed header would not rebuild what includes it.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 OPT     ?= -O2
 VERSION := 0.1.0
 SOMAJOR := 0
@@ -223,6 +227,7 @@ check-cuda: all $(BUILD)/tests/device/check_cuda $(BUILD)/tests/device/check_dev
 check-stress: all $(CHECKS) $(TEST_PROGS)
 	$(CHECK_ENV) SHMC_RING_STRESS_N=100000000 $(BUILD)/tests/unit/check_ring
 	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/robustness/check_stress
+	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/robustness/check_scribble
 	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/device/check_device_stress
 
 # Fuzzing with libFuzzer (clang): shmrun's option parser and the mailbox record decoder,

@@ -32,8 +32,14 @@ int shmrun_cleanup(void)
             continue;
         char name[300];
         snprintf(name, sizeof name, "/%s", e->d_name);
+        char why[96];
         int left = shmc__arena_leftover(name);
-        if (left == 0) {
+        if (shmc__arena_foreign(name, why, sizeof why)) {
+            printf("shmrun: kept /dev/shm%s: %s, not made by shmcomm for this user; its owner "
+                   "must remove it\n",
+                   name, why);
+            kept++;
+        } else if (left == 0) {
             printf("shmrun: kept /dev/shm%s: a running job uses it\n", name);
             kept++;
         } else if (left == 1 && shm_unlink(name) == 0) {

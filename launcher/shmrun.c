@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "gpus.h"
 #include "job.h"
+#include "output.h"
 #include "shmcomm.h"
 
 static int make_arena(struct shmrun_job *j)
@@ -118,6 +119,9 @@ int main(int argc, char **argv)
         }
     }
     status = shmrun_supervise(&j);
+    /* Output we could not pass on is a failure a pipeline must see (as SIGPIPE would). */
+    if (shmrun_output_lost() && status == 0)
+        status = 128 + SIGPIPE;
     shmc__arena_detach(&j.arena);
     shmrun_bind_free(j.bind);
     free(j.ranks);

@@ -88,6 +88,7 @@ int shmrun_spawn(struct shmrun_job *j, int r)
         child(j, r, parent, out, err);
 
     rk->pid = pid;
+    j->arena.pids[r] = (int32_t)pid; /* for the hang report's look at /proc */
     rk->running = 1;
     j->nrunning++;
     shmrun_stream_init(&rk->out, -1, STDOUT_FILENO, r);

@@ -75,6 +75,20 @@ static void on_failure(struct shmrun_job *j, int r, int st)
     const struct shmc__arena_hdr *h = j->arena.hdr;
     uint32_t ab = shmc__load_acquire32(&h->abort);
     int by_rank = ab && !j->set_abort;
+    /* A rank writes only the flag and an exit code from 1 to 255, and its own rank: any
+     * other word was scribbled there, and is no rank's request to end the job. */
+    if (by_rank && ((ab & ~(SHMC_ABORT_FLAG | 255u)) != 0 || !(ab & SHMC_ABORT_FLAG) ||
+                    !(ab & 255u) || shmc__load_relaxed32(&h->abort_rank) >= (uint32_t)j->n)) {
+        if (!j->aborting) {
+            fprintf(stderr,
+                    "shmrun: the job's shared memory was overwritten (its abort word reads "
+                    "0x%08x, which no rank writes); ending the job\n",
+                    ab);
+            j->exit_status = 1;
+            begin_abort(j, 1);
+        }
+        return;
+    }
     if (by_rank && WIFEXITED(st) && shmc__load_relaxed32(&h->abort_rank) == (uint32_t)r) {
         /* Its relaxed store of abort_rank is done: it has exited since. */
         fprintf(stderr, "shmrun: rank %d (pid %d) called shmc_abort(%d)\n", r, (int)j->ranks[r].pid,
@@ -172,6 +186,7 @@ static void check_deadlines(struct shmrun_job *j)
         j->term_at = 0;
         if (j->nrunning) {
             signal_all(j, SIGTERM);
+            signal_all(j, SIGCONT); /* a stopped rank acts on SIGTERM only once it runs */
             j->kill_at = now + (uint64_t)SHMRUN_KILL_MS * 1000000u;
         }
     }

@@ -74,6 +74,12 @@ static inline uint64_t shmc__fetch_add64(shmc_atomic_u64 *p, uint64_t v)
     return atomic_fetch_add_explicit(p, v, memory_order_acq_rel);
 }
 
+/* Sets bits: a rank cutting off a peer (shm/job.c). */
+static inline uint64_t shmc__fetch_or64(shmc_atomic_u64 *p, uint64_t v)
+{
+    return atomic_fetch_or_explicit(p, v, memory_order_acq_rel);
+}
+
 static inline int shmc__cas32(shmc_atomic_u32 *p, uint32_t *expected, uint32_t desired)
 {
     return atomic_compare_exchange_strong_explicit(p, expected, desired, memory_order_acq_rel,

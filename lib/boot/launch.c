@@ -140,12 +140,23 @@ static int detect(struct launch *l)
 static int check_single_node(const struct launch *l)
 {
     static const char *const sizes[] = {"", "", "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
-    if (l->local_size == l->size)
-        return SHMC_OK;
-    SHMC_ERROR("shmcomm connects the processes of one machine, but %s=%ld while only %ld "
-               "run on this one; run the job on a single node",
-               sizes[l->mode], l->size, l->local_size);
-    return SHMC_ERR_ENV;
+    static const char *const ranks[] = {"", "", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
+    if (l->local_size != l->size) {
+        SHMC_ERROR("shmcomm connects the processes of one machine, but %s=%ld while only %ld "
+                   "run on this one; run the job on a single node",
+                   sizes[l->mode], l->size, l->local_size);
+        return SHMC_ERR_ENV;
+    }
+    /* On one node the local rank is the rank: anything else names a rank some other
+     * process also is, and the job could only wait for one that never comes. */
+    if (l->local_rank >= 0 && l->local_rank != l->rank) {
+        SHMC_ERROR("%s=%ld but the local rank is %ld, on a job of one machine (%ld ranks "
+                   "here, %ld in all) where the two must be equal; the launcher's variables "
+                   "are inconsistent",
+                   ranks[l->mode], l->rank, l->local_rank, l->local_size, l->size);
+        return SHMC_ERR_ENV;
+    }
+    return SHMC_OK;
 }
 
 /* ---- shmrun ------------------------------------------------------------------------- */
@@ -203,8 +214,18 @@ static int create_embedded(struct shmc__boot *b, const char *name, unsigned nran
         rc = shmc__arena_create(&b->arena, name, &lay, 0, 0, 0);
         if (rc != SHMC_ERR_STATE)
             return rc;
-        /* The name exists: a running job with the same key, one being created right
-         * now (two local rank 0s), or a leftover of a job that died while assembling. */
+        /* The name exists: something another user put there, a running job with the
+         * same key, one being created right now (two local rank 0s), or a leftover of a
+         * job that died while assembling. */
+        char why[96];
+        if (shmc__arena_foreign(name, why, sizeof why)) {
+            SHMC_ERROR("the shared-memory name /dev/shm%s is taken by %s, which no shmcomm "
+                       "job of this user (uid %u) made: it is never used. Ask its owner to "
+                       "remove it, or give this job another name with SHMC_JOB_ID (or start "
+                       "it with shmrun, whose names nobody can guess)",
+                       name, why, (unsigned)geteuid());
+            return SHMC_ERR_ENV;
+        }
         if (shmc__arena_leftover(name) == 0) {
             SHMC_ERROR("another running job uses the shared-memory name %s (same user and "
                        "job key); give this job its own SHMC_JOB_ID",
@@ -222,7 +243,15 @@ static int attach_embedded(struct shmc__boot *b, const char *name, unsigned nran
     uint64_t deadline = shmc__now_ns() + (uint64_t)b->cfg.attach_timeout_s * 1000000000ull;
     unsigned pause = 1;
     for (;;) {
-        int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+        char why[96];
+        if (shmc__arena_foreign(name, why, sizeof why)) {
+            SHMC_ERROR("the shared-memory name /dev/shm%s is taken by %s, which no shmcomm "
+                       "job of this user (uid %u) made: it is never used. Ask its owner to "
+                       "remove it, or give this job another name with SHMC_JOB_ID",
+                       name, why, (unsigned)geteuid());
+            return SHMC_ERR_ENV;
+        }
+        int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NONBLOCK, 0);
         if (fd < 0 && errno != ENOENT) {
             SHMC_ERROR("cannot open shared memory %s: %s", name, strerror(errno));
             return SHMC_ERR_SYS;

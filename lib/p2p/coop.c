@@ -44,6 +44,7 @@
 #include "p2p/coop.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -166,7 +167,15 @@ int shmc__coop_progress(struct shmc__p2p *p)
         /* A8 pairs with R8 (arm): raddr and total are valid. */
         if (!shmc__load_acquire32(&d->armed))
             continue;
-        uint64_t total = d->total;
+        /* Read once, checked, then used: what the receiver armed, unless scribbled. */
+        uint64_t total = d->total, raddr = d->raddr;
+        if (total > s->bytes || d->check != shmc__xdesc_check(p->arena->nonce, raddr, total)) {
+            char what[96];
+            snprintf(what, sizeof what, "rank %d's copy descriptor %d fails its check", s->peer,
+                     s->xdesc);
+            shmc__peer_broken(p, s->peer, what);
+            continue; /* the send fails as corrupt (progress.c) */
+        }
         if (shmc__load_relaxed32(&d->quit) || shmc__load_relaxed64(&d->next) >= total) {
             /* A9 pairs with R9 (recv_range): the receiver has read all it claimed. */
             if (shmc__load_acquire64(&d->done) == total) {
@@ -180,7 +189,7 @@ int shmc__coop_progress(struct shmc__p2p *p)
             continue;
         uint64_t len = total - off < c ? total - off : c;
         int err;
-        uint64_t got = shmc__ep_put(ep, (const uint8_t *)s->buf + off, d->raddr + off, len, &err);
+        uint64_t got = shmc__ep_put(ep, (const uint8_t *)s->buf + off, raddr + off, len, &err);
         if (got < len) {
             SHMC_INFO("writing into rank %d refused by the kernel (%s); it copies alone", s->peer,
                       strerror(err));
@@ -221,7 +230,8 @@ static void arm(struct shmc__p2p *p, struct shmc__request *r, struct shmc__xdesc
 {
     d->raddr = (uint64_t)(uintptr_t)r->buf;
     d->total = r->xfer_bytes;
-    /* R8 pairs with A8 (shmc__coop_progress): raddr and total are set. */
+    d->check = shmc__xdesc_check(p->arena->nonce, d->raddr, d->total);
+    /* R8 pairs with A8 (shmc__coop_progress): raddr, total and check are set. */
     shmc__store_release32(&d->armed, 1);
     shmc__ep_notify(&p->peers[r->src].ep);
 }
@@ -303,10 +313,18 @@ int shmc__coop_recv_step(struct shmc__p2p *p, struct shmc__request *r, int *err)
     }
     /* A10 pairs with R10: the range the sender left is in redo_off/len. */
     if (shmc__load_acquire32(&d->quit) && d->redo_len) {
-        uint64_t len = d->redo_len;
+        uint64_t len = d->redo_len, off2 = d->redo_off;
         d->redo_len = 0; /* ours now: the sender has stopped touching the entry */
+        /* A range outside the message would have us copy past our buffer. */
+        if (off2 > total || len > total - off2) {
+            char what[96];
+            snprintf(what, sizeof what, "rank %d's copy descriptor names bytes outside the message",
+                     r->src);
+            shmc__peer_broken(p, r->src, what);
+            return 0; /* the receive fails as corrupt (progress.c) */
+        }
         r->coop_mine += len;
-        return recv_range(p, r, d, d->redo_off, len, err);
+        return recv_range(p, r, d, off2, len, err);
     }
     return 0;
 }

@@ -5,6 +5,7 @@
  */
 #include "p2p/inbox.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -15,15 +16,10 @@
 
 static void peer_broken(struct shmc__p2p *p, int peer)
 {
-    struct shmc__ep *ep = &p->peers[peer].ep;
-    if (ep->broken)
-        return;
-    ep->broken = 1;
-    SHMC_ERROR("the mailbox from rank %d holds an invalid record at byte %llu: shared memory "
-               "was corrupted; operations with rank %d fail with SHMC_ERR_CORRUPT",
-               peer, (unsigned long long)ep->in.tail, peer);
-    /* Let the wait loops re-examine their requests. */
-    p->recheck = 1;
+    char what[96];
+    snprintf(what, sizeof what, "the mailbox from rank %d holds an invalid record at byte %llu",
+             peer, (unsigned long long)p->peers[peer].ep.in.tail);
+    shmc__peer_broken(p, peer, what);
 }
 
 /* Acts on one record. Returns 0 if it could not be taken now (out of memory for an

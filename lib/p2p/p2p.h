@@ -81,7 +81,8 @@ struct shmc__p2p {
     /* What this process knows of the job. */
     uint32_t epoch_seen; /* hdr->epoch when we last refreshed peer states */
     int recheck;         /* re-examine pending requests (a peer broke) */
-    int ngone;           /* peers known to be gone */
+    int ngone;           /* peers known to be gone or broken */
+    int arena_corrupt;   /* our own control block was overwritten: every peer is broken */
     int out_busy_count;  /* peers with out_busy set */
     int pumped;          /* some endpoint's transport moves records in progress */
 
@@ -132,6 +133,18 @@ static inline int shmc__job_ok(struct shmc__p2p *p)
 /* Takes a request that will not complete by itself off whatever it waits in, and
  * completes it with err (a failed collective's messages; a receive whose send failed). */
 void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
+/* Marks world rank w's endpoint broken, once, logging what was found (`what`): shared
+ * memory with it holds what no rank writes. Its requests then fail with SHMC_ERR_CORRUPT
+ * (progress.c) and nothing more is read from its mailboxes. */
+static inline void shmc__peer_broken(struct shmc__p2p *p, int w, const char *what)
+{
+    if (!shmc__ep_break(&p->peers[w].ep, what))
+        return;
+    p->ngone++; /* the collectives' waits look at lost peers only when this is non-zero */
+    p->recheck = 1;
+    shmc__job_cut(p->arena, (unsigned)p->rank, (unsigned)w); /* so it stops waiting for us */
+}
+
 /* Has world rank w left the job, or broken its mailbox? The error that means, or SHMC_OK. */
 static inline int shmc__peer_lost(const struct shmc__p2p *p, int w)
 {

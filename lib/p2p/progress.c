@@ -7,6 +7,8 @@
  */
 #include "p2p/progress.h"
 
+#include <stdio.h>
+
 #include "p2p/coop.h"
 #include "p2p/inbox.h"
 #include "p2p/outq.h"
@@ -32,6 +34,12 @@ static int push_out(struct shmc__p2p *p, int peer)
         made++;
     }
     made += shmc__rndv_push_streams(p, peer);
+    if (pe->ep.out.corrupt && !pe->ep.broken) {
+        char what[96];
+        snprintf(what, sizeof what, "the mailbox to rank %d shows an impossible read position",
+                 peer);
+        shmc__peer_broken(p, peer, what);
+    }
     shmc__outq_busy(p, peer);
     return made;
 }
@@ -141,6 +149,20 @@ static void fail_requests(struct shmc__p2p *p, int abort)
     }
 }
 
+/* Peers that found what we share corrupt and stopped talking to us (shm/job.h): we stop
+ * waiting for them too. */
+static void read_cuts(struct shmc__p2p *p)
+{
+    for (int q = 0; q < p->size; q++) {
+        if (q == p->rank || p->peers[q].ep.broken ||
+            !shmc__job_cut_by(p->arena, (unsigned)p->rank, (unsigned)q))
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "rank %d stopped talking to this rank (see its message)", q);
+        shmc__peer_broken(p, q, what);
+    }
+}
+
 int shmc__check_job(struct shmc__p2p *p)
 {
     struct shmc__arena_hdr *h = p->arena->hdr;
@@ -155,6 +177,7 @@ int shmc__check_job(struct shmc__p2p *p)
     p->epoch_seen = ep;
     p->recheck = 0;
     shmc__peers_refresh(p, 0);
+    read_cuts(p);
     fail_requests(p, 0);
     return 1;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/log.h"
 #include "p2p/p2p.h"
 #include "p2p/progress.h"
 #include "shm/hang.h"
@@ -74,13 +75,60 @@ stop:
     return 0;
 }
 
-/* SHMC_TIMEOUT: when every rank still in the job has been blocked in shmcomm that long,
- * the lowest of them says what each waits for and aborts the job; the others then see
- * the abort. Looked at after each sleep slice, since a stuck rank ends up sleeping. */
-static void hang_check(struct shmc__p2p *p)
+/* The job's shared memory holds what no rank writes: every peer is treated as broken, so
+ * every wait ends with SHMC_ERR_CORRUPT and nothing more is read from the arena. */
+static void arena_corrupt(struct shmc__p2p *p, const char *what)
+{
+    if (p->arena_corrupt)
+        return;
+    p->arena_corrupt = 1;
+    SHMC_ERROR("%s: the job's shared memory was overwritten (by a process outside shmcomm?); "
+               "every operation with another rank now fails with SHMC_ERR_CORRUPT",
+               what);
+    for (int q = 0; q < p->size; q++) {
+        if (q != p->rank && !p->peers[q].ep.broken) {
+            p->peers[q].ep.broken = 1;
+            p->ngone++;
+            shmc__job_cut(p->arena, (unsigned)p->rank, (unsigned)q);
+        }
+    }
+    p->recheck = 1;
+}
+
+/* After a sleep slice: our own control block must still hold what we wrote (our pid, our
+ * state, what we wait for). If it does not, none of the arena can be trusted, and the
+ * wait would otherwise last for ever (a zeroed arena looks like a job with nothing to
+ * do). Only this rank writes these words. */
+static void self_check(struct shmc__p2p *p, unsigned op)
+{
+    const struct shmc__rank_cb *me = p->me;
+    uint32_t pid = shmc__load_relaxed32(&me->pid), st = shmc__load_relaxed32(&me->state);
+    uint32_t bop = shmc__load_relaxed32(&me->blk_op);
+    uint32_t want = p->phase == SHMC_P2P_FINALIZING ? SHMC_RANK_FINALIZING : SHMC_RANK_RUNNING;
+    if (p->arena_corrupt || (pid == (uint32_t)p->arena->pids[p->rank] && st == want && bop == op))
+        return;
+    char what[160];
+    snprintf(what, sizeof what,
+             "rank %d's control block reads pid %u, state %u, waiting on %u, where it wrote %d, "
+             "%u, %u",
+             p->rank, pid, st, bop, (int)p->arena->pids[p->rank], want, op);
+    arena_corrupt(p, what);
+}
+
+/* SHMC_TIMEOUT: when every rank still in the job has been blocked in shmcomm that long
+ * (or is stopped), the lowest blocked one says what each waits for and aborts the job;
+ * the others then see the abort. Looked at after each sleep slice, since a stuck rank
+ * ends up sleeping. blocked_ns is how long this rank has been waiting by its own clock:
+ * once that passes the time-out and the control blocks hold what no rank writes, the wait
+ * ends as corrupt rather than trusting them for ever. */
+static void hang_check(struct shmc__p2p *p, uint64_t blocked_ns)
 {
     uint64_t t = (uint64_t)p->hang_timeout_s * 1000000000u;
-    if (shmc__hang_reporter(p->arena, p->size, t, shmc__now_ns()) != p->rank)
+    int who = shmc__hang_reporter(p->arena, p->size, t, shmc__now_ns());
+    if (who == -2 && blocked_ns >= t)
+        arena_corrupt(p, "SHMC_TIMEOUT passed and the ranks' control blocks hold values no "
+                         "rank writes");
+    if (who != p->rank)
         return;
     /* A rank that aborted (our reporter, say) sets the abort word before its state says
      * it left: having read the states, a job being ended is not reported twice. */
@@ -104,6 +152,7 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
 {
     unsigned idle = 0;
     int blocked = 0;
+    uint64_t since = 0; /* when we started to block, by our own clock */
     int rc = SHMC_OK;
 
     /* With peers gone, what we wait for may already be impossible: look once. */
@@ -130,6 +179,7 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
         }
         if (!blocked) {
             set_blocked(p, b);
+            since = shmc__now_ns();
             far->cpu = shmc__cpu_publish(p->me, 0);
             blocked = 1;
         }
@@ -154,10 +204,13 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
         uint64_t t0 = shmc__now_ns();
         shmc__sleep(p->me, seen, SHMC_SLEEP_SLICE_MS);
         /* A full slice with no wake-up: look for peers that died unannounced. */
-        if (shmc__now_ns() - t0 >= (uint64_t)SHMC_SLEEP_SLICE_MS * 900000u)
+        uint64_t t1 = shmc__now_ns();
+        if (t1 - t0 >= (uint64_t)SHMC_SLEEP_SLICE_MS * 900000u) {
             shmc__peers_refresh(p, 1);
+            self_check(p, b->op);
+        }
         if (p->hang_timeout_s)
-            hang_check(p);
+            hang_check(p, t1 - since);
         far->cpu = shmc__cpu_publish(p->me, 0);
         idle = p->spin; /* woken: yield once more before sleeping again */
     }

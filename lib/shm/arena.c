@@ -148,9 +148,32 @@ int shmc__arena_peek_ready(int fd, int *creator_alive)
 /* A segment still being set up (no magic yet) counts as a leftover only when older. */
 #define STALE_AFTER_S 10
 
+int shmc__arena_foreign(const char *name, char *why, size_t len)
+{
+    char path[300];
+    struct stat st;
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    if (lstat(path, &st) != 0)
+        return 0;
+    const char *kind = S_ISLNK(st.st_mode)    ? "a symbolic link"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISDIR(st.st_mode)  ? "a directory"
+                       : !S_ISREG(st.st_mode) ? "a special file"
+                                              : "a file";
+    if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 077))
+        return 0;
+    snprintf(why, len, "%s owned by uid %u with mode %04o", kind, (unsigned)st.st_uid,
+             (unsigned)(st.st_mode & 07777));
+    return 1;
+}
+
 int shmc__arena_leftover(const char *name)
 {
-    int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+    char why[96];
+    if (shmc__arena_foreign(name, why, sizeof why))
+        return 0; /* not ours to judge, nor to remove */
+    /* O_NONBLOCK: a FIFO put there since the look above must not block us. */
+    int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
     if (fd < 0)
         return -1;
     struct stat st;
@@ -237,9 +260,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     a->size = l->total_size;
     a->fd = fd;
     a->hdr = (struct shmc__arena_hdr *)base;
-    a->coll_off = l->coll_off;
-    a->wsync_off = l->wsync_off;
-    a->xdesc_off = l->xdesc_off;
+    a->lay = *l;
 
     /* The object is fresh from ftruncate: every byte is zero, so every ring is empty and
      * every control block is SHMC_RANK_EMPTY. Only the header needs writing. */
@@ -255,12 +276,16 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     /* Without membarrier the wake-up handshake needs a fence on the sending side too,
      * and every rank must know it before its first message (doorbell.h). */
     h->flags = shmc__membarrier_available() ? 0 : SHMC_ARENA_F_FENCED_WAKE;
+    a->flags = h->flags;
     if (getrandom(&h->nonce, sizeof h->nonce, 0) != (ssize_t)sizeof h->nonce)
         h->nonce = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+    a->nonce = h->nonce;
+    a->creator_pid = (int32_t)getpid();
     h->creator_pid = (int32_t)getpid();
     h->creator_uid = (uint32_t)geteuid();
     h->launcher_pid = launcher_pid;
     h->creator_start = shmc__proc_start_time((int)getpid());
+    a->creator_start = h->creator_start;
     /* R0 pairs with A0 in attach: every header field above is visible before magic. */
     shmc__store_release64(&h->magic, SHMC_ARENA_MAGIC);
     return SHMC_OK;
@@ -344,9 +369,11 @@ int shmc__arena_attach_fd(struct shmc__arena *a, int fd, unsigned expect_nranks)
     a->size = size;
     a->fd = fd;
     a->hdr = h;
-    a->coll_off = l.coll_off;
-    a->wsync_off = l.wsync_off;
-    a->xdesc_off = l.xdesc_off;
+    a->lay = l;
+    a->flags = h->flags;
+    a->nonce = h->nonce;
+    a->creator_pid = h->creator_pid;
+    a->creator_start = h->creator_start;
     return SHMC_OK;
 
 fail_unmap:

@@ -36,7 +36,7 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 4u
+#define SHMC_ARENA_VERSION 5u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -100,6 +100,9 @@ struct shmc__rank_cb {
     shmc_atomic_u32 state;
     shmc_atomic_u32 sleeping; /* 1 while the rank may be in futex wait on its doorbell */
     uint32_t pad0;
+    /* Bit q: rank q found what it shares with this rank corrupt and stopped talking to it
+     * (shm/job.h, shmc__job_cut). Set rarely, read when the epoch moves. */
+    shmc_atomic_u64 cut[SHMC_MAX_RANKS / 64];
     /* Line 1: the doorbell futex word, bumped by whoever wakes the rank. */
     SHMC_ALIGNED_LINE shmc_atomic_u32 doorbell;
     /* Line 2: what the rank is blocked on, for hang reports and for waiters deciding
@@ -151,10 +154,25 @@ struct shmc__xdesc {
     uint64_t total;                         /* bytes to move (the receiver may shorten it) */
     uint64_t redo_off;                      /* a range the sender claimed but did not copy */
     uint64_t redo_len;
-    shmc_atomic_u32 armed;    /* R8: raddr and total are set */
+    shmc_atomic_u32 armed;    /* R8: raddr, total and check are set */
     shmc_atomic_u32 quit;     /* R10: the sender stopped helping; redo_* are set */
     shmc_atomic_u32 released; /* R11: the receiver is done with the entry */
+    uint32_t check;           /* shmc__xdesc_check(nonce, raddr, total), by the receiver */
 };
+
+/* The check word of an armed copy descriptor: the sender writes into the receiver's
+ * memory at raddr only if it matches, so bytes scribbled over the entry are caught (all
+ * but one in 2^32) instead of aiming the write somewhere else. The key is the job's nonce
+ * as each rank copied it at attach. A process that forges entries on purpose is not
+ * stopped by this; it could as well write into the ranks with ptrace. */
+static inline uint32_t shmc__xdesc_check(uint64_t nonce, uint64_t raddr, uint64_t total)
+{
+    uint64_t x = nonce ^ raddr ^ (total * 0x9e3779b97f4a7c15ull);
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 32;
+    return (uint32_t)x;
+}
 
 /* A ring's two index lines; the data (ring_bytes) follows at +2 lines. */
 struct shmc__ring_ctrl {
@@ -183,15 +201,22 @@ struct shmc__layout {
     uint64_t total_size;
 };
 
-/* A process's view of a mapped arena. */
+/* A process's view of a mapped arena. The layout and flags are this process's own copy,
+ * made when it created the arena or validated it at attach: nothing after that re-reads
+ * the header's immutable part, so bytes scribbled over the header later cannot move an
+ * address this process computes (docs/reliability.md, Hostile memory). The same holds
+ * for the peers' process ids, copied once every rank has attached (shm/job.c). */
 struct shmc__arena {
     uint8_t *base;
     size_t size;
     int fd;
-    struct shmc__arena_hdr *hdr;
-    uint64_t coll_off;  /* from the layout, validated at attach */
-    uint64_t wsync_off; /* likewise */
-    uint64_t xdesc_off; /* likewise */
+    struct shmc__arena_hdr *hdr; /* for the job-state words only (job.h) */
+    struct shmc__layout lay;
+    uint32_t flags;
+    uint64_t nonce;
+    int32_t creator_pid;          /* who made the arena, as validated at attach */
+    uint64_t creator_start;       /* its start time, against pid reuse */
+    int32_t pids[SHMC_MAX_RANKS]; /* each rank's pid; 0 until the job is assembled */
     char name[64];
 };
 
@@ -202,6 +227,12 @@ uint32_t shmc__ring_bytes_for(unsigned nranks, size_t requested);
 
 /* Fills *l for nranks ranks. Returns SHMC_OK or SHMC_ERR_LIMIT / SHMC_ERR_ARG. */
 int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layout *l);
+
+/* Is /dev/shm<name> something no shmcomm job of this user made: not a regular file, or
+ * another user's, or open to others (mode beyond 0600)? 1 and a description in why
+ * ("a FIFO owned by uid 1001 with mode 0666") if so; 0 if it is not there or could be
+ * ours. Such an object is never opened, used or removed. */
+int shmc__arena_foreign(const char *name, char *why, size_t len);
 
 /* Is the arena object called name a leftover: made by a job whose creator is gone, or
  * never finished and older than a few seconds? 1 yes, 0 no (a running job's), -1 it
@@ -241,22 +272,28 @@ int shmc__arena_creator_alive(const struct shmc__arena_hdr *h);
 /* Free bytes in /dev/shm, or (size_t)-1 if unknown. */
 size_t shmc__shm_free_bytes(void);
 
+/* The number of ranks the arena was made for (this process's copy). */
+static inline unsigned shmc__arena_nranks(const struct shmc__arena *a)
+{
+    return a->lay.nranks;
+}
+
 static inline struct shmc__rank_cb *shmc__arena_cb(const struct shmc__arena *a, unsigned r)
 {
-    return (struct shmc__rank_cb *)(a->base + a->hdr->cb_off + (uint64_t)r * a->hdr->cb_stride);
+    return (struct shmc__rank_cb *)(a->base + a->lay.cb_off + (uint64_t)r * a->lay.cb_stride);
 }
 
 static inline struct shmc__ring_ctrl *shmc__arena_ring(const struct shmc__arena *a, unsigned from,
                                                        unsigned to)
 {
-    uint64_t n1 = a->hdr->nranks - 1;
+    uint64_t n1 = a->lay.nranks - 1;
     uint64_t idx = (uint64_t)from * n1 + (to < from ? to : to - 1);
-    return (struct shmc__ring_ctrl *)(a->base + a->hdr->ring_off + idx * a->hdr->ring_stride);
+    return (struct shmc__ring_ctrl *)(a->base + a->lay.ring_off + idx * a->lay.ring_stride);
 }
 
 static inline struct shmc__slot *shmc__arena_slot(const struct shmc__arena *a, unsigned r)
 {
-    return (struct shmc__slot *)(a->base + a->coll_off +
+    return (struct shmc__slot *)(a->base + a->lay.coll_off +
                                  (uint64_t)r * (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES));
 }
 
@@ -269,7 +306,7 @@ static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
 /* World-sync block of rank r, and its data half h (0 or 1). */
 static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a, unsigned r)
 {
-    return (struct shmc__wsync *)(a->base + a->wsync_off +
+    return (struct shmc__wsync *)(a->base + a->lay.wsync_off +
                                   (uint64_t)r *
                                       (sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES));
 }
@@ -283,7 +320,7 @@ static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned h)
 static inline struct shmc__xdesc *shmc__arena_xdesc(const struct shmc__arena *a, unsigned r,
                                                     unsigned i)
 {
-    return (struct shmc__xdesc *)(a->base + a->xdesc_off) + (uint64_t)r * SHMC_XDESC_COUNT + i;
+    return (struct shmc__xdesc *)(a->base + a->lay.xdesc_off) + (uint64_t)r * SHMC_XDESC_COUNT + i;
 }
 
 #endif /* SHMC_ARENA_H */

@@ -11,8 +11,11 @@
  * a mix of two waits. A report is a snapshot, not a proof; a cycle it names is one that
  * held for as long as the ranks in it had been blocked.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "base/atomics.h"
 #include "base/clock.h"
@@ -24,12 +27,42 @@ struct blk {
     int tag;
     uint32_t ctx;
     uint64_t bytes, since_ns;
+    char run; /* the process's state letter in /proc (R, S, T, ...), 0 unknown */
 };
+
+/* The kernel's view of process pid: the state letter of /proc/PID/stat (R running or
+ * runnable, S/D waiting, T stopped by a signal, t stopped by a debugger, Z exited), or 0
+ * if it cannot be read. The pid is the caller's own copy (arena.h), never shared memory's. */
+static char proc_state(int pid)
+{
+    if (pid <= 0)
+        return 0;
+    char path[40], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return 0;
+    buf[len] = 0;
+    /* "pid (comm) S ...": comm may hold spaces and parentheses, so take the last ')'. */
+    const char *e = strrchr(buf, ')');
+    return e && e[1] == ' ' && e[2] ? e[2] : 0;
+}
+
+/* Stopped: it cannot run until someone sends SIGCONT, whatever it was doing. */
+static int stopped(const struct blk *b)
+{
+    return b->run == 'T' || b->run == 't';
+}
 
 static struct blk read_blk(const struct shmc__arena *a, int n, int r)
 {
     const struct shmc__rank_cb *cb = shmc__arena_cb(a, (unsigned)r);
     struct blk b;
+    b.run = proc_state(a->pids[r]);
     /* Relaxed: diagnostics only (see above). */
     b.state = shmc__load_relaxed32(&cb->state);
     b.op = shmc__load_relaxed32(&cb->blk_op);
@@ -115,14 +148,17 @@ static const char *state_text(unsigned s)
         return "finalizing";
     case SHMC_RANK_FINALIZED:
         return "finalized";
-    default:
+    case SHMC_RANK_DEAD:
         return "dead";
+    default:
+        return "in no known state (its control block was overwritten)";
     }
 }
 
+/* Waiting inside shmcomm for someone else: a stopped rank is not waiting, it is stuck. */
 static int blocked(const struct blk *b)
 {
-    return b->op != SHMC_BLK_NONE && b->state <= SHMC_RANK_FINALIZING;
+    return b->op != SHMC_BLK_NONE && b->state <= SHMC_RANK_FINALIZING && !stopped(b);
 }
 
 /* A rank's process is there: the caller knows (shmrun reaps them), or its state says. */
@@ -149,6 +185,11 @@ void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FIL
         char what[160], comm[40];
         if (!running(&b[r], alive, r))
             fprintf(f, "  rank %d: exited (%s)\n", r, state_text(b[r].state));
+        else if (stopped(&b[r]))
+            fprintf(f,
+                    "  rank %d: STOPPED (process state %c: a SIGSTOP, SIGTSTP or a debugger)%s%s\n",
+                    r, b[r].run, b[r].op != SHMC_BLK_NONE ? "; inside shmcomm it " : "",
+                    b[r].op != SHMC_BLK_NONE ? wait_text(&b[r], what, sizeof what) : "");
         else if (blocked(&b[r]))
             fprintf(f, "  rank %d: %s (tag %d, on %s), for %.1f s\n", r,
                     wait_text(&b[r], what, sizeof what), b[r].tag,
@@ -192,6 +233,13 @@ void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FIL
     }
     if (!cycles)
         fprintf(f, "%sno wait-for cycle among the blocked ranks\n", prefix);
+    /* The culprits: ranks that cannot run at all. */
+    for (int r = 0; r < n; r++)
+        if (running(&b[r], alive, r) && stopped(&b[r]))
+            fprintf(f,
+                    "%srank %d is stopped (pid %d): no rank can make progress with it until it "
+                    "gets SIGCONT\n",
+                    prefix, r, (int)a->pids[r]);
     free(b);
     free(mark);
 }
@@ -201,8 +249,13 @@ int shmc__hang_reporter(const struct shmc__arena *a, int n, uint64_t timeout_ns,
     int reporter = -1;
     for (int r = 0; r < n; r++) {
         struct blk b = read_blk(a, n, r);
-        if (b.state >= SHMC_RANK_FINALIZED)
+        if (b.state >= SHMC_RANK_FINALIZED && b.state <= SHMC_RANK_DEAD)
             continue; /* left the job */
+        if (b.state > SHMC_RANK_DEAD || b.op > SHMC_BLK_COLL ||
+            (b.op != SHMC_BLK_NONE && b.since_ns > now + 1000000000ull))
+            return -2; /* values no rank writes */
+        if (stopped(&b))
+            continue; /* stuck, wherever it stopped, and unable to report */
         if (!blocked(&b) || !b.since_ns || now < b.since_ns + timeout_ns)
             return -1;
         if (reporter < 0)

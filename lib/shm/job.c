@@ -4,6 +4,7 @@
  */
 #include "shm/job.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -22,7 +23,7 @@
 static void wake_all(struct shmc__arena *a, unsigned me)
 {
     shmc__fence_seq_cst();
-    for (unsigned p = 0; p < a->hdr->nranks; p++) {
+    for (unsigned p = 0; p < a->lay.nranks; p++) {
         struct shmc__rank_cb *cb = shmc__arena_cb(a, p);
         if (p != me && shmc__load_relaxed32(&cb->sleeping))
             shmc__doorbell_ring(cb);
@@ -53,7 +54,7 @@ static void announce(struct shmc__arena *a)
 {
     struct shmc__arena_hdr *h = a->hdr;
     shmc__fetch_add32(&h->epoch, 1);
-    for (unsigned r = 0; r < h->nranks; r++)
+    for (unsigned r = 0; r < a->lay.nranks; r++)
         shmc__doorbell_ring(shmc__arena_cb(a, r));
     syscall(SYS_futex, &h->attached, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
@@ -88,35 +89,83 @@ int shmc__job_abort_from(struct shmc__arena *a, unsigned me, int code, int stop_
     if (shmc__cas32(&h->abort, &none, word))
         shmc__store_relaxed32(&h->abort_rank, me);
     shmc__job_set_state(a, me, SHMC_RANK_DEAD);
-    /* Without a launcher nobody else ends the job: stop the peers ourselves. */
-    for (unsigned p = 0; stop_peers && p < h->nranks; p++) {
+    /* Without a launcher nobody else ends the job: stop the peers ourselves. The pids are
+     * our own copy (arena.h), never what shared memory says now: a scribbled pid must not
+     * make us signal a stranger. */
+    for (unsigned p = 0; stop_peers && p < a->lay.nranks; p++) {
         const struct shmc__rank_cb *cb = shmc__arena_cb(a, p);
-        pid_t pid = (pid_t)shmc__load_relaxed32(&cb->pid);
+        pid_t pid = a->pids[p];
         uint32_t st = shmc__load_acquire32(&cb->state);
-        if (p != me && pid > 0 && st != SHMC_RANK_FINALIZED && st != SHMC_RANK_DEAD)
+        if (p != me && pid > 0 && st != SHMC_RANK_FINALIZED && st != SHMC_RANK_DEAD) {
             kill(pid, SIGTERM);
+            kill(pid, SIGCONT); /* a stopped rank acts on SIGTERM only once it runs */
+        }
     }
     return (int)(word & 255);
+}
+
+/* Is a process gone? A pid reused since is told apart by its start time, where known. */
+static int process_gone(int pid, uint64_t start)
+{
+    if (pid <= 0)
+        return 0;
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 1;
+    uint64_t now = start ? shmc__proc_start_time(pid) : 0;
+    return start && now && now != start;
+}
+
+/* While the job assembles: has the process that created the arena, or a rank that has
+ * joined, ended? Then the job will never be complete: say who, at once, rather than at
+ * SHMC_ATTACH_TIMEOUT. The pids of joined ranks are read from their control blocks (only
+ * to probe them; the copy used later is taken once all have joined). */
+static int assembly_failed(const struct shmc__arena *a, unsigned size, int report)
+{
+    if (a->creator_pid != (int32_t)getpid() && process_gone(a->creator_pid, a->creator_start)) {
+        if (report)
+            SHMC_ERROR("the process that created the job's shared memory (pid %d, local rank 0) "
+                       "ended before every rank had joined; the job cannot start",
+                       (int)a->creator_pid);
+        return SHMC_ERR_PEER_DEAD;
+    }
+    for (unsigned p = 0; p < size; p++) {
+        const struct shmc__rank_cb *cb = shmc__arena_cb(a, p);
+        uint32_t pid = shmc__load_relaxed32(&cb->pid);
+        int dead = shmc__load_acquire32(&cb->state) == SHMC_RANK_DEAD;
+        if (!dead && !(pid && pid <= INT32_MAX && process_gone((int)pid, 0)))
+            continue;
+        if (report && pid)
+            SHMC_ERROR("rank %u (pid %u) joined the job but ended before every rank had "
+                       "joined; the job cannot start",
+                       p, pid);
+        else if (report)
+            SHMC_ERROR("rank %u ended before it joined the job", p);
+        return SHMC_ERR_PEER_DEAD;
+    }
+    return SHMC_OK;
 }
 
 int shmc__job_wait_attached(struct shmc__arena *a, unsigned timeout_s)
 {
     struct shmc__arena_hdr *h = a->hdr;
-    unsigned size = h->nranks;
+    unsigned size = a->lay.nranks;
     uint64_t deadline = shmc__now_ns() + (uint64_t)timeout_s * 1000000000ull;
     for (;;) {
         /* Acquire: pairs with the attach counter's fetch_add; claimed pids are visible. */
         uint32_t n = shmc__load_acquire32(&h->attached);
-        if (n >= size)
+        if (n >= size) {
+            /* Every rank claimed its control block with its pid before counting itself:
+             * copy them now, once (arena.h). */
+            for (unsigned p = 0; p < size; p++)
+                a->pids[p] = (int32_t)shmc__load_relaxed32(&shmc__arena_cb(a, p)->pid);
             return SHMC_OK;
+        }
         if (shmc__job_aborted(a))
             return SHMC_ERR_ABORTED;
-        for (unsigned p = 0; p < size; p++) {
-            if (shmc__load_acquire32(&shmc__arena_cb(a, p)->state) == SHMC_RANK_DEAD) {
-                SHMC_ERROR("rank %u ended before it joined the job", p);
-                return SHMC_ERR_PEER_DEAD;
-            }
-        }
+        /* A rank that ended after the count was read may have been a fast one leaving a
+         * job that had just assembled: look at the count again before blaming it. */
+        if (assembly_failed(a, size, 0) != SHMC_OK && shmc__load_acquire32(&h->attached) < size)
+            return assembly_failed(a, size, 1);
         if (shmc__now_ns() > deadline) {
             char missing[256] = "";
             size_t len = 0;
@@ -131,4 +180,20 @@ int shmc__job_wait_attached(struct shmc__arena *a, unsigned timeout_s)
         struct timespec ts = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
         syscall(SYS_futex, &h->attached, FUTEX_WAIT, n, &ts, NULL, 0);
     }
+}
+
+void shmc__job_cut(struct shmc__arena *a, unsigned me, unsigned peer)
+{
+    struct shmc__rank_cb *cb = shmc__arena_cb(a, peer);
+    /* Release (and R4 below): whoever sees the new epoch and reads the word sees the bit. */
+    shmc__fetch_or64(&cb->cut[me / 64], 1ull << (me % 64));
+    shmc__fetch_add32(&a->hdr->epoch, 1); /* R4 */
+    shmc__doorbell_ring(cb);
+}
+
+int shmc__job_cut_by(const struct shmc__arena *a, unsigned me, unsigned peer)
+{
+    const struct shmc__rank_cb *cb = shmc__arena_cb(a, me);
+    /* A4 taken by the caller: the bit is as current as the epoch it saw. */
+    return (int)((shmc__load_relaxed64(&cb->cut[peer / 64]) >> (peer % 64)) & 1);
 }

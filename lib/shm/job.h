@@ -43,6 +43,15 @@ int shmc__job_abort_from(struct shmc__arena *a, unsigned me, int code, int stop_
  * (SHMC_ERR_TIMEOUT, naming the missing ranks). */
 int shmc__job_wait_attached(struct shmc__arena *a, unsigned timeout_s);
 
+/* Rank me tells rank peer that it found what they share corrupt and will not talk to it
+ * again: sets me's bit in peer's cut words, bumps the epoch (R4) and wakes peer, which
+ * then stops waiting for me (p2p/progress.c). Without it a peer we gave up on waits for
+ * us until a time-out. */
+void shmc__job_cut(struct shmc__arena *a, unsigned me, unsigned peer);
+
+/* Has rank peer cut rank me off? */
+int shmc__job_cut_by(const struct shmc__arena *a, unsigned me, unsigned peer);
+
 /* Has the job been aborted? Relaxed: the abort word carries no data; it only says stop. */
 static inline int shmc__job_aborted(const struct shmc__arena *a)
 {

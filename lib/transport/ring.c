@@ -21,6 +21,7 @@ void shmc__ring_prod_init(struct shmc__ring_prod *p, struct shmc__ring_ctrl *ctr
     p->mask = size - 1;
     p->seq = 0;
     p->max_payload = size / 4 - SHMC_REC_HDR;
+    p->corrupt = 0;
 }
 
 void shmc__ring_cons_init(struct shmc__ring_cons *c, struct shmc__ring_ctrl *ctrl, uint32_t size)

@@ -61,6 +61,7 @@ struct shmc__ring_prod {
     uint32_t mask;
     uint32_t seq;
     uint32_t max_payload; /* largest payload of one record: size/4 - header */
+    uint32_t corrupt;     /* the consumer's tail read back impossible: never write again */
 };
 
 struct shmc__ring_cons {
@@ -151,7 +152,14 @@ static inline uint8_t *shmc__ring_reserve(struct shmc__ring_prod *p, uint32_t le
     if (shmc__ring_free_cached(p) < need) {
         /* A2 pairs with R2 in shmc__ring_publish: the consumer has finished reading every
          * byte below the tail it published, so those bytes may be overwritten. */
-        p->tail_cache = shmc__load_acquire64(p->tail_shared);
+        uint64_t t = shmc__load_acquire64(p->tail_shared);
+        /* The tail only moves forward and never past what we wrote: anything else was
+         * scribbled, and trusting it would overwrite records not yet read. */
+        if (t < p->tail_cache || t > p->head || p->corrupt) {
+            p->corrupt = 1;
+            return NULL;
+        }
+        p->tail_cache = t;
         if (shmc__ring_free_cached(p) < need)
             return NULL;
     }

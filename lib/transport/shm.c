@@ -29,7 +29,8 @@ static int shm_reaches(const struct shmc__tp *t, int peer)
 
 static int shm_connect(const struct shmc__tp *t, struct shmc__ep *ep, int peer)
 {
-    uint32_t rb = t->arena->hdr->ring_bytes;
+    ep->arena_pids = t->arena->pids;
+    uint32_t rb = t->arena->lay.ring_bytes;
     shmc__ring_prod_init(&ep->out, shmc__arena_ring(t->arena, (unsigned)t->rank, (unsigned)peer),
                          rb);
     shmc__ring_cons_init(&ep->in, shmc__arena_ring(t->arena, (unsigned)peer, (unsigned)t->rank),
@@ -67,20 +68,29 @@ static int shm_left(const struct shmc__tp *t, struct shmc__ep *ep, int probe)
     uint32_t st = shmc__load_acquire32(&ep->cb->state);
     if (st == SHMC_RANK_FINALIZED || st == SHMC_RANK_DEAD)
         return 1;
+    if (st > SHMC_RANK_DEAD) {
+        /* No rank writes this: its control block was overwritten. Nothing it publishes
+         * can be trusted any more; treat it as gone (once). */
+        if (!ep->gone)
+            SHMC_ERROR("rank %d's control block holds state %u, which no rank writes: shared "
+                       "memory was overwritten; treating rank %d as gone",
+                       ep->peer, st, ep->peer);
+        return 1;
+    }
     if (!probe || st == SHMC_RANK_EMPTY)
         return 0;
-    pid_t pid = (pid_t)shmc__load_relaxed32(&ep->cb->pid);
-    if (!pid || process_alive(ep, pid))
+    pid_t pid = t->arena->pids[ep->peer];
+    if (pid <= 0 || process_alive(ep, pid))
         return 0;
     if (shmc__job_claim_dead(t->arena, (unsigned)t->rank, (unsigned)ep->peer, st))
         SHMC_INFO("rank %d (pid %d) is gone without finalizing", ep->peer, (int)pid);
     return 1;
 }
 
+/* The peer's pid, as copied when the job was assembled (shm/arena.h). */
 static int pid_of(const struct shmc__ep *ep)
 {
-    /* Relaxed: the pid was published before the peer's first record (A1 covers it). */
-    return (int)shmc__load_relaxed32(&ep->cb->pid);
+    return ep->arena_pids[ep->peer];
 }
 
 static uint64_t shm_get(struct shmc__ep *ep, void *local, uint64_t remote, uint64_t len, int *err)

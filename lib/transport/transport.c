@@ -57,3 +57,14 @@ int shmc__ep_refresh(const struct shmc__tp *t, struct shmc__ep *ep, int probe)
     ep->gone = 1;
     return 1;
 }
+
+int shmc__ep_break(struct shmc__ep *ep, const char *what)
+{
+    if (ep->broken)
+        return 0;
+    ep->broken = 1;
+    SHMC_ERROR("%s: shared memory was corrupted; operations with rank %d fail with "
+               "SHMC_ERR_CORRUPT",
+               what, ep->peer);
+    return 1;
+}

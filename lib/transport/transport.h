@@ -57,6 +57,7 @@ struct shmc__ep {
     int sc;                     /* single copy from it: SHMC_SC_* */
     int put_ok;                 /* we may write into it with single copy (until refused) */
     int pidfd;                  /* its process, for liveness without a launcher; -1 none */
+    const int32_t *arena_pids;  /* the job's pids, once assembled (shm/arena.h) */
     const struct shmc__transport *ops;
 };
 
@@ -92,6 +93,9 @@ void shmc__tp_init(struct shmc__tp *t, struct shmc__arena *a, int rank, int size
 /* Connects ep to world rank peer through the first transport that reaches it. */
 int shmc__ep_connect(const struct shmc__tp *t, struct shmc__ep *ep, int peer);
 void shmc__ep_disconnect(struct shmc__ep *ep);
+
+/* Marks ep broken (once; returns 1 then), logging `what` was found in shared memory. */
+int shmc__ep_break(struct shmc__ep *ep, const char *what);
 
 /* Looks whether ep's peer has left (probe: also at its process). Returns 1 if it is
  * newly gone; ep->gone is then set. */

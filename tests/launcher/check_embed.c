@@ -7,12 +7,13 @@
  */
 #include <check.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 
-static char ex_ring[512], ex_chunked[512], fail_rank[512];
+static char ex_ring[512], ex_chunked[512], fail_rank[512], sleeper[512];
 static char out[65536];
 
 static void setup(void)
@@ -20,6 +21,7 @@ static void setup(void)
     shmct_build_path("examples/ring", ex_ring, sizeof ex_ring);
     shmct_build_path("examples/chunked", ex_chunked, sizeof ex_chunked);
     shmct_build_path("tests/progs/fail_rank", fail_rank, sizeof fail_rank);
+    shmct_build_path("tests/progs/sleeper", sleeper, sizeof sleeper);
     shmct_shm_snapshot();
 }
 
@@ -119,6 +121,14 @@ START_TEST(test_embed_bad_environment)
     ASSERT_OUT("RANK='five' is not a whole number");
     ck_assert_int_ne(loop(1, "RANK=4 WORLD_SIZE=4 MASTER_PORT=1", ex_ring), 0);
     ASSERT_OUT("RANK='4' is not a whole number from 0 to 3");
+    /* A local rank that is not the rank, on one machine: refused at once, not after
+     * SHMC_ATTACH_TIMEOUT (the command is ended after 10 s). */
+    ck_assert_int_ne(loop(1,
+                          "RANK=0 LOCAL_RANK=3 WORLD_SIZE=4 LOCAL_WORLD_SIZE=4 MASTER_PORT=1 "
+                          "SHMC_ATTACH_TIMEOUT=60 timeout 10",
+                          ex_ring),
+                     0);
+    ASSERT_OUT("RANK=0 but the local rank is 3, on a job of one machine");
     ck_assert_int_ne(loop(1, "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2", ex_ring), 0);
     ASSERT_OUT("OMPI_COMM_WORLD_LOCAL_SIZE is not set");
     /* shmrun's variables without its descriptor. */
@@ -199,6 +209,78 @@ START_TEST(test_embed_peer_dies)
 }
 END_TEST
 
+/* A process of a job still assembling dies: the creator of the shared memory (local rank
+ * 0), or a rank that had joined. The ranks waiting for the rest say so at once and name
+ * the right rank, where they used to wait for SHMC_ATTACH_TIMEOUT and blame the ranks not
+ * yet started. Rank 2 of 3 never starts. */
+START_TEST(test_embed_dies_while_assembling)
+{
+    char cmd[2048];
+    for (int victim = 0; victim < 2; victim++) {
+        snprintf(cmd, sizeof cmd,
+                 "export WORLD_SIZE=3 LOCAL_WORLD_SIZE=3 SHMC_JOB_ID=asm-%d-$$ "
+                 "SHMC_ATTACH_TIMEOUT=60; "
+                 "RANK=0 LOCAL_RANK=0 %s lib 2>&1 & p0=$!; sleep 0.5; "
+                 "RANK=1 LOCAL_RANK=1 %s lib 2>&1 & p1=$!; sleep 0.5; "
+                 "kill -9 $p%d; wait $p%d; wait $p%d; echo \"survivor status $?\"",
+                 victim, sleeper, sleeper, victim, victim, 1 - victim);
+        shmct_sh(cmd, out, sizeof out);
+        ASSERT_OUT("survivor status 1"); /* shmc_init failed; not 124 from timeout */
+        if (victim == 0) {
+            ASSERT_OUT("the process that created the job's shared memory (pid ");
+        } else {
+            ASSERT_OUT("rank 1 (pid ");
+            ASSERT_OUT("joined the job but ended before every rank had joined");
+        }
+    }
+}
+END_TEST
+
+/* The name a job started by another launcher uses: /shmc-UID-j<FNV-1a of its key>, as
+ * lib/boot/launch.c derives it (SHMC_JOB_ID is the key when set). */
+static void embedded_name(const char *key, char *buf, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *c = key; *c; c++) {
+        h ^= (uint8_t)*c;
+        h *= 0x100000001b3ull;
+    }
+    snprintf(buf, len, "/dev/shm/shmc-%u-j%016llx", (unsigned)geteuid(), (unsigned long long)h);
+}
+
+/* Someone put an object under the job's predictable name first: a file open to all, one
+ * of another user, a FIFO, a symbolic link. The job refuses it at once, naming what it is
+ * and whose, and leaves it alone; the FIFO does not block anyone. */
+START_TEST(test_embed_squatted_name)
+{
+    static const char *const make[] = {"touch %1$s; chmod 666 %1$s",
+                                       "touch %1$s; chmod 600 %1$s; chown 4321 %1$s",
+                                       "mkfifo -m 600 %1$s", "ln -s /etc/passwd %1$s"};
+    static const char *const want[] = {"a file owned by uid", "owned by uid 4321", "a FIFO",
+                                       "a symbolic link"};
+    for (int k = 0; k < 4; k++) {
+        if (k == 1 && geteuid() != 0)
+            continue; /* only root can give a file to another user */
+        char key[64], path[128], cmd[512];
+        snprintf(key, sizeof key, "squat-%d-%d", k, (int)getpid());
+        embedded_name(key, path, sizeof path);
+        snprintf(cmd, sizeof cmd, make[k], path);
+        ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+        char vars[256];
+        snprintf(vars, sizeof vars,
+                 "RANK=%%1$d LOCAL_RANK=%%1$d WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 SHMC_JOB_ID=%s "
+                 "SHMC_ATTACH_TIMEOUT=60",
+                 key);
+        ck_assert_int_ne(loop(2, vars, ex_ring), 0);
+        ASSERT_OUT("which no shmcomm job of this user");
+        ASSERT_OUT(want[k]);
+        struct stat st;
+        ck_assert_msg(lstat(path, &st) == 0, "%s was removed", path);
+        unlink(path);
+    }
+}
+END_TEST
+
 static Suite *embed_suite(void)
 {
     Suite *s = suite_create("embed");
@@ -214,6 +296,8 @@ static Suite *embed_suite(void)
     tcase_add_test(t, test_embed_incomplete_job);
     tcase_add_test(t, test_embed_stale_segment);
     tcase_add_test(t, test_embed_peer_dies);
+    tcase_add_test(t, test_embed_dies_while_assembling);
+    tcase_add_test(t, test_embed_squatted_name);
     suite_add_tcase(s, t);
     return s;
 }

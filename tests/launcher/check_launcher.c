@@ -266,6 +266,38 @@ START_TEST(test_launcher_shmc_timeout)
 }
 END_TEST
 
+/* A stopped rank is named as the culprit, is never the one expected to report, and does
+ * not keep the job from ending: under shmrun --timeout, under SHMC_TIMEOUT with shmrun,
+ * and under SHMC_TIMEOUT in a job started by a shell loop (rank 0, the lowest, stopped). */
+START_TEST(test_launcher_stopped_rank)
+{
+    ck_assert_int_eq(run("--timeout 2 -n 3 %s stop 0", sleeper), 124);
+    ASSERT_OUT("  rank 0: STOPPED (process state T");
+    ASSERT_OUT("shmrun: rank 0 is stopped (pid ");
+    ck_assert_msg(!strstr(out, "deadlock"), "a stopped rank in a cycle:\n%s", out);
+    ck_assert_msg(!strstr(out, "ignored SIGTERM"), "SIGTERM 'ignored' by a stopped rank:\n%s", out);
+
+    setenv("SHMC_TIMEOUT", "1", 1);
+    ck_assert_int_eq(run("-n 3 %s stop 0", sleeper), 124);
+    unsetenv("SHMC_TIMEOUT");
+    ASSERT_OUT("shmcomm: rank 1: no rank has made progress for 1 s (SHMC_TIMEOUT)");
+    ASSERT_OUT("shmcomm: rank 0 is stopped (pid ");
+
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "export WORLD_SIZE=3 LOCAL_WORLD_SIZE=3 SHMC_TIMEOUT=1 SHMC_JOB_ID=stopped-$$; "
+             "for r in 0 1 2; do RANK=$r LOCAL_RANK=$r %s stop 0 2>&1 & pids=\"$pids $!\"; done; "
+             "for p in $pids; do wait $p; echo \"status $?\"; done",
+             sleeper);
+    shmct_sh(cmd, out, sizeof out);
+    ASSERT_OUT("shmcomm: rank 1: no rank has made progress for 1 s (SHMC_TIMEOUT)");
+    ASSERT_OUT("  rank 0: STOPPED (process state T");
+    /* The stopped rank gets SIGTERM and SIGCONT: it ends too (143), nobody waits. */
+    ASSERT_OUT("status 143");
+    ASSERT_OUT("status 124");
+}
+END_TEST
+
 /* kill -USR1 prints the same report and the job goes on: the ranks are still there to be
  * interrupted afterwards. The script waits for the ranks to start (a signal before shmrun
  * set up its handling would end it), then asks until they have published their waits. */
@@ -304,6 +336,23 @@ START_TEST(test_launcher_tag_output_and_env)
         snprintf(line, sizeof line, "[%d] partial\n", r);
         ASSERT_OUT(line);
     }
+    /* A 1 MiB line without a newline comes out whole, once, tagged once. */
+    char cmd0[1024];
+    snprintf(cmd0, sizeof cmd0,
+             "%s -n 1 --tag-output sh -c 'head -c 1048576 /dev/zero | tr \"\\\\000\" x' | "
+             "wc -lc",
+             shmrun);
+    ck_assert_int_eq(shmct_sh(cmd0, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "1 1048581"), "not one line of 1 MiB + tag + newline: %s", out);
+    /* The reader of shmrun's output goes away: shmrun says so and fails as SIGPIPE would. */
+    snprintf(cmd0, sizeof cmd0,
+             "(%s -n 2 --tag-output sh -c 'for i in $(seq 20000); do echo line $i; done'; "
+             "echo \"shmrun status $?\" >&2) 2>/tmp/shmrun-pipe-$$ | head -1 >/dev/null; "
+             "cat /tmp/shmrun-pipe-$$; rm -f /tmp/shmrun-pipe-$$",
+             shmrun);
+    shmct_sh(cmd0, out, sizeof out);
+    ck_assert_msg(strstr(out, "cannot write the ranks' output"), "%s", out);
+    ck_assert_msg(strstr(out, "shmrun status 141"), "%s", out);
     /* Only rank 0 reads shmrun's stdin. */
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "echo from-stdin | %s -n 3 --tag-output cat 2>&1", shmrun);
@@ -487,6 +536,27 @@ START_TEST(test_launcher_cleanup)
     ck_assert_msg(access(path, F_OK) == 0, "%s was removed", path);
     shm_unlink(live);
     shmc__arena_detach(&mine);
+
+    /* Objects another user (or nobody careful) put under shmcomm's names: kept, and
+     * described, never called a running job's. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "d=/dev/shm/shmc-%u-jsquat-%d; mkfifo -m 600 $d-fifo; ln -s /etc/passwd $d-link; "
+             "touch $d-open; chmod 666 $d-open",
+             (unsigned)geteuid(), (int)getpid());
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ck_assert_int_eq(run("--cleanup"), 0);
+    ASSERT_OUT("-fifo: a FIFO owned by uid ");
+    ASSERT_OUT("-link: a symbolic link owned by uid ");
+    ASSERT_OUT("-open: a file owned by uid ");
+    ASSERT_OUT("with mode 0666, not made by shmcomm for this user; its owner must remove it");
+    ck_assert_msg(!strstr(out, "a running job uses it"), "a squatter called a job:\n%s", out);
+    snprintf(cmd, sizeof cmd,
+             "rm /dev/shm/shmc-%u-jsquat-%d-fifo /dev/shm/shmc-%u-jsquat-%d-link "
+             "/dev/shm/shmc-%u-jsquat-%d-open",
+             (unsigned)geteuid(), (int)getpid(), (unsigned)geteuid(), (int)getpid(),
+             (unsigned)geteuid(), (int)getpid());
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ck_assert_int_eq(run("--cleanup -n 2 true"), 2);
     ASSERT_OUT("--cleanup starts no job");
 }
@@ -542,6 +612,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_hang_report);
     tcase_add_test(t, test_launcher_report_on_usr1);
     tcase_add_test(t, test_launcher_shmc_timeout);
+    tcase_add_test(t, test_launcher_stopped_rank);
     tcase_add_test(t, test_launcher_keep_going);
     tcase_add_test(t, test_launcher_cleanup);
     tcase_add_test(t, test_launcher_tag_output_and_env);

@@ -3,9 +3,12 @@
  * "ready RANK PID" once every rank has joined, then waits forever: inside the library
  * ("sleeper lib", a receive nobody sends) or outside it ("sleeper pause"); or, with
  * "sleeper sendsend BYTES", each rank sends BYTES to the next before receiving from the
- * previous, which deadlocks once BYTES is above the eager limit (the hang report's test).
+ * previous, which deadlocks once BYTES is above the eager limit (the hang report's test);
+ * or, with "sleeper stop R", rank R stops itself (SIGSTOP) and the others wait for it in a
+ * barrier (a stopped rank must be named, and SHMC_TIMEOUT must fire without it).
  */
 #include <shmcomm.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,13 @@ int main(int argc, char **argv)
         rc = shmc_send(buf, bytes, SHMC_UINT8, (me + 1) % n, 5, w);
         if (rc == SHMC_OK)
             rc = shmc_recv(buf, bytes, SHMC_UINT8, (me + n - 1) % n, 5, w, NULL);
+        printf("rank %d: %s\n", me, shmc_strerror(rc));
+        return 3;
+    }
+    if (argc > 2 && !strcmp(argv[1], "stop")) {
+        if (me == atoi(argv[2]))
+            raise(SIGSTOP);
+        rc = shmc_barrier(w);
         printf("rank %d: %s\n", me, shmc_strerror(rc));
         return 3;
     }

@@ -72,7 +72,7 @@ static void scribble_own(const struct shmc__arena *a, int me, int n, uint64_t *s
         if (p == me)
             continue;
         struct shmc__ring_ctrl *rc = shmc__arena_ring(a, (unsigned)me, (unsigned)p);
-        scribble(rc, sizeof *rc + a->hdr->ring_bytes, seed);
+        scribble(rc, sizeof *rc + a->lay.ring_bytes, seed);
     }
     scribble(shmc__arena_cb(a, (unsigned)me), sizeof(struct shmc__rank_cb), seed);
 }
@@ -101,7 +101,7 @@ static void scribbled(shmc_comm *w, int me, int n, void *arg)
         for (int p = 0; p < n; p++)
             if (p != me)
                 shmc__ring_prod_init(&outs[p], shmc__arena_ring(&a, (unsigned)me, (unsigned)p),
-                                     a.hdr->ring_bytes);
+                                     a.lay.ring_bytes);
         for (int k = 0; k < ROUNDS; k++) {
             if (atomic_load(&done[1]) % 2)
                 forge_records(outs, me, n, &seed);

@@ -1,0 +1,200 @@
+/*
+ * A job whose shared memory is overwritten while it works, as a careless or hostile
+ * process of the same user would do it.
+ *
+ *   scribble REGION SECONDS [SEED]
+ *
+ * The last rank is the scribbler: once the others have made a communicator of their own,
+ * it finds the job's arena among its own mappings (/proc/self/maps: the arena is mapped
+ * shared, so what it writes there every rank sees) and for SECONDS writes random bytes
+ * (or zeros) over REGION, then leaves without shmc_finalize:
+ *   header  the first page (the header)          cbs    every rank's control block
+ *   rings   every mailbox, index lines and data  slots  the collective slots
+ *   wsync   the world-sync blocks                xdesc  the copy descriptors
+ *   all     anywhere in the arena                zero   the whole arena, zeros, once a pass
+ * The other ranks meanwhile exchange messages of 64 B and 1 MiB with their neighbours and
+ * run all-reduce, broadcast and barrier on their communicator, for SECONDS and half a
+ * second more. Every call must return SHMC_OK or an error that says what happened
+ * (SHMC_ERR_CORRUPT, _PEER_DEAD, _ARG, _TRUNCATE, _MISMATCH, _ABORTED); a crash, a hang
+ * or any other code fails the test that runs this (tests/robustness/check_scribble.c).
+ * Data is not checked: garbage that happens to form a valid record is delivered as one.
+ * Each worker prints "rank R: CALLS calls, ERRORS errors" and exits 0, or 2 on an
+ * unexpected code, or 3 once the job was aborted.
+ */
+#include <shmcomm.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm/arena.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The arena among this process's mappings: a shared mapping whose first word is the
+ * arena's magic number. */
+static uint8_t *find_arena(size_t *size)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    uint8_t *found = NULL;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[3] != 's' ||
+            perms[0] != 'r' || perms[1] != 'w' || hi - lo < 4096)
+            continue;
+        const struct shmc__arena_hdr *h = (const void *)(uintptr_t)lo;
+        if (shmc__load_relaxed64(&h->magic) == SHMC_ARENA_MAGIC) {
+            found = (uint8_t *)(uintptr_t)lo;
+            *size = hi - lo;
+        }
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+struct region {
+    size_t off, len;
+};
+
+/* Where REGION lies, from the layout the header announced before we touched it. */
+static int region_of(const char *name, const uint8_t *base, size_t size, struct region *r)
+{
+    const struct shmc__arena_hdr *h = (const void *)base;
+    struct shmc__layout l;
+    if (shmc__arena_layout(h->nranks, h->ring_bytes, &l) != SHMC_OK)
+        return -1;
+    r->off = 0;
+    r->len = size;
+    if (!strcmp(name, "header"))
+        r->len = 4096;
+    else if (!strcmp(name, "cbs"))
+        *r = (struct region){l.cb_off, l.nranks * l.cb_stride};
+    else if (!strcmp(name, "rings"))
+        *r = (struct region){l.ring_off, (size_t)l.nranks * (l.nranks - 1) * l.ring_stride};
+    else if (!strcmp(name, "slots"))
+        *r = (struct region){l.coll_off, l.nranks * l.coll_stride};
+    else if (!strcmp(name, "wsync"))
+        *r = (struct region){l.wsync_off, l.nranks * l.wsync_stride};
+    else if (!strcmp(name, "xdesc"))
+        *r = (struct region){l.xdesc_off, l.nranks * l.xdesc_stride};
+    else if (strcmp(name, "all") && strcmp(name, "zero"))
+        return -1;
+    return r->off + r->len <= size ? 0 : -1;
+}
+
+static void scribbler(const char *name, double seconds, uint64_t seed)
+{
+    size_t size = 0;
+    uint8_t *base = find_arena(&size);
+    struct region r;
+    if (!base || region_of(name, base, size, &r) != 0) {
+        fprintf(stderr, "scribble: no arena, or no region '%s'\n", name);
+        _exit(2);
+    }
+    int zero = !strcmp(name, "zero");
+    double end = now_s() + seconds;
+    unsigned long passes = 0;
+    while (now_s() < end) {
+        if (zero) {
+            memset(base, 0, size);
+        } else {
+            /* A few hundred random runs of 1 to 64 bytes anywhere in the region. */
+            for (int k = 0; k < 256; k++) {
+                size_t len = 1 + next_random(&seed) % 64;
+                size_t at = r.off + next_random(&seed) % (r.len > len ? r.len - len : 1);
+                for (size_t i = 0; i < len && at + i < size; i++)
+                    base[at + i] = (uint8_t)next_random(&seed);
+            }
+        }
+        passes++;
+        usleep(1000);
+    }
+    printf("scribbler: %lu passes over %s\n", passes, name);
+    fflush(stdout);
+    _exit(0);
+}
+
+static int expected(int rc)
+{
+    return rc == SHMC_OK || rc == SHMC_ERR_CORRUPT || rc == SHMC_ERR_PEER_DEAD ||
+           rc == SHMC_ERR_ARG || rc == SHMC_ERR_TRUNCATE || rc == SHMC_ERR_MISMATCH ||
+           rc == SHMC_ERR_ABORTED;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: scribble REGION SECONDS [SEED]\n");
+        return 2;
+    }
+    double seconds = atof(argv[2]);
+    uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x9e3779b97f4a7c15ull;
+    shmc_comm *world, *mine = NULL;
+    if (shmc_init(&world) != SHMC_OK)
+        return 2;
+    int me = shmc_comm_rank(world), n = shmc_comm_size(world);
+    int bad = n - 1;
+    if (shmc_comm_split(world, me == bad ? -1 : 0, me, &mine) != SHMC_OK)
+        return 2;
+    if (me == bad)
+        scribbler(argv[1], seconds, seed ^ (uint64_t)me);
+
+    int wr = shmc_comm_rank(mine), wn = shmc_comm_size(mine);
+    int right = (wr + 1) % wn, left = (wr + wn - 1) % wn;
+    size_t big = 1u << 20;
+    uint8_t *sb = calloc(big, 1), *rb = calloc(big, 1);
+    int32_t v[4] = {1, 2, 3, 4}, s[4];
+    unsigned long calls = 0, errors = 0;
+    int first = SHMC_OK, status = 0;
+    double end = now_s() + seconds + 0.5;
+    while (now_s() < end && status == 0) {
+        int rc[5];
+        rc[0] = shmc_sendrecv(sb, 64, right, 1, rb, 64, left, 1, SHMC_UINT8, mine, NULL);
+        rc[1] = shmc_sendrecv(sb, big, right, 2, rb, big, left, 2, SHMC_UINT8, mine, NULL);
+        rc[2] = shmc_allreduce(v, s, 4, SHMC_INT32, SHMC_SUM, mine);
+        rc[3] = shmc_broadcast(rb, 65536, SHMC_UINT8, 0, mine);
+        rc[4] = shmc_barrier(mine);
+        for (int k = 0; k < 5; k++) {
+            calls++;
+            if (rc[k] == SHMC_OK)
+                continue;
+            errors++;
+            if (first == SHMC_OK)
+                first = rc[k];
+            if (!expected(rc[k])) {
+                fprintf(stderr, "rank %d: call %d returned unexpected %d (%s)\n", me, k, rc[k],
+                        shmc_strerror(rc[k]));
+                status = 2;
+            } else if (rc[k] == SHMC_ERR_ABORTED) {
+                status = 3;
+            }
+        }
+    }
+    printf("rank %d: %lu calls, %lu errors", me, calls, errors);
+    if (first)
+        printf(" (first: %s)", shmc_strerror(first));
+    printf("\n");
+    fflush(stdout);
+    shmc_finalize();
+    free(sb);
+    free(rb);
+    return status;
+}
