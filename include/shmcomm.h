@@ -6,8 +6,10 @@
  * Threads: the library is "serialised": any thread may call it, but calls into the
  * library from one process must not overlap in time (the application serialises them,
  * as with MPI_THREAD_SERIALIZED). Calls on one communicator therefore come from one
- * thread at a time. The reason is speed: the message path takes no lock and uses no
- * atomic read-modify-write (docs/design.md, "Threads").
+ * thread at a time. The reason is speed: the message path takes no lock. A call that
+ * finds another thread of its process inside the library returns SHMC_ERR_THREAD at
+ * once and does nothing (one compare-and-swap per call checks it; docs/design.md,
+ * "Threads"). A mode that lets threads overlap is not there yet.
  *
  * Return codes: every fallible function returns SHMC_OK (0) or a negative SHMC_ERR_*
  * code; shmc_strerror() turns a code into a sentence. The library never exits or aborts
@@ -123,7 +125,8 @@ typedef struct {
     XX(NOSHM, -14, "not enough shared memory for the job (/dev/shm too small)")                    \
     XX(ENV, -15, "the launcher's environment is missing, inconsistent or invalid")                 \
     XX(CORRUPT, -16, "shared memory failed validation (corrupted or from another job)")            \
-    XX(LIMIT, -17, "a documented limit was exceeded (ranks, message size, requests)")
+    XX(LIMIT, -17, "a documented limit was exceeded (ranks, message size, requests)")              \
+    XX(THREAD, -18, "two threads called shmcomm at once (calls must not overlap)")
 
 enum {
     SHMC_OK = 0,

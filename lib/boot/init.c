@@ -69,7 +69,7 @@ fail_boot:
     return rc;
 }
 
-SHMC_API int shmc_finalize(void)
+static int shmc_finalize_call(void)
 {
     struct shmc__boot *b = &boot;
     if (b->state != SHMC_ST_READY)
@@ -98,7 +98,7 @@ SHMC_API void shmc_abort(int exit_code)
     _exit(ec);
 }
 
-SHMC_API int shmc_config_set(const char *name, const char *value)
+static int shmc_config_set_call(const char *name, const char *value)
 {
     struct shmc__boot *b = &boot;
     if (b->state != SHMC_ST_READY)
@@ -113,7 +113,7 @@ SHMC_API int shmc_config_set(const char *name, const char *value)
     return SHMC_OK;
 }
 
-SHMC_API int shmc_stat(const char *name, uint64_t *value)
+static int shmc_stat_call(const char *name, uint64_t *value)
 {
     if (boot.state != SHMC_ST_READY)
         return SHMC_ERR_NOT_INIT;
@@ -130,7 +130,7 @@ SHMC_API int shmc_stat(const char *name, uint64_t *value)
     return SHMC_OK;
 }
 
-SHMC_API int shmc_device_select(int *device)
+static int shmc_device_select_call(int *device)
 {
     if (device)
         *device = -1;
@@ -139,4 +139,26 @@ SHMC_API int shmc_device_select(int *device)
     if (!device)
         return SHMC_ERR_ARG;
     return shmc__dev_select(boot.local_rank, device);
+}
+
+/* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */
+
+SHMC_API int shmc_finalize(void)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_finalize_call());
+}
+
+SHMC_API int shmc_config_set(const char *name, const char *value)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_config_set_call(name, value));
+}
+
+SHMC_API int shmc_stat(const char *name, uint64_t *value)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_stat_call(name, value));
+}
+
+SHMC_API int shmc_device_select(int *device)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_device_select_call(device));
 }

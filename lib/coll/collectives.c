@@ -97,7 +97,7 @@ static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
 
 /* ---- the collectives ------------------------------------------------------------------- */
 
-SHMC_API int shmc_barrier(shmc_comm *comm)
+static int shmc_barrier_call(shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, 0, NO_DATA, SHMC_UINT8);
@@ -105,7 +105,7 @@ SHMC_API int shmc_barrier(shmc_comm *comm)
     return rc != SHMC_OK ? rc : run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
 }
 
-SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
+static int shmc_broadcast_call(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
@@ -118,8 +118,8 @@ SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root,
     return run(SHMC_C_BROADCAST, &x, NULL, buf, count, count * x.es);
 }
 
-SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
-                         int root, shmc_comm *comm)
+static int shmc_reduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                            shmc_op op, int root, shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
@@ -136,8 +136,8 @@ SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
     return run(SHMC_C_REDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
-SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                            shmc_op op, shmc_comm *comm)
+static int shmc_allreduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                               shmc_op op, shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
@@ -153,8 +153,8 @@ SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dty
     return run(SHMC_C_ALLREDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
-SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
-                         shmc_comm *comm)
+static int shmc_gather_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                            shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
@@ -175,8 +175,8 @@ SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype 
     return run(SHMC_C_GATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
-SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                            shmc_comm *comm)
+static int shmc_allgather_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                               shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
@@ -193,8 +193,8 @@ SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dty
     return run(SHMC_C_ALLGATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
-SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
-                          shmc_comm *comm)
+static int shmc_scatter_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                             shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
@@ -215,8 +215,8 @@ SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype
     return run(SHMC_C_SCATTER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
-SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
-                                 shmc_op op, shmc_comm *comm)
+static int shmc_reduce_scatter_call(const void *sbuf, void *rbuf, size_t recvcount,
+                                    shmc_dtype dtype, shmc_op op, shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, recvcount, BLOCK_PER_RANK, dtype);
@@ -232,8 +232,8 @@ SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount,
     return run(SHMC_C_REDUCE_SCATTER, &x, sbuf, rbuf, recvcount, recvcount * x.es * (size_t)x.n);
 }
 
-SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                           shmc_comm *comm)
+static int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                              shmc_comm *comm)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
@@ -250,4 +250,58 @@ SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtyp
     if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
         return rc;
     return run(SHMC_C_ALLTOALL, &x, sbuf, rbuf, count, total);
+}
+
+/* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */
+
+SHMC_API int shmc_barrier(shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_barrier_call(comm));
+}
+
+SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_broadcast_call(buf, count, dtype, root, comm));
+}
+
+SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
+                         int root, shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_reduce_call(sbuf, rbuf, count, dtype, op, root, comm));
+}
+
+SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                            shmc_op op, shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_allreduce_call(sbuf, rbuf, count, dtype, op, comm));
+}
+
+SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                         shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_gather_call(sbuf, rbuf, count, dtype, root, comm));
+}
+
+SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                            shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_allgather_call(sbuf, rbuf, count, dtype, comm));
+}
+
+SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                          shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_scatter_call(sbuf, rbuf, count, dtype, root, comm));
+}
+
+SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
+                                 shmc_op op, shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_reduce_scatter_call(sbuf, rbuf, recvcount, dtype, op, comm));
+}
+
+SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                           shmc_comm *comm)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_alltoall_call(sbuf, rbuf, count, dtype, comm));
 }

@@ -65,7 +65,7 @@ static int by_key_then_rank(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out)
+static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm **out)
 {
     struct shmc__cx x;
     int rc = parent(comm, &x);
@@ -118,7 +118,7 @@ done:
     return rc;
 }
 
-SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
+static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
 {
     struct shmc__cx x;
     int rc = parent(comm, &x);
@@ -154,4 +154,16 @@ SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, sh
     }
     shmc__comm_unreserve(p, fresh);
     return rc;
+}
+
+/* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */
+
+SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_comm_split_call(comm, color, key, out));
+}
+
+SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
+{
+    SHMC_GUARDED(shmc__coll.p2p, shmc_comm_create_group_call(comm, ranks, n, out));
 }

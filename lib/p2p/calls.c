@@ -5,15 +5,27 @@
  * nothing else is pending reads the one peer's mailbox itself: that is the whole cost of
  * a small message. The process's state, shmc__p2p, is defined here.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/dtype.h"
+#include "base/log.h"
 #include "p2p/outq.h"
 #include "p2p/p2p.h"
 #include "p2p/progress.h"
 
 struct shmc__p2p shmc__p2p;
+_Thread_local char shmc__thread_token;
+
+int shmc__call_overlap(void)
+{
+    static _Atomic int said; /* once per process: a program that overlaps does it often */
+    if (!atomic_exchange(&said, 1))
+        SHMC_ERROR("two threads called shmcomm at once: calls must not overlap (one at a time per "
+                   "process, from any thread; shmcomm.h, Threads)");
+    return SHMC_ERR_THREAD;
+}
 
 static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
 
@@ -53,8 +65,8 @@ static int check_tag(int tag, int any_ok)
 
 /* ---- public API ------------------------------------------------------------------------- */
 
-SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
-                        shmc_comm *comm, shmc_request **req)
+static int shmc_isend_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                           shmc_comm *comm, shmc_request **req)
 {
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;
@@ -75,8 +87,8 @@ SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst
     return rc;
 }
 
-SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
-                        shmc_comm *comm, shmc_request **req)
+static int shmc_irecv_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                           shmc_comm *comm, shmc_request **req)
 {
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;
@@ -97,8 +109,8 @@ SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int 
     return rc;
 }
 
-SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
-                       shmc_comm *comm)
+static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                          shmc_comm *comm)
 {
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;
@@ -163,8 +175,8 @@ static int recv_direct(struct shmc__p2p *p, void *buf, size_t bytes, size_t es, 
     return err;
 }
 
-SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int tag, shmc_comm *comm,
-                       shmc_status *status)
+static int shmc_recv_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                          shmc_comm *comm, shmc_status *status)
 {
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;
@@ -193,7 +205,7 @@ static int check_req(struct shmc__p2p *p, const shmc_request *h, struct shmc__re
     return *r ? SHMC_OK : SHMC_ERR_ARG;
 }
 
-SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
+static int shmc_wait_call(shmc_request **req, shmc_status *status)
 {
     struct shmc__p2p *p = &shmc__p2p;
     struct shmc__request *r;
@@ -216,7 +228,7 @@ SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
     return rc;
 }
 
-SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
+static int shmc_test_call(shmc_request **req, int *done, shmc_status *status)
 {
     struct shmc__p2p *p = &shmc__p2p;
     struct shmc__request *r;
@@ -246,7 +258,7 @@ SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
     return rc;
 }
 
-SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
+static int shmc_waitall_call(size_t n, shmc_request **reqs, shmc_status *statuses)
 {
     struct shmc__p2p *p = &shmc__p2p;
     if (p->phase != SHMC_P2P_READY)
@@ -297,9 +309,9 @@ SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
     return first;
 }
 
-SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
-                           size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
-                           shmc_status *status)
+static int shmc_sendrecv_call(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
+                              size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
+                              shmc_status *status)
 {
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;
@@ -339,21 +351,21 @@ static int comm_ok(struct shmc__p2p *p, const shmc_comm *h, const struct shmc__c
     return *c ? SHMC_OK : SHMC_ERR_ARG;
 }
 
-SHMC_API int shmc_comm_rank(const shmc_comm *comm)
+static int shmc_comm_rank_call(const shmc_comm *comm)
 {
     const struct shmc__comm *c;
     int rc = comm_ok(&shmc__p2p, comm, &c);
     return rc != SHMC_OK ? rc : c->rank;
 }
 
-SHMC_API int shmc_comm_size(const shmc_comm *comm)
+static int shmc_comm_size_call(const shmc_comm *comm)
 {
     const struct shmc__comm *c;
     int rc = comm_ok(&shmc__p2p, comm, &c);
     return rc != SHMC_OK ? rc : c->size;
 }
 
-SHMC_API int shmc_comm_id(const shmc_comm *comm)
+static int shmc_comm_id_call(const shmc_comm *comm)
 {
     const struct shmc__comm *c;
     int rc = comm_ok(&shmc__p2p, comm, &c);
@@ -361,7 +373,7 @@ SHMC_API int shmc_comm_id(const shmc_comm *comm)
     return rc != SHMC_OK ? rc : (int)(c->ctx / 2);
 }
 
-SHMC_API int shmc_comm_free(shmc_comm **comm)
+static int shmc_comm_free_call(shmc_comm **comm)
 {
     struct shmc__p2p *p = &shmc__p2p;
     if (p->phase != SHMC_P2P_READY)
@@ -397,4 +409,73 @@ int shmc__p2p_stat(const struct shmc__p2p *p, const char *name, uint64_t *v)
         return 0;
     }
     return 1;
+}
+
+/* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */
+
+SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                        shmc_comm *comm, shmc_request **req)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_isend_call(buf, count, dtype, dst, tag, comm, req));
+}
+
+SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                        shmc_comm *comm, shmc_request **req)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_irecv_call(buf, count, dtype, src, tag, comm, req));
+}
+
+SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                       shmc_comm *comm)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_send_call(buf, count, dtype, dst, tag, comm));
+}
+
+SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int tag, shmc_comm *comm,
+                       shmc_status *status)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_recv_call(buf, count, dtype, src, tag, comm, status));
+}
+
+SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_wait_call(req, status));
+}
+
+SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_test_call(req, done, status));
+}
+
+SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_waitall_call(n, reqs, statuses));
+}
+
+SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
+                           size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
+                           shmc_status *status)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_sendrecv_call(sbuf, scount, dst, stag, rbuf, rcount, src, rtag,
+                                                dtype, comm, status));
+}
+
+SHMC_API int shmc_comm_rank(const shmc_comm *comm)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_comm_rank_call(comm));
+}
+
+SHMC_API int shmc_comm_size(const shmc_comm *comm)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_comm_size_call(comm));
+}
+
+SHMC_API int shmc_comm_id(const shmc_comm *comm)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_comm_id_call(comm));
+}
+
+SHMC_API int shmc_comm_free(shmc_comm **comm)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_comm_free_call(comm));
 }

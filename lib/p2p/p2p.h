@@ -19,6 +19,7 @@
 #ifndef SHMC_P2P_H
 #define SHMC_P2P_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -83,8 +84,11 @@ struct shmc__p2p {
     int recheck;         /* re-examine pending requests (a peer broke) */
     int ngone;           /* peers known to be gone or broken */
     int arena_corrupt;   /* our own control block was overwritten: every peer is broken */
-    int out_busy_count;  /* peers with out_busy set */
-    int pumped;          /* some endpoint's transport moves records in progress */
+    /* The thread inside a public call, by the address of its shmc__thread_token; NULL
+     * between calls (SHMC_GUARDED). */
+    _Atomic(const char *) in_call;
+    int out_busy_count; /* peers with out_busy set */
+    int pumped;         /* some endpoint's transport moves records in progress */
 
     struct shmc__reqs reqs;
     struct shmc__match match;
@@ -133,6 +137,43 @@ static inline int shmc__job_ok(struct shmc__p2p *p)
 /* Takes a request that will not complete by itself off whatever it waits in, and
  * completes it with err (a failed collective's messages; a receive whose send failed). */
 void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
+/* Serialised use (shmcomm.h, Threads): one call into the library at a time per process.
+ * Every public entry point but shmc_init and shmc_abort runs inside SHMC_GUARDED, which
+ * claims p->in_call for the calling thread with one compare-and-swap and fails a call
+ * that finds another thread there with SHMC_ERR_THREAD before it touches anything. A
+ * plain load-then-store was not enough: two threads sending as fast as they could both
+ * got in often enough to corrupt a mailbox within a second (tests/robustness/
+ * check_threads.c). The CAS is on a line only this process writes; its cost is in
+ * docs/performance.md. Leaving is a plain release store. */
+extern _Thread_local char shmc__thread_token;
+int shmc__call_overlap(void);
+static inline int shmc__call_enter(struct shmc__p2p *p)
+{
+    const char *none = NULL;
+    /* Acquire: what the previous caller did is visible to this one (it released below). */
+    if (!atomic_compare_exchange_strong_explicit(&p->in_call, &none, &shmc__thread_token,
+                                                 memory_order_acquire, memory_order_relaxed))
+        return shmc__call_overlap();
+    return SHMC_OK;
+}
+static inline int shmc__call_leave(struct shmc__p2p *p, int rc)
+{
+    /* Release, pairing with the acquire above: a call's effects are complete before the
+     * next thread may enter. shmc_finalize clears the whole state under us: NULL is fine. */
+    atomic_store_explicit(&p->in_call, NULL, memory_order_release);
+    return rc;
+}
+#define SHMC_GUARDED(p, call)                                                                      \
+    do {                                                                                           \
+        struct shmc__p2p *g_ = (p);                                                                \
+        if (!g_)                                                                                   \
+            return (call);                                                                         \
+        int rc_ = shmc__call_enter(g_);                                                            \
+        if (rc_ != SHMC_OK)                                                                        \
+            return rc_;                                                                            \
+        return shmc__call_leave(g_, (call));                                                       \
+    } while (0)
+
 /* Marks world rank w's endpoint broken, once, logging what was found (`what`): shared
  * memory with it holds what no rank writes. Its requests then fail with SHMC_ERR_CORRUPT
  * (progress.c) and nothing more is read from its mailboxes. */

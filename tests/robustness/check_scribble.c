@@ -42,8 +42,8 @@ static const char *tail(const char *out)
 /* Fails the test if out shows a rank or the launcher ended by a fault. */
 static void no_fault(const char *out, const char *what)
 {
-    static const char *const faults[] = {"signal 11", "signal 7", "signal 6", "signal 8",
-                                         "signal 4",  "status 139", "status 135", "status 134",
+    static const char *const faults[] = {"signal 11",  "signal 7",   "signal 6",   "signal 8",
+                                         "signal 4",   "status 139", "status 135", "status 134",
                                          "status 136", "status 132", "unexpected"};
     for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
         ck_assert_msg(!strstr(out, faults[i]), "%s: '%s' in the output, which ends:\n%s", what,

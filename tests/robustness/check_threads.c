@@ -1,0 +1,148 @@
+/*
+ * Two threads of one process calling shmcomm at once, which the serialised contract
+ * forbids (shmcomm.h, Threads): the library must refuse the second call with
+ * SHMC_ERR_THREAD, never corrupt its state, hang, or deliver wrong bytes with SHMC_OK.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+enum { DONE_TAG = 999999, WORDS = 16 }; /* thread t sends tags t * 100000 + k */
+
+/* A second thread calls while the first waits inside a blocking receive. */
+struct inside {
+    shmc_comm *w;
+    _Atomic int entered, left, refused;
+};
+
+static void *second_thread(void *arg)
+{
+    struct inside *s = arg;
+    while (!atomic_load(&s->entered))
+        usleep(100);
+    int v = 0;
+    while (!atomic_load(&s->left)) {
+        int rc = shmc_send(&v, 1, SHMC_INT32, 1, 7, s->w);
+        if (rc == SHMC_ERR_THREAD)
+            atomic_fetch_add(&s->refused, 1);
+        else
+            break; /* the first thread has left after all */
+        rc = shmc_comm_rank(s->w);
+        if (rc == SHMC_ERR_THREAD)
+            atomic_fetch_add(&s->refused, 1);
+        usleep(1000);
+    }
+    return NULL;
+}
+
+static void refused_while_inside(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    int v = 0;
+    if (me == 1) {
+        usleep(300 * 1000);
+        T_OK(shmc_send(&v, 1, SHMC_INT32, 0, 5, w));
+        T_OK(shmc_barrier(w));
+        return;
+    }
+    struct inside s = {.w = w};
+    pthread_t t;
+    T_ASSERT(pthread_create(&t, NULL, second_thread, &s) == 0, "pthread_create");
+    atomic_store(&s.entered, 1);
+    T_OK(shmc_recv(&v, 1, SHMC_INT32, 1, 5, w, NULL));
+    atomic_store(&s.left, 1);
+    pthread_join(t, NULL);
+    T_ASSERT(atomic_load(&s.refused) > 0, "no call of the second thread was refused");
+    /* Nothing was disturbed: the world still works. */
+    T_OK(shmc_barrier(w));
+}
+
+START_TEST(test_threads_refused_while_inside)
+{
+    ck_assert_int_eq(shmct_run(2, refused_while_inside, NULL), 0);
+}
+END_TEST
+
+/* Two threads of rank 0 send as fast as they can; rank 1 receives everything that was
+ * sent. Every message delivered must be intact; a refused send sent nothing. */
+struct hammer {
+    shmc_comm *w;
+    int id;
+    unsigned long sent, refused;
+};
+
+static void *hammer(void *arg)
+{
+    struct hammer *h = arg;
+    double end = shmct_seconds() + 1.0;
+    uint64_t buf[WORDS];
+    for (unsigned k = 0; shmct_seconds() < end; k++) {
+        int tag = h->id * 100000 + (int)(k % 100000);
+        for (int i = 0; i < WORDS; i++)
+            buf[i] = shmct_word((uint64_t)tag, (size_t)i);
+        int rc = shmc_send(buf, WORDS, SHMC_UINT64, 1, tag, h->w);
+        if (rc == SHMC_OK)
+            h->sent++;
+        else if (rc == SHMC_ERR_THREAD)
+            h->refused++;
+        else
+            T_ASSERT(0, "thread %d: send returned %s", h->id, shmc_strerror(rc));
+    }
+    return NULL;
+}
+
+static void two_senders(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    uint64_t buf[WORDS];
+    if (me == 0) {
+        struct hammer h[2] = {{w, 0, 0, 0}, {w, 1, 0, 0}};
+        pthread_t t;
+        T_ASSERT(pthread_create(&t, NULL, hammer, &h[1]) == 0, "pthread_create");
+        hammer(&h[0]);
+        pthread_join(t, NULL);
+        unsigned long total = h[0].sent + h[1].sent;
+        T_ASSERT(h[0].refused + h[1].refused > 0, "two threads never overlapped in 1 s");
+        T_OK(shmc_send(&total, 1, SHMC_UINT64, 1, DONE_TAG, w));
+        return;
+    }
+    unsigned long got = 0;
+    for (;;) {
+        shmc_status st;
+        T_OK(shmc_recv(buf, WORDS, SHMC_UINT64, 0, SHMC_ANY_TAG, w, &st));
+        if (st.tag == DONE_TAG) {
+            /* A send whose overlap was found only as it left may have gone out. */
+            T_ASSERT(got >= buf[0], "received %lu messages, %lu were sent", got,
+                     (unsigned long)buf[0]);
+            break;
+        }
+        for (int i = 0; i < WORDS; i++)
+            T_ASSERT(buf[i] == shmct_word((uint64_t)st.tag, (size_t)i),
+                     "word %d of the message with tag %d is wrong", i, st.tag);
+        got++;
+    }
+}
+
+START_TEST(test_threads_two_senders)
+{
+    ck_assert_int_eq(shmct_run(2, two_senders, NULL), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("threads");
+    TCase *t = tcase_create("overlap");
+    tcase_set_timeout(t, 60);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_add_test(t, test_threads_refused_while_inside);
+    tcase_add_test(t, test_threads_two_senders);
+    suite_add_tcase(s, t);
+    return shmct_main(s);
+}
