@@ -9,7 +9,8 @@
  * thread at a time. The reason is speed: the message path takes no lock. A call that
  * finds another thread of its process inside the library returns SHMC_ERR_THREAD at
  * once and does nothing (one compare-and-swap per call checks it; docs/design.md,
- * "Threads"). A mode that lets threads overlap is not there yet.
+ * "Threads"). shmc_init_thread(SHMC_THREAD_MULTIPLE, ...) asks for a mode in which
+ * threads may overlap, at a cost (docs/performance.md).
  *
  * Return codes: every fallible function returns SHMC_OK (0) or a negative SHMC_ERR_*
  * code; shmc_strerror() turns a code into a sentence. The library never exits or aborts
@@ -162,6 +163,23 @@ enum {
  * shmc_version and shmc_dtype_size. Do not fork a process that has called shmc_init and
  * use the library in the child. */
 SHMC_API int shmc_init(shmc_comm **world);
+
+/* Thread levels. SERIALIZED (the default): calls from one process must not overlap; one
+ * that finds another thread inside returns SHMC_ERR_THREAD. MULTIPLE: threads may call at
+ * once. Calls then take a process-wide lock, which a waiting call lets go of while it
+ * yields or sleeps, so that other threads' messages move meanwhile; collectives (and
+ * shmc_comm_split, shmc_comm_create_group) run one at a time per process, so concurrent
+ * collectives on different communicators must be issued in the same order on every rank.
+ * shmc_finalize must not overlap any other call. */
+enum { SHMC_THREAD_SERIALIZED = 0, SHMC_THREAD_MULTIPLE = 1 };
+
+/* shmc_init at a thread level: SHMC_THREAD_SERIALIZED or SHMC_THREAD_MULTIPLE. The
+ * environment's SHMC_THREADS=multiple raises the level of shmc_init and of this call.
+ * Returns what shmc_init returns, or SHMC_ERR_ARG for another level (nothing done). */
+SHMC_API int shmc_init_thread(int level, shmc_comm **world);
+
+/* The level the library runs at (SHMC_THREAD_*), or SHMC_ERR_NOT_INIT. */
+SHMC_API int shmc_thread_level(void);
 
 /* Leaves the job. Waits until every send this process started has been delivered or its
  * receiver is gone (so nothing already sent is lost), then releases all resources.

@@ -225,6 +225,13 @@ int shmc__config_load(struct shmc__config *cfg)
     }
     if ((rc = env_algos(cfg)) != SHMC_OK)
         return rc;
+    const char *th = getenv("SHMC_THREADS");
+    if (th && !strcasecmp(th, "multiple"))
+        cfg->threads = 1;
+    else if (th && *th && strcasecmp(th, "serialized")) {
+        SHMC_ERROR("SHMC_THREADS='%s' is neither 'serialized' nor 'multiple'", th);
+        return SHMC_ERR_ENV;
+    }
     const char *job = getenv("SHMC_JOB_ID");
     cfg->job_id = (job && *job) ? job : NULL;
     return SHMC_OK;
@@ -237,6 +244,7 @@ static const char *const fixed_vars[] = {
     "SHMC_SPIN",           "SHMC_YIELD",     "SHMC_SPIN_ELSEWHERE",
     "SHMC_ATTACH_TIMEOUT", "SHMC_TIMEOUT",   "SHMC_MEMFD",
     "SHMC_JOB_ID",         "SHMC_CUDA",      "SHMC_FAKE_DEVICE",
+    "SHMC_THREADS",
 };
 
 int shmc__config_set(struct shmc__config *cfg, const char *name, const char *value)

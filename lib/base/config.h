@@ -54,6 +54,7 @@ struct shmc__config {
     unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
     unsigned hang_timeout_s;    /* SHMC_TIMEOUT: report and abort a job stuck this long; 0 off */
     int check;                  /* SHMC_CHECK: members agree on each collective call first */
+    int threads;                /* SHMC_THREADS: 1 = multiple (SHMC_THREAD_MULTIPLE) */
     int memfd;                  /* SHMC_MEMFD: 1 = arenas passed as fds are memfds */
     const char *job_id;         /* SHMC_JOB_ID: overrides the launcher's job key */
     int cuda;                   /* SHMC_CUDA: 0 = treat every buffer as host memory */

@@ -20,8 +20,9 @@
 #include "shm/job.h"
 
 static struct shmc__boot boot;
+static int thread_level; /* SHMC_THREAD_*, while initialised */
 
-SHMC_API int shmc_init(shmc_comm **world)
+static int init_at(int level, shmc_comm **world)
 {
     struct shmc__boot *b = &boot;
     struct shmc__p2p *p = &shmc__p2p;
@@ -52,6 +53,9 @@ SHMC_API int shmc_init(shmc_comm **world)
         (rc = shmc__coll_init(&shmc__coll, p, &b->cfg)) != SHMC_OK)
         goto fail_p2p;
     b->state = SHMC_ST_READY;
+    thread_level = level > b->cfg.threads ? level : b->cfg.threads;
+    /* Read by every call's guard from now on (p2p.h); set before any call can be made. */
+    shmc__multi = thread_level == SHMC_THREAD_MULTIPLE;
     if (world)
         *world = shmc__comm_handle(&p->comms, &p->comms.world);
     return SHMC_OK;
@@ -82,7 +86,27 @@ static int shmc_finalize_call(void)
     memset(b, 0, sizeof *b);
     b->state = SHMC_ST_DONE;
     shmc__log_rank = -1;
+    /* The guard that let us in read the level already and unlocks what it locked. */
+    shmc__multi = 0;
+    thread_level = 0;
     return rc;
+}
+
+SHMC_API int shmc_init(shmc_comm **world)
+{
+    return init_at(SHMC_THREAD_SERIALIZED, world);
+}
+
+SHMC_API int shmc_init_thread(int level, shmc_comm **world)
+{
+    if (level != SHMC_THREAD_SERIALIZED && level != SHMC_THREAD_MULTIPLE)
+        return SHMC_ERR_ARG;
+    return init_at(level, world);
+}
+
+static int shmc_thread_level_call(void)
+{
+    return boot.state == SHMC_ST_READY ? thread_level : SHMC_ERR_NOT_INIT;
 }
 
 SHMC_API void shmc_abort(int exit_code)
@@ -161,4 +185,9 @@ SHMC_API int shmc_stat(const char *name, uint64_t *value)
 SHMC_API int shmc_device_select(int *device)
 {
     SHMC_GUARDED(&shmc__p2p, shmc_device_select_call(device));
+}
+
+SHMC_API int shmc_thread_level(void)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_thread_level_call());
 }

@@ -8,6 +8,7 @@
 #include "coll/scratch.h"
 
 struct shmc__coll shmc__coll;
+pthread_mutex_t shmc__coll_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void shmc__coll_configure(struct shmc__coll *co, const struct shmc__config *cfg)
 {

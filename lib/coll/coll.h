@@ -83,6 +83,13 @@ struct shmc__coll {
  * collectives.c and split.c, and passed to everything else through the call's context. */
 extern struct shmc__coll shmc__coll;
 
+/* SHMC_THREAD_MULTIPLE: one collective at a time per process. A collective holds this for
+ * its whole length, taken before shmc__big (p2p.h) and kept while its waits let go of
+ * that, since its scratch buffers and this rank's slot serve one collective at a time. */
+extern pthread_mutex_t shmc__coll_lock;
+
+#define SHMC_GUARDED_COLL(call) SHMC_GUARDED_WITH(shmc__coll.p2p, &shmc__coll_lock, call)
+
 /* coll.c: after shmc__p2p_start; takes what no collective may allocate later (scratch
  * and the requests of collectives' messages). SHMC_OK or SHMC_ERR_NOMEM. */
 int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct shmc__config *cfg);

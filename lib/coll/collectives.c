@@ -256,52 +256,52 @@ static int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count, shmc_d
 
 SHMC_API int shmc_barrier(shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_barrier_call(comm));
+    SHMC_GUARDED_COLL(shmc_barrier_call(comm));
 }
 
 SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_broadcast_call(buf, count, dtype, root, comm));
+    SHMC_GUARDED_COLL(shmc_broadcast_call(buf, count, dtype, root, comm));
 }
 
 SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
                          int root, shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_reduce_call(sbuf, rbuf, count, dtype, op, root, comm));
+    SHMC_GUARDED_COLL(shmc_reduce_call(sbuf, rbuf, count, dtype, op, root, comm));
 }
 
 SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                             shmc_op op, shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_allreduce_call(sbuf, rbuf, count, dtype, op, comm));
+    SHMC_GUARDED_COLL(shmc_allreduce_call(sbuf, rbuf, count, dtype, op, comm));
 }
 
 SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
                          shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_gather_call(sbuf, rbuf, count, dtype, root, comm));
+    SHMC_GUARDED_COLL(shmc_gather_call(sbuf, rbuf, count, dtype, root, comm));
 }
 
 SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                             shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_allgather_call(sbuf, rbuf, count, dtype, comm));
+    SHMC_GUARDED_COLL(shmc_allgather_call(sbuf, rbuf, count, dtype, comm));
 }
 
 SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
                           shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_scatter_call(sbuf, rbuf, count, dtype, root, comm));
+    SHMC_GUARDED_COLL(shmc_scatter_call(sbuf, rbuf, count, dtype, root, comm));
 }
 
 SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
                                  shmc_op op, shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_reduce_scatter_call(sbuf, rbuf, recvcount, dtype, op, comm));
+    SHMC_GUARDED_COLL(shmc_reduce_scatter_call(sbuf, rbuf, recvcount, dtype, op, comm));
 }
 
 SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                            shmc_comm *comm)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_alltoall_call(sbuf, rbuf, count, dtype, comm));
+    SHMC_GUARDED_COLL(shmc_alltoall_call(sbuf, rbuf, count, dtype, comm));
 }

@@ -160,10 +160,10 @@ static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n,
 
 SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_comm_split_call(comm, color, key, out));
+    SHMC_GUARDED_COLL(shmc_comm_split_call(comm, color, key, out));
 }
 
 SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
 {
-    SHMC_GUARDED(shmc__coll.p2p, shmc_comm_create_group_call(comm, ranks, n, out));
+    SHMC_GUARDED_COLL(shmc_comm_create_group_call(comm, ranks, n, out));
 }

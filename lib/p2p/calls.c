@@ -5,27 +5,15 @@
  * nothing else is pending reads the one peer's mailbox itself: that is the whole cost of
  * a small message. The process's state, shmc__p2p, is defined here.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/dtype.h"
-#include "base/log.h"
 #include "p2p/outq.h"
 #include "p2p/p2p.h"
 #include "p2p/progress.h"
 
 struct shmc__p2p shmc__p2p;
-_Thread_local char shmc__thread_token;
-
-int shmc__call_overlap(void)
-{
-    static _Atomic int said; /* once per process: a program that overlaps does it often */
-    if (!atomic_exchange(&said, 1))
-        SHMC_ERROR("two threads called shmcomm at once: calls must not overlap (one at a time per "
-                   "process, from any thread; shmcomm.h, Threads)");
-    return SHMC_ERR_THREAD;
-}
 
 static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
 

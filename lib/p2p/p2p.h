@@ -19,6 +19,7 @@
 #ifndef SHMC_P2P_H
 #define SHMC_P2P_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -163,16 +164,63 @@ static inline int shmc__call_leave(struct shmc__p2p *p, int rc)
     atomic_store_explicit(&p->in_call, NULL, memory_order_release);
     return rc;
 }
-#define SHMC_GUARDED(p, call)                                                                      \
+/* SHMC_THREAD_MULTIPLE (shmcomm.h): set by shmc_init_thread, cleared by shmc_finalize.
+ * Then every call holds shmc__big instead of claiming in_call, and a waiting call lets
+ * go of it while it pauses (wait.c). Process-wide, outside struct shmc__p2p, which
+ * shmc_finalize clears while holding the lock. */
+extern int shmc__multi;
+extern pthread_mutex_t shmc__big;
+
+/* Entering and leaving a public call: under SHMC_THREAD_MULTIPLE (m) the call takes extra
+ * (the collective lock, or NULL) and then shmc__big; otherwise it claims g (NULL before
+ * shmc_init). */
+static inline int shmc__guard_in(struct shmc__p2p *g, int m, pthread_mutex_t *extra)
+{
+    if (m) {
+        if (extra)
+            pthread_mutex_lock(extra);
+        pthread_mutex_lock(&shmc__big);
+        return SHMC_OK;
+    }
+    return g ? shmc__call_enter(g) : SHMC_OK;
+}
+static inline int shmc__guard_out(struct shmc__p2p *g, int m, pthread_mutex_t *extra, int rc)
+{
+    if (m) {
+        pthread_mutex_unlock(&shmc__big);
+        if (extra)
+            pthread_mutex_unlock(extra);
+        return rc;
+    }
+    return g ? shmc__call_leave(g, rc) : rc;
+}
+
+/* The body of a public entry point. `call` appears once, so that the compiler inlines it
+ * as before the guard existed. */
+#define SHMC_GUARDED_WITH(p, extra, call)                                                          \
     do {                                                                                           \
         struct shmc__p2p *g_ = (p);                                                                \
-        if (!g_)                                                                                   \
-            return (call);                                                                         \
-        int rc_ = shmc__call_enter(g_);                                                            \
-        if (rc_ != SHMC_OK)                                                                        \
-            return rc_;                                                                            \
-        return shmc__call_leave(g_, (call));                                                       \
+        int m_ = shmc__multi;                                                                      \
+        int e_ = shmc__guard_in(g_, m_, (extra));                                                  \
+        if (e_ != SHMC_OK)                                                                         \
+            return e_;                                                                             \
+        return shmc__guard_out(g_, m_, (extra), (call));                                           \
     } while (0)
+#define SHMC_GUARDED(p, call) SHMC_GUARDED_WITH(p, NULL, call)
+
+/* Around a pause in a wait (a spin, a yield, a sleep): other threads may call meanwhile.
+ * multi is shmc__multi as the wait read it once (a global load per spin costs on the
+ * serialised path). */
+static inline void shmc__pause_begin(int multi)
+{
+    if (multi)
+        pthread_mutex_unlock(&shmc__big);
+}
+static inline void shmc__pause_end(int multi)
+{
+    if (multi)
+        pthread_mutex_lock(&shmc__big);
+}
 
 /* Marks world rank w's endpoint broken, once, logging what was found (`what`): shared
  * memory with it holds what no rank writes. Its requests then fail with SHMC_ERR_CORRUPT

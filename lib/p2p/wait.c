@@ -105,7 +105,9 @@ static void self_check(struct shmc__p2p *p, unsigned op)
     uint32_t pid = shmc__load_relaxed32(&me->pid), st = shmc__load_relaxed32(&me->state);
     uint32_t bop = shmc__load_relaxed32(&me->blk_op);
     uint32_t want = p->phase == SHMC_P2P_FINALIZING ? SHMC_RANK_FINALIZING : SHMC_RANK_RUNNING;
-    if (p->arena_corrupt || (pid == (uint32_t)p->arena->pids[p->rank] && st == want && bop == op))
+    /* With several threads waiting, blk_op is whichever wrote it last. */
+    if (p->arena_corrupt ||
+        (pid == (uint32_t)p->arena->pids[p->rank] && st == want && (bop == op || shmc__multi)))
         return;
     char what[160];
     snprintf(what, sizeof what,
@@ -147,6 +149,11 @@ static void hang_check(struct shmc__p2p *p, uint64_t blocked_ns)
 /* Waits until done(arg) holds, making progress. Returns SHMC_OK, or SHMC_ERR_ABORTED if
  * the job was aborted while waiting (requests have been failed by then). `far` may say
  * when to spin rather than yield (doorbell.h). */
+/* Threads of this process in the sleep below (more than one only under
+ * SHMC_THREAD_MULTIPLE). Changed only with the call lock held, or by the one thread in a
+ * serialised process. */
+static unsigned sleepers;
+
 static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const struct blk *b,
                       struct spin_far *far)
 {
@@ -154,6 +161,7 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
     int blocked = 0;
     uint64_t since = 0; /* when we started to block, by our own clock */
     int rc = SHMC_OK;
+    const int multi = shmc__multi;
 
     /* With peers gone, what we wait for may already be impossible: look once. */
     if (p->ngone)
@@ -174,7 +182,9 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
         if (jc)
             continue;
         if (++idle <= p->spin) {
+            shmc__pause_begin(multi);
             shmc__cpu_relax();
+            shmc__pause_end(multi);
             continue;
         }
         if (!blocked) {
@@ -186,23 +196,34 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
         if (idle <= p->spin + p->yield) {
             if (spin_far(p, far)) {
                 idle--; /* spinning does not use up the yields */
+                shmc__pause_begin(multi);
                 shmc__cpu_relax();
+                shmc__pause_end(multi);
                 continue;
             }
+            shmc__pause_begin(multi);
             sched_yield();
+            shmc__pause_end(multi);
             far->cpu = shmc__cpu_publish(p->me, 0);
             continue;
         }
+        sleepers++;
         uint32_t seen = shmc__sleep_prepare(p->me, p->tp.fenced);
         /* Re-check after announcing the sleep: anything published before a waker could
          * see our flag is found here (doorbell.h). */
         if (done(arg) || shmc__progress(p) || shmc__check_job(p)) {
-            shmc__sleep_cancel(p->me);
+            if (!--sleepers)
+                shmc__sleep_cancel(p->me);
             idle = 0;
             continue;
         }
         uint64_t t0 = shmc__now_ns();
-        shmc__sleep(p->me, seen, SHMC_SLEEP_SLICE_MS);
+        shmc__pause_begin(multi);
+        shmc__sleep_wait(p->me, seen, SHMC_SLEEP_SLICE_MS);
+        shmc__pause_end(multi);
+        /* The sleeping flag stays up while another thread of ours still sleeps. */
+        if (!--sleepers)
+            shmc__sleep_cancel(p->me);
         /* A full slice with no wake-up: look for peers that died unannounced. */
         uint64_t t1 = shmc__now_ns();
         if (t1 - t0 >= (uint64_t)SHMC_SLEEP_SLICE_MS * 900000u) {

@@ -54,12 +54,17 @@ uint32_t shmc__sleep_prepare(struct shmc__rank_cb *me, int fenced)
     return seen;
 }
 
-void shmc__sleep(struct shmc__rank_cb *me, uint32_t seen, unsigned timeout_ms)
+void shmc__sleep_wait(struct shmc__rank_cb *me, uint32_t seen, unsigned timeout_ms)
 {
     struct timespec ts = {.tv_sec = timeout_ms / 1000u,
                           .tv_nsec = (long)(timeout_ms % 1000u) * 1000000L};
     /* EAGAIN (the doorbell already moved), EINTR and ETIMEDOUT all mean "look again". */
     syscall(SYS_futex, &me->doorbell, FUTEX_WAIT, seen, &ts, NULL, 0);
+}
+
+void shmc__sleep(struct shmc__rank_cb *me, uint32_t seen, unsigned timeout_ms)
+{
+    shmc__sleep_wait(me, seen, timeout_ms);
     shmc__store_relaxed32(&me->sleeping, 0);
 }
 

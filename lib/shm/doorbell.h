@@ -72,6 +72,10 @@ uint32_t shmc__sleep_prepare(struct shmc__rank_cb *me, int fenced);
  * sleeping flag. */
 void shmc__sleep(struct shmc__rank_cb *me, uint32_t seen, unsigned timeout_ms);
 
+/* The same, leaving the sleeping flag up: for a process whose other threads may still be
+ * asleep on the doorbell (the last one out clears it with shmc__sleep_cancel). */
+void shmc__sleep_wait(struct shmc__rank_cb *me, uint32_t seen, unsigned timeout_ms);
+
 void shmc__sleep_cancel(struct shmc__rank_cb *me);
 
 /* The cpu word: 1 + the CPU, and this bit while the rank polls instead of yielding. */

@@ -2,6 +2,9 @@
  * Two threads of one process calling shmcomm at once, which the serialised contract
  * forbids (shmcomm.h, Threads): the library must refuse the second call with
  * SHMC_ERR_THREAD, never corrupt its state, hang, or deliver wrong bytes with SHMC_OK.
+ * And the thread-safe mode (shmc_init_thread with SHMC_THREAD_MULTIPLE, or
+ * SHMC_THREADS=multiple), where they may: three threads per rank at once, each byte
+ * checked.
  */
 #include <check.h>
 #include <pthread.h>
@@ -135,6 +138,86 @@ START_TEST(test_threads_two_senders)
 }
 END_TEST
 
+/* SHMC_THREAD_MULTIPLE: per rank, two threads exchange messages with their twins in the
+ * other rank (small on tag 1, 64 KiB on tag 2, which go by single copy) while the main
+ * thread runs all-reduces on the world. */
+struct twin {
+    shmc_comm *w;
+    int me, tag;
+    size_t words;
+    int rounds;
+};
+
+static void *ping(void *arg)
+{
+    struct twin *t = arg;
+    uint64_t *out = shmct_xmalloc(t->words * 8), *in = shmct_xmalloc(t->words * 8);
+    int other = 1 - t->me;
+    for (int k = 0; k < t->rounds; k++) {
+        uint64_t seed = shmct_seed(t->me, (size_t)t->tag, k);
+        for (size_t i = 0; i < t->words; i++)
+            out[i] = shmct_word(seed, i);
+        T_OK(shmc_sendrecv(out, t->words, other, t->tag, in, t->words, other, t->tag, SHMC_UINT64,
+                           t->w, NULL));
+        uint64_t want = shmct_seed(other, (size_t)t->tag, k);
+        for (size_t i = 0; i < t->words; i++)
+            T_ASSERT(in[i] == shmct_word(want, i), "tag %d round %d word %zu wrong", t->tag, k, i);
+    }
+    free(out);
+    free(in);
+    return NULL;
+}
+
+static void three_threads(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    struct twin a = {w, me, 1, 16, 2000}, b = {w, me, 2, 8192, 200};
+    pthread_t ta, tb;
+    T_ASSERT(pthread_create(&ta, NULL, ping, &a) == 0, "pthread_create");
+    T_ASSERT(pthread_create(&tb, NULL, ping, &b) == 0, "pthread_create");
+    for (int k = 0; k < 500; k++) {
+        int32_t v[4] = {me + k, 1, 2, 3}, s[4];
+        T_OK(shmc_allreduce(v, s, 4, SHMC_INT32, SHMC_SUM, w));
+        T_ASSERT(s[0] == n * k + n * (n - 1) / 2 && s[1] == n, "all-reduce %d wrong", k);
+    }
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    T_OK(shmc_barrier(w));
+}
+
+START_TEST(test_threads_multiple_mode)
+{
+    static const char *const env[] = {"SHMC_THREADS=multiple", NULL};
+    struct shmct_opts o = {.env = env};
+    ck_assert_int_eq(shmct_run_opts(2, three_threads, NULL, &o), 0);
+}
+END_TEST
+
+/* shmc_init_thread: the level asked for is the level given; a bad one is refused and
+ * leaves the library uninitialised. */
+static void init_levels(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)me;
+    (void)n;
+    (void)arg;
+    shmc_comm *world = NULL;
+    T_CALL(SHMC_ERR_NOT_INIT, shmc_thread_level());
+    T_CALL(SHMC_ERR_ARG, shmc_init_thread(7, &world));
+    T_ASSERT(world == NULL, "a refused init leaves *world NULL");
+    T_OK(shmc_init_thread(SHMC_THREAD_MULTIPLE, &world));
+    T_CALL(SHMC_THREAD_MULTIPLE, shmc_thread_level());
+    T_OK(shmc_barrier(world));
+    T_OK(shmc_finalize());
+}
+
+START_TEST(test_threads_init_levels)
+{
+    struct shmct_opts o = {.no_init = 1};
+    ck_assert_int_eq(shmct_run_opts(2, init_levels, NULL, &o), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("threads");
@@ -143,6 +226,8 @@ int main(void)
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_threads_refused_while_inside);
     tcase_add_test(t, test_threads_two_senders);
+    tcase_add_test(t, test_threads_multiple_mode);
+    tcase_add_test(t, test_threads_init_levels);
     suite_add_tcase(s, t);
     return shmct_main(s);
 }
