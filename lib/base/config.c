@@ -108,6 +108,17 @@ static int parse_bool_var(const char *name, const char *s, int *out)
     return SHMC_OK;
 }
 
+/* SHMC_CHECK: a boolean (1: the full agreement), or "rounds" (the call carried in the
+ * one-step rounds only; docs/reliability.md, Mismatched collectives). */
+static int parse_check_var(const char *name, const char *s, int *out)
+{
+    if (s && !strcasecmp(s, "rounds")) {
+        *out = SHMC_CHECK_ROUNDS;
+        return SHMC_OK;
+    }
+    return parse_bool_var(name, s, out);
+}
+
 #define env_size(name, lo, hi, out) parse_size_var((name), getenv(name), (lo), (hi), (out))
 #define env_uint(name, lo, hi, out) parse_uint_var((name), getenv(name), (lo), (hi), (out))
 #define env_bool(name, out) parse_bool_var((name), getenv(name), (out))
@@ -207,8 +218,8 @@ int shmc__config_load(struct shmc__config *cfg)
         (rc = env_uint("SHMC_SPIN_ELSEWHERE", 0, 1000000u, &cfg->spin_elsewhere_us)) ||
         (rc = env_uint("SHMC_ATTACH_TIMEOUT", 1, 86400u, &cfg->attach_timeout_s)) ||
         (rc = env_uint("SHMC_TIMEOUT", 0, 86400u, &cfg->hang_timeout_s)) ||
-        (rc = env_bool("SHMC_CHECK", &cfg->check)) || (rc = env_bool("SHMC_MEMFD", &cfg->memfd)) ||
-        (rc = env_bool("SHMC_CUDA", &cfg->cuda)))
+        (rc = parse_check_var("SHMC_CHECK", getenv("SHMC_CHECK"), &cfg->check)) ||
+        (rc = env_bool("SHMC_MEMFD", &cfg->memfd)) || (rc = env_bool("SHMC_CUDA", &cfg->cuda)))
         return rc;
     /* SHMC_FAKE_DEVICE: a boolean, or "noipc": the stand-in backend's memory then cannot be
      * described to peers, as memory made without IPC support cannot. */
@@ -254,7 +265,7 @@ int shmc__config_set(struct shmc__config *cfg, const char *name, const char *val
         return SHMC_ERR_ENV;
     }
     if (!strcmp(name, "SHMC_CHECK"))
-        return parse_bool_var(name, value, &cfg->check);
+        return parse_check_var(name, value, &cfg->check);
     if (!strcmp(name, "SHMC_SINGLE_COPY"))
         return parse_bool_var(name, value, &cfg->single_copy);
     if (!strcmp(name, "SHMC_DEBUG")) {

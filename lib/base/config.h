@@ -53,15 +53,19 @@ struct shmc__config {
     unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see shm/doorbell.h; ~0u: auto */
     unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
     unsigned hang_timeout_s;    /* SHMC_TIMEOUT: report and abort a job stuck this long; 0 off */
-    int check;                  /* SHMC_CHECK: members agree on each collective call first */
-    int threads;                /* SHMC_THREADS: 1 = multiple (SHMC_THREAD_MULTIPLE) */
-    int memfd;                  /* SHMC_MEMFD: 1 = arenas passed as fds are memfds */
-    const char *job_id;         /* SHMC_JOB_ID: overrides the launcher's job key */
-    int cuda;                   /* SHMC_CUDA: 0 = treat every buffer as host memory */
-    int fake_device;            /* SHMC_FAKE_DEVICE: the stand-in backend (device/fake.c), 0,
-                                 * 1, or SHMC_FAKE_NOIPC */
+    int check;          /* SHMC_CHECK: 0 off; SHMC_CHECK_ROUNDS (default) the call's words in the
+                         * one-step rounds; SHMC_CHECK_FULL (1) an agreement before every call */
+    int threads;        /* SHMC_THREADS: 1 = multiple (SHMC_THREAD_MULTIPLE) */
+    int memfd;          /* SHMC_MEMFD: 1 = arenas passed as fds are memfds */
+    const char *job_id; /* SHMC_JOB_ID: overrides the launcher's job key */
+    int cuda;           /* SHMC_CUDA: 0 = treat every buffer as host memory */
+    int fake_device;    /* SHMC_FAKE_DEVICE: the stand-in backend (device/fake.c), 0,
+                         * 1, or SHMC_FAKE_NOIPC */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
+
+#define SHMC_CHECK_FULL 1
+#define SHMC_CHECK_ROUNDS 2
 
 /* SHMC_FAKE_DEVICE=noipc: stand-in device memory that cannot be shared with peers. */
 #define SHMC_FAKE_NOIPC 2

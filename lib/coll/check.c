@@ -18,59 +18,9 @@
 #include <stdio.h>
 
 #include "base/log.h"
+#include "coll/callword.h"
 #include "coll/check.h"
 #include "coll/onestep.h"
-
-static const char *const dtype_names[] = {"int8",   "uint8",   "int32",    "uint32",  "int64",
-                                          "uint64", "float16", "bfloat16", "float32", "float64"};
-static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", "band", "bor", "bxor"};
-
-/* What a call is: word 0 the count, word 1 the collective, dtype, op, memory kind and
- * root. */
-static void pack(int coll, const struct shmc__cx *x, size_t count, uint64_t w[2])
-{
-    w[0] = count;
-    w[1] = (uint64_t)coll | (uint64_t)x->dt << 8 | (uint64_t)x->op << 16 |
-           (uint64_t)(x->dev & 1) << 24 | (uint64_t)(uint32_t)x->root << 32;
-}
-
-static void describe(const uint64_t w[2], char *buf, size_t len)
-{
-    unsigned coll = w[1] & 0xff, dt = (w[1] >> 8) & 0xff, op = (w[1] >> 16) & 0xff;
-    int root = (int)(uint32_t)(w[1] >> 32);
-    const char *cn = coll < SHMC_C_COUNT ? shmc__coll_names[coll] : "?";
-    const char *dn = dt < sizeof dtype_names / sizeof *dtype_names ? dtype_names[dt] : "?";
-    const char *on = op < sizeof op_names / sizeof *op_names ? op_names[op] : "?";
-    size_t k = 0;
-    if (coll != SHMC_C_BARRIER && ((w[1] >> 24) & 1)) {
-        k = (size_t)snprintf(buf, len, "(on device memory) ");
-        if (k >= len)
-            return;
-        buf += k;
-        len -= k;
-    }
-    switch (coll) {
-    case SHMC_C_BARRIER:
-        snprintf(buf, len, "%s", cn);
-        break;
-    case SHMC_C_REDUCE:
-        snprintf(buf, len, "%s(count %llu, %s, %s, root %d)", cn, (unsigned long long)w[0], dn, on,
-                 root);
-        break;
-    case SHMC_C_ALLREDUCE:
-    case SHMC_C_REDUCE_SCATTER:
-        snprintf(buf, len, "%s(count %llu, %s, %s)", cn, (unsigned long long)w[0], dn, on);
-        break;
-    case SHMC_C_BROADCAST:
-    case SHMC_C_GATHER:
-    case SHMC_C_SCATTER:
-        snprintf(buf, len, "%s(count %llu, %s, root %d)", cn, (unsigned long long)w[0], dn, root);
-        break;
-    default:
-        snprintf(buf, len, "%s(count %llu, %s)", cn, (unsigned long long)w[0], dn);
-        break;
-    }
-}
 
 /* The calls differ: learn everyone's and say which ranks called what. */
 static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uint64_t mine[2])
@@ -84,7 +34,7 @@ static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uin
     /* Rank 0's call against each different one, with the ranks that made it. */
     char msg[1024], what[160];
     size_t k = 0;
-    describe(all, what, sizeof what);
+    shmc__call_describe(all, what, sizeof what);
     k += (size_t)snprintf(msg + k, sizeof msg - k, "rank 0 called %s", what);
     for (int r = 1; r < x->n && k < sizeof msg; r++) {
         const uint64_t *w = all + 2 * r;
@@ -93,7 +43,7 @@ static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uin
             first = !(all[2 * q] == w[0] && all[2 * q + 1] == w[1]);
         if (!first || (w[0] == all[0] && w[1] == all[1]))
             continue;
-        describe(w, what, sizeof what);
+        shmc__call_describe(w, what, sizeof what);
         char who[256];
         size_t m = (size_t)snprintf(who, sizeof who, "%d", r);
         int many = 0;
@@ -117,8 +67,11 @@ static int report(const struct shmc__cx *x, const struct shmc__cx *wx, const uin
 int shmc__coll_check(int coll, const struct shmc__cx *x, size_t count)
 {
     struct shmc__cx wx = shmc__cx_host(x, SHMC_UINT64, SHMC_MIN);
+    /* This agreement is what finds and describes a difference: its own rounds carry no
+     * call words of their own to compare. */
+    wx.call[0] = wx.call[1] = 0;
     uint64_t mine[2], in[4], out[4];
-    pack(coll, x, count, mine);
+    shmc__call_words(coll, x, count, mine);
     in[0] = mine[0];
     in[1] = mine[1];
     in[2] = ~mine[0];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "coll/callword.h"
 #include "coll/check.h"
 #include "coll/dispatch.h"
 
@@ -76,7 +77,7 @@ static int check_apart(const void *sbuf, size_t sbytes, const void *rbuf, size_t
  * for count 0; a local copy for one rank (whatever the collective, the result is then
  * the rank's own count elements); otherwise the chosen algorithm. bytes is what the choice
  * sizes by. */
-static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+static int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                size_t bytes)
 {
     if (x->n == 1) {
@@ -88,7 +89,11 @@ static int run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
     if (x->cc->err)
         return x->cc->err;
     int rc = SHMC_OK;
+    /* The call's words ride in every one-step round (onestep.c) unless SHMC_CHECK=0;
+     * SHMC_CHECK=1 also agrees on them before anything runs (check.c). */
     if (x->co->check)
+        shmc__call_words(coll, x, count, x->call);
+    if (x->co->check == SHMC_CHECK_FULL)
         rc = shmc__coll_check(coll, x, count);
     if (rc == SHMC_OK && count)
         rc = shmc__coll_run(coll, x, sbuf, rbuf, count, bytes);

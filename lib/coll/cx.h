@@ -25,9 +25,11 @@ struct shmc__cx {
     size_t es;                  /* bytes per element */
     shmc_dtype dt;
     shmc_op op;
-    int root; /* rooted collectives; 0 otherwise */
-    int dev;  /* the buffers are device memory: copies, reductions and scratch on the
-               * device, and only the mailbox algorithms (dispatch.c) */
+    int root;         /* rooted collectives; 0 otherwise */
+    int dev;          /* the buffers are device memory: copies, reductions and scratch on the
+                       * device, and only the mailbox algorithms (dispatch.c) */
+    uint64_t call[2]; /* what the caller asked for (callword.h), carried by the one-step
+                       * rounds so that members that differ find out; 0, 0: nothing */
 };
 
 /* An algorithm. run: the call on every member. Buffers are resolved by collectives.c: sbuf is
@@ -57,6 +59,7 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->op = SHMC_SUM;
     x->root = 0;
     x->dev = 0;
+    x->call[0] = x->call[1] = 0;
 }
 
 /* A collective that failed because a member is gone (or its mailbox broke) leaves the

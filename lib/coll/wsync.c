@@ -32,6 +32,8 @@ struct wsync_wait {
     uint64_t want;
     int next; /* the first rank not yet seen at `want` */
     int err;
+    uint64_t tag; /* our call's hash in bits 40-63, to compare with each rank's; 0: none */
+    int odd;      /* the first rank whose hash differs, or -1 */
 };
 
 static int all_entered(void *arg)
@@ -43,8 +45,13 @@ static int all_entered(void *arg)
             continue;
         struct shmc__wsync *o = shmc__arena_wsync(co->arena, (unsigned)w->next);
         /* A7 pairs with R7: that rank's input for this round is visible. */
-        if (shmc__load_acquire64(&o->round) < w->want)
+        uint64_t v = shmc__load_acquire64(&o->round[w->want & 1]);
+        if ((v & SHMC_WSYNC_ROUND_MASK) < w->want)
             break;
+        /* Its call's hash came with the round number (this word is this round's until
+         * we have entered the next one). */
+        if (w->tag && w->odd < 0 && (v & ~SHMC_WSYNC_ROUND_MASK) != w->tag)
+            w->odd = w->next;
     }
     if (w->next >= co->size)
         return 1;
@@ -66,23 +73,31 @@ static int others_far(void *arg, uint32_t cpu)
             continue;
         struct shmc__wsync *o = shmc__arena_wsync(co->arena, (unsigned)q);
         /* Relaxed: only a hint; all_entered takes the acquire. */
-        if (shmc__load_relaxed64(&o->round) < w->want &&
+        if ((shmc__load_relaxed64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) < w->want &&
             !shmc__runs_elsewhere(shmc__arena_cb(co->arena, (unsigned)q), cpu))
             return 0;
     }
     return 1;
 }
 
-int shmc__wsync_enter(struct shmc__coll *co, uint64_t r)
+int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)
 {
-    /* R7 pairs with A7 (all_entered): our input is written before the round number. */
-    shmc__store_release64(&co->wsync->round, r);
+    /* R7 pairs with A7 (all_entered): our input is written before the round number, which
+     * carries our call's hash (tag, bits 40-63) in the same store. */
+    shmc__store_release64(&co->wsync->round[r & 1], r | tag);
     for (int q = 0; q < co->size; q++)
         if (q != co->rank)
             shmc__peer_notify(co->p2p, q);
-    struct wsync_wait w = {.co = co, .want = r};
-    if (all_entered(&w))
-        return w.err;
-    int rc = shmc__wait_pred(co->p2p, all_entered, others_far, &w, SHMC_BLK_COLL);
+    struct wsync_wait w = {.co = co, .want = r, .tag = tag, .odd = -1};
+    int rc = SHMC_OK;
+    if (!all_entered(&w))
+        rc = shmc__wait_pred(co->p2p, all_entered, others_far, &w, SHMC_BLK_COLL);
+    if (odd)
+        *odd = w.odd;
     return rc != SHMC_OK ? rc : w.err;
+}
+
+int shmc__wsync_enter(struct shmc__coll *co, uint64_t r)
+{
+    return shmc__wsync_enter_call(co, r, 0, NULL);
 }

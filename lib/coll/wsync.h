@@ -29,4 +29,9 @@ static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, int q, ui
  * every other rank has entered it. SHMC_OK, or the error of a rank that left first. */
 int shmc__wsync_enter(struct shmc__coll *co, uint64_t r);
 
+/* The same, publishing tag (a call's hash in bits 40-63, onestep.c) with the round and
+ * comparing every other rank's, as it is seen to enter, with it: *odd is the first rank
+ * whose hash differs, or -1. */
+int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd);
+
 #endif /* SHMC_WSYNC_H */

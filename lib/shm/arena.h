@@ -36,7 +36,7 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 5u
+#define SHMC_ARENA_VERSION 6u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -136,8 +136,13 @@ struct shmc__slot {
  * +1 line. Only the owner writes; every other rank of the world reads. */
 #define SHMC_WSYNC_BYTES (4u << 10)
 struct shmc__wsync {
-    SHMC_ALIGNED_LINE shmc_atomic_u64 round;
+    /* round[r & 1]: bits 0-39 the last round r of that parity the rank entered; bits
+     * 40-63 a hash of the call it was for (coll/onestep.c), published by the same store,
+     * or 0. Two words, so that a rank already in round r + 1 still shows round r's hash
+     * to a rank that has not looked yet (it writes that word again only in r + 2). */
+    SHMC_ALIGNED_LINE shmc_atomic_u64 round[2];
 };
+#define SHMC_WSYNC_ROUND_MASK ((1ull << 40) - 1)
 
 /* A copy descriptor (p2p/coop.c): a large single-copy message that the receiver reads
  * with process_vm_readv and the sender, while it waits, writes with process_vm_writev.

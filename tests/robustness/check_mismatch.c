@@ -147,6 +147,64 @@ START_TEST(test_mismatch_detected)
 }
 END_TEST
 
+/* SHMC_CHECK=rounds: calls that meet in one synchronisation round, the
+ * world's small all-reduces and barriers, carry a hash of their call in it, so every
+ * member returns SHMC_ERR_MISMATCH, naming its own call and a rank that differs, and the
+ * next matching call works. `says` is what the odd rank (1) says of its own call. */
+static const struct scenario rounds[] = {
+    {{0, 4, SHMC_INT32, SHMC_SUM, 0},
+     {0, 8, SHMC_INT32, SHMC_SUM, 0},
+     0,
+     "called allreduce(count 8, int32, sum)"},
+    {{0, 4, SHMC_INT32, SHMC_SUM, 0},
+     {0, 4, SHMC_INT32, SHMC_MAX, 0},
+     0,
+     "allreduce(count 4, int32, max)"},
+    {{0, 4, SHMC_INT32, SHMC_SUM, 0},
+     {0, 4, SHMC_FLOAT32, SHMC_SUM, 0},
+     0,
+     "allreduce(count 4, float32, sum)"},
+    {{3, 1, SHMC_INT32, SHMC_SUM, 0},
+     {0, 4, SHMC_INT32, SHMC_SUM, 0},
+     0,
+     "called allreduce(count 4, int32, sum)"},
+};
+
+static void in_rounds(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    int32_t a[64] = {0}, b[64] = {0};
+    for (size_t s = 0; s < sizeof rounds / sizeof *rounds; s++) {
+        const struct scenario *sc = &rounds[s];
+        int odd = sc->from2 ? me >= 2 : me == 1;
+        char msg[2048] = "";
+        shmct_stderr_begin();
+        int rc = do_call(odd ? &sc->odd : &sc->usual, w, a, b);
+        shmct_stderr_end(msg, sizeof msg);
+        T_ASSERT(rc == SHMC_ERR_MISMATCH, "scenario %zu: returned %s", s, shmc_strerror(rc));
+        T_ASSERT(strstr(msg, "collective mismatch on the world") &&
+                     strstr(msg, "made a different call") && (!odd || strstr(msg, sc->says)),
+                 "scenario %zu: rank %d said '%s'", s, me, msg);
+        int32_t v = me + 1, sum = 0;
+        T_OK(shmc_allreduce(&v, &sum, 1, SHMC_INT32, SHMC_SUM, w));
+        T_ASSERT(sum == n * (n + 1) / 2, "scenario %zu: sum %d after the mismatch", s, sum);
+    }
+    /* SHMC_CHECK=0 turns it off: matching calls work as before. */
+    T_OK(shmc_config_set("SHMC_CHECK", "0"));
+    int32_t v = 1, sum = 0;
+    T_OK(shmc_allreduce(&v, &sum, 1, SHMC_INT32, SHMC_SUM, w));
+    T_ASSERT(sum == n, "sum %d with the check off", sum);
+}
+
+START_TEST(test_mismatch_in_rounds)
+{
+    static const char *const env[] = {"SHMC_CHECK=rounds", NULL};
+    struct shmct_opts o = {.env = env};
+    ck_assert_int_eq(shmct_run_opts(2, in_rounds, NULL, &o), 0);
+    ck_assert_int_eq(shmct_run_opts(4, in_rounds, NULL, &o), 0);
+}
+END_TEST
+
 static Suite *mismatch_suite(void)
 {
     Suite *s = suite_create("mismatch");
@@ -154,6 +212,7 @@ static Suite *mismatch_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_mismatch_detected);
+    tcase_add_test(t, test_mismatch_in_rounds);
     suite_add_tcase(s, t);
     return s;
 }
