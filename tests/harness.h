@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef void (*shmct_fn)(shmc_comm *world, int rank, int size, void *arg);
 
@@ -101,6 +102,24 @@ static inline void shmct_check_data(const void *buf, size_t bytes, uint64_t seed
 {
     size_t bad = shmct_verify(buf, bytes, seed);
     T_ASSERT(bad == (size_t)-1, "byte %zu of %zu from rank %d is wrong", bad, bytes, from);
+}
+
+/* Inside a rank: rank 0 sends m messages of `bytes` (through buf, which holds at least
+ * that) to rank 1 on tag, blocking, each filled for shmct_seed(0, bytes, k); rank 1
+ * receives and checks every byte; other ranks do nothing. */
+static inline void shmct_stream_0_to_1(shmc_comm *w, int me, uint8_t *buf, size_t bytes, int m,
+                                       int tag)
+{
+    for (int k = 0; k < m; k++) {
+        if (me == 0) {
+            shmct_fill(buf, bytes, shmct_seed(0, bytes, k));
+            T_OK(shmc_send(buf, bytes, SHMC_UINT8, 1, tag, w));
+        } else if (me == 1) {
+            memset(buf, 0, bytes);
+            T_OK(shmc_recv(buf, bytes, SHMC_UINT8, 0, tag, w, NULL));
+            shmct_check_data(buf, bytes, shmct_seed(0, bytes, k), 0);
+        }
+    }
 }
 
 /* Inside a rank: malloc that fails the test instead of returning NULL (never for 0). */

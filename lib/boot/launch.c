@@ -204,6 +204,21 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
+/* Is the job's name taken by something no shmcomm job of this user made? Then it says so
+ * (what, whose, what to do) and the job must not start: nothing is opened or removed. */
+static int foreign(const char *name)
+{
+    char why[96];
+    if (!shmc__arena_foreign(name, why, sizeof why))
+        return 0;
+    SHMC_ERROR("the shared-memory name /dev/shm%s is taken by %s, which no shmcomm job of "
+               "this user (uid %u) made: it is never used. Ask its owner to remove it, or give "
+               "this job another name with SHMC_JOB_ID (or start it with shmrun, whose names "
+               "nobody can guess)",
+               name, why, (unsigned)geteuid());
+    return 1;
+}
+
 static int create_embedded(struct shmc__boot *b, const char *name, unsigned nranks)
 {
     struct shmc__layout lay;
@@ -217,15 +232,8 @@ static int create_embedded(struct shmc__boot *b, const char *name, unsigned nran
         /* The name exists: something another user put there, a running job with the
          * same key, one being created right now (two local rank 0s), or a leftover of a
          * job that died while assembling. */
-        char why[96];
-        if (shmc__arena_foreign(name, why, sizeof why)) {
-            SHMC_ERROR("the shared-memory name /dev/shm%s is taken by %s, which no shmcomm "
-                       "job of this user (uid %u) made: it is never used. Ask its owner to "
-                       "remove it, or give this job another name with SHMC_JOB_ID (or start "
-                       "it with shmrun, whose names nobody can guess)",
-                       name, why, (unsigned)geteuid());
+        if (foreign(name))
             return SHMC_ERR_ENV;
-        }
         if (shmc__arena_leftover(name) == 0) {
             SHMC_ERROR("another running job uses the shared-memory name %s (same user and "
                        "job key); give this job its own SHMC_JOB_ID",
@@ -243,14 +251,8 @@ static int attach_embedded(struct shmc__boot *b, const char *name, unsigned nran
     uint64_t deadline = shmc__now_ns() + (uint64_t)b->cfg.attach_timeout_s * 1000000000ull;
     unsigned pause = 1;
     for (;;) {
-        char why[96];
-        if (shmc__arena_foreign(name, why, sizeof why)) {
-            SHMC_ERROR("the shared-memory name /dev/shm%s is taken by %s, which no shmcomm "
-                       "job of this user (uid %u) made: it is never used. Ask its owner to "
-                       "remove it, or give this job another name with SHMC_JOB_ID",
-                       name, why, (unsigned)geteuid());
+        if (foreign(name))
             return SHMC_ERR_ENV;
-        }
         int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NONBLOCK, 0);
         if (fd < 0 && errno != ENOENT) {
             SHMC_ERROR("cannot open shared memory %s: %s", name, strerror(errno));

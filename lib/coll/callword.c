@@ -46,4 +46,3 @@ void shmc__call_describe(const uint64_t w[2], char *buf, size_t len)
         break;
     }
 }
-

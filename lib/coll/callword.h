@@ -21,7 +21,6 @@ static inline void shmc__call_words(int coll, const struct shmc__cx *x, size_t c
     /* Bit 25: never both words zero, which means "no call" (cx.h). */
 }
 
-
 /* "allreduce(count 4, int32, sum)" and the like. */
 void shmc__call_describe(const uint64_t w[2], char *buf, size_t len);
 

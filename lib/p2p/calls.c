@@ -53,8 +53,10 @@ static int check_tag(int tag, int any_ok)
 
 /* ---- public API ------------------------------------------------------------------------- */
 
-static int shmc_isend_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
-                           shmc_comm *comm, shmc_request **req)
+/* isend and irecv: the same checks (a receive may name any source and any tag), then a
+ * request posted in the one direction. */
+static int start_call(int send, void *buf, size_t count, shmc_dtype dtype, int peer, int tag,
+                      shmc_comm *comm, shmc_request **req)
 {
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;
@@ -63,38 +65,30 @@ static int shmc_isend_call(const void *buf, size_t count, shmc_dtype dtype, int 
     if (req)
         *req = NULL;
     if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(c, dst, 0, &w)) || (rc = check_tag(tag, 0)))
-        return rc;
-    if (!req)
-        return SHMC_ERR_ARG;
-    if ((rc = shmc__job_ok(p)))
-        return rc;
-    struct shmc__request *s;
-    if ((rc = shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, -1, &s)) == SHMC_OK)
-        *req = shmc__req_handle(s);
-    return rc;
-}
-
-static int shmc_irecv_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
-                           shmc_comm *comm, shmc_request **req)
-{
-    struct shmc__p2p *p = &shmc__p2p;
-    const struct shmc__comm *c;
-    size_t bytes, es;
-    int w, rc;
-    if (req)
-        *req = NULL;
-    if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(c, src, 1, &w)) || (rc = check_tag(tag, 1)))
+        (rc = check_peer(c, peer, !send, &w)) || (rc = check_tag(tag, !send)))
         return rc;
     if (!req)
         return SHMC_ERR_ARG;
     if ((rc = shmc__job_ok(p)))
         return rc;
     struct shmc__request *r;
-    if ((rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r)) == SHMC_OK)
+    rc = send ? shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r)
+              : shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r);
+    if (rc == SHMC_OK)
         *req = shmc__req_handle(r);
     return rc;
+}
+
+static int shmc_isend_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                           shmc_comm *comm, shmc_request **req)
+{
+    return start_call(1, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req);
+}
+
+static int shmc_irecv_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                           shmc_comm *comm, shmc_request **req)
+{
+    return start_call(0, buf, count, dtype, src, tag, comm, req);
 }
 
 static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,

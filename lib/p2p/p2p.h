@@ -222,9 +222,9 @@ static inline void shmc__pause_end(int multi)
         pthread_mutex_lock(&shmc__big);
 }
 
-/* Marks world rank w's endpoint broken, once, logging what was found (`what`): shared
- * memory with it holds what no rank writes. Its requests then fail with SHMC_ERR_CORRUPT
- * (progress.c) and nothing more is read from its mailboxes. */
+/* Marks world rank w's endpoint broken, once, logging what was found (`what`, or NULL if
+ * the caller said it): shared memory with it holds what no rank writes. Its requests then fail with
+ * SHMC_ERR_CORRUPT (progress.c) and nothing more is read from its mailboxes. */
 static inline void shmc__peer_broken(struct shmc__p2p *p, int w, const char *what)
 {
     if (!shmc__ep_break(&p->peers[w].ep, what))

@@ -85,14 +85,9 @@ static void arena_corrupt(struct shmc__p2p *p, const char *what)
     SHMC_ERROR("%s: the job's shared memory was overwritten (by a process outside shmcomm?); "
                "every operation with another rank now fails with SHMC_ERR_CORRUPT",
                what);
-    for (int q = 0; q < p->size; q++) {
-        if (q != p->rank && !p->peers[q].ep.broken) {
-            p->peers[q].ep.broken = 1;
-            p->ngone++;
-            shmc__job_cut(p->arena, (unsigned)p->rank, (unsigned)q);
-        }
-    }
-    p->recheck = 1;
+    for (int q = 0; q < p->size; q++)
+        if (q != p->rank)
+            shmc__peer_broken(p, q, NULL); /* said once, above */
 }
 
 /* After a sleep slice: our own control block must still hold what we wrote (our pid, our

@@ -72,25 +72,44 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     return SHMC_OK;
 }
 
-uint64_t shmc__proc_start_time(int pid)
+/* /proc/PID/stat into buf; returns where field 3 (the state letter) starts, or NULL. The
+ * command name (field 2) may hold spaces and parentheses, so fields count from its last
+ * ')'. */
+static const char *read_stat(int pid, char *buf, size_t len)
 {
-    char path[64], buf[1024];
+    char path[64];
+    if (pid <= 0)
+        return NULL;
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+        return NULL;
+    ssize_t n = read(fd, buf, len - 1);
     close(fd);
     if (n <= 0)
-        return 0;
+        return NULL;
     buf[n] = '\0';
-    /* Field 22; the command name (field 2) may contain spaces, so count after its ')'. */
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    for (int field = 2; field < 22 && p; field++)
-        p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
+    const char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
+}
+
+uint64_t shmc__proc_start_time(int pid)
+{
+    char buf[1024];
+    const char *p = read_stat(pid, buf, sizeof buf);
+    /* Field 22, 19 fields after the state. */
+    for (int field = 3; field < 22 && p; field++) {
+        const char *sp = strchr(p, ' ');
+        p = sp ? sp + 1 : NULL;
+    }
+    return p ? strtoull(p, NULL, 10) : 0;
+}
+
+char shmc__proc_state(int pid)
+{
+    char buf[1024];
+    const char *p = read_stat(pid, buf, sizeof buf);
+    return p ? *p : 0;
 }
 
 int shmc__arena_creator_alive(const struct shmc__arena_hdr *h)

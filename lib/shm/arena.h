@@ -271,6 +271,10 @@ int shmc__arena_unique_name(char *buf, size_t len);
 /* Start time of a process in clock ticks since boot (from /proc), or 0 if unknown. */
 uint64_t shmc__proc_start_time(int pid);
 
+/* The kernel's state letter for a process (/proc/PID/stat: R running or runnable, S/D
+ * waiting, T stopped by a signal, t by a debugger, Z exited), or 0 if it cannot be read. */
+char shmc__proc_state(int pid);
+
 /* Is the process that created this arena still running? */
 int shmc__arena_creator_alive(const struct shmc__arena_hdr *h);
 

@@ -11,11 +11,8 @@
  * a mix of two waits. A report is a snapshot, not a proof; a cycle it names is one that
  * held for as long as the ranks in it had been blocked.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "base/atomics.h"
 #include "base/clock.h"
@@ -30,39 +27,19 @@ struct blk {
     char run; /* the process's state letter in /proc (R, S, T, ...), 0 unknown */
 };
 
-/* The kernel's view of process pid: the state letter of /proc/PID/stat (R running or
- * runnable, S/D waiting, T stopped by a signal, t stopped by a debugger, Z exited), or 0
- * if it cannot be read. The pid is the caller's own copy (arena.h), never shared memory's. */
-static char proc_state(int pid)
-{
-    if (pid <= 0)
-        return 0;
-    char path[40], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t len = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (len <= 0)
-        return 0;
-    buf[len] = 0;
-    /* "pid (comm) S ...": comm may hold spaces and parentheses, so take the last ')'. */
-    const char *e = strrchr(buf, ')');
-    return e && e[1] == ' ' && e[2] ? e[2] : 0;
-}
-
 /* Stopped: it cannot run until someone sends SIGCONT, whatever it was doing. */
 static int stopped(const struct blk *b)
 {
     return b->run == 'T' || b->run == 't';
 }
 
-static struct blk read_blk(const struct shmc__arena *a, int n, int r)
+/* Rank r's control block, and with proc also its process's state (a read of /proc; the
+ * pid is the caller's own copy, arena.h, never shared memory's). */
+static struct blk read_blk(const struct shmc__arena *a, int n, int r, int proc)
 {
     const struct shmc__rank_cb *cb = shmc__arena_cb(a, (unsigned)r);
     struct blk b;
-    b.run = proc_state(a->pids[r]);
+    b.run = proc ? shmc__proc_state(a->pids[r]) : 0;
     /* Relaxed: diagnostics only (see above). */
     b.state = shmc__load_relaxed32(&cb->state);
     b.op = shmc__load_relaxed32(&cb->blk_op);
@@ -181,7 +158,7 @@ void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FIL
     uint64_t now = shmc__now_ns();
     fprintf(f, "%swhat each rank is doing:\n", prefix);
     for (int r = 0; r < n; r++) {
-        b[r] = read_blk(a, n, r);
+        b[r] = read_blk(a, n, r, 1);
         char what[160], comm[40];
         if (!running(&b[r], alive, r))
             fprintf(f, "  rank %d: exited (%s)\n", r, state_text(b[r].state));
@@ -246,20 +223,25 @@ void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FIL
 
 int shmc__hang_reporter(const struct shmc__arena *a, int n, uint64_t timeout_ns, uint64_t now)
 {
+    /* Called after every sleep slice under SHMC_TIMEOUT: /proc is read only for a rank
+     * that would otherwise decide (one not blocked long enough, or the candidate). */
     int reporter = -1;
     for (int r = 0; r < n; r++) {
-        struct blk b = read_blk(a, n, r);
+        struct blk b = read_blk(a, n, r, 0);
         if (b.state >= SHMC_RANK_FINALIZED && b.state <= SHMC_RANK_DEAD)
             continue; /* left the job */
         if (b.state > SHMC_RANK_DEAD || b.op > SHMC_BLK_COLL ||
             (b.op != SHMC_BLK_NONE && b.since_ns > now + 1000000000ull))
             return -2; /* values no rank writes */
+        int stuck = blocked(&b) && b.since_ns && now >= b.since_ns + timeout_ns;
+        if (stuck && reporter >= 0)
+            continue;
+        b.run = shmc__proc_state(a->pids[r]);
         if (stopped(&b))
             continue; /* stuck, wherever it stopped, and unable to report */
-        if (!blocked(&b) || !b.since_ns || now < b.since_ns + timeout_ns)
+        if (!stuck)
             return -1;
-        if (reporter < 0)
-            reporter = r;
+        reporter = r;
     }
     return reporter;
 }

@@ -63,8 +63,9 @@ int shmc__ep_break(struct shmc__ep *ep, const char *what)
     if (ep->broken)
         return 0;
     ep->broken = 1;
-    SHMC_ERROR("%s: shared memory was corrupted; operations with rank %d fail with "
-               "SHMC_ERR_CORRUPT",
-               what, ep->peer);
+    if (what)
+        SHMC_ERROR("%s: shared memory was corrupted; operations with rank %d fail with "
+                   "SHMC_ERR_CORRUPT",
+                   what, ep->peer);
     return 1;
 }

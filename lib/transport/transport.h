@@ -94,7 +94,8 @@ void shmc__tp_init(struct shmc__tp *t, struct shmc__arena *a, int rank, int size
 int shmc__ep_connect(const struct shmc__tp *t, struct shmc__ep *ep, int peer);
 void shmc__ep_disconnect(struct shmc__ep *ep);
 
-/* Marks ep broken (once; returns 1 then), logging `what` was found in shared memory. */
+/* Marks ep broken (once; returns 1 then), logging `what` was found in shared memory
+ * (NULL: the caller has said it already). */
 int shmc__ep_break(struct shmc__ep *ep, const char *what);
 
 /* Looks whether ep's peer has left (probe: also at its process). Returns 1 if it is

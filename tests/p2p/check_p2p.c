@@ -709,16 +709,7 @@ static void coop_offered(shmc_comm *w, int me, int n, void *arg)
     size_t big = COOP_MIN + 4096;
     uint8_t *b = shmct_xmalloc(big);
     uint64_t offers = shmct_stat("coop_offers");
-    for (int k = 0; k < M; k++) {
-        if (me == 0) {
-            shmct_fill(b, big, shmct_seed(0, big, k));
-            T_OK(shmc_send(b, big, SHMC_UINT8, 1, 6, w));
-        } else if (me == 1) {
-            memset(b, 0, big);
-            T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 6, w, NULL));
-            shmct_check_data(b, big, shmct_seed(0, big, k), 0);
-        }
-    }
+    shmct_stream_0_to_1(w, me, b, big, M, 6);
     if (me == 0)
         T_ASSERT(shmct_stat("coop_offers") - offers == M,
                  "%llu of %d messages offered a descriptor",

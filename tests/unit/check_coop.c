@@ -22,16 +22,7 @@ static void coop_held(shmc_comm *w, int me, int n, void *arg)
     enum { M = 100 };
     size_t big = SHMC_COOP_MIN + 4096;
     uint8_t *b = shmct_xmalloc(big);
-    for (int k = 0; k < M; k++) {
-        if (me == 0) {
-            shmct_fill(b, big, shmct_seed(0, big, k));
-            T_OK(shmc_send(b, big, SHMC_UINT8, 1, 6, w));
-        } else if (me == 1) {
-            memset(b, 0, big);
-            T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 6, w, NULL));
-            shmct_check_data(b, big, shmct_seed(0, big, k), 0);
-        }
-    }
+    shmct_stream_0_to_1(w, me, b, big, M, 6);
     if (me == 0) {
         const struct shmc__coop *co = &shmc__p2p.coop;
         uint64_t held = co->held, free_ = co->free;
