@@ -85,9 +85,10 @@ static int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf, size_
             return shmc__copy_kind(rbuf, sbuf, count * x->es, x->dev);
         return SHMC_OK;
     }
-    /* After a failure for a dead or broken member, every collective fails (cx.h). */
-    if (x->cc->err)
-        return x->cc->err;
+    /* After a failure part-way, here or on a member, every collective fails (cx.h). */
+    int failed = shmc__cx_failed(x);
+    if (failed != SHMC_OK)
+        return failed;
     int rc = SHMC_OK;
     /* The call's words ride in every one-step round (onestep.c) unless SHMC_CHECK=0;
      * SHMC_CHECK=1 also agrees on them before anything runs (check.c). */

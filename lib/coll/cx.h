@@ -62,17 +62,43 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->call[0] = x->call[1] = 0;
 }
 
-/* A collective that failed because a member is gone (or its mailbox broke) leaves the
- * members out of step: some returned early, others are still inside. From then on every
- * collective on the communicator fails at its start (collectives.c, split.c), rather than
- * meeting that call's leftovers (which would read as a mismatch, or wait forever). A
- * member gone after doing its part of a call (a gather's sender, say) fails nothing.
- * Point-to-point on the communicator still works between the members that remain. */
+/* This rank gives up the call with err: it quits the communicator's collectives
+ * (p2p/quit.c has the protocol), so that every member waiting in the call stops too, and
+ * the requests of the call that no peer works on fail. Returns err. The caller waits for
+ * its other requests to end before it returns (xfer.c). */
+static inline int shmc__cx_quit(const struct shmc__cx *x, int err)
+{
+    if (err != SHMC_OK && err != SHMC_ERR_ABORTED)
+        shmc__p2p_quit(x->co->p2p, x->c, err);
+    return err;
+}
+
+/* A collective that failed part-way (a member gone, a mailbox broken, a copy failed, a
+ * message of the wrong size) leaves the members out of step: some returned early, others
+ * are still inside. This rank quits the communicator's collectives, which tells the
+ * others, and from then on every collective on it fails at its start (collectives.c,
+ * split.c), rather than meeting that call's leftovers (which would read as a mismatch, or
+ * wait forever). Errors every member returns at the same step leave it in step: the
+ * scratch agreement's SHMC_ERR_NOMEM and the checks' SHMC_ERR_MISMATCH (a mismatch that
+ * only one member saw has quit already, in xfer.c). A member gone after doing its part of
+ * a call (a gather's sender, say) fails nothing. Point-to-point on the communicator still
+ * works between the members that remain. */
 static inline int shmc__cx_outcome(const struct shmc__cx *x, int rc)
 {
     if (rc == SHMC_ERR_PEER_DEAD || rc == SHMC_ERR_CORRUPT)
         x->cc->err = rc;
+    if (rc != SHMC_ERR_NOMEM && rc != SHMC_ERR_MISMATCH)
+        shmc__cx_quit(x, rc);
     return rc;
+}
+
+/* The error every collective on x's communicator fails with at its start, after a
+ * failure of this rank or of a member (it quits too, so those waiting for it stop), or
+ * SHMC_OK. */
+static inline int shmc__cx_failed(const struct shmc__cx *x)
+{
+    int err = x->c->quit ? x->c->quit : x->cc->err;
+    return err ? shmc__cx_quit(x, err) : SHMC_OK;
 }
 
 /* Is x on the world communicator (which alone has the one-step rounds of wsync.c)? */

@@ -33,6 +33,7 @@
 
 #include <string.h>
 
+#include "p2p/quit.h"
 #include "shm/doorbell.h"
 
 static struct shmc__slot *slot_of(const struct shmc__cx *x, int r)
@@ -54,16 +55,19 @@ struct slot_wait {
     int err;
 };
 
-/* Has every reader of our last publication finished with it, or left the job? */
+/* Has every reader of our last publication finished with it, left the job, or quit the
+ * communicator it was for (p2p/quit.c: a member publishes that only once it reads no
+ * more)? */
 static int readers_done(const struct shmc__coll *co)
 {
+    uint32_t ctx = 2 * ((uint32_t)(co->slot_stamp >> 32) - 1) + 1; /* comm.h */
     for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++) {
         for (uint64_t want = co->slot_readers[i]; want; want &= want - 1) {
             unsigned r = i * 64 + (unsigned)__builtin_ctzll(want);
             /* A6 pairs with R6: this reader's loads are done before we write again. */
             if (shmc__load_acquire64(&co->slot->done[r]) == co->slot_stamp)
                 continue;
-            if (shmc__peer_lost(co->p2p, (int)r) == SHMC_OK)
+            if (shmc__peer_lost(co->p2p, (int)r) == SHMC_OK && !shmc__quit_by(co->p2p, (int)r, ctx))
                 return 0;
         }
     }
@@ -80,6 +84,11 @@ static int slot_ready(void *arg)
     uint64_t s = shmc__load_acquire64(w->stamp);
     if ((s >> 32) == (w->want >> 32) && (int32_t)((uint32_t)s - (uint32_t)w->want) >= 0)
         return 1;
+    /* A member quit the call (p2p/quit.c): the owner may never publish. */
+    if (w->x->c->quit) {
+        w->err = w->x->c->quit;
+        return 1;
+    }
     /* The owner, gone without publishing what we wait for? */
     if (!shmc__peers_any_gone(p))
         return 0;
@@ -90,9 +99,9 @@ static int slot_ready(void *arg)
 static int slot_block(struct slot_wait *w)
 {
     if (slot_ready(w))
-        return w->err;
+        return shmc__cx_quit(w->x, w->err);
     int rc = shmc__wait_pred(w->x->co->p2p, slot_ready, NULL, w, SHMC_BLK_COLL);
-    return rc != SHMC_OK ? rc : w->err;
+    return shmc__cx_quit(w->x, rc != SHMC_OK ? rc : w->err);
 }
 
 int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data)

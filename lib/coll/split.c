@@ -26,7 +26,8 @@ static int parent(const shmc_comm *h, struct shmc__cx *x)
     if (rc != SHMC_OK)
         return rc;
     shmc__cx_init(x, &shmc__coll, c, SHMC_UINT32);
-    return x->cc->err != SHMC_OK ? x->cc->err : shmc__job_ok(x->co->p2p);
+    rc = shmc__job_ok(x->co->p2p);
+    return rc != SHMC_OK ? rc : shmc__cx_failed(x);
 }
 
 /* Agrees on a uid over the parent, and on whether every rank could go on: local is this

@@ -25,6 +25,7 @@
  */
 #include "coll/wsync.h"
 
+#include "p2p/quit.h"
 #include "shm/doorbell.h"
 
 struct wsync_wait {
@@ -58,7 +59,20 @@ static int all_entered(void *arg)
     /* The rank we wait for left or broke before entering this round. */
     if (shmc__peers_any_gone(co->p2p) && (w->err = shmc__peer_lost(co->p2p, w->next)) != SHMC_OK)
         return 1;
+    /* A rank quit the world's collectives (p2p/quit.c): it may never enter. */
+    if (co->p2p->comms.world.quit) {
+        w->err = co->p2p->comms.world.quit;
+        return 1;
+    }
     return 0;
+}
+
+/* Gives up a world collective with err (p2p/quit.c). */
+static int quit_world(struct shmc__coll *co, int err)
+{
+    if (err != SHMC_OK && err != SHMC_ERR_ABORTED)
+        shmc__p2p_quit(co->p2p, &co->p2p->comms.world, err);
+    return err;
 }
 
 /* Every rank not yet in the round last ran on another CPU than ours. Such a rank needs
@@ -94,7 +108,39 @@ int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int 
         rc = shmc__wait_pred(co->p2p, all_entered, others_far, &w, SHMC_BLK_COLL);
     if (odd)
         *odd = w.odd;
-    return rc != SHMC_OK ? rc : w.err;
+    return quit_world(co, rc != SHMC_OK ? rc : w.err);
+}
+
+struct settle_wait {
+    struct shmc__coll *co;
+    uint64_t want;
+};
+
+/* Has every other rank entered round `want`, left the job, or quit the world's
+ * collectives? */
+static int all_settled(void *arg)
+{
+    struct settle_wait *w = arg;
+    struct shmc__coll *co = w->co;
+    struct shmc__p2p *p = co->p2p;
+    for (int q = 0; q < co->size; q++) {
+        if (q == co->rank)
+            continue;
+        struct shmc__wsync *o = shmc__arena_wsync(co->arena, (unsigned)q);
+        if ((shmc__load_acquire64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) >= w->want)
+            continue;
+        if (shmc__peer_lost(p, q) == SHMC_OK && !shmc__quit_by(p, q, p->comms.world.ctx + 1))
+            return 0;
+    }
+    return 1;
+}
+
+int shmc__wsync_settle(struct shmc__coll *co, uint64_t r)
+{
+    struct settle_wait w = {co, r};
+    if (all_settled(&w))
+        return SHMC_OK;
+    return shmc__wait_pred(co->p2p, all_settled, NULL, &w, SHMC_BLK_COLL);
 }
 
 int shmc__wsync_enter(struct shmc__coll *co, uint64_t r)

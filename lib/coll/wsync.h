@@ -34,4 +34,10 @@ int shmc__wsync_enter(struct shmc__coll *co, uint64_t r);
  * whose hash differs, or -1. */
 int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd);
 
+/* After round r failed (a rank left or quit before entering it, and this rank has quit):
+ * waits until every other rank has entered r, left the job or quit the world's
+ * collectives, which each does only once it has stopped touching other ranks' buffers
+ * for the call (direct.c writes into them). */
+int shmc__wsync_settle(struct shmc__coll *co, uint64_t r);
+
 #endif /* SHMC_WSYNC_H */

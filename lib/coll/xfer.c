@@ -9,22 +9,35 @@
 int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
                    struct shmc__request **req)
 {
-    return shmc__post_send(x->co->p2p, buf, bytes, 1, shmc__comm_world_rank(x->c, dst), COLL_TAG,
-                           x->ctx, x->c, x->dev, req);
+    return shmc__cx_quit(x, shmc__post_send(x->co->p2p, buf, bytes, 1,
+                                            shmc__comm_world_rank(x->c, dst), COLL_TAG, x->ctx,
+                                            x->c, x->dev, req));
 }
 
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
                    struct shmc__request **req)
 {
-    return shmc__post_recv(x->co->p2p, buf, bytes, 1, shmc__comm_world_rank(x->c, src), COLL_TAG,
-                           x->ctx, x->c, x->dev, req);
+    return shmc__cx_quit(x, shmc__post_recv(x->co->p2p, buf, bytes, 1,
+                                            shmc__comm_world_rank(x->c, src), COLL_TAG, x->ctx,
+                                            x->c, x->dev, req));
 }
 
+/* The failure protocol's rule for a call's own requests (p2p/quit.c): on the first that
+ * fails, this rank quits at once (a peer may be waiting for a message we would have sent
+ * later, and stops only when it learns), then waits for the rest, each of which a peer
+ * either finishes or declines. Only then may the buffers go back to the caller. */
 int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **reqs)
 {
     struct shmc__p2p *p = x->co->p2p;
     int first = SHMC_OK;
-    shmc__wait_requests(p, n, reqs);
+    if (shmc__wait_requests_or_error(p, n, reqs) != SHMC_OK) {
+        int err = x->c->quit;
+        for (size_t i = 0; !err && i < n; i++)
+            if (reqs[i] && reqs[i]->state != SHMC_RS_ACTIVE && reqs[i]->err != SHMC_OK)
+                err = reqs[i]->err;
+        shmc__cx_quit(x, err ? err : SHMC_ERR_PEER_DEAD);
+        shmc__wait_requests(p, n, reqs);
+    }
     for (size_t i = 0; i < n; i++) {
         struct shmc__request *r = reqs[i];
         if (!r)
@@ -39,7 +52,7 @@ int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **
             first = rc;
         reqs[i] = NULL;
     }
-    return first;
+    return shmc__cx_quit(x, first);
 }
 
 int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst)
@@ -77,9 +90,17 @@ void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **
 {
     struct shmc__p2p *p = x->co->p2p;
     for (size_t i = 0; i < n; i++) {
+        if (reqs[i] && reqs[i]->state == SHMC_RS_ACTIVE) {
+            /* Requests left over from a failed call: quit (which fails those nobody
+             * works on), then wait for the others (see shmc__cx_waitall). */
+            shmc__cx_quit(x, x->c->quit ? x->c->quit : SHMC_ERR_PEER_DEAD);
+            shmc__wait_requests(p, n, reqs);
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
         if (!reqs[i])
             continue;
-        shmc__p2p_cancel(p, reqs[i], SHMC_ERR_STATE);
         shmc__req_free(&p->reqs, reqs[i]);
         reqs[i] = NULL;
     }

@@ -15,7 +15,8 @@ int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
 /* Waits for n requests (NULL entries skipped), frees them and sets them NULL. A receive
  * whose message had another size is SHMC_ERR_MISMATCH. Returns the first error. */
 int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **reqs);
-/* Drops requests that could not all be started (a failed post): nothing waits for them. */
+/* Ends requests of a call that failed (a failed post or wait): quits the call if any is
+ * still pending and waits for those a peer works on (waitall's rule), then frees them. */
 void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **reqs);
 int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst);
 int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src);

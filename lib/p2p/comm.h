@@ -39,6 +39,8 @@ struct shmc__comm {
     int *local_of;          /* world rank -> comm rank or -1; NULL for the world itself */
     uint32_t uid;           /* agreed by the members at creation; never reused by any of them */
     struct shmc__link link; /* on the list of communicators made by split and create_group */
+    int quit;      /* its collectives fail with this: this rank or a member quit them (quit.c) */
+    int quit_self; /* this rank quit them and told the others */
     uint64_t ext[SHMC_COMM_EXT_WORDS]; /* the collectives' (coll/coll.h); zero at creation */
 };
 

@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "p2p/deliver.h"
+#include "p2p/quit.h"
 #include "p2p/rndv.h"
 
 #define DRAIN_BUDGET 64 /* records per ring per pass, so one busy peer cannot starve others */
@@ -38,6 +39,8 @@ static int handle(struct shmc__p2p *p, int peer, const struct shmc__rec_view *v)
             shmc__deliver_eager(p, r, peer, tag, v->payload, v->len);
             return 1;
         }
+        if (p->nquit && shmc__quit_inbound(p, peer, SHMC_REC_EAGER, ctx, NULL))
+            return 1;
         return shmc__unexp_add_eager(&p->match, peer, tag, ctx, v->payload, v->len) == SHMC_OK;
     case SHMC_REC_RTS: {
         struct shmc__rts rts;
@@ -57,6 +60,8 @@ static int handle(struct shmc__p2p *p, int peer, const struct shmc__rec_view *v)
             shmc__rndv_matched(p, r, peer, tag, &rts, dev);
             return 1;
         }
+        if (p->nquit && shmc__quit_inbound(p, peer, SHMC_REC_RTS, ctx, &rts))
+            return 1;
         return shmc__unexp_add_rts(&p->match, peer, tag, ctx, &rts, dev) == SHMC_OK;
     }
     case SHMC_REC_CTS:

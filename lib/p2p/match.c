@@ -146,6 +146,20 @@ void shmc__unexp_free_all(struct shmc__match *m)
     }
 }
 
+struct shmc__unexp *shmc__unexp_take_ctx(struct shmc__match *m, uint32_t ctx)
+{
+    struct shmc__link *l, *tmp;
+    shmc__list_each(&m->unexp, l, tmp)
+    {
+        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
+        if (u->ctx == ctx && u->kind != 0) {
+            unexp_take(m, u);
+            return u;
+        }
+    }
+    return NULL;
+}
+
 /* Rendezvous offers stay: their senders are still waiting and learn nothing from a silent
  * drop. */
 void shmc__unexp_drop_ctx(struct shmc__match *m, uint32_t ctx)

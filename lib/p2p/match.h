@@ -52,6 +52,9 @@ int shmc__unexp_add_rts(struct shmc__match *m, int src, int tag, uint32_t ctx,
                         const struct shmc__rts *rts, const struct shmc__ipc *ipc);
 int shmc__unexp_add_self(struct shmc__match *m, struct shmc__request *send);
 void shmc__unexp_drop_self(struct shmc__match *m, const struct shmc__request *send);
+/* The oldest message (EAGER or RTS, not a message to oneself) waiting on ctx, taken off
+ * the queue; the caller frees it. NULL if none. */
+struct shmc__unexp *shmc__unexp_take_ctx(struct shmc__match *m, uint32_t ctx);
 /* Forgets eager messages nobody received on a context that is going away. */
 void shmc__unexp_drop_ctx(struct shmc__match *m, uint32_t ctx);
 void shmc__unexp_free_all(struct shmc__match *m);

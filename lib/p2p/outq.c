@@ -63,6 +63,20 @@ int shmc__outq_ctrl(struct shmc__p2p *p, int peer, struct shmc__request *r, unsi
     return SHMC_OK;
 }
 
+void shmc__outq_ctrl_in(struct shmc__p2p *p, int peer, void *mem, unsigned kind, uint64_t w1,
+                        uint64_t a, uint64_t b)
+{
+    struct shmc__peer *pe = &p->peers[peer];
+    if (shmc__list_empty(&pe->ctrl) && put_ctrl(&pe->ep, kind, w1, a, b)) {
+        free(mem);
+        return;
+    }
+    struct shmc__ctrl *c = mem;
+    *c = (struct shmc__ctrl){.owner = NULL, .kind = kind, .w1 = w1, .a = a, .b = b};
+    shmc__list_push(&pe->ctrl, &c->link);
+    shmc__outq_busy(p, peer);
+}
+
 void shmc__outq_send(struct shmc__p2p *p, int peer, struct shmc__request *s)
 {
     shmc__req_enqueue(&p->peers[peer].matchq, s, SHMC_Q_MATCH);

@@ -20,6 +20,11 @@ int shmc__outq_eager(struct shmc__ep *ep, const void *buf, size_t bytes, int tag
  * struct shmc__ctrl). */
 int shmc__outq_ctrl(struct shmc__p2p *p, int peer, struct shmc__request *r, unsigned kind,
                     uint64_t w1, uint64_t a, uint64_t b);
+/* The same without a request, for a FIN declining an offer: mem, a malloc'd block at
+ * least as large as a struct shmc__ctrl, holds the record if it must wait for ring space
+ * (and is freed once it is written), and is freed at once otherwise. */
+void shmc__outq_ctrl_in(struct shmc__p2p *p, int peer, void *mem, unsigned kind, uint64_t w1,
+                        uint64_t a, uint64_t b);
 /* Queues send s behind the others to its peer (its record goes when they have). */
 void shmc__outq_send(struct shmc__p2p *p, int peer, struct shmc__request *s);
 /* Writes queued control records while the ring has room; returns how many. */

@@ -48,6 +48,7 @@ struct shmc__peer {
     struct shmc__link streams; /* sends streaming DATA records (rndv.c) */
     struct shmc__link ctrl;    /* control records waiting for ring space (outq.c) */
     int out_busy; /* 1 while any of the three is non-empty (or was, until the next push) */
+    uint64_t quit_seen[SHMC_QUIT_WORDS]; /* its quit words as last read (quit.c) */
 };
 
 enum { SHMC_P2P_OFF = 0, SHMC_P2P_READY = 1, SHMC_P2P_FINALIZING = 2 };
@@ -85,6 +86,11 @@ struct shmc__p2p {
     int recheck;         /* re-examine pending requests (a peer broke) */
     int ngone;           /* peers known to be gone or broken */
     int arena_corrupt;   /* our own control block was overwritten: every peer is broken */
+    /* Collective contexts this rank quit, the last SHMC_QUIT_WORDS (quit.c), their
+     * errors, how many it quit in all, and how many quits of peers it has seen. */
+    uint32_t quit_ctx[SHMC_QUIT_WORDS];
+    int quit_err[SHMC_QUIT_WORDS];
+    unsigned nquit, quits_seen;
     /* The thread inside a public call, by the address of its shmc__thread_token; NULL
      * between calls (SHMC_GUARDED). */
     _Atomic(const char *) in_call;
@@ -135,6 +141,10 @@ static inline int shmc__job_ok(struct shmc__p2p *p)
         return shmc__check_job(p) == SHMC_ERR_ABORTED ? SHMC_ERR_ABORTED : SHMC_OK;
     return SHMC_OK;
 }
+/* progress.c: this rank quits comm c's collectives with err (quit.c has the protocol):
+ * tells the members, fails the requests on them that no peer works on, declines waiting
+ * offers. The caller then waits for its other requests on them to end. */
+void shmc__p2p_quit(struct shmc__p2p *p, struct shmc__comm *c, int err);
 /* Takes a request that will not complete by itself off whatever it waits in, and
  * completes it with err (a failed collective's messages; a receive whose send failed). */
 void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
@@ -274,6 +284,10 @@ int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
 /* wait.c: waits for every non-NULL request of reqs. Returns SHMC_OK, or
  * SHMC_ERR_ABORTED (the requests have failed by then). */
 int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs);
+/* The same, but returns as soon as one has failed: SHMC_OK once all completed without
+ * error, else the first error seen (or SHMC_ERR_ABORTED); the others may still be
+ * pending then. */
+int shmc__wait_requests_or_error(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs);
 /* Waits for r, fills status, frees r; returns its result. */
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
 /* Waits until done(arg) holds, making progress, as blocked on `op` for hang reports.

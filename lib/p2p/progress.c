@@ -12,6 +12,7 @@
 #include "p2p/coop.h"
 #include "p2p/inbox.h"
 #include "p2p/outq.h"
+#include "p2p/quit.h"
 #include "p2p/rndv.h"
 
 /* ---- outgoing ------------------------------------------------------------------------ */
@@ -94,10 +95,24 @@ static int all_others_gone(const struct shmc__p2p *p)
     return 1;
 }
 
+/* A request of a collective that this rank or a member quit (quit.c), which no peer is
+ * working on yet: a receive still posted, a send whose record is not written, a message
+ * to oneself. Failing it is safe (nobody reads or writes its buffer); the others run to
+ * their end. */
+static int quit_free(const struct shmc__request *r)
+{
+    if (!SHMC_CTX_IS_COLL(r->ctx) || !r->comm || !r->comm->quit)
+        return 0;
+    return r->proto == SHMC_P_POSTED || r->proto == SHMC_P_SELF || r->queue == SHMC_Q_MATCH;
+}
+
 /* Can request r no longer complete? Returns the error to fail it with, or SHMC_OK. */
 static int doomed(const struct shmc__p2p *p, const struct shmc__request *r)
 {
     int q = r->kind == SHMC_REQ_RECV && r->proto != SHMC_P_POSTED ? r->src : r->peer;
+
+    if (quit_free(r))
+        return r->comm->quit;
 
     if (q == SHMC_ANY)
         return all_others_gone(p) ? SHMC_ERR_PEER_DEAD : SHMC_OK;
@@ -178,6 +193,19 @@ int shmc__check_job(struct shmc__p2p *p)
     p->recheck = 0;
     shmc__peers_refresh(p, 0);
     read_cuts(p);
+    shmc__quit_scan(p);
     fail_requests(p, 0);
     return 1;
+}
+
+void shmc__p2p_quit(struct shmc__p2p *p, struct shmc__comm *c, int err)
+{
+    uint32_t ctx = c->ctx + 1;
+    shmc__quit_publish(p, c, err);
+    for (uint32_t i = 0; i < p->reqs.n; i++) {
+        struct shmc__request *r = p->reqs.table[i];
+        if (r->state == SHMC_RS_ACTIVE && r->ctx == ctx && quit_free(r))
+            shmc__p2p_cancel(p, r, c->quit);
+    }
+    shmc__quit_decline(p, ctx, c->quit);
 }

@@ -241,15 +241,24 @@ struct reqset {
     struct shmc__p2p *p;
     size_t n;
     struct shmc__request *const *reqs;
+    int stop_on_error; /* done as soon as one failed */
+    int err;           /* the first failure seen, with stop_on_error */
 };
 
 static int reqs_done(void *arg)
 {
     struct reqset *s = arg;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->reqs[i] && s->reqs[i]->state == SHMC_RS_ACTIVE)
-            return 0;
-    return 1;
+    int all = 1;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct shmc__request *r = s->reqs[i];
+        if (!r)
+            continue;
+        if (r->state == SHMC_RS_ACTIVE)
+            all = 0;
+        else if (s->stop_on_error && r->err != SHMC_OK && !s->err)
+            s->err = r->err;
+    }
+    return all || s->err;
 }
 
 /* Every peer a point-to-point wait still depends on runs on another CPU, and is on it
@@ -270,9 +279,10 @@ static int reqs_far(void *arg, uint32_t cpu)
     return 1;
 }
 
-int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
+static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
+                    int stop_on_error)
 {
-    struct reqset s = {p, n, reqs};
+    struct reqset s = {p, n, reqs, stop_on_error, SHMC_OK};
     struct blk b = {0};
     for (size_t i = 0; i < n; i++) {
         const struct shmc__request *r = reqs[i];
@@ -286,7 +296,18 @@ int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *con
         }
     }
     struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
-    return wait_until(p, reqs_done, &s, &b, &far);
+    int rc = wait_until(p, reqs_done, &s, &b, &far);
+    return rc != SHMC_OK ? rc : s.err;
+}
+
+int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
+{
+    return wait_set(p, n, reqs, 0);
+}
+
+int shmc__wait_requests_or_error(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
+{
+    return wait_set(p, n, reqs, 1);
 }
 
 int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),

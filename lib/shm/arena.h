@@ -36,7 +36,7 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 6u
+#define SHMC_ARENA_VERSION 7u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -95,6 +95,7 @@ struct shmc__arena_hdr {
 
 /* The per-rank control block. Line 0 is read by every sender on every message (the
  * `sleeping` flag) and so is written only on slow paths. */
+#define SHMC_QUIT_WORDS 8
 struct shmc__rank_cb {
     SHMC_ALIGNED_LINE shmc_atomic_u32 pid;
     shmc_atomic_u32 state;
@@ -114,6 +115,10 @@ struct shmc__rank_cb {
     shmc_atomic_u32 blk_ctx;
     shmc_atomic_u64 blk_bytes;
     shmc_atomic_u64 blk_since_ns;
+    /* Line 3: the collective contexts this rank has quit (shm/job.h, shmc__job_quit): each
+     * word ctx | -error << 32, 0 while unused, reused round-robin. Written rarely, by the
+     * rank alone, read by the others when the epoch moves. */
+    SHMC_ALIGNED_LINE shmc_atomic_u64 quit[SHMC_QUIT_WORDS];
 };
 
 /* A rank's collective slot (coll/slot.c): the owner writes data, then publishes
@@ -186,7 +191,7 @@ struct shmc__ring_ctrl {
 };
 
 static_assert(sizeof(struct shmc__arena_hdr) == 3 * SHMC_CACHELINE, "header is 3 lines");
-static_assert(sizeof(struct shmc__rank_cb) == 3 * SHMC_CACHELINE, "control block: 3 lines");
+static_assert(sizeof(struct shmc__rank_cb) == 4 * SHMC_CACHELINE, "control block: 4 lines");
 static_assert(sizeof(struct shmc__ring_ctrl) == 2 * SHMC_CACHELINE, "ring control: 2 lines");
 static_assert(sizeof(struct shmc__slot) == SHMC_MAX_RANKS * 8 + SHMC_CACHELINE,
               "slot header: a word per possible reader, then the owner's line");
@@ -222,6 +227,7 @@ struct shmc__arena {
     int32_t creator_pid;          /* who made the arena, as validated at attach */
     uint64_t creator_start;       /* its start time, against pid reuse */
     int32_t pids[SHMC_MAX_RANKS]; /* each rank's pid; 0 until the job is assembled */
+    unsigned quit_next;           /* this rank's next quit word to fill (job.c) */
     char name[64];
 };
 

@@ -197,3 +197,23 @@ int shmc__job_cut_by(const struct shmc__arena *a, unsigned me, unsigned peer)
     /* A4 taken by the caller: the bit is as current as the epoch it saw. */
     return (int)((shmc__load_relaxed64(&cb->cut[peer / 64]) >> (peer % 64)) & 1);
 }
+
+void shmc__job_quit(struct shmc__arena *a, unsigned me, uint32_t ctx, int err)
+{
+    struct shmc__rank_cb *cb = shmc__arena_cb(a, me);
+    uint64_t w = (uint64_t)ctx | (uint64_t)(uint8_t)-err << 32;
+    /* Release (and R4 below): whoever sees the new epoch and reads the word sees it. */
+    shmc__store_release64(&cb->quit[a->quit_next++ % SHMC_QUIT_WORDS], w);
+    shmc__fetch_add32(&a->hdr->epoch, 1); /* R4 */
+    wake_all(a, me);
+}
+
+int shmc__job_quit_of(const struct shmc__arena *a, unsigned r, uint32_t ctx)
+{
+    for (unsigned i = 0; i < SHMC_QUIT_WORDS; i++) {
+        uint64_t w = shmc__job_quit_word(a, r, i);
+        if (w && (uint32_t)w == ctx)
+            return -(int)(uint8_t)(w >> 32);
+    }
+    return 0;
+}

@@ -52,6 +52,23 @@ void shmc__job_cut(struct shmc__arena *a, unsigned me, unsigned peer);
 /* Has rank peer cut rank me off? */
 int shmc__job_cut_by(const struct shmc__arena *a, unsigned me, unsigned peer);
 
+/* Rank me has quit the collective context ctx (odd) of a communicator, failing with err:
+ * it will neither read nor write any member's memory for it again, nor send on it.
+ * Publishes ctx and err in one of me's quit words (release), bumps the epoch (R4) and
+ * wakes the sleepers, so that members waiting for me in a collective stop (p2p/quit.c).
+ * Once per context; the oldest of SHMC_QUIT_WORDS is overwritten. */
+void shmc__job_quit(struct shmc__arena *a, unsigned me, uint32_t ctx, int err);
+
+/* Rank r's quit word i (0: unused), as published. A4 taken by the caller (the epoch that
+ * announced it), or acquire here when read without: each word is read with acquire. */
+static inline uint64_t shmc__job_quit_word(const struct shmc__arena *a, unsigned r, unsigned i)
+{
+    return shmc__load_acquire64(&shmc__arena_cb(a, r)->quit[i]);
+}
+
+/* Has rank r quit context ctx? Its error (negative), or 0. */
+int shmc__job_quit_of(const struct shmc__arena *a, unsigned r, uint32_t ctx);
+
 /* Has the job been aborted? Relaxed: the abort word carries no data; it only says stop. */
 static inline int shmc__job_aborted(const struct shmc__arena *a)
 {
