@@ -373,9 +373,13 @@ SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, v
  * sizes that overflow; SHMC_ERR_RANK for a root outside 0..size-1; SHMC_ERR_MISMATCH when
  * ranks' counts evidently differ; SHMC_ERR_PEER_DEAD, SHMC_ERR_ABORTED; SHMC_ERR_NOMEM on
  * every rank, before any data moved, when any rank could not get the scratch memory the
- * call needs (the communicator stays usable). After SHMC_ERR_PEER_DEAD or
- * SHMC_ERR_CORRUPT every later collective on the communicator fails the same way; after
- * SHMC_ERR_MISMATCH only SHMC_CHECK=1 guarantees that it stays usable.
+ * call needs (the communicator stays usable). A member that fails part-way (it died, or
+ * a copy or a message's size failed on it) makes every other member return an error
+ * too, SHMC_ERR_PEER_DEAD unless it was a mismatch or corruption, and when a collective
+ * returns, no peer reads or writes its buffers any more. After such a failure every later
+ * collective on the communicator fails the same way (the members are out of step);
+ * communicators without the failed member go on. After SHMC_ERR_MISMATCH from the checks
+ * only SHMC_CHECK=1 guarantees that the communicator stays usable.
  */
 
 /* Returns once every rank of comm has entered it. Progresses all pending operations

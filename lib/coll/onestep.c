@@ -112,7 +112,8 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
     if (rc != SHMC_OK)
         return rc;
     put_call(x, *slot);
-    memcpy(*slot + HDR, mine, bytes);
+    if (bytes)
+        memcpy(*slot + HDR, mine, bytes);
     shmc__slot_publish(x, *stamp, -1);
     int bad = 0;
     for (int q = 0; q < x->n; q++) {

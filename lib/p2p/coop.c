@@ -243,6 +243,23 @@ void shmc__coop_release(struct shmc__p2p *p, struct shmc__request *r)
     r->xdesc = -1;
 }
 
+/* Ends our claims on r's message: whatever nobody claimed yet is ours, and will not be
+ * copied. */
+static void close_claims(struct shmc__request *r, struct shmc__xdesc *d)
+{
+    uint64_t rest = shmc__fetch_add64(&d->next, r->xfer_bytes);
+    if (rest < r->xfer_bytes)
+        r->coop_mine += r->xfer_bytes - rest;
+}
+
+void shmc__coop_abandon(struct shmc__p2p *p, struct shmc__request *r)
+{
+    if (r->coop_err)
+        return;
+    close_claims(r, entry(p, r->src, r->xdesc));
+    r->coop_err = ECANCELED;
+}
+
 /* The receiver's copy of one range, counted in done. Returns 2 if that was the last of
  * the message (and releases the entry), 1 if not, or -1 with *err. */
 static int recv_range(struct shmc__p2p *p, struct shmc__request *r, struct shmc__xdesc *d,
@@ -250,10 +267,7 @@ static int recv_range(struct shmc__p2p *p, struct shmc__request *r, struct shmc_
 {
     if (shmc__ep_get(&p->peers[r->src].ep, (uint8_t *)r->buf + off, r->remote_addr + off, len,
                      err) < len) {
-        /* Close the claims: whatever is left is ours (and will not be copied). */
-        uint64_t rest = shmc__fetch_add64(&d->next, r->xfer_bytes);
-        if (rest < r->xfer_bytes)
-            r->coop_mine += r->xfer_bytes - rest;
+        close_claims(r, d);
         r->coop_err = *err ? *err : EFAULT;
         *err = 0;
         return 1;

@@ -22,6 +22,10 @@ int shmc__coop_progress(struct shmc__p2p *p);
 int shmc__coop_sending_to(const struct shmc__p2p *p, int peer);
 /* May a receive from src copy with the sender, which offered rts_flags? */
 int shmc__coop_usable(const struct shmc__p2p *p, int src, uint32_t rts_flags);
+/* Receive r is given up (its collective quit, p2p/quit.c): claims no more and copies
+ * nothing more; the step then waits for the sender's claimed ranges and fails r with
+ * ECANCELED. */
+void shmc__coop_abandon(struct shmc__p2p *p, struct shmc__request *r);
 /* Receive r is done with the sender's entry. */
 void shmc__coop_release(struct shmc__p2p *p, struct shmc__request *r);
 /* Send s: has every byte been copied? */

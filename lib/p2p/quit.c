@@ -63,7 +63,7 @@ static int quit_here(const struct shmc__p2p *p, uint32_t ctx)
 static void decline(struct shmc__p2p *p, int peer, uint64_t cookie, int err, void *mem)
 {
     if (!p->peers[peer].ep.gone && !p->peers[peer].ep.broken)
-        shmc__outq_ctrl_in(p, peer, mem, SHMC_REC_FIN, cookie, (uint64_t)-(int64_t)err, 0);
+        shmc__outq_ctrl_in(p, peer, mem, SHMC_REC_FIN, cookie, (uint64_t) - (int64_t)err, 0);
     else
         free(mem);
 }
@@ -148,6 +148,24 @@ int shmc__quit_scan(struct shmc__p2p *p)
         }
     }
     return marked;
+}
+
+void shmc__quit_member_gone(struct shmc__p2p *p, int w)
+{
+    /* Relaxed: the caller saw the epoch (A4) that announced the state. */
+    if (shmc__load_relaxed32(&p->peers[w].ep.cb->state) == SHMC_RANK_FINALIZED)
+        return;
+    struct shmc__comm *c = &p->comms.world;
+    if (!c->quit)
+        c->quit = SHMC_ERR_PEER_DEAD;
+    struct shmc__link *l, *tmp;
+    shmc__list_each(&p->comms.list, l, tmp)
+    {
+        c = shmc__link_entry(l, struct shmc__comm, link);
+        if (!c->quit && shmc__comm_local_rank(c, w) >= 0)
+            c->quit = SHMC_ERR_PEER_DEAD;
+    }
+    p->recheck = 1;
 }
 
 int shmc__quit_by(const struct shmc__p2p *p, int w, uint32_t ctx)

@@ -248,6 +248,10 @@ static int read_failed(struct shmc__p2p *p, struct shmc__request *r, int e)
 {
     if (r->xdesc >= 0)
         shmc__coop_release(p, r);
+    if (e == ECANCELED) { /* given up (shmc__rndv_abandon) */
+        fail_recv(p, r, r->comm && r->comm->quit ? r->comm->quit : SHMC_ERR_PEER_DEAD);
+        return 1;
+    }
     if (e == ESRCH) {
         complete(p, r, SHMC_ERR_PEER_DEAD);
         return 1;
@@ -312,6 +316,16 @@ static int cma_step(struct shmc__p2p *p, struct shmc__request *r)
     default:
         return read_failed(p, r, e ? e : EFAULT);
     }
+}
+
+void shmc__rndv_abandon(struct shmc__p2p *p, struct shmc__request *r, int err)
+{
+    if (r->kind != SHMC_REQ_RECV || r->queue != SHMC_Q_CMA)
+        return;
+    if (r->xdesc >= 0)
+        shmc__coop_abandon(p, r); /* the sender may be writing into our buffer */
+    else
+        fail_recv(p, r, err); /* we only read: stop now, the FIN frees the sender */
 }
 
 int shmc__rndv_progress_cma(struct shmc__p2p *p)

@@ -29,6 +29,10 @@ void shmc__rndv_on_data(struct shmc__p2p *p, int peer, uint64_t w1, const uint8_
                         uint32_t len);
 void shmc__rndv_on_fin(struct shmc__p2p *p, int peer, uint64_t w1, const uint8_t *payload,
                        uint32_t len);
+/* A single-copy receive is given up with err (its collective quit, p2p/quit.c): it
+ * stops reading and fails, its FIN telling the sender; a copy both sides make first waits
+ * for the sender's claimed ranges (coop.c). Nothing for other receives. */
+void shmc__rndv_abandon(struct shmc__p2p *p, struct shmc__request *r, int err);
 /* A receive copying from a device buffer is given up: waits for its copy to end (it
  * writes into the receive buffer) and takes it off the list. */
 void shmc__rndv_abandon_dev(struct shmc__request *r);

@@ -167,6 +167,13 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
             break;
         if (shmc__progress(p)) {
             idle = 0;
+            /* A single copy of megabytes makes progress for a long time: look at the job
+             * meanwhile, or a peer's failure waits for its end. */
+            if ((!shmc__list_empty(&p->cma_active) || !shmc__list_empty(&p->coop.sends)) &&
+                shmc__check_job(p) == SHMC_ERR_ABORTED) {
+                rc = SHMC_ERR_ABORTED;
+                break;
+            }
             continue;
         }
         int jc = shmc__check_job(p);
