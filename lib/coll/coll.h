@@ -38,8 +38,7 @@
 /* The collectives' state of one communicator, kept in the space p2p reserves for it in
  * struct shmc__comm (ext): zero when the communicator is made. */
 struct shmc__coll_comm {
-    uint32_t round; /* shared-memory collective rounds so far (slot.c) */
-    int err;        /* a collective failed for a dead or broken member: all will (collectives.c) */
+    uint32_t round;                      /* shared-memory collective rounds so far (slot.c) */
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
 };

@@ -68,7 +68,7 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
  * its other requests to end before it returns (xfer.c). */
 static inline int shmc__cx_quit(const struct shmc__cx *x, int err)
 {
-    if (err != SHMC_OK && err != SHMC_ERR_ABORTED)
+    if (err != SHMC_OK)
         shmc__p2p_quit(x->co->p2p, x->c, err);
     return err;
 }
@@ -85,8 +85,6 @@ static inline int shmc__cx_quit(const struct shmc__cx *x, int err)
  * works between the members that remain. */
 static inline int shmc__cx_outcome(const struct shmc__cx *x, int rc)
 {
-    if (rc == SHMC_ERR_PEER_DEAD || rc == SHMC_ERR_CORRUPT)
-        x->cc->err = rc;
     if (rc != SHMC_ERR_NOMEM && rc != SHMC_ERR_MISMATCH)
         shmc__cx_quit(x, rc);
     return rc;
@@ -97,8 +95,7 @@ static inline int shmc__cx_outcome(const struct shmc__cx *x, int rc)
  * SHMC_OK. */
 static inline int shmc__cx_failed(const struct shmc__cx *x)
 {
-    int err = x->c->quit ? x->c->quit : x->cc->err;
-    return err ? shmc__cx_quit(x, err) : SHMC_OK;
+    return x->c->quit ? shmc__cx_quit(x, x->c->quit) : SHMC_OK;
 }
 
 /* Is x on the world communicator (which alone has the one-step rounds of wsync.c)? */

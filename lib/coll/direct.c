@@ -285,19 +285,26 @@ static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t
     return SHMC_OK;
 }
 
+/* Enters world round r. If it fails (a rank left or quit first), ranks that passed the
+ * first round may still be writing into our receive buffer: it goes back to the caller
+ * only once they have stopped (wsync.h). */
+static int enter(struct shmc__coll *co, uint64_t r)
+{
+    int rc = shmc__wsync_enter(co, r);
+    if (rc != SHMC_OK)
+        shmc__wsync_settle(co, r);
+    return rc;
+}
+
 /* Publishes status in a new round, waits for every rank, and returns the first error any
  * rank reported (every rank computes the same answer). */
 static int agree(struct shmc__coll *co, int status, uint64_t *round)
 {
     uint64_t r = shmc__wsync_next(co);
     my_pub(co, r)->status = status;
-    int rc = shmc__wsync_enter(co, r);
-    if (rc != SHMC_OK) {
-        /* Ranks that passed the first round may still be writing into our receive
-         * buffer: it goes back to the caller only once they have stopped. */
-        shmc__wsync_settle(co, r);
+    int rc = enter(co, r);
+    if (rc != SHMC_OK)
         return rc;
-    }
     for (int q = 0; q < co->size; q++) {
         int s = q == co->rank ? status : peer_pub(co, q, r)->status;
         if (s != SHMC_OK)
@@ -354,11 +361,9 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     int readable = can_read_all(co) && kept && shmc__cx_scratch_early(x, 0, step * es) &&
                    shmc__cx_scratch_early(x, 1, step * es);
     p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all(co) ? CAN_WRITE : 0u);
-    int rc = shmc__wsync_enter(co, r1);
-    if (rc != SHMC_OK) {
-        shmc__wsync_settle(co, r1); /* as in agree() */
+    int rc = enter(co, r1);
+    if (rc != SHMC_OK)
         return rc;
-    }
     int all_can = 1, all_write = 1;
     for (int q = 0; q < x->n; q++) {
         const struct pub *o = peer_pub(co, q, r1);

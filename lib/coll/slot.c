@@ -60,7 +60,7 @@ struct slot_wait {
  * more)? */
 static int readers_done(const struct shmc__coll *co)
 {
-    uint32_t ctx = 2 * ((uint32_t)(co->slot_stamp >> 32) - 1) + 1; /* comm.h */
+    uint32_t ctx = SHMC_CTX_OF_UID(co->slot_stamp >> 32) + 1;
     for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++) {
         for (uint64_t want = co->slot_readers[i]; want; want &= want - 1) {
             unsigned r = i * 64 + (unsigned)__builtin_ctzll(want);

@@ -70,7 +70,7 @@ static int all_entered(void *arg)
 /* Gives up a world collective with err (p2p/quit.c). */
 static int quit_world(struct shmc__coll *co, int err)
 {
-    if (err != SHMC_OK && err != SHMC_ERR_ABORTED)
+    if (err != SHMC_OK)
         shmc__p2p_quit(co->p2p, &co->p2p->comms.world, err);
     return err;
 }

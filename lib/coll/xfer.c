@@ -30,12 +30,9 @@ int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **
 {
     struct shmc__p2p *p = x->co->p2p;
     int first = SHMC_OK;
-    if (shmc__wait_requests_or_error(p, n, reqs) != SHMC_OK) {
-        int err = x->c->quit;
-        for (size_t i = 0; !err && i < n; i++)
-            if (reqs[i] && reqs[i]->state != SHMC_RS_ACTIVE && reqs[i]->err != SHMC_OK)
-                err = reqs[i]->err;
-        shmc__cx_quit(x, err ? err : SHMC_ERR_PEER_DEAD);
+    int err = shmc__wait_requests_or_error(p, n, reqs);
+    if (err != SHMC_OK) {
+        shmc__cx_quit(x, x->c->quit ? x->c->quit : err);
         shmc__wait_requests(p, n, reqs);
     }
     for (size_t i = 0; i < n; i++) {

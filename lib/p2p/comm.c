@@ -112,7 +112,7 @@ shmc_comm *shmc__comm_install(struct shmc__p2p *p, struct shmc__comm *c,
         local_of[world_of[i]] = i;
     }
     c->uid = uid;
-    c->ctx = 2 * (uid - 1);
+    c->ctx = SHMC_CTX_OF_UID(uid);
     c->rank = me;
     c->size = m;
     c->local_of = local_of;

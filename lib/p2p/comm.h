@@ -25,6 +25,7 @@
 /* Context ids follow from uids: 2 (uid - 1) for point-to-point, one more for the
  * collectives; the world has uid 1 and contexts 0 and 1. */
 #define SHMC_MAX_UID 0x7fffffffu
+#define SHMC_CTX_OF_UID(uid) (2 * ((uint32_t)(uid)-1))
 #define SHMC_CTX_IS_COLL(ctx) ((ctx)&1u)
 
 #define SHMC_COMM_EXT_WORDS 12

@@ -43,38 +43,47 @@ void shmc__outq_busy(struct shmc__p2p *p, int peer)
     }
 }
 
+/* Writes the record now if nothing is queued before it and the ring has room (1), or 0. */
+static int put_now(struct shmc__p2p *p, int peer, unsigned kind, uint64_t w1, uint64_t a,
+                   uint64_t b)
+{
+    struct shmc__peer *pe = &p->peers[peer];
+    return shmc__list_empty(&pe->ctrl) && put_ctrl(&pe->ep, kind, w1, a, b);
+}
+
+/* Queues the record in c (part of request owner, or, with owner NULL, freed once sent). */
+static void queue(struct shmc__p2p *p, int peer, struct shmc__ctrl *c, struct shmc__request *owner,
+                  unsigned kind, uint64_t w1, uint64_t a, uint64_t b)
+{
+    *c = (struct shmc__ctrl){.owner = owner, .kind = kind, .w1 = w1, .a = a, .b = b};
+    shmc__list_push(&p->peers[peer].ctrl, &c->link);
+    shmc__outq_busy(p, peer);
+}
+
 int shmc__outq_ctrl(struct shmc__p2p *p, int peer, struct shmc__request *r, unsigned kind,
                     uint64_t w1, uint64_t a, uint64_t b)
 {
-    struct shmc__peer *pe = &p->peers[peer];
-    if (shmc__list_empty(&pe->ctrl) && put_ctrl(&pe->ep, kind, w1, a, b))
+    if (put_now(p, peer, kind, w1, a, b))
         return SHMC_OK;
-    struct shmc__ctrl *c;
     if (!r->ctrl_queued) {
-        c = &r->ctrl;
         r->ctrl_queued = 1;
-    } else if (!(c = malloc(sizeof *c))) { /* not expected: see struct shmc__ctrl */
-        return SHMC_ERR_NOMEM;
+        queue(p, peer, &r->ctrl, r, kind, w1, a, b);
+        return SHMC_OK;
     }
-    *c = (struct shmc__ctrl){
-        .owner = c == &r->ctrl ? r : NULL, .kind = kind, .w1 = w1, .a = a, .b = b};
-    shmc__list_push(&pe->ctrl, &c->link);
-    shmc__outq_busy(p, peer);
+    struct shmc__ctrl *c = malloc(sizeof *c); /* not expected: see struct shmc__ctrl */
+    if (!c)
+        return SHMC_ERR_NOMEM;
+    queue(p, peer, c, NULL, kind, w1, a, b);
     return SHMC_OK;
 }
 
 void shmc__outq_ctrl_in(struct shmc__p2p *p, int peer, void *mem, unsigned kind, uint64_t w1,
                         uint64_t a, uint64_t b)
 {
-    struct shmc__peer *pe = &p->peers[peer];
-    if (shmc__list_empty(&pe->ctrl) && put_ctrl(&pe->ep, kind, w1, a, b)) {
+    if (put_now(p, peer, kind, w1, a, b))
         free(mem);
-        return;
-    }
-    struct shmc__ctrl *c = mem;
-    *c = (struct shmc__ctrl){.owner = NULL, .kind = kind, .w1 = w1, .a = a, .b = b};
-    shmc__list_push(&pe->ctrl, &c->link);
-    shmc__outq_busy(p, peer);
+    else
+        queue(p, peer, mem, NULL, kind, w1, a, b);
 }
 
 void shmc__outq_send(struct shmc__p2p *p, int peer, struct shmc__request *s)

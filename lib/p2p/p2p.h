@@ -143,7 +143,8 @@ static inline int shmc__job_ok(struct shmc__p2p *p)
 }
 /* progress.c: this rank quits comm c's collectives with err (quit.c has the protocol):
  * tells the members, fails the requests on them that no peer works on, declines waiting
- * offers. The caller then waits for its other requests on them to end. */
+ * offers. The caller then waits for its other requests on them to end. Nothing for
+ * SHMC_ERR_ABORTED: the whole job is ending, and every wait ends with it. */
 void shmc__p2p_quit(struct shmc__p2p *p, struct shmc__comm *c, int err);
 /* Takes a request that will not complete by itself off whatever it waits in, and
  * completes it with err (a failed collective's messages; a receive whose send failed). */

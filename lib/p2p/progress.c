@@ -96,22 +96,6 @@ static int all_others_gone(const struct shmc__p2p *p)
     return 1;
 }
 
-/* A request of a collective that this rank or a member quit (quit.c), which no peer is
- * working on yet: a receive still posted, a send whose record is not written, a message
- * to oneself. Failing it is safe (nobody reads or writes its buffer); the others run to
- * their end. */
-enum { QUIT_NONE, QUIT_CANCEL, QUIT_STOP_COPY };
-static int quit_action(const struct shmc__request *r)
-{
-    if (!SHMC_CTX_IS_COLL(r->ctx) || !r->comm || !r->comm->quit)
-        return QUIT_NONE;
-    if (r->proto == SHMC_P_POSTED || r->proto == SHMC_P_SELF || r->queue == SHMC_Q_MATCH)
-        return QUIT_CANCEL;
-    /* A receive copying with single copy stops (rndv.c): waiting for it to finish made
-     * survivors of 16 MiB collectives take up to 1.7 s to return. */
-    return r->kind == SHMC_REQ_RECV && r->queue == SHMC_Q_CMA ? QUIT_STOP_COPY : QUIT_NONE;
-}
-
 /* Can request r no longer complete? Returns the error to fail it with, or SHMC_OK. */
 static int doomed(const struct shmc__p2p *p, const struct shmc__request *r)
 {
@@ -158,13 +142,18 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err)
 /* A request of a collective that this rank or a member quit (quit.c): one that no peer
  * works on yet fails now (a receive still posted, a send whose record is not written, a
  * message to oneself; nobody reads or writes its buffer); a single-copy receive stops
- * copying. The others run to their end. */
-static void quit_request(struct shmc__p2p *p, struct shmc__request *r, int action)
+ * copying (rndv.c: letting it finish made survivors of 16 MiB collectives take up to
+ * 1.7 s to return). The others run to their end, or fail as doomed() says. Returns 1 if
+ * r is no longer pending. */
+static int quit_request(struct shmc__p2p *p, struct shmc__request *r)
 {
-    if (action == QUIT_CANCEL)
+    if (!SHMC_CTX_IS_COLL(r->ctx) || !r->comm || !r->comm->quit)
+        return 0;
+    if (r->proto == SHMC_P_POSTED || r->proto == SHMC_P_SELF || r->queue == SHMC_Q_MATCH)
         shmc__p2p_cancel(p, r, r->comm->quit);
-    else if (action == QUIT_STOP_COPY)
-        shmc__rndv_abandon(p, r, r->comm->quit);
+    else
+        shmc__rndv_abandon(p, r, r->comm->quit); /* nothing unless copying */
+    return r->state != SHMC_RS_ACTIVE;
 }
 
 static void fail_requests(struct shmc__p2p *p, int abort)
@@ -173,11 +162,8 @@ static void fail_requests(struct shmc__p2p *p, int abort)
         struct shmc__request *r = p->reqs.table[i];
         if (r->state != SHMC_RS_ACTIVE)
             continue;
-        int action = abort ? QUIT_NONE : quit_action(r);
-        if (action != QUIT_NONE) {
-            quit_request(p, r, action);
+        if (!abort && quit_request(p, r))
             continue;
-        }
         int err = abort ? SHMC_ERR_ABORTED : doomed(p, r);
         if (err != SHMC_OK)
             shmc__p2p_cancel(p, r, err);
@@ -220,12 +206,14 @@ int shmc__check_job(struct shmc__p2p *p)
 
 void shmc__p2p_quit(struct shmc__p2p *p, struct shmc__comm *c, int err)
 {
+    if (err == SHMC_ERR_ABORTED)
+        return;
     uint32_t ctx = c->ctx + 1;
     shmc__quit_publish(p, c, err);
     for (uint32_t i = 0; i < p->reqs.n; i++) {
         struct shmc__request *r = p->reqs.table[i];
         if (r->state == SHMC_RS_ACTIVE && r->ctx == ctx)
-            quit_request(p, r, quit_action(r));
+            quit_request(p, r);
     }
     shmc__quit_decline(p, ctx, c->quit);
 }

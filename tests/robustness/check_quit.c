@@ -40,20 +40,6 @@ struct pick {
     const char *coll, *env, *algo;
 };
 
-/* The index-th (collective, algorithm) pair, cycling. */
-static struct pick pick(int index)
-{
-    int k = 0;
-    for (;;) {
-        for (int c = 0; c < NCOLLS; c++)
-            for (int a = 0; a < 5 && colls[c].algos[a]; a++)
-                if (k++ == index)
-                    return (struct pick){colls[c].coll, colls[c].env, colls[c].algos[a]};
-        index -= k;
-        k = 0;
-    }
-}
-
 static int npairs(void)
 {
     int k = 0;
@@ -61,6 +47,17 @@ static int npairs(void)
         for (int a = 0; a < 5 && colls[c].algos[a]; a++)
             k++;
     return k;
+}
+
+/* The index-th (collective, algorithm) pair, cycling. */
+static struct pick pick(int index)
+{
+    int k = index % npairs();
+    for (int c = 0; c < NCOLLS; c++)
+        for (int a = 0; a < 5 && colls[c].algos[a]; a++)
+            if (k-- == 0)
+                return (struct pick){colls[c].coll, colls[c].env, colls[c].algos[a]};
+    return (struct pick){0};
 }
 
 static char out[1 << 16];
