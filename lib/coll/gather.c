@@ -87,9 +87,9 @@ int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
                 return rc;
             }
         }
-        if (sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
-            SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
-        return shmc__cx_waitall(x, (size_t)nin, rq);
+        uint8_t *mine = (uint8_t *)rbuf + (size_t)root * bytes;
+        return shmc__cx_copy_waitall(x, mine, sbuf, sbuf && mine != sbuf ? bytes : 0, (size_t)nin,
+                                     rq);
     }
     if (nin && !(t = shmc__cx_scratch(x, 0, (size_t)nin * bytes)))
         return SHMC_ERR_NOMEM;
@@ -238,9 +238,7 @@ int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
         }
         nreq++;
     }
-    if (rbuf && rbuf != t)
-        SHMC_CX_COPY(x, rbuf, t, bytes);
-    return shmc__cx_waitall(x, (size_t)nreq, reqs);
+    return shmc__cx_copy_waitall(x, rbuf, t, rbuf && rbuf != t ? bytes : 0, (size_t)nreq, reqs);
 }
 
 int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
@@ -258,9 +256,9 @@ int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
             if ((rc = shmc__cx_isend(x, b, bytes, down, &sq[nsq])) == SHMC_OK)
                 nsq++;
         }
-        if (rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * bytes)
-            SHMC_CX_COPY(x, rbuf, (const uint8_t *)sbuf + (size_t)root * bytes, bytes);
-        int wrc = shmc__cx_waitall(x, (size_t)nsq, sq);
+        const uint8_t *mine = (const uint8_t *)sbuf + (size_t)root * bytes;
+        int wrc =
+            shmc__cx_copy_waitall(x, rbuf, mine, rbuf && rbuf != mine ? bytes : 0, (size_t)nsq, sq);
         return rc != SHMC_OK ? rc : wrc;
     }
     int nout = n - 1 - p;

@@ -6,9 +6,21 @@
 
 #define COLL_TAG 0
 
+/* A message of a call on a communicator whose collectives are quit already (a member's
+ * quit read while an earlier step of this call waited) is not posted: the quit has been
+ * acted on, so nothing would fail its request, and the member that quit neither sends
+ * nor reads any more. */
+static int quit_already(const struct shmc__cx *x, struct shmc__request **req)
+{
+    *req = NULL;
+    return shmc__cx_quit(x, x->c->quit);
+}
+
 int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
                    struct shmc__request **req)
 {
+    if (x->c->quit)
+        return quit_already(x, req);
     return shmc__cx_quit(x, shmc__post_send(x->co->p2p, buf, bytes, 1,
                                             shmc__comm_world_rank(x->c, dst), COLL_TAG, x->ctx,
                                             x->c, x->dev, req));
@@ -17,6 +29,8 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
                    struct shmc__request **req)
 {
+    if (x->c->quit)
+        return quit_already(x, req);
     return shmc__cx_quit(x, shmc__post_recv(x->co->p2p, buf, bytes, 1,
                                             shmc__comm_world_rank(x->c, src), COLL_TAG, x->ctx,
                                             x->c, x->dev, req));
@@ -101,4 +115,12 @@ void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **
         shmc__req_free(&p->reqs, reqs[i]);
         reqs[i] = NULL;
     }
+}
+
+int shmc__cx_copy_waitall(const struct shmc__cx *x, void *dst, const void *src, size_t bytes,
+                          size_t n, struct shmc__request **reqs)
+{
+    int crc = bytes ? shmc__copy_kind(dst, src, bytes, x->dev) : SHMC_OK;
+    int wrc = shmc__cx_waitall(x, n, reqs);
+    return crc != SHMC_OK ? crc : wrc;
 }

@@ -18,6 +18,11 @@ int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **
 /* Ends requests of a call that failed (a failed post or wait): quits the call if any is
  * still pending and waits for those a peer works on (waitall's rule), then frees them. */
 void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **reqs);
+/* A local copy of the call's memory kind (bytes 0: none) made while n requests are in
+ * flight, then those requests waited for (shmc__cx_waitall), even when the copy failed:
+ * peers may still read or write their buffers. Returns the copy's error, else the wait's. */
+int shmc__cx_copy_waitall(const struct shmc__cx *x, void *dst, const void *src, size_t bytes,
+                          size_t n, struct shmc__request **reqs);
 int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst);
 int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src);
 /* Either side may be skipped with a peer of -1. */
