@@ -121,6 +121,11 @@ int shmc__p2p_start(struct shmc__p2p *p, unsigned attach_timeout_s)
         return rc;
     p->epoch_seen = shmc__load_acquire32(&p->arena->hdr->epoch); /* A4 */
     shmc__peers_refresh(p, 0);
+    /* The epoch read above may already count events made by ranks that started sooner:
+     * a quit, a cut (with two cores, a rank can start seconds after the others, who may
+     * meanwhile have failed a collective it will join). The first look at the job
+     * (shmc__check_job) reads them all, whatever the epoch says. */
+    p->recheck = 1;
     p->phase = SHMC_P2P_READY;
     return SHMC_OK;
 }
