@@ -204,7 +204,7 @@ $(CHECKS): %: %.o $(TEST_LIB_OBJ) $(STATIC)
 
 # The direct all-reduce's unit test holds one rank back inside the algorithm by wrapping
 # the entry into a world round at link time (no hook in the library's code).
-$(BUILD)/tests/unit/check_direct: TEST_LDFLAGS := -Wl,--wrap=shmc__wsync_enter
+$(BUILD)/tests/unit/check_direct: TEST_LDFLAGS := -Wl,--wrap=shmc__wsync_enter_call
 # The start test holds rank 0 back in its start the same way.
 $(BUILD)/tests/unit/check_latestart: TEST_LDFLAGS := -Wl,--wrap=shmc__job_wait_attached
 

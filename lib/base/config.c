@@ -108,15 +108,37 @@ static int parse_bool_var(const char *name, const char *s, int *out)
     return SHMC_OK;
 }
 
-/* SHMC_CHECK: a boolean (1: the full agreement), or "rounds" (the call carried in the
- * one-step rounds only; docs/reliability.md, Mismatched collectives). */
+/* SHMC_CHECK: "calls" (the default: the call carried by every synchronisation of it;
+ * "rounds", its name while it was opt-in, too), a boolean true or "full" (that and an
+ * agreement before every call), or a boolean false (off). docs/reliability.md,
+ * Mismatched collectives. */
 static int parse_check_var(const char *name, const char *s, int *out)
 {
-    if (s && !strcasecmp(s, "rounds")) {
-        *out = SHMC_CHECK_ROUNDS;
+    static const struct {
+        const char *word;
+        int v;
+    } words[] = {{"calls", SHMC_CHECK_CALLS},
+                 {"rounds", SHMC_CHECK_CALLS},
+                 {"full", SHMC_CHECK_FULL},
+                 {"1", SHMC_CHECK_FULL},
+                 {"on", SHMC_CHECK_FULL},
+                 {"yes", SHMC_CHECK_FULL},
+                 {"true", SHMC_CHECK_FULL},
+                 {"auto", SHMC_CHECK_FULL},
+                 {"0", 0},
+                 {"off", 0},
+                 {"no", 0},
+                 {"false", 0}};
+    if (!s || !*s)
         return SHMC_OK;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        if (!strcasecmp(s, words[i].word)) {
+            *out = words[i].v;
+            return SHMC_OK;
+        }
     }
-    return parse_bool_var(name, s, out);
+    SHMC_ERROR("%s='%s' is not valid: use calls (the default), 1/full, or 0/off", name, s);
+    return SHMC_ERR_ENV;
 }
 
 #define env_size(name, lo, hi, out) parse_size_var((name), getenv(name), (lo), (hi), (out))
@@ -202,6 +224,7 @@ int shmc__config_load(struct shmc__config *cfg)
     cfg->spin_elsewhere_us = ~0u;
     cfg->attach_timeout_s = SHMC_DEFAULT_ATTACH_TIMEOUT;
     cfg->cuda = 1;
+    cfg->check = SHMC_CHECK_CALLS;
 
     /* SHMC_DEBUG first, so that the messages about the other variables obey it. */
     if ((rc = env_uint("SHMC_DEBUG", 0, 4, &debug)) != SHMC_OK)

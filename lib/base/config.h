@@ -53,8 +53,9 @@ struct shmc__config {
     unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see shm/doorbell.h; ~0u: auto */
     unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
     unsigned hang_timeout_s;    /* SHMC_TIMEOUT: report and abort a job stuck this long; 0 off */
-    int check;          /* SHMC_CHECK: 0 off; SHMC_CHECK_ROUNDS (default) the call's words in the
-                         * one-step rounds; SHMC_CHECK_FULL (1) an agreement before every call */
+    int check;          /* SHMC_CHECK: 0 off; SHMC_CHECK_CALLS (default) the call's words with
+                         * every synchronisation of it; SHMC_CHECK_FULL (1) that and an
+                         * agreement before every call */
     int threads;        /* SHMC_THREADS: 1 = multiple (SHMC_THREAD_MULTIPLE) */
     int memfd;          /* SHMC_MEMFD: 1 = arenas passed as fds are memfds */
     const char *job_id; /* SHMC_JOB_ID: overrides the launcher's job key */
@@ -65,7 +66,7 @@ struct shmc__config {
 };
 
 #define SHMC_CHECK_FULL 1
-#define SHMC_CHECK_ROUNDS 2
+#define SHMC_CHECK_CALLS 2
 
 /* SHMC_FAKE_DEVICE=noipc: stand-in device memory that cannot be shared with peers. */
 #define SHMC_FAKE_NOIPC 2

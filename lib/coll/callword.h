@@ -1,19 +1,23 @@
 /*
- * What a collective call is, in two words: word 0 the count, word 1 the collective,
- * dtype, op, memory kind and root (callword.c). Members that made the same call have the
- * same words. check.c agrees on them; onestep.c carries them in its rounds.
+ * What a collective call is, in two words (base/callword.h has what they mean elsewhere):
+ * word 0 the count, word 1 the collective, dtype, op, memory kind and root. check.c agrees
+ * on them; every synchronisation of the call carries them (collectives.c).
  */
 #ifndef SHMC_CALLWORD_H
 #define SHMC_CALLWORD_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "base/callword.h"
 #include "coll/cx.h"
+#include "p2p/incall.h"
 
 /* What a call is: word 0 the count, word 1 the collective, dtype, op, memory kind and
  * root. */
-static inline void shmc__call_words(int coll, const struct shmc__cx *x, size_t count, uint64_t w[2])
+static inline void shmc__call_words(unsigned coll, const struct shmc__cx *x, size_t count,
+                                    uint64_t w[2])
 {
     w[0] = count;
     w[1] = (uint64_t)coll | (uint64_t)x->dt << 8 | (uint64_t)x->op << 16 |
@@ -21,7 +25,35 @@ static inline void shmc__call_words(int coll, const struct shmc__cx *x, size_t c
     /* Bit 25: never both words zero, which means "no call" (cx.h). */
 }
 
-/* "allreduce(count 4, int32, sum)" and the like. */
-void shmc__call_describe(const uint64_t w[2], char *buf, size_t len);
+/* The call starts: with SHMC_CHECK on, its words (w) go with every synchronisation of
+ * it (x->call: one-step rounds and slots; x->hash: world rounds and message tags) and
+ * with this rank's wait, if it blocks (p2p/incall.h). Every member numbers its calls on
+ * the communicator alike. */
+static inline void shmc__cx_enter(struct shmc__cx *x, const uint64_t w[2])
+{
+    uint32_t seq = ++x->cc->calls;
+    if (!x->co->check)
+        return;
+    x->call[0] = w[0];
+    x->call[1] = w[1];
+    x->hash = shmc__call_hash(w);
+    shmc__incall_begin(x->co->p2p, x->c, seq, w);
+}
+
+/* Where a mismatch happened, for its message: "the world", or a communicator with its
+ * size (rank numbers in messages are then its own). */
+static inline void shmc__cx_where(const struct shmc__cx *x, char *buf, size_t len)
+{
+    if (shmc__cx_world(x))
+        snprintf(buf, len, "the world");
+    else
+        snprintf(buf, len, "a communicator of %d ranks (its own rank numbers)", x->n);
+}
+
+static inline int shmc__cx_leave(const struct shmc__cx *x, int rc)
+{
+    shmc__incall_end(x->co->p2p);
+    return rc;
+}
 
 #endif /* SHMC_CALLWORD_H */

@@ -70,6 +70,7 @@ int shmc__coll_check(int coll, const struct shmc__cx *x, size_t count)
     /* This agreement is what finds and describes a difference: its own rounds carry no
      * call words of their own to compare. */
     wx.call[0] = wx.call[1] = 0;
+    wx.hash = 0;
     uint64_t mine[2], in[4], out[4];
     shmc__call_words(coll, x, count, mine);
     in[0] = mine[0];

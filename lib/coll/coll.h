@@ -39,6 +39,7 @@
  * struct shmc__comm (ext): zero when the communicator is made. */
 struct shmc__coll_comm {
     uint32_t round;                      /* shared-memory collective rounds so far (slot.c) */
+    uint32_t calls;                      /* collective calls so far (callword.h) */
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
 };

@@ -90,15 +90,16 @@ static int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf, size_
     if (failed != SHMC_OK)
         return failed;
     int rc = SHMC_OK;
-    /* The call's words ride in every one-step round (onestep.c) unless SHMC_CHECK=0;
-     * SHMC_CHECK=1 also agrees on them before anything runs (check.c). */
-    if (x->co->check)
-        shmc__call_words(coll, x, count, x->call);
+    /* The call's words ride in every synchronisation of the call unless SHMC_CHECK=0
+     * (callword.h); SHMC_CHECK=1 also agrees on them before anything runs (check.c). */
+    uint64_t w[2];
+    shmc__call_words((unsigned)coll, x, count, w);
+    shmc__cx_enter(x, w);
     if (x->co->check == SHMC_CHECK_FULL)
         rc = shmc__coll_check(coll, x, count);
     if (rc == SHMC_OK && count)
         rc = shmc__coll_run(coll, x, sbuf, rbuf, count, bytes);
-    return shmc__cx_outcome(x, rc);
+    return shmc__cx_leave(x, shmc__cx_outcome(x, rc));
 }
 
 /* ---- the collectives ------------------------------------------------------------------- */

@@ -28,8 +28,10 @@ struct shmc__cx {
     int root;         /* rooted collectives; 0 otherwise */
     int dev;          /* the buffers are device memory: copies, reductions and scratch on the
                        * device, and only the mailbox algorithms (dispatch.c) */
-    uint64_t call[2]; /* what the caller asked for (callword.h), carried by the one-step
-                       * rounds so that members that differ find out; 0, 0: nothing */
+    uint64_t call[2]; /* what the caller asked for (callword.h), carried by every
+                       * synchronisation of the call so that members that differ find
+                       * out; 0, 0: nothing (SHMC_CHECK=0) */
+    uint64_t hash;    /* shmc__call_hash(call): its messages' tag, the world rounds' */
 };
 
 /* An algorithm. run: the call on every member. Buffers are resolved by collectives.c: sbuf is
@@ -60,6 +62,7 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->root = 0;
     x->dev = 0;
     x->call[0] = x->call[1] = 0;
+    x->hash = 0;
 }
 
 /* This rank gives up the call with err: it quits the communicator's collectives

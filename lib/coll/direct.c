@@ -61,6 +61,7 @@
 #include "base/log.h"
 #include "base/memcheck.h"
 #include "coll/algos.h"
+#include "coll/onestep.h"
 #include "coll/scratch.h"
 #include "coll/wsync.h"
 
@@ -288,21 +289,25 @@ static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t
 /* Enters world round r. If it fails (a rank left or quit first), ranks that passed the
  * first round may still be writing into our receive buffer: it goes back to the caller
  * only once they have stopped (wsync.h). */
-static int enter(struct shmc__coll *co, uint64_t r)
+static int enter(const struct shmc__cx *x, uint64_t r)
 {
-    int rc = shmc__wsync_enter(co, r);
+    int odd;
+    int rc = shmc__wsync_enter_call(x->co, r, shmc__wsync_tag(x->hash), &odd);
     if (rc != SHMC_OK)
-        shmc__wsync_settle(co, r);
+        shmc__wsync_settle(x->co, r);
+    else if (odd >= 0) /* every member sees a difference in the same round: none goes on */
+        rc = shmc__onestep_world_mismatch(x, odd);
     return rc;
 }
 
 /* Publishes status in a new round, waits for every rank, and returns the first error any
  * rank reported (every rank computes the same answer). */
-static int agree(struct shmc__coll *co, int status, uint64_t *round)
+static int agree(const struct shmc__cx *x, int status, uint64_t *round)
 {
+    struct shmc__coll *co = x->co;
     uint64_t r = shmc__wsync_next(co);
     my_pub(co, r)->status = status;
-    int rc = enter(co, r);
+    int rc = enter(x, r);
     if (rc != SHMC_OK)
         return rc;
     for (int q = 0; q < co->size; q++) {
@@ -361,7 +366,7 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     int readable = can_read_all(co) && kept && shmc__cx_scratch_early(x, 0, step * es) &&
                    shmc__cx_scratch_early(x, 1, step * es);
     p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all(co) ? CAN_WRITE : 0u);
-    int rc = enter(co, r1);
+    int rc = enter(x, r1);
     if (rc != SHMC_OK)
         return rc;
     int all_can = 1, all_write = 1;
@@ -392,7 +397,7 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     int st = combine_pieces(x, &b, in, out, count, step, r1, map);
     my_pub(co, r1 + 1)->unpushed = (uint32_t)(!b.push || b.unpushed);
     uint64_t r2, r3;
-    if ((rc = agree(co, st, &r2)) != SHMC_OK)
+    if ((rc = agree(x, st, &r2)) != SHMC_OK)
         return rc;
     /* Every piece is in every buffer unless some rank could not write it: then all read
      * what they miss (the same decision everywhere, from the same flags). */
@@ -403,7 +408,7 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     shmc__mark_defined(out, count * x->es);
     if (all_pushed)
         return SHMC_OK;
-    return agree(co, gather_pieces(x, &b, out, count, step, r2), &r3);
+    return agree(x, gather_pieces(x, &b, out, count, step, r2), &r3);
 }
 
 const struct shmc__coll_algo shmc__allreduce_direct_algo = {"direct", shmc__allreduce_direct,

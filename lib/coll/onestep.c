@@ -12,62 +12,41 @@
  */
 #include "coll/onestep.h"
 
-#include <stdio.h>
-
 #include "base/log.h"
 #include "coll/callword.h"
 #include "coll/slot.h"
 #include "coll/wsync.h"
 
-/* Every round carries the call's two words (x->call), so that members that made
- * different calls find out in the round they share (issue 19: the mismatch check on by
- * default). On the world they sit beside the round number, in the line every member
- * loads anyway (wsync.h); in a slot they come first, and the data after them (16 bytes
- * keep it aligned for every dtype). */
-#define HDR 16u
-
-static void put_call(const struct shmc__cx *x, uint8_t *part)
-{
-    memcpy(part, x->call, HDR);
-}
-
-static void describe_mine(const struct shmc__cx *x, char *buf, size_t len)
-{
-    if (x->call[0] || x->call[1])
-        shmc__call_describe(x->call, buf, len);
-    else
-        snprintf(buf, len, "an agreement inside a collective");
-}
+/* Every round carries the call's words (x->call), so that members that made different
+ * calls find out in the round they share (issue 19: the mismatch check on by default). On
+ * the world a hash of them sits beside the round number, in the line every member loads
+ * anyway (wsync.h); in a slot they sit beside the stamp (slot.c). Every member compares
+ * every other's, so all of them return SHMC_ERR_MISMATCH together and the communicator
+ * stays in step. */
 
 /* Does member q's call (its words at theirs) differ from ours? Says so, naming both. */
-static int differs(const struct shmc__cx *x, int q, const void *theirs)
+static int differs(const struct shmc__cx *x, int q, const uint64_t theirs[2])
 {
-    uint64_t t[2];
-    memcpy(t, theirs, HDR);
-    if (t[0] == x->call[0] && t[1] == x->call[1])
+    if (theirs[0] == x->call[0] && theirs[1] == x->call[1])
         return 0;
-    char mine[160], other[160];
-    describe_mine(x, mine, sizeof mine);
-    if (t[0] || t[1])
-        shmc__call_describe(t, other, sizeof other);
-    else
-        snprintf(other, sizeof other, "an agreement inside a collective");
-    SHMC_ERROR("collective mismatch on a communicator (its own rank numbers): this rank (%d) "
-               "called %s; rank %d called %s",
+    char mine[160], other[160], where[64];
+    shmc__call_describe(x->call, mine, sizeof mine);
+    shmc__call_describe(theirs, other, sizeof other);
+    shmc__cx_where(x, where, sizeof where);
+    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d called %s", where,
                x->me, mine, q, other);
     return 1;
 }
 
-/* The call's words hashed to 24 bits in bits 40-63 of the world round word (wsync.h): the
- * same store that announces the round carries it, so the check costs no cache line.
- * Distinct calls share a hash once in 2^24; SHMC_CHECK=1 compares the words exactly. */
-static uint64_t call_tag(const struct shmc__cx *x)
+int shmc__onestep_world_mismatch(const struct shmc__cx *x, int odd)
 {
-    uint64_t h = (x->call[0] * 0x9e3779b97f4a7c15ull) ^ x->call[1];
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 32;
-    return h & ~SHMC_WSYNC_ROUND_MASK;
+    char what[160];
+    shmc__call_describe(x->call, what, sizeof what);
+    SHMC_ERROR("collective mismatch on the world: this rank (%d) called %s; rank %d made a "
+               "different call (another collective, count, dtype, op or root; SHMC_CHECK=1 "
+               "says which)",
+               x->me, what, odd);
+    return SHMC_ERR_MISMATCH;
 }
 
 /* The world: this rank's call and part into its half of a new round, the round entered,
@@ -80,19 +59,10 @@ static int world_round(const struct shmc__cx *x, const void *mine, size_t bytes,
     if (bytes)
         memcpy(shmc__wsync_mine(co, *r), mine, bytes);
     int odd;
-    int rc = shmc__wsync_enter_call(co, *r, call_tag(x), &odd);
+    int rc = shmc__wsync_enter_call(co, *r, shmc__wsync_tag(x->hash), &odd);
     if (rc != SHMC_OK)
         return rc;
-    if (odd >= 0) {
-        char what[160];
-        describe_mine(x, what, sizeof what);
-        SHMC_ERROR("collective mismatch on the world: this rank (%d) called %s; rank %d made a "
-                   "different call (another collective, count, dtype, op or root; SHMC_CHECK=1 "
-                   "says which)",
-                   x->me, what, odd);
-        return SHMC_ERR_MISMATCH;
-    }
-    return SHMC_OK;
+    return odd >= 0 ? shmc__onestep_world_mismatch(x, odd) : SHMC_OK;
 }
 
 /* Member q's part of world round r. */
@@ -101,9 +71,10 @@ static const uint8_t *world_part(const struct shmc__cx *x, int q, uint64_t r)
     return shmc__wsync_theirs(x->co, q, r);
 }
 
-/* Any other communicator: this rank's call and part into its slot, published with a new
- * stamp; then every member's, waited for and compared with ours. On a difference every
- * member has still read every slot (marked done), so the slots stay in step. */
+/* Any other communicator: this rank's part into its slot, published with a new stamp and
+ * the call's words; then every member's, waited for and compared with ours. On a
+ * difference every member has still read every slot (marked done), so the slots stay in
+ * step. */
 static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, uint8_t **slot,
                       uint64_t *stamp)
 {
@@ -111,20 +82,25 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
     int rc = shmc__slot_acquire(x, slot);
     if (rc != SHMC_OK)
         return rc;
-    put_call(x, *slot);
     if (bytes)
-        memcpy(*slot + HDR, mine, bytes);
+        memcpy(*slot, mine, bytes);
     shmc__slot_publish(x, *stamp, -1);
     int bad = 0;
+    struct shmc__p2p *p = x->co->p2p;
+    shmc__incall_round(p, 1);
     for (int q = 0; q < x->n; q++) {
         const uint8_t *theirs;
+        uint64_t call[2];
         if (q == x->me)
             continue;
-        if ((rc = shmc__slot_wait(x, q, *stamp, &theirs)) != SHMC_OK)
-            return rc;
+        if ((rc = shmc__slot_wait_call(x, q, *stamp, &theirs, call)) != SHMC_OK)
+            break;
         if (!bad)
-            bad = differs(x, q, theirs);
+            bad = differs(x, q, call);
     }
+    shmc__incall_round(p, 0);
+    if (rc != SHMC_OK)
+        return rc;
     if (bad) {
         shmc__slot_done_all(x);
         return SHMC_ERR_MISMATCH;
@@ -163,7 +139,7 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
         uint8_t *slot;
         uint64_t stamp;
         if ((rc = slot_round(x, sbuf, bytes, &slot, &stamp)) != SHMC_OK ||
-            (rc = shmc__slot_combine(x, stamp, slot, HDR / x->es, count, rbuf)) != SHMC_OK)
+            (rc = shmc__slot_combine(x, stamp, slot, 0, count, rbuf)) != SHMC_OK)
             return rc;
         shmc__slot_done_all(x);
     }
@@ -191,7 +167,7 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
         const uint8_t *src = slot;
         if (q != x->me && (rc = shmc__slot_wait(x, q, stamp, &src)) != SHMC_OK)
             return rc;
-        memcpy(out + (size_t)q * bytes, q == x->me ? mine : src + HDR, bytes);
+        memcpy(out + (size_t)q * bytes, q == x->me ? mine : src, bytes);
     }
     shmc__slot_done_all(x);
     return SHMC_OK;

@@ -22,4 +22,8 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
  * SHMC_ONESTEP_MAX; mine must not lie in all. */
 int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *all, size_t bytes);
 
+/* A world round found rank `odd` in another call than x's (wsync.h): says so, naming ours;
+ * SHMC_ERR_MISMATCH. */
+int shmc__onestep_world_mismatch(const struct shmc__cx *x, int odd);
+
 #endif /* SHMC_ONESTEP_H */

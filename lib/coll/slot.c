@@ -33,6 +33,8 @@
 
 #include <string.h>
 
+#include "base/log.h"
+#include "coll/callword.h"
 #include "p2p/quit.h"
 #include "shm/doorbell.h"
 
@@ -78,8 +80,18 @@ static int slot_ready(void *arg)
 {
     struct slot_wait *w = arg;
     struct shmc__p2p *p = w->x->co->p2p;
-    if (!w->stamp)
-        return readers_done(w->x->co);
+    if (!w->stamp) {
+        if (readers_done(w->x->co))
+            return 1;
+        /* A member quit the call (a mismatch found, say): we need not write any more.
+         * (A reader that never reads, as when members disagreed on a root, would
+         * otherwise keep us here.) */
+        if (w->x->c->quit) {
+            w->err = w->x->c->quit;
+            return 1;
+        }
+        return 0;
+    }
     /* A5 pairs with R5: the owner's data is visible once its stamp is. */
     uint64_t s = shmc__load_acquire64(w->stamp);
     if ((s >> 32) == (w->want >> 32) && (int32_t)((uint32_t)s - (uint32_t)w->want) >= 0)
@@ -119,7 +131,9 @@ void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
 {
     struct shmc__coll *co = x->co;
     co->slot_stamp = stamp;
-    /* R5 pairs with A5 (slot_ready): the data is written before the stamp. */
+    shmc__store_relaxed64(&co->slot->call[0], x->call[0]);
+    shmc__store_relaxed64(&co->slot->call[1], x->call[1]);
+    /* R5 pairs with A5 (slot_ready): the data and the call are written before the stamp. */
     shmc__store_release64(&co->slot->stamp, stamp);
     for (int r = 0; r < x->n; r++) {
         if (r == x->me || (reader >= 0 && r != reader))
@@ -130,12 +144,35 @@ void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
     }
 }
 
-int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data)
+int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
+                         uint64_t call[2])
 {
     struct shmc__slot *s = slot_of(x, owner);
     struct slot_wait w = {.x = x, .stamp = &s->stamp, .want = stamp, .peer = owner};
     *data = shmc__slot_data(s);
-    return slot_block(&w);
+    int rc = slot_block(&w);
+    /* After A5: the words of the publication we waited for (or of a later one of the
+     * same call: the two-phase all-reduce publishes twice between acquisitions). */
+    call[0] = shmc__load_relaxed64(&s->call[0]);
+    call[1] = shmc__load_relaxed64(&s->call[1]);
+    return rc;
+}
+
+int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data)
+{
+    uint64_t call[2];
+    int rc = shmc__slot_wait_call(x, owner, stamp, data, call);
+    if (rc != SHMC_OK || (call[0] == x->call[0] && call[1] == x->call[1]))
+        return rc;
+    /* Only this rank may have seen it (the owner reads nothing of ours): quit, so that
+     * every member stops. */
+    char mine[160], theirs[160], where[64];
+    shmc__call_describe(x->call, mine, sizeof mine);
+    shmc__call_describe(call, theirs, sizeof theirs);
+    shmc__cx_where(x, where, sizeof where);
+    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d called %s", where,
+               x->me, mine, owner, theirs);
+    return shmc__cx_quit(x, SHMC_ERR_MISMATCH);
 }
 
 void shmc__slot_done(const struct shmc__cx *x, int owner)

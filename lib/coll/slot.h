@@ -13,12 +13,16 @@ uint64_t shmc__slot_next(const struct shmc__cx *x);
 /* Waits until every reader of what this rank published before has finished with it; then
  * returns this rank's slot data (SHMC_SLOT_BYTES) for writing. */
 int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data);
-/* Publishes this rank's slot with `stamp`, to be read by one comm rank (reader) or by
- * every other member (-1); each calls shmc__slot_done once. */
+/* Publishes this rank's slot with `stamp` and x's call words, to be read by one comm rank (reader)
+ * or by every other member (-1); each calls shmc__slot_done once. */
 void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader);
 /* Waits until comm rank owner has published `stamp` (or a later round of this
- * communicator) and returns its slot data. */
+ * communicator) and returns its slot data. If the owner published it for another call
+ * than x's (callword.h), says so and quits: SHMC_ERR_MISMATCH. */
 int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data);
+/* The same, returning the owner's call words in call rather than comparing them. */
+int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
+                         uint64_t call[2]);
 /* This rank is done reading owner's slot for one publication. */
 void shmc__slot_done(const struct shmc__cx *x, int owner);
 /* out = in_0 OP in_1 OP ... in rank order, left to right, over len elements at element

@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/callword.h"
 #include "coll/cx.h"
 #include "coll/onestep.h"
 
-/* The parent communicator a handle names, for a call on it (context in *x). */
-static int parent(const shmc_comm *h, struct shmc__cx *x)
+/* The parent communicator a handle names, for a call `what` on it (context in *x; the
+ * caller leaves the call, callword.h, if this succeeds). */
+static int parent(const shmc_comm *h, unsigned what, struct shmc__cx *x)
 {
     struct shmc__comm *c;
     int rc = shmc__coll_lookup(h, &c);
@@ -27,7 +29,11 @@ static int parent(const shmc_comm *h, struct shmc__cx *x)
         return rc;
     shmc__cx_init(x, &shmc__coll, c, SHMC_UINT32);
     rc = shmc__job_ok(x->co->p2p);
-    return rc != SHMC_OK ? rc : shmc__cx_failed(x);
+    if (rc == SHMC_OK && (rc = shmc__cx_failed(x)) == SHMC_OK) {
+        const uint64_t w[2] = {0, what | 1ull << 25};
+        shmc__cx_enter(x, w);
+    }
+    return rc;
 }
 
 /* Agrees on a uid over the parent, and on whether every rank could go on: local is this
@@ -69,7 +75,7 @@ static int by_key_then_rank(const void *a, const void *b)
 static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm **out)
 {
     struct shmc__cx x;
-    int rc = parent(comm, &x);
+    int rc = parent(comm, SHMC_CALL_SPLIT, &x);
     if (out)
         *out = NULL;
     if (rc != SHMC_OK)
@@ -116,13 +122,13 @@ done:
     free(all);
     free(sorted);
     free(members);
-    return rc;
+    return shmc__cx_leave(&x, rc);
 }
 
 static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
 {
     struct shmc__cx x;
-    int rc = parent(comm, &x);
+    int rc = parent(comm, SHMC_CALL_CREATE_GROUP, &x);
     if (out)
         *out = NULL;
     if (rc != SHMC_OK)
@@ -154,7 +160,7 @@ static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n,
         fresh = NULL;
     }
     shmc__comm_unreserve(p, fresh);
-    return rc;
+    return shmc__cx_leave(&x, rc);
 }
 
 /* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */

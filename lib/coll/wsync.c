@@ -25,6 +25,7 @@
  */
 #include "coll/wsync.h"
 
+#include "p2p/incall.h"
 #include "p2p/quit.h"
 #include "shm/doorbell.h"
 
@@ -104,8 +105,12 @@ int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int 
             shmc__peer_notify(co->p2p, q);
     struct wsync_wait w = {.co = co, .want = r, .tag = tag, .odd = -1};
     int rc = SHMC_OK;
-    if (!all_entered(&w))
+    if (!all_entered(&w)) {
+        /* Members that both wait here compare their calls here (p2p/incall.h). */
+        shmc__incall_round(co->p2p, 1);
         rc = shmc__wait_pred(co->p2p, all_entered, others_far, &w, SHMC_BLK_COLL);
+        shmc__incall_round(co->p2p, 0);
+    }
     if (odd)
         *odd = w.odd;
     return quit_world(co, rc != SHMC_OK ? rc : w.err);
@@ -141,9 +146,4 @@ int shmc__wsync_settle(struct shmc__coll *co, uint64_t r)
     if (all_settled(&w))
         return SHMC_OK;
     return shmc__wait_pred(co->p2p, all_settled, NULL, &w, SHMC_BLK_COLL);
-}
-
-int shmc__wsync_enter(struct shmc__coll *co, uint64_t r)
-{
-    return shmc__wsync_enter_call(co, r, 0, NULL);
 }

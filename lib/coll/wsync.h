@@ -25,13 +25,18 @@ static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, int q, ui
     return shmc__wsync_data(shmc__arena_wsync(co->arena, (unsigned)q), (unsigned)(r & 1));
 }
 
-/* Enters world round r (this rank's input for it already in its half) and waits until
- * every other rank has entered it. SHMC_OK, or the error of a rank that left first. */
-int shmc__wsync_enter(struct shmc__coll *co, uint64_t r);
+/* What a world round carries of a call with hash h (base/callword.h): bits 40-63, never
+ * all 0 for a call; 0 for none (SHMC_CHECK=0). */
+static inline uint64_t shmc__wsync_tag(uint64_t h)
+{
+    uint64_t t = h & ~SHMC_WSYNC_ROUND_MASK;
+    return t || !h ? t : SHMC_WSYNC_ROUND_MASK + 1;
+}
 
-/* The same, publishing tag (a call's hash in bits 40-63, onestep.c) with the round and
- * comparing every other rank's, as it is seen to enter, with it: *odd is the first rank
- * whose hash differs, or -1. */
+/* Enters world round r (this rank's input for it already in its half), publishing tag
+ * (shmc__wsync_tag) with the round number, and waits until every other rank has entered
+ * it, comparing each one's tag, as it is seen to enter, with ours: *odd is the first rank
+ * whose tag differs, or -1. SHMC_OK, or the error of a rank that left first. */
 int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd);
 
 /* After round r failed (a rank left or quit before entering it, and this rank has quit):

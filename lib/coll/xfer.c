@@ -4,9 +4,15 @@
  */
 #include "coll/xfer.h"
 
-#define COLL_TAG 0
+#include "base/log.h"
+#include "coll/callword.h"
 
-/* A message of a call on a communicator whose collectives are quit already (a member's
+/* Messages carry their call's tag (base/callword.h; 0 with SHMC_CHECK=0). A receive takes
+ * whatever comes next from its source on the context, and compares tags when it ends
+ * (shmc__cx_waitall): between one pair on one communicator collectives' messages arrive
+ * in call order, so the next message from src is this call's unless src made another.
+ *
+ * A message of a call on a communicator whose collectives are quit already (a member's
  * quit read while an earlier step of this call waited) is not posted: the quit has been
  * acted on, so nothing would fail its request, and the member that quit neither sends
  * nor reads any more. */
@@ -22,8 +28,8 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
     if (x->c->quit)
         return quit_already(x, req);
     return shmc__cx_quit(x, shmc__post_send(x->co->p2p, buf, bytes, 1,
-                                            shmc__comm_world_rank(x->c, dst), COLL_TAG, x->ctx,
-                                            x->c, x->dev, req));
+                                            shmc__comm_world_rank(x->c, dst),
+                                            shmc__call_tag(x->hash), x->ctx, x->c, x->dev, req));
 }
 
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
@@ -32,8 +38,22 @@ int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
     if (x->c->quit)
         return quit_already(x, req);
     return shmc__cx_quit(x, shmc__post_recv(x->co->p2p, buf, bytes, 1,
-                                            shmc__comm_world_rank(x->c, src), COLL_TAG, x->ctx,
-                                            x->c, x->dev, req));
+                                            shmc__comm_world_rank(x->c, src),
+                                            x->hash ? SHMC_ANY : 0, x->ctx, x->c, x->dev, req));
+}
+
+/* A message from another call (another tag, shmc__cx_isend, or another size than the
+ * algorithm expects): says so. */
+static void other_call(const struct shmc__cx *x, const struct shmc__request *r)
+{
+    char mine[160], where[64];
+    shmc__call_describe(x->call, mine, sizeof mine);
+    shmc__cx_where(x, where, sizeof where);
+    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d sent it a "
+               "message of %s (another collective, count, dtype, op or root; SHMC_CHECK=1 "
+               "says which)",
+               where, x->me, mine, shmc__comm_local_rank(x->c, r->peer),
+               r->msg_bytes != r->bytes ? "another size" : "another call");
 }
 
 /* The failure protocol's rule for a call's own requests (p2p/quit.c): on the first that
@@ -44,7 +64,7 @@ int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **
 {
     struct shmc__p2p *p = x->co->p2p;
     int first = SHMC_OK;
-    int err = shmc__wait_requests_or_error(p, n, reqs);
+    int err = shmc__wait_requests_exact(p, n, reqs, x->hash ? shmc__call_tag(x->hash) : SHMC_ANY);
     if (err != SHMC_OK) {
         shmc__cx_quit(x, x->c->quit ? x->c->quit : err);
         shmc__wait_requests(p, n, reqs);
@@ -55,9 +75,15 @@ int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **
             continue;
         /* A message of another size than the algorithm expects means the ranks called
          * the collective with different counts. */
-        int mismatch = r->kind == SHMC_REQ_RECV && r->err == SHMC_OK && r->msg_bytes != r->bytes;
+        int mismatch =
+            r->kind == SHMC_REQ_RECV && r->state != SHMC_RS_ACTIVE &&
+            (r->err == SHMC_ERR_TRUNCATE ||
+             (r->err == SHMC_OK &&
+              (r->msg_bytes != r->bytes || (x->hash && r->msg_tag != shmc__call_tag(x->hash)))));
+        if (mismatch && first != SHMC_ERR_MISMATCH)
+            other_call(x, r);
         int rc = shmc__finish(p, r, NULL);
-        if (rc == SHMC_ERR_TRUNCATE || mismatch)
+        if (mismatch)
             rc = SHMC_ERR_MISMATCH;
         if (first == SHMC_OK)
             first = rc;

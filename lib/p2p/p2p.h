@@ -41,6 +41,16 @@ struct shmc__coop {
     int peer[SHMC_XDESC_COUNT]; /* the receiver of each entry */
 };
 
+/* The collective call this rank is in, set by the collectives for its length
+ * (incall.h): published when the rank blocks, so that members blocked too can tell
+ * whether they wait in the same call. */
+struct shmc__incall {
+    struct shmc__comm *c; /* NULL: in none */
+    uint32_t seq;         /* its number among c's collective calls */
+    int round;            /* waiting in a one-step round (coll/onestep.c) */
+    uint64_t w[2];        /* its words (base/callword.h) */
+};
+
 /* A peer: its endpoint, and what waits to be written to it, in order. */
 struct shmc__peer {
     struct shmc__ep ep;
@@ -91,6 +101,7 @@ struct shmc__p2p {
     uint32_t quit_ctx[SHMC_QUIT_WORDS];
     int quit_err[SHMC_QUIT_WORDS];
     unsigned nquit, quits_seen;
+    struct shmc__incall incall; /* the collective call this rank is in (incall.h) */
     /* The thread inside a public call, by the address of its shmc__thread_token; NULL
      * between calls (SHMC_GUARDED). */
     _Atomic(const char *) in_call;
@@ -285,10 +296,13 @@ int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
 /* wait.c: waits for every non-NULL request of reqs. Returns SHMC_OK, or
  * SHMC_ERR_ABORTED (the requests have failed by then). */
 int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs);
-/* The same, but returns as soon as one has failed: SHMC_OK once all completed without
- * error, else the first error seen (or SHMC_ERR_ABORTED); the others may still be
- * pending then. */
-int shmc__wait_requests_or_error(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs);
+/* The same for a collective's requests, but returns as soon as one has failed: SHMC_OK
+ * once all completed without error, else the first error seen (or SHMC_ERR_ABORTED); the
+ * others may still be pending then. A receive that got another size than it asked for,
+ * or (want_tag not SHMC_ANY) another tag, counts as failed with SHMC_ERR_MISMATCH: the
+ * message came from another call. */
+int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
+                              int want_tag);
 /* Waits for r, fills status, frees r; returns its result. */
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
 /* Waits until done(arg) holds, making progress, as blocked on `op` for hang reports.

@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "p2p/incall.h"
 #include "p2p/p2p.h"
 #include "p2p/progress.h"
 #include "shm/hang.h"
@@ -34,6 +35,7 @@ static void set_blocked(struct shmc__p2p *p, const struct blk *b)
     shmc__store_relaxed64(&me->blk_bytes, b->bytes);
     shmc__store_relaxed64(&me->blk_since_ns, shmc__now_ns());
     shmc__store_relaxed32(&me->blk_op, b->op);
+    shmc__incall_publish(p);
 }
 
 /* The spin-instead-of-yield stage of a wait (doorbell.h): allowed once per wait, for
@@ -231,14 +233,18 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
         if (t1 - t0 >= (uint64_t)SHMC_SLEEP_SLICE_MS * 900000u) {
             shmc__peers_refresh(p, 1);
             self_check(p, b->op);
+            /* Nobody woke us: a member in another call may be waiting for us. */
+            shmc__incall_scan(p);
         }
         if (p->hang_timeout_s)
             hang_check(p, t1 - since);
         far->cpu = shmc__cpu_publish(p->me, 0);
         idle = p->spin; /* woken: yield once more before sleeping again */
     }
-    if (blocked)
+    if (blocked) {
         shmc__store_relaxed32(&p->me->blk_op, SHMC_BLK_NONE);
+        shmc__incall_clear(p);
+    }
     if (far->polling)
         shmc__cpu_publish(p->me, 0);
     return rc;
@@ -248,9 +254,22 @@ struct reqset {
     struct shmc__p2p *p;
     size_t n;
     struct shmc__request *const *reqs;
-    int stop_on_error; /* done as soon as one failed */
+    int stop_on_error; /* done as soon as one failed (shmc__wait_requests_exact) */
+    int want_tag;      /* with stop_on_error: the tag receives must get, or SHMC_ANY */
     int err;           /* the first failure seen, with stop_on_error */
 };
+
+/* A completed request's outcome for shmc__wait_requests_exact. */
+static int exact_outcome(const struct reqset *s, const struct shmc__request *r)
+{
+    if (r->kind != SHMC_REQ_RECV)
+        return r->err;
+    if (r->err == SHMC_ERR_TRUNCATE ||
+        (r->err == SHMC_OK &&
+         (r->msg_bytes != r->bytes || (s->want_tag != SHMC_ANY && r->msg_tag != s->want_tag))))
+        return SHMC_ERR_MISMATCH;
+    return r->err;
+}
 
 static int reqs_done(void *arg)
 {
@@ -262,8 +281,8 @@ static int reqs_done(void *arg)
             continue;
         if (r->state == SHMC_RS_ACTIVE)
             all = 0;
-        else if (s->stop_on_error && r->err != SHMC_OK && !s->err)
-            s->err = r->err;
+        else if (s->stop_on_error && !s->err)
+            s->err = exact_outcome(s, r);
     }
     return all || s->err;
 }
@@ -287,9 +306,9 @@ static int reqs_far(void *arg, uint32_t cpu)
 }
 
 static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
-                    int stop_on_error)
+                    int stop_on_error, int want_tag)
 {
-    struct reqset s = {p, n, reqs, stop_on_error, SHMC_OK};
+    struct reqset s = {p, n, reqs, stop_on_error, want_tag, SHMC_OK};
     struct blk b = {0};
     for (size_t i = 0; i < n; i++) {
         const struct shmc__request *r = reqs[i];
@@ -309,12 +328,13 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
 
 int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
 {
-    return wait_set(p, n, reqs, 0);
+    return wait_set(p, n, reqs, 0, SHMC_ANY);
 }
 
-int shmc__wait_requests_or_error(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
+int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
+                              int want_tag)
 {
-    return wait_set(p, n, reqs, 1);
+    return wait_set(p, n, reqs, 1, want_tag);
 }
 
 int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),

@@ -36,7 +36,7 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 7u
+#define SHMC_ARENA_VERSION 8u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -115,6 +115,14 @@ struct shmc__rank_cb {
     shmc_atomic_u32 blk_ctx;
     shmc_atomic_u64 blk_bytes;
     shmc_atomic_u64 blk_since_ns;
+    /* The collective call the rank is blocked in (p2p/incall.c), for members that wait
+     * too to compare with theirs: call_at is its collective context << 32 | the number
+     * of the call on that communicator (bit 31: a one-step round, which compares calls
+     * itself), 0 while not blocked in one; call_w the call's words (base/callword.h).
+     * call_at is released after call_w, so a reader that sees it the same before and
+     * after reading call_w has read the words of that call. */
+    shmc_atomic_u64 call_at;
+    shmc_atomic_u64 call_w[2];
     /* Line 3: the collective contexts this rank has quit (shm/job.h, shmc__job_quit): each
      * word ctx | -error << 32, 0 while unused, reused round-robin. Written rarely, by the
      * rank alone, read by the others when the epoch moves. */
@@ -133,6 +141,9 @@ struct shmc__slot {
      * here and nothing needs clearing). */
     SHMC_ALIGNED_LINE shmc_atomic_u64 done[SHMC_MAX_RANKS];
     SHMC_ALIGNED_LINE shmc_atomic_u64 stamp; /* owner's line; data starts right after */
+    /* The words of the call this publication is for (base/callword.h), written before
+     * the stamp: a reader compares them with its own call's (coll/slot.c). */
+    shmc_atomic_u64 call[2];
 };
 
 /* A rank's world-sync block (coll/wsync.c): `round` counts the one-step
@@ -312,10 +323,10 @@ static inline struct shmc__slot *shmc__arena_slot(const struct shmc__arena *a, u
                                  (uint64_t)r * (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES));
 }
 
-/* The data bytes of a slot: 8-byte aligned, right after the stamp. */
+/* The data bytes of a slot: 8-byte aligned, right after the stamp and the call. */
 static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
 {
-    return (uint8_t *)&s->stamp + sizeof(uint64_t);
+    return (uint8_t *)(s->call + 2);
 }
 
 /* World-sync block of rank r, and its data half h (0 or 1). */

@@ -1,10 +1,16 @@
 /*
- * Collective mismatch detection with SHMC_CHECK=1: members that call different
+ * Collective mismatch detection. With SHMC_CHECK=1, members that call different
  * collectives, or the same one with a different count, dtype, op or root, all get
  * SHMC_ERR_MISMATCH and a message naming the ranks and their calls; nothing runs, so the
- * communicator stays usable and the next (matching) call gives the right result.
+ * communicator stays usable and the next (matching) call gives the right result. With
+ * the default (calls), the call carried in one-step rounds fails every member together
+ * (test_mismatch_in_rounds), and with every algorithm of every collective nobody hangs
+ * and someone says what differed (test_mismatch_any_algorithm).
  */
 #include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -147,7 +153,7 @@ START_TEST(test_mismatch_detected)
 }
 END_TEST
 
-/* SHMC_CHECK=rounds: calls that meet in one synchronisation round, the
+/* SHMC_CHECK=rounds (the old name of calls): calls that meet in one synchronisation round, the
  * world's small all-reduces and barriers, carry a hash of their call in it, so every
  * member returns SHMC_ERR_MISMATCH, naming its own call and a rank that differs, and the
  * next matching call works. `says` is what the odd rank (1) says of its own call. */
@@ -205,6 +211,199 @@ START_TEST(test_mismatch_in_rounds)
 }
 END_TEST
 
+/* ---- the default check, with every algorithm ----------------------------------------- *
+ * Each case forces one algorithm of one collective on every member and has one member
+ * (rank 1 of the communicator) make another call: another count (a barrier against a
+ * small all-reduce), another root, another op. Nothing may hang; unless members only
+ * send to one another in that call (docs/reliability.md says which), one at least returns
+ * SHMC_ERR_MISMATCH; a collective after it returns the same on every member: SHMC_OK
+ * where the difference was found by every member in one round, or went unseen, and
+ * SHMC_ERR_MISMATCH where some member found it alone and quit the communicator's
+ * collectives. The world communicator then still works. */
+enum { S_COUNT, S_ROOT, S_OP, S_COUNT_OF };
+
+static const struct family {
+    const char *env;
+    int kind; /* do_call's, extended: 5 gather, 6 scatter, 7 reduce_scatter, 8 alltoall */
+    int rooted, reduces;
+    const char *algos[6];
+} families[] = {
+    {"BARRIER", 3, 0, 0, {"tree", "ring", "rd", "shm"}},
+    {"BROADCAST", 1, 1, 0, {"tree", "ring", "shm"}},
+    {"REDUCE", 4, 1, 1, {"tree", "ring", "shm"}},
+    {"ALLREDUCE", 0, 0, 1, {"tree", "ring", "rd", "shm", "direct"}},
+    {"GATHER", 5, 1, 0, {"tree", "ring", "shm"}},
+    {"ALLGATHER", 2, 0, 0, {"tree", "ring", "shm"}},
+    {"SCATTER", 6, 1, 0, {"tree", "ring", "shm"}},
+    {"REDUCE_SCATTER", 7, 0, 1, {"tree", "ring", "shm"}},
+    {"ALLTOALL", 8, 0, 0, {"tree", "ring", "shm"}},
+};
+#define NFAM (sizeof families / sizeof *families)
+#define MCOUNT 2048 /* elements per block: past the one-step path of the small calls */
+
+static int do_any(int kind, size_t count, shmc_op op, int root, shmc_comm *c, int32_t *a,
+                  int32_t *b)
+{
+    switch (kind) {
+    case 5:
+        return shmc_gather(a, b, count, SHMC_INT32, root, c);
+    case 6:
+        return shmc_scatter(a, b, count, SHMC_INT32, root, c);
+    case 7:
+        return shmc_reduce_scatter(a, b, count, SHMC_INT32, op, c);
+    case 8:
+        return shmc_alltoall(a, b, count, SHMC_INT32, c);
+    default: {
+        struct call k = {kind, count, SHMC_INT32, op, root};
+        return do_call(&k, c, a, b);
+    }
+    }
+}
+
+/* Case i: family, algorithm and scenario, or 0 past the last. */
+static int mcase(int i, const struct family **f, const char **algo, int *sc)
+{
+    for (size_t k = 0; k < NFAM; k++)
+        for (int a = 0; families[k].algos[a]; a++)
+            for (int s = 0; s < S_COUNT_OF; s++) {
+                if ((s == S_ROOT && !families[k].rooted) || (s == S_OP && !families[k].reduces))
+                    continue;
+                if (i-- == 0) {
+                    *f = &families[k];
+                    *algo = families[k].algos[a];
+                    *sc = s;
+                    return 1;
+                }
+            }
+    return 0;
+}
+
+/* Members that only send to each other in the call may all finish it: one that takes
+ * itself for a broadcast's or scatter's root sends and receives nothing from the root. */
+static int may_go_unseen(const struct family *f, int sc)
+{
+    return sc == S_ROOT && (f->kind == 1 || f->kind == 6);
+}
+
+/* Runs case i on communicator c: the world, or one of all its ranks in the same order
+ * (so comm ranks are world ranks). */
+static void one_mismatch(int i, shmc_comm *c, shmc_comm *w)
+{
+    const struct family *f;
+    const char *algo;
+    int sc;
+    T_ASSERT(mcase(i, &f, &algo, &sc), "no case %d", i);
+    char var[64];
+    snprintf(var, sizeof var, "SHMC_ALGO_%s", f->env);
+    T_OK(shmc_config_set(var, algo));
+    int me = shmc_comm_rank(c), n = shmc_comm_size(c), odd = me == 1;
+    int32_t *a = calloc((size_t)MCOUNT * 2 * (size_t)n, sizeof *a);
+    int32_t *b = calloc((size_t)MCOUNT * 2 * (size_t)n, sizeof *b);
+    T_ASSERT(a && b, "out of memory");
+    int kind = f->kind;
+    size_t count = MCOUNT;
+    shmc_op op = SHMC_SUM;
+    int root = 0;
+    if (odd && sc == S_COUNT) {
+        if (kind == 3)
+            kind = 0, count = 64; /* a barrier against a small all-reduce */
+        else
+            count += 8;
+    }
+    if (odd && sc == S_ROOT)
+        root = 1;
+    if (odd && sc == S_OP)
+        op = SHMC_MAX;
+    shmct_stderr_begin();
+    int rc = do_any(kind, count, op, root, c, a, b);
+    int after = shmc_barrier(c);
+    char msg[2048];
+    shmct_stderr_end(msg, sizeof msg);
+    T_OK(shmc_config_set(var, "auto"));
+    free(a);
+    free(b);
+    T_ASSERT(rc == SHMC_OK || rc == SHMC_ERR_MISMATCH,
+             "case %d (%s %s, scenario %d): rank %d got %s; it said '%s'", i, f->env, algo, sc, me,
+             shmc_strerror(rc), msg);
+    /* Every member's two results, by point-to-point on the world (whose collectives may
+     * have been quit, when c is the world). */
+    int32_t mine[3] = {rc, after, strstr(msg, "collective mismatch") != NULL};
+    int32_t *all = calloc(3 * (size_t)n, sizeof *all);
+    T_ASSERT(all, "out of memory");
+    for (int r = 0; r < n; r++)
+        if (r != me)
+            T_OK(shmc_send(mine, 3, SHMC_INT32, r, 77, w));
+    for (int r = 0; r < n; r++) {
+        if (r == me)
+            memcpy(all + 3 * r, mine, sizeof mine);
+        else
+            T_OK(shmc_recv(all + 3 * r, 3, SHMC_INT32, r, 77, w, NULL));
+    }
+    int found = 0, unseen = 0, said = 0;
+    for (int r = 0; r < n; r++) {
+        found += all[3 * r] == SHMC_ERR_MISMATCH;
+        unseen += all[3 * r] == SHMC_OK;
+        said += all[3 * r + 2];
+        T_ASSERT(all[3 * r + 1] == all[1],
+                 "case %d (%s %s, scenario %d): the barrier after it "
+                 "returned %s on rank %d, %s on rank 0",
+                 i, f->env, algo, sc, shmc_strerror(all[3 * r + 1]), r, shmc_strerror(all[1]));
+    }
+    free(all);
+    T_ASSERT(found || may_go_unseen(f, sc), "case %d (%s %s, scenario %d): nobody noticed", i,
+             f->env, algo, sc);
+    T_ASSERT(!found || said, "case %d (%s %s, scenario %d): no member said what differed", i,
+             f->env, algo, sc);
+    /* Found by some only: they quit, and the barrier fails everywhere. Found by none:
+     * nothing changed. */
+    T_ASSERT(!(found && unseen) || after == SHMC_ERR_MISMATCH,
+             "case %d (%s %s, scenario %d): the barrier after it returned %s", i, f->env, algo, sc,
+             shmc_strerror(after));
+    T_ASSERT(found || after == SHMC_OK, "case %d: the barrier returned %s", i,
+             shmc_strerror(after));
+}
+
+/* Every case on a communicator of all the world's ranks (slots, not the world's rounds). */
+static void mismatch_sub(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    const struct family *f;
+    const char *algo;
+    int sc;
+    for (int i = 0; mcase(i, &f, &algo, &sc); i++) {
+        shmc_comm *c = NULL;
+        /* Unread publications of such a case keep their owner's slot (docs/reliability.md):
+         * those run in jobs of their own (test_mismatch_any_algorithm). */
+        if (may_go_unseen(f, sc))
+            continue;
+        T_OK(shmc_comm_split(w, 0, me, &c));
+        one_mismatch(i, c, w);
+        T_OK(shmc_comm_free(&c));
+    }
+}
+
+/* One case on the world itself (arg: the case). */
+static void mismatch_world(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)me;
+    (void)n;
+    one_mismatch((int)(intptr_t)arg, w, w);
+}
+
+START_TEST(test_mismatch_any_algorithm)
+{
+    ck_assert_int_eq(shmct_run(4, mismatch_sub, NULL), 0);
+    ck_assert_int_eq(shmct_run(3, mismatch_sub, NULL), 0);
+    const struct family *f;
+    const char *algo;
+    int sc;
+    for (int i = 0; mcase(i, &f, &algo, &sc); i++)
+        ck_assert_msg(shmct_run(4, mismatch_world, (void *)(intptr_t)i) == 0,
+                      "case %d (%s %s, scenario %d) on the world", i, f->env, algo, sc);
+}
+END_TEST
+
 static Suite *mismatch_suite(void)
 {
     Suite *s = suite_create("mismatch");
@@ -213,6 +412,7 @@ static Suite *mismatch_suite(void)
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_mismatch_detected);
     tcase_add_test(t, test_mismatch_in_rounds);
+    tcase_add_test(t, test_mismatch_any_algorithm);
     suite_add_tcase(s, t);
     return s;
 }

@@ -74,7 +74,8 @@ START_TEST(test_config_bad_values)
     ck_assert_int_eq(load_with("SHMC_SPIN", "-3", &cfg, msg, sizeof msg), SHMC_ERR_ENV);
     SHMCT_ASSERT_CONTAINS(msg, "SHMC_SPIN='-3' is not valid");
     ck_assert_int_eq(load_with("SHMC_CHECK", "perhaps", &cfg, msg, sizeof msg), SHMC_ERR_ENV);
-    SHMCT_ASSERT_CONTAINS(msg, "SHMC_CHECK='perhaps' is not valid: use 1/on/auto or 0/off");
+    SHMCT_ASSERT_CONTAINS(
+        msg, "SHMC_CHECK='perhaps' is not valid: use calls (the default), 1/full, or 0/off");
     ck_assert_int_eq(load_with("SHMC_FAKE_DEVICE", "noipc", &cfg, msg, sizeof msg), SHMC_OK);
     ck_assert_int_eq(cfg.fake_device, SHMC_FAKE_NOIPC);
     ck_assert_int_eq(load_with("SHMC_FAKE_DEVICE", "sometimes", &cfg, msg, sizeof msg),

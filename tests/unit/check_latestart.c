@@ -46,8 +46,7 @@ static void late_start(shmc_comm *w, int me, int n, void *arg)
     if (me != 0) {
         /* What a member does on finding a mismatch: quit the world's collectives. */
         shmc__p2p_quit(&shmc__p2p, &shmc__p2p.comms.world, SHMC_ERR_MISMATCH);
-        T_ASSERT(shmc_barrier(w) == SHMC_ERR_MISMATCH, "rank %d: the quit world still works",
-                 me);
+        T_ASSERT(shmc_barrier(w) == SHMC_ERR_MISMATCH, "rank %d: the quit world still works", me);
         return;
     }
     T_ASSERT(shmc__job_quit_word(shmc__p2p.arena, 1, 0) != 0, "rank 0 was not held back");

@@ -1,9 +1,11 @@
 /*
- * A collective call as two words, and the words as words people read (callword.h).
+ * A collective call's words as words people read (callword.h).
  */
-#include "coll/callword.h"
+#include "base/callword.h"
 
 #include <stdio.h>
+
+#include "base/config.h"
 
 static const char *const dtype_names[] = {"int8",   "uint8",   "int32",    "uint32",  "int64",
                                           "uint64", "float16", "bfloat16", "float32", "float64"};
@@ -13,6 +15,14 @@ void shmc__call_describe(const uint64_t w[2], char *buf, size_t len)
 {
     unsigned coll = w[1] & 0xff, dt = (w[1] >> 8) & 0xff, op = (w[1] >> 16) & 0xff;
     int root = (int)(uint32_t)(w[1] >> 32);
+    if (!(w[0] | w[1])) {
+        snprintf(buf, len, "an agreement inside a collective");
+        return;
+    }
+    if (coll == SHMC_CALL_SPLIT || coll == SHMC_CALL_CREATE_GROUP) {
+        snprintf(buf, len, "%s", coll == SHMC_CALL_SPLIT ? "comm_split" : "comm_create_group");
+        return;
+    }
     const char *cn = coll < SHMC_C_COUNT ? shmc__coll_names[coll] : "?";
     const char *dn = dt < sizeof dtype_names / sizeof *dtype_names ? dtype_names[dt] : "?";
     const char *on = op < sizeof op_names / sizeof *op_names ? op_names[op] : "?";

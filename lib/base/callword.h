@@ -1,0 +1,42 @@
+/*
+ * A collective call as two words (coll/callword.h makes them): word 0 the count, word 1
+ * the collective, dtype, op, memory kind and root. Members that made the same call have
+ * the same words; every synchronisation of a collective carries them, or a hash of them,
+ * so that members that made different calls find out (docs/reliability.md, Mismatched
+ * collectives). Here: the hash, the tag the call's messages carry, and the words as words
+ * people read. In base because every layer that meets a call reports on it.
+ */
+#ifndef SHMC_BASE_CALLWORD_H
+#define SHMC_BASE_CALLWORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Calls that are not one of the collectives of config.h but meet like them. */
+#define SHMC_CALL_SPLIT 0x40u        /* shmc_comm_split */
+#define SHMC_CALL_CREATE_GROUP 0x41u /* shmc_comm_create_group */
+
+/* A 64-bit hash of the words; 0 for no call (both words 0: SHMC_CHECK=0), never 0
+ * otherwise. */
+static inline uint64_t shmc__call_hash(const uint64_t w[2])
+{
+    if (!(w[0] | w[1]))
+        return 0;
+    uint64_t h = (w[0] * 0x9e3779b97f4a7c15ull) ^ w[1];
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return h | 1; /* never 0 */
+}
+
+/* The tag of the call's messages (0..SHMC_TAG_MAX): the hash's top 31 bits. */
+static inline int shmc__call_tag(uint64_t hash)
+{
+    return (int)(hash >> 33);
+}
+
+/* "allreduce(count 4, int32, sum)" and the like; "an agreement inside a collective" for
+ * no call. */
+void shmc__call_describe(const uint64_t w[2], char *buf, size_t len);
+
+#endif /* SHMC_BASE_CALLWORD_H */
