@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coll/algos.h"
+#include "coll/local.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
 #include "coll/xfer.h"

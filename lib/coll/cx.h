@@ -128,24 +128,7 @@ static inline struct shmc__cx shmc__cx_rooted(const struct shmc__cx *x, int root
     return y;
 }
 
-/* A local copy of the call's memory kind, as a statement that returns its error from the
- * enclosing function. */
-#define SHMC_CX_COPY(x, dst, src, n)                                                               \
-    do {                                                                                           \
-        int cx_rc_ = shmc__copy_kind((dst), (src), (n), (x)->dev);                                 \
-        if (cx_rc_ != SHMC_OK)                                                                     \
-            return cx_rc_;                                                                         \
-    } while (0)
-
-/* Local reductions of one call, on the host or the device (x->dev). */
-static inline int shmc__cx_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t n,
-                                  int order)
-{
-    if (x->dev)
-        return shmc__dev_reduce(acc, in, n, x->dt, x->op, order);
-    shmc__reduce(acc, in, n, x->dt, x->op, order);
-    return SHMC_OK;
-}
+/* Local reductions and copies of one call: local.h. */
 
 static inline int shmc__cx_finish(const struct shmc__cx *x, void *buf, size_t n)
 {

@@ -15,6 +15,7 @@
 #include "coll/dispatch.h"
 
 #include "coll/algos.h"
+#include "coll/local.h"
 #include "coll/scratch.h"
 
 /* Device calls: the mailbox algorithms only. Every step of those costs a device copy or

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coll/algos.h"
+#include "coll/local.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
 #include "coll/xfer.h"
@@ -119,7 +120,7 @@ int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
     size_t bytes = count * x->es;
     int rc;
     if (x->me == root && sbuf && (uint8_t *)rbuf + (size_t)root * bytes != sbuf)
-        memcpy((uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
+        SHMC_CX_COPY(x, (uint8_t *)rbuf + (size_t)root * bytes, sbuf, bytes);
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x);
@@ -186,7 +187,7 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         }
     }
     if (sbuf && mine != sbuf)
-        memcpy(mine, sbuf, bytes);
+        SHMC_CX_COPY(x, mine, sbuf, bytes);
     return SHMC_OK;
 }
 
@@ -294,7 +295,7 @@ int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     int n = x->n, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
     if (x->me == root && rbuf && rbuf != (const uint8_t *)sbuf + (size_t)root * count * es)
-        memcpy(rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
+        SHMC_CX_COPY(x, rbuf, (const uint8_t *)sbuf + (size_t)root * count * es, count * es);
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "coll/algos.h"
+#include "coll/local.h"
 #include "coll/onestep.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
@@ -45,7 +46,7 @@ int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
             tmp = shmc__cx_scratch(x, 1, bytes);
             if (!acc || !tmp)
                 return SHMC_ERR_NOMEM;
-            if (acc != sbuf && (rc = shmc__copy_kind(acc, sbuf, bytes, x->dev)) != SHMC_OK)
+            if (acc != sbuf && (rc = shmc__cx_copy(x, acc, sbuf, bytes)) != SHMC_OK)
                 return rc;
         }
         if ((rc = shmc__cx_recv(x, tmp, bytes, shmc__rrank(v + mask, root, n))) != SHMC_OK ||
@@ -53,7 +54,7 @@ int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
             return rc;
     }
     /* Only the root gets here (with n == 1 it never received: copy its own input). */
-    if (!acc && rbuf != sbuf && (rc = shmc__copy_kind(rbuf, sbuf, bytes, x->dev)) != SHMC_OK)
+    if (!acc && rbuf != sbuf && (rc = shmc__cx_copy(x, rbuf, sbuf, bytes)) != SHMC_OK)
         return rc;
     return shmc__cx_finish(x, rbuf, count);
 }
@@ -98,7 +99,7 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
             return rc;
         /* The incoming partial covers the earlier ranks of this block's order. */
         if ((rc = shmc__cx_reduce(x, in, src + roff * es, rlen, SHMC_ACC_LEFT)) != SHMC_OK ||
-            (last && !direct && (rc = shmc__copy_kind(out, in, rlen * es, x->dev)) != SHMC_OK))
+            (last && !direct && (rc = shmc__cx_copy(x, out, in, rlen * es)) != SHMC_OK))
             return rc;
         send = in;
     }
@@ -172,7 +173,7 @@ int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     uint8_t *acc = rbuf, *tmp = shmc__cx_scratch(x, 1, bytes);
     if (!tmp)
         return SHMC_ERR_NOMEM;
-    if (sbuf != rbuf && (rc = shmc__copy_kind(acc, sbuf, bytes, x->dev)) != SHMC_OK)
+    if (sbuf != rbuf && (rc = shmc__cx_copy(x, acc, sbuf, bytes)) != SHMC_OK)
         return rc;
     while (p * 2 <= n)
         p *= 2;

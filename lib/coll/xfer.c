@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "coll/callword.h"
+#include "coll/local.h"
 
 /* Messages carry their call's tag (base/callword.h; 0 with SHMC_CHECK=0). A receive takes
  * whatever comes next from its source on the context, and compares tags when it ends
@@ -146,7 +147,7 @@ void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **
 int shmc__cx_copy_waitall(const struct shmc__cx *x, void *dst, const void *src, size_t bytes,
                           size_t n, struct shmc__request **reqs)
 {
-    int crc = bytes ? shmc__copy_kind(dst, src, bytes, x->dev) : SHMC_OK;
+    int crc = shmc__cx_copy(x, dst, src, bytes);
     int wrc = shmc__cx_waitall(x, n, reqs);
     return crc != SHMC_OK ? crc : wrc;
 }

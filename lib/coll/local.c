@@ -1,0 +1,57 @@
+/*
+ * A collective's local work, in pieces (local.h).
+ *
+ * Large collectives copy and combine tens of MiB on each rank between two messages (the
+ * all-to-all tree packs half the blocks at each step; a reduce-scatter combines whole
+ * vectors). Done in one go, that is hundreds of ms when 8 ranks share 2 cores, during
+ * which the rank does not look at the job: a member that died or quit meanwhile is
+ * noticed only at the next wait, and every member waiting for this one waits as long
+ * (issue 19: survivors took up to 1.2 s to return). So host work goes in pieces of
+ * SHMC_CX_PIECE bytes, with a look at the job between them (shmc__job_ok: two relaxed
+ * loads while nothing changed). Device work is left whole: it is queued to the GPU,
+ * not done by this CPU.
+ */
+#include "coll/local.h"
+
+#include "p2p/p2p.h"
+
+/* Has the job changed so that the call cannot finish? Its error, with this rank quit
+ * too (so that members waiting for it stop), or SHMC_OK. */
+static int stopped(const struct shmc__cx *x)
+{
+    if (shmc__job_ok(x->co->p2p) == SHMC_ERR_ABORTED)
+        return SHMC_ERR_ABORTED;
+    return x->c->quit ? shmc__cx_quit(x, x->c->quit) : SHMC_OK;
+}
+
+int shmc__cx_copy(const struct shmc__cx *x, void *dst, const void *src, size_t n)
+{
+    if (x->dev || n <= SHMC_CX_PIECE)
+        return n ? shmc__copy_kind(dst, src, n, x->dev) : SHMC_OK;
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    for (size_t off = 0; off < n; off += SHMC_CX_PIECE) {
+        int rc;
+        if (off && (rc = stopped(x)) != SHMC_OK)
+            return rc;
+        memcpy(d + off, s + off, n - off < SHMC_CX_PIECE ? n - off : SHMC_CX_PIECE);
+    }
+    return SHMC_OK;
+}
+
+int shmc__cx_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t n, int order)
+{
+    if (x->dev)
+        return shmc__dev_reduce(acc, in, n, x->dt, x->op, order);
+    size_t piece = SHMC_CX_PIECE / x->es;
+    uint8_t *a = acc;
+    const uint8_t *b = in;
+    for (size_t i = 0; i < n; i += piece) {
+        int rc;
+        if (i && (rc = stopped(x)) != SHMC_OK)
+            return rc;
+        shmc__reduce(a + i * x->es, b + i * x->es, n - i < piece ? n - i : piece, x->dt, x->op,
+                     order);
+    }
+    return SHMC_OK;
+}
