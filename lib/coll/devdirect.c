@@ -15,7 +15,10 @@
  *      it also means every member has entered the call: its input is ready (calls are
  *      synchronous) and its output may be written.
  *   3. The kernel (shmc__dev_reduce_fold) runs and is waited for, then a barrier: once
- *      past it every block of this rank's output has been written.
+ *      past it every block of this rank's output has been written. If the barrier
+ *      fails (a member died or quit), the rank still waits until every other member
+ *      has entered it, left or quit, since until then a member's kernel may be writing
+ *      into this rank's output (shmc__onestep_barrier_settled).
  * If any member could not describe or open a buffer (memory without IPC, GPUs without
  * peer access), all of them learn it at the same step and run the ring instead. The
  * agreements are one-step exchanges of host words (onestep.c). In place
@@ -97,8 +100,10 @@ int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *
         outs[q] = (uint8_t *)outs[q] + off * es;
     }
     int krc = shmc__dev_reduce_fold(ins, n, outs, n, len, x->dt, x->op);
-    /* The barrier either way: the others are writing into our output. */
-    rc = shmc__onestep_barrier(x);
+    /* The barrier either way: the others are writing into our output. If it fails (a
+     * member died or quit), members still in their kernel may still be writing into it:
+     * we return only once each of them has entered the barrier, left or quit. */
+    rc = shmc__onestep_barrier_settled(x);
     return krc != SHMC_OK ? krc : rc;
 }
 

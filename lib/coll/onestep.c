@@ -108,6 +108,24 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
     return SHMC_OK;
 }
 
+int shmc__onestep_barrier_settled(const struct shmc__cx *x)
+{
+    uint64_t r, stamp;
+    uint8_t *slot;
+    int rc;
+    if (shmc__cx_world(x)) {
+        if ((rc = world_round(x, NULL, 0, &r)) != SHMC_OK)
+            shmc__wsync_settle(x->co, r);
+        return rc;
+    }
+    rc = slot_round(x, NULL, 0, &slot, &stamp);
+    if (rc == SHMC_OK)
+        shmc__slot_done_all(x);
+    else
+        shmc__slot_settle(x, stamp);
+    return rc;
+}
+
 int shmc__onestep_barrier(const struct shmc__cx *x)
 {
     uint64_t r, stamp;

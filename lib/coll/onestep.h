@@ -15,6 +15,10 @@
 
 /* Every member has entered. */
 int shmc__onestep_barrier(const struct shmc__cx *x);
+/* The same, but when it fails (a member left or quit), it returns only once every other
+ * member has entered it, left the job or quit: whatever members do before the barrier
+ * (the device all-reduce's kernels, which write into every member's buffer) is over. */
+int shmc__onestep_barrier_settled(const struct shmc__cx *x);
 /* rbuf = the members' sbuf combined in rank order (x->dt, x->op, AVG-finished), on every
  * member; host memory, count * x->es <= SHMC_ONESTEP_MAX; sbuf may be rbuf. */
 int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);

@@ -175,6 +175,41 @@ int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const u
     return shmc__cx_quit(x, SHMC_ERR_MISMATCH);
 }
 
+struct settle_wait {
+    const struct shmc__cx *x;
+    uint64_t stamp;
+};
+
+/* Has every other member published `stamp` (or a later round), left the job, or quit the
+ * communicator's collectives? */
+static int members_settled(void *arg)
+{
+    const struct settle_wait *w = arg;
+    const struct shmc__cx *x = w->x;
+    struct shmc__p2p *p = x->co->p2p;
+    uint32_t ctx = x->c->ctx + 1;
+    for (int q = 0; q < x->n; q++) {
+        if (q == x->me)
+            continue;
+        /* A5 pairs with R5: the member had done all it did before this publication. */
+        uint64_t s = shmc__load_acquire64(&slot_of(x, q)->stamp);
+        if ((s >> 32) == (w->stamp >> 32) && (int32_t)((uint32_t)s - (uint32_t)w->stamp) >= 0)
+            continue;
+        int wq = shmc__comm_world_rank(x->c, q);
+        if (shmc__peer_lost(p, wq) == SHMC_OK && !shmc__quit_by(p, wq, ctx))
+            return 0;
+    }
+    return 1;
+}
+
+int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp)
+{
+    struct settle_wait w = {x, stamp};
+    if (members_settled(&w))
+        return SHMC_OK;
+    return shmc__wait_pred(x->co->p2p, members_settled, NULL, &w, SHMC_BLK_COLL);
+}
+
 void shmc__slot_done(const struct shmc__cx *x, int owner)
 {
     struct shmc__slot *s = slot_of(x, owner);

@@ -23,6 +23,11 @@ int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const u
 /* The same, returning the owner's call words in call rather than comparing them. */
 int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
                          uint64_t call[2]);
+/* After a failed round `stamp`: waits until every other member has published it (or a
+ * later one), left the job, or quit the communicator's collectives, so that none still
+ * does what it does before publishing (the device all-reduce's kernels write into this
+ * rank's buffers). */
+int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp);
 /* This rank is done reading owner's slot for one publication. */
 void shmc__slot_done(const struct shmc__cx *x, int owner);
 /* out = in_0 OP in_1 OP ... in rank order, left to right, over len elements at element
