@@ -322,7 +322,13 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         }
     }
     struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i])
+            reqs[i]->waited = 1;
     int rc = wait_until(p, reqs_done, &s, &b, &far);
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i])
+            reqs[i]->waited = 0;
     return rc != SHMC_OK ? rc : s.err;
 }
 
