@@ -34,6 +34,7 @@
 #include "coll/scratch.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "base/log.h"
 #include "coll/onestep.h"
@@ -68,7 +69,22 @@ static int grow(struct shmc__coll *co, int dev, int which, size_t bytes)
 {
     if (bytes <= co->scratch[dev][which].cap && co->scratch[dev][which].p)
         return 1;
-    void *p = dev ? shmc__dev_malloc(bytes) : malloc(bytes);
+    void *p = NULL;
+    if (dev) {
+        p = shmc__dev_malloc(bytes);
+    } else if (bytes >= (4u << 20)) {
+        /* Large scratch in transparent huge pages where the system allows them
+         * (`madvise` mode): fewer page faults when first touched, and far fewer pages
+         * for the kernel to free when a rank dies, which is what survivors of a 16 MiB
+         * all-to-all at 8 ranks waited for (docs/reliability.md). */
+        size_t len = (bytes + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+        if (posix_memalign(&p, 2u << 20, len) == 0)
+            madvise(p, len, MADV_HUGEPAGE);
+        else
+            p = NULL;
+    } else {
+        p = malloc(bytes);
+    }
     if (!p)
         return 0;
     if (dev)
