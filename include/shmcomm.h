@@ -67,7 +67,12 @@ typedef enum {
     SHMC_FLOAT16,
     SHMC_BFLOAT16,
     SHMC_FLOAT32,
-    SHMC_FLOAT64
+    SHMC_FLOAT64,
+    SHMC_INT16,
+    SHMC_UINT16,
+    SHMC_BOOL /* one byte; reductions read any non-zero byte as true and write 0 or 1: SUM
+               * and MAX are "or", PROD and MIN "and", BAND/BOR/BXOR the logical ones (as
+               * torch's bool tensors combine) */
 } shmc_dtype;
 
 typedef enum {

@@ -24,7 +24,8 @@ static inline int cr_is_float(shmc_dtype dt)
 
 static inline int cr_is_signed(shmc_dtype dt)
 {
-    return dt == SHMC_INT8 || dt == SHMC_INT32 || dt == SHMC_INT64 || cr_is_float(dt);
+    return dt == SHMC_INT8 || dt == SHMC_INT16 || dt == SHMC_INT32 || dt == SHMC_INT64 ||
+           cr_is_float(dt);
 }
 
 static inline int cr_op_valid(shmc_dtype dt, shmc_op op)
@@ -91,12 +92,23 @@ static inline void cr_put(shmc_dtype dt, void *buf, size_t i, double v)
     case SHMC_FLOAT64:
         ((double *)buf)[i] = v;
         break;
+    case SHMC_INT16:
+        ((int16_t *)buf)[i] = (int16_t)v;
+        break;
+    case SHMC_UINT16:
+        ((uint16_t *)buf)[i] = (uint16_t)v;
+        break;
+    case SHMC_BOOL:
+        ((uint8_t *)buf)[i] = v != 0; /* a sum of trues is true, a product "and" */
+        break;
     }
 }
 
 static inline void cr_put_bits(shmc_dtype dt, void *buf, size_t i, uint64_t bits)
 {
     size_t es = shmc_dtype_size(dt);
+    if (dt == SHMC_BOOL)
+        bits &= 1;                              /* a bool's one bit */
     memcpy((uint8_t *)buf + i * es, &bits, es); /* little-endian: the low bytes */
 }
 
@@ -105,6 +117,8 @@ static inline double cr_val(shmc_dtype dt, shmc_op op, int r, size_t i)
 {
     uint64_t h = shmct_word((uint64_t)r * 7919u + (uint64_t)op, i);
     int sg = cr_is_signed(dt);
+    if (dt == SHMC_BOOL)
+        return (double)(h % 3 != 0); /* mostly true, so that "and" is not always false */
     switch (op) {
     case SHMC_PROD:
         if ((i + (size_t)r) % 7 == 0)

@@ -336,7 +336,7 @@ static void draw_colls(struct ccall *cc, int count, const struct commset *cs, ui
         int m = cs->n[c->comm];
         c->root = (int)(rng(s) % (uint64_t)m);
         c->inplace = (int)(rng(s) % 2);
-        c->dt = (shmc_dtype)(SHMC_INT8 + (int)(rng(s) % (uint64_t)(SHMC_FLOAT64 - SHMC_INT8 + 1)));
+        c->dt = (shmc_dtype)(SHMC_INT8 + (int)(rng(s) % (uint64_t)(SHMC_BOOL - SHMC_INT8 + 1)));
         do
             c->op = (shmc_op)(SHMC_SUM + (int)(rng(s) % (uint64_t)(SHMC_BXOR - SHMC_SUM + 1)));
         while (!cr_op_valid(c->dt, c->op));

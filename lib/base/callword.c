@@ -8,7 +8,8 @@
 #include "base/config.h"
 
 static const char *const dtype_names[] = {"int8",   "uint8",   "int32",    "uint32",  "int64",
-                                          "uint64", "float16", "bfloat16", "float32", "float64"};
+                                          "uint64", "float16", "bfloat16", "float32", "float64",
+                                          "int16",  "uint16",  "bool"};
 static const char *const op_names[] = {"sum", "prod", "min", "max", "avg", "band", "bor", "bxor"};
 
 void shmc__call_describe(const uint64_t w[2], char *buf, size_t len)

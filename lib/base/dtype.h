@@ -16,10 +16,14 @@ static inline size_t shmc__dtype_size(shmc_dtype dt)
     static const uint8_t sizes[] = {
         [SHMC_INT8] = 1,    [SHMC_UINT8] = 1,   [SHMC_INT32] = 4,   [SHMC_UINT32] = 4,
         [SHMC_INT64] = 8,   [SHMC_UINT64] = 8,  [SHMC_FLOAT16] = 2, [SHMC_BFLOAT16] = 2,
-        [SHMC_FLOAT32] = 4, [SHMC_FLOAT64] = 8,
+        [SHMC_FLOAT32] = 4, [SHMC_FLOAT64] = 8, [SHMC_INT16] = 2,   [SHMC_UINT16] = 2,
+        [SHMC_BOOL] = 1,
     };
     return (unsigned)dt < sizeof sizes ? sizes[dt] : 0;
 }
+
+/* How many dtypes there are (the last one + 1). */
+#define SHMC__NDTYPES (SHMC_BOOL + 1)
 
 /* True if the byte ranges [a, a + na) and [b, b + nb) share a byte. */
 static inline int shmc__overlap(const void *a, size_t na, const void *b, size_t nb)

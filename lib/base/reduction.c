@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "base/dtype.h"
 #include "base/half.h"
 
 /* ---- conversions ------------------------------------------------------------------- */
@@ -101,6 +102,8 @@ uint16_t shmc__float_to_bf16(float f)
 
 INT_FAMILY(i8, int8_t, uint8_t)
 INT_FAMILY(u8, uint8_t, uint8_t)
+INT_FAMILY(i16, int16_t, uint16_t)
+INT_FAMILY(u16, uint16_t, uint16_t)
 INT_FAMILY(i32, int32_t, uint32_t)
 INT_FAMILY(u32, uint32_t, uint32_t)
 INT_FAMILY(i64, int64_t, uint64_t)
@@ -124,10 +127,27 @@ FLT_FAMILY(f64, double)
 HALF_FAMILY(f16, shmc__h2f, shmc__f2h)
 HALF_FAMILY(bf16, shmc__bf2f, shmc__f2bf)
 
+/* Bool: any non-zero byte is true; results are 0 or 1. Every op is commutative. */
+#define B_OR(a, b) ((uint8_t)((a) | (b)))
+#define B_AND(a, b) ((uint8_t)((a) & (b)))
+#define B_XOR(a, b) ((uint8_t)((a) ^ (b)))
+#define BOOL_KERNEL(name, OP)                                                                      \
+    static void name(void *restrict accv, const void *restrict inv, size_t n, int order)           \
+    {                                                                                              \
+        uint8_t *restrict acc = accv;                                                              \
+        const uint8_t *restrict in = inv;                                                          \
+        (void)order;                                                                               \
+        for (size_t i = 0; i < n; i++)                                                             \
+            acc[i] = OP(acc[i] != 0, in[i] != 0);                                                  \
+    }
+BOOL_KERNEL(k_bool_or, B_OR)
+BOOL_KERNEL(k_bool_and, B_AND)
+BOOL_KERNEL(k_bool_xor, B_XOR)
+
 typedef void (*kernel_fn)(void *restrict, const void *restrict, size_t, int);
 
 #define NOPS (SHMC_BXOR + 1)
-#define NTYPES (SHMC_FLOAT64 + 1)
+#define NTYPES SHMC__NDTYPES
 
 /* AVG combines as SUM; NULL means "not defined for this type". */
 #define INT_ROW(tn)                                                                                \
@@ -141,10 +161,21 @@ typedef void (*kernel_fn)(void *restrict, const void *restrict, size_t, int);
     }
 
 static const kernel_fn kernels[NTYPES][NOPS] = {
-    [SHMC_INT8] = INT_ROW(i8),     [SHMC_UINT8] = INT_ROW(u8),      [SHMC_INT32] = INT_ROW(i32),
-    [SHMC_UINT32] = INT_ROW(u32),  [SHMC_INT64] = INT_ROW(i64),     [SHMC_UINT64] = INT_ROW(u64),
-    [SHMC_FLOAT16] = FLT_ROW(f16), [SHMC_BFLOAT16] = FLT_ROW(bf16), [SHMC_FLOAT32] = FLT_ROW(f32),
+    [SHMC_INT8] = INT_ROW(i8),
+    [SHMC_UINT8] = INT_ROW(u8),
+    [SHMC_INT32] = INT_ROW(i32),
+    [SHMC_UINT32] = INT_ROW(u32),
+    [SHMC_INT64] = INT_ROW(i64),
+    [SHMC_UINT64] = INT_ROW(u64),
+    [SHMC_FLOAT16] = FLT_ROW(f16),
+    [SHMC_BFLOAT16] = FLT_ROW(bf16),
+    [SHMC_FLOAT32] = FLT_ROW(f32),
     [SHMC_FLOAT64] = FLT_ROW(f64),
+    [SHMC_INT16] = INT_ROW(i16),
+    [SHMC_UINT16] = INT_ROW(u16),
+    /* sum, prod, min, max, (no avg), band, bor, bxor */
+    [SHMC_BOOL] = {k_bool_or, k_bool_and, k_bool_and, k_bool_or, NULL, k_bool_and, k_bool_or,
+                   k_bool_xor},
 };
 
 int shmc__reduce_check(shmc_dtype dt, shmc_op op)

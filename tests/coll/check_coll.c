@@ -95,7 +95,7 @@ static shmc_comm *test_comm(shmc_comm *w, int where, shmc_comm **owned)
 static int pairs(int coll, shmc_dtype *dts, shmc_op *ops)
 {
     int m = 0;
-    for (int d = SHMC_INT8; d <= SHMC_FLOAT64; d++) {
+    for (int d = SHMC_INT8; d <= SHMC_BOOL; d++) {
         if (!is_reduction(coll)) {
             dts[m] = (shmc_dtype)d;
             ops[m++] = SHMC_SUM;
@@ -128,8 +128,9 @@ static void matrix(shmc_comm *w, int wme, int wn, void *arg)
     if (!c)
         return;
     int me = shmc_comm_rank(c), n = shmc_comm_size(c), full = full_matrix();
-    shmc_dtype dts[80];
-    shmc_op ops[80];
+    /* Every dtype x op: at most SHMC_BOOL + 1 dtypes x SHMC_BXOR + 1 ops. */
+    shmc_dtype dts[(SHMC_BOOL + 1) * (SHMC_BXOR + 1)];
+    shmc_op ops[(SHMC_BOOL + 1) * (SHMC_BXOR + 1)];
     int np = pairs(j->coll, dts, ops);
     int roots[3] = {0, n / 2, n - 1}, nroots = has_root(j->coll) ? 3 : 1;
     int rotate = 0;

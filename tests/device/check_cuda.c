@@ -79,7 +79,7 @@ START_TEST(test_cuda_reduce_kernels)
     void *da = shmc__dev_malloc(most), *db = shmc__dev_malloc(most);
     ck_assert(a && b && want && got && da && db);
     int combos = 0;
-    for (int dt = SHMC_INT8; dt <= SHMC_FLOAT64; dt++) {
+    for (int dt = SHMC_INT8; dt <= SHMC_BOOL; dt++) {
         for (int op = SHMC_SUM; op <= SHMC_BXOR; op++) {
             if (shmc__reduce_check((shmc_dtype)dt, (shmc_op)op) != SHMC_OK)
                 continue;

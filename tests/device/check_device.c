@@ -331,7 +331,7 @@ static void coll_rank(shmc_comm *w, int me, int n, void *arg)
             k.algo = algos[ai];
             if (is_reduction(coll)) {
                 k.count = 5;
-                for (int dt = 0; dt <= SHMC_FLOAT64; dt++)
+                for (int dt = 0; dt <= SHMC_BOOL; dt++)
                     for (int op = 0; op <= SHMC_BXOR; op++) {
                         if (!cr_op_valid((shmc_dtype)dt, (shmc_op)op))
                             continue;

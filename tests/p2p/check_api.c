@@ -41,6 +41,9 @@ START_TEST(test_api_dtype_size)
     ck_assert_uint_eq(shmc_dtype_size(SHMC_INT64), 8);
     ck_assert_uint_eq(shmc_dtype_size(SHMC_UINT64), 8);
     ck_assert_uint_eq(shmc_dtype_size(SHMC_FLOAT64), 8);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_INT16), 2);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_UINT16), 2);
+    ck_assert_uint_eq(shmc_dtype_size(SHMC_BOOL), 1);
     ck_assert_uint_eq(shmc_dtype_size((shmc_dtype)99), 0);
     ck_assert_uint_eq(shmc_dtype_size((shmc_dtype)-1), 0);
 }

@@ -77,8 +77,10 @@ static void late_kernel(shmc_comm *w, int me, int n, void *arg)
         to_host(h, rbuf);
         /* Block 2 (elements 2000-2999) is rank 2's kernel's: 1 + 2 + 3 everywhere. */
         for (int i = 2000; i < COUNT; i++)
-            T_ASSERT(h[i] == 6, "element %d is %d when the call returned: rank 2's kernel "
-                     "had not written it", i, h[i]);
+            T_ASSERT(h[i] == 6,
+                     "element %d is %d when the call returned: rank 2's kernel "
+                     "had not written it",
+                     i, h[i]);
         usleep(500000);
         to_host(after, rbuf);
         T_ASSERT(!memcmp(h, after, sizeof h), "the output changed after the call returned");

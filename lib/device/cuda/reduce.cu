@@ -62,6 +62,14 @@ template <typename T> struct Plain {
     __device__ static C load(S s) { return s; }
     __device__ static S store(C c) { return c; }
 };
+/* Bool: any non-zero byte is true, results 0 or 1; with 0/1 operands the integer ops are
+ * the logical ones (a sum of two trues stores as true). */
+struct BoolK {
+    typedef uint8_t S;
+    typedef uint8_t C;
+    __device__ static C load(S s) { return s != 0; }
+    __device__ static S store(C c) { return c != 0; }
+};
 struct Half {
     typedef uint16_t S;
     typedef float C;
@@ -167,10 +175,9 @@ template <typename K, typename A> int float_op(const A &a, size_t n, shmc_op op,
     }
 }
 
-template <typename T, typename U, typename A>
+template <typename T, typename U, typename A, typename K = Plain<T> >
 int int_op(const A &a, size_t n, shmc_op op, cudaStream_t s)
 {
-    typedef Plain<T> K;
     switch (op) {
     case SHMC_SUM:
         return launch<K, ISum<T, U> >(a, n, 0, s);
@@ -214,6 +221,12 @@ template <typename A> int by_dtype(const A &a, size_t n, shmc_dtype dt, shmc_op 
         return float_op<Plain<float> >(a, n, op, s);
     case SHMC_FLOAT64:
         return float_op<Plain<double> >(a, n, op, s);
+    case SHMC_INT16:
+        return int_op<int16_t, uint16_t>(a, n, op, s);
+    case SHMC_UINT16:
+        return int_op<uint16_t, uint16_t>(a, n, op, s);
+    case SHMC_BOOL:
+        return int_op<uint8_t, uint8_t, A, BoolK>(a, n, op, s);
     default:
         return SHMC_ERR_ARG;
     }
