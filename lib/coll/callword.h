@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "base/callword.h"
+#include "base/log.h"
 #include "coll/cx.h"
 #include "p2p/incall.h"
 
@@ -48,6 +49,20 @@ static inline void shmc__cx_where(const struct shmc__cx *x, char *buf, size_t le
         snprintf(buf, len, "the world");
     else
         snprintf(buf, len, "a communicator of %d ranks (its own rank numbers)", x->n);
+}
+
+/* Does member q's call (its words, theirs) differ from x's? Says so, naming both: 1; or 0. */
+static inline int shmc__cx_differs(const struct shmc__cx *x, int q, const uint64_t theirs[2])
+{
+    if (theirs[0] == x->call[0] && theirs[1] == x->call[1])
+        return 0;
+    char mine[160], other[160], where[64];
+    shmc__call_describe(x->call, mine, sizeof mine);
+    shmc__call_describe(theirs, other, sizeof other);
+    shmc__cx_where(x, where, sizeof where);
+    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d called %s", where,
+               x->me, mine, q, other);
+    return 1;
 }
 
 static inline int shmc__cx_leave(const struct shmc__cx *x, int rc)

@@ -286,20 +286,6 @@ static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t
     return SHMC_OK;
 }
 
-/* Enters world round r. If it fails (a rank left or quit first), ranks that passed the
- * first round may still be writing into our receive buffer: it goes back to the caller
- * only once they have stopped (wsync.h). */
-static int enter(const struct shmc__cx *x, uint64_t r)
-{
-    int odd;
-    int rc = shmc__wsync_enter_call(x->co, r, shmc__wsync_tag(x->hash), &odd);
-    if (rc != SHMC_OK)
-        shmc__wsync_settle(x->co, r);
-    else if (odd >= 0) /* every member sees a difference in the same round: none goes on */
-        rc = shmc__onestep_world_mismatch(x, odd);
-    return rc;
-}
-
 /* Publishes status in a new round, waits for every rank, and returns the first error any
  * rank reported (every rank computes the same answer). */
 static int agree(const struct shmc__cx *x, int status, uint64_t *round)
@@ -307,7 +293,7 @@ static int agree(const struct shmc__cx *x, int status, uint64_t *round)
     struct shmc__coll *co = x->co;
     uint64_t r = shmc__wsync_next(co);
     my_pub(co, r)->status = status;
-    int rc = enter(x, r);
+    int rc = shmc__onestep_world_enter(x, r, 1);
     if (rc != SHMC_OK)
         return rc;
     for (int q = 0; q < co->size; q++) {
@@ -366,7 +352,7 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     int readable = can_read_all(co) && kept && shmc__cx_scratch_early(x, 0, step * es) &&
                    shmc__cx_scratch_early(x, 1, step * es);
     p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all(co) ? CAN_WRITE : 0u);
-    int rc = enter(x, r1);
+    int rc = shmc__onestep_world_enter(x, r1, 1);
     if (rc != SHMC_OK)
         return rc;
     int all_can = 1, all_write = 1;

@@ -24,21 +24,7 @@
  * every other's, so all of them return SHMC_ERR_MISMATCH together and the communicator
  * stays in step. */
 
-/* Does member q's call (its words at theirs) differ from ours? Says so, naming both. */
-static int differs(const struct shmc__cx *x, int q, const uint64_t theirs[2])
-{
-    if (theirs[0] == x->call[0] && theirs[1] == x->call[1])
-        return 0;
-    char mine[160], other[160], where[64];
-    shmc__call_describe(x->call, mine, sizeof mine);
-    shmc__call_describe(theirs, other, sizeof other);
-    shmc__cx_where(x, where, sizeof where);
-    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d called %s", where,
-               x->me, mine, q, other);
-    return 1;
-}
-
-int shmc__onestep_world_mismatch(const struct shmc__cx *x, int odd)
+static int world_mismatch(const struct shmc__cx *x, int odd)
 {
     char what[160];
     shmc__call_describe(x->call, what, sizeof what);
@@ -49,26 +35,28 @@ int shmc__onestep_world_mismatch(const struct shmc__cx *x, int odd)
     return SHMC_ERR_MISMATCH;
 }
 
-/* The world: this rank's call and part into its half of a new round, the round entered,
- * and every member's call compared with ours (all of them, so that every member reports
- * a difference alike and the rounds stay in step). */
-static int world_round(const struct shmc__cx *x, const void *mine, size_t bytes, uint64_t *r)
+int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle)
 {
-    struct shmc__coll *co = x->co;
-    *r = shmc__wsync_next(co);
-    if (bytes)
-        memcpy(shmc__wsync_mine(co, *r), mine, bytes);
     int odd;
-    int rc = shmc__wsync_enter_call(co, *r, shmc__wsync_tag(x->hash), &odd);
-    if (rc != SHMC_OK)
+    int rc = shmc__wsync_enter_call(x->co, r, shmc__wsync_tag(x->hash), &odd);
+    if (rc != SHMC_OK) {
+        if (settle)
+            shmc__wsync_settle(x->co, r);
         return rc;
-    return odd >= 0 ? shmc__onestep_world_mismatch(x, odd) : SHMC_OK;
+    }
+    /* Every member sees a difference in the same round: none goes on. */
+    return odd >= 0 ? world_mismatch(x, odd) : SHMC_OK;
 }
 
-/* Member q's part of world round r. */
-static const uint8_t *world_part(const struct shmc__cx *x, int q, uint64_t r)
+/* The world: this rank's part into its half of a new round, then the round entered
+ * (shmc__onestep_world_enter). */
+static int world_round(const struct shmc__cx *x, const void *mine, size_t bytes, uint64_t *r,
+                       int settle)
 {
-    return shmc__wsync_theirs(x->co, q, r);
+    *r = shmc__wsync_next(x->co);
+    if (bytes)
+        memcpy(shmc__wsync_mine(x->co, *r), mine, bytes);
+    return shmc__onestep_world_enter(x, *r, settle);
 }
 
 /* Any other communicator: this rank's part into its slot, published with a new stamp and
@@ -96,7 +84,7 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
         if ((rc = shmc__slot_wait_call(x, q, *stamp, &theirs, call)) != SHMC_OK)
             break;
         if (!bad)
-            bad = differs(x, q, call);
+            bad = shmc__cx_differs(x, q, call);
     }
     shmc__incall_round(p, 0);
     if (rc != SHMC_OK)
@@ -108,34 +96,30 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
     return SHMC_OK;
 }
 
-int shmc__onestep_barrier_settled(const struct shmc__cx *x)
+/* A barrier; with settle, a failed one returns only once every other member has entered
+ * it, left or quit (onestep.h). */
+static int barrier(const struct shmc__cx *x, int settle)
 {
     uint64_t r, stamp;
     uint8_t *slot;
-    int rc;
-    if (shmc__cx_world(x)) {
-        if ((rc = world_round(x, NULL, 0, &r)) != SHMC_OK)
-            shmc__wsync_settle(x->co, r);
-        return rc;
-    }
-    rc = slot_round(x, NULL, 0, &slot, &stamp);
+    if (shmc__cx_world(x))
+        return world_round(x, NULL, 0, &r, settle);
+    int rc = slot_round(x, NULL, 0, &slot, &stamp);
     if (rc == SHMC_OK)
         shmc__slot_done_all(x);
-    else
+    else if (settle)
         shmc__slot_settle(x, stamp);
     return rc;
 }
 
 int shmc__onestep_barrier(const struct shmc__cx *x)
 {
-    uint64_t r, stamp;
-    uint8_t *slot;
-    if (shmc__cx_world(x))
-        return world_round(x, NULL, 0, &r);
-    int rc = slot_round(x, NULL, 0, &slot, &stamp);
-    if (rc == SHMC_OK)
-        shmc__slot_done_all(x);
-    return rc;
+    return barrier(x, 0);
+}
+
+int shmc__onestep_barrier_settled(const struct shmc__cx *x)
+{
+    return barrier(x, 1);
 }
 
 int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
@@ -144,10 +128,10 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
     int rc;
     uint64_t r;
     if (shmc__cx_world(x)) {
-        if ((rc = world_round(x, sbuf, bytes, &r)) != SHMC_OK)
+        if ((rc = world_round(x, sbuf, bytes, &r, 0)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++) {
-            const uint8_t *src = world_part(x, q, r);
+            const uint8_t *src = shmc__wsync_theirs(x->co, q, r);
             if (q == 0)
                 memcpy(rbuf, src, bytes);
             else
@@ -171,10 +155,11 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
     int rc;
     uint64_t r;
     if (shmc__cx_world(x)) {
-        if ((rc = world_round(x, mine, bytes, &r)) != SHMC_OK)
+        if ((rc = world_round(x, mine, bytes, &r, 0)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++)
-            memcpy(out + (size_t)q * bytes, q == x->me ? mine : world_part(x, q, r), bytes);
+            memcpy(out + (size_t)q * bytes, q == x->me ? mine : shmc__wsync_theirs(x->co, q, r),
+                   bytes);
         return SHMC_OK;
     }
     uint8_t *slot;

@@ -26,8 +26,11 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
  * SHMC_ONESTEP_MAX; mine must not lie in all. */
 int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *all, size_t bytes);
 
-/* A world round found rank `odd` in another call than x's (wsync.h): says so, naming ours;
- * SHMC_ERR_MISMATCH. */
-int shmc__onestep_world_mismatch(const struct shmc__cx *x, int odd);
+/* Enters world round r (this rank's part already in its half), comparing every rank's
+ * call with x's as it enters: SHMC_OK, SHMC_ERR_MISMATCH on every rank alike (said), or
+ * the error of a rank that left or quit first. With settle, a failed round returns only
+ * once every other rank has entered it, left or quit (wsync.h): ranks that passed an
+ * earlier round may be writing into this rank's buffers (coll/direct.c). */
+int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle);
 
 #endif /* SHMC_ONESTEP_H */

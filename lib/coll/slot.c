@@ -49,6 +49,13 @@ uint64_t shmc__slot_next(const struct shmc__cx *x)
     return ((uint64_t)x->c->uid << 32) | x->cc->round;
 }
 
+/* Has an owner's stamp s reached `want`: the same communicator (high half), this round or
+ * a later one (low half, modulo 2^32)? */
+static int stamp_reached(uint64_t s, uint64_t want)
+{
+    return (s >> 32) == (want >> 32) && (int32_t)((uint32_t)s - (uint32_t)want) >= 0;
+}
+
 struct slot_wait {
     const struct shmc__cx *x;
     shmc_atomic_u64 *stamp; /* waiting for a stamp, or (NULL) for our readers */
@@ -93,8 +100,7 @@ static int slot_ready(void *arg)
         return 0;
     }
     /* A5 pairs with R5: the owner's data is visible once its stamp is. */
-    uint64_t s = shmc__load_acquire64(w->stamp);
-    if ((s >> 32) == (w->want >> 32) && (int32_t)((uint32_t)s - (uint32_t)w->want) >= 0)
+    if (stamp_reached(shmc__load_acquire64(w->stamp), w->want))
         return 1;
     /* A member quit the call (p2p/quit.c): the owner may never publish. */
     if (w->x->c->quit) {
@@ -162,16 +168,10 @@ int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const u
 {
     uint64_t call[2];
     int rc = shmc__slot_wait_call(x, owner, stamp, data, call);
-    if (rc != SHMC_OK || (call[0] == x->call[0] && call[1] == x->call[1]))
+    if (rc != SHMC_OK || !shmc__cx_differs(x, owner, call))
         return rc;
     /* Only this rank may have seen it (the owner reads nothing of ours): quit, so that
      * every member stops. */
-    char mine[160], theirs[160], where[64];
-    shmc__call_describe(x->call, mine, sizeof mine);
-    shmc__call_describe(call, theirs, sizeof theirs);
-    shmc__cx_where(x, where, sizeof where);
-    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d called %s", where,
-               x->me, mine, owner, theirs);
     return shmc__cx_quit(x, SHMC_ERR_MISMATCH);
 }
 
@@ -192,8 +192,7 @@ static int members_settled(void *arg)
         if (q == x->me)
             continue;
         /* A5 pairs with R5: the member had done all it did before this publication. */
-        uint64_t s = shmc__load_acquire64(&slot_of(x, q)->stamp);
-        if ((s >> 32) == (w->stamp >> 32) && (int32_t)((uint32_t)s - (uint32_t)w->stamp) >= 0)
+        if (stamp_reached(shmc__load_acquire64(&slot_of(x, q)->stamp), w->stamp))
             continue;
         int wq = shmc__comm_world_rank(x->c, q);
         if (shmc__peer_lost(p, wq) == SHMC_OK && !shmc__quit_by(p, wq, ctx))

@@ -64,8 +64,8 @@ static void other_call(const struct shmc__cx *x, const struct shmc__request *r)
 int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **reqs)
 {
     struct shmc__p2p *p = x->co->p2p;
-    int first = SHMC_OK;
-    int err = shmc__wait_requests_exact(p, n, reqs, x->hash ? shmc__call_tag(x->hash) : SHMC_ANY);
+    int first = SHMC_OK, want = x->hash ? shmc__call_tag(x->hash) : SHMC_ANY;
+    int err = shmc__wait_requests_exact(p, n, reqs, want);
     if (err != SHMC_OK) {
         shmc__cx_quit(x, x->c->quit ? x->c->quit : err);
         shmc__wait_requests(p, n, reqs);
@@ -74,13 +74,9 @@ int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **
         struct shmc__request *r = reqs[i];
         if (!r)
             continue;
-        /* A message of another size than the algorithm expects means the ranks called
-         * the collective with different counts. */
-        int mismatch =
-            r->kind == SHMC_REQ_RECV && r->state != SHMC_RS_ACTIVE &&
-            (r->err == SHMC_ERR_TRUNCATE ||
-             (r->err == SHMC_OK &&
-              (r->msg_bytes != r->bytes || (x->hash && r->msg_tag != shmc__call_tag(x->hash)))));
+        /* A message of another size or tag than the algorithm expects means the ranks
+         * made different calls. */
+        int mismatch = shmc__req_other_call(r, want);
         if (mismatch && first != SHMC_ERR_MISMATCH)
             other_call(x, r);
         int rc = shmc__finish(p, r, NULL);

@@ -303,6 +303,9 @@ int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *con
  * message came from another call. */
 int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
                               int want_tag);
+/* Did completed receive r get a message of another call: another size than it asked for
+ * (or more), or (want_tag not SHMC_ANY) another tag? 0 for anything else. */
+int shmc__req_other_call(const struct shmc__request *r, int want_tag);
 /* Waits for r, fills status, frees r; returns its result. */
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
 /* Waits until done(arg) holds, making progress, as blocked on `op` for hang reports.

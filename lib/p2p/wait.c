@@ -259,16 +259,12 @@ struct reqset {
     int err;           /* the first failure seen, with stop_on_error */
 };
 
-/* A completed request's outcome for shmc__wait_requests_exact. */
-static int exact_outcome(const struct reqset *s, const struct shmc__request *r)
+int shmc__req_other_call(const struct shmc__request *r, int want_tag)
 {
-    if (r->kind != SHMC_REQ_RECV)
-        return r->err;
-    if (r->err == SHMC_ERR_TRUNCATE ||
-        (r->err == SHMC_OK &&
-         (r->msg_bytes != r->bytes || (s->want_tag != SHMC_ANY && r->msg_tag != s->want_tag))))
-        return SHMC_ERR_MISMATCH;
-    return r->err;
+    return r->kind == SHMC_REQ_RECV && r->state != SHMC_RS_ACTIVE &&
+           (r->err == SHMC_ERR_TRUNCATE ||
+            (r->err == SHMC_OK &&
+             (r->msg_bytes != r->bytes || (want_tag != SHMC_ANY && r->msg_tag != want_tag))));
 }
 
 static int reqs_done(void *arg)
@@ -282,7 +278,7 @@ static int reqs_done(void *arg)
         if (r->state == SHMC_RS_ACTIVE)
             all = 0;
         else if (s->stop_on_error && !s->err)
-            s->err = exact_outcome(s, r);
+            s->err = shmc__req_other_call(r, s->want_tag) ? SHMC_ERR_MISMATCH : r->err;
     }
     return all || s->err;
 }
@@ -310,21 +306,25 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
 {
     struct reqset s = {p, n, reqs, stop_on_error, want_tag, SHMC_OK};
     struct blk b = {0};
+    int active = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct shmc__request *r = reqs[i];
-        if (r && r->state == SHMC_RS_ACTIVE) {
+        struct shmc__request *r = reqs[i];
+        if (!r || r->state != SHMC_RS_ACTIVE)
+            continue;
+        if (!active++) { /* what a hang report names: the first still pending */
             b.op = r->kind;
             b.peer = r->peer;
             b.tag = r->tag;
             b.ctx = r->ctx;
             b.bytes = r->bytes;
-            break;
         }
+        r->waited = 1; /* doomed() (progress.c) may now fail it for want of peers */
+    }
+    if (!active) {
+        reqs_done(&s);
+        return s.err;
     }
     struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
-    for (size_t i = 0; i < n; i++)
-        if (reqs[i])
-            reqs[i]->waited = 1;
     int rc = wait_until(p, reqs_done, &s, &b, &far);
     for (size_t i = 0; i < n; i++)
         if (reqs[i])
