@@ -159,7 +159,11 @@ enum {
  * Under another launcher, local rank 0 creates the shared segment and the others wait
  * for it (SHMC_ATTACH_TIMEOUT seconds, default 60). SHMC_JOB_ID overrides the job key.
  *
- * Returns SHMC_OK; SHMC_ERR_STATE if already initialised (or after finalize);
+ * After shmc_finalize a process may call it again and join a new job, made anew by the
+ * same launcher's variables (torchrun, mpirun, none); under shmrun, whose job a process
+ * joins once, that is SHMC_ERR_STATE: use shmc_init_join with a new key instead.
+ *
+ * Returns SHMC_OK; SHMC_ERR_STATE if already initialised (or finalized under shmrun);
  * SHMC_ERR_ENV if the environment is inconsistent (a message says which variable);
  * SHMC_ERR_NOSHM if /dev/shm cannot hold the job's segment; SHMC_ERR_CORRUPT if the
  * segment fails validation; SHMC_ERR_TIMEOUT if the segment did not appear in time;
@@ -182,6 +186,35 @@ enum { SHMC_THREAD_SERIALIZED = 0, SHMC_THREAD_MULTIPLE = 1 };
  * environment's SHMC_THREADS=multiple raises the level of shmc_init and of this call.
  * Returns what shmc_init returns, or SHMC_ERR_ARG for another level (nothing done). */
 SHMC_API int shmc_init_thread(int level, shmc_comm **world);
+
+/* The longest job key shmc_init_join takes, and the room shmc_job_key needs (with its
+ * terminating NUL). */
+#define SHMC_JOB_KEY_MAX 64
+#define SHMC_JOB_KEY_LEN 34
+
+/* Writes a new job key into key (len >= SHMC_JOB_KEY_LEN): 33 random characters that no
+ * other job will have. Needs no shmc_init; any thread. Returns SHMC_OK, SHMC_ERR_ARG (NULL
+ * key or len too small) or SHMC_ERR_SYS (no randomness). */
+SHMC_API int shmc_job_key(char *key, size_t len);
+
+/* Joins the job of `size` ranks named by key as `rank`, whatever the environment says:
+ * for programs that learn rank, size and a shared key from their own channel (a torch
+ * store, a file, a socket). Rank 0 usually makes the key with shmc_job_key and passes it
+ * to the others. Every rank of the job must call it with the same size and key; rank 0
+ * creates the job's shared memory and the others wait for it as with another launcher
+ * (SHMC_ATTACH_TIMEOUT), then all wait until every rank has joined. level is
+ * SHMC_THREAD_SERIALIZED or SHMC_THREAD_MULTIPLE, as for shmc_init_thread.
+ *
+ * A process may finalize and join again, with a new key (a key names one job: a second
+ * job that assembles under the same key while the first still does gets SHMC_ERR_ENV).
+ * Handles of requests and communicators of a job the process left stay invalid in the
+ * next.
+ *
+ * Returns what shmc_init returns; SHMC_ERR_ARG for rank outside 0..size-1, size < 1, a
+ * bad level, or a key that is NULL, empty, longer than SHMC_JOB_KEY_MAX or holds other
+ * characters than letters, digits and . _ : - (nothing done; *world set to NULL);
+ * SHMC_ERR_LIMIT for more ranks than supported; SHMC_ERR_STATE while initialised. */
+SHMC_API int shmc_init_join(int rank, int size, const char *key, int level, shmc_comm **world);
 
 /* The level the library runs at (SHMC_THREAD_*), or SHMC_ERR_NOT_INIT. */
 SHMC_API int shmc_thread_level(void);

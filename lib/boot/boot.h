@@ -22,6 +22,13 @@ enum {
     SHMC_BOOT_OMPI,
     SHMC_BOOT_MPICH,
     SHMC_BOOT_SINGLETON,
+    SHMC_BOOT_JOIN, /* shmc_init_join: rank, size and key given by the caller */
+};
+
+/* What shmc_init_join was given; NULL for shmc_init (the environment says). */
+struct shmc__join {
+    int rank, size;
+    const char *key;
 };
 
 struct shmc__boot {
@@ -33,8 +40,14 @@ struct shmc__boot {
     struct shmc__arena arena;
 };
 
-/* launch.c: finds the launcher, the rank and the arena (attached or created), and claims
- * the rank in it. On failure nothing is left mapped or named. */
-int shmc__boot_launch(struct shmc__boot *b);
+/* launch.c: finds the launcher (or takes the caller's join), the rank and the arena
+ * (attached or created), and claims the rank in it. again: this process was in a job
+ * before (shmc_finalize), which is refused under shmrun, whose one arena it has left. On
+ * failure nothing is left mapped or named. */
+int shmc__boot_launch(struct shmc__boot *b, const struct shmc__join *join, int again);
+
+/* launch.c: is key usable as a job key (1..SHMC_JOB_KEY_MAX characters of A-Z a-z 0-9 and
+ * . _ : -)? */
+int shmc__job_key_valid(const char *key);
 
 #endif /* SHMC_BOOT_H */

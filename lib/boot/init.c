@@ -21,21 +21,22 @@
 
 static struct shmc__boot boot;
 static int thread_level; /* SHMC_THREAD_*, while initialised */
+static int left_a_job;   /* shmc_finalize ran: a new init must make a new arena */
 
-static int init_at(int level, shmc_comm **world)
+static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
 {
     struct shmc__boot *b = &boot;
     struct shmc__p2p *p = &shmc__p2p;
     int rc;
 
-    if (b->state != SHMC_ST_UNINIT)
+    if (b->state != SHMC_ST_UNINIT && b->state != SHMC_ST_DONE)
         return SHMC_ERR_STATE; /* *world untouched: a second call must not clear it */
     if (world)
         *world = NULL;
     if ((rc = shmc__config_load(&b->cfg)) != SHMC_OK)
         return rc;
     shmc__mk_setup(b->cfg.cuda, b->cfg.fake_device);
-    if ((rc = shmc__boot_launch(b)) != SHMC_OK)
+    if ((rc = shmc__boot_launch(b, join, left_a_job)) != SHMC_OK)
         goto fail_boot;
 
     const struct shmc__p2p_params params = {
@@ -69,6 +70,7 @@ fail_p2p:
     shmc__arena_detach(&b->arena);
 fail_boot:
     memset(b, 0, sizeof *b);
+    b->state = left_a_job ? SHMC_ST_DONE : SHMC_ST_UNINIT;
     shmc__log_rank = -1;
     return rc;
 }
@@ -85,6 +87,7 @@ static int shmc_finalize_call(void)
     shmc__arena_detach(&b->arena);
     memset(b, 0, sizeof *b);
     b->state = SHMC_ST_DONE;
+    left_a_job = 1;
     shmc__log_rank = -1;
     /* The guard that let us in read the level already and unlocks what it locked. */
     shmc__multi = 0;
@@ -94,14 +97,40 @@ static int shmc_finalize_call(void)
 
 SHMC_API int shmc_init(shmc_comm **world)
 {
-    return init_at(SHMC_THREAD_SERIALIZED, world);
+    return init_at(SHMC_THREAD_SERIALIZED, world, NULL);
 }
 
 SHMC_API int shmc_init_thread(int level, shmc_comm **world)
 {
     if (level != SHMC_THREAD_SERIALIZED && level != SHMC_THREAD_MULTIPLE)
         return SHMC_ERR_ARG;
-    return init_at(level, world);
+    return init_at(level, world, NULL);
+}
+
+SHMC_API int shmc_init_join(int rank, int size, const char *key, int level, shmc_comm **world)
+{
+    if (boot.state != SHMC_ST_UNINIT && boot.state != SHMC_ST_DONE)
+        return SHMC_ERR_STATE;
+    if (world)
+        *world = NULL;
+    if (level != SHMC_THREAD_SERIALIZED && level != SHMC_THREAD_MULTIPLE)
+        return SHMC_ERR_ARG;
+    if (size < 1 || rank < 0 || rank >= size) {
+        SHMC_ERROR("shmc_init_join: rank %d of %d ranks: the rank must be 0..size-1", rank, size);
+        return SHMC_ERR_ARG;
+    }
+    if (!key || !shmc__job_key_valid(key)) {
+        SHMC_ERROR("shmc_init_join: the job key must be 1 to %d characters of letters, digits "
+                   "and . _ : - (shmc_job_key makes one)",
+                   SHMC_JOB_KEY_MAX);
+        return SHMC_ERR_ARG;
+    }
+    if ((unsigned)size > SHMC_MAX_RANKS) {
+        SHMC_ERROR("shmc_init_join: %d ranks; shmcomm supports at most %u", size, SHMC_MAX_RANKS);
+        return SHMC_ERR_LIMIT;
+    }
+    const struct shmc__join j = {rank, size, key};
+    return init_at(level, world, &j);
 }
 
 static int shmc_thread_level_call(void)

@@ -9,8 +9,14 @@
  * in /dev/shm once the job is assembled. A leftover from a job that died during that
  * window is recognised (its creator is gone) and replaced.
  *
- * Runs once, in shmc_init, before anything else uses the arena. Waiting for the other
- * ranks to attach is shm/job.c's (shmc__job_wait_attached).
+ * shmc_init_join names the job itself (rank, size and a key, which rank 0 usually makes
+ * with shmc_job_key and shares through the caller's own channel, a torch store say): it
+ * is joined like an embedded job, rank 0 creating the arena under a name derived from the
+ * key. A fresh key is a fresh arena, which is what lets a process join again after
+ * shmc_finalize; shmrun's arena, made once for the process, cannot be joined twice.
+ *
+ * Runs in shmc_init, before anything else uses the arena. Waiting for the other ranks to
+ * attach is shm/job.c's (shmc__job_wait_attached).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -269,9 +276,12 @@ static int attach_embedded(struct shmc__boot *b, const char *name, unsigned nran
             close(fd); /* not ready yet, or a leftover local rank 0 will replace */
         }
         if (shmc__now_ns() > deadline) {
-            SHMC_ERROR("local rank 0 did not create the shared memory %s within %u s "
-                       "(SHMC_ATTACH_TIMEOUT); is it running, and calling shmc_init?",
-                       name, b->cfg.attach_timeout_s);
+            SHMC_ERROR("%s rank 0 did not create the shared memory %s within %u s "
+                       "(SHMC_ATTACH_TIMEOUT); is it running, and calling %s?",
+                       b->mode == SHMC_BOOT_JOIN ? "the job's" : "local", name,
+                       b->cfg.attach_timeout_s,
+                       b->mode == SHMC_BOOT_JOIN ? "shmc_init_join with the same key and size"
+                                                 : "shmc_init");
             return SHMC_ERR_TIMEOUT;
         }
         sleep_ms(pause);
@@ -299,13 +309,50 @@ static int claim(struct shmc__boot *b, int embedded)
     return SHMC_OK;
 }
 
-int shmc__boot_launch(struct shmc__boot *b)
+int shmc__job_key_valid(const char *key)
+{
+    size_t n = 0;
+    for (; key[n]; n++) {
+        char c = key[n];
+        if (n >= SHMC_JOB_KEY_MAX ||
+            !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == ':' || c == '-'))
+            return 0;
+    }
+    return n > 0;
+}
+
+SHMC_API int shmc_job_key(char *key, size_t len)
+{
+    uint64_t r[2];
+    if (!key || len < SHMC_JOB_KEY_LEN)
+        return SHMC_ERR_ARG;
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+        return SHMC_ERR_SYS;
+    snprintf(key, len, "k%016" PRIx64 "%016" PRIx64, r[0], r[1]);
+    return SHMC_OK;
+}
+
+int shmc__boot_launch(struct shmc__boot *b, const struct shmc__join *join, int again)
 {
     struct launch l;
-    int rc = detect(&l);
-    if (rc != SHMC_OK)
+    int rc;
+    if (join) {
+        memset(&l, 0, sizeof l);
+        l.mode = SHMC_BOOT_JOIN;
+        l.rank = l.local_rank = join->rank;
+        l.size = l.local_size = join->size;
+        snprintf(l.key, sizeof l.key, "join:%s", join->key);
+    } else if ((rc = detect(&l)) != SHMC_OK) {
         return rc;
-    if (l.mode != SHMC_BOOT_SHMRUN && l.mode != SHMC_BOOT_SINGLETON &&
+    }
+    if (again && l.mode == SHMC_BOOT_SHMRUN) {
+        SHMC_ERROR("this process already left the job shmrun started it in (shmc_finalize), "
+                   "and a process joins that job once; to start another job from the same "
+                   "processes, give every rank the same new key with shmc_init_join");
+        return SHMC_ERR_STATE;
+    }
+    if (l.mode != SHMC_BOOT_SHMRUN && l.mode != SHMC_BOOT_SINGLETON && l.mode != SHMC_BOOT_JOIN &&
         (rc = check_single_node(&l)) != SHMC_OK)
         return rc;
     if (l.size > (long)SHMC_MAX_RANKS) {
@@ -329,7 +376,7 @@ int shmc__boot_launch(struct shmc__boot *b)
             rc = shmc__arena_create(&b->arena, name, &lay, 1, 0, b->cfg.memfd);
     } else {
         char name[64];
-        const char *key = b->cfg.job_id ? b->cfg.job_id : l.key;
+        const char *key = b->cfg.job_id && l.mode != SHMC_BOOT_JOIN ? b->cfg.job_id : l.key;
         snprintf(name, sizeof name, "/shmc-%u-j%016" PRIx64, (unsigned)geteuid(), fnv1a(key));
         SHMC_DEBUG("job key '%s' -> %s, local rank %ld", key, name, l.local_rank);
         rc = l.local_rank == 0 ? create_embedded(b, name, (unsigned)l.size)

@@ -9,10 +9,11 @@
 
 #include "p2p/p2p.h"
 
-int shmc__comms_init(struct shmc__p2p *p)
+int shmc__comms_init(struct shmc__p2p *p, uint32_t gen0)
 {
     struct shmc__comms *cs = &p->comms;
     memset(cs, 0, sizeof *cs);
+    cs->gen0 = gen0;
     shmc__list_init(&cs->list);
     cs->next_uid = 2; /* the world is uid 1 */
     cs->cap = 16;
@@ -70,7 +71,7 @@ static int slot_take(struct shmc__comms *cs, struct shmc__comm *c)
             cs->slots = t;
             cs->cap = 2 * i;
         }
-        cs->slots[i].gen = 1;
+        cs->slots[i].gen = cs->gen0 | 1u;
         cs->nslots++;
     }
     cs->slots[i].c = c;

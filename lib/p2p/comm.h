@@ -58,6 +58,7 @@ struct shmc__comms {
     struct shmc__comm_slot *slots;
     uint32_t nslots, cap;
     uint32_t alive; /* communicators on the list */
+    uint32_t gen0;  /* first gen of new slots but the world's: odd, new in every job joined */
 };
 
 static inline int shmc__comm_world_rank(const struct shmc__comm *c, int r)

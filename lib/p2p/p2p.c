@@ -75,10 +75,17 @@ static void teardown(struct shmc__p2p *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Jobs this process joined (shmc_finalize, then init again): handles of requests and
+ * communicators start at a new generation in each, so one kept from a job the process
+ * left never names something of the next. */
+static uint32_t joins;
+
 int shmc__p2p_init(struct shmc__p2p *p, struct shmc__arena *a, int rank, int size,
                    const struct shmc__p2p_params *params)
 {
     memset(p, 0, sizeof *p);
+    const uint32_t gen0 = 1u + (joins++ << 16); /* odd: never 0 */
+    p->reqs.gen0 = gen0;
     p->rank = rank;
     p->size = size;
     p->arena = a;
@@ -110,7 +117,7 @@ int shmc__p2p_init(struct shmc__p2p *p, struct shmc__arena *a, int rank, int siz
         p->pumped |= pe->ep.ops->progress != NULL;
     }
     choose_limits(p, params);
-    return shmc__comms_init(p);
+    return shmc__comms_init(p, gen0);
 }
 
 int shmc__p2p_start(struct shmc__p2p *p, unsigned attach_timeout_s)

@@ -315,7 +315,7 @@ int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(v
                     void *arg, unsigned op);
 
 /* comm.c: the communicator table. */
-int shmc__comms_init(struct shmc__p2p *p);
+int shmc__comms_init(struct shmc__p2p *p, uint32_t gen0);
 void shmc__comms_release(struct shmc__p2p *p);
 /* A communicator not yet in use, with room for maps of up to max_members members:
  * memory first, so that making it cannot fail once the members agreed. NULL: no memory. */

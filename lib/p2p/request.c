@@ -28,7 +28,7 @@ static int grow(struct shmc__reqs *t)
     for (uint32_t i = SLAB; i-- > 0;) {
         struct shmc__request *r = &slab[i];
         r->idx = t->n + i;
-        r->gen = 1;
+        r->gen = t->gen0 | 1u;
         t->table[r->idx] = r;
         r->free_next = t->free;
         t->free = r;

@@ -122,6 +122,7 @@ struct shmc__reqs {
     struct shmc__request *spare;
     uint32_t nspare;
     uint32_t active;
+    uint32_t gen0; /* first gen of new slots: odd, different in every job joined (p2p.c) */
 };
 
 static inline uint64_t shmc__req_cookie(const struct shmc__request *r)

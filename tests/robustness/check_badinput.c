@@ -67,6 +67,8 @@ enum fn {
     F_CONFIG,
     F_STAT,
     F_DEVSEL,
+    F_JOIN,
+    F_JOBKEY,
     NFN
 };
 
@@ -99,6 +101,8 @@ static const char *const fn_name[NFN] = {
     "shmc_config_set",
     "shmc_stat",
     "shmc_device_select",
+    "shmc_init_join",
+    "shmc_job_key",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
@@ -118,6 +122,7 @@ static const char *const need[NFN] = {
     [F_GROUP] = "BACNRP",     [F_FREE] = "BACP",
     [F_ID] = "BAC",           [F_CONFIG] = "BAP",
     [F_STAT] = "BAP",         [F_DEVSEL] = "BAP",
+    [F_JOIN] = "RP",          [F_JOBKEY] = "P",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -215,6 +220,15 @@ static void outside_the_job(shmc_comm *w, enum kind k)
     BAD(F_DEVSEL, k, SHMC_ERR_NOT_INIT, shmc_device_select(&d));
     T_ASSERT(d == -1, "a refused device_select leaves *device -1");
     BAD(F_DEVSEL, k, SHMC_ERR_NOT_INIT, shmc_device_select(NULL));
+    /* Joining needs no job, and checks its arguments before it makes one. */
+    char key[SHMC_JOB_KEY_LEN];
+    BAD(F_JOBKEY, K_OUTPTR, SHMC_ERR_ARG, shmc_job_key(NULL, sizeof key));
+    T_OK(shmc_job_key(key, sizeof key));
+    shmc_comm *j = JUNK_A;
+    BAD(F_JOIN, K_RANK, SHMC_ERR_ARG, shmc_init_join(2, 2, key, 0, &j));
+    T_ASSERT(j == NULL, "a refused join clears *world");
+    BAD(F_JOIN, K_RANK, SHMC_ERR_ARG, shmc_init_join(-1, 2, key, 0, &j));
+    BAD(F_JOIN, K_OUTPTR, SHMC_ERR_ARG, shmc_init_join(0, 2, NULL, 0, &j));
 }
 
 /* Arguments other than the communicator, on a live job: every rank passes the same bad
