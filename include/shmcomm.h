@@ -458,6 +458,21 @@ SHMC_API int shmc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recv
 SHMC_API int shmc_alltoall(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
                            shmc_comm *comm);
 
+/* All-to-all with each rank's own block sizes: sendcounts[d] elements from sendbuf +
+ * sdispls[d] go to rank d, which receives them as its recvcounts[s] elements at recvbuf +
+ * rdispls[s] (counts and displacements in elements of dtype). recvcounts[s] on rank d
+ * must equal sendcounts[d] on rank s (MPI_Alltoallv), else the call fails with
+ * SHMC_ERR_MISMATCH on the ranks that disagree and their communicator's collectives fail
+ * from then on (docs/reliability.md). Blocks may be empty, may be in any order and may
+ * leave gaps; blocks of one buffer must not overlap each other (the received ones), and
+ * the send and receive buffers must not share a byte. No in-place form. Returns SHMC_OK;
+ * SHMC_ERR_ARG for a NULL array, a NULL buffer holding a block, SHMC_IN_PLACE, a count
+ * + displacement that overflows, overlapping buffers or a bad dtype; a collective's
+ * errors. */
+SHMC_API int shmc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
+                            void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
+                            shmc_dtype dtype, shmc_comm *comm);
+
 /* ---------------------------------------------------------------------------------- */
 /* Communicators                                                                        */
 /* ---------------------------------------------------------------------------------- */

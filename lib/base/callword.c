@@ -24,7 +24,9 @@ void shmc__call_describe(const uint64_t w[2], char *buf, size_t len)
         snprintf(buf, len, "%s", coll == SHMC_CALL_SPLIT ? "comm_split" : "comm_create_group");
         return;
     }
-    const char *cn = coll < SHMC_C_COUNT ? shmc__coll_names[coll] : "?";
+    const char *cn = coll < SHMC_C_COUNT           ? shmc__coll_names[coll]
+                     : coll == SHMC_CALL_ALLTOALLV ? "alltoallv"
+                                                   : "?";
     const char *dn = dt < sizeof dtype_names / sizeof *dtype_names ? dtype_names[dt] : "?";
     const char *on = op < sizeof op_names / sizeof *op_names ? op_names[op] : "?";
     size_t k = 0;
@@ -46,6 +48,9 @@ void shmc__call_describe(const uint64_t w[2], char *buf, size_t len)
     case SHMC_C_ALLREDUCE:
     case SHMC_C_REDUCE_SCATTER:
         snprintf(buf, len, "%s(count %llu, %s, %s)", cn, (unsigned long long)w[0], dn, on);
+        break;
+    case SHMC_CALL_ALLTOALLV:
+        snprintf(buf, len, "%s(%s)", cn, dn);
         break;
     case SHMC_C_BROADCAST:
     case SHMC_C_GATHER:

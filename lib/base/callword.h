@@ -15,6 +15,7 @@
 /* Calls that are not one of the collectives of config.h but meet like them. */
 #define SHMC_CALL_SPLIT 0x40u        /* shmc_comm_split */
 #define SHMC_CALL_CREATE_GROUP 0x41u /* shmc_comm_create_group */
+#define SHMC_CALL_ALLTOALLV 0x42u    /* shmc_alltoallv: counts are each rank's own */
 
 /* A 64-bit hash of the words; 0 for no call (both words 0: SHMC_CHECK=0), never 0
  * otherwise. */

@@ -100,5 +100,10 @@ int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
 extern const struct shmc__coll_algo shmc__alltoall_ring_algo;
 int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 extern const struct shmc__coll_algo shmc__alltoall_shm_algo;
+/* alltoall.c: all-to-all with each rank's own counts and displacements (elements), by
+ * pairwise exchange; a block whose size the two ranks disagree on is SHMC_ERR_MISMATCH. */
+int shmc__alltoallv_pairwise(const struct shmc__cx *x, const void *sbuf, const size_t *scounts,
+                             const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                             const size_t *rdispls);
 
 #endif /* SHMC_ALGOS_H */

@@ -7,6 +7,8 @@
  *         small-block algorithm.
  *   shm:  every rank stages a piece of each of its n blocks in its slot; each rank
  *         copies its piece from everyone (chunked by slot size / n).
+ * All-to-all-v (each rank's own counts and displacements) is the ring's pairwise exchange:
+ * blocks of any size, each moved once, n - 1 steps.
  */
 #include <string.h>
 
@@ -27,6 +29,28 @@ int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         int dst = (me + k) % n, src = (me - k + n) % n;
         int rc = shmc__cx_sendrecv(x, s + (size_t)dst * bytes, bytes, dst, r + (size_t)src * bytes,
                                    bytes, src);
+        if (rc != SHMC_OK)
+            return rc;
+    }
+    return SHMC_OK;
+}
+
+int shmc__alltoallv_pairwise(const struct shmc__cx *x, const void *sbuf, const size_t *scounts,
+                             const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                             const size_t *rdispls)
+{
+    int n = x->n, me = x->me;
+    size_t es = x->es;
+    const uint8_t *s = sbuf;
+    uint8_t *r = rbuf;
+    if (scounts[me] != rcounts[me])
+        return SHMC_ERR_MISMATCH; /* what this rank sends itself must fit what it receives */
+    if (scounts[me])
+        SHMC_CX_COPY(x, r + rdispls[me] * es, s + sdispls[me] * es, scounts[me] * es);
+    for (int k = 1; k < n; k++) {
+        int dst = (me + k) % n, src = (me - k + n) % n;
+        int rc = shmc__cx_sendrecv(x, s + sdispls[dst] * es, scounts[dst] * es, dst,
+                                   r + rdispls[src] * es, rcounts[src] * es, src);
         if (rc != SHMC_OK)
             return rc;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "coll/algos.h"
 #include "coll/callword.h"
 #include "coll/check.h"
 #include "coll/dispatch.h"
@@ -259,6 +260,57 @@ static int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count, shmc_d
     return run(SHMC_C_ALLTOALL, &x, sbuf, rbuf, count, total);
 }
 
+/* The extent, in elements, of n blocks at displs with counts: the largest displs[i] +
+ * counts[i], or SIZE_MAX when one overflows. */
+static size_t extent(int n, const size_t *counts, const size_t *displs)
+{
+    size_t end = 0;
+    for (int i = 0; i < n; i++) {
+        if (counts[i] > SIZE_MAX - displs[i])
+            return SIZE_MAX;
+        if (counts[i] && displs[i] + counts[i] > end)
+            end = displs[i] + counts[i];
+    }
+    return end;
+}
+
+static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const size_t *sdispls,
+                               void *rbuf, const size_t *rcounts, const size_t *rdispls,
+                               shmc_dtype dtype, shmc_comm *comm)
+{
+    struct shmc__cx x;
+    int rc = setup(&x, comm, 0, NO_DATA, dtype);
+    if (rc != SHMC_OK)
+        return rc;
+    if (!scounts || !sdispls || !rcounts || !rdispls)
+        return SHMC_ERR_ARG;
+    size_t se = extent(x.n, scounts, sdispls), re = extent(x.n, rcounts, rdispls);
+    if (se > SIZE_MAX / x.es || re > SIZE_MAX / x.es)
+        return SHMC_ERR_ARG;
+    if ((se && (!sbuf || sbuf == SHMC_IN_PLACE)) || (re && (!rbuf || rbuf == SHMC_IN_PLACE)))
+        return SHMC_ERR_ARG;
+    if (se && re && shmc__overlap(sbuf, se * x.es, rbuf, re * x.es))
+        return SHMC_ERR_ARG;
+    if ((rc = set_kind(&x, se ? sbuf : NULL, re ? rbuf : NULL)) != SHMC_OK)
+        return rc;
+    if (x.n == 1) {
+        if (scounts[0] != rcounts[0])
+            return SHMC_ERR_MISMATCH;
+        if (!scounts[0])
+            return SHMC_OK;
+        return shmc__copy_kind((uint8_t *)rbuf + rdispls[0] * x.es,
+                               (const uint8_t *)sbuf + sdispls[0] * x.es, scounts[0] * x.es, x.dev);
+    }
+    if ((rc = shmc__cx_failed(&x)) != SHMC_OK)
+        return rc;
+    /* Counts are each rank's own: the words name the call and its dtype only. */
+    const uint64_t w[2] = {0, SHMC_CALL_ALLTOALLV | (uint64_t)x.dt << 8 |
+                                  (uint64_t)(x.dev & 1) << 24 | 1ull << 25};
+    shmc__cx_enter(&x, w);
+    rc = shmc__alltoallv_pairwise(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls);
+    return shmc__cx_leave(&x, shmc__cx_outcome(&x, rc));
+}
+
 /* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */
 
 SHMC_API int shmc_barrier(shmc_comm *comm)
@@ -311,4 +363,12 @@ SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtyp
                            shmc_comm *comm)
 {
     SHMC_GUARDED_COLL(shmc_alltoall_call(sbuf, rbuf, count, dtype, comm));
+}
+
+SHMC_API int shmc_alltoallv(const void *sbuf, const size_t *scounts, const size_t *sdispls,
+                            void *rbuf, const size_t *rcounts, const size_t *rdispls,
+                            shmc_dtype dtype, shmc_comm *comm)
+{
+    SHMC_GUARDED_COLL(
+        shmc_alltoallv_call(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm));
 }

@@ -69,6 +69,7 @@ enum fn {
     F_DEVSEL,
     F_JOIN,
     F_JOBKEY,
+    F_ALLTOALLV,
     NFN
 };
 
@@ -103,26 +104,43 @@ static const char *const fn_name[NFN] = {
     "shmc_device_select",
     "shmc_init_join",
     "shmc_job_key",
+    "shmc_alltoallv",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
  * buffer, D dtype, O op, R rank/root, T tag, V overlap, S size, Q request, P result. */
 static const char *const need[NFN] = {
-    [F_INIT] = "A",           [F_FINALIZE] = "BA",
-    [F_RANK] = "BAC",         [F_SIZE] = "BAC",
-    [F_SEND] = "BACNDRTS",    [F_RECV] = "BACNDRTS",
-    [F_ISEND] = "BACNDRTSP",  [F_IRECV] = "BACNDRTSP",
-    [F_WAIT] = "BAQP",        [F_TEST] = "BAQP",
-    [F_WAITALL] = "BAQP",     [F_SENDRECV] = "BACNDRTVS",
-    [F_BARRIER] = "BAC",      [F_BCAST] = "BACNDRS",
-    [F_REDUCE] = "BACNDORVS", [F_ALLREDUCE] = "BACNDOVS",
-    [F_GATHER] = "BACNDRVS",  [F_ALLGATHER] = "BACNDVS",
-    [F_SCATTER] = "BACNDRVS", [F_RSCATTER] = "BACNDOVS",
-    [F_ALLTOALL] = "BACNDVS", [F_SPLIT] = "BACP",
-    [F_GROUP] = "BACNRP",     [F_FREE] = "BACP",
-    [F_ID] = "BAC",           [F_CONFIG] = "BAP",
-    [F_STAT] = "BAP",         [F_DEVSEL] = "BAP",
-    [F_JOIN] = "RP",          [F_JOBKEY] = "P",
+    [F_INIT] = "A",
+    [F_FINALIZE] = "BA",
+    [F_RANK] = "BAC",
+    [F_SIZE] = "BAC",
+    [F_SEND] = "BACNDRTS",
+    [F_RECV] = "BACNDRTS",
+    [F_ISEND] = "BACNDRTSP",
+    [F_IRECV] = "BACNDRTSP",
+    [F_WAIT] = "BAQP",
+    [F_TEST] = "BAQP",
+    [F_WAITALL] = "BAQP",
+    [F_SENDRECV] = "BACNDRTVS",
+    [F_BARRIER] = "BAC",
+    [F_BCAST] = "BACNDRS",
+    [F_REDUCE] = "BACNDORVS",
+    [F_ALLREDUCE] = "BACNDOVS",
+    [F_GATHER] = "BACNDRVS",
+    [F_ALLGATHER] = "BACNDVS",
+    [F_SCATTER] = "BACNDRVS",
+    [F_RSCATTER] = "BACNDOVS",
+    [F_ALLTOALL] = "BACNDVS",
+    [F_SPLIT] = "BACP",
+    [F_GROUP] = "BACNRP",
+    [F_FREE] = "BACP",
+    [F_ID] = "BAC",
+    [F_CONFIG] = "BAP",
+    [F_STAT] = "BAP",
+    [F_DEVSEL] = "BAP",
+    [F_JOIN] = "RP",
+    [F_JOBKEY] = "P",
+    [F_ALLTOALLV] = "BACNDVS",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -138,6 +156,13 @@ static unsigned calls;
         hit[f][k] = 1;                                                                             \
         calls++;                                                                                   \
     } while (0)
+
+/* The most ranks the audit runs at (its per-rank arrays). */
+#define SHMC_MAX_TEST_RANKS 8
+
+/* shmc_alltoallv's counts and displacements: one element per rank, packed. */
+static const size_t ones[SHMC_MAX_TEST_RANKS] = {1, 1, 1, 1, 1, 1, 1, 1},
+                    steps[SHMC_MAX_TEST_RANKS] = {0, 1, 2, 3, 4, 5, 6, 7};
 
 /* Values that are not communicators or requests: never made, or far outside any table. */
 #define JUNK_A ((void *)(uintptr_t)1)
@@ -167,6 +192,7 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     BAD(F_SCATTER, k, want, shmc_scatter(v, u, 1, SHMC_INT32, 0, c));
     BAD(F_RSCATTER, k, want, shmc_reduce_scatter(v, u, 1, SHMC_INT32, SHMC_SUM, c));
     BAD(F_ALLTOALL, k, want, shmc_alltoall(v, u, 1, SHMC_INT32, c));
+    BAD(F_ALLTOALLV, k, want, shmc_alltoallv(v, ones, steps, u, ones, steps, SHMC_INT32, c));
     BAD(F_SPLIT, k, want, shmc_comm_split(c, 0, 0, &out));
     T_ASSERT(out == NULL, "a refused split leaves *out NULL");
     static const int zero = 0;
@@ -253,6 +279,8 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_BCAST, K_DTYPE, SHMC_ERR_ARG, shmc_broadcast(v, 1, dt, 0, w));
         BAD(F_REDUCE, K_DTYPE, SHMC_ERR_ARG, shmc_reduce(v, u, 1, dt, SHMC_SUM, 0, w));
         BAD(F_ALLREDUCE, K_DTYPE, SHMC_ERR_ARG, shmc_allreduce(v, u, 1, dt, SHMC_SUM, w));
+        BAD(F_ALLTOALLV, K_DTYPE, SHMC_ERR_ARG,
+            shmc_alltoallv(v, ones, steps, u, ones, steps, dt, w));
         BAD(F_GATHER, K_DTYPE, SHMC_ERR_ARG, shmc_gather(v, u, 1, dt, 0, w));
         BAD(F_ALLGATHER, K_DTYPE, SHMC_ERR_ARG, shmc_allgather(v, u, 1, dt, w));
         BAD(F_SCATTER, K_DTYPE, SHMC_ERR_ARG, shmc_scatter(v, u, 1, dt, 0, w));
@@ -351,6 +379,10 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_RSCATTER, K_NULLBUF, SHMC_ERR_ARG,
         shmc_reduce_scatter(v, NULL, 1, SHMC_INT32, SHMC_SUM, w));
     BAD(F_ALLTOALL, K_NULLBUF, SHMC_ERR_ARG, shmc_alltoall(NULL, u, 1, SHMC_INT32, w));
+    BAD(F_ALLTOALLV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_alltoallv(NULL, ones, steps, u, ones, steps, SHMC_INT32, w));
+    BAD(F_ALLTOALLV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_alltoallv(v, NULL, steps, u, ones, steps, SHMC_INT32, w));
     static const int zero = 0;
     BAD(F_GROUP, K_NULLBUF, SHMC_ERR_ARG, shmc_comm_create_group(w, NULL, 1, &out));
 
@@ -372,6 +404,10 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_RSCATTER, K_SIZE, SHMC_ERR_ARG,
         shmc_reduce_scatter(v, u, block, SHMC_INT32, SHMC_SUM, w));
     BAD(F_ALLTOALL, K_SIZE, SHMC_ERR_ARG, shmc_alltoall(v, u, block, SHMC_INT32, w));
+    const size_t blocks[SHMC_MAX_TEST_RANKS] = {block, block, block, block,
+                                                block, block, block, block};
+    BAD(F_ALLTOALLV, K_SIZE, SHMC_ERR_ARG,
+        shmc_alltoallv(v, blocks, steps, u, ones, steps, SHMC_INT32, w));
 
     /* Overlapping send and receive buffers (SHMC_IN_PLACE is the way to share one). */
     BAD(F_SENDRECV, K_OVERLAP, SHMC_ERR_ARG,
@@ -382,6 +418,8 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_RSCATTER, K_OVERLAP, SHMC_ERR_ARG,
         shmc_reduce_scatter(v, v + 1, 1, SHMC_INT32, SHMC_SUM, w));
     BAD(F_ALLTOALL, K_OVERLAP, SHMC_ERR_ARG, shmc_alltoall(v, v + 1, 1, SHMC_INT32, w));
+    BAD(F_ALLTOALLV, K_OVERLAP, SHMC_ERR_ARG,
+        shmc_alltoallv(v, ones, steps, v + 1, ones, steps, SHMC_INT32, w));
     /* The rooted ones overlap only at the root: on a communicator of one rank (each rank
      * alone), so that no other member is left waiting for the refused root. */
     shmc_comm *self = NULL;
