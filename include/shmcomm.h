@@ -491,7 +491,24 @@ SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **ou
  * SHMC_ERR_NOMEM on every rank if any rank ran out of memory. */
 SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out);
 
-/* Frees a communicator made by shmc_comm_split or shmc_comm_create_group and sets *comm
+/* Called by the members only (torch's new_group, MPI_Comm_create_group): the ranks of
+ * comm listed in ranks[0..n-1] form a new communicator in which ranks[i] has rank i.
+ * Ranks of comm not listed do not call it and need not be in any call. Every member must
+ * pass the same list in the same order and the same tag (0..SHMC_TAG_MAX); makings that
+ * may overlap in time among the same ranks need different tags, or must be made in the
+ * same order by all of them. The call returns when every member has called it.
+ * Returns SHMC_OK; SHMC_ERR_ARG (at once, on this rank alone) for a NULL ranks or out, n
+ * outside 1..size, a rank out of range or listed twice, or a list without the caller;
+ * SHMC_ERR_ARG on every member when their lists differ (found when the members agree,
+ * if the lists start with the same rank; otherwise they wait for each other, and a
+ * SHMC_TIMEOUT report names them); SHMC_ERR_TAG for a bad tag; SHMC_ERR_NOMEM on every
+ * member if one ran out of memory; SHMC_ERR_LIMIT after 2^31 communicators;
+ * SHMC_ERR_PEER_DEAD if a member died first. */
+SHMC_API int shmc_comm_create_members(shmc_comm *comm, const int *ranks, int n, int tag,
+                                      shmc_comm **out);
+
+/* Frees a communicator made by shmc_comm_split, shmc_comm_create_group or
+ * shmc_comm_create_members and sets *comm
  * to NULL. Local (not collective). Messages sent on it that were never received are
  * discarded. Returns SHMC_OK; SHMC_ERR_ARG for NULL, the world or a freed communicator;
  * SHMC_ERR_STATE while a request on it is pending (complete it first). Communicators

@@ -70,6 +70,7 @@ enum fn {
     F_JOIN,
     F_JOBKEY,
     F_ALLTOALLV,
+    F_MEMBERS,
     NFN
 };
 
@@ -105,6 +106,7 @@ static const char *const fn_name[NFN] = {
     "shmc_init_join",
     "shmc_job_key",
     "shmc_alltoallv",
+    "shmc_comm_create_members",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
@@ -141,6 +143,7 @@ static const char *const need[NFN] = {
     [F_JOIN] = "RP",
     [F_JOBKEY] = "P",
     [F_ALLTOALLV] = "BACNDVS",
+    [F_MEMBERS] = "BACNRTP",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -197,6 +200,7 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     T_ASSERT(out == NULL, "a refused split leaves *out NULL");
     static const int zero = 0;
     BAD(F_GROUP, k, want, shmc_comm_create_group(c, &zero, 1, &out));
+    BAD(F_MEMBERS, k, want, shmc_comm_create_members(c, &zero, 1, 0, &out));
     T_ASSERT(out == NULL, "a refused create_group leaves *out NULL");
     shmc_comm *copy = c;
     /* The world is not freed either: shmc_comm_free refuses it with SHMC_ERR_ARG. */
@@ -325,6 +329,11 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_GROUP, K_RANK, SHMC_ERR_ARG, shmc_comm_create_group(w, negative, 1, &out));
     BAD(F_GROUP, K_RANK, SHMC_ERR_ARG, shmc_comm_create_group(w, twice, 2, &out));
     BAD(F_GROUP, K_RANK, SHMC_ERR_ARG, shmc_comm_create_group(w, out_of_range, -1, &out));
+    const int me_twice[] = {me, me}, me_and_n[] = {me, n};
+    BAD(F_MEMBERS, K_RANK, SHMC_ERR_ARG, shmc_comm_create_members(w, me_and_n, 2, 0, &out));
+    BAD(F_MEMBERS, K_RANK, SHMC_ERR_ARG, shmc_comm_create_members(w, me_twice, 2, 0, &out));
+    BAD(F_MEMBERS, K_RANK, SHMC_ERR_ARG, shmc_comm_create_members(w, &other, 1, 0, &out));
+    BAD(F_MEMBERS, K_TAG, SHMC_ERR_TAG, shmc_comm_create_members(w, &me, 1, -1, &out));
 
     /* Tags: negative, past the largest, and the wildcard on a send. */
     const int bad_tag[] = {-5, SHMC_ANY_TAG, INT32_MIN};
@@ -385,6 +394,7 @@ static void arguments(shmc_comm *w, int me, int n)
         shmc_alltoallv(v, NULL, steps, u, ones, steps, SHMC_INT32, w));
     static const int zero = 0;
     BAD(F_GROUP, K_NULLBUF, SHMC_ERR_ARG, shmc_comm_create_group(w, NULL, 1, &out));
+    BAD(F_MEMBERS, K_NULLBUF, SHMC_ERR_ARG, shmc_comm_create_members(w, NULL, 1, 0, &out));
 
     /* Sizes that overflow size_t. */
     BAD(F_SEND, K_SIZE, SHMC_ERR_ARG, shmc_send(v, huge, SHMC_INT32, other, 0, w));
@@ -440,6 +450,7 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_WAITALL, K_OUTPTR, SHMC_ERR_ARG, shmc_waitall(2, NULL, NULL));
     BAD(F_SPLIT, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_split(w, 0, 0, NULL));
     BAD(F_GROUP, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_create_group(w, &zero, 1, NULL));
+    BAD(F_MEMBERS, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_create_members(w, &me, 1, 0, NULL));
     BAD(F_FREE, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_free(NULL));
     uint64_t st = 0;
     BAD(F_CONFIG, K_OUTPTR, SHMC_ERR_ARG, shmc_config_set(NULL, "1"));
