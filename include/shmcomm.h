@@ -515,6 +515,18 @@ SHMC_API int shmc_comm_create_members(shmc_comm *comm, const int *ranks, int n, 
  * still alive at shmc_finalize are freed there. */
 SHMC_API int shmc_comm_free(shmc_comm **comm);
 
+/* Bounds how long a call on comm waits: a collective on it (shmc_comm_split,
+ * shmc_comm_create_group and shmc_comm_create_members included), or shmc_wait and
+ * shmc_waitall on its requests, that has waited ms milliseconds for other ranks returns
+ * SHMC_ERR_TIMEOUT (0: no bound, the default). A collective that timed out has quit, as
+ * after any failure part-way: the communicator's collectives fail from then on, on every
+ * member (make a new communicator). A wait that timed out leaves its requests pending (wait
+ * again, or free the communicator's buffers only after they end). Blocking shmc_send,
+ * shmc_recv and shmc_sendrecv are not bounded: use the nonblocking calls and shmc_wait.
+ * Communicators made from comm afterwards start with its bound. Local; any rank may set
+ * its own. Returns SHMC_OK, SHMC_ERR_ARG for a bad communicator, SHMC_ERR_NOT_INIT. */
+SHMC_API int shmc_comm_set_timeout(shmc_comm *comm, unsigned ms);
+
 /* The communicator's number as hang reports name it ("communicator #7"; the world is
  * "the world", 0). Every member of a communicator gets the same number, and no number is
  * given twice in a job, so a report can be matched to the program's communicators.

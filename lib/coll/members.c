@@ -100,6 +100,7 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
     struct shmc__p2p *p = shmc__coll.p2p;
     if ((rc = shmc__job_ok(p)) != SHMC_OK)
         return rc;
+    shmc__deadline_arm(c->timeout_ms);
     /* The list must name distinct ranks of comm, this one among them. */
     int me = -1, *world = malloc((size_t)n * sizeof *world);
     char *seen = calloc((size_t)c->size, 1);

@@ -205,6 +205,12 @@ static int shmc_wait_call(shmc_request **req, shmc_status *status)
     int rc = check_req(p, *req, &r);
     if (rc != SHMC_OK)
         return rc;
+    /* Its communicator's time-out: the request stays pending if it passes. */
+    if (r->comm && r->comm->timeout_ms && r->state == SHMC_RS_ACTIVE) {
+        shmc__deadline_arm(r->comm->timeout_ms);
+        if (shmc__wait_requests(p, 1, &r) == SHMC_ERR_TIMEOUT)
+            return SHMC_ERR_TIMEOUT;
+    }
     rc = shmc__finish(p, r, status);
     *req = NULL;
     return rc;
@@ -272,7 +278,19 @@ static int shmc_waitall_call(size_t n, shmc_request **reqs, shmc_status *statuse
             free(live);
         return rc;
     }
-    shmc__wait_requests(p, n, live);
+    /* The shortest time-out among the requests' communicators; all stay pending if it
+     * passes. */
+    uint32_t limit = 0;
+    for (i = 0; i < n; i++)
+        if (live[i] && live[i]->comm && live[i]->comm->timeout_ms &&
+            (!limit || live[i]->comm->timeout_ms < limit))
+            limit = live[i]->comm->timeout_ms;
+    shmc__deadline_arm(limit);
+    if (shmc__wait_requests(p, n, live) == SHMC_ERR_TIMEOUT) {
+        if (live != few)
+            free(live);
+        return SHMC_ERR_TIMEOUT;
+    }
     int first = SHMC_OK;
     for (i = 0; i < n; i++) {
         shmc_status *st = statuses ? &statuses[i] : NULL;
@@ -345,6 +363,18 @@ static int shmc_comm_size_call(const shmc_comm *comm)
     const struct shmc__comm *c;
     int rc = comm_ok(&shmc__p2p, comm, &c);
     return rc != SHMC_OK ? rc : c->size;
+}
+
+static int shmc_comm_set_timeout_call(shmc_comm *comm, unsigned ms)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    if (p->phase != SHMC_P2P_READY)
+        return SHMC_ERR_NOT_INIT;
+    struct shmc__comm *c = shmc__comm_get(&p->comms, comm);
+    if (!c)
+        return SHMC_ERR_ARG;
+    c->timeout_ms = ms;
+    return SHMC_OK;
 }
 
 static int shmc_comm_id_call(const shmc_comm *comm)
@@ -460,4 +490,9 @@ SHMC_API int shmc_comm_id(const shmc_comm *comm)
 SHMC_API int shmc_comm_free(shmc_comm **comm)
 {
     SHMC_GUARDED(&shmc__p2p, shmc_comm_free_call(comm));
+}
+
+SHMC_API int shmc_comm_set_timeout(shmc_comm *comm, unsigned ms)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_comm_set_timeout_call(comm, ms));
 }

@@ -117,6 +117,7 @@ shmc_comm *shmc__comm_install(struct shmc__p2p *p, struct shmc__comm *c,
     c->rank = me;
     c->size = m;
     c->local_of = local_of;
+    c->timeout_ms = parent->timeout_ms;
     shmc__list_push(&p->comms.list, &c->link);
     p->comms.alive++;
     return shmc__comm_handle(&p->comms, c);

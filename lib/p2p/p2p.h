@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "base/list.h"
 #include "p2p/comm.h"
 #include "p2p/match.h"
@@ -169,6 +170,18 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
  * check_threads.c). The CAS is on a line only this process writes; its cost is in
  * docs/performance.md. Leaving is a plain release store. */
 extern _Thread_local char shmc__thread_token;
+
+/* When the wait of this thread's current call gives up with SHMC_ERR_TIMEOUT (by
+ * shmc__now_ns), or 0 for never. Every public call starts with none (the guard); the
+ * calls that honour a communicator's time-out arm it (shmc__deadline_arm). The first
+ * wait that passes it returns SHMC_ERR_TIMEOUT and disarms it, so that what the call
+ * then waits for to end cleanly (requests a peer is working on) is waited for in full. */
+extern _Thread_local uint64_t shmc__deadline;
+
+static inline void shmc__deadline_arm(uint32_t timeout_ms)
+{
+    shmc__deadline = timeout_ms ? shmc__now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+}
 int shmc__call_overlap(void);
 static inline int shmc__call_enter(struct shmc__p2p *p)
 {
@@ -223,6 +236,7 @@ static inline int shmc__guard_out(struct shmc__p2p *g, int m, pthread_mutex_t *e
     do {                                                                                           \
         struct shmc__p2p *g_ = (p);                                                                \
         int m_ = shmc__multi;                                                                      \
+        shmc__deadline = 0;                                                                        \
         int e_ = shmc__guard_in(g_, m_, (extra));                                                  \
         if (e_ != SHMC_OK)                                                                         \
             return e_;                                                                             \

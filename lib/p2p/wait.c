@@ -197,6 +197,11 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
             far->cpu = shmc__cpu_publish(p->me, 0);
             blocked = 1;
         }
+        if (shmc__deadline && shmc__now_ns() >= shmc__deadline) {
+            shmc__deadline = 0; /* once: see p2p.h */
+            rc = SHMC_ERR_TIMEOUT;
+            break;
+        }
         if (idle <= p->spin + p->yield) {
             if (spin_far(p, far)) {
                 idle--; /* spinning does not use up the yields */

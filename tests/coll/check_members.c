@@ -25,8 +25,8 @@ static void odd_and_even(shmc_comm *w, int me, int n, void *arg)
     int want = 0;
     while (list[want] != me)
         want++;
-    T_ASSERT(shmc_comm_rank(g) == want && shmc_comm_size(g) == m, "rank %d of %d, expected %d of %d",
-             shmc_comm_rank(g), shmc_comm_size(g), want, m);
+    T_ASSERT(shmc_comm_rank(g) == want && shmc_comm_size(g) == m,
+             "rank %d of %d, expected %d of %d", shmc_comm_rank(g), shmc_comm_size(g), want, m);
     /* The group works and holds only its members. */
     int v = me, sum = 0, expect = 0;
     for (int i = 0; i < m; i++)

@@ -71,6 +71,7 @@ enum fn {
     F_JOBKEY,
     F_ALLTOALLV,
     F_MEMBERS,
+    F_SETTIMEOUT,
     NFN
 };
 
@@ -107,6 +108,7 @@ static const char *const fn_name[NFN] = {
     "shmc_job_key",
     "shmc_alltoallv",
     "shmc_comm_create_members",
+    "shmc_comm_set_timeout",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
@@ -144,6 +146,7 @@ static const char *const need[NFN] = {
     [F_JOBKEY] = "P",
     [F_ALLTOALLV] = "BACNDVS",
     [F_MEMBERS] = "BACNRTP",
+    [F_SETTIMEOUT] = "BAC",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -201,6 +204,7 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     static const int zero = 0;
     BAD(F_GROUP, k, want, shmc_comm_create_group(c, &zero, 1, &out));
     BAD(F_MEMBERS, k, want, shmc_comm_create_members(c, &zero, 1, 0, &out));
+    BAD(F_SETTIMEOUT, k, want, shmc_comm_set_timeout(c, 5));
     T_ASSERT(out == NULL, "a refused create_group leaves *out NULL");
     shmc_comm *copy = c;
     /* The world is not freed either: shmc_comm_free refuses it with SHMC_ERR_ARG. */
