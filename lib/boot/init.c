@@ -31,6 +31,7 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
 
     if (b->state != SHMC_ST_UNINIT && b->state != SHMC_ST_DONE)
         return SHMC_ERR_STATE; /* *world untouched: a second call must not clear it */
+    shmc_comm *kept = world ? *world : NULL;
     if (world)
         *world = NULL;
     if ((rc = shmc__config_load(&b->cfg)) != SHMC_OK)
@@ -69,6 +70,8 @@ fail_p2p:
         shm_unlink(b->arena.name);
     shmc__arena_detach(&b->arena);
 fail_boot:
+    if (rc == SHMC_ERR_STATE && world)
+        *world = kept; /* refused as a second init (shmrun's job again): untouched */
     memset(b, 0, sizeof *b);
     b->state = left_a_job ? SHMC_ST_DONE : SHMC_ST_UNINIT;
     shmc__log_rank = -1;
