@@ -113,7 +113,7 @@ STATIC_DEPS := $(CUDA_LIBS)
 SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
 SHMRUN := $(BUILD)/bin/shmrun
 
-.PHONY: all lib layers check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
+.PHONY: all lib torch check-torch layers check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
 all: deps lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
 
 # Says what is missing (and how to install it) before a compiler error would.
@@ -219,8 +219,31 @@ check: all symbols layers $(CHECKS) $(TEST_PROGS)
 	@fail=0; for t in $(CHECKS); do \
 	    echo "== $$t"; $(CHECK_ENV) $$t || fail=1; \
 	done; \
+	if [ -n "$(SAN)" ]; then \
+	    echo "== torch backend: not run under a sanitizer (the interpreter is not instrumented)"; \
+	elif python3 -c 'import torch, pytest' 2>/dev/null; then \
+	    echo "== torch backend (bindings/torch)"; $(MAKE) --no-print-directory check-torch || fail=1; \
+	elif [ -n "$$SHMC_TEST_TORCH_REQUIRED" ]; then \
+	    echo "== torch backend: torch or pytest is missing and SHMC_TEST_TORCH_REQUIRED is set"; fail=1; \
+	else \
+	    echo "== torch backend: skipped (pip install torch pytest to run it)"; \
+	fi; \
 	if [ $$fail -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
 	echo "make check: all suites passed"
+
+# The torch.distributed backend "shmc" (bindings/torch): the C++ extension, built against
+# the installed torch and linked to this build's libshmcomm, placed in the package's
+# directory; rebuilt when its sources or the library change.
+TORCH_DIR := bindings/torch
+TORCH_STAMP := $(BUILD)/torch.stamp
+TORCH_SRC := $(wildcard $(TORCH_DIR)/csrc/*.cpp $(TORCH_DIR)/csrc/*.h) $(TORCH_DIR)/setup.py
+torch: $(TORCH_STAMP)
+$(TORCH_STAMP): $(TORCH_SRC) $(SHARED) $(BUILD)/lib/libshmcomm.so include/shmcomm.h
+	cd $(TORCH_DIR) && SHMCOMM_BUILD=$(abspath $(BUILD)) python3 setup.py -q build_ext --inplace
+	@touch $@
+
+check-torch: $(TORCH_STAMP) $(SHMRUN)
+	cd $(TORCH_DIR) && SHMC_TEST_BUILD=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider tests
 
 # The CUDA suites alone, for a machine with a GPU: they fail where they would skip.
 check-cuda: all $(BUILD)/tests/device/check_cuda $(BUILD)/tests/device/check_device

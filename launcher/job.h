@@ -41,6 +41,7 @@ struct shmrun_job {
     uint64_t timeout_at; /* monotonic ns, 0 = none */
     uint64_t term_at;    /* when to send SIGTERM to the remaining ranks, 0 = not set */
     uint64_t kill_at;    /* when to send SIGKILL, 0 = not set */
+    int master_port;     /* MASTER_PORT for torch's env:// rendezvous, chosen once */
 };
 
 /* spawn.c: starts rank r. Returns 0 or -1 (message printed). */

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "job.h"
@@ -20,6 +22,21 @@ static void set_env_int(const char *name, long v)
     char buf[32];
     snprintf(buf, sizeof buf, "%ld", v);
     setenv(name, buf, 1);
+}
+
+/* A TCP port of 127.0.0.1 that nothing listens on now, for torch's env:// rendezvous
+ * (rank 0's TCPStore binds it), or 0 if none could be found. */
+static int free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(s, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (s >= 0)
+        close(s);
+    return port;
 }
 
 static void child(struct shmrun_job *j, int r, pid_t parent, int out[2], int err[2])
@@ -61,6 +78,11 @@ static void child(struct shmrun_job *j, int r, pid_t parent, int out[2], int err
     set_env_int("WORLD_SIZE", j->n);
     set_env_int("LOCAL_RANK", r);
     set_env_int("LOCAL_WORLD_SIZE", j->n);
+    /* torch's init_method="env://" also needs the rendezvous address; one the user set
+     * wins. */
+    setenv("MASTER_ADDR", "127.0.0.1", 0);
+    if (j->master_port > 0 && !getenv("MASTER_PORT"))
+        set_env_int("MASTER_PORT", j->master_port);
     /* The arena descriptor is the only thing that keeps the (already unlinked) segment
      * reachable: let it cross exec. */
     fcntl(j->arena.fd, F_SETFD, 0);
@@ -78,6 +100,8 @@ int shmrun_spawn(struct shmrun_job *j, int r)
         fprintf(stderr, "shmrun: cannot create output pipes: %s\n", strerror(errno));
         return -1;
     }
+    if (!j->master_port)
+        j->master_port = getenv("MASTER_PORT") ? -1 : free_port();
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {

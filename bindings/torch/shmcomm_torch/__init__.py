@@ -1,0 +1,74 @@
+"""torch.distributed backend "shmc": shmcomm's shared-memory transport for processes of one
+machine.
+
+    import shmcomm_torch  # registers the backend
+    torch.distributed.init_process_group("shmc", ...)
+
+Every program written for "gloo" runs by changing the backend's name. See the README's
+"PyTorch" section for what is supported and the limits.
+"""
+import datetime
+
+import torch
+import torch.distributed as dist
+
+from . import _C
+
+__all__ = ["BACKEND", "version"]
+
+BACKEND = "shmc"
+
+
+def version():
+    """The shmcomm library's version."""
+    return _C.version()
+
+
+def _timeout_ms(timeout):
+    if isinstance(timeout, datetime.timedelta):
+        return int(timeout.total_seconds() * 1000)
+    return int(float(timeout) * 1000)
+
+
+def _create(dist_opts, backend_opts):
+    # torch's extended plugin API: the group's store, rank, size, timeout, name and the
+    # global ranks of its members (what a group made by its members alone needs).
+    return _C.create(
+        dist_opts.store,
+        dist_opts.group_rank,
+        dist_opts.group_size,
+        _timeout_ms(dist_opts.timeout),
+        str(dist_opts.group_id),
+        list(dist_opts.global_ranks_in_group),
+    )
+
+
+def _register():
+    if BACKEND.upper() in dist.Backend._plugins:
+        return
+    devices = ["cpu"]
+    dist.Backend.register_backend(BACKEND, _create, extended_api=True, devices=devices)
+
+
+_register()
+
+# torch refuses monitored_barrier for any backend but gloo before it reaches one; for a
+# shmc group, this runs the backend's own (rank 0 names the ranks that did not arrive).
+_torch_monitored_barrier = dist.monitored_barrier
+
+
+def _monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    g = group if group is not None else dist.group.WORLD
+    if dist.get_backend(g) != BACKEND:
+        return _torch_monitored_barrier(group=group, timeout=timeout, wait_all_ranks=wait_all_ranks)
+    if g is None or g == dist.GroupMember.NON_GROUP_MEMBER:
+        return None
+    if timeout is None:
+        timeout = datetime.timedelta(minutes=30)
+    backend = g._get_backend(torch.device("cpu"))
+    _C.monitored_barrier(backend, _timeout_ms(timeout), bool(wait_all_ranks))
+    return None
+
+
+dist.monitored_barrier = _monitored_barrier
+torch.distributed.distributed_c10d.monitored_barrier = _monitored_barrier
