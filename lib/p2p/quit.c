@@ -113,11 +113,13 @@ static struct shmc__comm *comm_of(struct shmc__p2p *p, uint32_t ctx, int w)
     return NULL;
 }
 
-/* A quitter's error as its peers report it: the same where it names the cause, else a
- * peer gone from the collective. */
+/* A quitter's error as its peers report it: the same where it names the cause (a time-out
+ * of the communicator's bound, shmc_comm_set_timeout, is the call's for every member),
+ * else a peer gone from the collective. */
 static int as_seen(int err)
 {
-    return err == SHMC_ERR_CORRUPT || err == SHMC_ERR_MISMATCH || err == SHMC_ERR_ABORTED
+    return err == SHMC_ERR_CORRUPT || err == SHMC_ERR_MISMATCH || err == SHMC_ERR_ABORTED ||
+                   err == SHMC_ERR_TIMEOUT
                ? err
                : SHMC_ERR_PEER_DEAD;
 }
