@@ -44,9 +44,20 @@ std::string failure(const std::string& what, size_t bytes, const std::string& wh
   return s + " failed: " + shmc_strerror(rc);
 }
 
+std::string where_of(int rank, int size, const std::string& group) {
+  return "rank " + std::to_string(rank) + " of " + std::to_string(size) + " of group '" + group +
+         "'";
+}
+
+std::string p2p_describe(bool send, size_t bytes, int peer, int tag, const std::string& where) {
+  return std::string("shmc: ") + (send ? "send" : "recv") + " of " + std::to_string(bytes) +
+         " bytes " + (send ? "to" : "from") + " " +
+         (peer == SHMC_ANY_SOURCE ? std::string("any rank") : "rank " + std::to_string(peer)) +
+         " (tag " + std::to_string(tag) + ") on " + where;
+}
+
 std::string ProcessGroupShmc::where() const {
-  return "rank " + std::to_string(getRank()) + " of " + std::to_string(getSize()) +
-         " of group '" + group_ + "'";
+  return where_of(getRank(), getSize(), group_);
 }
 
 ProcessGroupShmc::ProcessGroupShmc(const c10::intrusive_ptr<c10d::Store>& store, int rank,
@@ -146,12 +157,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char* what, si
   TORCH_CHECK(comm_, "shmc: ", what, " on group '", group_, "', which was shut down");
   auto op = std::make_shared<Op>();
   op->outputs = std::move(outputs);
-  std::string desc = what, at = where();
+  // The message is composed only if the call fails: what is a literal, the rest is small.
   auto timeout = timeout_;
-  op->fn = [call = std::move(call), desc, bytes, at, timeout](std::string& why) {
+  int rank = getRank(), size = getSize();
+  op->fn = [call = std::move(call), what, bytes, rank, size, group = group_,
+            timeout](std::string& why) {
     int rc = call();
     if (rc != SHMC_OK)
-      why = failure(desc, bytes, at, rc, timeout);
+      why = failure(what, bytes, where_of(rank, size, group), rc, timeout);
     return rc;
   };
   if (async)
@@ -680,13 +693,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::p2p(bool send, at::Tensor& t, i
   shmc_request* req = nullptr;
   int rc = send ? shmc_isend(buf.data_ptr(), (size_t)buf.numel(), dt, peer, tag, comm_, &req)
                 : shmc_irecv(buf.data_ptr(), (size_t)buf.numel(), dt, peer, tag, comm_, &req);
-  std::string desc = std::string("shmc: ") + what + " of " + std::to_string(bytes_of(t)) +
-                     " bytes " + (send ? "to" : "from") + " " +
-                     (peer == SHMC_ANY_SOURCE ? std::string("any rank")
-                                              : "rank " + std::to_string(peer)) +
-                     " (tag " + std::to_string(tag) + ") on " + where();
-  TORCH_CHECK(rc == SHMC_OK, desc, ": ", shmc_strerror(rc));
-  return c10::make_intrusive<P2PWork>(req, buf, t, !send, desc);
+  TORCH_CHECK(rc == SHMC_OK, p2p_describe(send, bytes_of(t), peer, tag, where()), ": ",
+              shmc_strerror(rc));
+  return c10::make_intrusive<P2PWork>(req, buf, t, !send,
+                                      P2PWork::Where{getRank(), getSize(), peer, tag, group_});
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::send(std::vector<at::Tensor>& tensors, int dst,

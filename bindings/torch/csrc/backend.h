@@ -97,6 +97,11 @@ class ProcessGroupShmc : public c10d::Backend {
   bool world_ = false; // this group is the job's world
 };
 
+// "shmc: send of 8 bytes to rank 1 (tag 0) on rank 0 of 2 of group '0'".
+std::string p2p_describe(bool send, size_t bytes, int peer, int tag, const std::string& where);
+// "rank 0 of 2 of group '0'".
+std::string where_of(int rank, int size, const std::string& group);
+
 // The message of a failed call: what, how many bytes, where, the library's words.
 std::string failure(const std::string& what, size_t bytes, const std::string& where, int rc,
                     std::chrono::milliseconds timeout);

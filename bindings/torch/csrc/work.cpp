@@ -2,10 +2,12 @@
 
 #include <c10/util/Exception.h>
 
+#include <atomic>
 #include <list>
 #include <thread>
 
 #include "backend.h"
+#include "tensors.h"
 
 namespace shmct {
 
@@ -49,13 +51,17 @@ struct Orphan {
 };
 static std::mutex orphans_mu;
 static std::list<Orphan> orphans;
+static std::atomic<bool> any_orphans{false}; // a look without the lock on every call
 
 // all: the library has been finalized (which delivered the sends and cancelled the
 // receives): the tensors may go.
 void reap_orphans(bool all) {
+  if (!all && !any_orphans.load(std::memory_order_relaxed))
+    return;
   std::lock_guard<std::mutex> lk(orphans_mu);
   if (all) {
     orphans.clear();
+    any_orphans = false;
     return;
   }
   for (auto it = orphans.begin(); it != orphans.end();) {
@@ -66,6 +72,7 @@ void reap_orphans(bool all) {
     else
       ++it;
   }
+  any_orphans = !orphans.empty();
 }
 
 void adopt(shmc_request* req, at::Tensor keep) {
@@ -73,19 +80,22 @@ void adopt(shmc_request* req, at::Tensor keep) {
     return;
   std::lock_guard<std::mutex> lk(orphans_mu);
   orphans.push_back({req, std::move(keep)});
+  any_orphans = true;
 }
 
-P2PWork::P2PWork(shmc_request* req, at::Tensor t, at::Tensor user, bool recv,
-                 std::string describe)
+P2PWork::P2PWork(shmc_request* req, at::Tensor t, at::Tensor user, bool recv, Where where)
     : c10d::Work(-1, recv ? c10d::OpType::RECV : c10d::OpType::SEND),
       req_(req), t_(std::move(t)), user_(std::move(user)), recv_(recv),
-      describe_(std::move(describe)) {}
+      where_(std::move(where)) {}
 
 P2PWork::~P2PWork() {
-  if (!done_ && req_) {
-    std::lock_guard<std::mutex> lk(orphans_mu);
-    orphans.push_back({req_, t_});
-  }
+  if (!done_ && req_)
+    adopt(req_, t_);
+}
+
+std::string P2PWork::describe() const {
+  return p2p_describe(!recv_, bytes_of(user_), where_.peer, where_.tag,
+                      where_of(where_.rank, where_.size, where_.group));
 }
 
 void P2PWork::finish_locked(int rc, const shmc_status& st) {
@@ -94,7 +104,7 @@ void P2PWork::finish_locked(int rc, const shmc_status& st) {
   rc_ = rc;
   src_ = st.source;
   if (rc != SHMC_OK)
-    why_ = describe_ + ": " + shmc_strerror(rc);
+    why_ = describe() + ": " + shmc_strerror(rc);
   else if (recv_ && !t_.is_same(user_))
     user_.copy_(at::isComplexType(user_.scalar_type()) ? at::view_as_complex(t_) : t_);
   if (fut_) {
@@ -136,7 +146,7 @@ bool P2PWork::wait(std::chrono::milliseconds timeout) {
     if (timeout == kNoTimeout || timeout.count() <= 0) {
       int rc = shmc_wait(&req_, &st);
       // The group's timeout passed: the request stays pending (the tensor with it).
-      TORCH_CHECK(rc != SHMC_ERR_TIMEOUT, describe_, ": did not complete within the "
+      TORCH_CHECK(rc != SHMC_ERR_TIMEOUT, describe(), ": did not complete within the "
                   "group's timeout (", shmc_strerror(rc), ")");
       finish_locked(rc, st);
     } else {
@@ -148,7 +158,7 @@ bool P2PWork::wait(std::chrono::milliseconds timeout) {
           finish_locked(rc, st);
           break;
         }
-        TORCH_CHECK(std::chrono::steady_clock::now() < end, describe_,
+        TORCH_CHECK(std::chrono::steady_clock::now() < end, describe(),
                     ": did not complete within ", timeout.count(), " ms");
         std::this_thread::sleep_for(std::chrono::microseconds(50));
       }

@@ -29,9 +29,14 @@ class CollWork : public c10d::Work {
 
 class P2PWork : public c10d::Work {
  public:
+  // What a message about the transfer names; composed only when one is needed.
+  struct Where {
+    int rank, size, peer, tag;
+    std::string group; // short: no allocation for torch's names ("0", "1", ...)
+  };
   // req: the library's request for the transfer of t (from or to user, which t is a
-  // contiguous stand-in for, copied back after a receive); describe: for messages.
-  P2PWork(shmc_request* req, at::Tensor t, at::Tensor user, bool recv, std::string describe);
+  // contiguous stand-in for, copied back after a receive).
+  P2PWork(shmc_request* req, at::Tensor t, at::Tensor user, bool recv, Where where);
   ~P2PWork() override;
   bool isCompleted() override;
   bool isSuccess() const override;
@@ -47,8 +52,10 @@ class P2PWork : public c10d::Work {
   shmc_request* req_;
   at::Tensor t_, user_;
   bool recv_, done_ = false;
+  std::string describe() const;
   int rc_ = 0, src_ = -1;
-  std::string describe_, why_;
+  Where where_;
+  std::string why_;
   c10::intrusive_ptr<c10::ivalue::Future> fut_;
 };
 

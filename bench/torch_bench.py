@@ -1,0 +1,227 @@
+#!/usr/bin/python3
+"""torch.distributed side by side: the "shmc" backend (bindings/torch) against "gloo" and
+torch's do-nothing backend "fake" (which measures torch's own dispatch), in one run.
+
+Same method as bench/measure.c and bench/gloo_bench.py: latency is half a ping-pong round
+trip of dist.send/dist.recv between ranks 0 and 1; collectives are float32 (SUM where they
+reduce) with each rank's whole buffer of `bytes`; each figure is the median of --samples
+samples after two warm-up samples, a sample timing `iters` back-to-back calls (iters
+chosen from the first warm-up for about --sample-ms), a collective's sample being the
+slowest rank's. Where there are as many CPUs as ranks, each rank is bound to its own
+(the C figures likewise, shmrun --bind-to core); otherwise none is. `ddp` is one DistributedDataParallel training step of a 4-layer MLP
+(1.1 M parameters, batch 32), not on "fake" (whose futures DDP cannot use). Rounds alternate the backends (A B C A B C ...), so that a
+shared machine's drift hits all alike; the C library's own latency and all-reduce
+(build/bench/measure under shmrun) run in the same rounds.
+
+    python3 bench/torch_bench.py [--ranks 2,4] [--rounds 2] [--quick] [--out FILE.csv]
+
+Output: CSV rows round,runtime,metric,ranks,bytes,value_us, then a table of the medians
+over rounds with the ratios the speed targets are stated in.
+"""
+import argparse
+import csv
+import io
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+import torch.multiprocessing as mp
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "torch"))
+
+P2P_SIZES = [8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20, 64 << 20]
+AR_SIZES = [4, 64, 1 << 10, 16 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
+COLL_SIZES = [4 << 10, 1 << 20, 16 << 20]
+QUICK_P2P = [8, 4 << 10, 1 << 20]
+QUICK_AR = [4, 4 << 10, 1 << 20]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rank_main(rank, n, backend, port, args, q):
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+
+    torch.set_num_threads(1)
+    cpus = sorted(os.sched_getaffinity(0))
+    if n <= len(cpus):  # as the C figures: each rank on its own core when there are enough
+        os.sched_setaffinity(0, {cpus[rank]})
+    if backend == "fake":
+        from torch.testing._internal.distributed.fake_pg import FakeStore
+        dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=n)
+    else:
+        if backend == "shmc":
+            import shmcomm_torch  # noqa: F401
+        dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                                world_size=n)
+
+    def slowest(t):
+        v = torch.tensor([t], dtype=torch.float64)
+        dist.all_reduce(v, op=dist.ReduceOp.MAX)
+        return float(v[0])
+
+    def measure(fn):
+        first = slowest(fn(1))
+        iters = int(args.sample_ms / 1000 / first) if first > 0 else 100000
+        t = torch.tensor([max(1, min(iters, 100000))], dtype=torch.int64)
+        dist.broadcast(t, 0)
+        iters = int(t[0])
+        v = [fn(iters) for _ in range(2 + args.samples)][2:]
+        return statistics.median(v) * 1e6
+
+    def timed(op):
+        def fn(iters):
+            dist.barrier()
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                op()
+            return slowest((time.perf_counter() - t0) / iters)
+        return fn
+
+    def emit(metric, nbytes, value):
+        if rank == 0:
+            q.put((backend, metric, n, nbytes, value))
+
+    p2p, ar = (QUICK_P2P, QUICK_AR) if args.quick else (P2P_SIZES, AR_SIZES)
+    if n >= 2:
+        for b in p2p:
+            buf = torch.ones(b, dtype=torch.uint8)
+
+            def pingpong(iters, buf=buf):
+                dist.barrier()
+                t0 = time.perf_counter()
+                for _ in range(iters):
+                    if rank == 0:
+                        dist.send(buf, 1)
+                        dist.recv(buf, 1)
+                    elif rank == 1:
+                        dist.recv(buf, 0)
+                        dist.send(buf, 0)
+                return (time.perf_counter() - t0) / iters / 2
+            emit("latency", b, measure(pingpong))
+    for b in ar:
+        buf = torch.ones(b // 4)
+        emit("allreduce", b, measure(timed(lambda buf=buf: dist.all_reduce(buf))))
+    for b in ([] if args.quick else COLL_SIZES):
+        k = b // 4 // n
+        inp, out = torch.ones(k), torch.empty(k * n)
+        emit("allgather", b, measure(timed(lambda: dist.all_gather_into_tensor(out, inp))))
+        big, small = torch.ones(k * n), torch.empty(k)
+        emit("reduce_scatter", b, measure(timed(lambda: dist.reduce_scatter_tensor(small, big))))
+        a, c = torch.ones(k * n), torch.empty(k * n)
+        emit("alltoall", b, measure(timed(lambda: dist.all_to_all_single(c, a))))
+        bb = torch.ones(b // 4)
+        emit("broadcast", b, measure(timed(lambda: dist.broadcast(bb, 0))))
+    if backend == "fake":  # its futures carry no tensors, which DDP needs
+        dist.destroy_process_group()
+        return
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(),
+                          nn.Linear(512, 64), nn.ReLU(), nn.Linear(64, 1))
+    ddp = nn.parallel.DistributedDataParallel(model)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
+    x, y = torch.randn(32, 512), torch.randn(32, 1)
+
+    def step():
+        opt.zero_grad()
+        nn.functional.mse_loss(ddp(x), y).backward()
+        opt.step()
+    emit("ddp_step", 0, measure(timed(step)))
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def run_torch(backend, n, args):
+    ctx = mp.get_context("fork")
+    q = ctx.SimpleQueue()
+    port = free_port()
+    procs = [ctx.Process(target=rank_main, args=(r, n, backend, port, args, q)) for r in range(n)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    rows = []
+    while not q.empty():
+        rows.append(q.get())
+    if any(p.exitcode for p in procs):
+        raise SystemExit(f"torch_bench: a rank of {backend} at {n} ranks failed")
+    return rows
+
+
+def run_c(n, args):
+    """The C library's own latency and all-reduce: build/bench/measure under shmrun."""
+    shmrun = os.path.join(ROOT, "build", "bin", "shmrun")
+    measure = os.path.join(ROOT, "build", "bench", "measure")
+    if not (os.path.exists(shmrun) and os.path.exists(measure)):
+        return []
+    rows = []
+    for test, sizes, metric in (("latency", [8], "latency"), ("allreduce", [4], "allreduce")):
+        if test == "latency" and n < 2:
+            continue
+        bind = ["--bind-to", "core" if n <= len(os.sched_getaffinity(0)) else "none"]
+        out = subprocess.run([shmrun, "-n", str(n)] + bind + [measure, "--tests", test, "--sizes",
+                              ",".join(map(str, sizes)), "--samples", str(args.samples),
+                              "--sample-ms", str(args.sample_ms)],
+                             capture_output=True, text=True, check=True).stdout
+        for r in csv.reader(io.StringIO(out)):
+            if len(r) == 5 and r[0] == "shmcomm":
+                rows.append(("C", metric, n, int(r[3]), float(r[4])))
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--ranks", default="2,4")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--samples", type=int, default=7)
+    p.add_argument("--sample-ms", type=float, default=5.0)
+    p.add_argument("--backends", default="fake,gloo,shmc")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--out")
+    args = p.parse_args()
+    rows = []
+    for rnd in range(1, args.rounds + 1):
+        for n in [int(x) for x in args.ranks.split(",")]:
+            for b in args.backends.split(","):
+                t0 = time.time()
+                rows += [(rnd,) + r for r in run_torch(b, n, args)]
+                print(f"# round {rnd}: {b} at {n} ranks: {time.time() - t0:.0f} s",
+                      file=sys.stderr, flush=True)
+            rows += [(rnd,) + r for r in run_c(n, args)]
+    w = csv.writer(open(args.out, "w") if args.out else sys.stdout)
+    w.writerow(["round", "runtime", "metric", "ranks", "bytes", "value_us"])
+    for r in rows:
+        w.writerow(r)
+    summary(rows)
+
+
+def summary(rows):
+    med = {}
+    for key in {(r[1], r[2], r[3], r[4]) for r in rows}:
+        med[key] = statistics.median(r[5] for r in rows if (r[1], r[2], r[3], r[4]) == key)
+    print("\n| metric | ranks | bytes | fake µs | gloo µs | shmc µs | gloo/shmc | "
+          "shmc/(C+fake) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for metric, n, nbytes in sorted({(k[1], k[2], k[3]) for k in med}, key=lambda k: k):
+        get = lambda rt: med.get((rt, metric, n, nbytes))  # noqa: E731
+        fake, gloo, shmc, c = get("fake"), get("gloo"), get("shmc"), get("C")
+        if shmc is None:
+            continue
+        fmt = lambda v: f"{v:.2f}" if v is not None else ""  # noqa: E731
+        ratio = f"{gloo / shmc:.1f}" if gloo else ""
+        over = f"{shmc / (c + fake):.2f}" if c is not None and fake is not None else ""
+        print(f"| {metric} | {n} | {nbytes} | {fmt(fake)} | {fmt(gloo)} | {fmt(shmc)} | "
+              f"{ratio} | {over} |")
+
+
+if __name__ == "__main__":
+    main()
