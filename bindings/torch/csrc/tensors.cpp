@@ -33,8 +33,8 @@ void check_tensor(const at::Tensor& t, const char* what) {
   TORCH_CHECK(t.layout() == at::kStrided, "shmc: ", what,
               ": only dense tensors are supported, not ", t.layout());
   TORCH_CHECK(t.device().is_cpu(), "shmc: ", what, ": the tensor is on ", t.device(),
-              "; this build of shmcomm_torch moves CPU tensors only (build it with CUDA "
-              "for CUDA tensors)");
+              "; shmcomm_torch moves CPU tensors only in this release (copy it to the CPU, "
+              "or use the cpu:shmc,cuda:nccl backend string for CUDA tensors)");
   (void)dtype_of(t, what);
 }
 
