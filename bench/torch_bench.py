@@ -7,8 +7,9 @@ trip of dist.send/dist.recv between ranks 0 and 1; collectives are float32 (SUM 
 reduce) with each rank's whole buffer of `bytes`; each figure is the median of --samples
 samples after two warm-up samples, a sample timing `iters` back-to-back calls (iters
 chosen from the first warm-up for about --sample-ms), a collective's sample being the
-slowest rank's. Where there are as many CPUs as ranks, each rank is bound to its own
-(the C figures likewise, shmrun --bind-to core); otherwise none is. `ddp` is one DistributedDataParallel training step of a 4-layer MLP
+slowest rank's. Where there are as many CPUs as ranks, each rank of fake and shmc is bound
+to its own (the C figures likewise, shmrun --bind-to core); gloo never is (its threads
+would share the rank's core, which makes it slower); with more ranks than CPUs none is. `ddp` is one DistributedDataParallel training step of a 4-layer MLP
 (1.1 M parameters, batch 32), not on "fake" (whose futures DDP cannot use). Rounds alternate the backends (A B C A B C ...), so that a
 shared machine's drift hits all alike; the C library's own latency and all-reduce
 (build/bench/measure under shmrun) run in the same rounds.
@@ -47,13 +48,18 @@ def free_port():
 
 
 def rank_main(rank, n, backend, port, args, q):
+    import warnings
+
+    warnings.filterwarnings("ignore", category=FutureWarning)  # torch renames, not ours
     import torch
     import torch.distributed as dist
     import torch.nn as nn
 
     torch.set_num_threads(1)
     cpus = sorted(os.sched_getaffinity(0))
-    if n <= len(cpus):  # as the C figures: each rank on its own core when there are enough
+    # As the C figures: each rank on its own core when there are enough; not gloo, whose
+    # own threads would share that core (slower for it: bench/README.md).
+    if n <= len(cpus) and backend != "gloo":
         os.sched_setaffinity(0, {cpus[rank]})
     if backend == "fake":
         from torch.testing._internal.distributed.fake_pg import FakeStore

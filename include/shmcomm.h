@@ -553,7 +553,9 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * and not freed), "unexpected_messages" (arrived, not yet received), "single_copy" (1 if
  * this process may use single copy at all), "single_copy_proven" (peers single copy has
  * worked with), "coop_offers" (large sends offered to be copied by both sides),
- * "coll_scratch_late" (scratch a collective had to allocate after its data moved: always
+ * "slices_slept" (waits that slept a whole 50 ms slice with nobody
+ * waking them: a peer slow to answer, or a missed wake-up), "coll_scratch_late" (scratch
+ * a collective had to allocate after its data moved: always
  * 0 unless the library has a bug), "coll_direct_helped" (pieces of the direct all-reduce
  * combined for another rank), "dev_ipc_opens" and "dev_ipc_hits" (peers' device buffers
  * opened, and found open in the cache). Returns SHMC_OK; SHMC_ERR_ARG for an unknown

@@ -278,6 +278,10 @@ static int recv_range(struct shmc__p2p *p, struct shmc__request *r, struct shmc_
     if (shmc__fetch_add64(&d->done, len) + len < r->xfer_bytes)
         return 1;
     shmc__coop_release(p, r);
+    /* Our range ended the message: the sender, whose send ends when it sees that in the
+     * descriptor, may be asleep waiting for it (it wakes us after each of its ranges; we
+     * must wake it after the last of ours, or it sleeps out its slice). */
+    shmc__ep_notify(&p->peers[r->src].ep);
     return 2;
 }
 

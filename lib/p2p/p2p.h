@@ -102,6 +102,7 @@ struct shmc__p2p {
     uint32_t quit_ctx[SHMC_QUIT_WORDS];
     int quit_err[SHMC_QUIT_WORDS];
     unsigned nquit, quits_seen;
+    uint64_t slices_slept;      /* sleeps that ran a full slice, nobody waking us (shmc_stat) */
     struct shmc__incall incall; /* the collective call this rank is in (incall.h) */
     /* The thread inside a public call, by the address of its shmc__thread_token; NULL
      * between calls (SHMC_GUARDED). */

@@ -236,6 +236,7 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
         /* A full slice with no wake-up: look for peers that died unannounced. */
         uint64_t t1 = shmc__now_ns();
         if (t1 - t0 >= (uint64_t)SHMC_SLEEP_SLICE_MS * 900000u) {
+            p->slices_slept++;
             shmc__peers_refresh(p, 1);
             self_check(p, b->op);
             /* Nobody woke us: a member in another call may be waiting for us. */

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -849,6 +850,52 @@ static void coop_copy_fails(shmc_comm *w, int me, int n, void *arg)
     }
 }
 
+/* The sender of a message both sides copy sleeps at once (no spinning, no yielding), and
+ * the receiver often copies the message's last range: the receiver must wake it then, or
+ * it sleeps out a whole slice for every such message (the missed wake-up torch's back-to-
+ * back 16 MiB broadcasts met: 50 ms each). Counted, not timed: the sender's slices that
+ * ran out with nobody waking it, over 100 messages, allowing a few for a preempted peer. */
+static void coop_wakes_sender(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { BYTES = 1 << 20, MSGS = 100 };
+    /* Each rank on its own CPU, where there are two: the sender then sleeps while the
+     * receiver copies, instead of waiting for the CPU. */
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) == 0 && CPU_COUNT(&all) >= 2) {
+        int k = 0;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &all) && k++ == me) {
+                CPU_ZERO(&one);
+                CPU_SET(c, &one);
+                sched_setaffinity(0, sizeof one, &one);
+                break;
+            }
+    }
+    uint8_t *b = shmct_xmalloc(BYTES);
+    memset(b, me, BYTES);
+    uint64_t before = shmct_stat("slices_slept");
+    for (int i = 0; i < MSGS; i++) {
+        if (me == 0)
+            T_OK(shmc_send(b, BYTES, SHMC_UINT8, 1, 4, w));
+        else
+            T_OK(shmc_recv(b, BYTES, SHMC_UINT8, 0, 4, w, NULL));
+    }
+    uint64_t slept = shmct_stat("slices_slept") - before;
+    T_OK(shmc_barrier(w));
+    if (me == 0) {
+        T_ASSERT(shmct_stat("coop_offers") > 0, "no message was copied by both sides");
+        T_ASSERT(slept < 10,
+                 "the sender slept out %llu slices of 50 ms in %d messages: a "
+                 "missed wake-up",
+                 (unsigned long long)slept, MSGS);
+    }
+    free(b);
+}
+
+static const char *const env_sleep_at_once[] = {"SHMC_SPIN=0", "SHMC_YIELD=0", NULL};
+
 START_TEST(test_p2p_coop)
 {
     ck_assert_int_eq(shmct_run(3, coop_receiver_left, NULL), 0);
@@ -862,6 +909,7 @@ START_TEST(test_p2p_coop)
     ck_assert_int_eq(shmct_run(2, coop_write_refused, NULL), 0);
     ck_assert_int_eq(shmct_run(2, coop_copy_fails, NULL), 0);
     ck_assert_int_eq(run_env(2, coop_queued, NULL, env_small_ring), 0);
+    ck_assert_int_eq(run_env(2, coop_wakes_sender, NULL, env_sleep_at_once), 0);
 }
 END_TEST
 

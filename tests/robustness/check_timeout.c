@@ -24,8 +24,8 @@ static void late_member(shmc_comm *w, int me, int n, void *arg)
     int rc = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, c);
     T_ASSERT(rc != SHMC_OK, "rank %d: the all-reduce with a late member succeeded", me);
     if (me != n - 1)
-        T_ASSERT(rc == SHMC_ERR_TIMEOUT || rc == SHMC_ERR_PEER_DEAD, "rank %d got %d (%s)", me,
-                 rc, shmc_strerror(rc));
+        T_ASSERT(rc == SHMC_ERR_TIMEOUT || rc == SHMC_ERR_PEER_DEAD, "rank %d got %d (%s)", me, rc,
+                 shmc_strerror(rc));
     /* The communicator's collectives stay failed; its point-to-point works. */
     T_ASSERT(shmc_barrier(c) != SHMC_OK, "rank %d: a barrier after the time-out", me);
     int got = -1, mine = me;

@@ -18,92 +18,105 @@
 
 #include "shmcomm.h"
 
-namespace shmct {
+namespace shmct
+{
 
-class ProcessGroupShmc : public c10d::Backend {
- public:
-  ProcessGroupShmc(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-                   std::chrono::milliseconds timeout, std::string group,
-                   std::vector<int64_t> global_ranks);
-  ~ProcessGroupShmc() override;
+class ProcessGroupShmc : public c10d::Backend
+{
+  public:
+    ProcessGroupShmc(const c10::intrusive_ptr<c10d::Store> &store, int rank, int size,
+                     std::chrono::milliseconds timeout, std::string group,
+                     std::vector<int64_t> global_ranks);
+    ~ProcessGroupShmc() override;
 
-  const std::string getBackendName() const override { return "shmc"; }
-  void setTimeout(std::chrono::milliseconds timeout) override;
-  void shutdown() override;
-  void abort() override { shutdown(); }
+    const std::string getBackendName() const override
+    {
+        return "shmc";
+    }
+    void setTimeout(std::chrono::milliseconds timeout) override;
+    void shutdown() override;
+    void abort() override
+    {
+        shutdown();
+    }
 
-  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
-                                           const c10d::BroadcastOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
-                                           const c10d::AllreduceOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(
-      std::vector<at::Tensor>& tensors, const c10d::AllreduceCoalescedOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors,
-                                        const c10d::ReduceOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
-                                           std::vector<at::Tensor>& inputs,
-                                           const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
-                                                 const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allgather_coalesced(
-      std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
-      const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allgather_into_tensor_coalesced(
-      std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
-      const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
-                                        std::vector<at::Tensor>& inputs,
-                                        const c10d::GatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
-                                         std::vector<std::vector<at::Tensor>>& inputs,
-                                         const c10d::ScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
-                                                std::vector<std::vector<at::Tensor>>& inputs,
-                                                const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(
-      at::Tensor& output, at::Tensor& input, const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(
-      std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
-      const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
-                                               std::vector<int64_t>& output_splits,
-                                               std::vector<int64_t>& input_splits,
-                                               const c10d::AllToAllOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs,
-                                          std::vector<at::Tensor>& inputs,
-                                          const c10d::AllToAllOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
-  void monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) override;
-  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst,
-                                      int tag) override;
-  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src,
-                                      int tag) override;
-  c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors,
-                                               int tag) override;
+    c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor> &tensors,
+                                             const c10d::BroadcastOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor> &tensors,
+                                             const c10d::AllreduceOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    allreduce_coalesced(std::vector<at::Tensor> &tensors,
+                        const c10d::AllreduceCoalescedOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor> &tensors,
+                                          const c10d::ReduceOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>> &outputs,
+                                             std::vector<at::Tensor> &inputs,
+                                             const c10d::AllgatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor &output, at::Tensor &input,
+                                                   const c10d::AllgatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    allgather_coalesced(std::vector<std::vector<at::Tensor>> &outputs,
+                        std::vector<at::Tensor> &inputs,
+                        const c10d::AllgatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    allgather_into_tensor_coalesced(std::vector<at::Tensor> &outputs,
+                                    std::vector<at::Tensor> &inputs,
+                                    const c10d::AllgatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>> &outputs,
+                                          std::vector<at::Tensor> &inputs,
+                                          const c10d::GatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor> &outputs,
+                                           std::vector<std::vector<at::Tensor>> &inputs,
+                                           const c10d::ScatterOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor> &outputs,
+                                                  std::vector<std::vector<at::Tensor>> &inputs,
+                                                  const c10d::ReduceScatterOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    _reduce_scatter_base(at::Tensor &output, at::Tensor &input,
+                         const c10d::ReduceScatterOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outputs,
+                                    std::vector<at::Tensor> &inputs,
+                                    const c10d::ReduceScatterOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor &output, at::Tensor &input,
+                                                 std::vector<int64_t> &output_splits,
+                                                 std::vector<int64_t> &input_splits,
+                                                 const c10d::AllToAllOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor> &outputs,
+                                            std::vector<at::Tensor> &inputs,
+                                            const c10d::AllToAllOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions &opts) override;
+    void monitoredBarrier(const c10d::BarrierOptions &opts, bool wait_all_ranks) override;
+    c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor> &tensors, int dst,
+                                        int tag) override;
+    c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor> &tensors, int src,
+                                        int tag) override;
+    c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor> &tensors,
+                                                 int tag) override;
 
-  // What an error message says the group is: "rank 1 of 4 of group 'default_pg'".
-  std::string where() const;
+    // What an error message says the group is: "rank 1 of 4 of group 'default_pg'".
+    std::string where() const;
 
- private:
-  using Call = std::function<int()>;
-  // Runs call in issue order (engine.h): in this thread if !async, else queued.
-  c10::intrusive_ptr<c10d::Work> collective(const char* what, size_t bytes, bool async,
-                                            std::vector<at::Tensor> outputs, Call call);
-  c10::intrusive_ptr<c10d::Work> p2p(bool send, at::Tensor& t, int peer, int tag);
+  private:
+    using Call = std::function<int()>;
+    // Runs call in issue order (engine.h): in this thread if !async, else queued.
+    c10::intrusive_ptr<c10d::Work> collective(const char *what, size_t bytes, bool async,
+                                              std::vector<at::Tensor> outputs, Call call);
+    c10::intrusive_ptr<c10d::Work> p2p(bool send, at::Tensor &t, int peer, int tag);
 
-  shmc_comm* comm_ = nullptr; // NULL once shut down
-  std::chrono::milliseconds timeout_;
-  std::string group_;
-  bool world_ = false; // this group is the job's world
+    shmc_comm *comm_ = nullptr; // NULL once shut down
+    std::chrono::milliseconds timeout_;
+    std::string group_;
+    bool world_ = false; // this group is the job's world
 };
 
 // "shmc: send of 8 bytes to rank 1 (tag 0) on rank 0 of 2 of group '0'".
-std::string p2p_describe(bool send, size_t bytes, int peer, int tag, const std::string& where);
+std::string p2p_describe(bool send, size_t bytes, int peer, int tag, const std::string &where);
 // "rank 0 of 2 of group '0'".
-std::string where_of(int rank, int size, const std::string& group);
+std::string where_of(int rank, int size, const std::string &group);
 
 // The message of a failed call: what, how many bytes, where, the library's words.
-std::string failure(const std::string& what, size_t bytes, const std::string& where, int rc,
+std::string failure(const std::string &what, size_t bytes, const std::string &where, int rc,
                     std::chrono::milliseconds timeout);
 
 } // namespace shmct

@@ -23,49 +23,51 @@
 #include <thread>
 #include <vector>
 
-namespace shmct {
+namespace shmct
+{
 
 struct Op {
-  // Runs the library calls; returns SHMC_OK or an error code, with a message in why.
-  std::function<int(std::string& why)> fn;
-  std::vector<at::Tensor> outputs; // the future's value
-  int state = 0; // 0 queued, 1 running, 2 done (under the engine's mutex)
-  int rc = 0;
-  std::string why;
-  c10::intrusive_ptr<c10::ivalue::Future> fut; // made on demand
-  bool fut_marked = false; // some thread has taken on completing fut
+    // Runs the library calls; returns SHMC_OK or an error code, with a message in why.
+    std::function<int(std::string &why)> fn;
+    std::vector<at::Tensor> outputs; // the future's value
+    int state = 0;                   // 0 queued, 1 running, 2 done (under the engine's mutex)
+    int rc = 0;
+    std::string why;
+    c10::intrusive_ptr<c10::ivalue::Future> fut; // made on demand
+    bool fut_marked = false;                     // some thread has taken on completing fut
 };
 
-class Engine {
- public:
-  static Engine& get();
-  // Queues op for the worker.
-  void submit(const std::shared_ptr<Op>& op);
-  // Runs queued operations in order, in this thread, until op is done (or waits for the
-  // thread that runs it).
-  void wait(const std::shared_ptr<Op>& op);
-  // Runs everything queued before returning: before the library is finalized.
-  void drain();
-  // Runs op in this thread once everything queued before it has run: a blocking call.
-  void run_inline(const std::shared_ptr<Op>& op);
-  // Has op run?
-  bool done(const std::shared_ptr<Op>& op);
-  // The future of op, completed when op is.
-  c10::intrusive_ptr<c10::ivalue::Future> future(const std::shared_ptr<Op>& op);
-  // Ends the worker after the queue is empty (before the library is finalized).
-  void stop();
+class Engine
+{
+  public:
+    static Engine &get();
+    // Queues op for the worker.
+    void submit(const std::shared_ptr<Op> &op);
+    // Runs queued operations in order, in this thread, until op is done (or waits for the
+    // thread that runs it).
+    void wait(const std::shared_ptr<Op> &op);
+    // Runs everything queued before returning: before the library is finalized.
+    void drain();
+    // Runs op in this thread once everything queued before it has run: a blocking call.
+    void run_inline(const std::shared_ptr<Op> &op);
+    // Has op run?
+    bool done(const std::shared_ptr<Op> &op);
+    // The future of op, completed when op is.
+    c10::intrusive_ptr<c10::ivalue::Future> future(const std::shared_ptr<Op> &op);
+    // Ends the worker after the queue is empty (before the library is finalized).
+    void stop();
 
- private:
-  void loop();
-  void run_locked(std::unique_lock<std::mutex>& lk, std::shared_ptr<Op> op);
-  void start_locked();
+  private:
+    void loop();
+    void run_locked(std::unique_lock<std::mutex> &lk, std::shared_ptr<Op> op);
+    void start_locked();
 
-  std::mutex mu_;
-  std::condition_variable work_, done_;
-  std::deque<std::shared_ptr<Op>> q_;
-  bool running_ = false; // some thread is running an operation
-  bool stop_ = false;
-  std::thread worker_;
+    std::mutex mu_;
+    std::condition_variable work_, done_;
+    std::deque<std::shared_ptr<Op>> q_;
+    bool running_ = false; // some thread is running an operation
+    bool stop_ = false;
+    std::thread worker_;
 };
 
 } // namespace shmct

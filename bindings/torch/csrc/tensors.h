@@ -8,28 +8,29 @@
 
 #include "shmcomm.h"
 
-namespace shmct {
+namespace shmct
+{
 
 // The library's dtype for a tensor's, or throws naming the dtype. Complex tensors go as
 // pairs of their real type (callers view them as real first).
-shmc_dtype dtype_of(const at::Tensor& t, const char* what);
+shmc_dtype dtype_of(const at::Tensor &t, const char *what);
 
 // Checks what every operation needs of a tensor: defined, dense, on the CPU (a CUDA
 // tensor needs a build with CUDA), a dtype the library has. Throws with what.
-void check_tensor(const at::Tensor& t, const char* what);
+void check_tensor(const at::Tensor &t, const char *what);
 
 // The library's op for a torch reduction on dtype dt; PREMUL_SUM is SUM (the caller
 // scales first). Throws where the pair has no meaning (AVG of integers, bitwise ops of
 // floating point, anything but SUM/AVG/PREMUL_SUM of complex).
-shmc_op op_of(const c10d::ReduceOp& op, const at::Tensor& t, const char* what);
+shmc_op op_of(const c10d::ReduceOp &op, const at::Tensor &t, const char *what);
 
 // A contiguous tensor with t's data, real-valued if t is complex (view_as_real): t itself
 // when it already is one.
-at::Tensor flat_view(const at::Tensor& t);
+at::Tensor flat_view(const at::Tensor &t);
 
 // t scaled by a PREMUL_SUM's factor (a copy), or t for other ops.
-at::Tensor premul(const at::Tensor& t, const c10d::ReduceOp& op);
+at::Tensor premul(const at::Tensor &t, const c10d::ReduceOp &op);
 
-size_t bytes_of(const at::Tensor& t);
+size_t bytes_of(const at::Tensor &t);
 
 } // namespace shmct

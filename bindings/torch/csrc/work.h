@@ -11,52 +11,61 @@
 #include "engine.h"
 #include "shmcomm.h"
 
-namespace shmct {
+namespace shmct
+{
 
-class CollWork : public c10d::Work {
- public:
-  CollWork(std::shared_ptr<Op> op, c10d::OpType type, const char* profile);
-  bool isCompleted() override;
-  bool isSuccess() const override;
-  std::exception_ptr exception() const override;
-  bool wait(std::chrono::milliseconds timeout) override;
-  std::vector<at::Tensor> result() override { return op_->outputs; }
-  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
+class CollWork : public c10d::Work
+{
+  public:
+    CollWork(std::shared_ptr<Op> op, c10d::OpType type, const char *profile);
+    bool isCompleted() override;
+    bool isSuccess() const override;
+    std::exception_ptr exception() const override;
+    bool wait(std::chrono::milliseconds timeout) override;
+    std::vector<at::Tensor> result() override
+    {
+        return op_->outputs;
+    }
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
 
- private:
-  std::shared_ptr<Op> op_;
+  private:
+    std::shared_ptr<Op> op_;
 };
 
-class P2PWork : public c10d::Work {
- public:
-  // What a message about the transfer names; composed only when one is needed.
-  struct Where {
-    int rank, size, peer, tag;
-    std::string group; // short: no allocation for torch's names ("0", "1", ...)
-  };
-  // req: the library's request for the transfer of t (from or to user, which t is a
-  // contiguous stand-in for, copied back after a receive).
-  P2PWork(shmc_request* req, at::Tensor t, at::Tensor user, bool recv, Where where);
-  ~P2PWork() override;
-  bool isCompleted() override;
-  bool isSuccess() const override;
-  std::exception_ptr exception() const override;
-  bool wait(std::chrono::milliseconds timeout) override;
-  int sourceRank() const override;
-  std::vector<at::Tensor> result() override { return {user_}; }
-  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
+class P2PWork : public c10d::Work
+{
+  public:
+    // What a message about the transfer names; composed only when one is needed.
+    struct Where {
+        int rank, size, peer, tag;
+        std::string group; // short: no allocation for torch's names ("0", "1", ...)
+    };
+    // req: the library's request for the transfer of t (from or to user, which t is a
+    // contiguous stand-in for, copied back after a receive).
+    P2PWork(shmc_request *req, at::Tensor t, at::Tensor user, bool recv, Where where);
+    ~P2PWork() override;
+    bool isCompleted() override;
+    bool isSuccess() const override;
+    std::exception_ptr exception() const override;
+    bool wait(std::chrono::milliseconds timeout) override;
+    int sourceRank() const override;
+    std::vector<at::Tensor> result() override
+    {
+        return {user_};
+    }
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
 
- private:
-  void finish_locked(int rc, const shmc_status& st);
-  mutable std::mutex mu_;
-  shmc_request* req_;
-  at::Tensor t_, user_;
-  bool recv_, done_ = false;
-  std::string describe() const;
-  int rc_ = 0, src_ = -1;
-  Where where_;
-  std::string why_;
-  c10::intrusive_ptr<c10::ivalue::Future> fut_;
+  private:
+    void finish_locked(int rc, const shmc_status &st);
+    mutable std::mutex mu_;
+    shmc_request *req_;
+    at::Tensor t_, user_;
+    bool recv_, done_ = false;
+    std::string describe() const;
+    int rc_ = 0, src_ = -1;
+    Where where_;
+    std::string why_;
+    c10::intrusive_ptr<c10::ivalue::Future> fut_;
 };
 
 } // namespace shmct
