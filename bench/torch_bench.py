@@ -11,7 +11,9 @@ slowest rank's. Where there are as many CPUs as ranks, each rank of fake and shm
 to its own (the C figures likewise, shmrun --bind-to core); gloo never is (its threads
 would share the rank's core, which makes it slower); with more ranks than CPUs none is. `ddp` is one DistributedDataParallel training step of a 4-layer MLP
 (1.1 M parameters, batch 32), not on "fake" (whose futures DDP cannot use). Rounds alternate the backends (A B C A B C ...), so that a
-shared machine's drift hits all alike; the C library's own latency and all-reduce
+shared machine's drift hits all alike. When deepspeed is installed, its CPU shared-memory
+all-reduce (deepspeed.comm.inference_all_reduce) runs in the rounds too. The C library's
+own latency and all-reduce
 (build/bench/measure under shmrun) run in the same rounds.
 
     python3 bench/torch_bench.py [--ranks 2,4] [--rounds 2] [--quick] [--out FILE.csv]
@@ -61,7 +63,19 @@ def rank_main(rank, n, backend, port, args, q):
     # own threads would share that core (slower for it: bench/README.md).
     if n <= len(cpus) and backend != "gloo":
         os.sched_setaffinity(0, {cpus[rank]})
-    if backend == "fake":
+    allreduce = dist.all_reduce
+    if backend == "deepspeed":
+        # DeepSpeed's CPU shared-memory all-reduce (its shm_comm op, built on first use),
+        # beside a gloo group for everything else.
+        os.environ.update(DS_ACCELERATOR="cpu", RANK=str(rank), WORLD_SIZE=str(n),
+                          LOCAL_RANK=str(rank), LOCAL_SIZE=str(n), LOCAL_WORLD_SIZE=str(n),
+                          MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+        import deepspeed
+        import deepspeed.comm as dscomm
+
+        deepspeed.init_distributed(dist_backend="gloo", verbose=False)
+        allreduce = dscomm.inference_all_reduce
+    elif backend == "fake":
         from torch.testing._internal.distributed.fake_pg import FakeStore
         dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=n)
     else:
@@ -98,6 +112,13 @@ def rank_main(rank, n, backend, port, args, q):
             q.put((backend, metric, n, nbytes, value))
 
     p2p, ar = (QUICK_P2P, QUICK_AR) if args.quick else (P2P_SIZES, AR_SIZES)
+    if backend == "deepspeed":  # its all-reduce only
+        for b in ar:
+            buf = torch.ones(b // 4)
+            emit("allreduce", b, measure(timed(lambda buf=buf: allreduce(buf))))
+        dist.barrier()
+        dist.destroy_process_group()
+        return
     if n >= 2:
         for b in p2p:
             buf = torch.ones(b, dtype=torch.uint8)
@@ -184,13 +205,21 @@ def run_c(n, args):
     return rows
 
 
+def _has_deepspeed():
+    try:
+        import importlib.util
+        return importlib.util.find_spec("deepspeed") is not None
+    except Exception:
+        return False
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ranks", default="2,4")
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--samples", type=int, default=7)
     p.add_argument("--sample-ms", type=float, default=5.0)
-    p.add_argument("--backends", default="fake,gloo,shmc")
+    p.add_argument("--backends", default="fake,gloo,shmc" + (",deepspeed" if _has_deepspeed() else ""))
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out")
     args = p.parse_args()
@@ -214,19 +243,21 @@ def summary(rows):
     med = {}
     for key in {(r[1], r[2], r[3], r[4]) for r in rows}:
         med[key] = statistics.median(r[5] for r in rows if (r[1], r[2], r[3], r[4]) == key)
-    print("\n| metric | ranks | bytes | fake µs | gloo µs | shmc µs | gloo/shmc | "
-          "shmc/(C+fake) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| metric | ranks | bytes | fake µs | gloo µs | deepspeed µs | shmc µs | gloo/shmc | "
+          "deepspeed/shmc | shmc/(C+fake) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for metric, n, nbytes in sorted({(k[1], k[2], k[3]) for k in med}, key=lambda k: k):
         get = lambda rt: med.get((rt, metric, n, nbytes))  # noqa: E731
         fake, gloo, shmc, c = get("fake"), get("gloo"), get("shmc"), get("C")
+        ds = get("deepspeed")
         if shmc is None:
             continue
         fmt = lambda v: f"{v:.2f}" if v is not None else ""  # noqa: E731
         ratio = f"{gloo / shmc:.1f}" if gloo else ""
         over = f"{shmc / (c + fake):.2f}" if c is not None and fake is not None else ""
-        print(f"| {metric} | {n} | {nbytes} | {fmt(fake)} | {fmt(gloo)} | {fmt(shmc)} | "
-              f"{ratio} | {over} |")
+        dsr = f"{ds / shmc:.1f}" if ds else ""
+        print(f"| {metric} | {n} | {nbytes} | {fmt(fake)} | {fmt(gloo)} | {fmt(ds)} | "
+              f"{fmt(shmc)} | {ratio} | {dsr} | {over} |")
 
 
 if __name__ == "__main__":
