@@ -2,7 +2,8 @@
 installed here, linked to libshmcomm, which the package carries (rpath $ORIGIN).
 
 The library is taken from SHMCOMM_BUILD (a shmcomm build directory), else from the build
-directory of the source tree this file is in (../../build), which `make -C ../..` fills."""
+directory of the source tree this file is in (../../build), which it builds if needed.
+The build needs the torch it is for: `pip install --no-build-isolation ./bindings/torch`."""
 import os
 import shutil
 import subprocess
