@@ -17,6 +17,7 @@ own latency and all-reduce
 (build/bench/measure under shmrun) run in the same rounds.
 
     python3 bench/torch_bench.py [--ranks 2,4] [--rounds 2] [--quick] [--out FILE.csv]
+        [--plot DIR]   (DIR/torch-latency.png, DIR/torch-allreduce-N.png, with gnuplot)
 
 Output: CSV rows round,runtime,metric,ranks,bytes,value_us, then a table of the medians
 over rounds with the ratios the speed targets are stated in.
@@ -222,6 +223,7 @@ def main():
     p.add_argument("--backends", default="fake,gloo,shmc" + (",deepspeed" if _has_deepspeed() else ""))
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out")
+    p.add_argument("--plot")
     args = p.parse_args()
     rows = []
     for rnd in range(1, args.rounds + 1):
@@ -236,7 +238,50 @@ def main():
     w.writerow(["round", "runtime", "metric", "ranks", "bytes", "value_us"])
     for r in rows:
         w.writerow(r)
-    summary(rows)
+    med = summary(rows)
+    if args.plot:
+        plot(med, args.plot)
+
+
+def plot(med, out):
+    """Latency at 2 ranks and all-reduce at each rank count, every runtime, log-log."""
+    import shutil
+
+    if not shutil.which("gnuplot"):
+        print("torch_bench: gnuplot not installed; no plots", file=sys.stderr)
+        return
+    import tempfile
+
+    os.makedirs(out, exist_ok=True)
+    data = tempfile.mkdtemp(prefix="torch-plot-")
+    script = ["set terminal pngcairo size 900,560 font ',10'", "set key left top", "set grid",
+              "set logscale x 2", "set logscale y 10", "set format x '%.0b %BB'",
+              "set termoption noenhanced", "set xlabel 'bytes'", "set ylabel 'µs per call (log)'"]
+    charts = [("torch-latency.png", "latency", 2, "send/recv latency (one way), 2 processes")]
+    charts += [(f"torch-allreduce-{n}.png", "allreduce", n, f"float32 all_reduce, {n} processes")
+               for n in sorted({k[2] for k in med if k[1] == "allreduce"})]
+    for png, metric, n, title in charts:
+        parts = []
+        for i, rt in enumerate(("gloo", "deepspeed", "shmc", "fake")):
+            pts = sorted((k[3], v) for k, v in med.items()
+                         if k[0] == rt and k[1] == metric and k[2] == n and k[3] > 0)
+            if not pts:
+                continue
+            path = os.path.join(data, f"{rt}-{metric}-{n}.dat")
+            with open(path, "w") as f:
+                f.writelines(f"{x} {y}\n" for x, y in pts)
+            label = "torch dispatch alone (fake)" if rt == "fake" else rt
+            style = "dt 2 lc 'gray'" if rt == "fake" else f"lw 2 pt {i + 5}"
+            parts.append(f"'{path}' using 1:2 with linespoints {style} title '{label}'")
+        if parts:
+            script += [f"set output '{os.path.join(out, png)}'", f"set title '{title}'",
+                       "plot " + ", ".join(parts)]
+    gp = os.path.join(data, "plots.gp")
+    with open(gp, "w") as f:
+        f.write("\n".join(script) + "\n")
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode:
+        print(f"torch_bench: gnuplot failed: {r.stderr[-300:]}", file=sys.stderr)
 
 
 def summary(rows):
@@ -258,6 +303,7 @@ def summary(rows):
         dsr = f"{ds / shmc:.1f}" if ds else ""
         print(f"| {metric} | {n} | {nbytes} | {fmt(fake)} | {fmt(gloo)} | {fmt(ds)} | "
               f"{fmt(shmc)} | {ratio} | {dsr} | {over} |")
+    return med
 
 
 if __name__ == "__main__":

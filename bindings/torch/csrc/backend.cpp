@@ -167,7 +167,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char* what, si
       why = failure(what, bytes, where_of(rank, size, group), rc, timeout);
     return rc;
   };
-  if (async)
+  if (async || Engine::get().worker_only())
     Engine::get().submit(op);
   else
     Engine::get().run_inline(op);

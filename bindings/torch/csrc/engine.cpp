@@ -2,7 +2,14 @@
 
 #include <c10/util/Exception.h>
 
+#include <cstdlib>
+
 namespace shmct {
+
+Engine::Engine() {
+  const char* w = std::getenv("SHMC_TORCH_WORKER");
+  worker_only_ = w && std::string(w) == "all";
+}
 
 Engine& Engine::get() {
   // Never destroyed: a joinable std::thread destroyed at exit would end the process.
@@ -77,7 +84,7 @@ void Engine::loop() {
 void Engine::wait(const std::shared_ptr<Op>& op) {
   std::unique_lock<std::mutex> lk(mu_);
   while (op->state != 2) {
-    if (!running_ && !q_.empty()) {
+    if (!running_ && !q_.empty() && !worker_only_) {
       auto next = q_.front();
       q_.pop_front();
       run_locked(lk, next);

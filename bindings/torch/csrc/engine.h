@@ -56,6 +56,9 @@ class Engine
     c10::intrusive_ptr<c10::ivalue::Future> future(const std::shared_ptr<Op> &op);
     // Ends the worker after the queue is empty (before the library is finalized).
     void stop();
+    // SHMC_TORCH_WORKER=all: every collective runs on the worker thread and callers only
+    // wait (torch's MPI backend's design), to measure it against ours (performance.md).
+    bool worker_only() const { return worker_only_; }
 
   private:
     void loop();
@@ -67,7 +70,9 @@ class Engine
     std::deque<std::shared_ptr<Op>> q_;
     bool running_ = false; // some thread is running an operation
     bool stop_ = false;
+    bool worker_only_ = false;
     std::thread worker_;
+    Engine();
 };
 
 } // namespace shmct
