@@ -180,6 +180,12 @@ def run_torch(backend, n, args):
     rows = []
     while not q.empty():
         rows.append(q.get())
+    if backend == "deepspeed":
+        # DeepSpeed leaves its shared-memory buffers in /dev/shm, named by the port.
+        import glob
+
+        for f in glob.glob(f"/dev/shm/deepspeed_allreduce_buffer_*_{port}_*"):
+            os.unlink(f)
     if any(p.exitcode for p in procs):
         raise SystemExit(f"torch_bench: a rank of {backend} at {n} ranks failed")
     return rows
