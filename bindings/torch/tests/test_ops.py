@@ -273,3 +273,84 @@ def everything(rank, n):
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_every_operation(n):
     harness.run(n, everything)
+
+
+def coalesced_and_futures(rank, n):
+    """The coalesced forms (all_reduce_coalesced, all_gather_coalesced, the coalescing
+    manager) and the futures of asynchronous work, collective and point-to-point."""
+    import warnings
+
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    total = sum(range(n))
+    a, b = torch.ones(3) * rank, torch.arange(4.0) * rank
+    dist.all_reduce_coalesced([a, b])
+    assert torch.equal(a, torch.ones(3) * total) and torch.equal(b, torch.arange(4.0) * total)
+    outs = [[torch.empty(2) for _ in range(n)], [torch.empty(1) for _ in range(n)]]
+    dist.all_gather_coalesced(outs, [torch.full((2,), float(rank)), torch.tensor([rank * 10.0])])
+    assert [o[0].item() for o in outs[0]] == list(range(n))
+    assert [o.item() for o in outs[1]] == [10.0 * r for r in range(n)]
+    x, y = torch.ones(2) * rank, torch.ones(5, dtype=torch.int64) * rank
+    with dist._coalescing_manager(async_ops=True) as cm:
+        dist.all_reduce(x)
+        dist.all_reduce(y)
+    cm.wait()
+    assert x[0].item() == total and y[0].item() == total, (x, y)
+    # A collective's future, chained, and waited without Work.wait.
+    t = torch.ones(4) * (rank + 1)
+    fut = dist.all_reduce(t, async_op=True).get_future()
+    doubled = fut.then(lambda f: f.value()[0] * 2).wait()
+    assert torch.equal(doubled, torch.full((4,), float(n * (n + 1)))), doubled
+    # Several asynchronous collectives in flight, completed out of order of waiting.
+    ts = [torch.full((3,), float(rank + k)) for k in range(5)]
+    works = [dist.all_reduce(t_, async_op=True) for t_ in ts]
+    for k in reversed(range(5)):
+        works[k].wait()
+        assert works[k].is_completed()
+        assert ts[k][0].item() == total + n * k
+    if n > 1:
+        right, left = (rank + 1) % n, (rank - 1) % n
+        got = torch.empty(2)
+        rf = dist.irecv(got, left).get_future()
+        dist.isend(torch.full((2,), float(rank)), right).get_future().wait()
+        assert torch.equal(rf.wait()[0], torch.full((2,), float(left)))
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_coalesced_and_futures(n):
+    harness.run(n, coalesced_and_futures)
+
+
+def gil_released(rank, n):
+    """A blocking call and a wait let other Python threads of the process run: a counting
+    thread advances by much more than the few steps of the calls' edges while rank 0
+    waits in a barrier (and a Work.wait) for rank 1, which comes half a second late."""
+    import threading
+    import time
+
+    count, stop = [0], [False]
+
+    def spin():
+        while not stop[0]:
+            count[0] += 1
+
+    th = threading.Thread(target=spin)
+    th.start()
+    try:
+        for how in ("barrier", "wait"):
+            if rank == 1:
+                time.sleep(0.5)
+            c0 = count[0]
+            if how == "barrier":
+                dist.barrier()
+            else:
+                t = torch.ones(1)
+                dist.all_reduce(t, async_op=True).wait()
+            if rank == 0:
+                assert count[0] - c0 > 1000, f"{how}: the counting thread made {count[0] - c0} steps"
+    finally:
+        stop[0] = True
+        th.join()
+
+
+def test_gil_released_while_waiting():
+    harness.run(2, gil_released)
