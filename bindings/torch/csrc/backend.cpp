@@ -10,711 +10,769 @@
 #include "tensors.h"
 #include "work.h"
 
-namespace shmct {
+namespace shmct
+{
 
-void reap_orphans(bool all);                  // work.cpp
-void adopt(shmc_request* req, at::Tensor keep); // work.cpp: NULL req is nothing
+void reap_orphans(bool all);                    // work.cpp
+void adopt(shmc_request *req, at::Tensor keep); // work.cpp: NULL req is nothing
 
 // ---- the job: one per process, shared by every group ------------------------------------
 
-namespace {
+namespace
+{
 struct Job {
-  std::mutex mu;
-  shmc_comm* world = nullptr;
-  int groups = 0;                  // live groups; the last one to go finalizes
-  std::vector<int64_t> world_ranks; // the global rank of each world rank
-  int joins = 0;                   // jobs this process joined: names the store's key
+    std::mutex mu;
+    shmc_comm *world = nullptr;
+    int groups = 0;                   // live groups; the last one to go finalizes
+    std::vector<int64_t> world_ranks; // the global rank of each world rank
+    int joins = 0;                    // jobs this process joined: names the store's key
 };
 Job job;
 
-int tag_of(const std::string& group) {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : group)
-    h = (h ^ c) * 16777619u;
-  return (int)(h & 0x7fffffff);
+int tag_of(const std::string &group)
+{
+    uint32_t h = 2166136261u;
+    for (unsigned char c : group)
+        h = (h ^ c) * 16777619u;
+    return (int)(h & 0x7fffffff);
 }
 } // namespace
 
-std::string failure(const std::string& what, size_t bytes, const std::string& where, int rc,
-                    std::chrono::milliseconds timeout) {
-  std::string s = "shmc: " + what + " of " + std::to_string(bytes) + " bytes on " + where;
-  if (rc == SHMC_ERR_TIMEOUT)
-    return s + " did not complete within the group's timeout of " +
-           std::to_string(timeout.count()) + " ms: another rank did not reach it (or died)";
-  return s + " failed: " + shmc_strerror(rc);
+std::string failure(const std::string &what, size_t bytes, const std::string &where, int rc,
+                    std::chrono::milliseconds timeout)
+{
+    std::string s = "shmc: " + what + " of " + std::to_string(bytes) + " bytes on " + where;
+    if (rc == SHMC_ERR_TIMEOUT)
+        return s + " did not complete within the group's timeout of " +
+               std::to_string(timeout.count()) + " ms: another rank did not reach it (or died)";
+    return s + " failed: " + shmc_strerror(rc);
 }
 
-std::string where_of(int rank, int size, const std::string& group) {
-  return "rank " + std::to_string(rank) + " of " + std::to_string(size) + " of group '" + group +
-         "'";
+std::string where_of(int rank, int size, const std::string &group)
+{
+    return "rank " + std::to_string(rank) + " of " + std::to_string(size) + " of group '" + group +
+           "'";
 }
 
-std::string p2p_describe(bool send, size_t bytes, int peer, int tag, const std::string& where) {
-  return std::string("shmc: ") + (send ? "send" : "recv") + " of " + std::to_string(bytes) +
-         " bytes " + (send ? "to" : "from") + " " +
-         (peer == SHMC_ANY_SOURCE ? std::string("any rank") : "rank " + std::to_string(peer)) +
-         " (tag " + std::to_string(tag) + ") on " + where;
+std::string p2p_describe(bool send, size_t bytes, int peer, int tag, const std::string &where)
+{
+    return std::string("shmc: ") + (send ? "send" : "recv") + " of " + std::to_string(bytes) +
+           " bytes " + (send ? "to" : "from") + " " +
+           (peer == SHMC_ANY_SOURCE ? std::string("any rank") : "rank " + std::to_string(peer)) +
+           " (tag " + std::to_string(tag) + ") on " + where;
 }
 
-std::string ProcessGroupShmc::where() const {
-  return where_of(getRank(), getSize(), group_);
+std::string ProcessGroupShmc::where() const
+{
+    return where_of(getRank(), getSize(), group_);
 }
 
-ProcessGroupShmc::ProcessGroupShmc(const c10::intrusive_ptr<c10d::Store>& store, int rank,
-                                   int size, std::chrono::milliseconds timeout,
-                                   std::string group, std::vector<int64_t> global_ranks)
-    : c10d::Backend(rank, size), timeout_(timeout), group_(std::move(group)) {
-  std::lock_guard<std::mutex> lk(job.mu);
-  if (global_ranks.empty()) {
-    global_ranks.resize(size);
-    std::iota(global_ranks.begin(), global_ranks.end(), 0);
-  }
-  TORCH_CHECK((int)global_ranks.size() == size, "shmc: group '", group_, "' has ", size,
-              " ranks but lists ", global_ranks.size());
-  if (!job.world) {
-    // The first group joins a job of its own ranks; group rank 0 makes the key.
-    std::string name = "shmc/key/" + std::to_string(job.joins), key;
-    if (rank == 0) {
-      char k[SHMC_JOB_KEY_LEN];
-      int rc = shmc_job_key(k, sizeof k);
-      TORCH_CHECK(rc == SHMC_OK, "shmc: making a job key: ", shmc_strerror(rc));
-      key = k;
-      store->set(name, std::vector<uint8_t>(key.begin(), key.end()));
+ProcessGroupShmc::ProcessGroupShmc(const c10::intrusive_ptr<c10d::Store> &store, int rank, int size,
+                                   std::chrono::milliseconds timeout, std::string group,
+                                   std::vector<int64_t> global_ranks)
+    : c10d::Backend(rank, size), timeout_(timeout), group_(std::move(group))
+{
+    std::lock_guard<std::mutex> lk(job.mu);
+    if (global_ranks.empty()) {
+        global_ranks.resize(size);
+        std::iota(global_ranks.begin(), global_ranks.end(), 0);
+    }
+    TORCH_CHECK((int)global_ranks.size() == size, "shmc: group '", group_, "' has ", size,
+                " ranks but lists ", global_ranks.size());
+    if (!job.world) {
+        // The first group joins a job of its own ranks; group rank 0 makes the key.
+        std::string name = "shmc/key/" + std::to_string(job.joins), key;
+        if (rank == 0) {
+            char k[SHMC_JOB_KEY_LEN];
+            int rc = shmc_job_key(k, sizeof k);
+            TORCH_CHECK(rc == SHMC_OK, "shmc: making a job key: ", shmc_strerror(rc));
+            key = k;
+            store->set(name, std::vector<uint8_t>(key.begin(), key.end()));
+        } else {
+            auto v = store->get(name);
+            key.assign(v.begin(), v.end());
+        }
+        int rc = shmc_init_join(rank, size, key.c_str(), SHMC_THREAD_MULTIPLE, &job.world);
+        TORCH_CHECK(rc == SHMC_OK, "shmc: rank ", rank, " of ", size,
+                    " could not join the job: ", shmc_strerror(rc),
+                    " (the library's message above says more)");
+        job.joins++;
+        job.world_ranks = global_ranks;
+        comm_ = job.world;
+        world_ = true;
     } else {
-      auto v = store->get(name);
-      key.assign(v.begin(), v.end());
+        std::vector<int> members;
+        for (int64_t g : global_ranks) {
+            auto it = std::find(job.world_ranks.begin(), job.world_ranks.end(), g);
+            TORCH_CHECK(it != job.world_ranks.end(), "shmc: group '", group_,
+                        "' holds global rank ", g,
+                        ", which is not in this process's first shmc group; every shmc group "
+                        "must be made of ranks of the first (the default group)");
+            members.push_back((int)(it - job.world_ranks.begin()));
+        }
+        auto op = std::make_shared<Op>();
+        shmc_comm *out = nullptr;
+        shmc_comm *world = job.world;
+        int tag = tag_of(group_);
+        op->fn = [&](std::string &) {
+            return shmc_comm_create_members(world, members.data(), (int)members.size(), tag, &out);
+        };
+        Engine::get().run_inline(op);
+        TORCH_CHECK(op->rc == SHMC_OK, "shmc: making group '", group_, "' on rank ", rank, ": ",
+                    shmc_strerror(op->rc));
+        comm_ = out;
     }
-    int rc = shmc_init_join(rank, size, key.c_str(), SHMC_THREAD_MULTIPLE, &job.world);
-    TORCH_CHECK(rc == SHMC_OK, "shmc: rank ", rank, " of ", size,
-                " could not join the job: ", shmc_strerror(rc),
-                " (the library's message above says more)");
-    job.joins++;
-    job.world_ranks = global_ranks;
-    comm_ = job.world;
-    world_ = true;
-  } else {
-    std::vector<int> members;
-    for (int64_t g : global_ranks) {
-      auto it = std::find(job.world_ranks.begin(), job.world_ranks.end(), g);
-      TORCH_CHECK(it != job.world_ranks.end(), "shmc: group '", group_, "' holds global rank ",
-                  g, ", which is not in this process's first shmc group; every shmc group "
-                  "must be made of ranks of the first (the default group)");
-      members.push_back((int)(it - job.world_ranks.begin()));
+    job.groups++;
+    setTimeout(timeout);
+}
+
+ProcessGroupShmc::~ProcessGroupShmc()
+{
+    try {
+        shutdown();
+    } catch (...) {
     }
-    auto op = std::make_shared<Op>();
-    shmc_comm* out = nullptr;
-    shmc_comm* world = job.world;
-    int tag = tag_of(group_);
-    op->fn = [&](std::string&) {
-      return shmc_comm_create_members(world, members.data(), (int)members.size(), tag, &out);
-    };
-    Engine::get().run_inline(op);
-    TORCH_CHECK(op->rc == SHMC_OK, "shmc: making group '", group_, "' on rank ", rank, ": ",
-                shmc_strerror(op->rc));
-    comm_ = out;
-  }
-  job.groups++;
-  setTimeout(timeout);
 }
 
-ProcessGroupShmc::~ProcessGroupShmc() {
-  try {
-    shutdown();
-  } catch (...) {
-  }
+void ProcessGroupShmc::setTimeout(std::chrono::milliseconds timeout)
+{
+    timeout_ = timeout;
+    if (comm_) {
+        long long ms = timeout.count();
+        shmc_comm_set_timeout(comm_, ms <= 0 ? 0u : ms > 0xffffffffLL ? 0xffffffffu : (unsigned)ms);
+    }
 }
 
-void ProcessGroupShmc::setTimeout(std::chrono::milliseconds timeout) {
-  timeout_ = timeout;
-  if (comm_) {
-    long long ms = timeout.count();
-    shmc_comm_set_timeout(comm_, ms <= 0 ? 0u : ms > 0xffffffffLL ? 0xffffffffu : (unsigned)ms);
-  }
-}
-
-void ProcessGroupShmc::shutdown() {
-  if (!comm_)
-    return;
-  Engine::get().drain();
-  std::lock_guard<std::mutex> lk(job.mu);
-  if (!world_)
-    shmc_comm_free(&comm_);
-  comm_ = nullptr;
-  if (--job.groups == 0) {
-    Engine::get().stop();
-    shmc_finalize();
-    reap_orphans(true);
-    job.world = nullptr;
-  }
+void ProcessGroupShmc::shutdown()
+{
+    if (!comm_)
+        return;
+    Engine::get().drain();
+    std::lock_guard<std::mutex> lk(job.mu);
+    if (!world_)
+        shmc_comm_free(&comm_);
+    comm_ = nullptr;
+    if (--job.groups == 0) {
+        Engine::get().stop();
+        shmc_finalize();
+        reap_orphans(true);
+        job.world = nullptr;
+    }
 }
 
 // ---- how operations run ------------------------------------------------------------------
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char* what, size_t bytes,
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char *what, size_t bytes,
                                                             bool async,
                                                             std::vector<at::Tensor> outputs,
-                                                            Call call) {
-  TORCH_CHECK(comm_, "shmc: ", what, " on group '", group_, "', which was shut down");
-  auto op = std::make_shared<Op>();
-  op->outputs = std::move(outputs);
-  // The message is composed only if the call fails: what is a literal, the rest is small.
-  auto timeout = timeout_;
-  int rank = getRank(), size = getSize();
-  op->fn = [call = std::move(call), what, bytes, rank, size, group = group_,
-            timeout](std::string& why) {
-    int rc = call();
-    if (rc != SHMC_OK)
-      why = failure(what, bytes, where_of(rank, size, group), rc, timeout);
-    return rc;
-  };
-  if (async || Engine::get().worker_only())
-    Engine::get().submit(op);
-  else
-    Engine::get().run_inline(op);
-  return c10::make_intrusive<CollWork>(op, c10d::OpType::UNKNOWN, what);
+                                                            Call call)
+{
+    TORCH_CHECK(comm_, "shmc: ", what, " on group '", group_, "', which was shut down");
+    auto op = std::make_shared<Op>();
+    op->outputs = std::move(outputs);
+    // The message is composed only if the call fails: what is a literal, the rest is small.
+    auto timeout = timeout_;
+    int rank = getRank(), size = getSize();
+    op->fn = [call = std::move(call), what, bytes, rank, size, group = group_,
+              timeout](std::string &why) {
+        int rc = call();
+        if (rc != SHMC_OK)
+            why = failure(what, bytes, where_of(rank, size, group), rc, timeout);
+        return rc;
+    };
+    if (async || Engine::get().worker_only())
+        Engine::get().submit(op);
+    else
+        Engine::get().run_inline(op);
+    return c10::make_intrusive<CollWork>(op, c10d::OpType::UNKNOWN, what);
 }
 
 // The tensor the library reads and writes for t: t, or a contiguous (real-valued) copy
 // that `back` copies into t after the call.
 struct Staged {
-  at::Tensor user, buf;
-  explicit Staged(const at::Tensor& t) : user(t), buf(flat_view(t)) {}
-  void* ptr() const { return buf.data_ptr(); }
-  size_t count() const { return (size_t)buf.numel(); }
-  void back() const {
-    if (buf.data_ptr() != user.data_ptr() || !user.is_contiguous())
-      user.copy_(at::isComplexType(user.scalar_type()) ? at::view_as_complex(buf) : buf);
-  }
+    at::Tensor user, buf;
+    explicit Staged(const at::Tensor &t) : user(t), buf(flat_view(t))
+    {
+    }
+    void *ptr() const
+    {
+        return buf.data_ptr();
+    }
+    size_t count() const
+    {
+        return (size_t)buf.numel();
+    }
+    void back() const
+    {
+        if (buf.data_ptr() != user.data_ptr() || !user.is_contiguous())
+            user.copy_(at::isComplexType(user.scalar_type()) ? at::view_as_complex(buf) : buf);
+    }
 };
 
-static void one_tensor(const std::vector<at::Tensor>& ts, const char* what) {
-  TORCH_CHECK(ts.size() == 1, "shmc: ", what, " takes one tensor per call, not ", ts.size());
-  check_tensor(ts[0], what);
+static void one_tensor(const std::vector<at::Tensor> &ts, const char *what)
+{
+    TORCH_CHECK(ts.size() == 1, "shmc: ", what, " takes one tensor per call, not ", ts.size());
+    check_tensor(ts[0], what);
 }
 
-static void same_kind(const at::Tensor& a, const at::Tensor& b, const char* what) {
-  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "shmc: ", what, ": tensors of dtypes ",
-              a.scalar_type(), " and ", b.scalar_type(), " (they must be the same)");
+static void same_kind(const at::Tensor &a, const at::Tensor &b, const char *what)
+{
+    TORCH_CHECK(a.scalar_type() == b.scalar_type(), "shmc: ", what, ": tensors of dtypes ",
+                a.scalar_type(), " and ", b.scalar_type(), " (they must be the same)");
 }
 
 // ---- the collectives -----------------------------------------------------------------------
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::broadcast(std::vector<at::Tensor>& tensors,
-                                                           const c10d::BroadcastOptions& opts) {
-  one_tensor(tensors, "broadcast");
-  TORCH_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(), "shmc: broadcast: root ",
-              opts.rootRank, " is not a rank of the group (0..", getSize() - 1, ")");
-  Staged s(tensors[0]);
-  shmc_comm* c = comm_;
-  int root = (int)opts.rootRank;
-  shmc_dtype dt = dtype_of(s.buf, "broadcast");
-  return collective("broadcast", bytes_of(s.user), opts.asyncOp, tensors, [s, c, root, dt] {
-    int rc = shmc_broadcast(s.ptr(), s.count(), dt, root, c);
-    if (rc == SHMC_OK)
-      s.back();
-    return rc;
-  });
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::broadcast(std::vector<at::Tensor> &tensors,
+                                                           const c10d::BroadcastOptions &opts)
+{
+    one_tensor(tensors, "broadcast");
+    TORCH_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(), "shmc: broadcast: root ",
+                opts.rootRank, " is not a rank of the group (0..", getSize() - 1, ")");
+    Staged s(tensors[0]);
+    shmc_comm *c = comm_;
+    int root = (int)opts.rootRank;
+    shmc_dtype dt = dtype_of(s.buf, "broadcast");
+    return collective("broadcast", bytes_of(s.user), opts.asyncOp, tensors, [s, c, root, dt] {
+        int rc = shmc_broadcast(s.ptr(), s.count(), dt, root, c);
+        if (rc == SHMC_OK)
+            s.back();
+        return rc;
+    });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce(std::vector<at::Tensor>& tensors,
-                                                           const c10d::AllreduceOptions& opts) {
-  one_tensor(tensors, "all_reduce");
-  shmc_op op = op_of(opts.reduceOp, tensors[0], "all_reduce");
-  at::Tensor in = premul(tensors[0], opts.reduceOp);
-  Staged s(tensors[0]);
-  at::Tensor src = in.is_same(tensors[0]) ? at::Tensor() : flat_view(in);
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(s.buf, "all_reduce");
-  return collective("all_reduce", bytes_of(s.user), opts.asyncOp, tensors,
-                    [s, src, c, dt, op] {
-                      int rc = shmc_allreduce(src.defined() ? src.data_ptr() : SHMC_IN_PLACE,
-                                              s.ptr(), s.count(), dt, op, c);
-                      if (rc == SHMC_OK)
-                        s.back();
-                      return rc;
-                    });
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce(std::vector<at::Tensor> &tensors,
+                                                           const c10d::AllreduceOptions &opts)
+{
+    one_tensor(tensors, "all_reduce");
+    shmc_op op = op_of(opts.reduceOp, tensors[0], "all_reduce");
+    at::Tensor in = premul(tensors[0], opts.reduceOp);
+    Staged s(tensors[0]);
+    at::Tensor src = in.is_same(tensors[0]) ? at::Tensor() : flat_view(in);
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(s.buf, "all_reduce");
+    return collective("all_reduce", bytes_of(s.user), opts.asyncOp, tensors, [s, src, c, dt, op] {
+        int rc = shmc_allreduce(src.defined() ? src.data_ptr() : SHMC_IN_PLACE, s.ptr(), s.count(),
+                                dt, op, c);
+        if (rc == SHMC_OK)
+            s.back();
+        return rc;
+    });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce_coalesced(
-    std::vector<at::Tensor>& tensors, const c10d::AllreduceCoalescedOptions& opts) {
-  std::vector<Staged> ss;
-  std::vector<at::Tensor> srcs;
-  std::vector<shmc_dtype> dts;
-  std::vector<shmc_op> ops;
-  size_t bytes = 0;
-  for (auto& t : tensors) {
-    check_tensor(t, "all_reduce_coalesced");
-    ops.push_back(op_of(opts.reduceOp, t, "all_reduce_coalesced"));
-    at::Tensor in = premul(t, opts.reduceOp);
-    srcs.push_back(in.is_same(t) ? at::Tensor() : flat_view(in));
-    ss.emplace_back(t);
-    dts.push_back(dtype_of(ss.back().buf, "all_reduce_coalesced"));
-    bytes += bytes_of(t);
-  }
-  shmc_comm* c = comm_;
-  return collective("all_reduce_coalesced", bytes, opts.asyncOp, tensors,
-                    [ss, srcs, dts, ops, c] {
-                      for (size_t i = 0; i < ss.size(); i++) {
-                        int rc = shmc_allreduce(
-                            srcs[i].defined() ? srcs[i].data_ptr() : SHMC_IN_PLACE,
-                            ss[i].ptr(), ss[i].count(), dts[i], ops[i], c);
-                        if (rc != SHMC_OK)
-                          return rc;
-                        ss[i].back();
-                      }
-                      return (int)SHMC_OK;
-                    });
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::allreduce_coalesced(std::vector<at::Tensor> &tensors,
+                                      const c10d::AllreduceCoalescedOptions &opts)
+{
+    std::vector<Staged> ss;
+    std::vector<at::Tensor> srcs;
+    std::vector<shmc_dtype> dts;
+    std::vector<shmc_op> ops;
+    size_t bytes = 0;
+    for (auto &t : tensors) {
+        check_tensor(t, "all_reduce_coalesced");
+        ops.push_back(op_of(opts.reduceOp, t, "all_reduce_coalesced"));
+        at::Tensor in = premul(t, opts.reduceOp);
+        srcs.push_back(in.is_same(t) ? at::Tensor() : flat_view(in));
+        ss.emplace_back(t);
+        dts.push_back(dtype_of(ss.back().buf, "all_reduce_coalesced"));
+        bytes += bytes_of(t);
+    }
+    shmc_comm *c = comm_;
+    return collective(
+        "all_reduce_coalesced", bytes, opts.asyncOp, tensors, [ss, srcs, dts, ops, c] {
+            for (size_t i = 0; i < ss.size(); i++) {
+                int rc = shmc_allreduce(srcs[i].defined() ? srcs[i].data_ptr() : SHMC_IN_PLACE,
+                                        ss[i].ptr(), ss[i].count(), dts[i], ops[i], c);
+                if (rc != SHMC_OK)
+                    return rc;
+                ss[i].back();
+            }
+            return (int)SHMC_OK;
+        });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce(std::vector<at::Tensor>& tensors,
-                                                        const c10d::ReduceOptions& opts) {
-  one_tensor(tensors, "reduce");
-  TORCH_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(), "shmc: reduce: root ",
-              opts.rootRank, " is not a rank of the group");
-  shmc_op op = op_of(opts.reduceOp, tensors[0], "reduce");
-  at::Tensor in = flat_view(premul(tensors[0], opts.reduceOp));
-  Staged s(tensors[0]);
-  // The root's result goes into a fresh buffer: the input must not overlap it.
-  at::Tensor out = getRank() == opts.rootRank ? at::empty_like(s.buf) : at::Tensor();
-  if (in.data_ptr() == s.buf.data_ptr())
-    in = in.clone();
-  shmc_comm* c = comm_;
-  int root = (int)opts.rootRank;
-  shmc_dtype dt = dtype_of(s.buf, "reduce");
-  return collective("reduce", bytes_of(s.user), opts.asyncOp, tensors,
-                    [s, in, out, c, dt, op, root] {
-                      int rc = shmc_reduce(in.data_ptr(), out.defined() ? out.data_ptr() : nullptr,
-                                           s.count(), dt, op, root, c);
-                      if (rc == SHMC_OK && out.defined()) {
-                        s.buf.copy_(out);
-                        s.back();
-                      }
-                      return rc;
-                    });
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce(std::vector<at::Tensor> &tensors,
+                                                        const c10d::ReduceOptions &opts)
+{
+    one_tensor(tensors, "reduce");
+    TORCH_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(), "shmc: reduce: root ",
+                opts.rootRank, " is not a rank of the group");
+    shmc_op op = op_of(opts.reduceOp, tensors[0], "reduce");
+    at::Tensor in = flat_view(premul(tensors[0], opts.reduceOp));
+    Staged s(tensors[0]);
+    // The root's result goes into a fresh buffer: the input must not overlap it.
+    at::Tensor out = getRank() == opts.rootRank ? at::empty_like(s.buf) : at::Tensor();
+    if (in.data_ptr() == s.buf.data_ptr())
+        in = in.clone();
+    shmc_comm *c = comm_;
+    int root = (int)opts.rootRank;
+    shmc_dtype dt = dtype_of(s.buf, "reduce");
+    return collective(
+        "reduce", bytes_of(s.user), opts.asyncOp, tensors, [s, in, out, c, dt, op, root] {
+            int rc = shmc_reduce(in.data_ptr(), out.defined() ? out.data_ptr() : nullptr, s.count(),
+                                 dt, op, root, c);
+            if (rc == SHMC_OK && out.defined()) {
+                s.buf.copy_(out);
+                s.back();
+            }
+            return rc;
+        });
 }
 
 // Gathers every rank's `in` into one flat tensor of size x in.numel() (all_gather's and
 // gather's common step); then `scatter_out` copies the blocks where the caller wants them.
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allgather(
-    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
-    const c10d::AllgatherOptions& opts) {
-  one_tensor(inputs, "all_gather");
-  TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == getSize(),
-              "shmc: all_gather needs a list of ", getSize(), " output tensors");
-  for (auto& o : outputs[0]) {
-    check_tensor(o, "all_gather");
-    same_kind(o, inputs[0], "all_gather");
-    TORCH_CHECK(o.numel() == inputs[0].numel(), "shmc: all_gather: an output tensor of ",
-                o.numel(), " elements for an input of ", inputs[0].numel());
-  }
-  at::Tensor in = flat_view(inputs[0]);
-  at::Tensor flat = at::empty({(int64_t)getSize() * in.numel()}, in.options());
-  std::vector<at::Tensor> outs = outputs[0];
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(in, "all_gather");
-  int n = getSize();
-  return collective("all_gather", bytes_of(inputs[0]) * n, opts.asyncOp, outs,
-                    [in, flat, outs, c, dt, n] {
-                      int rc = shmc_allgather(in.data_ptr(), flat.data_ptr(), (size_t)in.numel(),
-                                              dt, c);
-                      if (rc != SHMC_OK)
-                        return rc;
-                      auto blocks = flat.chunk(n);
-                      for (int i = 0; i < n; i++)
-                        Staged(outs[i]).user.copy_(
-                            at::isComplexType(outs[i].scalar_type())
-                                ? at::view_as_complex(blocks[i].view({-1, 2}))
-                                : blocks[i].view(outs[i].sizes()));
-                      return (int)SHMC_OK;
-                    });
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::_allgather_base(
-    at::Tensor& output, at::Tensor& input, const c10d::AllgatherOptions& opts) {
-  check_tensor(output, "all_gather_into_tensor");
-  check_tensor(input, "all_gather_into_tensor");
-  same_kind(output, input, "all_gather_into_tensor");
-  TORCH_CHECK(output.numel() == input.numel() * getSize(), "shmc: all_gather_into_tensor: "
-              "the output holds ", output.numel(), " elements, not ", getSize(), " x ",
-              input.numel());
-  at::Tensor in = flat_view(input);
-  Staged s(output);
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(in, "all_gather_into_tensor");
-  return collective("all_gather_into_tensor", bytes_of(output), opts.asyncOp, {output},
-                    [in, s, c, dt] {
-                      int rc = shmc_allgather(in.data_ptr(), s.ptr(), (size_t)in.numel(), dt, c);
-                      if (rc == SHMC_OK)
-                        s.back();
-                      return rc;
-                    });
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allgather_coalesced(
-    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
-    const c10d::AllgatherOptions& opts) {
-  TORCH_CHECK(outputs.size() == inputs.size(), "shmc: all_gather_coalesced: ",
-              outputs.size(), " output lists for ", inputs.size(), " inputs");
-  c10::intrusive_ptr<c10d::Work> last;
-  for (size_t i = 0; i < inputs.size(); i++) {
-    std::vector<std::vector<at::Tensor>> o{outputs[i]};
-    std::vector<at::Tensor> in{inputs[i]};
-    last = allgather(o, in, opts);
-  }
-  return last ? last : barrier(c10d::BarrierOptions());
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allgather_into_tensor_coalesced(
-    std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
-    const c10d::AllgatherOptions& opts) {
-  TORCH_CHECK(outputs.size() == inputs.size(), "shmc: all_gather_into_tensor_coalesced: ",
-              outputs.size(), " outputs for ", inputs.size(), " inputs");
-  c10::intrusive_ptr<c10d::Work> last;
-  for (size_t i = 0; i < inputs.size(); i++)
-    last = _allgather_base(outputs[i], inputs[i], opts);
-  return last ? last : barrier(c10d::BarrierOptions());
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::gather(
-    std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
-    const c10d::GatherOptions& opts) {
-  one_tensor(inputs, "gather");
-  int n = getSize(), root = (int)opts.rootRank;
-  TORCH_CHECK(root >= 0 && root < n, "shmc: gather: root ", root, " is not a rank of the group");
-  bool me = getRank() == root;
-  std::vector<at::Tensor> outs;
-  if (me) {
-    TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == n,
-                "shmc: gather needs a list of ", n, " output tensors on the root");
-    for (auto& o : outputs[0]) {
-      check_tensor(o, "gather");
-      same_kind(o, inputs[0], "gather");
-      TORCH_CHECK(o.numel() == inputs[0].numel(), "shmc: gather: an output of ", o.numel(),
-                  " elements for an input of ", inputs[0].numel());
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::allgather(std::vector<std::vector<at::Tensor>> &outputs,
+                            std::vector<at::Tensor> &inputs, const c10d::AllgatherOptions &opts)
+{
+    one_tensor(inputs, "all_gather");
+    TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == getSize(),
+                "shmc: all_gather needs a list of ", getSize(), " output tensors");
+    for (auto &o : outputs[0]) {
+        check_tensor(o, "all_gather");
+        same_kind(o, inputs[0], "all_gather");
+        TORCH_CHECK(o.numel() == inputs[0].numel(), "shmc: all_gather: an output tensor of ",
+                    o.numel(), " elements for an input of ", inputs[0].numel());
     }
-    outs = outputs[0];
-  } else {
-    TORCH_CHECK(outputs.empty() || outputs[0].empty(),
-                "shmc: gather: only the root passes output tensors");
-  }
-  at::Tensor in = flat_view(inputs[0]);
-  at::Tensor flat = me ? at::empty({(int64_t)n * in.numel()}, in.options()) : at::Tensor();
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(in, "gather");
-  return collective("gather", bytes_of(inputs[0]), opts.asyncOp, outs,
-                    [in, flat, outs, c, dt, n, root] {
-                      int rc = shmc_gather(in.data_ptr(), flat.defined() ? flat.data_ptr() : nullptr,
-                                           (size_t)in.numel(), dt, root, c);
-                      if (rc != SHMC_OK || !flat.defined())
-                        return rc;
-                      auto blocks = flat.chunk(n);
-                      for (int i = 0; i < n; i++)
-                        outs[i].copy_(at::isComplexType(outs[i].scalar_type())
-                                          ? at::view_as_complex(blocks[i].view({-1, 2}))
-                                          : blocks[i].view(outs[i].sizes()));
-                      return (int)SHMC_OK;
-                    });
+    at::Tensor in = flat_view(inputs[0]);
+    at::Tensor flat = at::empty({(int64_t)getSize() * in.numel()}, in.options());
+    std::vector<at::Tensor> outs = outputs[0];
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(in, "all_gather");
+    int n = getSize();
+    return collective(
+        "all_gather", bytes_of(inputs[0]) * n, opts.asyncOp, outs, [in, flat, outs, c, dt, n] {
+            int rc = shmc_allgather(in.data_ptr(), flat.data_ptr(), (size_t)in.numel(), dt, c);
+            if (rc != SHMC_OK)
+                return rc;
+            auto blocks = flat.chunk(n);
+            for (int i = 0; i < n; i++)
+                Staged(outs[i]).user.copy_(at::isComplexType(outs[i].scalar_type())
+                                               ? at::view_as_complex(blocks[i].view({-1, 2}))
+                                               : blocks[i].view(outs[i].sizes()));
+            return (int)SHMC_OK;
+        });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::scatter(
-    std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
-    const c10d::ScatterOptions& opts) {
-  one_tensor(outputs, "scatter");
-  int n = getSize(), root = (int)opts.rootRank;
-  TORCH_CHECK(root >= 0 && root < n, "shmc: scatter: root ", root, " is not a rank of the group");
-  at::Tensor flat;
-  if (getRank() == root) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::_allgather_base(at::Tensor &output,
+                                                                 at::Tensor &input,
+                                                                 const c10d::AllgatherOptions &opts)
+{
+    check_tensor(output, "all_gather_into_tensor");
+    check_tensor(input, "all_gather_into_tensor");
+    same_kind(output, input, "all_gather_into_tensor");
+    TORCH_CHECK(output.numel() == input.numel() * getSize(),
+                "shmc: all_gather_into_tensor: "
+                "the output holds ",
+                output.numel(), " elements, not ", getSize(), " x ", input.numel());
+    at::Tensor in = flat_view(input);
+    Staged s(output);
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(in, "all_gather_into_tensor");
+    return collective(
+        "all_gather_into_tensor", bytes_of(output), opts.asyncOp, {output}, [in, s, c, dt] {
+            int rc = shmc_allgather(in.data_ptr(), s.ptr(), (size_t)in.numel(), dt, c);
+            if (rc == SHMC_OK)
+                s.back();
+            return rc;
+        });
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::allgather_coalesced(std::vector<std::vector<at::Tensor>> &outputs,
+                                      std::vector<at::Tensor> &inputs,
+                                      const c10d::AllgatherOptions &opts)
+{
+    TORCH_CHECK(outputs.size() == inputs.size(), "shmc: all_gather_coalesced: ", outputs.size(),
+                " output lists for ", inputs.size(), " inputs");
+    c10::intrusive_ptr<c10d::Work> last;
+    for (size_t i = 0; i < inputs.size(); i++) {
+        std::vector<std::vector<at::Tensor>> o{outputs[i]};
+        std::vector<at::Tensor> in{inputs[i]};
+        last = allgather(o, in, opts);
+    }
+    return last ? last : barrier(c10d::BarrierOptions());
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::allgather_into_tensor_coalesced(std::vector<at::Tensor> &outputs,
+                                                  std::vector<at::Tensor> &inputs,
+                                                  const c10d::AllgatherOptions &opts)
+{
+    TORCH_CHECK(outputs.size() == inputs.size(),
+                "shmc: all_gather_into_tensor_coalesced: ", outputs.size(), " outputs for ",
+                inputs.size(), " inputs");
+    c10::intrusive_ptr<c10d::Work> last;
+    for (size_t i = 0; i < inputs.size(); i++)
+        last = _allgather_base(outputs[i], inputs[i], opts);
+    return last ? last : barrier(c10d::BarrierOptions());
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::gather(std::vector<std::vector<at::Tensor>> &outputs,
+                         std::vector<at::Tensor> &inputs, const c10d::GatherOptions &opts)
+{
+    one_tensor(inputs, "gather");
+    int n = getSize(), root = (int)opts.rootRank;
+    TORCH_CHECK(root >= 0 && root < n, "shmc: gather: root ", root, " is not a rank of the group");
+    bool me = getRank() == root;
+    std::vector<at::Tensor> outs;
+    if (me) {
+        TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == n,
+                    "shmc: gather needs a list of ", n, " output tensors on the root");
+        for (auto &o : outputs[0]) {
+            check_tensor(o, "gather");
+            same_kind(o, inputs[0], "gather");
+            TORCH_CHECK(o.numel() == inputs[0].numel(), "shmc: gather: an output of ", o.numel(),
+                        " elements for an input of ", inputs[0].numel());
+        }
+        outs = outputs[0];
+    } else {
+        TORCH_CHECK(outputs.empty() || outputs[0].empty(),
+                    "shmc: gather: only the root passes output tensors");
+    }
+    at::Tensor in = flat_view(inputs[0]);
+    at::Tensor flat = me ? at::empty({(int64_t)n * in.numel()}, in.options()) : at::Tensor();
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(in, "gather");
+    return collective(
+        "gather", bytes_of(inputs[0]), opts.asyncOp, outs, [in, flat, outs, c, dt, n, root] {
+            int rc = shmc_gather(in.data_ptr(), flat.defined() ? flat.data_ptr() : nullptr,
+                                 (size_t)in.numel(), dt, root, c);
+            if (rc != SHMC_OK || !flat.defined())
+                return rc;
+            auto blocks = flat.chunk(n);
+            for (int i = 0; i < n; i++)
+                outs[i].copy_(at::isComplexType(outs[i].scalar_type())
+                                  ? at::view_as_complex(blocks[i].view({-1, 2}))
+                                  : blocks[i].view(outs[i].sizes()));
+            return (int)SHMC_OK;
+        });
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::scatter(std::vector<at::Tensor> &outputs,
+                          std::vector<std::vector<at::Tensor>> &inputs,
+                          const c10d::ScatterOptions &opts)
+{
+    one_tensor(outputs, "scatter");
+    int n = getSize(), root = (int)opts.rootRank;
+    TORCH_CHECK(root >= 0 && root < n, "shmc: scatter: root ", root, " is not a rank of the group");
+    at::Tensor flat;
+    if (getRank() == root) {
+        TORCH_CHECK(inputs.size() == 1 && (int)inputs[0].size() == n,
+                    "shmc: scatter needs a list of ", n, " input tensors on the root");
+        for (auto &t : inputs[0]) {
+            check_tensor(t, "scatter");
+            same_kind(t, outputs[0], "scatter");
+            TORCH_CHECK(t.numel() == outputs[0].numel(), "shmc: scatter: an input of ", t.numel(),
+                        " elements for an output of ", outputs[0].numel());
+        }
+        std::vector<at::Tensor> parts;
+        for (auto &t : inputs[0])
+            parts.push_back(flat_view(t).reshape({-1}));
+        flat = at::cat(parts);
+    } else {
+        TORCH_CHECK(inputs.empty() || inputs[0].empty(),
+                    "shmc: scatter: only the root passes input tensors");
+    }
+    Staged s(outputs[0]);
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(s.buf, "scatter");
+    return collective("scatter", bytes_of(outputs[0]), opts.asyncOp, outputs,
+                      [flat, s, c, dt, root] {
+                          int rc = shmc_scatter(flat.defined() ? flat.data_ptr() : nullptr, s.ptr(),
+                                                s.count(), dt, root, c);
+                          if (rc == SHMC_OK)
+                              s.back();
+                          return rc;
+                      });
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::reduce_scatter(std::vector<at::Tensor> &outputs,
+                                 std::vector<std::vector<at::Tensor>> &inputs,
+                                 const c10d::ReduceScatterOptions &opts)
+{
+    one_tensor(outputs, "reduce_scatter");
+    int n = getSize();
     TORCH_CHECK(inputs.size() == 1 && (int)inputs[0].size() == n,
-                "shmc: scatter needs a list of ", n, " input tensors on the root");
-    for (auto& t : inputs[0]) {
-      check_tensor(t, "scatter");
-      same_kind(t, outputs[0], "scatter");
-      TORCH_CHECK(t.numel() == outputs[0].numel(), "shmc: scatter: an input of ", t.numel(),
-                  " elements for an output of ", outputs[0].numel());
-    }
+                "shmc: reduce_scatter needs a list of ", n, " input tensors");
     std::vector<at::Tensor> parts;
-    for (auto& t : inputs[0])
-      parts.push_back(flat_view(t).reshape({-1}));
-    flat = at::cat(parts);
-  } else {
-    TORCH_CHECK(inputs.empty() || inputs[0].empty(),
-                "shmc: scatter: only the root passes input tensors");
-  }
-  Staged s(outputs[0]);
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(s.buf, "scatter");
-  return collective("scatter", bytes_of(outputs[0]), opts.asyncOp, outputs,
-                    [flat, s, c, dt, root] {
-                      int rc = shmc_scatter(flat.defined() ? flat.data_ptr() : nullptr, s.ptr(),
-                                            s.count(), dt, root, c);
-                      if (rc == SHMC_OK)
-                        s.back();
-                      return rc;
-                    });
+    for (auto &t : inputs[0]) {
+        check_tensor(t, "reduce_scatter");
+        same_kind(t, outputs[0], "reduce_scatter");
+        TORCH_CHECK(t.numel() == outputs[0].numel(), "shmc: reduce_scatter: an input of ",
+                    t.numel(), " elements for an output of ", outputs[0].numel());
+        parts.push_back(flat_view(premul(t, opts.reduceOp)).reshape({-1}));
+    }
+    shmc_op op = op_of(opts.reduceOp, outputs[0], "reduce_scatter");
+    at::Tensor flat = at::cat(parts);
+    Staged s(outputs[0]);
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(s.buf, "reduce_scatter");
+    return collective(
+        "reduce_scatter", bytes_of(outputs[0]) * n, opts.asyncOp, outputs, [flat, s, c, dt, op] {
+            int rc = shmc_reduce_scatter(flat.data_ptr(), s.ptr(), s.count(), dt, op, c);
+            if (rc == SHMC_OK)
+                s.back();
+            return rc;
+        });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce_scatter(
-    std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
-    const c10d::ReduceScatterOptions& opts) {
-  one_tensor(outputs, "reduce_scatter");
-  int n = getSize();
-  TORCH_CHECK(inputs.size() == 1 && (int)inputs[0].size() == n,
-              "shmc: reduce_scatter needs a list of ", n, " input tensors");
-  std::vector<at::Tensor> parts;
-  for (auto& t : inputs[0]) {
-    check_tensor(t, "reduce_scatter");
-    same_kind(t, outputs[0], "reduce_scatter");
-    TORCH_CHECK(t.numel() == outputs[0].numel(), "shmc: reduce_scatter: an input of ",
-                t.numel(), " elements for an output of ", outputs[0].numel());
-    parts.push_back(flat_view(premul(t, opts.reduceOp)).reshape({-1}));
-  }
-  shmc_op op = op_of(opts.reduceOp, outputs[0], "reduce_scatter");
-  at::Tensor flat = at::cat(parts);
-  Staged s(outputs[0]);
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(s.buf, "reduce_scatter");
-  return collective("reduce_scatter", bytes_of(outputs[0]) * n, opts.asyncOp, outputs,
-                    [flat, s, c, dt, op] {
-                      int rc = shmc_reduce_scatter(flat.data_ptr(), s.ptr(), s.count(), dt, op, c);
-                      if (rc == SHMC_OK)
-                        s.back();
-                      return rc;
-                    });
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::_reduce_scatter_base(at::Tensor &output, at::Tensor &input,
+                                       const c10d::ReduceScatterOptions &opts)
+{
+    check_tensor(output, "reduce_scatter_tensor");
+    check_tensor(input, "reduce_scatter_tensor");
+    same_kind(output, input, "reduce_scatter_tensor");
+    TORCH_CHECK(input.numel() == output.numel() * getSize(),
+                "shmc: reduce_scatter_tensor: the "
+                "input holds ",
+                input.numel(), " elements, not ", getSize(), " x ", output.numel());
+    shmc_op op = op_of(opts.reduceOp, output, "reduce_scatter_tensor");
+    at::Tensor in = flat_view(premul(input, opts.reduceOp));
+    Staged s(output);
+    if (in.data_ptr() == s.buf.data_ptr())
+        in = in.clone();
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(s.buf, "reduce_scatter_tensor");
+    return collective(
+        "reduce_scatter_tensor", bytes_of(input), opts.asyncOp, {output}, [in, s, c, dt, op] {
+            int rc = shmc_reduce_scatter(in.data_ptr(), s.ptr(), s.count(), dt, op, c);
+            if (rc == SHMC_OK)
+                s.back();
+            return rc;
+        });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::_reduce_scatter_base(
-    at::Tensor& output, at::Tensor& input, const c10d::ReduceScatterOptions& opts) {
-  check_tensor(output, "reduce_scatter_tensor");
-  check_tensor(input, "reduce_scatter_tensor");
-  same_kind(output, input, "reduce_scatter_tensor");
-  TORCH_CHECK(input.numel() == output.numel() * getSize(), "shmc: reduce_scatter_tensor: the "
-              "input holds ", input.numel(), " elements, not ", getSize(), " x ", output.numel());
-  shmc_op op = op_of(opts.reduceOp, output, "reduce_scatter_tensor");
-  at::Tensor in = flat_view(premul(input, opts.reduceOp));
-  Staged s(output);
-  if (in.data_ptr() == s.buf.data_ptr())
-    in = in.clone();
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(s.buf, "reduce_scatter_tensor");
-  return collective("reduce_scatter_tensor", bytes_of(input), opts.asyncOp, {output},
-                    [in, s, c, dt, op] {
-                      int rc = shmc_reduce_scatter(in.data_ptr(), s.ptr(), s.count(), dt, op, c);
-                      if (rc == SHMC_OK)
-                        s.back();
-                      return rc;
-                    });
-}
-
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce_scatter_tensor_coalesced(
-    std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
-    const c10d::ReduceScatterOptions& opts) {
-  TORCH_CHECK(outputs.size() == inputs.size(), "shmc: reduce_scatter_tensor_coalesced: ",
-              outputs.size(), " outputs for ", inputs.size(), " inputs");
-  c10::intrusive_ptr<c10d::Work> last;
-  for (size_t i = 0; i < inputs.size(); i++)
-    last = _reduce_scatter_base(outputs[i], inputs[i], opts);
-  return last ? last : barrier(c10d::BarrierOptions());
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outputs,
+                                                  std::vector<at::Tensor> &inputs,
+                                                  const c10d::ReduceScatterOptions &opts)
+{
+    TORCH_CHECK(outputs.size() == inputs.size(),
+                "shmc: reduce_scatter_tensor_coalesced: ", outputs.size(), " outputs for ",
+                inputs.size(), " inputs");
+    c10::intrusive_ptr<c10d::Work> last;
+    for (size_t i = 0; i < inputs.size(); i++)
+        last = _reduce_scatter_base(outputs[i], inputs[i], opts);
+    return last ? last : barrier(c10d::BarrierOptions());
 }
 
 // Element counts of splits of t's first dimension: rows x the elements of a row.
-static std::vector<size_t> counts_of(const at::Tensor& t, const std::vector<int64_t>& splits,
-                                     int n, const char* side) {
-  std::vector<size_t> counts(n);
-  int64_t rows = t.dim() ? t.size(0) : 1, row = rows ? t.numel() / rows : 0;
-  if (at::isComplexType(t.scalar_type()))
-    row *= 2;
-  if (splits.empty()) {
-    TORCH_CHECK(rows % n == 0, "shmc: all_to_all_single: the ", side, " tensor's ", rows,
-                " rows do not split evenly among ", n, " ranks (pass split sizes)");
-    for (auto& c : counts)
-      c = (size_t)(rows / n * row);
+static std::vector<size_t> counts_of(const at::Tensor &t, const std::vector<int64_t> &splits, int n,
+                                     const char *side)
+{
+    std::vector<size_t> counts(n);
+    int64_t rows = t.dim() ? t.size(0) : 1, row = rows ? t.numel() / rows : 0;
+    if (at::isComplexType(t.scalar_type()))
+        row *= 2;
+    if (splits.empty()) {
+        TORCH_CHECK(rows % n == 0, "shmc: all_to_all_single: the ", side, " tensor's ", rows,
+                    " rows do not split evenly among ", n, " ranks (pass split sizes)");
+        for (auto &c : counts)
+            c = (size_t)(rows / n * row);
+        return counts;
+    }
+    TORCH_CHECK((int)splits.size() == n, "shmc: all_to_all_single: ", splits.size(), " ", side,
+                " split sizes for ", n, " ranks");
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        TORCH_CHECK(splits[i] >= 0, "shmc: all_to_all_single: a negative ", side, " split size");
+        sum += splits[i];
+        counts[i] = (size_t)(splits[i] * row);
+    }
+    TORCH_CHECK(sum == rows, "shmc: all_to_all_single: ", side, " split sizes add up to ", sum,
+                " rows, but the tensor has ", rows);
     return counts;
-  }
-  TORCH_CHECK((int)splits.size() == n, "shmc: all_to_all_single: ", splits.size(), " ", side,
-              " split sizes for ", n, " ranks");
-  int64_t sum = 0;
-  for (int i = 0; i < n; i++) {
-    TORCH_CHECK(splits[i] >= 0, "shmc: all_to_all_single: a negative ", side, " split size");
-    sum += splits[i];
-    counts[i] = (size_t)(splits[i] * row);
-  }
-  TORCH_CHECK(sum == rows, "shmc: all_to_all_single: ", side, " split sizes add up to ", sum,
-              " rows, but the tensor has ", rows);
-  return counts;
 }
 
-static std::vector<size_t> displs_of(const std::vector<size_t>& counts) {
-  std::vector<size_t> d(counts.size());
-  size_t at = 0;
-  for (size_t i = 0; i < counts.size(); i++) {
-    d[i] = at;
-    at += counts[i];
-  }
-  return d;
+static std::vector<size_t> displs_of(const std::vector<size_t> &counts)
+{
+    std::vector<size_t> d(counts.size());
+    size_t at = 0;
+    for (size_t i = 0; i < counts.size(); i++) {
+        d[i] = at;
+        at += counts[i];
+    }
+    return d;
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::alltoall_base(
-    at::Tensor& output, at::Tensor& input, std::vector<int64_t>& output_splits,
-    std::vector<int64_t>& input_splits, const c10d::AllToAllOptions& opts) {
-  check_tensor(output, "all_to_all_single");
-  check_tensor(input, "all_to_all_single");
-  same_kind(output, input, "all_to_all_single");
-  int n = getSize();
-  auto sc = counts_of(input, input_splits, n, "input");
-  auto rc_ = counts_of(output, output_splits, n, "output");
-  auto sd = displs_of(sc), rd = displs_of(rc_);
-  at::Tensor in = flat_view(input);
-  Staged s(output);
-  if (in.numel() && in.data_ptr() == s.buf.data_ptr())
-    in = in.clone();
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(s.buf, "all_to_all_single");
-  return collective("all_to_all_single", bytes_of(input), opts.asyncOp, {output},
-                    [in, s, sc, sd, rc_, rd, c, dt] {
-                      int rc = shmc_alltoallv(in.data_ptr(), sc.data(), sd.data(), s.ptr(),
-                                              rc_.data(), rd.data(), dt, c);
-                      if (rc == SHMC_OK)
-                        s.back();
-                      return rc;
-                    });
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::alltoall_base(at::Tensor &output,
+                                                               at::Tensor &input,
+                                                               std::vector<int64_t> &output_splits,
+                                                               std::vector<int64_t> &input_splits,
+                                                               const c10d::AllToAllOptions &opts)
+{
+    check_tensor(output, "all_to_all_single");
+    check_tensor(input, "all_to_all_single");
+    same_kind(output, input, "all_to_all_single");
+    int n = getSize();
+    auto sc = counts_of(input, input_splits, n, "input");
+    auto rc_ = counts_of(output, output_splits, n, "output");
+    auto sd = displs_of(sc), rd = displs_of(rc_);
+    at::Tensor in = flat_view(input);
+    Staged s(output);
+    if (in.numel() && in.data_ptr() == s.buf.data_ptr())
+        in = in.clone();
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(s.buf, "all_to_all_single");
+    return collective("all_to_all_single", bytes_of(input), opts.asyncOp, {output},
+                      [in, s, sc, sd, rc_, rd, c, dt] {
+                          int rc = shmc_alltoallv(in.data_ptr(), sc.data(), sd.data(), s.ptr(),
+                                                  rc_.data(), rd.data(), dt, c);
+                          if (rc == SHMC_OK)
+                              s.back();
+                          return rc;
+                      });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::alltoall(std::vector<at::Tensor>& outputs,
-                                                          std::vector<at::Tensor>& inputs,
-                                                          const c10d::AllToAllOptions& opts) {
-  int n = getSize();
-  TORCH_CHECK((int)outputs.size() == n && (int)inputs.size() == n, "shmc: all_to_all needs ",
-              n, " input and ", n, " output tensors");
-  std::vector<size_t> sc(n), rcn(n);
-  std::vector<at::Tensor> parts;
-  for (int i = 0; i < n; i++) {
-    check_tensor(inputs[i], "all_to_all");
-    check_tensor(outputs[i], "all_to_all");
-    same_kind(inputs[i], inputs[0], "all_to_all");
-    same_kind(outputs[i], inputs[0], "all_to_all");
-    parts.push_back(flat_view(inputs[i]).reshape({-1}));
-    sc[i] = (size_t)parts.back().numel();
-    rcn[i] = (size_t)flat_view(outputs[i]).numel();
-  }
-  at::Tensor in = at::cat(parts);
-  auto sd = displs_of(sc), rd = displs_of(rcn);
-  at::Tensor flat = at::empty({(int64_t)(rd[n - 1] + rcn[n - 1])}, in.options());
-  std::vector<at::Tensor> outs = outputs;
-  shmc_comm* c = comm_;
-  shmc_dtype dt = dtype_of(in, "all_to_all");
-  return collective("all_to_all", (size_t)in.numel() * in.element_size(), opts.asyncOp, outs,
-                    [in, flat, sc, sd, rcn, rd, outs, c, dt] {
-                      int rc = shmc_alltoallv(in.data_ptr(), sc.data(), sd.data(),
-                                              flat.data_ptr(), rcn.data(), rd.data(), dt, c);
-                      if (rc != SHMC_OK)
-                        return rc;
-                      for (size_t i = 0; i < outs.size(); i++) {
-                        at::Tensor b = flat.narrow(0, (int64_t)rd[i], (int64_t)rcn[i]);
-                        outs[i].copy_(at::isComplexType(outs[i].scalar_type())
-                                          ? at::view_as_complex(b.view({-1, 2})).view(outs[i].sizes())
-                                          : b.view(outs[i].sizes()));
-                      }
-                      return (int)SHMC_OK;
-                    });
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::alltoall(std::vector<at::Tensor> &outputs,
+                                                          std::vector<at::Tensor> &inputs,
+                                                          const c10d::AllToAllOptions &opts)
+{
+    int n = getSize();
+    TORCH_CHECK((int)outputs.size() == n && (int)inputs.size() == n, "shmc: all_to_all needs ", n,
+                " input and ", n, " output tensors");
+    std::vector<size_t> sc(n), rcn(n);
+    std::vector<at::Tensor> parts;
+    for (int i = 0; i < n; i++) {
+        check_tensor(inputs[i], "all_to_all");
+        check_tensor(outputs[i], "all_to_all");
+        same_kind(inputs[i], inputs[0], "all_to_all");
+        same_kind(outputs[i], inputs[0], "all_to_all");
+        parts.push_back(flat_view(inputs[i]).reshape({-1}));
+        sc[i] = (size_t)parts.back().numel();
+        rcn[i] = (size_t)flat_view(outputs[i]).numel();
+    }
+    at::Tensor in = at::cat(parts);
+    auto sd = displs_of(sc), rd = displs_of(rcn);
+    at::Tensor flat = at::empty({(int64_t)(rd[n - 1] + rcn[n - 1])}, in.options());
+    std::vector<at::Tensor> outs = outputs;
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(in, "all_to_all");
+    return collective("all_to_all", (size_t)in.numel() * in.element_size(), opts.asyncOp, outs,
+                      [in, flat, sc, sd, rcn, rd, outs, c, dt] {
+                          int rc = shmc_alltoallv(in.data_ptr(), sc.data(), sd.data(),
+                                                  flat.data_ptr(), rcn.data(), rd.data(), dt, c);
+                          if (rc != SHMC_OK)
+                              return rc;
+                          for (size_t i = 0; i < outs.size(); i++) {
+                              at::Tensor b = flat.narrow(0, (int64_t)rd[i], (int64_t)rcn[i]);
+                              outs[i].copy_(
+                                  at::isComplexType(outs[i].scalar_type())
+                                      ? at::view_as_complex(b.view({-1, 2})).view(outs[i].sizes())
+                                      : b.view(outs[i].sizes()));
+                          }
+                          return (int)SHMC_OK;
+                      });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::barrier(const c10d::BarrierOptions& opts) {
-  shmc_comm* c = comm_;
-  return collective("barrier", 0, opts.asyncOp, {}, [c] { return shmc_barrier(c); });
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::barrier(const c10d::BarrierOptions &opts)
+{
+    shmc_comm *c = comm_;
+    return collective("barrier", 0, opts.asyncOp, {}, [c] { return shmc_barrier(c); });
 }
 
 // Every rank reports to rank 0, which answers each once all did (gloo's protocol): the
 // ranks that did not report within the timeout are named.
-void ProcessGroupShmc::monitoredBarrier(const c10d::BarrierOptions& opts, bool wait_all_ranks) {
-  TORCH_CHECK(comm_, "shmc: monitored_barrier on group '", group_, "', which was shut down");
-  Engine::get().drain();
-  auto timeout = opts.timeout.count() > 0 ? opts.timeout : timeout_;
-  auto end = std::chrono::steady_clock::now() + timeout;
-  const int tag = 0x7ffffff0, n = getSize(), me = getRank();
-  // Requests still pending when this returns keep their buffer (orphans, work.cpp).
-  at::Tensor tokens = at::zeros({n}, at::kInt);
-  int* tok = tokens.data_ptr<int>();
-  auto poll = [&](shmc_request** r) {
-    for (;;) {
-      int done = 0;
-      int rc = shmc_test(r, &done, nullptr);
-      if (done || rc != SHMC_OK)
-        return rc;
-      if (std::chrono::steady_clock::now() >= end)
-        return (int)SHMC_ERR_TIMEOUT;
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
+void ProcessGroupShmc::monitoredBarrier(const c10d::BarrierOptions &opts, bool wait_all_ranks)
+{
+    TORCH_CHECK(comm_, "shmc: monitored_barrier on group '", group_, "', which was shut down");
+    Engine::get().drain();
+    auto timeout = opts.timeout.count() > 0 ? opts.timeout : timeout_;
+    auto end = std::chrono::steady_clock::now() + timeout;
+    const int tag = 0x7ffffff0, n = getSize(), me = getRank();
+    // Requests still pending when this returns keep their buffer (orphans, work.cpp).
+    at::Tensor tokens = at::zeros({n}, at::kInt);
+    int *tok = tokens.data_ptr<int>();
+    auto poll = [&](shmc_request **r) {
+        for (;;) {
+            int done = 0;
+            int rc = shmc_test(r, &done, nullptr);
+            if (done || rc != SHMC_OK)
+                return rc;
+            if (std::chrono::steady_clock::now() >= end)
+                return (int)SHMC_ERR_TIMEOUT;
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+    };
+    if (me != 0) {
+        shmc_request *s = nullptr, *r = nullptr;
+        int rc = shmc_isend(&tok[0], 1, SHMC_INT32, 0, tag, comm_, &s);
+        if (rc == SHMC_OK)
+            rc = shmc_irecv(&tok[1], 1, SHMC_INT32, 0, tag, comm_, &r);
+        if (rc == SHMC_OK)
+            rc = poll(&s);
+        if (rc == SHMC_OK)
+            rc = poll(&r);
+        adopt(s, tokens);
+        adopt(r, tokens);
+        TORCH_CHECK(rc == SHMC_OK, "shmc: monitored_barrier on ", where(),
+                    ": rank 0 did not answer within ", timeout.count(), " ms (", shmc_strerror(rc),
+                    ")");
+        return;
     }
-  };
-  if (me != 0) {
-    shmc_request *s = nullptr, *r = nullptr;
-    int rc = shmc_isend(&tok[0], 1, SHMC_INT32, 0, tag, comm_, &s);
-    if (rc == SHMC_OK)
-      rc = shmc_irecv(&tok[1], 1, SHMC_INT32, 0, tag, comm_, &r);
-    if (rc == SHMC_OK)
-      rc = poll(&s);
-    if (rc == SHMC_OK)
-      rc = poll(&r);
-    adopt(s, tokens);
-    adopt(r, tokens);
-    TORCH_CHECK(rc == SHMC_OK, "shmc: monitored_barrier on ", where(),
-                ": rank 0 did not answer within ", timeout.count(), " ms (", shmc_strerror(rc),
-                ")");
-    return;
-  }
-  std::vector<shmc_request*> reqs(n, nullptr);
-  for (int q = 1; q < n; q++)
-    shmc_irecv(&tok[q], 1, SHMC_INT32, q, tag, comm_, &reqs[q]);
-  std::vector<int> missing;
-  for (int q = 1; q < n; q++) {
-    if ((missing.empty() || wait_all_ranks) && poll(&reqs[q]) != SHMC_OK)
-      missing.push_back(q);
-    adopt(reqs[q], tokens);
-  }
-  TORCH_CHECK(missing.empty(), "shmc: monitored_barrier on ", where(), ": rank",
-              missing.size() > 1 ? "s " : " ", c10::Join(", ", missing),
-              " did not reach the barrier within ", timeout.count(), " ms");
-  for (int q = 1; q < n; q++)
-    shmc_send(&tok[0], 1, SHMC_INT32, q, tag, comm_);
+    std::vector<shmc_request *> reqs(n, nullptr);
+    for (int q = 1; q < n; q++)
+        shmc_irecv(&tok[q], 1, SHMC_INT32, q, tag, comm_, &reqs[q]);
+    std::vector<int> missing;
+    for (int q = 1; q < n; q++) {
+        if ((missing.empty() || wait_all_ranks) && poll(&reqs[q]) != SHMC_OK)
+            missing.push_back(q);
+        adopt(reqs[q], tokens);
+    }
+    TORCH_CHECK(missing.empty(), "shmc: monitored_barrier on ", where(), ": rank",
+                missing.size() > 1 ? "s " : " ", c10::Join(", ", missing),
+                " did not reach the barrier within ", timeout.count(), " ms");
+    for (int q = 1; q < n; q++)
+        shmc_send(&tok[0], 1, SHMC_INT32, q, tag, comm_);
 }
 
 // ---- point-to-point ---------------------------------------------------------------------
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::p2p(bool send, at::Tensor& t, int peer,
-                                                     int tag) {
-  const char* what = send ? "send" : "recv";
-  TORCH_CHECK(comm_, "shmc: ", what, " on group '", group_, "', which was shut down");
-  check_tensor(t, what);
-  TORCH_CHECK(tag >= 0, "shmc: ", what, ": tag ", tag, " is negative");
-  TORCH_CHECK(peer == SHMC_ANY_SOURCE || (peer >= 0 && peer < getSize()), "shmc: ", what,
-              ": rank ", peer, " is not a rank of the group (0..", getSize() - 1, ")");
-  reap_orphans(false);
-  at::Tensor buf = flat_view(t);
-  shmc_dtype dt = dtype_of(buf, what);
-  shmc_request* req = nullptr;
-  int rc = send ? shmc_isend(buf.data_ptr(), (size_t)buf.numel(), dt, peer, tag, comm_, &req)
-                : shmc_irecv(buf.data_ptr(), (size_t)buf.numel(), dt, peer, tag, comm_, &req);
-  TORCH_CHECK(rc == SHMC_OK, p2p_describe(send, bytes_of(t), peer, tag, where()), ": ",
-              shmc_strerror(rc));
-  return c10::make_intrusive<P2PWork>(req, buf, t, !send,
-                                      P2PWork::Where{getRank(), getSize(), peer, tag, group_});
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::p2p(bool send, at::Tensor &t, int peer, int tag)
+{
+    const char *what = send ? "send" : "recv";
+    TORCH_CHECK(comm_, "shmc: ", what, " on group '", group_, "', which was shut down");
+    check_tensor(t, what);
+    TORCH_CHECK(tag >= 0, "shmc: ", what, ": tag ", tag, " is negative");
+    TORCH_CHECK(peer == SHMC_ANY_SOURCE || (peer >= 0 && peer < getSize()), "shmc: ", what,
+                ": rank ", peer, " is not a rank of the group (0..", getSize() - 1, ")");
+    reap_orphans(false);
+    at::Tensor buf = flat_view(t);
+    shmc_dtype dt = dtype_of(buf, what);
+    shmc_request *req = nullptr;
+    int rc = send ? shmc_isend(buf.data_ptr(), (size_t)buf.numel(), dt, peer, tag, comm_, &req)
+                  : shmc_irecv(buf.data_ptr(), (size_t)buf.numel(), dt, peer, tag, comm_, &req);
+    TORCH_CHECK(rc == SHMC_OK, p2p_describe(send, bytes_of(t), peer, tag, where()), ": ",
+                shmc_strerror(rc));
+    return c10::make_intrusive<P2PWork>(req, buf, t, !send,
+                                        P2PWork::Where{getRank(), getSize(), peer, tag, group_});
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::send(std::vector<at::Tensor>& tensors, int dst,
-                                                      int tag) {
-  one_tensor(tensors, "send");
-  return p2p(true, tensors[0], dst, tag);
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::send(std::vector<at::Tensor> &tensors, int dst,
+                                                      int tag)
+{
+    one_tensor(tensors, "send");
+    return p2p(true, tensors[0], dst, tag);
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::recv(std::vector<at::Tensor>& tensors, int src,
-                                                      int tag) {
-  one_tensor(tensors, "recv");
-  return p2p(false, tensors[0], src, tag);
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::recv(std::vector<at::Tensor> &tensors, int src,
+                                                      int tag)
+{
+    one_tensor(tensors, "recv");
+    return p2p(false, tensors[0], src, tag);
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::recvAnysource(std::vector<at::Tensor>& tensors,
-                                                               int tag) {
-  one_tensor(tensors, "recv");
-  return p2p(false, tensors[0], SHMC_ANY_SOURCE, tag);
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::recvAnysource(std::vector<at::Tensor> &tensors,
+                                                               int tag)
+{
+    one_tensor(tensors, "recv");
+    return p2p(false, tensors[0], SHMC_ANY_SOURCE, tag);
 }
 
 } // namespace shmct

@@ -4,155 +4,168 @@
 
 #include <cstdlib>
 
-namespace shmct {
+namespace shmct
+{
 
-Engine::Engine() {
-  const char* w = std::getenv("SHMC_TORCH_WORKER");
-  worker_only_ = w && std::string(w) == "all";
+Engine::Engine()
+{
+    const char *w = std::getenv("SHMC_TORCH_WORKER");
+    worker_only_ = w && std::string(w) == "all";
 }
 
-Engine& Engine::get() {
-  // Never destroyed: a joinable std::thread destroyed at exit would end the process.
-  static Engine* e = new Engine();
-  return *e;
+Engine &Engine::get()
+{
+    // Never destroyed: a joinable std::thread destroyed at exit would end the process.
+    static Engine *e = new Engine();
+    return *e;
 }
 
-void Engine::start_locked() {
-  if (!worker_.joinable()) {
-    stop_ = false;
-    worker_ = std::thread([this] { loop(); });
-  }
+void Engine::start_locked()
+{
+    if (!worker_.joinable()) {
+        stop_ = false;
+        worker_ = std::thread([this] { loop(); });
+    }
 }
 
-void Engine::submit(const std::shared_ptr<Op>& op) {
-  std::lock_guard<std::mutex> lk(mu_);
-  start_locked();
-  q_.push_back(op);
-  work_.notify_one();
+void Engine::submit(const std::shared_ptr<Op> &op)
+{
+    std::lock_guard<std::mutex> lk(mu_);
+    start_locked();
+    q_.push_back(op);
+    work_.notify_one();
 }
 
 // Runs op with the lock released; the result and the future are published under it.
-void Engine::run_locked(std::unique_lock<std::mutex>& lk, std::shared_ptr<Op> op) {
-  running_ = true;
-  op->state = 1;
-  lk.unlock();
-  std::string why;
-  int rc;
-  try {
-    rc = op->fn(why);
-  } catch (const std::exception& e) {
-    rc = -1;
-    why = e.what();
-  }
-  op->fn = nullptr; // lets go of the tensors the call held
-  lk.lock();
-  op->rc = rc;
-  op->why = why;
-  op->state = 2;
-  running_ = false;
-  auto fut = op->fut;
-  if (fut)
-    op->fut_marked = true;
-  done_.notify_all();
-  work_.notify_one();
-  if (fut) {
-    // Callbacks of the future run here: not under the lock, they may issue more calls.
+void Engine::run_locked(std::unique_lock<std::mutex> &lk, std::shared_ptr<Op> op)
+{
+    running_ = true;
+    op->state = 1;
     lk.unlock();
-    if (rc == 0)
-      fut->markCompleted(c10::IValue(op->outputs));
-    else
-      fut->setError(std::make_exception_ptr(std::runtime_error(why)));
+    std::string why;
+    int rc;
+    try {
+        rc = op->fn(why);
+    } catch (const std::exception &e) {
+        rc = -1;
+        why = e.what();
+    }
+    op->fn = nullptr; // lets go of the tensors the call held
     lk.lock();
-  }
-}
-
-void Engine::loop() {
-  std::unique_lock<std::mutex> lk(mu_);
-  for (;;) {
-    if (!running_ && !q_.empty()) {
-      auto op = q_.front();
-      q_.pop_front();
-      run_locked(lk, op);
-      continue;
+    op->rc = rc;
+    op->why = why;
+    op->state = 2;
+    running_ = false;
+    auto fut = op->fut;
+    if (fut)
+        op->fut_marked = true;
+    done_.notify_all();
+    work_.notify_one();
+    if (fut) {
+        // Callbacks of the future run here: not under the lock, they may issue more calls.
+        lk.unlock();
+        if (rc == 0)
+            fut->markCompleted(c10::IValue(op->outputs));
+        else
+            fut->setError(std::make_exception_ptr(std::runtime_error(why)));
+        lk.lock();
     }
-    if (stop_ && q_.empty() && !running_)
-      return;
-    work_.wait(lk);
-  }
 }
 
-void Engine::wait(const std::shared_ptr<Op>& op) {
-  std::unique_lock<std::mutex> lk(mu_);
-  while (op->state != 2) {
-    if (!running_ && !q_.empty() && !worker_only_) {
-      auto next = q_.front();
-      q_.pop_front();
-      run_locked(lk, next);
-    } else {
-      done_.wait(lk);
+void Engine::loop()
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+        if (!running_ && !q_.empty()) {
+            auto op = q_.front();
+            q_.pop_front();
+            run_locked(lk, op);
+            continue;
+        }
+        if (stop_ && q_.empty() && !running_)
+            return;
+        work_.wait(lk);
     }
-  }
 }
 
-void Engine::drain() {
-  std::unique_lock<std::mutex> lk(mu_);
-  while (running_ || !q_.empty()) {
-    if (!running_) {
-      auto next = q_.front();
-      q_.pop_front();
-      run_locked(lk, next);
-    } else {
-      done_.wait(lk);
+void Engine::wait(const std::shared_ptr<Op> &op)
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    while (op->state != 2) {
+        if (!running_ && !q_.empty() && !worker_only_) {
+            auto next = q_.front();
+            q_.pop_front();
+            run_locked(lk, next);
+        } else {
+            done_.wait(lk);
+        }
     }
-  }
 }
 
-void Engine::run_inline(const std::shared_ptr<Op>& op) {
-  std::unique_lock<std::mutex> lk(mu_);
-  while (running_ || !q_.empty()) {
-    if (!running_) {
-      auto next = q_.front();
-      q_.pop_front();
-      run_locked(lk, next);
-    } else {
-      done_.wait(lk);
+void Engine::drain()
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    while (running_ || !q_.empty()) {
+        if (!running_) {
+            auto next = q_.front();
+            q_.pop_front();
+            run_locked(lk, next);
+        } else {
+            done_.wait(lk);
+        }
     }
-  }
-  run_locked(lk, op);
 }
 
-bool Engine::done(const std::shared_ptr<Op>& op) {
-  std::lock_guard<std::mutex> lk(mu_);
-  return op->state == 2;
+void Engine::run_inline(const std::shared_ptr<Op> &op)
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    while (running_ || !q_.empty()) {
+        if (!running_) {
+            auto next = q_.front();
+            q_.pop_front();
+            run_locked(lk, next);
+        } else {
+            done_.wait(lk);
+        }
+    }
+    run_locked(lk, op);
 }
 
-c10::intrusive_ptr<c10::ivalue::Future> Engine::future(const std::shared_ptr<Op>& op) {
-  std::unique_lock<std::mutex> lk(mu_);
-  if (!op->fut)
-    op->fut = c10::make_intrusive<c10::ivalue::Future>(
-        c10::ListType::create(c10::TensorType::get()));
-  auto fut = op->fut;
-  if (op->state == 2 && !op->fut_marked) {
-    op->fut_marked = true;
-    lk.unlock();
-    if (op->rc == 0)
-      fut->markCompleted(c10::IValue(op->outputs));
-    else
-      fut->setError(std::make_exception_ptr(std::runtime_error(op->why)));
-  }
-  return fut;
-}
-
-void Engine::stop() {
-  std::thread t;
-  {
+bool Engine::done(const std::shared_ptr<Op> &op)
+{
     std::lock_guard<std::mutex> lk(mu_);
-    stop_ = true;
-    work_.notify_all();
-    t = std::move(worker_);
-  }
-  if (t.joinable())
-    t.join();
+    return op->state == 2;
+}
+
+c10::intrusive_ptr<c10::ivalue::Future> Engine::future(const std::shared_ptr<Op> &op)
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    if (!op->fut)
+        op->fut =
+            c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    auto fut = op->fut;
+    if (op->state == 2 && !op->fut_marked) {
+        op->fut_marked = true;
+        lk.unlock();
+        if (op->rc == 0)
+            fut->markCompleted(c10::IValue(op->outputs));
+        else
+            fut->setError(std::make_exception_ptr(std::runtime_error(op->why)));
+    }
+    return fut;
+}
+
+void Engine::stop()
+{
+    std::thread t;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        stop_ = true;
+        work_.notify_all();
+        t = std::move(worker_);
+    }
+    if (t.joinable())
+        t.join();
 }
 
 } // namespace shmct

@@ -58,7 +58,10 @@ class Engine
     void stop();
     // SHMC_TORCH_WORKER=all: every collective runs on the worker thread and callers only
     // wait (torch's MPI backend's design), to measure it against ours (performance.md).
-    bool worker_only() const { return worker_only_; }
+    bool worker_only() const
+    {
+        return worker_only_;
+    }
 
   private:
     void loop();
