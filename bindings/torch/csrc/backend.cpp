@@ -168,6 +168,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char *what, si
                                                             Call call)
 {
     TORCH_CHECK(comm_, "shmc: ", what, " on group '", group_, "', which was shut down");
+    seq_++;
     auto op = std::make_shared<Op>();
     op->outputs = std::move(outputs);
     // The message is composed only if the call fails: what is a literal, the rest is small.
@@ -743,6 +744,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::p2p(bool send, at::Tensor &t, i
     TORCH_CHECK(peer == SHMC_ANY_SOURCE || (peer >= 0 && peer < getSize()), "shmc: ", what,
                 ": rank ", peer, " is not a rank of the group (0..", getSize() - 1, ")");
     reap_orphans(false);
+    seq_++;
     at::Tensor buf = flat_view(t);
     shmc_dtype dt = dtype_of(buf, what);
     shmc_request *req = nullptr;

@@ -86,6 +86,16 @@ class ProcessGroupShmc : public c10d::Backend
                                             std::vector<at::Tensor> &inputs,
                                             const c10d::AllToAllOptions &opts) override;
     c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions &opts) override;
+    // Sequence numbers, which TORCH_DISTRIBUTED_DEBUG=DETAIL's wrapper asks for: every
+    // collective and point-to-point call issued on the group counts one.
+    void setSequenceNumberForGroup() override
+    {
+        seq_ = 0;
+    }
+    uint64_t getSequenceNumberForGroup() override
+    {
+        return seq_;
+    }
     void monitoredBarrier(const c10d::BarrierOptions &opts, bool wait_all_ranks) override;
     c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor> &tensors, int dst,
                                         int tag) override;
@@ -108,6 +118,7 @@ class ProcessGroupShmc : public c10d::Backend
     std::chrono::milliseconds timeout_;
     std::string group_;
     bool world_ = false; // this group is the job's world
+    uint64_t seq_ = 0;   // calls issued (getSequenceNumberForGroup)
 };
 
 // "shmc: send of 8 bytes to rank 1 (tag 0) on rank 0 of 2 of group '0'".

@@ -135,3 +135,19 @@ def monitored(rank, n):
 
 def test_monitored_barrier():
     harness.run(3, monitored, timeout=60)
+
+
+def test_torch_debug_detail():
+    """torch's own cross-rank check (TORCH_DISTRIBUTED_DEBUG=DETAIL) works over shmc."""
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, TORCH_DISTRIBUTED_DEBUG="DETAIL",
+               PYTHONPATH=os.path.dirname(here) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                        "--nproc-per-node", "2", os.path.join(here, "progs", "detail.py")],
+                       capture_output=True, text=True, timeout=120, env=env)
+    out = p.stdout + p.stderr
+    for r in range(2):
+        assert f"detail: rank {r}: raised:" in out, out
