@@ -12,7 +12,8 @@ import harness
 import shmcomm_torch  # noqa: F401  (registers "shmc")
 
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8,
-          torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool]
+          torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool, torch.uint16,
+          torch.uint32, torch.uint64]
 FLOATS = {torch.float32, torch.float64, torch.float16, torch.bfloat16}
 OPS = ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM"]
 
