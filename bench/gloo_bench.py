@@ -20,9 +20,9 @@ import argparse
 import multiprocessing as mp
 import os
 import socket
-import statistics
 import sys
-import time
+
+import torch_timing
 
 
 def parse_size(s):
@@ -51,50 +51,8 @@ def run_rank(rank, args, port):
                             rank=rank, world_size=args.ranks)
     n = args.ranks
 
-    def slowest(t):
-        v = torch.tensor([t], dtype=torch.float64)
-        dist.all_reduce(v, op=dist.ReduceOp.MAX)
-        return float(v[0])
-
-    def pingpong(buf, iters):
-        dist.barrier()
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            if rank == 0:
-                dist.send(buf, 1)
-                dist.recv(buf, 1)
-            elif rank == 1:
-                dist.recv(buf, 0)
-                dist.send(buf, 0)
-        return (time.perf_counter() - t0) / iters / 2
-
-    def allreduce(buf, iters):
-        dist.barrier()
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            dist.all_reduce(buf)
-        return slowest((time.perf_counter() - t0) / iters)
-
-    def barrier(_buf, iters):
-        dist.barrier()
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            dist.barrier()
-        return slowest((time.perf_counter() - t0) / iters)
-
-    def measure(fn, buf):
-        first = slowest(fn(buf, 1))
-        iters = int(args.sample_ms / 1000 / first) if first > 0 else 100000
-        iters = max(1, min(iters, 100000))
-        t = torch.tensor([iters], dtype=torch.int64)
-        dist.broadcast(t, 0)
-        iters = int(t[0])
-        v = []
-        for s in range(-2, args.samples):
-            x = fn(buf, iters)
-            if s >= 0:
-                v.append(x)
-        return statistics.median(v) * 1e6
+    def measure(fn):
+        return torch_timing.measure(fn, args.samples, args.sample_ms)
 
     def emit(metric, nbytes, value):
         if rank == 0:
@@ -105,15 +63,15 @@ def run_rank(rank, args, port):
     if "latency" in tests and n >= 2:
         for b in args.sizes or default_sizes(True, args.max):
             buf = torch.ones(max(b, 1), dtype=torch.uint8)
-            emit("latency_us", b, measure(pingpong, buf))
+            emit("latency_us", b, measure(torch_timing.pingpong(rank, buf)))
     if "allreduce" in tests:
         for b in args.sizes or default_sizes(False, args.max):
             if b < 4:
                 continue
             buf = torch.ones(b // 4, dtype=torch.float32)
-            emit("allreduce_us", b, measure(allreduce, buf))
+            emit("allreduce_us", b, measure(torch_timing.timed(lambda buf=buf: dist.all_reduce(buf))))
     if "barrier" in tests:
-        emit("barrier_us", 0, measure(barrier, None))
+        emit("barrier_us", 0, measure(torch_timing.timed(dist.barrier)))
     dist.barrier()
     dist.destroy_process_group()
 

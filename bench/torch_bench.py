@@ -32,6 +32,8 @@ import subprocess
 import sys
 import time
 
+import torch_timing
+
 import torch.multiprocessing as mp
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -64,7 +66,6 @@ def rank_main(rank, n, backend, port, args, q):
     # own threads would share that core (slower for it: bench/README.md).
     if n <= len(cpus) and backend != "gloo":
         os.sched_setaffinity(0, {cpus[rank]})
-    allreduce = dist.all_reduce
     if backend == "deepspeed":
         # DeepSpeed's CPU shared-memory all-reduce (its shm_comm op, built on first use),
         # beside a gloo group for everything else.
@@ -75,7 +76,6 @@ def rank_main(rank, n, backend, port, args, q):
         import deepspeed.comm as dscomm
 
         deepspeed.init_distributed(dist_backend="gloo", verbose=False)
-        allreduce = dscomm.inference_all_reduce
     elif backend == "fake":
         from torch.testing._internal.distributed.fake_pg import FakeStore
         dist.init_process_group("fake", store=FakeStore(), rank=rank, world_size=n)
@@ -85,28 +85,10 @@ def rank_main(rank, n, backend, port, args, q):
         dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                                 world_size=n)
 
-    def slowest(t):
-        v = torch.tensor([t], dtype=torch.float64)
-        dist.all_reduce(v, op=dist.ReduceOp.MAX)
-        return float(v[0])
-
     def measure(fn):
-        first = slowest(fn(1))
-        iters = int(args.sample_ms / 1000 / first) if first > 0 else 100000
-        t = torch.tensor([max(1, min(iters, 100000))], dtype=torch.int64)
-        dist.broadcast(t, 0)
-        iters = int(t[0])
-        v = [fn(iters) for _ in range(2 + args.samples)][2:]
-        return statistics.median(v) * 1e6
+        return torch_timing.measure(fn, args.samples, args.sample_ms)
 
-    def timed(op):
-        def fn(iters):
-            dist.barrier()
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                op()
-            return slowest((time.perf_counter() - t0) / iters)
-        return fn
+    timed = torch_timing.timed
 
     def emit(metric, nbytes, value):
         if rank == 0:
@@ -116,7 +98,8 @@ def rank_main(rank, n, backend, port, args, q):
     if backend == "deepspeed":  # its all-reduce only
         for b in ar:
             buf = torch.ones(b // 4)
-            emit("allreduce", b, measure(timed(lambda buf=buf: allreduce(buf))))
+            emit("allreduce", b,
+                 measure(timed(lambda buf=buf: dscomm.inference_all_reduce(buf))))
         dist.barrier()
         dist.destroy_process_group()
         return
@@ -124,18 +107,7 @@ def rank_main(rank, n, backend, port, args, q):
         for b in p2p:
             buf = torch.ones(b, dtype=torch.uint8)
 
-            def pingpong(iters, buf=buf):
-                dist.barrier()
-                t0 = time.perf_counter()
-                for _ in range(iters):
-                    if rank == 0:
-                        dist.send(buf, 1)
-                        dist.recv(buf, 1)
-                    elif rank == 1:
-                        dist.recv(buf, 0)
-                        dist.send(buf, 0)
-                return (time.perf_counter() - t0) / iters / 2
-            emit("latency", b, measure(pingpong))
+            emit("latency", b, measure(torch_timing.pingpong(rank, buf)))
     for b in ar:
         buf = torch.ones(b // 4)
         emit("allreduce", b, measure(timed(lambda buf=buf: dist.all_reduce(buf))))

@@ -523,6 +523,8 @@ SHMC_API int shmc_comm_free(shmc_comm **comm);
  * member (make a new communicator). A wait that timed out leaves its requests pending (wait
  * again, or free the communicator's buffers only after they end). Blocking shmc_send,
  * shmc_recv and shmc_sendrecv are not bounded: use the nonblocking calls and shmc_wait.
+ * A shmc_comm_create_members that timed out leaves its tag spent between those members
+ * (a late member's message may still arrive): make it again under another tag.
  * Communicators made from comm afterwards start with its bound. Local; any rank may set
  * its own. Returns SHMC_OK, SHMC_ERR_ARG for a bad communicator, SHMC_ERR_NOT_INIT. */
 SHMC_API int shmc_comm_set_timeout(shmc_comm *comm, unsigned ms);

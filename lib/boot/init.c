@@ -23,6 +23,30 @@ static struct shmc__boot boot;
 static int thread_level; /* SHMC_THREAD_*, while initialised */
 static int left_a_job;   /* shmc_finalize ran: a new init must make a new arena */
 
+/* shmc_init_join's arguments, checked before anything is made. */
+static int join_valid(const struct shmc__join *j, int level)
+{
+    if (level != SHMC_THREAD_SERIALIZED && level != SHMC_THREAD_MULTIPLE)
+        return SHMC_ERR_ARG;
+    if (j->size < 1 || j->rank < 0 || j->rank >= j->size) {
+        SHMC_ERROR("shmc_init_join: rank %d of %d ranks: the rank must be 0..size-1", j->rank,
+                   j->size);
+        return SHMC_ERR_ARG;
+    }
+    if (!j->key || !shmc__job_key_valid(j->key)) {
+        SHMC_ERROR("shmc_init_join: the job key must be 1 to %d characters of letters, digits "
+                   "and . _ : - (shmc_job_key makes one)",
+                   SHMC_JOB_KEY_MAX);
+        return SHMC_ERR_ARG;
+    }
+    if ((unsigned)j->size > SHMC_MAX_RANKS) {
+        SHMC_ERROR("shmc_init_join: %d ranks; shmcomm supports at most %u", j->size,
+                   SHMC_MAX_RANKS);
+        return SHMC_ERR_LIMIT;
+    }
+    return SHMC_OK;
+}
+
 static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
 {
     struct shmc__boot *b = &boot;
@@ -34,6 +58,8 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
     shmc_comm *kept = world ? *world : NULL;
     if (world)
         *world = NULL;
+    if (join && (rc = join_valid(join, level)) != SHMC_OK)
+        return rc;
     if ((rc = shmc__config_load(&b->cfg)) != SHMC_OK)
         return rc;
     shmc__mk_setup(b->cfg.cuda, b->cfg.fake_device);
@@ -112,26 +138,6 @@ SHMC_API int shmc_init_thread(int level, shmc_comm **world)
 
 SHMC_API int shmc_init_join(int rank, int size, const char *key, int level, shmc_comm **world)
 {
-    if (boot.state != SHMC_ST_UNINIT && boot.state != SHMC_ST_DONE)
-        return SHMC_ERR_STATE;
-    if (world)
-        *world = NULL;
-    if (level != SHMC_THREAD_SERIALIZED && level != SHMC_THREAD_MULTIPLE)
-        return SHMC_ERR_ARG;
-    if (size < 1 || rank < 0 || rank >= size) {
-        SHMC_ERROR("shmc_init_join: rank %d of %d ranks: the rank must be 0..size-1", rank, size);
-        return SHMC_ERR_ARG;
-    }
-    if (!key || !shmc__job_key_valid(key)) {
-        SHMC_ERROR("shmc_init_join: the job key must be 1 to %d characters of letters, digits "
-                   "and . _ : - (shmc_job_key makes one)",
-                   SHMC_JOB_KEY_MAX);
-        return SHMC_ERR_ARG;
-    }
-    if ((unsigned)size > SHMC_MAX_RANKS) {
-        SHMC_ERROR("shmc_init_join: %d ranks; shmcomm supports at most %u", size, SHMC_MAX_RANKS);
-        return SHMC_ERR_LIMIT;
-    }
     const struct shmc__join j = {rank, size, key};
     return init_at(level, world, &j);
 }

@@ -33,6 +33,7 @@ static inline void shmc__call_words(unsigned coll, const struct shmc__cx *x, siz
 static inline void shmc__cx_enter(struct shmc__cx *x, const uint64_t w[2])
 {
     uint32_t seq = ++x->cc->calls;
+    shmc__deadline_arm(x->c->timeout_ms); /* the call's waits end by then (p2p.h) */
     if (!x->co->check)
         return;
     x->call[0] = w[0];
@@ -67,6 +68,7 @@ static inline int shmc__cx_differs(const struct shmc__cx *x, int q, const uint64
 
 static inline int shmc__cx_leave(const struct shmc__cx *x, int rc)
 {
+    shmc__deadline = 0;
     shmc__incall_end(x->co->p2p);
     return rc;
 }

@@ -68,16 +68,26 @@ static int check_apart(const void *sbuf, size_t sbytes, const void *rbuf, size_t
     return shmc__overlap(sbuf, sbytes, rbuf, rbytes) ? SHMC_ERR_ARG : SHMC_OK;
 }
 
-/* ---- choice of algorithm ------------------------------------------------------------- */
+/* ---- the common start and tail ------------------------------------------------------ */
 
-/* bytes is each rank's whole buffer: the vector of broadcast, reduce and all-reduce, all
- * n blocks of the others (as bench/coll_bench measures it). Crossovers measured at 2, 4
- * and 8 ranks on the 2-core machine of docs/performance.md (docs/collectives.md). */
+/* The call starts on every member alike: its words ride in every synchronisation of it
+ * unless SHMC_CHECK=0 (callword.h), and SHMC_CHECK=1 also agrees on them before anything
+ * runs (check.c). The caller then runs the call unless this failed, and leaves it
+ * (shmc__cx_leave) either way. */
+static int start(int coll, struct shmc__cx *x, size_t count)
+{
+    uint64_t w[2];
+    shmc__call_words((unsigned)coll, x, count, w);
+    shmc__cx_enter(x, w);
+    return x->co->check == SHMC_CHECK_FULL ? shmc__coll_check(coll, x, count) : SHMC_OK;
+}
+
 /* The common tail of every collective once its arguments are checked and resolved: with
  * SHMC_CHECK, the check that every member made the same call (check.c); nothing to do
  * for count 0; a local copy for one rank (whatever the collective, the result is then
- * the rank's own count elements); otherwise the chosen algorithm. bytes is what the choice
- * sizes by. */
+ * the rank's own count elements); otherwise the chosen algorithm (dispatch.c). bytes is
+ * what the choice sizes by: each rank's whole buffer, the vector of broadcast, reduce and
+ * all-reduce, all n blocks of the others (as bench/coll_bench measures it). */
 static int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                size_t bytes)
 {
@@ -87,17 +97,10 @@ static int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf, size_
         return SHMC_OK;
     }
     /* After a failure part-way, here or on a member, every collective fails (cx.h). */
-    int failed = shmc__cx_failed(x);
-    if (failed != SHMC_OK)
-        return failed;
-    int rc = SHMC_OK;
-    /* The call's words ride in every synchronisation of the call unless SHMC_CHECK=0
-     * (callword.h); SHMC_CHECK=1 also agrees on them before anything runs (check.c). */
-    uint64_t w[2];
-    shmc__call_words((unsigned)coll, x, count, w);
-    shmc__cx_enter(x, w);
-    if (x->co->check == SHMC_CHECK_FULL)
-        rc = shmc__coll_check(coll, x, count);
+    int rc = shmc__cx_failed(x);
+    if (rc != SHMC_OK)
+        return rc;
+    rc = start(coll, x, count);
     if (rc == SHMC_OK && count)
         rc = shmc__coll_run(coll, x, sbuf, rbuf, count, bytes);
     return shmc__cx_leave(x, shmc__cx_outcome(x, rc));
@@ -303,11 +306,10 @@ static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const si
     }
     if ((rc = shmc__cx_failed(&x)) != SHMC_OK)
         return rc;
-    /* Counts are each rank's own: the words name the call and its dtype only. */
-    const uint64_t w[2] = {0, SHMC_CALL_ALLTOALLV | (uint64_t)x.dt << 8 |
-                                  (uint64_t)(x.dev & 1) << 24 | 1ull << 25};
-    shmc__cx_enter(&x, w);
-    rc = shmc__alltoallv_pairwise(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls);
+    /* Counts are each rank's own: the words name the call and its dtype (count 0). */
+    rc = start(SHMC_CALL_ALLTOALLV, &x, 0);
+    if (rc == SHMC_OK)
+        rc = shmc__alltoallv_pairwise(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls);
     return shmc__cx_leave(&x, shmc__cx_outcome(&x, rc));
 }
 

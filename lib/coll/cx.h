@@ -63,7 +63,6 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->dev = 0;
     x->call[0] = x->call[1] = 0;
     x->hash = 0;
-    shmc__deadline_arm(c->timeout_ms); /* the call's waits end by then (p2p.h) */
 }
 
 /* This rank gives up the call with err: it quits the communicator's collectives

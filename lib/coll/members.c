@@ -53,9 +53,12 @@ static int one(struct shmc__p2p *p, const struct shmc__comm *parent, int send, v
                   : shmc__post_recv(p, buf, bytes, 1, peer, tag, SHMC_CTX_MAKE, parent, 0, &r);
     if (rc != SHMC_OK)
         return rc;
-    rc = shmc__wait_requests(p, 1, &r);
-    int fin = shmc__finish(p, r, NULL);
-    return rc != SHMC_OK ? rc : fin;
+    /* The messages are eager: a send is done at once, and a receive still waiting when the
+     * communicator's bound passes is only posted, nobody writing into it, so it is taken
+     * back. */
+    if (shmc__wait_requests(p, 1, &r) == SHMC_ERR_TIMEOUT)
+        shmc__p2p_cancel(p, r, SHMC_ERR_TIMEOUT);
+    return shmc__finish(p, r, NULL);
 }
 
 /* The first member's part: every other member's ask, then the answer to each. A member's
@@ -100,7 +103,6 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
     struct shmc__p2p *p = shmc__coll.p2p;
     if ((rc = shmc__job_ok(p)) != SHMC_OK)
         return rc;
-    shmc__deadline_arm(c->timeout_ms);
     /* The list must name distinct ranks of comm, this one among them. */
     int me = -1, *world = malloc((size_t)n * sizeof *world);
     char *seen = calloc((size_t)c->size, 1);
@@ -135,12 +137,12 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
     struct ask mine = {list_hash(world, n, tag), shmc__comm_uid_next(p),
                        fresh ? SHMC_OK : SHMC_ERR_NOMEM};
     struct answer ans = {mine.next_uid, mine.verdict};
-    const int mtag = tag;
+    shmc__deadline_arm(c->timeout_ms); /* the agreement's waits end by then (p2p.h) */
     if (n > 1)
-        rc = me == 0 ? lead(p, c, world, n, mtag, &mine, &ans)
-                     : one(p, c, 1, &mine, sizeof mine, world[0], mtag);
+        rc = me == 0 ? lead(p, c, world, n, tag, &mine, &ans)
+                     : one(p, c, 1, &mine, sizeof mine, world[0], tag);
     if (rc == SHMC_OK && n > 1 && me > 0)
-        rc = one(p, c, 0, &ans, sizeof ans, world[0], mtag);
+        rc = one(p, c, 0, &ans, sizeof ans, world[0], tag);
     if (rc == SHMC_OK && n == 1 && ans.uid > SHMC_MAX_UID)
         ans.verdict = SHMC_ERR_LIMIT;
     if (rc == SHMC_OK)
@@ -152,6 +154,7 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
     }
     shmc__comm_unreserve(p, fresh);
     free(world);
+    shmc__deadline = 0;
     return rc;
 }
 

@@ -208,7 +208,9 @@ static int shmc_wait_call(shmc_request **req, shmc_status *status)
     /* Its communicator's time-out: the request stays pending if it passes. */
     if (r->comm && r->comm->timeout_ms && r->state == SHMC_RS_ACTIVE) {
         shmc__deadline_arm(r->comm->timeout_ms);
-        if (shmc__wait_requests(p, 1, &r) == SHMC_ERR_TIMEOUT)
+        rc = shmc__wait_requests(p, 1, &r);
+        shmc__deadline = 0;
+        if (rc == SHMC_ERR_TIMEOUT)
             return SHMC_ERR_TIMEOUT;
     }
     rc = shmc__finish(p, r, status);
@@ -286,7 +288,9 @@ static int shmc_waitall_call(size_t n, shmc_request **reqs, shmc_status *statuse
             (!limit || live[i]->comm->timeout_ms < limit))
             limit = live[i]->comm->timeout_ms;
     shmc__deadline_arm(limit);
-    if (shmc__wait_requests(p, n, live) == SHMC_ERR_TIMEOUT) {
+    rc = shmc__wait_requests(p, n, live);
+    shmc__deadline = 0;
+    if (rc == SHMC_ERR_TIMEOUT) {
         if (live != few)
             free(live);
         return SHMC_ERR_TIMEOUT;

@@ -173,8 +173,10 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
 extern _Thread_local char shmc__thread_token;
 
 /* When the wait of this thread's current call gives up with SHMC_ERR_TIMEOUT (by
- * shmc__now_ns), or 0 for never. Every public call starts with none (the guard); the
- * calls that honour a communicator's time-out arm it (shmc__deadline_arm). The first
+ * shmc__now_ns), or 0 for never. The calls that honour a communicator's time-out arm it
+ * (shmc__deadline_arm) where their waiting starts and set it back to 0 where it ends
+ * (a collective's enter and leave, coll/callword.h; shmc_wait, shmc_waitall and
+ * shmc_comm_create_members), so no other call meets it and none pays for it. The first
  * wait that passes it returns SHMC_ERR_TIMEOUT and disarms it, so that what the call
  * then waits for to end cleanly (requests a peer is working on) is waited for in full. */
 extern _Thread_local uint64_t shmc__deadline;
@@ -237,7 +239,6 @@ static inline int shmc__guard_out(struct shmc__p2p *g, int m, pthread_mutex_t *e
     do {                                                                                           \
         struct shmc__p2p *g_ = (p);                                                                \
         int m_ = shmc__multi;                                                                      \
-        shmc__deadline = 0;                                                                        \
         int e_ = shmc__guard_in(g_, m_, (extra));                                                  \
         if (e_ != SHMC_OK)                                                                         \
             return e_;                                                                             \

@@ -359,7 +359,9 @@ int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(v
 
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status)
 {
-    if (r->state == SHMC_RS_ACTIVE)
+    /* Never frees a request a peer may still fill: a wait that a call's time-out ended
+     * (p2p.h, shmc__deadline) is followed by one without it. */
+    while (r->state == SHMC_RS_ACTIVE)
         shmc__wait_requests(p, 1, &r);
     shmc__req_fill_status(r, status);
     int err = r->err;

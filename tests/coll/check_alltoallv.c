@@ -114,6 +114,34 @@ START_TEST(test_alltoallv_counts_disagree)
 }
 END_TEST
 
+/* Rank 0 calls it with another dtype: under SHMC_CHECK=1 every rank finds that out
+ * before any data moves (the call's words name the dtype), and says which. */
+static void other_dtype(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    size_t one[4], disp[4];
+    int32_t s[4] = {0}, r[4];
+    for (int j = 0; j < n; j++) {
+        one[j] = 1;
+        disp[j] = (size_t)j;
+    }
+    shmct_stderr_begin();
+    int rc = shmc_alltoallv(s, one, disp, r, one, disp, me == 0 ? SHMC_FLOAT32 : SHMC_INT32, w);
+    char msg[4096];
+    shmct_stderr_end(msg, sizeof msg);
+    T_CALL(SHMC_ERR_MISMATCH, rc);
+    T_ASSERT(strstr(msg, "alltoallv(float32)") && strstr(msg, "alltoallv(int32)"),
+             "the message names both calls: %s", msg);
+}
+
+START_TEST(test_alltoallv_checked)
+{
+    static const char *const env[] = {"SHMC_CHECK=1", NULL};
+    struct shmct_opts o = {.env = env};
+    ck_assert_int_eq(shmct_run_opts(3, other_dtype, NULL, &o), 0);
+}
+END_TEST
+
 static void bad(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
@@ -160,6 +188,7 @@ static Suite *alltoallv_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, test_alltoallv_uneven);
     tcase_add_test(t, test_alltoallv_counts_disagree);
+    tcase_add_test(t, test_alltoallv_checked);
     tcase_add_test(t, test_alltoallv_bad_arguments);
     suite_add_tcase(s, t);
     return s;

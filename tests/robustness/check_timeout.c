@@ -96,6 +96,29 @@ START_TEST(test_timeout_wait)
 }
 END_TEST
 
+/* A making by the members that one of them is late to: the other gives up with
+ * SHMC_ERR_TIMEOUT, so does the late one (its answer never comes), and a making under a
+ * new tag then works. Rank 2 takes no part. */
+static void late_maker(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    (void)n;
+    if (me == 2)
+        return;
+    static const int pair[2] = {0, 1};
+    shmc_comm *c = NULL;
+    T_OK(shmc_comm_set_timeout(w, 200));
+    if (me == 1)
+        usleep(1000 * 1000);
+    T_CALL(SHMC_ERR_TIMEOUT, shmc_comm_create_members(w, pair, 2, 5, &c));
+    T_ASSERT(c == NULL, "a timed-out making leaves NULL");
+    T_OK(shmc_comm_set_timeout(w, 0));
+    T_OK(shmc_comm_create_members(w, pair, 2, 6, &c));
+    T_ASSERT(shmc_comm_rank(c) == me, "rank in the pair");
+    T_OK(shmc_barrier(c));
+    T_OK(shmc_comm_free(&c));
+}
+
 static void bad(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
@@ -106,6 +129,12 @@ static void bad(shmc_comm *w, int me, int n, void *arg)
     T_OK(shmc_comm_set_timeout(w, 60000));
     T_OK(shmc_barrier(w));
 }
+
+START_TEST(test_timeout_create_members)
+{
+    ck_assert_int_eq(shmct_run(3, late_maker, NULL), 0);
+}
+END_TEST
 
 START_TEST(test_timeout_bad_arguments)
 {
@@ -122,6 +151,7 @@ static Suite *timeout_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, test_timeout_collective);
     tcase_add_test(t, test_timeout_wait);
+    tcase_add_test(t, test_timeout_create_members);
     tcase_add_test(t, test_timeout_bad_arguments);
     suite_add_tcase(s, t);
     return s;

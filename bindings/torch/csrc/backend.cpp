@@ -13,9 +13,6 @@
 namespace shmct
 {
 
-void reap_orphans(bool all);                    // work.cpp
-void adopt(shmc_request *req, at::Tensor keep); // work.cpp: NULL req is nothing
-
 // ---- the job: one per process, shared by every group ------------------------------------
 
 namespace
@@ -155,7 +152,7 @@ void ProcessGroupShmc::shutdown()
     if (--job.groups == 0) {
         Engine::get().stop();
         shmc_finalize();
-        reap_orphans(true);
+        drop_orphans();
         job.world = nullptr;
     }
 }
@@ -205,8 +202,10 @@ struct Staged {
     }
     void back() const
     {
-        if (buf.data_ptr() != user.data_ptr() || !user.is_contiguous())
-            user.copy_(at::isComplexType(user.scalar_type()) ? at::view_as_complex(buf) : buf);
+        if (buf.data_ptr() != user.data_ptr() || !user.is_contiguous()) {
+            at::Tensor u = user;
+            copy_into(u, buf);
+        }
     }
 };
 
@@ -242,55 +241,58 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::broadcast(std::vector<at::Tenso
     });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce(std::vector<at::Tensor> &tensors,
-                                                           const c10d::AllreduceOptions &opts)
+// The calls of a coalesced operation, one after the other, as one: the first error ends it.
+static Call in_order(std::vector<Call> calls)
 {
-    one_tensor(tensors, "all_reduce");
-    shmc_op op = op_of(opts.reduceOp, tensors[0], "all_reduce");
-    at::Tensor in = premul(tensors[0], opts.reduceOp);
-    Staged s(tensors[0]);
-    at::Tensor src = in.is_same(tensors[0]) ? at::Tensor() : flat_view(in);
+    return [calls = std::move(calls)] {
+        for (const Call &call : calls) {
+            int rc = call();
+            if (rc != SHMC_OK)
+                return rc;
+        }
+        return (int)SHMC_OK;
+    };
+}
+
+Call ProcessGroupShmc::allreduce_call(const at::Tensor &t, const c10d::ReduceOp &rop,
+                                      const char *what)
+{
+    check_tensor(t, what);
+    shmc_op op = op_of(rop, t, what);
+    at::Tensor in = premul(t, rop);
+    Staged s(t);
+    at::Tensor src = in.is_same(t) ? at::Tensor() : flat_view(in);
     shmc_comm *c = comm_;
-    shmc_dtype dt = dtype_of(s.buf, "all_reduce");
-    return collective("all_reduce", bytes_of(s.user), opts.asyncOp, tensors, [s, src, c, dt, op] {
+    shmc_dtype dt = dtype_of(s.buf, what);
+    return [s, src, c, dt, op] {
         int rc = shmc_allreduce(src.defined() ? src.data_ptr() : SHMC_IN_PLACE, s.ptr(), s.count(),
                                 dt, op, c);
         if (rc == SHMC_OK)
             s.back();
         return rc;
-    });
+    };
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce(std::vector<at::Tensor> &tensors,
+                                                           const c10d::AllreduceOptions &opts)
+{
+    one_tensor(tensors, "all_reduce");
+    return collective("all_reduce", bytes_of(tensors[0]), opts.asyncOp, tensors,
+                      allreduce_call(tensors[0], opts.reduceOp, "all_reduce"));
 }
 
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupShmc::allreduce_coalesced(std::vector<at::Tensor> &tensors,
                                       const c10d::AllreduceCoalescedOptions &opts)
 {
-    std::vector<Staged> ss;
-    std::vector<at::Tensor> srcs;
-    std::vector<shmc_dtype> dts;
-    std::vector<shmc_op> ops;
+    std::vector<Call> calls;
     size_t bytes = 0;
     for (auto &t : tensors) {
-        check_tensor(t, "all_reduce_coalesced");
-        ops.push_back(op_of(opts.reduceOp, t, "all_reduce_coalesced"));
-        at::Tensor in = premul(t, opts.reduceOp);
-        srcs.push_back(in.is_same(t) ? at::Tensor() : flat_view(in));
-        ss.emplace_back(t);
-        dts.push_back(dtype_of(ss.back().buf, "all_reduce_coalesced"));
+        calls.push_back(allreduce_call(t, opts.reduceOp, "all_reduce_coalesced"));
         bytes += bytes_of(t);
     }
-    shmc_comm *c = comm_;
-    return collective(
-        "all_reduce_coalesced", bytes, opts.asyncOp, tensors, [ss, srcs, dts, ops, c] {
-            for (size_t i = 0; i < ss.size(); i++) {
-                int rc = shmc_allreduce(srcs[i].defined() ? srcs[i].data_ptr() : SHMC_IN_PLACE,
-                                        ss[i].ptr(), ss[i].count(), dts[i], ops[i], c);
-                if (rc != SHMC_OK)
-                    return rc;
-                ss[i].back();
-            }
-            return (int)SHMC_OK;
-        });
+    return collective("all_reduce_coalesced", bytes, opts.asyncOp, tensors,
+                      in_order(std::move(calls)));
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce(std::vector<at::Tensor> &tensors,
@@ -314,70 +316,81 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce(std::vector<at::Tensor> 
             int rc = shmc_reduce(in.data_ptr(), out.defined() ? out.data_ptr() : nullptr, s.count(),
                                  dt, op, root, c);
             if (rc == SHMC_OK && out.defined()) {
-                s.buf.copy_(out);
-                s.back();
+                at::Tensor u = s.user;
+                copy_into(u, out);
             }
             return rc;
         });
 }
 
-// Gathers every rank's `in` into one flat tensor of size x in.numel() (all_gather's and
-// gather's common step); then `scatter_out` copies the blocks where the caller wants them.
+// Gathers every rank's input into one flat tensor of size x its elements, then copies
+// the blocks into the caller's list of outputs.
+Call ProcessGroupShmc::allgather_call(const std::vector<at::Tensor> &outs, const at::Tensor &input)
+{
+    check_tensor(input, "all_gather");
+    TORCH_CHECK((int)outs.size() == getSize(), "shmc: all_gather needs a list of ", getSize(),
+                " output tensors");
+    for (auto &o : outs) {
+        check_tensor(o, "all_gather");
+        same_kind(o, input, "all_gather");
+        TORCH_CHECK(o.numel() == input.numel(), "shmc: all_gather: an output tensor of ", o.numel(),
+                    " elements for an input of ", input.numel());
+    }
+    at::Tensor in = flat_view(input);
+    int n = getSize();
+    at::Tensor flat = at::empty({(int64_t)n * in.numel()}, in.options());
+    shmc_comm *c = comm_;
+    shmc_dtype dt = dtype_of(in, "all_gather");
+    return [in, flat, outs, c, dt, n] {
+        int rc = shmc_allgather(in.data_ptr(), flat.data_ptr(), (size_t)in.numel(), dt, c);
+        if (rc != SHMC_OK)
+            return rc;
+        auto blocks = flat.chunk(n);
+        for (int i = 0; i < n; i++) {
+            at::Tensor o = outs[i];
+            copy_into(o, blocks[i]);
+        }
+        return (int)SHMC_OK;
+    };
+}
+
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupShmc::allgather(std::vector<std::vector<at::Tensor>> &outputs,
                             std::vector<at::Tensor> &inputs, const c10d::AllgatherOptions &opts)
 {
     one_tensor(inputs, "all_gather");
-    TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == getSize(),
-                "shmc: all_gather needs a list of ", getSize(), " output tensors");
-    for (auto &o : outputs[0]) {
-        check_tensor(o, "all_gather");
-        same_kind(o, inputs[0], "all_gather");
-        TORCH_CHECK(o.numel() == inputs[0].numel(), "shmc: all_gather: an output tensor of ",
-                    o.numel(), " elements for an input of ", inputs[0].numel());
-    }
-    at::Tensor in = flat_view(inputs[0]);
-    at::Tensor flat = at::empty({(int64_t)getSize() * in.numel()}, in.options());
-    std::vector<at::Tensor> outs = outputs[0];
+    TORCH_CHECK(outputs.size() == 1, "shmc: all_gather takes one list of outputs per call, not ",
+                outputs.size());
+    return collective("all_gather", bytes_of(inputs[0]) * getSize(), opts.asyncOp, outputs[0],
+                      allgather_call(outputs[0], inputs[0]));
+}
+
+Call ProcessGroupShmc::allgather_base_call(const at::Tensor &output, const at::Tensor &input)
+{
+    check_tensor(output, "all_gather_into_tensor");
+    check_tensor(input, "all_gather_into_tensor");
+    same_kind(output, input, "all_gather_into_tensor");
+    TORCH_CHECK(output.numel() == input.numel() * getSize(),
+                "shmc: all_gather_into_tensor: the output holds ", output.numel(),
+                " elements, not ", getSize(), " x ", input.numel());
+    at::Tensor in = flat_view(input);
+    Staged s(output);
     shmc_comm *c = comm_;
-    shmc_dtype dt = dtype_of(in, "all_gather");
-    int n = getSize();
-    return collective(
-        "all_gather", bytes_of(inputs[0]) * n, opts.asyncOp, outs, [in, flat, outs, c, dt, n] {
-            int rc = shmc_allgather(in.data_ptr(), flat.data_ptr(), (size_t)in.numel(), dt, c);
-            if (rc != SHMC_OK)
-                return rc;
-            auto blocks = flat.chunk(n);
-            for (int i = 0; i < n; i++)
-                Staged(outs[i]).user.copy_(at::isComplexType(outs[i].scalar_type())
-                                               ? at::view_as_complex(blocks[i].view({-1, 2}))
-                                               : blocks[i].view(outs[i].sizes()));
-            return (int)SHMC_OK;
-        });
+    shmc_dtype dt = dtype_of(in, "all_gather_into_tensor");
+    return [in, s, c, dt] {
+        int rc = shmc_allgather(in.data_ptr(), s.ptr(), (size_t)in.numel(), dt, c);
+        if (rc == SHMC_OK)
+            s.back();
+        return rc;
+    };
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::_allgather_base(at::Tensor &output,
                                                                  at::Tensor &input,
                                                                  const c10d::AllgatherOptions &opts)
 {
-    check_tensor(output, "all_gather_into_tensor");
-    check_tensor(input, "all_gather_into_tensor");
-    same_kind(output, input, "all_gather_into_tensor");
-    TORCH_CHECK(output.numel() == input.numel() * getSize(),
-                "shmc: all_gather_into_tensor: "
-                "the output holds ",
-                output.numel(), " elements, not ", getSize(), " x ", input.numel());
-    at::Tensor in = flat_view(input);
-    Staged s(output);
-    shmc_comm *c = comm_;
-    shmc_dtype dt = dtype_of(in, "all_gather_into_tensor");
-    return collective(
-        "all_gather_into_tensor", bytes_of(output), opts.asyncOp, {output}, [in, s, c, dt] {
-            int rc = shmc_allgather(in.data_ptr(), s.ptr(), (size_t)in.numel(), dt, c);
-            if (rc == SHMC_OK)
-                s.back();
-            return rc;
-        });
+    return collective("all_gather_into_tensor", bytes_of(output), opts.asyncOp, {output},
+                      allgather_base_call(output, input));
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -387,13 +400,16 @@ ProcessGroupShmc::allgather_coalesced(std::vector<std::vector<at::Tensor>> &outp
 {
     TORCH_CHECK(outputs.size() == inputs.size(), "shmc: all_gather_coalesced: ", outputs.size(),
                 " output lists for ", inputs.size(), " inputs");
-    c10::intrusive_ptr<c10d::Work> last;
+    std::vector<Call> calls;
+    std::vector<at::Tensor> outs;
+    size_t bytes = 0;
     for (size_t i = 0; i < inputs.size(); i++) {
-        std::vector<std::vector<at::Tensor>> o{outputs[i]};
-        std::vector<at::Tensor> in{inputs[i]};
-        last = allgather(o, in, opts);
+        calls.push_back(allgather_call(outputs[i], inputs[i]));
+        outs.insert(outs.end(), outputs[i].begin(), outputs[i].end());
+        bytes += bytes_of(inputs[i]) * getSize();
     }
-    return last ? last : barrier(c10d::BarrierOptions());
+    return collective("all_gather_coalesced", bytes, opts.asyncOp, outs,
+                      in_order(std::move(calls)));
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -404,10 +420,14 @@ ProcessGroupShmc::allgather_into_tensor_coalesced(std::vector<at::Tensor> &outpu
     TORCH_CHECK(outputs.size() == inputs.size(),
                 "shmc: all_gather_into_tensor_coalesced: ", outputs.size(), " outputs for ",
                 inputs.size(), " inputs");
-    c10::intrusive_ptr<c10d::Work> last;
-    for (size_t i = 0; i < inputs.size(); i++)
-        last = _allgather_base(outputs[i], inputs[i], opts);
-    return last ? last : barrier(c10d::BarrierOptions());
+    std::vector<Call> calls;
+    size_t bytes = 0;
+    for (size_t i = 0; i < inputs.size(); i++) {
+        calls.push_back(allgather_base_call(outputs[i], inputs[i]));
+        bytes += bytes_of(outputs[i]);
+    }
+    return collective("all_gather_into_tensor_coalesced", bytes, opts.asyncOp, outputs,
+                      in_order(std::move(calls)));
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -444,10 +464,10 @@ ProcessGroupShmc::gather(std::vector<std::vector<at::Tensor>> &outputs,
             if (rc != SHMC_OK || !flat.defined())
                 return rc;
             auto blocks = flat.chunk(n);
-            for (int i = 0; i < n; i++)
-                outs[i].copy_(at::isComplexType(outs[i].scalar_type())
-                                  ? at::view_as_complex(blocks[i].view({-1, 2}))
-                                  : blocks[i].view(outs[i].sizes()));
+            for (int i = 0; i < n; i++) {
+                at::Tensor o = outs[i];
+                copy_into(o, blocks[i]);
+            }
             return (int)SHMC_OK;
         });
 }
@@ -522,31 +542,36 @@ ProcessGroupShmc::reduce_scatter(std::vector<at::Tensor> &outputs,
         });
 }
 
-c10::intrusive_ptr<c10d::Work>
-ProcessGroupShmc::_reduce_scatter_base(at::Tensor &output, at::Tensor &input,
-                                       const c10d::ReduceScatterOptions &opts)
+Call ProcessGroupShmc::reduce_scatter_base_call(const at::Tensor &output, const at::Tensor &input,
+                                                const c10d::ReduceOp &rop)
 {
     check_tensor(output, "reduce_scatter_tensor");
     check_tensor(input, "reduce_scatter_tensor");
     same_kind(output, input, "reduce_scatter_tensor");
     TORCH_CHECK(input.numel() == output.numel() * getSize(),
-                "shmc: reduce_scatter_tensor: the "
-                "input holds ",
-                input.numel(), " elements, not ", getSize(), " x ", output.numel());
-    shmc_op op = op_of(opts.reduceOp, output, "reduce_scatter_tensor");
-    at::Tensor in = flat_view(premul(input, opts.reduceOp));
+                "shmc: reduce_scatter_tensor: the input holds ", input.numel(), " elements, not ",
+                getSize(), " x ", output.numel());
+    shmc_op op = op_of(rop, output, "reduce_scatter_tensor");
+    at::Tensor in = flat_view(premul(input, rop));
     Staged s(output);
     if (in.data_ptr() == s.buf.data_ptr())
         in = in.clone();
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(s.buf, "reduce_scatter_tensor");
-    return collective(
-        "reduce_scatter_tensor", bytes_of(input), opts.asyncOp, {output}, [in, s, c, dt, op] {
-            int rc = shmc_reduce_scatter(in.data_ptr(), s.ptr(), s.count(), dt, op, c);
-            if (rc == SHMC_OK)
-                s.back();
-            return rc;
-        });
+    return [in, s, c, dt, op] {
+        int rc = shmc_reduce_scatter(in.data_ptr(), s.ptr(), s.count(), dt, op, c);
+        if (rc == SHMC_OK)
+            s.back();
+        return rc;
+    };
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::_reduce_scatter_base(at::Tensor &output, at::Tensor &input,
+                                       const c10d::ReduceScatterOptions &opts)
+{
+    return collective("reduce_scatter_tensor", bytes_of(input), opts.asyncOp, {output},
+                      reduce_scatter_base_call(output, input, opts.reduceOp));
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -557,10 +582,14 @@ ProcessGroupShmc::reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outpu
     TORCH_CHECK(outputs.size() == inputs.size(),
                 "shmc: reduce_scatter_tensor_coalesced: ", outputs.size(), " outputs for ",
                 inputs.size(), " inputs");
-    c10::intrusive_ptr<c10d::Work> last;
-    for (size_t i = 0; i < inputs.size(); i++)
-        last = _reduce_scatter_base(outputs[i], inputs[i], opts);
-    return last ? last : barrier(c10d::BarrierOptions());
+    std::vector<Call> calls;
+    size_t bytes = 0;
+    for (size_t i = 0; i < inputs.size(); i++) {
+        calls.push_back(reduce_scatter_base_call(outputs[i], inputs[i], opts.reduceOp));
+        bytes += bytes_of(inputs[i]);
+    }
+    return collective("reduce_scatter_tensor_coalesced", bytes, opts.asyncOp, outputs,
+                      in_order(std::move(calls)));
 }
 
 // Element counts of splits of t's first dimension: rows x the elements of a row.
@@ -662,11 +691,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::alltoall(std::vector<at::Tensor
                           if (rc != SHMC_OK)
                               return rc;
                           for (size_t i = 0; i < outs.size(); i++) {
-                              at::Tensor b = flat.narrow(0, (int64_t)rd[i], (int64_t)rcn[i]);
-                              outs[i].copy_(
-                                  at::isComplexType(outs[i].scalar_type())
-                                      ? at::view_as_complex(b.view({-1, 2})).view(outs[i].sizes())
-                                      : b.view(outs[i].sizes()));
+                              at::Tensor o = outs[i];
+                              copy_into(o, flat.narrow(0, (int64_t)rd[i], (int64_t)rcn[i]));
                           }
                           return (int)SHMC_OK;
                       });
@@ -690,17 +716,7 @@ void ProcessGroupShmc::monitoredBarrier(const c10d::BarrierOptions &opts, bool w
     // Requests still pending when this returns keep their buffer (orphans, work.cpp).
     at::Tensor tokens = at::zeros({n}, at::kInt);
     int *tok = tokens.data_ptr<int>();
-    auto poll = [&](shmc_request **r) {
-        for (;;) {
-            int done = 0;
-            int rc = shmc_test(r, &done, nullptr);
-            if (done || rc != SHMC_OK)
-                return rc;
-            if (std::chrono::steady_clock::now() >= end)
-                return (int)SHMC_ERR_TIMEOUT;
-            std::this_thread::sleep_for(std::chrono::microseconds(100));
-        }
-    };
+    auto poll = [&](shmc_request **r) { return test_until(r, end, nullptr); };
     if (me != 0) {
         shmc_request *s = nullptr, *r = nullptr;
         int rc = shmc_isend(&tok[0], 1, SHMC_INT32, 0, tag, comm_, &s);
@@ -743,7 +759,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::p2p(bool send, at::Tensor &t, i
     TORCH_CHECK(tag >= 0, "shmc: ", what, ": tag ", tag, " is negative");
     TORCH_CHECK(peer == SHMC_ANY_SOURCE || (peer >= 0 && peer < getSize()), "shmc: ", what,
                 ": rank ", peer, " is not a rank of the group (0..", getSize() - 1, ")");
-    reap_orphans(false);
+    reap_orphans();
     seq_++;
     at::Tensor buf = flat_view(t);
     shmc_dtype dt = dtype_of(buf, what);

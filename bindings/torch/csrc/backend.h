@@ -21,6 +21,10 @@
 namespace shmct
 {
 
+// The library calls of one operation, run where the engine says (engine.h); SHMC_OK or an
+// error code.
+using Call = std::function<int()>;
+
 class ProcessGroupShmc : public c10d::Backend
 {
   public:
@@ -108,8 +112,14 @@ class ProcessGroupShmc : public c10d::Backend
     std::string where() const;
 
   private:
-    using Call = std::function<int()>;
     // Runs call in issue order (engine.h): in this thread if !async, else queued.
+    // One operation's checks and call, built before anything is issued, so that a
+    // coalesced list is refused whole or issued whole (as one queued operation).
+    Call allreduce_call(const at::Tensor &t, const c10d::ReduceOp &rop, const char *what);
+    Call allgather_call(const std::vector<at::Tensor> &outs, const at::Tensor &input);
+    Call allgather_base_call(const at::Tensor &output, const at::Tensor &input);
+    Call reduce_scatter_base_call(const at::Tensor &output, const at::Tensor &input,
+                                  const c10d::ReduceOp &rop);
     c10::intrusive_ptr<c10d::Work> collective(const char *what, size_t bytes, bool async,
                                               std::vector<at::Tensor> outputs, Call call);
     c10::intrusive_ptr<c10d::Work> p2p(bool send, at::Tensor &t, int peer, int tag);

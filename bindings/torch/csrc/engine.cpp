@@ -88,11 +88,13 @@ void Engine::loop()
     }
 }
 
-void Engine::wait(const std::shared_ptr<Op> &op)
+// With the lock held: runs queued operations in this thread, in order, until `until`
+// holds, waiting while another thread runs one (only waiting if !steal).
+template <class Until>
+void Engine::serve_locked(std::unique_lock<std::mutex> &lk, Until until, bool steal)
 {
-    std::unique_lock<std::mutex> lk(mu_);
-    while (op->state != 2) {
-        if (!running_ && !q_.empty() && !worker_only_) {
+    while (!until()) {
+        if (steal && !running_ && !q_.empty()) {
             auto next = q_.front();
             q_.pop_front();
             run_locked(lk, next);
@@ -100,34 +102,27 @@ void Engine::wait(const std::shared_ptr<Op> &op)
             done_.wait(lk);
         }
     }
+}
+
+void Engine::wait(const std::shared_ptr<Op> &op)
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    serve_locked(
+        lk, [&] { return op->state == 2; }, !worker_only_);
 }
 
 void Engine::drain()
 {
     std::unique_lock<std::mutex> lk(mu_);
-    while (running_ || !q_.empty()) {
-        if (!running_) {
-            auto next = q_.front();
-            q_.pop_front();
-            run_locked(lk, next);
-        } else {
-            done_.wait(lk);
-        }
-    }
+    serve_locked(
+        lk, [&] { return !running_ && q_.empty(); }, true);
 }
 
 void Engine::run_inline(const std::shared_ptr<Op> &op)
 {
     std::unique_lock<std::mutex> lk(mu_);
-    while (running_ || !q_.empty()) {
-        if (!running_) {
-            auto next = q_.front();
-            q_.pop_front();
-            run_locked(lk, next);
-        } else {
-            done_.wait(lk);
-        }
-    }
+    serve_locked(
+        lk, [&] { return !running_ && q_.empty(); }, true);
     run_locked(lk, op);
 }
 

@@ -67,6 +67,8 @@ class Engine
     void loop();
     void run_locked(std::unique_lock<std::mutex> &lk, std::shared_ptr<Op> op);
     void start_locked();
+    template <class Until>
+    void serve_locked(std::unique_lock<std::mutex> &lk, Until until, bool steal);
 
     std::mutex mu_;
     std::condition_variable work_, done_;

@@ -108,6 +108,13 @@ at::Tensor flat_view(const at::Tensor &t)
     return at::isComplexType(c.scalar_type()) ? at::view_as_real(c) : c;
 }
 
+void copy_into(at::Tensor &user, const at::Tensor &buf)
+{
+    at::Tensor b =
+        at::isComplexType(user.scalar_type()) ? at::view_as_complex(buf.view({-1, 2})) : buf;
+    user.copy_(b.view(user.sizes()));
+}
+
 at::Tensor premul(const at::Tensor &t, const c10d::ReduceOp &op)
 {
     if (op.op_ != c10d::ReduceOp::PREMUL_SUM)

@@ -28,6 +28,10 @@ shmc_op op_of(const c10d::ReduceOp &op, const at::Tensor &t, const char *what);
 // when it already is one.
 at::Tensor flat_view(const at::Tensor &t);
 
+// Copies buf, a contiguous tensor in the library's form (real pairs for a complex user),
+// into user, whatever user's shape and strides.
+void copy_into(at::Tensor &user, const at::Tensor &buf);
+
 // t scaled by a PREMUL_SUM's factor (a copy), or t for other ops.
 at::Tensor premul(const at::Tensor &t, const c10d::ReduceOp &op);
 

@@ -61,18 +61,18 @@ static std::mutex orphans_mu;
 static std::list<Orphan> orphans;
 static std::atomic<bool> any_orphans{false}; // a look without the lock on every call
 
-// all: the library has been finalized (which delivered the sends and cancelled the
-// receives): the tensors may go.
-void reap_orphans(bool all)
+void drop_orphans()
 {
-    if (!all && !any_orphans.load(std::memory_order_relaxed))
+    std::lock_guard<std::mutex> lk(orphans_mu);
+    orphans.clear();
+    any_orphans = false;
+}
+
+void reap_orphans()
+{
+    if (!any_orphans.load(std::memory_order_relaxed))
         return;
     std::lock_guard<std::mutex> lk(orphans_mu);
-    if (all) {
-        orphans.clear();
-        any_orphans = false;
-        return;
-    }
     for (auto it = orphans.begin(); it != orphans.end();) {
         int done = 0;
         int rc = shmc_test(&it->req, &done, nullptr);
@@ -82,6 +82,19 @@ void reap_orphans(bool all)
             ++it;
     }
     any_orphans = !orphans.empty();
+}
+
+int test_until(shmc_request **req, std::chrono::steady_clock::time_point end, shmc_status *st)
+{
+    for (;;) {
+        int done = 0;
+        int rc = shmc_test(req, &done, st);
+        if (done || rc != SHMC_OK)
+            return rc;
+        if (std::chrono::steady_clock::now() >= end)
+            return SHMC_ERR_TIMEOUT;
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
 }
 
 void adopt(shmc_request *req, at::Tensor keep)
@@ -120,7 +133,7 @@ void P2PWork::finish_locked(int rc, const shmc_status &st)
     if (rc != SHMC_OK)
         why_ = describe() + ": " + shmc_strerror(rc);
     else if (recv_ && !t_.is_same(user_))
-        user_.copy_(at::isComplexType(user_.scalar_type()) ? at::view_as_complex(t_) : t_);
+        copy_into(user_, t_);
     if (fut_) {
         if (rc == SHMC_OK)
             fut_->markCompleted(c10::IValue(std::vector<at::Tensor>{user_}));
@@ -170,18 +183,10 @@ bool P2PWork::wait(std::chrono::milliseconds timeout)
                         shmc_strerror(rc), ")");
             finish_locked(rc, st);
         } else {
-            auto end = std::chrono::steady_clock::now() + timeout;
-            for (;;) {
-                int done = 0;
-                int rc = shmc_test(&req_, &done, &st);
-                if (done || rc != SHMC_OK) {
-                    finish_locked(rc, st);
-                    break;
-                }
-                TORCH_CHECK(std::chrono::steady_clock::now() < end, describe(),
-                            ": did not complete within ", timeout.count(), " ms");
-                std::this_thread::sleep_for(std::chrono::microseconds(50));
-            }
+            int rc = test_until(&req_, std::chrono::steady_clock::now() + timeout, &st);
+            TORCH_CHECK(rc != SHMC_ERR_TIMEOUT, describe(), ": did not complete within ",
+                        timeout.count(), " ms");
+            finish_locked(rc, st);
         }
     }
     TORCH_CHECK(rc_ == SHMC_OK, why_);

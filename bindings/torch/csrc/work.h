@@ -4,6 +4,7 @@
 
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -13,6 +14,18 @@
 
 namespace shmct
 {
+
+// Tests req until it ends (its result, status filled) or `end` passes (SHMC_ERR_TIMEOUT,
+// req still pending), sleeping 50 us between looks: the waits that have their own
+// deadline (Work.wait with a timeout, monitored_barrier).
+int test_until(shmc_request **req, std::chrono::steady_clock::time_point end, shmc_status *st);
+
+// Requests whose owner stops waiting before they end keep `keep` (their buffer) alive
+// here (adopt; NULL req is nothing); reap_orphans lets go of those that ended, and
+// drop_orphans of all, once shmc_finalize has ended or cancelled every request.
+void adopt(shmc_request *req, at::Tensor keep);
+void reap_orphans();
+void drop_orphans();
 
 class CollWork : public c10d::Work
 {

@@ -1,0 +1,61 @@
+"""The measurement method of the torch benchmarks (gloo_bench.py, torch_bench.py), the
+same as bench/measure.c's: a sample times `iters` back-to-back calls after a barrier,
+iters chosen from a first warm-up sample for about sample_ms and agreed by all ranks;
+the figure is the median of `samples` samples after two warm-ups, a collective's sample
+being the slowest rank's. Called inside a rank, after its process group is made."""
+import statistics
+import time
+
+
+def slowest(t):
+    """The largest of every rank's t (a MAX all-reduce, outside the timed region)."""
+    import torch
+    import torch.distributed as dist
+
+    v = torch.tensor([t], dtype=torch.float64)
+    dist.all_reduce(v, op=dist.ReduceOp.MAX)
+    return float(v[0])
+
+
+def measure(fn, samples, sample_ms):
+    """Microseconds per call of fn(iters), which returns seconds per call."""
+    import torch
+    import torch.distributed as dist
+
+    first = slowest(fn(1))
+    iters = int(sample_ms / 1000 / first) if first > 0 else 100000
+    t = torch.tensor([max(1, min(iters, 100000))], dtype=torch.int64)
+    dist.broadcast(t, 0)
+    iters = int(t[0])
+    return statistics.median([fn(iters) for _ in range(2 + samples)][2:]) * 1e6
+
+
+def timed(op):
+    """fn(iters) for measure: op() back to back, the slowest rank's seconds per call."""
+    import torch.distributed as dist
+
+    def fn(iters):
+        dist.barrier()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            op()
+        return slowest((time.perf_counter() - t0) / iters)
+    return fn
+
+
+def pingpong(rank, buf):
+    """fn(iters) for measure: half a send/recv round trip between ranks 0 and 1."""
+    import torch.distributed as dist
+
+    def fn(iters):
+        dist.barrier()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            if rank == 0:
+                dist.send(buf, 1)
+                dist.recv(buf, 1)
+            elif rank == 1:
+                dist.recv(buf, 0)
+                dist.send(buf, 0)
+        return (time.perf_counter() - t0) / iters / 2
+    return fn
