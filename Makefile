@@ -216,19 +216,21 @@ CHECK_ENV := CK_TIMEOUT_MULTIPLIER=$(CK_MULT) SHMC_TEST_BUILD=$(abspath $(BUILD)
              SHMC_TEST_SAN='$(SAN)' SHMC_TEST_CFLAGS='$(SANFLAGS)'
 
 check: all symbols layers $(CHECKS) $(TEST_PROGS)
-	@fail=0; for t in $(CHECKS); do \
-	    echo "== $$t"; $(CHECK_ENV) $$t || fail=1; \
+	@fail=0; failed=""; log=$(BUILD)/check.log; : > $$log.failed; for t in $(CHECKS); do \
+	    echo "== $$t"; $(CHECK_ENV) $$t > $$log 2>&1; rc=$$?; cat $$log; \
+	    if [ $$rc -ne 0 ]; then fail=1; failed="$$failed $$t"; \
+	        { echo "== $$t (exit $$rc)"; grep -E ':[EF]:' $$log; } >> $$log.failed; fi; \
 	done; \
 	if [ -n "$(SAN)" ]; then \
 	    echo "== torch backend: not run under a sanitizer (the interpreter is not instrumented)"; \
 	elif python3 -c 'import torch, pytest' 2>/dev/null; then \
-	    echo "== torch backend (bindings/torch)"; $(MAKE) --no-print-directory check-torch || fail=1; \
+	    echo "== torch backend (bindings/torch)"; $(MAKE) --no-print-directory check-torch || { fail=1; failed="$$failed torch"; }; \
 	elif [ -n "$$SHMC_TEST_TORCH_REQUIRED" ]; then \
 	    echo "== torch backend: torch or pytest is missing and SHMC_TEST_TORCH_REQUIRED is set"; fail=1; \
 	else \
 	    echo "== torch backend: skipped (pip install torch pytest to run it)"; \
 	fi; \
-	if [ $$fail -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; \
+	if [ $$fail -ne 0 ]; then cat $$log.failed; echo "make check: FAILED:$$failed"; exit 1; fi; \
 	echo "make check: all suites passed"
 
 # The torch.distributed backend "shmc" (bindings/torch): the C++ extension, built against

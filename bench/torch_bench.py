@@ -18,9 +18,11 @@ own latency and all-reduce
 
     python3 bench/torch_bench.py [--ranks 2,4] [--rounds 2] [--quick] [--out FILE.csv]
         [--plot DIR]   (DIR/torch-latency.png, DIR/torch-allreduce-N.png, with gnuplot)
+    python3 bench/torch_bench.py --summarize FILE.csv [--plot DIR]   (an earlier run's)
 
 Output: CSV rows round,runtime,metric,ranks,bytes,value_us, then a table of the medians
-over rounds with the ratios the speed targets are stated in.
+over rounds with the ratios the speed targets are stated in, each the median over the
+rounds of the ratio within a round.
 """
 import argparse
 import csv
@@ -202,7 +204,16 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out")
     p.add_argument("--plot")
+    p.add_argument("--summarize", metavar="CSV", help="print the table of an earlier run's CSV")
     args = p.parse_args()
+    if args.summarize:
+        with open(args.summarize) as f:
+            rows = [(int(r[0]), r[1], r[2], int(r[3]), int(r[4]), float(r[5]))
+                    for r in list(csv.reader(f))[1:]]
+        med = summary(rows)
+        if args.plot:
+            plot(med, args.plot)
+        return
     rows = []
     for rnd in range(1, args.rounds + 1):
         for n in [int(x) for x in args.ranks.split(",")]:
@@ -263,24 +274,44 @@ def plot(med, out):
 
 
 def summary(rows):
-    med = {}
+    """Medians over rounds of each figure, and of each ratio taken within its round: the
+    machine's speed moves between rounds (docs/performance.md), so a ratio compares
+    backends measured minutes apart only when it must."""
+    med, per = {}, {}
+    for r in rows:
+        per[(r[0], r[1], r[2], r[3], r[4])] = r[5]
     for key in {(r[1], r[2], r[3], r[4]) for r in rows}:
         med[key] = statistics.median(r[5] for r in rows if (r[1], r[2], r[3], r[4]) == key)
+    rounds = sorted({r[0] for r in rows})
+
+    def ratio(f, metric, n, nbytes):
+        """Median over the rounds that have every figure f needs of f(get)."""
+        vals = []
+        for rnd in rounds:
+            v = f(lambda rt: per.get((rnd, rt, metric, n, nbytes)))  # noqa: B023
+            if v is not None:
+                vals.append(v)
+        return statistics.median(vals) if vals else None
+
+    def over(get):
+        s, c, f = get("shmc"), get("C"), get("fake")
+        return s / (c + f) if None not in (s, c, f) else None
+
+    def times(peer):
+        return lambda get: get(peer) / get("shmc") if get(peer) and get("shmc") else None
     print("\n| metric | ranks | bytes | fake µs | gloo µs | deepspeed µs | shmc µs | gloo/shmc | "
           "deepspeed/shmc | shmc/(C+fake) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for metric, n, nbytes in sorted({(k[1], k[2], k[3]) for k in med}, key=lambda k: k):
         get = lambda rt: med.get((rt, metric, n, nbytes))  # noqa: E731
-        fake, gloo, shmc, c = get("fake"), get("gloo"), get("shmc"), get("C")
-        ds = get("deepspeed")
+        fake, gloo, shmc, ds = get("fake"), get("gloo"), get("shmc"), get("deepspeed")
         if shmc is None:
             continue
-        fmt = lambda v: f"{v:.2f}" if v is not None else ""  # noqa: E731
-        ratio = f"{gloo / shmc:.1f}" if gloo else ""
-        over = f"{shmc / (c + fake):.2f}" if c is not None and fake is not None else ""
-        dsr = f"{ds / shmc:.1f}" if ds else ""
+        fmt = lambda v, d=2: f"{v:.{d}f}" if v is not None else ""  # noqa: E731
+        key = (metric, n, nbytes)
         print(f"| {metric} | {n} | {nbytes} | {fmt(fake)} | {fmt(gloo)} | {fmt(ds)} | "
-              f"{fmt(shmc)} | {ratio} | {dsr} | {over} |")
+              f"{fmt(shmc)} | {fmt(ratio(times('gloo'), *key), 1)} | "
+              f"{fmt(ratio(times('deepspeed'), *key), 1)} | {fmt(ratio(over, *key))} |")
     return med
 
 
