@@ -9,11 +9,14 @@ samples after two warm-up samples, a sample timing `iters` back-to-back calls (i
 chosen from the first warm-up for about --sample-ms), a collective's sample being the
 slowest rank's. Where there are as many CPUs as ranks, each rank of fake and shmc is bound
 to its own (the C figures likewise, shmrun --bind-to core); gloo never is (its threads
-would share the rank's core, which makes it slower); with more ranks than CPUs none is. `ddp` is one DistributedDataParallel training step of a 4-layer MLP
-(1.1 M parameters, batch 32), not on "fake" (whose futures DDP cannot use). Rounds alternate the backends (A B C A B C ...), so that a
-shared machine's drift hits all alike. When deepspeed is installed, its CPU shared-memory
-all-reduce (deepspeed.comm.inference_all_reduce) runs in the rounds too. The C library's
-own latency and all-reduce
+would share the rank's core, which makes it slower); with more ranks than CPUs none is.
+`ddp` is one DistributedDataParallel training step of a 4-layer MLP (1.1 M parameters,
+batch 32), not on "fake" (whose futures DDP cannot use). Rounds alternate the backends
+(A B C A B C ...), so that a shared machine's drift hits all alike. When deepspeed is
+installed, its CPU shared-memory all-reduce (deepspeed.comm.inference_all_reduce) runs in
+the rounds too, and beside it shmc's own call of that kind ("shmc-direct":
+shmcomm_torch.inference_all_reduce, which skips torch.distributed's dispatch as
+DeepSpeed's does). The C library's own latency and all-reduce
 (build/bench/measure under shmrun) run in the same rounds.
 
     python3 bench/torch_bench.py [--ranks 2,4] [--rounds 2] [--quick] [--out FILE.csv]
@@ -92,9 +95,9 @@ def rank_main(rank, n, backend, port, args, q):
 
     timed = torch_timing.timed
 
-    def emit(metric, nbytes, value):
+    def emit(metric, nbytes, value, runtime=backend):
         if rank == 0:
-            q.put((backend, metric, n, nbytes, value))
+            q.put((runtime, metric, n, nbytes, value))
 
     p2p, ar = (QUICK_P2P, QUICK_AR) if args.quick else (P2P_SIZES, AR_SIZES)
     if backend == "deepspeed":  # its all-reduce only
@@ -113,6 +116,14 @@ def rank_main(rank, n, backend, port, args, q):
     for b in ar:
         buf = torch.ones(b // 4)
         emit("allreduce", b, measure(timed(lambda buf=buf: dist.all_reduce(buf))))
+    if backend == "shmc":
+        # The call that skips torch.distributed's dispatch, as DeepSpeed's does.
+        import shmcomm_torch
+
+        for b in ar:
+            buf = torch.ones(b // 4)
+            emit("allreduce", b, measure(timed(
+                lambda buf=buf: shmcomm_torch.inference_all_reduce(buf))), "shmc-direct")
     for b in ([] if args.quick else COLL_SIZES):
         k = b // 4 // n
         inp, out = torch.ones(k), torch.empty(k * n)
@@ -251,7 +262,7 @@ def plot(med, out):
                for n in sorted({k[2] for k in med if k[1] == "allreduce"})]
     for png, metric, n, title in charts:
         parts = []
-        for i, rt in enumerate(("gloo", "deepspeed", "shmc", "fake")):
+        for i, rt in enumerate(("gloo", "deepspeed", "shmc", "shmc-direct", "fake")):
             pts = sorted((k[3], v) for k, v in med.items()
                          if k[0] == rt and k[1] == metric and k[2] == n and k[3] > 0)
             if not pts:
@@ -259,7 +270,8 @@ def plot(med, out):
             path = os.path.join(data, f"{rt}-{metric}-{n}.dat")
             with open(path, "w") as f:
                 f.writelines(f"{x} {y}\n" for x, y in pts)
-            label = "torch dispatch alone (fake)" if rt == "fake" else rt
+            label = {"fake": "torch dispatch alone (fake)",
+                     "shmc-direct": "shmc, inference_all_reduce"}.get(rt, rt)
             style = "dt 2 lc 'gray'" if rt == "fake" else f"lw 2 pt {i + 5}"
             parts.append(f"'{path}' using 1:2 with linespoints {style} title '{label}'")
         if parts:
@@ -299,9 +311,12 @@ def summary(rows):
 
     def times(peer):
         return lambda get: get(peer) / get("shmc") if get(peer) and get("shmc") else None
-    print("\n| metric | ranks | bytes | fake µs | gloo µs | deepspeed µs | shmc µs | gloo/shmc | "
-          "deepspeed/shmc | shmc/(C+fake) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    def direct(get):
+        return get("deepspeed") / get("shmc-direct") if get("deepspeed") and get("shmc-direct") \
+            else None
+    print("\n| metric | ranks | bytes | fake µs | gloo µs | deepspeed µs | shmc µs | shmc direct µs "
+          "| gloo/shmc | deepspeed/shmc | deepspeed/direct | shmc/(C+fake) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for metric, n, nbytes in sorted({(k[1], k[2], k[3]) for k in med}, key=lambda k: k):
         get = lambda rt: med.get((rt, metric, n, nbytes))  # noqa: E731
         fake, gloo, shmc, ds = get("fake"), get("gloo"), get("shmc"), get("deepspeed")
@@ -310,8 +325,9 @@ def summary(rows):
         fmt = lambda v, d=2: f"{v:.{d}f}" if v is not None else ""  # noqa: E731
         key = (metric, n, nbytes)
         print(f"| {metric} | {n} | {nbytes} | {fmt(fake)} | {fmt(gloo)} | {fmt(ds)} | "
-              f"{fmt(shmc)} | {fmt(ratio(times('gloo'), *key), 1)} | "
-              f"{fmt(ratio(times('deepspeed'), *key), 1)} | {fmt(ratio(over, *key))} |")
+              f"{fmt(shmc)} | {fmt(get('shmc-direct'))} | {fmt(ratio(times('gloo'), *key), 1)} | "
+              f"{fmt(ratio(times('deepspeed'), *key), 1)} | {fmt(ratio(direct, *key), 1)} | "
+              f"{fmt(ratio(over, *key))} |")
     return med
 
 

@@ -72,14 +72,16 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return bytes <= 256 * K ? SHMC_A_TREE : bytes <= 4 * K * K ? SHMC_A_RING : SHMC_A_SHM;
         return bytes <= 4 * K ? SHMC_A_TREE : SHMC_A_SHM;
     case SHMC_C_ALLREDUCE:
-        if (shmc__cx_world(x) && bytes <= (n == 2 ? 256 : n <= 4 ? K : 4 * K))
+        /* At 2 ranks shm beat rd at every size up to 2 KiB and direct up to 32 KiB (its
+         * system calls cost more than copying through the slots; docs/performance.md). */
+        if (shmc__cx_world(x) && bytes <= (n == 2 ? 32 * K : n <= 4 ? K : 4 * K))
             return SHMC_A_SHM;
         if (bytes <= 4 * K)
             return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
         /* Reading and writing the peers in place needs only two waits (coll/direct.c);
          * at 2 ranks both cores copy at once, where the ring's halves take turns, up to
          * 8 MiB (beyond, the ring was faster). */
-        if (shmc__cx_world(x) && (n == 2   ? bytes > 8 * K && bytes <= 8 * K * K
+        if (shmc__cx_world(x) && (n == 2   ? bytes <= 8 * K * K
                                   : n == 4 ? bytes > 32 * K
                                            : n > 4 && bytes > 64 * K))
             return SHMC_A_DIRECT;

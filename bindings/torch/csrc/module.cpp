@@ -22,11 +22,27 @@ static void monitored_barrier(const c10::intrusive_ptr<c10d::Backend> &backend, 
     pg->monitoredBarrier(opts, wait_all_ranks);
 }
 
+// A blocking all-reduce on the group's backend that skips torch.distributed's dispatch
+// (shmcomm_torch.inference_all_reduce): the same operation as the backend's allreduce, in
+// the same order with the group's other calls, errors raised the same way.
+static void all_reduce(const c10::intrusive_ptr<c10d::Backend> &backend, at::Tensor &t,
+                       const c10d::ReduceOp &op)
+{
+    auto *pg = dynamic_cast<shmct::ProcessGroupShmc *>(backend.get());
+    TORCH_CHECK(pg, "shmc: inference_all_reduce of a group whose backend is not shmc");
+    std::vector<at::Tensor> ts{t};
+    c10d::AllreduceOptions opts;
+    opts.reduceOp = op;
+    opts.asyncOp = false; // torch's default is true, which would queue it for the worker
+    pg->allreduce(ts, opts)->wait();
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 {
     m.doc() = "torch.distributed backend 'shmc' over the shmcomm shared-memory library";
     m.def("create", &create, py::call_guard<py::gil_scoped_release>(),
           "Makes the backend of one process group (torch calls it through the registry).");
     m.def("monitored_barrier", &monitored_barrier, py::call_guard<py::gil_scoped_release>());
+    m.def("all_reduce", &all_reduce, py::call_guard<py::gil_scoped_release>());
     m.def("version", [] { return std::string(shmc_version()); });
 }

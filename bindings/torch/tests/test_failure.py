@@ -11,7 +11,7 @@ import torch
 import torch.distributed as dist
 
 import harness
-import shmcomm_torch  # noqa: F401
+import shmcomm_torch
 
 
 def killed(rank, n):
@@ -107,6 +107,13 @@ def bad_input(rank, n):
         dist.all_to_all_single(torch.empty(3), torch.ones(3))
     with pytest.raises(RuntimeError, match="split sizes add up to"):
         dist.all_to_all_single(torch.empty(3), torch.ones(3), [1, 1], [2, 2])
+    with pytest.raises(RuntimeError, match="AVG needs a floating-point"):
+        shmcomm_torch.inference_all_reduce(torch.ones(3, dtype=torch.int32), dist.ReduceOp.AVG)
+    with pytest.raises(TypeError):
+        shmcomm_torch.inference_all_reduce(torch.ones(3), "SUM")
+    gloo = dist.new_group([0, 1], backend="gloo")
+    with pytest.raises(RuntimeError, match="backend is not shmc"):
+        shmcomm_torch.inference_all_reduce(torch.ones(3), group=gloo)
     got = torch.empty(4)
     dist.recv(got, peer, tag=1)
     early.wait()
@@ -151,3 +158,8 @@ def test_torch_debug_detail():
     out = p.stdout + p.stderr
     for r in range(2):
         assert f"detail: rank {r}: raised:" in out, out
+
+
+def test_direct_call_before_init():
+    with pytest.raises(RuntimeError, match="before init_process_group"):
+        shmcomm_torch.inference_all_reduce(torch.ones(1))

@@ -77,7 +77,7 @@ def close(got, want, what):
 
 
 def reductions(rank, n, group, granks):
-    """all_reduce (blocking and async), reduce, reduce_scatter(_tensor) over every dtype x
+    """all_reduce (blocking, async and shmcomm_torch's direct call), reduce, reduce_scatter(_tensor) over every dtype x
     op, on group (its global ranks granks, in group rank order)."""
     granks = dist.get_process_group_ranks(group) if group is not None else granks
     me = granks.index(dist.get_rank())
@@ -93,6 +93,9 @@ def reductions(rank, n, group, granks):
             t = ins[me].clone()
             dist.all_reduce(t, op=reduce_op(op), group=group)
             close(t, want, f"all_reduce {dt} {op}")
+            t = ins[me].clone()
+            assert shmcomm_torch.inference_all_reduce(t, reduce_op(op), group) is t
+            close(t, want, f"inference_all_reduce {dt} {op}")
             t = ins[me].clone()
             w = dist.all_reduce(t, op=reduce_op(op), group=group, async_op=True)
             w.wait()
