@@ -113,7 +113,7 @@ STATIC_DEPS := $(CUDA_LIBS)
 SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
 SHMRUN := $(BUILD)/bin/shmrun
 
-.PHONY: all lib torch check-torch layers check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
+.PHONY: all lib torch check-torch check-torch-cuda layers check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
 all: deps lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
 
 # Says what is missing (and how to install it) before a compiler error would.
@@ -247,10 +247,18 @@ $(TORCH_STAMP): $(TORCH_SRC) $(SHARED) $(BUILD)/lib/libshmcomm.so include/shmcom
 check-torch: $(TORCH_STAMP) $(SHMRUN)
 	cd $(TORCH_DIR) && SHMC_TEST_BUILD=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider tests
 
-# The CUDA suites alone, for a machine with a GPU: they fail where they would skip.
+# The CUDA suites alone, for a machine with a GPU: they fail where they would skip. The
+# torch backend's CUDA tests too, where torch and pytest are installed.
 check-cuda: all $(BUILD)/tests/device/check_cuda $(BUILD)/tests/device/check_device
 	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/device/check_cuda
 	$(CHECK_ENV) SHMC_TEST_CUDA_REQUIRED=1 $(BUILD)/tests/device/check_device
+	@if python3 -c 'import torch, pytest' 2>/dev/null; then \
+	    $(MAKE) --no-print-directory check-torch-cuda; \
+	else echo "== torch backend's CUDA tests: not run (pip install torch pytest)"; fi
+
+check-torch-cuda: $(TORCH_STAMP)
+	cd $(TORCH_DIR) && SHMC_TEST_CUDA_REQUIRED=1 SHMC_TEST_BUILD=$(abspath $(BUILD)) \
+	    python3 -m pytest -q -p no:cacheprovider tests/test_cuda.py
 
 # Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic.
 check-stress: all $(CHECKS) $(TEST_PROGS)

@@ -1,5 +1,6 @@
 #include "backend.h"
 
+#include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
 #include <mutex>
@@ -162,18 +163,32 @@ void ProcessGroupShmc::shutdown()
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char *what, size_t bytes,
                                                             bool async,
                                                             std::vector<at::Tensor> outputs,
-                                                            Call call)
+                                                            Call call,
+                                                            std::optional<at::Device> dev)
 {
     TORCH_CHECK(comm_, "shmc: ", what, " on group '", group_, "', which was shut down");
     seq_++;
+    at::Device device = dev ? *dev : device_of(outputs);
+    // The library takes device buffers only once they are ready: what this thread queued
+    // for them (the caller's kernels, and our staging copies) must be done first.
+    device_ready(device);
     auto op = std::make_shared<Op>();
     op->outputs = std::move(outputs);
     // The message is composed only if the call fails: what is a literal, the rest is small.
     auto timeout = timeout_;
     int rank = getRank(), size = getSize();
-    op->fn = [call = std::move(call), what, bytes, rank, size, group = group_,
-              timeout](std::string &why) {
-        int rc = call();
+    op->fn = [call = std::move(call), what, bytes, rank, size, group = group_, timeout,
+              device](std::string &why) {
+        int rc;
+        if (device.is_cuda()) {
+            // The worker thread's current device is not the caller's; the copies back
+            // into the user's tensors go on this thread's stream, done before we return.
+            c10::DeviceGuard guard(device);
+            rc = call();
+            device_ready(device);
+        } else {
+            rc = call();
+        }
         if (rc != SHMC_OK)
             why = failure(what, bytes, where_of(rank, size, group), rc, timeout);
         return rc;
@@ -458,7 +473,8 @@ ProcessGroupShmc::gather(std::vector<std::vector<at::Tensor>> &outputs,
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(in, "gather");
     return collective(
-        "gather", bytes_of(inputs[0]), opts.asyncOp, outs, [in, flat, outs, c, dt, n, root] {
+        "gather", bytes_of(inputs[0]), opts.asyncOp, outs,
+        [in, flat, outs, c, dt, n, root] {
             int rc = shmc_gather(in.data_ptr(), flat.defined() ? flat.data_ptr() : nullptr,
                                  (size_t)in.numel(), dt, root, c);
             if (rc != SHMC_OK || !flat.defined())
@@ -469,7 +485,8 @@ ProcessGroupShmc::gather(std::vector<std::vector<at::Tensor>> &outputs,
                 copy_into(o, blocks[i]);
             }
             return (int)SHMC_OK;
-        });
+        },
+        in.device());
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -764,6 +781,10 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::p2p(bool send, at::Tensor &t, i
     at::Tensor buf = flat_view(t);
     shmc_dtype dt = dtype_of(buf, what);
     shmc_request *req = nullptr;
+    device_ready(buf.device()); // a send reads it, a receive must not race the caller's kernels
+    c10::OptionalDeviceGuard guard;
+    if (buf.is_cuda())
+        guard.reset_device(buf.device());
     int rc = send ? shmc_isend(buf.data_ptr(), (size_t)buf.numel(), dt, peer, tag, comm_, &req)
                   : shmc_irecv(buf.data_ptr(), (size_t)buf.numel(), dt, peer, tag, comm_, &req);
     TORCH_CHECK(rc == SHMC_OK, p2p_describe(send, bytes_of(t), peer, tag, where()), ": ",

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,8 +121,11 @@ class ProcessGroupShmc : public c10d::Backend
     Call allgather_base_call(const at::Tensor &output, const at::Tensor &input);
     Call reduce_scatter_base_call(const at::Tensor &output, const at::Tensor &input,
                                   const c10d::ReduceOp &rop);
+    // Runs call as operation `what` (blocking or queued); dev is the device of its tensors
+    // when no output says it (a gather's non-root), else taken from the outputs.
     c10::intrusive_ptr<c10d::Work> collective(const char *what, size_t bytes, bool async,
-                                              std::vector<at::Tensor> outputs, Call call);
+                                              std::vector<at::Tensor> outputs, Call call,
+                                              std::optional<at::Device> dev = std::nullopt);
     c10::intrusive_ptr<c10d::Work> p2p(bool send, at::Tensor &t, int peer, int tag);
 
     shmc_comm *comm_ = nullptr; // NULL once shut down

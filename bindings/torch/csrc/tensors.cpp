@@ -1,5 +1,7 @@
 #include "tensors.h"
 
+#include <c10/core/impl/VirtualGuardImpl.h>
+
 #include <c10/util/Exception.h>
 
 namespace shmct
@@ -50,10 +52,25 @@ void check_tensor(const at::Tensor &t, const char *what)
     TORCH_CHECK(t.defined(), "shmc: ", what, ": undefined tensor");
     TORCH_CHECK(t.layout() == at::kStrided, "shmc: ", what,
                 ": only dense tensors are supported, not ", t.layout());
-    TORCH_CHECK(t.device().is_cpu(), "shmc: ", what, ": the tensor is on ", t.device(),
-                "; shmcomm_torch moves CPU tensors only in this release (copy it to the CPU, "
-                "or use the cpu:shmc,cuda:nccl backend string for CUDA tensors)");
+    TORCH_CHECK(t.device().is_cpu() || t.device().is_cuda(), "shmc: ", what, ": the tensor is on ",
+                t.device(), "; shmcomm_torch moves CPU and CUDA tensors (copy it to one of those)");
     (void)dtype_of(t, what);
+}
+
+at::Device device_of(const std::vector<at::Tensor> &ts)
+{
+    for (const auto &t : ts)
+        if (t.defined() && t.is_cuda())
+            return t.device();
+    return at::Device(at::kCPU);
+}
+
+void device_ready(const at::Device &d)
+{
+    if (!d.is_cuda())
+        return;
+    c10::impl::VirtualGuardImpl impl(d.type());
+    impl.getStream(d).synchronize();
 }
 
 shmc_op op_of(const c10d::ReduceOp &op, const at::Tensor &t, const char *what)

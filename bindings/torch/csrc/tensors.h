@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/Types.hpp>
 
 #include <string>
+#include <vector>
 
 #include "shmcomm.h"
 
@@ -15,9 +16,20 @@ namespace shmct
 // pairs of their real type (callers view them as real first).
 shmc_dtype dtype_of(const at::Tensor &t, const char *what);
 
-// Checks what every operation needs of a tensor: defined, dense, on the CPU (a CUDA
-// tensor needs a build with CUDA), a dtype the library has. Throws with what.
+// Checks what every operation needs of a tensor: defined, dense, on the CPU or a CUDA
+// device (the library's device path: shmcomm.h), a dtype the library has. Throws with
+// what.
 void check_tensor(const at::Tensor &t, const char *what);
+
+// The CUDA device of the first CUDA tensor in ts, or the CPU.
+at::Device device_of(const std::vector<at::Tensor> &ts);
+
+// For a CUDA device: waits until what this thread queued on its current stream of d is
+// done (the library reads and writes device buffers only when they are ready, and its
+// calls are synchronous with the host). Nothing for the CPU. Through torch's device-
+// generic stream interface, so this extension needs no CUDA to build: a torch with CUDA
+// supplies it at run time.
+void device_ready(const at::Device &d);
 
 // The library's op for a torch reduction on dtype dt; PREMUL_SUM is SUM (the caller
 // scales first). Throws where the pair has no meaning (AVG of integers, bitwise ops of

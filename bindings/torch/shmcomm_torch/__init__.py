@@ -37,7 +37,8 @@ def inference_all_reduce(tensor, op=dist.ReduceOp.SUM, group=None):
     # A ReduceOp made once per op: converting a RedOpType on each call costs about as
     # much as the rest of the call does at small sizes.
     rop = _OPS.get(op) if isinstance(op, dist.ReduceOp.RedOpType) else op
-    _C.all_reduce(g._get_backend(_CPU), tensor, rop if rop is not None else dist.ReduceOp(op))
+    dev = tensor.device if tensor.is_cuda else _CPU
+    _C.all_reduce(g._get_backend(dev), tensor, rop if rop is not None else dist.ReduceOp(op))
     return tensor
 
 
@@ -50,6 +51,12 @@ def _timeout_ms(timeout):
     if isinstance(timeout, datetime.timedelta):
         return int(timeout.total_seconds() * 1000)
     return int(float(timeout) * 1000)
+
+
+# With CUDA, "shmc" serves both devices; torch then makes one backend per group and
+# registers it for both (its creator is called once when every device names the same
+# backend), so a group is one communicator whatever its tensors' device.
+_DEVICES = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
 
 
 def _create(dist_opts, backend_opts):
@@ -68,8 +75,7 @@ def _create(dist_opts, backend_opts):
 def _register():
     if BACKEND.upper() in dist.Backend._plugins:
         return
-    devices = ["cpu"]
-    dist.Backend.register_backend(BACKEND, _create, extended_api=True, devices=devices)
+    dist.Backend.register_backend(BACKEND, _create, extended_api=True, devices=_DEVICES)
 
 
 _register()

@@ -31,11 +31,12 @@ def _entry(rank, n, port, backend, fn, args, errq):
         os._exit(1)
 
 
-def run(n, fn, *args, backend="shmc", timeout=120, may_die=()):
+def run(n, fn, *args, backend="shmc", timeout=120, may_die=(), start="fork"):
     """fn(rank, n, *args) in n processes, each in a process group of `backend` (None:
-    none made). Ranks in may_die may end as they like. Raises AssertionError with the
+    none made). Ranks in may_die may end as they like. start "spawn" for processes that
+    use CUDA (fn must then be a module-level function). Raises AssertionError with the
     failures."""
-    ctx = mp.get_context("fork")
+    ctx = mp.get_context(start)
     errq = ctx.SimpleQueue()
     port = free_port()
     procs = [ctx.Process(target=_entry, args=(r, n, port, backend, fn, args, errq))

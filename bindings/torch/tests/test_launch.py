@@ -9,7 +9,7 @@ import torch
 import torch.distributed as dist
 
 import harness
-import shmcomm_torch  # noqa: F401
+import shmcomm_torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.dirname(HERE)
@@ -72,3 +72,26 @@ def again(rank, n):
 def test_destroy_and_init_again():
     for n in (1, 3):
         harness.run(n, again, backend=None)
+
+
+def two_devices(rank, n):
+    # As a torch with CUDA registers "shmc": for "cpu" and "cuda". Both devices of a group
+    # must get the one backend, and a new init after destroy a new one.
+    dist.Backend.register_backend("shmc_two", shmcomm_torch._create, extended_api=True,
+                                  devices=["cpu", "cuda"])
+    seen = []
+    for round_ in range(2):
+        dist.init_process_group("shmc_two", rank=rank, world_size=n)
+        for g in [dist.group.WORLD, dist.new_group(list(range(n)))]:
+            b = g._get_backend(torch.device("cpu"))
+            assert b is g._get_backend(torch.device("cuda"))
+            assert all(b is not old for old in seen)
+            seen.append(b)
+            t = torch.ones(3)
+            dist.all_reduce(t, group=g)
+            assert torch.equal(t, torch.full((3,), float(n)))
+        dist.destroy_process_group()
+
+
+def test_one_backend_for_both_devices():
+    harness.run(2, two_devices, backend=None)
