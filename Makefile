@@ -207,6 +207,8 @@ $(CHECKS): %: %.o $(TEST_LIB_OBJ) $(STATIC)
 $(BUILD)/tests/unit/check_direct: TEST_LDFLAGS := -Wl,--wrap=shmc__wsync_enter_call
 # The start test holds rank 0 back in its start the same way.
 $(BUILD)/tests/unit/check_latestart: TEST_LDFLAGS := -Wl,--wrap=shmc__job_wait_attached
+# The coop receive's test holds the receiver between a step and its look at the job.
+$(BUILD)/tests/unit/check_coopleave: TEST_LDFLAGS := -Wl,--wrap=shmc__coop_recv_step
 # The device all-reduce's test makes one member's kernel late the same way.
 $(BUILD)/tests/unit/check_devdirect: TEST_LDFLAGS := -Wl,--wrap=shmc__dev_reduce_fold
 

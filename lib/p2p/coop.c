@@ -143,6 +143,14 @@ int shmc__coop_all_done(const struct shmc__p2p *p, const struct shmc__request *s
     return shmc__load_acquire32(&d->armed) && shmc__load_acquire64(&d->done) == d->total;
 }
 
+int shmc__coop_recv_all_done(const struct shmc__p2p *p, const struct shmc__request *r)
+{
+    const struct shmc__xdesc *d = entry(p, r->src, r->xdesc);
+    /* A9 pairs with R9: every range is in our buffer. The entry lives in the arena, which
+     * outlives its owner. */
+    return shmc__load_acquire64(&d->done) == r->xfer_bytes;
+}
+
 /* Every byte is in the receive buffer and the receiver reads ours no more. The entry is
  * held even if the receiver released it already: it is taken back when the free ones run
  * out, the same way every time. */

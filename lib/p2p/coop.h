@@ -30,6 +30,10 @@ void shmc__coop_abandon(struct shmc__p2p *p, struct shmc__request *r);
 void shmc__coop_release(struct shmc__p2p *p, struct shmc__request *r);
 /* Send s: has every byte been copied? */
 int shmc__coop_all_done(const struct shmc__p2p *p, const struct shmc__request *s);
+/* Receive r, copied with its sender: has every byte been counted? Then its next step
+ * completes it, whatever has become of the sender since (its send completed on the same
+ * count, so it may have finalized and left). */
+int shmc__coop_recv_all_done(const struct shmc__p2p *p, const struct shmc__request *r);
 /* The receiver's step: 1 copied a range, 0 waiting for the sender, 2 all copied (the
  * entry released), -1 failed (*err). */
 int shmc__coop_recv_step(struct shmc__p2p *p, struct shmc__request *r, int *err);
