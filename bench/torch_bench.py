@@ -309,11 +309,9 @@ def summary(rows):
         s, c, f = get("shmc"), get("C"), get("fake")
         return s / (c + f) if None not in (s, c, f) else None
 
-    def times(peer):
-        return lambda get: get(peer) / get("shmc") if get(peer) and get("shmc") else None
-    def direct(get):
-        return get("deepspeed") / get("shmc-direct") if get("deepspeed") and get("shmc-direct") \
-            else None
+    def times(peer, ours="shmc"):
+        return lambda get: get(peer) / get(ours) if get(peer) and get(ours) else None
+
     print("\n| metric | ranks | bytes | fake µs | gloo µs | deepspeed µs | shmc µs | shmc direct µs "
           "| gloo/shmc | deepspeed/shmc | deepspeed/direct | shmc/(C+fake) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -326,7 +324,7 @@ def summary(rows):
         key = (metric, n, nbytes)
         print(f"| {metric} | {n} | {nbytes} | {fmt(fake)} | {fmt(gloo)} | {fmt(ds)} | "
               f"{fmt(shmc)} | {fmt(get('shmc-direct'))} | {fmt(ratio(times('gloo'), *key), 1)} | "
-              f"{fmt(ratio(times('deepspeed'), *key), 1)} | {fmt(ratio(direct, *key), 1)} | "
+              f"{fmt(ratio(times('deepspeed'), *key), 1)} | {fmt(ratio(times('deepspeed', 'shmc-direct'), *key), 1)} | "
               f"{fmt(ratio(over, *key))} |")
     return med
 

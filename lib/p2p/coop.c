@@ -136,19 +136,20 @@ void shmc__coop_dequeue(struct shmc__p2p *p, struct shmc__request *s)
     s->xdesc = -1;
 }
 
-int shmc__coop_all_done(const struct shmc__p2p *p, const struct shmc__request *s)
+int shmc__coop_counted(const struct shmc__p2p *p, const struct shmc__request *r)
 {
-    const struct shmc__xdesc *d = entry(p, p->rank, s->xdesc);
-    /* A8 pairs with R8: total is the receiver's. A9 with R9: the count is final. */
-    return shmc__load_acquire32(&d->armed) && shmc__load_acquire64(&d->done) == d->total;
-}
-
-int shmc__coop_recv_all_done(const struct shmc__p2p *p, const struct shmc__request *r)
-{
-    const struct shmc__xdesc *d = entry(p, r->src, r->xdesc);
-    /* A9 pairs with R9: every range is in our buffer. The entry lives in the arena, which
-     * outlives its owner. */
-    return shmc__load_acquire64(&d->done) == r->xfer_bytes;
+    if (r->xdesc < 0)
+        return 0;
+    if (r->queue == SHMC_Q_COOP) { /* our send: the entry is ours */
+        const struct shmc__xdesc *d = entry(p, p->rank, r->xdesc);
+        /* A8 pairs with R8: total is the receiver's. A9 with R9: the count is final. */
+        return shmc__load_acquire32(&d->armed) && shmc__load_acquire64(&d->done) == d->total;
+    }
+    if (r->kind != SHMC_REQ_RECV || r->queue != SHMC_Q_CMA)
+        return 0;
+    /* Our receive: the entry is the sender's, in the arena, which outlives its owner. A9
+     * pairs with R9: every range is in our buffer. */
+    return shmc__load_acquire64(&entry(p, r->src, r->xdesc)->done) == r->xfer_bytes;
 }
 
 /* Every byte is in the receive buffer and the receiver reads ours no more. The entry is

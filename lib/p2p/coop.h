@@ -28,12 +28,11 @@ int shmc__coop_usable(const struct shmc__p2p *p, int src, uint32_t rts_flags);
 void shmc__coop_abandon(struct shmc__p2p *p, struct shmc__request *r);
 /* Receive r is done with the sender's entry. */
 void shmc__coop_release(struct shmc__p2p *p, struct shmc__request *r);
-/* Send s: has every byte been copied? */
-int shmc__coop_all_done(const struct shmc__p2p *p, const struct shmc__request *s);
-/* Receive r, copied with its sender: has every byte been counted? Then its next step
- * completes it, whatever has become of the sender since (its send completed on the same
- * count, so it may have finalized and left). */
-int shmc__coop_recv_all_done(const struct shmc__p2p *p, const struct shmc__request *r);
+/* Send or receive r, copied by both sides: has every byte been counted? A send is then
+ * complete; a receive completes at its next step, whatever has become of the sender
+ * since (its send completed on the same count, so it may have finalized and left). 0 for
+ * a request that is not copied by both. */
+int shmc__coop_counted(const struct shmc__p2p *p, const struct shmc__request *r);
 /* The receiver's step: 1 copied a range, 0 waiting for the sender, 2 all copied (the
  * entry released), -1 failed (*err). */
 int shmc__coop_recv_step(struct shmc__p2p *p, struct shmc__request *r, int *err);

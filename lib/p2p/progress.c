@@ -120,10 +120,7 @@ static int doomed(const struct shmc__p2p *p, const struct shmc__request *r)
      * next step saw the count: tests/unit/check_coopleave.c). A copy from its device
      * buffer runs to the end: the mapping keeps that memory alive after its owner is
      * gone. */
-    if (!shmc__ring_empty(&ep->in) || (r->queue == SHMC_Q_COOP && shmc__coop_all_done(p, r)) ||
-        (r->kind == SHMC_REQ_RECV && r->queue == SHMC_Q_CMA && r->xdesc >= 0 &&
-         shmc__coop_recv_all_done(p, r)) ||
-        r->proto == SHMC_P_DEVCOPY)
+    if (!shmc__ring_empty(&ep->in) || shmc__coop_counted(p, r) || r->proto == SHMC_P_DEVCOPY)
         return SHMC_OK;
     return SHMC_ERR_PEER_DEAD;
 }

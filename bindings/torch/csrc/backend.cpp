@@ -1,5 +1,7 @@
 #include "backend.h"
 
+#include <algorithm>
+
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
@@ -296,6 +298,25 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce(std::vector<at::Tenso
                       allreduce_call(tensors[0], opts.reduceOp, "all_reduce"));
 }
 
+// A coalesced operation over pairs (outputs[i], inputs[i]): call_of(i) for each, in order,
+// as one operation; its bytes are each pair's larger tensor (the gathered output, the
+// input to scatter).
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupShmc::coalesced_pairs(const char *what, std::vector<at::Tensor> &outputs,
+                                  std::vector<at::Tensor> &inputs, bool async,
+                                  const std::function<Call(size_t)> &call_of)
+{
+    TORCH_CHECK(outputs.size() == inputs.size(), "shmc: ", what, ": ", outputs.size(),
+                " outputs for ", inputs.size(), " inputs");
+    std::vector<Call> calls;
+    size_t bytes = 0;
+    for (size_t i = 0; i < inputs.size(); i++) {
+        calls.push_back(call_of(i));
+        bytes += std::max(bytes_of(outputs[i]), bytes_of(inputs[i]));
+    }
+    return collective(what, bytes, async, outputs, in_order(std::move(calls)));
+}
+
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupShmc::allreduce_coalesced(std::vector<at::Tensor> &tensors,
                                       const c10d::AllreduceCoalescedOptions &opts)
@@ -432,17 +453,8 @@ ProcessGroupShmc::allgather_into_tensor_coalesced(std::vector<at::Tensor> &outpu
                                                   std::vector<at::Tensor> &inputs,
                                                   const c10d::AllgatherOptions &opts)
 {
-    TORCH_CHECK(outputs.size() == inputs.size(),
-                "shmc: all_gather_into_tensor_coalesced: ", outputs.size(), " outputs for ",
-                inputs.size(), " inputs");
-    std::vector<Call> calls;
-    size_t bytes = 0;
-    for (size_t i = 0; i < inputs.size(); i++) {
-        calls.push_back(allgather_base_call(outputs[i], inputs[i]));
-        bytes += bytes_of(outputs[i]);
-    }
-    return collective("all_gather_into_tensor_coalesced", bytes, opts.asyncOp, outputs,
-                      in_order(std::move(calls)));
+    return coalesced_pairs("all_gather_into_tensor_coalesced", outputs, inputs, opts.asyncOp,
+                           [&](size_t i) { return allgather_base_call(outputs[i], inputs[i]); });
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -596,17 +608,9 @@ ProcessGroupShmc::reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outpu
                                                   std::vector<at::Tensor> &inputs,
                                                   const c10d::ReduceScatterOptions &opts)
 {
-    TORCH_CHECK(outputs.size() == inputs.size(),
-                "shmc: reduce_scatter_tensor_coalesced: ", outputs.size(), " outputs for ",
-                inputs.size(), " inputs");
-    std::vector<Call> calls;
-    size_t bytes = 0;
-    for (size_t i = 0; i < inputs.size(); i++) {
-        calls.push_back(reduce_scatter_base_call(outputs[i], inputs[i], opts.reduceOp));
-        bytes += bytes_of(inputs[i]);
-    }
-    return collective("reduce_scatter_tensor_coalesced", bytes, opts.asyncOp, outputs,
-                      in_order(std::move(calls)));
+    return coalesced_pairs(
+        "reduce_scatter_tensor_coalesced", outputs, inputs, opts.asyncOp,
+        [&](size_t i) { return reduce_scatter_base_call(outputs[i], inputs[i], opts.reduceOp); });
 }
 
 // Element counts of splits of t's first dimension: rows x the elements of a row.

@@ -126,6 +126,10 @@ class ProcessGroupShmc : public c10d::Backend
     c10::intrusive_ptr<c10d::Work> collective(const char *what, size_t bytes, bool async,
                                               std::vector<at::Tensor> outputs, Call call,
                                               std::optional<at::Device> dev = std::nullopt);
+    c10::intrusive_ptr<c10d::Work> coalesced_pairs(const char *what,
+                                                   std::vector<at::Tensor> &outputs,
+                                                   std::vector<at::Tensor> &inputs, bool async,
+                                                   const std::function<Call(size_t)> &call_of);
     c10::intrusive_ptr<c10d::Work> p2p(bool send, at::Tensor &t, int peer, int tag);
 
     shmc_comm *comm_ = nullptr; // NULL once shut down

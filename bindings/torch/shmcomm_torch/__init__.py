@@ -36,9 +36,9 @@ def inference_all_reduce(tensor, op=dist.ReduceOp.SUM, group=None):
         return tensor
     # A ReduceOp made once per op: converting a RedOpType on each call costs about as
     # much as the rest of the call does at small sizes.
-    rop = _OPS.get(op) if isinstance(op, dist.ReduceOp.RedOpType) else op
-    dev = tensor.device if tensor.is_cuda else _CPU
-    _C.all_reduce(g._get_backend(dev), tensor, rop if rop is not None else dist.ReduceOp(op))
+    if isinstance(op, dist.ReduceOp.RedOpType):
+        op = _OPS.get(op) or dist.ReduceOp(op)
+    _C.all_reduce(g._get_backend(tensor.device if tensor.is_cuda else _CPU), tensor, op)
     return tensor
 
 
