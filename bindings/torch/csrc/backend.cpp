@@ -377,16 +377,11 @@ Call ProcessGroupShmc::allgather_call(const std::vector<at::Tensor> &outs, const
     at::Tensor flat = at::empty({(int64_t)n * in.numel()}, in.options());
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(in, "all_gather");
-    return [in, flat, outs, c, dt, n] {
+    return [in, flat, outs, c, dt] {
         int rc = shmc_allgather(in.data_ptr(), flat.data_ptr(), (size_t)in.numel(), dt, c);
-        if (rc != SHMC_OK)
-            return rc;
-        auto blocks = flat.chunk(n);
-        for (int i = 0; i < n; i++) {
-            at::Tensor o = outs[i];
-            copy_into(o, blocks[i]);
-        }
-        return (int)SHMC_OK;
+        if (rc == SHMC_OK)
+            copy_blocks(outs, flat);
+        return rc;
     };
 }
 
@@ -486,17 +481,12 @@ ProcessGroupShmc::gather(std::vector<std::vector<at::Tensor>> &outputs,
     shmc_dtype dt = dtype_of(in, "gather");
     return collective(
         "gather", bytes_of(inputs[0]), opts.asyncOp, outs,
-        [in, flat, outs, c, dt, n, root] {
+        [in, flat, outs, c, dt, root] {
             int rc = shmc_gather(in.data_ptr(), flat.defined() ? flat.data_ptr() : nullptr,
                                  (size_t)in.numel(), dt, root, c);
-            if (rc != SHMC_OK || !flat.defined())
-                return rc;
-            auto blocks = flat.chunk(n);
-            for (int i = 0; i < n; i++) {
-                at::Tensor o = outs[i];
-                copy_into(o, blocks[i]);
-            }
-            return (int)SHMC_OK;
+            if (rc == SHMC_OK && flat.defined())
+                copy_blocks(outs, flat);
+            return rc;
         },
         in.device());
 }

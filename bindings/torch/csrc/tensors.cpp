@@ -132,6 +132,15 @@ void copy_into(at::Tensor &user, const at::Tensor &buf)
     user.copy_(b.view(user.sizes()));
 }
 
+void copy_blocks(const std::vector<at::Tensor> &outs, const at::Tensor &flat)
+{
+    auto blocks = flat.chunk((int64_t)outs.size());
+    for (size_t i = 0; i < outs.size(); i++) {
+        at::Tensor o = outs[i];
+        copy_into(o, blocks[i]);
+    }
+}
+
 at::Tensor premul(const at::Tensor &t, const c10d::ReduceOp &op)
 {
     if (op.op_ != c10d::ReduceOp::PREMUL_SUM)

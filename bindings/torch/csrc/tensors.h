@@ -44,6 +44,9 @@ at::Tensor flat_view(const at::Tensor &t);
 // into user, whatever user's shape and strides.
 void copy_into(at::Tensor &user, const at::Tensor &buf);
 
+// Copies flat's outs.size() equal blocks, in order, into outs (copy_into each).
+void copy_blocks(const std::vector<at::Tensor> &outs, const at::Tensor &flat);
+
 // t scaled by a PREMUL_SUM's factor (a copy), or t for other ops.
 at::Tensor premul(const at::Tensor &t, const c10d::ReduceOp &op);
 
