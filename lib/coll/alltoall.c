@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "base/copy.h"
 #include "coll/algos.h"
 #include "coll/local.h"
 #include "coll/scratch.h"
@@ -104,17 +105,17 @@ int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
             return rc;
         for (int d = 0; d < n; d++)
             if (d != x->me)
-                memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
+                shmc__copy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
         shmc__slot_publish(x, stamp, -1);
-        memcpy(r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
-               len * es);
+        shmc__copy(r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
+                   len * es);
         for (int p = 0; p < n; p++) {
             const uint8_t *src;
             if (p == x->me)
                 continue;
             if ((rc = shmc__slot_wait(x, p, stamp, &src)) != SHMC_OK)
                 return rc;
-            memcpy(r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es, len * es);
+            shmc__copy(r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es, len * es);
             shmc__slot_done(x, p);
         }
     }

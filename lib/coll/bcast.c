@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "base/copy.h"
 #include "coll/algos.h"
 #include "coll/slot.h"
 #include "coll/xfer.h"
@@ -93,13 +94,13 @@ int shmc__bcast_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size
             uint8_t *slot;
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
                 return rc;
-            memcpy(slot, p + off, len);
+            shmc__copy(slot, p + off, len);
             shmc__slot_publish(x, stamp, -1);
         } else {
             const uint8_t *slot;
             if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)
                 return rc;
-            memcpy(p + off, slot, len);
+            shmc__copy(p + off, slot, len);
             shmc__slot_done(x, root);
         }
     }

@@ -58,6 +58,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "base/log.h"
 #include "base/memcheck.h"
 #include "coll/algos.h"
@@ -236,14 +237,14 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
                 }
                 if (q == 0) {
                     if (src != acc)
-                        memcpy(acc, src, bytes);
+                        shmc__copy(acc, src, bytes);
                 } else {
                     shmc__reduce(acc, src, len, x->dt, x->op, SHMC_ACC_LEFT);
                 }
             }
             shmc__reduce_finish(acc, len, x->dt, x->op, x->n);
             if (acc != out + e * es)
-                memcpy(out + e * es, acc, bytes);
+                shmc__copy(out + e * es, acc, bytes);
             if (b->push)
                 push_piece(x, b, out + e * es, e * es, bytes);
             map[k / 64] |= 1ull << (k % 64);

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "base/copy.h"
 #include "coll/algos.h"
 #include "coll/local.h"
 #include "coll/scratch.h"
@@ -128,7 +129,7 @@ int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
             uint8_t *slot;
             if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
                 return rc;
-            memcpy(slot, (const uint8_t *)sbuf + off, len);
+            shmc__copy(slot, (const uint8_t *)sbuf + off, len);
             shmc__slot_publish(x, stamp, root);
             continue;
         }
@@ -138,7 +139,7 @@ int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
                 continue;
             if ((rc = shmc__slot_wait(x, r, stamp, &slot)) != SHMC_OK)
                 return rc;
-            memcpy((uint8_t *)rbuf + (size_t)r * bytes + off, slot, len);
+            shmc__copy((uint8_t *)rbuf + (size_t)r * bytes + off, slot, len);
             shmc__slot_done(x, r);
         }
     }
@@ -174,7 +175,7 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         uint64_t stamp = shmc__slot_next(x);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
-        memcpy(slot, own + off, len);
+        shmc__copy(slot, own + off, len);
         shmc__slot_publish(x, stamp, -1);
         for (int r = 0; r < x->n; r++) {
             const uint8_t *src;
@@ -182,7 +183,7 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
                 continue;
             if ((rc = shmc__slot_wait(x, r, stamp, &src)) != SHMC_OK)
                 return rc;
-            memcpy((uint8_t *)rbuf + (size_t)r * bytes + off, src, len);
+            shmc__copy((uint8_t *)rbuf + (size_t)r * bytes + off, src, len);
             shmc__slot_done(x, r);
         }
     }
@@ -305,15 +306,15 @@ int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
                 return rc;
             for (int r = 0; r < n; r++)
                 if (r != root)
-                    memcpy(slot + (size_t)r * sub * es,
-                           (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
+                    shmc__copy(slot + (size_t)r * sub * es,
+                               (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
             shmc__slot_publish(x, stamp, -1);
             continue;
         }
         const uint8_t *slot;
         if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)
             return rc;
-        memcpy((uint8_t *)rbuf + e * es, slot + (size_t)x->me * sub * es, len * es);
+        shmc__copy((uint8_t *)rbuf + e * es, slot + (size_t)x->me * sub * es, len * es);
         shmc__slot_done(x, root);
     }
     return SHMC_OK;

@@ -13,6 +13,7 @@
  */
 #include "coll/local.h"
 
+#include "base/copy.h"
 #include "p2p/p2p.h"
 
 /* Has the job changed so that the call cannot finish? Its error, with this rank quit
@@ -34,7 +35,7 @@ int shmc__cx_copy(const struct shmc__cx *x, void *dst, const void *src, size_t n
         int rc;
         if (off && (rc = stopped(x)) != SHMC_OK)
             return rc;
-        memcpy(d + off, s + off, n - off < SHMC_CX_PIECE ? n - off : SHMC_CX_PIECE);
+        shmc__copy(d + off, s + off, n - off < SHMC_CX_PIECE ? n - off : SHMC_CX_PIECE);
     }
     return SHMC_OK;
 }

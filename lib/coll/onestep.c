@@ -12,6 +12,7 @@
  */
 #include "coll/onestep.h"
 
+#include "base/copy.h"
 #include "base/log.h"
 #include "coll/callword.h"
 #include "coll/slot.h"
@@ -55,7 +56,7 @@ static int world_round(const struct shmc__cx *x, const void *mine, size_t bytes,
 {
     *r = shmc__wsync_next(x->co);
     if (bytes)
-        memcpy(shmc__wsync_mine(x->co, *r), mine, bytes);
+        shmc__copy(shmc__wsync_mine(x->co, *r), mine, bytes);
     return shmc__onestep_world_enter(x, *r, settle);
 }
 
@@ -71,7 +72,7 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
     if (rc != SHMC_OK)
         return rc;
     if (bytes)
-        memcpy(*slot, mine, bytes);
+        shmc__copy(*slot, mine, bytes);
     shmc__slot_publish(x, *stamp, -1);
     int bad = 0;
     struct shmc__p2p *p = x->co->p2p;
@@ -133,7 +134,7 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
         for (int q = 0; q < x->n; q++) {
             const uint8_t *src = shmc__wsync_theirs(x->co, q, r);
             if (q == 0)
-                memcpy(rbuf, src, bytes);
+                shmc__copy(rbuf, src, bytes);
             else
                 shmc__reduce(rbuf, src, count, x->dt, x->op, SHMC_ACC_LEFT);
         }
@@ -158,8 +159,8 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
         if ((rc = world_round(x, mine, bytes, &r, 0)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++)
-            memcpy(out + (size_t)q * bytes, q == x->me ? mine : shmc__wsync_theirs(x->co, q, r),
-                   bytes);
+            shmc__copy(out + (size_t)q * bytes, q == x->me ? mine : shmc__wsync_theirs(x->co, q, r),
+                       bytes);
         return SHMC_OK;
     }
     uint8_t *slot;
@@ -170,7 +171,7 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
         const uint8_t *src = slot;
         if (q != x->me && (rc = shmc__slot_wait(x, q, stamp, &src)) != SHMC_OK)
             return rc;
-        memcpy(out + (size_t)q * bytes, q == x->me ? mine : src, bytes);
+        shmc__copy(out + (size_t)q * bytes, q == x->me ? mine : src, bytes);
     }
     shmc__slot_done_all(x);
     return SHMC_OK;

@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "base/copy.h"
 #include "coll/algos.h"
 #include "coll/local.h"
 #include "coll/onestep.h"
@@ -229,7 +230,7 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         uint64_t stamp = shmc__slot_next(x);
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
-        memcpy(slot, in + e * es, len * es);
+        shmc__copy(slot, in + e * es, len * es);
         shmc__slot_publish(x, stamp, -1);
         if (one) {
             if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out + e * es)) != SHMC_OK)
@@ -254,7 +255,7 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
             if (r != x->me && (rc = shmc__slot_wait(x, r, stamp2, &src)) != SHMC_OK)
                 return rc;
             shmc__block(len, n, r, &boff, &blen);
-            memcpy(out + (e + boff) * es, src + half + boff * es, blen * es);
+            shmc__copy(out + (e + boff) * es, src + half + boff * es, blen * es);
         }
         shmc__slot_done_all(x);
     }
@@ -274,7 +275,7 @@ int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
         /* The root stages its own input too, so that an in-place root can write rbuf. */
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
-        memcpy(slot, in + e * es, len * es);
+        shmc__copy(slot, in + e * es, len * es);
         if (x->me != root) {
             shmc__slot_publish(x, stamp, root);
             continue;

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "base/copy.h"
 #include "coll/algos.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
@@ -41,7 +42,7 @@ int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *r
         if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
             return rc;
         for (int d = 0; d < n; d++)
-            memcpy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
+            shmc__copy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
         shmc__slot_publish(x, stamp, -1);
         for (int p = 0; p < n; p++) {
             const uint8_t *src = slot;
@@ -49,7 +50,7 @@ int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *r
                 return rc;
             src += (size_t)me * sub * es;
             if (p == 0)
-                memcpy(r + e * es, src, len * es);
+                shmc__copy(r + e * es, src, len * es);
             else
                 shmc__reduce(r + e * es, src, len, x->dt, x->op, SHMC_ACC_LEFT);
         }

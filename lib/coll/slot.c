@@ -33,6 +33,7 @@
 
 #include <string.h>
 
+#include "base/copy.h"
 #include "base/log.h"
 #include "coll/callword.h"
 #include "p2p/quit.h"
@@ -231,7 +232,7 @@ int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *
         }
         src += eoff * es;
         if (r == 0)
-            memcpy(out, src, len * es);
+            shmc__copy(out, src, len * es);
         else
             shmc__reduce(out, src, len, x->dt, x->op, SHMC_ACC_LEFT);
     }

@@ -23,6 +23,7 @@
 
 #include <string.h>
 
+#include "base/copy.h"
 #include "shmcomm.h"
 
 /* What an exporter sends so that a peer can map its device buffer: the backend's opaque
@@ -78,7 +79,7 @@ static inline int shmc__copy_kind(void *dst, const void *src, size_t n, int dev)
 {
     if (dev)
         return shmc__dev_copy(dst, src, n);
-    memcpy(dst, src, n);
+    shmc__copy(dst, src, n);
     return SHMC_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "base/dtype.h"
 #include "p2p/outq.h"
 #include "p2p/p2p.h"
@@ -147,7 +148,7 @@ static int recv_direct(struct shmc__p2p *p, void *buf, size_t bytes, size_t es, 
     int err = v.len > bytes ? SHMC_ERR_TRUNCATE : SHMC_OK;
     size_t n = v.len <= bytes ? v.len : bytes;
     if (n)
-        memcpy(buf, v.payload, n);
+        shmc__copy(buf, v.payload, n);
     if (status)
         *status = (shmc_status){src, mtag, v.len / es, err};
     shmc__ring_consume(&ep->in, &v);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
+
 static int accepts(int want_src, int want_tag, uint32_t want_ctx, int src, int tag, uint32_t ctx)
 {
     return want_ctx == ctx && (want_src == SHMC_ANY || want_src == src) &&
@@ -85,7 +87,7 @@ int shmc__unexp_add_eager(struct shmc__match *m, int src, int tag, uint32_t ctx,
     u->kind = SHMC_REC_EAGER;
     u->bytes = len;
     if (len)
-        memcpy(u->data, data, len);
+        shmc__copy(u->data, data, len);
     unexp_append(m, u);
     return SHMC_OK;
 }

@@ -7,13 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
+
 int shmc__outq_eager(struct shmc__ep *ep, const void *buf, size_t bytes, int tag, uint32_t ctx)
 {
     uint8_t *dst = shmc__ring_reserve(&ep->out, (uint32_t)bytes);
     if (!dst)
         return 0;
     if (bytes)
-        memcpy(dst, buf, bytes);
+        shmc__copy(dst, buf, bytes);
     shmc__ring_commit(&ep->out, SHMC_REC_EAGER, (uint32_t)tag | (uint64_t)ctx << 32,
                       (uint32_t)bytes);
     shmc__ep_notify(ep);

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "base/log.h"
 #include "base/memcheck.h"
 #include "p2p/coop.h"
@@ -353,7 +354,7 @@ int shmc__rndv_push_streams(struct shmc__p2p *p, int peer)
             uint64_t off = s->xfer_done;
             memcpy(dst, &off, sizeof off);
             if (!s->dev)
-                memcpy(dst + 8, (const uint8_t *)s->buf + off, n);
+                shmc__copy(dst + 8, (const uint8_t *)s->buf + off, n);
             else if (shmc__dev_copy(dst + 8, (const uint8_t *)s->buf + off, n) != SHMC_OK)
                 s->err = SHMC_ERR_CUDA; /* the record is reserved: it goes, the send fails */
             shmc__ring_commit(&pe->ep.out, SHMC_REC_DATA, s->peer_cookie, n + 8);

@@ -1,0 +1,50 @@
+/*
+ * The vector copy loop of shmc__copy (copy.h): 128 bytes a step, every load of a step
+ * before its stores. AVX2 where the CPU has it (chosen at each call: the check is one
+ * load of what libgcc found at start-up), 16-byte moves otherwise, which every x86-64
+ * and the compiler's generic vectors elsewhere give.
+ */
+#include "base/copy.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) static void copy_avx2(uint8_t *d, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 128 <= n; i += 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 96));
+        _mm256_storeu_si256((__m256i *)(void *)(d + i), a);
+        _mm256_storeu_si256((__m256i *)(void *)(d + i + 32), b);
+        _mm256_storeu_si256((__m256i *)(void *)(d + i + 64), c);
+        _mm256_storeu_si256((__m256i *)(void *)(d + i + 96), e);
+    }
+    memcpy(d + i, s + i, n - i); /* under 128 bytes: no `rep movsb` */
+}
+#define HAVE_AVX2_COPY 1
+#endif
+
+static void copy_generic(uint8_t *d, const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 128 <= n; i += 128) {
+        uint8_t t[128]; /* all loads of the step, then all stores */
+        memcpy(t, s + i, sizeof t);
+        memcpy(d + i, t, sizeof t);
+    }
+    memcpy(d + i, s + i, n - i);
+}
+
+void shmc__copy_near(void *dst, const void *src, size_t n)
+{
+#ifdef HAVE_AVX2_COPY
+    if (__builtin_cpu_supports("avx2")) {
+        copy_avx2(dst, src, n);
+        return;
+    }
+#endif
+    copy_generic(dst, src, n);
+}

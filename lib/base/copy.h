@@ -1,0 +1,39 @@
+/*
+ * Bulk copies of host memory that avoid a slow case of the C library's memcpy.
+ *
+ * glibc copies from a few KiB up to about the L2 size with `rep movsb`. On the AMD EPYC
+ * this was written on (family 25), `rep movsb` runs about twenty times slower when the
+ * destination lies 1 to 15 bytes after the source modulo 4096 (the loads wait on the
+ * stores just made to the same page offset): a 64 KiB copy took 20-27 us instead of
+ * 1.2-1.4 (docs/performance.md, "Copies"). The library's copies meet every offset: a
+ * slot's or a ring record's data sits wherever the arena puts it, and user buffers are
+ * wherever the user's allocator put them. shmc__copy takes a plain vector loop for those
+ * offsets (up to 63, which also covers the short distances some Intel parts are slow
+ * at) and memcpy for every other one; the loop is as fast as memcpy's best case there.
+ *
+ * dst and src must not overlap, as for memcpy. Stateless; callable from any thread.
+ */
+#ifndef SHMC_COPY_H
+#define SHMC_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Below this many bytes memcpy does not use `rep movsb`, and the check would cost more
+ * than it saves. */
+#define SHMC_COPY_LOOP_MIN 1024u
+
+/* The copy for destinations 1 to 63 bytes after the source modulo 4096 (copy.c). */
+void shmc__copy_near(void *dst, const void *src, size_t n);
+
+static inline void shmc__copy(void *dst, const void *src, size_t n)
+{
+    uintptr_t gap = ((uintptr_t)dst - (uintptr_t)src) & 4095u;
+    if (n >= SHMC_COPY_LOOP_MIN && gap - 1u < 63u)
+        shmc__copy_near(dst, src, n);
+    else
+        memcpy(dst, src, n);
+}
+
+#endif
