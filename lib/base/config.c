@@ -149,7 +149,8 @@ const char *const shmc__coll_names[SHMC_C_COUNT] = {
     "barrier",   "broadcast", "reduce",         "allreduce", "gather",
     "allgather", "scatter",   "reduce_scatter", "alltoall",
 };
-const char *const shmc__algo_names[SHMC_A_COUNT] = {"auto", "tree", "ring", "shm", "rd", "direct"};
+const char *const shmc__algo_names[SHMC_A_COUNT] = {"auto", "tree",   "ring", "shm",
+                                                    "rd",   "direct", "stage"};
 
 int shmc__algo_valid(int c, int a)
 {
@@ -158,7 +159,7 @@ int shmc__algo_valid(int c, int a)
     /* Recursive doubling exists where it is the classic latency algorithm. */
     if (a == SHMC_A_RD)
         return c == SHMC_C_BARRIER || c == SHMC_C_ALLREDUCE;
-    if (a == SHMC_A_DIRECT)
+    if (a == SHMC_A_DIRECT || a == SHMC_A_STAGE)
         return c == SHMC_C_ALLREDUCE;
     return 1;
 }

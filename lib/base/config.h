@@ -33,6 +33,7 @@ enum shmc__algo_id {
     SHMC_A_SHM,      /* the shared staging slots of the arena */
     SHMC_A_RD,       /* recursive doubling (barrier: dissemination), mailboxes */
     SHMC_A_DIRECT,   /* all-reduce reading peers' buffers in place (coll/direct.c) */
+    SHMC_A_STAGE,    /* all-reduce through the arena's staging buffers (coll/stage.c) */
     SHMC_A_COUNT
 };
 

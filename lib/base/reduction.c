@@ -58,6 +58,14 @@ uint16_t shmc__float_to_bf16(float f)
         else                                                                                       \
             for (size_t i = 0; i < n; i++)                                                         \
                 acc[i] = OP(T, U, in[i], acc[i]);                                                  \
+    }                                                                                              \
+    static void name##3(void *restrict outv, const void *restrict av, const void *restrict bv,     \
+                        size_t n)                                                                  \
+    {                                                                                              \
+        T *restrict out = outv;                                                                    \
+        const T *restrict a = av, *restrict b = bv;                                                \
+        for (size_t i = 0; i < n; i++)                                                             \
+            out[i] = OP(T, U, a[i], b[i]);                                                         \
     }
 
 #define FLT_KERNEL(name, T, OP)                                                                    \
@@ -71,6 +79,14 @@ uint16_t shmc__float_to_bf16(float f)
         else                                                                                       \
             for (size_t i = 0; i < n; i++)                                                         \
                 acc[i] = OP(in[i], acc[i]);                                                        \
+    }                                                                                              \
+    static void name##3(void *restrict outv, const void *restrict av, const void *restrict bv,     \
+                        size_t n)                                                                  \
+    {                                                                                              \
+        T *restrict out = outv;                                                                    \
+        const T *restrict a = av, *restrict b = bv;                                                \
+        for (size_t i = 0; i < n; i++)                                                             \
+            out[i] = OP(a[i], b[i]);                                                               \
     }
 
 /* Half types: widen, combine in float32, round back. */
@@ -89,6 +105,14 @@ uint16_t shmc__float_to_bf16(float f)
                 float a = TO_F(in[i]), b = TO_F(acc[i]);                                           \
                 acc[i] = FROM_F(OP(a, b));                                                         \
             }                                                                                      \
+    }                                                                                              \
+    static void name##3(void *restrict outv, const void *restrict av, const void *restrict bv,     \
+                        size_t n)                                                                  \
+    {                                                                                              \
+        uint16_t *restrict out = outv;                                                             \
+        const uint16_t *restrict a = av, *restrict b = bv;                                         \
+        for (size_t i = 0; i < n; i++)                                                             \
+            out[i] = FROM_F(OP(TO_F(a[i]), TO_F(b[i])));                                           \
     }
 
 #define INT_FAMILY(tn, T, U)                                                                       \
@@ -139,43 +163,71 @@ HALF_FAMILY(bf16, shmc__bf2f, shmc__f2bf)
         (void)order;                                                                               \
         for (size_t i = 0; i < n; i++)                                                             \
             acc[i] = OP(acc[i] != 0, in[i] != 0);                                                  \
+    }                                                                                              \
+    static void name##3(void *restrict outv, const void *restrict av, const void *restrict bv,     \
+                        size_t n)                                                                  \
+    {                                                                                              \
+        uint8_t *restrict out = outv;                                                              \
+        const uint8_t *restrict a = av, *restrict b = bv;                                          \
+        for (size_t i = 0; i < n; i++)                                                             \
+            out[i] = OP(a[i] != 0, b[i] != 0);                                                     \
     }
 BOOL_KERNEL(k_bool_or, B_OR)
 BOOL_KERNEL(k_bool_and, B_AND)
 BOOL_KERNEL(k_bool_xor, B_XOR)
 
 typedef void (*kernel_fn)(void *restrict, const void *restrict, size_t, int);
+typedef void (*kernel3_fn)(void *restrict, const void *restrict, const void *restrict, size_t);
 
 #define NOPS (SHMC_BXOR + 1)
 #define NTYPES SHMC__NDTYPES
 
 /* AVG combines as SUM; NULL means "not defined for this type". */
-#define INT_ROW(tn)                                                                                \
+#define INT_ROW(tn, S)                                                                             \
     {                                                                                              \
-        k_##tn##_sum, k_##tn##_prod, k_##tn##_min, k_##tn##_max, NULL, k_##tn##_band,              \
-            k_##tn##_bor, k_##tn##_bxor                                                            \
+        k_##tn##_sum##S, k_##tn##_prod##S, k_##tn##_min##S, k_##tn##_max##S, NULL,                 \
+            k_##tn##_band##S, k_##tn##_bor##S, k_##tn##_bxor##S                                    \
     }
-#define FLT_ROW(tn)                                                                                \
+#define FLT_ROW(tn, S)                                                                             \
     {                                                                                              \
-        k_##tn##_sum, k_##tn##_prod, k_##tn##_min, k_##tn##_max, k_##tn##_sum, NULL, NULL, NULL    \
+        k_##tn##_sum##S, k_##tn##_prod##S, k_##tn##_min##S, k_##tn##_max##S, k_##tn##_sum##S,      \
+            NULL, NULL, NULL                                                                       \
     }
 
 static const kernel_fn kernels[NTYPES][NOPS] = {
-    [SHMC_INT8] = INT_ROW(i8),
-    [SHMC_UINT8] = INT_ROW(u8),
-    [SHMC_INT32] = INT_ROW(i32),
-    [SHMC_UINT32] = INT_ROW(u32),
-    [SHMC_INT64] = INT_ROW(i64),
-    [SHMC_UINT64] = INT_ROW(u64),
-    [SHMC_FLOAT16] = FLT_ROW(f16),
-    [SHMC_BFLOAT16] = FLT_ROW(bf16),
-    [SHMC_FLOAT32] = FLT_ROW(f32),
-    [SHMC_FLOAT64] = FLT_ROW(f64),
-    [SHMC_INT16] = INT_ROW(i16),
-    [SHMC_UINT16] = INT_ROW(u16),
+    [SHMC_INT8] = INT_ROW(i8, ),
+    [SHMC_UINT8] = INT_ROW(u8, ),
+    [SHMC_INT32] = INT_ROW(i32, ),
+    [SHMC_UINT32] = INT_ROW(u32, ),
+    [SHMC_INT64] = INT_ROW(i64, ),
+    [SHMC_UINT64] = INT_ROW(u64, ),
+    [SHMC_FLOAT16] = FLT_ROW(f16, ),
+    [SHMC_BFLOAT16] = FLT_ROW(bf16, ),
+    [SHMC_FLOAT32] = FLT_ROW(f32, ),
+    [SHMC_FLOAT64] = FLT_ROW(f64, ),
+    [SHMC_INT16] = INT_ROW(i16, ),
+    [SHMC_UINT16] = INT_ROW(u16, ),
     /* sum, prod, min, max, (no avg), band, bor, bxor */
     [SHMC_BOOL] = {k_bool_or, k_bool_and, k_bool_and, k_bool_or, NULL, k_bool_and, k_bool_or,
                    k_bool_xor},
+};
+
+/* The same table, out = a OP b. */
+static const kernel3_fn kernels3[NTYPES][NOPS] = {
+    [SHMC_INT8] = INT_ROW(i8, 3),
+    [SHMC_UINT8] = INT_ROW(u8, 3),
+    [SHMC_INT32] = INT_ROW(i32, 3),
+    [SHMC_UINT32] = INT_ROW(u32, 3),
+    [SHMC_INT64] = INT_ROW(i64, 3),
+    [SHMC_UINT64] = INT_ROW(u64, 3),
+    [SHMC_FLOAT16] = FLT_ROW(f16, 3),
+    [SHMC_BFLOAT16] = FLT_ROW(bf16, 3),
+    [SHMC_FLOAT32] = FLT_ROW(f32, 3),
+    [SHMC_FLOAT64] = FLT_ROW(f64, 3),
+    [SHMC_INT16] = INT_ROW(i16, 3),
+    [SHMC_UINT16] = INT_ROW(u16, 3),
+    [SHMC_BOOL] = {k_bool_or3, k_bool_and3, k_bool_and3, k_bool_or3, NULL, k_bool_and3, k_bool_or3,
+                   k_bool_xor3},
 };
 
 int shmc__reduce_check(shmc_dtype dt, shmc_op op)
@@ -189,6 +241,12 @@ void shmc__reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op
 {
     if (n)
         kernels[dt][op](acc, in, n, order);
+}
+
+void shmc__reduce_into(void *out, const void *a, const void *b, size_t n, shmc_dtype dt, shmc_op op)
+{
+    if (n)
+        kernels3[dt][op](out, a, b, n);
 }
 
 /* p[i] = p[i] / nranks, computed in CT and stored back through FROM(TO(x) / d). */

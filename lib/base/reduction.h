@@ -33,6 +33,11 @@ int shmc__reduce_check(shmc_dtype dt, shmc_op op);
 /* acc = acc OP in (or in OP acc) over n elements. dt and op must have passed the check. */
 void shmc__reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order);
 
+/* out = a OP b over n elements (a the left operand): the first combine of a reduction,
+ * without copying a into out first. out must not overlap a or b. */
+void shmc__reduce_into(void *out, const void *a, const void *b, size_t n, shmc_dtype dt,
+                       shmc_op op);
+
 /* Final step after all inputs are combined: for AVG divides by nranks; otherwise nothing. */
 void shmc__reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks);
 

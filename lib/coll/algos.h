@@ -58,6 +58,10 @@ void shmc__allreduce_ring_need(const struct shmc__cx *x, size_t count, size_t ne
  * communicator only (elsewhere it is shm: same order, same bits). */
 int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 extern const struct shmc__coll_algo shmc__allreduce_direct_algo;
+/* stage.c. All-reduce through the arena's staging buffers; the world communicator only
+ * (elsewhere it is shm: same order, same bits). */
+int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allreduce_stage_algo;
 /* devdirect.c. All-reduce of device buffers: every member's mapped, one kernel each. */
 int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 extern const struct shmc__coll_algo shmc__allreduce_devdirect_algo;

@@ -67,6 +67,7 @@ struct shmc__coll {
     /* This rank's world-sync block and the rounds it has entered (wsync.c). */
     struct shmc__wsync *wsync;
     uint64_t wround;
+    uint64_t stage_seq; /* chunks of the staged all-reduce so far: their buffer (stage.c) */
 
     /* Scratch buffers (scratch.c): [0] host, [1] device. */
     struct {

@@ -72,19 +72,14 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return bytes <= 256 * K ? SHMC_A_TREE : bytes <= 4 * K * K ? SHMC_A_RING : SHMC_A_SHM;
         return bytes <= 4 * K ? SHMC_A_TREE : SHMC_A_SHM;
     case SHMC_C_ALLREDUCE:
-        /* At 2 ranks shm beat rd at every size up to 2 KiB and direct up to 32 KiB (its
-         * system calls cost more than copying through the slots; docs/performance.md). */
-        if (shmc__cx_world(x) && bytes <= (n == 2 ? 32 * K : n <= 4 ? K : 4 * K))
-            return SHMC_A_SHM;
+        /* The world: the one-step rounds for the smallest calls (they beat rd at 3 and 4
+         * ranks too), then the staging buffers, which beat direct, rd and the slots from
+         * 16 KiB at 2 to 8 ranks on 2 cores, and the one-step form from 2 KiB at 2 ranks
+         * (docs/performance.md, "The staged all-reduce"). */
+        if (shmc__cx_world(x))
+            return bytes <= (n == 2 ? K : 4 * K) ? SHMC_A_SHM : SHMC_A_STAGE;
         if (bytes <= 4 * K)
             return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
-        /* Reading and writing the peers in place needs only two waits (coll/direct.c);
-         * at 2 ranks both cores copy at once, where the ring's halves take turns, up to
-         * 8 MiB (beyond, the ring was faster). */
-        if (shmc__cx_world(x) && (n == 2   ? bytes <= 8 * K * K
-                                  : n == 4 ? bytes > 32 * K
-                                           : n > 4 && bytes > 64 * K))
-            return SHMC_A_DIRECT;
         if (bytes <= 64 * K)
             return n == 2 ? SHMC_A_RING : SHMC_A_SHM;
         return SHMC_A_RING;
@@ -132,7 +127,8 @@ static const struct shmc__coll_algo *const algorithms[SHMC_C_COUNT][SHMC_A_COUNT
                           [SHMC_A_RING] = &shmc__allreduce_ring_algo,
                           [SHMC_A_SHM] = &shmc__allreduce_shm_algo,
                           [SHMC_A_RD] = &shmc__allreduce_rd_algo,
-                          [SHMC_A_DIRECT] = &shmc__allreduce_direct_algo},
+                          [SHMC_A_DIRECT] = &shmc__allreduce_direct_algo,
+                          [SHMC_A_STAGE] = &shmc__allreduce_stage_algo},
     [SHMC_C_GATHER] = {[SHMC_A_TREE] = &shmc__gather_tree_algo,
                        [SHMC_A_RING] = &shmc__gather_ring_algo,
                        [SHMC_A_SHM] = &shmc__gather_shm_algo},

@@ -46,6 +46,14 @@ uint32_t shmc__ring_bytes_for(unsigned nranks, size_t requested)
     return b;
 }
 
+uint32_t shmc__stage_bytes_for(unsigned nranks)
+{
+    uint32_t b = SHMC_STAGE_MAX;
+    while (b > SHMC_STAGE_MIN && 2ull * b * nranks > SHMC_STAGE_BUDGET)
+        b /= 2;
+    return b;
+}
+
 int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layout *l)
 {
     if (nranks == 0)
@@ -68,7 +76,9 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     l->wsync_stride = sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES;
     l->xdesc_off = round_up(l->wsync_off + (uint64_t)nranks * l->wsync_stride, PAGE);
     l->xdesc_stride = SHMC_XDESC_COUNT * sizeof(struct shmc__xdesc);
-    l->total_size = round_up(l->xdesc_off + (uint64_t)nranks * l->xdesc_stride, PAGE);
+    l->stage_off = round_up(l->xdesc_off + (uint64_t)nranks * l->xdesc_stride, PAGE);
+    l->stage_bytes = shmc__stage_bytes_for(nranks);
+    l->total_size = l->stage_off + (uint64_t)nranks * 2 * l->stage_bytes;
     return SHMC_OK;
 }
 

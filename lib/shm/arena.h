@@ -15,11 +15,15 @@
  *                       derived from the fields above
  *   xdesc_off           nranks tables of SHMC_XDESC_COUNT copy descriptors (struct
  *                       shmc__xdesc), for large messages that both sides copy (p2p/coop.c)
+ *   stage_off           nranks pairs of staging buffers of stage_bytes each (page-aligned,
+ *                       plain data), for the world's staged all-reduce (coll/stage.c); the
+ *                       size follows from the rank count (shmc__stage_bytes_for)
  *
  * This header is the shared-memory ABI: the layout and every structure other processes
  * read. The protocols over them belong to the layers that use them: the rings to
  * transport/ring.h, the copy descriptors to p2p/coop.c, the slots and world-sync blocks
- * to coll/slot.c and coll/wsync.c; the job state (states, epoch, abort) to shm/job.h.
+ * to coll/slot.c and coll/wsync.c, the staging buffers to coll/stage.c; the job state (states,
+ * epoch, abort) to shm/job.h.
  *
  * Concurrency contract: the immutable part of the header is written by the creator
  * before it publishes `magic` with a release store (R0); attachers read `magic` with an
@@ -36,13 +40,16 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 8u
+#define SHMC_ARENA_VERSION 9u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
 #define SHMC_RING_DEFAULT_MAX (64u << 10)
 #define SHMC_RING_DEFAULT_MIN (8u << 10)
-#define SHMC_RING_BUDGET (64ull << 20) /* all rings together, before the minimum applies */
+#define SHMC_RING_BUDGET (64ull << 20)  /* all rings together, before the minimum applies */
+#define SHMC_STAGE_MAX (1u << 20)       /* bytes of one staging buffer, at most */
+#define SHMC_STAGE_MIN (32u << 10)      /* and at least */
+#define SHMC_STAGE_BUDGET (16ull << 20) /* all staging buffers together, above the minimum */
 
 /* Rank states (shmc__rank_cb.state). */
 enum {
@@ -219,6 +226,7 @@ struct shmc__layout {
     uint64_t coll_off, coll_stride;
     uint64_t wsync_off, wsync_stride;
     uint64_t xdesc_off, xdesc_stride;
+    uint64_t stage_off, stage_bytes; /* a rank's two buffers: 2 * stage_bytes apart */
     uint64_t total_size;
 };
 
@@ -246,6 +254,10 @@ struct shmc__arena {
  * of two from 8 KiB to 64 KiB whose rings together fit SHMC_RING_BUDGET (never below
  * 8 KiB). Formula in docs/design.md. */
 uint32_t shmc__ring_bytes_for(unsigned nranks, size_t requested);
+
+/* Bytes of each staging buffer for n ranks: the largest power of two from SHMC_STAGE_MIN
+ * to SHMC_STAGE_MAX whose 2 n buffers fit SHMC_STAGE_BUDGET (never below the minimum). */
+uint32_t shmc__stage_bytes_for(unsigned nranks);
 
 /* Fills *l for nranks ranks. Returns SHMC_OK or SHMC_ERR_LIMIT / SHMC_ERR_ARG. */
 int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layout *l);
@@ -347,6 +359,12 @@ static inline struct shmc__xdesc *shmc__arena_xdesc(const struct shmc__arena *a,
                                                     unsigned i)
 {
     return (struct shmc__xdesc *)(a->base + a->lay.xdesc_off) + (uint64_t)r * SHMC_XDESC_COUNT + i;
+}
+
+/* Staging buffer b (0 or 1) of rank r: lay.stage_bytes bytes, page-aligned. */
+static inline uint8_t *shmc__arena_stage(const struct shmc__arena *a, unsigned r, unsigned b)
+{
+    return a->base + a->lay.stage_off + ((uint64_t)r * 2 + b) * a->lay.stage_bytes;
 }
 
 #endif /* SHMC_ARENA_H */

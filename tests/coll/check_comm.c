@@ -247,7 +247,7 @@ START_TEST(test_comm_algo_env)
     const char *const bad[][2] = {{"SHMC_ALGO_ALLREDUCE=fastest", NULL},
                                   {"SHMC_ALGO_GATHER=rd", NULL}};
     const char *const want[] = {"SHMC_ALGO_ALLREDUCE='fastest' is not an algorithm of allreduce: "
-                                "use one of auto, tree, ring, shm, rd, direct",
+                                "use one of auto, tree, ring, shm, rd, direct, stage",
                                 "SHMC_ALGO_GATHER='rd' is not an algorithm of gather: use one of "
                                 "auto, tree, ring, shm"};
     for (int i = 0; i < 2; i++) {

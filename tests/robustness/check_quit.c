@@ -20,12 +20,12 @@
 #include "harness.h"
 
 static const struct {
-    const char *coll, *env, *algos[5];
+    const char *coll, *env, *algos[6];
 } colls[] = {
     {"barrier", "BARRIER", {"tree", "ring", "rd", "shm"}},
     {"bcast", "BROADCAST", {"tree", "ring", "shm"}},
     {"reduce", "REDUCE", {"tree", "ring", "shm"}},
-    {"allreduce", "ALLREDUCE", {"tree", "ring", "rd", "shm", "direct"}},
+    {"allreduce", "ALLREDUCE", {"tree", "ring", "rd", "shm", "direct", "stage"}},
     {"gather", "GATHER", {"tree", "ring", "shm"}},
     {"allgather", "ALLGATHER", {"tree", "ring", "shm"}},
     {"scatter", "SCATTER", {"tree", "ring", "shm"}},

@@ -34,6 +34,30 @@ START_TEST(test_arena_ring_formula)
 }
 END_TEST
 
+/* The staging buffers: 1 MiB each up to 8 ranks, halved as ranks double beyond, never
+ * under 32 KiB; page-aligned, after everything else, inside the arena. */
+START_TEST(test_arena_stage_formula)
+{
+    ck_assert_uint_eq(shmc__stage_bytes_for(1), 1u << 20);
+    ck_assert_uint_eq(shmc__stage_bytes_for(8), 1u << 20);
+    ck_assert_uint_eq(shmc__stage_bytes_for(9), 512u << 10);
+    ck_assert_uint_eq(shmc__stage_bytes_for(16), 512u << 10);
+    ck_assert_uint_eq(shmc__stage_bytes_for(128), 64u << 10);
+    ck_assert_uint_eq(shmc__stage_bytes_for(256), 32u << 10);
+    const unsigned ns[] = {1, 2, 3, 8, 17, 256};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        struct shmc__layout l;
+        ck_assert_int_eq(shmc__arena_layout(ns[i], 0, &l), SHMC_OK);
+        ck_assert_uint_eq(l.stage_bytes, shmc__stage_bytes_for(ns[i]));
+        ck_assert_uint_eq(l.stage_off % 4096, 0);
+        ck_assert_uint_ge(l.stage_off, l.xdesc_off + (uint64_t)ns[i] * l.xdesc_stride);
+        ck_assert_uint_eq(l.total_size, l.stage_off + 2ull * ns[i] * l.stage_bytes);
+        ck_assert_uint_le(2ull * ns[i] * l.stage_bytes,
+                          ns[i] <= 256 ? SHMC_STAGE_BUDGET : 2ull * ns[i] * SHMC_STAGE_MIN);
+    }
+}
+END_TEST
+
 /* Creates a valid arena for 4 ranks and returns its fd (name already unlinked). */
 static int make_arena(struct shmc__arena *a)
 {
@@ -130,6 +154,7 @@ static Suite *arena_suite(void)
     Suite *s = suite_create("arena");
     TCase *t = tcase_create("layout");
     tcase_add_test(t, test_arena_ring_formula);
+    tcase_add_test(t, test_arena_stage_formula);
     tcase_add_test(t, test_arena_attach_checks);
     tcase_add_test(t, test_arena_not_an_arena);
     tcase_add_test(t, test_arena_no_name_left);

@@ -2,7 +2,8 @@
  * The reduction kernels in one process: float16 and bfloat16 conversions against
  * independent ones (the compiler's _Float16; nearest-neighbour search for bfloat16),
  * every dtype x op against a scalar reference, NaN and signed-zero behaviour, integer
- * wrap-around, refused pairs, and that the float32 sum compiled to packed SIMD code.
+ * wrap-around, refused pairs, and that the float32 sum compiled to packed SIMD code. The
+ * three-operand form (shmc__reduce_into) against the two-operand one, bit for bit.
  */
 #include <check.h>
 #include <math.h>
@@ -129,6 +130,41 @@ START_TEST(test_reduce_kernels_match_reference)
 }
 END_TEST
 
+/* out = a OP b gives the bits of acc = a; acc OP= b, for every kernel, with NaNs and
+ * signed zeros among the float inputs, at lengths around the vector widths. */
+START_TEST(test_reduce_into_matches_two_operand)
+{
+    static const size_t lens[] = {0, 1, 3, 7, 8, 15, 16, 17, 31, 64, 65, 1031};
+    uint8_t a[1031 * 8], b[1031 * 8], want[1031 * 8 + 8], out[1031 * 8 + 8];
+    for (int d = SHMC_INT8; d <= SHMC_BOOL; d++) {
+        for (int o = SHMC_SUM; o <= SHMC_BXOR; o++) {
+            shmc_dtype dt = (shmc_dtype)d;
+            shmc_op op = (shmc_op)o;
+            if (!cr_op_valid(dt, op))
+                continue;
+            size_t es = shmc_dtype_size(dt);
+            cr_fill(dt, op, 0, a, 0, 1031);
+            cr_fill(dt, op, 1, b, 0, 1031);
+            if (dt == SHMC_FLOAT32) {
+                float sp[4] = {NAN, 0.0f, -0.0f, 1.0f}, sq[4] = {2.0f, -0.0f, 0.0f, NAN};
+                memcpy(a, sp, sizeof sp);
+                memcpy(b, sq, sizeof sq);
+            }
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                size_t n = lens[li];
+                memcpy(want, a, n * es);
+                shmc__reduce(want, b, n, dt, op, SHMC_ACC_LEFT);
+                memset(out, 0xa5, sizeof out);
+                shmc__reduce_into(out, a, b, n, dt, op);
+                ck_assert_msg(memcmp(out, want, n * es) == 0, "dtype %d op %d length %zu", d, o, n);
+                ck_assert_msg(out[n * es] == 0xa5, "dtype %d op %d length %zu: wrote past the end",
+                              d, o, n);
+            }
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_reduce_nan_and_signed_zero)
 {
     float a[4] = {NAN, 1.0f, 0.0f, -0.0f}, b[4] = {1.0f, NAN, -0.0f, 0.0f};
@@ -205,6 +241,7 @@ static Suite *reduce_suite(void)
     tcase_add_test(t, test_reduce_float_to_half_rounding);
     tcase_add_test(t, test_reduce_bfloat16_rounding);
     tcase_add_test(t, test_reduce_kernels_match_reference);
+    tcase_add_test(t, test_reduce_into_matches_two_operand);
     tcase_add_test(t, test_reduce_nan_and_signed_zero);
     tcase_add_test(t, test_reduce_integer_wrap);
     tcase_add_test(t, test_reduce_refused_pairs);
