@@ -212,6 +212,8 @@ $(BUILD)/tests/unit/check_latestart: TEST_LDFLAGS := -Wl,--wrap=shmc__job_wait_a
 $(BUILD)/tests/unit/check_coopleave: TEST_LDFLAGS := -Wl,--wrap=shmc__coop_recv_step
 # The device all-reduce's test makes one member's kernel late the same way.
 $(BUILD)/tests/unit/check_devdirect: TEST_LDFLAGS := -Wl,--wrap=shmc__dev_reduce_fold
+# The staged all-reduce's test makes one rank's reservation of its buffers fail.
+$(BUILD)/tests/unit/check_stagefail: TEST_LDFLAGS := -Wl,--wrap=shmc__arena_stage_reserve
 
 # Check's own fork-per-test timeout guards against hangs; sanitizers run slower.
 CK_MULT := $(if $(SAN),4,1)

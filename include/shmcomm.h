@@ -559,7 +559,8 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * waking them: a peer slow to answer, or a missed wake-up), "coll_scratch_late" (scratch
  * a collective had to allocate after its data moved: always
  * 0 unless the library has a bug), "coll_direct_helped" (pieces of the direct all-reduce
- * combined for another rank), "dev_ipc_opens" and "dev_ipc_hits" (peers' device buffers
+ * combined for another rank), "coll_staged" (all-reduces that went through the staging
+ * buffers: 0 where some rank could not reserve them), "dev_ipc_opens" and "dev_ipc_hits" (peers' device buffers
  * opened, and found open in the cache). Returns SHMC_OK; SHMC_ERR_ARG for an unknown
  * name or a NULL value; SHMC_ERR_NOT_INIT. */
 SHMC_API int shmc_stat(const char *name, uint64_t *value);

@@ -58,6 +58,8 @@ int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
         *v = co->scratch_late;
     else if (!strcmp(name, "coll_direct_helped"))
         *v = co->direct_helped;
+    else if (!strcmp(name, "coll_staged"))
+        *v = co->staged;
     else
         return 0;
     return 1;

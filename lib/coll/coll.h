@@ -68,6 +68,8 @@ struct shmc__coll {
     struct shmc__wsync *wsync;
     uint64_t wround;
     uint64_t stage_seq; /* chunks of the staged all-reduce so far: their buffer (stage.c) */
+    int stage_mine;     /* our staging buffers: 0 not reserved yet, 1 reserved, -1 refused */
+    int stage;          /* every rank's reserved: 0 not known yet, 1 yes, -1 no (stage.c) */
 
     /* Scratch buffers (scratch.c): [0] host, [1] device. */
     struct {
@@ -78,6 +80,7 @@ struct shmc__coll {
     /* Counters (shmc_stat). */
     uint64_t scratch_late;  /* scratch allocated inside a collective: a bug (scratch.c) */
     uint64_t direct_helped; /* pieces of the direct all-reduce combined for others */
+    uint64_t staged;        /* all-reduces that went through the staging buffers */
 };
 
 /* The process's collectives: made by shmc_init (boot/), reached by the public calls of

@@ -29,6 +29,12 @@
  * moves (n - 1)/n of the vector in, combines 1/n of it from n sources, and moves (n -
  * 1)/n out: the ring's bytes, with two meetings per chunk instead of 2 (n - 1) steps.
  *
+ * The buffers are reserved in the arena object (posix_fallocate) by their owner at its
+ * first call, not at creation (that cost every job's start 8 ms at 8 ranks); the first
+ * round carries whether that worked, and if any rank's did not, every rank falls back to
+ * `shm` for that call and all later ones (co->stage), having written nothing that
+ * another reads.
+ *
  * The reduction order is rank order 0, 1, ..., n - 1 for every element, the order of
  * `shm` and `direct`: the same bits whichever runs. Nothing is written outside our own
  * output and our own buffers, so a failed round returns at once (no rank writes into
@@ -48,6 +54,8 @@
 struct pub {
     uint64_t count;
     uint32_t dt, op;
+    uint32_t ready; /* this rank's staging buffers are reserved (shm/arena.h) */
+    uint32_t pad;
 };
 
 /* Block d of a chunk of len elements: whole cache lines, so that vector loops start
@@ -60,17 +68,19 @@ static void stage_block(size_t len, size_t es, int n, int d, size_t *off, size_t
     *blen = (b < len ? b : len) - *off;
 }
 
-/* Enters a new world round; for the first chunk it compares every rank's arguments. */
+/* Enters a new world round; for the first chunk it compares every rank's arguments and
+ * learns, the first time, whether every rank could reserve its buffers (co->stage). */
 static int stage_round(const struct shmc__cx *x, size_t count, int first)
 {
     struct shmc__coll *co = x->co;
     uint64_t r = shmc__wsync_next(co);
     struct pub *p = (struct pub *)(void *)shmc__wsync_mine(co, r);
     if (first)
-        *p = (struct pub){count, (uint32_t)x->dt, (uint32_t)x->op};
+        *p = (struct pub){count, (uint32_t)x->dt, (uint32_t)x->op, co->stage_mine > 0, 0};
     int rc = shmc__onestep_world_enter(x, r, 0);
     if (rc != SHMC_OK || !first)
         return rc;
+    int all_ready = 1;
     for (int q = 0; q < x->n; q++) {
         const struct pub *o = (const struct pub *)(const void *)shmc__wsync_theirs(co, q, r);
         if (o->count != count || o->dt != p->dt || o->op != p->op) {
@@ -79,7 +89,12 @@ static int stage_round(const struct shmc__cx *x, size_t count, int first)
                        q, (unsigned long long)o->count, o->dt, o->op, x->me, count, p->dt, p->op);
             return SHMC_ERR_MISMATCH;
         }
+        all_ready &= o->ready != 0;
     }
+    /* Every rank computes the same from the same round: all use the buffers from now
+     * on, or none ever will (stage_seq may then differ between ranks: never used again). */
+    if (co->stage == 0)
+        co->stage = all_ready ? 1 : -1;
     return SHMC_OK;
 }
 
@@ -101,8 +116,12 @@ static void combine_block(const struct shmc__cx *x, const uint8_t *cin, unsigned
 int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     struct shmc__coll *co = x->co;
-    if (!shmc__cx_world(x) || x->n < 2)
+    if (!shmc__cx_world(x) || x->n < 2 || co->stage < 0)
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
+    /* The first call reserves our buffers (creation does not); the first round tells
+     * whether every rank could. */
+    if (co->stage_mine == 0)
+        co->stage_mine = shmc__arena_stage_reserve(co->arena, (unsigned)x->me) == SHMC_OK ? 1 : -1;
     const struct shmc__arena *a = co->arena;
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf;
@@ -110,6 +129,12 @@ int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf
     int rc;
     for (size_t e = 0; e < count; e += chunk) {
         size_t len = shmc__chunk(count, e, chunk), off, blen;
+        if (co->stage == 0 && co->stage_mine < 0) {
+            /* Our buffers are not ours to write: say so, and all fall back. */
+            if ((rc = stage_round(x, count, 1)) != SHMC_OK)
+                return rc;
+            return shmc__allreduce_shm(x, sbuf, rbuf, count);
+        }
         unsigned b = (unsigned)(co->stage_seq++ & 1);
         uint8_t *mine = shmc__arena_stage(a, (unsigned)x->me, b);
         const uint8_t *cin = in + e * es;
@@ -121,6 +146,8 @@ int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf
         }
         if ((rc = stage_round(x, count, e == 0)) != SHMC_OK)
             return rc;
+        if (co->stage < 0) /* some rank could not reserve: nobody read our copies */
+            return shmc__allreduce_shm(x, sbuf, rbuf, count);
         stage_block(len, es, x->n, x->me, &off, &blen);
         combine_block(x, cin, b, off, blen, mine + off * es);
         /* In place, our input block is read above, before this overwrites it. */
@@ -134,6 +161,7 @@ int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf
                            blen * es);
         }
     }
+    co->staged++;
     return SHMC_OK;
 }
 

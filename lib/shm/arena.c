@@ -46,6 +46,21 @@ uint32_t shmc__ring_bytes_for(unsigned nranks, size_t requested)
     return b;
 }
 
+int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned r)
+{
+    uint64_t off = a->lay.stage_off + (uint64_t)r * 2 * a->lay.stage_bytes;
+    int err =
+        a->fd >= 0 ? posix_fallocate(a->fd, (off_t)off, (off_t)(2 * a->lay.stage_bytes)) : EBADF;
+    /* As at creation: a file system that cannot reserve is used without (tmpfs can). */
+    if (err == 0 || err == EOPNOTSUPP || err == EINVAL)
+        return SHMC_OK;
+    SHMC_INFO("cannot reserve %.1f MiB for the all-reduce's staging buffers: %s; the large "
+              "all-reduce uses the collective slots instead (free space in /dev/shm, or set "
+              "SHMC_MEMFD=1 under shmrun)",
+              2.0 * (double)a->lay.stage_bytes / 1048576.0, strerror(err));
+    return err == ENOSPC || err == ENOMEM ? SHMC_ERR_NOSHM : SHMC_ERR_SYS;
+}
+
 uint32_t shmc__stage_bytes_for(unsigned nranks)
 {
     uint32_t b = SHMC_STAGE_MAX;
@@ -231,9 +246,12 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
         return SHMC_ERR_ARG;
     snprintf(a->name, sizeof a->name, "%s", name);
 
-    /* Refuse early with both numbers rather than fail half-way. */
+    /* Refuse early with both numbers rather than fail half-way. The staging buffers are
+     * reserved later, each rank its own, at its first staged all-reduce (coll/stage.c):
+     * most jobs never make one, and reserving 16 MiB here cost 8 ms of every start. */
+    uint64_t reserve = l->stage_off;
     size_t free_b = shmc__shm_free_bytes();
-    int small = free_b != (size_t)-1 && free_b < l->total_size;
+    int small = free_b != (size_t)-1 && free_b < reserve;
     int fd, anon = unlink_now && memfd;
     if (anon) {
         fd = memfd_create("shmcomm", MFD_CLOEXEC);
@@ -245,7 +263,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
         }
     } else {
         if (small) {
-            report_noshm(l->total_size, unlink_now);
+            report_noshm(reserve, unlink_now);
             return SHMC_ERR_NOSHM;
         }
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -263,16 +281,17 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
         SHMC_ERROR("cannot size shared memory %s: %s", name, strerror(errno));
         goto fail_unlink;
     }
-    /* Reserve every page now so a full /dev/shm is an error here, not a SIGBUS later. */
-    int err = posix_fallocate(fd, 0, (off_t)l->total_size);
+    /* Reserve every page now (but the staging buffers') so a full /dev/shm is an error
+     * here, not a SIGBUS later. */
+    int err = posix_fallocate(fd, 0, (off_t)reserve);
     if ((err == ENOSPC || err == ENOMEM) && anon) {
         SHMC_ERROR("the job needs %.1f MiB of shared memory and the system cannot provide it "
                    "(free memory, or the memory limit of this cgroup)",
-                   (double)l->total_size / 1048576.0);
+                   (double)reserve / 1048576.0);
         rc = SHMC_ERR_NOMEM;
         goto fail_unlink;
     } else if (err == ENOSPC || err == ENOMEM) {
-        report_noshm(l->total_size, unlink_now);
+        report_noshm(reserve, unlink_now);
         rc = SHMC_ERR_NOSHM;
         goto fail_unlink;
     } else if (err != 0 && err != EOPNOTSUPP && err != EINVAL) {

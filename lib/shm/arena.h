@@ -17,7 +17,8 @@
  *                       shmc__xdesc), for large messages that both sides copy (p2p/coop.c)
  *   stage_off           nranks pairs of staging buffers of stage_bytes each (page-aligned,
  *                       plain data), for the world's staged all-reduce (coll/stage.c); the
- *                       size follows from the rank count (shmc__stage_bytes_for)
+ *                       size follows from the rank count (shmc__stage_bytes_for); the only
+ *                       region not reserved at creation (shmc__arena_stage_reserve)
  *
  * This header is the shared-memory ABI: the layout and every structure other processes
  * read. The protocols over them belong to the layers that use them: the rings to
@@ -360,6 +361,12 @@ static inline struct shmc__xdesc *shmc__arena_xdesc(const struct shmc__arena *a,
 {
     return (struct shmc__xdesc *)(a->base + a->lay.xdesc_off) + (uint64_t)r * SHMC_XDESC_COUNT + i;
 }
+
+/* Reserves rank r's two staging buffers in the object (posix_fallocate on a->fd), which
+ * creation leaves unreserved: each rank calls it before it first writes them, so that a
+ * full /dev/shm is an error there instead of a SIGBUS. SHMC_OK (also where the file
+ * system cannot reserve), or SHMC_ERR_NOSHM / SHMC_ERR_SYS after an info message. */
+int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned r);
 
 /* Staging buffer b (0 or 1) of rank r: lay.stage_bytes bytes, page-aligned. */
 static inline uint8_t *shmc__arena_stage(const struct shmc__arena *a, unsigned r, unsigned b)
