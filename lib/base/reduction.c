@@ -32,13 +32,14 @@ uint16_t shmc__float_to_bf16(float f)
 
 /* ---- element operations ------------------------------------------------------------ */
 
+/* Every operation takes (T, U, a, b): T the type it computes in, U the unsigned twin of an
+ * integer T (for wrapping arithmetic); the float and bool operations ignore both. */
 /* Floats: MIN and MAX propagate NaN (like torch.minimum): a NaN left operand wins, and
  * a NaN right operand wins because every comparison with it is false. */
-#define F_SUM(a, b) ((a) + (b))
-#define F_PROD(a, b) ((a) * (b))
-#define F_MIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
-#define F_MAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
-/* Integers: U is the unsigned twin used for wrapping arithmetic. */
+#define F_SUM(T, U, a, b) ((a) + (b))
+#define F_PROD(T, U, a, b) ((a) * (b))
+#define F_MIN(T, U, a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+#define F_MAX(T, U, a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
 #define I_SUM(T, U, a, b) ((T)((U)(a) + (U)(b)))
 #define I_PROD(T, U, a, b) ((T)((U)(a) * (U)(b)))
 #define I_MIN(T, U, a, b) ((a) < (b) ? (a) : (b))
@@ -46,83 +47,45 @@ uint16_t shmc__float_to_bf16(float f)
 #define I_BAND(T, U, a, b) ((T)((a) & (b)))
 #define I_BOR(T, U, a, b) ((T)((a) | (b)))
 #define I_BXOR(T, U, a, b) ((T)((a) ^ (b)))
+/* Bool: any non-zero byte is true (NZ on load); results are 0 or 1. */
+#define B_OR(T, U, a, b) ((uint8_t)((a) | (b)))
+#define B_AND(T, U, a, b) ((uint8_t)((a) & (b)))
+#define B_XOR(T, U, a, b) ((uint8_t)((a) ^ (b)))
+#define NZ(x) ((x) != 0)
+#define SAME(x) (x)
 
-#define INT_KERNEL(name, T, U, OP)                                                                 \
+/* The kernels of one (dtype, op): elements stored as S, each loaded with LOAD, combined
+ * as T, stored back with STORE (the half types widen to float32 and round back after
+ * every combine). name: acc OP= in in either order; name##3: out = a OP b. */
+#define KERNELS(name, S, T, U, LOAD, STORE, OP)                                                    \
     static void name(void *restrict accv, const void *restrict inv, size_t n, int order)           \
     {                                                                                              \
-        T *restrict acc = accv;                                                                    \
-        const T *restrict in = inv;                                                                \
+        S *restrict acc = accv;                                                                    \
+        const S *restrict in = inv;                                                                \
         if (order == SHMC_ACC_LEFT)                                                                \
             for (size_t i = 0; i < n; i++)                                                         \
-                acc[i] = OP(T, U, acc[i], in[i]);                                                  \
+                acc[i] = STORE(OP(T, U, LOAD(acc[i]), LOAD(in[i])));                               \
         else                                                                                       \
             for (size_t i = 0; i < n; i++)                                                         \
-                acc[i] = OP(T, U, in[i], acc[i]);                                                  \
+                acc[i] = STORE(OP(T, U, LOAD(in[i]), LOAD(acc[i])));                               \
     }                                                                                              \
     static void name##3(void *restrict outv, const void *restrict av, const void *restrict bv,     \
                         size_t n)                                                                  \
     {                                                                                              \
-        T *restrict out = outv;                                                                    \
-        const T *restrict a = av, *restrict b = bv;                                                \
+        S *restrict out = outv;                                                                    \
+        const S *restrict a = av, *restrict b = bv;                                                \
         for (size_t i = 0; i < n; i++)                                                             \
-            out[i] = OP(T, U, a[i], b[i]);                                                         \
-    }
-
-#define FLT_KERNEL(name, T, OP)                                                                    \
-    static void name(void *restrict accv, const void *restrict inv, size_t n, int order)           \
-    {                                                                                              \
-        T *restrict acc = accv;                                                                    \
-        const T *restrict in = inv;                                                                \
-        if (order == SHMC_ACC_LEFT)                                                                \
-            for (size_t i = 0; i < n; i++)                                                         \
-                acc[i] = OP(acc[i], in[i]);                                                        \
-        else                                                                                       \
-            for (size_t i = 0; i < n; i++)                                                         \
-                acc[i] = OP(in[i], acc[i]);                                                        \
-    }                                                                                              \
-    static void name##3(void *restrict outv, const void *restrict av, const void *restrict bv,     \
-                        size_t n)                                                                  \
-    {                                                                                              \
-        T *restrict out = outv;                                                                    \
-        const T *restrict a = av, *restrict b = bv;                                                \
-        for (size_t i = 0; i < n; i++)                                                             \
-            out[i] = OP(a[i], b[i]);                                                               \
-    }
-
-/* Half types: widen, combine in float32, round back. */
-#define HALF_KERNEL(name, TO_F, FROM_F, OP)                                                        \
-    static void name(void *restrict accv, const void *restrict inv, size_t n, int order)           \
-    {                                                                                              \
-        uint16_t *restrict acc = accv;                                                             \
-        const uint16_t *restrict in = inv;                                                         \
-        if (order == SHMC_ACC_LEFT)                                                                \
-            for (size_t i = 0; i < n; i++) {                                                       \
-                float a = TO_F(acc[i]), b = TO_F(in[i]);                                           \
-                acc[i] = FROM_F(OP(a, b));                                                         \
-            }                                                                                      \
-        else                                                                                       \
-            for (size_t i = 0; i < n; i++) {                                                       \
-                float a = TO_F(in[i]), b = TO_F(acc[i]);                                           \
-                acc[i] = FROM_F(OP(a, b));                                                         \
-            }                                                                                      \
-    }                                                                                              \
-    static void name##3(void *restrict outv, const void *restrict av, const void *restrict bv,     \
-                        size_t n)                                                                  \
-    {                                                                                              \
-        uint16_t *restrict out = outv;                                                             \
-        const uint16_t *restrict a = av, *restrict b = bv;                                         \
-        for (size_t i = 0; i < n; i++)                                                             \
-            out[i] = FROM_F(OP(TO_F(a[i]), TO_F(b[i])));                                           \
+            out[i] = STORE(OP(T, U, LOAD(a[i]), LOAD(b[i])));                                      \
     }
 
 #define INT_FAMILY(tn, T, U)                                                                       \
-    INT_KERNEL(k_##tn##_sum, T, U, I_SUM)                                                          \
-    INT_KERNEL(k_##tn##_prod, T, U, I_PROD)                                                        \
-    INT_KERNEL(k_##tn##_min, T, U, I_MIN)                                                          \
-    INT_KERNEL(k_##tn##_max, T, U, I_MAX)                                                          \
-    INT_KERNEL(k_##tn##_band, T, U, I_BAND)                                                        \
-    INT_KERNEL(k_##tn##_bor, T, U, I_BOR)                                                          \
-    INT_KERNEL(k_##tn##_bxor, T, U, I_BXOR)
+    KERNELS(k_##tn##_sum, T, T, U, SAME, SAME, I_SUM)                                              \
+    KERNELS(k_##tn##_prod, T, T, U, SAME, SAME, I_PROD)                                            \
+    KERNELS(k_##tn##_min, T, T, U, SAME, SAME, I_MIN)                                              \
+    KERNELS(k_##tn##_max, T, T, U, SAME, SAME, I_MAX)                                              \
+    KERNELS(k_##tn##_band, T, T, U, SAME, SAME, I_BAND)                                            \
+    KERNELS(k_##tn##_bor, T, T, U, SAME, SAME, I_BOR)                                              \
+    KERNELS(k_##tn##_bxor, T, T, U, SAME, SAME, I_BXOR)
 
 INT_FAMILY(i8, int8_t, uint8_t)
 INT_FAMILY(u8, uint8_t, uint8_t)
@@ -133,45 +96,19 @@ INT_FAMILY(u32, uint32_t, uint32_t)
 INT_FAMILY(i64, int64_t, uint64_t)
 INT_FAMILY(u64, uint64_t, uint64_t)
 
-#define FLT_FAMILY(tn, T)                                                                          \
-    FLT_KERNEL(k_##tn##_sum, T, F_SUM)                                                             \
-    FLT_KERNEL(k_##tn##_prod, T, F_PROD)                                                           \
-    FLT_KERNEL(k_##tn##_min, T, F_MIN)                                                             \
-    FLT_KERNEL(k_##tn##_max, T, F_MAX)
+/* Floats stored as T (LOAD and STORE the identity), and the half types stored as 16 bits. */
+#define FLT_FAMILY(tn, S, T, LOAD, STORE)                                                          \
+    KERNELS(k_##tn##_sum, S, T, T, LOAD, STORE, F_SUM)                                             \
+    KERNELS(k_##tn##_prod, S, T, T, LOAD, STORE, F_PROD)                                           \
+    KERNELS(k_##tn##_min, S, T, T, LOAD, STORE, F_MIN)                                             \
+    KERNELS(k_##tn##_max, S, T, T, LOAD, STORE, F_MAX)
 
-FLT_FAMILY(f32, float)
-FLT_FAMILY(f64, double)
+FLT_FAMILY(f32, float, float, SAME, SAME)
+FLT_FAMILY(f64, double, double, SAME, SAME)
+FLT_FAMILY(f16, uint16_t, float, shmc__h2f, shmc__f2h)
+FLT_FAMILY(bf16, uint16_t, float, shmc__bf2f, shmc__f2bf)
 
-#define HALF_FAMILY(tn, TO_F, FROM_F)                                                              \
-    HALF_KERNEL(k_##tn##_sum, TO_F, FROM_F, F_SUM)                                                 \
-    HALF_KERNEL(k_##tn##_prod, TO_F, FROM_F, F_PROD)                                               \
-    HALF_KERNEL(k_##tn##_min, TO_F, FROM_F, F_MIN)                                                 \
-    HALF_KERNEL(k_##tn##_max, TO_F, FROM_F, F_MAX)
-
-HALF_FAMILY(f16, shmc__h2f, shmc__f2h)
-HALF_FAMILY(bf16, shmc__bf2f, shmc__f2bf)
-
-/* Bool: any non-zero byte is true; results are 0 or 1. Every op is commutative. */
-#define B_OR(a, b) ((uint8_t)((a) | (b)))
-#define B_AND(a, b) ((uint8_t)((a) & (b)))
-#define B_XOR(a, b) ((uint8_t)((a) ^ (b)))
-#define BOOL_KERNEL(name, OP)                                                                      \
-    static void name(void *restrict accv, const void *restrict inv, size_t n, int order)           \
-    {                                                                                              \
-        uint8_t *restrict acc = accv;                                                              \
-        const uint8_t *restrict in = inv;                                                          \
-        (void)order;                                                                               \
-        for (size_t i = 0; i < n; i++)                                                             \
-            acc[i] = OP(acc[i] != 0, in[i] != 0);                                                  \
-    }                                                                                              \
-    static void name##3(void *restrict outv, const void *restrict av, const void *restrict bv,     \
-                        size_t n)                                                                  \
-    {                                                                                              \
-        uint8_t *restrict out = outv;                                                              \
-        const uint8_t *restrict a = av, *restrict b = bv;                                          \
-        for (size_t i = 0; i < n; i++)                                                             \
-            out[i] = OP(a[i] != 0, b[i] != 0);                                                     \
-    }
+#define BOOL_KERNEL(name, OP) KERNELS(name, uint8_t, uint8_t, uint8_t, NZ, SAME, OP)
 BOOL_KERNEL(k_bool_or, B_OR)
 BOOL_KERNEL(k_bool_and, B_AND)
 BOOL_KERNEL(k_bool_xor, B_XOR)
@@ -257,7 +194,6 @@ void shmc__reduce_into(void *out, const void *a, const void *b, size_t n, shmc_d
         for (size_t i = 0; i < n; i++)                                                             \
             p[i] = FROM(TO(p[i]) / d);                                                             \
     } while (0)
-#define SAME(x) (x)
 
 void shmc__reduce_finish(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks)
 {

@@ -55,7 +55,6 @@ struct pub {
     uint64_t count;
     uint32_t dt, op;
     uint32_t ready; /* this rank's staging buffers are reserved (shm/arena.h) */
-    uint32_t pad;
 };
 
 /* Block d of a chunk of len elements: whole cache lines, so that vector loops start
@@ -76,7 +75,7 @@ static int stage_round(const struct shmc__cx *x, size_t count, int first)
     uint64_t r = shmc__wsync_next(co);
     struct pub *p = (struct pub *)(void *)shmc__wsync_mine(co, r);
     if (first)
-        *p = (struct pub){count, (uint32_t)x->dt, (uint32_t)x->op, co->stage_mine > 0, 0};
+        *p = (struct pub){count, (uint32_t)x->dt, (uint32_t)x->op, co->stage_mine > 0};
     int rc = shmc__onestep_world_enter(x, r, 0);
     if (rc != SHMC_OK || !first)
         return rc;
@@ -122,19 +121,19 @@ int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf
      * whether every rank could. */
     if (co->stage_mine == 0)
         co->stage_mine = shmc__arena_stage_reserve(co->arena, (unsigned)x->me) == SHMC_OK ? 1 : -1;
+    int rc;
+    if (co->stage == 0 && co->stage_mine < 0) {
+        /* Our buffers are not ours to write: say so in the first round, and all fall back. */
+        if ((rc = stage_round(x, count, 1)) != SHMC_OK)
+            return rc;
+        return shmc__allreduce_shm(x, sbuf, rbuf, count);
+    }
     const struct shmc__arena *a = co->arena;
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf;
     size_t es = x->es, chunk = a->lay.stage_bytes / es;
-    int rc;
     for (size_t e = 0; e < count; e += chunk) {
         size_t len = shmc__chunk(count, e, chunk), off, blen;
-        if (co->stage == 0 && co->stage_mine < 0) {
-            /* Our buffers are not ours to write: say so, and all fall back. */
-            if ((rc = stage_round(x, count, 1)) != SHMC_OK)
-                return rc;
-            return shmc__allreduce_shm(x, sbuf, rbuf, count);
-        }
         unsigned b = (unsigned)(co->stage_seq++ & 1);
         uint8_t *mine = shmc__arena_stage(a, (unsigned)x->me, b);
         const uint8_t *cin = in + e * es;

@@ -238,6 +238,23 @@ static void same_kind(const at::Tensor &a, const at::Tensor &b, const char *what
                 a.scalar_type(), " and ", b.scalar_type(), " (they must be the same)");
 }
 
+// The list of one tensor per rank that all_gather, gather, scatter and reduce_scatter
+// take (NULL: none given): n tensors we take, each of ref's dtype and number of elements.
+// role says what the list holds ("output"), other what ref is, where where it is needed.
+static void one_per_rank(const std::vector<at::Tensor> *list, int n, const at::Tensor &ref,
+                         const char *what, const char *role, const char *other,
+                         const char *where = "")
+{
+    TORCH_CHECK(list && (int)list->size() == n, "shmc: ", what, " needs a list of ", n, " ", role,
+                " tensors", where);
+    for (const auto &t : *list) {
+        check_tensor(t, what);
+        same_kind(t, ref, what);
+        TORCH_CHECK(t.numel() == ref.numel(), "shmc: ", what, ": an ", role, " of ", t.numel(),
+                    " elements for an ", other, " of ", ref.numel());
+    }
+}
+
 // ---- the collectives -----------------------------------------------------------------------
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::broadcast(std::vector<at::Tensor> &tensors,
@@ -364,14 +381,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce(std::vector<at::Tensor> 
 Call ProcessGroupShmc::allgather_call(const std::vector<at::Tensor> &outs, const at::Tensor &input)
 {
     check_tensor(input, "all_gather");
-    TORCH_CHECK((int)outs.size() == getSize(), "shmc: all_gather needs a list of ", getSize(),
-                " output tensors");
-    for (auto &o : outs) {
-        check_tensor(o, "all_gather");
-        same_kind(o, input, "all_gather");
-        TORCH_CHECK(o.numel() == input.numel(), "shmc: all_gather: an output tensor of ", o.numel(),
-                    " elements for an input of ", input.numel());
-    }
+    one_per_rank(&outs, getSize(), input, "all_gather", "output", "input");
     at::Tensor in = flat_view(input);
     int n = getSize();
     at::Tensor flat = at::empty({(int64_t)n * in.numel()}, in.options());
@@ -462,14 +472,8 @@ ProcessGroupShmc::gather(std::vector<std::vector<at::Tensor>> &outputs,
     bool me = getRank() == root;
     std::vector<at::Tensor> outs;
     if (me) {
-        TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == n,
-                    "shmc: gather needs a list of ", n, " output tensors on the root");
-        for (auto &o : outputs[0]) {
-            check_tensor(o, "gather");
-            same_kind(o, inputs[0], "gather");
-            TORCH_CHECK(o.numel() == inputs[0].numel(), "shmc: gather: an output of ", o.numel(),
-                        " elements for an input of ", inputs[0].numel());
-        }
+        one_per_rank(outputs.size() == 1 ? &outputs[0] : nullptr, n, inputs[0], "gather", "output",
+                     "input", " on the root");
         outs = outputs[0];
     } else {
         TORCH_CHECK(outputs.empty() || outputs[0].empty(),
@@ -501,14 +505,8 @@ ProcessGroupShmc::scatter(std::vector<at::Tensor> &outputs,
     TORCH_CHECK(root >= 0 && root < n, "shmc: scatter: root ", root, " is not a rank of the group");
     at::Tensor flat;
     if (getRank() == root) {
-        TORCH_CHECK(inputs.size() == 1 && (int)inputs[0].size() == n,
-                    "shmc: scatter needs a list of ", n, " input tensors on the root");
-        for (auto &t : inputs[0]) {
-            check_tensor(t, "scatter");
-            same_kind(t, outputs[0], "scatter");
-            TORCH_CHECK(t.numel() == outputs[0].numel(), "shmc: scatter: an input of ", t.numel(),
-                        " elements for an output of ", outputs[0].numel());
-        }
+        one_per_rank(inputs.size() == 1 ? &inputs[0] : nullptr, n, outputs[0], "scatter", "input",
+                     "output", " on the root");
         std::vector<at::Tensor> parts;
         for (auto &t : inputs[0])
             parts.push_back(flat_view(t).reshape({-1}));
@@ -537,16 +535,11 @@ ProcessGroupShmc::reduce_scatter(std::vector<at::Tensor> &outputs,
 {
     one_tensor(outputs, "reduce_scatter");
     int n = getSize();
-    TORCH_CHECK(inputs.size() == 1 && (int)inputs[0].size() == n,
-                "shmc: reduce_scatter needs a list of ", n, " input tensors");
+    one_per_rank(inputs.size() == 1 ? &inputs[0] : nullptr, n, outputs[0], "reduce_scatter",
+                 "input", "output");
     std::vector<at::Tensor> parts;
-    for (auto &t : inputs[0]) {
-        check_tensor(t, "reduce_scatter");
-        same_kind(t, outputs[0], "reduce_scatter");
-        TORCH_CHECK(t.numel() == outputs[0].numel(), "shmc: reduce_scatter: an input of ",
-                    t.numel(), " elements for an output of ", outputs[0].numel());
+    for (auto &t : inputs[0])
         parts.push_back(flat_view(premul(t, opts.reduceOp)).reshape({-1}));
-    }
     shmc_op op = op_of(opts.reduceOp, outputs[0], "reduce_scatter");
     at::Tensor flat = at::cat(parts);
     Staged s(outputs[0]);
