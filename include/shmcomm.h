@@ -103,6 +103,12 @@ typedef struct {
 
 #define SHMC_ANY_SOURCE (-1)
 #define SHMC_ANY_TAG (-1)
+/* A peer that is nobody, for point-to-point calls (as MPI_PROC_NULL): a send to it and a
+ * receive or probe from it complete at once and move nothing. A receive's status then
+ * reads source SHMC_PROC_NULL, tag SHMC_ANY_TAG, count 0. Not a root of a collective. */
+#define SHMC_PROC_NULL (-2)
+/* What shmc_waitany and shmc_testany give as the index when no request was pending. */
+#define SHMC_INDEX_NONE ((size_t)-1)
 /* The largest tag; tags of user messages are 0..SHMC_TAG_MAX. */
 #define SHMC_TAG_MAX 0x7fffffff
 /* Passed as sendbuf to collectives that allow it: the data is taken from, and the
@@ -304,9 +310,9 @@ SHMC_API int shmc_device_select(int *device);
  *
  * Common errors of every call below: SHMC_ERR_NOT_INIT; SHMC_ERR_ARG for a NULL comm, a
  * dtype that is not a shmc_dtype, a NULL buffer with a non-zero count, or a byte size that
- * overflows size_t; SHMC_ERR_RANK for a peer outside 0..size-1; SHMC_ERR_TAG for a tag
- * outside 0..SHMC_TAG_MAX (SHMC_ANY_TAG is allowed for receives only); SHMC_ERR_PEER_DEAD;
- * SHMC_ERR_ABORTED; SHMC_ERR_NOMEM.
+ * overflows size_t; SHMC_ERR_RANK for a peer outside 0..size-1 that is not SHMC_PROC_NULL;
+ * SHMC_ERR_TAG for a tag outside 0..SHMC_TAG_MAX (SHMC_ANY_TAG is allowed for receives
+ * only); SHMC_ERR_PEER_DEAD; SHMC_ERR_ABORTED; SHMC_ERR_NOMEM.
  */
 
 /* Sends count elements of buf to rank dst of comm with tag. Returns when buf may be
@@ -365,6 +371,55 @@ SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses);
 SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
                            size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
                            shmc_status *status);
+
+/* Synchronous send (as MPI_Ssend): returns only once the receiver has matched the
+ * message with a receive, whatever its size, so that the sender knows it was taken. A
+ * synchronous send to oneself therefore needs its receive posted first (shmc_irecv).
+ * Errors as shmc_send. */
+SHMC_API int shmc_ssend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                        shmc_comm *comm);
+/* Starts a synchronous send: its request completes once a receive matched it. */
+SHMC_API int shmc_issend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                         shmc_comm *comm, shmc_request **req);
+
+/* Probes: is there a message from src (or SHMC_ANY_SOURCE) with tag (or SHMC_ANY_TAG) on
+ * comm that a receive could take now? shmc_iprobe advances pending operations once and
+ * sets *flag to 1 (and fills *status, which may be NULL) if there is, else to 0;
+ * shmc_probe waits until there is, within the communicator's time-out
+ * (shmc_comm_set_timeout: SHMC_ERR_TIMEOUT). The status describes the oldest such
+ * message, the one a receive with the same src and tag would get next, as a receive
+ * would: its count is in elements of dtype (the message's bytes divided by dtype's size;
+ * pass SHMC_UINT8 for bytes). Nothing is received. Errors: the common ones, and
+ * SHMC_ERR_PEER_DEAD when the message can no longer come (src is gone and left no
+ * message; or, from any source, every other rank is). */
+SHMC_API int shmc_probe(int src, int tag, shmc_dtype dtype, shmc_comm *comm, shmc_status *status);
+SHMC_API int shmc_iprobe(int src, int tag, shmc_dtype dtype, shmc_comm *comm, int *flag,
+                         shmc_status *status);
+
+/* Cancels a receive that no message has matched yet (as MPI_Cancel): it is freed and
+ * *req set to NULL, and a later message goes to another receive. Returns SHMC_OK;
+ * SHMC_ERR_STATE, leaving the request pending, for a receive that a message already
+ * matched (wait for it) or for a send (sends are not cancelled: a peer may be taking the
+ * message); SHMC_ERR_ARG if req is NULL or *req is not a pending request. */
+SHMC_API int shmc_cancel(shmc_request **req);
+
+/* Waits until one of the n requests (NULL entries are skipped) completes, then does what
+ * shmc_wait does for it: fills *status (may be NULL), frees it, sets reqs[*index] to NULL
+ * and returns its result. Of several complete, the lowest index. With no request pending
+ * (all NULL, or n 0) returns SHMC_OK at once, *index = SHMC_INDEX_NONE and an empty
+ * status. The shortest time-out of the requests' communicators bounds the wait
+ * (SHMC_ERR_TIMEOUT, all left pending). SHMC_ERR_ARG (nothing done) for a NULL index, an
+ * entry that is not a pending request, or one named twice. */
+SHMC_API int shmc_waitany(size_t n, shmc_request **reqs, size_t *index, shmc_status *status);
+/* shmc_waitany without waiting: advances pending operations once; if one of the
+ * requests has completed, *done = 1 and the rest as shmc_waitany; with none pending,
+ * *done = 1 and *index = SHMC_INDEX_NONE; otherwise *done = 0, SHMC_OK, nothing freed. */
+SHMC_API int shmc_testany(size_t n, shmc_request **reqs, size_t *index, int *done,
+                          shmc_status *status);
+/* shmc_waitall without waiting: advances pending operations once; if every request has
+ * completed, *done = 1 and the rest as shmc_waitall (each freed and set to NULL, statuses
+ * filled, the first error returned); otherwise *done = 0, SHMC_OK, and none is freed. */
+SHMC_API int shmc_testall(size_t n, shmc_request **reqs, int *done, shmc_status *statuses);
 
 /* ---------------------------------------------------------------------------------- */
 /* Collectives                                                                          */
@@ -560,8 +615,8 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * a collective had to allocate after its data moved: always
  * 0 unless the library has a bug), "coll_direct_helped" (pieces of the direct all-reduce
  * combined for another rank), "coll_staged" (all-reduces that went through the staging
- * buffers: 0 where some rank could not reserve them), "dev_ipc_opens" and "dev_ipc_hits" (peers' device buffers
- * opened, and found open in the cache). Returns SHMC_OK; SHMC_ERR_ARG for an unknown
+ * buffers: 0 where some rank could not reserve them), "dev_ipc_opens" and "dev_ipc_hits" (peers'
+ * device buffers opened, and found open in the cache). Returns SHMC_OK; SHMC_ERR_ARG for an unknown
  * name or a NULL value; SHMC_ERR_NOT_INIT. */
 SHMC_API int shmc_stat(const char *name, uint64_t *value);
 

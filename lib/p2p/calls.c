@@ -9,54 +9,21 @@
 #include <string.h>
 
 #include "base/copy.h"
-#include "base/dtype.h"
+#include "p2p/args.h"
 #include "p2p/outq.h"
-#include "p2p/p2p.h"
 #include "p2p/progress.h"
 
 struct shmc__p2p shmc__p2p;
 
 static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
 
-/* Checks the library's state and the communicator handle h, and the buffer; fills *c. */
-static int check_buf(struct shmc__p2p *p, const shmc_comm *h, const struct shmc__comm **c,
-                     const void *buf, size_t count, shmc_dtype dt, size_t *bytes, size_t *elsize)
-{
-    if (p->phase != SHMC_P2P_READY)
-        return SHMC_ERR_NOT_INIT;
-    if (!(*c = shmc__comm_get(&p->comms, h)))
-        return SHMC_ERR_ARG;
-    size_t es = shmc__dtype_size(dt);
-    /* SHMC_IN_PLACE means something only to collectives: here it is no buffer at all. */
-    if (!es || count > SIZE_MAX / es || (!buf && count) || buf == SHMC_IN_PLACE)
-        return SHMC_ERR_ARG;
-    *bytes = count * es;
-    *elsize = es;
-    return SHMC_OK;
-}
-
-static int check_peer(const struct shmc__comm *c, int r, int any_ok, int *world)
-{
-    if (any_ok && r == SHMC_ANY_SOURCE) {
-        *world = SHMC_ANY;
-        return SHMC_OK;
-    }
-    if (r < 0 || r >= c->size)
-        return SHMC_ERR_RANK;
-    *world = shmc__comm_world_rank(c, r);
-    return SHMC_OK;
-}
-
-static int check_tag(int tag, int any_ok)
-{
-    return (tag >= 0 || (any_ok && tag == SHMC_ANY_TAG)) ? SHMC_OK : SHMC_ERR_TAG;
-}
-
 /* ---- public API ------------------------------------------------------------------------- */
 
-/* isend and irecv: the same checks (a receive may name any source and any tag), then a
- * request posted in the one direction. */
-static int start_call(int send, void *buf, size_t count, shmc_dtype dtype, int peer, int tag,
+enum { RECV, SEND, SSEND };
+
+/* isend, issend and irecv: the same checks (a receive may name any source and any tag),
+ * then a request posted in the one direction. */
+static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int peer, int tag,
                       shmc_comm *comm, shmc_request **req)
 {
     struct shmc__p2p *p = &shmc__p2p;
@@ -65,16 +32,26 @@ static int start_call(int send, void *buf, size_t count, shmc_dtype dtype, int p
     int w, rc;
     if (req)
         *req = NULL;
-    if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(c, peer, !send, &w)) || (rc = check_tag(tag, !send)))
-        return rc;
+    if ((rc = shmc__check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = shmc__check_peer(c, peer, mode == RECV, &w)) ||
+        (rc = shmc__check_tag(tag, mode == RECV))) {
+        if (rc != SHMC__NULL_PEER)
+            return rc;
+        w = SHMC_PROC_NULL;
+    }
     if (!req)
         return SHMC_ERR_ARG;
     if ((rc = shmc__job_ok(p)))
         return rc;
     struct shmc__request *r;
-    rc = send ? shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r)
-              : shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r);
+    if (w == SHMC_PROC_NULL)
+        rc = shmc__post_null(p, mode != RECV, es, tag, c, &r);
+    else if (mode == RECV)
+        rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r);
+    else if (mode == SEND)
+        rc = shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r);
+    else
+        rc = shmc__post_ssend(p, buf, bytes, es, w, tag, c->ctx, c, &r);
     if (rc == SHMC_OK)
         *req = shmc__req_handle(r);
     return rc;
@@ -83,13 +60,29 @@ static int start_call(int send, void *buf, size_t count, shmc_dtype dtype, int p
 static int shmc_isend_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
                            shmc_comm *comm, shmc_request **req)
 {
-    return start_call(1, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req);
+    return start_call(SEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req);
+}
+
+static int shmc_issend_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                            shmc_comm *comm, shmc_request **req)
+{
+    return start_call(SSEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req);
 }
 
 static int shmc_irecv_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
                            shmc_comm *comm, shmc_request **req)
 {
-    return start_call(0, buf, count, dtype, src, tag, comm, req);
+    return start_call(RECV, buf, count, dtype, src, tag, comm, req);
+}
+
+/* A synchronous send: an issend, waited for. */
+static int shmc_ssend_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                           shmc_comm *comm)
+{
+    struct shmc__p2p *p = &shmc__p2p;
+    shmc_request *h;
+    int rc = start_call(SSEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, &h);
+    return rc != SHMC_OK ? rc : shmc__finish(p, shmc__req_from_handle(&p->reqs, h), NULL);
 }
 
 static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
@@ -99,9 +92,10 @@ static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int d
     const struct shmc__comm *c;
     size_t bytes, es;
     int w, rc;
-    if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(c, dst, 0, &w)) || (rc = check_tag(tag, 0)) || (rc = shmc__job_ok(p)))
-        return rc;
+    if ((rc = shmc__check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = shmc__check_peer(c, dst, 0, &w)) || (rc = shmc__check_tag(tag, 0)) ||
+        (rc = shmc__job_ok(p)))
+        return rc == SHMC__NULL_PEER ? SHMC_OK : rc;
     /* Fast path: straight into the mailbox, no request. */
     int dev = shmc__mk_dev(buf);
     if (w != p->rank && bytes <= p->eager_limit && !dev) {
@@ -165,9 +159,14 @@ static int shmc_recv_call(void *buf, size_t count, shmc_dtype dtype, int src, in
     const struct shmc__comm *c;
     size_t bytes, es;
     int w, rc;
-    if ((rc = check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = check_peer(c, src, 1, &w)) || (rc = check_tag(tag, 1)) || (rc = shmc__job_ok(p)))
-        return rc;
+    if ((rc = shmc__check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
+        (rc = shmc__check_peer(c, src, 1, &w)) || (rc = shmc__check_tag(tag, 1)) ||
+        (rc = shmc__job_ok(p))) {
+        if (rc != SHMC__NULL_PEER)
+            return rc;
+        shmc__null_status(status);
+        return SHMC_OK;
+    }
     int dev = shmc__mk_dev(buf);
     if (w != SHMC_ANY && w != p->rank && !p->reqs.active && !p->match.nunexp &&
         !p->out_busy_count && !p->peers[w].ep.broken && !dev &&
@@ -249,71 +248,6 @@ static int shmc_test_call(shmc_request **req, int *done, shmc_status *status)
     return rc;
 }
 
-static int shmc_waitall_call(size_t n, shmc_request **reqs, shmc_status *statuses)
-{
-    struct shmc__p2p *p = &shmc__p2p;
-    if (p->phase != SHMC_P2P_READY)
-        return SHMC_ERR_NOT_INIT;
-    if (n && !reqs)
-        return SHMC_ERR_ARG;
-    /* The requests behind the handles: on the stack for a few, else allocated. */
-    struct shmc__request *few[16] = {NULL}, **live = few;
-    if (n > 16 && !(live = malloc(n * sizeof *live)))
-        return SHMC_ERR_NOMEM;
-    /* Every handle is checked before any is touched, so a bad one (or one named twice,
-     * which would be finished twice) leaves them all pending. */
-    int rc = SHMC_OK;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        live[i] = reqs[i] ? shmc__req_from_handle(&p->reqs, reqs[i]) : NULL;
-        if (reqs[i] && (!live[i] || live[i]->listed)) {
-            rc = SHMC_ERR_ARG;
-            break;
-        }
-        if (live[i])
-            live[i]->listed = 1;
-    }
-    for (size_t j = 0; j < i; j++)
-        if (live[j])
-            live[j]->listed = 0;
-    if (rc != SHMC_OK) {
-        if (live != few)
-            free(live);
-        return rc;
-    }
-    /* The shortest time-out among the requests' communicators; all stay pending if it
-     * passes. */
-    uint32_t limit = 0;
-    for (i = 0; i < n; i++)
-        if (live[i] && live[i]->comm && live[i]->comm->timeout_ms &&
-            (!limit || live[i]->comm->timeout_ms < limit))
-            limit = live[i]->comm->timeout_ms;
-    shmc__deadline_arm(limit);
-    rc = shmc__wait_requests(p, n, live);
-    shmc__deadline = 0;
-    if (rc == SHMC_ERR_TIMEOUT) {
-        if (live != few)
-            free(live);
-        return SHMC_ERR_TIMEOUT;
-    }
-    int first = SHMC_OK;
-    for (i = 0; i < n; i++) {
-        shmc_status *st = statuses ? &statuses[i] : NULL;
-        if (!live[i]) {
-            if (st)
-                *st = empty_status;
-            continue;
-        }
-        int err = shmc__finish(p, live[i], st);
-        reqs[i] = NULL;
-        if (err != SHMC_OK && first == SHMC_OK)
-            first = err;
-    }
-    if (live != few)
-        free(live);
-    return first;
-}
-
 static int shmc_sendrecv_call(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,
                               size_t rcount, int src, int rtag, shmc_dtype dtype, shmc_comm *comm,
                               shmc_status *status)
@@ -321,20 +255,28 @@ static int shmc_sendrecv_call(const void *sbuf, size_t scount, int dst, int stag
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;
     size_t sbytes, rbytes, es;
-    int wd, ws, rc;
-    if ((rc = check_buf(p, comm, &c, sbuf, scount, dtype, &sbytes, &es)) ||
-        (rc = check_buf(p, comm, &c, rbuf, rcount, dtype, &rbytes, &es)) ||
-        (rc = check_peer(c, dst, 0, &wd)) || (rc = check_peer(c, src, 1, &ws)) ||
-        (rc = check_tag(stag, 0)) || (rc = check_tag(rtag, 1)))
+    int wd = 0, ws = 0, rc, nd, ns;
+    if ((rc = shmc__check_buf(p, comm, &c, sbuf, scount, dtype, &sbytes, &es)) ||
+        (rc = shmc__check_buf(p, comm, &c, rbuf, rcount, dtype, &rbytes, &es)) ||
+        (rc = shmc__check_tag(stag, 0)) || (rc = shmc__check_tag(rtag, 1)))
         return rc;
+    /* Either side may be SHMC_PROC_NULL: that half is then done at once. */
+    if ((nd = shmc__check_peer(c, dst, 0, &wd)) < 0)
+        return nd;
+    if ((ns = shmc__check_peer(c, src, 1, &ws)) < 0)
+        return ns;
     if (shmc__overlap(sbuf, sbytes, rbuf, rbytes))
         return SHMC_ERR_ARG;
     if ((rc = shmc__job_ok(p)))
         return rc;
     struct shmc__request *rr, *sr;
-    if ((rc = shmc__post_recv(p, rbuf, rbytes, es, ws, rtag, c->ctx, c, -1, &rr)) != SHMC_OK)
+    rc = ns ? shmc__post_null(p, 0, es, rtag, c, &rr)
+            : shmc__post_recv(p, rbuf, rbytes, es, ws, rtag, c->ctx, c, -1, &rr);
+    if (rc != SHMC_OK)
         return rc;
-    if ((rc = shmc__post_send(p, sbuf, sbytes, es, wd, stag, c->ctx, c, -1, &sr)) != SHMC_OK) {
+    rc = nd ? shmc__post_null(p, 1, es, stag, c, &sr)
+            : shmc__post_send(p, sbuf, sbytes, es, wd, stag, c->ctx, c, -1, &sr);
+    if (rc != SHMC_OK) {
         shmc__p2p_cancel(p, rr, rc);
         shmc__req_free(&p->reqs, rr);
         return rc;
@@ -450,6 +392,18 @@ SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst,
     SHMC_GUARDED(&shmc__p2p, shmc_send_call(buf, count, dtype, dst, tag, comm));
 }
 
+SHMC_API int shmc_ssend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                        shmc_comm *comm)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_ssend_call(buf, count, dtype, dst, tag, comm));
+}
+
+SHMC_API int shmc_issend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                         shmc_comm *comm, shmc_request **req)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_issend_call(buf, count, dtype, dst, tag, comm, req));
+}
+
 SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int tag, shmc_comm *comm,
                        shmc_status *status)
 {
@@ -464,11 +418,6 @@ SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
 SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
 {
     SHMC_GUARDED(&shmc__p2p, shmc_test_call(req, done, status));
-}
-
-SHMC_API int shmc_waitall(size_t n, shmc_request **reqs, shmc_status *statuses)
-{
-    SHMC_GUARDED(&shmc__p2p, shmc_waitall_call(n, reqs, statuses));
 }
 
 SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,

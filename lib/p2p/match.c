@@ -46,18 +46,25 @@ static void unexp_take(struct shmc__match *m, struct shmc__unexp *u)
     m->nunexp--;
 }
 
-struct shmc__unexp *shmc__match_unexp(struct shmc__match *m, int src, int tag, uint32_t ctx)
+const struct shmc__unexp *shmc__match_peek(const struct shmc__match *m, int src, int tag,
+                                           uint32_t ctx)
 {
     struct shmc__link *l, *tmp;
     shmc__list_each(&m->unexp, l, tmp)
     {
-        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-        if (accepts(src, tag, ctx, u->src, u->tag, u->ctx)) {
-            unexp_take(m, u);
+        const struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
+        if (accepts(src, tag, ctx, u->src, u->tag, u->ctx))
             return u;
-        }
     }
     return NULL;
+}
+
+struct shmc__unexp *shmc__match_unexp(struct shmc__match *m, int src, int tag, uint32_t ctx)
+{
+    struct shmc__unexp *u = (struct shmc__unexp *)shmc__match_peek(m, src, tag, ctx);
+    if (u)
+        unexp_take(m, u);
+    return u;
 }
 
 static struct shmc__unexp *unexp_new(int src, int tag, uint32_t ctx, size_t extra)

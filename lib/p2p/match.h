@@ -39,6 +39,10 @@ struct shmc__match {
 };
 
 void shmc__match_init(struct shmc__match *m);
+/* The oldest unexpected message a receive (src, tag, ctx) accepts, left on the queue
+ * (a probe's answer), or NULL. */
+const struct shmc__unexp *shmc__match_peek(const struct shmc__match *m, int src, int tag,
+                                           uint32_t ctx);
 /* Appends receive r to the posted queue. */
 void shmc__match_post(struct shmc__match *m, struct shmc__request *r);
 /* The oldest posted receive that accepts a message (src, tag, ctx), taken off the queue. */

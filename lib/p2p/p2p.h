@@ -6,12 +6,13 @@
  * copy (rndv.c), copies made by both sides (coop.c), delivery of matched messages
  * (deliver.c), the one switch over record kinds (inbox.c), progress and failure
  * detection (progress.c), the wait loop (wait.c), posting (post.c), its own start and end
- * (p2p.c), and the public point-to-point and communicator calls (calls.c).
+ * (p2p.c), and the public point-to-point and communicator calls (calls.c; probes in
+ * probe.c, calls on arrays of requests in sets.c).
  * May call: base, shm, transport, device. The layers above (coll, boot) reach its state
  * only through the functions below, with the struct shmc__p2p they are given.
  *
  * Files call one way within the layer too, each only files before it: request, match,
- * outq, coop, rndv, deliver, inbox, progress, wait, post, comm, p2p, calls.
+ * outq, coop, rndv, deliver, inbox, progress, wait, post, comm, p2p, calls, probe, sets.
  *
  * Single-threaded: calls into the library must not overlap (shmcomm.h). Only the arena is
  * shared between processes, through the atomics of the layers below.
@@ -308,10 +309,20 @@ int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t e
                     struct shmc__request **out);
 int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
                     uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out);
+/* A synchronous send: by rendezvous whatever its size (or, to oneself, waiting for the
+ * receive), so that it completes only once a receive has matched it. */
+int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
+                     int tag, uint32_t ctx, const struct shmc__comm *c, struct shmc__request **out);
+/* A send to, or receive from, SHMC_PROC_NULL: a request complete at once, moving nothing. */
+int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
+                    const struct shmc__comm *c, struct shmc__request **out);
 
 /* wait.c: waits for every non-NULL request of reqs. Returns SHMC_OK, or
  * SHMC_ERR_ABORTED (the requests have failed by then). */
 int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs);
+/* Waits until one non-NULL request of reqs is no longer pending (at once if one is not,
+ * or if none is). Returns SHMC_OK, SHMC_ERR_ABORTED or SHMC_ERR_TIMEOUT. */
+int shmc__wait_any(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs);
 /* The same for a collective's requests, but returns as soon as one has failed: SHMC_OK
  * once all completed without error, else the first error seen (or SHMC_ERR_ABORTED); the
  * others may still be pending then. A receive that got another size than it asked for,

@@ -72,6 +72,51 @@ int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t e
     return shmc__rndv_start_send(p, s);
 }
 
+int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
+                     int tag, uint32_t ctx, const struct shmc__comm *c, struct shmc__request **out)
+{
+    struct shmc__request *s =
+        start(p, SHMC_REQ_SEND, (void *)(uintptr_t)buf, bytes, elsize, wdst, tag, ctx, c, -1);
+    *out = s;
+    if (!s)
+        return SHMC_ERR_NOMEM;
+    /* Never eager: the send completes when the receive that matched it says so (FIN) or
+     * asks for the data (CTS), or, to oneself, when a receive takes it. */
+    if (wdst == p->rank) {
+        struct shmc__request *r = shmc__match_posted(&p->match, wdst, tag, ctx);
+        if (r) {
+            shmc__deliver_self(p, r, s);
+        } else {
+            s->proto = SHMC_P_SELF;
+            int rc = shmc__unexp_add_self(&p->match, s);
+            if (rc != SHMC_OK)
+                shmc__req_complete(&p->reqs, s, rc);
+        }
+        return SHMC_OK;
+    }
+    int lost = shmc__peer_lost(p, wdst);
+    if (lost != SHMC_OK) {
+        shmc__req_complete(&p->reqs, s, lost);
+        return SHMC_OK;
+    }
+    return shmc__rndv_start_send(p, s);
+}
+
+int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
+                    const struct shmc__comm *c, struct shmc__request **out)
+{
+    struct shmc__request *r = start(p, send ? SHMC_REQ_SEND : SHMC_REQ_RECV, NULL, 0, elsize,
+                                    SHMC_PROC_NULL, tag, c->ctx, c, 0);
+    *out = r;
+    if (!r)
+        return SHMC_ERR_NOMEM;
+    r->src = SHMC_PROC_NULL;
+    r->msg_tag = SHMC_ANY_TAG;
+    r->msg_bytes = 0;
+    shmc__req_complete(&p->reqs, r, SHMC_OK);
+    return SHMC_OK;
+}
+
 int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
                     uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out)
 {

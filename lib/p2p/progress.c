@@ -96,6 +96,18 @@ static int all_others_gone(const struct shmc__p2p *p)
     return 1;
 }
 
+int shmc__source_lost(const struct shmc__p2p *p, int q)
+{
+    if (q == SHMC_ANY)
+        return all_others_gone(p) ? SHMC_ERR_PEER_DEAD : SHMC_OK;
+    if (q == p->rank)
+        return SHMC_OK;
+    const struct shmc__ep *ep = &p->peers[q].ep;
+    if (ep->broken)
+        return SHMC_ERR_CORRUPT;
+    return ep->gone && shmc__ring_empty(&ep->in) ? SHMC_ERR_PEER_DEAD : SHMC_OK;
+}
+
 /* Can request r no longer complete? Returns the error to fail it with, or SHMC_OK. */
 static int doomed(const struct shmc__p2p *p, const struct shmc__request *r)
 {

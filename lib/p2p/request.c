@@ -200,11 +200,14 @@ void shmc__req_fill_status(const struct shmc__request *r, shmc_status *st)
         return;
     const struct shmc__comm *c = r->comm;
     if (r->kind == SHMC_REQ_RECV) {
-        st->source = r->src >= 0 ? shmc__comm_local_rank(c, r->src) : SHMC_ANY_SOURCE;
+        /* src: a world rank, SHMC_ANY (nothing arrived), or SHMC_PROC_NULL (post.c). */
+        st->source = r->src >= 0                ? shmc__comm_local_rank(c, r->src)
+                     : r->src == SHMC_PROC_NULL ? SHMC_PROC_NULL
+                                                : SHMC_ANY_SOURCE;
         st->tag = r->msg_tag;
         st->count = r->elsize ? r->msg_bytes / r->elsize : 0;
     } else {
-        st->source = shmc__comm_local_rank(c, r->peer);
+        st->source = r->peer >= 0 ? shmc__comm_local_rank(c, r->peer) : r->peer;
         st->tag = r->tag;
         st->count = r->elsize ? r->bytes / r->elsize : 0;
     }

@@ -263,6 +263,7 @@ struct reqset {
     int stop_on_error; /* done as soon as one failed (shmc__wait_requests_exact) */
     int want_tag;      /* with stop_on_error: the tag receives must get, or SHMC_ANY */
     int err;           /* the first failure seen, with stop_on_error */
+    int any;           /* done as soon as one is no longer pending (shmc__wait_any) */
 };
 
 int shmc__req_other_call(const struct shmc__request *r, int want_tag)
@@ -283,6 +284,8 @@ static int reqs_done(void *arg)
             continue;
         if (r->state == SHMC_RS_ACTIVE)
             all = 0;
+        else if (s->any)
+            return 1;
         else if (s->stop_on_error && !s->err)
             s->err = shmc__req_other_call(r, s->want_tag) ? SHMC_ERR_MISMATCH : r->err;
     }
@@ -308,9 +311,12 @@ static int reqs_far(void *arg, uint32_t cpu)
 }
 
 static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
-                    int stop_on_error, int want_tag)
+                    int stop_on_error, int want_tag, int any)
 {
-    struct reqset s = {p, n, reqs, stop_on_error, want_tag, SHMC_OK};
+    struct reqset s = {p, n, reqs, stop_on_error, want_tag, SHMC_OK, any};
+    /* Waiting for any one: one that is complete already ends it. */
+    if (any && reqs_done(&s))
+        return SHMC_OK;
     struct blk b = {0};
     int active = 0;
     for (size_t i = 0; i < n; i++) {
@@ -340,13 +346,18 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
 
 int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
 {
-    return wait_set(p, n, reqs, 0, SHMC_ANY);
+    return wait_set(p, n, reqs, 0, SHMC_ANY, 0);
+}
+
+int shmc__wait_any(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
+{
+    return wait_set(p, n, reqs, 0, SHMC_ANY, 1);
 }
 
 int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
                               int want_tag)
 {
-    return wait_set(p, n, reqs, 1, want_tag);
+    return wait_set(p, n, reqs, 1, want_tag, 0);
 }
 
 int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),

@@ -100,7 +100,7 @@ static void bad_args(shmc_comm *w, int me, int n, void *arg)
 
     /* Ranks. */
     T_CALL(SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, n, 0, w));
-    T_CALL(SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, -2, 0, w));
+    T_CALL(SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, -3, 0, w));
     T_CALL(SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, SHMC_ANY_SOURCE, 0, w));
     T_CALL(SHMC_ERR_RANK, shmc_recv(v, 1, SHMC_INT32, n + 5, 0, w, NULL));
     T_CALL(SHMC_ERR_RANK, shmc_irecv(v, 1, SHMC_INT32, -7, 0, w, &r));

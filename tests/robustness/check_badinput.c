@@ -72,6 +72,14 @@ enum fn {
     F_ALLTOALLV,
     F_MEMBERS,
     F_SETTIMEOUT,
+    F_SSEND,
+    F_ISSEND,
+    F_PROBE,
+    F_IPROBE,
+    F_WAITANY,
+    F_TESTANY,
+    F_TESTALL,
+    F_CANCEL,
     NFN
 };
 
@@ -109,6 +117,14 @@ static const char *const fn_name[NFN] = {
     "shmc_alltoallv",
     "shmc_comm_create_members",
     "shmc_comm_set_timeout",
+    "shmc_ssend",
+    "shmc_issend",
+    "shmc_probe",
+    "shmc_iprobe",
+    "shmc_waitany",
+    "shmc_testany",
+    "shmc_testall",
+    "shmc_cancel",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
@@ -147,6 +163,14 @@ static const char *const need[NFN] = {
     [F_ALLTOALLV] = "BACNDVS",
     [F_MEMBERS] = "BACNRTP",
     [F_SETTIMEOUT] = "BAC",
+    [F_SSEND] = "BACNDRTS",
+    [F_ISSEND] = "BACNDRTSP",
+    [F_PROBE] = "BACDRT",
+    [F_IPROBE] = "BACDRTP",
+    [F_WAITANY] = "BAQP",
+    [F_TESTANY] = "BAQP",
+    [F_TESTALL] = "BAQP",
+    [F_CANCEL] = "BAQP",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -183,6 +207,13 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     BAD(F_RANK, k, want, shmc_comm_rank(c));
     BAD(F_SIZE, k, want, shmc_comm_size(c));
     BAD(F_SEND, k, want, shmc_send(v, 1, SHMC_INT32, 0, 0, c));
+    BAD(F_SSEND, k, want, shmc_ssend(v, 1, SHMC_INT32, 0, 0, c));
+    BAD(F_ISSEND, k, want, shmc_issend(v, 1, SHMC_INT32, 0, 0, c, &r));
+    T_ASSERT(r == NULL, "a refused issend leaves *req NULL");
+    int flag = 7;
+    BAD(F_PROBE, k, want, shmc_probe(0, 0, SHMC_INT32, c, NULL));
+    BAD(F_IPROBE, k, want, shmc_iprobe(0, 0, SHMC_INT32, c, &flag, NULL));
+    T_ASSERT(flag == 0, "a refused iprobe sets *flag 0");
     BAD(F_RECV, k, want, shmc_recv(v, 1, SHMC_INT32, 0, 0, c, NULL));
     BAD(F_ISEND, k, want, shmc_isend(v, 1, SHMC_INT32, 0, 0, c, &r));
     T_ASSERT(r == NULL, "a refused isend leaves *req NULL");
@@ -215,12 +246,19 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
 /* Requests: wait, test and waitall on h expecting want. */
 static void every_req_call(shmc_request *h, enum kind k, int want)
 {
-    shmc_request *a = h, *b = h, *arr[1] = {h};
+    shmc_request *a = h, *b = h, *arr[1] = {h}, *c = h;
     int done = -1;
+    size_t idx = 3;
     BAD(F_WAIT, k, want, shmc_wait(&a, NULL));
     BAD(F_TEST, k, want, shmc_test(&b, &done, NULL));
     BAD(F_WAITALL, k, want, shmc_waitall(1, arr, NULL));
-    T_ASSERT(a == h && b == h && arr[0] == h, "a refused handle must be left as it was");
+    BAD(F_TESTALL, k, want, shmc_testall(1, arr, &done, NULL));
+    BAD(F_WAITANY, k, want, shmc_waitany(1, arr, &idx, NULL));
+    BAD(F_TESTANY, k, want, shmc_testany(1, arr, &idx, &done, NULL));
+    /* NULL is no request to cancel: SHMC_ERR_ARG once the library is up. */
+    if (h || want == SHMC_ERR_NOT_INIT)
+        BAD(F_CANCEL, k, want, shmc_cancel(&c));
+    T_ASSERT(a == h && b == h && arr[0] == h && c == h, "a refused handle must be left as it was");
 }
 
 static void outside_the_job(shmc_comm *w, enum kind k)
@@ -238,6 +276,13 @@ static void outside_the_job(shmc_comm *w, enum kind k)
     BAD(F_TEST, k, SHMC_ERR_NOT_INIT, shmc_test(&r, NULL, NULL));
     BAD(F_WAITALL, k, SHMC_ERR_NOT_INIT, shmc_waitall(1, NULL, NULL));
     BAD(F_WAITALL, k, SHMC_ERR_NOT_INIT, shmc_waitall(0, NULL, NULL));
+    size_t idx;
+    BAD(F_WAITANY, k, SHMC_ERR_NOT_INIT, shmc_waitany(0, NULL, NULL, NULL));
+    BAD(F_TESTANY, k, SHMC_ERR_NOT_INIT, shmc_testany(0, NULL, &idx, NULL, NULL));
+    BAD(F_TESTALL, k, SHMC_ERR_NOT_INIT, shmc_testall(0, NULL, NULL, NULL));
+    BAD(F_CANCEL, k, SHMC_ERR_NOT_INIT, shmc_cancel(NULL));
+    BAD(F_IPROBE, k, SHMC_ERR_NOT_INIT, shmc_iprobe(0, 0, SHMC_INT32, w, NULL, NULL));
+    BAD(F_ISSEND, k, SHMC_ERR_NOT_INIT, shmc_issend(buf, 1, SHMC_INT32, 0, 0, w, NULL));
     BAD(F_ISEND, k, SHMC_ERR_NOT_INIT, shmc_isend(buf, 1, SHMC_INT32, 0, 0, w, NULL));
     BAD(F_IRECV, k, SHMC_ERR_NOT_INIT, shmc_irecv(buf, 1, SHMC_INT32, 0, 0, w, NULL));
     BAD(F_SEND, k, SHMC_ERR_NOT_INIT, shmc_send(SHMC_IN_PLACE, 1, SHMC_INT32, 0, 0, w));
@@ -279,6 +324,11 @@ static void arguments(shmc_comm *w, int me, int n)
         shmc_dtype dt = bad_dt[i];
         shmc_request *r;
         BAD(F_SEND, K_DTYPE, SHMC_ERR_ARG, shmc_send(v, 1, dt, other, 0, w));
+        BAD(F_SSEND, K_DTYPE, SHMC_ERR_ARG, shmc_ssend(v, 1, dt, other, 0, w));
+        BAD(F_ISSEND, K_DTYPE, SHMC_ERR_ARG, shmc_issend(v, 1, dt, other, 0, w, &r));
+        int flag;
+        BAD(F_PROBE, K_DTYPE, SHMC_ERR_ARG, shmc_probe(other, 0, dt, w, NULL));
+        BAD(F_IPROBE, K_DTYPE, SHMC_ERR_ARG, shmc_iprobe(other, 0, dt, w, &flag, NULL));
         BAD(F_RECV, K_DTYPE, SHMC_ERR_ARG, shmc_recv(v, 1, dt, other, 0, w, NULL));
         BAD(F_ISEND, K_DTYPE, SHMC_ERR_ARG, shmc_isend(v, 1, dt, other, 0, w, &r));
         BAD(F_IRECV, K_DTYPE, SHMC_ERR_ARG, shmc_irecv(v, 1, dt, other, 0, w, &r));
@@ -307,12 +357,20 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_REDUCE, K_OP, SHMC_ERR_ARG, shmc_reduce(v, u, 1, SHMC_INT32, SHMC_AVG, 0, w));
     BAD(F_RSCATTER, K_OP, SHMC_ERR_ARG, shmc_reduce_scatter(f, g, 1, SHMC_FLOAT32, SHMC_BAND, w));
 
-    /* Ranks and roots. */
-    const int bad_rank[] = {n, -2, n + 1000, SHMC_ANY_SOURCE};
-    for (size_t i = 0; i < 4; i++) {
+    /* Ranks and roots. SHMC_PROC_NULL is a peer of point-to-point calls, never a root. */
+    BAD(F_BCAST, K_RANK, SHMC_ERR_RANK, shmc_broadcast(v, 1, SHMC_INT32, SHMC_PROC_NULL, w));
+    BAD(F_REDUCE, K_RANK, SHMC_ERR_RANK,
+        shmc_reduce(v, u, 1, SHMC_INT32, SHMC_SUM, SHMC_PROC_NULL, w));
+    BAD(F_GATHER, K_RANK, SHMC_ERR_RANK, shmc_gather(v, u, 1, SHMC_INT32, SHMC_PROC_NULL, w));
+    BAD(F_SCATTER, K_RANK, SHMC_ERR_RANK, shmc_scatter(v, u, 1, SHMC_INT32, SHMC_PROC_NULL, w));
+    const int bad_rank[] = {n, -3, n + 1000, SHMC_ANY_SOURCE, INT32_MIN};
+    for (size_t i = 0; i < 5; i++) {
         int b = bad_rank[i];
         shmc_request *r;
+        int flag;
         BAD(F_SEND, K_RANK, SHMC_ERR_RANK, shmc_send(v, 1, SHMC_INT32, b, 0, w));
+        BAD(F_SSEND, K_RANK, SHMC_ERR_RANK, shmc_ssend(v, 1, SHMC_INT32, b, 0, w));
+        BAD(F_ISSEND, K_RANK, SHMC_ERR_RANK, shmc_issend(v, 1, SHMC_INT32, b, 0, w, &r));
         BAD(F_ISEND, K_RANK, SHMC_ERR_RANK, shmc_isend(v, 1, SHMC_INT32, b, 0, w, &r));
         BAD(F_SENDRECV, K_RANK, SHMC_ERR_RANK,
             shmc_sendrecv(v, 1, b, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
@@ -322,6 +380,8 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_SCATTER, K_RANK, SHMC_ERR_RANK, shmc_scatter(v, u, 1, SHMC_INT32, b, w));
         if (b == SHMC_ANY_SOURCE)
             continue; /* a receive may name any source */
+        BAD(F_PROBE, K_RANK, SHMC_ERR_RANK, shmc_probe(b, 0, SHMC_INT32, w, NULL));
+        BAD(F_IPROBE, K_RANK, SHMC_ERR_RANK, shmc_iprobe(b, 0, SHMC_INT32, w, &flag, NULL));
         BAD(F_RECV, K_RANK, SHMC_ERR_RANK, shmc_recv(v, 1, SHMC_INT32, b, 0, w, NULL));
         BAD(F_IRECV, K_RANK, SHMC_ERR_RANK, shmc_irecv(v, 1, SHMC_INT32, b, 0, w, &r));
         BAD(F_SENDRECV, K_RANK, SHMC_ERR_RANK,
@@ -345,12 +405,17 @@ static void arguments(shmc_comm *w, int me, int n)
         int t = bad_tag[i];
         shmc_request *r;
         BAD(F_SEND, K_TAG, SHMC_ERR_TAG, shmc_send(v, 1, SHMC_INT32, other, t, w));
+        BAD(F_SSEND, K_TAG, SHMC_ERR_TAG, shmc_ssend(v, 1, SHMC_INT32, other, t, w));
+        BAD(F_ISSEND, K_TAG, SHMC_ERR_TAG, shmc_issend(v, 1, SHMC_INT32, other, t, w, &r));
         BAD(F_ISEND, K_TAG, SHMC_ERR_TAG, shmc_isend(v, 1, SHMC_INT32, other, t, w, &r));
         BAD(F_SENDRECV, K_TAG, SHMC_ERR_TAG,
             shmc_sendrecv(v, 1, other, t, u, 1, other, 0, SHMC_INT32, w, NULL));
         if (t == SHMC_ANY_TAG)
             continue; /* a receive may take any tag */
         BAD(F_RECV, K_TAG, SHMC_ERR_TAG, shmc_recv(v, 1, SHMC_INT32, other, t, w, NULL));
+        int flag;
+        BAD(F_PROBE, K_TAG, SHMC_ERR_TAG, shmc_probe(other, t, SHMC_INT32, w, NULL));
+        BAD(F_IPROBE, K_TAG, SHMC_ERR_TAG, shmc_iprobe(other, t, SHMC_INT32, w, &flag, NULL));
         BAD(F_IRECV, K_TAG, SHMC_ERR_TAG, shmc_irecv(v, 1, SHMC_INT32, other, t, w, &r));
         BAD(F_SENDRECV, K_TAG, SHMC_ERR_TAG,
             shmc_sendrecv(v, 1, other, 0, u, 1, other, t, SHMC_INT32, w, NULL));
@@ -359,6 +424,8 @@ static void arguments(shmc_comm *w, int me, int n)
     /* NULL buffers with a count (every rank passes NULL where each needs a buffer). */
     shmc_request *r;
     BAD(F_SEND, K_NULLBUF, SHMC_ERR_ARG, shmc_send(NULL, 3, SHMC_INT32, other, 0, w));
+    BAD(F_SSEND, K_NULLBUF, SHMC_ERR_ARG, shmc_ssend(NULL, 3, SHMC_INT32, other, 0, w));
+    BAD(F_ISSEND, K_NULLBUF, SHMC_ERR_ARG, shmc_issend(NULL, 3, SHMC_INT32, other, 0, w, &r));
     BAD(F_RECV, K_NULLBUF, SHMC_ERR_ARG, shmc_recv(NULL, 3, SHMC_INT32, other, 0, w, NULL));
     BAD(F_ISEND, K_NULLBUF, SHMC_ERR_ARG, shmc_isend(NULL, 1, SHMC_INT32, other, 0, w, &r));
     BAD(F_IRECV, K_NULLBUF, SHMC_ERR_ARG, shmc_irecv(NULL, 1, SHMC_INT32, other, 0, w, &r));
@@ -402,6 +469,8 @@ static void arguments(shmc_comm *w, int me, int n)
 
     /* Sizes that overflow size_t. */
     BAD(F_SEND, K_SIZE, SHMC_ERR_ARG, shmc_send(v, huge, SHMC_INT32, other, 0, w));
+    BAD(F_SSEND, K_SIZE, SHMC_ERR_ARG, shmc_ssend(v, huge, SHMC_INT32, other, 0, w));
+    BAD(F_ISSEND, K_SIZE, SHMC_ERR_ARG, shmc_issend(v, huge, SHMC_INT32, other, 0, w, &r));
     BAD(F_RECV, K_SIZE, SHMC_ERR_ARG, shmc_recv(v, huge, SHMC_INT64, other, 0, w, NULL));
     BAD(F_ISEND, K_SIZE, SHMC_ERR_ARG, shmc_isend(v, huge, SHMC_INT32, other, 0, w, &r));
     BAD(F_IRECV, K_SIZE, SHMC_ERR_ARG, shmc_irecv(v, huge, SHMC_INT32, other, 0, w, &r));
@@ -452,6 +521,16 @@ static void arguments(shmc_comm *w, int me, int n)
     r = NULL;
     BAD(F_TEST, K_OUTPTR, SHMC_ERR_ARG, shmc_test(&r, NULL, NULL));
     BAD(F_WAITALL, K_OUTPTR, SHMC_ERR_ARG, shmc_waitall(2, NULL, NULL));
+    BAD(F_TESTALL, K_OUTPTR, SHMC_ERR_ARG, shmc_testall(2, NULL, &done, NULL));
+    BAD(F_TESTALL, K_OUTPTR, SHMC_ERR_ARG, shmc_testall(0, NULL, NULL, NULL));
+    size_t idx;
+    BAD(F_WAITANY, K_OUTPTR, SHMC_ERR_ARG, shmc_waitany(0, NULL, NULL, NULL));
+    BAD(F_WAITANY, K_OUTPTR, SHMC_ERR_ARG, shmc_waitany(2, NULL, &idx, NULL));
+    BAD(F_TESTANY, K_OUTPTR, SHMC_ERR_ARG, shmc_testany(0, NULL, &idx, NULL, NULL));
+    BAD(F_TESTANY, K_OUTPTR, SHMC_ERR_ARG, shmc_testany(0, NULL, NULL, &done, NULL));
+    BAD(F_CANCEL, K_OUTPTR, SHMC_ERR_ARG, shmc_cancel(NULL));
+    BAD(F_ISSEND, K_OUTPTR, SHMC_ERR_ARG, shmc_issend(v, 1, SHMC_INT32, other, 0, w, NULL));
+    BAD(F_IPROBE, K_OUTPTR, SHMC_ERR_ARG, shmc_iprobe(other, 0, SHMC_INT32, w, NULL, NULL));
     BAD(F_SPLIT, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_split(w, 0, 0, NULL));
     BAD(F_GROUP, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_create_group(w, &zero, 1, NULL));
     BAD(F_MEMBERS, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_create_members(w, &me, 1, 0, NULL));
