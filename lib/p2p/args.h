@@ -3,7 +3,8 @@
  * inline, because every message runs them. Each returns SHMC_OK or the public error
  * code; check_peer returns SHMC__NULL_PEER, a positive value that is no error code, for
  * SHMC_PROC_NULL where the call allows it, so that the calls can keep that case off the
- * path of every other message.
+ * path of every other message. The calls check the peer last, so that a call naming
+ * nobody still has every other argument checked.
  */
 #ifndef SHMC_ARGS_H
 #define SHMC_ARGS_H

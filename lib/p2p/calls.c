@@ -33,8 +33,8 @@ static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int p
     if (req)
         *req = NULL;
     if ((rc = shmc__check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = shmc__check_peer(c, peer, mode == RECV, &w)) ||
-        (rc = shmc__check_tag(tag, mode == RECV))) {
+        (rc = shmc__check_tag(tag, mode == RECV)) ||
+        (rc = shmc__check_peer(c, peer, mode == RECV, &w))) {
         if (rc != SHMC__NULL_PEER)
             return rc;
         w = SHMC_PROC_NULL;
@@ -93,7 +93,7 @@ static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int d
     size_t bytes, es;
     int w, rc;
     if ((rc = shmc__check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = shmc__check_peer(c, dst, 0, &w)) || (rc = shmc__check_tag(tag, 0)) ||
+        (rc = shmc__check_tag(tag, 0)) || (rc = shmc__check_peer(c, dst, 0, &w)) ||
         (rc = shmc__job_ok(p)))
         return rc == SHMC__NULL_PEER ? SHMC_OK : rc;
     /* Fast path: straight into the mailbox, no request. */
@@ -160,7 +160,7 @@ static int shmc_recv_call(void *buf, size_t count, shmc_dtype dtype, int src, in
     size_t bytes, es;
     int w, rc;
     if ((rc = shmc__check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = shmc__check_peer(c, src, 1, &w)) || (rc = shmc__check_tag(tag, 1)) ||
+        (rc = shmc__check_tag(tag, 1)) || (rc = shmc__check_peer(c, src, 1, &w)) ||
         (rc = shmc__job_ok(p))) {
         if (rc != SHMC__NULL_PEER)
             return rc;

@@ -43,7 +43,7 @@ static int probe_call(int src, int tag, shmc_dtype dtype, shmc_comm *comm, int *
         *flag = 0;
     /* A buffer of no elements: the checks of a receive but the buffer's. */
     if ((rc = shmc__check_buf(p, comm, &c, NULL, 0, dtype, &bytes, &es)) ||
-        (rc = shmc__check_peer(c, src, 1, &w)) || (rc = shmc__check_tag(tag, 1))) {
+        (rc = shmc__check_tag(tag, 1)) || (rc = shmc__check_peer(c, src, 1, &w))) {
         if (rc != SHMC__NULL_PEER)
             return rc;
         if (flag)

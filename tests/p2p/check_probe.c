@@ -370,6 +370,16 @@ static void proc_null(shmc_comm *w, int me, int n, void *arg)
     T_CALL(SHMC_ERR_RANK, shmc_send(buf, 4, SHMC_INT32, -3, 1, w));
     T_CALL(SHMC_ERR_TAG, shmc_recv(in, 4, SHMC_INT32, 0, -7, w, NULL));
     T_CALL(SHMC_ERR_ARG, shmc_irecv(in, 4, SHMC_INT32, SHMC_PROC_NULL, 1, w, NULL));
+    /* Nobody as the peer does not excuse the other arguments. */
+    shmc_request *r = NULL;
+    int fl;
+    T_CALL(SHMC_ERR_TAG, shmc_send(buf, 4, SHMC_INT32, SHMC_PROC_NULL, -5, w));
+    T_CALL(SHMC_ERR_TAG, shmc_issend(buf, 4, SHMC_INT32, SHMC_PROC_NULL, SHMC_ANY_TAG, w, &r));
+    T_CALL(SHMC_ERR_TAG, shmc_recv(in, 4, SHMC_INT32, SHMC_PROC_NULL, -5, w, NULL));
+    T_CALL(SHMC_ERR_TAG, shmc_iprobe(SHMC_PROC_NULL, -5, SHMC_INT32, w, &fl, NULL));
+    T_CALL(SHMC_ERR_ARG, shmc_send(NULL, 4, SHMC_INT32, SHMC_PROC_NULL, 1, w));
+    T_CALL(SHMC_ERR_ARG, shmc_irecv(in, 4, (shmc_dtype)50, SHMC_PROC_NULL, 1, w, &r));
+    T_ASSERT(r == NULL, "a refused call made a request");
 }
 
 START_TEST(test_proc_null)
