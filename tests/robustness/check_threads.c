@@ -29,14 +29,19 @@ static void *second_thread(void *arg)
         usleep(100);
     int v = 0;
     while (!atomic_load(&s->left)) {
-        int rc = shmc_send(&v, 1, SHMC_INT32, 1, 7, s->w);
+        /* A call with no effect until the first thread is seen inside: a send made
+         * before it got in would go through (and leave it refused instead). */
+        int rc = shmc_comm_rank(s->w);
+        if (rc != SHMC_ERR_THREAD) {
+            usleep(100);
+            continue;
+        }
+        atomic_fetch_add(&s->refused, 1);
+        rc = shmc_send(&v, 1, SHMC_INT32, 1, 7, s->w);
         if (rc == SHMC_ERR_THREAD)
             atomic_fetch_add(&s->refused, 1);
         else
             break; /* the first thread has left after all */
-        rc = shmc_comm_rank(s->w);
-        if (rc == SHMC_ERR_THREAD)
-            atomic_fetch_add(&s->refused, 1);
         usleep(1000);
     }
     return NULL;
@@ -57,7 +62,12 @@ static void refused_while_inside(shmc_comm *w, int me, int n, void *arg)
     pthread_t t;
     T_ASSERT(pthread_create(&t, NULL, second_thread, &s) == 0, "pthread_create");
     atomic_store(&s.entered, 1);
-    T_OK(shmc_recv(&v, 1, SHMC_INT32, 1, 5, w, NULL));
+    /* The second thread may be inside for a moment as we enter: a refused call did
+     * nothing, so it is simply made again. */
+    int rc;
+    while ((rc = shmc_recv(&v, 1, SHMC_INT32, 1, 5, w, NULL)) == SHMC_ERR_THREAD)
+        ;
+    T_OK(rc);
     atomic_store(&s.left, 1);
     pthread_join(t, NULL);
     T_ASSERT(atomic_load(&s.refused) > 0, "no call of the second thread was refused");
