@@ -30,21 +30,26 @@ static inline struct shmc__request *start(struct shmc__p2p *p, uint8_t kind, voi
     return q;
 }
 
-int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
-                    int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
-                    struct shmc__request **out)
+/* A send, eager where it may be (sync 0), or by rendezvous whatever its size (sync 1: a
+ * synchronous send, which completes only when the receive that matched it answers, FIN
+ * or CTS, or, to oneself, when a receive takes it). Inline: each caller passes a
+ * constant. */
+static inline int post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize,
+                            int wdst, int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
+                            int sync, struct shmc__request **out)
 {
     struct shmc__request *s =
         start(p, SHMC_REQ_SEND, (void *)(uintptr_t)buf, bytes, elsize, wdst, tag, ctx, c, dev);
     *out = s;
     if (!s)
         return SHMC_ERR_NOMEM;
+    int eager = !sync && bytes <= p->eager_limit && !s->dev;
 
     if (wdst == p->rank) {
         struct shmc__request *r = shmc__match_posted(&p->match, wdst, tag, ctx);
         if (r) {
             shmc__deliver_self(p, r, s);
-        } else if (bytes <= p->eager_limit && !s->dev) {
+        } else if (eager) {
             int rc = shmc__unexp_add_eager(&p->match, wdst, tag, ctx, buf, bytes);
             shmc__req_complete(&p->reqs, s, rc);
         } else {
@@ -60,7 +65,7 @@ int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t e
         shmc__req_complete(&p->reqs, s, lost);
         return SHMC_OK;
     }
-    if (bytes <= p->eager_limit && !s->dev) {
+    if (eager) {
         struct shmc__peer *pe = &p->peers[wdst];
         s->proto = SHMC_P_EAGER;
         if (shmc__list_empty(&pe->matchq) && shmc__outq_eager(&pe->ep, buf, bytes, tag, ctx))
@@ -72,34 +77,17 @@ int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t e
     return shmc__rndv_start_send(p, s);
 }
 
+int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
+                    int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
+                    struct shmc__request **out)
+{
+    return post_send(p, buf, bytes, elsize, wdst, tag, ctx, c, dev, 0, out);
+}
+
 int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
                      int tag, uint32_t ctx, const struct shmc__comm *c, struct shmc__request **out)
 {
-    struct shmc__request *s =
-        start(p, SHMC_REQ_SEND, (void *)(uintptr_t)buf, bytes, elsize, wdst, tag, ctx, c, -1);
-    *out = s;
-    if (!s)
-        return SHMC_ERR_NOMEM;
-    /* Never eager: the send completes when the receive that matched it says so (FIN) or
-     * asks for the data (CTS), or, to oneself, when a receive takes it. */
-    if (wdst == p->rank) {
-        struct shmc__request *r = shmc__match_posted(&p->match, wdst, tag, ctx);
-        if (r) {
-            shmc__deliver_self(p, r, s);
-        } else {
-            s->proto = SHMC_P_SELF;
-            int rc = shmc__unexp_add_self(&p->match, s);
-            if (rc != SHMC_OK)
-                shmc__req_complete(&p->reqs, s, rc);
-        }
-        return SHMC_OK;
-    }
-    int lost = shmc__peer_lost(p, wdst);
-    if (lost != SHMC_OK) {
-        shmc__req_complete(&p->reqs, s, lost);
-        return SHMC_OK;
-    }
-    return shmc__rndv_start_send(p, s);
+    return post_send(p, buf, bytes, elsize, wdst, tag, ctx, c, -1, 1, out);
 }
 
 int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,

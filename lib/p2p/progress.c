@@ -116,25 +116,20 @@ static int doomed(const struct shmc__p2p *p, const struct shmc__request *r)
     /* From any source, with every other rank gone: only this rank could still send it,
      * and it cannot while it waits for it. Not before: a receive posted, then a message
      * to oneself, is how a rank talks to itself (test_p2p_self). */
-    if (q == SHMC_ANY)
-        return r->waited && all_others_gone(p) ? SHMC_ERR_PEER_DEAD : SHMC_OK;
-    if (q == p->rank)
+    if (q == SHMC_ANY && !r->waited)
         return SHMC_OK;
-    const struct shmc__ep *ep = &p->peers[q].ep;
-    if (ep->broken)
-        return SHMC_ERR_CORRUPT;
-    if (!ep->gone)
+    /* Everything the peer wrote before leaving is read before we give up on it (its
+     * mailbox must be empty): a message for a receive, the FIN or CTS that completes a
+     * send. So is the count in a copy descriptor that completes one (coop.c): a send's,
+     * or a receive's whose sender counted the last bytes (its send completed then, and it
+     * may have left before our next step saw the count: tests/unit/check_coopleave.c).
+     * A copy from its device buffer runs to the end: the mapping keeps that memory alive
+     * after its owner is gone. */
+    int err = shmc__source_lost(p, q);
+    if (err == SHMC_ERR_PEER_DEAD && q != SHMC_ANY &&
+        (shmc__coop_counted(p, r) || r->proto == SHMC_P_DEVCOPY))
         return SHMC_OK;
-    /* Everything the peer wrote before leaving is read before we give up on it: a
-     * message for a receive, the FIN or CTS that completes a send, or the count in a
-     * copy descriptor that completes one (coop.c): a send's, or a receive's whose sender
-     * counted the last bytes (its send completed then, and it may have left before our
-     * next step saw the count: tests/unit/check_coopleave.c). A copy from its device
-     * buffer runs to the end: the mapping keeps that memory alive after its owner is
-     * gone. */
-    if (!shmc__ring_empty(&ep->in) || shmc__coop_counted(p, r) || r->proto == SHMC_P_DEVCOPY)
-        return SHMC_OK;
-    return SHMC_ERR_PEER_DEAD;
+    return err;
 }
 
 void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err)

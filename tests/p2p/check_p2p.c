@@ -16,30 +16,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "p2p_protocols.h"
 #include "shm/arena.h"
 
-#define E 4096u /* the default eager limit (SHMC_EAGER_LIMIT) */
-#define MiB (1024u * 1024u)
 /* From here large messages are offered to be copied by both sides (docs/design.md). */
 #define COOP_MIN (64u << 10)
 
-static const int rank_counts[] = {2, 3, 4, 8, 16};
-#define NRANK_COUNTS (int)(sizeof rank_counts / sizeof rank_counts[0])
-
-/* The large-message protocols: single copy (the default for big messages), and the
- * mailbox stream (single copy switched off). */
-static const char *const env_default[] = {NULL};
-static const char *const env_stream[] = {"SHMC_SINGLE_COPY=0", NULL};
-static const char *const env_all_cma[] = {"SHMC_SINGLE_COPY_MIN=0", NULL};
 static const char *const env_small_ring[] = {"SHMC_RING_SIZE=4096", NULL};
-static const char *const *const protocol_envs[] = {env_default, env_stream, env_all_cma};
-
-static int run_env(int n, shmct_fn fn, void *arg, const char *const *env)
-{
-    struct shmct_opts o = {.env = env};
-    return shmct_run_opts(n, fn, arg, &o);
-}
 
 /* ---- sizes ------------------------------------------------------------------------------ */
 
@@ -965,7 +948,7 @@ END_TEST
 static Suite *p2p_suite(void)
 {
     Suite *s = suite_create("p2p");
-    int nproto = (int)(sizeof protocol_envs / sizeof protocol_envs[0]);
+    int nproto = NPROTO;
     TCase *t = tcase_create("sizes");
     tcase_set_timeout(t, 300);
     tcase_add_loop_test(t, test_p2p_sizes, 0, nproto);

@@ -8,12 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-
-#define E 4096u
-
-static const int rank_counts[] = {2, 3, 4, 8, 16};
-#define NRANK_COUNTS (int)(sizeof rank_counts / sizeof rank_counts[0])
+#include "p2p_protocols.h"
 
 /* Rank 0 posts a receive from every other rank, then lets them send one at a time, in
  * reverse order (rank k waits for rank 0's word): each waitany (or testany loop) must

@@ -9,25 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-
-#define E 4096u /* the default eager limit */
-#define MiB (1024u * 1024u)
-
-static const int rank_counts[] = {2, 3, 4, 8, 16};
-#define NRANK_COUNTS (int)(sizeof rank_counts / sizeof rank_counts[0])
-
-static const char *const env_default[] = {NULL};
-static const char *const env_stream[] = {"SHMC_SINGLE_COPY=0", NULL};
-static const char *const env_all_cma[] = {"SHMC_SINGLE_COPY_MIN=0", NULL};
-static const char *const *const protocol_envs[] = {env_default, env_stream, env_all_cma};
-#define NPROTO (int)(sizeof protocol_envs / sizeof protocol_envs[0])
-
-static int run_env(int n, shmct_fn fn, void *arg, const char *const *env)
-{
-    struct shmct_opts o = {.env = env};
-    return shmct_run_opts(n, fn, arg, &o);
-}
+#include "p2p_protocols.h"
 
 /* Rank 0 starts a send to rank 1, which posts its receive only after rank 0's "go"
  * (tag 2). Until then a synchronous send cannot complete, however often it is tested;
