@@ -75,6 +75,14 @@ typedef enum {
                * torch's bool tensors combine) */
 } shmc_dtype;
 
+/* An opaque element of n bytes (1 <= n <= SHMC_DTYPE_BYTES_MAX), for data the library moves
+ * without looking inside: a struct, a pair, an element of another library's type. Valid
+ * wherever a shmc_dtype is (counts are in elements of n bytes), and in reductions with a
+ * user-defined op (shmc_op_create) only. Needs no creation; the same n names the same
+ * dtype on every rank. */
+#define SHMC_DTYPE_BYTES_MAX 4096
+#define SHMC_DTYPE_BYTES(n) ((shmc_dtype)(0x100 + (n)))
+
 typedef enum {
     SHMC_SUM,
     SHMC_PROD,
@@ -85,6 +93,11 @@ typedef enum {
     SHMC_BOR,
     SHMC_BXOR
 } shmc_op;
+
+/* A user-defined reduction (shmc_op_create): combines count elements of dtype so that
+ * inout[i] = in[i] OP inout[i], in on the left (MPI_User_function's order). */
+typedef void (*shmc_user_fn)(const void *in, void *inout, size_t count, shmc_dtype dtype,
+                             void *ctx);
 
 /* What a completed receive (or send) delivered.
  *   source: the sender's rank in the communicator of the receive.
@@ -527,6 +540,94 @@ SHMC_API int shmc_alltoall(const void *sendbuf, void *recvbuf, size_t count, shm
 SHMC_API int shmc_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
                             void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
                             shmc_dtype dtype, shmc_comm *comm);
+
+/*
+ * The v-collectives: each rank's block has its own size (MPI_Gatherv, MPI_Scatterv,
+ * MPI_Allgatherv, MPI_Reduce_scatter). Counts and displacements are in elements of dtype;
+ * block r lies at element displs[r] of the large buffer and holds counts[r] elements. The
+ * arrays are read where MPI reads them (the root's for gatherv and scatterv, every rank's
+ * for allgatherv and reduce_scatterv) and may be NULL elsewhere. A rank's own count must
+ * equal what the arrays give it: a block of another size is SHMC_ERR_MISMATCH on the ranks
+ * that see it (the others' blocks still arrive) and, as for alltoallv, the communicator's
+ * collectives fail from then on (SHMC_CHECK=1 does not compare per-rank counts). Blocks
+ * may be empty, in any order and with gaps; received blocks must not overlap each other,
+ * and a rank's send and receive buffers must not share a byte. Every block moves once,
+ * straight from its sender to its receiver through the mailboxes.
+ * Returns SHMC_OK or a collective's errors; SHMC_ERR_ARG also for a NULL array that the
+ * rank reads, a NULL buffer that holds a block, SHMC_IN_PLACE where not allowed, or a count
+ * and displacement that overflow.
+ */
+
+/* Collects sendcount elements from every rank into root's recvbuf, rank r's at element
+ * displs[r] (recvcounts[r] elements). SHMC_IN_PLACE as sendbuf at the root: its block is
+ * already in place. */
+SHMC_API int shmc_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                          const size_t *recvcounts, const size_t *displs, shmc_dtype dtype,
+                          int root, shmc_comm *comm);
+
+/* Sends sendcounts[r] elements at element displs[r] of root's sendbuf to rank r, which
+ * receives recvcount elements. SHMC_IN_PLACE as recvbuf at the root: its block stays. */
+SHMC_API int shmc_scatterv(const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+                           void *recvbuf, size_t recvcount, shmc_dtype dtype, int root,
+                           shmc_comm *comm);
+
+/* Collects sendcount elements from every rank into every rank's recvbuf, rank r's at
+ * element displs[r] (recvcounts[r] elements; the arrays are the same on every rank).
+ * SHMC_IN_PLACE as sendbuf: each rank's block is already at recvbuf + displs[rank]. */
+SHMC_API int shmc_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                             const size_t *recvcounts, const size_t *displs, shmc_dtype dtype,
+                             shmc_comm *comm);
+
+/* Combines every rank's sendbuf (the sum of recvcounts elements, rank r's part after the
+ * parts of ranks 0..r-1) with op and leaves part r of the result in rank r's recvbuf
+ * (recvcounts[r] elements; recvcounts is the same on every rank). SHMC_IN_PLACE as
+ * sendbuf: recvbuf holds the whole input, and part r replaces its first elements. Each
+ * element is combined in rank order 0, 1, ..., n - 1. */
+SHMC_API int shmc_reduce_scatterv(const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+                                  shmc_dtype dtype, shmc_op op, shmc_comm *comm);
+
+/* Prefix reductions (MPI_Scan, MPI_Exscan): rank r's recvbuf gets the combination of the
+ * sendbufs of ranks 0..r (scan) or 0..r-1 (exscan), in that order, lower ranks on the
+ * left; AVG divides by the number of ranks combined. exscan leaves rank 0's recvbuf as it
+ * was. SHMC_IN_PLACE as sendbuf: the input is taken from recvbuf. Recursive doubling:
+ * log2(n) exchanges of count elements; the same inputs give the same bits on every run.
+ * Returns what shmc_allreduce returns. */
+SHMC_API int shmc_scan(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                       shmc_op op, shmc_comm *comm);
+SHMC_API int shmc_exscan(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                         shmc_op op, shmc_comm *comm);
+
+/*
+ * User-defined reductions (MPI_Op_create). fn combines arrays of elements of any dtype the
+ * call names (SHMC_DTYPE_BYTES(n) included): inout[i] = in[i] OP inout[i]. commute says
+ * whether OP is commutative; a non-commutative one is still assumed associative, and
+ * every algorithm that runs it combines in rank order (the ring algorithms are replaced by
+ * shm, and a reduce tree rooted elsewhere than rank 0 by shm). fn is called by this
+ * process only, inside its own calls, possibly several times per call on pieces of the
+ * arrays and on elements of other ranks (the direct and staged all-reduces combine
+ * pieces for each other), and must not call shmcomm. Host buffers only: a user op on
+ * device buffers is SHMC_ERR_ARG. Every rank makes its ops in the same order, so that one
+ * op has the same value everywhere (the calls check it as they check a built-in op). Not
+ * bound to shmc_init: ops may be made before it and outlive shmc_finalize.
+ */
+
+/* Makes *op. Returns SHMC_OK; SHMC_ERR_ARG for a NULL fn or op; SHMC_ERR_LIMIT when
+ * SHMC_OP_USER_MAX ops are alive. Any thread. */
+#define SHMC_OP_USER_MAX 256
+#define SHMC_OP_NULL ((shmc_op)-1)
+SHMC_API int shmc_op_create(shmc_user_fn fn, void *ctx, int commute, shmc_op *op);
+
+/* Frees *op (made by shmc_op_create; no call using it may be running) and sets it to
+ * SHMC_OP_NULL. Its value may be given to a later op.
+ * Returns SHMC_OK; SHMC_ERR_ARG for NULL, a built-in op, or an op not alive. */
+SHMC_API int shmc_op_free(shmc_op *op);
+
+/* Combines count elements locally, inout[i] = in[i] OP inout[i] (MPI_Reduce_local), with
+ * a built-in op or a user op, on host memory. Returns SHMC_OK or SHMC_ERR_ARG (bad dtype
+ * or op, a pair that does not go together, or AVG, which needs a rank count; NULL buffers with a
+ * non-zero count; overlapping buffers; a byte size that overflows). Needs no shmc_init. */
+SHMC_API int shmc_reduce_local(const void *in, void *inout, size_t count, shmc_dtype dtype,
+                               shmc_op op);
 
 /* ---------------------------------------------------------------------------------- */
 /* Communicators                                                                        */

@@ -16,6 +16,22 @@
 #define SHMC_CALL_SPLIT 0x40u        /* shmc_comm_split */
 #define SHMC_CALL_CREATE_GROUP 0x41u /* shmc_comm_create_group */
 #define SHMC_CALL_ALLTOALLV 0x42u    /* shmc_alltoallv: counts are each rank's own */
+#define SHMC_CALL_GATHERV 0x43u      /* the v-collectives: word 0 is 0 (counts differ) */
+#define SHMC_CALL_SCATTERV 0x44u
+#define SHMC_CALL_ALLGATHERV 0x45u
+#define SHMC_CALL_REDUCE_SCATTERV 0x46u /* word 0: the sum of the counts, the same on all */
+#define SHMC_CALL_SCAN 0x47u
+#define SHMC_CALL_EXSCAN 0x48u
+
+/* Word 1: bits 0-7 the call, 8 the memory kind (1: device), 9 always set (so that the
+ * words are never both zero, which means "no call"), 10-19 the op (user ops are values
+ * up to 319), 20-33 the dtype (opaque ones up to 0x100 + 4096), 34-63 the root. */
+static inline uint64_t shmc__call_word1(unsigned coll, unsigned dt, unsigned op, int dev, int root)
+{
+    return (uint64_t)(coll & 0xff) | (uint64_t)(dev & 1) << 8 | 1ull << 9 |
+           (uint64_t)(op & 0x3ff) << 10 | (uint64_t)(dt & 0x3fff) << 20 |
+           (uint64_t)((uint32_t)root & 0x3fffffff) << 34;
+}
 
 /* A 64-bit hash of the words; 0 for no call (both words 0: SHMC_CHECK=0), never 0
  * otherwise. */

@@ -19,7 +19,21 @@ static inline size_t shmc__dtype_size(shmc_dtype dt)
         [SHMC_FLOAT32] = 4, [SHMC_FLOAT64] = 8, [SHMC_INT16] = 2,   [SHMC_UINT16] = 2,
         [SHMC_BOOL] = 1,
     };
-    return (unsigned)dt < sizeof sizes ? sizes[dt] : 0;
+    size_t es = (unsigned)dt < sizeof sizes ? sizes[dt] : 0;
+    if (__builtin_expect(es == 0, 0)) {
+        /* An opaque dtype (SHMC_DTYPE_BYTES): its size is in its value. Tested only
+         * where the table says 0, which callers test anyway, so the built-in dtypes'
+         * path is the lookup it always was. */
+        unsigned n = (unsigned)dt - 0x100u;
+        es = n - 1 < SHMC_DTYPE_BYTES_MAX ? n : 0;
+    }
+    return es;
+}
+
+/* Is dt an opaque dtype (SHMC_DTYPE_BYTES), which only user ops reduce? */
+static inline int shmc__dtype_opaque(shmc_dtype dt)
+{
+    return (unsigned)dt - 0x101u < SHMC_DTYPE_BYTES_MAX;
 }
 
 /* How many dtypes there are (the last one + 1). */

@@ -10,6 +10,7 @@
 
 #include "base/dtype.h"
 #include "base/half.h"
+#include "base/userop.h"
 
 /* ---- conversions ------------------------------------------------------------------- */
 
@@ -169,21 +170,46 @@ static const kernel3_fn kernels3[NTYPES][NOPS] = {
 
 int shmc__reduce_check(shmc_dtype dt, shmc_op op)
 {
+    if (shmc__op_user(op))
+        return shmc__userop_check(dt, op);
     if ((unsigned)dt >= NTYPES || (unsigned)op >= NOPS || !kernels[dt][op])
         return SHMC_ERR_ARG;
     return SHMC_OK;
 }
 
+/* User ops (base/userop.c) have values above the built-in ones: one compare, taken only
+ * after the table's range check fails. */
 void shmc__reduce(void *acc, const void *in, size_t n, shmc_dtype dt, shmc_op op, int order)
 {
-    if (n)
-        kernels[dt][op](acc, in, n, order);
+    if ((unsigned)op < NOPS) {
+        if (n)
+            kernels[dt][op](acc, in, n, order);
+    } else {
+        shmc__userop_reduce(acc, in, n, dt, op, order);
+    }
 }
 
 void shmc__reduce_into(void *out, const void *a, const void *b, size_t n, shmc_dtype dt, shmc_op op)
 {
-    if (n)
-        kernels3[dt][op](out, a, b, n);
+    if ((unsigned)op < NOPS) {
+        if (n)
+            kernels3[dt][op](out, a, b, n);
+    } else {
+        shmc__userop_into(out, a, b, n, dt, op);
+    }
+}
+
+SHMC_API int shmc_reduce_local(const void *in, void *inout, size_t count, shmc_dtype dtype,
+                               shmc_op op)
+{
+    size_t es = shmc__dtype_size(dtype);
+    if (op == SHMC_AVG || shmc__reduce_check(dtype, op) != SHMC_OK || !es || count > SIZE_MAX / es)
+        return SHMC_ERR_ARG;
+    if (count && (!in || !inout || in == SHMC_IN_PLACE || inout == SHMC_IN_PLACE ||
+                  shmc__overlap(in, count * es, inout, count * es)))
+        return SHMC_ERR_ARG;
+    shmc__reduce(inout, in, count, dtype, op, SHMC_ACC_RIGHT);
+    return SHMC_OK;
 }
 
 /* p[i] = p[i] / nranks, computed in CT and stored back through FROM(TO(x) / d). */

@@ -110,4 +110,20 @@ int shmc__alltoallv_pairwise(const struct shmc__cx *x, const void *sbuf, const s
                              const size_t *sdispls, void *rbuf, const size_t *rcounts,
                              const size_t *rdispls);
 
+/* vblocks.c: the v-collectives (counts and displacements in elements). A NULL sbuf (at
+ * the root for gatherv) means this rank's block is already in place; a NULL rbuf at the
+ * root of scatterv, that it keeps its block. reduce_scatterv: sbuf holds every part in
+ * rank order, rbuf receives part me (it may be sbuf: in place). */
+int shmc__gatherv_direct(const struct shmc__cx *x, const void *sbuf, size_t scount, void *rbuf,
+                         const size_t *rcounts, const size_t *displs);
+int shmc__scatterv_direct(const struct shmc__cx *x, const void *sbuf, const size_t *scounts,
+                          const size_t *displs, void *rbuf, size_t rcount);
+int shmc__allgatherv(const struct shmc__cx *x, const void *sbuf, size_t scount, void *rbuf,
+                     const size_t *rcounts, const size_t *displs);
+int shmc__reduce_scatterv_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                                 const size_t *rcounts);
+/* scan.c: scan (exclusive 0) or exscan (1) of count elements; sbuf may be rbuf. */
+int shmc__scan_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                  int exclusive);
+
 #endif /* SHMC_ALGOS_H */

@@ -21,9 +21,7 @@ static inline void shmc__call_words(unsigned coll, const struct shmc__cx *x, siz
                                     uint64_t w[2])
 {
     w[0] = count;
-    w[1] = (uint64_t)coll | (uint64_t)x->dt << 8 | (uint64_t)x->op << 16 |
-           (uint64_t)(x->dev & 1) << 24 | 1ull << 25 | (uint64_t)(uint32_t)x->root << 32;
-    /* Bit 25: never both words zero, which means "no call" (cx.h). */
+    w[1] = shmc__call_word1(coll, (unsigned)x->dt, (unsigned)x->op, x->dev, x->root);
 }
 
 /* The call starts: with SHMC_CHECK on, its words (w) go with every synchronisation of

@@ -5,106 +5,8 @@
  */
 #include <string.h>
 
-#include "base/log.h"
 #include "coll/algos.h"
-#include "coll/callword.h"
-#include "coll/check.h"
-#include "coll/dispatch.h"
-
-/* ---- checks -------------------------------------------------------------------------- */
-
-/* How many blocks of count elements a call's largest buffer holds. */
-enum { NO_DATA, ONE_BLOCK, BLOCK_PER_RANK };
-
-/* Fills x for a call on the communicator handle h; checks it, the dtype and that the
- * largest buffer's count elements per block fit in size_t. */
-static int setup(struct shmc__cx *x, shmc_comm *h, size_t count, int blocks, shmc_dtype dt)
-{
-    struct shmc__comm *comm;
-    int rc = shmc__coll_lookup(h, &comm);
-    if (rc != SHMC_OK)
-        return rc;
-    size_t es = shmc__dtype_size(dt);
-    size_t nblocks = blocks == BLOCK_PER_RANK ? (size_t)comm->size : blocks == ONE_BLOCK;
-    if (!es || (nblocks && count > SIZE_MAX / es / nblocks))
-        return SHMC_ERR_ARG;
-    shmc__cx_init(x, &shmc__coll, comm, dt);
-    return shmc__job_ok(shmc__coll.p2p);
-}
-
-/* The memory kind of the call on this rank, from the buffers it uses (NULL and
- * SHMC_IN_PLACE where it uses none): both of one kind, or SHMC_ERR_ARG. */
-static int set_kind(struct shmc__cx *x, const void *a, const void *b)
-{
-    int da = a && a != SHMC_IN_PLACE && shmc__mk_dev(a);
-    int db = b && b != SHMC_IN_PLACE && shmc__mk_dev(b);
-    if (a && a != SHMC_IN_PLACE && b && b != SHMC_IN_PLACE && da != db) {
-        SHMC_ERROR("a collective's send and receive buffers must both be host memory or both "
-                   "device memory; copy one of them first");
-        return SHMC_ERR_ARG;
-    }
-    x->dev = da || db;
-    return SHMC_OK;
-}
-
-static int check_root(struct shmc__cx *x, int root)
-{
-    x->root = root;
-    return root >= 0 && root < x->n ? SHMC_OK : SHMC_ERR_RANK;
-}
-
-static int check_op(struct shmc__cx *x, shmc_op op)
-{
-    x->op = op;
-    return shmc__reduce_check(x->dt, op);
-}
-
-/* Send and receive buffers that share a byte, where the call uses both (the in-place
- * forms are the way to reuse a buffer). */
-static int check_apart(const void *sbuf, size_t sbytes, const void *rbuf, size_t rbytes)
-{
-    if (sbuf == SHMC_IN_PLACE || rbuf == SHMC_IN_PLACE)
-        return SHMC_OK;
-    return shmc__overlap(sbuf, sbytes, rbuf, rbytes) ? SHMC_ERR_ARG : SHMC_OK;
-}
-
-/* ---- the common start and tail ------------------------------------------------------ */
-
-/* The call starts on every member alike: its words ride in every synchronisation of it
- * unless SHMC_CHECK=0 (callword.h), and SHMC_CHECK=1 also agrees on them before anything
- * runs (check.c). The caller then runs the call unless this failed, and leaves it
- * (shmc__cx_leave) either way. */
-static int start(int coll, struct shmc__cx *x, size_t count)
-{
-    uint64_t w[2];
-    shmc__call_words((unsigned)coll, x, count, w);
-    shmc__cx_enter(x, w);
-    return x->co->check == SHMC_CHECK_FULL ? shmc__coll_check(coll, x, count) : SHMC_OK;
-}
-
-/* The common tail of every collective once its arguments are checked and resolved: with
- * SHMC_CHECK, the check that every member made the same call (check.c); nothing to do
- * for count 0; a local copy for one rank (whatever the collective, the result is then
- * the rank's own count elements); otherwise the chosen algorithm (dispatch.c). bytes is
- * what the choice sizes by: each rank's whole buffer, the vector of broadcast, reduce and
- * all-reduce, all n blocks of the others (as bench/coll_bench measures it). */
-static int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
-               size_t bytes)
-{
-    if (x->n == 1) {
-        if (count && sbuf && rbuf && sbuf != rbuf)
-            return shmc__copy_kind(rbuf, sbuf, count * x->es, x->dev);
-        return SHMC_OK;
-    }
-    /* After a failure part-way, here or on a member, every collective fails (cx.h). */
-    int rc = shmc__cx_failed(x);
-    if (rc != SHMC_OK)
-        return rc;
-    rc = start(coll, x, count);
-    if (rc == SHMC_OK && count)
-        rc = shmc__coll_run(coll, x, sbuf, rbuf, count, bytes);
-    return shmc__cx_leave(x, shmc__cx_outcome(x, rc));
-}
+#include "coll/entry.h"
 
 /* ---- the collectives ------------------------------------------------------------------- */
 
@@ -261,20 +163,6 @@ static int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count, shmc_d
     if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
         return rc;
     return run(SHMC_C_ALLTOALL, &x, sbuf, rbuf, count, total);
-}
-
-/* The extent, in elements, of n blocks at displs with counts: the largest displs[i] +
- * counts[i], or SIZE_MAX when one overflows. */
-static size_t extent(int n, const size_t *counts, const size_t *displs)
-{
-    size_t end = 0;
-    for (int i = 0; i < n; i++) {
-        if (counts[i] > SIZE_MAX - displs[i])
-            return SIZE_MAX;
-        if (counts[i] && displs[i] + counts[i] > end)
-            end = displs[i] + counts[i];
-    }
-    return end;
 }
 
 static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const size_t *sdispls,

@@ -14,6 +14,7 @@
  */
 #include "coll/dispatch.h"
 
+#include "base/userop.h"
 #include "coll/algos.h"
 #include "coll/local.h"
 #include "coll/scratch.h"
@@ -156,6 +157,18 @@ const struct shmc__coll_algo *shmc__coll_algo(int coll, int algo, int dev)
     return algorithms[coll][algo];
 }
 
+/* A non-commutative user op runs only where every element is combined in rank order
+ * (docs/collectives.md): never round a ring, and a reduce tree only when rooted at 0
+ * (its order is then 0, 1, ..., n - 1); shm, whose order is the ranks', replaces them. */
+static int in_order(int coll, const struct shmc__cx *x, int algo)
+{
+    if (shmc__op_commutes(x->op))
+        return algo;
+    if (algo == SHMC_A_RING || (coll == SHMC_C_REDUCE && algo == SHMC_A_TREE && x->root != 0))
+        return SHMC_A_SHM;
+    return algo;
+}
+
 /* Memory first (scratch.c), agreed by all members, then the algorithm, whose requests
  * come from the reserve (p2p/request.c tells them by their context). An in-place
  * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is
@@ -165,7 +178,8 @@ const struct shmc__coll_algo *shmc__coll_algo(int coll, int algo, int dev)
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes)
 {
-    const struct shmc__coll_algo *a = shmc__coll_algo(coll, pick(coll, x, bytes), x->dev);
+    const struct shmc__coll_algo *a =
+        shmc__coll_algo(coll, in_order(coll, x, pick(coll, x, bytes)), x->dev);
     int rc;
     if (a->scratch_need || sbuf == SHMC_IN_PLACE) {
         size_t need[SHMC_NSCRATCH] = {0};

@@ -30,7 +30,7 @@ static int parent(const shmc_comm *h, unsigned what, struct shmc__cx *x)
     shmc__cx_init(x, &shmc__coll, c, SHMC_UINT32);
     rc = shmc__job_ok(x->co->p2p);
     if (rc == SHMC_OK && (rc = shmc__cx_failed(x)) == SHMC_OK) {
-        const uint64_t w[2] = {0, what | 1ull << 25};
+        const uint64_t w[2] = {0, shmc__call_word1(what, 0, 0, 0, 0)};
         shmc__cx_enter(x, w);
     }
     return rc;

@@ -24,11 +24,12 @@ static inline int shmc__check_buf(struct shmc__p2p *p, const shmc_comm *h,
         return SHMC_ERR_NOT_INIT;
     if (!(*c = shmc__comm_get(&p->comms, h)))
         return SHMC_ERR_ARG;
-    size_t es = shmc__dtype_size(dt);
-    /* SHMC_IN_PLACE means something only to collectives: here it is no buffer at all. */
-    if (!es || count > SIZE_MAX / es || (!buf && count) || buf == SHMC_IN_PLACE)
+    size_t es = shmc__dtype_size(dt), b;
+    /* SHMC_IN_PLACE means something only to collectives: here it is no buffer at all.
+     * The overflow test is a multiply, not a division (this runs on every message). */
+    if (!es || __builtin_mul_overflow(count, es, &b) || (!buf && count) || buf == SHMC_IN_PLACE)
         return SHMC_ERR_ARG;
-    *bytes = count * es;
+    *bytes = b;
     *elsize = es;
     return SHMC_OK;
 }

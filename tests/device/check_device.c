@@ -507,6 +507,77 @@ START_TEST(test_device_example)
 }
 END_TEST
 
+/* The v-collectives and prefix reductions on device buffers (the mailbox paths, each
+ * block travelling device to device), against host arithmetic; a user-defined op, which
+ * is host code, refused on device buffers with a message, the communicator unharmed. */
+static void add32(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
+{
+    (void)dt;
+    (void)ctx;
+    for (size_t i = 0; i < count; i++)
+        ((int32_t *)inout)[i] += ((const int32_t *)in)[i];
+}
+
+static void vcoll_rank(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    enum { B = 3000 }; /* elements per block: past allgatherv's one-step size at 2 ranks */
+    size_t counts[4], displs[4], total = 0;
+    for (int r = 0; r < n; r++) {
+        counts[r] = B + (size_t)r * 7;
+        displs[r] = total;
+        total += counts[r];
+    }
+    int32_t *h = malloc(total * 4), *back = malloc(total * 4);
+    void *d = shmc__dev_malloc(total * 4), *e = shmc__dev_malloc(total * 4);
+    T_ASSERT(h && back && d && e, "no memory");
+    for (size_t i = 0; i < total; i++)
+        h[i] = me * 100000 + (int32_t)i;
+    T_OK(shmc__dev_copy(d, h + displs[me], counts[me] * 4));
+    T_OK(shmc_allgatherv(d, counts[me], e, counts, displs, SHMC_INT32, w));
+    T_OK(shmc__dev_copy(back, e, total * 4));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < counts[r]; i++)
+            T_ASSERT(back[displs[r] + i] == r * 100000 + (int32_t)(displs[r] + i),
+                     "allgatherv: block %d element %zu", r, i);
+    T_OK(shmc__dev_copy(d, h, total * 4));
+    T_OK(shmc_reduce_scatterv(d, e, counts, SHMC_INT32, SHMC_SUM, w));
+    T_OK(shmc__dev_copy(back, e, counts[me] * 4));
+    for (size_t i = 0; i < counts[me]; i++)
+        T_ASSERT(back[i] == 100000 * n * (n - 1) / 2 + n * (int32_t)(displs[me] + i),
+                 "reduce_scatterv: element %zu is %d", i, back[i]);
+    T_OK(shmc_scan(d, e, total, SHMC_INT32, SHMC_SUM, w));
+    T_OK(shmc__dev_copy(back, e, total * 4));
+    for (size_t i = 0; i < total; i += 97)
+        T_ASSERT(back[i] == 100000 * me * (me + 1) / 2 + (me + 1) * (int32_t)i,
+                 "scan: element %zu is %d", i, back[i]);
+    shmc_op op;
+    T_OK(shmc_op_create(add32, NULL, 1, &op));
+    shmct_stderr_begin();
+    int rc = shmc_allreduce(d, e, 4, SHMC_INT32, op, w);
+    char msg[1024];
+    shmct_stderr_end(msg, sizeof msg);
+    T_CALL(SHMC_ERR_ARG, rc);
+    T_ASSERT(strstr(msg, "user-defined op"), "the message says why: %s", msg);
+    T_CALL(SHMC_ERR_ARG, shmc_scan(d, e, 4, SHMC_INT32, op, w));
+    T_CALL(SHMC_ERR_ARG, shmc_reduce_scatterv(d, e, counts, SHMC_INT32, op, w));
+    int32_t one = 1, sum = 0;
+    T_OK(shmc_allreduce(&one, &sum, 1, SHMC_INT32, op, w));
+    T_ASSERT(sum == n, "after the refusals: %d", sum);
+    T_OK(shmc_op_free(&op));
+    shmc__dev_free(d);
+    shmc__dev_free(e);
+    free(h);
+    free(back);
+}
+
+START_TEST(test_device_vcoll)
+{
+    run_mode(_i, "test_device_vcoll", 2, vcoll_rank, NULL);
+    run_mode(_i, "test_device_vcoll", 3, vcoll_rank, NULL);
+}
+END_TEST
+
 int main(void)
 {
     call_dev = &dev_mem;
@@ -520,6 +591,7 @@ int main(void)
     tcase_add_loop_test(t, test_device_coll_2, 0, 2);
     tcase_add_loop_test(t, test_device_coll_3, 0, 2);
     tcase_add_loop_test(t, test_device_coll_4, 0, 2);
+    tcase_add_loop_test(t, test_device_vcoll, 0, 2);
     tcase_add_test(t, test_device_no_ipc);
     tcase_add_test(t, test_device_none);
     tcase_add_test(t, test_device_example);

@@ -80,6 +80,15 @@ enum fn {
     F_TESTANY,
     F_TESTALL,
     F_CANCEL,
+    F_GATHERV,
+    F_SCATTERV,
+    F_ALLGATHERV,
+    F_RSCATTERV,
+    F_SCAN,
+    F_EXSCAN,
+    F_OPCREATE,
+    F_OPFREE,
+    F_REDLOCAL,
     NFN
 };
 
@@ -125,6 +134,15 @@ static const char *const fn_name[NFN] = {
     "shmc_testany",
     "shmc_testall",
     "shmc_cancel",
+    "shmc_gatherv",
+    "shmc_scatterv",
+    "shmc_allgatherv",
+    "shmc_reduce_scatterv",
+    "shmc_scan",
+    "shmc_exscan",
+    "shmc_op_create",
+    "shmc_op_free",
+    "shmc_reduce_local",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
@@ -171,6 +189,15 @@ static const char *const need[NFN] = {
     [F_TESTANY] = "BAQP",
     [F_TESTALL] = "BAQP",
     [F_CANCEL] = "BAQP",
+    [F_GATHERV] = "BACNDRVS",
+    [F_SCATTERV] = "BACNDRVS",
+    [F_ALLGATHERV] = "BACNDVS",
+    [F_RSCATTERV] = "BACNDOVS",
+    [F_SCAN] = "BACNDOVS",
+    [F_EXSCAN] = "BACNDOVS",
+    [F_OPCREATE] = "P",
+    [F_OPFREE] = "OP",
+    [F_REDLOCAL] = "NDOVS",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -193,6 +220,15 @@ static unsigned calls;
 /* shmc_alltoallv's counts and displacements: one element per rank, packed. */
 static const size_t ones[SHMC_MAX_TEST_RANKS] = {1, 1, 1, 1, 1, 1, 1, 1},
                     steps[SHMC_MAX_TEST_RANKS] = {0, 1, 2, 3, 4, 5, 6, 7};
+
+/* A user op for the calls that take one. */
+static void user_sum(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
+{
+    (void)dt;
+    (void)ctx;
+    for (size_t i = 0; i < count; i++)
+        ((int32_t *)inout)[i] += ((const int32_t *)in)[i];
+}
 
 /* Values that are not communicators or requests: never made, or far outside any table. */
 #define JUNK_A ((void *)(uintptr_t)1)
@@ -230,6 +266,12 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     BAD(F_RSCATTER, k, want, shmc_reduce_scatter(v, u, 1, SHMC_INT32, SHMC_SUM, c));
     BAD(F_ALLTOALL, k, want, shmc_alltoall(v, u, 1, SHMC_INT32, c));
     BAD(F_ALLTOALLV, k, want, shmc_alltoallv(v, ones, steps, u, ones, steps, SHMC_INT32, c));
+    BAD(F_GATHERV, k, want, shmc_gatherv(v, 1, u, ones, steps, SHMC_INT32, 0, c));
+    BAD(F_SCATTERV, k, want, shmc_scatterv(v, ones, steps, u, 1, SHMC_INT32, 0, c));
+    BAD(F_ALLGATHERV, k, want, shmc_allgatherv(v, 1, u, ones, steps, SHMC_INT32, c));
+    BAD(F_RSCATTERV, k, want, shmc_reduce_scatterv(v, u, ones, SHMC_INT32, SHMC_SUM, c));
+    BAD(F_SCAN, k, want, shmc_scan(v, u, 1, SHMC_INT32, SHMC_SUM, c));
+    BAD(F_EXSCAN, k, want, shmc_exscan(v, u, 1, SHMC_INT32, SHMC_SUM, c));
     BAD(F_SPLIT, k, want, shmc_comm_split(c, 0, 0, &out));
     T_ASSERT(out == NULL, "a refused split leaves *out NULL");
     static const int zero = 0;
@@ -344,7 +386,20 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_SCATTER, K_DTYPE, SHMC_ERR_ARG, shmc_scatter(v, u, 1, dt, 0, w));
         BAD(F_RSCATTER, K_DTYPE, SHMC_ERR_ARG, shmc_reduce_scatter(v, u, 1, dt, SHMC_SUM, w));
         BAD(F_ALLTOALL, K_DTYPE, SHMC_ERR_ARG, shmc_alltoall(v, u, 1, dt, w));
+        BAD(F_GATHERV, K_DTYPE, SHMC_ERR_ARG, shmc_gatherv(v, 1, u, ones, steps, dt, 0, w));
+        BAD(F_SCATTERV, K_DTYPE, SHMC_ERR_ARG, shmc_scatterv(v, ones, steps, u, 1, dt, 0, w));
+        BAD(F_ALLGATHERV, K_DTYPE, SHMC_ERR_ARG, shmc_allgatherv(v, 1, u, ones, steps, dt, w));
+        BAD(F_RSCATTERV, K_DTYPE, SHMC_ERR_ARG, shmc_reduce_scatterv(v, u, ones, dt, SHMC_SUM, w));
+        BAD(F_SCAN, K_DTYPE, SHMC_ERR_ARG, shmc_scan(v, u, 1, dt, SHMC_SUM, w));
+        BAD(F_EXSCAN, K_DTYPE, SHMC_ERR_ARG, shmc_exscan(v, u, 1, dt, SHMC_SUM, w));
+        BAD(F_REDLOCAL, K_DTYPE, SHMC_ERR_ARG, shmc_reduce_local(v, u, 1, dt, SHMC_SUM));
     }
+    /* An opaque dtype past the largest, and a built-in op on an opaque dtype. */
+    BAD(F_GATHERV, K_DTYPE, SHMC_ERR_ARG,
+        shmc_gatherv(v, 1, u, ones, steps, SHMC_DTYPE_BYTES(SHMC_DTYPE_BYTES_MAX + 1), 0, w));
+    BAD(F_SCAN, K_DTYPE, SHMC_ERR_ARG, shmc_scan(v, u, 1, SHMC_DTYPE_BYTES(4), SHMC_SUM, w));
+    BAD(F_REDLOCAL, K_DTYPE, SHMC_ERR_ARG,
+        shmc_reduce_local(v, u, 1, SHMC_DTYPE_BYTES(4), SHMC_MAX));
 
     /* Ops: not an op at all, and ops not defined for the dtype. */
     const shmc_op bad_op[] = {(shmc_op)99, (shmc_op)-1};
@@ -352,7 +407,24 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_REDUCE, K_OP, SHMC_ERR_ARG, shmc_reduce(v, u, 1, SHMC_INT32, bad_op[i], 0, w));
         BAD(F_ALLREDUCE, K_OP, SHMC_ERR_ARG, shmc_allreduce(v, u, 1, SHMC_INT32, bad_op[i], w));
         BAD(F_RSCATTER, K_OP, SHMC_ERR_ARG, shmc_reduce_scatter(v, u, 1, SHMC_INT32, bad_op[i], w));
+        BAD(F_RSCATTERV, K_OP, SHMC_ERR_ARG,
+            shmc_reduce_scatterv(v, u, ones, SHMC_INT32, bad_op[i], w));
+        BAD(F_SCAN, K_OP, SHMC_ERR_ARG, shmc_scan(v, u, 1, SHMC_INT32, bad_op[i], w));
+        BAD(F_EXSCAN, K_OP, SHMC_ERR_ARG, shmc_exscan(v, u, 1, SHMC_INT32, bad_op[i], w));
+        BAD(F_REDLOCAL, K_OP, SHMC_ERR_ARG, shmc_reduce_local(v, u, 1, SHMC_INT32, bad_op[i]));
+        shmc_op not_alive = bad_op[i];
+        BAD(F_OPFREE, K_OP, SHMC_ERR_ARG, shmc_op_free(&not_alive));
     }
+    /* A user op freed already, and built-in ops, are not ops to free. */
+    shmc_op gone = SHMC_SUM;
+    T_OK(shmc_op_create(user_sum, NULL, 1, &gone));
+    T_OK(shmc_op_free(&gone));
+    shmc_op stale_op = (shmc_op)(SHMC_OP_NULL);
+    BAD(F_OPFREE, K_OP, SHMC_ERR_ARG, shmc_op_free(&stale_op));
+    shmc_op builtin = SHMC_MAX;
+    BAD(F_OPFREE, K_OP, SHMC_ERR_ARG, shmc_op_free(&builtin));
+    BAD(F_REDLOCAL, K_OP, SHMC_ERR_ARG, shmc_reduce_local(f, g, 1, SHMC_FLOAT32, SHMC_AVG));
+    BAD(F_SCAN, K_OP, SHMC_ERR_ARG, shmc_scan(f, g, 1, SHMC_FLOAT32, SHMC_BOR, w));
     BAD(F_ALLREDUCE, K_OP, SHMC_ERR_ARG, shmc_allreduce(f, g, 1, SHMC_FLOAT32, SHMC_BXOR, w));
     BAD(F_REDUCE, K_OP, SHMC_ERR_ARG, shmc_reduce(v, u, 1, SHMC_INT32, SHMC_AVG, 0, w));
     BAD(F_RSCATTER, K_OP, SHMC_ERR_ARG, shmc_reduce_scatter(f, g, 1, SHMC_FLOAT32, SHMC_BAND, w));
@@ -363,6 +435,9 @@ static void arguments(shmc_comm *w, int me, int n)
         shmc_reduce(v, u, 1, SHMC_INT32, SHMC_SUM, SHMC_PROC_NULL, w));
     BAD(F_GATHER, K_RANK, SHMC_ERR_RANK, shmc_gather(v, u, 1, SHMC_INT32, SHMC_PROC_NULL, w));
     BAD(F_SCATTER, K_RANK, SHMC_ERR_RANK, shmc_scatter(v, u, 1, SHMC_INT32, SHMC_PROC_NULL, w));
+    BAD(F_GATHERV, K_RANK, SHMC_ERR_RANK,
+        shmc_gatherv(v, 1, u, ones, steps, SHMC_INT32, SHMC_PROC_NULL, w));
+    BAD(F_SCATTERV, K_RANK, SHMC_ERR_RANK, shmc_scatterv(v, ones, steps, u, 1, SHMC_INT32, n, w));
     const int bad_rank[] = {n, -3, n + 1000, SHMC_ANY_SOURCE, INT32_MIN};
     for (size_t i = 0; i < 5; i++) {
         int b = bad_rank[i];
@@ -463,6 +538,31 @@ static void arguments(shmc_comm *w, int me, int n)
         shmc_alltoallv(NULL, ones, steps, u, ones, steps, SHMC_INT32, w));
     BAD(F_ALLTOALLV, K_NULLBUF, SHMC_ERR_ARG,
         shmc_alltoallv(v, NULL, steps, u, ones, steps, SHMC_INT32, w));
+    /* The root alone reads the arrays of gatherv and scatterv: on a communicator of one
+     * rank (each rank alone), so that no member waits for a refused root. */
+    shmc_comm *self0 = NULL;
+    T_OK(shmc_comm_split(w, me, 0, &self0));
+    BAD(F_GATHERV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_gatherv(NULL, 1, u, ones, steps, SHMC_INT32, 0, w));
+    BAD(F_GATHERV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_gatherv(v, 1, u, NULL, NULL, SHMC_INT32, 0, self0));
+    BAD(F_SCATTERV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_scatterv(v, ones, steps, NULL, 1, SHMC_INT32, 0, w));
+    BAD(F_SCATTERV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_scatterv(v, ones, NULL, u, 1, SHMC_INT32, 0, self0));
+    T_OK(shmc_comm_free(&self0));
+    BAD(F_ALLGATHERV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_allgatherv(v, 1, NULL, ones, steps, SHMC_INT32, w));
+    BAD(F_ALLGATHERV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_allgatherv(v, 1, u, NULL, steps, SHMC_INT32, w));
+    BAD(F_RSCATTERV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_reduce_scatterv(NULL, u, ones, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_RSCATTERV, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_reduce_scatterv(v, u, NULL, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_SCAN, K_NULLBUF, SHMC_ERR_ARG, shmc_scan(NULL, u, 1, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_EXSCAN, K_NULLBUF, SHMC_ERR_ARG, shmc_exscan(v, NULL, 1, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_REDLOCAL, K_NULLBUF, SHMC_ERR_ARG, shmc_reduce_local(NULL, u, 1, SHMC_INT32, SHMC_SUM));
+    BAD(F_REDLOCAL, K_NULLBUF, SHMC_ERR_ARG, shmc_reduce_local(v, NULL, 1, SHMC_INT32, SHMC_SUM));
     static const int zero = 0;
     BAD(F_GROUP, K_NULLBUF, SHMC_ERR_ARG, shmc_comm_create_group(w, NULL, 1, &out));
     BAD(F_MEMBERS, K_NULLBUF, SHMC_ERR_ARG, shmc_comm_create_members(w, NULL, 1, 0, &out));
@@ -491,6 +591,15 @@ static void arguments(shmc_comm *w, int me, int n)
                                                 block, block, block, block};
     BAD(F_ALLTOALLV, K_SIZE, SHMC_ERR_ARG,
         shmc_alltoallv(v, blocks, steps, u, ones, steps, SHMC_INT32, w));
+    BAD(F_GATHERV, K_SIZE, SHMC_ERR_ARG, shmc_gatherv(v, huge, u, ones, steps, SHMC_INT32, 0, w));
+    BAD(F_SCATTERV, K_SIZE, SHMC_ERR_ARG, shmc_scatterv(v, ones, steps, u, huge, SHMC_INT32, 0, w));
+    const size_t huges[SHMC_MAX_TEST_RANKS] = {huge, huge, huge, huge, huge, huge, huge, huge};
+    BAD(F_ALLGATHERV, K_SIZE, SHMC_ERR_ARG, shmc_allgatherv(v, 1, u, ones, huges, SHMC_INT32, w));
+    BAD(F_RSCATTERV, K_SIZE, SHMC_ERR_ARG,
+        shmc_reduce_scatterv(v, u, blocks, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_SCAN, K_SIZE, SHMC_ERR_ARG, shmc_scan(v, u, huge, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_EXSCAN, K_SIZE, SHMC_ERR_ARG, shmc_exscan(v, u, huge, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_REDLOCAL, K_SIZE, SHMC_ERR_ARG, shmc_reduce_local(v, u, huge, SHMC_INT32, SHMC_SUM));
 
     /* Overlapping send and receive buffers (SHMC_IN_PLACE is the way to share one). */
     BAD(F_SENDRECV, K_OVERLAP, SHMC_ERR_ARG,
@@ -503,6 +612,13 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_ALLTOALL, K_OVERLAP, SHMC_ERR_ARG, shmc_alltoall(v, v + 1, 1, SHMC_INT32, w));
     BAD(F_ALLTOALLV, K_OVERLAP, SHMC_ERR_ARG,
         shmc_alltoallv(v, ones, steps, v + 1, ones, steps, SHMC_INT32, w));
+    BAD(F_ALLGATHERV, K_OVERLAP, SHMC_ERR_ARG,
+        shmc_allgatherv(v + me, 1, v, ones, steps, SHMC_INT32, w));
+    BAD(F_RSCATTERV, K_OVERLAP, SHMC_ERR_ARG,
+        shmc_reduce_scatterv(v, v + 1, ones, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_SCAN, K_OVERLAP, SHMC_ERR_ARG, shmc_scan(v, v + 1, 2, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_EXSCAN, K_OVERLAP, SHMC_ERR_ARG, shmc_exscan(v, v, 2, SHMC_INT32, SHMC_SUM, w));
+    BAD(F_REDLOCAL, K_OVERLAP, SHMC_ERR_ARG, shmc_reduce_local(v, v + 1, 2, SHMC_INT32, SHMC_SUM));
     /* The rooted ones overlap only at the root: on a communicator of one rank (each rank
      * alone), so that no other member is left waiting for the refused root. */
     shmc_comm *self = NULL;
@@ -510,6 +626,10 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_REDUCE, K_OVERLAP, SHMC_ERR_ARG, shmc_reduce(v, v + 1, 2, SHMC_INT32, SHMC_SUM, 0, self));
     BAD(F_GATHER, K_OVERLAP, SHMC_ERR_ARG, shmc_gather(v + 1, v, 2, SHMC_INT32, 0, self));
     BAD(F_SCATTER, K_OVERLAP, SHMC_ERR_ARG, shmc_scatter(v, v + 1, 2, SHMC_INT32, 0, self));
+    BAD(F_GATHERV, K_OVERLAP, SHMC_ERR_ARG,
+        shmc_gatherv(v, 1, v, ones, steps, SHMC_INT32, 0, self));
+    BAD(F_SCATTERV, K_OVERLAP, SHMC_ERR_ARG,
+        shmc_scatterv(v, ones, steps, v, 1, SHMC_INT32, 0, self));
     T_OK(shmc_comm_free(&self));
 
     /* NULL result pointers. */
@@ -541,6 +661,10 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_STAT, K_OUTPTR, SHMC_ERR_ARG, shmc_stat("comms", NULL));
     BAD(F_STAT, K_OUTPTR, SHMC_ERR_ARG, shmc_stat(NULL, &st));
     BAD(F_DEVSEL, K_OUTPTR, SHMC_ERR_ARG, shmc_device_select(NULL));
+    shmc_op op;
+    BAD(F_OPCREATE, K_OUTPTR, SHMC_ERR_ARG, shmc_op_create(NULL, NULL, 1, &op));
+    BAD(F_OPCREATE, K_OUTPTR, SHMC_ERR_ARG, shmc_op_create(user_sum, NULL, 1, NULL));
+    BAD(F_OPFREE, K_OUTPTR, SHMC_ERR_ARG, shmc_op_free(NULL));
 }
 
 /* Requests used after they completed, invented, or named twice in one waitall. */

@@ -1,0 +1,331 @@
+/*
+ * shmc_gatherv, shmc_scatterv, shmc_allgatherv, shmc_reduce_scatterv: uneven blocks (empty
+ * ones included) laid out in reverse rank order with gaps, every dtype's size and an
+ * opaque one, every root, 1 to 8 ranks, the in-place forms, a communicator of a subset,
+ * blocks past allgatherv's one-step size (the ring); a rank whose count disagrees with the
+ * arrays (SHMC_ERR_MISMATCH, and no rank left waiting); bad arguments.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define GAP 2 /* elements left untouched after each block */
+
+/* Rank r's block in round k: uneven, empty for some ranks. */
+static size_t count_of(int r, int k, size_t scale)
+{
+    return (size_t)((r * 5 + k) % 4) * scale;
+}
+
+static uint8_t byte_of(int r, size_t i, int k)
+{
+    return (uint8_t)(r * 37 + i * 11 + (size_t)k * 3 + 1);
+}
+
+/* The blocks of n ranks in reverse order with GAP elements after each: counts, displs;
+ * returns the extent in elements. */
+static size_t layout(int n, int k, size_t scale, size_t *counts, size_t *displs)
+{
+    size_t at = 0;
+    for (int r = n - 1; r >= 0; r--) {
+        counts[r] = count_of(r, k, scale);
+        displs[r] = at;
+        at += counts[r] + GAP;
+    }
+    return at;
+}
+
+static void fill_block(uint8_t *p, int r, size_t bytes, int k)
+{
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = byte_of(r, i, k);
+}
+
+/* Every block r of big holds rank r's bytes and its gap is untouched. */
+static void verify_blocks(const uint8_t *big, int n, const size_t *counts, const size_t *displs,
+                          size_t es, int k, const char *what)
+{
+    for (int r = 0; r < n; r++) {
+        const uint8_t *b = big + displs[r] * es;
+        for (size_t i = 0; i < counts[r] * es; i++)
+            T_ASSERT(b[i] == byte_of(r, i, k), "%s: block %d byte %zu is %u, expected %u", what, r,
+                     i, b[i], byte_of(r, i, k));
+        for (size_t i = 0; i < GAP * es; i++)
+            T_ASSERT(b[counts[r] * es + i] == 0xee, "%s: the gap after block %d was written", what,
+                     r);
+    }
+}
+
+/* One gatherv, scatterv and allgatherv on c, rank me of n, round k, in place or not. */
+static void round_trip(shmc_comm *c, int me, int n, int k, shmc_dtype dt, size_t scale,
+                       int in_place)
+{
+    size_t es = shmc_dtype_size(dt), counts[8], displs[8];
+    size_t ext = layout(n, k, scale, counts, displs);
+    size_t mine = counts[me], big = ext * es + 1;
+    uint8_t *all = shmct_xmalloc(big), *own = shmct_xmalloc(mine * es + 1);
+    for (int root = 0; root < n; root++) {
+        /* gatherv */
+        memset(all, 0xee, big);
+        fill_block(own, me, mine * es, k);
+        const void *s = own;
+        if (in_place && me == root) {
+            fill_block(all + displs[me] * es, me, mine * es, k);
+            s = SHMC_IN_PLACE;
+        }
+        T_OK(shmc_gatherv(s, mine, all, me == root ? counts : NULL, me == root ? displs : NULL, dt,
+                          root, c));
+        if (me == root)
+            verify_blocks(all, n, counts, displs, es, k, "gatherv");
+        /* scatterv: the root's blocks back out */
+        memset(own, 0, mine * es + 1);
+        void *r = own;
+        if (me == root) {
+            memset(all, 0xee, big);
+            for (int q = 0; q < n; q++)
+                fill_block(all + displs[q] * es, q, counts[q] * es, k);
+            if (in_place)
+                r = SHMC_IN_PLACE;
+        }
+        T_OK(shmc_scatterv(all, me == root ? counts : NULL, me == root ? displs : NULL, r, mine, dt,
+                           root, c));
+        if (r != SHMC_IN_PLACE)
+            for (size_t i = 0; i < mine * es; i++)
+                T_ASSERT(own[i] == byte_of(me, i, k), "scatterv from %d: byte %zu", root, i);
+    }
+    /* allgatherv */
+    memset(all, 0xee, big);
+    fill_block(own, me, mine * es, k);
+    if (in_place)
+        fill_block(all + displs[me] * es, me, mine * es, k);
+    T_OK(shmc_allgatherv(in_place ? SHMC_IN_PLACE : own, mine, all, counts, displs, dt, c));
+    char what[64];
+    snprintf(what, sizeof what, "allgatherv (round %d, %zu-byte elements, %s)", k, es,
+             in_place ? "in place" : "apart");
+    verify_blocks(all, n, counts, displs, es, k, what);
+    free(all);
+    free(own);
+}
+
+static void blocks(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    for (int dt = 0; dt <= SHMC_BOOL; dt++)
+        round_trip(w, me, n, dt, (shmc_dtype)dt, 1, dt % 2);
+    round_trip(w, me, n, 3, SHMC_DTYPE_BYTES(12), 3, 0);
+    /* Past the one-step allgatherv (16 KiB in all): the ring, in and out of place. */
+    round_trip(w, me, n, 1, SHMC_FLOAT64, 3000, 0);
+    round_trip(w, me, n, 2, SHMC_INT32, 5000, 1);
+    /* A communicator of the odd ranks, in reverse order. */
+    int members[8], m = 0;
+    for (int r = n - 1; r >= 0; r--)
+        if (r % 2)
+            members[m++] = r;
+    shmc_comm *odd;
+    T_OK(shmc_comm_create_group(w, members, m, &odd));
+    if (odd) {
+        round_trip(odd, shmc_comm_rank(odd), m, 2, SHMC_INT64, 5, 0);
+        T_OK(shmc_comm_free(&odd));
+    }
+    /* Nothing at all to move. */
+    size_t zero[8] = {0};
+    T_OK(shmc_gatherv(NULL, 0, NULL, zero, zero, SHMC_INT32, 0, w));
+    T_OK(shmc_scatterv(NULL, zero, zero, NULL, 0, SHMC_INT32, n - 1, w));
+    T_OK(shmc_allgatherv(NULL, 0, NULL, zero, zero, SHMC_INT32, w));
+}
+
+START_TEST(test_vcoll_blocks)
+{
+    static const int ns[] = {1, 2, 3, 4, 8};
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        ck_assert_int_eq(shmct_run(ns[i], blocks, NULL), 0);
+}
+END_TEST
+
+/* reduce_scatterv of int32 SUM and float64 AVG: part p of the result holds the
+ * combination of every rank's part p; rank r's element i is r * 1000 + i. */
+static void parts(shmc_comm *w, int me, int n, int k, size_t scale, int in_place)
+{
+    size_t counts[8], off[8], total = 0;
+    for (int r = 0; r < n; r++) {
+        counts[r] = count_of(r, k, scale);
+        off[r] = total;
+        total += counts[r];
+    }
+    int32_t *in = shmct_xmalloc(total * 4 + 4), *out = shmct_xmalloc(total * 4 + 4);
+    double *fin = shmct_xmalloc(total * 8 + 8), *fout = shmct_xmalloc(total * 8 + 8);
+    for (size_t i = 0; i < total; i++) {
+        in[i] = me * 1000 + (int32_t)i;
+        fin[i] = (double)(me * 1000 + (int)i);
+    }
+    out[counts[me]] = -7;
+    if (in_place) {
+        memcpy(out, in, total * 4);
+        memcpy(fout, fin, total * 8);
+    }
+    T_OK(shmc_reduce_scatterv(in_place ? SHMC_IN_PLACE : in, out, counts, SHMC_INT32, SHMC_SUM, w));
+    T_OK(shmc_reduce_scatterv(in_place ? SHMC_IN_PLACE : fin, fout, counts, SHMC_FLOAT64, SHMC_AVG,
+                              w));
+    for (size_t j = 0; j < counts[me]; j++) {
+        int32_t want = 1000 * n * (n - 1) / 2 + n * (int32_t)(off[me] + j);
+        T_ASSERT(out[j] == want, "part %d element %zu: %d, expected %d", me, j, out[j], want);
+        double fw = 1000.0 * (n - 1) / 2 + (double)(off[me] + j);
+        T_ASSERT(fout[j] == fw, "avg part %d element %zu: %g, expected %g", me, j, fout[j], fw);
+    }
+    if (!in_place)
+        T_ASSERT(out[counts[me]] == -7, "reduce_scatterv wrote past its part");
+    free(in);
+    free(out);
+    free(fin);
+    free(fout);
+}
+
+static void reduce_parts(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < 4; k++)
+        parts(w, me, n, k, 1 + (size_t)k * 700, k % 2);
+    size_t zero[8] = {0};
+    T_OK(shmc_reduce_scatterv(NULL, NULL, zero, SHMC_FLOAT32, SHMC_MAX, w));
+}
+
+START_TEST(test_vcoll_reduce_scatterv)
+{
+    static const int ns[] = {1, 2, 3, 5, 8};
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        ck_assert_int_eq(shmct_run(ns[i], reduce_parts, NULL), 0);
+}
+END_TEST
+
+/* A rank whose own count is not what the arrays give it: the call fails where that is
+ * seen (SHMC_ERR_MISMATCH), every rank returns (none waits for the culprit), and the
+ * world's collectives fail from then on. `which` picks the call. */
+static void disagree(shmc_comm *w, int me, int n, void *arg)
+{
+    int which = *(const int *)arg;
+    size_t counts[4], displs[4];
+    int32_t own[4] = {me, me, me, me}, all[16] = {0};
+    for (int r = 0; r < n; r++) {
+        counts[r] = 1;
+        displs[r] = (size_t)(2 * r);
+    }
+    size_t mine = me == 2 ? 2 : 1; /* rank 2 disagrees */
+    int rc;
+    if (which == 0)
+        rc = shmc_gatherv(own, mine, all, counts, displs, SHMC_INT32, 2, w);
+    else if (which == 1)
+        rc = shmc_scatterv(all, counts, displs, own, mine, SHMC_INT32, 0, w);
+    else
+        rc = shmc_allgatherv(own, mine, all, counts, displs, SHMC_INT32, w);
+    if (me == 2)
+        T_ASSERT(rc == SHMC_ERR_MISMATCH, "call %d: rank 2 got %d", which, rc);
+    int one = 1, sum;
+    int after = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w);
+    T_ASSERT(after != SHMC_OK, "the world's collectives go on after a mismatch: %d", after);
+}
+
+START_TEST(test_vcoll_counts_disagree)
+{
+    for (int which = 0; which < 3; which++)
+        ck_assert_int_eq(shmct_run(3, disagree, &which), 0);
+}
+END_TEST
+
+/* SHMC_CHECK=1 finds a rank that called gatherv with another root, and names both. */
+static void other_root(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    size_t counts[4] = {1, 1, 1, 1}, displs[4] = {0, 1, 2, 3};
+    int32_t own = me, all[4];
+    shmct_stderr_begin();
+    int rc = shmc_gatherv(&own, 1, all, counts, displs, SHMC_INT32, me == n - 1 ? 1 : 0, w);
+    char msg[4096];
+    shmct_stderr_end(msg, sizeof msg);
+    T_CALL(SHMC_ERR_MISMATCH, rc);
+    T_ASSERT(strstr(msg, "gatherv(int32, root 0)") && strstr(msg, "gatherv(int32, root 1)"),
+             "the message names both calls: %s", msg);
+}
+
+START_TEST(test_vcoll_checked)
+{
+    static const char *const env[] = {"SHMC_CHECK=1", NULL};
+    struct shmct_opts o = {.env = env};
+    ck_assert_int_eq(shmct_run_opts(3, other_root, NULL, &o), 0);
+}
+END_TEST
+
+static void bad(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    size_t one[8], huge[8], disp[8];
+    int32_t s[8] = {0}, r[16];
+    for (int j = 0; j < 8; j++) {
+        one[j] = 1;
+        huge[j] = SIZE_MAX / 2;
+        disp[j] = (size_t)j;
+    }
+    shmc_dtype bd = (shmc_dtype)99;
+    /* Arrays the rank reads, missing or too large. */
+    if (me == 0) {
+        T_CALL(SHMC_ERR_ARG, shmc_gatherv(s, 1, r, NULL, disp, SHMC_INT32, 0, w));
+        T_CALL(SHMC_ERR_ARG, shmc_gatherv(s, 1, r, one, huge, SHMC_INT32, 0, w));
+        T_CALL(SHMC_ERR_ARG, shmc_gatherv(s, 1, NULL, one, disp, SHMC_INT32, 0, w));
+        T_CALL(SHMC_ERR_ARG, shmc_gatherv(s, 1, s, one, disp, SHMC_INT32, 0, w)); /* overlap */
+        T_CALL(SHMC_ERR_ARG, shmc_scatterv(s, one, NULL, r, 1, SHMC_INT32, 0, w));
+        T_CALL(SHMC_ERR_ARG, shmc_scatterv(NULL, one, disp, r, 1, SHMC_INT32, 0, w));
+    }
+    T_CALL(SHMC_ERR_ARG, shmc_gatherv(NULL, 1, r, one, disp, SHMC_INT32, 0, w));
+    T_CALL(SHMC_ERR_ARG, shmc_gatherv(s, 1, r, one, disp, bd, 0, w));
+    T_CALL(SHMC_ERR_RANK, shmc_gatherv(s, 1, r, one, disp, SHMC_INT32, n, w));
+    T_CALL(SHMC_ERR_RANK, shmc_scatterv(s, one, disp, r, 1, SHMC_INT32, -1, w));
+    T_CALL(SHMC_ERR_ARG, shmc_scatterv(s, one, disp, NULL, 1, SHMC_INT32, 0, w));
+    if (me != 0) {
+        T_CALL(SHMC_ERR_ARG, shmc_gatherv(SHMC_IN_PLACE, 1, r, one, disp, SHMC_INT32, 0, w));
+        T_CALL(SHMC_ERR_ARG, shmc_scatterv(s, one, disp, SHMC_IN_PLACE, 1, SHMC_INT32, 0, w));
+    }
+    T_CALL(SHMC_ERR_ARG, shmc_allgatherv(s, 1, r, NULL, disp, SHMC_INT32, w));
+    T_CALL(SHMC_ERR_ARG, shmc_allgatherv(s, 1, r, one, NULL, SHMC_INT32, w));
+    T_CALL(SHMC_ERR_ARG, shmc_allgatherv(s, 1, SHMC_IN_PLACE, one, disp, SHMC_INT32, w));
+    T_CALL(SHMC_ERR_ARG, shmc_allgatherv(s, SIZE_MAX / 2, r, one, disp, SHMC_INT32, w));
+    T_CALL(SHMC_ERR_ARG, shmc_allgatherv(s, 1, r, huge, disp, SHMC_INT32, w));
+    T_CALL(SHMC_ERR_ARG, shmc_allgatherv(s, 1, r, one, disp, SHMC_INT32, NULL));
+    T_CALL(SHMC_ERR_ARG, shmc_reduce_scatterv(s, r, NULL, SHMC_INT32, SHMC_SUM, w));
+    T_CALL(SHMC_ERR_ARG, shmc_reduce_scatterv(s, r, huge, SHMC_INT32, SHMC_SUM, w));
+    T_CALL(SHMC_ERR_ARG, shmc_reduce_scatterv(s, r, one, SHMC_INT32, SHMC_AVG, w));
+    T_CALL(SHMC_ERR_ARG, shmc_reduce_scatterv(s, r, one, SHMC_DTYPE_BYTES(4), SHMC_SUM, w));
+    T_CALL(SHMC_ERR_ARG, shmc_reduce_scatterv(s, s, one, SHMC_INT32, SHMC_SUM, w));
+    T_CALL(SHMC_ERR_ARG, shmc_reduce_scatterv(NULL, r, one, SHMC_INT32, SHMC_SUM, w));
+    /* The world is unharmed. */
+    int32_t v = 10 + me;
+    T_OK(shmc_allgatherv(&v, 1, r, one, disp, SHMC_INT32, w));
+    for (int j = 0; j < n; j++)
+        T_ASSERT(r[j] == 10 + j, "after the refusals, from %d: %d", j, r[j]);
+}
+
+START_TEST(test_vcoll_bad_arguments)
+{
+    ck_assert_int_eq(shmct_run(3, bad, NULL), 0);
+    ck_assert_int_eq(shmct_run(1, bad, NULL), 0);
+}
+END_TEST
+
+static Suite *vcoll_suite(void)
+{
+    Suite *s = suite_create("vcoll");
+    TCase *t = tcase_create("vcoll");
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, test_vcoll_blocks);
+    tcase_add_test(t, test_vcoll_reduce_scatterv);
+    tcase_add_test(t, test_vcoll_counts_disagree);
+    tcase_add_test(t, test_vcoll_checked);
+    tcase_add_test(t, test_vcoll_bad_arguments);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(vcoll_suite());
+}
