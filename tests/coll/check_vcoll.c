@@ -188,6 +188,12 @@ static void reduce_parts(shmc_comm *w, int me, int n, void *arg)
         parts(w, me, n, k, 1 + (size_t)k * 700, k % 2);
     size_t zero[8] = {0};
     T_OK(shmc_reduce_scatterv(NULL, NULL, zero, SHMC_FLOAT32, SHMC_MAX, w));
+    /* Only rank 0 gets a part: the others pass no receive buffer. */
+    size_t first[8] = {3};
+    int32_t in[3] = {me, me, me}, out[3] = {0};
+    T_OK(shmc_reduce_scatterv(in, me == 0 ? out : NULL, first, SHMC_INT32, SHMC_SUM, w));
+    if (me == 0)
+        T_ASSERT(out[2] == n * (n - 1) / 2, "the one part: %d", out[2]);
 }
 
 START_TEST(test_vcoll_reduce_scatterv)

@@ -1,0 +1,387 @@
+/*
+ * The MPI functions of shmcomm's MPI interface, for mpi.h (which includes this file with
+ * SHMC_MPI_FN declaring MPI_name and PMPI_name). SHMC_MPI_NOTYET marks the functions
+ * declared so that programs link, which return MPI_ERR_UNSUPPORTED_OPERATION through the
+ * error handler (docs/mpi.md lists them); the library's stubs.c makes their bodies from
+ * this same list. Not a header to include on its own.
+ */
+#ifndef SHMC_MPI_NOTYET
+#define SHMC_MPI_NOTYET(name, params, args) SHMC_MPI_FN(int, name, params)
+#define SHMC_MPI_NOTYET_DEFINED_HERE
+#endif
+
+/* ---- start-up, errors, environment ------------------------------------------------ */
+SHMC_MPI_FN(int, Init, (int *argc, char ***argv));
+SHMC_MPI_FN(int, Init_thread, (int *argc, char ***argv, int required, int *provided));
+SHMC_MPI_FN(int, Initialized, (int *flag));
+SHMC_MPI_FN(int, Finalize, (void));
+SHMC_MPI_FN(int, Finalized, (int *flag));
+SHMC_MPI_FN(int, Abort, (MPI_Comm comm, int errorcode));
+SHMC_MPI_FN(int, Query_thread, (int *provided));
+SHMC_MPI_FN(int, Is_thread_main, (int *flag));
+SHMC_MPI_FN(double, Wtime, (void));
+SHMC_MPI_FN(double, Wtick, (void));
+SHMC_MPI_FN(int, Get_version, (int *version, int *subversion));
+SHMC_MPI_FN(int, Get_library_version, (char *version, int *resultlen));
+SHMC_MPI_FN(int, Get_processor_name, (char *name, int *resultlen));
+SHMC_MPI_FN(int, Error_string, (int errorcode, char *string, int *resultlen));
+SHMC_MPI_FN(int, Error_class, (int errorcode, int *errorclass));
+SHMC_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
+SHMC_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
+SHMC_MPI_FN(int, Comm_create_errhandler,
+            (MPI_Comm_errhandler_function * fn, MPI_Errhandler *errhandler));
+SHMC_MPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode));
+SHMC_MPI_FN(int, Errhandler_free, (MPI_Errhandler * errhandler));
+SHMC_MPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+SHMC_MPI_FN(int, Free_mem, (void *base));
+SHMC_MPI_FN(int, Get_address, (const void *location, MPI_Aint *address));
+SHMC_MPI_FN(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
+SHMC_MPI_FN(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
+SHMC_MPI_FN(int, Info_create, (MPI_Info * info));
+SHMC_MPI_FN(int, Info_set, (MPI_Info info, const char *key, const char *value));
+SHMC_MPI_FN(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+SHMC_MPI_FN(int, Info_delete, (MPI_Info info, const char *key));
+SHMC_MPI_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
+SHMC_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
+SHMC_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
+SHMC_MPI_FN(int, Info_free, (MPI_Info * info));
+
+/* ---- communicators and groups ------------------------------------------------------ */
+SHMC_MPI_FN(int, Comm_rank, (MPI_Comm comm, int *rank));
+SHMC_MPI_FN(int, Comm_size, (MPI_Comm comm, int *size));
+SHMC_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+SHMC_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
+SHMC_MPI_FN(int, Comm_split_type,
+            (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
+SHMC_MPI_FN(int, Comm_free, (MPI_Comm * comm));
+SHMC_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
+SHMC_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group *group));
+SHMC_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
+SHMC_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+SHMC_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
+SHMC_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag));
+SHMC_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
+SHMC_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
+SHMC_MPI_FN(int, Group_size, (MPI_Group group, int *size));
+SHMC_MPI_FN(int, Group_rank, (MPI_Group group, int *rank));
+SHMC_MPI_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_range_incl,
+            (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_range_excl,
+            (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_translate_ranks,
+            (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]));
+SHMC_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result));
+SHMC_MPI_FN(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_free, (MPI_Group * group));
+SHMC_MPI_FN(int, Cart_create,
+            (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+             MPI_Comm *comm_cart));
+SHMC_MPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]));
+SHMC_MPI_FN(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank));
+SHMC_MPI_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]));
+SHMC_MPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]));
+SHMC_MPI_FN(int, Cartdim_get, (MPI_Comm comm, int *ndims));
+SHMC_MPI_FN(int, Cart_shift,
+            (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
+SHMC_MPI_FN(int, Topo_test, (MPI_Comm comm, int *status));
+
+/* ---- point-to-point ------------------------------------------------------------------ */
+SHMC_MPI_FN(int, Send,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+SHMC_MPI_FN(int, Ssend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+SHMC_MPI_FN(int, Rsend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+SHMC_MPI_FN(int, Bsend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+SHMC_MPI_FN(int, Buffer_attach, (void *buffer, int size));
+SHMC_MPI_FN(int, Buffer_detach, (void *buffer_addr, int *size));
+SHMC_MPI_FN(int, Recv,
+            (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status));
+SHMC_MPI_FN(int, Isend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Issend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Irsend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Ibsend,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Irecv,
+            (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Wait, (MPI_Request * request, MPI_Status *status));
+SHMC_MPI_FN(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status *statuses));
+SHMC_MPI_FN(int, Waitany,
+            (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status));
+SHMC_MPI_FN(int, Waitsome,
+            (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+             MPI_Status *statuses));
+SHMC_MPI_FN(int, Test, (MPI_Request * request, int *flag, MPI_Status *status));
+SHMC_MPI_FN(int, Testall,
+            (int count, MPI_Request array_of_requests[], int *flag, MPI_Status *statuses));
+SHMC_MPI_FN(int, Testany,
+            (int count, MPI_Request array_of_requests[], int *index, int *flag,
+             MPI_Status *status));
+SHMC_MPI_FN(int, Testsome,
+            (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+             MPI_Status *statuses));
+SHMC_MPI_FN(int, Request_free, (MPI_Request * request));
+SHMC_MPI_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
+SHMC_MPI_FN(int, Cancel, (MPI_Request * request));
+SHMC_MPI_FN(int, Test_cancelled, (const MPI_Status *status, int *flag));
+SHMC_MPI_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+SHMC_MPI_FN(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+SHMC_MPI_FN(int, Sendrecv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm comm, MPI_Status *status));
+SHMC_MPI_FN(int, Sendrecv_replace,
+            (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+             int recvtag, MPI_Comm comm, MPI_Status *status));
+SHMC_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
+SHMC_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status));
+
+/* ---- collectives and reductions ------------------------------------------------------ */
+SHMC_MPI_FN(int, Barrier, (MPI_Comm comm));
+SHMC_MPI_FN(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm));
+SHMC_MPI_FN(int, Reduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm));
+SHMC_MPI_FN(int, Allreduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
+SHMC_MPI_FN(int, Gather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+SHMC_MPI_FN(int, Gatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm));
+SHMC_MPI_FN(int, Scatter,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+SHMC_MPI_FN(int, Scatterv,
+            (const void *sendbuf, const int sendcounts[], const int displs[],
+             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+             MPI_Comm comm));
+SHMC_MPI_FN(int, Allgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Allgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Alltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Alltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Alltoallw,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+SHMC_MPI_FN(int, Reduce_scatter,
+            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm));
+SHMC_MPI_FN(int, Reduce_scatter_block,
+            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
+SHMC_MPI_FN(int, Scan,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
+SHMC_MPI_FN(int, Exscan,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
+SHMC_MPI_FN(int, Reduce_local,
+            (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
+SHMC_MPI_FN(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op *op));
+SHMC_MPI_FN(int, Op_free, (MPI_Op * op));
+SHMC_MPI_FN(int, Op_commutative, (MPI_Op op, int *commute));
+
+/* ---- datatypes ------------------------------------------------------------------------- */
+SHMC_MPI_FN(int, Type_size, (MPI_Datatype datatype, int *size));
+SHMC_MPI_FN(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
+SHMC_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
+SHMC_MPI_FN(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+SHMC_MPI_FN(int, Type_get_true_extent,
+            (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
+SHMC_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
+SHMC_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char *type_name));
+SHMC_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_vector,
+            (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_hvector,
+            (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+             MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_indexed,
+            (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_hindexed,
+            (int count, const int array_of_blocklengths[],
+             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+             MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_indexed_block,
+            (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
+             MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_hindexed_block,
+            (int count, int blocklength, const MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_struct,
+            (int count, const int array_of_blocklengths[],
+             const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+             MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_resized,
+            (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_commit, (MPI_Datatype * datatype));
+SHMC_MPI_FN(int, Type_free, (MPI_Datatype * datatype));
+SHMC_MPI_FN(int, Pack,
+            (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+             int *position, MPI_Comm comm));
+SHMC_MPI_FN(int, Unpack,
+            (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+             MPI_Datatype datatype, MPI_Comm comm));
+SHMC_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+
+/* ---- declared, not implemented: MPI_ERR_UNSUPPORTED_OPERATION -------------------------- */
+SHMC_MPI_NOTYET(Win_create,
+                (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                 MPI_Win *win),
+                (base, size, disp_unit, info, comm, win));
+SHMC_MPI_NOTYET(Win_allocate,
+                (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                 MPI_Win *win),
+                (size, disp_unit, info, comm, baseptr, win));
+SHMC_MPI_NOTYET(Win_allocate_shared,
+                (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                 MPI_Win *win),
+                (size, disp_unit, info, comm, baseptr, win));
+SHMC_MPI_NOTYET(Win_shared_query,
+                (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr),
+                (win, rank, size, disp_unit, baseptr));
+SHMC_MPI_NOTYET(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win),
+                (info, comm, win));
+SHMC_MPI_NOTYET(Win_attach, (MPI_Win win, void *base, MPI_Aint size), (win, base, size));
+SHMC_MPI_NOTYET(Win_detach, (MPI_Win win, const void *base), (win, base));
+SHMC_MPI_NOTYET(Win_free, (MPI_Win * win), (win));
+SHMC_MPI_NOTYET(Win_fence, (int assert, MPI_Win win), (assert, win));
+SHMC_MPI_NOTYET(Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win));
+SHMC_MPI_NOTYET(Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win));
+SHMC_MPI_NOTYET(Win_complete, (MPI_Win win), (win));
+SHMC_MPI_NOTYET(Win_wait, (MPI_Win win), (win));
+SHMC_MPI_NOTYET(Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
+                (lock_type, rank, assert, win));
+SHMC_MPI_NOTYET(Win_unlock, (int rank, MPI_Win win), (rank, win));
+SHMC_MPI_NOTYET(Win_lock_all, (int assert, MPI_Win win), (assert, win));
+SHMC_MPI_NOTYET(Win_unlock_all, (MPI_Win win), (win));
+SHMC_MPI_NOTYET(Win_flush, (int rank, MPI_Win win), (rank, win));
+SHMC_MPI_NOTYET(Win_flush_local, (int rank, MPI_Win win), (rank, win));
+SHMC_MPI_NOTYET(Win_flush_all, (MPI_Win win), (win));
+SHMC_MPI_NOTYET(Win_flush_local_all, (MPI_Win win), (win));
+SHMC_MPI_NOTYET(Win_sync, (MPI_Win win), (win));
+SHMC_MPI_NOTYET(Put,
+                (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                 int target_rank, MPI_Aint target_disp, int target_count,
+                 MPI_Datatype target_datatype, MPI_Win win),
+                (origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                 target_count, target_datatype, win));
+SHMC_MPI_NOTYET(Get,
+                (void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                 int target_rank, MPI_Aint target_disp, int target_count,
+                 MPI_Datatype target_datatype, MPI_Win win),
+                (origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                 target_count, target_datatype, win));
+SHMC_MPI_NOTYET(Accumulate,
+                (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                 int target_rank, MPI_Aint target_disp, int target_count,
+                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
+                (origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                 target_count, target_datatype, op, win));
+SHMC_MPI_NOTYET(Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session),
+                (info, errhandler, session));
+SHMC_MPI_NOTYET(Session_finalize, (MPI_Session * session), (session));
+SHMC_MPI_NOTYET(Group_from_session_pset,
+                (MPI_Session session, const char *pset_name, MPI_Group *newgroup),
+                (session, pset_name, newgroup));
+SHMC_MPI_NOTYET(Comm_create_from_group,
+                (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                 MPI_Comm *newcomm),
+                (group, stringtag, info, errhandler, newcomm));
+SHMC_MPI_NOTYET(Dist_graph_create_adjacent,
+                (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+                 int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                 int reorder, MPI_Comm *comm_dist_graph),
+                (comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                 destweights, info, reorder, comm_dist_graph));
+SHMC_MPI_NOTYET(Dist_graph_neighbors_count,
+                (MPI_Comm comm, int *indegree, int *outdegree, int *weighted),
+                (comm, indegree, outdegree, weighted));
+SHMC_MPI_NOTYET(Dist_graph_neighbors,
+                (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                 int maxoutdegree, int destinations[], int destweights[]),
+                (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations,
+                 destweights));
+SHMC_MPI_NOTYET(Intercomm_create,
+                (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                 int tag, MPI_Comm *newintercomm),
+                (local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm));
+SHMC_MPI_NOTYET(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm),
+                (intercomm, high, newintracomm));
+SHMC_MPI_NOTYET(Comm_remote_size, (MPI_Comm comm, int *size), (comm, size));
+SHMC_MPI_NOTYET(Comm_remote_group, (MPI_Comm comm, MPI_Group *group), (comm, group));
+SHMC_MPI_NOTYET(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request));
+SHMC_MPI_NOTYET(Ibcast,
+                (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                 MPI_Request *request),
+                (buffer, count, datatype, root, comm, request));
+SHMC_MPI_NOTYET(Iallreduce,
+                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request),
+                (sendbuf, recvbuf, count, datatype, op, comm, request));
+SHMC_MPI_NOTYET(Send_init,
+                (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request),
+                (buf, count, datatype, dest, tag, comm, request));
+SHMC_MPI_NOTYET(Recv_init,
+                (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                 MPI_Request *request),
+                (buf, count, datatype, source, tag, comm, request));
+SHMC_MPI_NOTYET(Start, (MPI_Request * request), (request));
+SHMC_MPI_NOTYET(Startall, (int count, MPI_Request array_of_requests[]),
+                (count, array_of_requests));
+SHMC_MPI_NOTYET(Mprobe,
+                (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status),
+                (source, tag, comm, message, status));
+SHMC_MPI_NOTYET(Mrecv,
+                (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status),
+                (buf, count, datatype, message, status));
+SHMC_MPI_NOTYET(Type_create_subarray,
+                (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                 const int array_of_starts[], int order, MPI_Datatype oldtype,
+                 MPI_Datatype *newtype),
+                (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
+                 newtype));
+SHMC_MPI_NOTYET(Comm_spawn,
+                (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                 MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),
+                (command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes));
+SHMC_MPI_NOTYET(File_open,
+                (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh),
+                (comm, filename, amode, info, fh));
+SHMC_MPI_NOTYET(File_close, (MPI_File * fh), (fh));
+
+#ifdef SHMC_MPI_NOTYET_DEFINED_HERE
+#undef SHMC_MPI_NOTYET
+#undef SHMC_MPI_NOTYET_DEFINED_HERE
+#endif
