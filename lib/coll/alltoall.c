@@ -44,10 +44,9 @@ int shmc__alltoallv_pairwise(const struct shmc__cx *x, const void *sbuf, const s
     size_t es = x->es;
     const uint8_t *s = sbuf;
     uint8_t *r = rbuf;
-    /* What this rank sends itself must fit what it receives. It quits, as a mismatch seen
-     * in a message does (xfer.c): the others would otherwise wait for its blocks. */
+    /* What this rank sends itself must fit what it receives. */
     if (scounts[me] != rcounts[me])
-        return shmc__cx_quit(x, SHMC_ERR_MISMATCH);
+        return shmc__cx_own_mismatch(x);
     if (scounts[me])
         SHMC_CX_COPY(x, r + rdispls[me] * es, s + sdispls[me] * es, scounts[me] * es);
     for (int k = 1; k < n; k++) {

@@ -53,17 +53,8 @@ static int shmc_allreduce_call(const void *sbuf, void *rbuf, size_t count, shmc_
                                shmc_op op, shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
-    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK ||
-        (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es)))
-        return rc;
-    if (sbuf == SHMC_IN_PLACE)
-        sbuf = rbuf;
-    if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
-        return SHMC_ERR_ARG;
-    if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
-        return rc;
-    return run(SHMC_C_ALLREDUCE, &x, sbuf, rbuf, count, count * x.es);
+    int rc = vector_args(&x, comm, &sbuf, rbuf, count, dtype, op);
+    return rc != SHMC_OK ? rc : run(SHMC_C_ALLREDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
 static int shmc_gather_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
@@ -192,13 +183,9 @@ static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const si
         return shmc__copy_kind((uint8_t *)rbuf + rdispls[0] * x.es,
                                (const uint8_t *)sbuf + sdispls[0] * x.es, scounts[0] * x.es, x.dev);
     }
-    if ((rc = shmc__cx_failed(&x)) != SHMC_OK)
-        return rc;
     /* Counts are each rank's own: the words name the call and its dtype (count 0). */
-    rc = start(SHMC_CALL_ALLTOALLV, &x, 0);
-    if (rc == SHMC_OK)
-        rc = shmc__alltoallv_pairwise(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls);
-    return shmc__cx_leave(&x, shmc__cx_outcome(&x, rc));
+    SHMC_CX_RUN(SHMC_CALL_ALLTOALLV, &x, 0,
+                shmc__alltoallv_pairwise(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls));
 }
 
 /* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */

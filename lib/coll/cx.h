@@ -93,6 +93,14 @@ static inline int shmc__cx_outcome(const struct shmc__cx *x, int rc)
     return rc;
 }
 
+/* This rank's own arguments disagree with themselves (a block it sends itself is not the
+ * size it receives, its count is not what the counts array gives it): it quits, as a
+ * mismatch seen in a message does (xfer.c), so that no member waits for its blocks. */
+static inline int shmc__cx_own_mismatch(const struct shmc__cx *x)
+{
+    return shmc__cx_quit(x, SHMC_ERR_MISMATCH);
+}
+
 /* The error every collective on x's communicator fails with at its start, after a
  * failure of this rank or of a member (it quits too, so those waiting for it stop), or
  * SHMC_OK. */
@@ -130,12 +138,19 @@ static inline struct shmc__cx shmc__cx_rooted(const struct shmc__cx *x, int root
 
 /* Local reductions and copies of one call: local.h. */
 
-static inline int shmc__cx_finish(const struct shmc__cx *x, void *buf, size_t n)
+/* The last step of a reduction of `ranks` inputs (AVG divides by it) over n elements. */
+static inline int shmc__cx_finish_over(const struct shmc__cx *x, void *buf, size_t n, int ranks)
 {
     if (x->dev)
-        return shmc__dev_reduce_finish(buf, n, x->dt, x->op, x->n);
-    shmc__reduce_finish(buf, n, x->dt, x->op, x->n);
+        return shmc__dev_reduce_finish(buf, n, x->dt, x->op, ranks);
+    shmc__reduce_finish(buf, n, x->dt, x->op, ranks);
     return SHMC_OK;
+}
+
+/* The same over every member's input. */
+static inline int shmc__cx_finish(const struct shmc__cx *x, void *buf, size_t n)
+{
+    return shmc__cx_finish_over(x, buf, n, x->n);
 }
 
 /* Elements in and offset of block i when count elements are split over n ranks: the

@@ -90,6 +90,22 @@ static inline int start(int coll, struct shmc__cx *x, size_t count)
     return x->co->check == SHMC_CHECK_FULL ? shmc__coll_check(coll, x, count) : SHMC_OK;
 }
 
+/* After the call's arguments are checked: one more member-wide check that the call is
+ * alive (after a failure part-way, here or on a member, every collective fails: cx.h),
+ * the start (its words, SHMC_CHECK), the algorithm, and the outcome (cx.h); returns from
+ * the enclosing function. A macro because the algorithm must run between the start and
+ * the leaving, whatever its arguments. */
+#define SHMC_CX_RUN(coll, x, count, algorithm)                                                     \
+    do {                                                                                           \
+        int cx_run_rc_ = shmc__cx_failed(x);                                                       \
+        if (cx_run_rc_ != SHMC_OK)                                                                 \
+            return cx_run_rc_;                                                                     \
+        cx_run_rc_ = start((coll), (x), (count));                                                  \
+        if (cx_run_rc_ == SHMC_OK)                                                                 \
+            cx_run_rc_ = (algorithm);                                                              \
+        return shmc__cx_leave((x), shmc__cx_outcome((x), cx_run_rc_));                             \
+    } while (0)
+
 /* The common tail of every collective once its arguments are checked and resolved: with
  * SHMC_CHECK, the check that every member made the same call (check.c); nothing to do
  * for count 0; a local copy for one rank (whatever the collective, the result is then
@@ -104,14 +120,25 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
             return shmc__copy_kind(rbuf, sbuf, count * x->es, x->dev);
         return SHMC_OK;
     }
-    /* After a failure part-way, here or on a member, every collective fails (cx.h). */
-    int rc = shmc__cx_failed(x);
-    if (rc != SHMC_OK)
+    SHMC_CX_RUN(coll, x, count,
+                count ? shmc__coll_run(coll, x, sbuf, rbuf, count, bytes) : SHMC_OK);
+}
+
+/* The arguments of a call that combines count elements of every rank's sendbuf into
+ * recvbuf (all-reduce, scan, exscan): checked, the in-place form resolved (*sbuf becomes
+ * rbuf), the memory kind set. */
+static inline int vector_args(struct shmc__cx *x, shmc_comm *comm, const void **sbuf, void *rbuf,
+                              size_t count, shmc_dtype dtype, shmc_op op)
+{
+    int rc = setup(x, comm, count, ONE_BLOCK, dtype);
+    if (rc != SHMC_OK || (rc = check_op(x, op)) != SHMC_OK ||
+        (rc = check_apart(*sbuf, count * x->es, rbuf, count * x->es)) != SHMC_OK)
         return rc;
-    rc = start(coll, x, count);
-    if (rc == SHMC_OK && count)
-        rc = shmc__coll_run(coll, x, sbuf, rbuf, count, bytes);
-    return shmc__cx_leave(x, shmc__cx_outcome(x, rc));
+    if (*sbuf == SHMC_IN_PLACE)
+        *sbuf = rbuf;
+    if (count && (!*sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
+        return SHMC_ERR_ARG;
+    return count ? set_kind(x, *sbuf, rbuf) : SHMC_OK;
 }
 
 /* The extent, in elements, of n blocks at displs with counts: the largest displs[i] +

@@ -12,15 +12,6 @@
 #include "coll/scratch.h"
 #include "coll/xfer.h"
 
-/* AVG divides by the number of ranks combined: r + 1 for scan, r for exscan. */
-static int finish(const struct shmc__cx *x, void *buf, size_t count, int ranks)
-{
-    if (x->dev)
-        return shmc__dev_reduce_finish(buf, count, x->dt, x->op, ranks);
-    shmc__reduce_finish(buf, count, x->dt, x->op, ranks);
-    return SHMC_OK;
-}
-
 int shmc__scan_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                   int exclusive)
 {
@@ -58,5 +49,6 @@ int shmc__scan_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t
     }
     if (!have)
         return SHMC_OK;
-    return shmc__cx_quit(x, finish(x, rbuf, count, exclusive ? me : me + 1));
+    /* AVG divides by the ranks combined: me + 1 for scan, me for exscan. */
+    return shmc__cx_quit(x, shmc__cx_finish_over(x, rbuf, count, exclusive ? me : me + 1));
 }

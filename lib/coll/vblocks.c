@@ -23,62 +23,51 @@
 /* allgatherv's one-step form up to this many bytes in all. */
 #define SMALL ((size_t)16 << 10)
 
-/* This rank's own block has another size than the arrays give it: it quits, as a
- * mismatch seen in a message does, so that no member waits for it. */
-static int own_mismatch(const struct shmc__cx *x)
+/* The root's side of gatherv (gather 1) and scatterv: a request per peer r, a receive
+ * into or a send from block r of big, then its own block (own_bytes, 0 in place) copied
+ * between own and block root while they fly. */
+static int root_side(const struct shmc__cx *x, uint8_t *big, const size_t *counts,
+                     const size_t *displs, int gather, void *own, size_t own_bytes)
 {
-    return shmc__cx_quit(x, SHMC_ERR_MISMATCH);
+    size_t es = x->es, nreq = 0;
+    struct shmc__request *reqs[SHMC_MAX_RANKS];
+    for (int r = 0; r < x->n; r++) {
+        if (r == x->me)
+            continue;
+        uint8_t *b = big + displs[r] * es;
+        int rc = gather ? shmc__cx_irecv(x, b, counts[r] * es, r, &reqs[nreq])
+                        : shmc__cx_isend(x, b, counts[r] * es, r, &reqs[nreq]);
+        if (rc != SHMC_OK) {
+            shmc__cx_cancel(x, nreq, reqs);
+            return rc;
+        }
+        nreq++;
+    }
+    uint8_t *mine = big + displs[x->me] * es;
+    return gather ? shmc__cx_copy_waitall(x, mine, own, own_bytes, nreq, reqs)
+                  : shmc__cx_copy_waitall(x, own, mine, own_bytes, nreq, reqs);
 }
 
 int shmc__gatherv_direct(const struct shmc__cx *x, const void *sbuf, size_t scount, void *rbuf,
                          const size_t *rcounts, const size_t *displs)
 {
-    size_t es = x->es;
     if (x->me != x->root)
-        return shmc__cx_send(x, sbuf, scount * es, x->root);
+        return shmc__cx_send(x, sbuf, scount * x->es, x->root);
     if (sbuf && scount != rcounts[x->me])
-        return own_mismatch(x);
-    struct shmc__request *reqs[SHMC_MAX_RANKS];
-    size_t nreq = 0;
-    for (int r = 0; r < x->n; r++) {
-        if (r == x->me)
-            continue;
-        int rc =
-            shmc__cx_irecv(x, (uint8_t *)rbuf + displs[r] * es, rcounts[r] * es, r, &reqs[nreq]);
-        if (rc != SHMC_OK) {
-            shmc__cx_cancel(x, nreq, reqs);
-            return rc;
-        }
-        nreq++;
-    }
-    size_t own = sbuf ? scount * es : 0;
-    return shmc__cx_copy_waitall(x, (uint8_t *)rbuf + displs[x->me] * es, sbuf, own, nreq, reqs);
+        return shmc__cx_own_mismatch(x);
+    /* sbuf is only read: root_side copies it into rbuf. */
+    return root_side(x, rbuf, rcounts, displs, 1, (void *)sbuf, sbuf ? scount * x->es : 0);
 }
 
 int shmc__scatterv_direct(const struct shmc__cx *x, const void *sbuf, const size_t *scounts,
                           const size_t *displs, void *rbuf, size_t rcount)
 {
-    size_t es = x->es;
     if (x->me != x->root)
-        return shmc__cx_recv(x, rbuf, rcount * es, x->root);
+        return shmc__cx_recv(x, rbuf, rcount * x->es, x->root);
     if (rbuf && rcount != scounts[x->me])
-        return own_mismatch(x);
-    struct shmc__request *reqs[SHMC_MAX_RANKS];
-    size_t nreq = 0;
-    for (int r = 0; r < x->n; r++) {
-        if (r == x->me)
-            continue;
-        int rc = shmc__cx_isend(x, (const uint8_t *)sbuf + displs[r] * es, scounts[r] * es, r,
-                                &reqs[nreq]);
-        if (rc != SHMC_OK) {
-            shmc__cx_cancel(x, nreq, reqs);
-            return rc;
-        }
-        nreq++;
-    }
-    size_t own = rbuf ? rcount * es : 0;
-    return shmc__cx_copy_waitall(x, rbuf, (const uint8_t *)sbuf + displs[x->me] * es, own, nreq,
-                                 reqs);
+        return shmc__cx_own_mismatch(x);
+    /* sbuf is only read: scattering, root_side sends from it and copies out of it. */
+    return root_side(x, (uint8_t *)sbuf, scounts, displs, 0, rbuf, rbuf ? rcount * x->es : 0);
 }
 
 /* Every block to every rank at once: n - 1 receives and n - 1 sends posted, then the
@@ -129,7 +118,7 @@ int shmc__allgatherv(const struct shmc__cx *x, const void *sbuf, size_t scount, 
                      const size_t *rcounts, const size_t *displs)
 {
     if (sbuf && scount != rcounts[x->me])
-        return own_mismatch(x);
+        return shmc__cx_own_mismatch(x);
     size_t total = 0;
     for (int r = 0; r < x->n; r++)
         total += rcounts[r]; /* the caller checked that the blocks' extent fits */

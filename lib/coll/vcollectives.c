@@ -30,120 +30,92 @@ static int check_own(const struct shmc__cx *x, const void *buf, size_t count)
     return SHMC_OK;
 }
 
-/* One rank's copy to itself (a communicator of one): nothing for an empty block, whose
- * buffers may be NULL. */
-static int copy_one(void *dst, const void *src, size_t bytes, int dev)
+/* The buffers of a call that moves this rank's one block (own, count elements) to or from
+ * a buffer of every rank's blocks (big, at counts and displs), which this rank uses when
+ * uses_big (gatherv's and scatterv's root, every rank of allgatherv). SHMC_IN_PLACE as own
+ * means the block already lies in big, which only a rank that uses big may say. Checks
+ * them and sets the call's memory kind; *own_out is own, or NULL in place. */
+static int check_block_call(struct shmc__cx *x, const void *own, size_t count, const void *big,
+                            const size_t *counts, const size_t *displs, int uses_big,
+                            const void **own_out)
 {
-    return bytes ? shmc__copy_kind(dst, src, bytes, dev) : SHMC_OK;
+    int rc, in_place = own == SHMC_IN_PLACE;
+    size_t bytes = 0;
+    if (in_place && !uses_big)
+        return SHMC_ERR_ARG;
+    if (!in_place && (rc = check_own(x, own, count)) != SHMC_OK)
+        return rc;
+    if (uses_big) {
+        if ((rc = check_blocks(x, counts, displs, &bytes)) != SHMC_OK)
+            return rc;
+        if (bytes && (!big || big == SHMC_IN_PLACE))
+            return SHMC_ERR_ARG;
+        if (!in_place && shmc__overlap(own, count * x->es, big, bytes))
+            return SHMC_ERR_ARG;
+    }
+    *own_out = in_place ? NULL : own;
+    return set_kind(x, count ? *own_out : NULL, bytes ? big : NULL);
 }
 
-/* The common tail: one more member-wide check that the call is alive, the call's words
- * (with SHMC_CHECK), the algorithm's outcome. */
-#define RUN_V(coll, x, count, algorithm)                                                           \
-    do {                                                                                           \
-        int rc_ = shmc__cx_failed(x);                                                              \
-        if (rc_ != SHMC_OK)                                                                        \
-            return rc_;                                                                            \
-        rc_ = start((coll), (x), (count));                                                         \
-        if (rc_ == SHMC_OK)                                                                        \
-            rc_ = (algorithm);                                                                     \
-        return shmc__cx_leave((x), shmc__cx_outcome((x), rc_));                                    \
-    } while (0)
+/* A communicator of one: the rank's block between own and block 0 of big, into big
+ * (gatherv, allgatherv) or out of it (scatterv); nothing to do in place (own NULL). */
+static int one_rank(const struct shmc__cx *x, const void *own, size_t count, const void *big,
+                    const size_t *counts, const size_t *displs, int into_big)
+{
+    if (!own)
+        return SHMC_OK;
+    if (count != counts[0])
+        return SHMC_ERR_MISMATCH;
+    if (!count)
+        return SHMC_OK; /* the buffers may be NULL */
+    uint8_t *b = (uint8_t *)big + displs[0] * x->es;
+    /* The caller's buffers: own is its receive buffer when the block comes out of big. */
+    return into_big ? shmc__copy_kind(b, own, count * x->es, x->dev)
+                    : shmc__copy_kind((void *)own, b, count * x->es, x->dev);
+}
 
 static int gatherv_call(const void *sbuf, size_t scount, void *rbuf, const size_t *rcounts,
                         const size_t *displs, shmc_dtype dtype, int root, shmc_comm *comm)
 {
     struct shmc__cx x;
-    size_t rbytes = 0;
+    const void *own;
     int rc = setup(&x, comm, 0, NO_DATA, dtype);
-    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK ||
+        (rc = check_block_call(&x, sbuf, scount, rbuf, rcounts, displs, x.me == root, &own)))
         return rc;
-    int root_me = x.me == root, in_place = sbuf == SHMC_IN_PLACE;
-    if (in_place && !root_me)
-        return SHMC_ERR_ARG; /* only the root's block can already be in place */
-    if (!in_place && (rc = check_own(&x, sbuf, scount)) != SHMC_OK)
-        return rc;
-    if (root_me) {
-        if ((rc = check_blocks(&x, rcounts, displs, &rbytes)) != SHMC_OK)
-            return rc;
-        if (rbytes && (!rbuf || rbuf == SHMC_IN_PLACE))
-            return SHMC_ERR_ARG;
-        if (!in_place && shmc__overlap(sbuf, scount * x.es, rbuf, rbytes))
-            return SHMC_ERR_ARG;
-    }
-    const void *own = in_place ? NULL : sbuf;
-    if ((rc = set_kind(&x, scount ? own : NULL, rbytes ? rbuf : NULL)) != SHMC_OK)
-        return rc;
-    if (x.n == 1) {
-        if (in_place)
-            return SHMC_OK;
-        if (scount != rcounts[0])
-            return SHMC_ERR_MISMATCH;
-        return copy_one((uint8_t *)rbuf + displs[0] * x.es, sbuf, scount * x.es, x.dev);
-    }
-    RUN_V(SHMC_CALL_GATHERV, &x, 0, shmc__gatherv_direct(&x, own, scount, rbuf, rcounts, displs));
+    if (x.n == 1)
+        return one_rank(&x, own, scount, rbuf, rcounts, displs, 1);
+    SHMC_CX_RUN(SHMC_CALL_GATHERV, &x, 0,
+                shmc__gatherv_direct(&x, own, scount, rbuf, rcounts, displs));
 }
 
 static int scatterv_call(const void *sbuf, const size_t *scounts, const size_t *displs, void *rbuf,
                          size_t rcount, shmc_dtype dtype, int root, shmc_comm *comm)
 {
     struct shmc__cx x;
-    size_t sbytes = 0;
+    const void *own;
     int rc = setup(&x, comm, 0, NO_DATA, dtype);
-    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
+    if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK ||
+        (rc = check_block_call(&x, rbuf, rcount, sbuf, scounts, displs, x.me == root, &own)))
         return rc;
-    int root_me = x.me == root, in_place = rbuf == SHMC_IN_PLACE;
-    if (in_place && !root_me)
-        return SHMC_ERR_ARG; /* only the root keeps its block where it is */
-    if (!in_place && (rc = check_own(&x, rbuf, rcount)) != SHMC_OK)
-        return rc;
-    if (root_me) {
-        if ((rc = check_blocks(&x, scounts, displs, &sbytes)) != SHMC_OK)
-            return rc;
-        if (sbytes && (!sbuf || sbuf == SHMC_IN_PLACE))
-            return SHMC_ERR_ARG;
-        if (!in_place && shmc__overlap(sbuf, sbytes, rbuf, rcount * x.es))
-            return SHMC_ERR_ARG;
-    }
-    void *own = in_place ? NULL : rbuf;
-    if ((rc = set_kind(&x, sbytes ? sbuf : NULL, rcount ? own : NULL)) != SHMC_OK)
-        return rc;
-    if (x.n == 1) {
-        if (in_place)
-            return SHMC_OK;
-        if (rcount != scounts[0])
-            return SHMC_ERR_MISMATCH;
-        return copy_one(rbuf, (const uint8_t *)sbuf + displs[0] * x.es, rcount * x.es, x.dev);
-    }
-    RUN_V(SHMC_CALL_SCATTERV, &x, 0, shmc__scatterv_direct(&x, sbuf, scounts, displs, own, rcount));
+    if (x.n == 1)
+        return one_rank(&x, own, rcount, sbuf, scounts, displs, 0);
+    SHMC_CX_RUN(SHMC_CALL_SCATTERV, &x, 0,
+                shmc__scatterv_direct(&x, sbuf, scounts, displs, (void *)own, rcount));
 }
 
 static int allgatherv_call(const void *sbuf, size_t scount, void *rbuf, const size_t *rcounts,
                            const size_t *displs, shmc_dtype dtype, shmc_comm *comm)
 {
     struct shmc__cx x;
-    size_t rbytes = 0;
+    const void *own;
     int rc = setup(&x, comm, 0, NO_DATA, dtype);
-    if (rc != SHMC_OK || (rc = check_blocks(&x, rcounts, displs, &rbytes)) != SHMC_OK)
+    if (rc != SHMC_OK || (rc = check_block_call(&x, sbuf, scount, rbuf, rcounts, displs, 1, &own)))
         return rc;
-    int in_place = sbuf == SHMC_IN_PLACE;
-    if (!in_place && (rc = check_own(&x, sbuf, scount)) != SHMC_OK)
-        return rc;
-    if (rbytes && (!rbuf || rbuf == SHMC_IN_PLACE))
-        return SHMC_ERR_ARG;
-    if (!in_place && shmc__overlap(sbuf, scount * x.es, rbuf, rbytes))
-        return SHMC_ERR_ARG;
-    const void *own = in_place ? NULL : sbuf;
-    if ((rc = set_kind(&x, scount ? own : NULL, rbytes ? rbuf : NULL)) != SHMC_OK)
-        return rc;
-    if (x.n == 1) {
-        if (in_place)
-            return SHMC_OK;
-        if (scount != rcounts[0])
-            return SHMC_ERR_MISMATCH;
-        return copy_one((uint8_t *)rbuf + displs[0] * x.es, sbuf, scount * x.es, x.dev);
-    }
-    RUN_V(SHMC_CALL_ALLGATHERV, &x, 0, shmc__allgatherv(&x, own, scount, rbuf, rcounts, displs));
+    if (x.n == 1)
+        return one_rank(&x, own, scount, rbuf, rcounts, displs, 1);
+    SHMC_CX_RUN(SHMC_CALL_ALLGATHERV, &x, 0,
+                shmc__allgatherv(&x, own, scount, rbuf, rcounts, displs));
 }
 
 static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcounts,
@@ -170,37 +142,25 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, total ? sbuf : NULL, mine ? rbuf : NULL)) != SHMC_OK)
         return rc;
-    if (x.n == 1)
-        return sbuf != rbuf ? copy_one(rbuf, sbuf, mine * x.es, x.dev) : SHMC_OK;
-    if (!total) {
-        /* Every member holds the same counts: none has anything to move. */
-        return shmc__cx_failed(&x);
-    }
-    RUN_V(SHMC_CALL_REDUCE_SCATTERV, &x, total,
-          shmc__reduce_scatterv_direct(&x, sbuf, rbuf, rcounts));
+    /* One rank: its own part is the result (run's copy); nothing anywhere (every member
+     * holds the same counts): nothing to do. */
+    if (x.n == 1 || !total)
+        return run(SHMC_CALL_REDUCE_SCATTERV, &x, sbuf, rbuf, x.n == 1 ? mine : 0, 0);
+    SHMC_CX_RUN(SHMC_CALL_REDUCE_SCATTERV, &x, total,
+                shmc__reduce_scatterv_direct(&x, sbuf, rbuf, rcounts));
 }
 
 static int scan_call(int exclusive, const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                      shmc_op op, shmc_comm *comm)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
-    if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK ||
-        (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es)) != SHMC_OK)
+    int rc = vector_args(&x, comm, &sbuf, rbuf, count, dtype, op);
+    if (rc != SHMC_OK || !count)
         return rc;
-    if (sbuf == SHMC_IN_PLACE)
-        sbuf = rbuf;
-    if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
-        return SHMC_ERR_ARG;
-    if (count && (rc = set_kind(&x, sbuf, rbuf)) != SHMC_OK)
-        return rc;
-    if (!count)
-        return SHMC_OK;
-    if (x.n == 1)
-        return exclusive || sbuf == rbuf ? SHMC_OK
-                                         : shmc__copy_kind(rbuf, sbuf, count * x.es, x.dev);
-    RUN_V(exclusive ? SHMC_CALL_EXSCAN : SHMC_CALL_SCAN, &x, count,
-          shmc__scan_rd(&x, sbuf, rbuf, count, exclusive));
+    if (x.n == 1) /* run's copy: scan, the rank's own input; exscan, nothing */
+        return run(SHMC_CALL_SCAN, &x, sbuf, exclusive ? NULL : rbuf, count, 0);
+    SHMC_CX_RUN(exclusive ? SHMC_CALL_EXSCAN : SHMC_CALL_SCAN, &x, count,
+                shmc__scan_rd(&x, sbuf, rbuf, count, exclusive));
 }
 
 /* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */
