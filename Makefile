@@ -108,14 +108,21 @@ CHECKS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*/check_*.c))
 TEST_LIB_SRC := tests/harness.c
 TEST_LIB_OBJ := $(TEST_LIB_SRC:%.c=$(BUILD)/%.o)
 
+# The MPI interface (mpi/): libshmcomm_mpi over the public API, mpi.h, and shmcc.
+MPI_SRC    := $(wildcard mpi/src/*.c)
+MPI_OBJ    := $(MPI_SRC:%.c=$(BUILD)/%.o)
+MPI_STATIC := $(BUILD)/lib/libshmcomm_mpi.a
+MPI_SHARED := $(BUILD)/lib/libshmcomm_mpi.so.$(VERSION)
+SHMCC      := $(BUILD)/bin/shmcc
+
 STATIC := $(BUILD)/lib/libshmcomm.a
 # What a program linked with the static library needs besides it.
 STATIC_DEPS := $(CUDA_LIBS)
 SHARED := $(BUILD)/lib/libshmcomm.so.$(VERSION)
 SHMRUN := $(BUILD)/bin/shmrun
 
-.PHONY: all lib torch check-torch check-torch-cuda layers check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
-all: deps lib $(SHMRUN) $(EXAMPLES) $(BENCHES)
+.PHONY: all lib mpi torch check-torch check-torch-cuda layers check check-cuda check-stress check-coll-full fuzz bench bench-compare install uninstall clean format symbols deps demo
+all: deps lib mpi $(SHMRUN) $(EXAMPLES) $(BENCHES)
 
 # Says what is missing (and how to install it) before a compiler error would.
 deps:
@@ -155,6 +162,34 @@ $(SHARED): $(LIB_OBJ)
 $(BUILD)/lib/libshmcomm.so: $(SHARED)
 	ln -sf libshmcomm.so.$(VERSION) $(BUILD)/lib/libshmcomm.so.$(SOMAJOR)
 	ln -sf libshmcomm.so.$(VERSION) $@
+
+mpi: $(MPI_STATIC) $(MPI_SHARED) $(BUILD)/lib/libshmcomm_mpi.so $(SHMCC)
+
+$(BUILD)/mpi/src/%.o: ALL_CFLAGS += -Impi/include
+# The unimplemented functions' bodies ignore their parameters.
+$(BUILD)/mpi/src/stubs.o: ALL_CFLAGS += -Wno-unused-parameter
+
+$(MPI_STATIC): $(MPI_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Linked to libshmcomm.so, found beside it ($ORIGIN) wherever both are installed.
+$(MPI_SHARED): $(MPI_OBJ) $(BUILD)/lib/libshmcomm.so
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libshmcomm_mpi.so.$(SOMAJOR) -Wl,-z,defs -o $@ $(MPI_OBJ) \
+	    -L$(BUILD)/lib -lshmcomm -Wl,-rpath,'$$ORIGIN' -lpthread $(ALL_LDFLAGS)
+
+$(BUILD)/lib/libshmcomm_mpi.so: $(MPI_SHARED)
+	ln -sf libshmcomm_mpi.so.$(VERSION) $(BUILD)/lib/libshmcomm_mpi.so.$(SOMAJOR)
+	ln -sf libshmcomm_mpi.so.$(VERSION) $@
+
+# shmcc for this build tree (make install writes one for PREFIX).
+$(SHMCC): mpi/shmcc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@CC@|$(CC)|g' -e 's|@INCDIR@|$(abspath mpi/include)|g' \
+	    -e 's|@LIBDIR@|$(abspath $(BUILD)/lib)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	chmod 755 $@
 
 $(SHMRUN): $(LAUNCH_OBJ) $(LAUNCH_LIB_OBJ)
 	@mkdir -p $(@D)
@@ -202,6 +237,12 @@ $(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC)
 
 $(CHECKS): %: %.o $(TEST_LIB_OBJ) $(STATIC)
 	$(CC) -o $@ $^ $(STATIC_DEPS) $(CHECK_LIBS) -lm $(TEST_LDFLAGS) $(ALL_LDFLAGS)
+
+# The MPI interface's suites link its library before the C library's.
+MPI_CHECKS := $(filter $(BUILD)/tests/mpi/%,$(CHECKS))
+$(BUILD)/tests/mpi/%.o: ALL_CFLAGS += -Impi/include
+$(MPI_CHECKS): $(MPI_STATIC)
+$(MPI_CHECKS): TEST_LDFLAGS := $(MPI_STATIC) $(STATIC) -lpthread
 
 # The direct all-reduce's unit test holds one rank back inside the algorithm by wrapping
 # the entry into a world round at link time (no hook in the library's code).
@@ -315,14 +356,29 @@ layers: lib
 	@CC='$(CC)' scripts/layers.sh --self-test $(BUILD)
 
 # Only the public API may be exported from the shared library.
-symbols: $(SHARED)
+symbols: $(SHARED) $(MPI_SHARED)
 	@bad=$$(nm -D --defined-only $(SHARED) | awk '{print $$3}' | grep -v '^shmc_' | grep -v '^_' || true); \
 	if [ -n "$$bad" ]; then echo "exported non-API symbols: $$bad"; exit 1; fi; \
 	echo "exported symbols: only shmc_*"
+	@bad=$$(nm -D --defined-only $(MPI_SHARED) | awk '{print $$3}' | grep -v '^P\?MPI_' | grep -v '^_' || true); \
+	if [ -n "$$bad" ]; then echo "libshmcomm_mpi exports non-MPI symbols: $$bad"; exit 1; fi; \
+	echo "libshmcomm_mpi exports: only MPI_* and PMPI_*"
 
-install: lib $(SHMRUN)
+install: lib mpi $(SHMRUN)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/include/shmcomm-mpi
 	install -m 644 include/shmcomm.h $(DESTDIR)$(PREFIX)/include/
+	# mpi.h in a directory of its own, so that it never shadows a system MPI's.
+	install -m 644 mpi/include/mpi.h mpi/include/shmcomm_mpi_functions.h \
+	    $(DESTDIR)$(PREFIX)/include/shmcomm-mpi/
+	install -m 644 $(MPI_STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(MPI_SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libshmcomm_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.so.$(SOMAJOR)
+	ln -sf libshmcomm_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.so
+	sed -e 's|@CC@|$(CC)|g' -e 's|@INCDIR@|$(PREFIX)/include/shmcomm-mpi|g' \
+	    -e 's|@LIBDIR@|$(PREFIX)/lib|g' -e 's|@VERSION@|$(VERSION)|g' mpi/shmcc.in \
+	    > $(DESTDIR)$(PREFIX)/bin/shmcc
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/shmcc
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so.$(SOMAJOR)
@@ -337,7 +393,9 @@ install: lib $(SHMRUN)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/shmcomm.h $(DESTDIR)$(PREFIX)/bin/shmrun \
-	      $(DESTDIR)$(PREFIX)/lib/libshmcomm.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc
+	      $(DESTDIR)$(PREFIX)/lib/libshmcomm.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc \
+	      $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.* $(DESTDIR)$(PREFIX)/bin/shmcc
+	rm -rf $(DESTDIR)$(PREFIX)/include/shmcomm-mpi
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cpp')

@@ -109,13 +109,23 @@ check_includes() {
             esac
         done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
     done
+    # The MPI interface is a binding: the public header, mpi.h and its own header only.
+    for f in mpi/src/*.[ch]; do
+        [ -e "$f" ] || continue
+        while read -r inc; do
+            if [ "$inc" != mpi_impl.h ] && [ "$inc" != shmcomm_mpi_functions.h ]; then
+                echo "layers: $f includes \"$inc\": the MPI interface uses shmcomm.h alone"
+                bad=1
+            fi
+        done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+    done
     return $bad
 }
 
 # What a test may include: its own helpers, the public header, and (robustness tests
 # attack it) the shared-memory format. Unit tests of a module, and the device tests
 # (which make stand-in device memory through the device layer), may include more.
-TEST_ALLOWED='^(shmcomm\.h|harness\.h|coll_call\.h|coll_ref\.h|stress\.h|p2p_protocols\.h|refuse_malloc\.h|shm/arena\.h|transport/ring\.h|p2p/records\.h)$'
+TEST_ALLOWED='^(shmcomm\.h|harness\.h|coll_call\.h|coll_ref\.h|stress\.h|p2p_protocols\.h|refuse_malloc\.h|mpi_test\.h|shm/arena\.h|transport/ring\.h|p2p/records\.h)$'
 check_tests() {
     local bad=0 f inc
     while read -r f; do

@@ -1,0 +1,144 @@
+/*
+ * Buffered sends: MPI_Buffer_attach gives a buffer; MPI_Bsend packs its message into a
+ * free range of it (the message's bytes plus MPI_BSEND_OVERHEAD) and starts a send from
+ * there, so the call returns at once. Ranges come back when their sends complete, found
+ * on the next buffered send, at MPI_Buffer_detach (which waits for them all) and at
+ * MPI_Finalize.
+ */
+#include "mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct range {
+    size_t off, len;
+    shmc_request *r;
+};
+
+static char *buf;
+static size_t size;
+static struct range *ranges; /* in use, sorted by offset */
+static int nranges, cap;
+
+static void reap(int block)
+{
+    int k = 0;
+    for (int i = 0; i < nranges; i++) {
+        int done = 1;
+        if (ranges[i].r) {
+            if (block)
+                shmc_wait(&ranges[i].r, NULL);
+            else
+                shmc_test(&ranges[i].r, &done, NULL);
+        }
+        if (!done)
+            ranges[k++] = ranges[i];
+    }
+    nranges = k;
+}
+
+/* The offset of a free range of len bytes (first fit), or -1. */
+static long find(size_t len)
+{
+    size_t at = 0;
+    for (int i = 0; i <= nranges; i++) {
+        size_t end = i < nranges ? ranges[i].off : size;
+        if (end >= at && end - at >= len)
+            return (long)at;
+        if (i < nranges)
+            at = ranges[i].off + ranges[i].len;
+    }
+    return -1;
+}
+
+int PMPI_Buffer_attach(void *buffer, int sz)
+{
+    int rc = shmc_mpi__check_running();
+    if (rc == MPI_SUCCESS && buf)
+        rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is attached already (detach it first)");
+    if (rc == MPI_SUCCESS && (sz < 0 || (!buffer && sz > 0)))
+        rc = shmc_mpi__err(MPI_ERR_BUFFER, "the buffer is NULL or its size %d is negative", sz);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    buf = buffer ? buffer : (char *)&size; /* a zero-size buffer is attached all the same */
+    size = (size_t)sz;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Buffer_attach);
+
+int PMPI_Buffer_detach(void *buffer_addr, int *sz)
+{
+    if (!buffer_addr || !sz)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "buffer_addr or size is NULL"));
+    if (!buf)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached"));
+    reap(1); /* MPI: detaching waits until the buffered messages have gone */
+    void *p = buf == (char *)&size ? NULL : buf;
+    memcpy(buffer_addr, &p, sizeof p);
+    *sz = (int)size;
+    buf = NULL;
+    size = 0;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Buffer_detach);
+
+int shmc_mpi__bsend_start(const void *data, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
+    if (!c)
+        return shmc_mpi__raise(MPI_COMM_WORLD, rc, "PMPI_Bsend");
+    const struct shmc_mpi_type *t = shmc_mpi__type_usable(type, &rc);
+    if (t)
+        rc = shmc_mpi__check_buf(data, count, t);
+    size_t bytes = t ? (size_t)count * (size_t)t->size : 0;
+    if (rc == MPI_SUCCESS && !buf)
+        rc = shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)");
+    if (rc != MPI_SUCCESS)
+        return shmc_mpi__raise(comm, rc, "PMPI_Bsend");
+    if (nranges == cap) {
+        int n = cap ? 2 * cap : 16;
+        struct range *r = realloc(ranges, (size_t)n * sizeof *r);
+        if (!r)
+            return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a buffered send"),
+                                   "PMPI_Bsend");
+        ranges = r;
+        cap = n;
+    }
+    reap(0);
+    size_t len = bytes + MPI_BSEND_OVERHEAD;
+    long off = find(len);
+    if (off < 0)
+        return shmc_mpi__raise(comm,
+                               shmc_mpi__err(MPI_ERR_BUFFER,
+                                             "the attached buffer (%zu bytes) has no room for "
+                                             "%zu more (the message and MPI_BSEND_OVERHEAD)",
+                                             size, len),
+                               "PMPI_Bsend");
+    shmc_mpi__pack(data, (size_t)count, t, buf + off);
+    shmc_request *r = NULL;
+    int err = shmc_isend(buf + off, bytes, SHMC_UINT8, dest, tag, c->c, &r);
+    if (err != SHMC_OK)
+        return shmc_mpi__raise(comm, shmc_mpi__from_shmc(err), "PMPI_Bsend");
+    int i = nranges;
+    while (i > 0 && ranges[i - 1].off > (size_t)off) {
+        ranges[i] = ranges[i - 1];
+        i--;
+    }
+    ranges[i] = (struct range){(size_t)off, len, r};
+    nranges++;
+    return MPI_SUCCESS;
+}
+
+void shmc_mpi__bsend_end(void)
+{
+    reap(1);
+    free(ranges);
+    ranges = NULL;
+    nranges = cap = 0;
+    buf = NULL;
+    size = 0;
+}

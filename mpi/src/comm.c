@@ -1,0 +1,484 @@
+/*
+ * Communicators: the handle table (MPI_COMM_WORLD and MPI_COMM_SELF made at MPI_Init),
+ * duplication, splitting and creation from groups on the C library's communicator calls,
+ * comparison, names and the predefined attributes. Each communicator keeps its members'
+ * world ranks, which groups are made of.
+ */
+#include "mpi_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct shmc_mpi_comm **shmc_mpi__comms;
+int shmc_mpi__ncomms;
+static int ncap;
+
+/* Communicators freed by the program while a request on them was pending: the C library
+ * frees them once the requests are done (MPI lets pending operations complete). */
+static shmc_comm **doomed;
+static int ndoomed;
+
+int shmc_mpi__comm_bad(MPI_Comm h)
+{
+    int rc = shmc_mpi__check_running();
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return shmc_mpi__err(MPI_ERR_COMM, "%d is not a communicator%s", h,
+                         h == MPI_COMM_NULL ? " (MPI_COMM_NULL)" : " (freed, or never made)");
+}
+
+static void release(struct shmc_mpi_comm *c)
+{
+    free(c->world);
+    free(c->dims);
+    free(c->periods);
+    free(c->scratch);
+    free(c);
+}
+
+int shmc_mpi__comm_new(shmc_comm *sc, int *world, const struct shmc_mpi_comm *parent, MPI_Comm *out)
+{
+    struct shmc_mpi_comm *c = calloc(1, sizeof *c);
+    int h = MPI_COMM_SELF + 1;
+    while (h < ncap && shmc_mpi__comms[h])
+        h++;
+    if (c && h >= ncap) {
+        int n = ncap ? 2 * ncap : 64;
+        struct shmc_mpi_comm **t = realloc(shmc_mpi__comms, (size_t)n * sizeof *t);
+        if (t) {
+            memset(t + ncap, 0, (size_t)(n - ncap) * sizeof *t);
+            shmc_mpi__comms = t;
+            ncap = n;
+        }
+    }
+    if (!c || h >= ncap) {
+        free(c);
+        free(world);
+        shmc_comm_free(&sc);
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a communicator");
+    }
+    c->c = sc;
+    c->size = shmc_comm_size(sc);
+    c->rank = shmc_comm_rank(sc);
+    c->world = world;
+    c->errh = parent ? parent->errh : MPI_ERRORS_ARE_FATAL;
+    shmc_mpi__comms[h] = c;
+    shmc_mpi__ncomms = ncap;
+    *out = h;
+    return MPI_SUCCESS;
+}
+
+/* Puts a communicator at a predefined handle. */
+static int predefined(MPI_Comm h, shmc_comm *sc, int *world, const char *name)
+{
+    MPI_Comm got;
+    int rc = shmc_mpi__comm_new(sc, world, NULL, &got);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    shmc_mpi__comms[h] = shmc_mpi__comms[got];
+    shmc_mpi__comms[got] = NULL;
+    snprintf(shmc_mpi__comms[h]->name, MPI_MAX_OBJECT_NAME, "%s", name);
+    return MPI_SUCCESS;
+}
+
+int shmc_mpi__comm_start(shmc_comm *world)
+{
+    int n = shmc_comm_size(world), me = shmc_comm_rank(world);
+    int *wr = malloc((size_t)n * sizeof *wr), *sr = malloc(sizeof *sr);
+    if (!wr || !sr) {
+        free(wr);
+        free(sr);
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "MPI_COMM_WORLD");
+    }
+    for (int i = 0; i < n; i++)
+        wr[i] = i;
+    *sr = me;
+    /* MPI_COMM_SELF: a communicator of this rank alone, made without waiting for anyone;
+     * no other making of members can overlap it among the same ranks (there are none). */
+    shmc_comm *self = NULL;
+    int err = shmc_comm_create_members(world, &me, 1, SHMC_TAG_MAX, &self);
+    if (err != SHMC_OK) {
+        free(wr);
+        free(sr);
+        return shmc_mpi__from_shmc(err);
+    }
+    int rc = predefined(MPI_COMM_WORLD, world, wr, "MPI_COMM_WORLD");
+    if (rc == MPI_SUCCESS)
+        rc = predefined(MPI_COMM_SELF, self, sr, "MPI_COMM_SELF");
+    else
+        free(sr);
+    return rc;
+}
+
+void shmc_mpi__comm_end(void)
+{
+    for (int h = 0; h < ncap; h++) {
+        struct shmc_mpi_comm *c = shmc_mpi__comms[h];
+        if (!c)
+            continue;
+        if (h != MPI_COMM_WORLD)
+            shmc_comm_free(&c->c); /* the world goes with shmc_finalize */
+        release(c);
+    }
+    for (int i = 0; i < ndoomed; i++)
+        shmc_comm_free(&doomed[i]);
+    free(doomed);
+    doomed = NULL;
+    ndoomed = 0;
+    free(shmc_mpi__comms);
+    shmc_mpi__comms = NULL;
+    shmc_mpi__ncomms = ncap = 0;
+}
+
+/* ---- queries ------------------------------------------------------------------------- */
+
+#define COMM_OR_RAISE(var, h)                                                                      \
+    int rc_ = MPI_SUCCESS;                                                                         \
+    struct shmc_mpi_comm *var = shmc_mpi__comm((h), &rc_);                                         \
+    if (!var)                                                                                      \
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc_);
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    COMM_OR_RAISE(c, comm);
+    if (!rank)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "rank is NULL"));
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_rank);
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    COMM_OR_RAISE(c, comm);
+    if (!size)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "size is NULL"));
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_size);
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    COMM_OR_RAISE(c, comm);
+    (void)c;
+    if (!flag)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"));
+    *flag = 0; /* shmcomm has intracommunicators only */
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_test_inter);
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    COMM_OR_RAISE(c, comm);
+    if (!comm_name)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "comm_name is NULL"));
+    snprintf(c->name, sizeof c->name, "%s", comm_name);
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_set_name);
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    COMM_OR_RAISE(c, comm);
+    if (!comm_name || !resultlen)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "comm_name or resultlen is NULL"));
+    strcpy(comm_name, c->name);
+    *resultlen = (int)strlen(c->name);
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_get_name);
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    COMM_OR_RAISE(a, comm1);
+    int rc;
+    struct shmc_mpi_comm *b = shmc_mpi__comm(comm2, &rc);
+    if (!b)
+        return SHMC_MPI_RAISE(comm1, rc);
+    if (!result)
+        return SHMC_MPI_RAISE(comm1, shmc_mpi__err(MPI_ERR_ARG, "result is NULL"));
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    *result = MPI_UNEQUAL;
+    if (a->size != b->size)
+        return MPI_SUCCESS;
+    int same_order = 1, same_set = 1;
+    for (int i = 0; i < a->size; i++) {
+        if (a->world[i] != b->world[i])
+            same_order = 0;
+        int found = 0;
+        for (int j = 0; j < b->size && !found; j++)
+            found = a->world[i] == b->world[j];
+        same_set &= found;
+    }
+    *result = same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_compare);
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    /* Predefined attributes are pointers to ints (MPI 3.1, 8.1.2). */
+    static int tag_ub = SHMC_TAG_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1,
+               universe, appnum = 0, lastcode = MPI_ERR_LASTCODE;
+    COMM_OR_RAISE(c, comm);
+    if (!attribute_val || !flag)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "attribute_val or flag is NULL"));
+    int *v = NULL;
+    switch (comm_keyval) {
+    case MPI_TAG_UB:
+        v = &tag_ub;
+        break;
+    case MPI_HOST:
+        v = &host;
+        break;
+    case MPI_IO:
+        v = &io;
+        break;
+    case MPI_WTIME_IS_GLOBAL:
+        v = &wtime_global;
+        break;
+    case MPI_UNIVERSE_SIZE:
+        universe = shmc_mpi__comms[MPI_COMM_WORLD]->size;
+        v = &universe;
+        break;
+    case MPI_APPNUM:
+        v = &appnum;
+        break;
+    case MPI_LASTUSEDCODE:
+        v = &lastcode;
+        break;
+    default:
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_KEYVAL,
+                                                  "%d is not a communicator attribute key "
+                                                  "(only the predefined ones exist)",
+                                                  comm_keyval));
+    }
+    (void)c;
+    memcpy(attribute_val, &v, sizeof v);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_get_attr);
+
+/* ---- making and freeing ------------------------------------------------------------------- */
+
+/* After a split-like call: learns the new communicator's world ranks and makes the handle
+ * (MPI_COMM_NULL where the C library gave this rank none). */
+static int adopt(shmc_comm *sc, const struct shmc_mpi_comm *parent, MPI_Comm *out)
+{
+    if (!sc) {
+        *out = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int n = shmc_comm_size(sc);
+    int *wr = malloc((size_t)n * sizeof *wr);
+    int me = shmc_mpi__world_rank;
+    int err = wr ? shmc_allgather(&me, wr, 1, SHMC_INT32, sc) : SHMC_ERR_NOMEM;
+    if (err != SHMC_OK) {
+        free(wr);
+        shmc_comm_free(&sc);
+        return shmc_mpi__from_shmc(err);
+    }
+    return shmc_mpi__comm_new(sc, wr, parent, out);
+}
+
+static int split(struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out)
+{
+    shmc_comm *sc = NULL;
+    int err = shmc_comm_split(c->c, color, key, &sc);
+    if (err != SHMC_OK)
+        return shmc_mpi__from_shmc(err);
+    return adopt(sc, c, out);
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    COMM_OR_RAISE(c, comm);
+    if (!newcomm)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
+    int rc = split(c, 0, c->rank, newcomm);
+    if (rc == MPI_SUCCESS && c->ndims > 0) {
+        struct shmc_mpi_comm *n = shmc_mpi__comms[*newcomm];
+        n->dims = malloc((size_t)c->ndims * sizeof *n->dims);
+        n->periods = malloc((size_t)c->ndims * sizeof *n->periods);
+        if (n->dims && n->periods) {
+            memcpy(n->dims, c->dims, (size_t)c->ndims * sizeof *n->dims);
+            memcpy(n->periods, c->periods, (size_t)c->ndims * sizeof *n->periods);
+            n->ndims = c->ndims;
+        }
+    }
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_dup);
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    COMM_OR_RAISE(c, comm);
+    /* A bad argument still takes part (as no color), so that the others do not wait. */
+    int bad =
+        !newcomm ? shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL")
+        : color < 0 && color != MPI_UNDEFINED
+            ? shmc_mpi__err(MPI_ERR_ARG, "color %d is negative (and not MPI_UNDEFINED)", color)
+            : MPI_SUCCESS;
+    MPI_Comm got = MPI_COMM_NULL;
+    int rc = split(c, bad || color == MPI_UNDEFINED ? -1 : color, key, &got);
+    if (bad)
+        return SHMC_MPI_RAISE(comm, bad);
+    *newcomm = got;
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_split);
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    COMM_OR_RAISE(c, comm);
+    int bad = shmc_mpi__info_check(info);
+    if (!bad && !newcomm)
+        bad = shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL");
+    if (!bad && split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        bad = shmc_mpi__err(MPI_ERR_ARG,
+                            "split_type %d is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED",
+                            split_type);
+    /* Every rank of a shmcomm job shares one machine's memory. */
+    MPI_Comm got = MPI_COMM_NULL;
+    int rc = split(c, bad || split_type == MPI_UNDEFINED ? -1 : 0, key, &got);
+    if (bad)
+        return SHMC_MPI_RAISE(comm, bad);
+    *newcomm = got;
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_split_type);
+
+/* The ranks in c of a group's members, or an error if one is not in c. */
+static int ranks_in(const struct shmc_mpi_comm *c, const struct shmc_mpi_group *g, int **out)
+{
+    int *r = malloc((size_t)(g->n ? g->n : 1) * sizeof *r);
+    if (!r)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a group's ranks");
+    for (int i = 0; i < g->n; i++) {
+        r[i] = -1;
+        for (int j = 0; j < c->size && r[i] < 0; j++)
+            if (c->world[j] == g->world[i])
+                r[i] = j;
+        if (r[i] < 0) {
+            free(r);
+            return shmc_mpi__err(MPI_ERR_GROUP,
+                                 "the group's process %d (world rank %d) is not "
+                                 "in the communicator",
+                                 i, g->world[i]);
+        }
+    }
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    COMM_OR_RAISE(c, comm);
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_group *g = shmc_mpi__group(group, &rc);
+    int *r = NULL;
+    if (g)
+        rc = ranks_in(c, g, &r);
+    if (rc == MPI_SUCCESS && !newcomm)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL");
+    /* A rank whose arguments are bad still takes part with an empty list, which the
+     * others' lists then disagree with: all of them return an error, none waits. */
+    shmc_comm *sc = NULL;
+    int err = shmc_comm_create_group(c->c, r, rc == MPI_SUCCESS ? g->n : -1, &sc);
+    free(r);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
+    if (err != SHMC_OK)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
+    rc = adopt(sc, c, newcomm);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_create);
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    COMM_OR_RAISE(c, comm);
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_group *g = shmc_mpi__group(group, &rc);
+    int *r = NULL;
+    if (g)
+        rc = ranks_in(c, g, &r);
+    if (rc == MPI_SUCCESS && !newcomm)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL");
+    if (rc != MPI_SUCCESS) {
+        free(r);
+        return SHMC_MPI_RAISE(comm, rc);
+    }
+    int member = 0;
+    for (int i = 0; i < g->n; i++)
+        member |= r[i] == c->rank;
+    if (!member) {
+        free(r);
+        *newcomm = MPI_COMM_NULL; /* MPI: a caller outside the group gets MPI_COMM_NULL */
+        return MPI_SUCCESS;
+    }
+    shmc_comm *sc = NULL;
+    int err = shmc_comm_create_members(c->c, r, g->n, tag, &sc);
+    free(r);
+    if (err != SHMC_OK)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
+    int *wr = malloc((size_t)g->n * sizeof *wr);
+    if (!wr) {
+        shmc_comm_free(&sc);
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a communicator"));
+    }
+    memcpy(wr, g->world, (size_t)g->n * sizeof *wr);
+    rc = shmc_mpi__comm_new(sc, wr, c, newcomm);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_create_group);
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    if (!comm)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "comm is NULL"));
+    COMM_OR_RAISE(c, *comm);
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return SHMC_MPI_RAISE(*comm, shmc_mpi__err(MPI_ERR_COMM,
+                                                   "MPI_COMM_WORLD and MPI_COMM_SELF cannot be "
+                                                   "freed"));
+    /* Retry the ones left pending before. */
+    for (int i = 0; i < ndoomed;)
+        if (shmc_comm_free(&doomed[i]) == SHMC_OK)
+            doomed[i] = doomed[--ndoomed];
+        else
+            i++;
+    if (shmc_comm_free(&c->c) == SHMC_ERR_STATE) {
+        shmc_comm **d = realloc(doomed, (size_t)(ndoomed + 1) * sizeof *d);
+        if (!d)
+            return SHMC_MPI_RAISE(*comm, shmc_mpi__err(MPI_ERR_NO_MEM, "freeing a communicator"));
+        doomed = d;
+        doomed[ndoomed++] = c->c;
+    }
+    shmc_mpi__comms[*comm] = NULL;
+    release(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_free);
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    COMM_OR_RAISE(c, comm);
+    if (!group)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "group is NULL"));
+    int *wr = malloc((size_t)c->size * sizeof *wr);
+    if (!wr)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a group"));
+    memcpy(wr, c->world, (size_t)c->size * sizeof *wr);
+    int rc = shmc_mpi__group_new(c->size, wr, group);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_group);

@@ -1,0 +1,346 @@
+/*
+ * Errors of the MPI layer: codes and classes, their strings, error handlers, and raising
+ * an error on a communicator. A code is either an MPI class itself (0 .. 60) or, for a
+ * shmcomm error that no class names exactly (a collective's mismatch, a time-out, ...),
+ * SHMC_MPI_CODE0 + its number, whose class is MPI_ERR_OTHER or the nearest one and whose
+ * string is shmcomm's own. The detail of the last error (which argument, which value) is
+ * kept for the fatal handler's message.
+ */
+#include "mpi_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHMC_MPI_CODE0 64
+#define SHMC_MPI_NSHMC 18 /* shmcomm's errors are -1 .. -18 */
+
+static char detail[MPI_MAX_ERROR_STRING];
+
+static const char *const class_names[] = {
+    "MPI_SUCCESS: no error",
+    "MPI_ERR_BUFFER: invalid buffer pointer",
+    "MPI_ERR_COUNT: invalid count argument",
+    "MPI_ERR_TYPE: invalid datatype",
+    "MPI_ERR_TAG: invalid tag",
+    "MPI_ERR_COMM: invalid communicator",
+    "MPI_ERR_RANK: invalid rank",
+    "MPI_ERR_REQUEST: invalid request",
+    "MPI_ERR_ROOT: invalid root",
+    "MPI_ERR_GROUP: invalid group",
+    "MPI_ERR_OP: invalid reduction operation",
+    "MPI_ERR_TOPOLOGY: invalid topology",
+    "MPI_ERR_DIMS: invalid dimension argument",
+    "MPI_ERR_ARG: invalid argument",
+    "MPI_ERR_UNKNOWN: unknown error",
+    "MPI_ERR_TRUNCATE: message truncated",
+    "MPI_ERR_OTHER: other error",
+    "MPI_ERR_INTERN: internal error",
+    "MPI_ERR_IN_STATUS: error code is in status",
+    "MPI_ERR_PENDING: pending request",
+    "MPI_ERR_KEYVAL: invalid keyval",
+    "MPI_ERR_NO_MEM: out of memory",
+    "MPI_ERR_BASE: invalid base",
+    "MPI_ERR_INFO_KEY: invalid info key",
+    "MPI_ERR_INFO_VALUE: invalid info value",
+    "MPI_ERR_INFO_NOKEY: no such info key",
+    "MPI_ERR_SPAWN: spawn error",
+    "MPI_ERR_PORT: invalid port",
+    "MPI_ERR_SERVICE: invalid service",
+    "MPI_ERR_NAME: invalid name",
+    "MPI_ERR_WIN: invalid window",
+    "MPI_ERR_SIZE: invalid size",
+    "MPI_ERR_DISP: invalid displacement",
+    "MPI_ERR_INFO: invalid info object",
+    "MPI_ERR_LOCKTYPE: invalid lock type",
+    "MPI_ERR_ASSERT: invalid assert",
+    "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+    "MPI_ERR_RMA_SYNC: wrong synchronisation of RMA calls",
+    "MPI_ERR_FILE: invalid file handle",
+    "MPI_ERR_NOT_SAME: collective arguments not identical",
+    "MPI_ERR_AMODE: invalid access mode",
+    "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+    "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported by shmcomm's MPI interface",
+    "MPI_ERR_NO_SUCH_FILE: no such file",
+    "MPI_ERR_FILE_EXISTS: file exists",
+    "MPI_ERR_BAD_FILE: invalid file name",
+    "MPI_ERR_ACCESS: permission denied",
+    "MPI_ERR_NO_SPACE: not enough space",
+    "MPI_ERR_QUOTA: quota exceeded",
+    "MPI_ERR_READ_ONLY: read-only file or file system",
+    "MPI_ERR_FILE_IN_USE: file in use",
+    "MPI_ERR_DUP_DATAREP: data representation defined twice",
+    "MPI_ERR_CONVERSION: conversion error",
+    "MPI_ERR_IO: I/O error",
+    "MPI_ERR_RMA_ATTACH: memory cannot be attached",
+    "MPI_ERR_RMA_FLAVOR: wrong window flavor",
+    "MPI_ERR_RMA_RANGE: target memory out of the window",
+    "MPI_ERR_RMA_SHARED: memory cannot be shared",
+    "MPI_ERR_PROC_ABORTED: a peer process aborted or died",
+    "MPI_ERR_SESSION: invalid session",
+    "MPI_ERR_VALUE_TOO_LARGE: value too large",
+};
+#define NCLASS ((int)(sizeof class_names / sizeof class_names[0]))
+
+/* The class of each shmcomm error (index: -err). */
+static const int shmc_class[SHMC_MPI_NSHMC + 1] = {
+    [-SHMC_ERR_ARG] = MPI_ERR_ARG,
+    [-SHMC_ERR_RANK] = MPI_ERR_RANK,
+    [-SHMC_ERR_TAG] = MPI_ERR_TAG,
+    [-SHMC_ERR_TRUNCATE] = MPI_ERR_TRUNCATE,
+    [-SHMC_ERR_PEER_DEAD] = MPI_ERR_PROC_ABORTED,
+    [-SHMC_ERR_ABORTED] = MPI_ERR_PROC_ABORTED,
+    [-SHMC_ERR_TIMEOUT] = MPI_ERR_OTHER,
+    [-SHMC_ERR_MISMATCH] = MPI_ERR_NOT_SAME,
+    [-SHMC_ERR_NOMEM] = MPI_ERR_NO_MEM,
+    [-SHMC_ERR_CUDA] = MPI_ERR_OTHER,
+    [-SHMC_ERR_NOT_INIT] = MPI_ERR_OTHER,
+    [-SHMC_ERR_SYS] = MPI_ERR_OTHER,
+    [-SHMC_ERR_STATE] = MPI_ERR_OTHER,
+    [-SHMC_ERR_NOSHM] = MPI_ERR_NO_MEM,
+    [-SHMC_ERR_ENV] = MPI_ERR_OTHER,
+    [-SHMC_ERR_CORRUPT] = MPI_ERR_INTERN,
+    [-SHMC_ERR_LIMIT] = MPI_ERR_OTHER,
+    [-SHMC_ERR_THREAD] = MPI_ERR_OTHER,
+};
+
+int shmc_mpi__err(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int shmc_mpi__from_shmc(int err)
+{
+    if (err >= 0)
+        return MPI_SUCCESS;
+    if (-err > SHMC_MPI_NSHMC)
+        return shmc_mpi__err(MPI_ERR_INTERN, "shmcomm error %d", err);
+    snprintf(detail, sizeof detail, "%s", shmc_strerror(err));
+    /* The codes a program compares with a class directly stay that class. */
+    switch (err) {
+    case SHMC_ERR_ARG:
+    case SHMC_ERR_RANK:
+    case SHMC_ERR_TAG:
+    case SHMC_ERR_TRUNCATE:
+    case SHMC_ERR_NOMEM:
+    case SHMC_ERR_PEER_DEAD:
+        return shmc_class[-err];
+    default:
+        return SHMC_MPI_CODE0 + -err;
+    }
+}
+
+static int class_of(int code)
+{
+    if (code >= 0 && code < NCLASS)
+        return code;
+    if (code > SHMC_MPI_CODE0 && code <= SHMC_MPI_CODE0 + SHMC_MPI_NSHMC)
+        return shmc_class[code - SHMC_MPI_CODE0];
+    return -1;
+}
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    int c = class_of(errorcode);
+    if (c < 0)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "%d is not an error code", errorcode));
+    if (!errorclass)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "errorclass is NULL"));
+    *errorclass = c;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Error_class);
+
+static const char *string_of(int code)
+{
+    if (code >= 0 && code < NCLASS)
+        return class_names[code];
+    if (code > SHMC_MPI_CODE0 && code <= SHMC_MPI_CODE0 + SHMC_MPI_NSHMC)
+        return shmc_strerror(-(code - SHMC_MPI_CODE0));
+    return NULL;
+}
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    const char *s = string_of(errorcode);
+    if (!s)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "%d is not an error code", errorcode));
+    if (!string || !resultlen)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "string or resultlen is NULL"));
+    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Error_string);
+
+/* ---- error handlers ------------------------------------------------------------------ */
+
+#define MAX_HANDLERS 64
+static MPI_Comm_errhandler_function *handlers[MAX_HANDLERS]; /* 0 .. 3: predefined */
+
+static int handler_ok(MPI_Errhandler h)
+{
+    return h >= MPI_ERRORS_ARE_FATAL && h < MAX_HANDLERS &&
+           (h <= MPI_ERRORS_ABORT || handlers[h] != NULL);
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    if (!fn || !errhandler)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "function or errhandler is NULL"));
+    for (int h = MPI_ERRORS_ABORT + 1; h < MAX_HANDLERS; h++)
+        if (!handlers[h]) {
+            handlers[h] = fn;
+            *errhandler = h;
+            return MPI_SUCCESS;
+        }
+    return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                          shmc_mpi__err(MPI_ERR_OTHER, "more than %d error handlers at once",
+                                        MAX_HANDLERS - MPI_ERRORS_ABORT - 1));
+}
+SHMC_MPI_ALIAS(Comm_create_errhandler);
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    if (!errhandler || !handler_ok(*errhandler))
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "not an error handler"));
+    /* A handler still set on a communicator stays usable there (the standard frees it
+     * when the last reference goes): user handlers are never reused, only forgotten by
+     * the handle. */
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Errhandler_free);
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    int rc;
+    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
+    if (!c)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (!handler_ok(errhandler))
+        return SHMC_MPI_RAISE(comm,
+                              shmc_mpi__err(MPI_ERR_ARG, "%d is not an error handler", errhandler));
+    c->errh = errhandler;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_set_errhandler);
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    int rc;
+    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
+    if (!c)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (!errhandler)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "errhandler is NULL"));
+    *errhandler = c->errh;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_get_errhandler);
+
+MPI_Errhandler shmc_mpi__comm_errhandler(MPI_Comm comm)
+{
+    /* Read the table directly: a failed lookup would overwrite the error's detail. */
+    if (comm > 0 && comm < shmc_mpi__ncomms && shmc_mpi__comms[comm])
+        return shmc_mpi__comms[comm]->errh;
+    /* No such communicator (or none yet): the world's handler, as MPI 3 says. */
+    if (MPI_COMM_WORLD < shmc_mpi__ncomms && shmc_mpi__comms[MPI_COMM_WORLD])
+        return shmc_mpi__comms[MPI_COMM_WORLD]->errh;
+    return MPI_ERRORS_ARE_FATAL;
+}
+
+static const char *comm_label(MPI_Comm comm, char *buf, size_t len)
+{
+    if (comm == MPI_COMM_WORLD)
+        return "MPI_COMM_WORLD";
+    if (comm == MPI_COMM_SELF)
+        return "MPI_COMM_SELF";
+    snprintf(buf, len, "communicator %d", comm);
+    return buf;
+}
+
+int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    const char *name = fn && fn[0] == 'P' ? fn + 1 : fn; /* PMPI_Send: MPI_Send */
+    MPI_Errhandler h = shmc_mpi__comm_errhandler(comm);
+    if (h == MPI_ERRORS_RETURN)
+        return code;
+    if (h > MPI_ERRORS_ABORT && h < MAX_HANDLERS && handlers[h]) {
+        handlers[h](&comm, &code);
+        return code;
+    }
+    char lbl[32];
+    const char *s = string_of(code);
+    fprintf(stderr, "shmcomm MPI: rank %d: %s on %s: %s%s%s\n", shmc_mpi__world_rank,
+            name ? name : "MPI call", comm_label(comm, lbl, sizeof lbl), s ? s : "error",
+            detail[0] ? ": " : "", detail);
+    fprintf(stderr,
+            "shmcomm MPI: rank %d: the error handler is MPI_ERRORS_ARE_FATAL: "
+            "aborting the job (MPI_Comm_set_errhandler with MPI_ERRORS_RETURN to "
+            "handle errors)\n",
+            shmc_mpi__world_rank);
+    fflush(stderr);
+    if (shmc_mpi__state == SHMC_MPI_RUNNING)
+        shmc_abort(1);
+    exit(1);
+}
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    int rc;
+    if (!shmc_mpi__comm(comm, &rc))
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    detail[0] = '\0';
+    shmc_mpi__raise(comm, errorcode, "PMPI_Comm_call_errhandler");
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_call_errhandler);
+
+int shmc_mpi__check_running(void)
+{
+    if (shmc_mpi__state == SHMC_MPI_BEFORE)
+        return shmc_mpi__err(MPI_ERR_OTHER, "called before MPI_Init");
+    if (shmc_mpi__state == SHMC_MPI_FINALIZED)
+        return shmc_mpi__err(MPI_ERR_OTHER, "called after MPI_Finalize");
+    return MPI_SUCCESS;
+}
+
+int shmc_mpi__unsupported(const char *name)
+{
+    return shmc_mpi__raise(
+        MPI_COMM_WORLD,
+        shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
+                      "%s is not implemented by shmcomm's MPI interface (docs/mpi.md lists "
+                      "what is)",
+                      name),
+        name);
+}
+
+int shmc_mpi__check_count(int count)
+{
+    if (count < 0)
+        return shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count);
+    return MPI_SUCCESS;
+}
+
+int shmc_mpi__check_buf(const void *buf, int count, const struct shmc_mpi_type *t)
+{
+    if (count < 0)
+        return shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count);
+    /* MPI_BOTTOM (NULL) is a valid base for types of absolute addresses: only a type
+     * whose data starts at its origin cannot be read from there. */
+    if (!buf && count > 0 && t->size > 0 && t->true_lb >= 0 && t->predefined)
+        return shmc_mpi__err(MPI_ERR_BUFFER, "the buffer is NULL and count is %d", count);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,227 @@
+/*
+ * The MPI layer's internal interface: handle tables (communicators, groups, datatypes,
+ * ops, requests, info objects), the datatype engine's packed views, error raising.
+ * The layer sits on shmcomm.h alone (a binding, as the torch backend is) and is used one
+ * call at a time per process (MPI_THREAD_SERIALIZED at most), so its tables are plain
+ * process-local state with no locks.
+ */
+#ifndef SHMC_MPI_IMPL_H
+#define SHMC_MPI_IMPL_H
+
+/* The MPI functions are the library's exports: declared with default visibility here so
+ * that their definitions (compiled with -fvisibility=hidden) inherit it. */
+#pragma GCC visibility push(default)
+#include <mpi.h>
+#pragma GCC visibility pop
+
+#include <shmcomm.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Makes MPI_name a weak alias of PMPI_name (defined in the same file), so a profiling
+ * tool may define MPI_name itself and call PMPI_name. */
+#define SHMC_MPI_ALIAS(name)                                                                       \
+    extern __typeof__(PMPI_##name) MPI_##name __attribute__((weak, alias("PMPI_" #name)))
+
+/* ---- state ------------------------------------------------------------------------- */
+
+enum { SHMC_MPI_BEFORE, SHMC_MPI_RUNNING, SHMC_MPI_FINALIZED };
+extern int shmc_mpi__state;
+extern int shmc_mpi__world_rank;
+
+/* ---- errors (errors.c) --------------------------------------------------------------- */
+
+/* Records a detail for the error that is about to be raised and returns code. */
+int shmc_mpi__err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Maps a shmcomm error to an MPI error code (its detail: shmc_strerror). */
+int shmc_mpi__from_shmc(int err);
+/* Hands code to comm's error handler on behalf of the function fn ("PMPI_Send"): prints
+ * and aborts for MPI_ERRORS_ARE_FATAL, calls a user handler, and returns code. */
+int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn);
+/* Raise on the communicator of the call, naming the calling function. */
+#define SHMC_MPI_RAISE(comm, code) shmc_mpi__raise((comm), (code), __func__)
+/* Returns MPI_SUCCESS, or the error for a call made outside MPI_Init .. MPI_Finalize. */
+int shmc_mpi__check_running(void);
+MPI_Errhandler shmc_mpi__comm_errhandler(MPI_Comm comm);
+int shmc_mpi__unsupported(const char *name);
+
+/* ---- communicators (comm.c) and groups (group.c) --------------------------------------- */
+
+struct shmc_mpi_comm {
+    shmc_comm *c;
+    int size, rank;
+    int *world; /* world rank of each member */
+    MPI_Errhandler errh;
+    char name[MPI_MAX_OBJECT_NAME];
+    int ndims; /* Cartesian topology: ndims > 0; dims and periods have ndims entries */
+    int *dims, *periods;
+    size_t *scratch; /* 4 * size entries for the v-collectives' converted arrays */
+};
+extern struct shmc_mpi_comm **shmc_mpi__comms; /* by handle; NULL outside Init .. Finalize */
+extern int shmc_mpi__ncomms;
+/* The error for a handle that names no communicator (or a call outside Init .. Finalize). */
+int shmc_mpi__comm_bad(MPI_Comm h);
+/* The communicator of a handle, or NULL with the error's detail recorded in *rc. */
+static inline struct shmc_mpi_comm *shmc_mpi__comm(MPI_Comm h, int *rc)
+{
+    if (h > 0 && h < shmc_mpi__ncomms && shmc_mpi__comms[h])
+        return shmc_mpi__comms[h];
+    *rc = shmc_mpi__comm_bad(h);
+    return 0;
+}
+/* Makes a handle for a new communicator of world ranks world[0..size-1] (taken over). */
+int shmc_mpi__comm_new(shmc_comm *c, int *world, const struct shmc_mpi_comm *parent, MPI_Comm *out);
+int shmc_mpi__comm_start(shmc_comm *world);
+void shmc_mpi__comm_end(void);
+
+struct shmc_mpi_group {
+    int n;
+    int *world; /* world ranks of the members, in group order */
+};
+struct shmc_mpi_group *shmc_mpi__group(MPI_Group h, int *rc);
+int shmc_mpi__group_new(int n, int *world, MPI_Group *out);
+void shmc_mpi__group_end(void);
+
+/* ---- datatypes (types.c, pack.c) ------------------------------------------------------ */
+
+/* One run of bytes of a type's element, at disp from the element's start; esize is the
+ * size of the predefined elements it holds (MPI_Get_elements counts them). */
+struct shmc_mpi_seg {
+    MPI_Aint disp;
+    MPI_Aint len;
+    MPI_Aint esize;
+};
+
+struct shmc_mpi_type {
+    int alive, committed, predefined;
+    MPI_Count size;      /* bytes of data in one element */
+    MPI_Aint lb, extent; /* the element's bounds (extent: stride of an array) */
+    MPI_Aint true_lb, true_ub;
+    int nseg;
+    struct shmc_mpi_seg *seg; /* the type map flattened, in order, adjacent runs merged */
+    int dense;                /* one run at 0 of extent bytes: memory holds the packed bytes */
+    /* Reductions: every element of the type is red_n elements of the predefined type
+     * red (0 when the type mixes predefined types). */
+    MPI_Datatype red;
+    MPI_Count red_n;
+    int combiner;
+    char name[MPI_MAX_OBJECT_NAME];
+};
+extern struct shmc_mpi_type **shmc_mpi__types; /* by handle */
+extern int shmc_mpi__ntypes;
+struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc);
+/* The type of a handle, or NULL with the error's detail recorded in *rc. */
+static inline struct shmc_mpi_type *shmc_mpi__type(MPI_Datatype h, int *rc)
+{
+    if (h > 0 && h < shmc_mpi__ntypes && shmc_mpi__types[h])
+        return shmc_mpi__types[h];
+    return shmc_mpi__type_slow(h, rc);
+}
+/* As shmc_mpi__type, and also refuses a derived type that was not committed. */
+struct shmc_mpi_type *shmc_mpi__type_usable(MPI_Datatype h, int *rc);
+/* What a predefined type holds, for reductions: its class of ops (MPI 3.1, 5.9.2), its
+ * number representation, and for the pair types (MINLOC, MAXLOC) the index's. */
+enum shmc_mpi_kind {
+    SHMC_MPI_K_NONE,
+    SHMC_MPI_K_CINT,    /* C integer: arithmetic, logical and bitwise ops */
+    SHMC_MPI_K_FINT,    /* Fortran integer: arithmetic and bitwise */
+    SHMC_MPI_K_FLOAT,   /* MIN, MAX, SUM, PROD */
+    SHMC_MPI_K_COMPLEX, /* SUM, PROD */
+    SHMC_MPI_K_LOGICAL, /* LAND, LOR, LXOR */
+    SHMC_MPI_K_BYTE,    /* BAND, BOR, BXOR */
+    SHMC_MPI_K_PAIR     /* MINLOC, MAXLOC */
+};
+enum shmc_mpi_num {
+    SHMC_MPI_N_NONE,
+    SHMC_MPI_N_I8,
+    SHMC_MPI_N_U8,
+    SHMC_MPI_N_I16,
+    SHMC_MPI_N_U16,
+    SHMC_MPI_N_I32,
+    SHMC_MPI_N_U32,
+    SHMC_MPI_N_I64,
+    SHMC_MPI_N_U64,
+    SHMC_MPI_N_F32,
+    SHMC_MPI_N_F64,
+    SHMC_MPI_N_LD,
+    SHMC_MPI_N_CF,
+    SHMC_MPI_N_CD,
+    SHMC_MPI_N_CLD,
+    SHMC_MPI_N_BOOL
+};
+struct shmc_mpi_basic {
+    enum shmc_mpi_kind kind;
+    enum shmc_mpi_num num;  /* the value's (for a pair, the first member's) */
+    enum shmc_mpi_num inum; /* a pair's index */
+};
+/* NULL for a handle that is not a predefined type. */
+const struct shmc_mpi_basic *shmc_mpi__basic(MPI_Datatype predefined);
+void shmc_mpi__type_end(void);
+
+/* Packs count elements at buf into out (the packed bytes, count * size) and unpacks
+ * bytes of packed data into count elements at buf (bytes may end within an element). */
+void shmc_mpi__pack(const void *buf, size_t count, const struct shmc_mpi_type *t, void *out);
+void shmc_mpi__unpack(const void *in, size_t bytes, void *buf, size_t count,
+                      const struct shmc_mpi_type *t);
+/* Predefined elements in bytes of packed data (MPI_Get_elements). */
+MPI_Count shmc_mpi__elements(const struct shmc_mpi_type *t, MPI_Count bytes);
+
+/* A buffer as the C library moves it: packed bytes. For a dense type they are the
+ * user's own memory; otherwise a packed copy (sending) or a staging buffer that
+ * view_finish unpacks (receiving). */
+struct shmc_mpi_view {
+    void *p;
+    size_t bytes;
+    void *tmp;
+    void *ubuf;
+    size_t count;
+    const struct shmc_mpi_type *t;
+};
+int shmc_mpi__view_send(const void *buf, size_t count, const struct shmc_mpi_type *t,
+                        struct shmc_mpi_view *v);
+int shmc_mpi__view_recv(void *buf, size_t count, const struct shmc_mpi_type *t,
+                        struct shmc_mpi_view *v);
+/* A buffer that is both read and written (in-place collectives): its packed bytes, which
+ * view_finish unpacks back. */
+int shmc_mpi__view_inout(void *buf, size_t count, const struct shmc_mpi_type *t,
+                         struct shmc_mpi_view *v);
+/* Unpacks the got bytes that arrived (receive views) and frees the staging memory. */
+void shmc_mpi__view_finish(struct shmc_mpi_view *v, size_t got);
+
+/* ---- ops (ops.c) ------------------------------------------------------------------------ */
+
+/* How the C library reduces count elements of an MPI type with an MPI op: count * n
+ * elements of dtype with op; packed says the data must be packed first (the type's
+ * memory is not the reduced layout). */
+struct shmc_mpi_red {
+    shmc_dtype dtype;
+    shmc_op op;
+    size_t n;
+    int packed;
+};
+int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r);
+void shmc_mpi__ops_end(void);
+
+/* ---- requests (request.c, bsend.c) ------------------------------------------------------ */
+
+void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s);
+void shmc_mpi__status_empty(MPI_Status *st);
+/* Makes a request handle for a started operation r (NULL: complete already with *done). */
+int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v,
+                          const MPI_Status *done, MPI_Request *out);
+/* Completes the requests freed by MPI_Request_free while active (at MPI_Finalize). */
+void shmc_mpi__request_end(void);
+int shmc_mpi__bsend_start(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm);
+void shmc_mpi__bsend_end(void);
+
+/* ---- info (info.c) ---------------------------------------------------------------------- */
+int shmc_mpi__info_check(MPI_Info info);
+void shmc_mpi__info_end(void);
+
+/* Argument checks shared by the calls: each returns MPI_SUCCESS or an error code with its
+ * detail recorded. */
+int shmc_mpi__check_count(int count);
+int shmc_mpi__check_buf(const void *buf, int count, const struct shmc_mpi_type *t);
+
+#endif /* SHMC_MPI_IMPL_H */

@@ -1,0 +1,582 @@
+/*
+ * Requests: the handle table over the C library's requests, and completion (wait, test
+ * and their any/all/some forms, MPI_Request_get_status, MPI_Request_free, MPI_Cancel).
+ * A request may carry a view: the packed copy of a non-contiguous send, freed when it
+ * completes, or the staging buffer of a non-contiguous receive, unpacked then. A request
+ * that completed but is still held (MPI_Request_get_status saw it) keeps its result.
+ */
+#include "mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct req {
+    int used;
+    int done;   /* completed: err and st hold the result */
+    int orphan; /* MPI_Request_free'd while active: completed and dropped later */
+    int err;
+    shmc_request *r;
+    MPI_Comm comm;
+    MPI_Status st;
+    struct shmc_mpi_view v;
+};
+
+static struct req *reqs;
+static int nreqs;
+static int *free_list, nfree;
+static int norphans;
+
+void shmc_mpi__status_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->shmc_cancelled = 0;
+    st->shmc_bytes = 0;
+}
+
+void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s)
+{
+    st->MPI_SOURCE = s->source;
+    st->MPI_TAG = s->tag;
+    st->shmc_cancelled = 0;
+    st->shmc_bytes = (MPI_Count)s->count;
+}
+
+static int ignored(const MPI_Status *st)
+{
+    return st == MPI_STATUS_IGNORE || st == NULL;
+}
+
+/* The request of a handle; NULL with an error for a handle that is none. */
+static struct req *lookup(MPI_Request h, int *rc)
+{
+    if (h > 0 && h <= nreqs && reqs[h - 1].used && !reqs[h - 1].orphan)
+        return &reqs[h - 1];
+    *rc = shmc_mpi__err(MPI_ERR_REQUEST, "%d is not an active request", h);
+    return NULL;
+}
+
+/* Records the C library's completion of q (its request is freed already). */
+static void finish(struct req *q, int err, const shmc_status *s)
+{
+    q->r = NULL;
+    q->done = 1;
+    shmc_mpi__status_set(&q->st, s);
+    size_t got = s->count;
+    if (got > q->v.bytes)
+        got = q->v.bytes;
+    if (err == SHMC_ERR_TRUNCATE)
+        q->st.shmc_bytes = (MPI_Count)got;
+    shmc_mpi__view_finish(&q->v, got);
+    q->err = err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__from_shmc(err);
+    q->st.MPI_ERROR = q->err;
+}
+
+static void drop(struct req *q)
+{
+    q->used = 0;
+    free_list[nfree++] = (int)(q - reqs);
+}
+
+static void reap_orphans(void)
+{
+    for (int i = 0; i < nreqs && norphans > 0; i++) {
+        struct req *q = &reqs[i];
+        if (!q->used || !q->orphan)
+            continue;
+        int done = 1;
+        shmc_status s;
+        if (!q->done) {
+            int err = shmc_test(&q->r, &done, &s);
+            if (done)
+                finish(q, err, &s);
+        }
+        if (done) {
+            drop(q);
+            norphans--;
+        }
+    }
+}
+
+int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v,
+                          const MPI_Status *done, MPI_Request *out)
+{
+    if (norphans > 0)
+        reap_orphans();
+    if (nfree == 0) {
+        int n = nreqs ? 2 * nreqs : 256;
+        struct req *t = realloc(reqs, (size_t)n * sizeof *t);
+        int *f = t ? realloc(free_list, (size_t)n * sizeof *f) : NULL;
+        if (t)
+            reqs = t;
+        if (!f) {
+            if (r)
+                shmc_wait(&r, NULL); /* cannot be tracked: completed here instead */
+            if (v)
+                shmc_mpi__view_finish(v, v->bytes);
+            return shmc_mpi__err(MPI_ERR_NO_MEM, "a request");
+        }
+        free_list = f;
+        for (int i = n - 1; i >= nreqs; i--) {
+            reqs[i].used = 0;
+            free_list[nfree++] = i;
+        }
+        nreqs = n;
+    }
+    struct req *q = &reqs[free_list[--nfree]];
+    *q = (struct req){.used = 1, .r = r, .comm = comm};
+    if (v)
+        q->v = *v;
+    if (done) {
+        q->done = 1;
+        q->st = *done;
+    }
+    *out = (MPI_Request)(q - reqs) + 1;
+    return MPI_SUCCESS;
+}
+
+void shmc_mpi__request_end(void)
+{
+    for (int i = 0; i < nreqs; i++) {
+        struct req *q = &reqs[i];
+        if (q->used && q->orphan && !q->done) {
+            shmc_status s;
+            int err = shmc_wait(&q->r, &s);
+            finish(q, err, &s);
+        }
+        if (q->used)
+            shmc_mpi__view_finish(&q->v, 0);
+    }
+    free(reqs);
+    free(free_list);
+    reqs = NULL;
+    free_list = NULL;
+    nreqs = nfree = norphans = 0;
+}
+
+/* Hands q's result to the program and frees it; returns its error code. */
+static int deliver(struct req *q, MPI_Request *h, MPI_Status *st, int set_error)
+{
+    if (!ignored(st)) {
+        int e = st->MPI_ERROR;
+        *st = q->st;
+        if (!set_error)
+            st->MPI_ERROR = e; /* single completions leave MPI_ERROR alone (MPI 3.1, 3.2.5) */
+    }
+    int err = q->err;
+    drop(q);
+    *h = MPI_REQUEST_NULL;
+    return err;
+}
+
+static void empty_status(MPI_Status *st)
+{
+    if (!ignored(st))
+        shmc_mpi__status_empty(st);
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+    if (!request)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL"));
+    if (*request == MPI_REQUEST_NULL) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    struct req *q = lookup(*request, &rc);
+    if (!q)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (!q->done) {
+        shmc_status s;
+        int err = shmc_wait(&q->r, &s);
+        finish(q, err, &s);
+    }
+    MPI_Comm comm = q->comm;
+    rc = deliver(q, request, status, 0);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Wait);
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+    if (!request || !flag)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "request or flag is NULL"));
+    if (*request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    struct req *q = lookup(*request, &rc);
+    if (!q)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (!q->done) {
+        shmc_status s;
+        int done = 0;
+        int err = shmc_test(&q->r, &done, &s);
+        if (!done) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        finish(q, err, &s);
+    }
+    *flag = 1;
+    MPI_Comm comm = q->comm;
+    rc = deliver(q, request, status, 0);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Test);
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+    if (!flag)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"));
+    if (request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    struct req *q = lookup(request, &rc);
+    if (!q)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (!q->done) {
+        shmc_status s;
+        int done = 0;
+        int err = shmc_test(&q->r, &done, &s);
+        if (done)
+            finish(q, err, &s);
+    }
+    *flag = q->done;
+    if (q->done && !ignored(status)) {
+        int e = status->MPI_ERROR;
+        *status = q->st;
+        status->MPI_ERROR = e;
+    }
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Request_get_status);
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    int rc = MPI_SUCCESS;
+    struct req *q = request ? lookup(*request, &rc)
+                            : (rc = shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL"), NULL);
+    if (!q)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (q->done) {
+        drop(q);
+    } else {
+        q->orphan = 1; /* it completes in the background; MPI_Finalize waits for it */
+        norphans++;
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Request_free);
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    int rc = MPI_SUCCESS;
+    struct req *q = request ? lookup(*request, &rc)
+                            : (rc = shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL"), NULL);
+    if (!q)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (q->done)
+        return MPI_SUCCESS;
+    /* Receives not yet matched are cancelled; a send (whose message a peer may be
+     * taking) and a matched receive complete as usual and read as not cancelled. */
+    if (shmc_cancel(&q->r) == SHMC_OK) {
+        q->r = NULL;
+        q->done = 1;
+        q->err = MPI_SUCCESS;
+        shmc_mpi__status_empty(&q->st);
+        q->st.shmc_cancelled = 1;
+        shmc_mpi__view_finish(&q->v, 0);
+    }
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Cancel);
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (ignored(status) || !flag)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "status or flag is NULL"));
+    *flag = status->shmc_cancelled;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Test_cancelled);
+
+/* ---- arrays of requests ---------------------------------------------------------------------- */
+
+/* The C requests of an array (NULL for null and completed entries), in arr, which holds
+ * stack entries or is allocated; returns the number still pending, or -1 with *rc set. */
+struct arr {
+    shmc_request *stack[64];
+    shmc_request **r;
+    shmc_status sstack[64];
+    shmc_status *s;
+};
+
+static int gather(int count, MPI_Request *h, struct arr *a, int *rc)
+{
+    if (count < 0 || (count > 0 && !h)) {
+        *rc = shmc_mpi__err(MPI_ERR_ARG, "count %d is negative or the array is NULL", count);
+        return -1;
+    }
+    a->r = a->stack;
+    a->s = a->sstack;
+    if (count > 64) {
+        a->r = malloc((size_t)count * sizeof *a->r);
+        a->s = malloc((size_t)count * sizeof *a->s);
+        if (!a->r || !a->s) {
+            free(a->r);
+            free(a->s);
+            *rc = shmc_mpi__err(MPI_ERR_NO_MEM, "%d requests", count);
+            return -1;
+        }
+    }
+    int pending = 0;
+    for (int i = 0; i < count; i++) {
+        a->r[i] = NULL;
+        if (h[i] == MPI_REQUEST_NULL)
+            continue;
+        struct req *q = lookup(h[i], rc);
+        if (!q) {
+            if (a->r != a->stack) {
+                free(a->r);
+                free(a->s);
+            }
+            return -1;
+        }
+        if (!q->done) {
+            a->r[i] = q->r;
+            pending++;
+        }
+    }
+    return pending;
+}
+
+static void release_arr(struct arr *a)
+{
+    if (a->r != a->stack) {
+        free(a->r);
+        free(a->s);
+    }
+}
+
+static int any_done(int count, const MPI_Request *h)
+{
+    for (int i = 0; i < count; i++)
+        if (h[i] != MPI_REQUEST_NULL && reqs[h[i] - 1].done)
+            return i;
+    return -1;
+}
+
+static MPI_Comm first_comm(int count, const MPI_Request *h)
+{
+    for (int i = 0; i < count; i++)
+        if (h[i] != MPI_REQUEST_NULL)
+            return reqs[h[i] - 1].comm;
+    return MPI_COMM_WORLD;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *statuses)
+{
+    int rc = MPI_SUCCESS;
+    struct arr a;
+    MPI_Request *h = array_of_requests;
+    int pending = gather(count, h, &a, &rc);
+    if (pending < 0)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    MPI_Comm comm = first_comm(count, h);
+    if (pending > 0 && shmc_waitall((size_t)count, a.r, a.s) == SHMC_ERR_ARG) {
+        release_arr(&a); /* nothing done: a request was listed twice */
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_REQUEST, "a request is listed twice"));
+    }
+    if (pending > 0) {
+        for (int i = 0; i < count; i++)
+            if (h[i] != MPI_REQUEST_NULL && !reqs[h[i] - 1].done)
+                finish(&reqs[h[i] - 1], a.s[i].error, &a.s[i]);
+    }
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[i];
+        if (h[i] == MPI_REQUEST_NULL) {
+            empty_status(st);
+            continue;
+        }
+        failed |= deliver(&reqs[h[i] - 1], &h[i], st, 1) != MPI_SUCCESS;
+    }
+    release_arr(&a);
+    if (failed)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_IN_STATUS, "a request failed: see "
+                                                                     "its status's MPI_ERROR"));
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Waitall);
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *statuses)
+{
+    int rc = MPI_SUCCESS;
+    struct arr a;
+    MPI_Request *h = array_of_requests;
+    if (!flag)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"));
+    int pending = gather(count, h, &a, &rc);
+    if (pending < 0)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (pending > 0) {
+        int done = 0;
+        if (shmc_testall((size_t)count, a.r, &done, a.s) == SHMC_ERR_ARG) {
+            release_arr(&a);
+            return SHMC_MPI_RAISE(first_comm(count, h),
+                                  shmc_mpi__err(MPI_ERR_REQUEST, "a request is listed twice"));
+        }
+        if (!done) {
+            release_arr(&a);
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        for (int i = 0; i < count; i++)
+            if (h[i] != MPI_REQUEST_NULL && !reqs[h[i] - 1].done)
+                finish(&reqs[h[i] - 1], a.s[i].error, &a.s[i]);
+    }
+    release_arr(&a);
+    *flag = 1;
+    return PMPI_Waitall(count, array_of_requests, statuses); /* all complete: delivers them */
+}
+SHMC_MPI_ALIAS(Testall);
+
+static int any(int count, MPI_Request *h, int *index, int *flag, MPI_Status *status, int block)
+{
+    int rc = MPI_SUCCESS;
+    if (!index || (!block && !flag))
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "index or flag is NULL"));
+    struct arr a;
+    int pending = gather(count, h, &a, &rc);
+    if (pending < 0)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    int i = any_done(count, h);
+    if (i < 0 && pending > 0) {
+        size_t idx = SHMC_INDEX_NONE;
+        int done = 1, err;
+        if (block)
+            err = shmc_waitany((size_t)count, a.r, &idx, &a.s[0]);
+        else
+            err = shmc_testany((size_t)count, a.r, &idx, &done, &a.s[0]);
+        if (done && idx != SHMC_INDEX_NONE) {
+            i = (int)idx;
+            finish(&reqs[h[i] - 1], err, &a.s[0]);
+        } else if (!done) {
+            release_arr(&a);
+            *flag = 0;
+            *index = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+    }
+    release_arr(&a);
+    if (flag)
+        *flag = 1;
+    if (i < 0) {
+        *index = MPI_UNDEFINED;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    *index = i;
+    MPI_Comm comm = reqs[h[i] - 1].comm;
+    rc = deliver(&reqs[h[i] - 1], &h[i], status, 0);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    return any(count, array_of_requests, index, NULL, status, 1);
+}
+SHMC_MPI_ALIAS(Waitany);
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    return any(count, array_of_requests, index, flag, status, 0);
+}
+SHMC_MPI_ALIAS(Testany);
+
+static int some(int incount, MPI_Request *h, int *outcount, int *indices, MPI_Status *statuses,
+                int block)
+{
+    int rc = MPI_SUCCESS;
+    if (!outcount || (incount > 0 && !indices))
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "outcount or array_of_indices is NULL"));
+    struct arr a;
+    int pending = gather(incount, h, &a, &rc);
+    if (pending < 0)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    release_arr(&a);
+    int active = 0;
+    for (int i = 0; i < incount; i++)
+        active += h[i] != MPI_REQUEST_NULL;
+    if (!active) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    MPI_Comm comm = first_comm(incount, h);
+    int k = 0, failed = 0;
+    for (int pass = 0; k == 0 && pass < 2; pass++) {
+        if (pass == 1) {
+            if (!block)
+                break;
+            /* Nothing was complete: wait for one, then take whatever else is. */
+            int idx;
+            MPI_Status st;
+            rc = any(incount, h, &idx, NULL, &st, 1);
+            indices[k] = idx;
+            if (!ignored(statuses)) {
+                statuses[k] = st;
+                statuses[k].MPI_ERROR = rc;
+            }
+            failed |= rc != MPI_SUCCESS;
+            k++;
+        }
+        for (int i = 0; i < incount; i++) {
+            if (h[i] == MPI_REQUEST_NULL)
+                continue;
+            struct req *q = &reqs[h[i] - 1];
+            if (!q->done) {
+                shmc_status s;
+                int done = 0;
+                int err = shmc_test(&q->r, &done, &s);
+                if (!done)
+                    continue;
+                finish(q, err, &s);
+            }
+            indices[k] = i;
+            failed |= deliver(q, &h[i], ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[k], 1) !=
+                      MPI_SUCCESS;
+            k++;
+        }
+    }
+    *outcount = k;
+    if (failed)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_IN_STATUS, "a request failed: see "
+                                                                     "its status's MPI_ERROR"));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status *statuses)
+{
+    return some(incount, array_of_requests, outcount, array_of_indices, statuses, 1);
+}
+SHMC_MPI_ALIAS(Waitsome);
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status *statuses)
+{
+    return some(incount, array_of_requests, outcount, array_of_indices, statuses, 0);
+}
+SHMC_MPI_ALIAS(Testsome);

@@ -1,0 +1,275 @@
+/*
+ * Cartesian topologies: MPI_Cart_create (the first prod(dims) ranks in their order; one
+ * machine has no placement to improve, so reorder changes nothing), the coordinate
+ * queries and shifts, MPI_Dims_create and MPI_Topo_test. Graph topologies are not
+ * implemented (docs/mpi.md).
+ */
+#include "mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct shmc_mpi_comm *cart(MPI_Comm h, int *rc)
+{
+    struct shmc_mpi_comm *c = shmc_mpi__comm(h, rc);
+    if (c && c->ndims == 0) {
+        *rc = shmc_mpi__err(MPI_ERR_TOPOLOGY, "communicator %d has no Cartesian topology", h);
+        return NULL;
+    }
+    return c;
+}
+
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                     int reorder, MPI_Comm *comm_cart)
+{
+    (void)reorder;
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = shmc_mpi__comm(comm_old, &rc);
+    if (!c)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    long n = 1;
+    if (ndims < 0)
+        rc = shmc_mpi__err(MPI_ERR_DIMS, "ndims %d is negative", ndims);
+    else if (ndims > 0 && (!dims || !periods))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "dims or periods is NULL");
+    else if (!comm_cart)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "comm_cart is NULL");
+    for (int i = 0; rc == MPI_SUCCESS && i < ndims; i++) {
+        if (dims[i] <= 0)
+            rc = shmc_mpi__err(MPI_ERR_DIMS, "dims[%d] = %d is not positive", i, dims[i]);
+        else if ((n *= dims[i]) > c->size)
+            rc = shmc_mpi__err(MPI_ERR_TOPOLOGY, "the grid has more points than the %d ranks",
+                               c->size);
+    }
+    MPI_Comm out = MPI_COMM_NULL;
+    /* Every rank takes part in the split, a rank with bad arguments as no color. */
+    shmc_comm *sc = NULL;
+    int err = shmc_comm_split(c->c, rc == MPI_SUCCESS && c->rank < n ? 0 : -1, c->rank, &sc);
+    if (rc != MPI_SUCCESS) {
+        shmc_comm_free(&sc);
+        return SHMC_MPI_RAISE(comm_old, rc);
+    }
+    if (err != SHMC_OK)
+        return SHMC_MPI_RAISE(comm_old, shmc_mpi__from_shmc(err));
+    if (sc) {
+        int *wr = malloc((size_t)n * sizeof *wr);
+        if (!wr) {
+            shmc_comm_free(&sc);
+            return SHMC_MPI_RAISE(comm_old, shmc_mpi__err(MPI_ERR_NO_MEM, "a communicator"));
+        }
+        memcpy(wr, c->world, (size_t)n * sizeof *wr); /* the first n ranks, in order */
+        if ((rc = shmc_mpi__comm_new(sc, wr, c, &out)) != MPI_SUCCESS)
+            return SHMC_MPI_RAISE(comm_old, rc);
+        struct shmc_mpi_comm *nc = shmc_mpi__comms[out];
+        size_t k = (size_t)(ndims ? ndims : 1);
+        nc->dims = malloc(k * sizeof *nc->dims);
+        nc->periods = malloc(k * sizeof *nc->periods);
+        if (!nc->dims || !nc->periods) {
+            PMPI_Comm_free(&out);
+            return SHMC_MPI_RAISE(comm_old, shmc_mpi__err(MPI_ERR_NO_MEM, "a topology"));
+        }
+        for (int i = 0; i < ndims; i++) {
+            nc->dims[i] = dims[i];
+            nc->periods[i] = periods[i] != 0;
+        }
+        /* A 0-dimensional grid is one point: a topology all the same. */
+        nc->ndims = ndims ? ndims : -1;
+    }
+    *comm_cart = out;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Cart_create);
+
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
+    if (c && c->ndims == 0)
+        rc = shmc_mpi__err(MPI_ERR_TOPOLOGY, "communicator %d has no Cartesian topology", comm);
+    if (rc == MPI_SUCCESS && !ndims)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "ndims is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
+    *ndims = c->ndims > 0 ? c->ndims : 0;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Cartdim_get);
+
+int PMPI_Topo_test(MPI_Comm comm, int *status)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
+    if (c && !status)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "status is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
+    *status = c->ndims != 0 ? MPI_CART : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Topo_test);
+
+static int coords_of(const struct shmc_mpi_comm *c, int rank, int maxdims, int *coords)
+{
+    int nd = c->ndims > 0 ? c->ndims : 0;
+    for (int i = nd - 1; i >= 0; i--) {
+        if (i < maxdims)
+            coords[i] = rank % c->dims[i];
+        rank /= c->dims[i];
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = cart(comm, &rc);
+    if (c && maxdims > 0 && (!dims || !periods || !coords))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "dims, periods or coords is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
+    for (int i = 0; i < c->ndims && i < maxdims; i++) {
+        dims[i] = c->dims[i];
+        periods[i] = c->periods[i];
+    }
+    return coords_of(c, c->rank, maxdims, coords);
+}
+SHMC_MPI_ALIAS(Cart_get);
+
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = cart(comm, &rc);
+    if (c && (rank < 0 || rank >= c->size))
+        rc = shmc_mpi__err(MPI_ERR_RANK, "rank %d is outside 0..%d", rank, c->size - 1);
+    else if (c && maxdims > 0 && !coords)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "coords is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
+    return coords_of(c, rank, maxdims, coords);
+}
+SHMC_MPI_ALIAS(Cart_coords);
+
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = cart(comm, &rc);
+    if (c && (!rank || (c->ndims > 0 && !coords)))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "coords or rank is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
+    int r = 0;
+    for (int i = 0; i < c->ndims; i++) {
+        int x = coords[i];
+        if (c->periods[i])
+            x = ((x % c->dims[i]) + c->dims[i]) % c->dims[i];
+        else if (x < 0 || x >= c->dims[i])
+            return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG,
+                                                      "coords[%d] = %d is outside 0..%d of a "
+                                                      "non-periodic dimension",
+                                                      i, x, c->dims[i] - 1));
+        r = r * c->dims[i] + x;
+    }
+    *rank = r;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Cart_rank);
+
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = cart(comm, &rc);
+    if (c && (direction < 0 || direction >= c->ndims))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "direction %d is outside 0..%d", direction, c->ndims - 1);
+    else if (c && (!rank_source || !rank_dest))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "rank_source or rank_dest is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
+    int co[64] = {0};
+    int *coords = c->ndims <= 64 ? co : malloc((size_t)c->ndims * sizeof *coords);
+    if (!coords)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "coordinates"));
+    coords_of(c, c->rank, c->ndims, coords);
+    int d = c->dims[direction], here = coords[direction];
+    for (int s = -1; s <= 1; s += 2) {
+        int x = here + s * disp, r = MPI_PROC_NULL;
+        if (c->periods[direction])
+            x = ((x % d) + d) % d;
+        if (x >= 0 && x < d) {
+            coords[direction] = x;
+            r = 0;
+            for (int i = 0; i < c->ndims; i++)
+                r = r * c->dims[i] + coords[i];
+        }
+        *(s < 0 ? rank_source : rank_dest) = r;
+    }
+    if (coords != co)
+        free(coords);
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Cart_shift);
+
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+{
+    if (nnodes <= 0 || ndims < 0 || (ndims > 0 && !dims))
+        return SHMC_MPI_RAISE(
+            MPI_COMM_WORLD,
+            shmc_mpi__err(MPI_ERR_ARG, "nnodes %d, ndims %d or dims is bad", nnodes, ndims));
+    long fixed = 1;
+    int free_dims = 0;
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] < 0)
+            return SHMC_MPI_RAISE(
+                MPI_COMM_WORLD,
+                shmc_mpi__err(MPI_ERR_DIMS, "dims[%d] = %d is negative", i, dims[i]));
+        if (dims[i] > 0)
+            fixed *= dims[i];
+        else
+            free_dims++;
+    }
+    if (nnodes % fixed)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_DIMS,
+                                                            "%d nodes cannot be split along the "
+                                                            "fixed dimensions (product %ld)",
+                                                            nnodes, fixed));
+    int left = (int)(nnodes / fixed);
+    if (free_dims == 0) {
+        if (left != 1)
+            return SHMC_MPI_RAISE(
+                MPI_COMM_WORLD,
+                shmc_mpi__err(MPI_ERR_DIMS, "the dimensions' product is not %d", nnodes));
+        return MPI_SUCCESS;
+    }
+    /* Balanced: hand the prime factors, largest first, to the smallest dimension. */
+    int f[64], nf = 0;
+    for (int p = 2; left > 1 && nf < 64;) {
+        if (left % p == 0) {
+            f[nf++] = p;
+            left /= p;
+        } else
+            p = p * p > left ? left : p + 1;
+    }
+    int d[64];
+    int nd = free_dims < 64 ? free_dims : 64;
+    for (int i = 0; i < nd; i++)
+        d[i] = 1;
+    for (int i = nf - 1; i >= 0; i--) {
+        int m = 0;
+        for (int j = 1; j < nd; j++)
+            if (d[j] < d[m])
+                m = j;
+        d[m] *= f[i];
+    }
+    /* Non-increasing order, as MPI asks. */
+    for (int i = 0; i < nd; i++)
+        for (int j = i + 1; j < nd; j++)
+            if (d[j] > d[i]) {
+                int t = d[i];
+                d[i] = d[j];
+                d[j] = t;
+            }
+    for (int i = 0, k = 0; i < ndims; i++)
+        if (dims[i] == 0)
+            dims[i] = k < nd ? d[k++] : 1;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Dims_create);

@@ -1,0 +1,640 @@
+/*
+ * Datatypes: the predefined types and the derived ones a program builds, each flattened
+ * at construction into its type map's runs of bytes (struct shmc_mpi_seg), so that packing
+ * is a walk over runs and a type made of one run is "dense": its memory is already what
+ * the C library moves. Handles 1 .. 63 are predefined, derived ones start at 64.
+ */
+#include "mpi_impl.h"
+
+#include <complex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#define FIRST_DERIVED 64
+struct shmc_mpi_type **shmc_mpi__types;
+int shmc_mpi__ntypes;
+#define types shmc_mpi__types
+#define ntypes shmc_mpi__ntypes
+static int started;
+
+#define PAIR(v, i)                                                                                 \
+    struct {                                                                                       \
+        v val;                                                                                     \
+        i idx;                                                                                     \
+    }
+
+struct predefined {
+    MPI_Datatype h;
+    const char *name;
+    size_t size;
+    struct shmc_mpi_basic basic;
+    size_t isize, ioff, extent; /* pair types: the index's size and offset, the extent */
+};
+
+#define K(k) SHMC_MPI_K_##k
+#define N(n) SHMC_MPI_N_##n
+#define ONE(h, t, k, n)                                                                            \
+    {                                                                                              \
+        h, #h, sizeof(t), {K(k), N(n), N(NONE)}, 0, 0, 0                                           \
+    }
+#define TWO(h, v, i, vn, in_)                                                                      \
+    {                                                                                              \
+        h, #h, sizeof(v), {K(PAIR), N(vn), N(in_)}, sizeof(i), offsetof(PAIR(v, i), idx),          \
+            sizeof(PAIR(v, i))                                                                     \
+    }
+
+static const struct predefined table[] = {
+    ONE(MPI_CHAR, char, CINT, I8),
+    ONE(MPI_SIGNED_CHAR, signed char, CINT, I8),
+    ONE(MPI_UNSIGNED_CHAR, unsigned char, CINT, U8),
+    ONE(MPI_BYTE, unsigned char, BYTE, U8),
+    ONE(MPI_WCHAR, wchar_t, NONE, NONE),
+    ONE(MPI_SHORT, short, CINT, I16),
+    ONE(MPI_UNSIGNED_SHORT, unsigned short, CINT, U16),
+    ONE(MPI_INT, int, CINT, I32),
+    ONE(MPI_UNSIGNED, unsigned, CINT, U32),
+    ONE(MPI_LONG, long, CINT, I64),
+    ONE(MPI_UNSIGNED_LONG, unsigned long, CINT, U64),
+    ONE(MPI_LONG_LONG_INT, long long, CINT, I64),
+    ONE(MPI_UNSIGNED_LONG_LONG, unsigned long long, CINT, U64),
+    ONE(MPI_FLOAT, float, FLOAT, F32),
+    ONE(MPI_DOUBLE, double, FLOAT, F64),
+    ONE(MPI_LONG_DOUBLE, long double, FLOAT, LD),
+    ONE(MPI_INT8_T, int8_t, CINT, I8),
+    ONE(MPI_INT16_T, int16_t, CINT, I16),
+    ONE(MPI_INT32_T, int32_t, CINT, I32),
+    ONE(MPI_INT64_T, int64_t, CINT, I64),
+    ONE(MPI_UINT8_T, uint8_t, CINT, U8),
+    ONE(MPI_UINT16_T, uint16_t, CINT, U16),
+    ONE(MPI_UINT32_T, uint32_t, CINT, U32),
+    ONE(MPI_UINT64_T, uint64_t, CINT, U64),
+    ONE(MPI_C_BOOL, _Bool, LOGICAL, BOOL),
+    ONE(MPI_AINT, MPI_Aint, CINT, I64),
+    ONE(MPI_OFFSET, MPI_Offset, CINT, I64),
+    ONE(MPI_COUNT, MPI_Count, CINT, I64),
+    ONE(MPI_PACKED, unsigned char, NONE, NONE),
+    TWO(MPI_FLOAT_INT, float, int, F32, I32),
+    TWO(MPI_DOUBLE_INT, double, int, F64, I32),
+    TWO(MPI_LONG_INT, long, int, I64, I32),
+    TWO(MPI_2INT, int, int, I32, I32),
+    TWO(MPI_SHORT_INT, short, int, I16, I32),
+    TWO(MPI_LONG_DOUBLE_INT, long double, int, LD, I32),
+    ONE(MPI_C_FLOAT_COMPLEX, float _Complex, COMPLEX, CF),
+    ONE(MPI_C_DOUBLE_COMPLEX, double _Complex, COMPLEX, CD),
+    ONE(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, COMPLEX, CLD),
+    ONE(MPI_CHARACTER, char, NONE, NONE),
+    ONE(MPI_INTEGER, int, FINT, I32),
+    ONE(MPI_REAL, float, FLOAT, F32),
+    ONE(MPI_DOUBLE_PRECISION, double, FLOAT, F64),
+    ONE(MPI_LOGICAL, int, LOGICAL, I32),
+    ONE(MPI_COMPLEX, float _Complex, COMPLEX, CF),
+    ONE(MPI_DOUBLE_COMPLEX, double _Complex, COMPLEX, CD),
+    TWO(MPI_2INTEGER, int, int, I32, I32),
+    TWO(MPI_2REAL, float, float, F32, F32),
+    TWO(MPI_2DOUBLE_PRECISION, double, double, F64, F64),
+    ONE(MPI_INTEGER1, int8_t, FINT, I8),
+    ONE(MPI_INTEGER2, int16_t, FINT, I16),
+    ONE(MPI_INTEGER4, int32_t, FINT, I32),
+    ONE(MPI_INTEGER8, int64_t, FINT, I64),
+    ONE(MPI_REAL4, float, FLOAT, F32),
+    ONE(MPI_REAL8, double, FLOAT, F64),
+};
+#define NPREDEF ((int)(sizeof table / sizeof table[0]))
+
+static struct shmc_mpi_basic basics[FIRST_DERIVED];
+static int basic_ok[FIRST_DERIVED];
+
+const struct shmc_mpi_basic *shmc_mpi__basic(MPI_Datatype h)
+{
+    return h > 0 && h < FIRST_DERIVED && basic_ok[h] ? &basics[h] : NULL;
+}
+
+/* ---- building type maps --------------------------------------------------------------- */
+
+struct build {
+    struct shmc_mpi_seg *seg;
+    int n, cap;
+    int failed;
+};
+
+static void append(struct build *b, MPI_Aint disp, MPI_Aint len, MPI_Aint esize)
+{
+    if (len == 0 || b->failed)
+        return;
+    if (b->n > 0) {
+        struct shmc_mpi_seg *last = &b->seg[b->n - 1];
+        if (last->disp + last->len == disp && last->esize == esize) {
+            last->len += len;
+            return;
+        }
+    }
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 4;
+        struct shmc_mpi_seg *s = cap > b->cap ? realloc(b->seg, (size_t)cap * sizeof *s) : NULL;
+        if (!s) {
+            b->failed = 1;
+            return;
+        }
+        b->seg = s;
+        b->cap = cap;
+    }
+    b->seg[b->n++] = (struct shmc_mpi_seg){disp, len, esize};
+}
+
+static void set_dense(struct shmc_mpi_type *t)
+{
+    MPI_Aint at = 0;
+    for (int i = 0; i < t->nseg; i++) {
+        if (t->seg[i].disp != at)
+            break;
+        at += t->seg[i].len;
+    }
+    t->dense = t->lb == 0 && t->size == t->extent && at == t->size;
+}
+
+static void set_true_bounds(struct shmc_mpi_type *t)
+{
+    t->true_lb = t->true_ub = 0;
+    for (int i = 0; i < t->nseg; i++) {
+        MPI_Aint lo = t->seg[i].disp, hi = lo + t->seg[i].len;
+        if (i == 0 || lo < t->true_lb)
+            t->true_lb = lo;
+        if (i == 0 || hi > t->true_ub)
+            t->true_ub = hi;
+    }
+}
+
+static int grow(int n)
+{
+    if (n <= ntypes)
+        return MPI_SUCCESS;
+    struct shmc_mpi_type **nt = realloc(types, (size_t)n * sizeof *nt);
+    if (!nt)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "the datatype table");
+    memset(nt + ntypes, 0, (size_t)(n - ntypes) * sizeof *nt);
+    types = nt;
+    ntypes = n;
+    return MPI_SUCCESS;
+}
+
+static int put(struct shmc_mpi_type *t, MPI_Datatype *out)
+{
+    int h = FIRST_DERIVED;
+    while (h < ntypes && types[h])
+        h++;
+    int rc = grow(h < ntypes ? ntypes : 2 * ntypes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    types[h] = t;
+    *out = h;
+    return MPI_SUCCESS;
+}
+
+static int start(void)
+{
+    if (started)
+        return MPI_SUCCESS;
+    if (grow(2 * FIRST_DERIVED) != MPI_SUCCESS)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "the predefined datatypes");
+    for (int i = 0; i < NPREDEF; i++) {
+        const struct predefined *p = &table[i];
+        struct shmc_mpi_type *t = calloc(1, sizeof *t);
+        struct build b = {0};
+        append(&b, 0, (MPI_Aint)p->size, (MPI_Aint)p->size);
+        if (p->isize)
+            append(&b, (MPI_Aint)p->ioff, (MPI_Aint)p->isize, (MPI_Aint)p->isize);
+        if (!t || b.failed) {
+            free(t);
+            free(b.seg);
+            return shmc_mpi__err(MPI_ERR_NO_MEM, "the predefined datatypes");
+        }
+        types[p->h] = t;
+        t->alive = t->committed = t->predefined = 1;
+        t->size = (MPI_Count)(p->size + p->isize);
+        t->extent = (MPI_Aint)(p->isize ? p->extent : p->size);
+        t->seg = b.seg;
+        t->nseg = b.n;
+        t->red = p->h;
+        t->red_n = 1;
+        t->combiner = MPI_COMBINER_NAMED;
+        snprintf(t->name, sizeof t->name, "%s", p->name);
+        set_true_bounds(t);
+        set_dense(t);
+        basics[p->h] = p->basic;
+        basic_ok[p->h] = 1;
+    }
+    started = 1;
+    return MPI_SUCCESS;
+}
+
+struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc)
+{
+    if (!started && (*rc = start()) != MPI_SUCCESS)
+        return NULL;
+    if (h > 0 && h < ntypes && types[h])
+        return types[h];
+    if (h == MPI_UB || h == MPI_LB)
+        *rc = shmc_mpi__err(MPI_ERR_TYPE, "MPI_UB and MPI_LB were removed in MPI 3: use "
+                                          "MPI_Type_create_resized");
+    else
+        *rc = shmc_mpi__err(MPI_ERR_TYPE, "%d is not a datatype%s", h,
+                            h == MPI_DATATYPE_NULL ? " (MPI_DATATYPE_NULL)" : "");
+    return NULL;
+}
+
+struct shmc_mpi_type *shmc_mpi__type_usable(MPI_Datatype h, int *rc)
+{
+    struct shmc_mpi_type *t = shmc_mpi__type(h, rc);
+    if (t && !t->committed) {
+        *rc = shmc_mpi__err(MPI_ERR_TYPE, "datatype %d was not committed (MPI_Type_commit)", h);
+        return NULL;
+    }
+    return t;
+}
+
+void shmc_mpi__type_end(void)
+{
+    for (int h = FIRST_DERIVED; h < ntypes; h++)
+        if (types[h]) {
+            free(types[h]->seg);
+            free(types[h]);
+            types[h] = NULL;
+        }
+}
+
+/* ---- constructors --------------------------------------------------------------------- */
+
+/* Builds the type of n blocks: block i is len[i] consecutive elements of tys[i] (of
+ * tys[0] when one_type) at byte displacement disp[i]. */
+static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Datatype *tys,
+                      int one_type, int combiner, MPI_Datatype *out)
+{
+    int rc = MPI_SUCCESS;
+    if (n < 0)
+        return shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", n);
+    if (!out)
+        return shmc_mpi__err(MPI_ERR_ARG, "newtype is NULL");
+    if (n > 0 && (!len || !disp || !tys))
+        return shmc_mpi__err(MPI_ERR_ARG, "an array argument is NULL");
+    struct shmc_mpi_type *t = calloc(1, sizeof *t);
+    if (!t)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype");
+    struct build b = {0};
+    int any = 0;
+    MPI_Aint lb = 0, ub = 0;
+    MPI_Datatype red = 0;
+    int mixed = 0;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        const struct shmc_mpi_type *o = shmc_mpi__type(tys[one_type ? 0 : i], &rc);
+        if (!o)
+            break;
+        if (len[i] < 0) {
+            rc = shmc_mpi__err(MPI_ERR_ARG, "block length %d is negative", len[i]);
+            break;
+        }
+        if (len[i] == 0)
+            continue;
+        MPI_Aint first = disp[i], last = disp[i] + (MPI_Aint)(len[i] - 1) * o->extent;
+        MPI_Aint lo = (first < last ? first : last) + o->lb;
+        MPI_Aint hi = (first < last ? last : first) + o->lb + o->extent;
+        if (!any || lo < lb)
+            lb = lo;
+        if (!any || hi > ub)
+            ub = hi;
+        any = 1;
+        for (int j = 0; j < len[i]; j++)
+            for (int s = 0; s < o->nseg; s++)
+                append(&b, disp[i] + (MPI_Aint)j * o->extent + o->seg[s].disp, o->seg[s].len,
+                       o->seg[s].esize);
+        t->size += (MPI_Count)len[i] * o->size;
+        if (o->size > 0) {
+            if (!red || red == o->red)
+                red = o->red;
+            else
+                mixed = 1;
+            if (!o->red)
+                mixed = 1;
+            t->red_n += (MPI_Count)len[i] * o->red_n;
+        }
+    }
+    if (rc == MPI_SUCCESS && b.failed)
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype's type map");
+    if (rc == MPI_SUCCESS)
+        rc = put(t, out);
+    if (rc != MPI_SUCCESS) {
+        free(b.seg);
+        free(t);
+        return rc;
+    }
+    t->alive = 1;
+    t->lb = lb;
+    t->extent = ub - lb;
+    t->seg = b.seg;
+    t->nseg = b.n;
+    t->red = mixed ? 0 : red;
+    if (mixed)
+        t->red_n = 0;
+    t->combiner = combiner;
+    set_true_bounds(t);
+    set_dense(t);
+    return MPI_SUCCESS;
+}
+
+/* The constructors whose blocks are one type: block i holds lens[i] elements (blen each
+ * when lens is NULL) at bytes[i] bytes, or elems[i] extents of oldtype, or (when both
+ * are NULL) i * stride bytes. */
+static int blocks(int count, const int *lens, int blen, const MPI_Aint *bytes, const int *elems,
+                  MPI_Aint stride, MPI_Datatype oldtype, int combiner, MPI_Datatype *newtype)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *o = shmc_mpi__type(oldtype, &rc);
+    if (!o)
+        return rc;
+    if (count < 0)
+        return shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count);
+    if (!lens && blen < 0)
+        return shmc_mpi__err(MPI_ERR_ARG, "blocklength %d is negative", blen);
+    int by_array = combiner == MPI_COMBINER_INDEXED || combiner == MPI_COMBINER_INDEXED_BLOCK ||
+                   combiner == MPI_COMBINER_HINDEXED || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    if (count > 0 && by_array && !bytes && !elems)
+        return shmc_mpi__err(MPI_ERR_ARG, "array_of_displacements is NULL");
+    size_t n = count > 0 ? (size_t)count : 1;
+    int *l = malloc(n * sizeof *l);
+    MPI_Aint *d = malloc(n * sizeof *d);
+    if (!l || !d) {
+        free(l);
+        free(d);
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype of %d blocks", count);
+    }
+    for (int i = 0; i < count; i++) {
+        l[i] = lens ? lens[i] : blen;
+        d[i] = bytes ? bytes[i] : elems ? (MPI_Aint)elems[i] * o->extent : (MPI_Aint)i * stride;
+    }
+    rc = build_type(count, l, d, &oldtype, 1, combiner, newtype);
+    free(l);
+    free(d);
+    return rc;
+}
+
+#define TYPE_RETURN(rc)                                                                            \
+    return (rc) == MPI_SUCCESS ? MPI_SUCCESS : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc)
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = count < 0
+                 ? shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count)
+                 : blocks(1, NULL, count, NULL, NULL, 0, oldtype, MPI_COMBINER_CONTIGUOUS, newtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_contiguous);
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *o = shmc_mpi__type(oldtype, &rc);
+    if (o)
+        rc = blocks(count, NULL, blocklength, NULL, NULL, (MPI_Aint)stride * o->extent, oldtype,
+                    MPI_COMBINER_VECTOR, newtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_vector);
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    int rc = blocks(count, NULL, blocklength, NULL, NULL, stride, oldtype, MPI_COMBINER_HVECTOR,
+                    newtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_hvector);
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    int rc = count > 0 && !array_of_blocklengths
+                 ? shmc_mpi__err(MPI_ERR_ARG, "array_of_blocklengths is NULL")
+                 : blocks(count, array_of_blocklengths, 0, NULL, array_of_displacements, 0, oldtype,
+                          MPI_COMBINER_INDEXED, newtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_indexed);
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    int rc = count > 0 && !array_of_blocklengths
+                 ? shmc_mpi__err(MPI_ERR_ARG, "array_of_blocklengths is NULL")
+                 : blocks(count, array_of_blocklengths, 0, array_of_displacements, NULL, 0, oldtype,
+                          MPI_COMBINER_HINDEXED, newtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_hindexed);
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = blocks(count, NULL, blocklength, NULL, array_of_displacements, 0, oldtype,
+                    MPI_COMBINER_INDEXED_BLOCK, newtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_indexed_block);
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype)
+{
+    int rc = blocks(count, NULL, blocklength, array_of_displacements, NULL, 0, oldtype,
+                    MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_hindexed_block);
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    int rc = build_type(count, array_of_blocklengths, array_of_displacements, array_of_types, 0,
+                        MPI_COMBINER_STRUCT, newtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_struct);
+
+static int copy_type(MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
+                     struct shmc_mpi_type **made)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *o = shmc_mpi__type(oldtype, &rc);
+    if (!o)
+        return rc;
+    if (!newtype)
+        return shmc_mpi__err(MPI_ERR_ARG, "newtype is NULL");
+    struct shmc_mpi_type *t = malloc(sizeof *t);
+    struct shmc_mpi_seg *s = malloc((size_t)(o->nseg ? o->nseg : 1) * sizeof *s);
+    if (!t || !s || (rc = put(t, newtype)) != MPI_SUCCESS) {
+        free(t);
+        free(s);
+        return rc != MPI_SUCCESS ? rc : shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype");
+    }
+    *t = *o;
+    memcpy(s, o->seg, (size_t)o->nseg * sizeof *s);
+    t->seg = s;
+    t->predefined = 0;
+    t->committed = 0;
+    t->combiner = combiner;
+    t->name[0] = '\0';
+    *made = t;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype)
+{
+    struct shmc_mpi_type *t;
+    int rc = copy_type(oldtype, newtype, MPI_COMBINER_RESIZED, &t);
+    if (rc == MPI_SUCCESS) {
+        t->lb = lb;
+        t->extent = extent;
+        set_dense(t);
+    }
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_resized);
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    struct shmc_mpi_type *t;
+    int rc = copy_type(oldtype, newtype, MPI_COMBINER_DUP, &t);
+    if (rc == MPI_SUCCESS)
+        t->committed = 1; /* a duplicate is committed if the original is; ours always are */
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_dup);
+
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_type *t = datatype
+                                  ? shmc_mpi__type(*datatype, &rc)
+                                  : (rc = shmc_mpi__err(MPI_ERR_ARG, "datatype is NULL"), NULL);
+    if (t)
+        t->committed = 1;
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_commit);
+
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_type *t = datatype
+                                  ? shmc_mpi__type(*datatype, &rc)
+                                  : (rc = shmc_mpi__err(MPI_ERR_ARG, "datatype is NULL"), NULL);
+    if (t && t->predefined)
+        rc = shmc_mpi__err(MPI_ERR_TYPE, "%s is predefined and cannot be freed", t->name);
+    else if (t) {
+        /* Types built from this one hold their own copy of its type map, and a pending
+         * operation has its data packed or its layout captured: freeing now is safe. */
+        free(t->seg);
+        free(t);
+        types[*datatype] = NULL;
+        *datatype = MPI_DATATYPE_NULL;
+    }
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_free);
+
+/* ---- queries ---------------------------------------------------------------------------- */
+
+static const struct shmc_mpi_type *query(MPI_Datatype h, const void *out, int *rc)
+{
+    const struct shmc_mpi_type *t = shmc_mpi__type(h, rc);
+    if (t && !out) {
+        *rc = shmc_mpi__err(MPI_ERR_ARG, "an output argument is NULL");
+        return NULL;
+    }
+    return t;
+}
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *t = query(datatype, size, &rc);
+    if (t)
+        *size = t->size > INT32_MAX ? MPI_UNDEFINED : (int)t->size;
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_size);
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *t = query(datatype, size, &rc);
+    if (t)
+        *size = t->size;
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_size_x);
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *t = query(datatype, lb && extent ? lb : NULL, &rc);
+    if (t) {
+        *lb = t->lb;
+        *extent = t->extent;
+    }
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_get_extent);
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *t = query(datatype, lb && extent ? lb : NULL, &rc);
+    if (t) {
+        *lb = t->lb;
+        *extent = t->extent;
+    }
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_get_extent_x);
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *t = query(datatype, true_lb && true_extent ? true_lb : NULL, &rc);
+    if (t) {
+        *true_lb = t->true_lb;
+        *true_extent = t->true_ub - t->true_lb;
+    }
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_get_true_extent);
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *t = query(datatype, type_name && resultlen ? type_name : NULL, &rc);
+    if (t) {
+        strcpy(type_name, t->name);
+        *resultlen = (int)strlen(t->name);
+    }
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_get_name);
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_type *t = shmc_mpi__type(datatype, &rc);
+    if (t && !type_name)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "type_name is NULL");
+    else if (t)
+        snprintf(t->name, sizeof t->name, "%s", type_name);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_set_name);
