@@ -140,6 +140,12 @@ SHMC_MPI_FN(int, Cancel, (MPI_Request * request));
 SHMC_MPI_FN(int, Test_cancelled, (const MPI_Status *status, int *flag));
 SHMC_MPI_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
 SHMC_MPI_FN(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+SHMC_MPI_FN(int, Get_elements_x,
+            (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+SHMC_MPI_FN(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count));
+SHMC_MPI_FN(int, Status_set_elements_x,
+            (MPI_Status * status, MPI_Datatype datatype, MPI_Count count));
+SHMC_MPI_FN(int, Status_set_cancelled, (MPI_Status * status, int flag));
 SHMC_MPI_FN(int, Sendrecv,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
              void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
@@ -240,6 +246,10 @@ SHMC_MPI_FN(int, Type_create_struct,
             (int count, const int array_of_blocklengths[],
              const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
              MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_subarray,
+            (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+             const int array_of_starts[], int order, MPI_Datatype oldtype,
+             MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_create_resized,
             (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
@@ -252,6 +262,23 @@ SHMC_MPI_FN(int, Unpack,
             (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
              MPI_Datatype datatype, MPI_Comm comm));
 SHMC_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+
+/* ---- MPI-1 names that MPI 3 removed, kept because old programs still call them ------ */
+SHMC_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));
+SHMC_MPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler));
+SHMC_MPI_FN(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+SHMC_MPI_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+SHMC_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+SHMC_MPI_FN(int, Type_struct,
+            (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+             MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_hvector,
+            (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+             MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_hindexed,
+            (int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Address, (void *location, MPI_Aint *address));
 
 /* ---- declared, not implemented: MPI_ERR_UNSUPPORTED_OPERATION -------------------------- */
 SHMC_MPI_NOTYET(Win_create,
@@ -366,12 +393,6 @@ SHMC_MPI_NOTYET(Mrecv,
                 (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                  MPI_Status *status),
                 (buf, count, datatype, message, status));
-SHMC_MPI_NOTYET(Type_create_subarray,
-                (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                 const int array_of_starts[], int order, MPI_Datatype oldtype,
-                 MPI_Datatype *newtype),
-                (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
-                 newtype));
 SHMC_MPI_NOTYET(Comm_spawn,
                 (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                  MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),

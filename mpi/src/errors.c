@@ -119,7 +119,7 @@ int shmc_mpi__from_shmc(int err)
         return MPI_SUCCESS;
     if (-err > SHMC_MPI_NSHMC)
         return shmc_mpi__err(MPI_ERR_INTERN, "shmcomm error %d", err);
-    snprintf(detail, sizeof detail, "%s", shmc_strerror(err));
+    detail[0] = '\0'; /* the code's own string says it all */
     /* The codes a program compares with a class directly stay that class. */
     switch (err) {
     case SHMC_ERR_ARG:
@@ -158,10 +158,19 @@ SHMC_MPI_ALIAS(Error_class);
 
 static const char *string_of(int code)
 {
+    static char shmc_strings[SHMC_MPI_NSHMC + 1][MPI_MAX_ERROR_STRING];
     if (code >= 0 && code < NCLASS)
         return class_names[code];
-    if (code > SHMC_MPI_CODE0 && code <= SHMC_MPI_CODE0 + SHMC_MPI_NSHMC)
-        return shmc_strerror(-(code - SHMC_MPI_CODE0));
+    if (code > SHMC_MPI_CODE0 && code <= SHMC_MPI_CODE0 + SHMC_MPI_NSHMC) {
+        int i = code - SHMC_MPI_CODE0;
+        if (!shmc_strings[i][0]) {
+            /* "MPI_ERR_OTHER: timed out": the class's name, then shmcomm's sentence */
+            const char *cls = class_names[shmc_class[i]];
+            int n = (int)(strchr(cls, ':') - cls);
+            snprintf(shmc_strings[i], MPI_MAX_ERROR_STRING, "%.*s: %s", n, cls, shmc_strerror(-i));
+        }
+        return shmc_strings[i];
+    }
     return NULL;
 }
 

@@ -120,7 +120,7 @@ int shmc_mpi__view_inout(void *buf, size_t count, const struct shmc_mpi_type *t,
 
 void shmc_mpi__view_finish(struct shmc_mpi_view *v, size_t got)
 {
-    if (v->tmp && v->ubuf)
+    if (v->tmp && v->t) /* a receive view (ubuf may be MPI_BOTTOM) */
         shmc_mpi__unpack(v->tmp, got, v->ubuf, v->count, v->t);
     free(v->tmp);
     v->tmp = NULL;

@@ -464,6 +464,57 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 }
 SHMC_MPI_ALIAS(Type_create_struct);
 
+/* A subarray is built as MPICH builds it: a contiguous row, one hvector per further
+ * dimension, the block moved to its start, the whole resized to the full array. */
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *o = shmc_mpi__type(oldtype, &rc);
+    if (o && (ndims <= 0 || !array_of_sizes || !array_of_subsizes || !array_of_starts || !newtype))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "ndims %d is not positive or an array is NULL", ndims);
+    if (rc == MPI_SUCCESS && order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN",
+                           order);
+    for (int i = 0; rc == MPI_SUCCESS && i < ndims; i++)
+        if (array_of_sizes[i] <= 0 || array_of_subsizes[i] <= 0 ||
+            array_of_subsizes[i] > array_of_sizes[i] || array_of_starts[i] < 0 ||
+            array_of_starts[i] > array_of_sizes[i] - array_of_subsizes[i])
+            rc = shmc_mpi__err(MPI_ERR_ARG, "dimension %d: size %d, subsize %d, start %d", i,
+                               array_of_sizes[i], array_of_subsizes[i], array_of_starts[i]);
+    if (rc != MPI_SUCCESS)
+        TYPE_RETURN(rc);
+    MPI_Aint stride = o->extent, disp = 0;
+    MPI_Datatype t = MPI_DATATYPE_NULL, next;
+    for (int k = 0; k < ndims && rc == MPI_SUCCESS; k++) {
+        int i = order == MPI_ORDER_C ? ndims - 1 - k : k; /* fastest dimension first */
+        if (k == 0)
+            rc = PMPI_Type_contiguous(array_of_subsizes[i], oldtype, &next);
+        else
+            rc = PMPI_Type_create_hvector(array_of_subsizes[i], 1, stride, t, &next);
+        disp += (MPI_Aint)array_of_starts[i] * stride;
+        stride *= array_of_sizes[i];
+        if (k > 0)
+            PMPI_Type_free(&t);
+        t = next;
+    }
+    int one = 1;
+    MPI_Datatype placed = MPI_DATATYPE_NULL;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_create_hindexed(1, &one, &disp, t, &placed);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_create_resized(placed, 0, stride, newtype);
+    if (t != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&t);
+    if (placed != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&placed);
+    if (rc == MPI_SUCCESS)
+        types[*newtype]->combiner = MPI_COMBINER_SUBARRAY;
+    return rc;
+}
+SHMC_MPI_ALIAS(Type_create_subarray);
+
 static int copy_type(MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
                      struct shmc_mpi_type **made)
 {

@@ -1,0 +1,397 @@
+/*
+ * The MPI interface's environment, errors, communicators, groups, topologies, info
+ * objects and datatype queries: start-up and thread levels, error classes and strings,
+ * the three kinds of error handler (fatal ones abort the job with a message naming the
+ * call), unimplemented functions, MPI_Comm_dup/split/create/create_group and their
+ * comparisons, group algebra, Cartesian grids, and the profiling interface (this file
+ * defines MPI_Barrier, which the library's weak symbol yields to).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpi_test.h"
+
+/* A profiling tool's wrapper: counts the calls and goes on through PMPI_Barrier. */
+static int barriers;
+int MPI_Barrier(MPI_Comm comm)
+{
+    barriers++;
+    return PMPI_Barrier(comm);
+}
+
+static void environment(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    int flag, provided;
+    M_OK(MPI_Initialized(&flag));
+    T_ASSERT(!flag, "not yet initialized");
+    M_OK(MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
+    T_ASSERT(provided == MPI_THREAD_SERIALIZED, "provided %d", provided);
+    M_OK(MPI_Query_thread(&provided));
+    T_ASSERT(provided == MPI_THREAD_SERIALIZED, "query");
+    M_OK(MPI_Is_thread_main(&flag));
+    T_ASSERT(flag, "main thread");
+    M_OK(MPI_Initialized(&flag));
+    T_ASSERT(flag, "initialized");
+    int v, sv, len;
+    M_OK(MPI_Get_version(&v, &sv));
+    T_ASSERT(v == MPI_VERSION && sv == MPI_SUBVERSION, "version");
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], host[MPI_MAX_PROCESSOR_NAME];
+    M_OK(MPI_Get_library_version(lib, &len));
+    T_ASSERT(strstr(lib, "shmcomm") && len == (int)strlen(lib), "library version %s", lib);
+    M_OK(MPI_Get_processor_name(host, &len));
+    T_ASSERT(len > 0 && len == (int)strlen(host), "processor name");
+    double t0 = MPI_Wtime(), t1 = MPI_Wtime();
+    T_ASSERT(t1 >= t0 && MPI_Wtick() > 0 && MPI_Wtick() < 1e-3, "clock");
+    int b0 = barriers;
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    T_ASSERT(barriers == b0 + 1, "the program's MPI_Barrier wrapped the library's");
+    /* error classes and strings */
+    int cls;
+    char s[MPI_MAX_ERROR_STRING];
+    M_OK(MPI_Error_class(MPI_ERR_TRUNCATE, &cls));
+    T_ASSERT(cls == MPI_ERR_TRUNCATE, "class of a class");
+    M_OK(MPI_Error_string(MPI_ERR_RANK, s, &len));
+    T_ASSERT(strstr(s, "MPI_ERR_RANK") && len == (int)strlen(s), "string %s", s);
+    /* MPI_ERRORS_RETURN, and a user handler that sees the code */
+    MPI_Errhandler h;
+    M_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h));
+    T_ASSERT(h == MPI_ERRORS_ARE_FATAL, "fatal by default");
+    M_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    M_CLASS(MPI_ERR_RANK, MPI_Send(&v, 1, MPI_INT, n, 0, MPI_COMM_WORLD));
+    M_CLASS(MPI_ERR_TAG, MPI_Send(&v, 1, MPI_INT, 0, -5, MPI_COMM_WORLD));
+    M_CLASS(MPI_ERR_COUNT, MPI_Send(&v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD));
+    M_CLASS(MPI_ERR_TYPE, MPI_Send(&v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD));
+    M_CLASS(MPI_ERR_REQUEST, MPI_Wait((MPI_Request[]){12345}, MPI_STATUS_IGNORE));
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Win_fence(0, MPI_WIN_NULL));
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Ibarrier(MPI_COMM_WORLD, (MPI_Request[]){0}));
+    M_CLASS(MPI_ERR_ARG, MPI_Error_class(99999, &cls));
+    M_OK(MPI_Finalized(&flag));
+    T_ASSERT(!flag, "not finalized");
+    (void)me;
+    M_OK(MPI_Finalize());
+    M_OK(MPI_Finalized(&flag));
+    T_ASSERT(flag, "finalized");
+}
+
+START_TEST(test_mpi_env_startup_and_errors)
+{
+    mt_run(1, environment, NULL);
+    mt_run(3, environment, NULL);
+}
+END_TEST
+
+static int handled;
+static void on_error(MPI_Comm *comm, int *code, ...)
+{
+    int cls;
+    MPI_Error_class(*code, &cls);
+    if (*comm == MPI_COMM_WORLD && cls == MPI_ERR_RANK)
+        handled++;
+}
+
+static void user_handler(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    (void)me;
+    M_OK(MPI_Init(NULL, NULL));
+    MPI_Errhandler h;
+    M_OK(MPI_Comm_create_errhandler(on_error, &h));
+    M_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, h));
+    int v = 0;
+    T_ASSERT(MPI_Send(&v, 1, MPI_INT, n + 3, 0, MPI_COMM_WORLD) != MPI_SUCCESS, "refused");
+    T_ASSERT(handled == 1, "the handler ran once (%d)", handled);
+    M_OK(MPI_Errhandler_free(&h));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_env_user_errhandler)
+{
+    mt_run(2, user_handler, NULL);
+}
+END_TEST
+
+/* The default handler: an error aborts the whole job with a message on stderr. */
+static void fatal(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)n;
+    M_OK(MPI_Init(NULL, NULL));
+    if (me == 1) {
+        if (!freopen((const char *)arg, "w", stderr))
+            _exit(99);
+        int v = 0;
+        MPI_Send(&v, 1, MPI_INT, 77, 0, MPI_COMM_WORLD);
+        _exit(98); /* not reached: the handler aborted */
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* waits for rank 1, which never comes: the job ends */
+    _exit(97);
+}
+
+START_TEST(test_mpi_env_fatal_handler_aborts_with_message)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/shmc_mpi_fatal.%d", (int)getpid());
+    struct shmct_opts o = {.no_init = 1, .expect_fail = 1};
+    int failed = shmct_run_opts(3, fatal, path, &o);
+    ck_assert_int_ge(failed, 1);
+    ck_assert(shmct_status(1) != 0 && shmct_status(1) != 98 << 8);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char text[2048] = "";
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    unlink(path);
+    ck_assert_msg(strstr(text, "MPI_Send") && strstr(text, "MPI_ERR_RANK") &&
+                      strstr(text, "MPI_COMM_WORLD"),
+                  "message: %s", text);
+}
+END_TEST
+
+static void comms(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    mt_init();
+    MPI_Comm dup, half, rev, sub, grp_comm;
+    int r, s, res;
+    M_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    M_OK(MPI_Comm_compare(MPI_COMM_WORLD, dup, &res));
+    T_ASSERT(res == MPI_CONGRUENT, "dup congruent");
+    M_OK(MPI_Comm_compare(dup, dup, &res));
+    T_ASSERT(res == MPI_IDENT, "ident");
+    /* messages on the duplicate do not match the world's */
+    int a = me, b = -1;
+    MPI_Request q;
+    M_OK(MPI_Irecv(&b, 1, MPI_INT, me, 0, MPI_COMM_WORLD, &q));
+    M_OK(MPI_Send(&a, 1, MPI_INT, me, 0, dup));
+    int flag;
+    M_OK(MPI_Test(&q, &flag, MPI_STATUS_IGNORE));
+    T_ASSERT(!flag, "a message on the duplicate matched the world's receive");
+    M_OK(MPI_Recv(&b, 1, MPI_INT, me, 0, dup, MPI_STATUS_IGNORE));
+    M_OK(MPI_Send(&a, 1, MPI_INT, me, 0, MPI_COMM_WORLD));
+    M_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    /* split by parity, reversed by key; MPI_UNDEFINED gets MPI_COMM_NULL */
+    M_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, -me, &half));
+    M_OK(MPI_Comm_rank(half, &r));
+    M_OK(MPI_Comm_size(half, &s));
+    T_ASSERT(s == (n + 1 - me % 2) / 2 && r == s - 1 - me / 2, "split rank %d of %d", r, s);
+    M_OK(MPI_Comm_split(MPI_COMM_WORLD, me == 0 ? 0 : MPI_UNDEFINED, 0, &sub));
+    T_ASSERT(me == 0 ? sub != MPI_COMM_NULL : sub == MPI_COMM_NULL, "undefined color");
+    if (sub != MPI_COMM_NULL)
+        M_OK(MPI_Comm_free(&sub));
+    M_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, n - me, &rev));
+    M_OK(MPI_Comm_compare(MPI_COMM_WORLD, rev, &res));
+    T_ASSERT(res == (n == 1 ? MPI_CONGRUENT : MPI_SIMILAR), "similar %d", res);
+    /* groups: the world's, its evens, translated ranks, set algebra */
+    MPI_Group world, evens, odds, u, x, e;
+    M_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    int range[1][3] = {{0, n - 1, 2}};
+    M_OK(MPI_Group_range_incl(world, 1, range, &evens));
+    M_OK(MPI_Group_difference(world, evens, &odds));
+    M_OK(MPI_Group_union(odds, evens, &u));
+    M_OK(MPI_Group_intersection(odds, evens, &x));
+    M_OK(MPI_Group_size(x, &s));
+    T_ASSERT(s == 0, "intersection empty");
+    M_OK(MPI_Group_compare(u, world, &res));
+    T_ASSERT(res == (n <= 2 ? MPI_IDENT : MPI_SIMILAR) || n == 1, "union %d", res);
+    M_OK(MPI_Group_rank(evens, &r));
+    T_ASSERT(me % 2 ? r == MPI_UNDEFINED : r == me / 2, "group rank");
+    int from[2] = {0, n - 1}, to[2];
+    M_OK(MPI_Group_translate_ranks(world, 2, from, evens, to));
+    T_ASSERT(to[0] == 0 && to[1] == ((n - 1) % 2 ? MPI_UNDEFINED : (n - 1) / 2), "translate");
+    int ex[1] = {0};
+    M_OK(MPI_Group_excl(world, 1, ex, &e));
+    M_OK(MPI_Group_size(e, &s));
+    T_ASSERT(s == n - 1, "excl");
+    /* MPI_Comm_create (collective) and MPI_Comm_create_group (members only) */
+    M_OK(MPI_Comm_create(MPI_COMM_WORLD, evens, &sub));
+    T_ASSERT(me % 2 ? sub == MPI_COMM_NULL : sub != MPI_COMM_NULL, "create");
+    if (me % 2 == 0) {
+        M_OK(MPI_Comm_rank(sub, &r));
+        T_ASSERT(r == me / 2, "create rank");
+        M_OK(MPI_Allreduce(&a, &b, 1, MPI_INT, MPI_SUM, sub));
+        M_OK(MPI_Comm_free(&sub));
+        M_OK(MPI_Comm_create_group(MPI_COMM_WORLD, evens, 7, &grp_comm));
+        M_OK(MPI_Barrier(grp_comm));
+        M_OK(MPI_Comm_free(&grp_comm));
+    }
+    M_CLASS(MPI_ERR_COMM, MPI_Comm_free((MPI_Comm[]){MPI_COMM_WORLD}));
+    M_CLASS(MPI_ERR_RANK, MPI_Group_incl(world, 1, (int[]){n}, &x));
+    MPI_Group *gs[] = {&world, &evens, &odds, &u, &x, &e};
+    for (size_t i = 0; i < sizeof gs / sizeof gs[0]; i++)
+        M_OK(MPI_Group_free(gs[i]));
+    M_OK(MPI_Comm_free(&dup));
+    M_OK(MPI_Comm_free(&half));
+    M_OK(MPI_Comm_free(&rev));
+    T_ASSERT(dup == MPI_COMM_NULL, "freed handle");
+    M_CLASS(MPI_ERR_COMM, MPI_Barrier(half));
+    /* Cartesian grid: coordinates, shifts and ranks agree */
+    int dims[2] = {0, 0}, periods[2] = {1, 0}, coords[2];
+    M_OK(MPI_Dims_create(n, 2, dims));
+    T_ASSERT(dims[0] * dims[1] == n && dims[0] >= dims[1], "dims %d x %d", dims[0], dims[1]);
+    MPI_Comm cart;
+    M_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart));
+    M_OK(MPI_Cart_coords(cart, me, 2, coords));
+    M_OK(MPI_Cart_rank(cart, coords, &r));
+    T_ASSERT(r == me && coords[0] == me / dims[1] && coords[1] == me % dims[1], "coords");
+    int src, dst;
+    M_OK(MPI_Cart_shift(cart, 0, 1, &src, &dst));
+    T_ASSERT(dst == ((coords[0] + 1) % dims[0]) * dims[1] + coords[1], "periodic shift");
+    M_OK(MPI_Cart_shift(cart, 1, 1, &src, &dst));
+    T_ASSERT(coords[1] + 1 < dims[1] ? dst == me + 1 : dst == MPI_PROC_NULL, "edge shift");
+    M_OK(MPI_Topo_test(cart, &res));
+    T_ASSERT(res == MPI_CART, "topo");
+    M_OK(MPI_Comm_free(&cart));
+    int d3[3] = {0, 3, 0};
+    M_CLASS(MPI_ERR_DIMS, MPI_Dims_create(10, 3, d3));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_env_communicators_groups_topologies)
+{
+    mt_run(1, comms, NULL);
+    mt_run(4, comms, NULL);
+    mt_run(6, comms, NULL);
+}
+END_TEST
+
+static void types_info(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    (void)me;
+    (void)n;
+    mt_init();
+    MPI_Aint lb, ext, tlb, text;
+    int size, len;
+    char name[MPI_MAX_OBJECT_NAME];
+    M_OK(MPI_Type_get_name(MPI_DOUBLE_INT, name, &len));
+    T_ASSERT(strcmp(name, "MPI_DOUBLE_INT") == 0, "name %s", name);
+    M_OK(MPI_Type_size(MPI_DOUBLE_INT, &size));
+    M_OK(MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &ext));
+    T_ASSERT(size == 12 && lb == 0 && ext == 16, "double_int %d %ld", size, (long)ext);
+    /* a 4x6 array's 2x3 block starting at (1, 2) */
+    MPI_Datatype sub, hv, idx;
+    M_OK(MPI_Type_create_subarray(2, (int[]){4, 6}, (int[]){2, 3}, (int[]){1, 2}, MPI_ORDER_C,
+                                  MPI_INT, &sub));
+    M_OK(MPI_Type_commit(&sub));
+    M_OK(MPI_Type_size(sub, &size));
+    M_OK(MPI_Type_get_extent(sub, &lb, &ext));
+    M_OK(MPI_Type_get_true_extent(sub, &tlb, &text));
+    T_ASSERT(size == 24 && lb == 0 && ext == 96 && tlb == 32 && text == 4 * (6 + 3),
+             "subarray %d %ld %ld %ld", size, (long)ext, (long)tlb, (long)text);
+    int arr[24], out[6], pos = 0;
+    for (int i = 0; i < 24; i++)
+        arr[i] = i;
+    M_OK(MPI_Pack(arr, 1, sub, out, sizeof out, &pos, MPI_COMM_WORLD));
+    int want[6] = {8, 9, 10, 14, 15, 16};
+    T_ASSERT(pos == 24 && memcmp(out, want, sizeof want) == 0, "subarray packed");
+    /* hvector with a negative stride, indexed blocks */
+    M_OK(MPI_Type_create_hvector(3, 1, -8, MPI_INT, &hv));
+    M_OK(MPI_Type_get_extent(hv, &lb, &ext));
+    T_ASSERT(lb == -16 && ext == 20, "negative stride %ld %ld", (long)lb, (long)ext);
+    M_OK(MPI_Type_indexed(2, (int[]){2, 1}, (int[]){3, 0}, MPI_SHORT, &idx));
+    M_OK(MPI_Type_commit(&idx));
+    short sh[5] = {1, 2, 3, 4, 5}, shp[3];
+    pos = 0;
+    M_OK(MPI_Pack(sh, 1, idx, shp, sizeof shp, &pos, MPI_COMM_WORLD));
+    T_ASSERT(shp[0] == 4 && shp[1] == 5 && shp[2] == 1, "indexed order of the map");
+    M_CLASS(MPI_ERR_TRUNCATE, MPI_Pack(sh, 2, idx, shp, sizeof shp, (int[]){0}, MPI_COMM_WORLD));
+    M_CLASS(MPI_ERR_TYPE, MPI_Type_free((MPI_Datatype[]){MPI_INT}));
+    M_OK(MPI_Type_free(&sub));
+    M_OK(MPI_Type_free(&hv));
+    M_OK(MPI_Type_free(&idx));
+    /* info objects */
+    MPI_Info info, copy;
+    char val[16];
+    int nkeys;
+    M_OK(MPI_Info_create(&info));
+    M_OK(MPI_Info_set(info, "alpha", "1"));
+    M_OK(MPI_Info_set(info, "beta", "two"));
+    M_OK(MPI_Info_set(info, "alpha", "3"));
+    M_OK(MPI_Info_dup(info, &copy));
+    M_OK(MPI_Info_delete(info, "alpha"));
+    M_OK(MPI_Info_get_nkeys(copy, &nkeys));
+    M_OK(MPI_Info_get(copy, "alpha", sizeof val - 1, val, &len));
+    T_ASSERT(nkeys == 2 && len && strcmp(val, "3") == 0, "info");
+    M_CLASS(MPI_ERR_INFO_NOKEY, MPI_Info_delete(info, "alpha"));
+    M_OK(MPI_Info_free(&info));
+    M_OK(MPI_Info_free(&copy));
+    void *mem;
+    M_OK(MPI_Alloc_mem(1000, MPI_INFO_NULL, &mem));
+    memset(mem, 1, 1000);
+    M_OK(MPI_Free_mem(mem));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_env_types_and_info)
+{
+    mt_run(1, types_info, NULL);
+}
+END_TEST
+
+/* As a user does: shmcc compiles an MPI program, shmrun runs it. */
+START_TEST(test_mpi_env_shmcc_builds_and_shmrun_runs)
+{
+    const char *b = getenv("SHMC_TEST_BUILD"), *cf = getenv("SHMC_TEST_CFLAGS");
+    ck_assert_ptr_nonnull(b);
+    char dir[] = "/tmp/shmc_shmcc.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char cmd[2048], src[256], out[256];
+    snprintf(src, sizeof src, "%s/ring.c", dir);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    FILE *f = fopen(src, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#include <mpi.h>\n#include <stdio.h>\n"
+          "int main(int argc, char **argv) {\n"
+          "  int r, n, v, sum;\n  MPI_Init(&argc, &argv);\n"
+          "  MPI_Comm_rank(MPI_COMM_WORLD, &r); MPI_Comm_size(MPI_COMM_WORLD, &n);\n"
+          "  MPI_Sendrecv(&r, 1, MPI_INT, (r + 1) % n, 0, &v, 1, MPI_INT, (r + n - 1) % n, 0,\n"
+          "               MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
+          "  MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);\n"
+          "  if (r == 0) printf(\"sum %d of %d\\n\", sum, n);\n"
+          "  MPI_Finalize();\n  return 0;\n}\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s/bin/shmcc --showme x.c | grep -q -- -lshmcomm_mpi", b);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/bin/shmcc %s -o %s/ring %s && %s/bin/shmrun -n 3 %s/ring > %s", b,
+             cf ? cf : "", dir, src, b, dir, out);
+    ck_assert_int_eq(system(cmd), 0);
+    f = fopen(out, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[128] = "";
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    fclose(f);
+    ck_assert_str_eq(line, "sum 3 of 3\n");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+static Suite *mpi_env_suite(void)
+{
+    Suite *s = suite_create("mpi_env");
+    TCase *t = tcase_create("mpi_env");
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, test_mpi_env_startup_and_errors);
+    tcase_add_test(t, test_mpi_env_user_errhandler);
+    tcase_add_test(t, test_mpi_env_fatal_handler_aborts_with_message);
+    tcase_add_test(t, test_mpi_env_communicators_groups_topologies);
+    tcase_add_test(t, test_mpi_env_types_and_info);
+    tcase_add_test(t, test_mpi_env_shmcc_builds_and_shmrun_runs);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(mpi_env_suite());
+}

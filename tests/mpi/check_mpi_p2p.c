@@ -1,0 +1,375 @@
+/*
+ * The MPI interface's point-to-point calls against MPI's semantics: blocking and
+ * nonblocking sends of every mode, statuses and counts, the wait and test families,
+ * probes, MPI_PROC_NULL, cancelling a receive, truncation, buffered sends, sendrecv, and
+ * non-contiguous datatypes on either side against packed references.
+ */
+#include <string.h>
+
+#include "mpi_test.h"
+
+static void basic(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    mt_init();
+    int peer = me ^ 1;
+    if (peer >= n)
+        peer = MPI_PROC_NULL;
+    double out[64], in[64];
+    for (int i = 0; i < 64; i++)
+        out[i] = me * 1000 + i;
+    MPI_Status st;
+    /* every send mode, each received with a status */
+    for (int mode = 0; mode < 4 && peer != MPI_PROC_NULL; mode++) {
+        memset(in, 0, sizeof in);
+        if (me % 2 == 0) {
+            if (mode == 0)
+                M_OK(MPI_Send(out, 64, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD));
+            if (mode == 1)
+                M_OK(MPI_Ssend(out, 64, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD));
+            if (mode == 2) {
+                M_OK(MPI_Recv(in, 1, MPI_INT, peer, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                M_OK(MPI_Rsend(out, 64, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD));
+            }
+            if (mode == 3)
+                M_OK(MPI_Send(out, 40, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD));
+            M_OK(MPI_Recv(in, 64, MPI_DOUBLE, peer, 20, MPI_COMM_WORLD, &st));
+        } else {
+            MPI_Request r;
+            M_OK(MPI_Irecv(in, 64, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r));
+            if (mode == 2) /* the receive is posted: a ready send may come */
+                M_OK(MPI_Send(&me, 1, MPI_INT, peer, 99, MPI_COMM_WORLD));
+            M_OK(MPI_Wait(&r, &st));
+            T_ASSERT(r == MPI_REQUEST_NULL, "wait leaves a null request");
+            T_ASSERT(st.MPI_SOURCE == peer && st.MPI_TAG == 10 + mode, "status %d %d",
+                     st.MPI_SOURCE, st.MPI_TAG);
+            int count;
+            M_OK(MPI_Get_count(&st, MPI_DOUBLE, &count));
+            T_ASSERT(count == (mode == 3 ? 40 : 64), "count %d", count);
+            M_OK(MPI_Get_count(&st, MPI_INT, &count));
+            T_ASSERT(count == (mode == 3 ? 80 : 128), "count in ints %d", count);
+            M_OK(MPI_Get_count(&st, MPI_C_DOUBLE_COMPLEX, &count));
+            T_ASSERT(count == (mode == 3 ? 20 : 32), "count in complex %d", count);
+            for (int i = 0; i < count; i++)
+                T_ASSERT(in[i] == peer * 1000 + i, "element %d", i);
+            M_OK(MPI_Send(out, 64, MPI_DOUBLE, peer, 20, MPI_COMM_WORLD));
+        }
+    }
+    /* MPI_PROC_NULL: completes at once, empty status */
+    M_OK(MPI_Send(out, 64, MPI_DOUBLE, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
+    M_OK(MPI_Recv(in, 64, MPI_DOUBLE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st));
+    int count;
+    M_OK(MPI_Get_count(&st, MPI_DOUBLE, &count));
+    T_ASSERT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+             "PROC_NULL status");
+    int tag_ub_flag, *tag_ub;
+    M_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &tag_ub_flag));
+    T_ASSERT(tag_ub_flag && *tag_ub >= 32767, "MPI_TAG_UB");
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_modes_and_statuses)
+{
+    mt_run(1, basic, NULL);
+    mt_run(2, basic, NULL);
+    mt_run(5, basic, NULL);
+}
+END_TEST
+
+/* Rank 0 receives from every other rank through the wait and test families. */
+static void families(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    mt_init();
+    enum { K = 6 };
+    if (me != 0) {
+        for (int k = 0; k < K; k++) {
+            int v = me * 100 + k;
+            M_OK(MPI_Send(&v, 1, MPI_INT, 0, k, MPI_COMM_WORLD));
+        }
+        M_OK(MPI_Finalize());
+        return;
+    }
+    int np = n - 1;
+    int *got = shmct_xmalloc(sizeof(int) * (size_t)(np * K + 1));
+    MPI_Request *r = shmct_xmalloc(sizeof(MPI_Request) * (size_t)(np + 1));
+    MPI_Status *st = shmct_xmalloc(sizeof(MPI_Status) * (size_t)(np + 1));
+    int *idx = shmct_xmalloc(sizeof(int) * (size_t)(np + 1));
+    for (int k = 0; k < K; k++) {
+        for (int p = 0; p < np; p++)
+            M_OK(MPI_Irecv(&got[p * K + k], 1, MPI_INT, p + 1, k, MPI_COMM_WORLD, &r[p]));
+        int left = np, outcount, index, flag;
+        switch (k) {
+        case 0:
+            M_OK(MPI_Waitall(np, r, st));
+            break;
+        case 1:
+            while (left > 0) {
+                M_OK(MPI_Waitany(np, r, &index, &st[0]));
+                T_ASSERT(index >= 0 && r[index] == MPI_REQUEST_NULL, "waitany index %d", index);
+                T_ASSERT(st[0].MPI_SOURCE == index + 1, "waitany source");
+                left--;
+            }
+            M_OK(MPI_Waitany(np, r, &index, &st[0]));
+            T_ASSERT(index == MPI_UNDEFINED, "waitany of none");
+            break;
+        case 2:
+            while (left > 0) {
+                M_OK(MPI_Waitsome(np, r, &outcount, idx, st));
+                T_ASSERT(outcount >= 1, "waitsome %d", outcount);
+                for (int i = 0; i < outcount; i++)
+                    T_ASSERT(st[i].MPI_SOURCE == idx[i] + 1, "waitsome status");
+                left -= outcount;
+            }
+            M_OK(MPI_Waitsome(np, r, &outcount, idx, st));
+            T_ASSERT(outcount == MPI_UNDEFINED, "waitsome of none");
+            break;
+        case 3:
+            for (flag = 0; !flag;)
+                M_OK(MPI_Testall(np, r, &flag, st));
+            break;
+        case 4:
+            while (left > 0) {
+                M_OK(MPI_Testany(np, r, &index, &flag, &st[0]));
+                if (flag && index != MPI_UNDEFINED)
+                    left--;
+            }
+            break;
+        default:
+            for (int p = 0; p < np; p++) {
+                for (flag = 0; !flag;)
+                    M_OK(MPI_Request_get_status(r[p], &flag, &st[p]));
+                T_ASSERT(r[p] != MPI_REQUEST_NULL, "get_status keeps the request");
+                M_OK(MPI_Test(&r[p], &flag, MPI_STATUS_IGNORE));
+                T_ASSERT(flag && r[p] == MPI_REQUEST_NULL, "test frees it");
+            }
+        }
+        for (int p = 0; p < np; p++)
+            T_ASSERT(got[p * K + k] == (p + 1) * 100 + k, "round %d from %d: %d", k, p + 1,
+                     got[p * K + k]);
+    }
+    /* null requests */
+    r[0] = MPI_REQUEST_NULL;
+    M_OK(MPI_Wait(&r[0], &st[0]));
+    T_ASSERT(st[0].MPI_SOURCE == MPI_ANY_SOURCE && st[0].MPI_TAG == MPI_ANY_TAG, "empty");
+    M_OK(MPI_Waitall(1, r, MPI_STATUSES_IGNORE));
+    free(got);
+    free(r);
+    free(st);
+    free(idx);
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_wait_and_test_families)
+{
+    mt_run(2, families, NULL);
+    mt_run(4, families, NULL);
+    mt_run(8, families, NULL);
+}
+END_TEST
+
+static void probes_cancel_truncate(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    (void)n;
+    mt_init();
+    int buf[100];
+    if (me == 0) {
+        for (int i = 0; i < 100; i++)
+            buf[i] = i;
+        M_OK(MPI_Send(buf, 37, MPI_INT, 1, 5, MPI_COMM_WORLD));
+        M_OK(MPI_Send(buf, 10, MPI_INT, 1, 6, MPI_COMM_WORLD));
+        M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    } else if (me == 1) {
+        MPI_Status st;
+        int flag = 0, count;
+        while (!flag)
+            M_OK(MPI_Iprobe(0, 5, MPI_COMM_WORLD, &flag, &st));
+        M_OK(MPI_Get_count(&st, MPI_INT, &count));
+        T_ASSERT(count == 37 && st.MPI_TAG == 5, "iprobe count %d", count);
+        M_OK(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        M_OK(MPI_Get_count(&st, MPI_SHORT, &count));
+        T_ASSERT(count == 74 && st.MPI_TAG == 5, "probe count %d (tag %d)", count, st.MPI_TAG);
+        M_OK(MPI_Recv(buf, 37, MPI_INT, 0, 5, MPI_COMM_WORLD, &st));
+        /* truncation: the buffer holds the start, the class is MPI_ERR_TRUNCATE */
+        memset(buf, 0, sizeof buf);
+        M_CLASS(MPI_ERR_TRUNCATE, MPI_Recv(buf, 4, MPI_INT, 0, 6, MPI_COMM_WORLD, &st));
+        T_ASSERT(buf[3] == 3 && buf[4] == 0, "truncated receive");
+        /* a receive no message matches is cancelled */
+        MPI_Request r;
+        M_OK(MPI_Irecv(buf, 1, MPI_INT, 0, 77, MPI_COMM_WORLD, &r));
+        M_OK(MPI_Cancel(&r));
+        M_OK(MPI_Wait(&r, &st));
+        M_OK(MPI_Test_cancelled(&st, &flag));
+        T_ASSERT(flag, "cancelled");
+        M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    } else {
+        M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_probe_cancel_truncate)
+{
+    mt_run(2, probes_cancel_truncate, NULL);
+    mt_run(3, probes_cancel_truncate, NULL);
+}
+END_TEST
+
+/* A vector of every other int, and a struct with a hole, against packed references. */
+static void noncontig(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    mt_init();
+    int peer = (me + 1) % n, from = (me + n - 1) % n;
+    MPI_Datatype vec, st2;
+    M_OK(MPI_Type_vector(50, 1, 2, MPI_INT, &vec));
+    M_OK(MPI_Type_commit(&vec));
+    struct rec {
+        char c;
+        double d;
+        int i;
+    } recs[8], rrecs[8];
+    int bl[3] = {1, 1, 1};
+    MPI_Aint disp[3] = {offsetof(struct rec, c), offsetof(struct rec, d), offsetof(struct rec, i)};
+    MPI_Datatype tys[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, tmp;
+    M_OK(MPI_Type_create_struct(3, bl, disp, tys, &tmp));
+    M_OK(MPI_Type_create_resized(tmp, 0, sizeof(struct rec), &st2));
+    M_OK(MPI_Type_free(&tmp));
+    M_OK(MPI_Type_commit(&st2));
+    int a[100], b[100], packed[50];
+    for (int i = 0; i < 100; i++)
+        a[i] = me * 1000 + i;
+    for (int i = 0; i < 8; i++)
+        recs[i] = (struct rec){(char)('a' + i), me + i * 0.5, -i};
+    /* vector send, contiguous receive: the receiver gets the packed elements */
+    MPI_Request r[2];
+    M_OK(MPI_Irecv(packed, 50, MPI_INT, from, 1, MPI_COMM_WORLD, &r[0]));
+    M_OK(MPI_Isend(a, 1, vec, peer, 1, MPI_COMM_WORLD, &r[1]));
+    M_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 50; i++)
+        T_ASSERT(packed[i] == from * 1000 + 2 * i, "packed %d", i);
+    /* contiguous send, vector receive: holes untouched */
+    for (int i = 0; i < 100; i++)
+        b[i] = -1;
+    MPI_Status st;
+    M_OK(MPI_Sendrecv(packed, 50, MPI_INT, peer, 2, b, 1, vec, from, 2, MPI_COMM_WORLD, &st));
+    int count, elems;
+    M_OK(MPI_Get_count(&st, vec, &count));
+    M_OK(MPI_Get_elements(&st, vec, &elems));
+    T_ASSERT(count == 1 && elems == 50, "count %d elements %d", count, elems);
+    int twice = (from + n - 1) % n;
+    for (int i = 0; i < 100; i++)
+        T_ASSERT(b[i] == (i % 2 ? -1 : twice * 1000 + i), "unpacked %d: %d", i, b[i]);
+    /* structs with holes both ways, and the same bytes as MPI_Pack makes */
+    memset(rrecs, 0, sizeof rrecs);
+    M_OK(MPI_Sendrecv(recs, 8, st2, peer, 3, rrecs, 8, st2, from, 3, MPI_COMM_WORLD, &st));
+    for (int i = 0; i < 8; i++)
+        T_ASSERT(rrecs[i].c == 'a' + i && rrecs[i].d == from + i * 0.5 && rrecs[i].i == -i,
+                 "struct %d", i);
+    char pk[8 * 13];
+    int pos = 0, size;
+    M_OK(MPI_Pack_size(8, st2, MPI_COMM_WORLD, &size));
+    T_ASSERT(size == 8 * 13, "pack size %d", size);
+    M_OK(MPI_Pack(recs, 8, st2, pk, size, &pos, MPI_COMM_WORLD));
+    char rpk[8 * 13];
+    M_OK(MPI_Sendrecv(pk, pos, MPI_PACKED, peer, 4, rpk, size, MPI_PACKED, from, 4, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE));
+    memset(rrecs, 0, sizeof rrecs);
+    pos = 0;
+    M_OK(MPI_Unpack(rpk, size, &pos, rrecs, 8, st2, MPI_COMM_WORLD));
+    for (int i = 0; i < 8; i++)
+        T_ASSERT(rrecs[i].c == 'a' + i && rrecs[i].d == from + i * 0.5, "unpacked struct %d", i);
+    /* in place exchange of a vector */
+    for (int i = 0; i < 100; i++)
+        a[i] = me * 1000 + i;
+    M_OK(MPI_Sendrecv_replace(a, 1, vec, peer, 5, from, 5, MPI_COMM_WORLD, &st));
+    for (int i = 0; i < 100; i++)
+        T_ASSERT(a[i] == (i % 2 ? me : from) * 1000 + i, "replaced %d", i);
+    M_OK(MPI_Type_free(&vec));
+    M_OK(MPI_Type_free(&st2));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_noncontiguous)
+{
+    mt_run(2, noncontig, NULL);
+    mt_run(3, noncontig, NULL);
+}
+END_TEST
+
+static void buffered(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    mt_init();
+    enum { M = 20 };
+    int size = M * (400 + MPI_BSEND_OVERHEAD);
+    char *space = shmct_xmalloc((size_t)size);
+    int data[100];
+    if (me == 0) {
+        int dummy;
+        M_CLASS(MPI_ERR_BUFFER, MPI_Bsend(data, 100, MPI_INT, 1, 0, MPI_COMM_WORLD));
+        M_OK(MPI_Buffer_attach(space, size));
+        for (int k = 0; k < M; k++) {
+            for (int i = 0; i < 100; i++)
+                data[i] = k * 100 + i;
+            if (k % 2)
+                M_OK(MPI_Bsend(data, 100, MPI_INT, 1, k, MPI_COMM_WORLD));
+            else {
+                MPI_Request r;
+                M_OK(MPI_Ibsend(data, 100, MPI_INT, 1, k, MPI_COMM_WORLD, &r));
+                M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            }
+        }
+        /* a message larger than the whole buffer */
+        int *big = shmct_xmalloc((size_t)size);
+        M_CLASS(MPI_ERR_BUFFER, MPI_Bsend(big, size / 4, MPI_INT, 1, 0, MPI_COMM_WORLD));
+        free(big);
+        M_OK(MPI_Send(&dummy, 0, MPI_INT, 1, 1000, MPI_COMM_WORLD));
+        void *back;
+        int bsize;
+        M_OK(MPI_Buffer_detach(&back, &bsize));
+        T_ASSERT(back == space && bsize == size, "detach");
+    } else if (me == 1) {
+        M_OK(MPI_Recv(NULL, 0, MPI_INT, 0, 1000, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int k = 0; k < M; k++) {
+            M_OK(MPI_Recv(data, 100, MPI_INT, 0, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            for (int i = 0; i < 100; i++)
+                T_ASSERT(data[i] == k * 100 + i, "message %d element %d", k, i);
+        }
+    }
+    free(space);
+    (void)n;
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_buffered)
+{
+    mt_run(2, buffered, NULL);
+}
+END_TEST
+
+static Suite *mpi_p2p_suite(void)
+{
+    Suite *s = suite_create("mpi_p2p");
+    TCase *t = tcase_create("mpi_p2p");
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, test_mpi_p2p_modes_and_statuses);
+    tcase_add_test(t, test_mpi_p2p_wait_and_test_families);
+    tcase_add_test(t, test_mpi_p2p_probe_cancel_truncate);
+    tcase_add_test(t, test_mpi_p2p_noncontiguous);
+    tcase_add_test(t, test_mpi_p2p_buffered);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(mpi_p2p_suite());
+}
