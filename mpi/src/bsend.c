@@ -87,24 +87,21 @@ SHMC_MPI_ALIAS(Buffer_detach);
 int shmc_mpi__bsend_start(const void *data, int count, MPI_Datatype type, int dest, int tag,
                           MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS;
-    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
-    if (!c)
-        return shmc_mpi__raise(MPI_COMM_WORLD, rc, "PMPI_Bsend");
-    const struct shmc_mpi_type *t = shmc_mpi__type_usable(type, &rc);
-    if (t)
-        rc = shmc_mpi__check_buf(data, count, t);
-    size_t bytes = t ? (size_t)count * (size_t)t->size : 0;
-    if (rc == MPI_SUCCESS && !buf)
+    struct shmc_mpi_call k;
+    const struct shmc_mpi_type *t;
+    size_t bytes;
+    int rc = shmc_mpi__call(comm, "PMPI_Bsend", &k);
+    if (rc)
+        return rc;
+    if ((rc = shmc_mpi__buffer_arg(data, count, type, &t, &bytes)) == MPI_SUCCESS && !buf)
         rc = shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)");
     if (rc != MPI_SUCCESS)
-        return shmc_mpi__raise(comm, rc, "PMPI_Bsend");
+        return shmc_mpi__call_rc(&k, rc);
     if (nranges == cap) {
         int n = cap ? 2 * cap : 16;
         struct range *r = realloc(ranges, (size_t)n * sizeof *r);
         if (!r)
-            return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a buffered send"),
-                                   "PMPI_Bsend");
+            return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "a buffered send"));
         ranges = r;
         cap = n;
     }
@@ -112,17 +109,16 @@ int shmc_mpi__bsend_start(const void *data, int count, MPI_Datatype type, int de
     size_t len = bytes + MPI_BSEND_OVERHEAD;
     long off = find(len);
     if (off < 0)
-        return shmc_mpi__raise(comm,
-                               shmc_mpi__err(MPI_ERR_BUFFER,
-                                             "the attached buffer (%zu bytes) has no room for "
-                                             "%zu more (the message and MPI_BSEND_OVERHEAD)",
-                                             size, len),
-                               "PMPI_Bsend");
+        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_BUFFER,
+                                                   "the attached buffer (%zu bytes) has no room "
+                                                   "for %zu more (the message and "
+                                                   "MPI_BSEND_OVERHEAD)",
+                                                   size, len));
     shmc_mpi__pack(data, (size_t)count, t, buf + off);
     shmc_request *r = NULL;
-    int err = shmc_isend(buf + off, bytes, SHMC_UINT8, dest, tag, c->c, &r);
+    int err = shmc_isend(buf + off, bytes, SHMC_UINT8, dest, tag, k.c->c, &r);
     if (err != SHMC_OK)
-        return shmc_mpi__raise(comm, shmc_mpi__from_shmc(err), "PMPI_Bsend");
+        return shmc_mpi__call_err(&k, err);
     int i = nranges;
     while (i > 0 && ranges[i - 1].off > (size_t)off) {
         ranges[i] = ranges[i - 1];

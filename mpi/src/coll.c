@@ -14,113 +14,86 @@
 
 #define INPLACE(p) ((p) == MPI_IN_PLACE ? SHMC_IN_PLACE : (p))
 
-struct coll {
-    struct shmc_mpi_comm *c;
-    const char *fn;
-    MPI_Comm h;
-};
-
-static int begin(MPI_Comm comm, const char *fn, struct coll *k)
-{
-    int rc = MPI_SUCCESS;
-    k->fn = fn;
-    k->h = comm;
-    if (!(k->c = shmc_mpi__comm(comm, &rc)))
-        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
-    return MPI_SUCCESS;
-}
-
-static int raise_rc(const struct coll *k, int rc)
-{
-    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(k->h, rc, k->fn);
-}
-
-static int raise_err(const struct coll *k, int err)
-{
-    return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__raise(k->h, shmc_mpi__from_shmc(err), k->fn);
-}
-
-static int check_root(const struct coll *k, int root)
-{
-    if (root < 0 || root >= k->c->size)
-        return shmc_mpi__err(MPI_ERR_ROOT, "root %d is outside 0..%d", root, k->c->size - 1);
-    return MPI_SUCCESS;
-}
-
-/* A buffer argument: its type usable and its count valid (buf may be MPI_IN_PLACE). */
-static int arg(const void *buf, int count, MPI_Datatype type, const struct shmc_mpi_type **t)
-{
-    int rc = MPI_SUCCESS;
-    if (!(*t = shmc_mpi__type_usable(type, &rc)))
-        return rc;
-    return shmc_mpi__check_buf(buf == MPI_IN_PLACE ? (const void *)1 : buf, count, *t);
-}
-
 int PMPI_Barrier(MPI_Comm comm)
 {
-    struct coll k;
-    int rc = begin(comm, __func__, &k);
-    return rc ? rc : raise_err(&k, shmc_barrier(k.c->c));
+    struct shmc_mpi_call k;
+    int rc = shmc_mpi__call(comm, __func__, &k);
+    return rc ? rc : shmc_mpi__call_err(&k, shmc_barrier(k.c->c));
 }
 SHMC_MPI_ALIAS(Barrier);
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    struct coll k;
+    struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
-    int rc = begin(comm, __func__, &k);
+    size_t bytes;
+    int rc = shmc_mpi__call(comm, __func__, &k);
     if (rc)
         return rc;
-    if ((rc = arg(buffer, count, datatype, &t)) || (rc = check_root(&k, root)))
-        return raise_rc(&k, rc);
+    if ((rc = shmc_mpi__buffer_arg(buffer, count, datatype, &t, &bytes)) ||
+        (rc = shmc_mpi__call_rooted(&k, root, 0)))
+        return shmc_mpi__call_rc(&k, rc);
     struct shmc_mpi_view v;
     rc = k.c->rank == root ? shmc_mpi__view_send(buffer, (size_t)count, t, &v)
                            : shmc_mpi__view_recv(buffer, (size_t)count, t, &v);
     if (rc)
-        return raise_rc(&k, rc);
+        return shmc_mpi__call_rc(&k, rc);
     int err = shmc_broadcast(v.p, v.bytes, SHMC_UINT8, root, k.c->c);
     shmc_mpi__view_finish(&v, err == SHMC_OK ? v.bytes : 0);
-    return raise_err(&k, err);
+    return shmc_mpi__call_err(&k, err);
 }
 SHMC_MPI_ALIAS(Bcast);
 
 /* ---- reductions -------------------------------------------------------------------------- */
+
+/* A reduction on packed elements (its type is not dense): in place, the receive buffer's
+ * n_in elements go in packed and the result comes back there; otherwise the send
+ * buffer's n_in elements are packed and, where this rank receives, n_out are staged. */
+static int packed_views(const void *sendbuf, void *recvbuf, size_t n_in, size_t n_out, int receives,
+                        const struct shmc_mpi_type *t, struct shmc_mpi_view *vs,
+                        struct shmc_mpi_view *vr, const void **sb, void **rb)
+{
+    int rc;
+    if (sendbuf == MPI_IN_PLACE)
+        rc = shmc_mpi__view_inout(recvbuf, n_in, t, vr);
+    else if (!(rc = shmc_mpi__view_send(sendbuf, n_in, t, vs)) && receives)
+        rc = shmc_mpi__view_recv(recvbuf, n_out, t, vr);
+    if (rc) {
+        shmc_mpi__view_finish(vs, 0);
+        return rc;
+    }
+    *sb = sendbuf == MPI_IN_PLACE ? SHMC_IN_PLACE : vs->p;
+    *rb = vr->p;
+    return MPI_SUCCESS;
+}
 
 enum red_kind { REDUCE, ALLREDUCE, SCAN, EXSCAN };
 
 static int reduction(enum red_kind kind, const void *sendbuf, void *recvbuf, int count,
                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const char *fn)
 {
-    struct coll k;
+    struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
     struct shmc_mpi_red r;
-    int rc = begin(comm, fn, &k);
+    int rc = shmc_mpi__call(comm, fn, &k);
     if (rc)
         return rc;
-    if ((rc = arg(sendbuf, count, datatype, &t)) ||
-        (kind == REDUCE && (rc = check_root(&k, root))) ||
+    size_t bytes;
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if ((rc = shmc_mpi__buffer_arg(in_place ? recvbuf : sendbuf, count, datatype, &t, &bytes)) ||
+        (kind == REDUCE && (rc = shmc_mpi__call_rooted(&k, root, in_place))) ||
         (rc = shmc_mpi__reduction(op, datatype, &r)))
-        return raise_rc(&k, rc);
+        return shmc_mpi__call_rc(&k, rc);
     int receives = kind != REDUCE || k.c->rank == root;
     if (receives && (rc = shmc_mpi__check_buf(recvbuf, count, t)))
-        return raise_rc(&k, rc);
+        return shmc_mpi__call_rc(&k, rc);
     size_t n = (size_t)count * r.n;
     const void *sb = INPLACE(sendbuf);
     void *rb = recvbuf;
     struct shmc_mpi_view vs = {0}, vr = {0};
-    if (r.packed) {
-        /* Reduce the packed elements; the result is unpacked where it lands. */
-        if (sendbuf == MPI_IN_PLACE)
-            rc = shmc_mpi__view_inout(recvbuf, (size_t)count, t, &vr);
-        else if (!(rc = shmc_mpi__view_send(sendbuf, (size_t)count, t, &vs)) && receives)
-            rc = shmc_mpi__view_recv(recvbuf, (size_t)count, t, &vr);
-        if (rc) {
-            shmc_mpi__view_finish(&vs, 0);
-            return raise_rc(&k, rc);
-        }
-        sb = sendbuf == MPI_IN_PLACE ? SHMC_IN_PLACE : vs.p;
-        rb = vr.p;
-    }
+    if (r.packed && (rc = packed_views(sendbuf, recvbuf, (size_t)count, (size_t)count, receives, t,
+                                       &vs, &vr, &sb, &rb)))
+        return shmc_mpi__call_rc(&k, rc);
     int err;
     switch (kind) {
     case REDUCE:
@@ -139,7 +112,7 @@ static int reduction(enum red_kind kind, const void *sendbuf, void *recvbuf, int
     int keep = err == SHMC_OK && receives && !(kind == EXSCAN && k.c->rank == 0);
     shmc_mpi__view_finish(&vs, 0);
     shmc_mpi__view_finish(&vr, keep ? vr.bytes : 0);
-    return raise_err(&k, err);
+    return shmc_mpi__call_err(&k, err);
 }
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -170,66 +143,53 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 }
 SHMC_MPI_ALIAS(Exscan);
 
-/* The converted count arrays of a v-call: 4 * size entries kept with the communicator. */
-static size_t *scratch(struct coll *k, int *rc)
-{
-    if (!k->c->scratch && !(k->c->scratch = malloc(4 * (size_t)k->c->size * sizeof(size_t))))
-        *rc = shmc_mpi__err(MPI_ERR_NO_MEM, "%d ranks' counts", k->c->size);
-    return k->c->scratch;
-}
-
 static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, int block,
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char *fn)
 {
-    struct coll k;
+    struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
     struct shmc_mpi_red r;
-    int rc = begin(comm, fn, &k);
+    int rc = shmc_mpi__call(comm, fn, &k);
     if (rc)
         return rc;
     int size = k.c->size, me = k.c->rank;
     if (!recvcounts && block < 0)
-        return raise_rc(&k, shmc_mpi__err(MPI_ERR_ARG, "recvcounts is NULL"));
+        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_ARG, "recvcounts is NULL"));
     size_t total = 0;
     int equal = 1;
     for (int i = 0; i < size; i++) {
         int ci = block >= 0 ? block : recvcounts[i];
         if (ci < 0)
-            return raise_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "recvcounts[%d] = %d", i, ci));
+            return shmc_mpi__call_rc(&k,
+                                     shmc_mpi__err(MPI_ERR_COUNT, "recvcounts[%d] = %d", i, ci));
         total += (size_t)ci;
         equal &= ci == (block >= 0 ? block : recvcounts[0]);
     }
     int mine = block >= 0 ? block : recvcounts[me];
     if (total > INT32_MAX)
-        return raise_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "the counts add up past an int"));
-    if ((rc = arg(sendbuf, (int)total, datatype, &t)) ||
+        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "the counts add up past an int"));
+    size_t bytes;
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if ((rc = shmc_mpi__buffer_arg(in_place ? recvbuf : sendbuf, (int)total, datatype, &t,
+                                   &bytes)) ||
         (rc = shmc_mpi__check_buf(recvbuf, mine, t)) ||
         (rc = shmc_mpi__reduction(op, datatype, &r)))
-        return raise_rc(&k, rc);
+        return shmc_mpi__call_rc(&k, rc);
     const void *sb = INPLACE(sendbuf);
     void *rb = recvbuf;
     struct shmc_mpi_view vs = {0}, vr = {0};
-    if (r.packed) {
-        if (sendbuf == MPI_IN_PLACE)
-            rc = shmc_mpi__view_inout(recvbuf, total, t, &vr);
-        else if (!(rc = shmc_mpi__view_send(sendbuf, total, t, &vs)))
-            rc = shmc_mpi__view_recv(recvbuf, (size_t)mine, t, &vr);
-        if (rc) {
-            shmc_mpi__view_finish(&vs, 0);
-            return raise_rc(&k, rc);
-        }
-        sb = sendbuf == MPI_IN_PLACE ? SHMC_IN_PLACE : vs.p;
-        rb = vr.p;
-    }
+    if (r.packed &&
+        (rc = packed_views(sendbuf, recvbuf, total, (size_t)mine, 1, t, &vs, &vr, &sb, &rb)))
+        return shmc_mpi__call_rc(&k, rc);
     int err;
     if (equal) {
         err = shmc_reduce_scatter(sb, rb, (size_t)mine * r.n, r.dtype, r.op, k.c->c);
     } else {
-        size_t *cnt = scratch(&k, &rc);
+        size_t *cnt = shmc_mpi__comm_scratch(k.c, &rc);
         if (!cnt) {
             shmc_mpi__view_finish(&vs, 0);
             shmc_mpi__view_finish(&vr, 0);
-            return raise_rc(&k, rc);
+            return shmc_mpi__call_rc(&k, rc);
         }
         for (int i = 0; i < size; i++)
             cnt[i] = (size_t)recvcounts[i] * r.n;
@@ -237,7 +197,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
     }
     shmc_mpi__view_finish(&vs, 0);
     shmc_mpi__view_finish(&vr, err == SHMC_OK ? (size_t)mine * (size_t)t->size : 0);
-    return raise_err(&k, err);
+    return shmc_mpi__call_err(&k, err);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -251,31 +211,16 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (recvcount < 0) {
-        struct coll k;
-        int rc = begin(comm, __func__, &k);
-        return rc ? rc : raise_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "recvcount %d", recvcount));
+        struct shmc_mpi_call k;
+        int rc = shmc_mpi__call(comm, __func__, &k);
+        return rc ? rc
+                  : shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "recvcount %d", recvcount));
     }
     return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, __func__);
 }
 SHMC_MPI_ALIAS(Reduce_scatter_block);
 
 /* ---- gather, scatter, all-gather, all-to-all ------------------------------------------------ */
-
-/* Byte size of count elements of t, or an error. */
-static int block_bytes(int count, const struct shmc_mpi_type *t, size_t *bytes)
-{
-    if (__builtin_mul_overflow((size_t)count, (size_t)t->size, bytes))
-        return shmc_mpi__err(MPI_ERR_COUNT, "count %d of this datatype overflows", count);
-    return MPI_SUCCESS;
-}
-
-/* One side of a data call: a usable type, a valid buffer, and its block's bytes. */
-static int side(const void *buf, int count, MPI_Datatype type, const struct shmc_mpi_type **t,
-                size_t *bytes)
-{
-    int rc = arg(buf, count, type, t);
-    return rc ? rc : block_bytes(count, *t, bytes);
-}
 
 /* A rank's send and receive blocks must hold the same bytes (the same type signature). */
 static int same_block(size_t sbytes, size_t rbytes)
@@ -299,43 +244,42 @@ static int large(void *buf, int n, int count, const struct shmc_mpi_type *t, int
                     : shmc_mpi__view_recv(buf, elems, t, v);
 }
 
-static int finish(struct coll *k, int err, struct shmc_mpi_view *vs, struct shmc_mpi_view *vr)
+static int finish(struct shmc_mpi_call *k, int err, struct shmc_mpi_view *vs,
+                  struct shmc_mpi_view *vr)
 {
     shmc_mpi__view_finish(vs, 0);
     shmc_mpi__view_finish(vr, err == SHMC_OK ? vr->bytes : 0);
-    return raise_err(k, err);
+    return shmc_mpi__call_err(k, err);
 }
 
-static int fail(struct coll *k, int rc, struct shmc_mpi_view *vs, struct shmc_mpi_view *vr)
+static int fail(struct shmc_mpi_call *k, int rc, struct shmc_mpi_view *vs, struct shmc_mpi_view *vr)
 {
     shmc_mpi__view_finish(vs, 0);
     shmc_mpi__view_finish(vr, 0);
-    return raise_rc(k, rc);
+    return shmc_mpi__call_rc(k, rc);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    struct coll k;
+    struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
     size_t bytes = 0, sbytes = 0;
-    int rc = begin(comm, __func__, &k);
+    int rc = shmc_mpi__call(comm, __func__, &k);
     if (rc)
         return rc;
-    if ((rc = check_root(&k, root)))
-        return raise_rc(&k, rc);
     int in_place = sendbuf == MPI_IN_PLACE;
+    if ((rc = shmc_mpi__call_rooted(&k, root, in_place)))
+        return shmc_mpi__call_rc(&k, rc);
     if (k.c->rank != root) {
-        if (in_place)
-            return raise_rc(&k, shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root"));
-        if ((rc = side(sendbuf, sendcount, sendtype, &st, &bytes)) ||
+        if ((rc = shmc_mpi__buffer_arg(sendbuf, sendcount, sendtype, &st, &bytes)) ||
             (rc = shmc_mpi__view_send(sendbuf, (size_t)sendcount, st, &vs)))
-            return raise_rc(&k, rc);
+            return shmc_mpi__call_rc(&k, rc);
         return finish(&k, shmc_gather(vs.p, NULL, bytes, SHMC_UINT8, root, k.c->c), &vs, &vr);
     }
-    if ((rc = side(recvbuf, recvcount, recvtype, &rt, &bytes)) ||
-        (!in_place && ((rc = side(sendbuf, sendcount, sendtype, &st, &sbytes)) ||
+    if ((rc = shmc_mpi__buffer_arg(recvbuf, recvcount, recvtype, &rt, &bytes)) ||
+        (!in_place && ((rc = shmc_mpi__buffer_arg(sendbuf, sendcount, sendtype, &st, &sbytes)) ||
                        (rc = same_block(sbytes, bytes)) ||
                        (rc = shmc_mpi__view_send(sendbuf, (size_t)sendcount, st, &vs)))) ||
         (rc = large(recvbuf, k.c->size, recvcount, rt, in_place, &vr)))
@@ -348,26 +292,24 @@ SHMC_MPI_ALIAS(Gather);
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    struct coll k;
+    struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
     size_t bytes = 0, rbytes = 0;
-    int rc = begin(comm, __func__, &k);
+    int rc = shmc_mpi__call(comm, __func__, &k);
     if (rc)
         return rc;
-    if ((rc = check_root(&k, root)))
-        return raise_rc(&k, rc);
     int in_place = recvbuf == MPI_IN_PLACE;
+    if ((rc = shmc_mpi__call_rooted(&k, root, in_place)))
+        return shmc_mpi__call_rc(&k, rc);
     if (k.c->rank != root) {
-        if (in_place)
-            return raise_rc(&k, shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root"));
-        if ((rc = side(recvbuf, recvcount, recvtype, &rt, &bytes)) ||
+        if ((rc = shmc_mpi__buffer_arg(recvbuf, recvcount, recvtype, &rt, &bytes)) ||
             (rc = shmc_mpi__view_recv(recvbuf, (size_t)recvcount, rt, &vr)))
-            return raise_rc(&k, rc);
+            return shmc_mpi__call_rc(&k, rc);
         return finish(&k, shmc_scatter(NULL, vr.p, bytes, SHMC_UINT8, root, k.c->c), &vs, &vr);
     }
-    if ((rc = side(sendbuf, sendcount, sendtype, &st, &bytes)) ||
-        (!in_place && ((rc = side(recvbuf, recvcount, recvtype, &rt, &rbytes)) ||
+    if ((rc = shmc_mpi__buffer_arg(sendbuf, sendcount, sendtype, &st, &bytes)) ||
+        (!in_place && ((rc = shmc_mpi__buffer_arg(recvbuf, recvcount, recvtype, &rt, &rbytes)) ||
                        (rc = same_block(bytes, rbytes)) ||
                        (rc = shmc_mpi__view_recv(recvbuf, (size_t)recvcount, rt, &vr)))) ||
         (rc = shmc_mpi__view_send(sendbuf, (size_t)k.c->size * (size_t)sendcount, st, &vs)))
@@ -382,18 +324,18 @@ static int all_blocks(int alltoall, const void *sendbuf, int sendcount, MPI_Data
                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                       const char *fn)
 {
-    struct coll k;
+    struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
     size_t bytes = 0, sbytes = 0;
-    int rc = begin(comm, fn, &k);
+    int rc = shmc_mpi__call(comm, fn, &k);
     if (rc)
         return rc;
     int in_place = sendbuf == MPI_IN_PLACE;
     size_t sblocks = alltoall ? (size_t)k.c->size : 1;
-    if ((rc = side(recvbuf, recvcount, recvtype, &rt, &bytes)) ||
+    if ((rc = shmc_mpi__buffer_arg(recvbuf, recvcount, recvtype, &rt, &bytes)) ||
         (!in_place &&
-         ((rc = side(sendbuf, sendcount, sendtype, &st, &sbytes)) ||
+         ((rc = shmc_mpi__buffer_arg(sendbuf, sendcount, sendtype, &st, &sbytes)) ||
           (rc = same_block(sbytes, bytes)) ||
           (rc = shmc_mpi__view_send(sendbuf, sblocks * (size_t)sendcount, st, &vs)))) ||
         (rc = large(recvbuf, k.c->size, recvcount, rt, in_place, &vr)))

@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct shmc_mpi_comm **shmc_mpi__comms;
-int shmc_mpi__ncomms;
-static int ncap;
+struct shmc_mpi_table shmc_mpi__comms;
 
 /* Communicators freed by the program while a request on them was pending: the C library
  * frees them once the requests are done (MPI lets pending operations complete). */
@@ -37,25 +35,18 @@ static void release(struct shmc_mpi_comm *c)
     free(c);
 }
 
-int shmc_mpi__comm_new(shmc_comm *sc, int *world, const struct shmc_mpi_comm *parent, MPI_Comm *out)
+/* Makes the communicator of sc at the first free handle from first up; on failure sc
+ * (unless it is the world) and world are freed. */
+static int install(shmc_comm *sc, int *world, const struct shmc_mpi_comm *parent, MPI_Comm first,
+                   MPI_Comm *out)
 {
     struct shmc_mpi_comm *c = calloc(1, sizeof *c);
-    int h = MPI_COMM_SELF + 1;
-    while (h < ncap && shmc_mpi__comms[h])
-        h++;
-    if (c && h >= ncap) {
-        int n = ncap ? 2 * ncap : 64;
-        struct shmc_mpi_comm **t = realloc(shmc_mpi__comms, (size_t)n * sizeof *t);
-        if (t) {
-            memset(t + ncap, 0, (size_t)(n - ncap) * sizeof *t);
-            shmc_mpi__comms = t;
-            ncap = n;
-        }
-    }
-    if (!c || h >= ncap) {
+    int h = c ? shmc_mpi__table_put(&shmc_mpi__comms, first, c) : -1;
+    if (h < 0) {
         free(c);
         free(world);
-        shmc_comm_free(&sc);
+        if (first > MPI_COMM_WORLD)
+            shmc_comm_free(&sc);
         return shmc_mpi__err(MPI_ERR_NO_MEM, "a communicator");
     }
     c->c = sc;
@@ -63,23 +54,24 @@ int shmc_mpi__comm_new(shmc_comm *sc, int *world, const struct shmc_mpi_comm *pa
     c->rank = shmc_comm_rank(sc);
     c->world = world;
     c->errh = parent ? parent->errh : MPI_ERRORS_ARE_FATAL;
-    shmc_mpi__comms[h] = c;
-    shmc_mpi__ncomms = ncap;
     *out = h;
     return MPI_SUCCESS;
 }
 
-/* Puts a communicator at a predefined handle. */
+int shmc_mpi__comm_new(shmc_comm *sc, int *world, const struct shmc_mpi_comm *parent, MPI_Comm *out)
+{
+    return install(sc, world, parent, MPI_COMM_SELF + 1, out);
+}
+
+/* Puts a communicator at its predefined handle (the table is empty at MPI_Init). */
 static int predefined(MPI_Comm h, shmc_comm *sc, int *world, const char *name)
 {
     MPI_Comm got;
-    int rc = shmc_mpi__comm_new(sc, world, NULL, &got);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    shmc_mpi__comms[h] = shmc_mpi__comms[got];
-    shmc_mpi__comms[got] = NULL;
-    snprintf(shmc_mpi__comms[h]->name, MPI_MAX_OBJECT_NAME, "%s", name);
-    return MPI_SUCCESS;
+    int rc = install(sc, world, NULL, h, &got);
+    if (rc == MPI_SUCCESS)
+        snprintf(((struct shmc_mpi_comm *)shmc_mpi__comms.slot[h])->name, MPI_MAX_OBJECT_NAME, "%s",
+                 name);
+    return rc;
 }
 
 int shmc_mpi__comm_start(shmc_comm *world)
@@ -113,8 +105,8 @@ int shmc_mpi__comm_start(shmc_comm *world)
 
 void shmc_mpi__comm_end(void)
 {
-    for (int h = 0; h < ncap; h++) {
-        struct shmc_mpi_comm *c = shmc_mpi__comms[h];
+    for (int h = 0; h < shmc_mpi__comms.cap; h++) {
+        struct shmc_mpi_comm *c = shmc_mpi__comms.slot[h];
         if (!c)
             continue;
         if (h != MPI_COMM_WORLD)
@@ -126,9 +118,23 @@ void shmc_mpi__comm_end(void)
     free(doomed);
     doomed = NULL;
     ndoomed = 0;
-    free(shmc_mpi__comms);
-    shmc_mpi__comms = NULL;
-    shmc_mpi__ncomms = ncap = 0;
+    shmc_mpi__table_end(&shmc_mpi__comms);
+}
+
+size_t *shmc_mpi__comm_scratch(struct shmc_mpi_comm *c, int *rc)
+{
+    if (!c->scratch && !(c->scratch = malloc(4 * (size_t)c->size * sizeof(size_t))))
+        *rc = shmc_mpi__err(MPI_ERR_NO_MEM, "%d ranks' counts", c->size);
+    return c->scratch;
+}
+
+int shmc_mpi__call_rooted(const struct shmc_mpi_call *k, int root, int in_place)
+{
+    if (root < 0 || root >= k->c->size)
+        return shmc_mpi__err(MPI_ERR_ROOT, "root %d is outside 0..%d", root, k->c->size - 1);
+    if (in_place && k->c->rank != root)
+        return shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root alone");
+    return MPI_SUCCESS;
 }
 
 /* ---- queries ------------------------------------------------------------------------- */
@@ -244,7 +250,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         v = &wtime_global;
         break;
     case MPI_UNIVERSE_SIZE:
-        universe = shmc_mpi__comms[MPI_COMM_WORLD]->size;
+        universe = ((struct shmc_mpi_comm *)shmc_mpi__comms.slot[MPI_COMM_WORLD])->size;
         v = &universe;
         break;
     case MPI_APPNUM:
@@ -304,7 +310,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
     int rc = split(c, 0, c->rank, newcomm);
     if (rc == MPI_SUCCESS && c->ndims > 0) {
-        struct shmc_mpi_comm *n = shmc_mpi__comms[*newcomm];
+        struct shmc_mpi_comm *n = shmc_mpi__comms.slot[*newcomm];
         n->dims = malloc((size_t)c->ndims * sizeof *n->dims);
         n->periods = malloc((size_t)c->ndims * sizeof *n->periods);
         if (n->dims && n->periods) {
@@ -462,7 +468,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
         doomed = d;
         doomed[ndoomed++] = c->c;
     }
-    shmc_mpi__comms[*comm] = NULL;
+    shmc_mpi__comms.slot[*comm] = NULL;
     release(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -259,12 +259,10 @@ SHMC_MPI_ALIAS(Comm_get_errhandler);
 MPI_Errhandler shmc_mpi__comm_errhandler(MPI_Comm comm)
 {
     /* Read the table directly: a failed lookup would overwrite the error's detail. */
-    if (comm > 0 && comm < shmc_mpi__ncomms && shmc_mpi__comms[comm])
-        return shmc_mpi__comms[comm]->errh;
-    /* No such communicator (or none yet): the world's handler, as MPI 3 says. */
-    if (MPI_COMM_WORLD < shmc_mpi__ncomms && shmc_mpi__comms[MPI_COMM_WORLD])
-        return shmc_mpi__comms[MPI_COMM_WORLD]->errh;
-    return MPI_ERRORS_ARE_FATAL;
+    struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, comm);
+    if (!c) /* no such communicator (or none yet): the world's handler, as MPI 3 says */
+        c = shmc_mpi__table_get(&shmc_mpi__comms, MPI_COMM_WORLD);
+    return c ? c->errh : MPI_ERRORS_ARE_FATAL;
 }
 
 static const char *comm_label(MPI_Comm comm, char *buf, size_t len)

@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct shmc_mpi_group **groups;
-static int ngroups;
+static struct shmc_mpi_table groups;
 static struct shmc_mpi_group empty = {0, NULL};
 
 struct shmc_mpi_group *shmc_mpi__group(MPI_Group h, int *rc)
 {
     if (h == MPI_GROUP_EMPTY)
         return &empty;
-    if (h > MPI_GROUP_EMPTY && h < ngroups && groups[h])
-        return groups[h];
+    struct shmc_mpi_group *g = h > MPI_GROUP_EMPTY ? shmc_mpi__table_get(&groups, h) : NULL;
+    if (g)
+        return g;
     *rc = shmc_mpi__err(MPI_ERR_GROUP, "%d is not a group%s", h,
                         h == MPI_GROUP_NULL ? " (MPI_GROUP_NULL)" : "");
     return NULL;
@@ -31,40 +31,28 @@ int shmc_mpi__group_new(int n, int *world, MPI_Group *out)
         return MPI_SUCCESS;
     }
     struct shmc_mpi_group *g = malloc(sizeof *g);
-    int h = MPI_GROUP_EMPTY + 1;
-    while (h < ngroups && groups[h])
-        h++;
-    if (g && h >= ngroups) {
-        int cap = ngroups ? 2 * ngroups : 64;
-        struct shmc_mpi_group **t = realloc(groups, (size_t)cap * sizeof *t);
-        if (t) {
-            memset(t + ngroups, 0, (size_t)(cap - ngroups) * sizeof *t);
-            groups = t;
-            ngroups = cap;
-        }
-    }
-    if (!g || h >= ngroups) {
+    int h = g ? shmc_mpi__table_put(&groups, MPI_GROUP_EMPTY + 1, g) : -1;
+    if (h < 0) {
         free(g);
         free(world);
         return shmc_mpi__err(MPI_ERR_NO_MEM, "a group");
     }
     g->n = n;
     g->world = world;
-    groups[h] = g;
     *out = h;
     return MPI_SUCCESS;
 }
 
 void shmc_mpi__group_end(void)
 {
-    for (int h = 0; h < ngroups; h++)
-        if (groups[h]) {
-            free(groups[h]->world);
-            free(groups[h]);
+    for (int h = 0; h < groups.cap; h++) {
+        struct shmc_mpi_group *g = groups.slot[h];
+        if (g) {
+            free(g->world);
+            free(g);
         }
-    free(groups);
-    groups = NULL;
-    ngroups = 0;
+    }
+    shmc_mpi__table_end(&groups);
 }
 
 static int index_of(const struct shmc_mpi_group *g, int world)
@@ -110,7 +98,7 @@ int PMPI_Group_free(MPI_Group *group)
     if (g != &empty) {
         free(g->world);
         free(g);
-        groups[*group] = NULL;
+        groups.slot[*group] = NULL;
     }
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;

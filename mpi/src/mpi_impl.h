@@ -45,6 +45,21 @@ int shmc_mpi__check_running(void);
 MPI_Errhandler shmc_mpi__comm_errhandler(MPI_Comm comm);
 int shmc_mpi__unsupported(const char *name);
 
+/* ---- handle tables (handles.c) ----------------------------------------------------------- */
+
+struct shmc_mpi_table {
+    void **slot; /* by handle; NULL: free */
+    int cap;
+};
+/* Puts obj at the first free handle from first up, growing the table; -1 without memory. */
+int shmc_mpi__table_put(struct shmc_mpi_table *t, int first, void *obj);
+/* Frees the table itself (its objects are the caller's). */
+void shmc_mpi__table_end(struct shmc_mpi_table *t);
+static inline void *shmc_mpi__table_get(const struct shmc_mpi_table *t, int h)
+{
+    return h > 0 && h < t->cap ? t->slot[h] : NULL;
+}
+
 /* ---- communicators (comm.c) and groups (group.c) --------------------------------------- */
 
 struct shmc_mpi_comm {
@@ -57,21 +72,49 @@ struct shmc_mpi_comm {
     int *dims, *periods;
     size_t *scratch; /* 4 * size entries for the v-collectives' converted arrays */
 };
-extern struct shmc_mpi_comm **shmc_mpi__comms; /* by handle; NULL outside Init .. Finalize */
-extern int shmc_mpi__ncomms;
+extern struct shmc_mpi_table shmc_mpi__comms; /* empty outside Init .. Finalize */
 /* The error for a handle that names no communicator (or a call outside Init .. Finalize). */
 int shmc_mpi__comm_bad(MPI_Comm h);
 /* The communicator of a handle, or NULL with the error's detail recorded in *rc. */
 static inline struct shmc_mpi_comm *shmc_mpi__comm(MPI_Comm h, int *rc)
 {
-    if (h > 0 && h < shmc_mpi__ncomms && shmc_mpi__comms[h])
-        return shmc_mpi__comms[h];
-    *rc = shmc_mpi__comm_bad(h);
-    return 0;
+    struct shmc_mpi_comm *c = (struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, h);
+    if (!c)
+        *rc = shmc_mpi__comm_bad(h);
+    return c;
 }
 /* Makes a handle for a new communicator of world ranks world[0..size-1] (taken over). */
 int shmc_mpi__comm_new(shmc_comm *c, int *world, const struct shmc_mpi_comm *parent, MPI_Comm *out);
 int shmc_mpi__comm_start(shmc_comm *world);
+/* The communicator's scratch of 4 * size entries (the v-calls' converted arrays). */
+size_t *shmc_mpi__comm_scratch(struct shmc_mpi_comm *c, int *rc);
+
+/* A call on a communicator: its errors name the call (fn, "PMPI_Send") and go to the
+ * communicator's handler. shmc_mpi__call fills k, or raises (on the world's handler) for a
+ * handle that is no communicator and returns that code. */
+struct shmc_mpi_call {
+    struct shmc_mpi_comm *c;
+    MPI_Comm h;
+    const char *fn;
+};
+static inline int shmc_mpi__call(MPI_Comm comm, const char *fn, struct shmc_mpi_call *k)
+{
+    int rc = MPI_SUCCESS;
+    k->h = comm;
+    k->fn = fn;
+    k->c = shmc_mpi__comm(comm, &rc);
+    return k->c ? MPI_SUCCESS : shmc_mpi__raise(comm, rc, fn);
+}
+static inline int shmc_mpi__call_rc(const struct shmc_mpi_call *k, int rc)
+{
+    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(k->h, rc, k->fn);
+}
+static inline int shmc_mpi__call_err(const struct shmc_mpi_call *k, int err)
+{
+    return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__raise(k->h, shmc_mpi__from_shmc(err), k->fn);
+}
+/* A rooted collective's root, and MPI_IN_PLACE passed by the root alone. */
+int shmc_mpi__call_rooted(const struct shmc_mpi_call *k, int root, int in_place);
 void shmc_mpi__comm_end(void);
 
 struct shmc_mpi_group {
@@ -107,15 +150,13 @@ struct shmc_mpi_type {
     int combiner;
     char name[MPI_MAX_OBJECT_NAME];
 };
-extern struct shmc_mpi_type **shmc_mpi__types; /* by handle */
-extern int shmc_mpi__ntypes;
+extern struct shmc_mpi_table shmc_mpi__types;
 struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc);
 /* The type of a handle, or NULL with the error's detail recorded in *rc. */
 static inline struct shmc_mpi_type *shmc_mpi__type(MPI_Datatype h, int *rc)
 {
-    if (h > 0 && h < shmc_mpi__ntypes && shmc_mpi__types[h])
-        return shmc_mpi__types[h];
-    return shmc_mpi__type_slow(h, rc);
+    struct shmc_mpi_type *t = (struct shmc_mpi_type *)shmc_mpi__table_get(&shmc_mpi__types, h);
+    return t ? t : shmc_mpi__type_slow(h, rc);
 }
 /* As shmc_mpi__type, and also refuses a derived type that was not committed. */
 struct shmc_mpi_type *shmc_mpi__type_usable(MPI_Datatype h, int *rc);
@@ -204,7 +245,8 @@ void shmc_mpi__ops_end(void);
 
 /* ---- requests (request.c, bsend.c) ------------------------------------------------------ */
 
-void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s);
+/* A status from the C library's, for a buffer of cap bytes. */
+void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s, size_t cap);
 void shmc_mpi__status_empty(MPI_Status *st);
 /* Makes a request handle for a started operation r (NULL: complete already with *done). */
 int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v,
@@ -218,6 +260,11 @@ void shmc_mpi__bsend_end(void);
 /* ---- info (info.c) ---------------------------------------------------------------------- */
 int shmc_mpi__info_check(MPI_Info info);
 void shmc_mpi__info_end(void);
+
+/* A buffer argument of a call: count elements of a usable (committed) type at buf, which
+ * is not MPI_IN_PLACE; *bytes, their packed size. */
+int shmc_mpi__buffer_arg(const void *buf, int count, MPI_Datatype type,
+                         const struct shmc_mpi_type **t, size_t *bytes);
 
 /* Argument checks shared by the calls: each returns MPI_SUCCESS or an error code with its
  * detail recorded. */

@@ -235,7 +235,7 @@ static int native(MPI_Op op, enum shmc_mpi_num num, shmc_dtype *dt, shmc_op *sop
     return 0;
 }
 
-static int emulate(MPI_Op op, MPI_Datatype red, const struct shmc_mpi_type *rt, shmc_op *sop)
+static int emulate(MPI_Op op, MPI_Datatype red, shmc_op *sop)
 {
     struct emu *e = &emus[op][red];
     if (!e->made) {
@@ -246,7 +246,6 @@ static int emulate(MPI_Op op, MPI_Datatype red, const struct shmc_mpi_type *rt, 
             return shmc_mpi__from_shmc(err);
         e->made = 1;
     }
-    (void)rt;
     *sop = e->sop;
     return MPI_SUCCESS;
 }
@@ -298,7 +297,7 @@ int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r)
         return MPI_SUCCESS;
     const struct shmc_mpi_type *rt = shmc_mpi__type(t->red, &rc);
     r->dtype = SHMC_DTYPE_BYTES(rt->size);
-    return emulate(op, t->red, rt, &r->op);
+    return emulate(op, t->red, &r->op);
 }
 
 void shmc_mpi__ops_end(void)

@@ -9,43 +9,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The communicator and datatype of a call, its arguments checked. */
+/* A point-to-point call: its communicator, and its buffer's type and packed bytes. */
 struct call {
-    struct shmc_mpi_comm *c;
+    struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
     size_t bytes;
 };
 
-static int prepare(const void *buf, int count, MPI_Datatype type, MPI_Comm comm, struct call *k)
+/* Checks the call's arguments; returns MPI_SUCCESS or the raised error. */
+static inline int prepare(const void *buf, int count, MPI_Datatype type, MPI_Comm comm,
+                          const char *fn, struct call *k)
 {
-    int rc = MPI_SUCCESS;
-    if (!(k->c = shmc_mpi__comm(comm, &rc)))
+    int rc = shmc_mpi__call(comm, fn, &k->k);
+    if (rc)
         return rc;
-    if (!(k->t = shmc_mpi__type_usable(type, &rc)))
-        return rc;
-    if ((rc = shmc_mpi__check_buf(buf, count, k->t)) != MPI_SUCCESS)
-        return rc;
-    if (__builtin_mul_overflow((size_t)count, (size_t)k->t->size, &k->bytes))
-        return shmc_mpi__err(MPI_ERR_COUNT, "count %d of this datatype overflows", count);
-    return MPI_SUCCESS;
+    return shmc_mpi__call_rc(&k->k, shmc_mpi__buffer_arg(buf, count, type, &k->t, &k->bytes));
 }
 
-/* Raise on comm, or on the world when comm itself was bad. */
-static int fail(MPI_Comm comm, int rc, const char *fn)
-{
-    int ignore;
-    return shmc_mpi__raise(shmc_mpi__comm(comm, &ignore) ? comm : MPI_COMM_WORLD, rc, fn);
-}
-
-static void set_status(MPI_Status *status, const shmc_status *s, size_t cap, int err)
+static void set_status(MPI_Status *status, const shmc_status *s, size_t cap)
 {
     if (status == MPI_STATUS_IGNORE || !status)
         return;
     int e = status->MPI_ERROR;
-    shmc_mpi__status_set(status, s);
-    if (err == SHMC_ERR_TRUNCATE && s->count > cap)
-        status->shmc_bytes = (MPI_Count)cap;
-    status->MPI_ERROR = e;
+    shmc_mpi__status_set(status, s, cap);
+    status->MPI_ERROR = e; /* single completions leave it alone */
+}
+
+/* The bytes a receive into a cap-byte buffer delivered (0 when it failed). */
+static size_t received(int err, const shmc_status *s, size_t cap)
+{
+    if (err != SHMC_OK && err != SHMC_ERR_TRUNCATE)
+        return 0;
+    return s->count < cap ? s->count : cap;
 }
 
 enum send_mode { STANDARD, SYNCHRONOUS };
@@ -54,22 +49,22 @@ static int send(const void *buf, int count, MPI_Datatype type, int dest, int tag
                 enum send_mode mode, const char *fn)
 {
     struct call k;
-    int rc = prepare(buf, count, type, comm, &k);
-    if (rc != MPI_SUCCESS)
-        return fail(comm, rc, fn);
+    int rc = prepare(buf, count, type, comm, fn, &k);
+    if (rc)
+        return rc;
     int err;
     if (k.t->dense) {
-        err = mode == SYNCHRONOUS ? shmc_ssend(buf, k.bytes, SHMC_UINT8, dest, tag, k.c->c)
-                                  : shmc_send(buf, k.bytes, SHMC_UINT8, dest, tag, k.c->c);
+        err = mode == SYNCHRONOUS ? shmc_ssend(buf, k.bytes, SHMC_UINT8, dest, tag, k.k.c->c)
+                                  : shmc_send(buf, k.bytes, SHMC_UINT8, dest, tag, k.k.c->c);
     } else {
         struct shmc_mpi_view v;
         if ((rc = shmc_mpi__view_send(buf, (size_t)count, k.t, &v)) != MPI_SUCCESS)
-            return fail(comm, rc, fn);
-        err = mode == SYNCHRONOUS ? shmc_ssend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.c->c)
-                                  : shmc_send(v.p, v.bytes, SHMC_UINT8, dest, tag, k.c->c);
+            return shmc_mpi__call_rc(&k.k, rc);
+        err = mode == SYNCHRONOUS ? shmc_ssend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.k.c->c)
+                                  : shmc_send(v.p, v.bytes, SHMC_UINT8, dest, tag, k.k.c->c);
         shmc_mpi__view_finish(&v, 0);
     }
-    return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__raise(comm, shmc_mpi__from_shmc(err), fn);
+    return shmc_mpi__call_err(&k.k, err);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -95,24 +90,22 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
               MPI_Status *status)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, comm, &k);
-    if (rc != MPI_SUCCESS)
-        return fail(comm, rc, __func__);
+    int rc = prepare(buf, count, datatype, comm, __func__, &k);
+    if (rc)
+        return rc;
     shmc_status s;
     int err;
     if (k.t->dense) {
-        err = shmc_recv(buf, k.bytes, SHMC_UINT8, source, tag, k.c->c, &s);
+        err = shmc_recv(buf, k.bytes, SHMC_UINT8, source, tag, k.k.c->c, &s);
     } else {
         struct shmc_mpi_view v;
         if ((rc = shmc_mpi__view_recv(buf, (size_t)count, k.t, &v)) != MPI_SUCCESS)
-            return fail(comm, rc, __func__);
-        err = shmc_recv(v.p, v.bytes, SHMC_UINT8, source, tag, k.c->c, &s);
-        shmc_mpi__view_finish(&v, err == SHMC_OK || err == SHMC_ERR_TRUNCATE
-                                      ? (s.count < v.bytes ? s.count : v.bytes)
-                                      : 0);
+            return shmc_mpi__call_rc(&k.k, rc);
+        err = shmc_recv(v.p, v.bytes, SHMC_UINT8, source, tag, k.k.c->c, &s);
+        shmc_mpi__view_finish(&v, received(err, &s, v.bytes));
     }
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
-        set_status(status, &s, k.bytes, err);
+        set_status(status, &s, k.bytes);
     return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
 }
 SHMC_MPI_ALIAS(Recv);
@@ -121,23 +114,23 @@ static int isend(const void *buf, int count, MPI_Datatype type, int dest, int ta
                  enum send_mode mode, MPI_Request *request, const char *fn)
 {
     struct call k;
-    int rc = prepare(buf, count, type, comm, &k);
-    if (rc == MPI_SUCCESS && !request)
-        rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
-    if (rc != MPI_SUCCESS)
-        return fail(comm, rc, fn);
+    int rc = prepare(buf, count, type, comm, fn, &k);
+    if (rc)
+        return rc;
+    if (!request)
+        return shmc_mpi__call_rc(&k.k, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
     struct shmc_mpi_view v;
     if ((rc = shmc_mpi__view_send(buf, (size_t)count, k.t, &v)) != MPI_SUCCESS)
-        return fail(comm, rc, fn);
+        return shmc_mpi__call_rc(&k.k, rc);
     shmc_request *r = NULL;
-    int err = mode == SYNCHRONOUS ? shmc_issend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.c->c, &r)
-                                  : shmc_isend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.c->c, &r);
+    int err = mode == SYNCHRONOUS ? shmc_issend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.k.c->c, &r)
+                                  : shmc_isend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.k.c->c, &r);
     if (err != SHMC_OK) {
         shmc_mpi__view_finish(&v, 0);
-        return shmc_mpi__raise(comm, shmc_mpi__from_shmc(err), fn);
+        return shmc_mpi__call_err(&k.k, err);
     }
     rc = shmc_mpi__request_new(r, comm, &v, NULL, request);
-    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(comm, rc, fn);
+    return shmc_mpi__call_rc(&k.k, rc);
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -165,16 +158,16 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Request *request)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, comm, &k);
-    if (rc == MPI_SUCCESS && !request)
-        rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
-    if (rc != MPI_SUCCESS)
-        return fail(comm, rc, __func__);
+    int rc = prepare(buf, count, datatype, comm, __func__, &k);
+    if (rc)
+        return rc;
+    if (!request)
+        return shmc_mpi__call_rc(&k.k, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
     struct shmc_mpi_view v;
     if ((rc = shmc_mpi__view_recv(buf, (size_t)count, k.t, &v)) != MPI_SUCCESS)
-        return fail(comm, rc, __func__);
+        return shmc_mpi__call_rc(&k.k, rc);
     shmc_request *r = NULL;
-    int err = shmc_irecv(v.p, v.bytes, SHMC_UINT8, source, tag, k.c->c, &r);
+    int err = shmc_irecv(v.p, v.bytes, SHMC_UINT8, source, tag, k.k.c->c, &r);
     if (err != SHMC_OK) {
         shmc_mpi__view_finish(&v, 0);
         return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
@@ -194,7 +187,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
                 MPI_Request *request)
 {
     if (!request)
-        return fail(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"), __func__);
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
     int rc = shmc_mpi__bsend_start(buf, count, datatype, dest, tag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -208,17 +201,17 @@ SHMC_MPI_ALIAS(Ibsend);
 
 static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status, const char *fn)
 {
-    int rc = MPI_SUCCESS;
-    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
-    if (!c)
-        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
+    struct shmc_mpi_call k;
+    int rc = shmc_mpi__call(comm, fn, &k);
+    if (rc)
+        return rc;
     shmc_status s;
-    int err = flag ? shmc_iprobe(source, tag, SHMC_UINT8, c->c, flag, &s)
-                   : shmc_probe(source, tag, SHMC_UINT8, c->c, &s);
+    int err = flag ? shmc_iprobe(source, tag, SHMC_UINT8, k.c->c, flag, &s)
+                   : shmc_probe(source, tag, SHMC_UINT8, k.c->c, &s);
     if (err != SHMC_OK)
-        return shmc_mpi__raise(comm, shmc_mpi__from_shmc(err), fn);
+        return shmc_mpi__call_err(&k, err);
     if (!flag || *flag)
-        set_status(status, &s, s.count, SHMC_OK);
+        set_status(status, &s, s.count);
     return MPI_SUCCESS;
 }
 
@@ -231,7 +224,7 @@ SHMC_MPI_ALIAS(Probe);
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     if (!flag)
-        return fail(comm, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"), __func__);
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"));
     return probe(source, tag, comm, flag, status, __func__);
 }
 SHMC_MPI_ALIAS(Iprobe);
@@ -241,11 +234,9 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   MPI_Comm comm, MPI_Status *status)
 {
     struct call ks, kr;
-    int rc = prepare(sendbuf, sendcount, sendtype, comm, &ks);
-    if (rc == MPI_SUCCESS)
-        rc = prepare(recvbuf, recvcount, recvtype, comm, &kr);
-    if (rc != MPI_SUCCESS)
-        return fail(comm, rc, __func__);
+    int rc = prepare(sendbuf, sendcount, sendtype, comm, __func__, &ks);
+    if (rc || (rc = prepare(recvbuf, recvcount, recvtype, comm, __func__, &kr)))
+        return rc;
     struct shmc_mpi_view vs, vr;
     if ((rc = shmc_mpi__view_send(sendbuf, (size_t)sendcount, ks.t, &vs)) != MPI_SUCCESS)
         return SHMC_MPI_RAISE(comm, rc);
@@ -255,12 +246,11 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     }
     shmc_status s;
     int err = shmc_sendrecv(vs.p, vs.bytes, dest, sendtag, vr.p, vr.bytes, source, recvtag,
-                            SHMC_UINT8, ks.c->c, &s);
-    int got = err == SHMC_OK || err == SHMC_ERR_TRUNCATE;
+                            SHMC_UINT8, ks.k.c->c, &s);
     shmc_mpi__view_finish(&vs, 0);
-    shmc_mpi__view_finish(&vr, got ? (s.count < vr.bytes ? s.count : vr.bytes) : 0);
-    if (got)
-        set_status(status, &s, vr.bytes, err);
+    shmc_mpi__view_finish(&vr, received(err, &s, vr.bytes));
+    if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
+        set_status(status, &s, vr.bytes);
     return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
 }
 SHMC_MPI_ALIAS(Sendrecv);
@@ -269,9 +259,9 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, comm, &k);
-    if (rc != MPI_SUCCESS)
-        return fail(comm, rc, __func__);
+    int rc = prepare(buf, count, datatype, comm, __func__, &k);
+    if (rc)
+        return rc;
     /* The outgoing message is copied first: the buffer then receives. */
     void *copy = malloc(k.bytes ? k.bytes : 1);
     if (!copy)
@@ -285,12 +275,11 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     }
     shmc_status s;
     int err = shmc_sendrecv(copy, k.bytes, dest, sendtag, vr.p, vr.bytes, source, recvtag,
-                            SHMC_UINT8, k.c->c, &s);
-    int got = err == SHMC_OK || err == SHMC_ERR_TRUNCATE;
-    shmc_mpi__view_finish(&vr, got ? (s.count < vr.bytes ? s.count : vr.bytes) : 0);
+                            SHMC_UINT8, k.k.c->c, &s);
+    shmc_mpi__view_finish(&vr, received(err, &s, vr.bytes));
     free(copy);
-    if (got)
-        set_status(status, &s, vr.bytes, err);
+    if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
+        set_status(status, &s, vr.bytes);
     return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
 }
 SHMC_MPI_ALIAS(Sendrecv_replace);

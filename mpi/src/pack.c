@@ -71,6 +71,19 @@ static int packed_bytes(size_t count, const struct shmc_mpi_type *t, size_t *byt
     return MPI_SUCCESS;
 }
 
+int shmc_mpi__buffer_arg(const void *buf, int count, MPI_Datatype type,
+                         const struct shmc_mpi_type **t, size_t *bytes)
+{
+    int rc = MPI_SUCCESS;
+    if (!(*t = shmc_mpi__type_usable(type, &rc)))
+        return rc;
+    if (buf == MPI_IN_PLACE)
+        return shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a buffer here");
+    if ((rc = shmc_mpi__check_buf(buf, count, *t)) != MPI_SUCCESS)
+        return rc;
+    return packed_bytes((size_t)count, *t, bytes);
+}
+
 int shmc_mpi__view_send(const void *buf, size_t count, const struct shmc_mpi_type *t,
                         struct shmc_mpi_view *v)
 {

@@ -35,12 +35,13 @@ void shmc_mpi__status_empty(MPI_Status *st)
     st->shmc_bytes = 0;
 }
 
-void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s)
+void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s, size_t cap)
 {
     st->MPI_SOURCE = s->source;
     st->MPI_TAG = s->tag;
     st->shmc_cancelled = 0;
-    st->shmc_bytes = (MPI_Count)s->count;
+    /* a truncated message counts what the buffer got */
+    st->shmc_bytes = (MPI_Count)(s->count < cap ? s->count : cap);
 }
 
 static int ignored(const MPI_Status *st)
@@ -62,15 +63,23 @@ static void finish(struct req *q, int err, const shmc_status *s)
 {
     q->r = NULL;
     q->done = 1;
-    shmc_mpi__status_set(&q->st, s);
-    size_t got = s->count;
-    if (got > q->v.bytes)
-        got = q->v.bytes;
-    if (err == SHMC_ERR_TRUNCATE)
-        q->st.shmc_bytes = (MPI_Count)got;
-    shmc_mpi__view_finish(&q->v, got);
+    shmc_mpi__status_set(&q->st, s, q->v.bytes);
+    int got = err == SHMC_OK || err == SHMC_ERR_TRUNCATE;
+    shmc_mpi__view_finish(&q->v, got ? (size_t)q->st.shmc_bytes : 0);
     q->err = err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__from_shmc(err);
     q->st.MPI_ERROR = q->err;
+}
+
+/* Completes q if it can (waiting for it when block): returns whether it is complete. */
+static int progress(struct req *q, int block)
+{
+    if (q->done)
+        return 1;
+    shmc_status s;
+    int done = 1, err = block ? shmc_wait(&q->r, &s) : shmc_test(&q->r, &done, &s);
+    if (done)
+        finish(q, err, &s);
+    return done;
 }
 
 static void drop(struct req *q)
@@ -85,14 +94,7 @@ static void reap_orphans(void)
         struct req *q = &reqs[i];
         if (!q->used || !q->orphan)
             continue;
-        int done = 1;
-        shmc_status s;
-        if (!q->done) {
-            int err = shmc_test(&q->r, &done, &s);
-            if (done)
-                finish(q, err, &s);
-        }
-        if (done) {
+        if (progress(q, 0)) {
             drop(q);
             norphans--;
         }
@@ -140,11 +142,8 @@ void shmc_mpi__request_end(void)
 {
     for (int i = 0; i < nreqs; i++) {
         struct req *q = &reqs[i];
-        if (q->used && q->orphan && !q->done) {
-            shmc_status s;
-            int err = shmc_wait(&q->r, &s);
-            finish(q, err, &s);
-        }
+        if (q->used && q->orphan)
+            progress(q, 1);
         if (q->used)
             shmc_mpi__view_finish(&q->v, 0);
     }
@@ -188,11 +187,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     struct req *q = lookup(*request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    if (!q->done) {
-        shmc_status s;
-        int err = shmc_wait(&q->r, &s);
-        finish(q, err, &s);
-    }
+    progress(q, 1);
     MPI_Comm comm = q->comm;
     rc = deliver(q, request, status, 0);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
@@ -213,15 +208,9 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     struct req *q = lookup(*request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    if (!q->done) {
-        shmc_status s;
-        int done = 0;
-        int err = shmc_test(&q->r, &done, &s);
-        if (!done) {
-            *flag = 0;
-            return MPI_SUCCESS;
-        }
-        finish(q, err, &s);
+    if (!progress(q, 0)) {
+        *flag = 0;
+        return MPI_SUCCESS;
     }
     *flag = 1;
     MPI_Comm comm = q->comm;
@@ -243,14 +232,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     struct req *q = lookup(request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    if (!q->done) {
-        shmc_status s;
-        int done = 0;
-        int err = shmc_test(&q->r, &done, &s);
-        if (done)
-            finish(q, err, &s);
-    }
-    *flag = q->done;
+    *flag = progress(q, 0);
     if (q->done && !ignored(status)) {
         int e = status->MPI_ERROR;
         *status = q->st;
@@ -384,57 +366,26 @@ static MPI_Comm first_comm(int count, const MPI_Request *h)
     return MPI_COMM_WORLD;
 }
 
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *statuses)
+/* Waitall (block) and Testall: all the requests complete, or (testing) none is freed. */
+static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int block,
+               const char *fn)
 {
     int rc = MPI_SUCCESS;
     struct arr a;
-    MPI_Request *h = array_of_requests;
+    if (!block && !flag)
+        return shmc_mpi__raise(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"), fn);
     int pending = gather(count, h, &a, &rc);
     if (pending < 0)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
     MPI_Comm comm = first_comm(count, h);
-    if (pending > 0 && shmc_waitall((size_t)count, a.r, a.s) == SHMC_ERR_ARG) {
-        release_arr(&a); /* nothing done: a request was listed twice */
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_REQUEST, "a request is listed twice"));
-    }
     if (pending > 0) {
-        for (int i = 0; i < count; i++)
-            if (h[i] != MPI_REQUEST_NULL && !reqs[h[i] - 1].done)
-                finish(&reqs[h[i] - 1], a.s[i].error, &a.s[i]);
-    }
-    int failed = 0;
-    for (int i = 0; i < count; i++) {
-        MPI_Status *st = ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[i];
-        if (h[i] == MPI_REQUEST_NULL) {
-            empty_status(st);
-            continue;
-        }
-        failed |= deliver(&reqs[h[i] - 1], &h[i], st, 1) != MPI_SUCCESS;
-    }
-    release_arr(&a);
-    if (failed)
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_IN_STATUS, "a request failed: see "
-                                                                     "its status's MPI_ERROR"));
-    return MPI_SUCCESS;
-}
-SHMC_MPI_ALIAS(Waitall);
-
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *statuses)
-{
-    int rc = MPI_SUCCESS;
-    struct arr a;
-    MPI_Request *h = array_of_requests;
-    if (!flag)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"));
-    int pending = gather(count, h, &a, &rc);
-    if (pending < 0)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    if (pending > 0) {
-        int done = 0;
-        if (shmc_testall((size_t)count, a.r, &done, a.s) == SHMC_ERR_ARG) {
+        int done = 1;
+        int err = block ? shmc_waitall((size_t)count, a.r, a.s)
+                        : shmc_testall((size_t)count, a.r, &done, a.s);
+        if (err == SHMC_ERR_ARG) { /* nothing done: a request was listed twice */
             release_arr(&a);
-            return SHMC_MPI_RAISE(first_comm(count, h),
-                                  shmc_mpi__err(MPI_ERR_REQUEST, "a request is listed twice"));
+            return shmc_mpi__raise(comm,
+                                   shmc_mpi__err(MPI_ERR_REQUEST, "a request is listed twice"), fn);
         }
         if (!done) {
             release_arr(&a);
@@ -446,8 +397,32 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
                 finish(&reqs[h[i] - 1], a.s[i].error, &a.s[i]);
     }
     release_arr(&a);
-    *flag = 1;
-    return PMPI_Waitall(count, array_of_requests, statuses); /* all complete: delivers them */
+    if (flag)
+        *flag = 1;
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[i];
+        if (h[i] == MPI_REQUEST_NULL)
+            empty_status(st);
+        else
+            failed |= deliver(&reqs[h[i] - 1], &h[i], st, 1) != MPI_SUCCESS;
+    }
+    if (failed)
+        return shmc_mpi__raise(
+            comm, shmc_mpi__err(MPI_ERR_IN_STATUS, "a request failed: see its status's MPI_ERROR"),
+            fn);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *statuses)
+{
+    return all(count, array_of_requests, NULL, statuses, 1, __func__);
+}
+SHMC_MPI_ALIAS(Waitall);
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *statuses)
+{
+    return all(count, array_of_requests, flag, statuses, 0, __func__);
 }
 SHMC_MPI_ALIAS(Testall);
 
@@ -546,14 +521,8 @@ static int some(int incount, MPI_Request *h, int *outcount, int *indices, MPI_St
             if (h[i] == MPI_REQUEST_NULL)
                 continue;
             struct req *q = &reqs[h[i] - 1];
-            if (!q->done) {
-                shmc_status s;
-                int done = 0;
-                int err = shmc_test(&q->r, &done, &s);
-                if (!done)
-                    continue;
-                finish(q, err, &s);
-            }
+            if (!progress(q, 0))
+                continue;
             indices[k] = i;
             failed |= deliver(q, &h[i], ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[k], 1) !=
                       MPI_SUCCESS;

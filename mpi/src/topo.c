@@ -60,7 +60,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
         memcpy(wr, c->world, (size_t)n * sizeof *wr); /* the first n ranks, in order */
         if ((rc = shmc_mpi__comm_new(sc, wr, c, &out)) != MPI_SUCCESS)
             return SHMC_MPI_RAISE(comm_old, rc);
-        struct shmc_mpi_comm *nc = shmc_mpi__comms[out];
+        struct shmc_mpi_comm *nc = shmc_mpi__comms.slot[out];
         size_t k = (size_t)(ndims ? ndims : 1);
         nc->dims = malloc(k * sizeof *nc->dims);
         nc->periods = malloc(k * sizeof *nc->periods);

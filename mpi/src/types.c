@@ -13,10 +13,7 @@
 #include <wchar.h>
 
 #define FIRST_DERIVED 64
-struct shmc_mpi_type **shmc_mpi__types;
-int shmc_mpi__ntypes;
-#define types shmc_mpi__types
-#define ntypes shmc_mpi__ntypes
+struct shmc_mpi_table shmc_mpi__types;
 static int started;
 
 #define PAIR(v, i)                                                                                 \
@@ -166,28 +163,11 @@ static void set_true_bounds(struct shmc_mpi_type *t)
     }
 }
 
-static int grow(int n)
-{
-    if (n <= ntypes)
-        return MPI_SUCCESS;
-    struct shmc_mpi_type **nt = realloc(types, (size_t)n * sizeof *nt);
-    if (!nt)
-        return shmc_mpi__err(MPI_ERR_NO_MEM, "the datatype table");
-    memset(nt + ntypes, 0, (size_t)(n - ntypes) * sizeof *nt);
-    types = nt;
-    ntypes = n;
-    return MPI_SUCCESS;
-}
-
 static int put(struct shmc_mpi_type *t, MPI_Datatype *out)
 {
-    int h = FIRST_DERIVED;
-    while (h < ntypes && types[h])
-        h++;
-    int rc = grow(h < ntypes ? ntypes : 2 * ntypes);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    types[h] = t;
+    int h = shmc_mpi__table_put(&shmc_mpi__types, FIRST_DERIVED, t);
+    if (h < 0)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "the datatype table");
     *out = h;
     return MPI_SUCCESS;
 }
@@ -196,8 +176,6 @@ static int start(void)
 {
     if (started)
         return MPI_SUCCESS;
-    if (grow(2 * FIRST_DERIVED) != MPI_SUCCESS)
-        return shmc_mpi__err(MPI_ERR_NO_MEM, "the predefined datatypes");
     for (int i = 0; i < NPREDEF; i++) {
         const struct predefined *p = &table[i];
         struct shmc_mpi_type *t = calloc(1, sizeof *t);
@@ -205,12 +183,12 @@ static int start(void)
         append(&b, 0, (MPI_Aint)p->size, (MPI_Aint)p->size);
         if (p->isize)
             append(&b, (MPI_Aint)p->ioff, (MPI_Aint)p->isize, (MPI_Aint)p->isize);
-        if (!t || b.failed) {
+        /* the table holds no type yet: the first free handle from p->h is p->h */
+        if (!t || b.failed || shmc_mpi__table_put(&shmc_mpi__types, p->h, t) != p->h) {
             free(t);
             free(b.seg);
             return shmc_mpi__err(MPI_ERR_NO_MEM, "the predefined datatypes");
         }
-        types[p->h] = t;
         t->alive = t->committed = t->predefined = 1;
         t->size = (MPI_Count)(p->size + p->isize);
         t->extent = (MPI_Aint)(p->isize ? p->extent : p->size);
@@ -233,8 +211,9 @@ struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc)
 {
     if (!started && (*rc = start()) != MPI_SUCCESS)
         return NULL;
-    if (h > 0 && h < ntypes && types[h])
-        return types[h];
+    struct shmc_mpi_type *t = shmc_mpi__table_get(&shmc_mpi__types, h);
+    if (t)
+        return t;
     if (h == MPI_UB || h == MPI_LB)
         *rc = shmc_mpi__err(MPI_ERR_TYPE, "MPI_UB and MPI_LB were removed in MPI 3: use "
                                           "MPI_Type_create_resized");
@@ -256,12 +235,14 @@ struct shmc_mpi_type *shmc_mpi__type_usable(MPI_Datatype h, int *rc)
 
 void shmc_mpi__type_end(void)
 {
-    for (int h = FIRST_DERIVED; h < ntypes; h++)
-        if (types[h]) {
-            free(types[h]->seg);
-            free(types[h]);
-            types[h] = NULL;
+    for (int h = FIRST_DERIVED; h < shmc_mpi__types.cap; h++) {
+        struct shmc_mpi_type *t = shmc_mpi__types.slot[h];
+        if (t) {
+            free(t->seg);
+            free(t);
+            shmc_mpi__types.slot[h] = NULL;
         }
+    }
 }
 
 /* ---- constructors --------------------------------------------------------------------- */
@@ -510,7 +491,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     if (placed != MPI_DATATYPE_NULL)
         PMPI_Type_free(&placed);
     if (rc == MPI_SUCCESS)
-        types[*newtype]->combiner = MPI_COMBINER_SUBARRAY;
+        ((struct shmc_mpi_type *)shmc_mpi__types.slot[*newtype])->combiner = MPI_COMBINER_SUBARRAY;
     return rc;
 }
 SHMC_MPI_ALIAS(Type_create_subarray);
@@ -591,7 +572,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
          * operation has its data packed or its layout captured: freeing now is safe. */
         free(t->seg);
         free(t);
-        types[*datatype] = NULL;
+        shmc_mpi__types.slot[*datatype] = NULL;
         *datatype = MPI_DATATYPE_NULL;
     }
     TYPE_RETURN(rc);
@@ -612,11 +593,11 @@ static const struct shmc_mpi_type *query(MPI_Datatype h, const void *out, int *r
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    int rc = MPI_SUCCESS;
-    const struct shmc_mpi_type *t = query(datatype, size, &rc);
-    if (t)
-        *size = t->size > INT32_MAX ? MPI_UNDEFINED : (int)t->size;
-    TYPE_RETURN(rc);
+    MPI_Count n = 0;
+    int rc = PMPI_Type_size_x(datatype, size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = n > INT32_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
 }
 SHMC_MPI_ALIAS(Type_size);
 
@@ -644,13 +625,13 @@ SHMC_MPI_ALIAS(Type_get_extent);
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    int rc = MPI_SUCCESS;
-    const struct shmc_mpi_type *t = query(datatype, lb && extent ? lb : NULL, &rc);
-    if (t) {
-        *lb = t->lb;
-        *extent = t->extent;
+    MPI_Aint l = 0, e = 0;
+    int rc = PMPI_Type_get_extent(datatype, lb ? &l : NULL, extent ? &e : NULL);
+    if (rc == MPI_SUCCESS) {
+        *lb = l;
+        *extent = e;
     }
-    TYPE_RETURN(rc);
+    return rc;
 }
 SHMC_MPI_ALIAS(Type_get_extent_x);
 

@@ -21,6 +21,7 @@ struct vside {
     const struct shmc_mpi_type **types; /* per block (MPI_Alltoallw) */
     size_t *cnt, *dsp;                  /* the C library's: bytes */
     size_t total;
+    int copy; /* stage even a dense side (in place: the send side is a copy) */
     int staged;
     char *tmp;
 };
@@ -41,7 +42,7 @@ static int layout(struct vside *v, const char *what)
 {
     if (!v->counts || !v->displs)
         return shmc_mpi__err(MPI_ERR_ARG, "the %s counts or displacements are NULL", what);
-    v->staged = 0;
+    v->staged = v->copy;
     for (int i = 0; i < v->n; i++) {
         if (v->counts[i] < 0)
             return shmc_mpi__err(MPI_ERR_COUNT, "%s count %d is %d", what, i, v->counts[i]);
@@ -100,47 +101,14 @@ static void release(struct vside *v)
 
 /* ---- the calls ---------------------------------------------------------------------------- */
 
-struct vcall {
-    struct shmc_mpi_comm *c;
-    MPI_Comm h;
-    const char *fn;
-    size_t *scr;
-};
-
-static int start(MPI_Comm comm, const char *fn, struct vcall *k)
+/* The call, and its communicator's scratch for the converted arrays. */
+static int start(MPI_Comm comm, const char *fn, struct shmc_mpi_call *k, size_t **scr)
 {
-    int rc = MPI_SUCCESS;
-    k->h = comm;
-    k->fn = fn;
-    if (!(k->c = shmc_mpi__comm(comm, &rc)))
-        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
-    if (!k->c->scratch && !(k->c->scratch = malloc(4 * (size_t)k->c->size * sizeof(size_t))))
-        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "counts"), fn);
-    k->scr = k->c->scratch;
-    return MPI_SUCCESS;
-}
-
-static int raise_rc(const struct vcall *k, int rc)
-{
-    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(k->h, rc, k->fn);
-}
-
-static int raise_err(const struct vcall *k, int err)
-{
-    return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__raise(k->h, shmc_mpi__from_shmc(err), k->fn);
-}
-
-/* A single block (the rooted calls' small side, all-gatherv's send side). */
-static int one_block(const void *buf, int count, MPI_Datatype type, const struct shmc_mpi_type **t,
-                     size_t *bytes)
-{
-    int rc = MPI_SUCCESS;
-    if (!(*t = shmc_mpi__type_usable(type, &rc)))
+    int rc = shmc_mpi__call(comm, fn, k);
+    if (rc)
         return rc;
-    if ((rc = shmc_mpi__check_buf(buf, count, *t)))
-        return rc;
-    if (__builtin_mul_overflow((size_t)count, (size_t)(*t)->size, bytes))
-        return shmc_mpi__err(MPI_ERR_COUNT, "count %d overflows", count);
+    if (!(*scr = shmc_mpi__comm_scratch(k->c, &rc)))
+        return shmc_mpi__call_rc(k, rc);
     return MPI_SUCCESS;
 }
 
@@ -153,14 +121,14 @@ static int own_block(size_t mine, size_t expected)
     return MPI_SUCCESS;
 }
 
-static int vside_of(struct vcall *k, struct vside *v, void *buf, const int *counts,
-                    const int *displs, MPI_Datatype type, int which)
+static int vside_of(const struct shmc_mpi_call *k, size_t *scr, struct vside *v, void *buf,
+                    const int *counts, const int *displs, MPI_Datatype type, int which)
 {
     int rc = MPI_SUCCESS;
     *v = (struct vside){.n = k->c->size, .base = buf, .counts = counts, .displs = displs};
     if (!(v->t = shmc_mpi__type_usable(type, &rc)))
         return rc;
-    v->cnt = k->scr + (size_t)(2 * which) * (size_t)k->c->size;
+    v->cnt = scr + (size_t)(2 * which) * (size_t)k->c->size;
     v->dsp = v->cnt + k->c->size;
     return layout(v, which ? "receive" : "send");
 }
@@ -169,22 +137,21 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
-    struct vcall k;
+    struct shmc_mpi_call k;
+    size_t *scr;
     struct vside r = {0};
     struct shmc_mpi_view vs = {0};
     const struct shmc_mpi_type *st;
     size_t sbytes = 0;
-    int rc = start(comm, __func__, &k);
+    int rc = start(comm, __func__, &k, &scr);
     if (rc)
         return rc;
-    if (root < 0 || root >= k.c->size)
-        return raise_rc(&k, shmc_mpi__err(MPI_ERR_ROOT, "root %d", root));
     int me = k.c->rank, in_place = sendbuf == MPI_IN_PLACE;
-    if (in_place && me != root)
-        return raise_rc(&k, shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root"));
-    if (!in_place && (rc = one_block(sendbuf, sendcount, sendtype, &st, &sbytes)))
-        return raise_rc(&k, rc);
-    if (me == root && (rc = vside_of(&k, &r, recvbuf, recvcounts, displs, recvtype, 1)))
+    if ((rc = shmc_mpi__call_rooted(&k, root, in_place)))
+        return shmc_mpi__call_rc(&k, rc);
+    if (!in_place && (rc = shmc_mpi__buffer_arg(sendbuf, sendcount, sendtype, &st, &sbytes)))
+        return shmc_mpi__call_rc(&k, rc);
+    if (me == root && (rc = vside_of(&k, scr, &r, recvbuf, recvcounts, displs, recvtype, 1)))
         goto out;
     if (me == root && !in_place && (rc = own_block(sbytes, r.cnt[me])))
         goto out;
@@ -198,11 +165,11 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         unpack_all(&r);
     shmc_mpi__view_finish(&vs, 0);
     release(&r);
-    return raise_err(&k, err);
+    return shmc_mpi__call_err(&k, err);
 out:
     shmc_mpi__view_finish(&vs, 0);
     release(&r);
-    return raise_rc(&k, rc);
+    return shmc_mpi__call_rc(&k, rc);
 }
 SHMC_MPI_ALIAS(Gatherv);
 
@@ -210,23 +177,22 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
-    struct vcall k;
+    struct shmc_mpi_call k;
+    size_t *scr;
     struct vside s = {0};
     struct shmc_mpi_view vr = {0};
     const struct shmc_mpi_type *rt;
     size_t rbytes = 0;
-    int rc = start(comm, __func__, &k);
+    int rc = start(comm, __func__, &k, &scr);
     if (rc)
         return rc;
-    if (root < 0 || root >= k.c->size)
-        return raise_rc(&k, shmc_mpi__err(MPI_ERR_ROOT, "root %d", root));
     int me = k.c->rank, in_place = recvbuf == MPI_IN_PLACE;
-    if (in_place && me != root)
-        return raise_rc(&k, shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root"));
-    if (!in_place && (rc = one_block(recvbuf, recvcount, recvtype, &rt, &rbytes)))
-        return raise_rc(&k, rc);
+    if ((rc = shmc_mpi__call_rooted(&k, root, in_place)))
+        return shmc_mpi__call_rc(&k, rc);
+    if (!in_place && (rc = shmc_mpi__buffer_arg(recvbuf, recvcount, recvtype, &rt, &rbytes)))
+        return shmc_mpi__call_rc(&k, rc);
     if (me == root &&
-        (rc = vside_of(&k, &s, (void *)(uintptr_t)sendbuf, sendcounts, displs, sendtype, 0)))
+        (rc = vside_of(&k, scr, &s, (void *)(uintptr_t)sendbuf, sendcounts, displs, sendtype, 0)))
         goto out;
     if (me == root && !in_place && (rc = own_block(s.cnt[me], rbytes)))
         goto out;
@@ -238,11 +204,11 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                             in_place ? SHMC_IN_PLACE : vr.p, rbytes, SHMC_UINT8, root, k.c->c);
     shmc_mpi__view_finish(&vr, err == SHMC_OK ? vr.bytes : 0);
     release(&s);
-    return raise_err(&k, err);
+    return shmc_mpi__call_err(&k, err);
 out:
     shmc_mpi__view_finish(&vr, 0);
     release(&s);
-    return raise_rc(&k, rc);
+    return shmc_mpi__call_rc(&k, rc);
 }
 SHMC_MPI_ALIAS(Scatterv);
 
@@ -250,18 +216,19 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
-    struct vcall k;
+    struct shmc_mpi_call k;
+    size_t *scr;
     struct vside r = {0};
     struct shmc_mpi_view vs = {0};
     const struct shmc_mpi_type *st;
     size_t sbytes = 0;
-    int rc = start(comm, __func__, &k);
+    int rc = start(comm, __func__, &k, &scr);
     if (rc)
         return rc;
     int me = k.c->rank, n = k.c->size, in_place = sendbuf == MPI_IN_PLACE;
-    if (!in_place && (rc = one_block(sendbuf, sendcount, sendtype, &st, &sbytes)))
-        return raise_rc(&k, rc);
-    if ((rc = vside_of(&k, &r, recvbuf, recvcounts, displs, recvtype, 1)))
+    if (!in_place && (rc = shmc_mpi__buffer_arg(sendbuf, sendcount, sendtype, &st, &sbytes)))
+        return shmc_mpi__call_rc(&k, rc);
+    if ((rc = vside_of(&k, scr, &r, recvbuf, recvcounts, displs, recvtype, 1)))
         goto out;
     if (!in_place && (rc = own_block(sbytes, r.cnt[me])))
         goto out;
@@ -280,17 +247,18 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         unpack_all(&r);
     shmc_mpi__view_finish(&vs, 0);
     release(&r);
-    return raise_err(&k, err);
+    return shmc_mpi__call_err(&k, err);
 out:
     shmc_mpi__view_finish(&vs, 0);
     release(&r);
-    return raise_rc(&k, rc);
+    return shmc_mpi__call_rc(&k, rc);
 }
 SHMC_MPI_ALIAS(Allgatherv);
 
 /* All-to-all with blocks of their own: both sides staged as needed; in place, the send
  * side is a packed copy of the receive buffer's blocks. */
-static int alltoall_blocks(struct vcall *k, struct vside *s, struct vside *r, int in_place)
+static int alltoall_blocks(const struct shmc_mpi_call *k, struct vside *s, struct vside *r,
+                           int in_place)
 {
     int rc;
     if ((rc = layout(r, "receive")))
@@ -303,19 +271,10 @@ static int alltoall_blocks(struct vcall *k, struct vside *s, struct vside *r, in
         s->t = r->t;
         s->types = r->types;
         s->base = r->base;
+        s->copy = 1;
     }
     if ((rc = layout(s, "send")))
         return rc;
-    if (in_place && !s->staged) {
-        s->staged = 1;
-        s->total = 0;
-        for (int i = 0; i < s->n; i++) {
-            s->dsp[i] = s->total;
-            s->total += s->cnt[i];
-        }
-        if (!(s->tmp = malloc(s->total ? s->total : 1)))
-            return shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes", s->total);
-    }
     pack_all(s);
     int err = shmc_alltoallv(data(s), s->cnt, s->dsp, data(r), r->cnt, r->dsp, SHMC_UINT8, k->c->c);
     if (err == SHMC_OK)
@@ -327,8 +286,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    struct vcall k;
-    int rc = start(comm, __func__, &k);
+    struct shmc_mpi_call k;
+    size_t *scr;
+    int rc = start(comm, __func__, &k, &scr);
     if (rc)
         return rc;
     int n = k.c->size, in_place = sendbuf == MPI_IN_PLACE;
@@ -336,21 +296,21 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                       .base = (char *)(uintptr_t)sendbuf,
                       .counts = sendcounts,
                       .displs = sdispls,
-                      .cnt = k.scr,
-                      .dsp = k.scr + n};
+                      .cnt = scr,
+                      .dsp = scr + n};
     struct vside r = {.n = n,
                       .base = recvbuf,
                       .counts = recvcounts,
                       .displs = rdispls,
-                      .cnt = k.scr + 2 * (size_t)n,
-                      .dsp = k.scr + 3 * (size_t)n};
+                      .cnt = scr + 2 * (size_t)n,
+                      .dsp = scr + 3 * (size_t)n};
     if (!(r.t = shmc_mpi__type_usable(recvtype, &rc)) ||
         (!in_place && !(s.t = shmc_mpi__type_usable(sendtype, &rc))))
-        return raise_rc(&k, rc);
+        return shmc_mpi__call_rc(&k, rc);
     rc = alltoall_blocks(&k, &s, &r, in_place);
     release(&s);
     release(&r);
-    return raise_rc(&k, rc);
+    return shmc_mpi__call_rc(&k, rc);
 }
 SHMC_MPI_ALIAS(Alltoallv);
 
@@ -358,14 +318,15 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    struct vcall k;
-    int rc = start(comm, __func__, &k);
+    struct shmc_mpi_call k;
+    size_t *scr;
+    int rc = start(comm, __func__, &k, &scr);
     if (rc)
         return rc;
     int n = k.c->size, in_place = sendbuf == MPI_IN_PLACE;
     const struct shmc_mpi_type **ts = malloc(2 * (size_t)n * sizeof *ts);
     if (!ts)
-        return raise_rc(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "%d types", 2 * n));
+        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "%d types", 2 * n));
     if (!recvtypes || (!in_place && !sendtypes))
         rc = shmc_mpi__err(MPI_ERR_ARG, "the array of types is NULL");
     for (int i = 0; i < n && !rc; i++)
@@ -378,21 +339,21 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                       .displs = sdispls,
                       .byte_displs = 1,
                       .types = ts,
-                      .cnt = k.scr,
-                      .dsp = k.scr + n};
+                      .cnt = scr,
+                      .dsp = scr + n};
     struct vside r = {.n = n,
                       .base = recvbuf,
                       .counts = recvcounts,
                       .displs = rdispls,
                       .byte_displs = 1,
                       .types = ts + n,
-                      .cnt = k.scr + 2 * (size_t)n,
-                      .dsp = k.scr + 3 * (size_t)n};
+                      .cnt = scr + 2 * (size_t)n,
+                      .dsp = scr + 3 * (size_t)n};
     if (!rc)
         rc = alltoall_blocks(&k, &s, &r, in_place);
     release(&s);
     release(&r);
     free(ts);
-    return raise_rc(&k, rc);
+    return shmc_mpi__call_rc(&k, rc);
 }
 SHMC_MPI_ALIAS(Alltoallw);
