@@ -60,16 +60,20 @@ SHMC_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm
 SHMC_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
 SHMC_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
 SHMC_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag));
+SHMC_MPI_FN(int, Intercomm_create,
+            (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+             MPI_Comm *newintercomm));
+SHMC_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
+SHMC_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int *size));
+SHMC_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
 SHMC_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
 SHMC_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
 SHMC_MPI_FN(int, Group_size, (MPI_Group group, int *size));
 SHMC_MPI_FN(int, Group_rank, (MPI_Group group, int *rank));
 SHMC_MPI_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
 SHMC_MPI_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
-SHMC_MPI_FN(int, Group_range_incl,
-            (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
-SHMC_MPI_FN(int, Group_range_excl,
-            (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+SHMC_MPI_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
 SHMC_MPI_FN(int, Group_translate_ranks,
             (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]));
 SHMC_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result));
@@ -176,9 +180,8 @@ SHMC_MPI_FN(int, Scatter,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
 SHMC_MPI_FN(int, Scatterv,
-            (const void *sendbuf, const int sendcounts[], const int displs[],
-             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-             MPI_Comm comm));
+            (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
 SHMC_MPI_FN(int, Allgather,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
@@ -233,9 +236,8 @@ SHMC_MPI_FN(int, Type_indexed,
             (int count, const int array_of_blocklengths[], const int array_of_displacements[],
              MPI_Datatype oldtype, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_create_hindexed,
-            (int count, const int array_of_blocklengths[],
-             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-             MPI_Datatype *newtype));
+            (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+             MPI_Datatype oldtype, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_create_indexed_block,
             (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
              MPI_Datatype *newtype));
@@ -243,13 +245,11 @@ SHMC_MPI_FN(int, Type_create_hindexed_block,
             (int count, int blocklength, const MPI_Aint array_of_displacements[],
              MPI_Datatype oldtype, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_create_struct,
-            (int count, const int array_of_blocklengths[],
-             const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
-             MPI_Datatype *newtype));
+            (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+             const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_create_subarray,
             (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-             const int array_of_starts[], int order, MPI_Datatype oldtype,
-             MPI_Datatype *newtype));
+             const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_create_resized,
             (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
@@ -320,20 +320,19 @@ SHMC_MPI_NOTYET(Put,
                 (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                  int target_rank, MPI_Aint target_disp, int target_count,
                  MPI_Datatype target_datatype, MPI_Win win),
-                (origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                 target_count, target_datatype, win));
+                (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                 target_datatype, win));
 SHMC_MPI_NOTYET(Get,
-                (void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                 int target_rank, MPI_Aint target_disp, int target_count,
-                 MPI_Datatype target_datatype, MPI_Win win),
-                (origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                 target_count, target_datatype, win));
+                (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                 MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win),
+                (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                 target_datatype, win));
 SHMC_MPI_NOTYET(Accumulate,
                 (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                  int target_rank, MPI_Aint target_disp, int target_count,
                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
-                (origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                 target_count, target_datatype, op, win));
+                (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                 target_datatype, op, win));
 SHMC_MPI_NOTYET(Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session),
                 (info, errhandler, session));
 SHMC_MPI_NOTYET(Session_finalize, (MPI_Session * session), (session));
@@ -348,8 +347,8 @@ SHMC_MPI_NOTYET(Dist_graph_create_adjacent,
                 (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                  int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                  int reorder, MPI_Comm *comm_dist_graph),
-                (comm_old, indegree, sources, sourceweights, outdegree, destinations,
-                 destweights, info, reorder, comm_dist_graph));
+                (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights,
+                 info, reorder, comm_dist_graph));
 SHMC_MPI_NOTYET(Dist_graph_neighbors_count,
                 (MPI_Comm comm, int *indegree, int *outdegree, int *weighted),
                 (comm, indegree, outdegree, weighted));
@@ -358,14 +357,6 @@ SHMC_MPI_NOTYET(Dist_graph_neighbors,
                  int maxoutdegree, int destinations[], int destweights[]),
                 (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations,
                  destweights));
-SHMC_MPI_NOTYET(Intercomm_create,
-                (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
-                 int tag, MPI_Comm *newintercomm),
-                (local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm));
-SHMC_MPI_NOTYET(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm),
-                (intercomm, high, newintracomm));
-SHMC_MPI_NOTYET(Comm_remote_size, (MPI_Comm comm, int *size), (comm, size));
-SHMC_MPI_NOTYET(Comm_remote_group, (MPI_Comm comm, MPI_Group *group), (comm, group));
 SHMC_MPI_NOTYET(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request));
 SHMC_MPI_NOTYET(Ibcast,
                 (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -384,8 +375,7 @@ SHMC_MPI_NOTYET(Recv_init,
                  MPI_Request *request),
                 (buf, count, datatype, source, tag, comm, request));
 SHMC_MPI_NOTYET(Start, (MPI_Request * request), (request));
-SHMC_MPI_NOTYET(Startall, (int count, MPI_Request array_of_requests[]),
-                (count, array_of_requests));
+SHMC_MPI_NOTYET(Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests));
 SHMC_MPI_NOTYET(Mprobe,
                 (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status),
                 (source, tag, comm, message, status));

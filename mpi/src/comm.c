@@ -22,6 +22,13 @@ int shmc_mpi__comm_bad(MPI_Comm h)
     int rc = shmc_mpi__check_running();
     if (rc != MPI_SUCCESS)
         return rc;
+    const struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, h);
+    if (c && c->remote)
+        return shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
+                             "communicator %d is an intercommunicator, which shmcomm takes only "
+                             "in MPI_Intercomm_merge, MPI_Comm_free and the queries "
+                             "(docs/mpi.md); merge it into an intracommunicator first",
+                             h);
     return shmc_mpi__err(MPI_ERR_COMM, "%d is not a communicator%s", h,
                          h == MPI_COMM_NULL ? " (MPI_COMM_NULL)" : " (freed, or never made)");
 }
@@ -32,6 +39,7 @@ static void release(struct shmc_mpi_comm *c)
     free(c->dims);
     free(c->periods);
     free(c->scratch);
+    free(c->remote);
     free(c);
 }
 
@@ -139,11 +147,14 @@ int shmc_mpi__call_rooted(const struct shmc_mpi_call *k, int root, int in_place)
 
 /* ---- queries ------------------------------------------------------------------------- */
 
-#define COMM_OR_RAISE(var, h)                                                                      \
+/* COMM_OR_RAISE takes an inter- or intracommunicator, INTRA_OR_RAISE only the latter. */
+#define LOOKUP_OR_RAISE(lookup, var, h)                                                            \
     int rc_ = MPI_SUCCESS;                                                                         \
-    struct shmc_mpi_comm *var = shmc_mpi__comm((h), &rc_);                                         \
+    struct shmc_mpi_comm *var = lookup((h), &rc_);                                                 \
     if (!var)                                                                                      \
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc_);
+#define COMM_OR_RAISE(var, h) LOOKUP_OR_RAISE(shmc_mpi__comm_any, var, h)
+#define INTRA_OR_RAISE(var, h) LOOKUP_OR_RAISE(shmc_mpi__comm, var, h)
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -168,10 +179,9 @@ SHMC_MPI_ALIAS(Comm_size);
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     COMM_OR_RAISE(c, comm);
-    (void)c;
     if (!flag)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"));
-    *flag = 0; /* shmcomm has intracommunicators only */
+    *flag = c->remote != NULL;
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Comm_test_inter);
@@ -201,7 +211,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     COMM_OR_RAISE(a, comm1);
     int rc;
-    struct shmc_mpi_comm *b = shmc_mpi__comm(comm2, &rc);
+    struct shmc_mpi_comm *b = shmc_mpi__comm_any(comm2, &rc);
     if (!b)
         return SHMC_MPI_RAISE(comm1, rc);
     if (!result)
@@ -211,8 +221,8 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return MPI_SUCCESS;
     }
     *result = MPI_UNEQUAL;
-    if (a->size != b->size)
-        return MPI_SUCCESS;
+    if (a->size != b->size || !a->remote != !b->remote)
+        return MPI_SUCCESS; /* (the remote groups of two intercommunicators go unchecked) */
     int same_order = 1, same_set = 1;
     for (int i = 0; i < a->size; i++) {
         if (a->world[i] != b->world[i])
@@ -274,9 +284,7 @@ SHMC_MPI_ALIAS(Comm_get_attr);
 
 /* ---- making and freeing ------------------------------------------------------------------- */
 
-/* After a split-like call: learns the new communicator's world ranks and makes the handle
- * (MPI_COMM_NULL where the C library gave this rank none). */
-static int adopt(shmc_comm *sc, const struct shmc_mpi_comm *parent, MPI_Comm *out)
+int shmc_mpi__comm_adopt(shmc_comm *sc, const struct shmc_mpi_comm *parent, MPI_Comm *out)
 {
     if (!sc) {
         *out = MPI_COMM_NULL;
@@ -300,12 +308,12 @@ static int split(struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out)
     int err = shmc_comm_split(c->c, color, key, &sc);
     if (err != SHMC_OK)
         return shmc_mpi__from_shmc(err);
-    return adopt(sc, c, out);
+    return shmc_mpi__comm_adopt(sc, c, out);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    COMM_OR_RAISE(c, comm);
+    INTRA_OR_RAISE(c, comm);
     if (!newcomm)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
     int rc = split(c, 0, c->rank, newcomm);
@@ -325,7 +333,7 @@ SHMC_MPI_ALIAS(Comm_dup);
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    COMM_OR_RAISE(c, comm);
+    INTRA_OR_RAISE(c, comm);
     /* A bad argument still takes part (as no color), so that the others do not wait. */
     int bad =
         !newcomm ? shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL")
@@ -343,7 +351,7 @@ SHMC_MPI_ALIAS(Comm_split);
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    COMM_OR_RAISE(c, comm);
+    INTRA_OR_RAISE(c, comm);
     int bad = shmc_mpi__info_check(info);
     if (!bad && !newcomm)
         bad = shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL");
@@ -386,7 +394,7 @@ static int ranks_in(const struct shmc_mpi_comm *c, const struct shmc_mpi_group *
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    COMM_OR_RAISE(c, comm);
+    INTRA_OR_RAISE(c, comm);
     int rc = MPI_SUCCESS;
     struct shmc_mpi_group *g = shmc_mpi__group(group, &rc);
     int *r = NULL;
@@ -403,14 +411,14 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return SHMC_MPI_RAISE(comm, rc);
     if (err != SHMC_OK)
         return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
-    rc = adopt(sc, c, newcomm);
+    rc = shmc_mpi__comm_adopt(sc, c, newcomm);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Comm_create);
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    COMM_OR_RAISE(c, comm);
+    INTRA_OR_RAISE(c, comm);
     int rc = MPI_SUCCESS;
     struct shmc_mpi_group *g = shmc_mpi__group(group, &rc);
     int *r = NULL;

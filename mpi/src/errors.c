@@ -232,7 +232,7 @@ SHMC_MPI_ALIAS(Errhandler_free);
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     int rc;
-    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
+    struct shmc_mpi_comm *c = shmc_mpi__comm_any(comm, &rc);
     if (!c)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (!handler_ok(errhandler))
@@ -246,7 +246,7 @@ SHMC_MPI_ALIAS(Comm_set_errhandler);
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     int rc;
-    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
+    struct shmc_mpi_comm *c = shmc_mpi__comm_any(comm, &rc);
     if (!c)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (!errhandler)
@@ -306,7 +306,7 @@ int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     int rc;
-    if (!shmc_mpi__comm(comm, &rc))
+    if (!shmc_mpi__comm_any(comm, &rc))
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     detail[0] = '\0';
     shmc_mpi__raise(comm, errorcode, "PMPI_Comm_call_errhandler");

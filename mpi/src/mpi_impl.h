@@ -71,12 +71,29 @@ struct shmc_mpi_comm {
     int ndims; /* Cartesian topology: ndims > 0; dims and periods have ndims entries */
     int *dims, *periods;
     size_t *scratch; /* 4 * size entries for the v-collectives' converted arrays */
+    /* An intercommunicator (intercomm.c): remote[0..remote_size-1] are the remote group's
+     * world ranks (NULL for an intracommunicator); size, rank and world are the local
+     * group's; c spans both groups, the group of the lower leader (world rank) first, and
+     * low says whether that is the local group. */
+    int *remote;
+    int remote_size, low;
 };
 extern struct shmc_mpi_table shmc_mpi__comms; /* empty outside Init .. Finalize */
 /* The error for a handle that names no communicator (or a call outside Init .. Finalize). */
 int shmc_mpi__comm_bad(MPI_Comm h);
-/* The communicator of a handle, or NULL with the error's detail recorded in *rc. */
+/* The intracommunicator of a handle, or NULL with the error's detail recorded in *rc (an
+ * intercommunicator is refused: the calls that take one use shmc_mpi__comm_any). */
 static inline struct shmc_mpi_comm *shmc_mpi__comm(MPI_Comm h, int *rc)
+{
+    struct shmc_mpi_comm *c = (struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, h);
+    if (!c || c->remote) {
+        *rc = shmc_mpi__comm_bad(h);
+        return NULL;
+    }
+    return c;
+}
+/* The communicator of a handle, intra- or inter-, or NULL with the error's detail. */
+static inline struct shmc_mpi_comm *shmc_mpi__comm_any(MPI_Comm h, int *rc)
 {
     struct shmc_mpi_comm *c = (struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, h);
     if (!c)
@@ -85,6 +102,9 @@ static inline struct shmc_mpi_comm *shmc_mpi__comm(MPI_Comm h, int *rc)
 }
 /* Makes a handle for a new communicator of world ranks world[0..size-1] (taken over). */
 int shmc_mpi__comm_new(shmc_comm *c, int *world, const struct shmc_mpi_comm *parent, MPI_Comm *out);
+/* After a split-like call on the C library: learns the new communicator's world ranks and
+ * makes its handle (MPI_COMM_NULL where sc is NULL); sc is freed on failure. */
+int shmc_mpi__comm_adopt(shmc_comm *sc, const struct shmc_mpi_comm *parent, MPI_Comm *out);
 int shmc_mpi__comm_start(shmc_comm *world);
 /* The communicator's scratch of 4 * size entries (the v-calls' converted arrays). */
 size_t *shmc_mpi__comm_scratch(struct shmc_mpi_comm *c, int *rc);
@@ -140,6 +160,10 @@ struct shmc_mpi_type {
     MPI_Count size;      /* bytes of data in one element */
     MPI_Aint lb, extent; /* the element's bounds (extent: stride of an array) */
     MPI_Aint true_lb, true_ub;
+    /* The bounds were set (MPI_LB, MPI_UB markers or MPI_Type_create_resized): types made
+     * of this one take them as they are, without padding (MPI 3.1, 4.1.6 and 4.1.7). */
+    int lb_set, ub_set;
+    MPI_Aint align; /* the strictest alignment of its predefined types (a struct's padding) */
     int nseg;
     struct shmc_mpi_seg *seg; /* the type map flattened, in order, adjacent runs merged */
     int dense;                /* one run at 0 of extent bytes: memory holds the packed bytes */
@@ -166,7 +190,7 @@ enum shmc_mpi_kind {
     SHMC_MPI_K_NONE,
     SHMC_MPI_K_CINT,    /* C integer: arithmetic, logical and bitwise ops */
     SHMC_MPI_K_FINT,    /* Fortran integer: arithmetic and bitwise */
-    SHMC_MPI_K_FLOAT,   /* MIN, MAX, SUM, PROD */
+    SHMC_MPI_K_FLOAT,   /* MIN, MAX, SUM, PROD; logical ops as MPICH allows */
     SHMC_MPI_K_COMPLEX, /* SUM, PROD */
     SHMC_MPI_K_LOGICAL, /* LAND, LOR, LXOR */
     SHMC_MPI_K_BYTE,    /* BAND, BOR, BXOR */

@@ -135,31 +135,45 @@ static void emulated(const void *in, void *out, size_t count, shmc_dtype dtype, 
         }
         return;
     }
+    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) {
+        switch (basic->num) {
+        case SHMC_MPI_N_I8:
+            LOGICAL(int8_t, op);
+            break;
+        case SHMC_MPI_N_U8:
+            LOGICAL(uint8_t, op);
+            break;
+        case SHMC_MPI_N_I16:
+            LOGICAL(int16_t, op);
+            break;
+        case SHMC_MPI_N_U16:
+            LOGICAL(uint16_t, op);
+            break;
+        case SHMC_MPI_N_I32:
+            LOGICAL(int32_t, op);
+            break;
+        case SHMC_MPI_N_U32:
+            LOGICAL(uint32_t, op);
+            break;
+        case SHMC_MPI_N_I64:
+            LOGICAL(int64_t, op);
+            break;
+        case SHMC_MPI_N_U64:
+            LOGICAL(uint64_t, op);
+            break;
+        case SHMC_MPI_N_F32:
+            LOGICAL(float, op);
+            break;
+        case SHMC_MPI_N_F64:
+            LOGICAL(double, op);
+            break;
+        default:
+            LOGICAL(long double, op);
+            break; /* SHMC_MPI_N_LD: ok_for allows no other */
+        }
+        return;
+    }
     switch (basic->num) {
-    case SHMC_MPI_N_I8:
-        LOGICAL(int8_t, op);
-        break;
-    case SHMC_MPI_N_U8:
-        LOGICAL(uint8_t, op);
-        break;
-    case SHMC_MPI_N_I16:
-        LOGICAL(int16_t, op);
-        break;
-    case SHMC_MPI_N_U16:
-        LOGICAL(uint16_t, op);
-        break;
-    case SHMC_MPI_N_I32:
-        LOGICAL(int32_t, op);
-        break;
-    case SHMC_MPI_N_U32:
-        LOGICAL(uint32_t, op);
-        break;
-    case SHMC_MPI_N_I64:
-        LOGICAL(int64_t, op);
-        break;
-    case SHMC_MPI_N_U64:
-        LOGICAL(uint64_t, op);
-        break;
     case SHMC_MPI_N_LD:
         ARITH(long double, op);
         break;
@@ -192,7 +206,8 @@ static int ok_for(MPI_Op op, enum shmc_mpi_kind k)
     case MPI_LAND:
     case MPI_LOR:
     case MPI_LXOR:
-        return k == SHMC_MPI_K_CINT || k == SHMC_MPI_K_LOGICAL;
+        /* C floating types too, as MPICH allows (MPI 3.1 lists integers and logicals) */
+        return k == SHMC_MPI_K_CINT || k == SHMC_MPI_K_LOGICAL || k == SHMC_MPI_K_FLOAT;
     case MPI_BAND:
     case MPI_BOR:
     case MPI_BXOR:

@@ -165,7 +165,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     int rc;
     const struct shmc_mpi_type *t;
     size_t bytes;
-    if (!shmc_mpi__comm(comm, &rc) ||
+    if (!shmc_mpi__comm_any(comm, &rc) ||
         (rc = pack_args(incount, datatype, outsize, position, &t, &bytes)) != MPI_SUCCESS)
         return SHMC_MPI_RAISE(comm, rc);
     if (bytes > (size_t)(outsize - *position))
@@ -186,7 +186,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     int rc;
     const struct shmc_mpi_type *t;
     size_t bytes;
-    if (!shmc_mpi__comm(comm, &rc) ||
+    if (!shmc_mpi__comm_any(comm, &rc) ||
         (rc = pack_args(outcount, datatype, insize, position, &t, &bytes)) != MPI_SUCCESS)
         return SHMC_MPI_RAISE(comm, rc);
     if (bytes > (size_t)(insize - *position))
@@ -206,7 +206,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     int rc;
     const struct shmc_mpi_type *t = NULL;
     size_t bytes = 0;
-    if (shmc_mpi__comm(comm, &rc) && (t = shmc_mpi__type_usable(datatype, &rc)) &&
+    if (shmc_mpi__comm_any(comm, &rc) && (t = shmc_mpi__type_usable(datatype, &rc)) &&
         (rc = shmc_mpi__check_count(incount)) == MPI_SUCCESS && !size)
         rc = shmc_mpi__err(MPI_ERR_ARG, "size is NULL");
     if (rc == MPI_SUCCESS && t && (rc = packed_bytes((size_t)incount, t, &bytes)) == MPI_SUCCESS &&

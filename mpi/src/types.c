@@ -28,18 +28,19 @@ struct predefined {
     size_t size;
     struct shmc_mpi_basic basic;
     size_t isize, ioff, extent; /* pair types: the index's size and offset, the extent */
+    size_t align;
 };
 
 #define K(k) SHMC_MPI_K_##k
 #define N(n) SHMC_MPI_N_##n
 #define ONE(h, t, k, n)                                                                            \
     {                                                                                              \
-        h, #h, sizeof(t), {K(k), N(n), N(NONE)}, 0, 0, 0                                           \
+        h, #h, sizeof(t), {K(k), N(n), N(NONE)}, 0, 0, 0, _Alignof(t)                              \
     }
 #define TWO(h, v, i, vn, in_)                                                                      \
     {                                                                                              \
         h, #h, sizeof(v), {K(PAIR), N(vn), N(in_)}, sizeof(i), offsetof(PAIR(v, i), idx),          \
-            sizeof(PAIR(v, i))                                                                     \
+            sizeof(PAIR(v, i)), _Alignof(PAIR(v, i))                                               \
     }
 
 static const struct predefined table[] = {
@@ -192,6 +193,7 @@ static int start(void)
         t->alive = t->committed = t->predefined = 1;
         t->size = (MPI_Count)(p->size + p->isize);
         t->extent = (MPI_Aint)(p->isize ? p->extent : p->size);
+        t->align = (MPI_Aint)p->align;
         t->seg = b.seg;
         t->nseg = b.n;
         t->red = p->h;
@@ -215,8 +217,9 @@ struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc)
     if (t)
         return t;
     if (h == MPI_UB || h == MPI_LB)
-        *rc = shmc_mpi__err(MPI_ERR_TYPE, "MPI_UB and MPI_LB were removed in MPI 3: use "
-                                          "MPI_Type_create_resized");
+        *rc = shmc_mpi__err(MPI_ERR_TYPE, "MPI_UB and MPI_LB are bound markers for "
+                                          "MPI_Type_create_struct alone (MPI-1; removed in MPI 3: "
+                                          "use MPI_Type_create_resized)");
     else
         *rc = shmc_mpi__err(MPI_ERR_TYPE, "%d is not a datatype%s", h,
                             h == MPI_DATATYPE_NULL ? " (MPI_DATATYPE_NULL)" : "");
@@ -247,8 +250,45 @@ void shmc_mpi__type_end(void)
 
 /* ---- constructors --------------------------------------------------------------------- */
 
+/* The bounds of a type being built: of its data, and of its markers (MPI_LB and MPI_UB
+ * blocks, or component types whose bounds were set), which win where there are any. */
+struct bounds {
+    int any, lb_set, ub_set;
+    MPI_Aint lb, ub, mlb, mub, align;
+};
+
+static void bound(struct bounds *k, MPI_Aint lo, MPI_Aint hi, int lb_marker, int ub_marker)
+{
+    if (!k->any || lo < k->lb)
+        k->lb = lo;
+    if (!k->any || hi > k->ub)
+        k->ub = hi;
+    k->any = 1;
+    if (lb_marker && (!k->lb_set || lo < k->mlb))
+        k->mlb = lo;
+    if (ub_marker && (!k->ub_set || hi > k->mub))
+        k->mub = hi;
+    k->lb_set |= lb_marker;
+    k->ub_set |= ub_marker;
+}
+
+/* Sets t's bounds: the markers' where set; otherwise the data's, a struct's extent padded
+ * to its strictest alignment as C pads a struct (what MPICH and Open MPI do). */
+static void set_bounds(struct shmc_mpi_type *t, const struct bounds *k, int combiner)
+{
+    MPI_Aint lb = k->lb_set ? k->mlb : k->lb, ub = k->ub_set ? k->mub : k->ub;
+    if (combiner == MPI_COMBINER_STRUCT && !k->ub_set && k->align > 1 && (ub - lb) % k->align)
+        ub += k->align - (ub - lb) % k->align;
+    t->lb = lb;
+    t->extent = ub - lb;
+    t->lb_set = k->lb_set;
+    t->ub_set = k->ub_set;
+    t->align = k->align ? k->align : 1;
+}
+
 /* Builds the type of n blocks: block i is len[i] consecutive elements of tys[i] (of
- * tys[0] when one_type) at byte displacement disp[i]. */
+ * tys[0] when one_type) at byte displacement disp[i]. A struct's block of MPI_LB or
+ * MPI_UB is the MPI-1 bound marker. */
 static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Datatype *tys,
                       int one_type, int combiner, MPI_Datatype *out)
 {
@@ -263,13 +303,14 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
     if (!t)
         return shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype");
     struct build b = {0};
-    int any = 0;
-    MPI_Aint lb = 0, ub = 0;
+    struct bounds k = {0};
     MPI_Datatype red = 0;
     int mixed = 0;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        const struct shmc_mpi_type *o = shmc_mpi__type(tys[one_type ? 0 : i], &rc);
-        if (!o)
+        MPI_Datatype ty = tys[one_type ? 0 : i];
+        int marker = combiner == MPI_COMBINER_STRUCT && (ty == MPI_LB || ty == MPI_UB);
+        const struct shmc_mpi_type *o = marker ? NULL : shmc_mpi__type(ty, &rc);
+        if (!o && !marker)
             break;
         if (len[i] < 0) {
             rc = shmc_mpi__err(MPI_ERR_ARG, "block length %d is negative", len[i]);
@@ -277,14 +318,16 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
         }
         if (len[i] == 0)
             continue;
+        if (marker) {
+            bound(&k, disp[i], disp[i], ty == MPI_LB, ty == MPI_UB);
+            continue;
+        }
         MPI_Aint first = disp[i], last = disp[i] + (MPI_Aint)(len[i] - 1) * o->extent;
         MPI_Aint lo = (first < last ? first : last) + o->lb;
         MPI_Aint hi = (first < last ? last : first) + o->lb + o->extent;
-        if (!any || lo < lb)
-            lb = lo;
-        if (!any || hi > ub)
-            ub = hi;
-        any = 1;
+        bound(&k, lo, hi, o->lb_set, o->ub_set);
+        if (o->align > k.align)
+            k.align = o->align;
         for (int j = 0; j < len[i]; j++)
             for (int s = 0; s < o->nseg; s++)
                 append(&b, disp[i] + (MPI_Aint)j * o->extent + o->seg[s].disp, o->seg[s].len,
@@ -310,8 +353,7 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
         return rc;
     }
     t->alive = 1;
-    t->lb = lb;
-    t->extent = ub - lb;
+    set_bounds(t, &k, combiner);
     t->seg = b.seg;
     t->nseg = b.n;
     t->red = mixed ? 0 : red;
@@ -531,6 +573,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     if (rc == MPI_SUCCESS) {
         t->lb = lb;
         t->extent = extent;
+        t->lb_set = t->ub_set = 1;
         set_dense(t);
     }
     TYPE_RETURN(rc);

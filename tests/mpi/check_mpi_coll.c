@@ -213,6 +213,14 @@ static void reductions(shmc_comm *w, int me, int n, void *arg)
     T_ASSERT(y == (n == 1 ? 0 : 0) && z == (n > 1), "land %d lor %d", y, z);
     M_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_LXOR, MPI_COMM_WORLD));
     T_ASSERT(y == (n - 1) % 2, "lxor %d", y);
+    /* logical ops on floating types, as MPICH allows: nonzero is true */
+    double dx[2] = {me == 0 ? 0.0 : 2.5, -1.0}, dy[2];
+    M_OK(MPI_Allreduce(dx, dy, 2, MPI_DOUBLE, MPI_LAND, MPI_COMM_WORLD));
+    /* (one rank: no op is applied, the result is the rank's own value) */
+    T_ASSERT(dy[0] == 0.0 && dy[1] == (n == 1 ? -1.0 : 1.0), "double land %g %g", dy[0], dy[1]);
+    long double lx = me == 0 ? 0.5L : 0.0L, ly;
+    M_OK(MPI_Allreduce(&lx, &ly, 1, MPI_LONG_DOUBLE, MPI_LXOR, MPI_COMM_WORLD));
+    T_ASSERT(ly == (n == 1 ? 0.5L : 1.0L), "long double lxor");
     _Bool b = me % 2, bo;
     M_OK(MPI_Allreduce(&b, &bo, 1, MPI_C_BOOL, MPI_LOR, MPI_COMM_WORLD));
     T_ASSERT(bo == (n > 1), "bool lor");

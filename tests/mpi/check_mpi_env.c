@@ -261,6 +261,69 @@ START_TEST(test_mpi_env_communicators_groups_topologies)
 }
 END_TEST
 
+/* Intercommunicators between the world's low and high halves: made, queried, merged in
+ * both orders, and refused by the calls that do not take them. */
+static void intercomms(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    mt_init();
+    int left = me < n / 2, nl = n / 2, r, s, flag;
+    MPI_Comm local, ic, merged;
+    M_OK(MPI_Comm_split(MPI_COMM_WORLD, left, me, &local));
+    /* arguments every leader gets wrong fail every member, nobody waits */
+    M_CLASS(MPI_ERR_RANK, MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, n + 3, 5, &ic));
+    M_CLASS(MPI_ERR_TAG, MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, left ? nl : 0, -2, &ic));
+    M_CLASS(MPI_ERR_RANK, MPI_Intercomm_create(local, n, MPI_COMM_WORLD, 0, 5, &ic));
+    /* leaders: the last member of each half */
+    M_OK(MPI_Comm_size(local, &s));
+    M_OK(MPI_Intercomm_create(local, s - 1, MPI_COMM_WORLD, left ? n - 1 : nl - 1, 5, &ic));
+    M_OK(MPI_Comm_test_inter(ic, &flag));
+    M_OK(MPI_Comm_rank(ic, &r));
+    T_ASSERT(flag && r == (left ? me : me - nl), "inter %d rank %d", flag, r);
+    M_OK(MPI_Comm_remote_size(ic, &s));
+    T_ASSERT(s == (left ? n - nl : nl), "remote size %d", s);
+    MPI_Group world, remote;
+    M_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    M_OK(MPI_Comm_remote_group(ic, &remote));
+    int zero = 0, wr;
+    M_OK(MPI_Group_translate_ranks(remote, 1, &zero, world, &wr));
+    T_ASSERT(wr == (left ? nl : 0), "remote group's first is world rank %d", wr);
+    /* merged with the left half low: the world's order; then high: the right half first */
+    for (int pass = 0; pass < 3; pass++) {
+        int high = pass == 0 ? !left : pass == 1 ? left : 1;
+        M_OK(MPI_Intercomm_merge(ic, high, &merged));
+        M_OK(MPI_Comm_rank(merged, &r));
+        M_OK(MPI_Comm_size(merged, &s));
+        int want = pass == 1 ? (left ? me + (n - nl) : me - nl) : me;
+        T_ASSERT(s == n && r == want, "merge %d: rank %d of %d, want %d", pass, r, s, want);
+        int sum = 0;
+        M_OK(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, merged));
+        T_ASSERT(sum == n * (n - 1) / 2, "sum %d", sum);
+        M_OK(MPI_Comm_free(&merged));
+    }
+    /* what an intercommunicator is not taken by */
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Send(&r, 1, MPI_INT, 0, 0, ic));
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Barrier(ic));
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Comm_dup(ic, &merged));
+    M_CLASS(MPI_ERR_COMM, MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &merged));
+    M_CLASS(MPI_ERR_COMM, MPI_Comm_remote_size(local, &s));
+    M_CLASS(MPI_ERR_ARG, MPI_Comm_remote_group(ic, NULL));
+    M_OK(MPI_Comm_free(&ic));
+    M_CLASS(MPI_ERR_COMM, MPI_Comm_test_inter(ic, &flag));
+    M_OK(MPI_Group_free(&world));
+    M_OK(MPI_Group_free(&remote));
+    M_OK(MPI_Comm_free(&local));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_env_intercommunicators)
+{
+    mt_run(2, intercomms, NULL);
+    mt_run(5, intercomms, NULL);
+}
+END_TEST
+
 static void types_info(shmc_comm *w, int me, int n, void *arg)
 {
     (void)w;
@@ -307,6 +370,34 @@ static void types_info(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Type_free(&sub));
     M_OK(MPI_Type_free(&hv));
     M_OK(MPI_Type_free(&idx));
+    /* a struct is padded as C pads it; MPI-1 bound markers set the bounds as they say */
+    struct rec {
+        char c;
+        double d;
+        int i;
+    };
+    MPI_Datatype st, ub, lbt, two;
+    M_OK(MPI_Type_create_struct(
+        3, (int[]){1, 1, 1},
+        (MPI_Aint[]){offsetof(struct rec, c), offsetof(struct rec, d), offsetof(struct rec, i)},
+        (MPI_Datatype[]){MPI_CHAR, MPI_DOUBLE, MPI_INT}, &st));
+    M_OK(MPI_Type_get_extent(st, &lb, &ext));
+    T_ASSERT(lb == 0 && ext == sizeof(struct rec), "padded struct extent %ld", (long)ext);
+    M_OK(MPI_Type_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 12}, (MPI_Datatype[]){MPI_INT, MPI_UB},
+                         &ub));
+    M_OK(MPI_Type_contiguous(2, ub, &two));
+    M_OK(MPI_Type_size(two, &size));
+    M_OK(MPI_Type_get_extent(two, &lb, &ext));
+    T_ASSERT(size == 8 && lb == 0 && ext == 24, "MPI_UB marker: %d %ld", size, (long)ext);
+    M_OK(MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){-4, 0},
+                                (MPI_Datatype[]){MPI_LB, MPI_SHORT}, &lbt));
+    M_OK(MPI_Type_get_extent(lbt, &lb, &ext));
+    T_ASSERT(lb == -4 && ext == 6, "MPI_LB marker: %ld %ld", (long)lb, (long)ext);
+    M_CLASS(MPI_ERR_TYPE, MPI_Type_contiguous(2, MPI_UB, &two));
+    M_CLASS(MPI_ERR_TYPE, MPI_Send(&size, 1, MPI_LB, 0, 0, MPI_COMM_WORLD));
+    MPI_Datatype *made[] = {&st, &ub, &lbt, &two};
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
+        M_OK(MPI_Type_free(made[i]));
     /* info objects */
     MPI_Info info, copy;
     char val[16];
@@ -385,6 +476,7 @@ static Suite *mpi_env_suite(void)
     tcase_add_test(t, test_mpi_env_user_errhandler);
     tcase_add_test(t, test_mpi_env_fatal_handler_aborts_with_message);
     tcase_add_test(t, test_mpi_env_communicators_groups_topologies);
+    tcase_add_test(t, test_mpi_env_intercommunicators);
     tcase_add_test(t, test_mpi_env_types_and_info);
     tcase_add_test(t, test_mpi_env_shmcc_builds_and_shmrun_runs);
     suite_add_tcase(s, t);
