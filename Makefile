@@ -100,7 +100,7 @@ endif
 # and an MPI's mpicc in bench-compare. limits.c needs no library at all.
 BENCHES  := $(BUILD)/bench/measure $(BUILD)/bench/limits $(BUILD)/bench/coll_bench \
             $(BUILD)/bench/path_cost $(BUILD)/bench/dev_bench $(BUILD)/bench/thread_bench \
-            $(BUILD)/bench/copy_bench
+            $(BUILD)/bench/copy_bench $(BUILD)/bench/measure-shmcc
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # Test suites by layer (docs/contributing.md): tests/unit (a module with its internals),
 # p2p, coll, device, robustness, launcher (public API only; scripts/layers.sh checks it).
@@ -230,6 +230,12 @@ $(BUILD)/bench/measure-openmpi: bench/measure.c bench/rt_mpi.c bench/rt.h bench/
 $(BUILD)/bench/measure-mpich: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h
 	@mkdir -p $(@D)
 	mpicc.mpich $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
+
+# ... and on shmcomm's own MPI interface, against the native calls (docs/mpi.md, speed).
+$(BUILD)/bench/measure-shmcc: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h \
+                              $(SHMCC) $(MPI_SHARED) $(SHARED)
+	@mkdir -p $(@D)
+	$(SHMCC) $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
 
 $(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC)
 	@mkdir -p $(@D)

@@ -28,6 +28,8 @@ const char *rt_name(void)
     return "openmpi";
 #elif defined(MPICH)
     return "mpich";
+#elif defined(SHMCOMM_MPI)
+    return "shmcomm-mpi"; /* shmcomm's own MPI interface (shmcc) */
 #else
     return "mpi";
 #endif

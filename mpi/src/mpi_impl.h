@@ -17,6 +17,7 @@
 #include <shmcomm.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Makes MPI_name a weak alias of PMPI_name (defined in the same file), so a profiling
  * tool may define MPI_name itself and call PMPI_name. */
@@ -147,6 +148,8 @@ void shmc_mpi__group_end(void);
 
 /* ---- datatypes (types.c, pack.c) ------------------------------------------------------ */
 
+#define SHMC_MPI_FIRST_DERIVED 64 /* predefined datatypes are 1..63, derived ones follow */
+
 /* One run of bytes of a type's element, at disp from the element's start; esize is the
  * size of the predefined elements it holds (MPI_Get_elements counts them). */
 struct shmc_mpi_seg {
@@ -242,16 +245,45 @@ struct shmc_mpi_view {
     size_t count;
     const struct shmc_mpi_type *t;
 };
-int shmc_mpi__view_send(const void *buf, size_t count, const struct shmc_mpi_type *t,
+int shmc_mpi__view_pack(const void *buf, size_t count, const struct shmc_mpi_type *t,
                         struct shmc_mpi_view *v);
-int shmc_mpi__view_recv(void *buf, size_t count, const struct shmc_mpi_type *t,
-                        struct shmc_mpi_view *v);
+int shmc_mpi__view_stage(void *buf, size_t count, const struct shmc_mpi_type *t,
+                         struct shmc_mpi_view *v);
+void shmc_mpi__view_unstage(struct shmc_mpi_view *v, size_t got);
+/* A dense type's view is the user's memory: set up here, inline, as the hot path of every
+ * call; the others go through pack.c. */
+static inline int shmc_mpi__view_dense(void *buf, size_t count, const struct shmc_mpi_type *t,
+                                       struct shmc_mpi_view *v)
+{
+    if (!t->dense || __builtin_mul_overflow(count, (size_t)t->size, &v->bytes))
+        return 0;
+    v->p = buf;
+    v->tmp = NULL;
+    return 1;
+}
+static inline int shmc_mpi__view_send(const void *buf, size_t count, const struct shmc_mpi_type *t,
+                                      struct shmc_mpi_view *v)
+{
+    return shmc_mpi__view_dense((void *)(uintptr_t)buf, count, t, v)
+               ? MPI_SUCCESS
+               : shmc_mpi__view_pack(buf, count, t, v);
+}
+static inline int shmc_mpi__view_recv(void *buf, size_t count, const struct shmc_mpi_type *t,
+                                      struct shmc_mpi_view *v)
+{
+    return shmc_mpi__view_dense(buf, count, t, v) ? MPI_SUCCESS
+                                                  : shmc_mpi__view_stage(buf, count, t, v);
+}
 /* A buffer that is both read and written (in-place collectives): its packed bytes, which
  * view_finish unpacks back. */
 int shmc_mpi__view_inout(void *buf, size_t count, const struct shmc_mpi_type *t,
                          struct shmc_mpi_view *v);
 /* Unpacks the got bytes that arrived (receive views) and frees the staging memory. */
-void shmc_mpi__view_finish(struct shmc_mpi_view *v, size_t got);
+static inline void shmc_mpi__view_finish(struct shmc_mpi_view *v, size_t got)
+{
+    if (v->tmp)
+        shmc_mpi__view_unstage(v, got);
+}
 
 /* ---- ops (ops.c) ------------------------------------------------------------------------ */
 
@@ -286,9 +318,23 @@ int shmc_mpi__info_check(MPI_Info info);
 void shmc_mpi__info_end(void);
 
 /* A buffer argument of a call: count elements of a usable (committed) type at buf, which
- * is not MPI_IN_PLACE; *bytes, their packed size. */
-int shmc_mpi__buffer_arg(const void *buf, int count, MPI_Datatype type,
-                         const struct shmc_mpi_type **t, size_t *bytes);
+ * is not MPI_IN_PLACE; *bytes, their packed size. The common case is checked inline in
+ * one go; anything else (an error, MPI_BOTTOM, a type not looked up yet) goes to the
+ * full check, which names what is wrong. */
+int shmc_mpi__buffer_arg_full(const void *buf, int count, MPI_Datatype type,
+                              const struct shmc_mpi_type **t, size_t *bytes);
+static inline int shmc_mpi__buffer_arg(const void *buf, int count, MPI_Datatype type,
+                                       const struct shmc_mpi_type **t, size_t *bytes)
+{
+    const struct shmc_mpi_type *x =
+        (const struct shmc_mpi_type *)shmc_mpi__table_get(&shmc_mpi__types, type);
+    if (x && x->committed && count >= 0 && buf && buf != MPI_IN_PLACE &&
+        !__builtin_mul_overflow((size_t)count, (size_t)x->size, bytes)) {
+        *t = x;
+        return MPI_SUCCESS;
+    }
+    return shmc_mpi__buffer_arg_full(buf, count, type, t, bytes);
+}
 
 /* Argument checks shared by the calls: each returns MPI_SUCCESS or an error code with its
  * detail recorded. */

@@ -31,7 +31,12 @@ struct emu {
     size_t vsize; /* a pair's value size (its index follows it, packed) */
     shmc_op sop;
 };
-static struct emu emus[MPI_MAXLOC + 1][64];
+static struct emu emus[MPI_MAXLOC + 1][SHMC_MPI_FIRST_DERIVED];
+
+/* What each built-in op on each predefined type became, once worked out: the calls ask
+ * again each time, and a small reduction must not pay for the choosing. */
+static struct shmc_mpi_red known[MPI_MAXLOC + 1][SHMC_MPI_FIRST_DERIVED];
+static unsigned char known_ok[MPI_MAXLOC + 1][SHMC_MPI_FIRST_DERIVED];
 
 /* ---- the emulated ops' arithmetic -------------------------------------------------------- */
 
@@ -265,7 +270,24 @@ static int emulate(MPI_Op op, MPI_Datatype red, shmc_op *sop)
     return MPI_SUCCESS;
 }
 
+static int choose(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r);
+
 int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r)
+{
+    int builtin = op >= MPI_MAX && op <= MPI_MAXLOC && type > 0 && type < SHMC_MPI_FIRST_DERIVED;
+    if (builtin && known_ok[op][type]) {
+        *r = known[op][type];
+        return MPI_SUCCESS;
+    }
+    int rc = choose(op, type, r);
+    if (rc == MPI_SUCCESS && builtin) {
+        known[op][type] = *r;
+        known_ok[op][type] = 1;
+    }
+    return rc;
+}
+
+static int choose(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r)
 {
     int rc = MPI_SUCCESS;
     const struct shmc_mpi_type *t = shmc_mpi__type_usable(type, &rc);
@@ -317,8 +339,9 @@ int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r)
 
 void shmc_mpi__ops_end(void)
 {
+    memset(known_ok, 0, sizeof known_ok);
     for (int o = 0; o <= MPI_MAXLOC; o++)
-        for (int t = 0; t < 64; t++)
+        for (int t = 0; t < SHMC_MPI_FIRST_DERIVED; t++)
             if (emus[o][t].made) {
                 shmc_op_free(&emus[o][t].sop);
                 emus[o][t].made = 0;

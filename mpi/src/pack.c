@@ -71,8 +71,8 @@ static int packed_bytes(size_t count, const struct shmc_mpi_type *t, size_t *byt
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__buffer_arg(const void *buf, int count, MPI_Datatype type,
-                         const struct shmc_mpi_type **t, size_t *bytes)
+int shmc_mpi__buffer_arg_full(const void *buf, int count, MPI_Datatype type,
+                              const struct shmc_mpi_type **t, size_t *bytes)
 {
     int rc = MPI_SUCCESS;
     if (!(*t = shmc_mpi__type_usable(type, &rc)))
@@ -84,14 +84,14 @@ int shmc_mpi__buffer_arg(const void *buf, int count, MPI_Datatype type,
     return packed_bytes((size_t)count, *t, bytes);
 }
 
-int shmc_mpi__view_send(const void *buf, size_t count, const struct shmc_mpi_type *t,
+int shmc_mpi__view_pack(const void *buf, size_t count, const struct shmc_mpi_type *t,
                         struct shmc_mpi_view *v)
 {
     *v = (struct shmc_mpi_view){0};
     int rc = packed_bytes(count, t, &v->bytes);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (t->dense || v->bytes == 0) {
+    if (v->bytes == 0) {
         v->p = (void *)(uintptr_t)buf;
         return MPI_SUCCESS;
     }
@@ -102,14 +102,14 @@ int shmc_mpi__view_send(const void *buf, size_t count, const struct shmc_mpi_typ
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__view_recv(void *buf, size_t count, const struct shmc_mpi_type *t,
-                        struct shmc_mpi_view *v)
+int shmc_mpi__view_stage(void *buf, size_t count, const struct shmc_mpi_type *t,
+                         struct shmc_mpi_view *v)
 {
     *v = (struct shmc_mpi_view){0};
     int rc = packed_bytes(count, t, &v->bytes);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (t->dense || v->bytes == 0) {
+    if (v->bytes == 0) {
         v->p = buf;
         return MPI_SUCCESS;
     }
@@ -131,9 +131,9 @@ int shmc_mpi__view_inout(void *buf, size_t count, const struct shmc_mpi_type *t,
     return rc;
 }
 
-void shmc_mpi__view_finish(struct shmc_mpi_view *v, size_t got)
+void shmc_mpi__view_unstage(struct shmc_mpi_view *v, size_t got)
 {
-    if (v->tmp && v->t) /* a receive view (ubuf may be MPI_BOTTOM) */
+    if (v->t) /* a receive view (ubuf may be MPI_BOTTOM) */
         shmc_mpi__unpack(v->tmp, got, v->ubuf, v->count, v->t);
     free(v->tmp);
     v->tmp = NULL;

@@ -126,13 +126,22 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
         }
         nreqs = n;
     }
+    /* Only what completion reads is set: err and st are written when it completes. */
     struct req *q = &reqs[free_list[--nfree]];
-    *q = (struct req){.used = 1, .r = r, .comm = comm};
-    if (v)
-        q->v = *v;
+    q->used = 1;
+    q->orphan = 0;
+    q->r = r;
+    q->comm = comm;
+    q->done = done != NULL;
     if (done) {
-        q->done = 1;
         q->st = *done;
+        q->err = MPI_SUCCESS;
+    }
+    if (v) {
+        q->v = *v;
+    } else {
+        q->v.tmp = NULL;
+        q->v.bytes = 0;
     }
     *out = (MPI_Request)(q - reqs) + 1;
     return MPI_SUCCESS;

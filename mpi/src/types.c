@@ -12,7 +12,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#define FIRST_DERIVED 64
+#define FIRST_DERIVED SHMC_MPI_FIRST_DERIVED
 struct shmc_mpi_table shmc_mpi__types;
 static int started;
 

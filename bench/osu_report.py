@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Tables and a plot from bench/osu_compare.sh's raw OSU output.
+
+    bench/osu_report.py OUT
+
+Reads OUT/raw/RUNTIME.PROG.N.ROUND.txt (the OSU programs' own output), takes each size's
+median over the rounds, and writes OUT/summary.csv (one row per program, rank count and
+size: each runtime's median and shmcomm's lead over the better of Open MPI and MPICH,
+above 1 where shmcomm is ahead), OUT/tables.md (the same as markdown tables, sizes where
+shmcomm is behind in bold, with a list of them), and, when gnuplot is installed,
+OUT/osu.png (latency, bandwidth and all-reduce at 2 and 4 ranks).
+"""
+import csv
+import glob
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+RUNTIMES = ["shmcomm", "openmpi", "mpich"]
+HIGHER_IS_BETTER = {"osu_bw", "osu_bibw", "osu_mbw_mr"}
+UNITS = {"osu_bw": "MB/s", "osu_bibw": "MB/s", "osu_mbw_mr": "MB/s"}
+
+
+def parse(path):
+    """{size: value} from one OSU output; osu_barrier's single figure is size 0."""
+    got = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            fields = line.split()
+            if not fields or not re.fullmatch(r"[0-9.]+", fields[0]):
+                continue
+            try:
+                nums = [float(x) for x in fields[:2]]
+            except ValueError:
+                continue
+            if len(nums) == 2:
+                got[int(nums[0])] = nums[1]
+            else:
+                got[0] = nums[0]
+    return got
+
+
+def load(out):
+    samples = {}  # (prog, ranks, size, runtime) -> [values]
+    progs = {}
+    for path in glob.glob(os.path.join(out, "raw", "*.txt")):
+        m = re.fullmatch(r"(\w+)\.(osu_\w+)\.(\d+)\.(\d+)\.txt", os.path.basename(path))
+        if not m:
+            continue
+        rt, prog, ranks = m.group(1), m.group(2), int(m.group(3))
+        progs[(prog, ranks)] = True
+        for size, v in parse(path).items():
+            samples.setdefault((prog, ranks, size, rt), []).append(v)
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    return med, sorted(progs, key=lambda p: (p[1], p[0]))
+
+
+def lead(prog, vals):
+    """shmcomm's lead over the better peer (above 1: ahead), or None."""
+    me = vals.get("shmcomm")
+    peers = [vals[r] for r in ("openmpi", "mpich") if vals.get(r)]
+    if not me or not peers:
+        return None
+    if prog in HIGHER_IS_BETTER:
+        return me / max(peers)
+    return min(peers) / me
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    return f"{v:.2f}" if v < 100 else f"{v:.0f}"
+
+
+def report(out):
+    med, progs = load(out)
+    rows = []
+    for prog, ranks in progs:
+        sizes = sorted({k[2] for k in med if k[0] == prog and k[1] == ranks})
+        for size in sizes:
+            vals = {rt: med.get((prog, ranks, size, rt)) for rt in RUNTIMES}
+            rows.append((prog, ranks, size, vals, lead(prog, vals)))
+    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["program", "ranks", "bytes"] + RUNTIMES + ["shmcomm_lead"])
+        for prog, ranks, size, vals, ld in rows:
+            w.writerow([prog, ranks, size] + [vals[r] if vals[r] is not None else ""
+                                              for r in RUNTIMES]
+                       + [f"{ld:.3f}" if ld else ""])
+    md = []
+    behind = []
+    for prog, ranks in progs:
+        unit = UNITS.get(prog, "µs")
+        md += [f"### {prog}, {ranks} ranks ({unit}; lead: shmcomm against the better "
+               "peer, above 1 ahead)", "",
+               "| bytes | shmcomm | Open MPI | MPICH | lead |", "| ---: | ---: | ---: | ---: | ---: |"]
+        for p, r, size, vals, ld in rows:
+            if (p, r) != (prog, ranks):
+                continue
+            cell = "—" if ld is None else f"{ld:.2f}"
+            if ld is not None and ld < 1:
+                cell = f"**{cell}**"
+                behind.append(f"{prog} {ranks} ranks {size} B ({ld:.2f})")
+            md.append(f"| {size} | {fmt(vals['shmcomm'])} | {fmt(vals['openmpi'])} | "
+                      f"{fmt(vals['mpich'])} | {cell} |")
+        md.append("")
+    md += ["### Where shmcomm is behind", ""]
+    md += [f"- {b}" for b in behind] or ["- nowhere"]
+    with open(os.path.join(out, "tables.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    plot(med, out)
+    print(f"osu_report: {len(rows)} rows, shmcomm behind at {len(behind)}; "
+          f"{os.path.join(out, 'tables.md')}")
+
+
+def plot(med, out):
+    if not shutil.which("gnuplot"):
+        print("osu_report: gnuplot not installed; no plot", file=sys.stderr)
+        return
+    data = os.path.join(out, "plot-data")
+    os.makedirs(data, exist_ok=True)
+    panels = [("osu_latency", 2, "osu\\_latency, 2 ranks", "µs (log)"),
+              ("osu_bw", 2, "osu\\_bw, 2 ranks", "MB/s (log)"),
+              ("osu_allreduce", 2, "osu\\_allreduce, 2 ranks", "µs (log)"),
+              ("osu_allreduce", 4, "osu\\_allreduce, 4 ranks on 2 cores", "µs (log)")]
+    script = ["set terminal pngcairo size 1200,900 font ',10'",
+              f"set output '{os.path.join(out, 'osu.png')}'",
+              "set multiplot layout 2,2 title 'OSU Micro-Benchmarks 7.4, medians over rounds'",
+              "set grid", "set logscale x 2", "set logscale y 10", "set format x '%.0b %BB'",
+              "set xlabel 'message size'"]
+    for prog, ranks, title, ylabel in panels:
+        parts = []
+        for i, rt in enumerate(RUNTIMES):
+            pts = sorted((k[2], v) for k, v in med.items()
+                         if k[0] == prog and k[1] == ranks and k[3] == rt and k[2] > 0)
+            if not pts:
+                continue
+            path = os.path.join(data, f"{rt}-{prog}-{ranks}.dat")
+            with open(path, "w") as f:
+                f.writelines(f"{x} {y}\n" for x, y in pts)
+            parts.append(f"'{path}' using 1:2 with linespoints lw 2 pt {i + 5} title '{rt}'")
+        script += [f"set title '{title}'", f"set ylabel '{ylabel}'",
+                   "set key " + ("right bottom" if prog in HIGHER_IS_BETTER else "left top")]
+        script.append("plot " + ", ".join(parts) if parts else "clear")
+    script.append("unset multiplot")
+    gp = os.path.join(out, "osu.gp")
+    with open(gp, "w") as f:
+        f.write("\n".join(script) + "\n")
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"osu_report: gnuplot failed: {r.stderr[-500:]}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    report(sys.argv[1])
