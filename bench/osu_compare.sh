@@ -15,7 +15,9 @@
 #
 # Environment: ROUNDS (default 3), NS (rank counts, default "2 4"), P2P2 / P2P4 / COLL
 # (the programs), OSU_ARGS (extra options for every program, e.g. "-m 1:65536"),
-# TMO (seconds per run, default 300; a run past it is recorded as missing).
+# OSU_ARGS_OVER (extra options above 2 ranks, default "-i 100 -x 10": oversubscribed, MPICH
+# takes about a millisecond per message, and OSU's default 10000 iterations would take
+# hours), TMO (seconds per run, default 300; a run past it keeps the sizes it printed).
 # 2 ranks are bound to a core each; 4 ranks on 2 cores run unbound and oversubscribed.
 set -u
 if [ $# -lt 3 ]; then
@@ -71,7 +73,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
                 [ -n "$exe" ] || continue
                 f="$OUT/raw/${NAMES[$i]}.$prog.$n.$r.txt"
                 # shellcheck disable=SC2086
-                timeout "$TMO" $(launcher $i "$n") "$exe" ${OSU_ARGS:-} > "$f" 2>&1
+                args="${OSU_ARGS:-}"
+                [ "$n" -gt 2 ] && args="$args ${OSU_ARGS_OVER--i 100 -x 10}"
+                timeout "$TMO" $(launcher $i "$n") "$exe" $args > "$f" 2>&1
                 rc=$?
                 [ $rc -eq 0 ] || echo "osu_compare: round $r: ${NAMES[$i]} $prog at $n ranks: exit $rc" >&2
                 echo "round $r/$ROUNDS  $n ranks  $prog  ${NAMES[$i]}: exit $rc"
