@@ -8,7 +8,8 @@ median over the rounds, and writes OUT/summary.csv (one row per program, rank co
 size: each runtime's median and shmcomm's lead over the better of Open MPI and MPICH,
 above 1 where shmcomm is ahead), OUT/tables.md (the same as markdown tables, sizes where
 shmcomm is behind in bold, with a list of them), and, when gnuplot is installed,
-OUT/osu.png (latency, bandwidth and all-reduce at 2 and 4 ranks).
+OUT/osu.png (latency, bandwidth, all-reduce at 2 and 4 ranks, broadcast and
+all-to-all at 4).
 """
 import csv
 import glob
@@ -125,10 +126,12 @@ def plot(med, out):
     panels = [("osu_latency", 2, "osu\\_latency, 2 ranks", "µs (log)"),
               ("osu_bw", 2, "osu\\_bw, 2 ranks", "MB/s (log)"),
               ("osu_allreduce", 2, "osu\\_allreduce, 2 ranks", "µs (log)"),
-              ("osu_allreduce", 4, "osu\\_allreduce, 4 ranks on 2 cores", "µs (log)")]
-    script = ["set terminal pngcairo size 1200,900 font ',10'",
+              ("osu_allreduce", 4, "osu\\_allreduce, 4 ranks on 2 cores", "µs (log)"),
+              ("osu_bcast", 4, "osu\\_bcast, 4 ranks on 2 cores", "µs (log)"),
+              ("osu_alltoall", 4, "osu\\_alltoall, 4 ranks on 2 cores", "µs (log)")]
+    script = ["set terminal pngcairo size 1200,1300 font ',10'",
               f"set output '{os.path.join(out, 'osu.png')}'",
-              "set multiplot layout 2,2 title 'OSU Micro-Benchmarks 7.4, medians over rounds'",
+              "set multiplot layout 3,2 title 'OSU Micro-Benchmarks 7.4, medians over rounds'",
               "set grid", "set logscale x 2", "set logscale y 10", "set format x '%.0b %BB'",
               "set xlabel 'message size'"]
     for prog, ranks, title, ylabel in panels:

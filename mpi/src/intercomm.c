@@ -117,15 +117,25 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         theirs[X_STATUS] =
             leaders(k.c, local_leader, peer_comm, remote_leader, tag, mine, theirs, len);
     int err = shmc_broadcast(theirs, (size_t)len, SHMC_INT32, local_leader, k.c->c);
-    rc = err != SHMC_OK ? shmc_mpi__from_shmc(err)
-         : theirs[X_STATUS] != MPI_SUCCESS
-             ? (k.c->rank == local_leader ? theirs[X_STATUS]
-                                          : shmc_mpi__err(theirs[X_STATUS],
-                                                          "the local leader (rank %d) "
-                                                          "failed",
-                                                          local_leader))
-         : !newintercomm ? shmc_mpi__err(MPI_ERR_ARG, "newintercomm is NULL")
-                         : make(k.c, local_leader, theirs, tag, newintercomm);
+    if (err != SHMC_OK) {
+        rc = shmc_mpi__from_shmc(err);
+    } else if (theirs[X_STATUS] != MPI_SUCCESS) {
+        rc = k.c->rank == local_leader
+                 ? theirs[X_STATUS]
+                 : shmc_mpi__err(theirs[X_STATUS], "the local leader (rank %d) failed",
+                                 local_leader);
+    } else {
+        /* A rank with no place for the result still takes part, so that the others'
+         * making of the communicator does not wait for it; it then frees its part. */
+        MPI_Comm got = MPI_COMM_NULL;
+        rc = make(k.c, local_leader, theirs, tag, &got);
+        if (rc == MPI_SUCCESS && newintercomm) {
+            *newintercomm = got;
+        } else if (rc == MPI_SUCCESS) {
+            PMPI_Comm_free(&got);
+            rc = shmc_mpi__err(MPI_ERR_ARG, "newintercomm is NULL");
+        }
+    }
     free(mine);
     return shmc_mpi__call_rc(&k, rc);
 }

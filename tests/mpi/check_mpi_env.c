@@ -302,6 +302,16 @@ static void intercomms(shmc_comm *w, int me, int n, void *arg)
         T_ASSERT(sum == n * (n - 1) / 2, "sum %d", sum);
         M_OK(MPI_Comm_free(&merged));
     }
+    /* one rank without a place for the result: it alone fails, the others are not held */
+    MPI_Comm ic2 = MPI_COMM_NULL;
+    int rc2 =
+        MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, left ? nl : 0, 6, me == 0 ? NULL : &ic2);
+    int c2 = -1;
+    if (rc2 != MPI_SUCCESS)
+        MPI_Error_class(rc2, &c2);
+    T_ASSERT(me == 0 ? c2 == MPI_ERR_ARG : rc2 == MPI_SUCCESS, "NULL newintercomm: %d", rc2);
+    if (me != 0)
+        M_OK(MPI_Comm_free(&ic2));
     /* what an intercommunicator is not taken by */
     M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Send(&r, 1, MPI_INT, 0, 0, ic));
     M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Barrier(ic));
