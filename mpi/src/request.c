@@ -401,21 +401,23 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
             *flag = 0;
             return MPI_SUCCESS;
         }
-        for (int i = 0; i < count; i++)
-            if (h[i] != MPI_REQUEST_NULL && !reqs[h[i] - 1].done)
-                finish(&reqs[h[i] - 1], a.s[i].error, &a.s[i]);
     }
-    release_arr(&a);
     if (flag)
         *flag = 1;
+    /* One pass: record what the C library's call completed, then hand each result over. */
     int failed = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[i];
-        if (h[i] == MPI_REQUEST_NULL)
+        if (h[i] == MPI_REQUEST_NULL) {
             empty_status(st);
-        else
-            failed |= deliver(&reqs[h[i] - 1], &h[i], st, 1) != MPI_SUCCESS;
+            continue;
+        }
+        struct req *q = &reqs[h[i] - 1];
+        if (!q->done)
+            finish(q, a.s[i].error, &a.s[i]);
+        failed |= deliver(q, &h[i], st, 1) != MPI_SUCCESS;
     }
+    release_arr(&a);
     if (failed)
         return shmc_mpi__raise(
             comm, shmc_mpi__err(MPI_ERR_IN_STATUS, "a request failed: see its status's MPI_ERROR"),
