@@ -366,6 +366,92 @@ SHMC_MPI_NOTYET(Iallreduce,
                 (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request),
                 (sendbuf, recvbuf, count, datatype, op, comm, request));
+SHMC_MPI_NOTYET(Ireduce,
+                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request),
+                (sendbuf, recvbuf, count, datatype, op, root, comm, request));
+SHMC_MPI_NOTYET(Igather,
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+SHMC_MPI_NOTYET(Igatherv,
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                 request));
+SHMC_MPI_NOTYET(Iscatter,
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+SHMC_MPI_NOTYET(Iscatterv,
+                (const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm, MPI_Request *request),
+                (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                 request));
+SHMC_MPI_NOTYET(Iallgather,
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+SHMC_MPI_NOTYET(Iallgatherv,
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                 MPI_Request *request),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                 request));
+SHMC_MPI_NOTYET(Ialltoall,
+                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
+                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+SHMC_MPI_NOTYET(Ialltoallv,
+                (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
+                (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                 comm, request));
+SHMC_MPI_NOTYET(Ialltoallw,
+                (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                 MPI_Request *request),
+                (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                 comm, request));
+SHMC_MPI_NOTYET(Ireduce_scatter,
+                (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request),
+                (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+SHMC_MPI_NOTYET(Ireduce_scatter_block,
+                (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request),
+                (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+SHMC_MPI_NOTYET(Iscan,
+                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request),
+                (sendbuf, recvbuf, count, datatype, op, comm, request));
+SHMC_MPI_NOTYET(Iexscan,
+                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request),
+                (sendbuf, recvbuf, count, datatype, op, comm, request));
+SHMC_MPI_NOTYET(Bsend_init,
+                (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request),
+                (buf, count, datatype, dest, tag, comm, request));
+SHMC_MPI_NOTYET(Ssend_init,
+                (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request),
+                (buf, count, datatype, dest, tag, comm, request));
+SHMC_MPI_NOTYET(Rsend_init,
+                (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request),
+                (buf, count, datatype, dest, tag, comm, request));
+SHMC_MPI_NOTYET(Grequest_start,
+                (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
+                 MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request),
+                (query_fn, free_fn, cancel_fn, extra_state, request));
+SHMC_MPI_NOTYET(Grequest_complete, (MPI_Request request), (request));
 SHMC_MPI_NOTYET(Send_init,
                 (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, MPI_Request *request),
