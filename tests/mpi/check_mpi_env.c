@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mpi_test.h"
@@ -154,6 +155,45 @@ START_TEST(test_mpi_env_fatal_handler_aborts_with_message)
     ck_assert_msg(strstr(text, "MPI_Send") && strstr(text, "MPI_ERR_RANK") &&
                       strstr(text, "MPI_COMM_WORLD"),
                   "message: %s", text);
+}
+END_TEST
+
+/* MPI_Abort ends every process of the job with the code given, and says so. */
+static void aborter(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)n;
+    M_OK(MPI_Init(NULL, NULL));
+    if (me == 1) {
+        if (!freopen((const char *)arg, "w", stderr))
+            _exit(99);
+        MPI_Abort(MPI_COMM_WORLD, 7);
+        _exit(98); /* not reached */
+    }
+    int v;
+    MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* never comes */
+    _exit(97);
+}
+
+START_TEST(test_mpi_env_abort_ends_the_job)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/shmc_mpi_abort.%d", (int)getpid());
+    struct shmct_opts o = {.no_init = 1, .expect_fail = 1};
+    int failed = shmct_run_opts(3, aborter, path, &o);
+    ck_assert_int_ge(failed, 1);
+    int st = shmct_status(1);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 7, "rank 1 status %#x", st);
+    for (int r = 0; r < 3; r += 2) /* the others did not run on past it */
+        ck_assert(!(WIFEXITED(shmct_status(r)) && WEXITSTATUS(shmct_status(r)) == 97));
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char text[512] = "";
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    unlink(path);
+    ck_assert_msg(strstr(text, "rank 1 called MPI_Abort with error code 7"), "message: %s", text);
 }
 END_TEST
 
@@ -489,6 +529,7 @@ static Suite *mpi_env_suite(void)
     tcase_add_test(t, test_mpi_env_startup_and_errors);
     tcase_add_test(t, test_mpi_env_user_errhandler);
     tcase_add_test(t, test_mpi_env_fatal_handler_aborts_with_message);
+    tcase_add_test(t, test_mpi_env_abort_ends_the_job);
     tcase_add_test(t, test_mpi_env_communicators_groups_topologies);
     tcase_add_test(t, test_mpi_env_intercommunicators);
     tcase_add_test(t, test_mpi_env_types_and_info);

@@ -4,6 +4,7 @@
  * probes, MPI_PROC_NULL, cancelling a receive, truncation, buffered sends, sendrecv, and
  * non-contiguous datatypes on either side against packed references.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi_test.h"
@@ -354,6 +355,71 @@ START_TEST(test_mpi_p2p_buffered)
 }
 END_TEST
 
+/* A synchronous send does not complete before its receive is posted; a freed active
+ * send is still delivered; indexed blocks and addresses. 2 ranks. */
+static void sync_free_blocks(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)arg;
+    (void)n;
+    mt_init();
+    int v = 41, got = 0, flag = 1;
+    enum { BIG = 1 << 20 };
+    char *big = malloc(BIG);
+    T_ASSERT(big, "memory");
+    if (me == 0) {
+        MPI_Request r;
+        M_OK(MPI_Issend(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &r));
+        /* rank 1 posts its receive only after the message on tag 2 */
+        for (int i = 0; i < 100; i++)
+            M_OK(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+        T_ASSERT(!flag, "MPI_Issend completed before its receive was posted");
+        M_OK(MPI_Send(&v, 1, MPI_INT, 1, 2, MPI_COMM_WORLD));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        for (int i = 0; i < BIG; i++)
+            big[i] = (char)(i * 7);
+        M_OK(MPI_Isend(big, BIG, MPI_CHAR, 1, 3, MPI_COMM_WORLD, &r));
+        M_OK(MPI_Request_free(&r));
+        T_ASSERT(r == MPI_REQUEST_NULL, "freed handle");
+        /* the buffer is reused only once the receiver says it has the message */
+        M_OK(MPI_Recv(&got, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    } else {
+        M_OK(MPI_Recv(&got, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        M_OK(MPI_Recv(&got, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        T_ASSERT(got == 41, "synchronous message %d", got);
+        M_OK(MPI_Recv(big, BIG, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < BIG; i++)
+            if (big[i] != (char)(i * 7))
+                T_ASSERT(0, "byte %d of the freed request's message", i);
+        M_OK(MPI_Send(&got, 1, MPI_INT, 0, 4, MPI_COMM_WORLD));
+    }
+    /* indexed blocks against their packed reference; addresses */
+    int a[12], packed[6], pos = 0;
+    for (int i = 0; i < 12; i++)
+        a[i] = 100 + i;
+    MPI_Datatype ib;
+    M_OK(MPI_Type_create_indexed_block(3, 2, (int[]){0, 4, 9}, MPI_INT, &ib));
+    M_OK(MPI_Type_commit(&ib));
+    M_OK(MPI_Pack(a, 1, ib, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+    int want[6] = {100, 101, 104, 105, 109, 110};
+    T_ASSERT(pos == sizeof want && memcmp(packed, want, sizeof want) == 0, "indexed block");
+    MPI_Aint ext, lb, p0, p3;
+    M_OK(MPI_Type_get_extent(ib, &lb, &ext));
+    T_ASSERT(lb == 0 && ext == 11 * (MPI_Aint)sizeof(int), "indexed block extent %ld", (long)ext);
+    M_OK(MPI_Type_free(&ib));
+    M_OK(MPI_Get_address(&a[0], &p0));
+    M_OK(MPI_Get_address(&a[3], &p3));
+    T_ASSERT(MPI_Aint_diff(p3, p0) == 3 * (MPI_Aint)sizeof(int), "addresses");
+    free(big);
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_synchronous_freed_indexed_block)
+{
+    mt_run(2, sync_free_blocks, NULL);
+}
+END_TEST
+
 static Suite *mpi_p2p_suite(void)
 {
     Suite *s = suite_create("mpi_p2p");
@@ -365,6 +431,7 @@ static Suite *mpi_p2p_suite(void)
     tcase_add_test(t, test_mpi_p2p_probe_cancel_truncate);
     tcase_add_test(t, test_mpi_p2p_noncontiguous);
     tcase_add_test(t, test_mpi_p2p_buffered);
+    tcase_add_test(t, test_mpi_p2p_synchronous_freed_indexed_block);
     suite_add_tcase(s, t);
     return s;
 }
