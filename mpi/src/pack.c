@@ -84,42 +84,40 @@ int shmc_mpi__buffer_arg_full(const void *buf, int count, MPI_Datatype type,
     return packed_bytes((size_t)count, *t, bytes);
 }
 
-int shmc_mpi__view_pack(const void *buf, size_t count, const struct shmc_mpi_type *t,
-                        struct shmc_mpi_view *v)
+/* A view over count elements of t at buf: the user's memory when there is nothing to
+ * move, otherwise staging memory of the packed size (v->tmp); what is the error. */
+static int view_start(void *buf, size_t count, const struct shmc_mpi_type *t,
+                      struct shmc_mpi_view *v, const char *what)
 {
     *v = (struct shmc_mpi_view){0};
     int rc = packed_bytes(count, t, &v->bytes);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (v->bytes == 0) {
-        v->p = (void *)(uintptr_t)buf;
-        return MPI_SUCCESS;
-    }
-    if (!(v->tmp = malloc(v->bytes)))
-        return shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes to pack a message into", v->bytes);
-    shmc_mpi__pack(buf, count, t, v->tmp);
-    v->p = v->tmp;
+    if (v->bytes > 0 && !(v->tmp = malloc(v->bytes)))
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes to %s", v->bytes, what);
+    v->p = v->tmp ? v->tmp : buf;
     return MPI_SUCCESS;
+}
+
+int shmc_mpi__view_pack(const void *buf, size_t count, const struct shmc_mpi_type *t,
+                        struct shmc_mpi_view *v)
+{
+    int rc = view_start((void *)(uintptr_t)buf, count, t, v, "pack a message into");
+    if (rc == MPI_SUCCESS && v->tmp)
+        shmc_mpi__pack(buf, count, t, v->tmp);
+    return rc;
 }
 
 int shmc_mpi__view_stage(void *buf, size_t count, const struct shmc_mpi_type *t,
                          struct shmc_mpi_view *v)
 {
-    *v = (struct shmc_mpi_view){0};
-    int rc = packed_bytes(count, t, &v->bytes);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (v->bytes == 0) {
-        v->p = buf;
-        return MPI_SUCCESS;
+    int rc = view_start(buf, count, t, v, "receive a message into");
+    if (rc == MPI_SUCCESS && v->tmp) { /* unpacked into buf by view_unstage */
+        v->ubuf = buf;
+        v->count = count;
+        v->t = t;
     }
-    if (!(v->tmp = malloc(v->bytes)))
-        return shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes to receive a message into", v->bytes);
-    v->p = v->tmp;
-    v->ubuf = buf;
-    v->count = count;
-    v->t = t;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int shmc_mpi__view_inout(void *buf, size_t count, const struct shmc_mpi_type *t,

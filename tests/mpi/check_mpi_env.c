@@ -120,6 +120,17 @@ START_TEST(test_mpi_env_user_errhandler)
 }
 END_TEST
 
+/* What a rank wrote to the file it reopened stderr on (then removed), as a string. */
+static void captured(const char *path, char *text, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t got = fread(text, 1, cap - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    unlink(path);
+}
+
 /* The default handler: an error aborts the whole job with a message on stderr. */
 static void fatal(shmc_comm *w, int me, int n, void *arg)
 {
@@ -145,13 +156,8 @@ START_TEST(test_mpi_env_fatal_handler_aborts_with_message)
     int failed = shmct_run_opts(3, fatal, path, &o);
     ck_assert_int_ge(failed, 1);
     ck_assert(shmct_status(1) != 0 && shmct_status(1) != 98 << 8);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    char text[2048] = "";
-    size_t got = fread(text, 1, sizeof text - 1, f);
-    text[got] = '\0';
-    fclose(f);
-    unlink(path);
+    char text[2048];
+    captured(path, text, sizeof text);
     ck_assert_msg(strstr(text, "MPI_Send") && strstr(text, "MPI_ERR_RANK") &&
                       strstr(text, "MPI_COMM_WORLD"),
                   "message: %s", text);
@@ -186,13 +192,8 @@ START_TEST(test_mpi_env_abort_ends_the_job)
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 7, "rank 1 status %#x", st);
     for (int r = 0; r < 3; r += 2) /* the others did not run on past it */
         ck_assert(!(WIFEXITED(shmct_status(r)) && WEXITSTATUS(shmct_status(r)) == 97));
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    char text[512] = "";
-    size_t got = fread(text, 1, sizeof text - 1, f);
-    text[got] = '\0';
-    fclose(f);
-    unlink(path);
+    char text[512];
+    captured(path, text, sizeof text);
     ck_assert_msg(strstr(text, "rank 1 called MPI_Abort with error code 7"), "message: %s", text);
 }
 END_TEST
