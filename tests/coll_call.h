@@ -45,12 +45,12 @@ static const char *const coll_names[C_COUNT] = {
 /* Each collective's algorithms, as docs/collectives.md lists them (NULL-terminated). */
 static const char *const coll_algos[C_COUNT][7] = {
     [C_BARRIER] = {"tree", "ring", "shm", "rd"},
-    [C_BROADCAST] = {"tree", "ring", "shm"},
-    [C_REDUCE] = {"tree", "ring", "shm"},
+    [C_BROADCAST] = {"tree", "ring", "shm", "direct"},
+    [C_REDUCE] = {"tree", "ring", "shm", "direct"},
     [C_ALLREDUCE] = {"tree", "ring", "shm", "rd", "direct", "stage"},
-    [C_GATHER] = {"tree", "ring", "shm"},
+    [C_GATHER] = {"tree", "ring", "shm", "direct"},
     [C_ALLGATHER] = {"tree", "ring", "shm"},
-    [C_SCATTER] = {"tree", "ring", "shm"},
+    [C_SCATTER] = {"tree", "ring", "shm", "direct"},
     [C_REDUCE_SCATTER] = {"tree", "ring", "shm"},
     [C_ALLTOALL] = {"tree", "ring", "shm"},
 };

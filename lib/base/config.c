@@ -159,7 +159,10 @@ int shmc__algo_valid(int c, int a)
     /* Recursive doubling exists where it is the classic latency algorithm. */
     if (a == SHMC_A_RD)
         return c == SHMC_C_BARRIER || c == SHMC_C_ALLREDUCE;
-    if (a == SHMC_A_DIRECT || a == SHMC_A_STAGE)
+    if (a == SHMC_A_DIRECT)
+        return c == SHMC_C_ALLREDUCE || c == SHMC_C_BROADCAST || c == SHMC_C_REDUCE ||
+               c == SHMC_C_GATHER || c == SHMC_C_SCATTER;
+    if (a == SHMC_A_STAGE)
         return c == SHMC_C_ALLREDUCE;
     return 1;
 }

@@ -54,6 +54,17 @@ int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count);
 /* What the ring all-reduce borrows (devdirect.c falls back to it). */
 void shmc__allreduce_ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH]);
 
+/* flat.c: the rooted collectives in one step, every rank dealing with the root alone
+ * (buffers as for the other algorithms of each collective). */
+int shmc__bcast_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__bcast_direct_algo;
+int shmc__scatter_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__scatter_direct_algo;
+int shmc__gather_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__gather_direct_algo;
+int shmc__reduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__reduce_direct_algo;
+
 /* direct.c. All-reduce reading and writing peers' buffers in place; the world
  * communicator only (elsewhere it is shm: same order, same bits). */
 int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);

@@ -5,6 +5,7 @@
  *   ring: a chain 0 -> 1 -> ... -> n-1, pipelined in chunks so that every link is busy:
  *         (n - 2 + chunks) chunk steps.
  *   shm:  the root copies each chunk into its slot once; everyone copies it out.
+ *   direct: the root sends to every other rank itself (flat.c).
  * Every rank ends with the root's bytes; no arithmetic, so nothing to order.
  */
 #include <string.h>

@@ -58,11 +58,18 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     const size_t K = 1024;
     switch (coll) {
     case SHMC_C_BARRIER:
-        /* On the world communicator shm is one store and n - 1 loads (coll/wsync.c). */
+        /* On the world communicator shm is the world-sync blocks, released by rank 0
+         * (coll/wsync.c). */
         return n <= 4 && !shmc__cx_world(x) ? SHMC_A_RD : SHMC_A_SHM;
     case SHMC_C_BROADCAST:
         if (n == 2)
             return SHMC_A_TREE;
+        /* The root sending to each: no rank waits for a forwarder to be scheduled
+         * (flat.c). After a barrier, as OSU times it, 1.4-35x faster than tree and ring at
+         * 4 to 16 ranks on 2 cores; back to back within 3x of the best
+         * (docs/collectives.md, "Rooted collectives in one step"). */
+        if (n <= 16 && bytes <= (n <= 4 ? 64 * K : 4 * K))
+            return SHMC_A_DIRECT;
         if (bytes <= 8 * K)
             return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
         if (bytes <= 512 * K)
@@ -87,8 +94,8 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     case SHMC_C_GATHER:
         if (n == 2)
             return SHMC_A_RING;
-        if (bytes <= 16 * K)
-            return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
+        if (bytes <= (n <= 4 ? 8 * K : 16 * K))
+            return SHMC_A_TREE;
         return SHMC_A_SHM;
     case SHMC_C_ALLGATHER:
         if (n > 4)
@@ -97,6 +104,9 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
             return SHMC_A_RING;
         return bytes <= (n == 2 ? 64 * K : K * K) ? SHMC_A_SHM : SHMC_A_RING;
     case SHMC_C_SCATTER:
+        /* As the broadcast (flat.c), up to 64 KiB blocks (8 ranks) or 64 KiB in all. */
+        if (n > 2 && n <= 16 && bytes <= (n <= 8 ? 64 * K * (size_t)n : 64 * K))
+            return SHMC_A_DIRECT;
         return SHMC_A_TREE;
     case SHMC_C_REDUCE_SCATTER:
         if (n == 2 || bytes <= 4 * K || bytes > 64 * K)
@@ -120,10 +130,12 @@ static const struct shmc__coll_algo *const algorithms[SHMC_C_COUNT][SHMC_A_COUNT
                         [SHMC_A_RD] = &shmc__barrier_rd_algo},
     [SHMC_C_BROADCAST] = {[SHMC_A_TREE] = &shmc__bcast_tree_algo,
                           [SHMC_A_RING] = &shmc__bcast_ring_algo,
-                          [SHMC_A_SHM] = &shmc__bcast_shm_algo},
+                          [SHMC_A_SHM] = &shmc__bcast_shm_algo,
+                          [SHMC_A_DIRECT] = &shmc__bcast_direct_algo},
     [SHMC_C_REDUCE] = {[SHMC_A_TREE] = &shmc__reduce_tree_algo,
                        [SHMC_A_RING] = &shmc__reduce_ring_algo,
-                       [SHMC_A_SHM] = &shmc__reduce_shm_algo},
+                       [SHMC_A_SHM] = &shmc__reduce_shm_algo,
+                       [SHMC_A_DIRECT] = &shmc__reduce_direct_algo},
     [SHMC_C_ALLREDUCE] = {[SHMC_A_TREE] = &shmc__allreduce_tree_algo,
                           [SHMC_A_RING] = &shmc__allreduce_ring_algo,
                           [SHMC_A_SHM] = &shmc__allreduce_shm_algo,
@@ -132,13 +144,15 @@ static const struct shmc__coll_algo *const algorithms[SHMC_C_COUNT][SHMC_A_COUNT
                           [SHMC_A_STAGE] = &shmc__allreduce_stage_algo},
     [SHMC_C_GATHER] = {[SHMC_A_TREE] = &shmc__gather_tree_algo,
                        [SHMC_A_RING] = &shmc__gather_ring_algo,
-                       [SHMC_A_SHM] = &shmc__gather_shm_algo},
+                       [SHMC_A_SHM] = &shmc__gather_shm_algo,
+                       [SHMC_A_DIRECT] = &shmc__gather_direct_algo},
     [SHMC_C_ALLGATHER] = {[SHMC_A_TREE] = &shmc__allgather_tree_algo,
                           [SHMC_A_RING] = &shmc__allgather_ring_algo,
                           [SHMC_A_SHM] = &shmc__allgather_shm_algo},
     [SHMC_C_SCATTER] = {[SHMC_A_TREE] = &shmc__scatter_tree_algo,
                         [SHMC_A_RING] = &shmc__scatter_ring_algo,
-                        [SHMC_A_SHM] = &shmc__scatter_shm_algo},
+                        [SHMC_A_SHM] = &shmc__scatter_shm_algo,
+                        [SHMC_A_DIRECT] = &shmc__scatter_direct_algo},
     [SHMC_C_REDUCE_SCATTER] = {[SHMC_A_TREE] = &shmc__reduce_scatter_tree_algo,
                                [SHMC_A_RING] = &shmc__reduce_scatter_ring_algo,
                                [SHMC_A_SHM] = &shmc__reduce_scatter_shm_algo},

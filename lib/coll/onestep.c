@@ -36,10 +36,13 @@ static int world_mismatch(const struct shmc__cx *x, int odd)
     return SHMC_ERR_MISMATCH;
 }
 
-int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle)
+/* Round r entered, as a barrier released by rank 0 when `released` (wsync.h). */
+static int world_enter(const struct shmc__cx *x, uint64_t r, int settle, int released)
 {
     int odd;
-    int rc = shmc__wsync_enter_call(x->co, r, shmc__wsync_tag(x->hash), &odd);
+    uint64_t tag = shmc__wsync_tag(x->hash);
+    int rc = released ? shmc__wsync_enter_released(x->co, r, tag, &odd)
+                      : shmc__wsync_enter_call(x->co, r, tag, &odd);
     if (rc != SHMC_OK) {
         if (settle)
             shmc__wsync_settle(x->co, r);
@@ -47,6 +50,11 @@ int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle)
     }
     /* Every member sees a difference in the same round: none goes on. */
     return odd >= 0 ? world_mismatch(x, odd) : SHMC_OK;
+}
+
+int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle)
+{
+    return world_enter(x, r, settle, 0);
 }
 
 /* The world: this rank's part into its half of a new round, then the round entered
@@ -103,8 +111,10 @@ static int barrier(const struct shmc__cx *x, int settle)
 {
     uint64_t r, stamp;
     uint8_t *slot;
-    if (shmc__cx_world(x))
-        return world_round(x, NULL, 0, &r, settle);
+    if (shmc__cx_world(x)) {
+        r = shmc__wsync_next(x->co);
+        return world_enter(x, r, settle, 1);
+    }
     int rc = slot_round(x, NULL, 0, &slot, &stamp);
     if (rc == SHMC_OK)
         shmc__slot_done_all(x);

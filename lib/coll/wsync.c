@@ -116,6 +116,69 @@ int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int 
     return quit_world(co, rc != SHMC_OK ? rc : w.err);
 }
 
+/* Has world rank 0 released round `want` (or left, or has the world quit)? */
+static int released(void *arg)
+{
+    struct wsync_wait *w = arg;
+    struct shmc__coll *co = w->co;
+    struct shmc__wsync *o = shmc__arena_wsync(co->arena, 0);
+    /* A8 pairs with R8: rank 0 saw every rank enter this round before releasing it. */
+    if ((shmc__load_acquire64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) >= w->want)
+        return 1;
+    if (shmc__peers_any_gone(co->p2p) && (w->err = shmc__peer_lost(co->p2p, 0)) != SHMC_OK)
+        return 1;
+    if (co->p2p->comms.world.quit) {
+        w->err = co->p2p->comms.world.quit;
+        return 1;
+    }
+    return 0;
+}
+
+int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)
+{
+    struct wsync_wait w = {.co = co, .want = r, .tag = tag, .odd = -1};
+    int rc = SHMC_OK;
+    if (co->rank == 0) {
+        if (!all_entered(&w)) {
+            shmc__incall_round(co->p2p, 1);
+            rc = shmc__wait_pred(co->p2p, all_entered, others_far, &w, SHMC_BLK_COLL);
+            shmc__incall_round(co->p2p, 0);
+        }
+        if (rc == SHMC_OK && w.err == SHMC_OK) {
+            /* R8 pairs with A8 (released): published only now, after A7 on every rank. */
+            shmc__store_release64(&co->wsync->round[r & 1], r | tag);
+            for (int q = 1; q < co->size; q++)
+                shmc__peer_notify(co->p2p, q);
+        }
+    } else {
+        /* R7: as in shmc__wsync_enter_call; only rank 0 waits for it. */
+        shmc__store_release64(&co->wsync->round[r & 1], r | tag);
+        shmc__peer_notify(co->p2p, 0);
+        if (!released(&w)) {
+            /* others_far looks at every rank still short of r: any may hold rank 0 up. */
+            shmc__incall_round(co->p2p, 1);
+            rc = shmc__wait_pred(co->p2p, released, others_far, &w, SHMC_BLK_COLL);
+            shmc__incall_round(co->p2p, 0);
+        }
+        /* Every rank has entered r (rank 0 saw each), and none can write this half again
+         * before we enter r + 1, so each tag read here is its call's: comparing all of
+         * them, as rank 0 did, every member finds the same difference. Relaxed: A8 came
+         * after R8, which came after rank 0's A7 of each. */
+        if (rc == SHMC_OK && w.err == SHMC_OK && tag) {
+            for (int q = 0; q < co->size && w.odd < 0; q++) {
+                if (q == co->rank)
+                    continue;
+                struct shmc__wsync *o = shmc__arena_wsync(co->arena, (unsigned)q);
+                if ((shmc__load_relaxed64(&o->round[r & 1]) & ~SHMC_WSYNC_ROUND_MASK) != tag)
+                    w.odd = q;
+            }
+        }
+    }
+    if (odd)
+        *odd = w.odd;
+    return quit_world(co, rc != SHMC_OK ? rc : w.err);
+}
+
 struct settle_wait {
     struct shmc__coll *co;
     uint64_t want;

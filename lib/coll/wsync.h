@@ -39,6 +39,13 @@ static inline uint64_t shmc__wsync_tag(uint64_t h)
  * whose tag differs, or -1. SHMC_OK, or the error of a rank that left first. */
 int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd);
 
+/* The same round entered as a barrier released by world rank 0: every other rank
+ * publishes its entry and waits for rank 0 alone, which publishes its own only once it
+ * has seen all of them. Rank 0 leaves first, so a rooted collective from it that follows
+ * (a broadcast, a scatter) is under way before the others arrive, and they wait on one
+ * line instead of n - 1 (docs/collectives.md says when this form is used). The tags are
+ * compared by every member as in shmc__wsync_enter_call. */
+int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd);
 /* After round r failed (a rank left or quit before entering it, and this rank has quit):
  * waits until every other rank has entered r, left the job or quit the world's
  * collectives, which each does only once it has stopped touching other ranks' buffers

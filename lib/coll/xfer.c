@@ -28,9 +28,15 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
 {
     if (x->c->quit)
         return quit_already(x, req);
-    return shmc__cx_quit(x, shmc__post_send(x->co->p2p, buf, bytes, 1,
-                                            shmc__comm_world_rank(x->c, dst),
-                                            shmc__call_tag(x->hash), x->ctx, x->c, x->dev, req));
+    struct shmc__p2p *p = x->co->p2p;
+    int w = shmc__comm_world_rank(x->c, dst), tag = shmc__call_tag(x->hash);
+    /* An eager message that fits the mailbox now needs no request: NULL is a finished
+     * one to waitall and cancel (the roots of the flat collectives send n - 1 of them). */
+    if (!x->dev && shmc__send_now(p, buf, bytes, w, tag, x->ctx)) {
+        *req = NULL;
+        return SHMC_OK;
+    }
+    return shmc__cx_quit(x, shmc__post_send(p, buf, bytes, 1, w, tag, x->ctx, x->c, x->dev, req));
 }
 
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,

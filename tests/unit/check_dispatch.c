@@ -32,7 +32,7 @@ START_TEST(test_dispatch_matches_config)
         }
         ck_assert_ptr_null(shmc__coll_algo(c, SHMC_A_AUTO, 0));
     }
-    ck_assert_int_eq(n, 31); /* 32 descriptors: these, and the device all-reduce */
+    ck_assert_int_eq(n, 35); /* 36 descriptors: these, and the device all-reduce */
     ck_assert_ptr_null(shmc__coll_algo(SHMC_C_COUNT, SHMC_A_TREE, 0));
     /* The device all-reduce of every member's mapped buffers is its own algorithm. */
     ck_assert_ptr_ne(shmc__coll_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT, 1),
