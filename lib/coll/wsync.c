@@ -38,6 +38,20 @@ struct wsync_wait {
     int odd;      /* the first rank whose hash differs, or -1 */
 };
 
+/* Will rank q never enter: has it left or broken, or has a rank quit the world's
+ * collectives (p2p/quit.c)? Sets w->err then. */
+static int never_enters(struct wsync_wait *w, int q)
+{
+    struct shmc__p2p *p = w->co->p2p;
+    if (shmc__peers_any_gone(p) && (w->err = shmc__peer_lost(p, q)) != SHMC_OK)
+        return 1;
+    if (p->comms.world.quit) {
+        w->err = p->comms.world.quit;
+        return 1;
+    }
+    return 0;
+}
+
 static int all_entered(void *arg)
 {
     struct wsync_wait *w = arg;
@@ -55,17 +69,7 @@ static int all_entered(void *arg)
         if (w->tag && w->odd < 0 && (v & ~SHMC_WSYNC_ROUND_MASK) != w->tag)
             w->odd = w->next;
     }
-    if (w->next >= co->size)
-        return 1;
-    /* The rank we wait for left or broke before entering this round. */
-    if (shmc__peers_any_gone(co->p2p) && (w->err = shmc__peer_lost(co->p2p, w->next)) != SHMC_OK)
-        return 1;
-    /* A rank quit the world's collectives (p2p/quit.c): it may never enter. */
-    if (co->p2p->comms.world.quit) {
-        w->err = co->p2p->comms.world.quit;
-        return 1;
-    }
-    return 0;
+    return w->next >= co->size || never_enters(w, w->next);
 }
 
 /* Gives up a world collective with err (p2p/quit.c). */
@@ -123,15 +127,8 @@ static int released(void *arg)
     struct shmc__coll *co = w->co;
     struct shmc__wsync *o = shmc__arena_wsync(co->arena, 0);
     /* A8 pairs with R8: rank 0 saw every rank enter this round before releasing it. */
-    if ((shmc__load_acquire64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) >= w->want)
-        return 1;
-    if (shmc__peers_any_gone(co->p2p) && (w->err = shmc__peer_lost(co->p2p, 0)) != SHMC_OK)
-        return 1;
-    if (co->p2p->comms.world.quit) {
-        w->err = co->p2p->comms.world.quit;
-        return 1;
-    }
-    return 0;
+    return (shmc__load_acquire64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) >= w->want ||
+           never_enters(w, 0);
 }
 
 int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)

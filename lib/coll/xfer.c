@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "coll/callword.h"
 #include "coll/local.h"
+#include "p2p/outq.h"
 
 /* Messages carry their call's tag (base/callword.h; 0 with SHMC_CHECK=0). A receive takes
  * whatever comes next from its source on the context, and compares tags when it ends
@@ -32,7 +33,7 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
     int w = shmc__comm_world_rank(x->c, dst), tag = shmc__call_tag(x->hash);
     /* An eager message that fits the mailbox now needs no request: NULL is a finished
      * one to waitall and cancel (the roots of the flat collectives send n - 1 of them). */
-    if (!x->dev && shmc__send_now(p, buf, bytes, w, tag, x->ctx)) {
+    if (shmc__send_now(p, buf, bytes, x->dev, w, tag, x->ctx)) {
         *req = NULL;
         return SHMC_OK;
     }

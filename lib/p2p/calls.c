@@ -98,12 +98,8 @@ static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int d
         return rc == SHMC__NULL_PEER ? SHMC_OK : rc;
     /* Fast path: straight into the mailbox, no request. */
     int dev = shmc__mk_dev(buf);
-    if (w != p->rank && bytes <= p->eager_limit && !dev) {
-        struct shmc__peer *pe = &p->peers[w];
-        if (shmc__list_empty(&pe->matchq) && !pe->ep.gone && !pe->ep.broken &&
-            shmc__outq_eager(&pe->ep, buf, bytes, tag, c->ctx))
-            return SHMC_OK;
-    }
+    if (shmc__send_now(p, buf, bytes, dev, w, tag, c->ctx))
+        return SHMC_OK;
     struct shmc__request *s;
     if ((rc = shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, dev, &s)) != SHMC_OK)
         return rc;

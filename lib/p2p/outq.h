@@ -15,6 +15,20 @@
 /* Writes an EAGER record of bytes from buf to ep's peer and wakes it. Returns 1, or 0 if
  * the ring has no room now. */
 int shmc__outq_eager(struct shmc__ep *ep, const void *buf, size_t bytes, int tag, uint32_t ctx);
+/* A send (of host memory: dev 0) to world rank wdst written straight into its mailbox, with no
+ * request, where it may be: eager-sized, nothing queued to that peer before it, the peer
+ * connected and the mailbox with room. Returns 1 if sent, 0 if the caller must post it
+ * (shmc__post_send), which then keeps the order. Inline: the blocking send's fast path
+ * (calls.c) and the collectives' sends (coll/xfer.c) count its instructions. */
+static inline int shmc__send_now(struct shmc__p2p *p, const void *buf, size_t bytes, int dev,
+                                 int wdst, int tag, uint32_t ctx)
+{
+    if (wdst == p->rank || bytes > p->eager_limit || dev)
+        return 0;
+    struct shmc__peer *pe = &p->peers[wdst];
+    return shmc__list_empty(&pe->matchq) && !pe->ep.gone && !pe->ep.broken &&
+           shmc__outq_eager(&pe->ep, buf, bytes, tag, ctx);
+}
 /* Sends a CTS or FIN for request r to world rank peer, or queues it until the ring has
  * room (in r itself: no memory needed). SHMC_OK, or SHMC_ERR_NOMEM (not expected: see
  * struct shmc__ctrl). */

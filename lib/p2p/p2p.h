@@ -309,12 +309,6 @@ int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t e
                     struct shmc__request **out);
 int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
                     uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out);
-/* A host-memory send to another rank written straight into its mailbox, with no
- * request, where it may be: eager-sized, nothing queued to that peer before it, the
- * peer connected and the mailbox with room. Returns 1 if sent, 0 if the caller must post
- * it (shmc__post_send), which then keeps the order. */
-int shmc__send_now(struct shmc__p2p *p, const void *buf, size_t bytes, int wdst, int tag,
-                   uint32_t ctx);
 /* A synchronous send: by rendezvous whatever its size (or, to oneself, waiting for the
  * receive), so that it completes only once a receive has matched it. */
 int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,

@@ -77,16 +77,6 @@ static inline int post_send(struct shmc__p2p *p, const void *buf, size_t bytes, 
     return shmc__rndv_start_send(p, s);
 }
 
-int shmc__send_now(struct shmc__p2p *p, const void *buf, size_t bytes, int wdst, int tag,
-                   uint32_t ctx)
-{
-    if (wdst == p->rank || bytes > p->eager_limit)
-        return 0;
-    struct shmc__peer *pe = &p->peers[wdst];
-    return shmc__list_empty(&pe->matchq) && !pe->ep.gone && !pe->ep.broken &&
-           shmc__outq_eager(&pe->ep, buf, bytes, tag, ctx);
-}
-
 int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
                     int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
                     struct shmc__request **out)

@@ -58,6 +58,15 @@ static struct req *lookup(MPI_Request h, int *rc)
     return NULL;
 }
 
+/* The request *request names, where request itself may be NULL. */
+static struct req *lookup_at(const MPI_Request *request, int *rc)
+{
+    if (request)
+        return lookup(*request, rc);
+    *rc = shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL");
+    return NULL;
+}
+
 /* Records the C library's completion of q (its request is freed already). */
 static void finish(struct req *q, int err, const shmc_status *s)
 {
@@ -254,8 +263,7 @@ SHMC_MPI_ALIAS(Request_get_status);
 int PMPI_Request_free(MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
-    struct req *q = request ? lookup(*request, &rc)
-                            : (rc = shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL"), NULL);
+    struct req *q = lookup_at(request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (q->done) {
@@ -272,8 +280,7 @@ SHMC_MPI_ALIAS(Request_free);
 int PMPI_Cancel(MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
-    struct req *q = request ? lookup(*request, &rc)
-                            : (rc = shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL"), NULL);
+    struct req *q = lookup_at(request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (q->done)
