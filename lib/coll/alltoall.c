@@ -25,11 +25,15 @@ int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     size_t bytes = count * x->es;
     const uint8_t *s = sbuf;
     uint8_t *r = rbuf;
-    SHMC_CX_COPY(x, r + (size_t)me * bytes, s + (size_t)me * bytes, bytes);
+    /* Our own block goes into place during the first exchange. */
+    if (n == 1)
+        return shmc__cx_copy(x, r, s, bytes);
     for (int k = 1; k < n; k++) {
         int dst = (me + k) % n, src = (me - k + n) % n;
-        int rc = shmc__cx_sendrecv(x, s + (size_t)dst * bytes, bytes, dst, r + (size_t)src * bytes,
-                                   bytes, src);
+        size_t own = k == 1 ? bytes : 0;
+        int rc =
+            shmc__cx_sendrecv_copy(x, s + (size_t)dst * bytes, bytes, dst, r + (size_t)src * bytes,
+                                   bytes, src, r + (size_t)me * bytes, s + (size_t)me * bytes, own);
         if (rc != SHMC_OK)
             return rc;
     }

@@ -62,22 +62,30 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
          * (coll/wsync.c). */
         return n <= 4 && !shmc__cx_world(x) ? SHMC_A_RD : SHMC_A_SHM;
     case SHMC_C_BROADCAST:
+        /* Two ranks: the slots (one write, one read, no rendezvous) up to 32 KiB, 1.5-4x
+         * faster than the single message after a barrier and back to back alike. */
         if (n == 2)
-            return SHMC_A_TREE;
+            return bytes <= 32 * K ? SHMC_A_SHM : SHMC_A_TREE;
         /* The root sending to each: no rank waits for a forwarder to be scheduled
-         * (flat.c). After a barrier, as OSU times it, 1.4-35x faster than tree and ring at
-         * 4 to 16 ranks on 2 cores; back to back within 3x of the best
-         * (docs/collectives.md, "Rooted collectives in one step"). */
-        if (n <= 16 && bytes <= (n <= 4 ? 64 * K : 4 * K))
-            return SHMC_A_DIRECT;
+         * (flat.c). After a barrier, as OSU times it, the fastest at 3 to 16 ranks on 2
+         * cores at every size but one band: at 4 ranks the slots' single write beats the
+         * root's three rendezvous from 8 to 64 KiB (docs/collectives.md, "Rooted
+         * collectives in one step"). */
+        if (n <= 16)
+            return n == 4 && bytes > 4 * K && bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_DIRECT;
         if (bytes <= 8 * K)
-            return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
-        if (bytes <= 512 * K)
-            return SHMC_A_SHM;
-        return n <= 4 ? SHMC_A_RING : SHMC_A_TREE;
+            return SHMC_A_TREE;
+        return bytes <= 512 * K ? SHMC_A_SHM : SHMC_A_TREE;
     case SHMC_C_REDUCE:
         if (n == 2)
-            return bytes <= 256 * K ? SHMC_A_TREE : bytes <= 4 * K * K ? SHMC_A_RING : SHMC_A_SHM;
+            return bytes <= 32 * K      ? SHMC_A_SHM
+                   : bytes <= 256 * K   ? SHMC_A_TREE
+                   : bytes <= 4 * K * K ? SHMC_A_RING
+                                        : SHMC_A_SHM;
+        /* Above 64 KiB the slots' root waits for each reader in turn; the direct root
+         * reads each input once, by single copy (flat.c). */
+        if (n <= 16 && bytes > 64 * K)
+            return SHMC_A_DIRECT;
         return bytes <= 4 * K ? SHMC_A_TREE : SHMC_A_SHM;
     case SHMC_C_ALLREDUCE:
         /* The world: the one-step rounds for the smallest calls (they beat rd at 3 and 4
@@ -93,26 +101,35 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
         return SHMC_A_RING;
     case SHMC_C_GATHER:
         if (n == 2)
-            return SHMC_A_RING;
+            return bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_RING;
+        /* Blocks above 64 KiB: each read once by the root, by single copy (flat.c). */
+        if (n <= 16 && bytes > 64 * K * (size_t)n)
+            return SHMC_A_DIRECT;
         if (bytes <= (n <= 4 ? 8 * K : 16 * K))
             return SHMC_A_TREE;
         return SHMC_A_SHM;
     case SHMC_C_ALLGATHER:
-        if (n > 4)
+        /* The slots (each block written once, read by all) up to 32 KiB at 2 ranks and
+         * at every size from 4 ranks, after a barrier and back to back alike; the ring's
+         * single copies above that at 2 ranks (docs/collectives.md). */
+        if (n == 2)
+            return bytes <= 32 * K ? SHMC_A_SHM : SHMC_A_RING;
+        if (n > 3)
             return SHMC_A_SHM;
-        if (bytes <= 4 * K)
-            return SHMC_A_RING;
-        return bytes <= (n == 2 ? 64 * K : K * K) ? SHMC_A_SHM : SHMC_A_RING;
+        return bytes <= 4 * K || bytes > K * K ? SHMC_A_RING : SHMC_A_SHM;
     case SHMC_C_SCATTER:
-        /* As the broadcast (flat.c), up to 64 KiB blocks (8 ranks) or 64 KiB in all. */
-        if (n > 2 && n <= 16 && bytes <= (n <= 8 ? 64 * K * (size_t)n : 64 * K))
-            return SHMC_A_DIRECT;
-        return SHMC_A_TREE;
+        /* As the broadcast (flat.c), at every size: the tree forwards blocks through
+         * ranks that must first be scheduled, the slots copy each block twice. */
+        if (n == 2)
+            return bytes <= 32 * K ? SHMC_A_SHM : SHMC_A_TREE;
+        return n <= 16 ? SHMC_A_DIRECT : SHMC_A_TREE;
     case SHMC_C_REDUCE_SCATTER:
         if (n == 2 || bytes <= 4 * K || bytes > 64 * K)
             return SHMC_A_RING;
         return SHMC_A_SHM;
     case SHMC_C_ALLTOALL:
+        if (n == 2)
+            return bytes <= 32 * K ? SHMC_A_SHM : SHMC_A_RING;
         if (bytes <= 4 * K)
             return n <= 4 ? SHMC_A_TREE : SHMC_A_SHM;
         return bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_RING;

@@ -78,42 +78,76 @@ int shmc__gather_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return shmc__cx_copy_waitall(x, mine, sbuf, sbuf && mine != sbuf ? bytes : 0, nreq, reqs);
 }
 
+/* How many inputs the root's scratch holds at once: all of them up to REDUCE_WINDOW bytes,
+ * else as many as fit in it, at least two (one being folded while the next arrives). */
+#define REDUCE_WINDOW ((size_t)1 << 20)
+
+static size_t reduce_blocks(int n, size_t bytes)
+{
+    size_t all = (size_t)n - 1, fit = bytes ? REDUCE_WINDOW / bytes : all;
+    return fit >= all ? all : fit < 2 ? (all < 2 ? all : 2) : fit;
+}
+
 int shmc__reduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
-    int root = x->root, n = x->n, rc;
-    size_t bytes = count * x->es, nreq;
-    struct shmc__request *reqs[SHMC_MAX_RANKS];
+    int root = x->root, n = x->n, rc = SHMC_OK;
+    size_t bytes = count * x->es, w = reduce_blocks(n, bytes);
+    struct shmc__request *reqs[SHMC_MAX_RANKS] = {0};
     if (x->me != root)
         return shmc__cx_send(x, sbuf, bytes, root);
-    /* Input r lands in block r of the scratch; the root's own stays where it is, unless
-     * it is rbuf and other inputs go there first (a root other than 0, in place). */
-    uint8_t *in = shmc__cx_scratch(x, 0, (size_t)n * bytes);
+    /* Inputs arrive in rank order into a ring of w blocks (block w: the root's own input,
+     * saved when it is rbuf and other inputs go there first, a root other than 0 in
+     * place). Folding input r frees its block for the input w ranks later, so the scratch
+     * stays bounded whatever n * bytes is. */
+    uint8_t *in = shmc__cx_scratch(x, 0, (w + 1) * bytes);
     if (!in)
         return SHMC_ERR_NOMEM;
     const uint8_t *own = sbuf;
     if (root != 0 && sbuf == rbuf) {
-        own = in + (size_t)root * bytes;
+        own = in + w * bytes;
         if ((rc = shmc__cx_copy(x, (void *)own, sbuf, bytes)) != SHMC_OK)
             return rc;
     }
-    if ((rc = post_all(x, in, bytes, bytes, 1, reqs, &nreq)) != SHMC_OK ||
-        (rc = shmc__cx_waitall(x, nreq, reqs)) != SHMC_OK)
-        return rc;
-    const uint8_t *first = root == 0 ? own : in;
-    if (first != rbuf && (rc = shmc__cx_copy(x, rbuf, first, bytes)) != SHMC_OK)
-        return rc;
-    for (int r = 1; r < n; r++) {
-        const uint8_t *src = r == root ? own : in + (size_t)r * bytes;
-        if ((rc = shmc__cx_reduce(x, rbuf, src, count, SHMC_ACC_LEFT)) != SHMC_OK)
-            return rc;
+    /* Ranks other than the root, in order: the i-th of them uses block i % w. */
+    int next = 0;
+    size_t posted = 0;
+    for (; posted < w; posted++, next++) {
+        next += next == root;
+        if ((rc = shmc__cx_irecv(x, in + posted * bytes, bytes, next, &reqs[posted])) != SHMC_OK)
+            goto fail;
+    }
+    size_t used = 0;
+    for (int r = 0; r < n; r++) {
+        const uint8_t *src = own;
+        if (r != root) {
+            size_t k = used++ % w;
+            if ((rc = shmc__cx_waitall(x, 1, &reqs[k])) != SHMC_OK)
+                goto fail;
+            src = in + k * bytes;
+        }
+        rc = r == 0 ? (src == rbuf ? SHMC_OK : shmc__cx_copy(x, rbuf, src, bytes))
+                    : shmc__cx_reduce(x, rbuf, src, count, SHMC_ACC_LEFT);
+        if (rc != SHMC_OK)
+            goto fail;
+        if (r != root && posted < (size_t)n - 1) {
+            next += next == root;
+            size_t k = (used - 1) % w;
+            if ((rc = shmc__cx_irecv(x, in + k * bytes, bytes, next++, &reqs[k])) != SHMC_OK)
+                goto fail;
+            posted++;
+        }
     }
     return shmc__cx_finish(x, rbuf, count);
+fail:
+    shmc__cx_cancel(x, w, reqs);
+    return rc;
 }
 
-/* The root's inputs, one block per rank. */
+/* The root's input blocks and its own (see shmc__reduce_direct). */
 static void reduce_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH])
 {
-    need[0] = (size_t)x->n * count * x->es;
+    size_t bytes = count * x->es;
+    need[0] = (reduce_blocks(x->n, bytes) + 1) * bytes;
 }
 
 const struct shmc__coll_algo shmc__bcast_direct_algo = {"direct", shmc__bcast_direct, NULL};

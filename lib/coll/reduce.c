@@ -108,12 +108,12 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
 }
 
 /* All-gather round the ring in place: rank r starts with block r of w. */
-int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count)
+int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count, int first)
 {
     int n = x->n, me = x->me;
     int next = (me + 1) % n, prev = (me + n - 1) % n;
     size_t off, len, roff, rlen, es = x->es;
-    for (int s = 0; s < n - 1; s++) {
+    for (int s = first; s < n - 1; s++) {
         int sb = ((me - s) % n + n) % n, rb = ((me - s - 1) % n + n) % n;
         shmc__block(count, n, sb, &off, &len);
         shmc__block(count, n, rb, &roff, &rlen);
@@ -132,7 +132,7 @@ int shmc__allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
     int rc = shmc__ring_reduce_scatter(x, sbuf, w + off * es, count);
     if (rc != SHMC_OK || (rc = shmc__cx_finish(x, w + off * es, len)) != SHMC_OK)
         return rc;
-    return shmc__ring_allgather(x, w, count);
+    return shmc__ring_allgather(x, w, count, 0);
 }
 
 int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)

@@ -110,8 +110,9 @@ int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src)
     return rc != SHMC_OK ? rc : shmc__cx_waitall(x, 1, &r);
 }
 
-int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
-                      void *rbuf, size_t rbytes, int src)
+int shmc__cx_sendrecv_copy(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
+                           void *rbuf, size_t rbytes, int src, void *cdst, const void *csrc,
+                           size_t cbytes)
 {
     struct shmc__request *r[2] = {NULL, NULL};
     int rc = SHMC_OK;
@@ -124,7 +125,13 @@ int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes,
         shmc__cx_cancel(x, 2, r);
         return rc;
     }
-    return shmc__cx_waitall(x, 2, r);
+    return shmc__cx_copy_waitall(x, cdst, csrc, cbytes, 2, r);
+}
+
+int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
+                      void *rbuf, size_t rbytes, int src)
+{
+    return shmc__cx_sendrecv_copy(x, sbuf, sbytes, dst, rbuf, rbytes, src, NULL, NULL, 0);
 }
 
 void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **reqs)

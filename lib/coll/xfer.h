@@ -28,5 +28,12 @@ int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src);
 /* Either side may be skipped with a peer of -1. */
 int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
                       void *rbuf, size_t rbytes, int src);
+/* The same, with a local copy (cbytes 0: none) made while the peers' transfers are in
+ * flight: the rings' first step, whose own block goes into place meanwhile. The block a
+ * peer reads should not be one this rank has just written: single copy then pulls each
+ * line out of this core's cache (an all-gather at 2 ranks took twice as long). */
+int shmc__cx_sendrecv_copy(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
+                           void *rbuf, size_t rbytes, int src, void *cdst, const void *csrc,
+                           size_t cbytes);
 
 #endif /* SHMC_XFER_H */
