@@ -49,8 +49,9 @@ extern const struct shmc__coll_algo shmc__allreduce_shm_algo;
  * AVG-finished); out may be src's block `me` (in place); src is not written otherwise. */
 int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint8_t *out,
                               size_t count);
-/* All-gather in place in w: rank r starts with block r and ends with all of them. */
-int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count, int first);
+/* All-gather in place in w: rank r starts with block r (or its bytes at own, not NULL)
+ * and ends with all of them. */
+int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count, const uint8_t *own);
 /* What the ring all-reduce borrows (devdirect.c falls back to it). */
 void shmc__allreduce_ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH]);
 

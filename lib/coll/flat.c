@@ -85,20 +85,28 @@ int shmc__gather_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
 static size_t reduce_blocks(int n, size_t bytes)
 {
     size_t all = (size_t)n - 1, fit = bytes ? REDUCE_WINDOW / bytes : all;
-    return fit >= all ? all : fit < 2 ? (all < 2 ? all : 2) : fit;
+    if (fit < 2)
+        fit = 2;
+    return fit < all ? fit : all;
+}
+
+/* The i-th rank other than the root, in rank order. */
+static int nonroot(size_t i, int root)
+{
+    return (int)i < root ? (int)i : (int)i + 1;
 }
 
 int shmc__reduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root, n = x->n, rc = SHMC_OK;
-    size_t bytes = count * x->es, w = reduce_blocks(n, bytes);
+    size_t bytes = count * x->es, w = reduce_blocks(n, bytes), others = (size_t)n - 1;
     struct shmc__request *reqs[SHMC_MAX_RANKS] = {0};
     if (x->me != root)
         return shmc__cx_send(x, sbuf, bytes, root);
-    /* Inputs arrive in rank order into a ring of w blocks (block w: the root's own input,
-     * saved when it is rbuf and other inputs go there first, a root other than 0 in
-     * place). Folding input r frees its block for the input w ranks later, so the scratch
-     * stays bounded whatever n * bytes is. */
+    /* The i-th other rank's input arrives in block i % w: folding it frees the block for
+     * the input w ranks later, so the scratch stays bounded whatever n * bytes is. Block
+     * w keeps the root's own input when it is rbuf and other inputs go there first (a
+     * root other than 0, in place). */
     uint8_t *in = shmc__cx_scratch(x, 0, (w + 1) * bytes);
     if (!in)
         return SHMC_ERR_NOMEM;
@@ -108,34 +116,23 @@ int shmc__reduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         if ((rc = shmc__cx_copy(x, (void *)own, sbuf, bytes)) != SHMC_OK)
             return rc;
     }
-    /* Ranks other than the root, in order: the i-th of them uses block i % w. */
-    int next = 0;
-    size_t posted = 0;
-    for (; posted < w; posted++, next++) {
-        next += next == root;
-        if ((rc = shmc__cx_irecv(x, in + posted * bytes, bytes, next, &reqs[posted])) != SHMC_OK)
+    for (size_t i = 0; i < w; i++)
+        if ((rc = shmc__cx_irecv(x, in + i * bytes, bytes, nonroot(i, root), &reqs[i])) != SHMC_OK)
             goto fail;
-    }
-    size_t used = 0;
+    size_t i = 0; /* inputs folded from other ranks */
     for (int r = 0; r < n; r++) {
-        const uint8_t *src = own;
-        if (r != root) {
-            size_t k = used++ % w;
-            if ((rc = shmc__cx_waitall(x, 1, &reqs[k])) != SHMC_OK)
-                goto fail;
-            src = in + k * bytes;
-        }
+        size_t k = r == root ? 0 : i % w; /* w is 0 on one rank */
+        const uint8_t *src = r == root ? own : in + k * bytes;
+        if (r != root && (rc = shmc__cx_waitall(x, 1, &reqs[k])) != SHMC_OK)
+            goto fail;
         rc = r == 0 ? (src == rbuf ? SHMC_OK : shmc__cx_copy(x, rbuf, src, bytes))
                     : shmc__cx_reduce(x, rbuf, src, count, SHMC_ACC_LEFT);
         if (rc != SHMC_OK)
             goto fail;
-        if (r != root && posted < (size_t)n - 1) {
-            next += next == root;
-            size_t k = (used - 1) % w;
-            if ((rc = shmc__cx_irecv(x, in + k * bytes, bytes, next++, &reqs[k])) != SHMC_OK)
-                goto fail;
-            posted++;
-        }
+        if (r != root && ++i + w <= others &&
+            (rc = shmc__cx_irecv(x, in + k * bytes, bytes, nonroot(i + w - 1, root), &reqs[k])) !=
+                SHMC_OK)
+            goto fail;
     }
     return shmc__cx_finish(x, rbuf, count);
 fail:

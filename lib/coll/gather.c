@@ -158,18 +158,7 @@ int shmc__allgather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf,
 
 int shmc__allgather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
-    size_t bytes = count * x->es;
-    uint8_t *mine = (uint8_t *)rbuf + (size_t)x->me * bytes;
-    int n = x->n, prev = (x->me + n - 1) % n, rc;
-    if (!sbuf || n == 1)
-        return sbuf ? shmc__cx_copy(x, mine, sbuf, bytes)
-                    : shmc__ring_allgather(x, rbuf, (size_t)n * count, 0);
-    /* The first step sends our block from sbuf while we copy it into place. */
-    if ((rc = shmc__cx_sendrecv_copy(x, sbuf, bytes, (x->me + 1) % n,
-                                     (uint8_t *)rbuf + (size_t)prev * bytes, bytes, prev, mine,
-                                     sbuf, bytes)) != SHMC_OK)
-        return rc;
-    return shmc__ring_allgather(x, rbuf, (size_t)n * count, 1);
+    return shmc__ring_allgather(x, rbuf, (size_t)x->n * count, sbuf);
 }
 
 int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)

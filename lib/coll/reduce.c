@@ -107,17 +107,25 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
     return SHMC_OK;
 }
 
-/* All-gather round the ring in place: rank r starts with block r of w. */
-int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count, int first)
+/* All-gather round the ring in place: rank r starts with block r of w, or, with own, has
+ * it there: the first step sends it from own and copies it into w meanwhile, so that
+ * the peer's single copy does not read lines this rank has just written (xfer.h). */
+int shmc__ring_allgather(const struct shmc__cx *x, uint8_t *w, size_t count, const uint8_t *own)
 {
     int n = x->n, me = x->me;
     int next = (me + 1) % n, prev = (me + n - 1) % n;
     size_t off, len, roff, rlen, es = x->es;
-    for (int s = first; s < n - 1; s++) {
+    if (n == 1) {
+        shmc__block(count, n, me, &off, &len);
+        return own ? shmc__cx_copy(x, w + off * es, own, len * es) : SHMC_OK;
+    }
+    for (int s = 0; s < n - 1; s++) {
         int sb = ((me - s) % n + n) % n, rb = ((me - s - 1) % n + n) % n;
         shmc__block(count, n, sb, &off, &len);
         shmc__block(count, n, rb, &roff, &rlen);
-        int rc = shmc__cx_sendrecv(x, w + off * es, len * es, next, w + roff * es, rlen * es, prev);
+        const uint8_t *send = s == 0 && own ? own : w + off * es;
+        int rc = shmc__cx_sendrecv_copy(x, send, len * es, next, w + roff * es, rlen * es, prev,
+                                        w + off * es, own, send == own ? len * es : 0);
         if (rc != SHMC_OK)
             return rc;
     }
@@ -132,7 +140,7 @@ int shmc__allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
     int rc = shmc__ring_reduce_scatter(x, sbuf, w + off * es, count);
     if (rc != SHMC_OK || (rc = shmc__cx_finish(x, w + off * es, len)) != SHMC_OK)
         return rc;
-    return shmc__ring_allgather(x, w, count, 0);
+    return shmc__ring_allgather(x, w, count, NULL);
 }
 
 int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
