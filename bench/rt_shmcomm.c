@@ -48,14 +48,16 @@ void rt_recv(void *buf, size_t bytes, int peer, int tag)
     CHECK(shmc_recv(buf, bytes, SHMC_UINT8, peer, tag, world, NULL));
 }
 
+/* The _now forms: the measurements read no statuses, and a message that completes as
+ * it starts then costs no request (a NULL slot, which shmc_waitall takes as done). */
 void rt_isend(int slot, const void *buf, size_t bytes, int peer, int tag)
 {
-    CHECK(shmc_isend(buf, bytes, SHMC_UINT8, peer, tag, world, &reqs[slot]));
+    CHECK(shmc_isend_now(buf, bytes, SHMC_UINT8, peer, tag, world, &reqs[slot]));
 }
 
 void rt_irecv(int slot, void *buf, size_t bytes, int peer, int tag)
 {
-    CHECK(shmc_irecv(buf, bytes, SHMC_UINT8, peer, tag, world, &reqs[slot]));
+    CHECK(shmc_irecv_now(buf, bytes, SHMC_UINT8, peer, tag, world, &reqs[slot], NULL));
 }
 
 void rt_waitall(int nslots)

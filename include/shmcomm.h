@@ -349,10 +349,31 @@ SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int t
 SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
                         shmc_comm *comm, shmc_request **req);
 
+/* As shmc_isend, but a send that is complete as it starts (an eager message that found
+ * room in the mailbox with nothing queued before it, or a send to SHMC_PROC_NULL) is
+ * finished here with no request: *req is then NULL, which shmc_wait, shmc_test and the
+ * array calls take as complete, with an empty status. Otherwise *req is a request as
+ * shmc_isend's. For callers that keep their own handles and do not read a send's status
+ * (the MPI interface): a small message then costs no request at all, as with UCX's
+ * ucp_tag_send_nbx, which returns NULL for a send completed in place. */
+SHMC_API int shmc_isend_now(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                            shmc_comm *comm, shmc_request **req);
+
 /* Starts a receive and returns at once with *req. buf must not be read or modified until
  * the request completes. On error no request is created and *req is set to NULL. */
 SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
                         shmc_comm *comm, shmc_request **req);
+
+/* As shmc_irecv, but a receive whose message is here already is completed here with no
+ * request: the receives posted before it first take what arrived for them from src, and
+ * if the message first in src's mailbox then is eager-sized and this receive's (src not
+ * SHMC_ANY_SOURCE; no message waiting unmatched in this process), *req is set to NULL,
+ * *status (may be NULL) filled as shmc_wait would, and the call returns the receive's
+ * result, SHMC_OK or SHMC_ERR_TRUNCATE. A receive from SHMC_PROC_NULL completes so too.
+ * Otherwise *req is a request as shmc_irecv's (the call returns SHMC_OK) or, on error,
+ * NULL. The counterpart of shmc_isend_now, for the same callers. */
+SHMC_API int shmc_irecv_now(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                            shmc_comm *comm, shmc_request **req, shmc_status *status);
 
 /* Waits until *req completes, fills *status (may be NULL), frees the request and sets
  * *req to NULL. A NULL *req returns SHMC_OK at once with an empty status (source

@@ -10,8 +10,10 @@
 
 #include "base/copy.h"
 #include "p2p/args.h"
+#include "p2p/inbox.h"
 #include "p2p/outq.h"
 #include "p2p/progress.h"
+#include "p2p/take.h"
 
 struct shmc__p2p shmc__p2p;
 
@@ -19,12 +21,13 @@ static const shmc_status empty_status = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_
 
 /* ---- public API ------------------------------------------------------------------------- */
 
-enum { RECV, SEND, SSEND };
+enum { RECV, SEND, SSEND, SEND_NOW, RECV_NOW };
 
-/* isend, issend and irecv: the same checks (a receive may name any source and any tag),
- * then a request posted in the one direction. */
+/* isend, isend_now, issend and irecv: the same checks (a receive may name any source and
+ * any tag), then a request posted in the one direction (isend_now: none if the send is
+ * complete as it starts). */
 static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int peer, int tag,
-                      shmc_comm *comm, shmc_request **req)
+                      shmc_comm *comm, shmc_request **req, shmc_status *status)
 {
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;
@@ -33,8 +36,8 @@ static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int p
     if (req)
         *req = NULL;
     if ((rc = shmc__check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = shmc__check_tag(tag, mode == RECV)) ||
-        (rc = shmc__check_peer(c, peer, mode == RECV, &w))) {
+        (rc = shmc__check_tag(tag, mode == RECV || mode == RECV_NOW)) ||
+        (rc = shmc__check_peer(c, peer, mode == RECV || mode == RECV_NOW, &w))) {
         if (rc != SHMC__NULL_PEER)
             return rc;
         w = SHMC_PROC_NULL;
@@ -44,7 +47,31 @@ static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int p
     if ((rc = shmc__job_ok(p)))
         return rc;
     struct shmc__request *r;
-    if (w == SHMC_PROC_NULL)
+    if (mode == SEND_NOW) {
+        /* Complete as it starts: no request, *req stays NULL. */
+        if (w == SHMC_PROC_NULL)
+            return SHMC_OK;
+        int dev = shmc__mk_dev(buf);
+        if (shmc__send_now(p, buf, bytes, dev, w, tag, c->ctx))
+            return SHMC_OK;
+        rc = shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, dev, &r);
+    } else if (mode == RECV_NOW) {
+        /* Complete as it starts if the message is first in its sender's mailbox and no
+         * posted receive or unexpected message could come before it (take.h). */
+        if (w == SHMC_PROC_NULL) {
+            shmc__null_status(status);
+            return SHMC_OK;
+        }
+        int dev = shmc__mk_dev(buf);
+        if (w != SHMC_ANY && w != p->rank && !p->match.nunexp && !p->peers[w].ep.broken && !dev &&
+            /* Receives posted before this one first take what arrived for them (the work a
+             * wait would do, done while the sender is still sending); what is first then is
+             * no posted receive's. */
+            (shmc__list_empty(&p->match.posted) || shmc__inbox_drain_matched(p, w)) &&
+            (rc = shmc__take_eager(p, buf, bytes, es, w, tag, c->ctx, peer, 0, status)) != 1)
+            return rc;
+        rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, dev, &r);
+    } else if (w == SHMC_PROC_NULL)
         rc = shmc__post_null(p, mode != RECV, es, tag, c, &r);
     else if (mode == RECV)
         rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r);
@@ -60,19 +87,31 @@ static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int p
 static int shmc_isend_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
                            shmc_comm *comm, shmc_request **req)
 {
-    return start_call(SEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req);
+    return start_call(SEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req, NULL);
+}
+
+static int shmc_isend_now_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                               shmc_comm *comm, shmc_request **req)
+{
+    return start_call(SEND_NOW, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req, NULL);
+}
+
+static int shmc_irecv_now_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                               shmc_comm *comm, shmc_request **req, shmc_status *status)
+{
+    return start_call(RECV_NOW, buf, count, dtype, src, tag, comm, req, status);
 }
 
 static int shmc_issend_call(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
                             shmc_comm *comm, shmc_request **req)
 {
-    return start_call(SSEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req);
+    return start_call(SSEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, req, NULL);
 }
 
 static int shmc_irecv_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
                            shmc_comm *comm, shmc_request **req)
 {
-    return start_call(RECV, buf, count, dtype, src, tag, comm, req);
+    return start_call(RECV, buf, count, dtype, src, tag, comm, req, NULL);
 }
 
 /* A synchronous send: an issend, waited for. */
@@ -81,7 +120,7 @@ static int shmc_ssend_call(const void *buf, size_t count, shmc_dtype dtype, int 
 {
     struct shmc__p2p *p = &shmc__p2p;
     shmc_request *h;
-    int rc = start_call(SSEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, &h);
+    int rc = start_call(SSEND, (void *)(uintptr_t)buf, count, dtype, dst, tag, comm, &h, NULL);
     return rc != SHMC_OK ? rc : shmc__finish(p, shmc__req_from_handle(&p->reqs, h), NULL);
 }
 
@@ -110,44 +149,6 @@ static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int d
  * enough for a ping-pong reply, short enough that other peers are not kept waiting. */
 #define DIRECT_SPIN 512
 
-/* A blocking receive from one peer while nothing else is pending in this process: read
- * that peer's ring directly and, if the first record is an eager message this receive
- * accepts, copy it straight into buf with no request. Any other first record (another
- * tag, a rendezvous, control), or nothing within DIRECT_SPIN polls, returns 1 and the
- * general engine takes over; it then sees exactly the same records in the same order,
- * so matching is unchanged. Returns 1, or the receive's result. */
-static int recv_direct(struct shmc__p2p *p, void *buf, size_t bytes, size_t es, int w, int tag,
-                       uint32_t ctx, int src, shmc_status *status)
-{
-    struct shmc__ep *ep = &p->peers[w].ep;
-    struct shmc__rec_view v;
-    /* Never spin longer than the wait policy would (64 polls when ranks share CPUs). */
-    unsigned limit = p->spin < DIRECT_SPIN ? p->spin : DIRECT_SPIN;
-    for (unsigned spins = 0;; spins++) {
-        int rc = shmc__ring_peek(&ep->in, &v);
-        if (rc > 0)
-            break;
-        if (rc < 0 || spins >= limit)
-            return 1;
-        shmc__cpu_relax();
-    }
-    int mtag = (int)(uint32_t)v.w1;
-    if (v.kind != SHMC_REC_EAGER || (uint32_t)(v.w1 >> 32) != ctx || mtag < 0 ||
-        (tag != SHMC_ANY_TAG && tag != mtag))
-        return 1;
-    int err = v.len > bytes ? SHMC_ERR_TRUNCATE : SHMC_OK;
-    size_t n = v.len <= bytes ? v.len : bytes;
-    if (n)
-        shmc__copy(buf, v.payload, n);
-    if (status)
-        *status = (shmc_status){src, mtag, v.len / es, err};
-    shmc__ring_consume(&ep->in, &v);
-    /* The producer may be waiting for the space. */
-    if (shmc__ring_publish(&ep->in))
-        shmc__ep_notify(ep);
-    return err;
-}
-
 static int shmc_recv_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
                           shmc_comm *comm, shmc_status *status)
 {
@@ -164,9 +165,12 @@ static int shmc_recv_call(void *buf, size_t count, shmc_dtype dtype, int src, in
         return SHMC_OK;
     }
     int dev = shmc__mk_dev(buf);
+    /* Nothing else pending: the one peer's mailbox read here (take.h), spinning no longer
+     * than the wait policy would (64 polls when ranks share CPUs). */
     if (w != SHMC_ANY && w != p->rank && !p->reqs.active && !p->match.nunexp &&
         !p->out_busy_count && !p->peers[w].ep.broken && !dev &&
-        (rc = recv_direct(p, buf, bytes, es, w, tag, c->ctx, src, status)) != 1)
+        (rc = shmc__take_eager(p, buf, bytes, es, w, tag, c->ctx, src,
+                               p->spin < DIRECT_SPIN ? p->spin : DIRECT_SPIN, status)) != 1)
         return rc;
     struct shmc__request *r;
     if ((rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, dev, &r)) != SHMC_OK)
@@ -376,10 +380,22 @@ SHMC_API int shmc_isend(const void *buf, size_t count, shmc_dtype dtype, int dst
     SHMC_GUARDED(&shmc__p2p, shmc_isend_call(buf, count, dtype, dst, tag, comm, req));
 }
 
+SHMC_API int shmc_isend_now(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,
+                            shmc_comm *comm, shmc_request **req)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_isend_now_call(buf, count, dtype, dst, tag, comm, req));
+}
+
 SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
                         shmc_comm *comm, shmc_request **req)
 {
     SHMC_GUARDED(&shmc__p2p, shmc_irecv_call(buf, count, dtype, src, tag, comm, req));
+}
+
+SHMC_API int shmc_irecv_now(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
+                            shmc_comm *comm, shmc_request **req, shmc_status *status)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_irecv_now_call(buf, count, dtype, src, tag, comm, req, status));
 }
 
 SHMC_API int shmc_send(const void *buf, size_t count, shmc_dtype dtype, int dst, int tag,

@@ -24,8 +24,9 @@ static void peer_broken(struct shmc__p2p *p, int peer)
 }
 
 /* Acts on one record. Returns 0 if it could not be taken now (out of memory for an
- * unexpected message) and must stay in the ring, 1 otherwise, -1 if it is invalid. */
-static int handle(struct shmc__p2p *p, int peer, const struct shmc__rec_view *v)
+ * unexpected message, or, with matched_only, a message no posted receive takes) and must
+ * stay in the ring, 1 otherwise, -1 if it is invalid. */
+static int handle(struct shmc__p2p *p, int peer, const struct shmc__rec_view *v, int matched_only)
 {
     int tag = (int)(uint32_t)v->w1;
     uint32_t ctx = (uint32_t)(v->w1 >> 32);
@@ -39,6 +40,8 @@ static int handle(struct shmc__p2p *p, int peer, const struct shmc__rec_view *v)
             shmc__deliver_eager(p, r, peer, tag, v->payload, v->len);
             return 1;
         }
+        if (matched_only)
+            return 0;
         if (p->nquit && shmc__quit_inbound(p, peer, SHMC_REC_EAGER, ctx, NULL))
             return 1;
         return shmc__unexp_add_eager(&p->match, peer, tag, ctx, v->payload, v->len) == SHMC_OK;
@@ -60,6 +63,8 @@ static int handle(struct shmc__p2p *p, int peer, const struct shmc__rec_view *v)
             shmc__rndv_matched(p, r, peer, tag, &rts, dev);
             return 1;
         }
+        if (matched_only)
+            return 0;
         if (p->nquit && shmc__quit_inbound(p, peer, SHMC_REC_RTS, ctx, &rts))
             return 1;
         return shmc__unexp_add_rts(&p->match, peer, tag, ctx, &rts, dev) == SHMC_OK;
@@ -78,7 +83,7 @@ static int handle(struct shmc__p2p *p, int peer, const struct shmc__rec_view *v)
     }
 }
 
-int shmc__inbox_drain(struct shmc__p2p *p, int peer)
+static int drain(struct shmc__p2p *p, int peer, int matched_only)
 {
     struct shmc__ep *ep = &p->peers[peer].ep;
     struct shmc__rec_view v;
@@ -91,13 +96,13 @@ int shmc__inbox_drain(struct shmc__p2p *p, int peer)
         if (rc == 0)
             break;
         if (rc > 0)
-            rc = handle(p, peer, &v);
+            rc = handle(p, peer, &v, matched_only);
         if (rc < 0) {
             peer_broken(p, peer);
             break;
         }
         if (rc == 0)
-            break; /* out of memory: leave the record for a later pass */
+            break; /* out of memory, or unmatched: leave the record for a later pass */
         shmc__ring_consume(&ep->in, &v);
         n++;
     }
@@ -105,4 +110,16 @@ int shmc__inbox_drain(struct shmc__p2p *p, int peer)
     if (shmc__ring_publish(&ep->in))
         shmc__ep_notify(ep);
     return n;
+}
+
+int shmc__inbox_drain(struct shmc__p2p *p, int peer)
+{
+    return drain(p, peer, 0);
+}
+
+int shmc__inbox_drain_matched(struct shmc__p2p *p, int peer)
+{
+    /* Fewer records than the budget: it stopped at an empty ring or at a message no posted
+     * receive takes, not with matched ones left behind. */
+    return drain(p, peer, 1) < DRAIN_BUDGET;
 }

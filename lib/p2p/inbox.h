@@ -11,5 +11,10 @@
  * to the peer; returns how many were handled. A record that is not valid marks the
  * mailbox broken (nothing more is read from it; operations with the peer fail). */
 int shmc__inbox_drain(struct shmc__p2p *p, int peer);
+/* The same, stopping at the first message that no posted receive takes (which stays in the
+ * ring): a receive about to be started sees it there (shmc_irecv_now), and nothing is
+ * copied aside as unexpected meanwhile. Returns 1 if what is first in the ring now (if
+ * anything) is such a message or a record of no message, 0 if the budget ran out first. */
+int shmc__inbox_drain_matched(struct shmc__p2p *p, int peer);
 
 #endif /* SHMC_INBOX_H */

@@ -304,7 +304,11 @@ void shmc_mpi__ops_end(void);
 /* A status from the C library's, for a buffer of cap bytes. */
 void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s, size_t cap);
 void shmc_mpi__status_empty(MPI_Status *st);
-/* Makes a request handle for a started operation r (NULL: complete already with *done). */
+/* The handle of every send complete as it started (request.c says why one serves all). */
+#define SHMC_MPI_REQUEST_SENT ((MPI_Request)1)
+int shmc_mpi__request_sent(MPI_Request *out);
+/* Makes a request handle for a started operation r (NULL: complete already with *done, whose
+ * MPI_ERROR is its error). */
 int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v,
                           const MPI_Status *done, MPI_Request *out);
 /* Completes the requests freed by MPI_Request_free while active (at MPI_Finalize). */

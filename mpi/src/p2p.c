@@ -140,11 +140,13 @@ static int isend(const void *buf, int count, MPI_Datatype type, int dest, int ta
     if ((rc = view_of(&k, (void *)(uintptr_t)buf, count, 1, &v)) != MPI_SUCCESS)
         return shmc_mpi__call_rc(&k.k, rc);
     shmc_request *r = NULL;
-    int err = mode == SYNCHRONOUS ? shmc_issend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.k.c->c, &r)
-                                  : shmc_isend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.k.c->c, &r);
-    if (err != SHMC_OK) {
+    int err = mode == SYNCHRONOUS
+                  ? shmc_issend(v.p, v.bytes, SHMC_UINT8, dest, tag, k.k.c->c, &r)
+                  : shmc_isend_now(v.p, v.bytes, SHMC_UINT8, dest, tag, k.k.c->c, &r);
+    if (err != SHMC_OK || !r) { /* failed, or complete already: the packed copy is done with */
         shmc_mpi__view_finish(&v, 0);
-        return shmc_mpi__call_err(&k.k, err);
+        return err != SHMC_OK ? shmc_mpi__call_err(&k.k, err)
+                              : shmc_mpi__call_rc(&k.k, shmc_mpi__request_sent(request));
     }
     rc = shmc_mpi__request_new(r, comm, &v, NULL, request);
     return shmc_mpi__call_rc(&k.k, rc);
@@ -184,7 +186,18 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     if ((rc = view_of(&k, buf, count, 0, &v)) != MPI_SUCCESS)
         return shmc_mpi__call_rc(&k.k, rc);
     shmc_request *r = NULL;
-    int err = shmc_irecv(v.p, v.bytes, SHMC_UINT8, source, tag, k.k.c->c, &r);
+    shmc_status s;
+    int err = shmc_irecv_now(v.p, v.bytes, SHMC_UINT8, source, tag, k.k.c->c, &r, &s);
+    if (!r && (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)) {
+        /* Received already: a request complete with its status (a truncation is the
+         * request's error, raised when it is waited for). */
+        shmc_mpi__view_finish(&v, received(err, &s, v.bytes));
+        MPI_Status st;
+        shmc_mpi__status_set(&st, &s, k.bytes);
+        st.MPI_ERROR = err == SHMC_OK ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+        rc = shmc_mpi__request_new(NULL, comm, NULL, &st, request);
+        return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+    }
     if (err != SHMC_OK) {
         shmc_mpi__view_finish(&v, 0);
         return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
@@ -209,9 +222,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     if (rc != MPI_SUCCESS)
         return rc;
     /* The message is in the attached buffer: the request is complete at once. */
-    MPI_Status st;
-    shmc_mpi__status_empty(&st);
-    rc = shmc_mpi__request_new(NULL, comm, NULL, &st, request);
+    rc = shmc_mpi__request_sent(request);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Ibsend);

@@ -4,6 +4,12 @@
  * A request may carry a view: the packed copy of a non-contiguous send, freed when it
  * completes, or the staging buffer of a non-contiguous receive, unpacked then. A request
  * that completed but is still held (MPI_Request_get_status saw it) keeps its result.
+ *
+ * A send complete as it started (shmc_isend_now gave no C request) gets the one handle
+ * SHMC_MPI_REQUEST_SENT: a table entry made once, complete, with an empty status, that
+ * delivering never frees. It costs such a send no entry of its own (MPICH's completed
+ * "lightweight" requests do the same); a send's status says nothing but its error and
+ * that it was not cancelled (MPI 4.1, 3.7.3), which this one holds.
  */
 #include "mpi_impl.h"
 
@@ -91,8 +97,13 @@ static int progress(struct req *q, int block)
     return done;
 }
 
+/* The entry behind SHMC_MPI_REQUEST_SENT: made with the table, never freed. */
+#define SENT_SLOT (SHMC_MPI_REQUEST_SENT - 1)
+
 static void drop(struct req *q)
 {
+    if (q == &reqs[SENT_SLOT])
+        return;
     q->used = 0;
     free_list[nfree++] = (int)(q - reqs);
 }
@@ -110,30 +121,51 @@ static void reap_orphans(void)
     }
 }
 
+/* Doubles the table (256 entries the first time, whose first is SHMC_MPI_REQUEST_SENT's). */
+static int grow(void)
+{
+    int n = nreqs ? 2 * nreqs : 256;
+    struct req *t = realloc(reqs, (size_t)n * sizeof *t);
+    int *f = t ? realloc(free_list, (size_t)n * sizeof *f) : NULL;
+    if (t)
+        reqs = t;
+    if (!f)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a request");
+    free_list = f;
+    for (int i = n - 1; i >= nreqs; i--) {
+        reqs[i].used = 0;
+        if (nreqs > 0 || i != SENT_SLOT)
+            free_list[nfree++] = i;
+    }
+    if (nreqs == 0) {
+        struct req *q = &reqs[SENT_SLOT];
+        *q = (struct req){.used = 1, .done = 1, .comm = MPI_COMM_WORLD};
+        shmc_mpi__status_empty(&q->st);
+    }
+    nreqs = n;
+    return MPI_SUCCESS;
+}
+
+int shmc_mpi__request_sent(MPI_Request *out)
+{
+    int rc = nreqs ? MPI_SUCCESS : grow();
+    if (rc == MPI_SUCCESS)
+        *out = SHMC_MPI_REQUEST_SENT;
+    return rc;
+}
+
 int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v,
                           const MPI_Status *done, MPI_Request *out)
 {
     if (norphans > 0)
         reap_orphans();
-    if (nfree == 0) {
-        int n = nreqs ? 2 * nreqs : 256;
-        struct req *t = realloc(reqs, (size_t)n * sizeof *t);
-        int *f = t ? realloc(free_list, (size_t)n * sizeof *f) : NULL;
-        if (t)
-            reqs = t;
-        if (!f) {
-            if (r)
-                shmc_wait(&r, NULL); /* cannot be tracked: completed here instead */
-            if (v)
-                shmc_mpi__view_finish(v, v->bytes);
-            return shmc_mpi__err(MPI_ERR_NO_MEM, "a request");
-        }
-        free_list = f;
-        for (int i = n - 1; i >= nreqs; i--) {
-            reqs[i].used = 0;
-            free_list[nfree++] = i;
-        }
-        nreqs = n;
+    int rc;
+    if (nfree == 0 && (rc = grow()) != MPI_SUCCESS) {
+        if (r)
+            shmc_wait(&r, NULL); /* cannot be tracked: completed here instead */
+        if (v)
+            shmc_mpi__view_finish(v, v->bytes);
+        return rc;
     }
     /* Only what completion reads is set: err and st are written when it completes. */
     struct req *q = &reqs[free_list[--nfree]];
@@ -144,7 +176,7 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
     q->done = done != NULL;
     if (done) {
         q->st = *done;
-        q->err = MPI_SUCCESS;
+        q->err = done->MPI_ERROR;
     }
     if (v) {
         q->v = *v;

@@ -47,6 +47,8 @@ enum fn {
     F_RECV,
     F_ISEND,
     F_IRECV,
+    F_ISEND_NOW,
+    F_IRECV_NOW,
     F_WAIT,
     F_TEST,
     F_WAITALL,
@@ -101,6 +103,8 @@ static const char *const fn_name[NFN] = {
     "shmc_recv",
     "shmc_isend",
     "shmc_irecv",
+    "shmc_isend_now",
+    "shmc_irecv_now",
     "shmc_wait",
     "shmc_test",
     "shmc_waitall",
@@ -156,6 +160,8 @@ static const char *const need[NFN] = {
     [F_RECV] = "BACNDRTS",
     [F_ISEND] = "BACNDRTSP",
     [F_IRECV] = "BACNDRTSP",
+    [F_ISEND_NOW] = "BACNDRTSP",
+    [F_IRECV_NOW] = "BACNDRTSP",
     [F_WAIT] = "BAQP",
     [F_TEST] = "BAQP",
     [F_WAITALL] = "BAQP",
@@ -253,8 +259,14 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     BAD(F_RECV, k, want, shmc_recv(v, 1, SHMC_INT32, 0, 0, c, NULL));
     BAD(F_ISEND, k, want, shmc_isend(v, 1, SHMC_INT32, 0, 0, c, &r));
     T_ASSERT(r == NULL, "a refused isend leaves *req NULL");
+    r = JUNK_A;
+    BAD(F_ISEND_NOW, k, want, shmc_isend_now(v, 1, SHMC_INT32, 0, 0, c, &r));
+    T_ASSERT(r == NULL, "a refused isend_now leaves *req NULL");
     BAD(F_IRECV, k, want, shmc_irecv(v, 1, SHMC_INT32, 0, 0, c, &r));
     T_ASSERT(r == NULL, "a refused irecv leaves *req NULL");
+    r = JUNK_A;
+    BAD(F_IRECV_NOW, k, want, shmc_irecv_now(v, 1, SHMC_INT32, 0, 0, c, &r, NULL));
+    T_ASSERT(r == NULL, "a refused irecv_now leaves *req NULL");
     BAD(F_SENDRECV, k, want, shmc_sendrecv(v, 1, 0, 0, u, 1, 0, 0, SHMC_INT32, c, NULL));
     BAD(F_BARRIER, k, want, shmc_barrier(c));
     BAD(F_BCAST, k, want, shmc_broadcast(v, 1, SHMC_INT32, 0, c));
@@ -326,7 +338,9 @@ static void outside_the_job(shmc_comm *w, enum kind k)
     BAD(F_IPROBE, k, SHMC_ERR_NOT_INIT, shmc_iprobe(0, 0, SHMC_INT32, w, NULL, NULL));
     BAD(F_ISSEND, k, SHMC_ERR_NOT_INIT, shmc_issend(buf, 1, SHMC_INT32, 0, 0, w, NULL));
     BAD(F_ISEND, k, SHMC_ERR_NOT_INIT, shmc_isend(buf, 1, SHMC_INT32, 0, 0, w, NULL));
+    BAD(F_ISEND_NOW, k, SHMC_ERR_NOT_INIT, shmc_isend_now(buf, 1, SHMC_INT32, 0, 0, w, NULL));
     BAD(F_IRECV, k, SHMC_ERR_NOT_INIT, shmc_irecv(buf, 1, SHMC_INT32, 0, 0, w, NULL));
+    BAD(F_IRECV_NOW, k, SHMC_ERR_NOT_INIT, shmc_irecv_now(buf, 1, SHMC_INT32, 0, 0, w, NULL, NULL));
     BAD(F_SEND, k, SHMC_ERR_NOT_INIT, shmc_send(SHMC_IN_PLACE, 1, SHMC_INT32, 0, 0, w));
     BAD(F_SPLIT, k, SHMC_ERR_NOT_INIT, shmc_comm_split(w, 0, 0, NULL));
     BAD(F_GROUP, k, SHMC_ERR_NOT_INIT, shmc_comm_create_group(w, NULL, 1, NULL));
@@ -373,7 +387,9 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_IPROBE, K_DTYPE, SHMC_ERR_ARG, shmc_iprobe(other, 0, dt, w, &flag, NULL));
         BAD(F_RECV, K_DTYPE, SHMC_ERR_ARG, shmc_recv(v, 1, dt, other, 0, w, NULL));
         BAD(F_ISEND, K_DTYPE, SHMC_ERR_ARG, shmc_isend(v, 1, dt, other, 0, w, &r));
+        BAD(F_ISEND_NOW, K_DTYPE, SHMC_ERR_ARG, shmc_isend_now(v, 1, dt, other, 0, w, &r));
         BAD(F_IRECV, K_DTYPE, SHMC_ERR_ARG, shmc_irecv(v, 1, dt, other, 0, w, &r));
+        BAD(F_IRECV_NOW, K_DTYPE, SHMC_ERR_ARG, shmc_irecv_now(v, 1, dt, other, 0, w, &r, NULL));
         BAD(F_SENDRECV, K_DTYPE, SHMC_ERR_ARG,
             shmc_sendrecv(v, 1, other, 0, u, 1, other, 0, dt, w, NULL));
         BAD(F_BCAST, K_DTYPE, SHMC_ERR_ARG, shmc_broadcast(v, 1, dt, 0, w));
@@ -447,6 +463,7 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_SSEND, K_RANK, SHMC_ERR_RANK, shmc_ssend(v, 1, SHMC_INT32, b, 0, w));
         BAD(F_ISSEND, K_RANK, SHMC_ERR_RANK, shmc_issend(v, 1, SHMC_INT32, b, 0, w, &r));
         BAD(F_ISEND, K_RANK, SHMC_ERR_RANK, shmc_isend(v, 1, SHMC_INT32, b, 0, w, &r));
+        BAD(F_ISEND_NOW, K_RANK, SHMC_ERR_RANK, shmc_isend_now(v, 1, SHMC_INT32, b, 0, w, &r));
         BAD(F_SENDRECV, K_RANK, SHMC_ERR_RANK,
             shmc_sendrecv(v, 1, b, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
         BAD(F_BCAST, K_RANK, SHMC_ERR_RANK, shmc_broadcast(v, 1, SHMC_INT32, b, w));
@@ -459,6 +476,8 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_IPROBE, K_RANK, SHMC_ERR_RANK, shmc_iprobe(b, 0, SHMC_INT32, w, &flag, NULL));
         BAD(F_RECV, K_RANK, SHMC_ERR_RANK, shmc_recv(v, 1, SHMC_INT32, b, 0, w, NULL));
         BAD(F_IRECV, K_RANK, SHMC_ERR_RANK, shmc_irecv(v, 1, SHMC_INT32, b, 0, w, &r));
+        BAD(F_IRECV_NOW, K_RANK, SHMC_ERR_RANK,
+            shmc_irecv_now(v, 1, SHMC_INT32, b, 0, w, &r, NULL));
         BAD(F_SENDRECV, K_RANK, SHMC_ERR_RANK,
             shmc_sendrecv(v, 1, other, 0, u, 1, b, 0, SHMC_INT32, w, NULL));
     }
@@ -483,6 +502,7 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_SSEND, K_TAG, SHMC_ERR_TAG, shmc_ssend(v, 1, SHMC_INT32, other, t, w));
         BAD(F_ISSEND, K_TAG, SHMC_ERR_TAG, shmc_issend(v, 1, SHMC_INT32, other, t, w, &r));
         BAD(F_ISEND, K_TAG, SHMC_ERR_TAG, shmc_isend(v, 1, SHMC_INT32, other, t, w, &r));
+        BAD(F_ISEND_NOW, K_TAG, SHMC_ERR_TAG, shmc_isend_now(v, 1, SHMC_INT32, other, t, w, &r));
         BAD(F_SENDRECV, K_TAG, SHMC_ERR_TAG,
             shmc_sendrecv(v, 1, other, t, u, 1, other, 0, SHMC_INT32, w, NULL));
         if (t == SHMC_ANY_TAG)
@@ -492,6 +512,8 @@ static void arguments(shmc_comm *w, int me, int n)
         BAD(F_PROBE, K_TAG, SHMC_ERR_TAG, shmc_probe(other, t, SHMC_INT32, w, NULL));
         BAD(F_IPROBE, K_TAG, SHMC_ERR_TAG, shmc_iprobe(other, t, SHMC_INT32, w, &flag, NULL));
         BAD(F_IRECV, K_TAG, SHMC_ERR_TAG, shmc_irecv(v, 1, SHMC_INT32, other, t, w, &r));
+        BAD(F_IRECV_NOW, K_TAG, SHMC_ERR_TAG,
+            shmc_irecv_now(v, 1, SHMC_INT32, other, t, w, &r, NULL));
         BAD(F_SENDRECV, K_TAG, SHMC_ERR_TAG,
             shmc_sendrecv(v, 1, other, 0, u, 1, other, t, SHMC_INT32, w, NULL));
     }
@@ -503,7 +525,10 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_ISSEND, K_NULLBUF, SHMC_ERR_ARG, shmc_issend(NULL, 3, SHMC_INT32, other, 0, w, &r));
     BAD(F_RECV, K_NULLBUF, SHMC_ERR_ARG, shmc_recv(NULL, 3, SHMC_INT32, other, 0, w, NULL));
     BAD(F_ISEND, K_NULLBUF, SHMC_ERR_ARG, shmc_isend(NULL, 1, SHMC_INT32, other, 0, w, &r));
+    BAD(F_ISEND_NOW, K_NULLBUF, SHMC_ERR_ARG, shmc_isend_now(NULL, 1, SHMC_INT32, other, 0, w, &r));
     BAD(F_IRECV, K_NULLBUF, SHMC_ERR_ARG, shmc_irecv(NULL, 1, SHMC_INT32, other, 0, w, &r));
+    BAD(F_IRECV_NOW, K_NULLBUF, SHMC_ERR_ARG,
+        shmc_irecv_now(NULL, 1, SHMC_INT32, other, 0, w, &r, NULL));
     BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
         shmc_sendrecv(NULL, 1, other, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
     BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
@@ -516,8 +541,12 @@ static void arguments(shmc_comm *w, int me, int n)
             shmc_recv(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w, NULL));
         BAD(F_ISEND, K_NULLBUF, SHMC_ERR_ARG,
             shmc_isend(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w, &r));
+        BAD(F_ISEND_NOW, K_NULLBUF, SHMC_ERR_ARG,
+            shmc_isend_now(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w, &r));
         BAD(F_IRECV, K_NULLBUF, SHMC_ERR_ARG,
             shmc_irecv(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w, &r));
+        BAD(F_IRECV_NOW, K_NULLBUF, SHMC_ERR_ARG,
+            shmc_irecv_now(SHMC_IN_PLACE, cnt, SHMC_INT32, other, 0, w, &r, NULL));
         BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
             shmc_sendrecv(SHMC_IN_PLACE, cnt, other, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
         BAD(F_SENDRECV, K_NULLBUF, SHMC_ERR_ARG,
@@ -573,7 +602,10 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_ISSEND, K_SIZE, SHMC_ERR_ARG, shmc_issend(v, huge, SHMC_INT32, other, 0, w, &r));
     BAD(F_RECV, K_SIZE, SHMC_ERR_ARG, shmc_recv(v, huge, SHMC_INT64, other, 0, w, NULL));
     BAD(F_ISEND, K_SIZE, SHMC_ERR_ARG, shmc_isend(v, huge, SHMC_INT32, other, 0, w, &r));
+    BAD(F_ISEND_NOW, K_SIZE, SHMC_ERR_ARG, shmc_isend_now(v, huge, SHMC_INT32, other, 0, w, &r));
     BAD(F_IRECV, K_SIZE, SHMC_ERR_ARG, shmc_irecv(v, huge, SHMC_INT32, other, 0, w, &r));
+    BAD(F_IRECV_NOW, K_SIZE, SHMC_ERR_ARG,
+        shmc_irecv_now(v, huge, SHMC_INT32, other, 0, w, &r, NULL));
     BAD(F_SENDRECV, K_SIZE, SHMC_ERR_ARG,
         shmc_sendrecv(v, huge, other, 0, u, 1, other, 0, SHMC_INT32, w, NULL));
     BAD(F_BCAST, K_SIZE, SHMC_ERR_ARG, shmc_broadcast(v, huge, SHMC_INT32, 0, w));
@@ -634,7 +666,10 @@ static void arguments(shmc_comm *w, int me, int n)
 
     /* NULL result pointers. */
     BAD(F_ISEND, K_OUTPTR, SHMC_ERR_ARG, shmc_isend(v, 1, SHMC_INT32, other, 0, w, NULL));
+    BAD(F_ISEND_NOW, K_OUTPTR, SHMC_ERR_ARG, shmc_isend_now(v, 1, SHMC_INT32, other, 0, w, NULL));
     BAD(F_IRECV, K_OUTPTR, SHMC_ERR_ARG, shmc_irecv(v, 1, SHMC_INT32, other, 0, w, NULL));
+    BAD(F_IRECV_NOW, K_OUTPTR, SHMC_ERR_ARG,
+        shmc_irecv_now(v, 1, SHMC_INT32, other, 0, w, NULL, NULL));
     int done;
     BAD(F_WAIT, K_OUTPTR, SHMC_ERR_ARG, shmc_wait(NULL, NULL));
     BAD(F_TEST, K_OUTPTR, SHMC_ERR_ARG, shmc_test(NULL, &done, NULL));
