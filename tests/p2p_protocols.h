@@ -9,7 +9,7 @@
 
 #include "harness.h"
 
-#define E 4096u /* the default eager limit (SHMC_EAGER_LIMIT) */
+#define E 8192u /* the default eager limit (SHMC_EAGER_LIMIT) */
 #define MiB (1024u * 1024u)
 
 static const int rank_counts[] = {2, 3, 4, 8, 16};
