@@ -105,8 +105,8 @@ struct shmc__p2p {
     unsigned nquit, quits_seen;
     uint64_t slices_slept;      /* sleeps that ran a full slice, nobody waking us (shmc_stat) */
     struct shmc__incall incall; /* the collective call this rank is in (incall.h) */
-    /* The thread inside a public call, by the address of its shmc__thread_token; NULL
-     * between calls (SHMC_GUARDED). */
+    /* &shmc__in_call_mark while a thread is inside a public call, NULL between calls
+     * (SHMC_GUARDED). */
     _Atomic(const char *) in_call;
     int out_busy_count; /* peers with out_busy set */
     int pumped;         /* some endpoint's transport moves records in progress */
@@ -171,7 +171,11 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
  * got in often enough to corrupt a mailbox within a second (tests/robustness/
  * check_threads.c). The CAS is on a line only this process writes; its cost is in
  * docs/performance.md. Leaving is a plain release store. */
-extern _Thread_local char shmc__thread_token;
+/* What in_call holds while a call runs. Not the calling thread's identity: nothing asks
+ * which thread is inside, only whether one is, and reaching a thread-local variable from
+ * the shared library cost each call a __tls_get_addr (22 instructions a message in
+ * osu_bibw under callgrind). */
+extern const char shmc__in_call_mark;
 
 /* When the wait of this thread's current call gives up with SHMC_ERR_TIMEOUT (by
  * shmc__now_ns), or 0 for never. The calls that honour a communicator's time-out arm it
@@ -191,7 +195,7 @@ static inline int shmc__call_enter(struct shmc__p2p *p)
 {
     const char *none = NULL;
     /* Acquire: what the previous caller did is visible to this one (it released below). */
-    if (!atomic_compare_exchange_strong_explicit(&p->in_call, &none, &shmc__thread_token,
+    if (!atomic_compare_exchange_strong_explicit(&p->in_call, &none, &shmc__in_call_mark,
                                                  memory_order_acquire, memory_order_relaxed))
         return shmc__call_overlap();
     return SHMC_OK;
