@@ -141,9 +141,9 @@ static void expect(int dev, const void *p, size_t bytes, uint64_t seed, const ch
 
 /* ---- point-to-point ---------------------------------------------------------------------- */
 
-/* Eager, at the eager limit, just above it, rendezvous and large (several DATA records
- * and device copies). */
-static const size_t sizes[] = {0, 1, 8, 4096, 4097, 65539, (1u << 20) + 5, 8u << 20};
+/* Eager, at the eager limit (8192 by default), just above it, rendezvous and large
+ * (several DATA records and device copies). */
+static const size_t sizes[] = {0, 1, 8, 4096, 8192, 8193, 65539, (1u << 20) + 5, 8u << 20};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 static void p2p_rank(shmc_comm *w, int me, int n, void *arg)
@@ -157,7 +157,7 @@ static void p2p_rank(shmc_comm *w, int me, int n, void *arg)
         for (int kinds = 0; kinds < 4; kinds++) {
             int sk = kinds & 1, rk = kinds >> 1; /* rank 0's and rank 1's buffer kinds */
             int mine = me == 0 ? sk : rk;
-            for (int how = 0; how < 3; how++, tag++) {
+            for (int how = 0; how < 4; how++, tag++) {
                 uint64_t seed = 1000u + (uint64_t)tag;
                 shmc_status st;
                 char what[96];
@@ -171,9 +171,15 @@ static void p2p_rank(shmc_comm *w, int me, int n, void *arg)
                         T_OK(shmc_isend(s, b, SHMC_UINT8, peer, tag, w, &rq));
                         T_OK(shmc_barrier(w));
                         T_OK(shmc_wait(&rq, NULL));
-                    } else { /* posted first, any source */
+                    } else if (how == 2) { /* posted first, any source */
                         T_OK(shmc_barrier(w));
                         T_OK(shmc_isend(s, b, SHMC_UINT8, peer, tag, w, &rq));
+                        T_OK(shmc_wait(&rq, NULL));
+                    } else { /* the _now forms: a device buffer always takes a request */
+                        T_OK(shmc_isend_now(s, b, SHMC_UINT8, peer, tag, w, &rq));
+                        T_ASSERT(!mine || b == 0 || rq != NULL, "%s: device send, no request",
+                                 what);
+                        T_OK(shmc_barrier(w));
                         T_OK(shmc_wait(&rq, NULL));
                     }
                     drop(mine, s);
@@ -185,10 +191,17 @@ static void p2p_rank(shmc_comm *w, int me, int n, void *arg)
                     } else if (how == 1) {
                         T_OK(shmc_barrier(w));
                         T_OK(shmc_recv(r, b + 64, SHMC_UINT8, peer, tag, w, &st));
-                    } else {
+                    } else if (how == 2) {
                         T_OK(shmc_irecv(r, b + 64, SHMC_UINT8, SHMC_ANY_SOURCE, tag, w, &rq));
                         T_OK(shmc_barrier(w));
                         T_OK(shmc_wait(&rq, &st));
+                    } else {
+                        T_OK(shmc_barrier(w));
+                        rq = NULL;
+                        T_OK(shmc_irecv_now(r, b + 64, SHMC_UINT8, peer, tag, w, &rq, &st));
+                        T_ASSERT(!mine || rq != NULL, "%s: device receive, no request", what);
+                        if (rq)
+                            T_OK(shmc_wait(&rq, &st));
                     }
                     T_ASSERT(st.count == b && st.source == 0 && st.tag == tag, "%s: status", what);
                     expect(mine, r, b, seed, what);
