@@ -33,11 +33,11 @@ static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int p
     const struct shmc__comm *c;
     size_t bytes, es;
     int w, rc;
+    int recv = mode == RECV || mode == RECV_NOW;
     if (req)
         *req = NULL;
     if ((rc = shmc__check_buf(p, comm, &c, buf, count, dtype, &bytes, &es)) ||
-        (rc = shmc__check_tag(tag, mode == RECV || mode == RECV_NOW)) ||
-        (rc = shmc__check_peer(c, peer, mode == RECV || mode == RECV_NOW, &w))) {
+        (rc = shmc__check_tag(tag, recv)) || (rc = shmc__check_peer(c, peer, recv, &w))) {
         if (rc != SHMC__NULL_PEER)
             return rc;
         w = SHMC_PROC_NULL;
@@ -72,7 +72,7 @@ static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int p
             return rc;
         rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, dev, &r);
     } else if (w == SHMC_PROC_NULL)
-        rc = shmc__post_null(p, mode != RECV, es, tag, c, &r);
+        rc = shmc__post_null(p, !recv, es, tag, c, &r);
     else if (mode == RECV)
         rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, -1, &r);
     else if (mode == SEND)
@@ -135,7 +135,8 @@ static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int d
         (rc = shmc__check_tag(tag, 0)) || (rc = shmc__check_peer(c, dst, 0, &w)) ||
         (rc = shmc__job_ok(p)))
         return rc == SHMC__NULL_PEER ? SHMC_OK : rc;
-    /* Fast path: straight into the mailbox, no request. */
+    /* Fast path: straight into the mailbox, no request (as isend_now's, written out here:
+     * through start_call the 8-byte send cost 292 instructions instead of 238). */
     int dev = shmc__mk_dev(buf);
     if (shmc__send_now(p, buf, bytes, dev, w, tag, c->ctx))
         return SHMC_OK;

@@ -8,7 +8,6 @@
 #include "base/log.h"
 #include "p2p/p2p.h"
 
-const char shmc__in_call_mark;
 _Thread_local uint64_t shmc__deadline;
 int shmc__multi;
 pthread_mutex_t shmc__big = PTHREAD_MUTEX_INITIALIZER;

@@ -105,9 +105,9 @@ struct shmc__p2p {
     unsigned nquit, quits_seen;
     uint64_t slices_slept;      /* sleeps that ran a full slice, nobody waking us (shmc_stat) */
     struct shmc__incall incall; /* the collective call this rank is in (incall.h) */
-    /* &shmc__in_call_mark while a thread is inside a public call, NULL between calls
-     * (SHMC_GUARDED). */
-    _Atomic(const char *) in_call;
+    /* 1 while a thread is inside a public call, 0 between calls (SHMC_GUARDED). Not the
+     * thread's identity: nothing asks which thread is inside, only whether one is. */
+    _Atomic int in_call;
     int out_busy_count; /* peers with out_busy set */
     int pumped;         /* some endpoint's transport moves records in progress */
 
@@ -171,11 +171,6 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
  * got in often enough to corrupt a mailbox within a second (tests/robustness/
  * check_threads.c). The CAS is on a line only this process writes; its cost is in
  * docs/performance.md. Leaving is a plain release store. */
-/* What in_call holds while a call runs. Not the calling thread's identity: nothing asks
- * which thread is inside, only whether one is, and reaching a thread-local variable from
- * the shared library cost each call a __tls_get_addr (22 instructions a message in
- * osu_bibw under callgrind). */
-extern const char shmc__in_call_mark;
 
 /* When the wait of this thread's current call gives up with SHMC_ERR_TIMEOUT (by
  * shmc__now_ns), or 0 for never. The calls that honour a communicator's time-out arm it
@@ -193,18 +188,18 @@ static inline void shmc__deadline_arm(uint32_t timeout_ms)
 int shmc__call_overlap(void);
 static inline int shmc__call_enter(struct shmc__p2p *p)
 {
-    const char *none = NULL;
+    int none = 0;
     /* Acquire: what the previous caller did is visible to this one (it released below). */
-    if (!atomic_compare_exchange_strong_explicit(&p->in_call, &none, &shmc__in_call_mark,
-                                                 memory_order_acquire, memory_order_relaxed))
+    if (!atomic_compare_exchange_strong_explicit(&p->in_call, &none, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
         return shmc__call_overlap();
     return SHMC_OK;
 }
 static inline int shmc__call_leave(struct shmc__p2p *p, int rc)
 {
     /* Release, pairing with the acquire above: a call's effects are complete before the
-     * next thread may enter. shmc_finalize clears the whole state under us: NULL is fine. */
-    atomic_store_explicit(&p->in_call, NULL, memory_order_release);
+     * next thread may enter. shmc_finalize clears the whole state under us: 0 is fine. */
+    atomic_store_explicit(&p->in_call, 0, memory_order_release);
     return rc;
 }
 /* SHMC_THREAD_MULTIPLE (shmcomm.h): set by shmc_init_thread, cleared by shmc_finalize.

@@ -1,8 +1,9 @@
 /*
  * Taking an eager message straight out of one peer's mailbox, with no request: the blocking
  * receive while nothing else is pending (calls.c, after a short spin) and shmc_irecv_now
- * while no receive is posted (no spin). The caller has made sure that no posted receive
- * and no unexpected message could come before this one; the first record is then either
+ * once the posted receives have taken what arrived for them (no spin). The caller has made
+ * sure that no posted receive and no unexpected message could come before this one, and
+ * that the first record is no posted receive's; that record is then either
  * this receive's message or not taken at all, so the general engine, which takes over in
  * that case, sees the same records in the same order and matching is unchanged.
  */

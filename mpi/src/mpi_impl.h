@@ -307,10 +307,13 @@ void shmc_mpi__status_empty(MPI_Status *st);
 /* The handle of every send complete as it started (request.c says why one serves all). */
 #define SHMC_MPI_REQUEST_SENT ((MPI_Request)1)
 int shmc_mpi__request_sent(MPI_Request *out);
-/* Makes a request handle for a started operation r (NULL: complete already with *done, whose
- * MPI_ERROR is its error). */
+/* Makes a request handle for a started operation r. */
 int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v,
-                          const MPI_Status *done, MPI_Request *out);
+                          MPI_Request *out);
+/* Makes the handle of a receive the C library completed as it started (shmc_irecv_now: err,
+ * *s), finished as a wait finishes one: v unpacked, status and error kept for the wait. */
+int shmc_mpi__request_received(MPI_Comm comm, struct shmc_mpi_view *v, int err,
+                               const shmc_status *s, MPI_Request *out);
 /* Completes the requests freed by MPI_Request_free while active (at MPI_Finalize). */
 void shmc_mpi__request_end(void);
 int shmc_mpi__bsend_start(const void *buf, int count, MPI_Datatype type, int dest, int tag,

@@ -148,7 +148,7 @@ static int isend(const void *buf, int count, MPI_Datatype type, int dest, int ta
         return err != SHMC_OK ? shmc_mpi__call_err(&k.k, err)
                               : shmc_mpi__call_rc(&k.k, shmc_mpi__request_sent(request));
     }
-    rc = shmc_mpi__request_new(r, comm, &v, NULL, request);
+    rc = shmc_mpi__request_new(r, comm, &v, request);
     return shmc_mpi__call_rc(&k.k, rc);
 }
 
@@ -189,20 +189,15 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     shmc_status s;
     int err = shmc_irecv_now(v.p, v.bytes, SHMC_UINT8, source, tag, k.k.c->c, &r, &s);
     if (!r && (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)) {
-        /* Received already: a request complete with its status (a truncation is the
-         * request's error, raised when it is waited for). */
-        shmc_mpi__view_finish(&v, received(err, &s, v.bytes));
-        MPI_Status st;
-        shmc_mpi__status_set(&st, &s, k.bytes);
-        st.MPI_ERROR = err == SHMC_OK ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
-        rc = shmc_mpi__request_new(NULL, comm, NULL, &st, request);
+        /* Received already (a truncation is the request's error, raised by its wait). */
+        rc = shmc_mpi__request_received(comm, &v, err, &s, request);
         return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
     }
     if (err != SHMC_OK) {
         shmc_mpi__view_finish(&v, 0);
         return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
     }
-    rc = shmc_mpi__request_new(r, comm, &v, NULL, request);
+    rc = shmc_mpi__request_new(r, comm, &v, request);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Irecv);

@@ -154,8 +154,7 @@ int shmc_mpi__request_sent(MPI_Request *out)
     return rc;
 }
 
-int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v,
-                          const MPI_Status *done, MPI_Request *out)
+int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v, MPI_Request *out)
 {
     if (norphans > 0)
         reap_orphans();
@@ -173,11 +172,7 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
     q->orphan = 0;
     q->r = r;
     q->comm = comm;
-    q->done = done != NULL;
-    if (done) {
-        q->st = *done;
-        q->err = done->MPI_ERROR;
-    }
+    q->done = 0;
     if (v) {
         q->v = *v;
     } else {
@@ -186,6 +181,15 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
     }
     *out = (MPI_Request)(q - reqs) + 1;
     return MPI_SUCCESS;
+}
+
+int shmc_mpi__request_received(MPI_Comm comm, struct shmc_mpi_view *v, int err,
+                               const shmc_status *s, MPI_Request *out)
+{
+    int rc = shmc_mpi__request_new(NULL, comm, v, out);
+    if (rc == MPI_SUCCESS)
+        finish(&reqs[*out - 1], err, s);
+    return rc;
 }
 
 void shmc_mpi__request_end(void)
