@@ -15,6 +15,9 @@
 #include "p2p/rndv.h"
 
 /* Spin budgets (polls before yielding) chosen with bench/ (docs/performance.md). */
+/* The largest DATA record of a stream: a 64 KiB ring's quarter, as when the streams were
+ * measured; from larger rings a larger chunk would only delay the receiver's first copy. */
+#define SHMC_STREAM_CHUNK_MAX ((16u << 10) - 16u)
 #define SPIN_DEDICATED 20000u
 #define SPIN_OVERSUBSCRIBED 1u
 /* Microseconds a waiter spins while what it waits for runs on other CPUs (doorbell.h);
@@ -45,7 +48,8 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
         uint32_t maxp = p->peers[q].ep.out.max_payload;
         if (p->eager_limit > maxp)
             p->eager_limit = maxp;
-        p->chunk = maxp - 8; /* DATA records carry an 8-byte offset */
+        /* DATA records carry an 8-byte offset. */
+        p->chunk = (maxp < SHMC_STREAM_CHUNK_MAX ? maxp : SHMC_STREAM_CHUNK_MAX) - 8;
         break;
     }
     int oversubscribed = p->size > job_cpus();

@@ -43,7 +43,10 @@ uint32_t shmc__ring_bytes_for(unsigned nranks, size_t requested)
     uint32_t b = SHMC_RING_DEFAULT_MAX;
     while (b > SHMC_RING_DEFAULT_MIN && (uint64_t)b * pairs > SHMC_RING_BUDGET)
         b /= 2;
-    return b;
+    uint32_t large = SHMC_RING_DEFAULT_LARGE;
+    while (large > b && (uint64_t)large * pairs > SHMC_RING_BUDGET_LARGE)
+        large /= 2;
+    return large > b ? large : b;
 }
 
 int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned r)

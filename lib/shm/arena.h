@@ -45,6 +45,13 @@
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
+/* The default ring size (shmc__ring_bytes_for): the larger of two choices. The first
+ * fits all rings into SHMC_RING_BUDGET_LARGE with rings up to SHMC_RING_DEFAULT_LARGE
+ * (1 MiB at up to 4 ranks, 256 KiB at 8): a window of eager messages then fits a ring and
+ * streams at the copy's speed. The second, the older rule, keeps 64 KiB rings up to 32
+ * ranks within SHMC_RING_BUDGET. */
+#define SHMC_RING_DEFAULT_LARGE (1u << 20)
+#define SHMC_RING_BUDGET_LARGE (16ull << 20)
 #define SHMC_RING_DEFAULT_MAX (64u << 10)
 #define SHMC_RING_DEFAULT_MIN (8u << 10)
 #define SHMC_RING_BUDGET (64ull << 20)  /* all rings together, before the minimum applies */

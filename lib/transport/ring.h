@@ -21,6 +21,13 @@
  * record's next header is normally zero already and its R1 does not queue behind a
  * store to a line the consumer holds.
  *
+ * Small records stay in the first SHMC_RING_SMALL_SPAN bytes: a record of at most
+ * SHMC_RING_SMALL_REC bytes that would start beyond that span is preceded by an early
+ * SKIP to the end of the array, when the free space allows it, so a stream of small
+ * messages cycles over a few cache-resident lines while larger ones use the whole array
+ * (docs/performance.md, "Rings of 1 MiB"). The consumer cannot tell an early skip from a
+ * late one.
+ *
  * Space: `head` and `tail` count bytes ever written and consumed (free-running 64-bit,
  * never wrap in practice). The producer keeps a cached copy of `tail` and reads the
  * shared one only when the cache says the ring is full (A2). The consumer publishes
@@ -43,6 +50,10 @@
 #define SHMC_REC_HDR 16u
 /* Records start and end on this boundary (a power of two, at least the header). */
 #define SHMC_REC_ALIGN 32u
+/* Records of at most SHMC_RING_SMALL_REC bytes (payloads up to 48) wrap early, at this
+ * many bytes from the start of the array (see above). */
+#define SHMC_RING_SMALL_SPAN (64u << 10)
+#define SHMC_RING_SMALL_REC 64u
 
 /* Record kinds: 1 to SHMC_REC_KIND_LAST belong to the layer above, which gives them
  * their meaning (p2p/records.h); the ring itself knows only the skip record at the end of
@@ -62,6 +73,7 @@ struct shmc__ring_prod {
     uint32_t seq;
     uint32_t max_payload; /* largest payload of one record: size/4 - header */
     uint32_t corrupt;     /* the consumer's tail read back impossible: never write again */
+    uint64_t wrap_retry;  /* an early skip found no room: no new try before this head */
 };
 
 struct shmc__ring_cons {
@@ -146,10 +158,15 @@ static inline uint8_t *shmc__ring_reserve(struct shmc__ring_prod *p, uint32_t le
     uint32_t off = (uint32_t)(p->head & p->mask);
     uint32_t contig = p->size - off;
     uint32_t skip = rec > contig ? contig : 0;
+    /* A small record past the small span wraps early if there is room for the skip. */
+    uint32_t early = !skip && rec <= SHMC_RING_SMALL_REC && off >= SHMC_RING_SMALL_SPAN &&
+                             p->head >= p->wrap_retry
+                         ? contig
+                         : 0;
     /* +8: the next record's header word must be free, because commit may zero it. */
     uint64_t need = (uint64_t)skip + rec + 8;
 
-    if (shmc__ring_free_cached(p) < need) {
+    if (shmc__ring_free_cached(p) < need + early) {
         /* A2 pairs with R2 in shmc__ring_publish: the consumer has finished reading every
          * byte below the tail it published, so those bytes may be overwritten. */
         uint64_t t = shmc__load_acquire64(p->tail_shared);
@@ -162,7 +179,14 @@ static inline uint8_t *shmc__ring_reserve(struct shmc__ring_prod *p, uint32_t le
         p->tail_cache = t;
         if (shmc__ring_free_cached(p) < need)
             return NULL;
+        if (shmc__ring_free_cached(p) < need + early) {
+            /* The consumer is behind: go on in place, and look again a little later
+             * rather than reading its tail for every record. */
+            p->wrap_retry = p->head + SHMC_RING_SMALL_SPAN / 4;
+            early = 0;
+        }
     }
+    skip += early;
     if (skip) {
         /* The record after the skip starts at offset 0: its header word must be zero. */
         shmc__ring_zero_word(p, p->head + contig);

@@ -14,7 +14,15 @@
 
 START_TEST(test_arena_ring_formula)
 {
-    ck_assert_uint_eq(shmc__ring_bytes_for(2, 0), 64u << 10);
+    /* 1 MiB rings while all of them fit 16 MiB, then halving down to 64 KiB... */
+    ck_assert_uint_eq(shmc__ring_bytes_for(2, 0), 1u << 20);
+    ck_assert_uint_eq(shmc__ring_bytes_for(4, 0), 1u << 20);
+    ck_assert_uint_eq(shmc__ring_bytes_for(5, 0), 512u << 10);
+    ck_assert_uint_eq(shmc__ring_bytes_for(8, 0), 256u << 10);
+    ck_assert_uint_eq(shmc__ring_bytes_for(9, 0), 128u << 10);
+    ck_assert_uint_eq(shmc__ring_bytes_for(16, 0), 64u << 10);
+    /* ...which the older rule keeps up to 32 ranks (all rings within 64 MiB). */
+    ck_assert_uint_eq(shmc__ring_bytes_for(17, 0), 64u << 10);
     ck_assert_uint_eq(shmc__ring_bytes_for(32, 0), 64u << 10);
     ck_assert_uint_eq(shmc__ring_bytes_for(33, 0), 32u << 10);
     ck_assert_uint_eq(shmc__ring_bytes_for(64, 0), 16u << 10);

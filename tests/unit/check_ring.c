@@ -1,7 +1,8 @@
 /*
  * The SPSC ring on its own: empty, full, wrap-around, every record size, rejection of
- * garbage, and two stress runs (two threads, two processes) of 10^7 records each with
- * lengths and checksums verified. SHMC_RING_STRESS_N overrides the record count.
+ * garbage, small records kept near the start of a large ring, and three stress runs (two threads,
+ * two processes) of 10^7 records each with lengths and checksums verified. SHMC_RING_STRESS_N
+ * overrides the record count.
  */
 #include <check.h>
 #include <pthread.h>
@@ -158,6 +159,92 @@ START_TEST(test_ring_every_size)
 }
 END_TEST
 
+/* Where the consumer finds its next record: the offset of its payload in the array. */
+static uint32_t next_offset(struct shmc__ring_cons *c)
+{
+    struct shmc__rec_view v;
+    ck_assert_int_eq(shmc__ring_peek(c, &v), 1);
+    return (uint32_t)(v.payload - c->data);
+}
+
+START_TEST(test_ring_small_records_wrap_early)
+{
+    const uint32_t size = 4 * SHMC_RING_SMALL_SPAN;
+    struct ring_mem m = ring_new(size, 0);
+    struct shmc__ring_prod p;
+    struct shmc__ring_cons c;
+    shmc__ring_prod_init(&p, m.ctrl, size);
+    shmc__ring_cons_init(&c, m.ctrl, size);
+
+    /* Small records, read as they come: they cycle within the small span... */
+    uint32_t small = SHMC_RING_SMALL_REC - SHMC_REC_HDR, highest = 0;
+    uint64_t id = 0;
+    while (p.head < 8ull * size) {
+        ck_assert(put(&p, small, id));
+        uint32_t off = next_offset(&c);
+        if (off > highest)
+            highest = off;
+        get(&c, small, id++);
+        shmc__ring_publish(&c);
+    }
+    ck_assert_uint_lt(highest, SHMC_RING_SMALL_SPAN + SHMC_REC_HDR);
+    /* ...and one byte more takes the whole array. */
+    highest = 0;
+    for (uint64_t stop = p.head + 2ull * size; p.head < stop;) {
+        ck_assert(put(&p, small + 1, id));
+        uint32_t off = next_offset(&c);
+        if (off > highest)
+            highest = off;
+        get(&c, small + 1, id++);
+        shmc__ring_publish(&c);
+    }
+    ck_assert_uint_gt(highest, size - SHMC_RING_SMALL_REC * 2);
+    ring_delete(&m);
+}
+END_TEST
+
+START_TEST(test_ring_small_records_behind_reader)
+{
+    const uint32_t size = 4 * SHMC_RING_SMALL_SPAN;
+    struct ring_mem m = ring_new(size, 0);
+    struct shmc__ring_prod p;
+    struct shmc__ring_cons c;
+    shmc__ring_prod_init(&p, m.ctrl, size);
+    shmc__ring_cons_init(&c, m.ctrl, size);
+
+    /* With the reader far behind there is no room for the early skip: the records go on
+     * in place past the small span, and every one arrives, in order. */
+    uint32_t small = 8, rec = shmc__rec_size(small);
+    uint64_t n = (3ull * size / 4) / rec, id;
+    for (id = 0; id < n; id++)
+        ck_assert(put(&p, small, id));
+    ck_assert_uint_gt(p.head & p.mask, SHMC_RING_SMALL_SPAN);
+    uint32_t highest = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t off = next_offset(&c);
+        if (off > highest)
+            highest = off;
+        get(&c, small, i);
+    }
+    ck_assert_uint_gt(highest, 2 * SHMC_RING_SMALL_SPAN);
+    ck_assert(shmc__ring_empty(&c));
+    /* Caught up: a little later the records are back within the small span (a ring's
+     * worth of them; without the early skips the second half would lie beyond it). */
+    shmc__ring_publish(&c);
+    highest = 0;
+    for (uint64_t k = 0; k < size / rec; k++, id++) {
+        ck_assert(put(&p, small, id));
+        uint32_t off = next_offset(&c);
+        if (k >= size / rec / 2 && off > highest)
+            highest = off;
+        get(&c, small, id);
+        shmc__ring_publish(&c);
+    }
+    ck_assert_uint_lt(highest, SHMC_RING_SMALL_SPAN);
+    ring_delete(&m);
+}
+END_TEST
+
 /* Stores a raw header word where the consumer will look next. */
 static void poke(struct shmc__ring_cons *c, uint64_t w0)
 {
@@ -271,27 +358,42 @@ static uint64_t stress_consume(struct shmc__ring_ctrl *ctrl, uint32_t size, uint
 
 struct producer_arg {
     struct shmc__ring_ctrl *ctrl;
+    uint32_t size;
     uint64_t n, sum;
 };
 
 static void *producer_thread(void *a)
 {
     struct producer_arg *pa = a;
-    pa->sum = stress_produce(pa->ctrl, RING * 4, pa->n);
+    pa->sum = stress_produce(pa->ctrl, pa->size, pa->n);
     return NULL;
 }
 
-START_TEST(test_ring_stress_threads)
+/* Two threads over a ring of size bytes. */
+static void stress_threads(uint32_t size, uint64_t n)
 {
-    struct ring_mem m = ring_new(RING * 4, 0);
-    struct producer_arg pa = {.ctrl = m.ctrl, .n = stress_n()};
+    struct ring_mem m = ring_new(size, 0);
+    struct producer_arg pa = {.ctrl = m.ctrl, .size = size, .n = n};
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, producer_thread, &pa), 0);
-    uint64_t got = stress_consume(m.ctrl, RING * 4, pa.n);
+    uint64_t got = stress_consume(m.ctrl, size, pa.n);
     pthread_join(t, NULL);
     ck_assert_uint_ne(got, ~0ull);
     ck_assert_uint_eq(got, pa.sum);
     ring_delete(&m);
+}
+
+START_TEST(test_ring_stress_threads)
+{
+    stress_threads(RING * 4, stress_n());
+}
+END_TEST
+
+/* A ring larger than the small span: small records skip early, whenever the reader
+ * leaves room, between the large ones. */
+START_TEST(test_ring_stress_threads_large)
+{
+    stress_threads(4 * SHMC_RING_SMALL_SPAN, stress_n() / 2);
 }
 END_TEST
 
@@ -327,11 +429,14 @@ static Suite *ring_suite(void)
     tcase_add_test(basic, test_ring_wraparound);
     tcase_add_test(basic, test_ring_every_size);
     tcase_add_test(basic, test_ring_rejects_garbage);
+    tcase_add_test(basic, test_ring_small_records_wrap_early);
+    tcase_add_test(basic, test_ring_small_records_behind_reader);
     suite_add_tcase(s, basic);
     TCase *stress = tcase_create("stress");
     tcase_set_timeout(stress, 120);
     tcase_add_test(stress, test_ring_stress_threads);
     tcase_add_test(stress, test_ring_stress_processes);
+    tcase_add_test(stress, test_ring_stress_threads_large);
     suite_add_tcase(s, stress);
     return s;
 }
