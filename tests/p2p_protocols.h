@@ -9,7 +9,9 @@
 
 #include "harness.h"
 
-#define E 8192u /* the default eager limit (SHMC_EAGER_LIMIT) */
+/* The default eager limit (SHMC_EAGER_LIMIT) up to 8 ranks; from 16 ranks the rings' size
+ * makes it 8 KiB, and E and E + 1 are then both rendezvous sizes. */
+#define E 32768u
 #define MiB (1024u * 1024u)
 
 static const int rank_counts[] = {2, 3, 4, 8, 16};

@@ -73,7 +73,7 @@ struct shmc__config {
 #define SHMC_FAKE_NOIPC 2
 
 /* Defaults, chosen by bench/ (docs/performance.md). */
-#define SHMC_DEFAULT_EAGER_LIMIT 8192u
+#define SHMC_DEFAULT_EAGER_LIMIT 32768u
 /* 0: every message above the eager limit goes by single copy when the kernel allows it
  * (measured against streaming through the mailbox in docs/performance.md). */
 #define SHMC_DEFAULT_SINGLE_COPY_MIN 0u

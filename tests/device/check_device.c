@@ -141,9 +141,9 @@ static void expect(int dev, const void *p, size_t bytes, uint64_t seed, const ch
 
 /* ---- point-to-point ---------------------------------------------------------------------- */
 
-/* Eager, at the eager limit (8192 by default), just above it, rendezvous and large
+/* Eager, at the eager limit (32768 by default at 2 ranks), just above it, rendezvous and large
  * (several DATA records and device copies). */
-static const size_t sizes[] = {0, 1, 8, 4096, 8192, 8193, 65539, (1u << 20) + 5, 8u << 20};
+static const size_t sizes[] = {0, 1, 8, 4096, 8192, 32768, 32769, 65539, (1u << 20) + 5, 8u << 20};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 static void p2p_rank(shmc_comm *w, int me, int n, void *arg)

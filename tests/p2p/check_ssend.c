@@ -2,7 +2,8 @@
  * Synchronous sends (shmc_ssend, shmc_issend) through real jobs (harness.h): one
  * completes only after a receive matched it, at every size and protocol (a plain send
  * of the same small message completes at once: the test tells them apart); data and
- * statuses at 2 to 16 ranks; to oneself; to a rank that left; bad arguments.
+ * statuses at 2 to 16 ranks; to oneself; to a rank that left; bad arguments. And the
+ * eager limit in force, told apart the same way, as the rings' size caps it.
  */
 #include <check.h>
 #include <sched.h>
@@ -70,6 +71,65 @@ START_TEST(test_ssend_completes_on_match)
         ck_assert_msg(run_env(2, completes_on_match, &b, protocol_envs[_i]) == 0,
                       "%zu bytes failed", b);
     }
+}
+END_TEST
+
+/* The eager limit in force: a plain send of `limit` bytes completes before any receive,
+ * one of limit + 1 bytes does not (it waits for its receive, as a rendezvous). */
+struct edge {
+    size_t limit;
+    const char *env[3];
+};
+
+static void eager_edge(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    const struct edge *e = arg;
+    size_t big = e->limit + 1;
+    uint8_t *a = shmct_xmalloc(big), *b = shmct_xmalloc(big);
+    int go = 1, done = 0;
+    if (me == 0) {
+        shmct_fill(a, e->limit, 1);
+        shmct_fill(b, big, 2);
+        shmc_request *ra, *rb;
+        T_OK(shmc_isend(a, e->limit, SHMC_UINT8, 1, 1, w, &ra));
+        T_OK(shmc_test(&ra, &done, NULL));
+        T_ASSERT(done, "a send of %zu bytes (the eager limit) waited for its receive", e->limit);
+        T_OK(shmc_isend(b, big, SHMC_UINT8, 1, 3, w, &rb));
+        done = 0;
+        for (int k = 0; k < 2000 && !done; k++) {
+            T_OK(shmc_test(&rb, &done, NULL));
+            if (!(k % 64))
+                sched_yield();
+        }
+        T_ASSERT(!done, "a send of %zu bytes completed before any receive", big);
+        T_OK(shmc_send(&go, 1, SHMC_INT32, 1, 2, w));
+        T_OK(shmc_wait(&rb, NULL));
+    } else if (me == 1) {
+        T_OK(shmc_recv(&go, 1, SHMC_INT32, 0, 2, w, NULL));
+        T_OK(shmc_recv(a, e->limit, SHMC_UINT8, 0, 1, w, NULL));
+        shmct_check_data(a, e->limit, 1, 0);
+        T_OK(shmc_recv(b, big, SHMC_UINT8, 0, 3, w, NULL));
+        shmct_check_data(b, big, 2, 0);
+    }
+    free(a);
+    free(b);
+}
+
+/* The default, the rings' cap on it (an eighth of a ring: a 64 KiB ring, as from 16
+ * ranks, keeps 8 KiB; a 1 MiB ring caps a larger setting at 128 KiB), and a setting
+ * below the cap. */
+static const struct edge edges[] = {
+    {E, {NULL}},
+    {8192, {"SHMC_RING_SIZE=65536", NULL}},
+    {131072, {"SHMC_EAGER_LIMIT=1048576", NULL}},
+    {4096, {"SHMC_EAGER_LIMIT=4096", "SHMC_RING_SIZE=65536", NULL}},
+};
+
+START_TEST(test_eager_limit_follows_ring)
+{
+    ck_assert_msg(run_env(2, eager_edge, (void *)&edges[_i], edges[_i].env) == 0, "eager limit %zu",
+                  edges[_i].limit);
 }
 END_TEST
 
@@ -180,6 +240,7 @@ static Suite *ssend_suite(void)
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_loop_test(t, test_ssend_completes_on_match, 0, NPROTO);
     tcase_add_loop_test(t, test_ssend_ring, 0, NPROTO);
+    tcase_add_loop_test(t, test_eager_limit_follows_ring, 0, (int)(sizeof edges / sizeof edges[0]));
     tcase_add_test(t, test_ssend_self);
     tcase_add_test(t, test_ssend_gone);
     suite_add_tcase(s, t);
