@@ -49,7 +49,7 @@ def load(out):
     progs = {}
     for path in glob.glob(os.path.join(out, "raw", "*.txt")):
         m = re.fullmatch(r"(\w+)\.(osu_\w+)\.(\d+)\.(\d+)\.txt", os.path.basename(path))
-        if not m:
+        if not m or m.group(1) == "line":  # line.*: bench/line_rtt's figure, not OSU's
             continue
         rt, prog, ranks = m.group(1), m.group(2), int(m.group(3))
         progs[(prog, ranks)] = True
