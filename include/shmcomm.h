@@ -732,6 +732,7 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * and not freed), "unexpected_messages" (arrived, not yet received), "single_copy" (1 if
  * this process may use single copy at all), "single_copy_proven" (peers single copy has
  * worked with), "coop_offers" (large sends offered to be copied by both sides),
+ * "coop_accepted" (large receives that took such an offer: not in an exchange),
  * "slices_slept" (waits that slept a whole 50 ms slice with nobody
  * waking them: a peer slow to answer, or a missed wake-up), "coll_scratch_late" (scratch
  * a collective had to allocate after its data moved: always

@@ -365,6 +365,8 @@ int shmc__p2p_stat(const struct shmc__p2p *p, const char *name, uint64_t *v)
             *v += q != p->rank && p->peers[q].ep.sc == SHMC_SC_PROVEN;
     } else if (!strcmp(name, "coop_offers")) {
         *v = p->coop.offers;
+    } else if (!strcmp(name, "coop_accepted")) {
+        *v = p->coop.accepted;
     } else if (!strcmp(name, "slices_slept")) {
         *v = p->slices_slept;
     } else {

@@ -74,6 +74,7 @@ void shmc__coop_init(struct shmc__coop *c)
     c->free = ~0ull; /* SHMC_XDESC_COUNT == 64 entries */
     c->held = 0;
     c->offers = 0;
+    c->accepted = 0;
 }
 
 /* Held entries whose receiver is done with them, or died, are free again. */

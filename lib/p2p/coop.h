@@ -8,8 +8,7 @@
 
 #include "p2p/p2p.h"
 
-#define SHMC_COOP_MIN (64u << 10)        /* offered from here (docs/performance.md) */
-#define SHMC_COOP_SPLIT_MIN (256u << 10) /* always used from here; below, see rndv.c */
+#define SHMC_COOP_MIN (64u << 10) /* offered from here (docs/performance.md) */
 
 void shmc__coop_init(struct shmc__coop *c);
 /* Names a free descriptor for send s in its RTS: the RTS flag bits, or 0 if not offered. */

@@ -40,6 +40,7 @@ struct shmc__coop {
     uint64_t free;              /* entries not in use (bit i: entry i) */
     uint64_t held;              /* sends complete, receiver not yet done with the entry */
     uint64_t offers;            /* descriptors offered so far (shmc_stat) */
+    uint64_t accepted;          /* as receiver: offers taken, the sender copying too */
     int peer[SHMC_XDESC_COUNT]; /* the receiver of each entry */
 };
 

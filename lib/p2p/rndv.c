@@ -230,13 +230,14 @@ void shmc__rndv_matched(struct shmc__p2p *p, struct shmc__request *r, int src, i
         /* Both sides copy what the sender offered (from SHMC_COOP_MIN): a large message,
          * one of several in flight (each side then takes whole messages), or a lone one
          * split in halves while the sender's core is idle. Not when we are sending to
-         * it too (an exchange, as in a ring step): its core then copies our message,
-         * and splitting each message between two busy cores only adds claims
-         * (docs/performance.md). */
-        if (!r->dev && shmc__coop_usable(p, src, rts->flags) &&
-            (rts->bytes >= SHMC_COOP_SPLIT_MIN || !shmc__list_empty(&p->cma_active) ||
-             !shmc__coop_sending_to(p, src)))
+         * it too (an exchange, as in a pairwise step or osu_bibw), at any size: its core
+         * then copies our message, and sharing each message between two busy cores
+         * only adds claims and cache traffic (docs/performance.md, "Exchanges without
+         * the sender's help"). */
+        if (!r->dev && shmc__coop_usable(p, src, rts->flags) && !shmc__coop_sending_to(p, src)) {
             r->xdesc = (int)((rts->flags >> 8) & 0xff);
+            p->coop.accepted++;
+        }
         shmc__req_enqueue(&p->cma_active, r, SHMC_Q_CMA);
     } else {
         ask_for_data(p, r);

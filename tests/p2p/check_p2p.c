@@ -737,6 +737,49 @@ static void coop_offered(shmc_comm *w, int me, int n, void *arg)
     free(b);
 }
 
+/* In an exchange (each rank sending to the other while it receives) the receiver copies
+ * alone: the sender's core is busy with the other message. A message one way is still
+ * copied by both. */
+static void coop_not_in_exchange(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    size_t big = 1u << 20;
+    uint8_t *out = shmct_xmalloc(big), *in = shmct_xmalloc(big);
+    int other = 1 - me;
+    shmc_request *rq[2];
+    shmct_fill(out, big, 10u + (unsigned)me);
+    /* First one message each way, alone: single copy proven both ways (the first
+     * message to a peer is never offered to both sides). */
+    for (int from = 0; from < 2; from++) {
+        if (me == from)
+            T_OK(shmc_send(out, big, SHMC_UINT8, 1 - from, 3, w));
+        else if (me == 1 - from)
+            T_OK(shmc_recv(in, big, SHMC_UINT8, from, 3, w, NULL));
+        T_OK(shmc_barrier(w));
+    }
+    uint64_t accepted = shmct_stat("coop_accepted");
+    if (me < 2) {
+        T_OK(shmc_isend(out, big, SHMC_UINT8, other, 1, w, &rq[0]));
+        T_OK(shmc_irecv(in, big, SHMC_UINT8, other, 1, w, &rq[1]));
+        T_OK(shmc_waitall(2, rq, NULL));
+        shmct_check_data(in, big, 10u + (unsigned)other, 0);
+        T_ASSERT(shmct_stat("coop_accepted") == accepted,
+                 "a receive in an exchange took the sender's help");
+    }
+    T_OK(shmc_barrier(w));
+    if (me == 0) {
+        T_OK(shmc_send(out, big, SHMC_UINT8, 1, 2, w));
+    } else if (me == 1) {
+        T_OK(shmc_recv(in, big, SHMC_UINT8, 0, 2, w, NULL));
+        shmct_check_data(in, big, 10u, 0);
+        T_ASSERT(shmct_stat("coop_accepted") > accepted,
+                 "a lone 1 MiB message was copied without the sender's help");
+    }
+    free(out);
+    free(in);
+}
+
 /* A receiver that copies a whole message alone and leaves the job at once: no FIN
  * follows, and the send must still succeed once the sender, back in the library, learns
  * that the peer left; the count in the descriptor says the message was delivered. */
@@ -883,6 +926,7 @@ START_TEST(test_p2p_coop)
 {
     ck_assert_int_eq(shmct_run(3, coop_receiver_left, NULL), 0);
     ck_assert_int_eq(shmct_run(2, coop_offered, NULL), 0);
+    ck_assert_int_eq(shmct_run(2, coop_not_in_exchange, NULL), 0);
     ck_assert_int_eq(shmct_run(2, coop_window, NULL), 0);
     ck_assert_int_eq(shmct_run(3, coop_window, NULL), 0);
     _Atomic int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
