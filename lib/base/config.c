@@ -224,7 +224,7 @@ int shmc__config_load(struct shmc__config *cfg)
     cfg->single_copy = 1;
     cfg->single_copy_min = SHMC_DEFAULT_SINGLE_COPY_MIN;
     cfg->spin = ~0u;
-    cfg->yield = 8;
+    cfg->yield = ~0u;
     cfg->spin_elsewhere_us = ~0u;
     cfg->attach_timeout_s = SHMC_DEFAULT_ATTACH_TIMEOUT;
     cfg->cuda = 1;

@@ -14,10 +14,19 @@
 #include "p2p/progress.h"
 #include "p2p/rndv.h"
 
-/* Spin budgets (polls before yielding) chosen with bench/ (docs/performance.md). */
 /* The largest DATA record of a stream: a 64 KiB ring's quarter, as when the streams were
  * measured; from larger rings a larger chunk would only delay the receiver's first copy. */
 #define SHMC_STREAM_CHUNK_MAX ((16u << 10) - 16u)
+
+/* Spin budgets (polls before yielding) and yield budgets (before sleeping), chosen with
+ * bench/ and OSU (docs/performance.md). */
+#define YIELD_DEDICATED 8u
+/* Ranks outnumber CPUs: yield longer before sleeping. A sleeper needs a wake-up and a
+ * context switch to go on, and at 4 ranks on 2 CPUs some runs of a collective then took
+ * 3-6x as long as others (docs/performance.md, "Yielding longer when ranks outnumber
+ * CPUs"). 1000 yields are a few milliseconds where other ranks want the CPU (the
+ * scheduler runs them between our yields) and about one where none does. */
+#define YIELD_OVERSUBSCRIBED 1000u
 #define SPIN_DEDICATED 20000u
 #define SPIN_OVERSUBSCRIBED 1u
 /* Microseconds a waiter spins while what it waits for runs on other CPUs (doorbell.h);
@@ -58,7 +67,8 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
     }
     int oversubscribed = p->size > job_cpus();
     p->spin = c->spin != ~0u ? c->spin : (oversubscribed ? SPIN_OVERSUBSCRIBED : SPIN_DEDICATED);
-    p->yield = c->yield;
+    p->yield =
+        c->yield != ~0u ? c->yield : (oversubscribed ? YIELD_OVERSUBSCRIBED : YIELD_DEDICATED);
     unsigned far = c->spin_elsewhere_us != ~0u ? c->spin_elsewhere_us
                                                : (oversubscribed ? SPIN_ELSEWHERE_US : 0u);
     p->spin_elsewhere_ns = (uint64_t)far * 1000u;
