@@ -11,9 +11,9 @@
 # runtime's compiler wrapper (CC=shmcc, mpicc.openmpi, mpicc.mpich; docs/performance.md,
 # "OSU Micro-Benchmarks" has the commands): the programs are under c/mpi/ there. This
 # script builds nothing. OUT (default build/osu-compare) gets raw/RUNTIME.PROG.N.ROUND.txt,
-# the runtimes' own output, raw/line.PROG.N.ROUND.txt (build/bench/line_rtt's cache-line
-# round trip in ns, taken before each program's round, where `make bench` built it), and
-# what osu_report.py makes from them.
+# the runtimes' own output, raw/line-RUNTIME.PROG.N.ROUND.txt (build/bench/line_rtt's
+# cache-line round trip in ns, taken just before each run, where `make bench` built it),
+# and what osu_report.py makes from them.
 #
 # Environment: ROUNDS (default 3), NS (rank counts, default "2 4"), P2P2 / P2P4 / COLL
 # (the programs), OSU_ARGS (extra options for every program, e.g. "-m 1:65536"),
@@ -69,15 +69,16 @@ for ((r = 1; r <= ROUNDS; r++)); do
         [ "$n" -eq 2 ] && progs="$P2P2 $progs"
         [ "$n" -gt 2 ] && progs="$P2P4 $progs"
         for prog in $progs; do
-            # The machine's state before the round: a cache line's round trip between
-            # two CPUs (bench/line_rtt.c; several times the usual in a host's slow spell).
-            [ -x "$HERE/build/bench/line_rtt" ] &&
-                "$HERE/build/bench/line_rtt" > "$OUT/raw/line.$prog.$n.$r.txt" 2>&1
             for k in 0 1 2; do
                 i=$(((k + r - 1) % 3))
                 exe=$(path_of "${DIRS[$i]}" "$prog")
                 [ -n "$exe" ] || continue
                 f="$OUT/raw/${NAMES[$i]}.$prog.$n.$r.txt"
+                # The machine's state just before the run: a cache line's round trip
+                # between two CPUs (bench/line_rtt.c; several times the usual in a host's
+                # slow spell, when osu_report.py leaves the run out).
+                [ -x "$HERE/build/bench/line_rtt" ] &&
+                    "$HERE/build/bench/line_rtt" > "$OUT/raw/line-${NAMES[$i]}.$prog.$n.$r.txt" 2>&1
                 # shellcheck disable=SC2086
                 args="${OSU_ARGS:-}"
                 [ "$n" -gt 2 ] && args="$args ${OSU_ARGS_OVER--i 100 -x 10}"

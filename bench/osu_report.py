@@ -4,7 +4,10 @@
     bench/osu_report.py OUT
 
 Reads OUT/raw/RUNTIME.PROG.N.ROUND.txt (the OSU programs' own output), takes each size's
-median over the rounds, and writes OUT/summary.csv (one row per program, rank count and
+median over the rounds, leaving out runs made in a host's slow spell (bench/line_rtt's
+reading before the run, raw/line-RUNTIME.PROG.N.ROUND.txt, or before the program's round,
+raw/line.PROG.N.ROUND.txt, above SPELL_FACTOR times the median reading; a runtime keeps
+all its runs of a program if every one was slow), and writes OUT/summary.csv (one row per program, rank count and
 size: each runtime's median and shmcomm's lead over the better of Open MPI and MPICH,
 above 1 where shmcomm is ahead), OUT/tables.md (the same as markdown tables, sizes where
 shmcomm is behind in bold, with a list of them), and, when gnuplot is installed,
@@ -44,18 +47,50 @@ def parse(path):
     return got
 
 
+# A run whose cache-line round trip (bench/line_rtt, taken just before it) read more than
+# this many times the median of all the readings ran in a host's slow spell: the two vCPUs
+# far apart (docs/performance.md, "Rings of 1 MiB"). It is left out, for every runtime
+# alike, as long as the runtime has another run of that program at that rank count.
+SPELL_FACTOR = 2.0
+
+
+def line_reading(out, rt, prog, ranks, rnd):
+    """bench/line_rtt's ns before the run (per run, else per program round), or None."""
+    for name in (f"line-{rt}.{prog}.{ranks}.{rnd}.txt", f"line.{prog}.{ranks}.{rnd}.txt"):
+        try:
+            with open(os.path.join(out, "raw", name)) as f:
+                return float(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
+
+
 def load(out):
     samples = {}  # (prog, ranks, size, runtime) -> [values]
     progs = {}
+    runs = {}  # (rt, prog, ranks) -> [(round, path, line ns or None)]
     for path in glob.glob(os.path.join(out, "raw", "*.txt")):
         m = re.fullmatch(r"(\w+)\.(osu_\w+)\.(\d+)\.(\d+)\.txt", os.path.basename(path))
         if not m or m.group(1) == "line":  # line.*: bench/line_rtt's figure, not OSU's
             continue
-        rt, prog, ranks = m.group(1), m.group(2), int(m.group(3))
+        rt, prog, ranks, rnd = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
         progs[(prog, ranks)] = True
-        for size, v in parse(path).items():
-            samples.setdefault((prog, ranks, size, rt), []).append(v)
+        runs.setdefault((rt, prog, ranks), []).append(
+            (rnd, path, line_reading(out, rt, prog, ranks, rnd)))
+    lines = [ln for rs in runs.values() for _, _, ln in rs if ln is not None]
+    limit = SPELL_FACTOR * statistics.median(lines) if lines else None
+    dropped = []
+    for (rt, prog, ranks), rs in runs.items():
+        keep = [r for r in rs if limit is None or r[2] is None or r[2] <= limit]
+        if not keep:  # every run in a spell: keep them all rather than nothing
+            keep = rs
+        dropped += [f"{rt} {prog} {ranks} ranks round {r[0]} ({r[2]:.0f} ns)"
+                    for r in rs if r not in keep]
+        for _, path, _ in keep:
+            for size, v in parse(path).items():
+                samples.setdefault((prog, ranks, size, rt), []).append(v)
     med = {k: statistics.median(v) for k, v in samples.items()}
+    load.dropped, load.limit = sorted(dropped), limit
     return med, sorted(progs, key=lambda p: (p[1], p[0]))
 
 
@@ -110,11 +145,15 @@ def report(out):
         md.append("")
     md += ["### Where shmcomm is behind", ""]
     md += [f"- {b}" for b in behind] or ["- nowhere"]
+    if load.limit is not None:
+        md += ["", f"### Runs left out: in a host's slow spell (line round trip above "
+                   f"{load.limit:.0f} ns)", ""]
+        md += [f"- {d}" for d in load.dropped] or ["- none"]
     with open(os.path.join(out, "tables.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     plot(med, out)
     print(f"osu_report: {len(rows)} rows, shmcomm behind at {len(behind)}; "
-          f"{os.path.join(out, 'tables.md')}")
+          f"{len(load.dropped)} runs left out (slow spells); {os.path.join(out, 'tables.md')}")
 
 
 def plot(med, out):
