@@ -8,7 +8,8 @@
  *
  * Why: on a shared host the hypervisor may run the two vCPUs of this machine far apart
  * for minutes at a time, and then every message through shared memory pays for it
- * (docs/performance.md, "Rings of 1 MiB": 52-83 ns normally, 316-334 ns in such spells).
+ * (docs/performance.md, "Rings of 1 MiB": about 50-110 ns normally, 300-360 ns in such
+ * spells).
  * bench/osu_compare.sh runs this before each program of each round, so that a round run
  * in such a spell can be told from a slow runtime.
  */
