@@ -10,8 +10,8 @@
  * for minutes at a time, and then every message through shared memory pays for it
  * (docs/performance.md, "Rings of 1 MiB": about 50-110 ns normally, 300-360 ns in such
  * spells).
- * bench/osu_compare.sh runs this before each program of each round, so that a round run
- * in such a spell can be told from a slow runtime.
+ * bench/osu_compare.sh runs this before each run, so that a run made in such a spell can
+ * be told from a slow runtime (and bench/osu_report.py leaves it out).
  */
 #include <sched.h>
 #include <signal.h>
