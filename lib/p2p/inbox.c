@@ -83,7 +83,10 @@ static int handle(struct shmc__p2p *p, int peer, const struct shmc__rec_view *v,
     }
 }
 
-static int drain(struct shmc__p2p *p, int peer, int matched_only)
+/* Handles up to DRAIN_BUDGET records from peer; *left (may be NULL) is set to 1 if it
+ * stopped at a record it left in the ring (no memory for it, or, with matched_only, no
+ * posted receive takes it). Returns how many it handled. */
+static int drain(struct shmc__p2p *p, int peer, int matched_only, int *left)
 {
     struct shmc__ep *ep = &p->peers[peer].ep;
     struct shmc__rec_view v;
@@ -101,8 +104,12 @@ static int drain(struct shmc__p2p *p, int peer, int matched_only)
             peer_broken(p, peer);
             break;
         }
-        if (rc == 0)
-            break; /* out of memory, or unmatched: leave the record for a later pass */
+        if (rc == 0) {
+            /* out of memory, or unmatched: leave the record for a later pass */
+            if (left)
+                *left = 1;
+            break;
+        }
         shmc__ring_consume(&ep->in, &v);
         n++;
     }
@@ -114,12 +121,16 @@ static int drain(struct shmc__p2p *p, int peer, int matched_only)
 
 int shmc__inbox_drain(struct shmc__p2p *p, int peer)
 {
-    return drain(p, peer, 0);
+    return drain(p, peer, 0, NULL);
 }
 
 int shmc__inbox_drain_matched(struct shmc__p2p *p, int peer)
 {
-    /* Fewer records than the budget: it stopped at an empty ring or at a message no posted
-     * receive takes, not with matched ones left behind. */
-    return drain(p, peer, 1) < DRAIN_BUDGET;
+    int left = 0;
+    if (drain(p, peer, 1, &left) >= DRAIN_BUDGET)
+        return 0; /* matched ones may be left behind */
+    /* Stopped at a message no posted receive takes: it stays first in the ring, ahead of
+     * anything that arrives later. Stopped at an empty ring: a message arriving from now
+     * on belongs to a receive still posted, if there is one. */
+    return left || shmc__list_empty(&p->match.posted);
 }

@@ -13,8 +13,10 @@
 int shmc__inbox_drain(struct shmc__p2p *p, int peer);
 /* The same, stopping at the first message that no posted receive takes (which stays in the
  * ring): a receive about to be started sees it there (shmc_irecv_now), and nothing is
- * copied aside as unexpected meanwhile. Returns 1 if what is first in the ring now (if
- * anything) is such a message or a record of no message, 0 if the budget ran out first. */
+ * copied aside as unexpected meanwhile. Returns 1 if the ring's first record, now or once
+ * one arrives, is no posted receive's: it stopped at such a message, or at an empty ring
+ * with no receive posted. 0 if the budget ran out first, or the ring is empty while
+ * receives are posted (a message arriving next may be theirs). */
 int shmc__inbox_drain_matched(struct shmc__p2p *p, int peer);
 
 #endif /* SHMC_INBOX_H */
