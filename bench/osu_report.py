@@ -90,8 +90,7 @@ def load(out):
             for size, v in parse(path).items():
                 samples.setdefault((prog, ranks, size, rt), []).append(v)
     med = {k: statistics.median(v) for k, v in samples.items()}
-    load.dropped, load.limit = sorted(dropped), limit
-    return med, sorted(progs, key=lambda p: (p[1], p[0]))
+    return med, sorted(progs, key=lambda p: (p[1], p[0])), sorted(dropped), limit
 
 
 def lead(prog, vals):
@@ -112,7 +111,7 @@ def fmt(v):
 
 
 def report(out):
-    med, progs = load(out)
+    med, progs, dropped, limit = load(out)
     rows = []
     for prog, ranks in progs:
         sizes = sorted({k[2] for k in med if k[0] == prog and k[1] == ranks})
@@ -145,15 +144,15 @@ def report(out):
         md.append("")
     md += ["### Where shmcomm is behind", ""]
     md += [f"- {b}" for b in behind] or ["- nowhere"]
-    if load.limit is not None:
+    if limit is not None:
         md += ["", f"### Runs left out: in a host's slow spell (line round trip above "
-                   f"{load.limit:.0f} ns)", ""]
-        md += [f"- {d}" for d in load.dropped] or ["- none"]
+                   f"{limit:.0f} ns)", ""]
+        md += [f"- {d}" for d in dropped] or ["- none"]
     with open(os.path.join(out, "tables.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     plot(med, out)
     print(f"osu_report: {len(rows)} rows, shmcomm behind at {len(behind)}; "
-          f"{len(load.dropped)} runs left out (slow spells); {os.path.join(out, 'tables.md')}")
+          f"{len(dropped)} runs left out (slow spells); {os.path.join(out, 'tables.md')}")
 
 
 def plot(med, out):

@@ -55,10 +55,10 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
         if (q == p->rank)
             continue;
         uint32_t maxp = p->peers[q].ep.out.max_payload;
-        if (p->eager_limit > maxp)
-            p->eager_limit = maxp;
         /* A ring holds at least 8 messages at the eager limit, so a window of them streams
-         * (docs/performance.md, "Rings of 1 MiB"): 64 KiB rings keep the 8 KiB limit. */
+         * (docs/performance.md, "Rings of 1 MiB"): 64 KiB rings keep the 8 KiB limit. An
+         * eighth of a ring is always below a record's largest payload (a quarter, less
+         * the header). */
         if (p->eager_limit > p->peers[q].ep.out.size / 8)
             p->eager_limit = p->peers[q].ep.out.size / 8;
         /* DATA records carry an 8-byte offset. */

@@ -167,6 +167,30 @@ static uint32_t next_offset(struct shmc__ring_cons *c)
     return (uint32_t)(v.payload - c->data);
 }
 
+/* Reads record id (len bytes) and returns where its payload was. */
+static uint32_t get_offset(struct shmc__ring_cons *c, uint32_t len, uint64_t id)
+{
+    uint32_t off = next_offset(c);
+    get(c, len, id);
+    return off;
+}
+
+/* One record written, read and released: where its payload was. */
+static uint32_t put_get(struct shmc__ring_prod *p, struct shmc__ring_cons *c, uint32_t len,
+                        uint64_t id)
+{
+    ck_assert(put(p, len, id));
+    uint32_t off = get_offset(c, len, id);
+    shmc__ring_publish(c);
+    return off;
+}
+
+static void raise_to(uint32_t *highest, uint32_t off)
+{
+    if (off > *highest)
+        *highest = off;
+}
+
 START_TEST(test_ring_small_records_wrap_early)
 {
     const uint32_t size = 4 * SHMC_RING_SMALL_SPAN;
@@ -179,25 +203,13 @@ START_TEST(test_ring_small_records_wrap_early)
     /* Small records, read as they come: they cycle within the small span... */
     uint32_t small = SHMC_RING_SMALL_REC - SHMC_REC_HDR, highest = 0;
     uint64_t id = 0;
-    while (p.head < 8ull * size) {
-        ck_assert(put(&p, small, id));
-        uint32_t off = next_offset(&c);
-        if (off > highest)
-            highest = off;
-        get(&c, small, id++);
-        shmc__ring_publish(&c);
-    }
+    while (p.head < 8ull * size)
+        raise_to(&highest, put_get(&p, &c, small, id++));
     ck_assert_uint_lt(highest, SHMC_RING_SMALL_SPAN + SHMC_REC_HDR);
     /* ...and one byte more takes the whole array. */
     highest = 0;
-    for (uint64_t stop = p.head + 2ull * size; p.head < stop;) {
-        ck_assert(put(&p, small + 1, id));
-        uint32_t off = next_offset(&c);
-        if (off > highest)
-            highest = off;
-        get(&c, small + 1, id++);
-        shmc__ring_publish(&c);
-    }
+    for (uint64_t stop = p.head + 2ull * size; p.head < stop;)
+        raise_to(&highest, put_get(&p, &c, small + 1, id++));
     ck_assert_uint_gt(highest, size - SHMC_RING_SMALL_REC * 2);
     ring_delete(&m);
 }
@@ -220,12 +232,8 @@ START_TEST(test_ring_small_records_behind_reader)
         ck_assert(put(&p, small, id));
     ck_assert_uint_gt(p.head & p.mask, SHMC_RING_SMALL_SPAN);
     uint32_t highest = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t off = next_offset(&c);
-        if (off > highest)
-            highest = off;
-        get(&c, small, i);
-    }
+    for (uint64_t i = 0; i < n; i++)
+        raise_to(&highest, get_offset(&c, small, i));
     ck_assert_uint_gt(highest, 2 * SHMC_RING_SMALL_SPAN);
     ck_assert(shmc__ring_empty(&c));
     /* Caught up: a little later the records are back within the small span (a ring's
@@ -233,12 +241,9 @@ START_TEST(test_ring_small_records_behind_reader)
     shmc__ring_publish(&c);
     highest = 0;
     for (uint64_t k = 0; k < size / rec; k++, id++) {
-        ck_assert(put(&p, small, id));
-        uint32_t off = next_offset(&c);
-        if (k >= size / rec / 2 && off > highest)
-            highest = off;
-        get(&c, small, id);
-        shmc__ring_publish(&c);
+        uint32_t off = put_get(&p, &c, small, id);
+        if (k >= size / rec / 2)
+            raise_to(&highest, off);
     }
     ck_assert_uint_lt(highest, SHMC_RING_SMALL_SPAN);
     ring_delete(&m);
