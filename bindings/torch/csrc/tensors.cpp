@@ -146,7 +146,7 @@ at::Tensor premul(const at::Tensor &t, const c10d::ReduceOp &op)
     if (op.op_ != c10d::ReduceOp::PREMUL_SUM)
         return t;
     TORCH_CHECK(op.supplement_.defined(), "shmc: PREMUL_SUM without a factor");
-    auto *s = dynamic_cast<c10d::PreMulSumSupplement *>(op.supplement_.get());
+    auto *s = dynamic_cast<c10d::NCCLPreMulSumSupplement *>(op.supplement_.get());
     TORCH_CHECK(s, "shmc: PREMUL_SUM's factor has an unknown form");
     if (s->tensor_factor.defined())
         return (t * s->tensor_factor.to(t.device())).to(t.scalar_type());
