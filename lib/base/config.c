@@ -249,11 +249,23 @@ int shmc__config_load(struct shmc__config *cfg)
         (rc = env_bool("SHMC_MEMFD", &cfg->memfd)) || (rc = env_bool("SHMC_CUDA", &cfg->cuda)))
         return rc;
     /* SHMC_FAKE_DEVICE: a boolean, or "noipc": the stand-in backend's memory then cannot be
-     * described to peers, as memory made without IPC support cannot. */
+     * described to peers, as memory made without IPC support cannot; or "gpus:K": rank r's
+     * memory is on stand-in GPU r % K (K from 1 to 256), where 1 and plain 1 put every
+     * rank on one GPU. */
     const char *fake = getenv("SHMC_FAKE_DEVICE");
-    if (fake && !strcasecmp(fake, "noipc"))
+    if (fake && !strcasecmp(fake, "noipc")) {
         cfg->fake_device = SHMC_FAKE_NOIPC;
-    else if ((rc = env_bool("SHMC_FAKE_DEVICE", &cfg->fake_device)) != SHMC_OK)
+    } else if (fake && !strncasecmp(fake, "gpus:", 5)) {
+        char *end;
+        unsigned long k = strtoul(fake + 5, &end, 10);
+        if (end == fake + 5 || *end || k < 1 || k > 256) {
+            SHMC_ERROR("SHMC_FAKE_DEVICE=%s: after gpus: give a number of GPUs from 1 to 256",
+                       fake);
+            return SHMC_ERR_ENV;
+        }
+        cfg->fake_device = 1;
+        cfg->fake_gpus = (unsigned)k;
+    } else if ((rc = env_bool("SHMC_FAKE_DEVICE", &cfg->fake_device)) != SHMC_OK)
         return rc;
 
     if (cfg->ring_bytes & (cfg->ring_bytes - 1)) {

@@ -63,6 +63,7 @@ struct shmc__config {
     int cuda;           /* SHMC_CUDA: 0 = treat every buffer as host memory */
     int fake_device;    /* SHMC_FAKE_DEVICE: the stand-in backend (device/fake.c), 0,
                          * 1, or SHMC_FAKE_NOIPC */
+    unsigned fake_gpus; /* SHMC_FAKE_DEVICE=gpus:K: K stand-in GPUs (0: one for all) */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
 

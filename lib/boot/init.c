@@ -62,7 +62,7 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
         return rc;
     if ((rc = shmc__config_load(&b->cfg)) != SHMC_OK)
         return rc;
-    shmc__mk_setup(b->cfg.cuda, b->cfg.fake_device);
+    shmc__mk_setup(b->cfg.cuda, b->cfg.fake_device, b->cfg.fake_gpus);
     if ((rc = shmc__boot_launch(b, join, left_a_job)) != SHMC_OK)
         goto fail_boot;
 

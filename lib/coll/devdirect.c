@@ -1,24 +1,32 @@
 /*
- * All-reduce of device buffers in one pass (the device form of SHMC_A_DIRECT): every
- * rank maps every other member's send and receive buffers through IPC handles, and one
- * kernel per rank combines its block of all n inputs in rank order 0, 1, ..., n-1 (as
- * the shm algorithms do) and writes the result into that block of all n outputs. Each
- * byte of input is read once and each byte of output written once, which is what moving
- * the job's data at device bandwidth costs; a ring reads and writes each rank's data
- * about 2.6 times over (copies through scratch, then reductions), and when several ranks
- * share a GPU they share its bandwidth too.
+ * All-reduce of device buffers in one pass (the device form of SHMC_A_DIRECT): the
+ * buffers of every member are mapped through IPC handles, and kernels combine each block
+ * of all n inputs in rank order 0, 1, ..., n-1 (as the shm algorithms do) and write the
+ * result into that block of all n outputs. Each byte of input is read once and each byte
+ * of output written once, which is what moving the job's data at device bandwidth costs;
+ * a ring reads and writes each rank's data about 2.6 times over (copies through scratch,
+ * then reductions).
  *
- *   1. Each rank describes its two buffers (shmc__dev_export) and the members all-gather
- *      the descriptions with a word saying whether that worked.
- *   2. Each rank opens the others' (cached: the second call with the same buffers pays
- *      nothing) and the members agree, in one small all-reduce, that all could. Passing
- *      it also means every member has entered the call: its input is ready (calls are
- *      synchronous) and its output may be written.
- *   3. The kernel (shmc__dev_reduce_fold) runs and is waited for, then a barrier: once
- *      past it every block of this rank's output has been written. If the barrier
- *      fails (a member died or quit), the rank still waits until every other member
- *      has entered it, left or quit, since until then a member's kernel may be writing
- *      into this rank's output (shmc__onestep_barrier_settled).
+ * Member q's block is reduced by q's runner: the lowest member whose buffers are on the
+ * same GPU as q's (or q, if its GPU is not known), in one kernel over the runner's
+ * consecutive blocks. With a GPU per rank every rank runs its own block, all GPUs at
+ * once. Ranks sharing a GPU leave it to one process: a GPU runs one process's work at a
+ * time unless MPS is running, and each switch between processes cost about 140 us on an
+ * H100 (docs/performance.md, "CUDA device buffers"), where one kernel over the whole
+ * vector costs no more than their four quarters.
+ *
+ *   1. Each rank describes its two buffers (shmc__dev_export, which names their GPU)
+ *      and the members all-gather the descriptions with a word saying whether that
+ *      worked.
+ *   2. Each runner opens the others' (cached: the second call with the same buffers
+ *      pays nothing) and the members agree, in one small all-reduce, that all could.
+ *      Passing it also means every member has entered the call: its input is ready
+ *      (calls are synchronous) and its output may be written.
+ *   3. A runner's kernels (shmc__dev_reduce_fold) run and are waited for, then a
+ *      barrier: once past it every block of this rank's output has been written. If
+ *      the barrier fails (a member died or quit), the rank still waits until every
+ *      other member has entered it, left or quit, since until then a runner's kernel
+ *      may be writing into this rank's output (shmc__onestep_barrier_settled).
  * If any member could not describe or open a buffer (memory without IPC, GPUs without
  * peer access), all of them learn it at the same step and run the ring instead. The
  * agreements are one-step exchanges of host words (onestep.c). In place
@@ -47,6 +55,54 @@ static int fall_back(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
     return rc != SHMC_OK ? rc : shmc__allreduce_ring(x, sbuf, rbuf, count);
 }
 
+/* The GPU holding both of a member's buffers; 0 when not known, or not one GPU. */
+static uint64_t gpu_of(const struct desc *d)
+{
+    return d->buf[0].gpu == d->buf[1].gpu ? d->buf[0].gpu : 0;
+}
+
+/* Who reduces member q's block: the lowest member on q's GPU, or q where that is not
+ * known. Every member computes the same from the same descriptions. */
+static int runner(const struct desc *all, int q)
+{
+    uint64_t g = gpu_of(&all[q]);
+    for (int k = 0; g && k < q; k++)
+        if (gpu_of(&all[k]) == g)
+            return k;
+    return q;
+}
+
+/* Reduces the blocks this member runs, each run of consecutive ones in one kernel. */
+static int run_blocks(const struct shmc__cx *x, const struct desc *all, const void *const *ins,
+                      void *const *outs, size_t count)
+{
+    int n = x->n;
+    size_t es = x->es;
+    for (int q = 0; q < n;) {
+        if (runner(all, q) != x->me) {
+            q++;
+            continue;
+        }
+        int end = q + 1;
+        while (end < n && runner(all, end) == x->me)
+            end++;
+        size_t off, len, last_off, last_len;
+        shmc__block(count, n, q, &off, &len);
+        shmc__block(count, n, end - 1, &last_off, &last_len);
+        const void *in[MAX_MEMBERS];
+        void *out[MAX_MEMBERS];
+        for (int k = 0; k < n; k++) {
+            in[k] = (const uint8_t *)ins[k] + off * es;
+            out[k] = (uint8_t *)outs[k] + off * es;
+        }
+        int rc = shmc__dev_reduce_fold(in, n, out, n, last_off + last_len - off, x->dt, x->op);
+        if (rc != SHMC_OK)
+            return rc;
+        q = end;
+    }
+    return SHMC_OK;
+}
+
 int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, me = x->me, rc;
@@ -63,6 +119,9 @@ int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *
     const void *ins[MAX_MEMBERS] = {NULL};
     void *outs[MAX_MEMBERS] = {NULL};
     uint32_t failed = 0;
+    int runs = 0; /* we reduce a block: we map every member's buffers */
+    for (int q = 0; q < n; q++)
+        runs |= all[q].ok && runner(all, q) == me;
     for (int q = 0; q < n; q++) {
         /* A description read from a peer: both buffers must hold the call's count. */
         size_t need = count * x->es;
@@ -76,6 +135,8 @@ int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *
             outs[q] = rbuf;
             continue;
         }
+        if (!runs)
+            continue;
         const void *at[2] = {NULL, NULL};
         int wq = shmc__comm_world_rank(x->c, q);
         if (shmc__dev_import(wq, &all[q].buf[0], &at[0]) != SHMC_OK ||
@@ -93,15 +154,9 @@ int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *
         SHMC_INFO("device all-reduce: a member cannot map the others' buffers; using the ring");
         return fall_back(x, sbuf, rbuf, count);
     }
-    size_t off, len, es = x->es;
-    shmc__block(count, n, me, &off, &len);
-    for (int q = 0; q < n; q++) {
-        ins[q] = (const uint8_t *)ins[q] + off * es;
-        outs[q] = (uint8_t *)outs[q] + off * es;
-    }
-    int krc = shmc__dev_reduce_fold(ins, n, outs, n, len, x->dt, x->op);
-    /* The barrier either way: the others are writing into our output. If it fails (a
-     * member died or quit), members still in their kernel may still be writing into it:
+    int krc = run_blocks(x, all, ins, outs, count);
+    /* The barrier either way: runners are writing into our output. If it fails (a
+     * member died or quit), runners still in their kernel may still be writing into it:
      * we return only once each of them has entered the barrier, left or quit. */
     rc = shmc__onestep_barrier_settled(x);
     return krc != SHMC_OK ? krc : rc;

@@ -22,7 +22,7 @@ struct shmc__devops {
     int (*reduce_finish)(void *buf, size_t n, shmc_dtype dt, shmc_op op, int nranks);
     int (*reduce_fold)(const void *const *ins, int nin, void *const *outs, int nout, size_t n,
                        shmc_dtype dt, shmc_op op);
-    /* Fills out->handle, base, size and id (memkind.c adds the offset). */
+    /* Fills out->handle, base, size, id and gpu (memkind.c adds the offset). */
     int (*export_buf)(const void *p, struct shmc__ipc *out);
     /* Maps a peer's allocation; *base is where its first byte is here. */
     int (*open)(const struct shmc__ipc *h, void **base);
@@ -32,8 +32,9 @@ struct shmc__devops {
 };
 
 /* The stand-in backend; no_ipc: it refuses to describe buffers for peers, as CUDA does
- * for memory made without IPC support (SHMC_FAKE_DEVICE=noipc). */
-const struct shmc__devops *shmc__devops_fake(int no_ipc);
+ * for memory made without IPC support (SHMC_FAKE_DEVICE=noipc); gpus: its memory is on
+ * GPU 1 + SHMC_RANK % gpus (SHMC_FAKE_DEVICE=gpus:K), or, with 0, all on one GPU. */
+const struct shmc__devops *shmc__devops_fake(int no_ipc, unsigned gpus);
 
 /* The backend built in: CUDA, or the one of a build without it. */
 const struct shmc__devops *shmc__devops_native(void);

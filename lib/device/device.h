@@ -29,13 +29,16 @@
 /* What an exporter sends so that a peer can map its device buffer: the backend's opaque
  * handle of the allocation, where the allocation starts and how long it is in the
  * exporter's address space, the buffer id the driver gave it (a freed and re-made
- * allocation at the same address gets another), and the message's offset in it. */
+ * allocation at the same address gets another), the GPU that holds it (a hash of the
+ * device's UUID, the same in every process whatever devices each sees; 0: not known),
+ * and the message's offset in it. */
 #define SHMC_IPC_HANDLE_BYTES 64
 struct shmc__ipc {
     uint8_t handle[SHMC_IPC_HANDLE_BYTES];
     uint64_t base;
     uint64_t size;
     uint64_t id;
+    uint64_t gpu;
     uint64_t offset;
 };
 
@@ -54,7 +57,7 @@ static inline int shmc__mk_dev(const void *p)
 /* Chooses the backend from the configuration (shmc_init): the fake one if fake is set
  * (whatever enabled says; SHMC_FAKE_NOIPC: one whose memory cannot be shared), none if
  * enabled is 0, otherwise the one built in. Before shmc_init, the built-in one. */
-void shmc__mk_setup(int enabled, int fake);
+void shmc__mk_setup(int enabled, int fake, unsigned fake_gpus);
 /* Closes every imported buffer (shmc_finalize). */
 void shmc__mk_teardown(void);
 

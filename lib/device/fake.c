@@ -214,7 +214,8 @@ static int fake_fold(const void *const *ins, int nin, void *const *outs, int nou
     return rc;
 }
 
-static int no_ipc; /* SHMC_FAKE_DEVICE=noipc */
+static int no_ipc;      /* SHMC_FAKE_DEVICE=noipc */
+static uint64_t my_gpu; /* what export says holds our memory: 1 + SHMC_RANK % gpus */
 
 static int fake_export(const void *p, struct shmc__ipc *out)
 {
@@ -232,6 +233,7 @@ static int fake_export(const void *p, struct shmc__ipc *out)
     out->base = (uint64_t)(uintptr_t)r->base;
     out->size = r->size;
     out->id = r->id;
+    out->gpu = my_gpu;
     return SHMC_OK;
 }
 
@@ -295,8 +297,10 @@ static const struct shmc__devops fake_ops = {
     .select = fake_select,
 };
 
-const struct shmc__devops *shmc__devops_fake(int refuse_ipc)
+const struct shmc__devops *shmc__devops_fake(int refuse_ipc, unsigned gpus)
 {
     no_ipc = refuse_ipc;
+    const char *r = getenv("SHMC_RANK");
+    my_gpu = 1 + (gpus && r ? (uint64_t)strtoul(r, NULL, 10) % gpus : 0);
     return &fake_ops;
 }

@@ -71,9 +71,9 @@ static void find_host_ranges(void)
     }
 }
 
-void shmc__mk_setup(int enabled, int fake)
+void shmc__mk_setup(int enabled, int fake, unsigned fake_gpus)
 {
-    ops = fake ? shmc__devops_fake(fake == SHMC_FAKE_NOIPC) : shmc__devops_native();
+    ops = fake ? shmc__devops_fake(fake == SHMC_FAKE_NOIPC, fake_gpus) : shmc__devops_native();
     shmc__mk_on = (enabled || fake) && ops->is_dev != NULL; /* fake wins over SHMC_CUDA=0 */
     find_host_ranges();
 }
@@ -81,7 +81,7 @@ void shmc__mk_setup(int enabled, int fake)
 static const struct shmc__devops *backend(void)
 {
     if (!ops)
-        shmc__mk_setup(1, 0);
+        shmc__mk_setup(1, 0, 0);
     return ops;
 }
 

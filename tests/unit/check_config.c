@@ -80,6 +80,17 @@ START_TEST(test_config_bad_values)
     ck_assert_int_eq(cfg.fake_device, SHMC_FAKE_NOIPC);
     ck_assert_int_eq(load_with("SHMC_FAKE_DEVICE", "sometimes", &cfg, msg, sizeof msg),
                      SHMC_ERR_ENV);
+    ck_assert_int_eq(load_with("SHMC_FAKE_DEVICE", "gpus:3", &cfg, msg, sizeof msg), SHMC_OK);
+    ck_assert_int_eq(cfg.fake_device, 1);
+    ck_assert_int_eq(cfg.fake_gpus, 3);
+    ck_assert_int_eq(load_with("SHMC_FAKE_DEVICE", "1", &cfg, msg, sizeof msg), SHMC_OK);
+    ck_assert_int_eq(cfg.fake_gpus, 0);
+    static const char *const bad_gpus[] = {"gpus:", "gpus:0", "gpus:257", "gpus:2x", "gpus:-1"};
+    for (size_t i = 0; i < sizeof bad_gpus / sizeof bad_gpus[0]; i++) {
+        ck_assert_int_eq(load_with("SHMC_FAKE_DEVICE", bad_gpus[i], &cfg, msg, sizeof msg),
+                         SHMC_ERR_ENV);
+        SHMCT_ASSERT_CONTAINS(msg, "give a number of GPUs from 1 to 256");
+    }
 }
 END_TEST
 

@@ -10,7 +10,13 @@
  * world's collectives instead of running it; rank 2 runs it 300 ms late; rank 0 runs it
  * at once. Rank 0's all-reduce fails, and when it returns, rank 2's block of its output
  * must already hold rank 2's result and nothing may change afterwards. On the world
- * (whose barrier is a world round) and on a communicator of all its ranks (slots).
+ * (whose barrier is a world round) and on a communicator of all its ranks (slots). Each
+ * rank's stand-in memory is on a GPU of its own (SHMC_FAKE_DEVICE=gpus:3), so each runs
+ * its own block.
+ *
+ * And who runs the kernels: ranks sharing a GPU leave them to the lowest of them, in one
+ * kernel per run of consecutive blocks (counted through the same wrap), with the right
+ * sums whichever ranks share.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -24,6 +30,9 @@
 
 /* The communicator of the call under test (the world, or one of all its ranks). */
 static struct shmc__comm *target;
+/* Set: the wrap only counts the kernels (folds) this rank runs. */
+static int counting;
+static int folds;
 
 int __real_shmc__dev_reduce_fold(const void *const *ins, int nin, void *const *outs, int nout,
                                  size_t n, shmc_dtype dt, shmc_op op);
@@ -34,6 +43,10 @@ int __wrap_shmc__dev_reduce_fold(const void *const *ins, int nin, void *const *o
 {
     const char *r = getenv("SHMC_RANK");
     int me = r ? atoi(r) : -1;
+    if (counting) {
+        folds++;
+        return __real_shmc__dev_reduce_fold(ins, nin, outs, nout, n, dt, op);
+    }
     if (me == 1) {
         /* As a member that fails on its own: it quits, and writes nothing. */
         shmc__p2p_quit(&shmc__p2p, target, SHMC_ERR_MISMATCH);
@@ -93,10 +106,57 @@ static void late_kernel(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_devdirect_waits_for_kernels)
 {
-    static const char *const env[] = {"SHMC_FAKE_DEVICE=1", "SHMC_ALGO_ALLREDUCE=direct", NULL};
+    static const char *const env[] = {"SHMC_FAKE_DEVICE=gpus:3", "SHMC_ALGO_ALLREDUCE=direct",
+                                      NULL};
     struct shmct_opts o = {.env = env};
     ck_assert_int_eq(shmct_run_opts(3, late_kernel, NULL, &o), 0);
     ck_assert_int_eq(shmct_run_opts(3, late_kernel, (void *)1, &o), 0);
+}
+END_TEST
+
+#define RUNNERS_COUNT 1001 /* blocks of 251, 250, 250, 250 */
+
+/* arg: the stand-in GPUs (rank r on GPU r % gpus). Four ranks; each must have run one
+ * kernel per run of consecutive blocks it reduces, and every rank must hold the sum. */
+static void runners(shmc_comm *w, int me, int n, void *arg)
+{
+    int gpus = (int)(intptr_t)arg;
+    counting = 1;
+    int d;
+    T_OK(shmc_device_select(&d));
+    int32_t h[RUNNERS_COUNT];
+    for (int i = 0; i < RUNNERS_COUNT; i++)
+        h[i] = (me + 1) * (i + 1);
+    void *sbuf = shmc__dev_malloc(sizeof h), *rbuf = shmc__dev_malloc(sizeof h);
+    T_ASSERT(sbuf && rbuf, "no device memory");
+    T_OK(shmc__dev_copy(sbuf, h, sizeof h));
+    for (int round = 0; round < 2; round++) { /* out of place, then in place */
+        folds = 0;
+        T_OK(shmc_allreduce(round ? SHMC_IN_PLACE : sbuf, round ? sbuf : rbuf, RUNNERS_COUNT,
+                            SHMC_INT32, SHMC_SUM, w));
+        T_OK(shmc__dev_copy(h, round ? sbuf : rbuf, sizeof h));
+        for (int i = 0; i < RUNNERS_COUNT; i++)
+            T_ASSERT(h[i] == n * (n + 1) / 2 * (i + 1), "gpus %d: element %d is %d", gpus, i, h[i]);
+        /* The lowest rank on each GPU runs; its blocks are those of ranks me, me + gpus,
+         * ...: one run when gpus is 1, else one kernel per block. */
+        int want = me >= gpus ? 0 : gpus == 1 ? 1 : (n - me + gpus - 1) / gpus;
+        T_ASSERT(folds == want, "gpus %d: rank %d ran %d kernels, not %d", gpus, me, folds, want);
+    }
+    shmc__dev_free(sbuf);
+    shmc__dev_free(rbuf);
+}
+
+START_TEST(test_devdirect_runners)
+{
+    static const char *const one[] = {"SHMC_FAKE_DEVICE=1", "SHMC_ALGO_ALLREDUCE=direct", NULL};
+    static const char *const two[] = {"SHMC_FAKE_DEVICE=gpus:2", "SHMC_ALGO_ALLREDUCE=direct",
+                                      NULL};
+    static const char *const four[] = {"SHMC_FAKE_DEVICE=gpus:4", "SHMC_ALGO_ALLREDUCE=direct",
+                                       NULL};
+    struct shmct_opts o1 = {.env = one}, o2 = {.env = two}, o4 = {.env = four};
+    ck_assert_int_eq(shmct_run_opts(4, runners, (void *)1, &o1), 0);
+    ck_assert_int_eq(shmct_run_opts(4, runners, (void *)2, &o2), 0);
+    ck_assert_int_eq(shmct_run_opts(4, runners, (void *)4, &o4), 0);
 }
 END_TEST
 
@@ -107,6 +167,7 @@ int main(void)
     tcase_set_timeout(t, 60);
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_devdirect_waits_for_kernels);
+    tcase_add_test(t, test_devdirect_runners);
     suite_add_tcase(s, t);
     return shmct_main(s);
 }

@@ -234,6 +234,26 @@ _Static_assert(SHMC_CUDA_FOLD_MAX == SHMC_DEV_FOLD_MAX, "one limit");
 
 _Static_assert(sizeof(cudaIpcMemHandle_t) <= SHMC_IPC_HANDLE_BYTES, "IPC handle fits");
 
+/* Which GPU device ordinal `ord` of this process is, the same in every process: a hash
+ * of its UUID (ordinals depend on CUDA_VISIBLE_DEVICES), never 0; asked once per ordinal.
+ * 0 if the runtime cannot say. */
+static uint64_t gpu_of(int ord)
+{
+    static uint64_t known[64];
+    if (ord < 0 || ord >= 64)
+        return 0;
+    if (!known[ord]) {
+        struct cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, ord) != cudaSuccess)
+            return 0;
+        uint64_t h = 1469598103934665603ull; /* FNV-1a */
+        for (size_t i = 0; i < sizeof prop.uuid.bytes; i++)
+            h = (h ^ (uint8_t)prop.uuid.bytes[i]) * 1099511628211ull;
+        known[ord] = h | 1;
+    }
+    return known[ord];
+}
+
 static int cuda_export(const void *p, struct shmc__ipc *out)
 {
     getattrs_fn q = driver_query();
@@ -283,6 +303,12 @@ static int cuda_export(const void *p, struct shmc__ipc *out)
     out->base = (uint64_t)base;
     out->size = size;
     out->id = id;
+    /* Asked apart: a driver that cannot say leaves the GPU unknown (0), which costs the
+     * device all-reduce its one-runner-per-GPU plan, not the buffer its export. */
+    int ord = -1;
+    CUpointer_attribute which = CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL;
+    void *ord_into = &ord;
+    out->gpu = q(1, &which, &ord_into, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS ? gpu_of(ord) : 0;
     return SHMC_OK;
 }
 
