@@ -305,9 +305,10 @@ SHMC_API int shmc_device_select(int *device);
  * SHMC_ANY_TAG). Messages from one sender to one receiver on one communicator are
  * received in the order they were sent (they never overtake each other).
  *
- * Protocols: a message of at most SHMC_EAGER_LIMIT bytes (default 32768, at most an eighth
- * of a mailbox: 8192 from 16 ranks on) is eager: a blocking send of it returns as soon as
- * it is in the receiver's mailbox, whether or not a receive is posted. A larger message is sent by rendezvous: the send completes once the
+ * Protocols: a message of at most SHMC_EAGER_LIMIT bytes (default 32768; at most an eighth
+ * of a mailbox: 8192 at 16 to 32 ranks, 1024 from 65 ranks) is eager: a blocking send of
+ * it returns as soon as it is in the receiver's mailbox, whether or not a receive is
+ * posted. A larger message is sent by rendezvous: the send completes once the
  * receiver has taken the data, so two ranks that both send a large message to each other
  * before receiving wait forever (post the receives first, or use shmc_isend/shmc_irecv
  * or shmc_sendrecv).

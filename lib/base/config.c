@@ -250,8 +250,8 @@ int shmc__config_load(struct shmc__config *cfg)
         return rc;
     /* SHMC_FAKE_DEVICE: a boolean, or "noipc": the stand-in backend's memory then cannot be
      * described to peers, as memory made without IPC support cannot; or "gpus:K": rank r's
-     * memory is on stand-in GPU r % K (K from 1 to 256), where 1 and plain 1 put every
-     * rank on one GPU. */
+     * memory is on stand-in GPU r % K (K from 1 to 256; gpus:1, like plain 1, puts every
+     * rank on one GPU). */
     const char *fake = getenv("SHMC_FAKE_DEVICE");
     if (fake && !strcasecmp(fake, "noipc")) {
         cfg->fake_device = SHMC_FAKE_NOIPC;

@@ -49,6 +49,16 @@ static void ring_delete(struct ring_mem *m)
         free(m->ctrl);
 }
 
+/* Private memory for a ring of size bytes, with both ends set up on it. */
+static struct ring_mem ring_pair(uint32_t size, struct shmc__ring_prod *p,
+                                 struct shmc__ring_cons *c)
+{
+    struct ring_mem m = ring_new(size, 0);
+    shmc__ring_prod_init(p, m.ctrl, size);
+    shmc__ring_cons_init(c, m.ctrl, size);
+    return m;
+}
+
 /* Writes one record of len bytes, all equal to (uint8_t)id, w1 = id. */
 static int put(struct shmc__ring_prod *p, uint32_t len, uint64_t id)
 {
@@ -87,11 +97,9 @@ END_TEST
 
 START_TEST(test_ring_full)
 {
-    struct ring_mem m = ring_new(RING, 0);
     struct shmc__ring_prod p;
     struct shmc__ring_cons c;
-    shmc__ring_prod_init(&p, m.ctrl, RING);
-    shmc__ring_cons_init(&c, m.ctrl, RING);
+    struct ring_mem m = ring_pair(RING, &p, &c);
 
     uint32_t len = 100, rec = shmc__rec_size(len);
     uint64_t n = 0;
@@ -115,11 +123,9 @@ END_TEST
 
 START_TEST(test_ring_wraparound)
 {
-    struct ring_mem m = ring_new(RING, 0);
     struct shmc__ring_prod p;
     struct shmc__ring_cons c;
-    shmc__ring_prod_init(&p, m.ctrl, RING);
-    shmc__ring_cons_init(&c, m.ctrl, RING);
+    struct ring_mem m = ring_pair(RING, &p, &c);
 
     /* Sizes that never divide the ring evenly force skip records at the end. */
     uint64_t sent = 0, recvd = 0;
@@ -144,11 +150,9 @@ END_TEST
 
 START_TEST(test_ring_every_size)
 {
-    struct ring_mem m = ring_new(RING, 0);
     struct shmc__ring_prod p;
     struct shmc__ring_cons c;
-    shmc__ring_prod_init(&p, m.ctrl, RING);
-    shmc__ring_cons_init(&c, m.ctrl, RING);
+    struct ring_mem m = ring_pair(RING, &p, &c);
     ck_assert_uint_eq(p.max_payload, RING / 4 - SHMC_REC_HDR);
     for (uint32_t len = 0; len <= p.max_payload; len++) {
         ck_assert(put(&p, len, len));
@@ -194,11 +198,9 @@ static void raise_to(uint32_t *highest, uint32_t off)
 START_TEST(test_ring_small_records_wrap_early)
 {
     const uint32_t size = 4 * SHMC_RING_SMALL_SPAN;
-    struct ring_mem m = ring_new(size, 0);
     struct shmc__ring_prod p;
     struct shmc__ring_cons c;
-    shmc__ring_prod_init(&p, m.ctrl, size);
-    shmc__ring_cons_init(&c, m.ctrl, size);
+    struct ring_mem m = ring_pair(size, &p, &c);
 
     /* Small records, read as they come: they cycle within the small span... */
     uint32_t small = SHMC_RING_SMALL_REC - SHMC_REC_HDR, highest = 0;
@@ -218,11 +220,9 @@ END_TEST
 START_TEST(test_ring_small_records_behind_reader)
 {
     const uint32_t size = 4 * SHMC_RING_SMALL_SPAN;
-    struct ring_mem m = ring_new(size, 0);
     struct shmc__ring_prod p;
     struct shmc__ring_cons c;
-    shmc__ring_prod_init(&p, m.ctrl, size);
-    shmc__ring_cons_init(&c, m.ctrl, size);
+    struct ring_mem m = ring_pair(size, &p, &c);
 
     /* With the reader far behind there is no room for the early skip: the records go on
      * in place past the small span, and every one arrives, in order. */

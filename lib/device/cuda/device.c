@@ -276,12 +276,13 @@ static int cuda_export(const void *p, struct shmc__ipc *out)
                    p);
         return SHMC_ERR_CUDA;
     }
-    /* The handles of the last few allocations sent from: a buffer sent again and again
-     * (every step of a training loop) asks the driver once. The buffer id tells a freed
-     * and remade allocation at the same base from the one kept. */
+    /* The handles of the last few allocations sent from, with their GPU: a buffer sent
+     * again and again (every step of a training loop) asks the driver once. The buffer id
+     * tells a freed and remade allocation at the same base from the one kept. */
     static struct {
         CUdeviceptr base;
         unsigned long long id;
+        uint64_t gpu;
         cudaIpcMemHandle_t h;
     } made[8];
     static unsigned next;
@@ -298,17 +299,18 @@ static int cuda_export(const void *p, struct shmc__ipc *out)
         }
         made[k].base = base;
         made[k].id = id;
+        /* Asked apart: a driver that cannot say leaves the GPU unknown (0), which costs
+         * the device all-reduce its one-runner-per-GPU plan, not the buffer its export. */
+        int ord = -1;
+        CUpointer_attribute which = CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL;
+        void *ord_into = &ord;
+        made[k].gpu = q(1, &which, &ord_into, base) == CUDA_SUCCESS ? gpu_of(ord) : 0;
     }
     memcpy(out->handle, &made[k].h, sizeof made[k].h);
     out->base = (uint64_t)base;
     out->size = size;
     out->id = id;
-    /* Asked apart: a driver that cannot say leaves the GPU unknown (0), which costs the
-     * device all-reduce its one-runner-per-GPU plan, not the buffer its export. */
-    int ord = -1;
-    CUpointer_attribute which = CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL;
-    void *ord_into = &ord;
-    out->gpu = q(1, &which, &ord_into, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS ? gpu_of(ord) : 0;
+    out->gpu = made[k].gpu;
     return SHMC_OK;
 }
 
