@@ -2,53 +2,62 @@
 same as bench/measure.c's: a sample times `iters` back-to-back calls after a barrier,
 iters chosen from a first warm-up sample for about sample_ms and agreed by all ranks;
 the figure is the median of `samples` samples after two warm-ups, a collective's sample
-being the slowest rank's. Called inside a rank, after its process group is made."""
+being the slowest rank's. Called inside a rank, after its process group is made. On CUDA
+tensors (torch_cuda_bench.py) the agreement travels on `device` (NCCL takes no CPU
+tensor) and `sync` (torch.cuda.synchronize) ends each timed region, so that work a
+backend only queued is counted."""
 import statistics
 import time
 
 
-def slowest(t):
+def slowest(t, device="cpu"):
     """The largest of every rank's t (a MAX all-reduce, outside the timed region)."""
     import torch
     import torch.distributed as dist
 
-    v = torch.tensor([t], dtype=torch.float64)
+    v = torch.tensor([t], dtype=torch.float64, device=device)
     dist.all_reduce(v, op=dist.ReduceOp.MAX)
     return float(v[0])
 
 
-def measure(fn, samples, sample_ms):
+def measure(fn, samples, sample_ms, device="cpu"):
     """Microseconds per call of fn(iters), which returns seconds per call."""
     import torch
     import torch.distributed as dist
 
-    first = slowest(fn(1))
+    first = slowest(fn(1), device)
     iters = int(sample_ms / 1000 / first) if first > 0 else 100000
-    t = torch.tensor([max(1, min(iters, 100000))], dtype=torch.int64)
+    t = torch.tensor([max(1, min(iters, 100000))], dtype=torch.int64, device=device)
     dist.broadcast(t, 0)
     iters = int(t[0])
     return statistics.median([fn(iters) for _ in range(2 + samples)][2:]) * 1e6
 
 
-def timed(op):
+def timed(op, device="cpu", sync=None):
     """fn(iters) for measure: op() back to back, the slowest rank's seconds per call."""
     import torch.distributed as dist
 
     def fn(iters):
         dist.barrier()
+        if sync:
+            sync()
         t0 = time.perf_counter()
         for _ in range(iters):
             op()
-        return slowest((time.perf_counter() - t0) / iters)
+        if sync:
+            sync()
+        return slowest((time.perf_counter() - t0) / iters, device)
     return fn
 
 
-def pingpong(rank, buf):
+def pingpong(rank, buf, sync=None):
     """fn(iters) for measure: half a send/recv round trip between ranks 0 and 1."""
     import torch.distributed as dist
 
     def fn(iters):
         dist.barrier()
+        if sync:
+            sync()
         t0 = time.perf_counter()
         for _ in range(iters):
             if rank == 0:
@@ -57,5 +66,7 @@ def pingpong(rank, buf):
             elif rank == 1:
                 dist.recv(buf, 0)
                 dist.send(buf, 0)
+        if sync:
+            sync()
         return (time.perf_counter() - t0) / iters / 2
     return fn
