@@ -11,9 +11,9 @@
  * same GPU as q's (or q, if its GPU is not known), in one kernel over the runner's
  * consecutive blocks. With a GPU per rank every rank runs its own block, all GPUs at
  * once. Ranks sharing a GPU leave it to one process: a GPU runs one process's work at a
- * time unless MPS is running, and each switch between processes cost about 140 us on an
- * H100 (docs/performance.md, "CUDA device buffers on an H100"); one process's kernel
- * over all their blocks needs no switch.
+ * time unless MPS is running, and each switch between processes costs far more than a
+ * small kernel (docs/performance.md, "CUDA device buffers on one GPU"); one process's
+ * kernel over all their blocks needs no switch.
  *
  *   1. Each rank describes its two buffers (shmc__dev_export, which names their GPU)
  *      and the members all-gather the descriptions with a word saying whether that
