@@ -70,18 +70,24 @@ typedef enum {
     SHMC_FLOAT64,
     SHMC_INT16,
     SHMC_UINT16,
-    SHMC_BOOL /* one byte; reductions read any non-zero byte as true and write 0 or 1: SUM
-               * and MAX are "or", PROD and MIN "and", BAND/BOR/BXOR the logical ones (as
-               * torch's bool tensors combine) */
+    SHMC_BOOL, /* one byte; reductions read any non-zero byte as true and write 0 or 1: SUM
+                * and MAX are "or", PROD and MIN "and", BAND/BOR/BXOR the logical ones (as
+                * torch's bool tensors combine) */
+    SHMC_DTYPE_RANGE_ = 0x7fffffff /* not a dtype: makes the type hold SHMC_DTYPE_BYTES */
 } shmc_dtype;
 
 /* An opaque element of n bytes (1 <= n <= SHMC_DTYPE_BYTES_MAX), for data the library moves
  * without looking inside: a struct, a pair, an element of another library's type. Valid
  * wherever a shmc_dtype is (counts are in elements of n bytes), and in reductions with a
  * user-defined op (shmc_op_create) only. Needs no creation; the same n names the same
- * dtype on every rank. */
+ * dtype on every rank. The value carries n twice (in bits 0-12, and a 17-bit check of it
+ * above, under bit 30), so that a stray integer, an uninitialised variable or n out of
+ * range is refused with SHMC_ERR_ARG rather than taken for a size: of all 2^32 values,
+ * only these 4096 and the built-in dtypes are dtypes. */
 #define SHMC_DTYPE_BYTES_MAX 4096
-#define SHMC_DTYPE_BYTES(n) ((shmc_dtype)(0x100 + (n)))
+#define SHMC_DTYPE_BYTES(n)                                                                    \
+    ((shmc_dtype)(0x40000000u | (((unsigned)(n) * 0x9e5u & 0x1ffffu) << 13) |                  \
+                  ((unsigned)(n) & 0x1fffu)))
 
 typedef enum {
     SHMC_SUM,

@@ -25,7 +25,7 @@
 
 /* Word 1: bits 0-7 the call, 8 the memory kind (1: device), 9 always set (so that the
  * words are never both zero, which means "no call"), 10-19 the op (user ops are values
- * up to 319), 20-33 the dtype (opaque ones up to 0x100 + 4096), 34-63 the root. */
+ * up to 319), 20-33 the dtype's code (shmc__dtype_code: opaque ones 0x100 + bytes), 34-63 the root. */
 static inline uint64_t shmc__call_word1(unsigned coll, unsigned dt, unsigned op, int dev, int root)
 {
     return (uint64_t)(coll & 0xff) | (uint64_t)(dev & 1) << 8 | 1ull << 9 |

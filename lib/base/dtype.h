@@ -21,11 +21,12 @@ static inline size_t shmc__dtype_size(shmc_dtype dt)
     };
     size_t es = (unsigned)dt < sizeof sizes ? sizes[dt] : 0;
     if (__builtin_expect(es == 0, 0)) {
-        /* An opaque dtype (SHMC_DTYPE_BYTES): its size is in its value. Tested only
-         * where the table says 0, which callers test anyway, so the built-in dtypes'
-         * path is the lookup it always was. */
-        unsigned n = (unsigned)dt - 0x100u;
-        es = n - 1 < SHMC_DTYPE_BYTES_MAX ? n : 0;
+        /* An opaque dtype (SHMC_DTYPE_BYTES): its size is in its low bits, valid only if
+         * the value is exactly what the macro makes of that size. Tested only where the
+         * table says 0, which callers test anyway, so the built-in dtypes' path is the
+         * lookup it always was. */
+        unsigned n = (unsigned)dt & 0x1fffu;
+        es = n - 1 < SHMC_DTYPE_BYTES_MAX && dt == SHMC_DTYPE_BYTES(n) ? n : 0;
     }
     return es;
 }
@@ -33,7 +34,15 @@ static inline size_t shmc__dtype_size(shmc_dtype dt)
 /* Is dt an opaque dtype (SHMC_DTYPE_BYTES), which only user ops reduce? */
 static inline int shmc__dtype_opaque(shmc_dtype dt)
 {
-    return (unsigned)dt - 0x101u < SHMC_DTYPE_BYTES_MAX;
+    return (unsigned)dt >= 0x100u && shmc__dtype_size(dt) != 0;
+}
+
+/* A dtype in 14 bits, as the call's words carry it: a built-in one as itself, an opaque
+ * one of n bytes as 0x100 + n; 0 names no dtype beyond INT8, so only valid dtypes may
+ * be passed. */
+static inline unsigned shmc__dtype_code(shmc_dtype dt)
+{
+    return (unsigned)dt < 0x100u ? (unsigned)dt : 0x100u + ((unsigned)dt & 0x1fffu);
 }
 
 /* How many dtypes there are (the last one + 1). */

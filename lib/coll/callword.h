@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "base/callword.h"
+#include "base/dtype.h"
 #include "base/log.h"
 #include "coll/cx.h"
 #include "p2p/incall.h"
@@ -21,7 +22,7 @@ static inline void shmc__call_words(unsigned coll, const struct shmc__cx *x, siz
                                     uint64_t w[2])
 {
     w[0] = count;
-    w[1] = shmc__call_word1(coll, (unsigned)x->dt, (unsigned)x->op, x->dev, x->root);
+    w[1] = shmc__call_word1(coll, shmc__dtype_code(x->dt), (unsigned)x->op, x->dev, x->root);
 }
 
 /* The call starts: with SHMC_CHECK on, its words (w) go with every synchronisation of

@@ -358,7 +358,7 @@ void shmc_mpi__ops_end(void)
 static void user_fn(const void *in, void *inout, size_t count, shmc_dtype dtype, void *ctx)
 {
     const struct uop *u = ctx;
-    size_t esize = (size_t)dtype - (size_t)SHMC_DTYPE_BYTES(0); /* the element's extent */
+    size_t esize = shmc_dtype_size(dtype); /* the element's extent */
     char *a = (char *)(uintptr_t)in, *b = inout;
     while (count > 0) {
         int len = count > INT32_MAX ? INT32_MAX : (int)count;

@@ -250,6 +250,32 @@ START_TEST(test_userop_table)
 }
 END_TEST
 
+/* Only SHMC_DTYPE_BYTES(1..MAX) and the built-in dtypes are dtypes: every other value
+ * near them, and two million others spread over all 2^32, has size 0. */
+START_TEST(test_userop_dtype_values)
+{
+    size_t valid = 0;
+    for (unsigned n = 1; n <= SHMC_DTYPE_BYTES_MAX; n++) {
+        shmc_dtype dt = SHMC_DTYPE_BYTES(n);
+        ck_assert_uint_eq(shmc_dtype_size(dt), n);
+        for (unsigned bit = 0; bit < 32; bit++)
+            ck_assert_uint_eq(shmc_dtype_size((shmc_dtype)((unsigned)dt ^ (1u << bit))), 0);
+    }
+    for (unsigned v = 0; v < 0x20000; v++)
+        valid += shmc_dtype_size((shmc_dtype)v) != 0;
+    ck_assert_uint_eq(valid, SHMC_BOOL + 1);
+    uint32_t x = 2463534242u; /* xorshift32: the same values every run */
+    for (int i = 0; i < 2000000; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        size_t es = shmc_dtype_size((shmc_dtype)x);
+        ck_assert_msg(es == 0 || (shmc_dtype)x == SHMC_DTYPE_BYTES(es) || x <= SHMC_BOOL,
+                      "0x%x read as a dtype of %zu bytes", x, es);
+    }
+}
+END_TEST
+
 static Suite *userop_suite(void)
 {
     Suite *s = suite_create("userop");
@@ -259,6 +285,7 @@ static Suite *userop_suite(void)
     tcase_add_test(t, test_userop_rank_order);
     tcase_add_test(t, test_userop_commutative);
     tcase_add_test(t, test_userop_table);
+    tcase_add_test(t, test_userop_dtype_values);
     suite_add_tcase(s, t);
     return s;
 }

@@ -373,10 +373,24 @@ static void arguments(shmc_comm *w, int me, int n)
     int32_t v[64] = {0}, u[64] = {0};
     float f[64] = {0}, g[64] = {0};
     const size_t huge = SIZE_MAX / 2;
-    const shmc_dtype bad_dt[] = {(shmc_dtype)42, (shmc_dtype)-1};
+    /* Not dtypes: small and negative integers, a stray one that used to read as a
+     * 743-byte opaque element (0x100 + 743), an uninitialised-looking pattern, and
+     * SHMC_DTYPE_BYTES values with their size out of range or a bit changed. */
+    const shmc_dtype bad_dt[] = {
+        (shmc_dtype)42,
+        (shmc_dtype)-1,
+        (shmc_dtype)999,
+        (shmc_dtype)0x101,
+        (shmc_dtype)(0x100 + SHMC_DTYPE_BYTES_MAX),
+        (shmc_dtype)(int)0xcccccccc,
+        SHMC_DTYPE_BYTES(0),
+        SHMC_DTYPE_BYTES(SHMC_DTYPE_BYTES_MAX + 1),
+        (shmc_dtype)((unsigned)SHMC_DTYPE_BYTES(4) + 1),
+        (shmc_dtype)((unsigned)SHMC_DTYPE_BYTES(4) ^ (1u << 20)),
+    };
     const int other = (me + 1) % n;
 
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof bad_dt / sizeof *bad_dt; i++) {
         shmc_dtype dt = bad_dt[i];
         shmc_request *r;
         BAD(F_SEND, K_DTYPE, SHMC_ERR_ARG, shmc_send(v, 1, dt, other, 0, w));
