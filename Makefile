@@ -312,12 +312,17 @@ check-torch-cuda: $(TORCH_STAMP)
 	cd $(TORCH_DIR) && SHMC_TEST_CUDA_REQUIRED=1 SHMC_TEST_BUILD=$(abspath $(BUILD)) \
 	    python3 -m pytest -q -p no:cacheprovider tests/test_cuda.py
 
-# Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic.
+# Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic, 200 jobs in
+# which a member dies and the survivors stay out of the library (check_survivors).
 check-stress: all $(CHECKS) $(TEST_PROGS)
 	$(CHECK_ENV) SHMC_RING_STRESS_N=100000000 $(BUILD)/tests/unit/check_ring
 	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/robustness/check_stress
 	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/robustness/check_scribble
 	$(CHECK_ENV) SHMC_STRESS=1 $(BUILD)/tests/device/check_device_stress
+	rm -f $(BUILD)/survivors.log
+	$(CHECK_ENV) SHMC_STRESS=1 SHMC_SURVIVOR_LOG=$(abspath $(BUILD))/survivors.log \
+	    $(BUILD)/tests/robustness/check_survivors
+	scripts/survivors_report.sh $(BUILD)/survivors.log
 
 # Fuzzing with libFuzzer (clang): shmrun's option parser and the mailbox record decoder,
 # each for FUZZ_TIME seconds under AddressSanitizer and UBSan, starting from

@@ -102,11 +102,15 @@ static inline int shmc__cx_own_mismatch(const struct shmc__cx *x)
 }
 
 /* The error every collective on x's communicator fails with at its start, after a
- * failure of this rank or of a member (it quits too, so those waiting for it stop), or
- * SHMC_OK. */
+ * failure of this rank or of a member (it quits too, so those waiting for it stop, and
+ * having no request on the communicator it has left the call at once), or SHMC_OK. */
 static inline int shmc__cx_failed(const struct shmc__cx *x)
 {
-    return x->c->quit ? shmc__cx_quit(x, x->c->quit) : SHMC_OK;
+    if (!x->c->quit)
+        return SHMC_OK;
+    shmc__cx_quit(x, x->c->quit);
+    shmc__p2p_quit_settle(x->co->p2p, x->c);
+    return x->c->quit;
 }
 
 /* Is x on the world communicator (which alone has the one-step rounds of wsync.c)? */

@@ -42,6 +42,7 @@ struct shmc__comm {
     struct shmc__link link; /* on the list of communicators made by split and create_group */
     int quit;      /* its collectives fail with this: this rank or a member quit them (quit.c) */
     int quit_self; /* this rank quit them and told the others */
+    int quit_settled; /* and has left the call in which it quit (quit.c) */
     uint32_t timeout_ms; /* shmc_comm_set_timeout: longest wait of a call on it; 0 none */
     uint64_t ext[SHMC_COMM_EXT_WORDS]; /* the collectives' (coll/coll.h); zero at creation */
 };

@@ -161,6 +161,11 @@ static inline int shmc__job_ok(struct shmc__p2p *p)
  * offers. The caller then waits for its other requests on them to end. Nothing for
  * SHMC_ERR_ABORTED: the whole job is ending, and every wait ends with it. */
 void shmc__p2p_quit(struct shmc__p2p *p, struct shmc__comm *c, int err);
+/* progress.c: the collective in which this rank quit c's collectives returns: every
+ * request it had on them has ended. Tells the members (shmc__job_quit_settle), so that
+ * one whose offer this rank never answered stops waiting for an answer. Nothing if this
+ * rank did not quit them, or told them already. */
+void shmc__p2p_quit_settle(struct shmc__p2p *p, struct shmc__comm *c);
 /* Takes a request that will not complete by itself off whatever it waits in, and
  * completes it with err (a failed collective's messages; a receive whose send failed). */
 void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);

@@ -151,17 +151,32 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err)
     shmc__req_complete(&p->reqs, r, err);
 }
 
+/* Does r wait for its peer to act (answer an offer, take streamed data, send the data a
+ * CTS asked for), rather than for a copy this rank makes itself? */
+static int waits_for_peer(const struct shmc__request *r)
+{
+    return r->proto == SHMC_P_RTS || r->proto == SHMC_P_STREAM || r->proto == SHMC_P_DATA;
+}
+
 /* A request of a collective that this rank or a member quit (quit.c): one that no peer
  * works on yet fails now (a receive still posted, a send whose record is not written, a
  * message to oneself; nobody reads or writes its buffer); a single-copy receive stops
  * copying (rndv.c: letting it finish made survivors of 16 MiB collectives take up to
- * 1.7 s to return). The others run to their end, or fail as doomed() says. Returns 1 if
- * r is no longer pending. */
+ * 1.7 s to return). One that waits for a peer which has left the call it quit in fails
+ * too: that peer reads and writes none of our buffers any more and may not call the
+ * library again for a long time, so the answer could come from its next call only (a
+ * survivor waited for another survivor's next call that way). Unless both sides' copies
+ * counted every byte (coop.c): then the message arrived. The others run to their end,
+ * or fail as doomed() says. Returns 1 if r is no longer pending. */
 static int quit_request(struct shmc__p2p *p, struct shmc__request *r)
 {
     if (!SHMC_CTX_IS_COLL(r->ctx) || !r->comm || !r->comm->quit)
         return 0;
+    int q = r->kind == SHMC_REQ_RECV ? r->src : r->peer;
     if (r->proto == SHMC_P_POSTED || r->proto == SHMC_P_SELF || r->queue == SHMC_Q_MATCH)
+        shmc__p2p_cancel(p, r, r->comm->quit);
+    else if (waits_for_peer(r) && q >= 0 && q != p->rank && !shmc__coop_counted(p, r) &&
+             shmc__job_quit_settled(p->arena, (unsigned)q, r->ctx))
         shmc__p2p_cancel(p, r, r->comm->quit);
     else
         shmc__rndv_abandon(p, r, r->comm->quit); /* nothing unless copying */
@@ -228,4 +243,12 @@ void shmc__p2p_quit(struct shmc__p2p *p, struct shmc__comm *c, int err)
             quit_request(p, r);
     }
     shmc__quit_decline(p, ctx, c->quit);
+}
+
+void shmc__p2p_quit_settle(struct shmc__p2p *p, struct shmc__comm *c)
+{
+    if (!c->quit_self || c->quit_settled)
+        return;
+    c->quit_settled = 1;
+    shmc__job_quit_settle(p->arena, (unsigned)p->rank, c->ctx + 1);
 }

@@ -17,9 +17,13 @@
  *      offer on the context when it arrives (shmc__quit_inbound);
  *   3. it waits for its requests that a peer is working on (a copy in either direction,
  *      an offer not yet answered) to end, which they do, since the peer either matches
- *      them or declines them when it quits (coll/xfer.c).
+ *      them or declines them when it quits (coll/xfer.c);
+ *   4. as the collective returns it marks the quit settled (shm/job.h,
+ *      shmc__job_quit_settle): a member's request that waits for this rank to act (an
+ *      offer that reached its ring after it quit, data it will not send) fails then
+ *      (progress.c, quit_request), without waiting for this rank's next call.
  *
- * Only then does the collective return, so no peer reads or writes this rank's buffers
+ * Only after 3 does the collective return, so no peer reads or writes this rank's buffers
  * after it returned. The context stays quit: every later collective on the communicator
  * fails at its start (and declines what arrives), since the members are out of step.
  * Messages this rank sent before quitting are still delivered: the peers read a quitter's

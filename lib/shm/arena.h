@@ -139,7 +139,8 @@ struct shmc__rank_cb {
     shmc_atomic_u64 call_at;
     shmc_atomic_u64 call_w[2];
     /* Line 3: the collective contexts this rank has quit (shm/job.h, shmc__job_quit): each
-     * word ctx | -error << 32, 0 while unused, reused round-robin. Written rarely, by the
+     * word ctx | -error << 32 | settled << 40 (shmc__job_quit_settle), 0 while unused,
+     * reused round-robin. Written rarely, by the
      * rank alone, read by the others when the epoch moves. */
     SHMC_ALIGNED_LINE shmc_atomic_u64 quit[SHMC_QUIT_WORDS];
 };

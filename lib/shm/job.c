@@ -202,10 +202,37 @@ void shmc__job_quit(struct shmc__arena *a, unsigned me, uint32_t ctx, int err)
 {
     struct shmc__rank_cb *cb = shmc__arena_cb(a, me);
     uint64_t w = (uint64_t)ctx | (uint64_t)(uint8_t)-err << 32;
-    /* Release (and R4 below): whoever sees the new epoch and reads the word sees it. */
+    /* R13 (and R4 below): whoever sees the new epoch and reads the word sees it. */
     shmc__store_release64(&cb->quit[a->quit_next++ % SHMC_QUIT_WORDS], w);
     shmc__fetch_add32(&a->hdr->epoch, 1); /* R4 */
     wake_all(a, me);
+}
+
+void shmc__job_quit_settle(struct shmc__arena *a, unsigned me, uint32_t ctx)
+{
+    struct shmc__rank_cb *cb = shmc__arena_cb(a, me);
+    for (unsigned i = 0; i < SHMC_QUIT_WORDS; i++) {
+        /* Relaxed: only this rank writes its quit words. */
+        uint64_t w = shmc__load_relaxed64(&cb->quit[i]);
+        if (!w || (uint32_t)w != ctx || (w & SHMC_QUIT_SETTLED))
+            continue;
+        /* R13 (and R4 below): this rank's copies to and from the members' buffers are
+         * over before anyone sees the bit. */
+        shmc__store_release64(&cb->quit[i], w | SHMC_QUIT_SETTLED);
+        shmc__fetch_add32(&a->hdr->epoch, 1); /* R4 */
+        wake_all(a, me);
+        return;
+    }
+}
+
+int shmc__job_quit_settled(const struct shmc__arena *a, unsigned r, uint32_t ctx)
+{
+    for (unsigned i = 0; i < SHMC_QUIT_WORDS; i++) {
+        uint64_t w = shmc__job_quit_word(a, r, i);
+        if (w && (uint32_t)w == ctx)
+            return (w & SHMC_QUIT_SETTLED) != 0;
+    }
+    return 0;
 }
 
 int shmc__job_quit_of(const struct shmc__arena *a, unsigned r, uint32_t ctx)

@@ -59,15 +59,28 @@ int shmc__job_cut_by(const struct shmc__arena *a, unsigned me, unsigned peer);
  * Once per context; the oldest of SHMC_QUIT_WORDS is overwritten. */
 void shmc__job_quit(struct shmc__arena *a, unsigned me, uint32_t ctx, int err);
 
+/* Rank me has left the call in which it quit ctx: none of its reads or writes of a
+ * member's buffers on ctx is still running, and it will start none. Sets the quit word's
+ * settled bit (release), bumps the epoch (R4) and wakes the sleepers, so that a member
+ * whose offer me never answered stops waiting for an answer (p2p/quit.c). */
+void shmc__job_quit_settle(struct shmc__arena *a, unsigned me, uint32_t ctx);
+
+/* A quit word's bit that says its rank has left the call (shmc__job_quit_settle). */
+#define SHMC_QUIT_SETTLED (1ull << 40)
+
 /* Rank r's quit word i (0: unused), as published. A4 taken by the caller (the epoch that
  * announced it), or acquire here when read without: each word is read with acquire. */
 static inline uint64_t shmc__job_quit_word(const struct shmc__arena *a, unsigned r, unsigned i)
 {
+    /* A13 pairs with R13 (shmc__job_quit, shmc__job_quit_settle). */
     return shmc__load_acquire64(&shmc__arena_cb(a, r)->quit[i]);
 }
 
 /* Has rank r quit context ctx? Its error (negative), or 0. */
 int shmc__job_quit_of(const struct shmc__arena *a, unsigned r, uint32_t ctx);
+
+/* Has rank r left the call in which it quit ctx (shmc__job_quit_settle)? */
+int shmc__job_quit_settled(const struct shmc__arena *a, unsigned r, uint32_t ctx);
 
 /* Has the job been aborted? Relaxed: the abort word carries no data; it only says stop. */
 static inline int shmc__job_aborted(const struct shmc__arena *a)

@@ -12,16 +12,23 @@
  * "sub" a thread of it raises SIGKILL; with MODE "own" it leaves the collective on its
  * own, as a rank out of memory inside one would (its next call gets a receive buffer one
  * element short, so its part fails with SHMC_ERR_MISMATCH or SHMC_ERR_ARG), and goes on.
+ * MODE "idle" is "kill" (and "subidle" is "sub") with the survivors staying out of the
+ * library for COLL_KILL_IDLE_MS (default 1000) once they have their error: each must come
+ * out of the collective by itself, not when another survivor calls again.
  *
  * Each survivor prints when it came out of the loop and with what:
  *   "fail R CALL CODE T"    T: CLOCK_MONOTONIC in ms (the victim printed "die T" or
  *                           "own T" when it failed)
+ * and, in the idle modes, after the idle time:
+ *   "back R T SEEN"         T: when it calls the library again; SEEN: when its watcher
+ *                           thread saw the victim's process end (pidfd), or -1
  * then checks that it can go on without the victim: a barrier and an all-reduce on a
  * communicator of the others made before the loop, and a ring of messages among them:
  *   "rest R ok" or "rest R bad ..."
  * Every rank exits 0 having printed; a survivor that never returns is ended by
  * shmrun --timeout.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <shmcomm.h>
 #include <signal.h>
@@ -29,8 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
 
 static double now_ms(void)
 {
@@ -50,6 +59,27 @@ static void *killer(void *arg)
     printf("die %.3f\n", now_ms());
     fflush(stdout);
     raise(SIGKILL);
+    return NULL;
+}
+
+/* When the victim's process ended, as any process of the machine can see it: its pidfd
+ * becomes readable when it has exited (a zombie), after the kernel freed its memory. */
+static volatile double seen_ms = -1;
+static void *watcher(void *arg)
+{
+    pid_t pid = (pid_t)(intptr_t)arg;
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd >= 0) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        while (poll(&p, 1, -1) < 0)
+            ;
+        seen_ms = now_ms();
+        close(fd);
+        return NULL;
+    }
+    while (kill(pid, 0) == 0) /* no pidfd: look every millisecond */
+        usleep(1000);
+    seen_ms = now_ms();
     return NULL;
 }
 
@@ -149,7 +179,7 @@ int main(int argc, char **argv)
             others[no++] = r;
     shmc_comm *rest = NULL, *on = w;
     rc = shmc_comm_create_group(w, others, no, &rest);
-    if (rc == SHMC_OK && !strcmp(mode, "sub"))
+    if (rc == SHMC_OK && strstr(mode, "sub"))
         rc = shmc_comm_split(w, 0, n - me, &on);
     if (rc != SHMC_OK || !sbuf || !rbuf) {
         fprintf(stderr, "coll_kill: setup: %s\n", shmc_strerror(rc));
@@ -157,8 +187,21 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < count * (size_t)n; i++)
         sbuf[i] = (int32_t)(i + (size_t)me);
-    int own = !strcmp(mode, "own");
-    rc = shmc_barrier(w);
+    int own = !strcmp(mode, "own"), idle = strstr(mode, "idle") != NULL;
+    /* Everyone learns the victim's pid, for the watcher. */
+    int32_t pid = (int32_t)getpid();
+    rc = shmc_broadcast(&pid, 1, SHMC_INT32, victim, w);
+    if (rc == SHMC_OK && idle && me != victim) {
+        pthread_t t;
+        pthread_create(&t, NULL, watcher, (void *)(intptr_t)pid);
+        pthread_detach(t);
+    }
+    if (rc == SHMC_OK)
+        rc = shmc_barrier(w);
+    if (rc != SHMC_OK) {
+        fprintf(stderr, "coll_kill: setup: %s\n", shmc_strerror(rc));
+        return 1;
+    }
     if (me == victim) {
         pthread_t t;
         pthread_create(&t, NULL, own ? spoiler : killer, NULL);
@@ -174,6 +217,11 @@ int main(int argc, char **argv)
             break;
     }
     printf("fail %d %d %d %.3f\n", me, i, rc, now_ms());
+    if (idle && me != victim) {
+        const char *e = getenv("COLL_KILL_IDLE_MS");
+        usleep((useconds_t)(e ? atoi(e) : 1000) * 1000); /* outside the library */
+        printf("back %d %.3f %.3f\n", me, now_ms(), seen_ms);
+    }
     if (me != victim)
         go_on(rest, me);
     else

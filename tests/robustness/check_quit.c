@@ -44,7 +44,7 @@ static int npairs(void)
 {
     int k = 0;
     for (int c = 0; c < NCOLLS; c++)
-        for (int a = 0; a < 5 && colls[c].algos[a]; a++)
+        for (int a = 0; a < 6 && colls[c].algos[a]; a++)
             k++;
     return k;
 }
@@ -54,7 +54,7 @@ static struct pick pick(int index)
 {
     int k = index % npairs();
     for (int c = 0; c < NCOLLS; c++)
-        for (int a = 0; a < 5 && colls[c].algos[a]; a++)
+        for (int a = 0; a < 6 && colls[c].algos[a]; a++)
             if (k-- == 0)
                 return (struct pick){colls[c].coll, colls[c].env, colls[c].algos[a]};
     return (struct pick){0};
