@@ -100,7 +100,8 @@ endif
 # and an MPI's mpicc in bench-compare. limits.c needs no library at all.
 BENCHES  := $(BUILD)/bench/measure $(BUILD)/bench/limits $(BUILD)/bench/coll_bench \
             $(BUILD)/bench/path_cost $(BUILD)/bench/dev_bench $(BUILD)/bench/thread_bench \
-            $(BUILD)/bench/copy_bench $(BUILD)/bench/line_rtt $(BUILD)/bench/measure-shmcc
+            $(BUILD)/bench/copy_bench $(BUILD)/bench/line_rtt $(BUILD)/bench/measure-shmcc \
+            $(BUILD)/bench/footprint
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
 # Test suites by layer (docs/contributing.md): tests/unit (a module with its internals),
 # p2p, coll, device, robustness, launcher (public API only; scripts/layers.sh checks it).

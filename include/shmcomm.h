@@ -746,7 +746,8 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * 0 unless the library has a bug), "coll_direct_helped" (pieces of the direct all-reduce
  * combined for another rank), "coll_staged" (all-reduces that went through the staging
  * buffers: 0 where some rank could not reserve them), "dev_ipc_opens" and "dev_ipc_hits" (peers'
- * device buffers opened, and found open in the cache). Returns SHMC_OK; SHMC_ERR_ARG for an unknown
+ * device buffers opened, and found open in the cache), "arena_bytes" (the size of the
+ * job's shared memory; all of it but the staging buffers reserved at start). Returns SHMC_OK; SHMC_ERR_ARG for an unknown
  * name or a NULL value; SHMC_ERR_NOT_INIT. */
 SHMC_API int shmc_stat(const char *name, uint64_t *value);
 

@@ -229,6 +229,7 @@ int shmc__config_load(struct shmc__config *cfg)
     cfg->attach_timeout_s = SHMC_DEFAULT_ATTACH_TIMEOUT;
     cfg->cuda = 1;
     cfg->check = SHMC_CHECK_CALLS;
+    cfg->memfd = 1;
 
     /* SHMC_DEBUG first, so that the messages about the other variables obey it. */
     if ((rc = env_uint("SHMC_DEBUG", 0, 4, &debug)) != SHMC_OK)

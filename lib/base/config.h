@@ -58,7 +58,8 @@ struct shmc__config {
                          * every synchronisation of it; SHMC_CHECK_FULL (1) that and an
                          * agreement before every call */
     int threads;        /* SHMC_THREADS: 1 = multiple (SHMC_THREAD_MULTIPLE) */
-    int memfd;          /* SHMC_MEMFD: 1 = arenas passed as fds are memfds */
+    int memfd;          /* SHMC_MEMFD: 1 (default) = the arena is a memory file handed to
+                         * the ranks as a descriptor; 0 = a name in /dev/shm */
     const char *job_id; /* SHMC_JOB_ID: overrides the launcher's job key */
     int cuda;           /* SHMC_CUDA: 0 = treat every buffer as host memory */
     int fake_device;    /* SHMC_FAKE_DEVICE: the stand-in backend (device/fake.c), 0,

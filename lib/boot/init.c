@@ -90,9 +90,9 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
 
 fail_p2p:
     shmc__p2p_fail(p);
-    /* Under another launcher the segment still has a name until every rank attached;
-     * this job will not assemble now, so do not leave it in /dev/shm. */
-    if (b->mode != SHMC_BOOT_SHMRUN && b->arena.name[0])
+    /* Under another launcher with SHMC_MEMFD=0 the segment still has a name until every
+     * rank attached; this job will not assemble now, so do not leave it in /dev/shm. */
+    if (b->arena.named && b->arena.name[0])
         shm_unlink(b->arena.name);
     shmc__arena_detach(&b->arena);
 fail_boot:
@@ -185,6 +185,8 @@ static int shmc_stat_call(const char *name, uint64_t *value)
     shmc__dev_counts(&opens, &hits);
     if (!strcmp(name, "dev_ipc_opens"))
         *value = opens;
+    else if (!strcmp(name, "arena_bytes"))
+        *value = boot.arena.size;
     else if (!strcmp(name, "dev_ipc_hits"))
         *value = hits;
     else if (!shmc__p2p_stat(&shmc__p2p, name, value) && !shmc__coll_stat(&shmc__coll, name, value))

@@ -3,10 +3,13 @@
  *
  * Under shmrun the arena is already made and its name unlinked; the rank maps it through
  * the inherited descriptor SHMC_ARENA_FD. Under torchrun, Open MPI or MPICH there is no
- * arena yet: local rank 0 creates it under a name derived from the user and a job key
- * that every rank of the job computes alike, the others open it by name (waiting up to
- * SHMC_ATTACH_TIMEOUT), and the last rank to attach unlinks the name, so nothing stays
- * in /dev/shm once the job is assembled. A leftover from a job that died during that
+ * arena yet: local rank 0 creates it, a name derived from the user and a job key that
+ * every rank of the job computes alike leads the others to it (they wait for it up to
+ * SHMC_ATTACH_TIMEOUT). By default the arena is an anonymous memory file and the name
+ * is that of the abstract socket on which local rank 0 hands it out (shm/fdpass.h):
+ * nothing is ever in /dev/shm, and the socket goes when every rank has attached or rank
+ * 0 ends. With SHMC_MEMFD=0 the name is the arena's in /dev/shm, the others open it,
+ * and the last rank to attach unlinks it; a leftover from a job that died during that
  * window is recognised (its creator is gone) and replaced.
  *
  * shmc_init_join names the job itself (rank, size and a key, which rank 0 usually makes
@@ -36,6 +39,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "boot/boot.h"
+#include "shm/fdpass.h"
 #include "shmcomm.h"
 
 struct launch {
@@ -226,12 +230,40 @@ static int foreign(const char *name)
     return 1;
 }
 
+static void same_key(const char *name)
+{
+    SHMC_ERROR("another running job uses the name %s (same user and job key); give this job "
+               "its own SHMC_JOB_ID",
+               name);
+}
+
+/* The default: the arena is a memory file that rank 0 hands out on the socket called
+ * name. Listening first claims the name, so a second job with the same key fails before
+ * it takes any memory. */
+static int create_memfd(struct shmc__boot *b, const char *name, const struct shmc__layout *lay)
+{
+    int lfd, rc = shmc__fdpass_listen(name, &lfd);
+    if (rc == SHMC_ERR_STATE)
+        same_key(name);
+    if (rc != SHMC_OK)
+        return rc == SHMC_ERR_STATE ? SHMC_ERR_ENV : rc;
+    rc = shmc__arena_create(&b->arena, name, lay, 1, 0, 1);
+    if (rc != SHMC_OK) {
+        close(lfd);
+        return rc;
+    }
+    b->arena.serve_fd = lfd;
+    return SHMC_OK;
+}
+
 static int create_embedded(struct shmc__boot *b, const char *name, unsigned nranks)
 {
     struct shmc__layout lay;
     int rc = shmc__arena_layout(nranks, b->cfg.ring_bytes, &lay);
     if (rc != SHMC_OK)
         return rc;
+    if (b->cfg.memfd)
+        return create_memfd(b, name, &lay);
     for (int attempt = 0; attempt < 3; attempt++) {
         rc = shmc__arena_create(&b->arena, name, &lay, 0, 0, 0);
         if (rc != SHMC_ERR_STATE)
@@ -242,9 +274,7 @@ static int create_embedded(struct shmc__boot *b, const char *name, unsigned nran
         if (foreign(name))
             return SHMC_ERR_ENV;
         if (shmc__arena_leftover(name) == 0) {
-            SHMC_ERROR("another running job uses the shared-memory name %s (same user and "
-                       "job key); give this job its own SHMC_JOB_ID",
-                       name);
+            same_key(name);
             return SHMC_ERR_ENV;
         }
         SHMC_INFO("removing %s, left by a job that ended before all its ranks attached", name);
@@ -253,31 +283,45 @@ static int create_embedded(struct shmc__boot *b, const char *name, unsigned nran
     return SHMC_ERR_SYS;
 }
 
+/* The arena from local rank 0: SHMC_OK with *fd, 1 if it is not there yet, or an error. */
+static int fetch(const struct shmc__boot *b, const char *name, int *fd)
+{
+    if (b->cfg.memfd)
+        return shmc__fdpass_fetch(name, fd);
+    if (foreign(name))
+        return SHMC_ERR_ENV;
+    *fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NONBLOCK, 0);
+    if (*fd >= 0)
+        return SHMC_OK;
+    if (errno == ENOENT)
+        return 1;
+    SHMC_ERROR("cannot open shared memory %s: %s", name, strerror(errno));
+    return SHMC_ERR_SYS;
+}
+
 static int attach_embedded(struct shmc__boot *b, const char *name, unsigned nranks)
 {
     uint64_t deadline = shmc__now_ns() + (uint64_t)b->cfg.attach_timeout_s * 1000000000ull;
     unsigned pause = 1;
     for (;;) {
-        if (foreign(name))
-            return SHMC_ERR_ENV;
-        int fd = shm_open(name, O_RDWR | O_CLOEXEC | O_NONBLOCK, 0);
-        if (fd < 0 && errno != ENOENT) {
-            SHMC_ERROR("cannot open shared memory %s: %s", name, strerror(errno));
-            return SHMC_ERR_SYS;
-        }
-        if (fd >= 0) {
+        int fd, rc = fetch(b, name, &fd);
+        if (rc < 0)
+            return rc;
+        if (rc == SHMC_OK) {
             int alive;
             if (shmc__arena_peek_ready(fd, &alive) && alive) {
-                int rc = shmc__arena_attach_fd(&b->arena, fd, nranks);
+                rc = shmc__arena_attach_fd(&b->arena, fd, nranks);
                 if (rc != SHMC_OK)
                     close(fd);
+                /* Named: until every rank attached, any of them may remove the name. */
+                b->arena.named = !b->cfg.memfd;
                 return rc;
             }
             close(fd); /* not ready yet, or a leftover local rank 0 will replace */
         }
         if (shmc__now_ns() > deadline) {
-            SHMC_ERROR("%s rank 0 did not create the shared memory %s within %u s "
-                       "(SHMC_ATTACH_TIMEOUT); is it running, and calling %s?",
+            SHMC_ERROR("%s rank 0 did not hand out the shared memory %s within %u s "
+                       "(SHMC_ATTACH_TIMEOUT); is it running on this machine, and calling %s?",
                        b->mode == SHMC_BOOT_JOIN ? "the job's" : "local", name,
                        b->cfg.attach_timeout_s,
                        b->mode == SHMC_BOOT_JOIN ? "shmc_init_join with the same key and size"
@@ -291,7 +335,7 @@ static int attach_embedded(struct shmc__boot *b, const char *name, unsigned nran
 
 /* ---- claiming a rank ----------------------------------------------------------------- */
 
-static int claim(struct shmc__boot *b, int embedded)
+static int claim(struct shmc__boot *b)
 {
     struct shmc__rank_cb *cb = shmc__arena_cb(&b->arena, (unsigned)b->rank);
     uint32_t expect = 0;
@@ -304,7 +348,7 @@ static int claim(struct shmc__boot *b, int embedded)
     struct shmc__arena_hdr *h = b->arena.hdr;
     uint32_t n = shmc__fetch_add32(&h->attached, 1) + 1;
     syscall(SYS_futex, &h->attached, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-    if (embedded && n == (uint32_t)b->size)
+    if (b->arena.named && n == (uint32_t)b->size)
         shm_unlink(b->arena.name); /* everyone has it mapped: the name is no longer needed */
     return SHMC_OK;
 }
@@ -365,7 +409,6 @@ int shmc__boot_launch(struct shmc__boot *b, const struct shmc__join *join, int a
     b->local_rank = (int)(l.local_rank >= 0 ? l.local_rank : l.rank);
     shmc__log_rank = b->rank;
 
-    int embedded = l.mode != SHMC_BOOT_SHMRUN && l.mode != SHMC_BOOT_SINGLETON;
     if (l.mode == SHMC_BOOT_SHMRUN) {
         rc = attach_shmrun(b, &l);
     } else if (l.mode == SHMC_BOOT_SINGLETON) {
@@ -386,9 +429,9 @@ int shmc__boot_launch(struct shmc__boot *b, const struct shmc__join *join, int a
     }
     if (rc != SHMC_OK)
         return rc;
-    rc = claim(b, embedded);
+    rc = claim(b);
     if (rc != SHMC_OK) {
-        if (embedded)
+        if (b->arena.named)
             shm_unlink(b->arena.name);
         shmc__arena_detach(&b->arena);
     }

@@ -58,8 +58,8 @@ int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned r)
     if (err == 0 || err == EOPNOTSUPP || err == EINVAL)
         return SHMC_OK;
     SHMC_INFO("cannot reserve %.1f MiB for the all-reduce's staging buffers: %s; the large "
-              "all-reduce uses the collective slots instead (free space in /dev/shm, or set "
-              "SHMC_MEMFD=1 under shmrun)",
+              "all-reduce uses the collective slots instead (free space in /dev/shm, or unset "
+              "SHMC_MEMFD=0)",
               2.0 * (double)a->lay.stage_bytes / 1048576.0, strerror(err));
     return err == ENOSPC || err == ENOMEM ? SHMC_ERR_NOSHM : SHMC_ERR_SYS;
 }
@@ -158,10 +158,11 @@ size_t shmc__shm_free_bytes(void)
     return (size_t)sv.f_bavail * (size_t)sv.f_frsize;
 }
 
-static void report_noshm(uint64_t need, int fd_passed)
+static void report_noshm(uint64_t need)
 {
-    /* Where the ranks get the arena as a descriptor, it need not live in /dev/shm. */
-    const char *alt = fd_passed ? ", or set SHMC_MEMFD=1 to use memory outside /dev/shm" : "";
+    /* Only SHMC_MEMFD=0 puts the arena in /dev/shm: the default keeps it outside. */
+    const char *alt = ", or unset SHMC_MEMFD=0 (by default the job's memory is outside "
+                      "/dev/shm)";
     size_t free_b = shmc__shm_free_bytes();
     if (free_b == (size_t)-1)
         SHMC_ERROR("the job needs %.1f MiB of shared memory and /dev/shm cannot provide it; "
@@ -245,6 +246,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     int rc = SHMC_ERR_SYS;
     memset(a, 0, sizeof *a);
     a->fd = -1;
+    a->serve_fd = -1;
     if (strlen(name) >= sizeof a->name)
         return SHMC_ERR_ARG;
     snprintf(a->name, sizeof a->name, "%s", name);
@@ -266,7 +268,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
         }
     } else {
         if (small) {
-            report_noshm(reserve, unlink_now);
+            report_noshm(reserve);
             return SHMC_ERR_NOSHM;
         }
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -278,6 +280,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
         }
         if (unlink_now)
             shm_unlink(name);
+        a->named = !unlink_now;
     }
 
     if (ftruncate(fd, (off_t)l->total_size) != 0) {
@@ -294,7 +297,7 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
         rc = SHMC_ERR_NOMEM;
         goto fail_unlink;
     } else if (err == ENOSPC || err == ENOMEM) {
-        report_noshm(reserve, unlink_now);
+        report_noshm(reserve);
         rc = SHMC_ERR_NOSHM;
         goto fail_unlink;
     } else if (err != 0 && err != EOPNOTSUPP && err != EINVAL) {
@@ -362,6 +365,7 @@ int shmc__arena_attach_fd(struct shmc__arena *a, int fd, unsigned expect_nranks)
     int rc = SHMC_ERR_CORRUPT;
     memset(a, 0, sizeof *a);
     a->fd = -1;
+    a->serve_fd = -1;
 
     if (fstat(fd, &st) != 0) {
         SHMC_ERROR("cannot inspect the shared-memory fd %d: %s", fd, strerror(errno));
@@ -438,7 +442,10 @@ void shmc__arena_detach(struct shmc__arena *a)
         munmap(a->base, a->size);
     if (a->fd >= 0)
         close(a->fd);
+    if (a->serve_fd >= 0)
+        close(a->serve_fd);
     a->base = NULL;
     a->hdr = NULL;
     a->fd = -1;
+    a->serve_fd = -1;
 }

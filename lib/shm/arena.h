@@ -248,6 +248,9 @@ struct shmc__arena {
     uint8_t *base;
     size_t size;
     int fd;
+    int serve_fd; /* the socket that hands fd to the other ranks until all attached
+                   * (fdpass.h, shmc__job_wait_attached), or -1 */
+    int named;    /* the arena has a name in /dev/shm until every rank attached */
     struct shmc__arena_hdr *hdr; /* for the job-state words only (job.h) */
     struct shmc__layout lay;
     uint32_t flags;
@@ -291,7 +294,9 @@ int shmc__arena_peek_ready(int fd, int *creator_alive);
  * returns SHMC_ERR_NOSHM after logging the size needed and the size free. The fd is
  * opened close-on-exec; a launcher clears that flag in the child that must inherit it.
  * memfd (only with unlink_now, since nothing can then attach by name): 1 makes the
- * arena an anonymous memory file (memfd_create), outside /dev/shm and its size limit. */
+ * arena an anonymous memory file (memfd_create), outside /dev/shm and its size limit,
+ * which the ranks get as an inherited descriptor (shmrun) or through a socket
+ * (fdpass.h). */
 int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shmc__layout *l,
                        int unlink_now, int launcher_pid, int memfd);
 

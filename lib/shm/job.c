@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -16,6 +17,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "shm/doorbell.h"
+#include "shm/fdpass.h"
 #include "shmcomm.h"
 
 /* Wakes every rank but me that may be asleep: a full fence, then the doorbells of those
@@ -145,15 +147,34 @@ static int assembly_failed(const struct shmc__arena *a, unsigned size, int repor
     return SHMC_OK;
 }
 
+/* Serves the ranks that asked for the arena since the last look; while some have not
+ * been served yet, waits up to 50 ms for the next to ask (a poll on the socket) and
+ * returns 1, else returns 0 without waiting. */
+static int serve(struct shmc__arena *a, unsigned *served, unsigned size)
+{
+    if (a->serve_fd < 0)
+        return 0;
+    *served += (unsigned)shmc__fdpass_serve(a->serve_fd, a->fd);
+    if (*served + 1 >= size)
+        return 0; /* then the attach count's futex, below, says when they are done */
+    struct pollfd pf = {.fd = a->serve_fd, .events = POLLIN};
+    poll(&pf, 1, 50);
+    return 1;
+}
+
 int shmc__job_wait_attached(struct shmc__arena *a, unsigned timeout_s)
 {
     struct shmc__arena_hdr *h = a->hdr;
-    unsigned size = a->lay.nranks;
+    unsigned size = a->lay.nranks, served = 0;
     uint64_t deadline = shmc__now_ns() + (uint64_t)timeout_s * 1000000000ull;
     for (;;) {
         /* Acquire: pairs with the attach counter's fetch_add; claimed pids are visible. */
         uint32_t n = shmc__load_acquire32(&h->attached);
         if (n >= size) {
+            if (a->serve_fd >= 0) { /* nobody else will ask */
+                close(a->serve_fd);
+                a->serve_fd = -1;
+            }
             /* Every rank claimed its control block with its pid before counting itself:
              * copy them now, once (arena.h). */
             for (unsigned p = 0; p < size; p++)
@@ -177,6 +198,8 @@ int shmc__job_wait_attached(struct shmc__arena *a, unsigned timeout_s)
                        n, size, timeout_s, missing);
             return SHMC_ERR_TIMEOUT;
         }
+        if (serve(a, &served, size))
+            continue;
         struct timespec ts = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
         syscall(SYS_futex, &h->attached, FUTEX_WAIT, n, &ts, NULL, 0);
     }

@@ -40,7 +40,9 @@ int shmc__job_abort_from(struct shmc__arena *a, unsigned me, int code, int stop_
 
 /* Waits until every rank of the job has attached (the attach count), or fails: a rank
  * died first (SHMC_ERR_PEER_DEAD), the job was aborted, or timeout_s passed
- * (SHMC_ERR_TIMEOUT, naming the missing ranks). */
+ * (SHMC_ERR_TIMEOUT, naming the missing ranks). Meanwhile, if this rank hands out the
+ * arena (a->serve_fd, fdpass.h), it serves every rank that asks, and closes the socket
+ * once all have attached. */
 int shmc__job_wait_attached(struct shmc__arena *a, unsigned timeout_s);
 
 /* Rank me tells rank peer that it found what they share corrupt and will not talk to it

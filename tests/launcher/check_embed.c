@@ -151,7 +151,7 @@ START_TEST(test_embed_incomplete_job)
                           "MASTER_PORT=2 SHMC_ATTACH_TIMEOUT=1",
                           ex_ring),
                      0);
-    ASSERT_OUT("local rank 0 did not create the shared memory");
+    ASSERT_OUT("local rank 0 did not hand out the shared memory");
     /* Two processes given the same rank. */
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
@@ -166,19 +166,36 @@ START_TEST(test_embed_incomplete_job)
                           "MASTER_PORT=4 SHMC_ATTACH_TIMEOUT=2",
                           ex_ring),
                      0);
-    ASSERT_OUT("another running job uses the shared-memory name");
+    ASSERT_OUT("another running job uses the name");
 }
 END_TEST
 
-/* Local rank 0 of an earlier job with the same key was killed before the others came:
- * its segment stays. The next job with that key recognises it and replaces it. */
+/* Local rank 0 of an earlier job with the same key was killed before the others came.
+ * With SHMC_MEMFD=0 its segment stays in /dev/shm; the next job with that key
+ * recognises it and replaces it. By default nothing stays: the memory file and its
+ * socket went with the process, and the next job simply runs. */
 START_TEST(test_embed_stale_segment)
 {
     char names[1024];
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
+             "RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 SHMC_JOB_ID=memfd-$PPID "
+             "SHMC_DEBUG=3 %s 2>&1 & pid=$!; "
+             "sleep 0.3; kill -9 $pid; wait $pid",
+             ex_ring);
+    shmct_sh(cmd, out, sizeof out);
+    ck_assert_msg(shmct_shm_segments(names, sizeof names) == shmct_shm_baseline,
+                  "a killed rank of a default job left a name in /dev/shm: %s", out);
+    ck_assert_msg(loop(2,
+                       "RANK=%1$d LOCAL_RANK=%1$d WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 "
+                       "SHMC_JOB_ID=memfd-$PPID",
+                       ex_ring) == 0,
+                  "%s", out);
+    ASSERT_OUT("ring: every rank received its left neighbour's rank: ok");
+
+    snprintf(cmd, sizeof cmd,
              "RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 SHMC_JOB_ID=stale-$PPID "
-             "%s & pid=$!; "
+             "SHMC_MEMFD=0 %s & pid=$!; "
              "while ! ls /dev/shm | grep -q shmc-$(id -u)-j; do :; done; kill -9 $pid; "
              "wait $pid; ls /dev/shm | grep -c shmc-$(id -u)-j",
              ex_ring);
@@ -188,7 +205,7 @@ START_TEST(test_embed_stale_segment)
     /* Same key (the test process is $PPID of both shells). */
     ck_assert_msg(loop(2,
                        "RANK=%1$d LOCAL_RANK=%1$d WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 "
-                       "SHMC_JOB_ID=stale-$PPID",
+                       "SHMC_JOB_ID=stale-$PPID SHMC_MEMFD=0",
                        ex_ring) == 0,
                   "%s", out);
     ASSERT_OUT("ring: every rank received its left neighbour's rank: ok");
@@ -248,9 +265,10 @@ static void embedded_name(const char *key, char *buf, size_t len)
     snprintf(buf, len, "/dev/shm/shmc-%u-j%016llx", (unsigned)geteuid(), (unsigned long long)h);
 }
 
-/* Someone put an object under the job's predictable name first: a file open to all, one
- * of another user, a FIFO, a symbolic link. The job refuses it at once, naming what it is
- * and whose, and leaves it alone; the FIFO does not block anyone. */
+/* Someone put an object under the job's predictable name in /dev/shm first (a job told to
+ * use /dev/shm, SHMC_MEMFD=0): a file open to all, one of another user, a FIFO, a
+ * symbolic link. The job refuses it at once, naming what it is and whose, and leaves it
+ * alone; the FIFO does not block anyone. */
 START_TEST(test_embed_squatted_name)
 {
     static const char *const make[] = {"touch %1$s; chmod 666 %1$s",
@@ -269,7 +287,7 @@ START_TEST(test_embed_squatted_name)
         char vars[256];
         snprintf(vars, sizeof vars,
                  "RANK=%%1$d LOCAL_RANK=%%1$d WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 SHMC_JOB_ID=%s "
-                 "SHMC_ATTACH_TIMEOUT=60",
+                 "SHMC_ATTACH_TIMEOUT=60 SHMC_MEMFD=0",
                  key);
         ck_assert_int_ne(loop(2, vars, ex_ring), 0);
         ASSERT_OUT("which no shmcomm job of this user");
@@ -277,6 +295,60 @@ START_TEST(test_embed_squatted_name)
         struct stat st;
         ck_assert_msg(lstat(path, &st) == 0, "%s was removed", path);
         unlink(path);
+    }
+}
+END_TEST
+
+/* Someone listens on the job's socket name first (the default: the arena is handed out on
+ * an abstract socket named from the job key). Another user's listener: local rank 0
+ * refuses the name and rank 1 refuses what it offers, both naming its pid and uid, at
+ * once. A socket of this user that is bound but answers nobody: rank 0 says so. Needs
+ * python3 to make the sockets (and root to run one as another user). */
+START_TEST(test_embed_squatted_socket)
+{
+    /* The system's python3, which another user may run (not one in root's home). */
+    if (system("/usr/bin/python3 -c 'import socket' 2>/dev/null") != 0) {
+        fprintf(stderr, "test_embed_squatted_socket: skipped (no /usr/bin/python3)\n");
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (k == 0 && geteuid() != 0)
+            continue; /* only root can listen as another user */
+        char key[64], path[128], cmd[2048], vars[256];
+        snprintf(key, sizeof key, "sock-%d-%d", k, (int)getpid());
+        embedded_name(key, path, sizeof path);
+        const char *name = path + strlen("/dev/shm/");
+        snprintf(cmd, sizeof cmd,
+                 "%s /usr/bin/python3 -c 'import socket, sys, time\n"
+                 "s = socket.socket(socket.AF_UNIX)\n"
+                 "s.bind(b\"\\0%s\")\n"
+                 "%s\n"
+                 "open(sys.argv[1], \"w\").close()\n"
+                 "time.sleep(30)' /tmp/squat-ready-%d >/dev/null 2>&1 & sq=$!; "
+                 "i=0; while [ ! -e /tmp/squat-ready-%d ] && [ $i -lt 1000 ]; do sleep 0.01; "
+                 "i=$((i+1)); done; rm /tmp/squat-ready-%d || exit 1; echo $sq > /tmp/squat-pid-%d",
+                 k == 0 ? "setpriv --reuid 4321 --regid 4321 --clear-groups" : "", name,
+                 k == 0 ? "s.listen()" : "pass", (int)getpid(), (int)getpid(), (int)getpid(),
+                 (int)getpid());
+        ck_assert_msg(shmct_sh(cmd, out, sizeof out) == 0, "%s", out);
+        snprintf(vars, sizeof vars,
+                 "RANK=%%1$d LOCAL_RANK=%%1$d WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 SHMC_JOB_ID=%s "
+                 "SHMC_ATTACH_TIMEOUT=3",
+                 key);
+        ck_assert_int_ne(loop(2, vars, ex_ring), 0);
+        static char junk[256];
+        snprintf(cmd, sizeof cmd, "kill $(cat /tmp/squat-pid-%d); rm -f /tmp/squat-pid-%d",
+                 (int)getpid(), (int)getpid());
+        shmct_sh(cmd, junk, sizeof junk);
+        if (k == 0) {
+            ASSERT_OUT("is held by pid ");
+            ASSERT_OUT("of uid 4321, which no shmcomm job of this user");
+            ASSERT_OUT("of uid 4321, not by this user");
+            /* Both refused at once, not after SHMC_ATTACH_TIMEOUT. */
+            ck_assert_msg(!strstr(out, "within 3 s"), "a rank waited for the time-out:\n%s", out);
+        } else {
+            ASSERT_OUT("is held by a socket that answers nobody");
+        }
     }
 }
 END_TEST
@@ -298,6 +370,7 @@ static Suite *embed_suite(void)
     tcase_add_test(t, test_embed_peer_dies);
     tcase_add_test(t, test_embed_dies_while_assembling);
     tcase_add_test(t, test_embed_squatted_name);
+    tcase_add_test(t, test_embed_squatted_socket);
     suite_add_tcase(s, t);
     return s;
 }

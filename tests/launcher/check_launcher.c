@@ -562,15 +562,15 @@ START_TEST(test_launcher_cleanup)
 }
 END_TEST
 
-/* A /dev/shm too small for the job: a clear message with both sizes and the way out,
- * before any rank starts; with SHMC_MEMFD=1 the same job runs, its memory outside
- * /dev/shm. Needs a private mount namespace (root); skipped otherwise. */
+/* A /dev/shm too small for a job told to use it (SHMC_MEMFD=0): a clear message with
+ * both sizes and the way out, before any rank starts; by default the same job runs, its
+ * memory outside /dev/shm. Needs a private mount namespace (root); skipped otherwise. */
 START_TEST(test_launcher_small_dev_shm)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm || exit 77; "
-             "exec %s -n 64 true' 2>&1 || echo status=$?",
+             "SHMC_MEMFD=0 exec %s -n 64 true' 2>&1 || echo status=$?",
              shmrun);
     shmct_sh(cmd, out, sizeof out);
     if (strstr(out, "status=77") || strstr(out, "unshare failed")) {
@@ -581,11 +581,11 @@ START_TEST(test_launcher_small_dev_shm)
     ASSERT_OUT("the job needs ");
     ASSERT_OUT(" MiB of shared memory, /dev/shm has ");
     ASSERT_OUT(" MiB free");
-    ASSERT_OUT("or set SHMC_MEMFD=1 to use memory outside /dev/shm");
+    ASSERT_OUT("or unset SHMC_MEMFD=0 (by default the job's memory is outside /dev/shm)");
     ASSERT_OUT("status=1\n");
     snprintf(cmd, sizeof cmd,
              "unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm || exit 77; "
-             "SHMC_MEMFD=1 exec %s -n 64 sh -c \"echo ran \\$SHMC_RANK\" | grep -c ran' 2>&1; "
+             "exec %s -n 64 sh -c \"echo ran \\$SHMC_RANK\" | grep -c ran' 2>&1; "
              "echo status=$?",
              shmrun);
     shmct_sh(cmd, out, sizeof out);
