@@ -222,6 +222,21 @@ SHMC_API int shmc_init_thread(int level, shmc_comm **world);
  * key or len too small) or SHMC_ERR_SYS (no randomness). */
 SHMC_API int shmc_job_key(char *key, size_t len);
 
+/* The room shmc_machine_id needs (with its terminating NUL). */
+#define SHMC_MACHINE_ID_LEN 96
+
+/* Writes into id (len >= SHMC_MACHINE_ID_LEN) a string that is the same for processes
+ * that can be ranks of one job and differs otherwise: the kernel's boot id (a machine, or
+ * a virtual machine, since it started) and where the ranks meet: the network namespace,
+ * which the socket that hands out the job's memory lives in (docs/design.md, "The
+ * arena"), or with SHMC_MEMFD=0 the /dev/shm the memory is named in. Processes that
+ * learn rank, size and key from their own channel and join with shmc_init_join compare
+ * it through that channel first, so that ranks on different hosts are told at once
+ * instead of waiting for SHMC_ATTACH_TIMEOUT (the torch backend does). Needs no
+ * shmc_init; any thread. Returns SHMC_OK, SHMC_ERR_ARG (NULL id or len too small),
+ * SHMC_ERR_ENV (a malformed SHMC_ variable, logged) or SHMC_ERR_SYS (/proc unreadable). */
+SHMC_API int shmc_machine_id(char *id, size_t len);
+
 /* Joins the job of `size` ranks named by key as `rank`, whatever the environment says:
  * for programs that learn rank, size and a shared key from their own channel (a torch
  * store, a file, a socket). Rank 0 usually makes the key with shmc_job_key and passes it

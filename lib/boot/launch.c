@@ -153,9 +153,16 @@ static int check_single_node(const struct launch *l)
     static const char *const sizes[] = {"", "", "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
     static const char *const ranks[] = {"", "", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
     if (l->local_size != l->size) {
-        SHMC_ERROR("shmcomm connects the processes of one machine, but %s=%ld while only %ld "
-                   "run on this one; run the job on a single node",
-                   sizes[l->mode], l->size, l->local_size);
+        char host[256] = "?", where[320] = "";
+        gethostname(host, sizeof host - 1);
+        const char *master = getenv("MASTER_ADDR");
+        if (l->mode == SHMC_BOOT_TORCHRUN && master && *master)
+            snprintf(where, sizeof where, "; rank 0's host is %s (MASTER_ADDR)", master);
+        SHMC_ERROR("the job's ranks are on several machines: %s=%ld but only %ld run on this "
+                   "one (%s)%s. shmcomm connects the processes of one machine: run the job "
+                   "on a single node, or use a backend that crosses machines (torch's "
+                   "\"gloo\" or \"nccl\", or an MPI's own transport)",
+                   sizes[l->mode], l->size, l->local_size, host, where);
         return SHMC_ERR_ENV;
     }
     /* On one node the local rank is the rank: anything else names a rank some other
@@ -364,6 +371,34 @@ int shmc__job_key_valid(const char *key)
             return 0;
     }
     return n > 0;
+}
+
+SHMC_API int shmc_machine_id(char *id, size_t len)
+{
+    if (!id || len < SHMC_MACHINE_ID_LEN)
+        return SHMC_ERR_ARG;
+    char boot[64] = "";
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, boot, sizeof boot - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    /* Where the ranks meet: the network namespace of the socket that hands out the memory
+     * file, or, with SHMC_MEMFD=0, the /dev/shm its name is in. */
+    struct shmc__config cfg;
+    int rc = shmc__config_load(&cfg);
+    if (rc != SHMC_OK)
+        return rc;
+    struct stat where;
+    if (n <= 0 || stat(cfg.memfd ? "/proc/self/ns/net" : "/dev/shm", &where) != 0)
+        return SHMC_ERR_SYS;
+    boot[n] = '\0';
+    boot[strcspn(boot, "\n")] = '\0';
+    if (cfg.memfd)
+        snprintf(id, len, "boot:%s/net:%llu", boot, (unsigned long long)where.st_ino);
+    else
+        snprintf(id, len, "boot:%s/shm:%llu:%llu", boot, (unsigned long long)where.st_dev,
+                 (unsigned long long)where.st_ino);
+    return SHMC_OK;
 }
 
 SHMC_API int shmc_job_key(char *key, size_t len)

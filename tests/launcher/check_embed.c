@@ -104,14 +104,23 @@ END_TEST
 
 START_TEST(test_embed_bad_environment)
 {
-    /* More ranks in the job than on this machine. */
+    /* More ranks in the job than on this machine: said at once, naming this host and
+     * rank 0's. */
+    char host[256] = "", want[400];
+    gethostname(host, sizeof host - 1);
     ck_assert_int_ne(loop(1,
                           "RANK=0 LOCAL_RANK=0 WORLD_SIZE=8 LOCAL_WORLD_SIZE=4 "
-                          "MASTER_PORT=1",
+                          "MASTER_PORT=1 MASTER_ADDR=node7",
                           ex_ring),
                      0);
-    ASSERT_OUT("shmcomm connects the processes of one machine, but WORLD_SIZE=8 while only "
-               "4 run on this one");
+    snprintf(want, sizeof want,
+             "the job's ranks are on several machines: WORLD_SIZE=8 but only 4 run on this "
+             "one (%s); rank 0's host is node7 (MASTER_ADDR). shmcomm connects the processes "
+             "of one machine",
+             host);
+    ASSERT_OUT(want);
+    ck_assert_int_ne(loop(1, OMPI(1) " OMPI_COMM_WORLD_SIZE=2", ex_ring), 0);
+    ASSERT_OUT("OMPI_COMM_WORLD_SIZE=2 but only 1 run on this one");
     /* Nothing names the job. */
     ck_assert_int_ne(loop(1, "RANK=0 WORLD_SIZE=2", ex_ring), 0);
     ASSERT_OUT("nothing identifies the job: set TORCHELASTIC_RUN_ID, MASTER_PORT or "

@@ -7,9 +7,11 @@
  * with /dev/shm as it found it.
  */
 #include <check.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -213,6 +215,66 @@ START_TEST(test_init_again_under_torchrun_vars)
 }
 END_TEST
 
+/* shmc_machine_id in a forked child, against its parent's: the child as it is (0), in a
+ * network namespace of its own (1), or in a mount namespace of its own with another
+ * /dev/shm (2). Returns 1 if the ids were equal, 0 if not, 77 if the child could not
+ * make its namespace (that needs root). */
+static int child_id_equal(int how)
+{
+    char mine[SHMC_MACHINE_ID_LEN];
+    ck_assert_int_eq(shmc_machine_id(mine, sizeof mine), SHMC_OK);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char id[SHMC_MACHINE_ID_LEN] = "";
+        if (how == 1 && unshare(CLONE_NEWNET) != 0)
+            _exit(77);
+        if (how == 2 && (unshare(CLONE_NEWNS) != 0 ||
+                         mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+                         mount("tmpfs", "/dev/shm", "tmpfs", 0, "size=1m") != 0))
+            _exit(77);
+        if (shmc_machine_id(id, sizeof id) != SHMC_OK)
+            _exit(1);
+        ssize_t w = write(p[1], id, strlen(id) + 1);
+        _exit(w > 0 ? 0 : 1);
+    }
+    close(p[1]);
+    char theirs[SHMC_MACHINE_ID_LEN] = "";
+    ssize_t got = read(p[0], theirs, sizeof theirs - 1);
+    close(p[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+        return 77;
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && got > 0, "the child failed");
+    ck_assert_msg(!strncmp(mine, "boot:", 5), "id '%s'", mine);
+    return strcmp(mine, theirs) == 0;
+}
+
+/* By default the ranks meet in the network namespace; with SHMC_MEMFD=0, in /dev/shm. */
+START_TEST(test_machine_id)
+{
+    static const int apart[2][3] = {{0, 1, 0}, {0, 0, 1}}; /* [SHMC_MEMFD=0][how] */
+    for (int named = 0; named < 2; named++) {
+        if (named)
+            setenv("SHMC_MEMFD", "0", 1);
+        else
+            unsetenv("SHMC_MEMFD");
+        for (int how = 0; how < 3; how++) {
+            int eq = child_id_equal(how);
+            if (eq == 77) {
+                fprintf(stderr, "test_machine_id: namespaces need root; skipped\n");
+                continue;
+            }
+            ck_assert_msg(eq == !apart[named][how], "SHMC_MEMFD=%d, child %d: ids %s", !named,
+                          how, eq ? "equal" : "differ");
+        }
+    }
+    unsetenv("SHMC_MEMFD");
+}
+END_TEST
+
 static Suite *join_suite(void)
 {
     Suite *s = suite_create("join");
@@ -223,6 +285,7 @@ static Suite *join_suite(void)
     tcase_add_test(t, test_join_bad_arguments);
     tcase_add_test(t, test_join_incomplete);
     tcase_add_test(t, test_init_again_under_torchrun_vars);
+    tcase_add_test(t, test_machine_id);
     suite_add_tcase(s, t);
     return s;
 }

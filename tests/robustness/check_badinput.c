@@ -71,6 +71,7 @@ enum fn {
     F_DEVSEL,
     F_JOIN,
     F_JOBKEY,
+    F_MACHINE_ID,
     F_ALLTOALLV,
     F_MEMBERS,
     F_SETTIMEOUT,
@@ -127,6 +128,7 @@ static const char *const fn_name[NFN] = {
     "shmc_device_select",
     "shmc_init_join",
     "shmc_job_key",
+    "shmc_machine_id",
     "shmc_alltoallv",
     "shmc_comm_create_members",
     "shmc_comm_set_timeout",
@@ -184,6 +186,7 @@ static const char *const need[NFN] = {
     [F_DEVSEL] = "BAP",
     [F_JOIN] = "RP",
     [F_JOBKEY] = "P",
+    [F_MACHINE_ID] = "P",
     [F_ALLTOALLV] = "BACNDVS",
     [F_MEMBERS] = "BACNRTP",
     [F_SETTIMEOUT] = "BAC",
@@ -359,6 +362,10 @@ static void outside_the_job(shmc_comm *w, enum kind k)
     char key[SHMC_JOB_KEY_LEN];
     BAD(F_JOBKEY, K_OUTPTR, SHMC_ERR_ARG, shmc_job_key(NULL, sizeof key));
     T_OK(shmc_job_key(key, sizeof key));
+    char id[SHMC_MACHINE_ID_LEN];
+    BAD(F_MACHINE_ID, K_OUTPTR, SHMC_ERR_ARG, shmc_machine_id(NULL, sizeof id));
+    BAD(F_MACHINE_ID, K_OUTPTR, SHMC_ERR_ARG, shmc_machine_id(id, SHMC_MACHINE_ID_LEN - 1));
+    T_OK(shmc_machine_id(id, sizeof id));
     shmc_comm *j = JUNK_A;
     BAD(F_JOIN, K_RANK, SHMC_ERR_ARG, shmc_init_join(2, 2, key, 0, &j));
     T_ASSERT(j == NULL, "a refused join clears *world");
