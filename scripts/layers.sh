@@ -125,7 +125,7 @@ check_includes() {
 # What a test may include: its own helpers, the public header, and (robustness tests
 # attack it) the shared-memory format. Unit tests of a module, and the device tests
 # (which make stand-in device memory through the device layer), may include more.
-TEST_ALLOWED='^(shmcomm\.h|harness\.h|coll_call\.h|coll_ref\.h|stress\.h|p2p_protocols\.h|refuse_malloc\.h|mpi_test\.h|pipes\.h|shm/arena\.h|transport/ring\.h|p2p/records\.h)$'
+TEST_ALLOWED='^(shmcomm\.h|harness\.h|coll_call\.h|coll_ref\.h|coll_pairs\.h|stress\.h|p2p_protocols\.h|refuse_malloc\.h|mpi_test\.h|pipes\.h|shm/arena\.h|transport/ring\.h|p2p/records\.h)$'
 check_tests() {
     local bad=0 f inc
     while read -r f; do

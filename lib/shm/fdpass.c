@@ -22,6 +22,29 @@
  * message to ride on. */
 #define FDPASS_BYTE 'S'
 
+/* The message both sides pass: one byte, and room for one descriptor beside it. */
+struct fdmsg {
+    char byte;
+    struct iovec iov;
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } u;
+    struct msghdr m;
+};
+
+static void fdmsg_init(struct fdmsg *f, char byte)
+{
+    memset(f, 0, sizeof *f);
+    f->byte = byte;
+    f->iov.iov_base = &f->byte;
+    f->iov.iov_len = 1;
+    f->m.msg_iov = &f->iov;
+    f->m.msg_iovlen = 1;
+    f->m.msg_control = f->u.buf;
+    f->m.msg_controllen = sizeof f->u.buf;
+}
+
 /* The abstract address for name: a NUL, then the name without its leading '/'. */
 static socklen_t address(const char *name, struct sockaddr_un *sa)
 {
@@ -114,22 +137,15 @@ int shmc__fdpass_serve(int lfd, int fd)
             close(c);
             continue;
         }
-        char byte = FDPASS_BYTE;
-        struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-        union {
-            struct cmsghdr h;
-            char buf[CMSG_SPACE(sizeof(int))];
-        } u;
-        memset(&u, 0, sizeof u);
-        struct msghdr m = {
-            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        struct fdmsg f;
+        fdmsg_init(&f, FDPASS_BYTE);
+        struct cmsghdr *h = CMSG_FIRSTHDR(&f.m);
         h->cmsg_level = SOL_SOCKET;
         h->cmsg_type = SCM_RIGHTS;
         h->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(h), &fd, sizeof fd);
         /* A process that gave up waiting has closed its end: EPIPE, nothing served. */
-        if (sendmsg(c, &m, MSG_NOSIGNAL) == 1)
+        if (sendmsg(c, &f.m, MSG_NOSIGNAL) == 1)
             served++;
         close(c);
     }
@@ -167,23 +183,16 @@ int shmc__fdpass_fetch(const char *name, int *fd)
         close(s);
         return SHMC_ERR_ENV;
     }
-    char byte = 0;
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } u;
-    memset(&u, 0, sizeof u);
-    struct msghdr m = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-    ssize_t n = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
+    struct fdmsg f;
+    fdmsg_init(&f, 0);
+    ssize_t n = recvmsg(s, &f.m, MSG_CMSG_CLOEXEC);
     close(s);
-    struct cmsghdr *h = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+    struct cmsghdr *h = n == 1 ? CMSG_FIRSTHDR(&f.m) : NULL;
     if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
         h->cmsg_len == CMSG_LEN(sizeof(int))) {
         int got;
         memcpy(&got, CMSG_DATA(h), sizeof got);
-        if (byte == FDPASS_BYTE && !(m.msg_flags & MSG_CTRUNC)) {
+        if (f.byte == FDPASS_BYTE && !(f.m.msg_flags & MSG_CTRUNC)) {
             *fd = got;
             return SHMC_OK;
         }

@@ -28,47 +28,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "coll_pairs.h"
 #include "harness.h"
-
-static const struct {
-    const char *coll, *env, *algos[7];
-} colls[] = {
-    {"barrier", "BARRIER", {"tree", "ring", "rd", "shm"}},
-    {"bcast", "BROADCAST", {"tree", "ring", "shm"}},
-    {"reduce", "REDUCE", {"tree", "ring", "shm"}},
-    {"allreduce", "ALLREDUCE", {"tree", "ring", "rd", "shm", "direct", "stage"}},
-    {"gather", "GATHER", {"tree", "ring", "shm"}},
-    {"allgather", "ALLGATHER", {"tree", "ring", "shm"}},
-    {"scatter", "SCATTER", {"tree", "ring", "shm"}},
-    {"reduce_scatter", "REDUCE_SCATTER", {"tree", "ring", "shm"}},
-    {"alltoall", "ALLTOALL", {"tree", "ring", "shm"}},
-    {"split", NULL, {"auto"}},
-    {"create_group", NULL, {"auto"}},
-};
-#define NCOLLS (int)(sizeof colls / sizeof colls[0])
-
-struct pick {
-    const char *coll, *env, *algo;
-};
-
-static int npairs(void)
-{
-    int k = 0;
-    for (int c = 0; c < NCOLLS; c++)
-        for (int a = 0; colls[c].algos[a]; a++)
-            k++;
-    return k;
-}
-
-static struct pick pick(int index)
-{
-    int k = index % npairs();
-    for (int c = 0; c < NCOLLS; c++)
-        for (int a = 0; colls[c].algos[a]; a++)
-            if (k-- == 0)
-                return (struct pick){colls[c].coll, colls[c].env, colls[c].algos[a]};
-    return (struct pick){0};
-}
 
 static int stress(void)
 {

@@ -1,0 +1,50 @@
+/*
+ * Every (collective, algorithm) pair that tests/progs/coll_kill runs, for the suites that
+ * kill a member inside one (check_quit, check_survivors): the collective's name as
+ * coll_kill takes it, the SHMC_ALGO_ variable's suffix (NULL: no algorithm to force) and
+ * its algorithms. A case's index picks a pair, cycling.
+ */
+#ifndef SHMCT_COLL_PAIRS_H
+#define SHMCT_COLL_PAIRS_H
+
+static const struct {
+    const char *coll, *env, *algos[7]; /* algos: NULL-terminated */
+} coll_pairs[] = {
+    {"barrier", "BARRIER", {"tree", "ring", "rd", "shm"}},
+    {"bcast", "BROADCAST", {"tree", "ring", "shm"}},
+    {"reduce", "REDUCE", {"tree", "ring", "shm"}},
+    {"allreduce", "ALLREDUCE", {"tree", "ring", "rd", "shm", "direct", "stage"}},
+    {"gather", "GATHER", {"tree", "ring", "shm"}},
+    {"allgather", "ALLGATHER", {"tree", "ring", "shm"}},
+    {"scatter", "SCATTER", {"tree", "ring", "shm"}},
+    {"reduce_scatter", "REDUCE_SCATTER", {"tree", "ring", "shm"}},
+    {"alltoall", "ALLTOALL", {"tree", "ring", "shm"}},
+    {"split", NULL, {"auto"}},
+    {"create_group", NULL, {"auto"}},
+};
+
+struct pick {
+    const char *coll, *env, *algo;
+};
+
+static inline int npairs(void)
+{
+    int k = 0;
+    for (size_t c = 0; c < sizeof coll_pairs / sizeof *coll_pairs; c++)
+        for (int a = 0; coll_pairs[c].algos[a]; a++)
+            k++;
+    return k;
+}
+
+/* The index-th pair, cycling. */
+static inline struct pick pick(int index)
+{
+    int k = index % npairs();
+    for (size_t c = 0; c < sizeof coll_pairs / sizeof *coll_pairs; c++)
+        for (int a = 0; coll_pairs[c].algos[a]; a++)
+            if (k-- == 0)
+                return (struct pick){coll_pairs[c].coll, coll_pairs[c].env, coll_pairs[c].algos[a]};
+    return (struct pick){0};
+}
+
+#endif /* SHMCT_COLL_PAIRS_H */
