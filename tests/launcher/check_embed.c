@@ -5,6 +5,7 @@
  * leftover segment from a crashed job, and peers that die with no launcher watching.
  * Every test checks that nothing is left in /dev/shm.
  */
+/* check: alone */
 #include <check.h>
 #include <string.h>
 #include <sys/stat.h>

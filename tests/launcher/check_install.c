@@ -3,6 +3,7 @@
  * header with pkg-config, linked to the installed shared library, runs under the
  * installed shmrun.
  */
+/* check: alone */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * every way, signals, the timeout, output tagging, the environment, and no segment left
  * in /dev/shm after any of it, including SIGKILL of shmrun itself.
  */
+/* check: alone */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -22,6 +22,7 @@
  * docs/reliability.md, which make check-stress summarises. They are measured, not
  * asserted.
  */
+/* check: alone */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,11 +8,12 @@
  * that finds the sender's ranges not yet counted and its look at the job.
  *
  * The receiver (rank 1) is held in that window at link time
- * (-Wl,--wrap=shmc__coop_recv_step, Makefile): after its first step, its next one waits
+ * (-Wl,--wrap=shmc__coop_recv_step, the link line below): after its first step, its next one waits
  * until the sender has claimed every other range and finalized, then answers "waiting
  * for the sender" without reading the count, as a step just before the sender's last
  * count does.
  */
+/* link: -Wl,--wrap=shmc__coop_recv_step */
 #include <check.h>
 #include <stdlib.h>
 #include <unistd.h>

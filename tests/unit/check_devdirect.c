@@ -6,7 +6,7 @@
  *
  * On the test backend (SHMC_FAKE_DEVICE=1, whose "device" memory is shared memfds that
  * peers really write into), at 3 ranks with the device all-reduce forced: the kernel
- * is wrapped at link time (-Wl,--wrap=shmc__dev_reduce_fold, Makefile). Rank 1 quits the
+ * is wrapped at link time (-Wl,--wrap=shmc__dev_reduce_fold, the link line below). Rank 1 quits the
  * world's collectives instead of running it; rank 2 runs it 300 ms late; rank 0 runs it
  * at once. Rank 0's all-reduce fails, and when it returns, rank 2's block of its output
  * must already hold rank 2's result and nothing may change afterwards. On the world
@@ -18,6 +18,7 @@
  * kernel per run of consecutive blocks (counted through the same wrap), with the right
  * sums whichever ranks share.
  */
+/* link: -Wl,--wrap=shmc__dev_reduce_fold */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>

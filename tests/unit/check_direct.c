@@ -8,9 +8,10 @@
  * writes.
  *
  * A rank is held back, or scribbles, from inside the algorithm through the link: this
- * program wraps the entry into a world round (-Wl,--wrap=shmc__wsync_enter_call, Makefile),
- * so no hook lives in the library.
+ * program wraps the entry into a world round (-Wl,--wrap=shmc__wsync_enter_call, the
+ * link line below), so no hook lives in the library.
  */
+/* link: -Wl,--wrap=shmc__wsync_enter_call */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>

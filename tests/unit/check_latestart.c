@@ -5,10 +5,11 @@
  * announced their quits before its first read of the job's epoch; it must not take that
  * epoch as "already seen" and then wait in the collective for ever.
  *
- * Rank 0 is held back at link time (-Wl,--wrap=shmc__job_wait_attached, Makefile): its
+ * Rank 0 is held back at link time (-Wl,--wrap=shmc__job_wait_attached, the link line below): its
  * start waits until every other rank has published a quit of the world's collectives,
  * then goes on. Its next collective on the world must fail with the quitters' error.
  */
+/* link: -Wl,--wrap=shmc__job_wait_attached */
 #include <check.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,10 +1,11 @@
 /*
  * Unit test of coll/stage.c's fallback: a rank that cannot reserve its staging buffers
- * (a full /dev/shm; here, at link time, -Wl,--wrap=shmc__arena_stage_reserve, Makefile)
+ * (a full /dev/shm; here, at link time, -Wl,--wrap=shmc__arena_stage_reserve, the link line below)
  * says so in the first round, and every rank then takes the slots for that call and
  * every later one: the results are right on every rank, whichever rank failed, for calls
  * of one and of several chunks, in place and not.
  */
+/* link: -Wl,--wrap=shmc__arena_stage_reserve */
 #include <check.h>
 #include <stdlib.h>
 

@@ -1,0 +1,34 @@
+# make install PREFIX=/usr/local [DESTDIR=...], and make uninstall.
+
+install: lib mpi $(SHMRUN)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/include/shmcomm-mpi
+	install -m 644 include/shmcomm.h $(DESTDIR)$(PREFIX)/include/
+	# mpi.h in a directory of its own, so that it never shadows a system MPI's.
+	install -m 644 mpi/include/mpi.h mpi/include/shmcomm_mpi_functions.h \
+	    $(DESTDIR)$(PREFIX)/include/shmcomm-mpi/
+	install -m 644 $(MPI_STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(MPI_SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libshmcomm_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.so.$(SOMAJOR)
+	ln -sf libshmcomm_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.so
+	sed -e 's|@CC@|$(CC)|g' -e 's|@INCDIR@|$(PREFIX)/include/shmcomm-mpi|g' \
+	    -e 's|@LIBDIR@|$(PREFIX)/lib|g' -e 's|@VERSION@|$(VERSION)|g' mpi/shmcc.in \
+	    > $(DESTDIR)$(PREFIX)/bin/shmcc
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/shmcc
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so.$(SOMAJOR)
+	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so
+	install -m 755 $(SHMRUN) $(DESTDIR)$(PREFIX)/bin/
+	# Made here, not cached: it names PREFIX, which differs from one install to the next.
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(STATIC_DEPS) -lm|g' shmcomm.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig 2>/dev/null || true; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/shmcomm.h $(DESTDIR)$(PREFIX)/bin/shmrun \
+	      $(DESTDIR)$(PREFIX)/lib/libshmcomm.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc \
+	      $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.* $(DESTDIR)$(PREFIX)/bin/shmcc
+	rm -rf $(DESTDIR)$(PREFIX)/include/shmcomm-mpi
