@@ -6,7 +6,7 @@
  * vectors). Done in one go, that is hundreds of ms when 8 ranks share 2 cores, during
  * which the rank does not look at the job: a member that died or quit meanwhile is
  * noticed only at the next wait, and every member waiting for this one waits as long
- * (issue 19: survivors took up to 1.2 s to return). So host work goes in pieces of
+ * (survivors took over a second to return). So host work goes in pieces of
  * SHMC_CX_PIECE bytes, with a look at the job between them (shmc__job_ok: two relaxed
  * loads while nothing changed). Device work is left whole: it is queued to the GPU,
  * not done by this CPU.

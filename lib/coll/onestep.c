@@ -19,7 +19,7 @@
 #include "coll/wsync.h"
 
 /* Every round carries the call's words (x->call), so that members that made different
- * calls find out in the round they share (issue 19: the mismatch check on by default). On
+ * calls find out in the round they share (the mismatch check is on by default). On
  * the world a hash of them sits beside the round number, in the line every member loads
  * anyway (wsync.h); in a slot they sit beside the stamp (slot.c). Every member compares
  * every other's, so all of them return SHMC_ERR_MISMATCH together and the communicator
