@@ -1,4 +1,8 @@
-# make install PREFIX=/usr/local [DESTDIR=...], and make uninstall.
+# make install PREFIX=/usr/local [DESTDIR=...], and make uninstall. The man pages are
+# docs/man/*.1 and *.3, written in man(7) as they are installed.
+
+MAN1 := $(wildcard docs/man/*.1)
+MAN3 := $(wildcard docs/man/*.3)
 
 install: lib mpi $(SHMRUN)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
@@ -20,6 +24,9 @@ install: lib mpi $(SHMRUN)
 	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so.$(SOMAJOR)
 	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so
 	install -m 755 $(SHMRUN) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(MAN3) $(DESTDIR)$(PREFIX)/share/man/man3/
 	# Made here, not cached: it names PREFIX, which differs from one install to the next.
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(STATIC_DEPS) -lm|g' shmcomm.pc.in \
@@ -32,3 +39,5 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/lib/libshmcomm.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc \
 	      $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.* $(DESTDIR)$(PREFIX)/bin/shmcc
 	rm -rf $(DESTDIR)$(PREFIX)/include/shmcomm-mpi
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1))) \
+	      $(addprefix $(DESTDIR)$(PREFIX)/share/man/man3/,$(notdir $(MAN3)))

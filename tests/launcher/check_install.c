@@ -1,7 +1,7 @@
 /*
  * make install: into a temporary prefix, then a program built from the installed
  * header with pkg-config, linked to the installed shared library, runs under the
- * installed shmrun.
+ * installed shmrun; and the man pages are there, and man reads them without a warning.
  */
 /* check: alone */
 #include <check.h>
@@ -30,14 +30,21 @@ START_TEST(test_install_prefix)
              "shmcomm) -Wl,-rpath,%s/usr/lib; "
              "%s/usr/bin/shmrun -n 3 %s/ring; "
              "ldd %s/ring | grep -c %s/usr/lib/libshmcomm.so.0; "
+             "for m in man1/shmrun.1 man1/shmcc.1 man3/shmcomm.3; do "
+             "  test -s %s/usr/share/man/$m || { echo \"no $m\"; exit 1; }; "
+             "  if command -v man >/dev/null; then "
+             "    w=$(man --warnings -l %s/usr/share/man/$m 2>&1 >/dev/null); "
+             "    test -z \"$w\" || { echo \"$m: $w\"; exit 1; }; fi; "
+             "done; echo man pages ok; "
              "rm -rf %s",
              SHMC_SRC_DIR, build ? build : "build", san ? san : "", dir, dir, SHMC_VERSION_STRING,
              dir, cflags ? cflags : "", dir, SHMC_SRC_DIR, SHMC_SRC_DIR, dir, dir, dir, dir, dir,
-             dir);
+             dir, dir, dir);
     int st = shmct_sh(cmd, out, sizeof out);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "install failed:\n%s", out);
     ck_assert_msg(strstr(out, "ring: every rank received its left neighbour's rank: ok"), "%s",
                   out);
+    ck_assert_msg(strstr(out, "man pages ok"), "%s", out);
 }
 END_TEST
 
