@@ -2,8 +2,7 @@
  * Barrier then broadcast, as OSU's osu_bcast loops, timed together: the slowest rank's
  * time per iteration. osu_bcast times only the broadcast, so where a runtime's ranks wait
  * for each other (in the untimed barrier or in the timed broadcast) moves its figure;
- * this one does not care (docs/performance.md, "The MPI interface on the OSU
- * Micro-Benchmarks"). With --trace it also stamps every iteration on every rank (1-byte
+ * this one does not care. With --trace it also stamps every iteration on every rank (1-byte
  * broadcasts) and prints where the time goes: how far apart the ranks leave the barrier,
  * how long the broadcast runs on after the last of them left it, how often the root is
  * the last one out, and each rank's mean broadcast time. An MPI program: build it with

@@ -8,8 +8,7 @@
  *
  * Why: on a shared host the hypervisor may run the two vCPUs of this machine far apart
  * for minutes at a time, and then every message through shared memory pays for it
- * (docs/performance.md, "Rings of 1 MiB": about 50-110 ns normally, 300-360 ns in such
- * spells).
+ * (docs/performance.md, "Machine", gives the usual readings).
  * bench/osu_compare.sh runs this before each run, so that a run made in such a spell can
  * be told from a slow runtime (and bench/osu_report.py leaves it out).
  */

@@ -49,7 +49,7 @@ def parse(path):
 
 # A run whose cache-line round trip (bench/line_rtt, taken just before it) read more than
 # this many times the median of all the readings ran in a host's slow spell: the two vCPUs
-# far apart (docs/performance.md, "Rings of 1 MiB"). It is left out, for every runtime
+# far apart (docs/performance.md, "Machine"). It is left out, for every runtime
 # alike, as long as the runtime has another run of that program at that rank count.
 SPELL_FACTOR = 2.0
 

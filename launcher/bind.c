@@ -77,9 +77,10 @@ struct shmrun_bind_plan *shmrun_bind_plan(enum shmrun_bind mode, int nranks)
     if (mode == SHMRUN_BIND_CORE && plan_simple(p) == 0)
         return p;
     /* Placement needs cores, PUs and NUMA nodes only. Not loading hwloc's I/O, GL and
-     * XML plugins, and not building the other objects, takes discovery from about 4 ms
-     * to 1 ms, most of shmrun's start-up (docs/performance.md). The variable is ours
-     * only while we load: a user's own setting is kept, and the ranks never see ours. */
+     * XML plugins, and not building the other objects, takes most of the time out of
+     * discovery, which is most of shmrun's start-up (bench/startup.py). The variable is
+     * ours only while we load: a user's own setting is kept, and the ranks never see
+     * ours. */
     int ours = !getenv("HWLOC_PLUGINS_BLACKLIST");
     if (ours)
         setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml", 1);

@@ -74,10 +74,12 @@ struct shmc__config {
 /* SHMC_FAKE_DEVICE=noipc: stand-in device memory that cannot be shared with peers. */
 #define SHMC_FAKE_NOIPC 2
 
-/* Defaults, chosen by bench/ (docs/performance.md). */
+/* Defaults, chosen by bench/: the eager limit by osu_bw and osu_latency beside Open MPI
+ * and MPICH (bench/osu_compare.sh) at each limit. */
 #define SHMC_DEFAULT_EAGER_LIMIT 32768u
 /* 0: every message above the eager limit goes by single copy when the kernel allows it
- * (measured against streaming through the mailbox in docs/performance.md). */
+ * (measured against streaming through the mailbox: build/bench/measure --tests
+ * latency,bw with SHMC_SINGLE_COPY=0 and 1). */
 #define SHMC_DEFAULT_SINGLE_COPY_MIN 0u
 #define SHMC_DEFAULT_ATTACH_TIMEOUT 60u
 

@@ -4,8 +4,8 @@
  * glibc copies from a few KiB up to about the L2 size with `rep movsb`. On the AMD EPYC
  * this was written on (family 25), `rep movsb` runs about twenty times slower when the
  * destination lies 1 to 15 bytes after the source modulo 4096 (the loads wait on the
- * stores just made to the same page offset): a 64 KiB copy took 20-27 us instead of
- * 1.2-1.4 (docs/performance.md, "Copies"). The library's copies meet every offset: a
+ * stores just made to the same page offset; build/bench/copy_bench shows it at each
+ * distance). The library's copies meet every offset: a
  * slot's or a ring record's data sits wherever the arena puts it, and user buffers are
  * wherever the user's allocator put them. shmc__copy takes a plain vector loop for those
  * offsets (up to 63, which also covers the short distances some Intel parts are slow

@@ -12,7 +12,7 @@
  * consecutive blocks. With a GPU per rank every rank runs its own block, all GPUs at
  * once. Ranks sharing a GPU leave it to one process: a GPU runs one process's work at a
  * time unless MPS is running, and each switch between processes costs far more than a
- * small kernel (docs/performance.md, "CUDA device buffers on one GPU"); one process's
+ * small kernel (bench/gpu_report.sh measures both); one process's
  * kernel over all their blocks needs no switch.
  *
  *   1. Each rank describes its two buffers (shmc__dev_export, which names their GPU)

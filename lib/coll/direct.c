@@ -36,7 +36,7 @@
  * of the work, instead of waiting for the others; starting with our own span, from its
  * front, keeps most pieces with their owner in long runs, which the reading fallback
  * fetches in one call each. Writing a finished piece while it is in our cache was faster
- * than each rank reading it later (docs/performance.md). The bytes moved are the ring's:
+ * than each rank reading it later (coll_bench --algo each). The bytes moved are the ring's:
  * every piece of every input is read once by the rank that combines it, and every rank
  * receives the (n - 1)/n of the result it did not make.
  *
@@ -69,7 +69,8 @@
 #define PIECE (64u << 10) /* bytes combined per read: the staging buffers stay in cache */
 /* A vector of one piece is cut into this many (whole pages), so that more than one core
  * works on it. Only then: cutting 128 and 256 KiB into more pieces was slower at 8 and 16
- * ranks (each piece costs 2 (n - 1) system calls; docs/performance.md). */
+ * ranks (each piece costs 2 (n - 1) system calls; SHMC_ALGO_ALLREDUCE=direct shmrun -n N
+ * build/bench/measure --tests allreduce). */
 #define MIN_PIECES 4u
 
 struct pub {

@@ -35,8 +35,9 @@ static int pick_dev(int coll, const struct shmc__cx *x, size_t bytes, int forced
     case SHMC_C_ALLREDUCE:
         /* Kernels over every member's mapped buffers (devdirect.c), at every size: on a
          * GPU shared by 4 ranks they beat recursive doubling at every size measured, with
-         * and without MPS (docs/performance.md). Beyond the kernel's inputs, the fewest
-         * steps or the ring. */
+         * and without MPS (shmrun -n 4 build/bench/dev_bench --mode allreduce, against
+         * SHMC_ALGO_ALLREDUCE=rd). Beyond the kernel's inputs, the fewest steps or the
+         * ring. */
         if (x->n <= SHMC_DEV_FOLD_MAX)
             return SHMC_A_DIRECT;
         return small ? SHMC_A_RD : SHMC_A_RING;
@@ -96,7 +97,7 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
         /* The world: the one-step rounds for the smallest calls (they beat rd at 3 and 4
          * ranks too), then the staging buffers, which beat direct, rd and the slots from
          * 16 KiB at 2 to 8 ranks on 2 cores, and the one-step form from 2 KiB at 2 ranks
-         * (docs/performance.md, "The staged all-reduce"). */
+         * (shmrun -n N build/bench/coll_bench --algo each, N from 2 to 8). */
         if (shmc__cx_world(x))
             return bytes <= (n == 2 ? K : 4 * K) ? SHMC_A_SHM : SHMC_A_STAGE;
         if (bytes <= 4 * K)

@@ -25,7 +25,8 @@
  * make the ranks meet twice per 64 KiB. Here everything is a plain load or store on memory
  * mapped once, and the ranks meet twice per chunk of up to 1 MiB (smaller chunks were
  * slower: a block freshly written by another core comes slower from that core's cache
- * than from the shared L3 it has been pushed to by then; docs/performance.md). Each rank
+ * than from the shared L3 it has been pushed to by then: coll_bench --algo each, with
+ * the chunk changed). Each rank
  * moves (n - 1)/n of the vector in, combines 1/n of it from n sources, and moves (n -
  * 1)/n out: the ring's bytes, with two meetings per chunk instead of 2 (n - 1) steps.
  *

@@ -26,7 +26,8 @@
  * them counted, so the receiver sees all bytes in its buffer and the sender knows that
  * its buffer is no longer read (the claims' fetch-adds are acq_rel for the same reason).
  * No FIN travels: each side sees the end in the entry itself, which saves the sender a
- * pass through the mailbox before its send completes (docs/performance.md). The send
+ * pass through the mailbox before its send completes (build/bench/measure --tests
+ * latency at 64 KiB). The send
  * completes before the receiver is done with the entry, so the entry is held until the
  * receiver releases `released` after its last access (R11, A11), or dies.
  * A sender whose writev fails stops helping: it stores the range it could not copy in
@@ -57,7 +58,8 @@ static struct shmc__xdesc *entry(const struct shmc__p2p *p, int owner, int i)
 /* Bytes per claim: a few claims per message so that both sides share the work, large
  * enough that a system call's fixed cost stays small beside the copy: an eighth of the
  * message, at least 64 KiB and at most 1 MiB, except that a message of less than 128 KiB
- * is split in two, so that the sender can take one part (docs/performance.md). */
+ * is split in two, so that the sender can take one part (build/bench/measure --tests
+ * latency,bw from 64 KiB). */
 #define COOP_CLAIM_MIN (64u << 10)
 
 static uint64_t claim_bytes(uint64_t total)
@@ -314,7 +316,7 @@ int shmc__coop_recv_step(struct shmc__p2p *p, struct shmc__request *r, int *err)
     /* Armed just before our first claim, not when the RTS matched: a sender that sees
      * the entry armed before we claim takes the first part, and which side copies which
      * part then changes from message to message, moving the receive buffer's lines
-     * between the two caches (64 KiB latency +10%, docs/performance.md). */
+     * between the two caches (build/bench/measure --tests latency at 64 KiB). */
     if (r->coop_err) {
         if (!sender_finished(p, r, d))
             return 0;
@@ -326,7 +328,7 @@ int shmc__coop_recv_step(struct shmc__p2p *p, struct shmc__request *r, int *err)
     uint64_t c = claim_bytes(total), off = shmc__load_relaxed64(&d->next);
     /* A message split in two: the receiver claims first, and the sender starts only once
      * it sees the entry armed, so the receiver's part is the larger (9/16), and both end
-     * closer together (64 KiB latency -5 to -10%, docs/performance.md). */
+     * closer together (build/bench/measure --tests latency at 64 KiB). */
     if (off == 0 && total < 2 * COOP_CLAIM_MIN)
         c = (total * 9 / 16 + 4095) & ~(uint64_t)4095;
     if (off < total && (off = shmc__fetch_add64(&d->next, c)) < total) {

@@ -8,7 +8,9 @@
 
 #include "p2p/p2p.h"
 
-#define SHMC_COOP_MIN (64u << 10) /* offered from here (docs/performance.md) */
+/* Offered from here: below it, the second core's help cost more than it saved
+ * (build/bench/measure --tests latency,bw at each size). */
+#define SHMC_COOP_MIN (64u << 10)
 
 void shmc__coop_init(struct shmc__coop *c);
 /* Names a free descriptor for send s in its RTS: the RTS flag bits, or 0 if not offered. */

@@ -19,12 +19,12 @@
 #define SHMC_STREAM_CHUNK_MAX ((16u << 10) - 16u)
 
 /* Spin budgets (polls before yielding) and yield budgets (before sleeping), chosen with
- * bench/ and OSU (docs/performance.md). */
+ * make bench-compare and bench/osu_compare.sh at 2 and 4 ranks. */
 #define YIELD_DEDICATED 8u
 /* Ranks outnumber CPUs: yield longer before sleeping. A sleeper needs a wake-up and a
  * context switch to go on, and at 4 ranks on 2 CPUs some runs of a collective then took
- * 3-6x as long as others (docs/performance.md, "Yielding longer when ranks outnumber
- * CPUs"). 1000 yields are a few milliseconds where other ranks want the CPU (the
+ * several times as long as others (bench/osu_compare.sh at 4 ranks, round against
+ * round). 1000 yields are a few milliseconds where other ranks want the CPU (the
  * scheduler runs them between our yields) and about one where none does. */
 #define YIELD_OVERSUBSCRIBED 1000u
 #define SPIN_DEDICATED 20000u
@@ -56,7 +56,8 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
             continue;
         uint32_t maxp = p->peers[q].ep.out.max_payload;
         /* A ring holds at least 8 messages at the eager limit, so a window of them streams
-         * (docs/performance.md, "Rings of 1 MiB"): 64 KiB rings keep the 8 KiB limit. An
+         * (osu_bw's window of 64 under bench/osu_compare.sh): 64 KiB rings keep the 8 KiB
+         * limit. An
          * eighth of a ring is always below a record's largest payload (a quarter, less
          * the header). */
         if (p->eager_limit > p->peers[q].ep.out.size / 8)

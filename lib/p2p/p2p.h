@@ -175,8 +175,8 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
  * that finds another thread there with SHMC_ERR_THREAD before it touches anything. A
  * plain load-then-store was not enough: two threads sending as fast as they could both
  * got in often enough to corrupt a mailbox within a second (tests/robustness/
- * check_threads.c). The CAS is on a line only this process writes; its cost is in
- * docs/performance.md. Leaving is a plain release store. */
+ * check_threads.c). The CAS is on a line only this process writes; bench/path_cost.sh
+ * counts its instructions. Leaving is a plain release store. */
 
 /* When the wait of this thread's current call gives up with SHMC_ERR_TIMEOUT (by
  * shmc__now_ns), or 0 for never. The calls that honour a communicator's time-out arm it

@@ -9,9 +9,9 @@
 
 /* Maps the pages of a ring into this process now (they exist already: the arena reserves
  * them at creation), so that the first records written or read there do not each take a
- * page fault. On the machine the figures came from, an osu_bw run over the untouched
- * part of a 1 MiB ring ran at half speed (docs/performance.md, "Rings of 1 MiB"). Only a
- * hint: kernels before 5.14 refuse it, and the pages are then mapped on first use. */
+ * page fault: osu_bw over the untouched part of a 1 MiB ring ran at half speed
+ * (bench/osu_compare.sh). Only a hint: kernels before 5.14 refuse it, and the pages are
+ * then mapped on first use. */
 static void map_now(void *data, uint32_t size, int writable)
 {
 #if defined(MADV_POPULATE_WRITE) && defined(MADV_POPULATE_READ)

@@ -25,8 +25,8 @@
  * SHMC_RING_SMALL_REC bytes that would start beyond that span is preceded by an early
  * SKIP to the end of the array, when the free space allows it, so a stream of small
  * messages cycles over a few cache-resident lines while larger ones use the whole array
- * (docs/performance.md, "Rings of 1 MiB"). The consumer cannot tell an early skip from a
- * late one.
+ * (the small messages' rate, osu_bw at 1-64 B under bench/osu_compare.sh, fell over the
+ * whole array). The consumer cannot tell an early skip from a late one.
  *
  * Space: `head` and `tail` count bytes ever written and consumed (free-running 64-bit,
  * never wrap in practice). The producer keeps a cached copy of `tail` and reads the

@@ -57,7 +57,7 @@ class Engine
     // Ends the worker after the queue is empty (before the library is finalized).
     void stop();
     // SHMC_TORCH_WORKER=all: every collective runs on the worker thread and callers only
-    // wait (torch's MPI backend's design), to measure it against ours (performance.md).
+    // wait (torch's MPI backend's design), to measure it against ours (bench/torch_bench.py).
     bool worker_only() const
     {
         return worker_only_;
