@@ -10,7 +10,7 @@
  * finds another thread of its process inside the library returns SHMC_ERR_THREAD at
  * once and does nothing (one compare-and-swap per call checks it; docs/design.md,
  * "Threads"). shmc_init_thread(SHMC_THREAD_MULTIPLE, ...) asks for a mode in which
- * threads may overlap, at a cost (docs/performance.md).
+ * threads may overlap, at a cost (build/bench/thread_bench and measure show it).
  *
  * Return codes: every fallible function returns SHMC_OK (0) or a negative SHMC_ERR_*
  * code; shmc_strerror() turns a code into a sentence. The library never exits or aborts
@@ -749,7 +749,7 @@ SHMC_API int shmc_comm_id(const shmc_comm *comm);
  * Each error prints what was wrong. Not a collective. */
 SHMC_API int shmc_config_set(const char *name, const char *value);
 
-/* Reads one of this process's counters into *value (docs/design.md, Diagnosis):
+/* Reads one of this process's counters into *value:
  * "requests_active" (sends and receives not yet completed), "comms" (communicators made
  * and not freed), "unexpected_messages" (arrived, not yet received), "single_copy" (1 if
  * this process may use single copy at all), "single_copy_proven" (peers single copy has

@@ -211,7 +211,7 @@ static int in_order(int coll, const struct shmc__cx *x, int algo)
  * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is
  * both sent and overwritten. Most small calls borrow nothing: an algorithm that never
  * borrows has no scratch_need, and that one test is all they pay (computing every call's
- * needs took about 40 instructions, which a 0.2 us barrier would notice). */
+ * needs cost instructions that a barrier's time would show: bench/path_cost.sh). */
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes)
 {

@@ -9,8 +9,9 @@
  * Why: in a tree or a chain a rank waits for the ranks between it and the root, and
  * when ranks outnumber cores each of those must first be scheduled; here no rank waits
  * for any but the root, at the price of n - 1 messages through the root. After a
- * barrier, as the OSU benchmarks time them, that is 4-40x faster at 4 to 16 ranks on 2
- * cores for small blocks (docs/collectives.md gives the sizes where each is chosen).
+ * barrier, as the OSU benchmarks time them, that is several times faster when ranks
+ * share cores, for small blocks (docs/collectives.md gives the sizes where each is
+ * chosen; coll_bench --algo each measures it).
  */
 #include "coll/algos.h"
 #include "coll/local.h"

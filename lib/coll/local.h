@@ -9,8 +9,9 @@
 
 #include "coll/cx.h"
 
-/* Bytes of local work between two looks at the job: a look is two loads, a piece takes
- * about 0.1 ms alone and a few ms when 8 ranks share 2 cores. */
+/* Bytes of local work between two looks at the job: a look is two loads, a piece a copy
+ * of this many bytes, so looking costs nothing and a death is seen within one piece
+ * (tests/robustness/check_survivors measures how soon). */
 #define SHMC_CX_PIECE ((size_t)1 << 20)
 
 /* dst = src (n bytes) in the call's memory kind. SHMC_OK, the copy's error, or, when the

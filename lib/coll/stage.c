@@ -31,7 +31,7 @@
  * 1)/n out: the ring's bytes, with two meetings per chunk instead of 2 (n - 1) steps.
  *
  * The buffers are reserved in the arena object (posix_fallocate) by their owner at its
- * first call, not at creation (that cost every job's start 8 ms at 8 ranks); the first
+ * first call, not at creation (that lengthened every job's start); the first
  * round carries whether that worked, and if any rank's did not, every rank falls back to
  * `shm` for that call and all later ones (co->stage), having written nothing that
  * another reads.

@@ -253,7 +253,8 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
 
     /* Refuse early with both numbers rather than fail half-way. The staging buffers are
      * reserved later, each rank its own, at its first staged all-reduce (coll/stage.c):
-     * most jobs never make one, and reserving 16 MiB here cost 8 ms of every start. */
+     * most jobs never make one, and reserving them here lengthened every start
+     * (bench/startup.py). */
     uint64_t reserve = l->stage_off;
     size_t free_b = shmc__shm_free_bytes();
     int small = free_b != (size_t)-1 && free_b < reserve;

@@ -25,7 +25,7 @@
  * Each waiting rank therefore publishes the CPU it runs on (`cpu` in its control block);
  * a waiter whose awaited ranks all last ran on other CPUs spins for a bounded time
  * instead of handing its CPU to a neighbour that may itself only be waiting (which costs
- * a context switch, about 1 us here, each way). The CPU is a hint, possibly stale after a
+ * a context switch each way). The CPU is a hint, possibly stale after a
  * migration: a wrong guess costs at most that bounded spin (docs/design.md, Waiting).
  */
 #ifndef SHMC_DOORBELL_H

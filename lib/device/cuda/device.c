@@ -74,8 +74,8 @@ static int count_adds(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-/* Whether to look at the loader again: once per tick of the coarse clock (4 ms here,
- * 7 ns to read, where asking the loader costs 25 ns and the fine clock 40). A device
+/* Whether to look at the loader again: once per tick of the coarse clock, which is
+ * cheaper to read than asking the loader or reading the fine clock. A device
  * pointer exists only once the driver is loaded and initialised and has made a context
  * and an allocation, which takes tens of milliseconds at the least; so a look happens
  * between the driver's load and the first device pointer anyone could pass. */
