@@ -224,6 +224,12 @@ int shmct_shm_segments(char *buf, size_t len)
     return n;
 }
 
+const char *shmct_tail(const char *text)
+{
+    size_t n = strlen(text);
+    return n > 3000 ? text + n - 3000 : text;
+}
+
 int shmct_sh(const char *cmd, char *out, size_t len)
 {
     int p[2];

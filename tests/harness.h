@@ -155,9 +155,14 @@ const char *shmct_stderr_end(char *buf, size_t len);
 typedef struct Suite Suite;
 int shmct_main(Suite *s);
 
+/* The last few KiB of a long output, for a failure message (Check cuts its messages
+ * short, and the end of a job's output says how it ended). */
+const char *shmct_tail(const char *text);
+
 /* Fails the current Check test unless text contains substr. */
 #define SHMCT_ASSERT_CONTAINS(text, substr)                                                        \
-    ck_assert_msg(strstr((text), (substr)), "'%s' not in output:\n%s", (substr), (text))
+    ck_assert_msg(strstr((text), (substr)), "'%s' not in output:\n%s", (substr),                 \
+                  shmct_tail(text))
 
 /* Runs a command line with /bin/sh, capturing stdout+stderr into out (truncated to len).
  * Returns the wait status. */

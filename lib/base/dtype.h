@@ -9,6 +9,9 @@
 
 #include "shmcomm.h"
 
+/* The n of an opaque dtype SHMC_DTYPE_BYTES(n): the low bits where the macro puts it. */
+#define SHMC__DTYPE_BYTES_OF(dt) ((unsigned)(dt) & 0x1fffu)
+
 /* Bytes per element, or 0 for a value that is not a shmc_dtype. Inline because every
  * message asks; shmc_dtype_size (public.c) is the exported wrapper. */
 static inline size_t shmc__dtype_size(shmc_dtype dt)
@@ -25,24 +28,17 @@ static inline size_t shmc__dtype_size(shmc_dtype dt)
          * the value is exactly what the macro makes of that size. Tested only where the
          * table says 0, which callers test anyway, so the built-in dtypes' path is the
          * lookup it always was. */
-        unsigned n = (unsigned)dt & 0x1fffu;
+        unsigned n = SHMC__DTYPE_BYTES_OF(dt);
         es = n - 1 < SHMC_DTYPE_BYTES_MAX && dt == SHMC_DTYPE_BYTES(n) ? n : 0;
     }
     return es;
 }
 
-/* Is dt an opaque dtype (SHMC_DTYPE_BYTES), which only user ops reduce? */
-static inline int shmc__dtype_opaque(shmc_dtype dt)
-{
-    return (unsigned)dt >= 0x100u && shmc__dtype_size(dt) != 0;
-}
-
-/* A dtype in 14 bits, as the call's words carry it: a built-in one as itself, an opaque
- * one of n bytes as 0x100 + n; 0 names no dtype beyond INT8, so only valid dtypes may
- * be passed. */
+/* A valid dtype in 14 bits, as the call's words carry it: a built-in one as itself, an
+ * opaque one of n bytes as 0x100 + n (the built-in ones are all below 0x100). */
 static inline unsigned shmc__dtype_code(shmc_dtype dt)
 {
-    return (unsigned)dt < 0x100u ? (unsigned)dt : 0x100u + ((unsigned)dt & 0x1fffu);
+    return (unsigned)dt < 0x100u ? (unsigned)dt : 0x100u + SHMC__DTYPE_BYTES_OF(dt);
 }
 
 /* How many dtypes there are (the last one + 1). */

@@ -237,11 +237,12 @@ static int foreign(const char *name)
     return 1;
 }
 
-static void same_key(const char *name)
+static int same_key(const char *name)
 {
     SHMC_ERROR("another running job uses the name %s (same user and job key); give this job "
                "its own SHMC_JOB_ID",
                name);
+    return SHMC_ERR_ENV;
 }
 
 /* The default: the arena is a memory file that rank 0 hands out on the socket called
@@ -251,9 +252,9 @@ static int create_memfd(struct shmc__boot *b, const char *name, const struct shm
 {
     int lfd, rc = shmc__fdpass_listen(name, &lfd);
     if (rc == SHMC_ERR_STATE)
-        same_key(name);
+        return same_key(name);
     if (rc != SHMC_OK)
-        return rc == SHMC_ERR_STATE ? SHMC_ERR_ENV : rc;
+        return rc;
     rc = shmc__arena_create(&b->arena, name, lay, 1, 0, 1);
     if (rc != SHMC_OK) {
         close(lfd);
@@ -280,10 +281,8 @@ static int create_embedded(struct shmc__boot *b, const char *name, unsigned nran
          * job that died while assembling. */
         if (foreign(name))
             return SHMC_ERR_ENV;
-        if (shmc__arena_leftover(name) == 0) {
-            same_key(name);
-            return SHMC_ERR_ENV;
-        }
+        if (shmc__arena_leftover(name) == 0)
+            return same_key(name);
         SHMC_INFO("removing %s, left by a job that ended before all its ranks attached", name);
         shm_unlink(name);
     }

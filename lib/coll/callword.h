@@ -66,12 +66,14 @@ static inline int shmc__cx_differs(const struct shmc__cx *x, int q, const uint64
 }
 
 /* The call returns: its requests have all ended. If it quit the communicator's
- * collectives, the members learn that it has left (p2p.h, shmc__p2p_quit_settle). */
+ * collectives, the members learn that it has left (p2p.h, shmc__p2p_quit_settle); the
+ * test here keeps that call off the path of every collective that did not quit. */
 static inline int shmc__cx_leave(const struct shmc__cx *x, int rc)
 {
     shmc__deadline = 0;
     shmc__incall_end(x->co->p2p);
-    shmc__p2p_quit_settle(x->co->p2p, x->c);
+    if (__builtin_expect(x->c->quit != 0, 0))
+        shmc__p2p_quit_settle(x->co->p2p, x->c);
     return rc;
 }
 

@@ -58,8 +58,11 @@ static socklen_t address(const char *name, struct sockaddr_un *sa)
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
 }
 
+/* The process at the other end of s, as the kernel reports it; 0 if it does not, with
+ * *c naming nobody (pid 0, uid -1), so that a message may still print it. */
 static int peer_cred(int s, struct ucred *c)
 {
+    *c = (struct ucred){.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
     socklen_t len = sizeof *c;
     return getsockopt(s, SOL_SOCKET, SO_PEERCRED, c, &len) == 0 && len == sizeof *c;
 }

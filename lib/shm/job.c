@@ -231,39 +231,40 @@ void shmc__job_quit(struct shmc__arena *a, unsigned me, uint32_t ctx, int err)
     wake_all(a, me);
 }
 
+/* Rank r's quit word for ctx, and its index in *at; 0 if r has not quit ctx. */
+static uint64_t quit_word_of(const struct shmc__arena *a, unsigned r, uint32_t ctx, unsigned *at)
+{
+    for (unsigned i = 0; i < SHMC_QUIT_WORDS; i++) {
+        uint64_t w = shmc__job_quit_word(a, r, i);
+        if (w && (uint32_t)w == ctx) {
+            *at = i;
+            return w;
+        }
+    }
+    return 0;
+}
+
 void shmc__job_quit_settle(struct shmc__arena *a, unsigned me, uint32_t ctx)
 {
-    struct shmc__rank_cb *cb = shmc__arena_cb(a, me);
-    for (unsigned i = 0; i < SHMC_QUIT_WORDS; i++) {
-        /* Relaxed: only this rank writes its quit words. */
-        uint64_t w = shmc__load_relaxed64(&cb->quit[i]);
-        if (!w || (uint32_t)w != ctx || (w & SHMC_QUIT_SETTLED))
-            continue;
-        /* R13 (and R4 below): this rank's copies to and from the members' buffers are
-         * over before anyone sees the bit. */
-        shmc__store_release64(&cb->quit[i], w | SHMC_QUIT_SETTLED);
-        shmc__fetch_add32(&a->hdr->epoch, 1); /* R4 */
-        wake_all(a, me);
+    unsigned i;
+    uint64_t w = quit_word_of(a, me, ctx, &i);
+    if (!w || (w & SHMC_QUIT_SETTLED))
         return;
-    }
+    /* R13 (and R4 below): this rank's copies to and from the members' buffers are over
+     * before anyone sees the bit. */
+    shmc__store_release64(&shmc__arena_cb(a, me)->quit[i], w | SHMC_QUIT_SETTLED);
+    shmc__fetch_add32(&a->hdr->epoch, 1); /* R4 */
+    wake_all(a, me);
 }
 
 int shmc__job_quit_settled(const struct shmc__arena *a, unsigned r, uint32_t ctx)
 {
-    for (unsigned i = 0; i < SHMC_QUIT_WORDS; i++) {
-        uint64_t w = shmc__job_quit_word(a, r, i);
-        if (w && (uint32_t)w == ctx)
-            return (w & SHMC_QUIT_SETTLED) != 0;
-    }
-    return 0;
+    unsigned i;
+    return (quit_word_of(a, r, ctx, &i) & SHMC_QUIT_SETTLED) != 0;
 }
 
 int shmc__job_quit_of(const struct shmc__arena *a, unsigned r, uint32_t ctx)
 {
-    for (unsigned i = 0; i < SHMC_QUIT_WORDS; i++) {
-        uint64_t w = shmc__job_quit_word(a, r, i);
-        if (w && (uint32_t)w == ctx)
-            return -(int)(uint8_t)(w >> 32);
-    }
-    return 0;
+    unsigned i;
+    return -(int)(uint8_t)(quit_word_of(a, r, ctx, &i) >> 32);
 }

@@ -26,8 +26,7 @@ static void setup(void)
     shmct_shm_snapshot();
 }
 
-#define ASSERT_OUT(substr)                                                                         \
-    ck_assert_msg(strstr(out, substr), "'%s' not in output:\n%s", substr, out)
+#define ASSERT_OUT(substr) SHMCT_ASSERT_CONTAINS(out, substr)
 
 /* Starts n ranks of prog from a shell loop; vars is a printf format for the per-rank
  * environment, with %1$d the rank. Returns the shell's exit status: 0 if all ranks

@@ -46,8 +46,7 @@ static int run(const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-#define ASSERT_OUT(substr)                                                                         \
-    ck_assert_msg(strstr(out, substr), "'%s' not in output:\n%s", substr, out)
+#define ASSERT_OUT(substr) SHMCT_ASSERT_CONTAINS(out, substr)
 
 START_TEST(test_launcher_help_version)
 {

@@ -29,15 +29,7 @@ static void setup(void)
     shmct_shm_snapshot();
 }
 
-/* The end of the output, short enough for a test failure's message. */
-static const char *tail(void)
-{
-    size_t n = strlen(out);
-    return n > 2500 ? out + n - 2500 : out;
-}
-
-#define ASSERT_OUT(substr)                                                                         \
-    ck_assert_msg(strstr(out, substr), "'%s' not in output:\n%s", substr, tail())
+#define ASSERT_OUT(substr) SHMCT_ASSERT_CONTAINS(out, substr)
 
 static const char *const launchers[] = {"shmrun", "torchrun", "openmpi", "mpich"};
 
@@ -94,10 +86,10 @@ static void one(int k, const char *mode)
     }
     ck_assert_msg(strstr(out, "ring: every rank received its left neighbour's rank: ok") &&
                       strstr(out, "status=0\n"),
-                  "%d ranks by %s with /dev/shm %s: %s\n%s", RANKS, launchers[k], mode, cmd, tail());
+                  "%d ranks by %s with /dev/shm %s: %s\n%s", RANKS, launchers[k], mode, cmd, shmct_tail(out));
     if (!strcmp(mode, "small"))
         ck_assert_msg(strstr(out, "dev/shm entries: 0\n"), "%s left something in /dev/shm:\n%s",
-                      launchers[k], tail());
+                      launchers[k], shmct_tail(out));
 }
 
 START_TEST(test_noshm_64mb)
@@ -123,7 +115,7 @@ START_TEST(test_noshm_named_too_small)
     ASSERT_OUT("MiB of shared memory, /dev/shm has ");
     ASSERT_OUT("or unset SHMC_MEMFD=0 (by default the job's memory is outside /dev/shm)");
     ck_assert_msg(!strstr(out, "ring: every rank received"), "the job should have failed:\n%s",
-                  tail());
+                  shmct_tail(out));
 }
 END_TEST
 

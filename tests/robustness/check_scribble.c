@@ -32,13 +32,6 @@ static int seconds(void)
     return t && atoi(t) > 0 ? atoi(t) : 10;
 }
 
-/* The end of a long output, for a failure message (Check's messages are short). */
-static const char *tail(const char *out)
-{
-    size_t n = strlen(out);
-    return n > 3000 ? out + n - 3000 : out;
-}
-
 /* Fails the test if out shows a rank or the launcher ended by a fault. */
 static void no_fault(const char *out, const char *what)
 {
@@ -47,7 +40,7 @@ static void no_fault(const char *out, const char *what)
                                          "status 136", "status 132", "unexpected"};
     for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
         ck_assert_msg(!strstr(out, faults[i]), "%s: '%s' in the output, which ends:\n%s", what,
-                      faults[i], tail(out));
+                      faults[i], shmct_tail(out));
 }
 
 START_TEST(test_scribble_under_shmrun)
@@ -66,7 +59,7 @@ START_TEST(test_scribble_under_shmrun)
     int st = shmct_sh(cmd, out, sizeof out);
     ck_assert(WIFEXITED(st));
     no_fault(out, region);
-    ck_assert_msg(strstr(out, "shmrun status "), "no status from shmrun:\n%s", tail(out));
+    ck_assert_msg(strstr(out, "shmrun status "), "no status from shmrun:\n%s", shmct_tail(out));
 }
 END_TEST
 
@@ -88,7 +81,7 @@ START_TEST(test_scribble_without_launcher)
     int statuses = 0;
     for (const char *p = out; (p = strstr(p, "rank status ")); p += 12)
         statuses++;
-    ck_assert_msg(statuses == 4, "%d of 4 ranks reported a status:\n%s", statuses, tail(out));
+    ck_assert_msg(statuses == 4, "%d of 4 ranks reported a status:\n%s", statuses, shmct_tail(out));
 }
 END_TEST
 
