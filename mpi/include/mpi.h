@@ -44,7 +44,7 @@ typedef struct MPI_Status {
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int shmc_cancelled; /* internal: use MPI_Test_cancelled */
+    int shmc_cancelled;   /* internal: use MPI_Test_cancelled */
     MPI_Count shmc_bytes; /* internal: use MPI_Get_count */
 } MPI_Status;
 
@@ -65,10 +65,12 @@ typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int keyval, void 
 typedef int(MPI_Type_delete_attr_function)(MPI_Datatype type, int keyval, void *attribute_val,
                                            void *extra_state);
 typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int keyval, void *extra_state,
-                                        void *attribute_val_in, void *attribute_val_out,
-                                        int *flag);
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int keyval, void *attribute_val,
                                           void *extra_state);
+/* MPI-1's names of the communicator callbacks' types. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
 typedef int(MPI_Grequest_free_function)(void *extra_state);
 typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
@@ -231,15 +233,23 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 #define MPI_WIN_CREATE_FLAVOR 11
 #define MPI_WIN_MODEL 12
 
-#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
-#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
-#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)(intptr_t)1)
-#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
-#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
-#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function *)(intptr_t)1)
-#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function *)0)
-#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
-#define MPI_WIN_DUP_FN ((MPI_Win_copy_attr_function *)(intptr_t)1)
+/* The predefined attribute callbacks are functions, so that a program may also call them.
+ * Every handle is an int, so the communicator's three serve the datatype's, the window's
+ * and MPI-1's names too. */
+int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                          void *attribute_val_out, int *flag);
+int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                    void *attribute_val_out, int *flag);
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#define MPI_TYPE_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+#define MPI_TYPE_DUP_FN MPI_COMM_DUP_FN
+#define MPI_WIN_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#define MPI_WIN_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+#define MPI_WIN_DUP_FN MPI_COMM_DUP_FN
+#define MPI_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+#define MPI_DUP_FN MPI_COMM_DUP_FN
 
 #define MPI_COMBINER_NAMED 1
 #define MPI_COMBINER_DUP 2

@@ -26,6 +26,9 @@ SHMC_MPI_FN(int, Get_library_version, (char *version, int *resultlen));
 SHMC_MPI_FN(int, Get_processor_name, (char *name, int *resultlen));
 SHMC_MPI_FN(int, Error_string, (int errorcode, char *string, int *resultlen));
 SHMC_MPI_FN(int, Error_class, (int errorcode, int *errorclass));
+SHMC_MPI_FN(int, Add_error_class, (int *errorclass));
+SHMC_MPI_FN(int, Add_error_code, (int errorclass, int *errorcode));
+SHMC_MPI_FN(int, Add_error_string, (int errorcode, const char *string));
 SHMC_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
 SHMC_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
 SHMC_MPI_FN(int, Comm_create_errhandler,
@@ -59,6 +62,36 @@ SHMC_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group *group));
 SHMC_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
 SHMC_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
 SHMC_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
+SHMC_MPI_FN(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val));
+SHMC_MPI_FN(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+SHMC_MPI_FN(int, Comm_create_keyval,
+            (MPI_Comm_copy_attr_function * comm_copy_attr_fn,
+             MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+             void *extra_state));
+SHMC_MPI_FN(int, Comm_free_keyval, (int *comm_keyval));
+SHMC_MPI_FN(int, Type_get_attr,
+            (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
+SHMC_MPI_FN(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
+SHMC_MPI_FN(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+SHMC_MPI_FN(int, Type_create_keyval,
+            (MPI_Type_copy_attr_function * type_copy_attr_fn,
+             MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+             void *extra_state));
+SHMC_MPI_FN(int, Type_free_keyval, (int *type_keyval));
+SHMC_MPI_FN(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+SHMC_MPI_FN(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
+SHMC_MPI_FN(int, Win_delete_attr, (MPI_Win win, int win_keyval));
+SHMC_MPI_FN(int, Win_create_keyval,
+            (MPI_Win_copy_attr_function * win_copy_attr_fn,
+             MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state));
+SHMC_MPI_FN(int, Win_free_keyval, (int *win_keyval));
+SHMC_MPI_FN(int, Keyval_create,
+            (MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+             void *extra_state));
+SHMC_MPI_FN(int, Keyval_free, (int *keyval));
+SHMC_MPI_FN(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+SHMC_MPI_FN(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+SHMC_MPI_FN(int, Attr_delete, (MPI_Comm comm, int keyval));
 SHMC_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag));
 SHMC_MPI_FN(int, Intercomm_create,
             (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,

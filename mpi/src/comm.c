@@ -40,6 +40,7 @@ static void release(struct shmc_mpi_comm *c)
     free(c->periods);
     free(c->scratch);
     free(c->remote);
+    shmc_mpi__attr_drop(&c->attrs);
     free(c);
 }
 
@@ -237,16 +238,15 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 }
 SHMC_MPI_ALIAS(Comm_compare);
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+int shmc_mpi__comm_predefined_attr(int keyval, void *attribute_val, int *flag)
 {
     /* Predefined attributes are pointers to ints (MPI 3.1, 8.1.2). */
     static int tag_ub = SHMC_TAG_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1,
                universe, appnum = 0, lastcode = MPI_ERR_LASTCODE;
-    COMM_OR_RAISE(c, comm);
     if (!attribute_val || !flag)
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "attribute_val or flag is NULL"));
+        return shmc_mpi__err(MPI_ERR_ARG, "attribute_val or flag is NULL");
     int *v = NULL;
-    switch (comm_keyval) {
+    switch (keyval) {
     case MPI_TAG_UB:
         v = &tag_ub;
         break;
@@ -267,20 +267,36 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         v = &appnum;
         break;
     case MPI_LASTUSEDCODE:
+        lastcode = shmc_mpi__last_used_code();
         v = &lastcode;
         break;
     default:
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_KEYVAL,
-                                                  "%d is not a communicator attribute key "
-                                                  "(only the predefined ones exist)",
-                                                  comm_keyval));
+        return shmc_mpi__err(MPI_ERR_KEYVAL, "keyval %d is a window's, not a communicator's",
+                             keyval);
     }
-    (void)c;
     memcpy(attribute_val, &v, sizeof v);
     *flag = 1;
     return MPI_SUCCESS;
 }
-SHMC_MPI_ALIAS(Comm_get_attr);
+
+int shmc_mpi__comm_attrs_end(void)
+{
+    /* MPI_COMM_SELF's first, as if freed first (MPI 4.1, 11.2.2), then the world's. */
+    int first[] = {MPI_COMM_SELF, MPI_COMM_WORLD};
+    for (int i = 0; i < 2; i++) {
+        int rc = shmc_mpi__attr_clear(
+            first[i], &((struct shmc_mpi_comm *)shmc_mpi__comms.slot[first[i]])->attrs);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    for (int h = MPI_COMM_SELF + 1; h < shmc_mpi__comms.cap; h++) {
+        struct shmc_mpi_comm *c = shmc_mpi__comms.slot[h];
+        int rc = c ? shmc_mpi__attr_clear(h, &c->attrs) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
 
 /* ---- making and freeing ------------------------------------------------------------------- */
 
@@ -317,6 +333,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (!newcomm)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
     int rc = split(c, 0, c->rank, newcomm);
+    if (rc == MPI_SUCCESS &&
+        (rc = shmc_mpi__attr_copy(
+             comm, &c->attrs, *newcomm,
+             &((struct shmc_mpi_comm *)shmc_mpi__comms.slot[*newcomm])->attrs)) != MPI_SUCCESS)
+        PMPI_Comm_free(newcomm);
     if (rc == MPI_SUCCESS && c->ndims > 0) {
         struct shmc_mpi_comm *n = shmc_mpi__comms.slot[*newcomm];
         n->dims = malloc((size_t)c->ndims * sizeof *n->dims);
@@ -463,6 +484,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return SHMC_MPI_RAISE(*comm, shmc_mpi__err(MPI_ERR_COMM,
                                                    "MPI_COMM_WORLD and MPI_COMM_SELF cannot be "
                                                    "freed"));
+    /* The attributes' delete callbacks first: one that fails leaves the communicator. */
+    int rc = shmc_mpi__attr_clear(*comm, &c->attrs);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(*comm, rc);
     /* Retry the ones left pending before. */
     for (int i = 0; i < ndoomed;)
         if (shmc_comm_free(&doomed[i]) == SHMC_OK)

@@ -85,6 +85,12 @@ int PMPI_Finalize(void)
     int rc = shmc_mpi__check_running();
     if (rc != MPI_SUCCESS)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    /* Attributes first, MPI_COMM_SELF's before all (MPI 4.1, 11.2.2): their delete
+     * callbacks may still call MPI. A callback's error is the call's, and MPI goes on. */
+    if ((rc = shmc_mpi__comm_attrs_end()) == MPI_SUCCESS)
+        rc = shmc_mpi__type_attrs_end();
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     /* Buffered sends and freed-but-active requests complete first: their messages are
      * the program's, and MPI says they are delivered. */
     shmc_mpi__bsend_end();
@@ -94,6 +100,8 @@ int PMPI_Finalize(void)
     shmc_mpi__type_end();
     shmc_mpi__ops_end();
     shmc_mpi__info_end();
+    shmc_mpi__attr_end();
+    shmc_mpi__errors_end();
     int err = shmc_finalize();
     shmc_mpi__state = SHMC_MPI_FINALIZED;
     if (err != SHMC_OK && err != SHMC_ERR_ABORTED)

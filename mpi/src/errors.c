@@ -3,8 +3,10 @@
  * an error on a communicator. A code is either an MPI class itself (0 .. 60) or, for a
  * shmcomm error that no class names exactly (a collective's mismatch, a time-out, ...),
  * SHMC_MPI_CODE0 + its number, whose class is MPI_ERR_OTHER or the nearest one and whose
- * string is shmcomm's own. The detail of the last error (which argument, which value) is
- * kept for the fatal handler's message.
+ * string is shmcomm's own. Classes and codes a program adds (MPI_Add_error_class,
+ * MPI_Add_error_code) follow MPI_ERR_LASTCODE, as MPI asks (MPI_LASTUSEDCODE is the last of
+ * them). The detail of the last error (which argument, which value) is kept for the fatal
+ * handler's message.
  */
 #include "mpi_impl.h"
 
@@ -134,13 +136,104 @@ int shmc_mpi__from_shmc(int err)
     }
 }
 
+/* ---- classes, codes and strings added at run time ---------------------------------------- */
+
+/* Added code MPI_ERR_LASTCODE + 1 + i is added[i]: its class (itself for a class) and its
+ * string (NULL: none set, read as ""). */
+struct added {
+    int cls;
+    char *str;
+};
+static struct added *added;
+static int nadded;
+
+static struct added *added_of(int code)
+{
+    int i = code - MPI_ERR_LASTCODE - 1;
+    return i >= 0 && i < nadded ? &added[i] : NULL;
+}
+
+int shmc_mpi__last_used_code(void)
+{
+    return MPI_ERR_LASTCODE + nadded;
+}
+
+static int add(int cls, int *out, const char *fn)
+{
+    int rc = shmc_mpi__check_running();
+    if (rc == MPI_SUCCESS && !out)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "the output argument is NULL");
+    if (rc == MPI_SUCCESS && nadded >= INT32_MAX - MPI_ERR_LASTCODE - 1)
+        rc = shmc_mpi__err(MPI_ERR_OTHER, "no error code is left");
+    struct added *t = rc == MPI_SUCCESS ? realloc(added, (size_t)(nadded + 1) * sizeof *t) : NULL;
+    if (rc == MPI_SUCCESS && !t)
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "an error code");
+    if (rc != MPI_SUCCESS)
+        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
+    added = t;
+    int code = MPI_ERR_LASTCODE + 1 + nadded;
+    added[nadded++] = (struct added){cls < 0 ? code : cls, NULL};
+    *out = code;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    return add(-1, errorclass, __func__);
+}
+SHMC_MPI_ALIAS(Add_error_class);
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    const struct added *a = added_of(errorclass);
+    if ((errorclass < 0 || errorclass >= NCLASS) && !(a && a->cls == errorclass))
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "%d is not an error class", errorclass));
+    return add(errorclass, errorcode, __func__);
+}
+SHMC_MPI_ALIAS(Add_error_code);
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    struct added *a = added_of(errorcode);
+    int rc = shmc_mpi__check_running();
+    if (rc == MPI_SUCCESS && !a)
+        rc = shmc_mpi__err(MPI_ERR_ARG,
+                           "%d is no code or class added by the program: only "
+                           "those take a string",
+                           errorcode);
+    if (rc == MPI_SUCCESS && !string)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "string is NULL");
+    if (rc == MPI_SUCCESS && strlen(string) >= MPI_MAX_ERROR_STRING)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "the string is longer than MPI_MAX_ERROR_STRING - 1");
+    char *copy = rc == MPI_SUCCESS ? strdup(string) : NULL;
+    if (rc == MPI_SUCCESS && !copy)
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "an error string");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    free(a->str);
+    a->str = copy;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Add_error_string);
+
+void shmc_mpi__errors_end(void)
+{
+    for (int i = 0; i < nadded; i++)
+        free(added[i].str);
+    free(added);
+    added = NULL;
+    nadded = 0;
+}
+
 static int class_of(int code)
 {
     if (code >= 0 && code < NCLASS)
         return code;
     if (code > SHMC_MPI_CODE0 && code <= SHMC_MPI_CODE0 + SHMC_MPI_NSHMC)
         return shmc_class[code - SHMC_MPI_CODE0];
-    return -1;
+    const struct added *a = added_of(code);
+    return a ? a->cls : -1;
 }
 
 int PMPI_Error_class(int errorcode, int *errorclass)
@@ -171,7 +264,8 @@ static const char *string_of(int code)
         }
         return shmc_strings[i];
     }
-    return NULL;
+    const struct added *a = added_of(code);
+    return a ? (a->str ? a->str : "") : NULL;
 }
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)

@@ -45,6 +45,9 @@ int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn);
 int shmc_mpi__check_running(void);
 MPI_Errhandler shmc_mpi__comm_errhandler(MPI_Comm comm);
 int shmc_mpi__unsupported(const char *name);
+/* MPI_LASTUSEDCODE: the last code added at run time, or MPI_ERR_LASTCODE. */
+int shmc_mpi__last_used_code(void);
+void shmc_mpi__errors_end(void);
 
 /* ---- handle tables (handles.c) ----------------------------------------------------------- */
 
@@ -60,6 +63,38 @@ static inline void *shmc_mpi__table_get(const struct shmc_mpi_table *t, int h)
 {
     return h > 0 && h < t->cap ? t->slot[h] : NULL;
 }
+
+/* ---- attributes (attr.c) ------------------------------------------------------------------ */
+
+/* Keyvals below this are the predefined keys (mpi.h: MPI_TAG_UB ... MPI_WIN_MODEL). */
+#define SHMC_MPI_FIRST_KEYVAL 32
+enum shmc_mpi_obj { SHMC_MPI_OBJ_COMM, SHMC_MPI_OBJ_TYPE, SHMC_MPI_OBJ_WIN };
+struct shmc_mpi_attr {
+    int keyval;
+    void *val;
+};
+/* An object's attributes, in the order they were first set. */
+struct shmc_mpi_attrs {
+    struct shmc_mpi_attr *a;
+    int n, cap;
+};
+int shmc_mpi__keyval_create(int kind, void *copy, void *del, void *extra, int *keyval);
+int shmc_mpi__keyval_free(int kind, int *keyval);
+int shmc_mpi__attr_set(int kind, int h, struct shmc_mpi_attrs *a, int keyval, void *val);
+int shmc_mpi__attr_get(int kind, const struct shmc_mpi_attrs *a, int keyval, void *val, int *flag);
+int shmc_mpi__attr_delete(int kind, int h, struct shmc_mpi_attrs *a, int keyval);
+/* Copies the attributes of object oldh whose copy callbacks say so onto the new object newh
+ * (MPI_Comm_dup, MPI_Type_dup), whose list is empty; on a callback's error the copies made
+ * are deleted again and the error returned. */
+int shmc_mpi__attr_copy(int oldh, const struct shmc_mpi_attrs *from, int newh,
+                        struct shmc_mpi_attrs *to);
+/* Deletes every attribute of object h, the one set last first, calling the delete
+ * callbacks; stops at a callback's error (returned), leaving that attribute and the older
+ * ones in place. */
+int shmc_mpi__attr_clear(int h, struct shmc_mpi_attrs *a);
+/* Forgets the attributes without calling anything (an object that was never handed out). */
+void shmc_mpi__attr_drop(struct shmc_mpi_attrs *a);
+void shmc_mpi__attr_end(void);
 
 /* ---- communicators (comm.c) and groups (group.c) --------------------------------------- */
 
@@ -78,6 +113,7 @@ struct shmc_mpi_comm {
      * low says whether that is the local group. */
     int *remote;
     int remote_size, low;
+    struct shmc_mpi_attrs attrs;
 };
 extern struct shmc_mpi_table shmc_mpi__comms; /* empty outside Init .. Finalize */
 /* The error for a handle that names no communicator (or a call outside Init .. Finalize). */
@@ -136,6 +172,10 @@ static inline int shmc_mpi__call_err(const struct shmc_mpi_call *k, int err)
 }
 /* A rooted collective's root, and MPI_IN_PLACE passed by the root alone. */
 int shmc_mpi__call_rooted(const struct shmc_mpi_call *k, int root, int in_place);
+/* A predefined communicator attribute (keyval below SHMC_MPI_FIRST_KEYVAL). */
+int shmc_mpi__comm_predefined_attr(int keyval, void *val, int *flag);
+/* Deletes the attributes of every communicator, MPI_COMM_SELF's first (MPI_Finalize). */
+int shmc_mpi__comm_attrs_end(void);
 void shmc_mpi__comm_end(void);
 
 struct shmc_mpi_group {
@@ -176,6 +216,7 @@ struct shmc_mpi_type {
     MPI_Count red_n;
     int combiner;
     char name[MPI_MAX_OBJECT_NAME];
+    struct shmc_mpi_attrs attrs;
 };
 extern struct shmc_mpi_table shmc_mpi__types;
 struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc);
@@ -224,6 +265,8 @@ struct shmc_mpi_basic {
 };
 /* NULL for a handle that is not a predefined type. */
 const struct shmc_mpi_basic *shmc_mpi__basic(MPI_Datatype predefined);
+/* Deletes the attributes of every datatype (MPI_Finalize). */
+int shmc_mpi__type_attrs_end(void);
 void shmc_mpi__type_end(void);
 
 /* Packs count elements at buf into out (the packed bytes, count * size) and unpacks

@@ -236,11 +236,26 @@ struct shmc_mpi_type *shmc_mpi__type_usable(MPI_Datatype h, int *rc)
     return t;
 }
 
+int shmc_mpi__type_attrs_end(void)
+{
+    for (int h = 1; h < shmc_mpi__types.cap; h++) {
+        struct shmc_mpi_type *t = shmc_mpi__types.slot[h];
+        int rc = t ? shmc_mpi__attr_clear(h, &t->attrs) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 void shmc_mpi__type_end(void)
 {
+    for (int h = 1; h < FIRST_DERIVED && h < shmc_mpi__types.cap; h++)
+        if (shmc_mpi__types.slot[h])
+            shmc_mpi__attr_drop(&((struct shmc_mpi_type *)shmc_mpi__types.slot[h])->attrs);
     for (int h = FIRST_DERIVED; h < shmc_mpi__types.cap; h++) {
         struct shmc_mpi_type *t = shmc_mpi__types.slot[h];
         if (t) {
+            shmc_mpi__attr_drop(&t->attrs);
             free(t->seg);
             free(t);
             shmc_mpi__types.slot[h] = NULL;
@@ -561,6 +576,7 @@ static int copy_type(MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
     t->committed = 0;
     t->combiner = combiner;
     t->name[0] = '\0';
+    t->attrs = (struct shmc_mpi_attrs){0};
     *made = t;
     return MPI_SUCCESS;
 }
@@ -584,8 +600,12 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     struct shmc_mpi_type *t;
     int rc = copy_type(oldtype, newtype, MPI_COMBINER_DUP, &t);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         t->committed = 1; /* a duplicate is committed if the original is; ours always are */
+        const struct shmc_mpi_type *o = shmc_mpi__types.slot[oldtype];
+        if ((rc = shmc_mpi__attr_copy(oldtype, &o->attrs, *newtype, &t->attrs)) != MPI_SUCCESS)
+            PMPI_Type_free(newtype);
+    }
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_dup);
@@ -610,7 +630,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
                                   : (rc = shmc_mpi__err(MPI_ERR_ARG, "datatype is NULL"), NULL);
     if (t && t->predefined)
         rc = shmc_mpi__err(MPI_ERR_TYPE, "%s is predefined and cannot be freed", t->name);
-    else if (t) {
+    else if (t && (rc = shmc_mpi__attr_clear(*datatype, &t->attrs)) == MPI_SUCCESS) {
         /* Types built from this one hold their own copy of its type map, and a pending
          * operation has its data packed or its layout captured: freeing now is safe. */
         free(t->seg);
