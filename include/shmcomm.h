@@ -85,9 +85,9 @@ typedef enum {
  * range is refused with SHMC_ERR_ARG rather than taken for a size: of all 2^32 values,
  * only these 4096 and the built-in dtypes are dtypes. */
 #define SHMC_DTYPE_BYTES_MAX 4096
-#define SHMC_DTYPE_BYTES(n)                                                                    \
-    ((shmc_dtype)(0x40000000u | (((unsigned)(n) * 0x9e5u & 0x1ffffu) << 13) |                  \
-                  ((unsigned)(n) & 0x1fffu)))
+#define SHMC_DTYPE_BYTES(n)                                                                        \
+    ((shmc_dtype)(0x40000000u | (((unsigned)(n)*0x9e5u & 0x1ffffu) << 13) |                        \
+                  ((unsigned)(n)&0x1fffu)))
 
 typedef enum {
     SHMC_SUM,
@@ -452,6 +452,29 @@ SHMC_API int shmc_probe(int src, int tag, shmc_dtype dtype, shmc_comm *comm, shm
 SHMC_API int shmc_iprobe(int src, int tag, shmc_dtype dtype, shmc_comm *comm, int *flag,
                          shmc_status *status);
 
+/* Matched probes (as MPI_Mprobe and MPI_Mrecv): the message found is taken off the queue
+ * at once and handed to the caller as *msg, so that no other receive, probe or thread can
+ * take it; only shmc_mrecv or shmc_imrecv with that handle receive it. Statuses, sources,
+ * tags, waiting and errors as shmc_probe and shmc_iprobe (shmc_improbe sets *flag, and
+ * *msg to NULL when nothing is there). A probe from SHMC_PROC_NULL finds at once a
+ * message handle of NULL. */
+typedef struct shmc_message shmc_message;
+SHMC_API int shmc_mprobe(int src, int tag, shmc_dtype dtype, shmc_comm *comm, shmc_message **msg,
+                         shmc_status *status);
+SHMC_API int shmc_improbe(int src, int tag, shmc_dtype dtype, shmc_comm *comm, int *flag,
+                          shmc_message **msg, shmc_status *status);
+/* Receives message *msg into count elements of dtype at buf, as shmc_recv would, and sets
+ * *msg to NULL; shmc_imrecv starts it and returns its request in *req. A NULL *msg (the
+ * message of SHMC_PROC_NULL) receives nothing: shmc_mrecv's status is the one of a receive
+ * from SHMC_PROC_NULL, shmc_imrecv's request is NULL. SHMC_ERR_ARG, the message kept for
+ * another try, for a handle that is no message this process claimed and has not received,
+ * for a bad buffer, or when the message's communicator was freed meanwhile (free it only
+ * after). Errors of the receive itself as shmc_recv (SHMC_ERR_TRUNCATE, ...). */
+SHMC_API int shmc_mrecv(void *buf, size_t count, shmc_dtype dtype, shmc_message **msg,
+                        shmc_status *status);
+SHMC_API int shmc_imrecv(void *buf, size_t count, shmc_dtype dtype, shmc_message **msg,
+                         shmc_request **req);
+
 /* Cancels a receive that no message has matched yet (as MPI_Cancel): it is freed and
  * *req set to NULL, and a later message goes to another receive. Returns SHMC_OK;
  * SHMC_ERR_STATE, leaving the request pending, for a receive that a message already
@@ -762,8 +785,8 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * combined for another rank), "coll_staged" (all-reduces that went through the staging
  * buffers: 0 where some rank could not reserve them), "dev_ipc_opens" and "dev_ipc_hits" (peers'
  * device buffers opened, and found open in the cache), "arena_bytes" (the size of the
- * job's shared memory; all of it but the staging buffers reserved at start). Returns SHMC_OK; SHMC_ERR_ARG for an unknown
- * name or a NULL value; SHMC_ERR_NOT_INIT. */
+ * job's shared memory; all of it but the staging buffers reserved at start). Returns SHMC_OK;
+ * SHMC_ERR_ARG for an unknown name or a NULL value; SHMC_ERR_NOT_INIT. */
 SHMC_API int shmc_stat(const char *name, uint64_t *value);
 
 #ifdef __cplusplus

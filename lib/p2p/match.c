@@ -18,6 +18,7 @@ void shmc__match_init(struct shmc__match *m)
 {
     shmc__list_init(&m->posted);
     shmc__list_init(&m->unexp);
+    shmc__list_init(&m->claimed);
     m->nunexp = 0;
 }
 
@@ -153,6 +154,38 @@ void shmc__unexp_free_all(struct shmc__match *m)
         unexp_take(m, u);
         free(u);
     }
+    shmc__list_each(&m->claimed, l, tmp)
+    {
+        shmc__list_remove(l);
+        free(shmc__link_entry(l, struct shmc__unexp, link));
+    }
+}
+
+struct shmc__unexp *shmc__match_claim(struct shmc__match *m, int src, int tag, uint32_t ctx,
+                                      shmc_comm *owner)
+{
+    struct shmc__unexp *u = shmc__match_unexp(m, src, tag, ctx);
+    if (u) {
+        u->owner = owner;
+        shmc__list_push(&m->claimed, &u->link);
+    }
+    return u;
+}
+
+int shmc__match_is_claimed(const struct shmc__match *m, const struct shmc__unexp *u)
+{
+    struct shmc__link *l, *tmp;
+    shmc__list_each(&m->claimed, l, tmp)
+    {
+        if (shmc__link_entry(l, struct shmc__unexp, link) == u)
+            return 1;
+    }
+    return 0;
+}
+
+void shmc__match_unclaim(struct shmc__unexp *u)
+{
+    shmc__list_remove(&u->link);
 }
 
 struct shmc__unexp *shmc__unexp_take_ctx(struct shmc__match *m, uint32_t ctx)

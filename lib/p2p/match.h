@@ -29,6 +29,7 @@ struct shmc__unexp {
     uint32_t flags;                  /* RTS flags */
     struct shmc__ipc *ipc;           /* RTS of a device buffer: in data[] */
     struct shmc__request *self_send; /* large message to oneself */
+    shmc_comm *owner;                /* claimed by a matched probe: on this communicator */
     uint8_t data[];                  /* EAGER payload */
 };
 
@@ -36,6 +37,9 @@ struct shmc__match {
     struct shmc__link posted; /* receives, as SHMC_Q_POSTED */
     struct shmc__link unexp;  /* struct shmc__unexp */
     uint64_t nunexp;
+    /* Messages a matched probe took off the unexpected queue (shmc_mprobe): no receive
+     * but the one given the message handle may have them. */
+    struct shmc__link claimed;
 };
 
 void shmc__match_init(struct shmc__match *m);
@@ -43,6 +47,13 @@ void shmc__match_init(struct shmc__match *m);
  * (a probe's answer), or NULL. */
 const struct shmc__unexp *shmc__match_peek(const struct shmc__match *m, int src, int tag,
                                            uint32_t ctx);
+/* The oldest unexpected message a receive (src, tag, ctx) accepts, moved to the claimed
+ * list for owner, or NULL. */
+struct shmc__unexp *shmc__match_claim(struct shmc__match *m, int src, int tag, uint32_t ctx,
+                                      shmc_comm *owner);
+/* Whether u is a claimed message (a handle's validity), and taking it off that list. */
+int shmc__match_is_claimed(const struct shmc__match *m, const struct shmc__unexp *u);
+void shmc__match_unclaim(struct shmc__unexp *u);
 /* Appends receive r to the posted queue. */
 void shmc__match_post(struct shmc__match *m, struct shmc__request *r);
 /* The oldest posted receive that accepts a message (src, tag, ctx), taken off the queue. */

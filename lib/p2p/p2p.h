@@ -318,6 +318,11 @@ int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
  * receive), so that it completes only once a receive has matched it. */
 int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,
                      int tag, uint32_t ctx, const struct shmc__comm *c, struct shmc__request **out);
+/* A receive of message u, which a matched probe claimed (match.h): u is delivered into
+ * the new request and freed; on failure (SHMC_ERR_NOMEM) it stays claimed. */
+int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
+                       struct shmc__unexp *u, const struct shmc__comm *c, int dev,
+                       struct shmc__request **out);
 /* A send to, or receive from, SHMC_PROC_NULL: a request complete at once, moving nothing. */
 int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
                     const struct shmc__comm *c, struct shmc__request **out);

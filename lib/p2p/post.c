@@ -123,3 +123,17 @@ int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
     shmc__match_post(&p->match, r);
     return SHMC_OK;
 }
+
+int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
+                       struct shmc__unexp *u, const struct shmc__comm *c, int dev,
+                       struct shmc__request **out)
+{
+    struct shmc__request *r =
+        start(p, SHMC_REQ_RECV, buf, bytes, elsize, u->src, u->tag, u->ctx, c, dev);
+    *out = r;
+    if (!r)
+        return SHMC_ERR_NOMEM;
+    shmc__match_unclaim(u);
+    shmc__deliver_unexp(p, r, u);
+    return SHMC_OK;
+}

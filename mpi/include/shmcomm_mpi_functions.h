@@ -192,6 +192,17 @@ SHMC_MPI_FN(int, Sendrecv_replace,
              int recvtag, MPI_Comm comm, MPI_Status *status));
 SHMC_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
 SHMC_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status));
+SHMC_MPI_FN(int, Mprobe,
+            (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
+SHMC_MPI_FN(int, Improbe,
+            (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+             MPI_Status *status));
+SHMC_MPI_FN(int, Mrecv,
+            (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+             MPI_Status *status));
+SHMC_MPI_FN(int, Imrecv,
+            (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+             MPI_Request *request));
 
 /* ---- collectives and reductions ------------------------------------------------------ */
 SHMC_MPI_FN(int, Barrier, (MPI_Comm comm));
@@ -495,13 +506,6 @@ SHMC_MPI_NOTYET(Recv_init,
                 (buf, count, datatype, source, tag, comm, request));
 SHMC_MPI_NOTYET(Start, (MPI_Request * request), (request));
 SHMC_MPI_NOTYET(Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests));
-SHMC_MPI_NOTYET(Mprobe,
-                (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status),
-                (source, tag, comm, message, status));
-SHMC_MPI_NOTYET(Mrecv,
-                (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                 MPI_Status *status),
-                (buf, count, datatype, message, status));
 SHMC_MPI_NOTYET(Comm_spawn,
                 (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                  MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),

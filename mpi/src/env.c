@@ -95,6 +95,7 @@ int PMPI_Finalize(void)
      * the program's, and MPI says they are delivered. */
     shmc_mpi__bsend_end();
     shmc_mpi__request_end();
+    shmc_mpi__messages_end();
     shmc_mpi__comm_end();
     shmc_mpi__group_end();
     shmc_mpi__type_end();

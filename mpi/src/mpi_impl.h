@@ -357,6 +357,8 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
  * *s), finished as a wait finishes one: v unpacked, status and error kept for the wait. */
 int shmc_mpi__request_received(MPI_Comm comm, struct shmc_mpi_view *v, int err,
                                const shmc_status *s, MPI_Request *out);
+/* Forgets the matched probes' messages never received (at MPI_Finalize). */
+void shmc_mpi__messages_end(void);
 /* Completes the requests freed by MPI_Request_free while active (at MPI_Finalize). */
 void shmc_mpi__request_end(void);
 int shmc_mpi__bsend_start(const void *buf, int count, MPI_Datatype type, int dest, int tag,

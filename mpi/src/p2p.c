@@ -3,6 +3,11 @@
  * that sender and receiver may use different datatypes of the same type signature and a
  * status counts bytes; a dense datatype's buffer goes to the C library as it is, any
  * other is packed (sending) or staged and unpacked (receiving) through a view.
+ *
+ * Matched probes hand out MPI_Message handles over the C library's claimed messages: a
+ * table of (message, communicator), MPI_MESSAGE_NULL 0 and MPI_MESSAGE_NO_PROC 1 (the
+ * message of MPI_PROC_NULL) predefined. A receive that fails leaves the message claimed
+ * and its handle valid.
  */
 #include "mpi_impl.h"
 
@@ -306,3 +311,144 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
 }
 SHMC_MPI_ALIAS(Sendrecv_replace);
+
+/* ---- matched probes ------------------------------------------------------------------------ */
+
+struct message {
+    shmc_message *m;
+    MPI_Comm comm;
+};
+static struct shmc_mpi_table messages;
+
+/* The first handle a claimed message may get: 0 and 1 are predefined. */
+#define FIRST_MESSAGE (MPI_MESSAGE_NO_PROC + 1)
+
+static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                  MPI_Status *status, const char *fn)
+{
+    struct shmc_mpi_call k;
+    int rc = shmc_mpi__call(comm, fn, &k);
+    if (rc)
+        return rc;
+    if (!message)
+        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_ARG, "message is NULL"));
+    struct message *x = malloc(sizeof *x);
+    if (!x)
+        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "a message handle"));
+    shmc_status s;
+    shmc_message *m = NULL;
+    int err = flag ? shmc_improbe(source, tag, SHMC_UINT8, k.c->c, flag, &m, &s)
+                   : shmc_mprobe(source, tag, SHMC_UINT8, k.c->c, &m, &s);
+    if (err != SHMC_OK || !m) {
+        free(x);
+        if (err != SHMC_OK)
+            return shmc_mpi__call_err(&k, err);
+        if (!flag || *flag) { /* from MPI_PROC_NULL */
+            *message = MPI_MESSAGE_NO_PROC;
+            set_status(status, &s, 0);
+        }
+        return MPI_SUCCESS;
+    }
+    *x = (struct message){m, comm};
+    int h = shmc_mpi__table_put(&messages, FIRST_MESSAGE, x);
+    if (h < 0) {
+        /* No handle for it: received into nowhere would lose it; it stays claimed and the
+         * call fails (the program cannot name it, so it is lost to it either way). */
+        free(x);
+        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "a message handle"));
+    }
+    *message = h;
+    set_status(status, &s, s.count);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    return mprobe(source, tag, comm, NULL, message, status, __func__);
+}
+SHMC_MPI_ALIAS(Mprobe);
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    if (!flag)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"));
+    return mprobe(source, tag, comm, flag, message, status, __func__);
+}
+SHMC_MPI_ALIAS(Improbe);
+
+/* Receives *message (request NULL: here; else started, its request in *request). */
+static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status,
+                 MPI_Request *request, int nonblocking, const char *fn)
+{
+    int rc = shmc_mpi__check_running();
+    if (rc == MPI_SUCCESS && !message)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "message is NULL");
+    if (rc == MPI_SUCCESS && nonblocking && !request)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
+    struct message *x = NULL;
+    if (rc == MPI_SUCCESS && *message != MPI_MESSAGE_NO_PROC &&
+        !(x = shmc_mpi__table_get(&messages, *message)))
+        rc = shmc_mpi__err(MPI_ERR_REQUEST, "%d is not a message%s", *message,
+                           *message == MPI_MESSAGE_NULL ? " (MPI_MESSAGE_NULL)"
+                                                        : " (received already, or never probed)");
+    if (rc != MPI_SUCCESS)
+        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
+    struct call k;
+    k.k = (struct shmc_mpi_call){NULL, x ? x->comm : MPI_COMM_WORLD, fn};
+    if ((rc = shmc_mpi__buffer_arg(buf, count, type, &k.t, &k.bytes)) != MPI_SUCCESS)
+        return shmc_mpi__call_rc(&k.k, rc);
+    if (!x) { /* MPI_MESSAGE_NO_PROC: nothing to receive */
+        shmc_status s;
+        shmc_message *none = NULL;
+        shmc_mrecv(NULL, 0, SHMC_UINT8, &none, &s);
+        *message = MPI_MESSAGE_NULL;
+        if (nonblocking) {
+            rc = shmc_mpi__request_received(k.k.h, NULL, SHMC_OK, &s, request);
+            return shmc_mpi__call_rc(&k.k, rc);
+        }
+        set_status(status, &s, 0);
+        return MPI_SUCCESS;
+    }
+    struct shmc_mpi_view v;
+    if ((rc = view_of(&k, buf, count, 0, &v)) != MPI_SUCCESS)
+        return shmc_mpi__call_rc(&k.k, rc);
+    shmc_status s;
+    shmc_request *r = NULL;
+    int err = nonblocking ? shmc_imrecv(v.p, v.bytes, SHMC_UINT8, &x->m, &r)
+                          : shmc_mrecv(v.p, v.bytes, SHMC_UINT8, &x->m, &s);
+    if (x->m) { /* refused: the message stays claimed, its handle valid */
+        shmc_mpi__view_finish(&v, 0);
+        return shmc_mpi__call_err(&k.k, err);
+    }
+    messages.slot[*message] = NULL;
+    free(x);
+    *message = MPI_MESSAGE_NULL;
+    if (nonblocking)
+        return shmc_mpi__call_rc(&k.k, shmc_mpi__request_new(r, k.k.h, &v, request));
+    shmc_mpi__view_finish(&v, received(err, &s, v.bytes));
+    if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
+        set_status(status, &s, v.bytes);
+    return shmc_mpi__call_err(&k.k, err);
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    return mrecv(buf, count, datatype, message, status, NULL, 0, __func__);
+}
+SHMC_MPI_ALIAS(Mrecv);
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    return mrecv(buf, count, datatype, message, NULL, request, 1, __func__);
+}
+SHMC_MPI_ALIAS(Imrecv);
+
+void shmc_mpi__messages_end(void)
+{
+    for (int h = FIRST_MESSAGE; h < messages.cap; h++)
+        free(messages.slot[h]); /* the C library frees what they claimed */
+    shmc_mpi__table_end(&messages);
+}

@@ -420,6 +420,93 @@ START_TEST(test_mpi_p2p_synchronous_freed_indexed_block)
 }
 END_TEST
 
+/* Matched probes: every rank but 0 sends rank 0 a small and a large message; rank 0
+ * claims each from any source, then receives them through the handles, one by MPI_Mrecv
+ * into a strided (vector) type and one by MPI_Imrecv, after a plain probe saw neither; the
+ * message of MPI_PROC_NULL; refused handles. */
+static void matched(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)arg;
+    mt_init();
+    enum { BIG = 20000 };
+    int small[4], *big = malloc(BIG * sizeof *big), *in = malloc(2 * BIG * sizeof *in);
+    if (me != 0) {
+        for (int i = 0; i < 4; i++)
+            small[i] = 100 * me + i;
+        for (int i = 0; i < BIG; i++)
+            big[i] = me * BIG + i;
+        MPI_Request r[2];
+        M_OK(MPI_Isend(small, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, &r[0]));
+        M_OK(MPI_Isend(big, BIG, MPI_INT, 0, 2, MPI_COMM_WORLD, &r[1]));
+        M_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    } else {
+        MPI_Datatype every_other;
+        M_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
+        M_OK(MPI_Type_commit(&every_other));
+        for (int k = 0; k < 2 * (n - 1); k++) {
+            MPI_Message m = MPI_MESSAGE_NULL;
+            MPI_Status st;
+            int cnt, flag = 0;
+            M_OK(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m, &st));
+            T_ASSERT(m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC, "a message handle");
+            M_OK(MPI_Get_count(&st, MPI_INT, &cnt));
+            int src = st.MPI_SOURCE, tag = st.MPI_TAG;
+            T_ASSERT(cnt == (tag == 1 ? 4 : BIG), "count %d for tag %d", cnt, tag);
+            /* the claimed message is no one else's: a probe of it finds nothing */
+            M_OK(MPI_Iprobe(src, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+            T_ASSERT(!flag, "a claimed message is not probed again");
+            if (tag == 1) {
+                for (int i = 0; i < 8; i++)
+                    in[i] = -1;
+                M_OK(MPI_Mrecv(in, 1, every_other, &m, &st));
+                T_ASSERT(in[0] == 100 * src && in[2] == 100 * src + 1 && in[6] == 100 * src + 3 &&
+                             in[1] == -1 && in[7] == -1,
+                         "strided receive of rank %d", src);
+            } else {
+                MPI_Request r;
+                M_OK(MPI_Imrecv(in, 2 * BIG, MPI_INT, &m, &r));
+                M_OK(MPI_Wait(&r, &st));
+                M_OK(MPI_Get_count(&st, MPI_INT, &cnt));
+                T_ASSERT(cnt == BIG && st.MPI_SOURCE == src && in[BIG - 1] == src * BIG + BIG - 1,
+                         "large message of rank %d", src);
+            }
+            T_ASSERT(m == MPI_MESSAGE_NULL, "the handle is spent");
+            M_CLASS(MPI_ERR_REQUEST, MPI_Mrecv(in, 4, MPI_INT, &m, MPI_STATUS_IGNORE));
+        }
+        M_OK(MPI_Type_free(&every_other));
+    }
+    /* MPI_PROC_NULL's message, blocking and not */
+    MPI_Message m = MPI_MESSAGE_NULL;
+    MPI_Status st;
+    int flag = 0;
+    M_OK(MPI_Improbe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &m, &st));
+    T_ASSERT(flag && m == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL, "no-proc probe");
+    M_OK(MPI_Mrecv(NULL, 0, MPI_INT, &m, &st));
+    T_ASSERT(m == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG,
+             "no-proc receive");
+    MPI_Request r;
+    M_OK(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &m, MPI_STATUS_IGNORE));
+    M_OK(MPI_Imrecv(NULL, 0, MPI_INT, &m, &r));
+    M_OK(MPI_Wait(&r, &st));
+    T_ASSERT(st.MPI_SOURCE == MPI_PROC_NULL, "no-proc request");
+    /* refusals */
+    m = 12345;
+    M_CLASS(MPI_ERR_REQUEST, MPI_Mrecv(in, 4, MPI_INT, &m, MPI_STATUS_IGNORE));
+    M_CLASS(MPI_ERR_ARG, MPI_Mrecv(in, 4, MPI_INT, NULL, MPI_STATUS_IGNORE));
+    M_CLASS(MPI_ERR_ARG, MPI_Mprobe(0, 0, MPI_COMM_WORLD, NULL, MPI_STATUS_IGNORE));
+    M_CLASS(MPI_ERR_COMM, MPI_Mprobe(0, 0, MPI_COMM_NULL, &m, MPI_STATUS_IGNORE));
+    free(big);
+    free(in);
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_matched_probes)
+{
+    mt_run(1, matched, NULL);
+    mt_run(3, matched, NULL);
+}
+END_TEST
+
 static Suite *mpi_p2p_suite(void)
 {
     Suite *s = suite_create("mpi_p2p");
@@ -432,6 +519,7 @@ static Suite *mpi_p2p_suite(void)
     tcase_add_test(t, test_mpi_p2p_noncontiguous);
     tcase_add_test(t, test_mpi_p2p_buffered);
     tcase_add_test(t, test_mpi_p2p_synchronous_freed_indexed_block);
+    tcase_add_test(t, test_mpi_p2p_matched_probes);
     suite_add_tcase(s, t);
     return s;
 }

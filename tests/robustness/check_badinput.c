@@ -92,6 +92,10 @@ enum fn {
     F_OPCREATE,
     F_OPFREE,
     F_REDLOCAL,
+    F_MPROBE,
+    F_IMPROBE,
+    F_MRECV,
+    F_IMRECV,
     NFN
 };
 
@@ -149,6 +153,10 @@ static const char *const fn_name[NFN] = {
     "shmc_op_create",
     "shmc_op_free",
     "shmc_reduce_local",
+    "shmc_mprobe",
+    "shmc_improbe",
+    "shmc_mrecv",
+    "shmc_imrecv",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
@@ -207,6 +215,10 @@ static const char *const need[NFN] = {
     [F_OPCREATE] = "P",
     [F_OPFREE] = "OP",
     [F_REDLOCAL] = "NDOVS",
+    [F_MPROBE] = "BACDRTP",
+    [F_IMPROBE] = "BACDRTP",
+    [F_MRECV] = "BANDSQP",
+    [F_IMRECV] = "BANDSQP",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -259,6 +271,12 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     BAD(F_PROBE, k, want, shmc_probe(0, 0, SHMC_INT32, c, NULL));
     BAD(F_IPROBE, k, want, shmc_iprobe(0, 0, SHMC_INT32, c, &flag, NULL));
     T_ASSERT(flag == 0, "a refused iprobe sets *flag 0");
+    shmc_message *m = JUNK_A;
+    BAD(F_MPROBE, k, want, shmc_mprobe(0, 0, SHMC_INT32, c, &m, NULL));
+    T_ASSERT(m == NULL, "a refused mprobe sets *msg NULL");
+    flag = 7;
+    BAD(F_IMPROBE, k, want, shmc_improbe(0, 0, SHMC_INT32, c, &flag, &m, NULL));
+    T_ASSERT(flag == 0 && m == NULL, "a refused improbe sets *flag 0 and *msg NULL");
     BAD(F_RECV, k, want, shmc_recv(v, 1, SHMC_INT32, 0, 0, c, NULL));
     BAD(F_ISEND, k, want, shmc_isend(v, 1, SHMC_INT32, 0, 0, c, &r));
     T_ASSERT(r == NULL, "a refused isend leaves *req NULL");
@@ -339,6 +357,12 @@ static void outside_the_job(shmc_comm *w, enum kind k)
     BAD(F_TESTALL, k, SHMC_ERR_NOT_INIT, shmc_testall(0, NULL, NULL, NULL));
     BAD(F_CANCEL, k, SHMC_ERR_NOT_INIT, shmc_cancel(NULL));
     BAD(F_IPROBE, k, SHMC_ERR_NOT_INIT, shmc_iprobe(0, 0, SHMC_INT32, w, NULL, NULL));
+    BAD(F_MPROBE, k, SHMC_ERR_NOT_INIT, shmc_mprobe(0, 0, SHMC_INT32, w, NULL, NULL));
+    BAD(F_IMPROBE, k, SHMC_ERR_NOT_INIT, shmc_improbe(0, 0, SHMC_INT32, w, NULL, NULL, NULL));
+    shmc_message *m = JUNK_B;
+    BAD(F_MRECV, k, SHMC_ERR_NOT_INIT, shmc_mrecv(NULL, 1, SHMC_INT32, &m, NULL));
+    BAD(F_MRECV, k, SHMC_ERR_NOT_INIT, shmc_mrecv(buf, 1, SHMC_INT32, NULL, NULL));
+    BAD(F_IMRECV, k, SHMC_ERR_NOT_INIT, shmc_imrecv(buf, 1, SHMC_INT32, &m, NULL));
     BAD(F_ISSEND, k, SHMC_ERR_NOT_INIT, shmc_issend(buf, 1, SHMC_INT32, 0, 0, w, NULL));
     BAD(F_ISEND, k, SHMC_ERR_NOT_INIT, shmc_isend(buf, 1, SHMC_INT32, 0, 0, w, NULL));
     BAD(F_ISEND_NOW, k, SHMC_ERR_NOT_INIT, shmc_isend_now(buf, 1, SHMC_INT32, 0, 0, w, NULL));
@@ -406,6 +430,9 @@ static void arguments(shmc_comm *w, int me, int n)
         int flag;
         BAD(F_PROBE, K_DTYPE, SHMC_ERR_ARG, shmc_probe(other, 0, dt, w, NULL));
         BAD(F_IPROBE, K_DTYPE, SHMC_ERR_ARG, shmc_iprobe(other, 0, dt, w, &flag, NULL));
+        shmc_message *m;
+        BAD(F_MPROBE, K_DTYPE, SHMC_ERR_ARG, shmc_mprobe(other, 0, dt, w, &m, NULL));
+        BAD(F_IMPROBE, K_DTYPE, SHMC_ERR_ARG, shmc_improbe(other, 0, dt, w, &flag, &m, NULL));
         BAD(F_RECV, K_DTYPE, SHMC_ERR_ARG, shmc_recv(v, 1, dt, other, 0, w, NULL));
         BAD(F_ISEND, K_DTYPE, SHMC_ERR_ARG, shmc_isend(v, 1, dt, other, 0, w, &r));
         BAD(F_ISEND_NOW, K_DTYPE, SHMC_ERR_ARG, shmc_isend_now(v, 1, dt, other, 0, w, &r));
@@ -495,6 +522,9 @@ static void arguments(shmc_comm *w, int me, int n)
             continue; /* a receive may name any source */
         BAD(F_PROBE, K_RANK, SHMC_ERR_RANK, shmc_probe(b, 0, SHMC_INT32, w, NULL));
         BAD(F_IPROBE, K_RANK, SHMC_ERR_RANK, shmc_iprobe(b, 0, SHMC_INT32, w, &flag, NULL));
+        shmc_message *m;
+        BAD(F_MPROBE, K_RANK, SHMC_ERR_RANK, shmc_mprobe(b, 0, SHMC_INT32, w, &m, NULL));
+        BAD(F_IMPROBE, K_RANK, SHMC_ERR_RANK, shmc_improbe(b, 0, SHMC_INT32, w, &flag, &m, NULL));
         BAD(F_RECV, K_RANK, SHMC_ERR_RANK, shmc_recv(v, 1, SHMC_INT32, b, 0, w, NULL));
         BAD(F_IRECV, K_RANK, SHMC_ERR_RANK, shmc_irecv(v, 1, SHMC_INT32, b, 0, w, &r));
         BAD(F_IRECV_NOW, K_RANK, SHMC_ERR_RANK,
@@ -532,6 +562,9 @@ static void arguments(shmc_comm *w, int me, int n)
         int flag;
         BAD(F_PROBE, K_TAG, SHMC_ERR_TAG, shmc_probe(other, t, SHMC_INT32, w, NULL));
         BAD(F_IPROBE, K_TAG, SHMC_ERR_TAG, shmc_iprobe(other, t, SHMC_INT32, w, &flag, NULL));
+        shmc_message *m;
+        BAD(F_MPROBE, K_TAG, SHMC_ERR_TAG, shmc_mprobe(other, t, SHMC_INT32, w, &m, NULL));
+        BAD(F_IMPROBE, K_TAG, SHMC_ERR_TAG, shmc_improbe(other, t, SHMC_INT32, w, &flag, &m, NULL));
         BAD(F_IRECV, K_TAG, SHMC_ERR_TAG, shmc_irecv(v, 1, SHMC_INT32, other, t, w, &r));
         BAD(F_IRECV_NOW, K_TAG, SHMC_ERR_TAG,
             shmc_irecv_now(v, 1, SHMC_INT32, other, t, w, &r, NULL));
@@ -707,6 +740,14 @@ static void arguments(shmc_comm *w, int me, int n)
     BAD(F_CANCEL, K_OUTPTR, SHMC_ERR_ARG, shmc_cancel(NULL));
     BAD(F_ISSEND, K_OUTPTR, SHMC_ERR_ARG, shmc_issend(v, 1, SHMC_INT32, other, 0, w, NULL));
     BAD(F_IPROBE, K_OUTPTR, SHMC_ERR_ARG, shmc_iprobe(other, 0, SHMC_INT32, w, NULL, NULL));
+    shmc_message *m;
+    int flag;
+    BAD(F_MPROBE, K_OUTPTR, SHMC_ERR_ARG, shmc_mprobe(other, 0, SHMC_INT32, w, NULL, NULL));
+    BAD(F_IMPROBE, K_OUTPTR, SHMC_ERR_ARG, shmc_improbe(other, 0, SHMC_INT32, w, NULL, &m, NULL));
+    BAD(F_IMPROBE, K_OUTPTR, SHMC_ERR_ARG,
+        shmc_improbe(other, 0, SHMC_INT32, w, &flag, NULL, NULL));
+    BAD(F_MRECV, K_OUTPTR, SHMC_ERR_ARG, shmc_mrecv(v, 1, SHMC_INT32, NULL, NULL));
+    BAD(F_IMRECV, K_OUTPTR, SHMC_ERR_ARG, shmc_imrecv(v, 1, SHMC_INT32, NULL, &r));
     BAD(F_SPLIT, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_split(w, 0, 0, NULL));
     BAD(F_GROUP, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_create_group(w, &zero, 1, NULL));
     BAD(F_MEMBERS, K_OUTPTR, SHMC_ERR_ARG, shmc_comm_create_members(w, &me, 1, 0, NULL));
@@ -754,6 +795,39 @@ static void requests(shmc_comm *w, int me)
     shmc_status st;
     T_OK(shmc_wait(&r, &st));
     T_ASSERT(got == 1000 + me && st.tag == 78, "the live request completes after refusals");
+}
+
+/* Matched probes' messages: a claimed one handed bad receive arguments (and kept for the
+ * good receive after them), one received already, invented ones, and a NULL request. */
+static void messages(shmc_comm *w, int me)
+{
+    int v[2] = {me, 5000 + me}, got[2] = {-1, -1};
+    shmc_message *m = NULL, *stale;
+    shmc_request *r = JUNK_A;
+    const size_t huge = SIZE_MAX / 2;
+    T_OK(shmc_send(v, 2, SHMC_INT32, me, 90, w));
+    T_OK(shmc_mprobe(me, 90, SHMC_INT32, w, &m, NULL));
+    T_ASSERT(m != NULL, "a message is claimed");
+    stale = m;
+    BAD(F_MRECV, K_NULLBUF, SHMC_ERR_ARG, shmc_mrecv(NULL, 2, SHMC_INT32, &m, NULL));
+    BAD(F_IMRECV, K_NULLBUF, SHMC_ERR_ARG, shmc_imrecv(NULL, 2, SHMC_INT32, &m, &r));
+    BAD(F_MRECV, K_DTYPE, SHMC_ERR_ARG, shmc_mrecv(got, 2, (shmc_dtype)12345, &m, NULL));
+    BAD(F_IMRECV, K_DTYPE, SHMC_ERR_ARG, shmc_imrecv(got, 2, (shmc_dtype)12345, &m, &r));
+    BAD(F_MRECV, K_SIZE, SHMC_ERR_ARG, shmc_mrecv(got, huge, SHMC_INT32, &m, NULL));
+    BAD(F_IMRECV, K_SIZE, SHMC_ERR_ARG, shmc_imrecv(got, huge, SHMC_INT32, &m, &r));
+    BAD(F_IMRECV, K_OUTPTR, SHMC_ERR_ARG, shmc_imrecv(got, 2, SHMC_INT32, &m, NULL));
+    T_ASSERT(m == stale && r == NULL, "refused receives keep the message and give no request");
+    shmc_status st;
+    T_OK(shmc_mrecv(got, 2, SHMC_INT32, &m, &st));
+    T_ASSERT(m == NULL && got[0] == me && got[1] == 5000 + me && st.count == 2 && st.tag == 90,
+             "the message kept through the refusals arrives whole");
+    shmc_message *bad[] = {stale, JUNK_A, JUNK_B, (shmc_message *)(void *)v};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        m = bad[i];
+        BAD(F_MRECV, K_REQ, SHMC_ERR_ARG, shmc_mrecv(got, 2, SHMC_INT32, &m, NULL));
+        BAD(F_IMRECV, K_REQ, SHMC_ERR_ARG, shmc_imrecv(got, 2, SHMC_INT32, &m, &r));
+        T_ASSERT(m == bad[i], "a refused handle is left as it was");
+    }
 }
 
 /* Freed and invented communicators. */
@@ -837,6 +911,7 @@ static void audit(shmc_comm *unused, int me, int n, void *arg)
 
     arguments(w, me, n);
     requests(w, me);
+    messages(w, me);
     communicators(w, me);
     shmc_comm *again = w;
     T_CALL(SHMC_ERR_STATE, shmc_init(&again));
