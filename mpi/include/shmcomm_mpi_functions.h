@@ -173,6 +173,42 @@ SHMC_MPI_FN(int, Testsome,
              MPI_Status *statuses));
 SHMC_MPI_FN(int, Request_free, (MPI_Request * request));
 SHMC_MPI_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
+SHMC_MPI_FN(int, Send_init,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Bsend_init,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Ssend_init,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Rsend_init,
+            (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Recv_init,
+            (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Start, (MPI_Request * request));
+SHMC_MPI_FN(int, Startall, (int count, MPI_Request array_of_requests[]));
+SHMC_MPI_FN(int, Grequest_start,
+            (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
+             MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+SHMC_MPI_FN(int, Grequest_complete, (MPI_Request request));
+SHMC_MPI_FN(int, Request_get_status_any,
+            (int count, MPI_Request array_of_requests[], int *index, int *flag,
+             MPI_Status *status));
+SHMC_MPI_FN(int, Request_get_status_all,
+            (int count, MPI_Request array_of_requests[], int *flag,
+             MPI_Status *array_of_statuses));
+SHMC_MPI_FN(int, Request_get_status_some,
+            (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+             MPI_Status *array_of_statuses));
+SHMC_MPI_FN(int, Status_get_source, (const MPI_Status *status, int *source));
+SHMC_MPI_FN(int, Status_set_source, (MPI_Status * status, int source));
+SHMC_MPI_FN(int, Status_get_tag, (const MPI_Status *status, int *tag));
+SHMC_MPI_FN(int, Status_set_tag, (MPI_Status * status, int tag));
+SHMC_MPI_FN(int, Status_get_error, (const MPI_Status *status, int *error));
+SHMC_MPI_FN(int, Status_set_error, (MPI_Status * status, int error));
 SHMC_MPI_FN(int, Cancel, (MPI_Request * request));
 SHMC_MPI_FN(int, Test_cancelled, (const MPI_Status *status, int *flag));
 SHMC_MPI_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
@@ -479,33 +515,6 @@ SHMC_MPI_NOTYET(Iexscan,
                 (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request),
                 (sendbuf, recvbuf, count, datatype, op, comm, request));
-SHMC_MPI_NOTYET(Bsend_init,
-                (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request),
-                (buf, count, datatype, dest, tag, comm, request));
-SHMC_MPI_NOTYET(Ssend_init,
-                (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request),
-                (buf, count, datatype, dest, tag, comm, request));
-SHMC_MPI_NOTYET(Rsend_init,
-                (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request),
-                (buf, count, datatype, dest, tag, comm, request));
-SHMC_MPI_NOTYET(Grequest_start,
-                (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function *free_fn,
-                 MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request),
-                (query_fn, free_fn, cancel_fn, extra_state, request));
-SHMC_MPI_NOTYET(Grequest_complete, (MPI_Request request), (request));
-SHMC_MPI_NOTYET(Send_init,
-                (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request),
-                (buf, count, datatype, dest, tag, comm, request));
-SHMC_MPI_NOTYET(Recv_init,
-                (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                 MPI_Request *request),
-                (buf, count, datatype, source, tag, comm, request));
-SHMC_MPI_NOTYET(Start, (MPI_Request * request), (request));
-SHMC_MPI_NOTYET(Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests));
 SHMC_MPI_NOTYET(Comm_spawn,
                 (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                  MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),

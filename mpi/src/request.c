@@ -10,27 +10,24 @@
  * delivering never frees. It costs such a send no entry of its own (MPICH's completed
  * "lightweight" requests do the same); a send's status says nothing but its error and
  * that it was not cancelled (MPI 4.1, 3.7.3), which this one holds.
+ *
+ * Persistent and generalized requests (persist.c) are entries of the same table: an
+ * inactive persistent request reads as a null one to every completion call, and
+ * completing an active one makes it inactive instead of freeing it; a generalized
+ * request has no C request and completes when the program says so.
  */
-#include "mpi_impl.h"
+#include "request_impl.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct req {
-    int used;
-    int done;   /* completed: err and st hold the result */
-    int orphan; /* MPI_Request_free'd while active: completed and dropped later */
-    int err;
-    shmc_request *r;
-    MPI_Comm comm;
-    MPI_Status st;
-    struct shmc_mpi_view v;
-};
-
-static struct req *reqs;
-static int nreqs;
+struct req *shmc_mpi__reqs;
+int shmc_mpi__nreqs;
 static int *free_list, nfree;
 static int norphans;
+#define reqs shmc_mpi__reqs
+#define nreqs shmc_mpi__nreqs
 
 void shmc_mpi__status_empty(MPI_Status *st)
 {
@@ -55,14 +52,15 @@ static int ignored(const MPI_Status *st)
     return st == MPI_STATUS_IGNORE || st == NULL;
 }
 
-/* The request of a handle; NULL with an error for a handle that is none. */
-static struct req *lookup(MPI_Request h, int *rc)
+struct req *shmc_mpi__req_lookup(MPI_Request h, int *rc)
 {
     if (h > 0 && h <= nreqs && reqs[h - 1].used && !reqs[h - 1].orphan)
         return &reqs[h - 1];
     *rc = shmc_mpi__err(MPI_ERR_REQUEST, "%d is not an active request", h);
     return NULL;
 }
+
+#define lookup shmc_mpi__req_lookup
 
 /* The request *request names, where request itself may be NULL. */
 static struct req *lookup_at(const MPI_Request *request, int *rc)
@@ -85,28 +83,34 @@ static void finish(struct req *q, int err, const shmc_status *s)
     q->st.MPI_ERROR = q->err;
 }
 
-/* Completes q if it can (waiting for it when block): returns whether it is complete. */
-static int progress(struct req *q, int block)
+int shmc_mpi__req_progress(struct req *q, int block)
 {
     if (q->done)
         return 1;
+    if (q->g)
+        return shmc_mpi__greq_progress(q, block);
+    if (!q->r) /* an inactive persistent request: nothing to complete */
+        return 0;
     shmc_status s;
     int done = 1, err = block ? shmc_wait(&q->r, &s) : shmc_test(&q->r, &done, &s);
     if (done)
         finish(q, err, &s);
     return done;
 }
+#define progress shmc_mpi__req_progress
 
 /* The entry behind SHMC_MPI_REQUEST_SENT: made with the table, never freed. */
 #define SENT_SLOT (SHMC_MPI_REQUEST_SENT - 1)
 
-static void drop(struct req *q)
+void shmc_mpi__req_drop(struct req *q)
 {
     if (q == &reqs[SENT_SLOT])
         return;
+    shmc_mpi__persist_release(q);
     q->used = 0;
     free_list[nfree++] = (int)(q - reqs);
 }
+#define drop shmc_mpi__req_drop
 
 static void reap_orphans(void)
 {
@@ -114,7 +118,7 @@ static void reap_orphans(void)
         struct req *q = &reqs[i];
         if (!q->used || !q->orphan)
             continue;
-        if (progress(q, 0)) {
+        if (progress(q, 0) || shmc_mpi__req_inactive(q)) {
             drop(q);
             norphans--;
         }
@@ -170,6 +174,8 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
     struct req *q = &reqs[free_list[--nfree]];
     q->used = 1;
     q->orphan = 0;
+    q->p = NULL;
+    q->g = NULL;
     q->r = r;
     q->comm = comm;
     q->done = 0;
@@ -196,10 +202,14 @@ void shmc_mpi__request_end(void)
 {
     for (int i = 0; i < nreqs; i++) {
         struct req *q = &reqs[i];
-        if (q->used && q->orphan)
+        /* A generalized request completes only when the program says so: not waited for. */
+        if (q->used && q->orphan && !q->g)
             progress(q, 1);
-        if (q->used)
+        if (q->used) {
             shmc_mpi__view_finish(&q->v, 0);
+            if (i != SENT_SLOT)
+                shmc_mpi__persist_release(q);
+        }
     }
     free(reqs);
     free(free_list);
@@ -218,6 +228,13 @@ static int deliver(struct req *q, MPI_Request *h, MPI_Status *st, int set_error)
             st->MPI_ERROR = e; /* single completions leave MPI_ERROR alone (MPI 3.1, 3.2.5) */
     }
     int err = q->err;
+    if (q->p) {
+        shmc_mpi__persist_inactive(q); /* the handle stays: it may be started again */
+        return err;
+    }
+    if (q->g && (err = shmc_mpi__greq_free(q, err)) != MPI_SUCCESS && st && !ignored(st) &&
+        set_error)
+        st->MPI_ERROR = err;
     drop(q);
     *h = MPI_REQUEST_NULL;
     return err;
@@ -241,6 +258,10 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     struct req *q = lookup(*request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (shmc_mpi__req_inactive(q)) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
     progress(q, 1);
     MPI_Comm comm = q->comm;
     rc = deliver(q, request, status, 0);
@@ -262,6 +283,11 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     struct req *q = lookup(*request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (shmc_mpi__req_inactive(q)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
     if (!progress(q, 0)) {
         *flag = 0;
         return MPI_SUCCESS;
@@ -286,6 +312,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     struct req *q = lookup(request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (shmc_mpi__req_inactive(q)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
     *flag = progress(q, 0);
     if (q->done && !ignored(status)) {
         int e = status->MPI_ERROR;
@@ -302,7 +333,9 @@ int PMPI_Request_free(MPI_Request *request)
     struct req *q = lookup_at(request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    if (q->done) {
+    if (q->done || shmc_mpi__req_inactive(q)) {
+        if (q->g)
+            shmc_mpi__greq_free(q, MPI_SUCCESS);
         drop(q);
     } else {
         q->orphan = 1; /* it completes in the background; MPI_Finalize waits for it */
@@ -319,8 +352,10 @@ int PMPI_Cancel(MPI_Request *request)
     struct req *q = lookup_at(request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    if (q->done)
+    if (q->done || shmc_mpi__req_inactive(q))
         return MPI_SUCCESS;
+    if (q->g)
+        return shmc_mpi__greq_cancel(q);
     /* Receives not yet matched are cancelled; a send (whose message a peer may be
      * taking) and a matched receive complete as usual and read as not cancelled. */
     if (shmc_cancel(&q->r) == SHMC_OK) {
@@ -353,6 +388,7 @@ struct arr {
     shmc_request **r;
     shmc_status sstack[64];
     shmc_status *s;
+    int ngreq; /* generalized requests not complete */
 };
 
 static int gather(int count, MPI_Request *h, struct arr *a, int *rc)
@@ -363,6 +399,7 @@ static int gather(int count, MPI_Request *h, struct arr *a, int *rc)
     }
     a->r = a->stack;
     a->s = a->sstack;
+    a->ngreq = 0;
     if (count > 64) {
         a->r = malloc((size_t)count * sizeof *a->r);
         a->s = malloc((size_t)count * sizeof *a->s);
@@ -386,7 +423,9 @@ static int gather(int count, MPI_Request *h, struct arr *a, int *rc)
             }
             return -1;
         }
-        if (!q->done) {
+        if (q->g && !progress(q, 0))
+            a->ngreq++;
+        else if (!q->done && q->r) {
             a->r[i] = q->r;
             pending++;
         }
@@ -402,11 +441,20 @@ static void release_arr(struct arr *a)
     }
 }
 
+/* A null or inactive (persistent) entry: every completion call passes over it. */
+static int passive(MPI_Request h)
+{
+    return h == MPI_REQUEST_NULL || shmc_mpi__req_inactive(&reqs[h - 1]);
+}
+
+/* The first entry known to be complete (generalized requests asked, nothing else). */
 static int any_done(int count, const MPI_Request *h)
 {
-    for (int i = 0; i < count; i++)
-        if (h[i] != MPI_REQUEST_NULL && reqs[h[i] - 1].done)
+    for (int i = 0; i < count; i++) {
+        struct req *q = passive(h[i]) ? NULL : &reqs[h[i] - 1];
+        if (q && (q->done || (q->g && progress(q, 0))))
             return i;
+    }
     return -1;
 }
 
@@ -444,6 +492,19 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
             *flag = 0;
             return MPI_SUCCESS;
         }
+        /* Recorded now: the C requests are freed, whatever the generalized ones do. */
+        for (int i = 0; i < count; i++) {
+            struct req *q = passive(h[i]) ? NULL : &reqs[h[i] - 1];
+            if (q && !q->done && !q->g && q->r)
+                finish(q, a.s[i].error, &a.s[i]);
+        }
+    }
+    for (int i = 0; i < count && a.ngreq > 0; i++) {
+        if (passive(h[i]) || !reqs[h[i] - 1].g || progress(&reqs[h[i] - 1], block))
+            continue;
+        release_arr(&a); /* testing, and a generalized request is not complete */
+        *flag = 0;
+        return MPI_SUCCESS;
     }
     if (flag)
         *flag = 1;
@@ -451,14 +512,11 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
     int failed = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[i];
-        if (h[i] == MPI_REQUEST_NULL) {
+        if (passive(h[i])) {
             empty_status(st);
             continue;
         }
-        struct req *q = &reqs[h[i] - 1];
-        if (!q->done)
-            finish(q, a.s[i].error, &a.s[i]);
-        failed |= deliver(q, &h[i], st, 1) != MPI_SUCCESS;
+        failed |= deliver(&reqs[h[i] - 1], &h[i], st, 1) != MPI_SUCCESS;
     }
     release_arr(&a);
     if (failed)
@@ -490,22 +548,31 @@ static int any(int count, MPI_Request *h, int *index, int *flag, MPI_Status *sta
     if (pending < 0)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     int i = any_done(count, h);
-    if (i < 0 && pending > 0) {
+    /* With generalized requests pending, the C library cannot wait for all of them: poll
+     * both kinds, yielding between rounds, until one completes. */
+    int poll = a.ngreq > 0;
+    while (i < 0 && (pending > 0 || poll)) {
         size_t idx = SHMC_INDEX_NONE;
-        int done = 1, err;
-        if (block)
+        int done = 1, err = SHMC_OK;
+        if (block && !poll)
             err = shmc_waitany((size_t)count, a.r, &idx, &a.s[0]);
-        else
+        else if (pending > 0)
             err = shmc_testany((size_t)count, a.r, &idx, &done, &a.s[0]);
+        else
+            done = 0;
         if (done && idx != SHMC_INDEX_NONE) {
             i = (int)idx;
             finish(&reqs[h[i] - 1], err, &a.s[0]);
-        } else if (!done) {
+        } else if (poll && (i = any_done(count, h)) < 0 && block) {
+            sched_yield();
+            continue;
+        } else if (!done && i < 0) {
             release_arr(&a);
             *flag = 0;
             *index = MPI_UNDEFINED;
             return MPI_SUCCESS;
         }
+        break;
     }
     release_arr(&a);
     if (flag)
@@ -548,7 +615,7 @@ static int some(int incount, MPI_Request *h, int *outcount, int *indices, MPI_St
     release_arr(&a);
     int active = 0;
     for (int i = 0; i < incount; i++)
-        active += h[i] != MPI_REQUEST_NULL;
+        active += !passive(h[i]);
     if (!active) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
@@ -572,7 +639,7 @@ static int some(int incount, MPI_Request *h, int *outcount, int *indices, MPI_St
             k++;
         }
         for (int i = 0; i < incount; i++) {
-            if (h[i] == MPI_REQUEST_NULL)
+            if (passive(h[i]))
                 continue;
             struct req *q = &reqs[h[i] - 1];
             if (!progress(q, 0))

@@ -71,8 +71,7 @@ static void environment(shmc_comm *w, int me, int n, void *arg)
     M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Ibarrier(MPI_COMM_WORLD, (MPI_Request[]){0}));
     M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
             MPI_Ialltoall(&n, 1, MPI_INT, &n, 1, MPI_INT, MPI_COMM_WORLD, (MPI_Request[]){0}));
-    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
-            MPI_Bsend_init(&n, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, (MPI_Request[]){0}));
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_File_close((MPI_File[]){MPI_FILE_NULL}));
     M_CLASS(MPI_ERR_ARG, MPI_Error_class(99999, &cls));
     M_OK(MPI_Finalized(&flag));
     T_ASSERT(!flag, "not finalized");

@@ -4,6 +4,7 @@
  * probes, MPI_PROC_NULL, cancelling a receive, truncation, buffered sends, sendrecv, and
  * non-contiguous datatypes on either side against packed references.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -507,6 +508,195 @@ START_TEST(test_mpi_p2p_matched_probes)
 }
 END_TEST
 
+/* Persistent requests: a ring exchange started 20 times over the same requests (standard,
+ * synchronous, buffered and ready sends; a strided receive type), through every completion
+ * call; inactive requests read as null ones; MPI_Start of an active or a non-persistent
+ * request is refused; freeing an active one still delivers. Generalized requests completed
+ * before and after the wait, with their query, free and cancel callbacks; the status
+ * accessors; MPI_Request_get_status_any/all/some leave requests in place. */
+static int g_calls[3];
+
+static int g_query(void *extra, MPI_Status *st)
+{
+    g_calls[0]++;
+    MPI_Status_set_source(st, 7);
+    MPI_Status_set_tag(st, (int)(intptr_t)extra);
+    MPI_Status_set_elements(st, MPI_INT, 3);
+    MPI_Status_set_cancelled(st, 0);
+    return MPI_SUCCESS;
+}
+
+static int g_free(void *extra)
+{
+    (void)extra;
+    g_calls[1]++;
+    return MPI_SUCCESS;
+}
+
+static int g_cancel(void *extra, int complete)
+{
+    (void)extra;
+    g_calls[2] += complete ? 10 : 1;
+    return MPI_SUCCESS;
+}
+
+static void persistent(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)arg;
+    mt_init();
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    int out[8], in[8], bsize = 4096 + MPI_BSEND_OVERHEAD;
+    void *bbuf = malloc((size_t)bsize);
+    M_OK(MPI_Buffer_attach(bbuf, bsize));
+    MPI_Datatype every_other;
+    M_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
+    M_OK(MPI_Type_commit(&every_other));
+    MPI_Request r[2];
+    for (int mode = 0; mode < 4; mode++) {
+        M_OK(MPI_Recv_init(in, 1, every_other, left, mode, MPI_COMM_WORLD, &r[0]));
+        int (*init)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *) =
+            mode == 0   ? MPI_Send_init
+            : mode == 1 ? MPI_Ssend_init
+            : mode == 2 ? MPI_Bsend_init
+                        : MPI_Rsend_init;
+        M_OK(init(out, 4, MPI_INT, right, mode, MPI_COMM_WORLD, &r[1]));
+        for (int k = 0; k < 20; k++) {
+            for (int i = 0; i < 4; i++)
+                out[i] = 1000 * me + 10 * k + i;
+            for (int i = 0; i < 8; i++)
+                in[i] = -1;
+            if (mode == 3) { /* a ready send needs its receive posted: the receives first */
+                M_OK(MPI_Start(&r[0]));
+                M_OK(MPI_Barrier(MPI_COMM_WORLD));
+                M_OK(MPI_Start(&r[1]));
+            } else {
+                M_OK(MPI_Startall(2, r));
+            }
+            MPI_Status st[2];
+            int idx, flag = 0, outc, ids[2];
+            switch (k % 4) {
+            case 0:
+                M_OK(MPI_Waitall(2, r, st));
+                break;
+            case 1:
+                M_OK(MPI_Wait(&r[0], &st[0]));
+                while (!flag)
+                    M_OK(MPI_Test(&r[1], &flag, MPI_STATUS_IGNORE));
+                break;
+            case 2:
+                M_OK(MPI_Waitany(2, r, &idx, &st[0]));
+                M_OK(MPI_Waitany(2, r, &idx, &st[0]));
+                /* both inactive now: like null requests */
+                M_OK(MPI_Waitany(2, r, &idx, &st[0]));
+                T_ASSERT(idx == MPI_UNDEFINED, "inactive requests are passed over");
+                break;
+            default:
+                for (int got = 0; got < 2; got += outc)
+                    M_OK(MPI_Waitsome(2, r, &outc, ids, st));
+            }
+            T_ASSERT(r[0] != MPI_REQUEST_NULL && r[1] != MPI_REQUEST_NULL, "handles kept");
+            T_ASSERT(in[0] == 1000 * left + 10 * k && in[6] == 1000 * left + 10 * k + 3 &&
+                         in[1] == -1,
+                     "mode %d round %d: got %d", mode, k, in[0]);
+            /* an inactive request completes at once with an empty status */
+            M_OK(MPI_Wait(&r[0], &st[0]));
+            T_ASSERT(st[0].MPI_SOURCE == MPI_ANY_SOURCE && st[0].MPI_TAG == MPI_ANY_TAG,
+                     "empty status");
+        }
+        M_OK(MPI_Request_free(&r[0]));
+        M_OK(MPI_Request_free(&r[1]));
+        M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    /* refusals: start twice, start a plain request, bad arguments at init */
+    M_OK(MPI_Recv_init(in, 4, MPI_INT, left, 50, MPI_COMM_WORLD, &r[0]));
+    M_OK(MPI_Start(&r[0]));
+    M_CLASS(MPI_ERR_REQUEST, MPI_Start(&r[0]));
+    M_OK(MPI_Send(out, 4, MPI_INT, right, 50, MPI_COMM_WORLD));
+    M_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    M_OK(MPI_Request_free(&r[0]));
+    M_OK(MPI_Irecv(in, 4, MPI_INT, left, 51, MPI_COMM_WORLD, &r[0]));
+    M_CLASS(MPI_ERR_REQUEST, MPI_Start(&r[0]));
+    M_OK(MPI_Send(out, 4, MPI_INT, right, 51, MPI_COMM_WORLD));
+    M_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    M_CLASS(MPI_ERR_RANK, MPI_Send_init(out, 4, MPI_INT, n, 0, MPI_COMM_WORLD, &r[0]));
+    M_CLASS(MPI_ERR_TAG, MPI_Send_init(out, 4, MPI_INT, right, -3, MPI_COMM_WORLD, &r[0]));
+    M_CLASS(MPI_ERR_COUNT, MPI_Recv_init(in, -1, MPI_INT, left, 0, MPI_COMM_WORLD, &r[0]));
+    M_CLASS(MPI_ERR_ARG, MPI_Send_init(out, 4, MPI_INT, right, 0, MPI_COMM_WORLD, NULL));
+    /* an active persistent send freed: its message still arrives */
+    M_OK(MPI_Send_init(out, 4, MPI_INT, right, 52, MPI_COMM_WORLD, &r[1]));
+    M_OK(MPI_Start(&r[1]));
+    M_OK(MPI_Request_free(&r[1]));
+    M_OK(MPI_Recv(in, 4, MPI_INT, left, 52, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    int sz;
+    M_OK(MPI_Buffer_detach(&bbuf, &sz));
+    free(bbuf);
+    M_OK(MPI_Type_free(&every_other));
+
+    /* generalized requests */
+    MPI_Request g[2];
+    MPI_Status st;
+    int v, flag, idx;
+    g_calls[0] = g_calls[1] = g_calls[2] = 0;
+    M_OK(MPI_Grequest_start(g_query, g_free, g_cancel, (void *)(intptr_t)33, &g[0]));
+    M_OK(MPI_Test(&g[0], &flag, &st));
+    T_ASSERT(!flag, "not complete before MPI_Grequest_complete");
+    M_OK(MPI_Cancel(&g[0]));
+    M_OK(MPI_Grequest_complete(g[0]));
+    M_OK(MPI_Wait(&g[0], &st));
+    M_OK(MPI_Get_count(&st, MPI_INT, &v));
+    T_ASSERT(g[0] == MPI_REQUEST_NULL && st.MPI_SOURCE == 7 && st.MPI_TAG == 33 && v == 3,
+             "the query filled the status");
+    T_ASSERT(g_calls[0] == 1 && g_calls[1] == 1 && g_calls[2] == 1, "callbacks %d %d %d",
+             g_calls[0], g_calls[1], g_calls[2]);
+    /* with a point-to-point request in one waitany; the non-blocking status queries */
+    M_OK(MPI_Grequest_start(g_query, g_free, NULL, (void *)(intptr_t)34, &g[0]));
+    M_OK(MPI_Irecv(&v, 1, MPI_INT, left, 60, MPI_COMM_WORLD, &g[1]));
+    M_OK(MPI_Request_get_status_any(2, g, &idx, &flag, MPI_STATUS_IGNORE));
+    T_ASSERT(!flag, "nothing complete yet");
+    M_OK(MPI_Grequest_complete(g[0]));
+    M_OK(MPI_Request_get_status_any(2, g, &idx, &flag, &st));
+    T_ASSERT(flag && idx == 0 && g[0] != MPI_REQUEST_NULL && st.MPI_TAG == 34,
+             "get_status_any sees it and leaves it");
+    M_OK(MPI_Request_get_status_all(2, g, &flag, MPI_STATUSES_IGNORE));
+    T_ASSERT(!flag, "the receive is not complete");
+    M_OK(MPI_Barrier(MPI_COMM_WORLD)); /* no rank sends before every rank looked */
+    M_OK(MPI_Send(&me, 1, MPI_INT, right, 60, MPI_COMM_WORLD));
+    for (flag = 0; !flag;)
+        M_OK(MPI_Request_get_status_all(2, g, &flag, MPI_STATUSES_IGNORE));
+    int outc, ids[2];
+    M_OK(MPI_Request_get_status_some(2, g, &outc, ids, MPI_STATUSES_IGNORE));
+    T_ASSERT(outc == 2 && g[0] != MPI_REQUEST_NULL && g[1] != MPI_REQUEST_NULL,
+             "get_status_some leaves both");
+    M_OK(MPI_Waitall(2, g, MPI_STATUSES_IGNORE));
+    T_ASSERT(v == left && g_calls[1] == 2, "both delivered, the free callback ran");
+    /* freed before it completes: the free callback runs once it does */
+    M_OK(MPI_Grequest_start(g_query, g_free, NULL, NULL, &g[0]));
+    MPI_Request copy = g[0];
+    M_OK(MPI_Request_free(&g[0]));
+    M_OK(MPI_Grequest_complete(copy));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD)); /* a later call reaps it */
+    M_OK(MPI_Isend(&me, 1, MPI_INT, me, 61, MPI_COMM_WORLD, &g[0]));
+    M_OK(MPI_Recv(&v, 1, MPI_INT, me, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    M_OK(MPI_Wait(&g[0], MPI_STATUS_IGNORE));
+    T_ASSERT(g_calls[1] == 3, "free callback of a freed request after completion: %d", g_calls[1]);
+    /* the status accessors */
+    M_OK(MPI_Status_set_error(&st, MPI_ERR_TAG));
+    M_OK(MPI_Status_get_error(&st, &v));
+    T_ASSERT(v == MPI_ERR_TAG, "status error");
+    M_OK(MPI_Status_get_source(&st, &v));
+    T_ASSERT(v == 7, "status source");
+    M_CLASS(MPI_ERR_ARG, MPI_Status_get_tag(NULL, &v));
+    M_CLASS(MPI_ERR_REQUEST, MPI_Grequest_complete(12345));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_persistent_and_generalized_requests)
+{
+    mt_run(1, persistent, NULL);
+    mt_run(3, persistent, NULL);
+}
+END_TEST
+
 static Suite *mpi_p2p_suite(void)
 {
     Suite *s = suite_create("mpi_p2p");
@@ -520,6 +710,7 @@ static Suite *mpi_p2p_suite(void)
     tcase_add_test(t, test_mpi_p2p_buffered);
     tcase_add_test(t, test_mpi_p2p_synchronous_freed_indexed_block);
     tcase_add_test(t, test_mpi_p2p_matched_probes);
+    tcase_add_test(t, test_mpi_p2p_persistent_and_generalized_requests);
     suite_add_tcase(s, t);
     return s;
 }

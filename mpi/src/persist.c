@@ -1,0 +1,252 @@
+/*
+ * Persistent point-to-point requests (MPI_Send_init and the other modes, MPI_Recv_init,
+ * MPI_Start, MPI_Startall) and generalized requests (MPI_Grequest_start,
+ * MPI_Grequest_complete).
+ *
+ * A persistent request is an entry of the request table that keeps its call's arguments.
+ * MPI_Start makes the nonblocking call they describe and takes over the request that call
+ * made (or, for a send complete as it started, marks itself complete), so a started
+ * persistent request is exactly an ordinary one to every completion call; completing it
+ * makes it inactive again instead of freeing it. The arguments are checked when the
+ * request is made, as MPI asks, and once more by the call at each start.
+ *
+ * A generalized request has no C request: the program completes it (from any thread), and
+ * a wait for it polls, yielding, until then; its query callback fills the status, its free
+ * callback runs when the request is freed, whichever comes last of completion and free.
+ */
+#include "request_impl.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define reqs shmc_mpi__reqs
+
+static int init(enum shmc_mpi_pkind kind, const void *buf, int count, MPI_Datatype type, int peer,
+                int tag, MPI_Comm comm, MPI_Request *request, const char *fn)
+{
+    struct shmc_mpi_call k;
+    int rc = shmc_mpi__call(comm, fn, &k);
+    if (rc)
+        return rc;
+    const struct shmc_mpi_type *t;
+    size_t bytes;
+    int recv = kind == SHMC_MPI_P_RECV;
+    if (!request)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
+    else if ((rc = shmc_mpi__buffer_arg(buf, count, type, &t, &bytes)) != MPI_SUCCESS)
+        ;
+    else if (peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE) &&
+             (peer < 0 || peer >= k.c->size))
+        rc = shmc_mpi__err(MPI_ERR_RANK, "rank %d is not in the communicator of %d", peer,
+                           k.c->size);
+    else if (!(recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > SHMC_TAG_MAX))
+        rc = shmc_mpi__err(MPI_ERR_TAG, "tag %d is not in 0..MPI_TAG_UB", tag);
+    struct shmc_mpi_persist *p = rc == MPI_SUCCESS ? malloc(sizeof *p) : NULL;
+    if (rc == MPI_SUCCESS && !p)
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a persistent request");
+    if (rc == MPI_SUCCESS && (rc = shmc_mpi__request_new(NULL, comm, NULL, request)) != MPI_SUCCESS)
+        free(p);
+    if (rc != MPI_SUCCESS)
+        return shmc_mpi__call_rc(&k, rc);
+    *p = (struct shmc_mpi_persist){kind, 0, (void *)buf, count, peer, tag, type};
+    reqs[*request - 1].p = p;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return init(SHMC_MPI_P_SEND, buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Send_init);
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    /* A ready send may be a standard one (p2p.c says why). */
+    return init(SHMC_MPI_P_SEND, buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Rsend_init);
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return init(SHMC_MPI_P_BSEND, buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Bsend_init);
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return init(SHMC_MPI_P_SSEND, buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Ssend_init);
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return init(SHMC_MPI_P_RECV, buf, count, datatype, source, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Recv_init);
+
+int PMPI_Start(MPI_Request *request)
+{
+    int rc = MPI_SUCCESS;
+    struct req *q = request ? shmc_mpi__req_lookup(*request, &rc)
+                            : (rc = shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL"), NULL);
+    if (q && !q->p)
+        rc = shmc_mpi__err(MPI_ERR_REQUEST, "request %d is not persistent", *request);
+    else if (q && q->p->active)
+        rc = shmc_mpi__err(MPI_ERR_REQUEST, "request %d is active already: complete it first",
+                           *request);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(q ? q->comm : MPI_COMM_WORLD, rc);
+    const struct shmc_mpi_persist a = *q->p;
+    MPI_Comm comm = q->comm;
+    int idx = *request - 1;
+    MPI_Request t = MPI_REQUEST_NULL;
+    switch (a.kind) {
+    case SHMC_MPI_P_SEND:
+        rc = PMPI_Isend(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
+        break;
+    case SHMC_MPI_P_BSEND:
+        rc = PMPI_Ibsend(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
+        break;
+    case SHMC_MPI_P_SSEND:
+        rc = PMPI_Issend(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
+        break;
+    case SHMC_MPI_P_RECV:
+        rc = PMPI_Irecv(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
+        break;
+    }
+    if (rc != MPI_SUCCESS) /* raised by the call; the request stays inactive */
+        return rc;
+    q = &reqs[idx]; /* the call may have grown the table */
+    q->p->active = 1;
+    if (t == SHMC_MPI_REQUEST_SENT) {
+        q->r = NULL;
+        q->done = 1;
+        q->err = MPI_SUCCESS;
+        q->v.tmp = NULL;
+        q->v.bytes = 0;
+        shmc_mpi__status_empty(&q->st);
+        return MPI_SUCCESS;
+    }
+    struct req *n = &reqs[t - 1];
+    q->r = n->r;
+    q->done = n->done;
+    q->err = n->err;
+    q->st = n->st;
+    q->v = n->v;
+    n->r = NULL;
+    n->v.tmp = NULL;
+    shmc_mpi__req_drop(n);
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Start);
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    if (count < 0 || (count > 0 && !array_of_requests))
+        return SHMC_MPI_RAISE(
+            MPI_COMM_WORLD,
+            shmc_mpi__err(MPI_ERR_ARG, "count %d is negative or the array is NULL", count));
+    for (int i = 0; i < count; i++) {
+        int rc = PMPI_Start(&array_of_requests[i]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Startall);
+
+void shmc_mpi__persist_inactive(struct req *q)
+{
+    q->p->active = 0;
+    q->done = 0;
+    q->r = NULL;
+    q->v.tmp = NULL;
+    q->v.bytes = 0;
+}
+
+void shmc_mpi__persist_release(struct req *q)
+{
+    if (q->g && !q->g->freed && q->g->free_fn)
+        q->g->free_fn(q->g->extra);
+    free(q->p);
+    free(q->g);
+    q->p = NULL;
+    q->g = NULL;
+}
+
+/* ---- generalized requests --------------------------------------------------------------- */
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
+{
+    int rc = shmc_mpi__check_running();
+    if (rc == MPI_SUCCESS && !request)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
+    struct shmc_mpi_greq *g = rc == MPI_SUCCESS ? calloc(1, sizeof *g) : NULL;
+    if (rc == MPI_SUCCESS && !g)
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a generalized request");
+    if (rc == MPI_SUCCESS &&
+        (rc = shmc_mpi__request_new(NULL, MPI_COMM_WORLD, NULL, request)) != MPI_SUCCESS)
+        free(g);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    g->query = query_fn;
+    g->free_fn = free_fn;
+    g->cancel = cancel_fn;
+    g->extra = extra_state;
+    reqs[*request - 1].g = g;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Grequest_start);
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    /* Read directly: a request the program freed (MPI_Request_free) may still be
+     * completed, and its handle is then the program's only name for it. */
+    int rc = shmc_mpi__check_running();
+    struct req *q = request > 0 && request <= shmc_mpi__nreqs ? &reqs[request - 1] : NULL;
+    if (rc == MPI_SUCCESS && (!q || !q->used || !q->g))
+        rc = shmc_mpi__err(MPI_ERR_REQUEST, "%d is not a generalized request", request);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    atomic_store(&q->g->complete, 1);
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Grequest_complete);
+
+int shmc_mpi__greq_progress(struct req *q, int block)
+{
+    while (!atomic_load(&q->g->complete)) {
+        if (!block)
+            return 0;
+        sched_yield();
+    }
+    shmc_mpi__status_empty(&q->st);
+    int rc = q->g->query ? q->g->query(q->g->extra, &q->st) : MPI_SUCCESS;
+    q->err = rc;
+    q->st.MPI_ERROR = rc;
+    q->done = 1;
+    return 1;
+}
+
+int shmc_mpi__greq_free(struct req *q, int err)
+{
+    if (q->g->freed)
+        return err;
+    q->g->freed = 1;
+    int rc = q->g->free_fn ? q->g->free_fn(q->g->extra) : MPI_SUCCESS;
+    return err == MPI_SUCCESS ? rc : err;
+}
+
+int shmc_mpi__greq_cancel(struct req *q)
+{
+    int rc = q->g->cancel ? q->g->cancel(q->g->extra, atomic_load(&q->g->complete)) : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+}

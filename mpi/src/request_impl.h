@@ -1,0 +1,67 @@
+/*
+ * The request table's entries, shared by request.c (completion) and persist.c (persistent
+ * and generalized requests): one array indexed by handle - 1.
+ */
+#ifndef SHMC_MPI_REQUEST_IMPL_H
+#define SHMC_MPI_REQUEST_IMPL_H
+
+#include "mpi_impl.h"
+
+/* What MPI_Start starts again and again (persist.c). */
+enum shmc_mpi_pkind { SHMC_MPI_P_SEND, SHMC_MPI_P_BSEND, SHMC_MPI_P_SSEND, SHMC_MPI_P_RECV };
+struct shmc_mpi_persist {
+    enum shmc_mpi_pkind kind;
+    int active; /* started, not yet completed by a wait or test */
+    void *buf;
+    int count, peer, tag;
+    MPI_Datatype type;
+};
+
+/* A generalized request's callbacks (MPI_Grequest_start). */
+struct shmc_mpi_greq {
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *free_fn;
+    MPI_Grequest_cancel_function *cancel;
+    void *extra;
+    _Atomic int complete; /* MPI_Grequest_complete, from any thread */
+    int freed;            /* its free callback ran */
+};
+
+struct req {
+    int used;
+    int done;   /* completed: err and st hold the result */
+    int orphan; /* MPI_Request_free'd while active: completed and dropped later */
+    int err;
+    shmc_request *r;
+    MPI_Comm comm;
+    MPI_Status st;
+    struct shmc_mpi_view v;
+    struct shmc_mpi_persist *p; /* persistent: its arguments; else NULL */
+    struct shmc_mpi_greq *g;    /* generalized: its callbacks; else NULL */
+};
+
+extern struct req *shmc_mpi__reqs;
+extern int shmc_mpi__nreqs;
+
+/* The request of a handle; NULL with an error for a handle that is none. */
+struct req *shmc_mpi__req_lookup(MPI_Request h, int *rc);
+/* Completes q if it can (waiting for it when block): returns whether it is complete. An
+ * inactive persistent request never is. */
+int shmc_mpi__req_progress(struct req *q, int block);
+void shmc_mpi__req_drop(struct req *q);
+
+static inline int shmc_mpi__req_inactive(const struct req *q)
+{
+    return q->p && !q->p->active;
+}
+/* persist.c: a completed persistent request back to inactive; its arguments freed. */
+void shmc_mpi__persist_inactive(struct req *q);
+void shmc_mpi__persist_release(struct req *q);
+/* persist.c: a generalized request's progress (its status from the query callback once
+ * complete), its free callback (returns the error to report, err or the callback's), and
+ * MPI_Cancel of it. */
+int shmc_mpi__greq_progress(struct req *q, int block);
+int shmc_mpi__greq_free(struct req *q, int err);
+int shmc_mpi__greq_cancel(struct req *q);
+
+#endif /* SHMC_MPI_REQUEST_IMPL_H */
