@@ -38,8 +38,21 @@ static const char usage[] = USAGE_LINE
     "  --cleanup              remove this user's shmcomm segments in /dev/shm that no\n"
     "                         running job uses (left by jobs run with SHMC_MEMFD=0 that\n"
     "                         died while starting), and start nothing: shmrun --cleanup\n"
+    "  -x VAR[=VALUE], -genv VAR VALUE, -env VAR VALUE\n"
+    "                         set VAR in every rank (every variable of shmrun's own\n"
+    "                         environment is passed on already)\n"
     "  -h, --help             this text\n"
     "  -V, --version          shmrun's version\n"
+    "\n"
+    "Accepted as mpiexec and mpirun take them, so that scripts written for those run:\n"
+    "  --host, -host, -H LIST this machine only (localhost, 127.0.0.1 or its name,\n"
+    "                         each with an optional :SLOTS); another host is refused\n"
+    "  --map-by slot|core|hwthread|numa|socket|package|node[:OVERSUBSCRIBE]\n"
+    "                         accepted; ranks are placed as --bind-to says\n"
+    "  --oversubscribe, --allow-run-as-root, -genvall, -genvlist LIST\n"
+    "                         accepted, with nothing to do: shmrun runs more ranks than\n"
+    "                         cores, runs as root, and passes its environment on\n"
+    "Other mpiexec options (--mca, --hostfile, -ppn, ...) are refused by name.\n"
     "\n"
     "Each rank gets SHMC_RANK, SHMC_SIZE, SHMC_ARENA, SHMC_ARENA_FD, SHMC_CPUS and\n"
     "RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, and MASTER_ADDR (127.0.0.1) and\n"
@@ -144,6 +157,87 @@ static int resolve(const char *prog, char *path, size_t len, char *err, size_t e
                 "shmrun: program '%s' not found in PATH (give a path such as ./%s)", prog, prog);
 }
 
+/* Whether host (a --host entry, without its ":slots") names this machine. */
+static int local_host(const char *host, size_t len)
+{
+    char me[256];
+    if ((len == 9 && !strncmp(host, "localhost", 9)) ||
+        (len == 9 && !strncmp(host, "127.0.0.1", 9)))
+        return 1;
+    if (gethostname(me, sizeof me) != 0)
+        return 0;
+    me[sizeof me - 1] = '\0';
+    size_t n = strlen(me);
+    /* this name, or its first label (a short name given for a qualified one) */
+    const char *dot = strchr(me, '.');
+    return (len == n && !strncmp(host, me, n)) ||
+           (dot && len == (size_t)(dot - me) && !strncmp(host, me, len));
+}
+
+/* A --host list: "a,b:2,...". Returns 0, or the exit status with the message. */
+static int check_hosts(const char *v, char *err, size_t errlen)
+{
+    if (!v || !*v)
+        return fail(err, errlen, SHMRUN_EXIT_USAGE, 1, "shmrun: --host needs a list of hosts");
+    while (*v) {
+        size_t len = strcspn(v, ",");
+        size_t name = strcspn(v, ":,");
+        if (!local_host(v, name))
+            return fail(err, errlen, SHMRUN_EXIT_USAGE, 0,
+                        "shmrun: host '%.*s' is not this machine; shmrun starts ranks on this "
+                        "machine only (for several machines use an MPI or torch's own "
+                        "backends; docs/mpi.md)",
+                        (int)name, v);
+        v += len + (v[len] == ',');
+    }
+    return 0;
+}
+
+/* The --map-by values that have a meaning here: accepted, placement is --bind-to's. */
+static int map_by_ok(const char *v)
+{
+    static const char *const ok[] = {"slot",   "core",    "hwthread", "numa",
+                                     "socket", "package", "node"};
+    if (!v)
+        return 0;
+    size_t base = strcspn(v, ":");
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        if (strlen(ok[i]) == base && !strncasecmp(v, ok[i], base))
+            return !v[base] || !strcasecmp(v + base + 1, "OVERSUBSCRIBE") ||
+                   !strcasecmp(v + base + 1, "NOOVERSUBSCRIBE");
+    return 0;
+}
+
+/* A variable for the ranks: name "VAR" or "VAR=value" (value NULL), or name and value. */
+static int add_env(struct shmrun_opts *o, const char *name, const char *value, int pair,
+                   const char *opt, char *err, size_t errlen)
+{
+    size_t n = name ? strcspn(name, "=") : 0;
+    if (!name || n == 0 || (pair && (!value || name[n])))
+        return fail(err, errlen, SHMRUN_EXIT_USAGE, 1, "shmrun: %s needs a variable name%s", opt,
+                    pair ? " and a value (-genv VAR VALUE)" : " (VAR or VAR=VALUE)");
+    if (o->nenv == SHMRUN_MAX_ENV)
+        return fail(err, errlen, SHMRUN_EXIT_USAGE, 0,
+                    "shmrun: more than %d variables set with -x/-genv; export them in the "
+                    "environment instead (shmrun passes it on)",
+                    SHMRUN_MAX_ENV);
+    o->env_name[o->nenv] = name;
+    o->env_value[o->nenv++] = value;
+    return 0;
+}
+
+/* mpiexec options with nothing to do here. */
+static int is_noop(const char *a)
+{
+    static const char *const noop[] = {
+        "--oversubscribe",    "-oversubscribe", "--allow-run-as-root",
+        "-allow-run-as-root", "-genvall",       "--genvall"};
+    for (size_t i = 0; i < sizeof noop / sizeof *noop; i++)
+        if (!strcmp(a, noop[i]))
+            return 1;
+    return 0;
+}
+
 int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t outlen, char *err,
                  size_t errlen)
 {
@@ -201,6 +295,45 @@ int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t
                             v ? v : "(nothing)");
             continue;
         }
+        if (is_noop(a))
+            continue;
+        if (!strcmp(a, "-genvlist") || !strcmp(a, "--genvlist")) {
+            if (++i >= argc)
+                return fail(err, errlen, SHMRUN_EXIT_USAGE, 1, "shmrun: %s needs a list", a);
+            continue; /* the listed variables are passed on with all the others */
+        }
+        if (!strcmp(a, "--host") || !strcmp(a, "-host") || !strcmp(a, "-H") ||
+            !strncmp(a, "--host=", 7)) {
+            v = a[1] == '-' && a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+            int rc = check_hosts(v, err, errlen);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (!strncmp(a, "--map-by", 8) && (a[8] == '\0' || a[8] == '=')) {
+            v = opt_value(argc, argv, &i, a, 8);
+            if (!map_by_ok(v))
+                return fail(err, errlen, SHMRUN_EXIT_USAGE, 1,
+                            "shmrun: --map-by '%s' has no meaning here (slot, core, hwthread, "
+                            "numa, socket, package or node, optionally :OVERSUBSCRIBE; ranks "
+                            "are placed as --bind-to says)",
+                            v ? v : "(nothing)");
+            continue;
+        }
+        if (!strcmp(a, "-x")) {
+            int rc = add_env(o, i + 1 < argc ? argv[++i] : NULL, NULL, 0, a, err, errlen);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (!strcmp(a, "-genv") || !strcmp(a, "--genv") || !strcmp(a, "-env") ||
+            !strcmp(a, "--env")) {
+            const char *name = i + 1 < argc ? argv[++i] : NULL;
+            int rc = add_env(o, name, i + 1 < argc ? argv[++i] : NULL, 1, a, err, errlen);
+            if (rc)
+                return rc;
+            continue;
+        }
         if (!strcmp(a, "--report-bindings")) {
             o->report_bindings = 1;
             continue;
@@ -226,7 +359,9 @@ int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t
                             v ? v : "(nothing)");
             continue;
         }
-        return fail(err, errlen, SHMRUN_EXIT_USAGE, 1, "shmrun: unknown option '%s'", a);
+        return fail(err, errlen, SHMRUN_EXIT_USAGE, 1, "shmrun: unknown option '%s'%s", a,
+                    a[1] == '-' || strlen(a) > 2 ? " (not one of mpiexec's that shmrun takes)"
+                                                 : "");
     }
     if (o->cleanup && i >= argc)
         return -1; /* nothing else to do: shmrun removes leftovers and exits */

@@ -9,6 +9,9 @@
 
 enum shmrun_bind { SHMRUN_BIND_CORE, SHMRUN_BIND_NUMA, SHMRUN_BIND_NONE };
 
+/* Environment settings for the ranks (-x VAR=value, -genv VAR value): at most this many. */
+#define SHMRUN_MAX_ENV 64
+
 struct shmrun_opts {
     int nranks;
     enum shmrun_bind bind;
@@ -17,8 +20,11 @@ struct shmrun_opts {
     double timeout_s; /* 0: none */
     int keep_going;   /* a failed rank does not end the job */
     int cleanup;      /* --cleanup: remove leftover segments, start no job */
-    char **argv;      /* the program and its arguments */
-    char prog[4096];  /* the program's resolved path */
+    int nenv;
+    const char *env_name[SHMRUN_MAX_ENV];  /* set in every rank: name (may hold "=value") */
+    const char *env_value[SHMRUN_MAX_ENV]; /* its value, or NULL when the name holds it */
+    char **argv;                           /* the program and its arguments */
+    char prog[4096];                       /* the program's resolved path */
 };
 
 /* Exit statuses of shmrun itself (the job's own status otherwise). */

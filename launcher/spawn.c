@@ -83,6 +83,14 @@ static void child(struct shmrun_job *j, int r, pid_t parent, int out[2], int err
     setenv("MASTER_ADDR", "127.0.0.1", 0);
     if (j->master_port > 0 && !getenv("MASTER_PORT"))
         set_env_int("MASTER_PORT", j->master_port);
+    /* -x and -genv: the user's settings, after shmrun's own (a user may override them). */
+    for (int e = 0; e < j->o->nenv; e++) {
+        const char *name = j->o->env_name[e], *eq = strchr(name, '=');
+        if (j->o->env_value[e])
+            setenv(name, j->o->env_value[e], 1);
+        else if (eq)
+            putenv((char *)(uintptr_t)name); /* "VAR=value", from shmrun's own argv */
+    }
     /* The arena descriptor is the only thing that keeps the (already unlinked) segment
      * reachable: let it cross exec. */
     fcntl(j->arena.fd, F_SETFD, 0);

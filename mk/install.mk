@@ -15,10 +15,11 @@ install: lib mpi $(SHMRUN)
 	install -m 755 $(MPI_SHARED) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libshmcomm_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.so.$(SOMAJOR)
 	ln -sf libshmcomm_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.so
-	sed -e 's|@CC@|$(CC)|g' -e 's|@INCDIR@|$(PREFIX)/include/shmcomm-mpi|g' \
-	    -e 's|@LIBDIR@|$(PREFIX)/lib|g' -e 's|@VERSION@|$(VERSION)|g' mpi/shmcc.in \
-	    > $(DESTDIR)$(PREFIX)/bin/shmcc
-	chmod 755 $(DESTDIR)$(PREFIX)/bin/shmcc
+	$(call SHMCC_FOR,$(PREFIX)/include/shmcomm-mpi,$(PREFIX)/lib) > $(DESTDIR)$(PREFIX)/bin/shmcc
+	$(call SHMCXX_FOR,$(PREFIX)/include/shmcomm-mpi,$(PREFIX)/lib) > $(DESTDIR)$(PREFIX)/bin/shmcxx
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/shmcc $(DESTDIR)$(PREFIX)/bin/shmcxx
+	# mpicc, mpicxx, mpiexec, mpirun: only for those who put this directory in PATH.
+	$(call mpi_names,$(DESTDIR)$(PREFIX)/lib/shmcomm/mpi-bin,$(PREFIX)/bin)
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libshmcomm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libshmcomm.so.$(SOMAJOR)
@@ -37,7 +38,8 @@ install: lib mpi $(SHMRUN)
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/shmcomm.h $(DESTDIR)$(PREFIX)/bin/shmrun \
 	      $(DESTDIR)$(PREFIX)/lib/libshmcomm.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/shmcomm.pc \
-	      $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.* $(DESTDIR)$(PREFIX)/bin/shmcc
-	rm -rf $(DESTDIR)$(PREFIX)/include/shmcomm-mpi
+	      $(DESTDIR)$(PREFIX)/lib/libshmcomm_mpi.* $(DESTDIR)$(PREFIX)/bin/shmcc \
+	      $(DESTDIR)$(PREFIX)/bin/shmcxx
+	rm -rf $(DESTDIR)$(PREFIX)/include/shmcomm-mpi $(DESTDIR)$(PREFIX)/lib/shmcomm
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1))) \
 	      $(addprefix $(DESTDIR)$(PREFIX)/share/man/man3/,$(notdir $(MAN3)))

@@ -1,10 +1,13 @@
 /*
  * make install: into a temporary prefix, then a program built from the installed
  * header with pkg-config, linked to the installed shared library, runs under the
- * installed shmrun; and the man pages are there, and man reads them without a warning.
+ * installed shmrun; a C++ MPI program built by the installed mpicxx (shmcxx) runs under
+ * its mpiexec, as a script finds them with the MPI names' directory first in PATH; and
+ * the man pages are there, and man reads them without a warning.
  */
 /* check: alone */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,6 +22,20 @@ START_TEST(test_install_prefix)
 {
     char dir[] = "/tmp/shmc-install-XXXXXX", cmd[4096], out[16384];
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    char cxx[64];
+    snprintf(cxx, sizeof cxx, "%s/sum.cpp", dir);
+    FILE *f = fopen(cxx, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#include <mpi.h>\n#include <cstdio>\n#include <vector>\n"
+          "int main(int argc, char **argv) {\n"
+          "  MPI_Init(&argc, &argv);\n"
+          "  int r, s = 0; std::vector<int> one(1, 1);\n"
+          "  MPI_Comm_rank(MPI_COMM_WORLD, &r);\n"
+          "  MPI_Allreduce(one.data(), &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);\n"
+          "  if (r == 0) std::printf(\"c++ sum %d\\n\", s);\n"
+          "  return MPI_Finalize();\n}\n",
+          f);
+    fclose(f);
     const char *build = getenv("SHMC_TEST_BUILD"), *san = getenv("SHMC_TEST_SAN");
     const char *cflags = getenv("SHMC_TEST_CFLAGS");
     snprintf(cmd, sizeof cmd,
@@ -30,7 +47,9 @@ START_TEST(test_install_prefix)
              "shmcomm) -Wl,-rpath,%s/usr/lib; "
              "%s/usr/bin/shmrun -n 3 %s/ring; "
              "ldd %s/ring | grep -c %s/usr/lib/libshmcomm.so.0; "
-             "for m in man1/shmrun.1 man1/shmcc.1 man3/shmcomm.3; do "
+             "(PATH=%s/usr/lib/shmcomm/mpi-bin:$PATH; mpicxx -o %s/sum %s/sum.cpp && "
+             " mpiexec -np 3 --oversubscribe %s/sum); "
+             "for m in man1/shmrun.1 man1/shmcc.1 man1/shmcxx.1 man3/shmcomm.3; do "
              "  test -s %s/usr/share/man/$m || { echo \"no $m\"; exit 1; }; "
              "  if command -v man >/dev/null; then "
              "    w=$(man --warnings -l %s/usr/share/man/$m 2>&1 >/dev/null); "
@@ -39,11 +58,12 @@ START_TEST(test_install_prefix)
              "rm -rf %s",
              SHMC_SRC_DIR, build ? build : "build", san ? san : "", dir, dir, SHMC_VERSION_STRING,
              dir, cflags ? cflags : "", dir, SHMC_SRC_DIR, SHMC_SRC_DIR, dir, dir, dir, dir, dir,
-             dir, dir, dir);
+             dir, dir, dir, dir, dir, dir, dir);
     int st = shmct_sh(cmd, out, sizeof out);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "install failed:\n%s", out);
     ck_assert_msg(strstr(out, "ring: every rank received its left neighbour's rank: ok"), "%s",
                   out);
+    ck_assert_msg(strstr(out, "c++ sum 3\n"), "%s", out);
     ck_assert_msg(strstr(out, "man pages ok"), "%s", out);
 }
 END_TEST

@@ -103,6 +103,51 @@ START_TEST(test_launcher_bad_options)
 }
 END_TEST
 
+/* The options scripts pass to mpiexec and mpirun: accepted where they mean something here
+ * (and the variables of -x and -genv reach every rank), refused by name otherwise; and
+ * the build's mpiexec and mpirun names are shmrun. */
+START_TEST(test_launcher_mpiexec_options)
+{
+    ck_assert_int_eq(run("-np 2 --oversubscribe --allow-run-as-root -host localhost:4 "
+                         "--map-by core:OVERSUBSCRIBE -x A=1 -x HOME -genv B 'two words' "
+                         "-env C 3 -genvall -genvlist A,B --tag-output "
+                         "sh -c 'echo v $SHMC_RANK $A $B $C'"),
+                     0);
+    ASSERT_OUT("[0] v 0 1 two words 3\n");
+    ASSERT_OUT("[1] v 1 1 two words 3\n");
+    char host[256] = "";
+    ck_assert_int_eq(gethostname(host, sizeof host), 0);
+    ck_assert_int_eq(run("-n 1 --host 127.0.0.1,%s:2 -H localhost true", host), 0);
+    static const struct {
+        const char *args, *msg;
+    } refused[] = {
+        {"-n 2 --host otherbox true", "host 'otherbox' is not this machine"},
+        {"-n 2 -host localhost,far:2 true", "host 'far' is not this machine"},
+        {"-n 2 --mca btl self true", "unknown option '--mca' (not one of mpiexec's"},
+        {"-n 2 --hostfile h true", "unknown option '--hostfile'"},
+        {"-n 2 --map-by ppr:2:node true", "--map-by 'ppr:2:node' has no meaning here"},
+        {"-n 2 -genv A", "-genv needs a variable name and a value"},
+        {"-n 2 -x", "-x needs a variable name"},
+        {"-n 2 -x =v true", "-x needs a variable name"},
+        {"-n 2 --host", "--host needs a list of hosts"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        ck_assert_msg(run("%s", refused[i].args) == 2, "'shmrun %s' was not refused: %s",
+                      refused[i].args, out);
+        ASSERT_OUT(refused[i].msg);
+    }
+    char names[512], cmd[1024];
+    shmct_build_path("mpi-bin", names, sizeof names);
+    snprintf(cmd, sizeof cmd,
+             "PATH=%s:$PATH; mpiexec -n 2 --oversubscribe sh -c 'echo e$SHMC_RANK' | sort; "
+             "mpirun --version",
+             names);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("e0\ne1\n");
+    ASSERT_OUT("shmrun (shmcomm)");
+}
+END_TEST
+
 /* A bad SHMC_* variable stops the job before any rank starts. */
 START_TEST(test_launcher_bad_variable)
 {
@@ -602,6 +647,7 @@ static Suite *launcher_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, test_launcher_help_version);
     tcase_add_test(t, test_launcher_bad_options);
+    tcase_add_test(t, test_launcher_mpiexec_options);
     tcase_add_test(t, test_launcher_bad_variable);
     tcase_add_test(t, test_launcher_exit_codes);
     tcase_add_test(t, test_launcher_killed_rank);
