@@ -48,6 +48,7 @@ SHMC_MPI_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
 SHMC_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
 SHMC_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
 SHMC_MPI_FN(int, Info_free, (MPI_Info * info));
+SHMC_MPI_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info));
 
 /* ---- communicators and groups ------------------------------------------------------ */
 SHMC_MPI_FN(int, Comm_rank, (MPI_Comm comm, int *rank));
@@ -57,6 +58,15 @@ SHMC_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newco
 SHMC_MPI_FN(int, Comm_split_type,
             (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
 SHMC_MPI_FN(int, Comm_free, (MPI_Comm * comm));
+SHMC_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+SHMC_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+SHMC_MPI_FN(int, Comm_idup_with_info,
+            (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request));
+SHMC_MPI_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+SHMC_MPI_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
+SHMC_MPI_FN(int, Comm_create_from_group,
+            (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+             MPI_Comm *newcomm));
 SHMC_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 SHMC_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group *group));
 SHMC_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
@@ -198,8 +208,7 @@ SHMC_MPI_FN(int, Request_get_status_any,
             (int count, MPI_Request array_of_requests[], int *index, int *flag,
              MPI_Status *status));
 SHMC_MPI_FN(int, Request_get_status_all,
-            (int count, MPI_Request array_of_requests[], int *flag,
-             MPI_Status *array_of_statuses));
+            (int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses));
 SHMC_MPI_FN(int, Request_get_status_some,
             (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
              MPI_Status *array_of_statuses));
@@ -333,6 +342,13 @@ SHMC_MPI_FN(int, Type_create_subarray,
 SHMC_MPI_FN(int, Type_create_resized,
             (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_get_envelope,
+            (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+             int *combiner));
+SHMC_MPI_FN(int, Type_get_contents,
+            (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+             int array_of_integers[], MPI_Aint array_of_addresses[],
+             MPI_Datatype array_of_datatypes[]));
 SHMC_MPI_FN(int, Type_commit, (MPI_Datatype * datatype));
 SHMC_MPI_FN(int, Type_free, (MPI_Datatype * datatype));
 SHMC_MPI_FN(int, Pack,
@@ -419,10 +435,6 @@ SHMC_MPI_NOTYET(Session_finalize, (MPI_Session * session), (session));
 SHMC_MPI_NOTYET(Group_from_session_pset,
                 (MPI_Session session, const char *pset_name, MPI_Group *newgroup),
                 (session, pset_name, newgroup));
-SHMC_MPI_NOTYET(Comm_create_from_group,
-                (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
-                 MPI_Comm *newcomm),
-                (group, stringtag, info, errhandler, newcomm));
 SHMC_MPI_NOTYET(Dist_graph_create_adjacent,
                 (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                  int outdegree, const int destinations[], const int destweights[], MPI_Info info,

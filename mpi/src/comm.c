@@ -352,6 +352,56 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 }
 SHMC_MPI_ALIAS(Comm_dup);
 
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    /* No hint changes what a communicator does here: the info is checked, then a dup. */
+    int rc = shmc_mpi__info_check(info);
+    return rc == MPI_SUCCESS ? PMPI_Comm_dup(comm, newcomm) : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_dup_with_info);
+
+/* A duplication made in the call (the collective's members all make it), so its request
+ * is complete at once. */
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    if (!request)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
+    int rc = PMPI_Comm_dup(comm, newcomm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const shmc_status none = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
+    rc = shmc_mpi__request_received(comm, NULL, SHMC_OK, &none, request);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_idup);
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    int rc = shmc_mpi__info_check(info);
+    return rc == MPI_SUCCESS ? PMPI_Comm_idup(comm, newcomm, request) : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_idup_with_info);
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    COMM_OR_RAISE(c, comm);
+    (void)c;
+    int rc = shmc_mpi__info_check(info);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+}
+SHMC_MPI_ALIAS(Comm_set_info);
+
+/* The hints in use: none changes anything here, so a new, empty info object. */
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    COMM_OR_RAISE(c, comm);
+    (void)c;
+    if (!info_used)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "info_used is NULL"));
+    return PMPI_Info_create(info_used);
+}
+SHMC_MPI_ALIAS(Comm_get_info);
+
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     INTRA_OR_RAISE(c, comm);
@@ -474,6 +524,50 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Comm_create_group);
+
+/* MPI 4's communicator from a group alone: made among the group's members over the world
+ * (every group's members are world processes here), named by the string tag, which each
+ * member passes alike. The tag becomes the making's tag (a hash of the string), so two
+ * makings in flight at once among the same processes need different strings, as MPI asks. */
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    int rc = shmc_mpi__check_running();
+    struct shmc_mpi_group *g = rc == MPI_SUCCESS ? shmc_mpi__group(group, &rc) : NULL;
+    if (rc == MPI_SUCCESS && (rc = shmc_mpi__info_check(info)) == MPI_SUCCESS &&
+        (!stringtag || !newcomm))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "stringtag or newcomm is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    int member = 0;
+    for (int i = 0; i < g->n; i++)
+        member |= g->world[i] == shmc_mpi__world_rank;
+    if (!member) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *p = stringtag; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    struct shmc_mpi_comm *w = shmc_mpi__comms.slot[MPI_COMM_WORLD];
+    shmc_comm *sc = NULL;
+    int err = shmc_comm_create_members(w->c, g->world, g->n,
+                                       (int)(h % ((uint32_t)SHMC_TAG_MAX + 1)), &sc);
+    if (err != SHMC_OK)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
+    int *wr = malloc((size_t)g->n * sizeof *wr);
+    if (!wr) {
+        shmc_comm_free(&sc);
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_NO_MEM, "a communicator"));
+    }
+    memcpy(wr, g->world, (size_t)g->n * sizeof *wr);
+    if ((rc = shmc_mpi__comm_new(sc, wr, w, newcomm)) != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (errhandler != MPI_ERRHANDLER_NULL)
+        PMPI_Comm_set_errhandler(*newcomm, errhandler);
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Comm_create_from_group);
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {

@@ -4,6 +4,7 @@
  */
 #include "mpi_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,31 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     return rc;
 }
 SHMC_MPI_ALIAS(Info_dup);
+
+/* MPI_INFO_ENV's keys (none here) plus the command and its arguments, when given: callable
+ * before MPI_Init, as MPI 4 allows. */
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    if (argc < 0 || (argc > 0 && !argv))
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "argc %d is negative or argv NULL", argc));
+    int rc = PMPI_Info_dup(MPI_INFO_ENV, info);
+    if (rc != MPI_SUCCESS || argc == 0 || !argv[0])
+        return rc;
+    rc = PMPI_Info_set(*info, "command", argv[0]);
+    char joined[MPI_MAX_INFO_VAL] = "";
+    size_t n = 0;
+    for (int i = 1; rc == MPI_SUCCESS && i < argc && argv[i]; i++) {
+        int w = snprintf(joined + n, sizeof joined - n, "%s%s", i > 1 ? " " : "", argv[i]);
+        if (w < 0 || (size_t)w >= sizeof joined - n)
+            break; /* the arguments that fit in one value */
+        n += (size_t)w;
+    }
+    if (rc == MPI_SUCCESS && n)
+        rc = PMPI_Info_set(*info, "argv", joined);
+    return rc;
+}
+SHMC_MPI_ALIAS(Info_create_env);
 
 static void release(struct info *in)
 {

@@ -217,8 +217,21 @@ struct shmc_mpi_type {
     int combiner;
     char name[MPI_MAX_OBJECT_NAME];
     struct shmc_mpi_attrs attrs;
+    /* Handles and decodings holding a derived type (freed at 0), and the arguments it was
+     * made with (typedecode.c; NULL for a predefined type). */
+    int refs;
+    struct shmc_mpi_decode *decode;
 };
 extern struct shmc_mpi_table shmc_mpi__types;
+/* One more handle for derived type t (MPI_Type_get_contents hands out the same object). */
+int shmc_mpi__type_handle(struct shmc_mpi_type *t, MPI_Datatype *out);
+/* Drops one hold on t, freeing it with the last. */
+void shmc_mpi__type_unref(struct shmc_mpi_type *t);
+/* typedecode.c: records the arguments derived type h was made with (MPI 4.1, 5.1.13's
+ * layout for the combiner), and forgets them when the type goes. */
+int shmc_mpi__type_record(MPI_Datatype h, int combiner, int ni, const int *ints, int na,
+                          const MPI_Aint *aints, int nt, const MPI_Datatype *types);
+void shmc_mpi__type_forget(struct shmc_mpi_type *t);
 struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc);
 /* The type of a handle, or NULL with the error's detail recorded in *rc. */
 static inline struct shmc_mpi_type *shmc_mpi__type(MPI_Datatype h, int *rc)

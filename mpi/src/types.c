@@ -169,8 +169,30 @@ static int put(struct shmc_mpi_type *t, MPI_Datatype *out)
     int h = shmc_mpi__table_put(&shmc_mpi__types, FIRST_DERIVED, t);
     if (h < 0)
         return shmc_mpi__err(MPI_ERR_NO_MEM, "the datatype table");
+    t->refs = 1;
+    t->decode = NULL;
     *out = h;
     return MPI_SUCCESS;
+}
+
+int shmc_mpi__type_handle(struct shmc_mpi_type *t, MPI_Datatype *out)
+{
+    int h = shmc_mpi__table_put(&shmc_mpi__types, FIRST_DERIVED, t);
+    if (h < 0)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "the datatype table");
+    t->refs++;
+    *out = h;
+    return MPI_SUCCESS;
+}
+
+void shmc_mpi__type_unref(struct shmc_mpi_type *t)
+{
+    if (t->predefined || --t->refs > 0)
+        return;
+    shmc_mpi__type_forget(t);
+    shmc_mpi__attr_drop(&t->attrs);
+    free(t->seg);
+    free(t);
 }
 
 static int start(void)
@@ -255,10 +277,8 @@ void shmc_mpi__type_end(void)
     for (int h = FIRST_DERIVED; h < shmc_mpi__types.cap; h++) {
         struct shmc_mpi_type *t = shmc_mpi__types.slot[h];
         if (t) {
-            shmc_mpi__attr_drop(&t->attrs);
-            free(t->seg);
-            free(t);
             shmc_mpi__types.slot[h] = NULL;
+            shmc_mpi__type_unref(t);
         }
     }
 }
@@ -416,6 +436,33 @@ static int blocks(int count, const int *lens, int blen, const MPI_Aint *bytes, c
     return rc;
 }
 
+/* Records how *newtype was made (typedecode.c), its integers given as up to three runs;
+ * on failure the type goes again and the error is returned. */
+static int rec(int rc, MPI_Datatype *newtype, int combiner, int n1, const int *a1, int n2,
+               const int *a2, int n3, const int *a3, int na, const MPI_Aint *aa, int nt,
+               const MPI_Datatype *tt)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int ni = n1 + n2 + n3;
+    int *ints = malloc((size_t)(ni ? ni : 1) * sizeof *ints);
+    if (!ints)
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype's decoding");
+    else {
+        if (n1)
+            memcpy(ints, a1, (size_t)n1 * sizeof *ints);
+        if (n2)
+            memcpy(ints + n1, a2, (size_t)n2 * sizeof *ints);
+        if (n3)
+            memcpy(ints + n1 + n2, a3, (size_t)n3 * sizeof *ints);
+        rc = shmc_mpi__type_record(*newtype, combiner, ni, ints, na, aa, nt, tt);
+        free(ints);
+    }
+    if (rc != MPI_SUCCESS)
+        PMPI_Type_free(newtype);
+    return rc;
+}
+
 #define TYPE_RETURN(rc)                                                                            \
     return (rc) == MPI_SUCCESS ? MPI_SUCCESS : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc)
 
@@ -424,6 +471,8 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     int rc = count < 0
                  ? shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count)
                  : blocks(1, NULL, count, NULL, NULL, 0, oldtype, MPI_COMBINER_CONTIGUOUS, newtype);
+    rc = rec(rc, newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 0, NULL, 0, NULL, 1,
+             &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_contiguous);
@@ -436,6 +485,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     if (o)
         rc = blocks(count, NULL, blocklength, NULL, NULL, (MPI_Aint)stride * o->extent, oldtype,
                     MPI_COMBINER_VECTOR, newtype);
+    const int v[3] = {count, blocklength, stride};
+    rc = rec(rc, newtype, MPI_COMBINER_VECTOR, 3, v, 0, NULL, 0, NULL, 0, NULL, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_vector);
@@ -445,6 +496,8 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 {
     int rc = blocks(count, NULL, blocklength, NULL, NULL, stride, oldtype, MPI_COMBINER_HVECTOR,
                     newtype);
+    const int v[2] = {count, blocklength};
+    rc = rec(rc, newtype, MPI_COMBINER_HVECTOR, 2, v, 0, NULL, 0, NULL, 1, &stride, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_hvector);
@@ -457,6 +510,8 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                  ? shmc_mpi__err(MPI_ERR_ARG, "array_of_blocklengths is NULL")
                  : blocks(count, array_of_blocklengths, 0, NULL, array_of_displacements, 0, oldtype,
                           MPI_COMBINER_INDEXED, newtype);
+    rc = rec(rc, newtype, MPI_COMBINER_INDEXED, 1, &count, count, array_of_blocklengths, count,
+             array_of_displacements, 0, NULL, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_indexed);
@@ -469,6 +524,8 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                  ? shmc_mpi__err(MPI_ERR_ARG, "array_of_blocklengths is NULL")
                  : blocks(count, array_of_blocklengths, 0, array_of_displacements, NULL, 0, oldtype,
                           MPI_COMBINER_HINDEXED, newtype);
+    rc = rec(rc, newtype, MPI_COMBINER_HINDEXED, 1, &count, count, array_of_blocklengths, 0, NULL,
+             count, array_of_displacements, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_hindexed);
@@ -478,6 +535,9 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
 {
     int rc = blocks(count, NULL, blocklength, NULL, array_of_displacements, 0, oldtype,
                     MPI_COMBINER_INDEXED_BLOCK, newtype);
+    const int v[2] = {count, blocklength};
+    rc = rec(rc, newtype, MPI_COMBINER_INDEXED_BLOCK, 2, v, count, array_of_displacements, 0, NULL,
+             0, NULL, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_indexed_block);
@@ -488,6 +548,9 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 {
     int rc = blocks(count, NULL, blocklength, array_of_displacements, NULL, 0, oldtype,
                     MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    const int v[2] = {count, blocklength};
+    rc = rec(rc, newtype, MPI_COMBINER_HINDEXED_BLOCK, 2, v, 0, NULL, 0, NULL, count,
+             array_of_displacements, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_hindexed_block);
@@ -498,6 +561,8 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 {
     int rc = build_type(count, array_of_blocklengths, array_of_displacements, array_of_types, 0,
                         MPI_COMBINER_STRUCT, newtype);
+    rc = rec(rc, newtype, MPI_COMBINER_STRUCT, 1, &count, count, array_of_blocklengths, 0, NULL,
+             count, array_of_displacements, count, array_of_types);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_struct);
@@ -547,9 +612,22 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
         PMPI_Type_free(&t);
     if (placed != MPI_DATATYPE_NULL)
         PMPI_Type_free(&placed);
-    if (rc == MPI_SUCCESS)
-        ((struct shmc_mpi_type *)shmc_mpi__types.slot[*newtype])->combiner = MPI_COMBINER_SUBARRAY;
-    return rc;
+    int head[1] = {ndims}, tail[1] = {order};
+    int *dims = rc == MPI_SUCCESS ? malloc((size_t)ndims * 3 * sizeof *dims) : NULL;
+    if (rc == MPI_SUCCESS && !dims) {
+        PMPI_Type_free(newtype);
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype's decoding");
+    }
+    if (dims) {
+        memcpy(dims, array_of_sizes, (size_t)ndims * sizeof *dims);
+        memcpy(dims + ndims, array_of_subsizes, (size_t)ndims * sizeof *dims);
+        memcpy(dims + 2 * ndims, array_of_starts, (size_t)ndims * sizeof *dims);
+        shmc_mpi__type_forget(shmc_mpi__types.slot[*newtype]); /* the resize's, replaced */
+        rc = rec(rc, newtype, MPI_COMBINER_SUBARRAY, 1, head, 3 * ndims, dims, 1, tail, 0, NULL, 1,
+                 &oldtype);
+        free(dims);
+    }
+    TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_subarray);
 
@@ -570,6 +648,8 @@ static int copy_type(MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
         return rc != MPI_SUCCESS ? rc : shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype");
     }
     *t = *o;
+    t->refs = 1;
+    t->decode = NULL;
     memcpy(s, o->seg, (size_t)o->nseg * sizeof *s);
     t->seg = s;
     t->predefined = 0;
@@ -592,6 +672,8 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
         t->lb_set = t->ub_set = 1;
         set_dense(t);
     }
+    const MPI_Aint a[2] = {lb, extent};
+    rc = rec(rc, newtype, MPI_COMBINER_RESIZED, 0, NULL, 0, NULL, 0, NULL, 2, a, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_resized);
@@ -606,6 +688,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         if ((rc = shmc_mpi__attr_copy(oldtype, &o->attrs, *newtype, &t->attrs)) != MPI_SUCCESS)
             PMPI_Type_free(newtype);
     }
+    rc = rec(rc, newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_dup);
@@ -632,10 +715,10 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         rc = shmc_mpi__err(MPI_ERR_TYPE, "%s is predefined and cannot be freed", t->name);
     else if (t && (rc = shmc_mpi__attr_clear(*datatype, &t->attrs)) == MPI_SUCCESS) {
         /* Types built from this one hold their own copy of its type map, and a pending
-         * operation has its data packed or its layout captured: freeing now is safe. */
-        free(t->seg);
-        free(t);
+         * operation has its data packed or its layout captured: the handle goes now, the
+         * object once no other handle or decoding (typedecode.c) holds it. */
         shmc_mpi__types.slot[*datatype] = NULL;
+        shmc_mpi__type_unref(t);
         *datatype = MPI_DATATYPE_NULL;
     }
     TYPE_RETURN(rc);

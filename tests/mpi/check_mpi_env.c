@@ -481,6 +481,153 @@ START_TEST(test_mpi_env_types_and_info)
 }
 END_TEST
 
+/* Datatype decoding: every combiner's envelope and contents, components freed before
+ * they are asked for, the handles get_contents gives decoding as the originals and freed
+ * by the program; MPI 3/4 communicator calls: MPI_Comm_idup, MPI_Comm_dup_with_info,
+ * MPI_Comm_set/get_info, MPI_Comm_create_from_group, MPI_Info_create_env. */
+/* first: the predefined first component, or MPI_DATATYPE_NULL for a derived one, which
+ * must decode with combiner comp. */
+static void decode_one(MPI_Datatype t, int combiner, int ni, int na, int nt, const int *ints,
+                       const MPI_Aint *aints, MPI_Datatype first, int comp)
+{
+    int i_, a_, t_, c_;
+    M_OK(MPI_Type_get_envelope(t, &i_, &a_, &t_, &c_));
+    T_ASSERT(c_ == combiner && i_ == ni && a_ == na && t_ == nt, "envelope %d %d %d %d", c_, i_, a_,
+             t_);
+    int gi[16];
+    MPI_Aint ga[8];
+    MPI_Datatype gt[8];
+    M_OK(MPI_Type_get_contents(t, 16, 8, 8, gi, ga, gt));
+    for (int i = 0; i < ni; i++)
+        T_ASSERT(gi[i] == ints[i], "combiner %d integer %d: %d, not %d", combiner, i, gi[i],
+                 ints[i]);
+    for (int i = 0; i < na; i++)
+        T_ASSERT(ga[i] == aints[i], "combiner %d address %d", combiner, i);
+    if (first != MPI_DATATYPE_NULL) {
+        T_ASSERT(gt[0] == first, "combiner %d: the predefined component", combiner);
+    } else { /* a derived component: a new handle that decodes as the original */
+        int c0, x, y, z;
+        M_OK(MPI_Type_get_envelope(gt[0], &x, &y, &z, &c0));
+        T_ASSERT(c0 == comp, "the component decodes as combiner %d, not %d", c0, comp);
+        M_OK(MPI_Type_free(&gt[0]));
+    }
+}
+
+static void decoding(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)arg;
+    mt_init();
+    MPI_Datatype v, t;
+    int i_, a_, t_, c_;
+    M_OK(MPI_Type_get_envelope(MPI_INT, &i_, &a_, &t_, &c_));
+    T_ASSERT(c_ == MPI_COMBINER_NAMED && !i_ && !a_ && !t_, "a named type");
+    M_CLASS(MPI_ERR_TYPE, MPI_Type_get_contents(MPI_INT, 0, 0, 0, NULL, NULL, NULL));
+    M_OK(MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &v));
+    decode_one(v, MPI_COMBINER_VECTOR, 3, 0, 1, (int[]){3, 2, 4}, NULL, MPI_DOUBLE, 0);
+    M_OK(MPI_Type_contiguous(5, v, &t));
+    M_OK(MPI_Type_free(&v)); /* the component, freed: still decodable through t */
+    decode_one(t, MPI_COMBINER_CONTIGUOUS, 1, 0, 1, (int[]){5}, NULL, MPI_DATATYPE_NULL,
+               MPI_COMBINER_VECTOR);
+    M_OK(MPI_Type_get_contents(t, 1, 0, 1, (int[1]){0}, NULL, &v));
+    M_OK(MPI_Type_free(&t));
+    MPI_Datatype inner = v; /* the handle get_contents gave: its own, usable alone */
+    M_OK(MPI_Type_commit(&inner));
+    int sz;
+    M_OK(MPI_Type_size(inner, &sz));
+    T_ASSERT(sz == 6 * 8, "size %d", sz);
+    MPI_Aint d2[2] = {0, 64}, st = 48;
+    M_OK(MPI_Type_create_hvector(2, 1, st, inner, &t));
+    decode_one(t, MPI_COMBINER_HVECTOR, 2, 1, 1, (int[]){2, 1}, &st, MPI_DATATYPE_NULL,
+               MPI_COMBINER_VECTOR);
+    M_OK(MPI_Type_free(&t));
+    M_OK(MPI_Type_indexed(2, (int[]){1, 2}, (int[]){0, 5}, MPI_INT, &t));
+    decode_one(t, MPI_COMBINER_INDEXED, 5, 0, 1, (int[]){2, 1, 2, 0, 5}, NULL, MPI_INT, 0);
+    M_OK(MPI_Type_free(&t));
+    M_OK(MPI_Type_create_hindexed(2, (int[]){1, 2}, d2, MPI_INT, &t));
+    decode_one(t, MPI_COMBINER_HINDEXED, 3, 2, 1, (int[]){2, 1, 2}, d2, MPI_INT, 0);
+    M_OK(MPI_Type_free(&t));
+    M_OK(MPI_Type_create_indexed_block(2, 3, (int[]){0, 7}, MPI_INT, &t));
+    decode_one(t, MPI_COMBINER_INDEXED_BLOCK, 4, 0, 1, (int[]){2, 3, 0, 7}, NULL, MPI_INT, 0);
+    M_OK(MPI_Type_free(&t));
+    M_OK(MPI_Type_create_hindexed_block(2, 3, d2, MPI_INT, &t));
+    decode_one(t, MPI_COMBINER_HINDEXED_BLOCK, 2, 2, 1, (int[]){2, 3}, d2, MPI_INT, 0);
+    M_OK(MPI_Type_free(&t));
+    M_OK(MPI_Type_create_struct(2, (int[]){1, 3}, d2, (MPI_Datatype[]){MPI_INT, MPI_DOUBLE}, &t));
+    decode_one(t, MPI_COMBINER_STRUCT, 3, 2, 2, (int[]){2, 1, 3}, d2, MPI_INT, 0);
+    M_OK(MPI_Type_free(&t));
+    M_OK(MPI_Type_create_subarray(2, (int[]){4, 5}, (int[]){2, 3}, (int[]){1, 2}, MPI_ORDER_C,
+                                  MPI_INT, &t));
+    decode_one(t, MPI_COMBINER_SUBARRAY, 8, 0, 1, (int[]){2, 4, 5, 2, 3, 1, 2, MPI_ORDER_C}, NULL,
+               MPI_INT, 0);
+    M_OK(MPI_Type_free(&t));
+    MPI_Aint lbx[2] = {-8, 40};
+    M_OK(MPI_Type_create_resized(MPI_INT, lbx[0], lbx[1], &t));
+    decode_one(t, MPI_COMBINER_RESIZED, 0, 2, 1, NULL, lbx, MPI_INT, 0);
+    M_OK(MPI_Type_dup(t, &v));
+    decode_one(v, MPI_COMBINER_DUP, 0, 0, 1, NULL, NULL, MPI_DATATYPE_NULL, MPI_COMBINER_RESIZED);
+    M_OK(MPI_Type_free(&v));
+    M_OK(MPI_Type_free(&t));
+    M_CLASS(MPI_ERR_ARG, MPI_Type_get_envelope(MPI_INT, NULL, &a_, &t_, &c_));
+    M_OK(MPI_Type_free(&inner));
+
+    /* communicators of MPI 3 and 4 */
+    MPI_Comm d, e;
+    MPI_Request r;
+    MPI_Info info, used;
+    int flag, nk;
+    M_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d, &r));
+    M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    M_OK(MPI_Barrier(d));
+    M_OK(MPI_Info_create(&info));
+    M_OK(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
+    M_OK(MPI_Comm_dup_with_info(d, info, &e));
+    M_OK(MPI_Comm_set_info(e, info));
+    M_OK(MPI_Comm_get_info(e, &used));
+    M_OK(MPI_Info_get_nkeys(used, &nk));
+    M_OK(MPI_Info_free(&used));
+    M_CLASS(MPI_ERR_INFO, MPI_Comm_set_info(e, 4093));
+    M_OK(MPI_Comm_free(&e));
+    M_OK(MPI_Comm_free(&d));
+    M_OK(MPI_Info_free(&info));
+    /* the even ranks, by group alone */
+    MPI_Group wg, evens;
+    M_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    int ev[8], ne = 0;
+    for (int i = 0; i < n; i += 2)
+        ev[ne++] = i;
+    M_OK(MPI_Group_incl(wg, ne, ev, &evens));
+    M_OK(MPI_Comm_create_from_group(evens, "org.shmcomm.test.evens", MPI_INFO_NULL,
+                                    MPI_ERRORS_RETURN, &d));
+    if (me % 2 == 0) {
+        int sz2, sum = 0;
+        M_OK(MPI_Comm_size(d, &sz2));
+        M_OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, d));
+        T_ASSERT(sz2 == ne && sum == ne * (ne - 1), "even communicator: %d ranks, sum %d", sz2,
+                 sum);
+        M_OK(MPI_Comm_free(&d));
+    } else {
+        T_ASSERT(d == MPI_COMM_NULL, "an odd rank is not in it");
+    }
+    M_OK(MPI_Group_free(&evens));
+    M_OK(MPI_Group_free(&wg));
+    char *args[] = {"prog", "-v", "x", NULL};
+    char val[64];
+    M_OK(MPI_Info_create_env(3, args, &info));
+    M_OK(MPI_Info_get(info, "command", 63, val, &flag));
+    T_ASSERT(flag && !strcmp(val, "prog"), "command %s", val);
+    M_OK(MPI_Info_get(info, "argv", 63, val, &flag));
+    T_ASSERT(flag && !strcmp(val, "-v x"), "argv %s", val);
+    M_OK(MPI_Info_free(&info));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_env_decoding_and_mpi4_communicators)
+{
+    mt_run(1, decoding, NULL);
+    mt_run(3, decoding, NULL);
+}
+END_TEST
+
 /* As a user does: shmcc compiles an MPI program, shmrun runs it. */
 START_TEST(test_mpi_env_shmcc_builds_and_shmrun_runs)
 {
@@ -533,6 +680,7 @@ static Suite *mpi_env_suite(void)
     tcase_add_test(t, test_mpi_env_communicators_groups_topologies);
     tcase_add_test(t, test_mpi_env_intercommunicators);
     tcase_add_test(t, test_mpi_env_types_and_info);
+    tcase_add_test(t, test_mpi_env_decoding_and_mpi4_communicators);
     tcase_add_test(t, test_mpi_env_shmcc_builds_and_shmrun_runs);
     suite_add_tcase(s, t);
     return s;

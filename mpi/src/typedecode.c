@@ -1,0 +1,142 @@
+/*
+ * Datatype decoding (MPI 4.1, 5.1.13): MPI_Type_get_envelope and MPI_Type_get_contents
+ * give back the arguments a derived type was made with. Each constructor records them
+ * (shmc_mpi__type_record) once the type exists. A derived component is held by its object
+ * (a reference, types.c's refs), so that one the program frees later can still be handed
+ * back; get_contents hands out a new handle to the same object, which decodes as the
+ * original did and which the program frees, as MPI says (MPICH does the same).
+ */
+#include "mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct shmc_mpi_decode {
+    int ni, na, nt;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types;         /* a predefined component's handle (or MPI_LB, MPI_UB) */
+    struct shmc_mpi_type **objs; /* a derived component's object, held; else NULL */
+};
+
+static int is_named(const struct shmc_mpi_type *t)
+{
+    return t->predefined || t->combiner == MPI_COMBINER_NAMED;
+}
+
+void shmc_mpi__type_forget(struct shmc_mpi_type *t)
+{
+    struct shmc_mpi_decode *d = t->decode;
+    t->decode = NULL;
+    if (!d)
+        return;
+    for (int i = 0; i < d->nt; i++)
+        if (d->objs[i])
+            shmc_mpi__type_unref(d->objs[i]);
+    free(d->ints);
+    free(d->aints);
+    free(d->types);
+    free(d->objs);
+    free(d);
+}
+
+int shmc_mpi__type_record(MPI_Datatype h, int combiner, int ni, const int *ints, int na,
+                          const MPI_Aint *aints, int nt, const MPI_Datatype *types)
+{
+    struct shmc_mpi_type *t = shmc_mpi__types.slot[h];
+    struct shmc_mpi_decode *d = calloc(1, sizeof *d);
+    shmc_mpi__type_forget(t);
+    if (d) {
+        d->ints = malloc((size_t)(ni ? ni : 1) * sizeof *d->ints);
+        d->aints = malloc((size_t)(na ? na : 1) * sizeof *d->aints);
+        d->types = calloc((size_t)(nt ? nt : 1), sizeof *d->types);
+        d->objs = calloc((size_t)(nt ? nt : 1), sizeof *d->objs);
+    }
+    if (!d || !d->ints || !d->aints || !d->types || !d->objs) {
+        if (d) {
+            free(d->ints);
+            free(d->aints);
+            free(d->types);
+            free(d->objs);
+            free(d);
+        }
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype's decoding");
+    }
+    t->combiner = combiner;
+    t->decode = d;
+    d->ni = ni;
+    d->na = na;
+    if (ni)
+        memcpy(d->ints, ints, (size_t)ni * sizeof *ints);
+    if (na)
+        memcpy(d->aints, aints, (size_t)na * sizeof *aints);
+    d->nt = nt;
+    for (int i = 0; i < nt; i++) {
+        struct shmc_mpi_type *c = shmc_mpi__table_get(&shmc_mpi__types, types[i]);
+        d->types[i] = types[i];
+        if (c && !is_named(c)) {
+            c->refs++;
+            d->objs[i] = c;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+static const struct shmc_mpi_type *decoded(MPI_Datatype h, int *rc)
+{
+    int r = shmc_mpi__check_running();
+    const struct shmc_mpi_type *t = r == MPI_SUCCESS ? shmc_mpi__type(h, &r) : NULL;
+    *rc = r;
+    return t;
+}
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    int rc;
+    const struct shmc_mpi_type *t = decoded(datatype, &rc);
+    if (t && (!num_integers || !num_addresses || !num_datatypes || !combiner))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "an output argument is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    const struct shmc_mpi_decode *d = is_named(t) ? NULL : t->decode;
+    *combiner = d ? t->combiner : MPI_COMBINER_NAMED;
+    *num_integers = d ? d->ni : 0;
+    *num_addresses = d ? d->na : 0;
+    *num_datatypes = d ? d->nt : 0;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Type_get_envelope);
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    int rc;
+    const struct shmc_mpi_type *t = decoded(datatype, &rc);
+    const struct shmc_mpi_decode *d = t && !is_named(t) ? t->decode : NULL;
+    if (t && !d)
+        rc = shmc_mpi__err(MPI_ERR_TYPE, "%s is a named (predefined) type: it has no contents",
+                           t->name[0] ? t->name : "the datatype");
+    else if (d && (max_integers < d->ni || max_addresses < d->na || max_datatypes < d->nt))
+        rc = shmc_mpi__err(MPI_ERR_ARG,
+                           "the arrays hold %d, %d and %d entries; the type has %d, %d and %d "
+                           "(MPI_Type_get_envelope)",
+                           max_integers, max_addresses, max_datatypes, d->ni, d->na, d->nt);
+    else if (d && ((d->ni && !array_of_integers) || (d->na && !array_of_addresses) ||
+                   (d->nt && !array_of_datatypes)))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "an output array is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (d->ni)
+        memcpy(array_of_integers, d->ints, (size_t)d->ni * sizeof *d->ints);
+    if (d->na)
+        memcpy(array_of_addresses, d->aints, (size_t)d->na * sizeof *d->aints);
+    for (int i = 0; i < d->nt; i++) {
+        array_of_datatypes[i] = d->types[i];
+        if (d->objs[i] && (rc = shmc_mpi__type_handle(d->objs[i], &array_of_datatypes[i])))
+            return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    }
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Type_get_contents);
