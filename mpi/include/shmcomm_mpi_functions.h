@@ -44,6 +44,10 @@ SHMC_MPI_FN(int, Info_create, (MPI_Info * info));
 SHMC_MPI_FN(int, Info_set, (MPI_Info info, const char *key, const char *value));
 SHMC_MPI_FN(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
 SHMC_MPI_FN(int, Info_delete, (MPI_Info info, const char *key));
+SHMC_MPI_FN(int, Info_get_string,
+            (MPI_Info info, const char *key, int *buflen, char *value, int *flag));
+SHMC_MPI_FN(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag));
+SHMC_MPI_FN(int, Pcontrol, (const int level, ...));
 SHMC_MPI_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
 SHMC_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
 SHMC_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
@@ -135,6 +139,31 @@ SHMC_MPI_FN(int, Cartdim_get, (MPI_Comm comm, int *ndims));
 SHMC_MPI_FN(int, Cart_shift,
             (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
 SHMC_MPI_FN(int, Topo_test, (MPI_Comm comm, int *status));
+SHMC_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+SHMC_MPI_FN(int, Cart_map,
+            (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
+SHMC_MPI_FN(int, Graph_create,
+            (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+             MPI_Comm *comm_graph));
+SHMC_MPI_FN(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+SHMC_MPI_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
+SHMC_MPI_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+SHMC_MPI_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+SHMC_MPI_FN(int, Graph_map,
+            (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
+SHMC_MPI_FN(int, Dist_graph_create_adjacent,
+            (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+             int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+             int reorder, MPI_Comm *comm_dist_graph));
+SHMC_MPI_FN(int, Dist_graph_create,
+            (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+             const int destinations[], const int weights[], MPI_Info info, int reorder,
+             MPI_Comm *comm_dist_graph));
+SHMC_MPI_FN(int, Dist_graph_neighbors_count,
+            (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+SHMC_MPI_FN(int, Dist_graph_neighbors,
+            (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+             int destinations[], int destweights[]));
 
 /* ---- point-to-point ------------------------------------------------------------------ */
 SHMC_MPI_FN(int, Send,
@@ -342,6 +371,7 @@ SHMC_MPI_FN(int, Type_create_subarray,
 SHMC_MPI_FN(int, Type_create_resized,
             (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
 SHMC_MPI_FN(int, Type_get_envelope,
             (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
              int *combiner));
@@ -429,26 +459,6 @@ SHMC_MPI_NOTYET(Accumulate,
                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
                 (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                  target_datatype, op, win));
-SHMC_MPI_NOTYET(Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session),
-                (info, errhandler, session));
-SHMC_MPI_NOTYET(Session_finalize, (MPI_Session * session), (session));
-SHMC_MPI_NOTYET(Group_from_session_pset,
-                (MPI_Session session, const char *pset_name, MPI_Group *newgroup),
-                (session, pset_name, newgroup));
-SHMC_MPI_NOTYET(Dist_graph_create_adjacent,
-                (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-                 int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-                 int reorder, MPI_Comm *comm_dist_graph),
-                (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights,
-                 info, reorder, comm_dist_graph));
-SHMC_MPI_NOTYET(Dist_graph_neighbors_count,
-                (MPI_Comm comm, int *indegree, int *outdegree, int *weighted),
-                (comm, indegree, outdegree, weighted));
-SHMC_MPI_NOTYET(Dist_graph_neighbors,
-                (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
-                 int maxoutdegree, int destinations[], int destweights[]),
-                (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations,
-                 destweights));
 SHMC_MPI_NOTYET(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request));
 SHMC_MPI_NOTYET(Ibcast,
                 (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -527,14 +537,6 @@ SHMC_MPI_NOTYET(Iexscan,
                 (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request),
                 (sendbuf, recvbuf, count, datatype, op, comm, request));
-SHMC_MPI_NOTYET(Comm_spawn,
-                (const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
-                 MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]),
-                (command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes));
-SHMC_MPI_NOTYET(File_open,
-                (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh),
-                (comm, filename, amode, info, fh));
-SHMC_MPI_NOTYET(File_close, (MPI_File * fh), (fh));
 
 #ifdef SHMC_MPI_NOTYET_DEFINED_HERE
 #undef SHMC_MPI_NOTYET

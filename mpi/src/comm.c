@@ -41,6 +41,7 @@ static void release(struct shmc_mpi_comm *c)
     free(c->scratch);
     free(c->remote);
     shmc_mpi__attr_drop(&c->attrs);
+    shmc_mpi__graph_free(c->graph);
     free(c);
 }
 
@@ -337,6 +338,9 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         (rc = shmc_mpi__attr_copy(
              comm, &c->attrs, *newcomm,
              &((struct shmc_mpi_comm *)shmc_mpi__comms.slot[*newcomm])->attrs)) != MPI_SUCCESS)
+        PMPI_Comm_free(newcomm);
+    if (rc == MPI_SUCCESS &&
+        (rc = shmc_mpi__graph_copy(c, shmc_mpi__comms.slot[*newcomm])) != MPI_SUCCESS)
         PMPI_Comm_free(newcomm);
     if (rc == MPI_SUCCESS && c->ndims > 0) {
         struct shmc_mpi_comm *n = shmc_mpi__comms.slot[*newcomm];

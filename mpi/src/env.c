@@ -184,6 +184,15 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 }
 SHMC_MPI_ALIAS(Get_library_version);
 
+/* Profiling control: for a profiling tool that defines MPI_Pcontrol; the library's own
+ * does nothing, as MPI specifies. */
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Pcontrol);
+
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     if (!name || !resultlen)

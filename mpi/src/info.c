@@ -129,6 +129,51 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 }
 SHMC_MPI_ALIAS(Info_get);
 
+/* MPI 4's form: *buflen is the buffer's size in, the value's length plus one out; a
+ * buffer of 0 bytes asks for the length alone. */
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    int rc = MPI_SUCCESS;
+    struct info *in = lookup(info, 0, &rc);
+    if (in)
+        rc = check_key(key);
+    if (rc == MPI_SUCCESS && (!flag || !buflen || *buflen < 0 || (*buflen > 0 && !value)))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "flag, buflen or value is NULL, or *buflen is negative");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    int i = find(in, key);
+    *flag = i >= 0;
+    if (i < 0)
+        return MPI_SUCCESS;
+    int len = (int)strlen(in->val[i]);
+    if (*buflen > 0) {
+        int n = len < *buflen - 1 ? len : *buflen - 1;
+        memcpy(value, in->val[i], (size_t)n);
+        value[n] = '\0';
+    }
+    *buflen = len + 1;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Info_get_string);
+
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+    int rc = MPI_SUCCESS;
+    struct info *in = lookup(info, 0, &rc);
+    if (in)
+        rc = check_key(key);
+    if (rc == MPI_SUCCESS && (!flag || !valuelen))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "flag or valuelen is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    int i = find(in, key);
+    *flag = i >= 0;
+    if (i >= 0)
+        *valuelen = (int)strlen(in->val[i]);
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Info_get_valuelen);
+
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     int rc = MPI_SUCCESS;

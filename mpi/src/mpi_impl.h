@@ -114,6 +114,7 @@ struct shmc_mpi_comm {
     int *remote;
     int remote_size, low;
     struct shmc_mpi_attrs attrs;
+    struct shmc_mpi_graph *graph; /* a graph or distributed graph topology (graph.c) */
 };
 extern struct shmc_mpi_table shmc_mpi__comms; /* empty outside Init .. Finalize */
 /* The error for a handle that names no communicator (or a call outside Init .. Finalize). */
@@ -172,6 +173,11 @@ static inline int shmc_mpi__call_err(const struct shmc_mpi_call *k, int err)
 }
 /* A rooted collective's root, and MPI_IN_PLACE passed by the root alone. */
 int shmc_mpi__call_rooted(const struct shmc_mpi_call *k, int root, int in_place);
+/* graph.c: a communicator's graph topology kind (MPI_GRAPH, MPI_DIST_GRAPH, or
+ * MPI_UNDEFINED), its copy (MPI_Comm_dup) and its end. */
+int shmc_mpi__graph_kind(const struct shmc_mpi_comm *c);
+int shmc_mpi__graph_copy(const struct shmc_mpi_comm *from, struct shmc_mpi_comm *to);
+void shmc_mpi__graph_free(struct shmc_mpi_graph *g);
 /* A predefined communicator attribute (keyval below SHMC_MPI_FIRST_KEYVAL). */
 int shmc_mpi__comm_predefined_attr(int keyval, void *val, int *flag);
 /* Deletes the attributes of every communicator, MPI_COMM_SELF's first (MPI_Finalize). */

@@ -1,8 +1,8 @@
 /*
  * Cartesian topologies: MPI_Cart_create (the first prod(dims) ranks in their order; one
- * machine has no placement to improve, so reorder changes nothing), the coordinate
- * queries and shifts, MPI_Dims_create and MPI_Topo_test. Graph topologies are not
- * implemented (docs/mpi.md).
+ * machine has no placement to improve, so reorder changes nothing), MPI_Cart_sub, the
+ * coordinate queries and shifts, MPI_Cart_map, MPI_Dims_create and MPI_Topo_test. Graph
+ * and distributed graph topologies are graph.c's.
  */
 #include "mpi_impl.h"
 
@@ -103,7 +103,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
         rc = shmc_mpi__err(MPI_ERR_ARG, "status is NULL");
     if (rc != MPI_SUCCESS)
         return SHMC_MPI_RAISE(comm, rc);
-    *status = c->ndims != 0 ? MPI_CART : MPI_UNDEFINED;
+    *status = c->ndims != 0 ? MPI_CART : shmc_mpi__graph_kind(c);
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Topo_test);
@@ -273,3 +273,78 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Dims_create);
+
+/* The grid of the dimensions kept: ranks with equal coordinates in the dropped ones form
+ * one, ordered as the grid orders them. */
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = cart(comm, &rc);
+    if (c && ((c->ndims > 0 && !remain_dims) || !newcomm))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "remain_dims or newcomm is NULL");
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
+    int nd = c->ndims > 0 ? c->ndims : 0, kept = 0, color = 0, key = 0;
+    int co[64], *coords = nd <= 64 ? co : malloc((size_t)nd * sizeof *coords);
+    int *dims = malloc((size_t)(nd ? nd : 1) * sizeof *dims);
+    int *periods = malloc((size_t)(nd ? nd : 1) * sizeof *periods);
+    if (!coords || !dims || !periods) {
+        if (coords != co)
+            free(coords);
+        free(dims);
+        free(periods);
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a sub-grid"));
+    }
+    coords_of(c, c->rank, nd, coords);
+    for (int i = 0; i < nd; i++) {
+        if (remain_dims[i]) {
+            key = key * c->dims[i] + coords[i];
+            dims[kept] = c->dims[i];
+            periods[kept++] = c->periods[i];
+        } else {
+            color = color * c->dims[i] + coords[i];
+        }
+    }
+    if (coords != co)
+        free(coords);
+    shmc_comm *sc = NULL;
+    int err = shmc_comm_split(c->c, color, key, &sc);
+    if (err == SHMC_OK)
+        rc = shmc_mpi__comm_adopt(sc, c, newcomm);
+    else
+        rc = shmc_mpi__from_shmc(err);
+    if (rc != MPI_SUCCESS) {
+        free(dims);
+        free(periods);
+        return SHMC_MPI_RAISE(comm, rc);
+    }
+    struct shmc_mpi_comm *n = shmc_mpi__comms.slot[*newcomm];
+    n->dims = dims;
+    n->periods = periods;
+    n->ndims = kept ? kept : -1; /* nothing kept: a grid of one point */
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Cart_sub);
+
+/* Where this rank would be in a grid of dims over comm: the grid's first ranks keep their
+ * order (as MPI_Cart_create places them), the others are outside it. */
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    int rc = MPI_SUCCESS;
+    struct shmc_mpi_comm *c = shmc_mpi__comm(comm, &rc);
+    (void)periods;
+    long n = 1;
+    if (c && (ndims < 0 || (ndims > 0 && !dims) || !newrank))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "ndims %d is negative, or dims or newrank is NULL", ndims);
+    for (int i = 0; rc == MPI_SUCCESS && i < ndims; i++)
+        if (dims[i] <= 0 || (n *= dims[i]) > c->size)
+            rc = shmc_mpi__err(MPI_ERR_DIMS,
+                               "dims[%d] = %d: not positive, or more points than "
+                               "ranks",
+                               i, dims[i]);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(c ? comm : MPI_COMM_WORLD, rc);
+    *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Cart_map);

@@ -71,7 +71,6 @@ static void environment(shmc_comm *w, int me, int n, void *arg)
     M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Ibarrier(MPI_COMM_WORLD, (MPI_Request[]){0}));
     M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
             MPI_Ialltoall(&n, 1, MPI_INT, &n, 1, MPI_INT, MPI_COMM_WORLD, (MPI_Request[]){0}));
-    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_File_close((MPI_File[]){MPI_FILE_NULL}));
     M_CLASS(MPI_ERR_ARG, MPI_Error_class(99999, &cls));
     M_OK(MPI_Finalized(&flag));
     T_ASSERT(!flag, "not finalized");
@@ -481,9 +480,9 @@ START_TEST(test_mpi_env_types_and_info)
 }
 END_TEST
 
-/* Datatype decoding: every combiner's envelope and contents, components freed before
- * they are asked for, the handles get_contents gives decoding as the originals and freed
- * by the program; MPI 3/4 communicator calls: MPI_Comm_idup, MPI_Comm_dup_with_info,
+/* Datatype decoding: every combiner's envelope and contents, MPI_Type_match_size, components freed
+ * before they are asked for, the handles get_contents gives decoding as the originals and freed by
+ * the program; MPI 3/4 communicator calls: MPI_Comm_idup, MPI_Comm_dup_with_info,
  * MPI_Comm_set/get_info, MPI_Comm_create_from_group, MPI_Info_create_env. */
 /* first: the predefined first component, or MPI_DATATYPE_NULL for a derived one, which
  * must decode with combiner comp. */
@@ -568,6 +567,15 @@ static void decoding(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Type_free(&v));
     M_OK(MPI_Type_free(&t));
     M_CLASS(MPI_ERR_ARG, MPI_Type_get_envelope(MPI_INT, NULL, &a_, &t_, &c_));
+    MPI_Datatype m;
+    M_OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m));
+    T_ASSERT(m == MPI_REAL8, "real of 8 bytes");
+    M_OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 2, &m));
+    T_ASSERT(m == MPI_INTEGER2, "integer of 2 bytes");
+    M_OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &m));
+    T_ASSERT(m == MPI_DOUBLE_COMPLEX, "complex of 16 bytes");
+    M_CLASS(MPI_ERR_ARG, MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m));
+    M_CLASS(MPI_ERR_ARG, MPI_Type_match_size(99, 4, &m));
     M_OK(MPI_Type_free(&inner));
 
     /* communicators of MPI 3 and 4 */
@@ -628,6 +636,122 @@ START_TEST(test_mpi_env_decoding_and_mpi4_communicators)
 }
 END_TEST
 
+/* Topologies beyond the plain grid: MPI_Cart_sub and MPI_Cart_map; a graph (a ring with a
+ * chord) made, copied by MPI_Comm_dup and queried; distributed graphs made adjacent
+ * (weighted) and from edges any rank gives (unweighted); refusals. Also MPI 4's
+ * MPI_Info_get_string, MPI_Info_get_valuelen and MPI_Pcontrol. */
+static void topologies(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)arg;
+    mt_init();
+    MPI_Comm grid, row, g, d, dd;
+    int st, r, k;
+    /* a 2 x (n/2) grid (n even), split into rows */
+    M_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, (int[]){2, n / 2}, (int[]){0, 1}, 0, &grid));
+    M_OK(MPI_Cart_sub(grid, (int[]){0, 1}, &row));
+    int rs, rr, dims[2], per[2], co[2];
+    M_OK(MPI_Comm_size(row, &rs));
+    M_OK(MPI_Comm_rank(row, &rr));
+    M_OK(MPI_Cart_get(row, 1, dims, per, co));
+    T_ASSERT(rs == n / 2 && rr == me % (n / 2) && dims[0] == n / 2 && per[0] == 1 && co[0] == rr,
+             "row of rank %d: %d of %d", me, rr, rs);
+    M_OK(MPI_Topo_test(row, &st));
+    T_ASSERT(st == MPI_CART, "a row is a grid");
+    M_OK(MPI_Comm_free(&row));
+    M_OK(MPI_Comm_free(&grid));
+    M_OK(MPI_Cart_map(MPI_COMM_WORLD, 1, (int[]){n - 1}, (int[]){0}, &r));
+    T_ASSERT(r == (me < n - 1 ? me : MPI_UNDEFINED), "cart_map");
+    /* a ring with a chord 0 - n/2 */
+    int index[8], edges[24], ne = 0;
+    for (int i = 0; i < n; i++) {
+        edges[ne++] = (i + n - 1) % n;
+        edges[ne++] = (i + 1) % n;
+        if (i == 0 || i == n / 2)
+            edges[ne++] = i == 0 ? n / 2 : 0;
+        index[i] = ne;
+    }
+    M_OK(MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 1, &g));
+    M_OK(MPI_Comm_dup(g, &d));
+    M_OK(MPI_Topo_test(d, &st));
+    T_ASSERT(st == MPI_GRAPH, "a dup keeps the graph");
+    int nn, nedge, nb[4], gi[8], ge[24];
+    M_OK(MPI_Graphdims_get(d, &nn, &nedge));
+    T_ASSERT(nn == n && nedge == ne, "graph dims %d %d", nn, nedge);
+    M_OK(MPI_Graph_get(d, 8, 24, gi, ge));
+    T_ASSERT(!memcmp(gi, index, (size_t)n * sizeof *gi) &&
+                 !memcmp(ge, edges, (size_t)ne * sizeof *ge),
+             "graph_get");
+    M_OK(MPI_Graph_neighbors_count(d, 0, &k));
+    M_OK(MPI_Graph_neighbors(d, 0, 4, nb));
+    T_ASSERT(k == 3 && nb[0] == n - 1 && nb[1] == 1 && nb[2] == n / 2, "node 0's neighbours");
+    M_CLASS(MPI_ERR_RANK, MPI_Graph_neighbors_count(d, n, &k));
+    M_CLASS(MPI_ERR_TOPOLOGY, MPI_Cartdim_get(d, &k));
+    M_CLASS(MPI_ERR_TOPOLOGY, MPI_Dist_graph_neighbors_count(d, &k, &k, &k));
+    M_OK(MPI_Graph_map(MPI_COMM_WORLD, n, index, edges, &r));
+    T_ASSERT(r == me, "graph_map");
+    M_OK(MPI_Comm_free(&d));
+    M_OK(MPI_Comm_free(&g));
+    /* adjacent: from the left, to the right, weighted by rank */
+    int left = (me + n - 1) % n, right = (me + 1) % n, lw = 10 + left, rw = 10 + me;
+    M_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, &lw, 1, &right, &rw,
+                                        MPI_INFO_NULL, 0, &dd));
+    int in, out, wtd, s, sw, t, tw;
+    M_OK(MPI_Topo_test(dd, &st));
+    M_OK(MPI_Dist_graph_neighbors_count(dd, &in, &out, &wtd));
+    M_OK(MPI_Dist_graph_neighbors(dd, 1, &s, &sw, 1, &t, &tw));
+    T_ASSERT(st == MPI_DIST_GRAPH && in == 1 && out == 1 && wtd && s == left && sw == lw &&
+                 t == right && tw == rw,
+             "adjacent graph");
+    M_OK(MPI_Comm_free(&dd));
+    /* from edges: rank 0 gives every edge i -> i+1, the others none */
+    int srcs[8], degs[8], dsts[8];
+    for (int i = 0; i < n; i++) {
+        srcs[i] = i;
+        degs[i] = 1;
+        dsts[i] = (i + 1) % n;
+    }
+    M_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, me == 0 ? n : 0, srcs, degs, dsts, MPI_UNWEIGHTED,
+                               MPI_INFO_NULL, 0, &dd));
+    M_OK(MPI_Dist_graph_neighbors_count(dd, &in, &out, &wtd));
+    M_OK(MPI_Dist_graph_neighbors(dd, 1, &s, MPI_UNWEIGHTED, 1, &t, MPI_UNWEIGHTED));
+    T_ASSERT(in == 1 && out == 1 && !wtd && s == left && t == right, "graph from edges");
+    M_OK(MPI_Comm_free(&dd));
+    /* every rank refuses together when one passes a bad edge */
+    int bad = n + 5;
+    M_CLASS(me == 0 ? MPI_ERR_RANK : MPI_ERR_ARG,
+            MPI_Dist_graph_create(MPI_COMM_WORLD, me == 0 ? 1 : 0, srcs, degs, &bad, MPI_UNWEIGHTED,
+                                  MPI_INFO_NULL, 0, &dd));
+    M_CLASS(MPI_ERR_RANK,
+            MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad, MPI_UNWEIGHTED, 0, NULL,
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dd));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* info strings */
+    MPI_Info info;
+    char val[8];
+    int len = 0, flag;
+    M_OK(MPI_Info_create(&info));
+    M_OK(MPI_Info_set(info, "k", "a longer value"));
+    M_OK(MPI_Info_get_string(info, "k", &len, val, &flag));
+    T_ASSERT(flag && len == 15, "length asked: %d", len);
+    len = 8;
+    M_OK(MPI_Info_get_string(info, "k", &len, val, &flag));
+    T_ASSERT(flag && len == 15 && !strcmp(val, "a longe"), "truncated: %s %d", val, len);
+    M_OK(MPI_Info_get_valuelen(info, "k", &len, &flag));
+    T_ASSERT(flag && len == 14, "valuelen %d", len);
+    M_OK(MPI_Info_get_valuelen(info, "none", &len, &flag));
+    T_ASSERT(!flag, "no such key");
+    M_OK(MPI_Info_free(&info));
+    M_OK(MPI_Pcontrol(1));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_env_graph_topologies_and_info_strings)
+{
+    mt_run(2, topologies, NULL);
+    mt_run(4, topologies, NULL);
+}
+END_TEST
+
 /* As a user does: shmcc compiles an MPI program, shmrun runs it. */
 START_TEST(test_mpi_env_shmcc_builds_and_shmrun_runs)
 {
@@ -681,6 +805,7 @@ static Suite *mpi_env_suite(void)
     tcase_add_test(t, test_mpi_env_intercommunicators);
     tcase_add_test(t, test_mpi_env_types_and_info);
     tcase_add_test(t, test_mpi_env_decoding_and_mpi4_communicators);
+    tcase_add_test(t, test_mpi_env_graph_topologies_and_info_strings);
     tcase_add_test(t, test_mpi_env_shmcc_builds_and_shmrun_runs);
     suite_add_tcase(s, t);
     return s;
