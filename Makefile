@@ -6,6 +6,7 @@
 #   make -j2 check            the suites side by side (mk/tests.mk says which run alone)
 #   make SAN=address check    the same under AddressSanitizer+UBSan (into build-address/)
 #   make SAN=thread check     the same under ThreadSanitizer (into build-thread/)
+#   make check-mpi4py         mpi4py built against build/bin/shmcc (MPI4PY_PYTHON=python3)
 #   make check-stress         long ring and random-traffic stress runs
 #   make check-coll-full      the collectives' full test matrix (long)
 #   make bench                build the benchmarks; see bench/README.md to run them
@@ -27,7 +28,8 @@ SOMAJOR := 0
 # Output of jobs run side by side comes whole, one job after another.
 MAKEFLAGS += --output-sync=target
 
-.PHONY: all lib mpi torch check-torch check-torch-cuda layers docs-check check check-cuda \
+.PHONY: all lib mpi torch check-torch check-torch-cuda check-mpi4py layers docs-check check \
+        check-cuda \
         check-stress check-coll-full fuzz bench bench-compare install uninstall clean format \
         symbols deps demo
 all:

@@ -37,12 +37,16 @@ CK_MULT := $(if $(SAN),4,1)
 CHECK_ENV := CK_TIMEOUT_MULTIPLIER=$(CK_MULT) SHMC_TEST_BUILD=$(abspath $(BUILD)) \
              SHMC_TEST_SAN='$(SAN)' SHMC_TEST_CFLAGS='$(SANFLAGS)'
 
-# Which suites run: all, or what T names ("torch" is the torch backend's tests alone).
+# Which suites run: all, or what T names ("torch" is the torch backend's tests alone,
+# "mpi4py" mpi4py's smoke test).
 T ?=
-T_SUITES := $(filter-out torch,$(T))
+T_SUITES := $(filter-out torch mpi4py,$(T))
 SUITES := $(if $(T),$(foreach t,$(T_SUITES),$(or $(filter $(BUILD)/tests/$(t) $(BUILD)/tests/$(t)/%,$(CHECKS)),\
               $(error T=$(t) names no suite: give one as p2p/check_p2p, or a folder of tests/))),$(CHECKS))
 RUN_TORCH := $(if $(T),$(filter torch,$(T)),all)
+RUN_MPI4PY := $(if $(T),$(filter mpi4py,$(T)),all)
+# The Python whose mpi4py, built against this tree's shmcc, make check-mpi4py runs.
+MPI4PY_PYTHON ?= python3
 ALONE := $(foreach s,$(SUITES),$(if $(shell grep -l '^/\* check: alone \*/$$' $(patsubst $(BUILD)/%,%,$(s)).c),$(s)))
 SIDE := $(filter-out $(ALONE),$(SUITES))
 
@@ -84,6 +88,15 @@ check: $(SIDE_RUNS) $(ALONE_RUNS) | $(CHECK_READY)
 	else \
 	    echo "== torch backend: skipped (pip install torch pytest to run it)"; \
 	fi; \
+	if [ -z "$(RUN_MPI4PY)" ]; then :; \
+	elif $(MPI4PY_PYTHON) -c 'from mpi4py import MPI; assert "shmcomm" in MPI.Get_library_version()' \
+	        >/dev/null 2>&1; then \
+	    echo "== mpi4py on shmcomm"; $(MAKE) --no-print-directory check-mpi4py || { fail=1; failed="$$failed mpi4py"; }; \
+	elif [ -n "$$SHMC_TEST_MPI4PY_REQUIRED" ]; then \
+	    echo "== mpi4py: no mpi4py built against shmcc, and SHMC_TEST_MPI4PY_REQUIRED is set"; fail=1; \
+	else \
+	    echo "== mpi4py: skipped (MPICC=build/bin/shmcc pip install --no-binary mpi4py mpi4py; docs/mpi.md)"; \
+	fi; \
 	if [ $$fail -ne 0 ]; then echo "make check: FAILED:$$failed"; exit 1; fi; \
 	echo "make check: all suites passed"
 
@@ -95,6 +108,11 @@ check-cuda: all $(BUILD)/tests/device/check_cuda $(BUILD)/tests/device/check_dev
 	@if python3 -c 'import torch, pytest' 2>/dev/null; then \
 	    $(MAKE) --no-print-directory check-torch-cuda; \
 	else echo "== torch backend's CUDA tests: not run (pip install torch pytest)"; fi
+
+# mpi4py built against this tree's shmcc: its users' first calls, at 2 and 4 ranks.
+check-mpi4py: all
+	$(CHECK_ENV) $(SHMRUN) -n 2 $(MPI4PY_PYTHON) tests/mpi/mpi4py_smoke.py
+	$(CHECK_ENV) $(SHMRUN) -n 4 $(MPI4PY_PYTHON) tests/mpi/mpi4py_smoke.py
 
 # Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic, 200 jobs in
 # which a member dies and the survivors stay out of the library (check_survivors).

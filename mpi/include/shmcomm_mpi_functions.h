@@ -371,6 +371,10 @@ SHMC_MPI_FN(int, Type_create_subarray,
 SHMC_MPI_FN(int, Type_create_resized,
             (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_darray,
+            (int size, int rank, int ndims, const int array_of_gsizes[],
+             const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+             int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
 SHMC_MPI_FN(int, Type_get_envelope,
             (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,

@@ -94,6 +94,14 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
                            int *num_datatypes, int *combiner)
 {
     int rc;
+    /* MPI-1's bound markers are named types too: MPI_Type_get_contents of a struct that
+     * holds them hands them back, and a decoder asks them this. */
+    if ((datatype == MPI_LB || datatype == MPI_UB) && num_integers && num_addresses &&
+        num_datatypes && combiner && shmc_mpi__check_running() == MPI_SUCCESS) {
+        *num_integers = *num_addresses = *num_datatypes = 0;
+        *combiner = MPI_COMBINER_NAMED;
+        return MPI_SUCCESS;
+    }
     const struct shmc_mpi_type *t = decoded(datatype, &rc);
     if (t && (!num_integers || !num_addresses || !num_datatypes || !combiner))
         rc = shmc_mpi__err(MPI_ERR_ARG, "an output argument is NULL");

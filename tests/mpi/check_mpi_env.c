@@ -636,6 +636,75 @@ START_TEST(test_mpi_env_decoding_and_mpi4_communicators)
 }
 END_TEST
 
+/* MPI_Type_create_darray against the definition: a global array holding each element's
+ * index, packed through the type, gives the owned indices in the local array's order;
+ * one-dimensional examples worked by hand; its decoding. */
+static void darray_case(int size, int rank, int nd, const int *g, const int *dist, const int *darg,
+                        const int *p, int order, const int *want, int nwant)
+{
+    MPI_Datatype t;
+    M_OK(MPI_Type_create_darray(size, rank, nd, g, dist, darg, p, order, MPI_INT, &t));
+    M_OK(MPI_Type_commit(&t));
+    int total = 1, sz;
+    for (int d = 0; d < nd; d++)
+        total *= g[d];
+    MPI_Aint lb, ext;
+    M_OK(MPI_Type_get_extent(t, &lb, &ext));
+    M_OK(MPI_Type_size(t, &sz));
+    T_ASSERT(lb == 0 && ext == (MPI_Aint)total * 4 && sz == nwant * 4,
+             "darray rank %d: lb %ld extent %ld size %d", rank, (long)lb, (long)ext, sz);
+    int *global = malloc((size_t)total * sizeof *global), *packed = malloc((size_t)total * 4 + 4);
+    for (int i = 0; i < total; i++)
+        global[i] = i;
+    int pos = 0;
+    M_OK(MPI_Pack(global, 1, t, packed, total * 4 + 4, &pos, MPI_COMM_SELF));
+    for (int i = 0; i < nwant; i++)
+        T_ASSERT(packed[i] == want[i], "darray rank %d element %d: %d, not %d", rank, i, packed[i],
+                 want[i]);
+    int ni, na, ntp, comb;
+    M_OK(MPI_Type_get_envelope(t, &ni, &na, &ntp, &comb));
+    T_ASSERT(comb == MPI_COMBINER_DARRAY && ni == 4 * nd + 4 && na == 0 && ntp == 1,
+             "darray envelope");
+    free(global);
+    free(packed);
+    M_OK(MPI_Type_free(&t));
+}
+
+static void darrays(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)me, (void)n, (void)arg;
+    mt_init();
+    const int g1[] = {10}, p3[] = {3}, dflt[] = {MPI_DISTRIBUTE_DFLT_DARG}, two[] = {2};
+    const int blk[] = {MPI_DISTRIBUTE_BLOCK}, cyc[] = {MPI_DISTRIBUTE_CYCLIC};
+    darray_case(3, 0, 1, g1, blk, dflt, p3, MPI_ORDER_C, (int[]){0, 1, 2, 3}, 4);
+    darray_case(3, 2, 1, g1, blk, dflt, p3, MPI_ORDER_C, (int[]){8, 9}, 2);
+    darray_case(3, 0, 1, g1, cyc, two, p3, MPI_ORDER_C, (int[]){0, 1, 6, 7}, 4);
+    darray_case(3, 1, 1, g1, cyc, two, p3, MPI_ORDER_C, (int[]){2, 3, 8, 9}, 4);
+    darray_case(3, 2, 1, g1, cyc, dflt, p3, MPI_ORDER_FORTRAN, (int[]){2, 5, 8}, 3);
+    /* 4 x 6 over a 2 x 2 grid (row-major ranks): rank 1 is grid (0, 1); blocks of 2 x 3 */
+    const int g2[] = {4, 6}, p22[] = {2, 2}, b2[] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
+    const int d2[] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
+    darray_case(4, 1, 2, g2, b2, d2, p22, MPI_ORDER_C, (int[]){3, 4, 5, 9, 10, 11}, 6);
+    /* Fortran order: dimension 0 fastest, element (i, j) at i + 4 j */
+    darray_case(4, 1, 2, g2, b2, d2, p22, MPI_ORDER_FORTRAN, (int[]){12, 13, 16, 17, 20, 21}, 6);
+    /* cyclic by rows, nothing split by columns */
+    const int cn[] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE}, p21[] = {2, 1};
+    darray_case(2, 1, 2, g2, cn, d2, p21, MPI_ORDER_C,
+                (int[]){6, 7, 8, 9, 10, 11, 18, 19, 20, 21, 22, 23}, 12);
+    MPI_Datatype t;
+    M_CLASS(MPI_ERR_ARG, MPI_Type_create_darray(4, 0, 1, g1, blk, dflt, p3, MPI_ORDER_C, MPI_INT,
+                                                &t)); /* 3 processes in the grid, size 4 */
+    M_CLASS(MPI_ERR_ARG, MPI_Type_create_darray(3, 0, 1, g1, blk, (int[]){2}, p3, MPI_ORDER_C,
+                                                MPI_INT, &t)); /* blocks of 2 cannot cover 10 */
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_env_distributed_arrays)
+{
+    mt_run(1, darrays, NULL);
+}
+END_TEST
+
 /* Topologies beyond the plain grid: MPI_Cart_sub and MPI_Cart_map; a graph (a ring with a
  * chord) made, copied by MPI_Comm_dup and queried; distributed graphs made adjacent
  * (weighted) and from edges any rank gives (unweighted); refusals. Also MPI 4's
@@ -806,6 +875,7 @@ static Suite *mpi_env_suite(void)
     tcase_add_test(t, test_mpi_env_types_and_info);
     tcase_add_test(t, test_mpi_env_decoding_and_mpi4_communicators);
     tcase_add_test(t, test_mpi_env_graph_topologies_and_info_strings);
+    tcase_add_test(t, test_mpi_env_distributed_arrays);
     tcase_add_test(t, test_mpi_env_shmcc_builds_and_shmrun_runs);
     suite_add_tcase(s, t);
     return s;
