@@ -32,6 +32,7 @@ static void claim_then_others(shmc_comm *w, int me, int n, void *arg)
         T_OK(shmc_waitall(3, r, NULL));
         for (int k = 0; k < 3; k++)
             free(b[k]);
+        T_OK(shmc_barrier(w)); /* alive while rank 0 checks that nothing is left */
         return;
     }
     if (me != 0)
@@ -62,6 +63,7 @@ static void claim_then_others(shmc_comm *w, int me, int n, void *arg)
     int flag = 1;
     T_OK(shmc_improbe(1, 5, SHMC_UINT8, w, &flag, &m, NULL));
     T_ASSERT(!flag && !m, "nothing is left");
+    T_OK(shmc_barrier(w));
 }
 
 START_TEST(test_mprobe_claim_hides_the_message)
