@@ -27,6 +27,9 @@ static void setup(void)
     shmct_build_path("tests/progs/fail_rank", fail_rank, sizeof fail_rank);
     shmct_build_path("tests/progs/sleeper", sleeper, sizeof sleeper);
     shmct_shm_snapshot();
+    /* The signal tests need the default dispositions in the ranks: a suite started under
+     * nohup would pass SIGHUP ignored down to them, and they would outlive it. */
+    signal(SIGHUP, SIG_DFL);
     /* Under a sanitizer, let a deliberate SIGSEGV kill the rank as it would without. */
     setenv("ASAN_OPTIONS", "handle_segv=0", 1);
     setenv("TSAN_OPTIONS", "handle_segv=0", 1);
