@@ -86,18 +86,31 @@ int shmc_mpi__graph_copy(const struct shmc_mpi_comm *from, struct shmc_mpi_comm 
     return to->graph ? MPI_SUCCESS : shmc_mpi__err(MPI_ERR_NO_MEM, "a topology");
 }
 
-/* A copy of c's members made collectively (every member calls; keep 0 leaves a rank out),
- * which takes graph g (freed on failure). */
-static int with_graph(struct shmc_mpi_comm *c, int keep, struct shmc_mpi_graph *g, MPI_Comm *out)
+/* The end of every graph constructor: a copy of c's members made collectively (every
+ * member calls, so that none waits; rc, this rank's argument check, leaves it out when
+ * bad, and keep 0 leaves it out anyway), which takes graph g (freed otherwise). Hands the
+ * new communicator to *out, or raises the first error on comm_old. */
+static int finish(struct shmc_mpi_comm *c, MPI_Comm comm_old, int rc, int keep,
+                  struct shmc_mpi_graph *g, MPI_Comm *out)
 {
     shmc_comm *sc = NULL;
-    int err = shmc_comm_split(c->c, keep ? 0 : -1, c->rank, &sc);
-    int rc = err == SHMC_OK ? shmc_mpi__comm_adopt(sc, c, out) : shmc_mpi__from_shmc(err);
-    if (rc == MPI_SUCCESS && *out != MPI_COMM_NULL)
-        ((struct shmc_mpi_comm *)shmc_mpi__comms.slot[*out])->graph = g;
-    else
-        shmc_mpi__graph_free(g);
-    return rc;
+    MPI_Comm made = MPI_COMM_NULL;
+    int err = shmc_comm_split(c->c, rc == MPI_SUCCESS && keep ? 0 : -1, c->rank, &sc);
+    int mk = err == SHMC_OK ? shmc_mpi__comm_adopt(sc, c, &made) : shmc_mpi__from_shmc(err);
+    if (rc == MPI_SUCCESS && mk == MPI_SUCCESS && !out)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "the output communicator is NULL");
+    if (rc == MPI_SUCCESS && mk == MPI_SUCCESS) {
+        if (made != MPI_COMM_NULL)
+            ((struct shmc_mpi_comm *)shmc_mpi__comms.slot[made])->graph = g;
+        else
+            shmc_mpi__graph_free(g);
+        *out = made;
+        return MPI_SUCCESS;
+    }
+    shmc_mpi__graph_free(g);
+    if (made != MPI_COMM_NULL)
+        PMPI_Comm_free(&made);
+    return SHMC_MPI_RAISE(comm_old, rc != MPI_SUCCESS ? rc : mk);
 }
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
@@ -128,16 +141,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
                                                  : NULL;
     if (rc == MPI_SUCCESS && !g)
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a graph");
-    /* Every rank takes part, one with bad arguments as no member, so none waits. */
-    MPI_Comm out = MPI_COMM_NULL;
-    int mk = with_graph(c, rc == MPI_SUCCESS && c->rank < nnodes, g, &out);
-    if (rc != MPI_SUCCESS || mk != MPI_SUCCESS) {
-        if (out != MPI_COMM_NULL)
-            PMPI_Comm_free(&out);
-        return SHMC_MPI_RAISE(comm_old, rc != MPI_SUCCESS ? rc : mk);
-    }
-    *comm_graph = out;
-    return MPI_SUCCESS;
+    return finish(c, comm_old, rc, c->rank < nnodes, g, comm_graph);
 }
 SHMC_MPI_ALIAS(Graph_create);
 
@@ -283,15 +287,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
             : NULL;
     if (rc == MPI_SUCCESS && !g)
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a graph");
-    MPI_Comm out = MPI_COMM_NULL;
-    int mk = with_graph(c, rc == MPI_SUCCESS, g, &out);
-    if (rc != MPI_SUCCESS || mk != MPI_SUCCESS) {
-        if (out != MPI_COMM_NULL)
-            PMPI_Comm_free(&out);
-        return SHMC_MPI_RAISE(comm_old, rc != MPI_SUCCESS ? rc : mk);
-    }
-    *comm_dist_graph = out;
-    return MPI_SUCCESS;
+    return finish(c, comm_old, rc, 1, g, comm_dist_graph);
 }
 SHMC_MPI_ALIAS(Dist_graph_create_adjacent);
 
@@ -389,19 +385,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     free(out);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS)
         rc = err == MPI_ERR_NO_MEM ? shmc_mpi__err(err, "a distributed graph") : err;
-    MPI_Comm made = MPI_COMM_NULL;
-    int mk = with_graph(c, rc == MPI_SUCCESS, g, &made);
-    if (rc != MPI_SUCCESS || mk != MPI_SUCCESS) {
-        if (made != MPI_COMM_NULL)
-            PMPI_Comm_free(&made);
-        return SHMC_MPI_RAISE(comm_old, rc != MPI_SUCCESS ? rc : mk);
-    }
-    if (!comm_dist_graph) {
-        PMPI_Comm_free(&made);
-        return SHMC_MPI_RAISE(comm_old, shmc_mpi__err(MPI_ERR_ARG, "comm_dist_graph is NULL"));
-    }
-    *comm_dist_graph = made;
-    return MPI_SUCCESS;
+    return finish(c, comm_old, rc, 1, g, comm_dist_graph);
 }
 SHMC_MPI_ALIAS(Dist_graph_create);
 

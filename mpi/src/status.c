@@ -63,6 +63,16 @@ static int peek(MPI_Request h, MPI_Status *st, int *rc)
     return 1;
 }
 
+/* Whether entry h takes part (neither null nor an inactive persistent request); -1 with
+ * *rc set for a handle that is no request. */
+static int active_entry(MPI_Request h, int *rc)
+{
+    if (h == MPI_REQUEST_NULL)
+        return 0;
+    struct req *q = shmc_mpi__req_lookup(h, rc);
+    return q ? !shmc_mpi__req_inactive(q) : -1;
+}
+
 static int arr_arg(int count, const MPI_Request *h)
 {
     if (count < 0 || (count > 0 && !h))
@@ -84,12 +94,10 @@ int PMPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int 
     int active = 0;
     for (int i = 0; i < count; i++) {
         MPI_Request h = array_of_requests[i];
-        if (h == MPI_REQUEST_NULL)
-            continue;
-        struct req *q = shmc_mpi__req_lookup(h, &rc);
-        if (!q)
+        int a = active_entry(h, &rc);
+        if (a < 0)
             return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-        if (shmc_mpi__req_inactive(q))
+        if (!a)
             continue;
         active = 1;
         if (peek(h, status, &rc) == 1) {
@@ -142,12 +150,10 @@ int PMPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], i
     int k = 0, active = 0;
     for (int i = 0; i < incount; i++) {
         MPI_Request h = array_of_requests[i];
-        if (h == MPI_REQUEST_NULL)
-            continue;
-        struct req *q = shmc_mpi__req_lookup(h, &rc);
-        if (!q)
+        int a = active_entry(h, &rc);
+        if (a < 0)
             return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-        if (shmc_mpi__req_inactive(q))
+        if (!a)
             continue;
         active++;
         MPI_Status scratch, *st = array_of_statuses == MPI_STATUSES_IGNORE || !array_of_statuses
