@@ -542,6 +542,44 @@ SHMC_MPI_NOTYET(Iexscan,
                  MPI_Comm comm, MPI_Request *request),
                 (sendbuf, recvbuf, count, datatype, op, comm, request));
 
+/* ---- handle conversions (every handle is an int: each gives its number back) ------- */
+SHMC_MPI_FN(MPI_Fint, Comm_c2f, (MPI_Comm h));
+SHMC_MPI_FN(MPI_Comm, Comm_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Comm_toint, (MPI_Comm h));
+SHMC_MPI_FN(MPI_Comm, Comm_fromint, (int h));
+SHMC_MPI_FN(MPI_Fint, Type_c2f, (MPI_Datatype h));
+SHMC_MPI_FN(MPI_Datatype, Type_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Type_toint, (MPI_Datatype h));
+SHMC_MPI_FN(MPI_Datatype, Type_fromint, (int h));
+SHMC_MPI_FN(MPI_Fint, Group_c2f, (MPI_Group h));
+SHMC_MPI_FN(MPI_Group, Group_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Group_toint, (MPI_Group h));
+SHMC_MPI_FN(MPI_Group, Group_fromint, (int h));
+SHMC_MPI_FN(MPI_Fint, Request_c2f, (MPI_Request h));
+SHMC_MPI_FN(MPI_Request, Request_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Request_toint, (MPI_Request h));
+SHMC_MPI_FN(MPI_Request, Request_fromint, (int h));
+SHMC_MPI_FN(MPI_Fint, Op_c2f, (MPI_Op h));
+SHMC_MPI_FN(MPI_Op, Op_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Op_toint, (MPI_Op h));
+SHMC_MPI_FN(MPI_Op, Op_fromint, (int h));
+SHMC_MPI_FN(MPI_Fint, Info_c2f, (MPI_Info h));
+SHMC_MPI_FN(MPI_Info, Info_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Info_toint, (MPI_Info h));
+SHMC_MPI_FN(MPI_Info, Info_fromint, (int h));
+SHMC_MPI_FN(MPI_Fint, Errhandler_c2f, (MPI_Errhandler h));
+SHMC_MPI_FN(MPI_Errhandler, Errhandler_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Errhandler_toint, (MPI_Errhandler h));
+SHMC_MPI_FN(MPI_Errhandler, Errhandler_fromint, (int h));
+SHMC_MPI_FN(MPI_Fint, Win_c2f, (MPI_Win h));
+SHMC_MPI_FN(MPI_Win, Win_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Win_toint, (MPI_Win h));
+SHMC_MPI_FN(MPI_Win, Win_fromint, (int h));
+SHMC_MPI_FN(MPI_Fint, Message_c2f, (MPI_Message h));
+SHMC_MPI_FN(MPI_Message, Message_f2c, (MPI_Fint h));
+SHMC_MPI_FN(int, Message_toint, (MPI_Message h));
+SHMC_MPI_FN(MPI_Message, Message_fromint, (int h));
+
 #ifdef SHMC_MPI_NOTYET_DEFINED_HERE
 #undef SHMC_MPI_NOTYET
 #undef SHMC_MPI_NOTYET_DEFINED_HERE

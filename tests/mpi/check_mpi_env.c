@@ -576,6 +576,16 @@ static void decoding(shmc_comm *w, int me, int n, void *arg)
     T_ASSERT(m == MPI_DOUBLE_COMPLEX, "complex of 16 bytes");
     M_CLASS(MPI_ERR_ARG, MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m));
     M_CLASS(MPI_ERR_ARG, MPI_Type_match_size(99, 4, &m));
+    /* handle conversions: Fortran integers and ints name the same objects */
+    MPI_Datatype back = MPI_Type_f2c(MPI_Type_c2f(inner));
+    M_OK(MPI_Type_size(back, &sz));
+    T_ASSERT(back == inner && sz == 48, "a type through MPI_Fint");
+    T_ASSERT(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD &&
+                 MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_SELF)) == MPI_COMM_SELF &&
+                 MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM &&
+                 MPI_Request_fromint(MPI_Request_toint(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL,
+             "predefined handles through MPI_Fint and int");
+    M_CLASS(MPI_ERR_COMM, MPI_Barrier(MPI_Comm_f2c(12345)));
     M_OK(MPI_Type_free(&inner));
 
     /* communicators of MPI 3 and 4 */
