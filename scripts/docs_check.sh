@@ -20,7 +20,8 @@ read_by() {
 algos=$(sed -n '/shmc__coll_names\[SHMC_C_COUNT\] *= *{/,/}/p' lib/base/config.c |
     grep -oE '"[a-z_]+"' | tr -d '"' | tr a-z A-Z | sed 's/^/SHMC_ALGO_/')
 product=$( (read_by lib launcher mpi bindings/torch/csrc bindings/torch/shmcomm_torch
-    grep -ohE '\$\{?SHMCC_[A-Z_]+' mpi/shmcc.in | tr -d '${'
+    # the compiler wrappers' variables, which mk/mpi.mk hands mpi/wrapper.in
+    grep -ohE ',SHMC(C|XX)_[A-Z]+,' mk/mpi.mk | tr -d ','
     echo "$algos") | grep -vE '^SHMC_ALGO_$' | sort -u)
 everything=$( (echo "$product"; read_by tests bench scripts Makefile mk
     grep -rhoE '\$\{?(SHMC|SHMRUN)_[A-Z0-9_]+' tests bench scripts mk Makefile .ci 2>/dev/null |
