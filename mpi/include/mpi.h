@@ -189,6 +189,13 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 #define MPI_BOTTOM ((void *)0)
 #define MPI_STATUS_IGNORE ((MPI_Status *)(intptr_t)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)(intptr_t)1)
+/* A status in Fortran integers (MPI_Status_c2f): its bytes, the public fields first. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)

@@ -543,6 +543,8 @@ SHMC_MPI_NOTYET(Iexscan,
                 (sendbuf, recvbuf, count, datatype, op, comm, request));
 
 /* ---- handle conversions (every handle is an int: each gives its number back) ------- */
+SHMC_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
+SHMC_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
 SHMC_MPI_FN(MPI_Fint, Comm_c2f, (MPI_Comm h));
 SHMC_MPI_FN(MPI_Comm, Comm_f2c, (MPI_Fint h));
 SHMC_MPI_FN(int, Comm_toint, (MPI_Comm h));

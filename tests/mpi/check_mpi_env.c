@@ -586,6 +586,17 @@ static void decoding(shmc_comm *w, int me, int n, void *arg)
                  MPI_Request_fromint(MPI_Request_toint(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL,
              "predefined handles through MPI_Fint and int");
     M_CLASS(MPI_ERR_COMM, MPI_Barrier(MPI_Comm_f2c(12345)));
+    MPI_Status cs = {.MPI_SOURCE = 3, .MPI_TAG = 4, .MPI_ERROR = MPI_ERR_TAG}, back_st;
+    MPI_Fint fs[MPI_F_STATUS_SIZE];
+    M_OK(MPI_Status_set_elements(&cs, MPI_INT, 5));
+    M_OK(MPI_Status_c2f(&cs, fs));
+    M_OK(MPI_Status_f2c(fs, &back_st));
+    int cnt5 = 0;
+    M_OK(MPI_Get_count(&back_st, MPI_INT, &cnt5));
+    T_ASSERT(fs[MPI_F_SOURCE] == 3 && fs[MPI_F_TAG] == 4 && fs[MPI_F_ERROR] == MPI_ERR_TAG &&
+                 back_st.MPI_SOURCE == 3 && cnt5 == 5,
+             "a status through Fortran integers");
+    M_CLASS(MPI_ERR_ARG, MPI_Status_c2f(MPI_STATUS_IGNORE, fs));
     M_OK(MPI_Type_free(&inner));
 
     /* communicators of MPI 3 and 4 */
