@@ -74,7 +74,7 @@ static void unref(struct keyval *v)
         v->kind = -1;
 }
 
-int shmc_mpi__keyval_create(int kind, void *copy, void *del, void *extra, int *keyval)
+static int shmc_mpi__keyval_create(int kind, void *copy, void *del, void *extra, int *keyval)
 {
     if (!keyval)
         return shmc_mpi__err(MPI_ERR_ARG, "keyval is NULL");
@@ -96,7 +96,7 @@ int shmc_mpi__keyval_create(int kind, void *copy, void *del, void *extra, int *k
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__keyval_free(int kind, int *keyval)
+static int shmc_mpi__keyval_free(int kind, int *keyval)
 {
     int rc = MPI_SUCCESS;
     if (!keyval)
@@ -154,7 +154,7 @@ static int append(struct shmc_mpi_attrs *a, int k, void *val)
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__attr_set(int kind, int h, struct shmc_mpi_attrs *a, int k, void *val)
+static int shmc_mpi__attr_set(int kind, int h, struct shmc_mpi_attrs *a, int k, void *val)
 {
     int rc = MPI_SUCCESS;
     if (!usable(kind, k, &rc))
@@ -169,7 +169,7 @@ int shmc_mpi__attr_set(int kind, int h, struct shmc_mpi_attrs *a, int k, void *v
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__attr_get(int kind, const struct shmc_mpi_attrs *a, int k, void *val, int *flag)
+static int shmc_mpi__attr_get(int kind, const struct shmc_mpi_attrs *a, int k, void *val, int *flag)
 {
     int rc = MPI_SUCCESS;
     if (!val || !flag)
@@ -187,7 +187,7 @@ int shmc_mpi__attr_get(int kind, const struct shmc_mpi_attrs *a, int k, void *va
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__attr_delete(int kind, int h, struct shmc_mpi_attrs *a, int k)
+static int shmc_mpi__attr_delete(int kind, int h, struct shmc_mpi_attrs *a, int k)
 {
     int rc = MPI_SUCCESS;
     if (!usable(kind, k, &rc))

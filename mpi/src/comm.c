@@ -491,6 +491,20 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 }
 SHMC_MPI_ALIAS(Comm_create);
 
+/* The handle of sc, a communicator made of group g's members in g's order (sc is freed on
+ * failure). */
+static int of_group(shmc_comm *sc, const struct shmc_mpi_group *g,
+                    const struct shmc_mpi_comm *parent, MPI_Comm *out)
+{
+    int *wr = malloc((size_t)g->n * sizeof *wr);
+    if (!wr) {
+        shmc_comm_free(&sc);
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a communicator");
+    }
+    memcpy(wr, g->world, (size_t)g->n * sizeof *wr);
+    return shmc_mpi__comm_new(sc, wr, parent, out);
+}
+
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     INTRA_OR_RAISE(c, comm);
@@ -518,13 +532,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     free(r);
     if (err != SHMC_OK)
         return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
-    int *wr = malloc((size_t)g->n * sizeof *wr);
-    if (!wr) {
-        shmc_comm_free(&sc);
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a communicator"));
-    }
-    memcpy(wr, g->world, (size_t)g->n * sizeof *wr);
-    rc = shmc_mpi__comm_new(sc, wr, c, newcomm);
+    rc = of_group(sc, g, c, newcomm);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Comm_create_group);
@@ -559,13 +567,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
                                        (int)(h % ((uint32_t)SHMC_TAG_MAX + 1)), &sc);
     if (err != SHMC_OK)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
-    int *wr = malloc((size_t)g->n * sizeof *wr);
-    if (!wr) {
-        shmc_comm_free(&sc);
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_NO_MEM, "a communicator"));
-    }
-    memcpy(wr, g->world, (size_t)g->n * sizeof *wr);
-    if ((rc = shmc_mpi__comm_new(sc, wr, w, newcomm)) != MPI_SUCCESS)
+    if ((rc = of_group(sc, g, w, newcomm)) != MPI_SUCCESS)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (errhandler != MPI_ERRHANDLER_NULL)
         PMPI_Comm_set_errhandler(*newcomm, errhandler);

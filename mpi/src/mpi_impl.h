@@ -78,11 +78,6 @@ struct shmc_mpi_attrs {
     struct shmc_mpi_attr *a;
     int n, cap;
 };
-int shmc_mpi__keyval_create(int kind, void *copy, void *del, void *extra, int *keyval);
-int shmc_mpi__keyval_free(int kind, int *keyval);
-int shmc_mpi__attr_set(int kind, int h, struct shmc_mpi_attrs *a, int keyval, void *val);
-int shmc_mpi__attr_get(int kind, const struct shmc_mpi_attrs *a, int keyval, void *val, int *flag);
-int shmc_mpi__attr_delete(int kind, int h, struct shmc_mpi_attrs *a, int keyval);
 /* Copies the attributes of object oldh whose copy callbacks say so onto the new object newh
  * (MPI_Comm_dup, MPI_Type_dup), whose list is empty; on a callback's error the copies made
  * are deleted again and the error returned. */

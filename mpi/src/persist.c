@@ -20,8 +20,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#define reqs shmc_mpi__reqs
-
 static int init(enum shmc_mpi_pkind kind, const void *buf, int count, MPI_Datatype type, int peer,
                 int tag, MPI_Comm comm, MPI_Request *request, const char *fn)
 {
@@ -50,7 +48,7 @@ static int init(enum shmc_mpi_pkind kind, const void *buf, int count, MPI_Dataty
     if (rc != MPI_SUCCESS)
         return shmc_mpi__call_rc(&k, rc);
     *p = (struct shmc_mpi_persist){kind, 0, (void *)buf, count, peer, tag, type};
-    reqs[*request - 1].p = p;
+    shmc_mpi__req_entry(*request)->p = p;
     return MPI_SUCCESS;
 }
 
@@ -104,7 +102,7 @@ int PMPI_Start(MPI_Request *request)
         return SHMC_MPI_RAISE(q ? q->comm : MPI_COMM_WORLD, rc);
     const struct shmc_mpi_persist a = *q->p;
     MPI_Comm comm = q->comm;
-    int idx = *request - 1;
+    MPI_Request self = *request;
     MPI_Request t = MPI_REQUEST_NULL;
     switch (a.kind) {
     case SHMC_MPI_P_SEND:
@@ -122,7 +120,7 @@ int PMPI_Start(MPI_Request *request)
     }
     if (rc != MPI_SUCCESS) /* raised by the call; the request stays inactive */
         return rc;
-    q = &reqs[idx]; /* the call may have grown the table */
+    q = shmc_mpi__req_entry(self); /* the call may have grown the table */
     q->p->active = 1;
     if (t == SHMC_MPI_REQUEST_SENT) {
         q->r = NULL;
@@ -133,7 +131,7 @@ int PMPI_Start(MPI_Request *request)
         shmc_mpi__status_empty(&q->st);
         return MPI_SUCCESS;
     }
-    struct req *n = &reqs[t - 1];
+    struct req *n = shmc_mpi__req_entry(t);
     q->r = n->r;
     q->done = n->done;
     q->err = n->err;
@@ -201,7 +199,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     g->free_fn = free_fn;
     g->cancel = cancel_fn;
     g->extra = extra_state;
-    reqs[*request - 1].g = g;
+    shmc_mpi__req_entry(*request)->g = g;
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Grequest_start);
@@ -211,8 +209,8 @@ int PMPI_Grequest_complete(MPI_Request request)
     /* Read directly: a request the program freed (MPI_Request_free) may still be
      * completed, and its handle is then the program's only name for it. */
     int rc = shmc_mpi__check_running();
-    struct req *q = request > 0 && request <= shmc_mpi__nreqs ? &reqs[request - 1] : NULL;
-    if (rc == MPI_SUCCESS && (!q || !q->used || !q->g))
+    struct req *q = shmc_mpi__req_entry(request);
+    if (rc == MPI_SUCCESS && (!q || !q->g))
         rc = shmc_mpi__err(MPI_ERR_REQUEST, "%d is not a generalized request", request);
     if (rc != MPI_SUCCESS)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);

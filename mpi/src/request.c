@@ -22,12 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct req *shmc_mpi__reqs;
-int shmc_mpi__nreqs;
+static struct req *reqs;
+static int nreqs;
 static int *free_list, nfree;
 static int norphans;
-#define reqs shmc_mpi__reqs
-#define nreqs shmc_mpi__nreqs
 
 void shmc_mpi__status_empty(MPI_Status *st)
 {
@@ -52,6 +50,11 @@ static int ignored(const MPI_Status *st)
     return st == MPI_STATUS_IGNORE || st == NULL;
 }
 
+struct req *shmc_mpi__req_entry(MPI_Request h)
+{
+    return h > 0 && h <= nreqs && reqs[h - 1].used ? &reqs[h - 1] : NULL;
+}
+
 struct req *shmc_mpi__req_lookup(MPI_Request h, int *rc)
 {
     if (h > 0 && h <= nreqs && reqs[h - 1].used && !reqs[h - 1].orphan)
@@ -60,13 +63,11 @@ struct req *shmc_mpi__req_lookup(MPI_Request h, int *rc)
     return NULL;
 }
 
-#define lookup shmc_mpi__req_lookup
-
 /* The request *request names, where request itself may be NULL. */
 static struct req *lookup_at(const MPI_Request *request, int *rc)
 {
     if (request)
-        return lookup(*request, rc);
+        return shmc_mpi__req_lookup(*request, rc);
     *rc = shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL");
     return NULL;
 }
@@ -97,8 +98,6 @@ int shmc_mpi__req_progress(struct req *q, int block)
         finish(q, err, &s);
     return done;
 }
-#define progress shmc_mpi__req_progress
-
 /* The entry behind SHMC_MPI_REQUEST_SENT: made with the table, never freed. */
 #define SENT_SLOT (SHMC_MPI_REQUEST_SENT - 1)
 
@@ -110,7 +109,6 @@ void shmc_mpi__req_drop(struct req *q)
     q->used = 0;
     free_list[nfree++] = (int)(q - reqs);
 }
-#define drop shmc_mpi__req_drop
 
 static void reap_orphans(void)
 {
@@ -118,8 +116,8 @@ static void reap_orphans(void)
         struct req *q = &reqs[i];
         if (!q->used || !q->orphan)
             continue;
-        if (progress(q, 0) || shmc_mpi__req_inactive(q)) {
-            drop(q);
+        if (shmc_mpi__req_progress(q, 0) || shmc_mpi__req_inactive(q)) {
+            shmc_mpi__req_drop(q);
             norphans--;
         }
     }
@@ -204,7 +202,7 @@ void shmc_mpi__request_end(void)
         struct req *q = &reqs[i];
         /* A generalized request completes only when the program says so: not waited for. */
         if (q->used && q->orphan && !q->g)
-            progress(q, 1);
+            shmc_mpi__req_progress(q, 1);
         if (q->used) {
             shmc_mpi__view_finish(&q->v, 0);
             if (i != SENT_SLOT)
@@ -235,7 +233,7 @@ static int deliver(struct req *q, MPI_Request *h, MPI_Status *st, int set_error)
     if (q->g && (err = shmc_mpi__greq_free(q, err)) != MPI_SUCCESS && st && !ignored(st) &&
         set_error)
         st->MPI_ERROR = err;
-    drop(q);
+    shmc_mpi__req_drop(q);
     *h = MPI_REQUEST_NULL;
     return err;
 }
@@ -255,14 +253,14 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    struct req *q = lookup(*request, &rc);
+    struct req *q = shmc_mpi__req_lookup(*request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (shmc_mpi__req_inactive(q)) {
         empty_status(status);
         return MPI_SUCCESS;
     }
-    progress(q, 1);
+    shmc_mpi__req_progress(q, 1);
     MPI_Comm comm = q->comm;
     rc = deliver(q, request, status, 0);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
@@ -280,7 +278,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    struct req *q = lookup(*request, &rc);
+    struct req *q = shmc_mpi__req_lookup(*request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (shmc_mpi__req_inactive(q)) {
@@ -288,7 +286,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    if (!progress(q, 0)) {
+    if (!shmc_mpi__req_progress(q, 0)) {
         *flag = 0;
         return MPI_SUCCESS;
     }
@@ -309,7 +307,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    struct req *q = lookup(request, &rc);
+    struct req *q = shmc_mpi__req_lookup(request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (shmc_mpi__req_inactive(q)) {
@@ -317,7 +315,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    *flag = progress(q, 0);
+    *flag = shmc_mpi__req_progress(q, 0);
     if (q->done && !ignored(status)) {
         int e = status->MPI_ERROR;
         *status = q->st;
@@ -336,7 +334,7 @@ int PMPI_Request_free(MPI_Request *request)
     if (q->done || shmc_mpi__req_inactive(q)) {
         if (q->g)
             shmc_mpi__greq_free(q, MPI_SUCCESS);
-        drop(q);
+        shmc_mpi__req_drop(q);
     } else {
         q->orphan = 1; /* it completes in the background; MPI_Finalize waits for it */
         norphans++;
@@ -415,7 +413,7 @@ static int gather(int count, MPI_Request *h, struct arr *a, int *rc)
         a->r[i] = NULL;
         if (h[i] == MPI_REQUEST_NULL)
             continue;
-        struct req *q = lookup(h[i], rc);
+        struct req *q = shmc_mpi__req_lookup(h[i], rc);
         if (!q) {
             if (a->r != a->stack) {
                 free(a->r);
@@ -423,7 +421,7 @@ static int gather(int count, MPI_Request *h, struct arr *a, int *rc)
             }
             return -1;
         }
-        if (q->g && !progress(q, 0))
+        if (q->g && !shmc_mpi__req_progress(q, 0))
             a->ngreq++;
         else if (!q->done && q->r) {
             a->r[i] = q->r;
@@ -452,7 +450,7 @@ static int any_done(int count, const MPI_Request *h)
 {
     for (int i = 0; i < count; i++) {
         struct req *q = passive(h[i]) ? NULL : &reqs[h[i] - 1];
-        if (q && (q->done || (q->g && progress(q, 0))))
+        if (q && (q->done || (q->g && shmc_mpi__req_progress(q, 0))))
             return i;
     }
     return -1;
@@ -492,15 +490,16 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
             *flag = 0;
             return MPI_SUCCESS;
         }
-        /* Recorded now: the C requests are freed, whatever the generalized ones do. */
-        for (int i = 0; i < count; i++) {
-            struct req *q = passive(h[i]) ? NULL : &reqs[h[i] - 1];
-            if (q && !q->done && !q->g && q->r)
-                finish(q, a.s[i].error, &a.s[i]);
-        }
+    }
+    /* Generalized requests among them: the C requests the call completed (and freed) are
+     * recorded first, so that a test that finds a generalized one incomplete keeps them. */
+    for (int i = 0; i < count && a.ngreq > 0; i++) {
+        struct req *q = passive(h[i]) ? NULL : &reqs[h[i] - 1];
+        if (q && !q->done && !q->g && q->r)
+            finish(q, a.s[i].error, &a.s[i]);
     }
     for (int i = 0; i < count && a.ngreq > 0; i++) {
-        if (passive(h[i]) || !reqs[h[i] - 1].g || progress(&reqs[h[i] - 1], block))
+        if (passive(h[i]) || !reqs[h[i] - 1].g || shmc_mpi__req_progress(&reqs[h[i] - 1], block))
             continue;
         release_arr(&a); /* testing, and a generalized request is not complete */
         *flag = 0;
@@ -516,7 +515,10 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
             empty_status(st);
             continue;
         }
-        failed |= deliver(&reqs[h[i] - 1], &h[i], st, 1) != MPI_SUCCESS;
+        struct req *q = &reqs[h[i] - 1];
+        if (!q->done)
+            finish(q, a.s[i].error, &a.s[i]);
+        failed |= deliver(q, &h[i], st, 1) != MPI_SUCCESS;
     }
     release_arr(&a);
     if (failed)
@@ -642,7 +644,7 @@ static int some(int incount, MPI_Request *h, int *outcount, int *indices, MPI_St
             if (passive(h[i]))
                 continue;
             struct req *q = &reqs[h[i] - 1];
-            if (!progress(q, 0))
+            if (!shmc_mpi__req_progress(q, 0))
                 continue;
             indices[k] = i;
             failed |= deliver(q, &h[i], ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[k], 1) !=

@@ -1,6 +1,6 @@
 /*
- * The request table's entries, shared by request.c (completion) and persist.c (persistent
- * and generalized requests): one array indexed by handle - 1.
+ * The request table's entries (request.c owns the table, indexed by handle - 1), as
+ * persist.c (persistent and generalized requests) and status.c (status queries) use them.
  */
 #ifndef SHMC_MPI_REQUEST_IMPL_H
 #define SHMC_MPI_REQUEST_IMPL_H
@@ -40,9 +40,8 @@ struct req {
     struct shmc_mpi_greq *g;    /* generalized: its callbacks; else NULL */
 };
 
-extern struct req *shmc_mpi__reqs;
-extern int shmc_mpi__nreqs;
-
+/* The entry of a handle in use, freed-while-active (orphan) ones included; else NULL. */
+struct req *shmc_mpi__req_entry(MPI_Request h);
 /* The request of a handle; NULL with an error for a handle that is none. */
 struct req *shmc_mpi__req_lookup(MPI_Request h, int *rc);
 /* Completes q if it can (waiting for it when block): returns whether it is complete. An

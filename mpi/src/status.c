@@ -6,8 +6,6 @@
  */
 #include "request_impl.h"
 
-#define reqs shmc_mpi__reqs
-
 static int status_arg(const void *status, const void *out)
 {
     if (!status || status == MPI_STATUS_IGNORE || !out)
@@ -83,6 +81,29 @@ static int arr_arg(int count, const MPI_Request *h)
     return MPI_SUCCESS;
 }
 
+/* The complete entries among the n of h, read without completing any: their indices in
+ * idx and statuses in st[0], st[1], ... (st may be MPI_STATUS(ES)_IGNORE), stopping at the
+ * first when first. Returns how many, *nactive the entries that take part; -1 with *rc
+ * for a handle that is no request. */
+static int scan(int n, const MPI_Request *h, int first, int *idx, MPI_Status *st, int *nactive,
+                int *rc)
+{
+    int k = 0;
+    *nactive = 0;
+    for (int i = 0; i < n && !(first && k); i++) {
+        int a = active_entry(h[i], rc);
+        if (a < 0)
+            return -1;
+        if (!a)
+            continue;
+        ++*nactive;
+        MPI_Status scratch, *s = st == MPI_STATUS_IGNORE || !st ? &scratch : &st[k];
+        if (peek(h[i], s, rc) == 1)
+            idx[k++] = i;
+    }
+    return k;
+}
+
 int PMPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int *index, int *flag,
                                 MPI_Status *status)
 {
@@ -91,24 +112,13 @@ int PMPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int 
         rc = SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "index or flag is NULL"));
     if (rc != MPI_SUCCESS)
         return rc;
-    int active = 0;
-    for (int i = 0; i < count; i++) {
-        MPI_Request h = array_of_requests[i];
-        int a = active_entry(h, &rc);
-        if (a < 0)
-            return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-        if (!a)
-            continue;
-        active = 1;
-        if (peek(h, status, &rc) == 1) {
-            *index = i;
-            *flag = 1;
-            return MPI_SUCCESS;
-        }
-    }
+    int active, k = scan(count, array_of_requests, 1, index, status, &active, &rc);
+    if (k < 0)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     /* Nothing active: complete, with no index (MPI 4.1, 3.7.5). */
-    *index = MPI_UNDEFINED;
-    *flag = !active;
+    *flag = k > 0 || !active;
+    if (k == 0)
+        *index = MPI_UNDEFINED;
     if (!active && status && status != MPI_STATUS_IGNORE)
         shmc_mpi__status_empty(status);
     return MPI_SUCCESS;
@@ -147,21 +157,10 @@ int PMPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], i
                             shmc_mpi__err(MPI_ERR_ARG, "outcount or array_of_indices is NULL"));
     if (rc != MPI_SUCCESS)
         return rc;
-    int k = 0, active = 0;
-    for (int i = 0; i < incount; i++) {
-        MPI_Request h = array_of_requests[i];
-        int a = active_entry(h, &rc);
-        if (a < 0)
-            return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-        if (!a)
-            continue;
-        active++;
-        MPI_Status scratch, *st = array_of_statuses == MPI_STATUSES_IGNORE || !array_of_statuses
-                                      ? &scratch
-                                      : &array_of_statuses[k];
-        if (peek(h, st, &rc) == 1)
-            array_of_indices[k++] = i;
-    }
+    int active,
+        k = scan(incount, array_of_requests, 0, array_of_indices, array_of_statuses, &active, &rc);
+    if (k < 0)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     *outcount = active ? k : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
