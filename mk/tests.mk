@@ -109,10 +109,12 @@ check-cuda: all $(BUILD)/tests/device/check_cuda $(BUILD)/tests/device/check_dev
 	    $(MAKE) --no-print-directory check-torch-cuda; \
 	else echo "== torch backend's CUDA tests: not run (pip install torch pytest)"; fi
 
-# mpi4py built against this tree's shmcc: its users' first calls, at 2 and 4 ranks.
+# mpi4py built against this tree's shmcc: its users' first calls, at 2 and 4 ranks, and
+# a pool of mpi4py.futures (over an intercommunicator) at 3.
 check-mpi4py: all
 	$(CHECK_ENV) $(SHMRUN) -n 2 $(MPI4PY_PYTHON) tests/mpi/mpi4py_smoke.py
 	$(CHECK_ENV) $(SHMRUN) -n 4 $(MPI4PY_PYTHON) tests/mpi/mpi4py_smoke.py
+	$(CHECK_ENV) $(SHMRUN) -n 3 --timeout 120 $(MPI4PY_PYTHON) -m mpi4py.futures tests/mpi/mpi4py_futures.py
 
 # Longer runs: 10^8 ring records per stress test, 16 ranks of random traffic, 200 jobs in
 # which a member dies and the survivors stay out of the library (check_survivors).

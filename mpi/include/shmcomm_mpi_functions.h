@@ -110,6 +110,10 @@ SHMC_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag));
 SHMC_MPI_FN(int, Intercomm_create,
             (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
              MPI_Comm *newintercomm));
+SHMC_MPI_FN(int, Intercomm_create_from_groups,
+            (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader,
+             const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+             MPI_Comm *newintercomm));
 SHMC_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
 SHMC_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int *size));
 SHMC_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));

@@ -90,10 +90,11 @@ int shmc_mpi__bsend_start(const void *data, int count, MPI_Datatype type, int de
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
     size_t bytes;
-    int rc = shmc_mpi__call(comm, "PMPI_Bsend", &k);
+    int rc = shmc_mpi__call_p2p(comm, "PMPI_Bsend", &k);
     if (rc)
         return rc;
-    if ((rc = shmc_mpi__buffer_arg(data, count, type, &t, &bytes)) == MPI_SUCCESS && !buf)
+    if ((rc = shmc_mpi__peer(k.c, dest, &dest)) == MPI_SUCCESS &&
+        (rc = shmc_mpi__buffer_arg(data, count, type, &t, &bytes)) == MPI_SUCCESS && !buf)
         rc = shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)");
     if (rc != MPI_SUCCESS)
         return shmc_mpi__call_rc(&k, rc);

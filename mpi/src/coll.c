@@ -16,6 +16,8 @@
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_barrier(comm, __func__);
     struct shmc_mpi_call k;
     int rc = shmc_mpi__call(comm, __func__, &k);
     return rc ? rc : shmc_mpi__call_err(&k, shmc_barrier(k.c->c));
@@ -24,6 +26,8 @@ SHMC_MPI_ALIAS(Barrier);
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_bcast(buffer, count, datatype, root, comm, __func__);
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
     size_t bytes;
@@ -118,6 +122,8 @@ static int reduction(enum red_kind kind, const void *sendbuf, void *recvbuf, int
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, __func__);
     return reduction(REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, __func__);
 }
 SHMC_MPI_ALIAS(Reduce);
@@ -125,6 +131,8 @@ SHMC_MPI_ALIAS(Reduce);
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_allreduce(sendbuf, recvbuf, count, datatype, op, comm, __func__);
     return reduction(ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, __func__);
 }
 SHMC_MPI_ALIAS(Allreduce);
@@ -203,6 +211,8 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, __func__);
     return reduce_scatter(sendbuf, recvbuf, recvcounts, -1, datatype, op, comm, __func__);
 }
 SHMC_MPI_ALIAS(Reduce_scatter);
@@ -210,6 +220,8 @@ SHMC_MPI_ALIAS(Reduce_scatter);
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, __func__);
     if (recvcount < 0) {
         struct shmc_mpi_call k;
         int rc = shmc_mpi__call(comm, __func__, &k);
@@ -262,6 +274,8 @@ static int fail(struct shmc_mpi_call *k, int rc, struct shmc_mpi_view *vs, struc
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, __func__);
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
@@ -292,6 +306,8 @@ SHMC_MPI_ALIAS(Gather);
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, __func__);
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
@@ -349,6 +365,8 @@ static int all_blocks(int alltoall, const void *sendbuf, int sendcount, MPI_Data
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, __func__);
     return all_blocks(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                       __func__);
 }
@@ -357,6 +375,8 @@ SHMC_MPI_ALIAS(Allgather);
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, __func__);
     return all_blocks(1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                       __func__);
 }

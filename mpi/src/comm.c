@@ -24,10 +24,9 @@ int shmc_mpi__comm_bad(MPI_Comm h)
         return rc;
     const struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, h);
     if (c && c->remote)
-        return shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
-                             "communicator %d is an intercommunicator, which shmcomm takes only "
-                             "in MPI_Intercomm_merge, MPI_Comm_free and the queries "
-                             "(docs/mpi.md); merge it into an intracommunicator first",
+        return shmc_mpi__err(MPI_ERR_COMM,
+                             "communicator %d is an intercommunicator, and the call takes an "
+                             "intracommunicator only (MPI_Intercomm_merge makes one of it)",
                              h);
     return shmc_mpi__err(MPI_ERR_COMM, "%d is not a communicator%s", h,
                          h == MPI_COMM_NULL ? " (MPI_COMM_NULL)" : " (freed, or never made)");
@@ -209,6 +208,24 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 SHMC_MPI_ALIAS(Comm_get_name);
 
+/* Two groups of world ranks: MPI_CONGRUENT (the same, in the same order), MPI_SIMILAR
+ * (the same members) or MPI_UNEQUAL. */
+static int compare_groups(const int *a, int na, const int *b, int nb)
+{
+    if (na != nb)
+        return MPI_UNEQUAL;
+    int same_order = 1, same_set = 1;
+    for (int i = 0; i < na; i++) {
+        if (a[i] != b[i])
+            same_order = 0;
+        int found = 0;
+        for (int j = 0; j < nb && !found; j++)
+            found = a[i] == b[j];
+        same_set &= found;
+    }
+    return same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     COMM_OR_RAISE(a, comm1);
@@ -223,18 +240,15 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return MPI_SUCCESS;
     }
     *result = MPI_UNEQUAL;
-    if (a->size != b->size || !a->remote != !b->remote)
-        return MPI_SUCCESS; /* (the remote groups of two intercommunicators go unchecked) */
-    int same_order = 1, same_set = 1;
-    for (int i = 0; i < a->size; i++) {
-        if (a->world[i] != b->world[i])
-            same_order = 0;
-        int found = 0;
-        for (int j = 0; j < b->size && !found; j++)
-            found = a->world[i] == b->world[j];
-        same_set &= found;
+    if (!a->remote != !b->remote)
+        return MPI_SUCCESS;
+    /* Intercommunicators: the local groups compared, then the remote groups alike. */
+    int r = compare_groups(a->world, a->size, b->world, b->size);
+    if (a->remote) {
+        int rr = compare_groups(a->remote, a->remote_size, b->remote, b->remote_size);
+        r = r > rr ? r : rr; /* MPI_CONGRUENT < MPI_SIMILAR < MPI_UNEQUAL */
     }
-    *result = same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
+    *result = r;
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Comm_compare);
@@ -330,10 +344,10 @@ static int split(struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out)
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    INTRA_OR_RAISE(c, comm);
+    COMM_OR_RAISE(c, comm);
     if (!newcomm)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
-    int rc = split(c, 0, c->rank, newcomm);
+    int rc = c->remote ? shmc_mpi__inter_dup(c, newcomm) : split(c, 0, c->rank, newcomm);
     if (rc == MPI_SUCCESS &&
         (rc = shmc_mpi__attr_copy(
              comm, &c->attrs, *newcomm,
@@ -406,9 +420,15 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 }
 SHMC_MPI_ALIAS(Comm_get_info);
 
+/* Splits c, an intra- or intercommunicator. */
+static int split_any(struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out)
+{
+    return c->remote ? shmc_mpi__inter_split(c, color, key, out) : split(c, color, key, out);
+}
+
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    INTRA_OR_RAISE(c, comm);
+    COMM_OR_RAISE(c, comm);
     /* A bad argument still takes part (as no color), so that the others do not wait. */
     int bad =
         !newcomm ? shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL")
@@ -416,7 +436,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
             ? shmc_mpi__err(MPI_ERR_ARG, "color %d is negative (and not MPI_UNDEFINED)", color)
             : MPI_SUCCESS;
     MPI_Comm got = MPI_COMM_NULL;
-    int rc = split(c, bad || color == MPI_UNDEFINED ? -1 : color, key, &got);
+    int rc = split_any(c, bad || color == MPI_UNDEFINED ? -1 : color, key, &got);
     if (bad)
         return SHMC_MPI_RAISE(comm, bad);
     *newcomm = got;
@@ -426,7 +446,7 @@ SHMC_MPI_ALIAS(Comm_split);
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    INTRA_OR_RAISE(c, comm);
+    COMM_OR_RAISE(c, comm);
     int bad = shmc_mpi__info_check(info);
     if (!bad && !newcomm)
         bad = shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL");
@@ -436,7 +456,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
                             split_type);
     /* Every rank of a shmcomm job shares one machine's memory. */
     MPI_Comm got = MPI_COMM_NULL;
-    int rc = split(c, bad || split_type == MPI_UNDEFINED ? -1 : 0, key, &got);
+    int rc = split_any(c, bad || split_type == MPI_UNDEFINED ? -1 : 0, key, &got);
     if (bad)
         return SHMC_MPI_RAISE(comm, bad);
     *newcomm = got;
@@ -467,9 +487,31 @@ static int ranks_in(const struct shmc_mpi_comm *c, const struct shmc_mpi_group *
     return MPI_SUCCESS;
 }
 
+/* MPI_Comm_create on an intercommunicator: each group names a part of itself (group g,
+ * whose members' ranks are r), and the two parts make a new intercommunicator, in their
+ * groups' orders; where either part is empty, everyone gets MPI_COMM_NULL. A rank whose
+ * arguments were bad (rc) takes part as no member. */
+static int create_inter(struct shmc_mpi_comm *c, const struct shmc_mpi_group *g, const int *r,
+                        int rc, MPI_Comm *newcomm)
+{
+    int at = -1;
+    for (int i = 0; rc == MPI_SUCCESS && i < g->n; i++)
+        if (r[i] == c->rank)
+            at = i;
+    MPI_Comm got = MPI_COMM_NULL;
+    int err = shmc_mpi__inter_split(c, at >= 0 ? 0 : -1, at, &got);
+    if (rc != MPI_SUCCESS) {
+        if (got != MPI_COMM_NULL)
+            PMPI_Comm_free(&got);
+        return rc;
+    }
+    *newcomm = got;
+    return err;
+}
+
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    INTRA_OR_RAISE(c, comm);
+    COMM_OR_RAISE(c, comm);
     int rc = MPI_SUCCESS;
     struct shmc_mpi_group *g = shmc_mpi__group(group, &rc);
     int *r = NULL;
@@ -477,6 +519,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         rc = ranks_in(c, g, &r);
     if (rc == MPI_SUCCESS && !newcomm)
         rc = shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL");
+    if (c->remote) {
+        rc = create_inter(c, g, r, rc, newcomm);
+        free(r);
+        return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+    }
     /* A rank whose arguments are bad still takes part with an empty list, which the
      * others' lists then disagree with: all of them return an error, none waits. */
     shmc_comm *sc = NULL;
@@ -588,6 +635,11 @@ int PMPI_Comm_free(MPI_Comm *comm)
     int rc = shmc_mpi__attr_clear(*comm, &c->attrs);
     if (rc != MPI_SUCCESS)
         return SHMC_MPI_RAISE(*comm, rc);
+    /* An intercommunicator's hidden communicators go with it. */
+    if (c->local != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->local);
+    if (c->bridge != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->bridge);
     /* Retry the ones left pending before. */
     for (int i = 0; i < ndoomed;)
         if (shmc_comm_free(&doomed[i]) == SHMC_OK)

@@ -1,15 +1,14 @@
 /*
- * Intercommunicators, as far as shmcomm makes them: MPI_Intercomm_create builds one,
- * MPI_Intercomm_merge turns it into an intracommunicator, and the queries (Comm_rank,
- * Comm_size, Comm_test_inter, Comm_remote_size, Comm_remote_group, Comm_free) answer.
- * Point-to-point and collective calls on an intercommunicator are refused with
- * MPI_ERR_UNSUPPORTED_OPERATION (shmc_mpi__comm_bad): programs such as MPICH's test harness
- * make intercommunicators to merge them, and that is what this file serves.
+ * Intercommunicators: MPI_Intercomm_create and MPI_Intercomm_create_from_groups make one,
+ * MPI_Comm_dup, MPI_Comm_split (and split_type, MPI_Comm_create) make one from another,
+ * MPI_Intercomm_merge turns one into an intracommunicator, and the queries answer.
+ * Point-to-point calls take them as they are (p2p.c, shmc_mpi__peer); the collectives run
+ * on the two hidden communicators made here with each (intercoll.c).
  *
  * Underneath, an intercommunicator is a C-library communicator over both groups, the
  * group whose leader has the lower world rank first, each group in its own order. Both
- * sides work that order out alike from what the leaders exchanged, so the members list
- * it the same way to shmc_comm_create_members.
+ * sides work that order out alike from what they know of the two groups, so the members
+ * list it the same way to the C library.
  */
 #include "mpi_impl.h"
 
@@ -55,24 +54,121 @@ static int leaders(const struct shmc_mpi_comm *c, int local_leader, MPI_Comm pee
     return MPI_SUCCESS;
 }
 
+/* Frees the handle h of a communicator this file made, and sets it to MPI_COMM_NULL. */
+static void drop(MPI_Comm *h)
+{
+    if (*h != MPI_COMM_NULL)
+        PMPI_Comm_free(h);
+}
+
+/* Makes a handle over sc, a communicator of both groups (the lower leader's first) for the
+ * local group of world ranks wr[0..n-1] and the remote group remote[0..nr-1] (both taken
+ * over): an intercommunicator, or with bridge set the hidden bridge of one. */
+static int handle(shmc_comm *sc, int *wr, int n, int *remote, int nr, int low,
+                  const struct shmc_mpi_comm *parent, int bridge, MPI_Comm *out)
+{
+    int rc = shmc_mpi__comm_new(sc, wr, parent, out);
+    if (rc != MPI_SUCCESS) {
+        free(remote);
+        return rc;
+    }
+    struct shmc_mpi_comm *ic = shmc_mpi__comms.slot[*out];
+    ic->size = n;
+    ic->rank = low ? shmc_comm_rank(sc) : shmc_comm_rank(sc) - nr;
+    ic->remote = remote;
+    ic->remote_size = nr;
+    ic->low = low;
+    ic->roff = low ? n : 0;
+    ic->local = ic->bridge = MPI_COMM_NULL;
+    if (bridge)
+        ic->errh = MPI_ERRORS_RETURN;
+    return MPI_SUCCESS;
+}
+
+/* A copy of n ints, or NULL. */
+static int *copy(const int *a, int n)
+{
+    int *b = malloc((size_t)(n ? n : 1) * sizeof *b);
+    if (b)
+        memcpy(b, a, (size_t)n * sizeof *b);
+    return b;
+}
+
+/* The intercommunicator of sc, as handle() says, with its hidden communicators: the local
+ * group alone, and the bridge, each made over sc by every member of both groups. Frees
+ * everything on failure. */
+static int make_inter(shmc_comm *sc, int *wr, int n, int *remote, int nr, int low,
+                      const struct shmc_mpi_comm *parent, MPI_Comm *out)
+{
+    int r = shmc_comm_rank(sc), rank = low ? r : r - nr;
+    int *wl = copy(wr, n), *wb = copy(wr, n), *rb = copy(remote, nr);
+    int ok = wl && wb && rb;
+    shmc_comm *lc = NULL, *bc = NULL;
+    int err = shmc_comm_split(sc, ok ? !low : -1, rank, &lc);
+    if (err == SHMC_OK)
+        err = shmc_comm_split(sc, ok ? 0 : -1, r, &bc);
+    MPI_Comm ic = MPI_COMM_NULL, local = MPI_COMM_NULL, bridge = MPI_COMM_NULL;
+    int rc = err != SHMC_OK ? shmc_mpi__from_shmc(err)
+             : !ok          ? shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator")
+                            : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        rc = shmc_mpi__comm_new(lc, wl, parent, &local);
+        lc = NULL;
+        wl = NULL;
+    }
+    if (rc == MPI_SUCCESS) {
+        ((struct shmc_mpi_comm *)shmc_mpi__comms.slot[local])->errh = MPI_ERRORS_RETURN;
+        rc = handle(bc, wb, n, rb, nr, low, parent, 1, &bridge);
+        bc = NULL;
+        wb = rb = NULL;
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = handle(sc, wr, n, remote, nr, low, parent, 0, &ic);
+        sc = NULL;
+        wr = remote = NULL;
+    }
+    if (rc != MPI_SUCCESS) {
+        drop(&local);
+        drop(&bridge);
+        shmc_comm_free(&lc);
+        shmc_comm_free(&bc);
+        shmc_comm_free(&sc);
+        free(wl);
+        free(wb);
+        free(rb);
+        free(wr);
+        free(remote);
+        return rc;
+    }
+    struct shmc_mpi_comm *c = shmc_mpi__comms.slot[ic];
+    c->local = local;
+    c->bridge = bridge;
+    *out = ic;
+    return MPI_SUCCESS;
+}
+
+/* Lists both groups in the order of the communicator underneath into all (n + nr). */
+static void members(const int *wr, int n, const int *remote, int nr, int low, int *all)
+{
+    memcpy(all + (low ? 0 : nr), wr, (size_t)n * sizeof *all);
+    memcpy(all + (low ? n : 0), remote, (size_t)nr * sizeof *all);
+}
+
 /* Makes the communicator over both groups and its handle. */
 static int make(const struct shmc_mpi_comm *c, int local_leader, const int *theirs, int tag,
                 MPI_Comm *out)
 {
     int nr = theirs[X_N], n = c->size + nr;
     int low = c->world[local_leader] < theirs[X_WORLD + theirs[X_LEADER]];
-    int *all = malloc((size_t)n * sizeof *all), *wr = malloc((size_t)c->size * sizeof *wr),
-        *remote = malloc((size_t)nr * sizeof *remote);
+    int *all = malloc((size_t)n * sizeof *all), *wr = copy(c->world, c->size),
+        *remote = copy(theirs + X_WORLD, nr);
     if (!all || !wr || !remote) {
         free(all);
         free(wr);
         free(remote);
         return shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator");
     }
-    memcpy(wr, c->world, (size_t)c->size * sizeof *wr);
-    memcpy(remote, theirs + X_WORLD, (size_t)nr * sizeof *remote);
-    memcpy(all + (low ? 0 : nr), wr, (size_t)c->size * sizeof *all);
-    memcpy(all + (low ? c->size : 0), remote, (size_t)nr * sizeof *all);
+    members(wr, c->size, remote, nr, low, all);
     struct shmc_mpi_comm *world = shmc_mpi__comms.slot[MPI_COMM_WORLD];
     shmc_comm *sc = NULL;
     int err = shmc_comm_create_members(world->c, all, n, tag, &sc);
@@ -82,18 +178,7 @@ static int make(const struct shmc_mpi_comm *c, int local_leader, const int *thei
         free(remote);
         return shmc_mpi__from_shmc(err);
     }
-    int rc = shmc_mpi__comm_new(sc, wr, c, out);
-    if (rc != MPI_SUCCESS) {
-        free(remote);
-        return rc;
-    }
-    struct shmc_mpi_comm *ic = shmc_mpi__comms.slot[*out];
-    ic->size = c->size;
-    ic->rank = c->rank;
-    ic->remote = remote;
-    ic->remote_size = nr;
-    ic->low = low;
-    return MPI_SUCCESS;
+    return make_inter(sc, wr, c->size, remote, nr, low, c, out);
 }
 
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
@@ -178,6 +263,158 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(intercomm, rc);
 }
 SHMC_MPI_ALIAS(Intercomm_merge);
+
+/* MPI_Comm_dup of an intercommunicator: the same groups over a new communicator. */
+int shmc_mpi__inter_dup(const struct shmc_mpi_comm *c, MPI_Comm *out)
+{
+    shmc_comm *sc = NULL;
+    int err = shmc_comm_split(c->c, 0, shmc_comm_rank(c->c), &sc);
+    if (err != SHMC_OK)
+        return shmc_mpi__from_shmc(err);
+    int *wr = copy(c->world, c->size), *remote = copy(c->remote, c->remote_size);
+    if (!wr || !remote) {
+        free(wr);
+        free(remote);
+        shmc_comm_free(&sc);
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator");
+    }
+    return make_inter(sc, wr, c->size, remote, c->remote_size, c->low, c, out);
+}
+
+/* One member's say in a split: its color (-1: none) and key. */
+struct say {
+    int color, key;
+};
+
+/* The members of one group of c (at off in c->c's order, n of them, world ranks w) whose
+ * color is color, ordered by key and then by rank: their world ranks into out, and their
+ * ranks in c->c into at. Returns how many. */
+static int pick(const struct say *all, int off, int n, const int *w, int color, int *out, int *at)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (all[off + i].color != color)
+            continue;
+        int j = k++;
+        /* insertion by key; equal keys keep rank order */
+        while (j > 0 && all[at[j - 1]].key > all[off + i].key) {
+            out[j] = out[j - 1];
+            at[j] = at[j - 1];
+            j--;
+        }
+        out[j] = w[i];
+        at[j] = off + i;
+    }
+    return k;
+}
+
+/* MPI_Comm_split of an intercommunicator: each group splits by color, and the parts of
+ * one color in the two groups make a new intercommunicator; where a color has members in
+ * one group alone, they get MPI_COMM_NULL (as do those passing a negative color). */
+int shmc_mpi__inter_split(const struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out)
+{
+    int n = c->size, nr = c->remote_size, total = n + nr;
+    struct say me = {color < 0 ? -1 : color, key};
+    struct say *all = malloc((size_t)total * sizeof *all);
+    int *wr = malloc((size_t)n * sizeof *wr),
+        *remote = malloc((size_t)(nr ? nr : 1) * sizeof *remote);
+    int *at = malloc(2 * (size_t)total * sizeof *at);
+    int ok = all && wr && remote && at, err = SHMC_OK;
+    if (ok)
+        err = shmc_allgather(&me, all, 2, SHMC_INT32, c->c);
+    int nn = 0, nnr = 0, mine = -1;
+    if (ok && err == SHMC_OK && me.color >= 0) {
+        int loff = c->low ? 0 : nr, roff = c->roff;
+        nn = pick(all, loff, n, c->world, me.color, wr, at);
+        nnr = pick(all, roff, nr, c->remote, me.color, remote, at + total);
+        for (int i = 0; i < nn; i++)
+            if (at[i] == loff + c->rank)
+                mine = i;
+    }
+    int part = nn > 0 && nnr > 0 && mine >= 0;
+    int low = part && wr[0] < remote[0];
+    shmc_comm *sc = NULL;
+    if (err == SHMC_OK)
+        err = shmc_comm_split(c->c, part ? me.color : -1, low ? mine : nnr + mine, &sc);
+    free(all);
+    free(at);
+    int rc = !ok              ? shmc_mpi__err(MPI_ERR_NO_MEM, "splitting an intercommunicator")
+             : err != SHMC_OK ? shmc_mpi__from_shmc(err)
+                              : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS || !sc) {
+        shmc_comm_free(&sc);
+        free(wr);
+        free(remote);
+        *out = MPI_COMM_NULL;
+        return rc;
+    }
+    return make_inter(sc, wr, nn, remote, nnr, low, c, out);
+}
+
+/* MPI 4's intercommunicator from two groups alone: every member knows both groups (their
+ * world ranks), so the communicator over them is made among them over the world, named by
+ * a hash of the string tag, as MPI_Comm_create_from_group does. */
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                      MPI_Group remote_group, int remote_leader,
+                                      const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    int rc = shmc_mpi__check_running();
+    struct shmc_mpi_group *l = rc == MPI_SUCCESS ? shmc_mpi__group(local_group, &rc) : NULL;
+    struct shmc_mpi_group *g = l ? shmc_mpi__group(remote_group, &rc) : NULL;
+    if (g && (rc = shmc_mpi__info_check(info)) == MPI_SUCCESS && (!stringtag || !newintercomm))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "stringtag or newintercomm is NULL");
+    if (rc == MPI_SUCCESS && (local_leader < 0 || local_leader >= l->n))
+        rc =
+            shmc_mpi__err(MPI_ERR_RANK, "local_leader %d is outside 0..%d", local_leader, l->n - 1);
+    if (rc == MPI_SUCCESS && (remote_leader < 0 || remote_leader >= g->n))
+        rc = shmc_mpi__err(MPI_ERR_RANK, "remote_leader %d is outside 0..%d", remote_leader,
+                           g->n - 1);
+    int me = -1;
+    for (int i = 0; rc == MPI_SUCCESS && i < l->n; i++)
+        if (l->world[i] == shmc_mpi__world_rank)
+            me = i;
+    if (rc == MPI_SUCCESS && me < 0)
+        rc = shmc_mpi__err(MPI_ERR_GROUP, "the calling process is not in local_group");
+    for (int i = 0; rc == MPI_SUCCESS && i < g->n; i++)
+        for (int j = 0; j < l->n; j++)
+            if (g->world[i] == l->world[j])
+                rc = shmc_mpi__err(MPI_ERR_GROUP,
+                                   "world rank %d is in both groups (MPI: they must be disjoint)",
+                                   g->world[i]);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    int n = l->n, nr = g->n, low = l->world[local_leader] < g->world[remote_leader];
+    int *all = malloc((size_t)(n + nr) * sizeof *all), *wr = copy(l->world, n),
+        *remote = copy(g->world, nr);
+    if (!all || !wr || !remote) {
+        free(all);
+        free(wr);
+        free(remote);
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator"));
+    }
+    members(wr, n, remote, nr, low, all);
+    uint32_t h = 2166136261u; /* FNV-1a, as MPI_Comm_create_from_group */
+    for (const char *p = stringtag; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    struct shmc_mpi_comm *w = shmc_mpi__comms.slot[MPI_COMM_WORLD];
+    shmc_comm *sc = NULL;
+    int err =
+        shmc_comm_create_members(w->c, all, n + nr, (int)(h % ((uint32_t)SHMC_TAG_MAX + 1)), &sc);
+    free(all);
+    if (err != SHMC_OK) {
+        free(wr);
+        free(remote);
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
+    }
+    if ((rc = make_inter(sc, wr, n, remote, nr, low, w, newintercomm)) != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    if (errhandler != MPI_ERRHANDLER_NULL)
+        PMPI_Comm_set_errhandler(*newintercomm, errhandler);
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Intercomm_create_from_groups);
 
 /* The remote group's query on handle h: the intercommunicator, or NULL with *rc set to
  * the error and *on to the communicator to raise it on. */

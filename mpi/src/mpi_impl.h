@@ -105,9 +105,14 @@ struct shmc_mpi_comm {
     /* An intercommunicator (intercomm.c): remote[0..remote_size-1] are the remote group's
      * world ranks (NULL for an intracommunicator); size, rank and world are the local
      * group's; c spans both groups, the group of the lower leader (world rank) first, and
-     * low says whether that is the local group. */
+     * low says whether that is the local group. Point-to-point messages go on c, remote
+     * rank r being rank r + roff of c (roff is 0 for an intracommunicator). The
+     * collectives (intercoll.c) run on two hidden communicators made with it: local, an
+     * intracommunicator of the local group, and bridge, an intercommunicator of the same
+     * groups for their messages between the groups (MPI_COMM_NULL on a bridge itself). */
     int *remote;
-    int remote_size, low;
+    int remote_size, low, roff;
+    MPI_Comm local, bridge;
     struct shmc_mpi_attrs attrs;
     struct shmc_mpi_graph *graph; /* a graph or distributed graph topology (graph.c) */
 };
@@ -132,6 +137,12 @@ static inline struct shmc_mpi_comm *shmc_mpi__comm_any(MPI_Comm h, int *rc)
     if (!c)
         *rc = shmc_mpi__comm_bad(h);
     return c;
+}
+/* The intercommunicator of a handle, or NULL (an intracommunicator or no communicator). */
+static inline struct shmc_mpi_comm *shmc_mpi__inter(MPI_Comm h)
+{
+    struct shmc_mpi_comm *c = (struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, h);
+    return c && c->remote ? c : NULL;
 }
 /* Makes a handle for a new communicator of world ranks world[0..size-1] (taken over). */
 int shmc_mpi__comm_new(shmc_comm *c, int *world, const struct shmc_mpi_comm *parent, MPI_Comm *out);
@@ -158,6 +169,30 @@ static inline int shmc_mpi__call(MPI_Comm comm, const char *fn, struct shmc_mpi_
     k->c = shmc_mpi__comm(comm, &rc);
     return k->c ? MPI_SUCCESS : shmc_mpi__raise(comm, rc, fn);
 }
+/* As shmc_mpi__call for a point-to-point call, which takes an intercommunicator too. */
+static inline int shmc_mpi__call_p2p(MPI_Comm comm, const char *fn, struct shmc_mpi_call *k)
+{
+    int rc = MPI_SUCCESS;
+    k->h = comm;
+    k->fn = fn;
+    k->c = shmc_mpi__comm_any(comm, &rc);
+    return k->c ? MPI_SUCCESS : shmc_mpi__raise(comm, rc, fn);
+}
+/* The C library's rank (in c->c) of a point-to-point call's peer r: r itself on an
+ * intracommunicator (the C library checks it); on an intercommunicator, remote rank r
+ * (MPI_PROC_NULL, MPI_ANY_SOURCE and other negative values pass as they are, for the C
+ * library to take or refuse). Returns MPI_SUCCESS or MPI_ERR_RANK with its detail. */
+static inline int shmc_mpi__peer(const struct shmc_mpi_comm *c, int r, int *out)
+{
+    *out = r;
+    if (__builtin_expect(!c->remote, 1) || r < 0)
+        return MPI_SUCCESS;
+    if (r >= c->remote_size)
+        return shmc_mpi__err(MPI_ERR_RANK, "rank %d is not in the remote group of %d", r,
+                             c->remote_size);
+    *out = r + c->roff;
+    return MPI_SUCCESS;
+}
 static inline int shmc_mpi__call_rc(const struct shmc_mpi_call *k, int rc)
 {
     return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(k->h, rc, k->fn);
@@ -166,6 +201,9 @@ static inline int shmc_mpi__call_err(const struct shmc_mpi_call *k, int err)
 {
     return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__raise(k->h, shmc_mpi__from_shmc(err), k->fn);
 }
+/* intercomm.c: MPI_Comm_dup and MPI_Comm_split of intercommunicator c. */
+int shmc_mpi__inter_dup(const struct shmc_mpi_comm *c, MPI_Comm *out);
+int shmc_mpi__inter_split(const struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out);
 /* A rooted collective's root, and MPI_IN_PLACE passed by the root alone. */
 int shmc_mpi__call_rooted(const struct shmc_mpi_call *k, int root, int in_place);
 /* graph.c: a communicator's graph topology kind (MPI_GRAPH, MPI_DIST_GRAPH, or
@@ -186,6 +224,50 @@ struct shmc_mpi_group {
 struct shmc_mpi_group *shmc_mpi__group(MPI_Group h, int *rc);
 int shmc_mpi__group_new(int n, int *world, MPI_Group *out);
 void shmc_mpi__group_end(void);
+
+/* ---- collectives on intercommunicators (intercoll.c) ------------------------------------ */
+
+/* Each takes the arguments of its MPI call on intercommunicator comm, and fn, the name of
+ * that call, for its errors. */
+int shmc_mpi__ic_barrier(MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                       const char *fn);
+int shmc_mpi__ic_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      const char *fn);
+int shmc_mpi__ic_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        const char *fn);
+int shmc_mpi__ic_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         int root, MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         const char *fn);
+int shmc_mpi__ic_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char *fn);
+int shmc_mpi__ic_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                           const char *fn);
+int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                           const char *fn);
 
 /* ---- datatypes (types.c, pack.c) ------------------------------------------------------ */
 
@@ -358,8 +440,9 @@ void shmc_mpi__ops_end(void);
 
 /* ---- requests (request.c, bsend.c) ------------------------------------------------------ */
 
-/* A status from the C library's, for a buffer of cap bytes. */
-void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s, size_t cap);
+/* A status from the C library's, for a buffer of cap bytes, on a communicator whose
+ * remote rank 0 is the C library's rank roff (0 but on an intercommunicator). */
+void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s, size_t cap, int roff);
 void shmc_mpi__status_empty(MPI_Status *st);
 /* The handle of every send complete as it started (request.c says why one serves all). */
 #define SHMC_MPI_REQUEST_SENT ((MPI_Request)1)

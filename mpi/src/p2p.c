@@ -21,13 +21,17 @@ struct call {
     size_t bytes;
 };
 
-/* Checks the call's arguments; returns MPI_SUCCESS or the raised error. */
-static inline int prepare(const void *buf, int count, MPI_Datatype type, MPI_Comm comm,
-                          const char *fn, struct call *k)
+/* Checks the call's arguments and puts its peer (dest or source) as the C library's rank
+ * in *peer; returns MPI_SUCCESS or the raised error. */
+static inline __attribute__((always_inline)) int prepare(const void *buf, int count,
+                                                         MPI_Datatype type, int rank, MPI_Comm comm,
+                                                         const char *fn, struct call *k, int *peer)
 {
-    int rc = shmc_mpi__call(comm, fn, &k->k);
+    int rc = shmc_mpi__call_p2p(comm, fn, &k->k);
     if (rc)
         return rc;
+    if ((rc = shmc_mpi__peer(k->k.c, rank, peer)) != MPI_SUCCESS)
+        return shmc_mpi__call_rc(&k->k, rc);
     return shmc_mpi__call_rc(&k->k, shmc_mpi__buffer_arg(buf, count, type, &k->t, &k->bytes));
 }
 
@@ -48,12 +52,12 @@ static inline int view_of(const struct call *k, void *buf, int count, int sendin
                    : shmc_mpi__view_stage(buf, (size_t)count, k->t, v);
 }
 
-static void set_status(MPI_Status *status, const shmc_status *s, size_t cap)
+static void set_status(MPI_Status *status, const shmc_status *s, size_t cap, int roff)
 {
     if (status == MPI_STATUS_IGNORE || !status)
         return;
     int e = status->MPI_ERROR;
-    shmc_mpi__status_set(status, s, cap);
+    shmc_mpi__status_set(status, s, cap, roff);
     status->MPI_ERROR = e; /* single completions leave it alone */
 }
 
@@ -71,7 +75,7 @@ static int send(const void *buf, int count, MPI_Datatype type, int dest, int tag
                 enum send_mode mode, const char *fn)
 {
     struct call k;
-    int rc = prepare(buf, count, type, comm, fn, &k);
+    int rc = prepare(buf, count, type, dest, comm, fn, &k, &dest);
     if (rc)
         return rc;
     int err;
@@ -112,7 +116,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
               MPI_Status *status)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, comm, __func__, &k);
+    int rc = prepare(buf, count, datatype, source, comm, __func__, &k, &source);
     if (rc)
         return rc;
     shmc_status s;
@@ -127,7 +131,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         shmc_mpi__view_finish(&v, received(err, &s, v.bytes));
     }
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
-        set_status(status, &s, k.bytes);
+        set_status(status, &s, k.bytes, k.k.c->roff);
     return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
 }
 SHMC_MPI_ALIAS(Recv);
@@ -136,7 +140,7 @@ static int isend(const void *buf, int count, MPI_Datatype type, int dest, int ta
                  enum send_mode mode, MPI_Request *request, const char *fn)
 {
     struct call k;
-    int rc = prepare(buf, count, type, comm, fn, &k);
+    int rc = prepare(buf, count, type, dest, comm, fn, &k, &dest);
     if (rc)
         return rc;
     if (!request)
@@ -182,7 +186,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Request *request)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, comm, __func__, &k);
+    int rc = prepare(buf, count, datatype, source, comm, __func__, &k, &source);
     if (rc)
         return rc;
     if (!request)
@@ -230,16 +234,18 @@ SHMC_MPI_ALIAS(Ibsend);
 static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status, const char *fn)
 {
     struct shmc_mpi_call k;
-    int rc = shmc_mpi__call(comm, fn, &k);
+    int rc = shmc_mpi__call_p2p(comm, fn, &k);
     if (rc)
         return rc;
+    if ((rc = shmc_mpi__peer(k.c, source, &source)) != MPI_SUCCESS)
+        return shmc_mpi__call_rc(&k, rc);
     shmc_status s;
     int err = flag ? shmc_iprobe(source, tag, SHMC_UINT8, k.c->c, flag, &s)
                    : shmc_probe(source, tag, SHMC_UINT8, k.c->c, &s);
     if (err != SHMC_OK)
         return shmc_mpi__call_err(&k, err);
     if (!flag || *flag)
-        set_status(status, &s, s.count);
+        set_status(status, &s, s.count, k.c->roff);
     return MPI_SUCCESS;
 }
 
@@ -262,8 +268,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   MPI_Comm comm, MPI_Status *status)
 {
     struct call ks, kr;
-    int rc = prepare(sendbuf, sendcount, sendtype, comm, __func__, &ks);
-    if (rc || (rc = prepare(recvbuf, recvcount, recvtype, comm, __func__, &kr)))
+    int rc = prepare(sendbuf, sendcount, sendtype, dest, comm, __func__, &ks, &dest);
+    if (rc || (rc = prepare(recvbuf, recvcount, recvtype, source, comm, __func__, &kr, &source)))
         return rc;
     struct shmc_mpi_view vs, vr;
     if ((rc = view_of(&ks, (void *)(uintptr_t)sendbuf, sendcount, 1, &vs)) != MPI_SUCCESS)
@@ -278,7 +284,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     shmc_mpi__view_finish(&vs, 0);
     shmc_mpi__view_finish(&vr, received(err, &s, vr.bytes));
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
-        set_status(status, &s, vr.bytes);
+        set_status(status, &s, vr.bytes, ks.k.c->roff);
     return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
 }
 SHMC_MPI_ALIAS(Sendrecv);
@@ -287,9 +293,9 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, comm, __func__, &k);
-    if (rc)
-        return rc;
+    int rc = prepare(buf, count, datatype, dest, comm, __func__, &k, &dest);
+    if (rc || (rc = shmc_mpi__peer(k.k.c, source, &source)) != MPI_SUCCESS)
+        return rc ? shmc_mpi__call_rc(&k.k, rc) : rc;
     /* The outgoing message is copied first: the buffer then receives. */
     void *copy = malloc(k.bytes ? k.bytes : 1);
     if (!copy)
@@ -307,7 +313,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     shmc_mpi__view_finish(&vr, received(err, &s, vr.bytes));
     free(copy);
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
-        set_status(status, &s, vr.bytes);
+        set_status(status, &s, vr.bytes, k.k.c->roff);
     return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
 }
 SHMC_MPI_ALIAS(Sendrecv_replace);
@@ -317,6 +323,7 @@ SHMC_MPI_ALIAS(Sendrecv_replace);
 struct message {
     shmc_message *m;
     MPI_Comm comm;
+    int roff; /* the communicator's, for the status's source */
 };
 static struct shmc_mpi_table messages;
 
@@ -327,9 +334,11 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
                   MPI_Status *status, const char *fn)
 {
     struct shmc_mpi_call k;
-    int rc = shmc_mpi__call(comm, fn, &k);
+    int rc = shmc_mpi__call_p2p(comm, fn, &k);
     if (rc)
         return rc;
+    if ((rc = shmc_mpi__peer(k.c, source, &source)) != MPI_SUCCESS)
+        return shmc_mpi__call_rc(&k, rc);
     if (!message)
         return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_ARG, "message is NULL"));
     struct message *x = malloc(sizeof *x);
@@ -345,11 +354,11 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
             return shmc_mpi__call_err(&k, err);
         if (!flag || *flag) { /* from MPI_PROC_NULL */
             *message = MPI_MESSAGE_NO_PROC;
-            set_status(status, &s, 0);
+            set_status(status, &s, 0, k.c->roff);
         }
         return MPI_SUCCESS;
     }
-    *x = (struct message){m, comm};
+    *x = (struct message){m, comm, k.c->roff};
     int h = shmc_mpi__table_put(&messages, FIRST_MESSAGE, x);
     if (h < 0) {
         /* No handle for it: received into nowhere would lose it; it stays claimed and the
@@ -358,7 +367,7 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
         return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "a message handle"));
     }
     *message = h;
-    set_status(status, &s, s.count);
+    set_status(status, &s, s.count, k.c->roff);
     return MPI_SUCCESS;
 }
 
@@ -407,7 +416,7 @@ static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, 
             rc = shmc_mpi__request_received(k.k.h, NULL, SHMC_OK, &s, request);
             return shmc_mpi__call_rc(&k.k, rc);
         }
-        set_status(status, &s, 0);
+        set_status(status, &s, 0, 0);
         return MPI_SUCCESS;
     }
     struct shmc_mpi_view v;
@@ -422,13 +431,14 @@ static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, 
         return shmc_mpi__call_err(&k.k, err);
     }
     messages.slot[*message] = NULL;
+    int roff = x->roff;
     free(x);
     *message = MPI_MESSAGE_NULL;
     if (nonblocking)
         return shmc_mpi__call_rc(&k.k, shmc_mpi__request_new(r, k.k.h, &v, request));
     shmc_mpi__view_finish(&v, received(err, &s, v.bytes));
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
-        set_status(status, &s, v.bytes);
+        set_status(status, &s, v.bytes, roff);
     return shmc_mpi__call_err(&k.k, err);
 }
 

@@ -24,7 +24,7 @@ static int init(enum shmc_mpi_pkind kind, const void *buf, int count, MPI_Dataty
                 int tag, MPI_Comm comm, MPI_Request *request, const char *fn)
 {
     struct shmc_mpi_call k;
-    int rc = shmc_mpi__call(comm, fn, &k);
+    int rc = shmc_mpi__call_p2p(comm, fn, &k);
     if (rc)
         return rc;
     const struct shmc_mpi_type *t;
@@ -35,9 +35,10 @@ static int init(enum shmc_mpi_pkind kind, const void *buf, int count, MPI_Dataty
     else if ((rc = shmc_mpi__buffer_arg(buf, count, type, &t, &bytes)) != MPI_SUCCESS)
         ;
     else if (peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE) &&
-             (peer < 0 || peer >= k.c->size))
-        rc = shmc_mpi__err(MPI_ERR_RANK, "rank %d is not in the communicator of %d", peer,
-                           k.c->size);
+             (peer < 0 || peer >= (k.c->remote ? k.c->remote_size : k.c->size)))
+        rc = shmc_mpi__err(MPI_ERR_RANK, "rank %d is not in the %s of %d", peer,
+                           k.c->remote ? "remote group" : "communicator",
+                           k.c->remote ? k.c->remote_size : k.c->size);
     else if (!(recv && tag == MPI_ANY_TAG) && (tag < 0 || tag > SHMC_TAG_MAX))
         rc = shmc_mpi__err(MPI_ERR_TAG, "tag %d is not in 0..MPI_TAG_UB", tag);
     struct shmc_mpi_persist *p = rc == MPI_SUCCESS ? malloc(sizeof *p) : NULL;

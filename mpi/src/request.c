@@ -36,9 +36,9 @@ void shmc_mpi__status_empty(MPI_Status *st)
     st->shmc_bytes = 0;
 }
 
-void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s, size_t cap)
+void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s, size_t cap, int roff)
 {
-    st->MPI_SOURCE = s->source;
+    st->MPI_SOURCE = s->source >= 0 ? s->source - roff : s->source;
     st->MPI_TAG = s->tag;
     st->shmc_cancelled = 0;
     /* a truncated message counts what the buffer got */
@@ -77,7 +77,7 @@ static void finish(struct req *q, int err, const shmc_status *s)
 {
     q->r = NULL;
     q->done = 1;
-    shmc_mpi__status_set(&q->st, s, q->v.bytes);
+    shmc_mpi__status_set(&q->st, s, q->v.bytes, q->roff);
     int got = err == SHMC_OK || err == SHMC_ERR_TRUNCATE;
     shmc_mpi__view_finish(&q->v, got ? (size_t)q->st.shmc_bytes : 0);
     q->err = err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__from_shmc(err);
@@ -176,6 +176,8 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
     q->g = NULL;
     q->r = r;
     q->comm = comm;
+    const struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, comm);
+    q->roff = c ? c->roff : 0;
     q->done = 0;
     if (v) {
         q->v = *v;

@@ -34,6 +34,7 @@ struct req {
     int err;
     shmc_request *r;
     MPI_Comm comm;
+    int roff; /* its communicator's (shmc_mpi_comm): a status's source less roff */
     MPI_Status st;
     struct shmc_mpi_view v;
     struct shmc_mpi_persist *p; /* persistent: its arguments; else NULL */
