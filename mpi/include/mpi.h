@@ -174,6 +174,19 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 #define MPI_REAL8 ((MPI_Datatype)54)
 #define MPI_UB ((MPI_Datatype)55) /* removed in MPI 3: refused where used */
 #define MPI_LB ((MPI_Datatype)56)
+#define MPI_CXX_BOOL ((MPI_Datatype)57)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)58)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)59)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)60)
+#define MPI_COMPLEX8 ((MPI_Datatype)61)
+#define MPI_COMPLEX16 ((MPI_Datatype)62)
+/* Optional Fortran types this machine has no C type for (MPI 4.1, 19.1.9: an
+ * implementation without one defines it as MPI_DATATYPE_NULL). */
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
 
 /* ---- other constants ---------------------------------------------------------------- */
 
@@ -271,6 +284,9 @@ int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void
 #define MPI_COMBINER_SUBARRAY 11
 #define MPI_COMBINER_DARRAY 12
 #define MPI_COMBINER_RESIZED 13
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
 
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57

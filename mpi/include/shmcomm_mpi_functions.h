@@ -344,6 +344,8 @@ SHMC_MPI_FN(int, Type_size, (MPI_Datatype datatype, int *size));
 SHMC_MPI_FN(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
 SHMC_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
 SHMC_MPI_FN(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+SHMC_MPI_FN(int, Type_get_true_extent_x,
+            (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
 SHMC_MPI_FN(int, Type_get_true_extent,
             (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
 SHMC_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
@@ -380,6 +382,9 @@ SHMC_MPI_FN(int, Type_create_darray,
              const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
              int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
+SHMC_MPI_FN(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_get_envelope,
             (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
              int *combiner));
@@ -396,6 +401,14 @@ SHMC_MPI_FN(int, Unpack,
             (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
              MPI_Datatype datatype, MPI_Comm comm));
 SHMC_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+SHMC_MPI_FN(int, Pack_external,
+            (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+             void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+SHMC_MPI_FN(int, Unpack_external,
+            (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+             void *outbuf, int outcount, MPI_Datatype datatype));
+SHMC_MPI_FN(int, Pack_external_size,
+            (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
 
 /* ---- MPI-1 names that MPI 3 removed, kept because old programs still call them ------ */
 SHMC_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));

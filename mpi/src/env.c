@@ -99,6 +99,7 @@ int PMPI_Finalize(void)
     shmc_mpi__comm_end();
     shmc_mpi__group_end();
     shmc_mpi__type_end();
+    shmc_mpi__f90_end();
     shmc_mpi__ops_end();
     shmc_mpi__info_end();
     shmc_mpi__attr_end();

@@ -281,8 +281,15 @@ struct shmc_mpi_seg {
     MPI_Aint esize;
 };
 
+/* n predefined elements of type basic, one after another in packed data. */
+struct shmc_mpi_sig {
+    MPI_Datatype basic;
+    MPI_Count n;
+};
+
 struct shmc_mpi_type {
     int alive, committed, predefined;
+    int fixed; /* made by MPI_Type_create_f90_*: committed, never freed, decoded as made */
     MPI_Count size;      /* bytes of data in one element */
     MPI_Aint lb, extent; /* the element's bounds (extent: stride of an array) */
     MPI_Aint true_lb, true_ub;
@@ -297,6 +304,11 @@ struct shmc_mpi_type {
      * red (0 when the type mixes predefined types). */
     MPI_Datatype red;
     MPI_Count red_n;
+    /* A type that mixes predefined types (red 0): its signature, the predefined elements
+     * of one element in order as runs of one type (external32 converts them); NULL for
+     * the others, whose signature is red_n elements of red. */
+    struct shmc_mpi_sig *sig;
+    int nsig;
     int combiner;
     char name[MPI_MAX_OBJECT_NAME];
     struct shmc_mpi_attrs attrs;
@@ -306,6 +318,12 @@ struct shmc_mpi_type {
     struct shmc_mpi_decode *decode;
 };
 extern struct shmc_mpi_table shmc_mpi__types;
+/* A type of MPI_Type_create_f90_* (combiner, its ni arguments): a committed copy of the
+ * predefined type base that the program cannot free. */
+int shmc_mpi__type_f90(MPI_Datatype base, int combiner, int ni, const int *ints,
+                       MPI_Datatype *out);
+/* typematch.c: forgets the types of MPI_Type_create_f90_* (at MPI_Finalize). */
+void shmc_mpi__f90_end(void);
 /* One more handle for derived type t (MPI_Type_get_contents hands out the same object). */
 int shmc_mpi__type_handle(struct shmc_mpi_type *t, MPI_Datatype *out);
 /* Drops one hold on t, freeing it with the last. */

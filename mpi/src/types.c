@@ -98,6 +98,12 @@ static const struct predefined table[] = {
     ONE(MPI_INTEGER8, int64_t, FINT, I64),
     ONE(MPI_REAL4, float, FLOAT, F32),
     ONE(MPI_REAL8, double, FLOAT, F64),
+    ONE(MPI_CXX_BOOL, _Bool, LOGICAL, BOOL), /* C++'s bool: one byte, as _Bool */
+    ONE(MPI_CXX_FLOAT_COMPLEX, float _Complex, COMPLEX, CF),
+    ONE(MPI_CXX_DOUBLE_COMPLEX, double _Complex, COMPLEX, CD),
+    ONE(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, COMPLEX, CLD),
+    ONE(MPI_COMPLEX8, float _Complex, COMPLEX, CF),
+    ONE(MPI_COMPLEX16, double _Complex, COMPLEX, CD),
 };
 #define NPREDEF ((int)(sizeof table / sizeof table[0]))
 
@@ -139,6 +145,46 @@ static void append(struct build *b, MPI_Aint disp, MPI_Aint len, MPI_Aint esize)
         b->cap = cap;
     }
     b->seg[b->n++] = (struct shmc_mpi_seg){disp, len, esize};
+}
+
+/* A signature being built: runs of one predefined type, adjacent runs of one type merged. */
+struct sigb {
+    struct shmc_mpi_sig *sig;
+    int n, cap;
+    int failed;
+};
+
+static void sig_append(struct sigb *b, MPI_Datatype basic, MPI_Count n)
+{
+    if (n == 0 || b->failed)
+        return;
+    if (b->n > 0 && b->sig[b->n - 1].basic == basic) {
+        b->sig[b->n - 1].n += n;
+        return;
+    }
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 4;
+        struct shmc_mpi_sig *x = cap > b->cap ? realloc(b->sig, (size_t)cap * sizeof *x) : NULL;
+        if (!x) {
+            b->failed = 1;
+            return;
+        }
+        b->sig = x;
+        b->cap = cap;
+    }
+    b->sig[b->n++] = (struct shmc_mpi_sig){basic, n};
+}
+
+/* Appends n elements of type o to a signature. */
+static void sig_of(struct sigb *b, const struct shmc_mpi_type *o, MPI_Count n)
+{
+    if (o->red) {
+        sig_append(b, o->red, n * o->red_n);
+        return;
+    }
+    for (MPI_Count j = 0; j < n && !b->failed; j++)
+        for (int s = 0; s < o->nsig; s++)
+            sig_append(b, o->sig[s].basic, o->sig[s].n);
 }
 
 static void set_dense(struct shmc_mpi_type *t)
@@ -192,6 +238,7 @@ void shmc_mpi__type_unref(struct shmc_mpi_type *t)
     shmc_mpi__type_forget(t);
     shmc_mpi__attr_drop(&t->attrs);
     free(t->seg);
+    free(t->sig);
     free(t);
 }
 
@@ -338,6 +385,7 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
     if (!t)
         return shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype");
     struct build b = {0};
+    struct sigb g = {0};
     struct bounds k = {0};
     MPI_Datatype red = 0;
     int mixed = 0;
@@ -368,6 +416,8 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
                 append(&b, disp[i] + (MPI_Aint)j * o->extent + o->seg[s].disp, o->seg[s].len,
                        o->seg[s].esize);
         t->size += (MPI_Count)len[i] * o->size;
+        if (o->size > 0)
+            sig_of(&g, o, len[i]);
         if (o->size > 0) {
             if (!red || red == o->red)
                 red = o->red;
@@ -378,12 +428,13 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
             t->red_n += (MPI_Count)len[i] * o->red_n;
         }
     }
-    if (rc == MPI_SUCCESS && b.failed)
+    if (rc == MPI_SUCCESS && (b.failed || g.failed))
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype's type map");
     if (rc == MPI_SUCCESS)
         rc = put(t, out);
     if (rc != MPI_SUCCESS) {
         free(b.seg);
+        free(g.sig);
         free(t);
         return rc;
     }
@@ -392,8 +443,13 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
     t->seg = b.seg;
     t->nseg = b.n;
     t->red = mixed ? 0 : red;
-    if (mixed)
+    if (mixed) {
         t->red_n = 0;
+        t->sig = g.sig;
+        t->nsig = g.n;
+    } else {
+        free(g.sig);
+    }
     t->combiner = combiner;
     set_true_bounds(t);
     set_dense(t);
@@ -642,9 +698,11 @@ static int copy_type(MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
         return shmc_mpi__err(MPI_ERR_ARG, "newtype is NULL");
     struct shmc_mpi_type *t = malloc(sizeof *t);
     struct shmc_mpi_seg *s = malloc((size_t)(o->nseg ? o->nseg : 1) * sizeof *s);
-    if (!t || !s || (rc = put(t, newtype)) != MPI_SUCCESS) {
+    struct shmc_mpi_sig *g = o->sig ? malloc((size_t)o->nsig * sizeof *g) : NULL;
+    if (!t || !s || (o->sig && !g) || (rc = put(t, newtype)) != MPI_SUCCESS) {
         free(t);
         free(s);
+        free(g);
         return rc != MPI_SUCCESS ? rc : shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype");
     }
     *t = *o;
@@ -652,6 +710,9 @@ static int copy_type(MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
     t->decode = NULL;
     memcpy(s, o->seg, (size_t)o->nseg * sizeof *s);
     t->seg = s;
+    if (g)
+        memcpy(g, o->sig, (size_t)o->nsig * sizeof *g);
+    t->sig = g;
     t->predefined = 0;
     t->committed = 0;
     t->combiner = combiner;
@@ -659,6 +720,18 @@ static int copy_type(MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
     t->attrs = (struct shmc_mpi_attrs){0};
     *made = t;
     return MPI_SUCCESS;
+}
+
+int shmc_mpi__type_f90(MPI_Datatype base, int combiner, int ni, const int *ints, MPI_Datatype *out)
+{
+    struct shmc_mpi_type *t;
+    int rc = copy_type(base, out, combiner, &t);
+    if (rc == MPI_SUCCESS)
+        t->committed = 1;
+    rc = rec(rc, out, combiner, ni, ints, 0, NULL, 0, NULL, 0, NULL, 0, NULL);
+    if (rc == MPI_SUCCESS)
+        t->fixed = 1;
+    return rc;
 }
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
@@ -713,6 +786,8 @@ int PMPI_Type_free(MPI_Datatype *datatype)
                                   : (rc = shmc_mpi__err(MPI_ERR_ARG, "datatype is NULL"), NULL);
     if (t && t->predefined)
         rc = shmc_mpi__err(MPI_ERR_TYPE, "%s is predefined and cannot be freed", t->name);
+    else if (t && t->fixed)
+        rc = shmc_mpi__err(MPI_ERR_TYPE, "a type of MPI_Type_create_f90_* cannot be freed");
     else if (t && (rc = shmc_mpi__attr_clear(*datatype, &t->attrs)) == MPI_SUCCESS) {
         /* Types built from this one hold their own copy of its type map, and a pending
          * operation has its data packed or its layout captured: the handle goes now, the
@@ -792,6 +867,19 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_get_true_extent);
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent)
+{
+    MPI_Aint l = 0, e = 0;
+    int rc = PMPI_Type_get_true_extent(datatype, true_lb ? &l : NULL, true_extent ? &e : NULL);
+    if (rc == MPI_SUCCESS) {
+        *true_lb = l;
+        *true_extent = e;
+    }
+    return rc;
+}
+SHMC_MPI_ALIAS(Type_get_true_extent_x);
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {

@@ -317,6 +317,15 @@ static void sweep(shmc_comm *w, int me, int n, void *arg)
     BAD(MPI_Comm_group, K_NULL, MPI_ERR_ARG, MPI_Comm_group(C, NULL));
     BAD(MPI_Comm_create, K_GROUP, MPI_ERR_GROUP, MPI_Comm_create(C, fg, &nc));
     BAD(MPI_Comm_create_group, K_GROUP, MPI_ERR_GROUP, MPI_Comm_create_group(C, 4242, 0, &nc));
+    BAD(MPI_Intercomm_create_from_groups, K_GROUP, MPI_ERR_GROUP,
+        MPI_Intercomm_create_from_groups(g, 0, 4242, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                         &nc));
+    BAD(MPI_Intercomm_create_from_groups, K_GROUP, MPI_ERR_GROUP,
+        MPI_Intercomm_create_from_groups(g, 0, g, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &nc));
+    BAD(MPI_Intercomm_create_from_groups, K_RANK, MPI_ERR_RANK,
+        MPI_Intercomm_create_from_groups(g, n, g, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &nc));
+    BAD(MPI_Intercomm_create_from_groups, K_NULL, MPI_ERR_ARG,
+        MPI_Intercomm_create_from_groups(g, 0, g, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, NULL));
     BAD(MPI_Comm_get_attr, K_OTHER, MPI_ERR_KEYVAL, MPI_Comm_get_attr(C, 4242, &mem, &flag));
     BAD(MPI_Comm_get_attr, K_NULL, MPI_ERR_ARG, MPI_Comm_get_attr(C, MPI_TAG_UB, NULL, &flag));
     BAD(MPI_Comm_set_errhandler, K_OTHER, MPI_ERR_ARG, MPI_Comm_set_errhandler(C, 4242));
@@ -369,6 +378,29 @@ static void sweep(shmc_comm *w, int me, int n, void *arg)
     BAD(MPI_Unpack, K_OTHER, MPI_ERR_TRUNCATE, MPI_Unpack(pk, 4, &pos, out, 2, MPI_INT, C));
     BAD(MPI_Unpack, K_NULL, MPI_ERR_ARG, MPI_Unpack(pk, 8, NULL, out, 1, MPI_INT, C));
     BAD(MPI_Pack_size, K_COUNT, MPI_ERR_COUNT, MPI_Pack_size(-1, MPI_INT, C, &idx));
+    MPI_Aint apos = 0, asz;
+    BAD(MPI_Pack_external, K_OTHER, MPI_ERR_TRUNCATE,
+        MPI_Pack_external("external32", buf, 4, MPI_INT, pk, sizeof pk, &apos));
+    BAD(MPI_Pack_external, K_TYPE, MPI_ERR_TYPE,
+        MPI_Pack_external("external32", buf, 1, uncommitted, pk, sizeof pk, &apos));
+    BAD(MPI_Pack_external, K_OTHER, MPI_ERR_ARG,
+        MPI_Pack_external("native", buf, 1, MPI_INT, pk, sizeof pk, &apos));
+    BAD(MPI_Unpack_external, K_OTHER, MPI_ERR_TRUNCATE,
+        MPI_Unpack_external("external32", pk, 4, &apos, out, 2, MPI_INT));
+    BAD(MPI_Unpack_external, K_NULL, MPI_ERR_ARG,
+        MPI_Unpack_external("external32", pk, 8, NULL, out, 1, MPI_INT));
+    BAD(MPI_Pack_external_size, K_COUNT, MPI_ERR_COUNT,
+        MPI_Pack_external_size("external32", -1, MPI_INT, &asz));
+    BAD(MPI_Pack_external_size, K_NULL, MPI_ERR_ARG,
+        MPI_Pack_external_size("external32", 1, MPI_INT, NULL));
+    MPI_Datatype f90t;
+    BAD(MPI_Type_create_f90_real, K_OTHER, MPI_ERR_ARG, MPI_Type_create_f90_real(40, 4000, &f90t));
+    BAD(MPI_Type_create_f90_real, K_NULL, MPI_ERR_ARG, MPI_Type_create_f90_real(6, 30, NULL));
+    BAD(MPI_Type_create_f90_complex, K_OTHER, MPI_ERR_ARG,
+        MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &f90t));
+    BAD(MPI_Type_create_f90_integer, K_OTHER, MPI_ERR_ARG, MPI_Type_create_f90_integer(19, &f90t));
+    M_OK(MPI_Type_create_f90_integer(9, &f90t));
+    BAD(MPI_Type_free, K_TYPE, MPI_ERR_TYPE, MPI_Type_free(&f90t));
     BAD(MPI_Op_create, K_NULL, MPI_ERR_ARG, MPI_Op_create(NULL, 1, &op));
     BAD(MPI_Op_free, K_OP, MPI_ERR_OP, MPI_Op_free((MPI_Op[]){MPI_SUM}));
     BAD(MPI_Op_free, K_OP, MPI_ERR_OP, MPI_Op_free((MPI_Op[]){4242}));
