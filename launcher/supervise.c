@@ -131,9 +131,17 @@ static void reap(struct shmrun_job *j)
         j->ranks[r].running = 0;
         j->ranks[r].status = st;
         j->nrunning--;
-        /* Abort before marking it dead: a rank that sees the death then sees the abort. */
-        if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        /* A rank that left the job cleanly and then exited non-zero chose its code: it is
+         * the job's (the first such), said by shmrun's status alone, and the others, past
+         * their own finalize or on their way there, are let be (as MPICH's mpiexec does).
+         * Any other ending is a failure. Abort before marking it dead: a rank that sees
+         * the death then sees the abort. */
+        if (WIFEXITED(st) && WEXITSTATUS(st) != 0 && shmc__job_finalized(&j->arena, (unsigned)r)) {
+            if (!j->exit_status)
+                j->exit_status = WEXITSTATUS(st);
+        } else if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
             on_failure(j, r, st);
+        }
         shmc__job_mark_dead(&j->arena, (unsigned)r); /* no-op if it finalized */
     }
 }

@@ -71,6 +71,11 @@ void shmc__job_mark_dead(struct shmc__arena *a, unsigned r)
     announce(a);
 }
 
+int shmc__job_finalized(const struct shmc__arena *a, unsigned r)
+{
+    return shmc__load_acquire32(&shmc__arena_cb(a, r)->state) == SHMC_RANK_FINALIZED;
+}
+
 static uint32_t abort_word(int code)
 {
     return SHMC_ABORT_FLAG | (uint32_t)((code & 255) ? (code & 255) : 1);

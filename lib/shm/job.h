@@ -28,6 +28,9 @@ int shmc__job_claim_dead(struct shmc__arena *a, unsigned me, unsigned r, uint32_
  * finalized, mark it dead and wake every rank so waits on it fail. */
 void shmc__job_mark_dead(struct shmc__arena *a, unsigned r);
 
+/* For a supervisor: did rank r leave the job cleanly (shmc_finalize done)? */
+int shmc__job_finalized(const struct shmc__arena *a, unsigned r);
+
 /* For a supervisor: marks the job aborted with an exit code and wakes every rank.
  * Returns 1 if this call set the abort word, 0 if a rank's shmc_abort had already. */
 int shmc__job_abort(struct shmc__arena *a, int code);

@@ -4,8 +4,11 @@
  * callbacks and their extra state; an object's attributes are a list of (keyval, value)
  * in the order they were first set. Copying (MPI_Comm_dup, MPI_Type_dup) calls each copy
  * callback; deleting (MPI_Comm_free, MPI_Type_free, MPI_Finalize) calls the delete
- * callbacks, the attribute set last first. A freed keyval lives on, unusable by name,
- * until the last attribute it keys is deleted (MPI 4.1, 7.7.2: its callbacks still run).
+ * callbacks, the attribute set last first. A freed keyval lives on until the last
+ * attribute it keys is deleted (MPI 4.1, 7.7.2: its callbacks still run): it keys no new
+ * attribute, but its old number still reads and deletes the ones it keys, and freeing it
+ * again is a no-op (MPICH's tests do both). A delete callback may delete other attributes
+ * of its object: every step after a callback finds its attribute again by keyval.
  *
  * The three kinds' callback types are the same C type (every handle is an int), so one
  * pointer type calls them all, and the predefined callbacks (MPI_COMM_DUP_FN ...) are
@@ -47,11 +50,11 @@ static const char *kind_name(int kind)
                                        : "window";
 }
 
-/* The keyval k for an object of kind, usable by name (not freed); or NULL and the error. */
-static struct keyval *usable(int kind, int k, int *rc)
+/* The keyval k for an object of kind, not freed unless freed_too; or NULL and the error. */
+static struct keyval *usable_as(int kind, int k, int freed_too, int *rc)
 {
     struct keyval *v = kv_of(k);
-    if (v && v->kind == kind && !v->freed)
+    if (v && v->kind == kind && (!v->freed || freed_too))
         return v;
     if (k > 0 && k < SHMC_MPI_FIRST_KEYVAL)
         *rc = shmc_mpi__err(MPI_ERR_KEYVAL,
@@ -66,6 +69,11 @@ static struct keyval *usable(int kind, int k, int *rc)
                             k == MPI_KEYVAL_INVALID ? " (MPI_KEYVAL_INVALID)"
                                                     : " (freed, or never made)");
     return NULL;
+}
+
+static struct keyval *usable(int kind, int k, int *rc)
+{
+    return usable_as(kind, k, 0, rc);
 }
 
 static void unref(struct keyval *v)
@@ -101,7 +109,7 @@ static int shmc_mpi__keyval_free(int kind, int *keyval)
     int rc = MPI_SUCCESS;
     if (!keyval)
         return shmc_mpi__err(MPI_ERR_ARG, "keyval is NULL");
-    struct keyval *v = usable(kind, *keyval, &rc);
+    struct keyval *v = usable_as(kind, *keyval, 1, &rc);
     if (!v)
         return rc;
     v->freed = 1;
@@ -165,6 +173,8 @@ static int shmc_mpi__attr_set(int kind, int h, struct shmc_mpi_attrs *a, int k, 
     /* Replacing a value deletes the old one first (MPI 4.1, 7.7.2). */
     if ((rc = call_delete(h, x)) != MPI_SUCCESS)
         return rc;
+    if (!(x = find(a, k)))
+        return append(a, k, val); /* the callback deleted it */
     x->val = val;
     return MPI_SUCCESS;
 }
@@ -190,7 +200,7 @@ static int shmc_mpi__attr_get(int kind, const struct shmc_mpi_attrs *a, int k, v
 static int shmc_mpi__attr_delete(int kind, int h, struct shmc_mpi_attrs *a, int k)
 {
     int rc = MPI_SUCCESS;
-    if (!usable(kind, k, &rc))
+    if (!usable_as(kind, k, 1, &rc))
         return rc;
     struct shmc_mpi_attr *x = find(a, k);
     if (!x)
@@ -198,18 +208,30 @@ static int shmc_mpi__attr_delete(int kind, int h, struct shmc_mpi_attrs *a, int 
                              kind_name(kind), h);
     if ((rc = call_delete(h, x)) != MPI_SUCCESS)
         return rc;
-    remove_at(a, x);
+    if ((x = find(a, k)))
+        remove_at(a, x);
     return MPI_SUCCESS;
 }
 
+static int clear(int h, struct shmc_mpi_attrs *a);
+
 int shmc_mpi__attr_clear(int h, struct shmc_mpi_attrs *a)
+{
+    shmc_mpi__lock();
+    int rc = clear(h, a);
+    shmc_mpi__unlock();
+    return rc;
+}
+
+static int clear(int h, struct shmc_mpi_attrs *a)
 {
     while (a->n > 0) {
         struct shmc_mpi_attr *x = &a->a[a->n - 1];
-        int rc = call_delete(h, x);
+        int k = x->keyval, rc = call_delete(h, x);
         if (rc != MPI_SUCCESS)
             return rc; /* the failing attribute and the older ones stay */
-        remove_at(a, x);
+        if ((x = find(a, k)))
+            remove_at(a, x);
     }
     free(a->a);
     *a = (struct shmc_mpi_attrs){0};
@@ -218,14 +240,28 @@ int shmc_mpi__attr_clear(int h, struct shmc_mpi_attrs *a)
 
 void shmc_mpi__attr_drop(struct shmc_mpi_attrs *a)
 {
+    shmc_mpi__lock();
     while (a->n > 0)
         remove_at(a, &a->a[a->n - 1]);
     free(a->a);
     *a = (struct shmc_mpi_attrs){0};
+    shmc_mpi__unlock();
 }
+
+static int copy_all(int oldh, const struct shmc_mpi_attrs *from, int newh,
+                    struct shmc_mpi_attrs *to);
 
 int shmc_mpi__attr_copy(int oldh, const struct shmc_mpi_attrs *from, int newh,
                         struct shmc_mpi_attrs *to)
+{
+    shmc_mpi__lock();
+    int rc = copy_all(oldh, from, newh, to);
+    shmc_mpi__unlock();
+    return rc;
+}
+
+static int copy_all(int oldh, const struct shmc_mpi_attrs *from, int newh,
+                    struct shmc_mpi_attrs *to)
 {
     for (int i = 0; i < from->n; i++) {
         const struct shmc_mpi_attr *x = &from->a[i];
@@ -312,16 +348,20 @@ static int raise_on(int kind, int h, int rc, const char *fn)
 static int create_keyval(int kind, void *copy, void *del, int *keyval, void *extra, const char *fn)
 {
     int rc = shmc_mpi__check_running();
+    shmc_mpi__lock();
     if (rc == MPI_SUCCESS)
         rc = shmc_mpi__keyval_create(kind, copy, del, extra, keyval);
+    shmc_mpi__unlock();
     return raise_on(-1, 0, rc, fn);
 }
 
 static int free_keyval(int kind, int *keyval, const char *fn)
 {
     int rc = shmc_mpi__check_running();
+    shmc_mpi__lock();
     if (rc == MPI_SUCCESS)
         rc = shmc_mpi__keyval_free(kind, keyval);
+    shmc_mpi__unlock();
     return raise_on(-1, 0, rc, fn);
 }
 
@@ -329,8 +369,10 @@ static int set_attr(int kind, int h, int k, void *val, const char *fn)
 {
     int rc;
     struct shmc_mpi_attrs *a = attrs_of(kind, h, &rc);
+    shmc_mpi__lock(); /* (recursive: the callbacks run under it may call MPI) */
     if (a)
         rc = shmc_mpi__attr_set(kind, h, a, k, val);
+    shmc_mpi__unlock();
     return raise_on(kind, h, rc, fn);
 }
 
@@ -338,8 +380,10 @@ static int delete_attr(int kind, int h, int k, const char *fn)
 {
     int rc;
     struct shmc_mpi_attrs *a = attrs_of(kind, h, &rc);
+    shmc_mpi__lock(); /* (recursive: the callbacks run under it may call MPI) */
     if (a)
         rc = shmc_mpi__attr_delete(kind, h, a, k);
+    shmc_mpi__unlock();
     return raise_on(kind, h, rc, fn);
 }
 
@@ -347,8 +391,10 @@ static int get_attr(int kind, int h, int k, void *val, int *flag, const char *fn
 {
     int rc;
     struct shmc_mpi_attrs *a = attrs_of(kind, h, &rc);
+    shmc_mpi__lock(); /* (recursive: the callbacks run under it may call MPI) */
     if (a)
         rc = shmc_mpi__attr_get(kind, a, k, val, flag);
+    shmc_mpi__unlock();
     return raise_on(kind, h, rc, fn);
 }
 

@@ -7,6 +7,8 @@
  */
 #include "mpi_impl.h"
 
+#include <sched.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,15 +56,17 @@ static long find(size_t len)
 int PMPI_Buffer_attach(void *buffer, int sz)
 {
     int rc = shmc_mpi__check_running();
+    shmc_mpi__lock();
     if (rc == MPI_SUCCESS && buf)
         rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is attached already (detach it first)");
     if (rc == MPI_SUCCESS && (sz < 0 || (!buffer && sz > 0)))
         rc = shmc_mpi__err(MPI_ERR_BUFFER, "the buffer is NULL or its size %d is negative", sz);
-    if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    buf = buffer ? buffer : (char *)&size; /* a zero-size buffer is attached all the same */
-    size = (size_t)sz;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        buf = buffer ? buffer : (char *)&size; /* a zero-size buffer is attached all the same */
+        size = (size_t)sz;
+    }
+    shmc_mpi__unlock();
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
 }
 SHMC_MPI_ALIAS(Buffer_attach);
 
@@ -71,18 +75,33 @@ int PMPI_Buffer_detach(void *buffer_addr, int *sz)
     if (!buffer_addr || !sz)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                               shmc_mpi__err(MPI_ERR_ARG, "buffer_addr or size is NULL"));
-    if (!buf)
+    shmc_mpi__lock();
+    if (!buf) {
+        shmc_mpi__unlock();
         return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                               shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached"));
-    reap(1); /* MPI: detaching waits until the buffered messages have gone */
+    }
+    /* MPI: detaching waits until the buffered messages have gone. With other threads
+     * about, the lock is let go between looks, so that they go on meanwhile. */
+    if (!shmc_mpi__mt)
+        reap(1);
+    for (reap(0); nranges > 0; reap(0)) {
+        shmc_mpi__unlock();
+        sched_yield();
+        shmc_mpi__lock();
+    }
     void *p = buf == (char *)&size ? NULL : buf;
     memcpy(buffer_addr, &p, sizeof p);
     *sz = (int)size;
     buf = NULL;
     size = 0;
+    shmc_mpi__unlock();
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Buffer_detach);
+
+static int start(const struct shmc_mpi_call *kk, const void *data, int count,
+                 const struct shmc_mpi_type *t, size_t bytes, int dest, int tag);
 
 int shmc_mpi__bsend_start(const void *data, int count, MPI_Datatype type, int dest, int tag,
                           MPI_Comm comm)
@@ -93,11 +112,24 @@ int shmc_mpi__bsend_start(const void *data, int count, MPI_Datatype type, int de
     int rc = shmc_mpi__call_p2p(comm, "PMPI_Bsend", &k);
     if (rc)
         return rc;
-    if ((rc = shmc_mpi__peer(k.c, dest, &dest)) == MPI_SUCCESS &&
-        (rc = shmc_mpi__buffer_arg(data, count, type, &t, &bytes)) == MPI_SUCCESS && !buf)
-        rc = shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)");
+    if ((rc = shmc_mpi__peer(k.c, dest, &dest)) == MPI_SUCCESS)
+        rc = shmc_mpi__buffer_arg(data, count, type, &t, &bytes);
     if (rc != MPI_SUCCESS)
         return shmc_mpi__call_rc(&k, rc);
+    /* The buffer's ranges are the lock's; the send itself does not wait. */
+    shmc_mpi__lock();
+    rc = start(&k, data, count, t, bytes, dest, tag);
+    shmc_mpi__unlock();
+    return rc;
+}
+
+static int start(const struct shmc_mpi_call *kk, const void *data, int count,
+                 const struct shmc_mpi_type *t, size_t bytes, int dest, int tag)
+{
+    struct shmc_mpi_call k = *kk;
+    if (!buf)
+        return shmc_mpi__call_rc(
+            &k, shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)"));
     if (nranges == cap) {
         int n = cap ? 2 * cap : 16;
         struct range *r = realloc(ranges, (size_t)n * sizeof *r);

@@ -212,7 +212,8 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, __func__);
+        return shmc_mpi__ic_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                           __func__);
     return reduce_scatter(sendbuf, recvbuf, recvcounts, -1, datatype, op, comm, __func__);
 }
 SHMC_MPI_ALIAS(Reduce_scatter);
@@ -221,7 +222,8 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, __func__);
+        return shmc_mpi__ic_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                                 __func__);
     if (recvcount < 0) {
         struct shmc_mpi_call k;
         int rc = shmc_mpi__call(comm, __func__, &k);
@@ -275,7 +277,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, __func__);
+        return shmc_mpi__ic_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                   comm, __func__);
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
@@ -307,7 +310,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, __func__);
+        return shmc_mpi__ic_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    root, comm, __func__);
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
@@ -366,7 +370,8 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, __func__);
+        return shmc_mpi__ic_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                      comm, __func__);
     return all_blocks(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                       __func__);
 }
@@ -376,7 +381,8 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, __func__);
+        return shmc_mpi__ic_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                     comm, __func__);
     return all_blocks(1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                       __func__);
 }

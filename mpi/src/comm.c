@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct shmc_mpi_table shmc_mpi__comms;
+struct shmc_mpi_table shmc_mpi__comms = SHMC_MPI_TABLE_INIT;
 
 /* Communicators freed by the program while a request on them was pending: the C library
  * frees them once the requests are done (MPI lets pending operations complete). */
@@ -34,6 +34,7 @@ int shmc_mpi__comm_bad(MPI_Comm h)
 
 static void release(struct shmc_mpi_comm *c)
 {
+    shmc_mpi__errh_set(c, MPI_ERRHANDLER_NULL);
     free(c->world);
     free(c->dims);
     free(c->periods);
@@ -62,7 +63,7 @@ static int install(shmc_comm *sc, int *world, const struct shmc_mpi_comm *parent
     c->size = shmc_comm_size(sc);
     c->rank = shmc_comm_rank(sc);
     c->world = world;
-    c->errh = parent ? parent->errh : MPI_ERRORS_ARE_FATAL;
+    shmc_mpi__errh_set(c, parent ? parent->errh : MPI_ERRORS_ARE_FATAL);
     *out = h;
     return MPI_SUCCESS;
 }
@@ -78,8 +79,8 @@ static int predefined(MPI_Comm h, shmc_comm *sc, int *world, const char *name)
     MPI_Comm got;
     int rc = install(sc, world, NULL, h, &got);
     if (rc == MPI_SUCCESS)
-        snprintf(((struct shmc_mpi_comm *)shmc_mpi__comms.slot[h])->name, MPI_MAX_OBJECT_NAME, "%s",
-                 name);
+        snprintf(((struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, h))->name,
+                 MPI_MAX_OBJECT_NAME, "%s", name);
     return rc;
 }
 
@@ -115,7 +116,7 @@ int shmc_mpi__comm_start(shmc_comm *world)
 void shmc_mpi__comm_end(void)
 {
     for (int h = 0; h < shmc_mpi__comms.cap; h++) {
-        struct shmc_mpi_comm *c = shmc_mpi__comms.slot[h];
+        struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, h);
         if (!c)
             continue;
         if (h != MPI_COMM_WORLD)
@@ -275,7 +276,8 @@ int shmc_mpi__comm_predefined_attr(int keyval, void *attribute_val, int *flag)
         v = &wtime_global;
         break;
     case MPI_UNIVERSE_SIZE:
-        universe = ((struct shmc_mpi_comm *)shmc_mpi__comms.slot[MPI_COMM_WORLD])->size;
+        universe =
+            ((struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, MPI_COMM_WORLD))->size;
         v = &universe;
         break;
     case MPI_APPNUM:
@@ -300,12 +302,13 @@ int shmc_mpi__comm_attrs_end(void)
     int first[] = {MPI_COMM_SELF, MPI_COMM_WORLD};
     for (int i = 0; i < 2; i++) {
         int rc = shmc_mpi__attr_clear(
-            first[i], &((struct shmc_mpi_comm *)shmc_mpi__comms.slot[first[i]])->attrs);
+            first[i],
+            &((struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, first[i]))->attrs);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     for (int h = MPI_COMM_SELF + 1; h < shmc_mpi__comms.cap; h++) {
-        struct shmc_mpi_comm *c = shmc_mpi__comms.slot[h];
+        struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, h);
         int rc = c ? shmc_mpi__attr_clear(h, &c->attrs) : MPI_SUCCESS;
         if (rc != MPI_SUCCESS)
             return rc;
@@ -351,13 +354,15 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (rc == MPI_SUCCESS &&
         (rc = shmc_mpi__attr_copy(
              comm, &c->attrs, *newcomm,
-             &((struct shmc_mpi_comm *)shmc_mpi__comms.slot[*newcomm])->attrs)) != MPI_SUCCESS)
+             &((struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, *newcomm))->attrs)) !=
+            MPI_SUCCESS)
         PMPI_Comm_free(newcomm);
     if (rc == MPI_SUCCESS &&
-        (rc = shmc_mpi__graph_copy(c, shmc_mpi__comms.slot[*newcomm])) != MPI_SUCCESS)
+        (rc = shmc_mpi__graph_copy(c, shmc_mpi__table_get(&shmc_mpi__comms, *newcomm))) !=
+            MPI_SUCCESS)
         PMPI_Comm_free(newcomm);
     if (rc == MPI_SUCCESS && c->ndims > 0) {
-        struct shmc_mpi_comm *n = shmc_mpi__comms.slot[*newcomm];
+        struct shmc_mpi_comm *n = shmc_mpi__table_get(&shmc_mpi__comms, *newcomm);
         n->dims = malloc((size_t)c->ndims * sizeof *n->dims);
         n->periods = malloc((size_t)c->ndims * sizeof *n->periods);
         if (n->dims && n->periods) {
@@ -608,7 +613,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     uint32_t h = 2166136261u; /* FNV-1a */
     for (const char *p = stringtag; *p; p++)
         h = (h ^ (uint8_t)*p) * 16777619u;
-    struct shmc_mpi_comm *w = shmc_mpi__comms.slot[MPI_COMM_WORLD];
+    struct shmc_mpi_comm *w = shmc_mpi__table_get(&shmc_mpi__comms, MPI_COMM_WORLD);
     shmc_comm *sc = NULL;
     int err = shmc_comm_create_members(w->c, g->world, g->n,
                                        (int)(h % ((uint32_t)SHMC_TAG_MAX + 1)), &sc);
@@ -640,7 +645,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
         PMPI_Comm_free(&c->local);
     if (c->bridge != MPI_COMM_NULL)
         PMPI_Comm_free(&c->bridge);
-    /* Retry the ones left pending before. */
+    /* Retry the ones left pending before (the list is the lock's). */
+    shmc_mpi__lock();
     for (int i = 0; i < ndoomed;)
         if (shmc_comm_free(&doomed[i]) == SHMC_OK)
             doomed[i] = doomed[--ndoomed];
@@ -648,12 +654,15 @@ int PMPI_Comm_free(MPI_Comm *comm)
             i++;
     if (shmc_comm_free(&c->c) == SHMC_ERR_STATE) {
         shmc_comm **d = realloc(doomed, (size_t)(ndoomed + 1) * sizeof *d);
-        if (!d)
+        if (!d) {
+            shmc_mpi__unlock();
             return SHMC_MPI_RAISE(*comm, shmc_mpi__err(MPI_ERR_NO_MEM, "freeing a communicator"));
+        }
         doomed = d;
         doomed[ndoomed++] = c->c;
     }
-    shmc_mpi__comms.slot[*comm] = NULL;
+    shmc_mpi__unlock();
+    shmc_mpi__table_set(&shmc_mpi__comms, *comm, NULL);
     release(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

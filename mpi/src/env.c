@@ -1,7 +1,7 @@
 /*
  * Start-up, finalization and the environment queries: MPI_Init on shmc_init, the
- * thread level (MPI_THREAD_SERIALIZED at most: the layer's tables have no locks), clocks,
- * versions, the processor name, memory allocation and addresses.
+ * thread level and the layer's lock (mpi_impl.h, "threads"), clocks, versions, the
+ * processor name, memory allocation and addresses.
  */
 #include "mpi_impl.h"
 
@@ -16,6 +16,18 @@ int shmc_mpi__state = SHMC_MPI_BEFORE;
 int shmc_mpi__world_rank = -1;
 static int thread_level = MPI_THREAD_SINGLE;
 static pthread_t main_thread;
+int shmc_mpi__mt;
+static pthread_mutex_t mu;
+
+void shmc_mpi__lock_slow(void)
+{
+    pthread_mutex_lock(&mu);
+}
+
+void shmc_mpi__unlock_slow(void)
+{
+    pthread_mutex_unlock(&mu);
+}
 
 static int start(int required, int *provided, const char *fn)
 {
@@ -27,7 +39,8 @@ static int start(int required, int *provided, const char *fn)
                                                  : "MPI was finalized and cannot start again"),
                                fn);
     shmc_comm *world = NULL;
-    int err = shmc_init_thread(SHMC_THREAD_SERIALIZED, &world);
+    int multiple = required >= MPI_THREAD_MULTIPLE;
+    int err = shmc_init_thread(multiple ? SHMC_THREAD_MULTIPLE : SHMC_THREAD_SERIALIZED, &world);
     if (err != SHMC_OK)
         return shmc_mpi__raise(MPI_COMM_WORLD, shmc_mpi__from_shmc(err), fn);
     shmc_mpi__world_rank = shmc_comm_rank(world);
@@ -37,9 +50,18 @@ static int start(int required, int *provided, const char *fn)
         return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
     }
     shmc_mpi__state = SHMC_MPI_RUNNING;
-    thread_level = required < MPI_THREAD_SINGLE       ? MPI_THREAD_SINGLE
-                   : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
-                                                      : required;
+    thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                   : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                    : required;
+    if (multiple) {
+        /* Recursive: callbacks run under it (attributes' copy and delete) may call MPI. */
+        pthread_mutexattr_t a;
+        pthread_mutexattr_init(&a);
+        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+        pthread_mutex_init(&mu, &a);
+        pthread_mutexattr_destroy(&a);
+        shmc_mpi__mt = 1;
+    }
     main_thread = pthread_self();
     if (provided)
         *provided = thread_level;
@@ -101,11 +123,14 @@ int PMPI_Finalize(void)
     shmc_mpi__type_end();
     shmc_mpi__f90_end();
     shmc_mpi__ops_end();
-    shmc_mpi__info_end();
     shmc_mpi__attr_end();
     shmc_mpi__errors_end();
     int err = shmc_finalize();
     shmc_mpi__state = SHMC_MPI_FINALIZED;
+    if (shmc_mpi__mt) {
+        shmc_mpi__mt = 0;
+        pthread_mutex_destroy(&mu);
+    }
     if (err != SHMC_OK && err != SHMC_ERR_ABORTED)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
     return MPI_SUCCESS;

@@ -17,7 +17,7 @@
 #define SHMC_MPI_CODE0 64
 #define SHMC_MPI_NSHMC 18 /* shmcomm's errors are -1 .. -18 */
 
-static char detail[MPI_MAX_ERROR_STRING];
+static _Thread_local char detail[MPI_MAX_ERROR_STRING]; /* each thread's own error */
 
 static const char *const class_names[] = {
     "MPI_SUCCESS: no error",
@@ -163,18 +163,20 @@ static int add(int cls, int *out, const char *fn)
     int rc = shmc_mpi__check_running();
     if (rc == MPI_SUCCESS && !out)
         rc = shmc_mpi__err(MPI_ERR_ARG, "the output argument is NULL");
+    shmc_mpi__lock();
     if (rc == MPI_SUCCESS && nadded >= INT32_MAX - MPI_ERR_LASTCODE - 1)
         rc = shmc_mpi__err(MPI_ERR_OTHER, "no error code is left");
     struct added *t = rc == MPI_SUCCESS ? realloc(added, (size_t)(nadded + 1) * sizeof *t) : NULL;
     if (rc == MPI_SUCCESS && !t)
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "an error code");
-    if (rc != MPI_SUCCESS)
-        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
-    added = t;
-    int code = MPI_ERR_LASTCODE + 1 + nadded;
-    added[nadded++] = (struct added){cls < 0 ? code : cls, NULL};
-    *out = code;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        added = t;
+        int code = MPI_ERR_LASTCODE + 1 + nadded;
+        added[nadded++] = (struct added){cls < 0 ? code : cls, NULL};
+        *out = code;
+    }
+    shmc_mpi__unlock();
+    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
 }
 
 int PMPI_Add_error_class(int *errorclass)
@@ -185,8 +187,11 @@ SHMC_MPI_ALIAS(Add_error_class);
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+    shmc_mpi__lock();
     const struct added *a = added_of(errorclass);
-    if ((errorclass < 0 || errorclass >= NCLASS) && !(a && a->cls == errorclass))
+    int known = a && a->cls == errorclass;
+    shmc_mpi__unlock();
+    if ((errorclass < 0 || errorclass >= NCLASS) && !known)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                               shmc_mpi__err(MPI_ERR_ARG, "%d is not an error class", errorclass));
     return add(errorclass, errorcode, __func__);
@@ -195,6 +200,7 @@ SHMC_MPI_ALIAS(Add_error_code);
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+    shmc_mpi__lock();
     struct added *a = added_of(errorcode);
     int rc = shmc_mpi__check_running();
     if (rc == MPI_SUCCESS && !a)
@@ -209,11 +215,12 @@ int PMPI_Add_error_string(int errorcode, const char *string)
     char *copy = rc == MPI_SUCCESS ? strdup(string) : NULL;
     if (rc == MPI_SUCCESS && !copy)
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "an error string");
-    if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    free(a->str);
-    a->str = copy;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        free(a->str);
+        a->str = copy;
+    }
+    shmc_mpi__unlock();
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
 }
 SHMC_MPI_ALIAS(Add_error_string);
 
@@ -238,7 +245,9 @@ static int class_of(int code)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    shmc_mpi__lock();
     int c = class_of(errorcode);
+    shmc_mpi__unlock();
     if (c < 0)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                               shmc_mpi__err(MPI_ERR_ARG, "%d is not an error code", errorcode));
@@ -270,14 +279,16 @@ static const char *string_of(int code)
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-    const char *s = string_of(errorcode);
-    if (!s)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                              shmc_mpi__err(MPI_ERR_ARG, "%d is not an error code", errorcode));
     if (!string || !resultlen)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                               shmc_mpi__err(MPI_ERR_ARG, "string or resultlen is NULL"));
-    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+    shmc_mpi__lock(); /* (an added string may be replaced meanwhile; shmcomm's are made once) */
+    const char *s = string_of(errorcode);
+    int n = s ? snprintf(string, MPI_MAX_ERROR_STRING, "%s", s) : 0;
+    shmc_mpi__unlock();
+    if (!s)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_ARG, "%d is not an error code", errorcode));
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }
@@ -285,8 +296,31 @@ SHMC_MPI_ALIAS(Error_string);
 
 /* ---- error handlers ------------------------------------------------------------------ */
 
+/* A user handler lives while its handle or a communicator holds it (MPI 4.1, 9.3.4):
+ * refs counts them, and its slot is reused once the last goes. */
 #define MAX_HANDLERS 64
 static MPI_Comm_errhandler_function *handlers[MAX_HANDLERS]; /* 0 .. 3: predefined */
+static int refs[MAX_HANDLERS];
+
+/* Adds delta holds to handler h (the predefined ones are not counted). Under the lock. */
+static void hold(MPI_Errhandler h, int delta)
+{
+    if (h <= MPI_ERRORS_ABORT || h >= MAX_HANDLERS || !handlers[h])
+        return;
+    if ((refs[h] += delta) <= 0) {
+        refs[h] = 0;
+        handlers[h] = NULL;
+    }
+}
+
+void shmc_mpi__errh_set(struct shmc_mpi_comm *c, MPI_Errhandler h)
+{
+    shmc_mpi__lock();
+    hold(h, 1);
+    hold(c->errh, -1);
+    c->errh = h;
+    shmc_mpi__unlock();
+}
 
 static int handler_ok(MPI_Errhandler h)
 {
@@ -299,12 +333,16 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     if (!fn || !errhandler)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                               shmc_mpi__err(MPI_ERR_ARG, "function or errhandler is NULL"));
+    shmc_mpi__lock();
     for (int h = MPI_ERRORS_ABORT + 1; h < MAX_HANDLERS; h++)
         if (!handlers[h]) {
             handlers[h] = fn;
+            refs[h] = 1; /* the handle's */
             *errhandler = h;
+            shmc_mpi__unlock();
             return MPI_SUCCESS;
         }
+    shmc_mpi__unlock();
     return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                           shmc_mpi__err(MPI_ERR_OTHER, "more than %d error handlers at once",
                                         MAX_HANDLERS - MPI_ERRORS_ABORT - 1));
@@ -315,9 +353,10 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     if (!errhandler || !handler_ok(*errhandler))
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "not an error handler"));
-    /* A handler still set on a communicator stays usable there (the standard frees it
-     * when the last reference goes): user handlers are never reused, only forgotten by
-     * the handle. */
+    /* A handler still set on a communicator stays usable there until the last goes. */
+    shmc_mpi__lock();
+    hold(*errhandler, -1);
+    shmc_mpi__unlock();
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
@@ -332,7 +371,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (!handler_ok(errhandler))
         return SHMC_MPI_RAISE(comm,
                               shmc_mpi__err(MPI_ERR_ARG, "%d is not an error handler", errhandler));
-    c->errh = errhandler;
+    shmc_mpi__errh_set(c, errhandler);
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Comm_set_errhandler);
@@ -345,7 +384,10 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (!errhandler)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "errhandler is NULL"));
+    shmc_mpi__lock();
+    hold(c->errh, 1); /* a new handle to it, which the program frees (MPI 4.1, 9.3.1) */
     *errhandler = c->errh;
+    shmc_mpi__unlock();
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Comm_get_errhandler);

@@ -101,7 +101,7 @@ static int finish(struct shmc_mpi_comm *c, MPI_Comm comm_old, int rc, int keep,
         rc = shmc_mpi__err(MPI_ERR_ARG, "the output communicator is NULL");
     if (rc == MPI_SUCCESS && mk == MPI_SUCCESS) {
         if (made != MPI_COMM_NULL)
-            ((struct shmc_mpi_comm *)shmc_mpi__comms.slot[made])->graph = g;
+            ((struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, made))->graph = g;
         else
             shmc_mpi__graph_free(g);
         *out = made;

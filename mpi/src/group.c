@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct shmc_mpi_table groups;
+static struct shmc_mpi_table groups = SHMC_MPI_TABLE_INIT;
 static struct shmc_mpi_group empty = {0, NULL};
 
 struct shmc_mpi_group *shmc_mpi__group(MPI_Group h, int *rc)
@@ -46,7 +46,7 @@ int shmc_mpi__group_new(int n, int *world, MPI_Group *out)
 void shmc_mpi__group_end(void)
 {
     for (int h = 0; h < groups.cap; h++) {
-        struct shmc_mpi_group *g = groups.slot[h];
+        struct shmc_mpi_group *g = shmc_mpi__table_get(&groups, h);
         if (g) {
             free(g->world);
             free(g);
@@ -98,7 +98,7 @@ int PMPI_Group_free(MPI_Group *group)
     if (g != &empty) {
         free(g->world);
         free(g);
-        groups.slot[*group] = NULL;
+        shmc_mpi__table_set(&groups, *group, NULL);
     }
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;

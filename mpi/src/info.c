@@ -1,6 +1,8 @@
 /*
  * Info objects: ordered key/value lists. shmcomm reads no hints, so an info only stores
- * what a program sets and gives it back; MPI_INFO_ENV is an empty, read-only info.
+ * what a program sets and gives it back; MPI_INFO_ENV is an empty, read-only info. As
+ * MPI 4 allows, they work before MPI_Init and after MPI_Finalize, which leaves them be:
+ * they are the program's until it frees them.
  */
 #include "mpi_impl.h"
 
@@ -57,12 +59,17 @@ int PMPI_Info_create(MPI_Info *info)
 {
     if (!info)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "info is NULL"));
+    /* Finding a free object is the lock's; an object is then its holder's alone (two
+     * threads changing one info object at once is the program's race, as in MPI). */
+    shmc_mpi__lock();
     for (int h = MPI_INFO_ENV + 1; h < MAX_INFOS; h++)
         if (!infos[h].alive) {
             infos[h] = (struct info){.alive = 1};
             *info = h;
+            shmc_mpi__unlock();
             return MPI_SUCCESS;
         }
+    shmc_mpi__unlock();
     return SHMC_MPI_RAISE(
         MPI_COMM_WORLD,
         shmc_mpi__err(MPI_ERR_OTHER, "more than %d info objects at once", MAX_INFOS - 2));
@@ -279,15 +286,10 @@ int PMPI_Info_free(MPI_Info *info)
         info ? lookup(*info, 1, &rc) : (rc = shmc_mpi__err(MPI_ERR_ARG, "info is NULL"), NULL);
     if (!in)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    shmc_mpi__lock();
     release(in);
+    shmc_mpi__unlock();
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Info_free);
-
-void shmc_mpi__info_end(void)
-{
-    for (int h = MPI_INFO_ENV + 1; h < MAX_INFOS; h++)
-        if (infos[h].alive)
-            release(&infos[h]);
-}

@@ -72,7 +72,7 @@ static int handle(shmc_comm *sc, int *wr, int n, int *remote, int nr, int low,
         free(remote);
         return rc;
     }
-    struct shmc_mpi_comm *ic = shmc_mpi__comms.slot[*out];
+    struct shmc_mpi_comm *ic = shmc_mpi__table_get(&shmc_mpi__comms, *out);
     ic->size = n;
     ic->rank = low ? shmc_comm_rank(sc) : shmc_comm_rank(sc) - nr;
     ic->remote = remote;
@@ -81,7 +81,7 @@ static int handle(shmc_comm *sc, int *wr, int n, int *remote, int nr, int low,
     ic->roff = low ? n : 0;
     ic->local = ic->bridge = MPI_COMM_NULL;
     if (bridge)
-        ic->errh = MPI_ERRORS_RETURN;
+        shmc_mpi__errh_set(ic, MPI_ERRORS_RETURN);
     return MPI_SUCCESS;
 }
 
@@ -117,7 +117,7 @@ static int make_inter(shmc_comm *sc, int *wr, int n, int *remote, int nr, int lo
         wl = NULL;
     }
     if (rc == MPI_SUCCESS) {
-        ((struct shmc_mpi_comm *)shmc_mpi__comms.slot[local])->errh = MPI_ERRORS_RETURN;
+        shmc_mpi__errh_set(shmc_mpi__table_get(&shmc_mpi__comms, local), MPI_ERRORS_RETURN);
         rc = handle(bc, wb, n, rb, nr, low, parent, 1, &bridge);
         bc = NULL;
         wb = rb = NULL;
@@ -140,7 +140,7 @@ static int make_inter(shmc_comm *sc, int *wr, int n, int *remote, int nr, int lo
         free(remote);
         return rc;
     }
-    struct shmc_mpi_comm *c = shmc_mpi__comms.slot[ic];
+    struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, ic);
     c->local = local;
     c->bridge = bridge;
     *out = ic;
@@ -169,7 +169,7 @@ static int make(const struct shmc_mpi_comm *c, int local_leader, const int *thei
         return shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator");
     }
     members(wr, c->size, remote, nr, low, all);
-    struct shmc_mpi_comm *world = shmc_mpi__comms.slot[MPI_COMM_WORLD];
+    struct shmc_mpi_comm *world = shmc_mpi__table_get(&shmc_mpi__comms, MPI_COMM_WORLD);
     shmc_comm *sc = NULL;
     int err = shmc_comm_create_members(world->c, all, n, tag, &sc);
     free(all);
@@ -192,7 +192,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (local_leader < 0 || local_leader >= k.c->size)
         return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_RANK, "local_leader %d is outside 0..%d",
                                                    local_leader, k.c->size - 1));
-    int len = X_WORLD + ((struct shmc_mpi_comm *)shmc_mpi__comms.slot[MPI_COMM_WORLD])->size;
+    int len = X_WORLD +
+              ((struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, MPI_COMM_WORLD))->size;
     int *mine = malloc(2 * (size_t)len * sizeof *mine), *theirs = mine + len;
     if (!mine)
         return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator"));
@@ -398,7 +399,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
     uint32_t h = 2166136261u; /* FNV-1a, as MPI_Comm_create_from_group */
     for (const char *p = stringtag; *p; p++)
         h = (h ^ (uint8_t)*p) * 16777619u;
-    struct shmc_mpi_comm *w = shmc_mpi__comms.slot[MPI_COMM_WORLD];
+    struct shmc_mpi_comm *w = shmc_mpi__table_get(&shmc_mpi__comms, MPI_COMM_WORLD);
     shmc_comm *sc = NULL;
     int err =
         shmc_comm_create_members(w->c, all, n + nr, (int)(h % ((uint32_t)SHMC_TAG_MAX + 1)), &sc);

@@ -44,24 +44,58 @@ int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn);
 /* Returns MPI_SUCCESS, or the error for a call made outside MPI_Init .. MPI_Finalize. */
 int shmc_mpi__check_running(void);
 MPI_Errhandler shmc_mpi__comm_errhandler(MPI_Comm comm);
+/* Sets c's error handler, holding the new one and letting the old go (a user handler
+ * lives while a handle or a communicator holds it). */
+struct shmc_mpi_comm;
+void shmc_mpi__errh_set(struct shmc_mpi_comm *c, MPI_Errhandler h);
 int shmc_mpi__unsupported(const char *name);
 /* MPI_LASTUSEDCODE: the last code added at run time, or MPI_ERR_LASTCODE. */
 int shmc_mpi__last_used_code(void);
 void shmc_mpi__errors_end(void);
 
+/* ---- threads (env.c) ---------------------------------------------------------------------- */
+
+/* At MPI_THREAD_MULTIPLE, the layer's shared state (handle tables, requests, attributes,
+ * keyvals, error handlers and codes, info objects, user ops, buffered sends, type
+ * references) changes under one recursive, process-wide lock, which no call holds while
+ * the C library may wait; lookups take none (handles.c). Below MULTIPLE it is not taken. */
+extern int shmc_mpi__mt;
+void shmc_mpi__lock_slow(void);
+void shmc_mpi__unlock_slow(void);
+static inline void shmc_mpi__lock(void)
+{
+    if (__builtin_expect(shmc_mpi__mt, 0))
+        shmc_mpi__lock_slow();
+}
+static inline void shmc_mpi__unlock(void)
+{
+    if (__builtin_expect(shmc_mpi__mt, 0))
+        shmc_mpi__unlock_slow();
+}
+
 /* ---- handle tables (handles.c) ----------------------------------------------------------- */
 
 struct shmc_mpi_table {
-    void **slot; /* by handle; NULL: free */
-    int cap;
+    void **slot; /* by handle; NULL: free (handles.c says how threads share it) */
+    int cap;     /* for the table's owner under the lock; lookups read the array's own */
 };
 /* Puts obj at the first free handle from first up, growing the table; -1 without memory. */
 int shmc_mpi__table_put(struct shmc_mpi_table *t, int first, void *obj);
+/* Sets handle h's entry (NULL: frees the handle; the object is the caller's). */
+void shmc_mpi__table_set(struct shmc_mpi_table *t, int h, void *obj);
 /* Frees the table itself (its objects are the caller's). */
 void shmc_mpi__table_end(struct shmc_mpi_table *t);
+/* An empty table's array: a capacity of 0 before no slot (handles.c's layout), so that a
+ * lookup needs no NULL test. */
+extern intptr_t shmc_mpi__no_slots[2];
+#define SHMC_MPI_TABLE_INIT                                                                        \
+    {                                                                                              \
+        (void **)&shmc_mpi__no_slots[2], 0                                                         \
+    }
 static inline void *shmc_mpi__table_get(const struct shmc_mpi_table *t, int h)
 {
-    return h > 0 && h < t->cap ? t->slot[h] : NULL;
+    void **s = __atomic_load_n(&t->slot, __ATOMIC_ACQUIRE);
+    return h > 0 && h < ((const intptr_t *)s)[-1] ? __atomic_load_n(&s[h], __ATOMIC_ACQUIRE) : NULL;
 }
 
 /* ---- attributes (attr.c) ------------------------------------------------------------------ */
@@ -289,8 +323,8 @@ struct shmc_mpi_sig {
 
 struct shmc_mpi_type {
     int alive, committed, predefined;
-    int fixed; /* made by MPI_Type_create_f90_*: committed, never freed, decoded as made */
-    MPI_Count size;      /* bytes of data in one element */
+    int fixed;      /* made by MPI_Type_create_f90_*: committed, never freed, decoded as made */
+    MPI_Count size; /* bytes of data in one element */
     MPI_Aint lb, extent; /* the element's bounds (extent: stride of an array) */
     MPI_Aint true_lb, true_ub;
     /* The bounds were set (MPI_LB, MPI_UB markers or MPI_Type_create_resized): types made
@@ -320,8 +354,7 @@ struct shmc_mpi_type {
 extern struct shmc_mpi_table shmc_mpi__types;
 /* A type of MPI_Type_create_f90_* (combiner, its ni arguments): a committed copy of the
  * predefined type base that the program cannot free. */
-int shmc_mpi__type_f90(MPI_Datatype base, int combiner, int ni, const int *ints,
-                       MPI_Datatype *out);
+int shmc_mpi__type_f90(MPI_Datatype base, int combiner, int ni, const int *ints, MPI_Datatype *out);
 /* typematch.c: forgets the types of MPI_Type_create_f90_* (at MPI_Finalize). */
 void shmc_mpi__f90_end(void);
 /* One more handle for derived type t (MPI_Type_get_contents hands out the same object). */
@@ -482,7 +515,6 @@ void shmc_mpi__bsend_end(void);
 
 /* ---- info (info.c) ---------------------------------------------------------------------- */
 int shmc_mpi__info_check(MPI_Info info);
-void shmc_mpi__info_end(void);
 
 /* A buffer argument of a call: count elements of a usable (committed) type at buf, which
  * is not MPI_IN_PLACE; *bytes, their packed size. The common case is checked inline in

@@ -21,7 +21,7 @@ struct uop {
     shmc_op sop;
 };
 static struct uop uops[MAX_USER];
-static MPI_Datatype cur_type;
+static _Thread_local MPI_Datatype cur_type; /* the type a user op is called with */
 
 /* Emulated (op, predefined type) pairs: index [op][type]. */
 struct emu {
@@ -275,15 +275,18 @@ static int choose(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r);
 int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r)
 {
     int builtin = op >= MPI_MAX && op <= MPI_MAXLOC && type > 0 && type < SHMC_MPI_FIRST_DERIVED;
-    if (builtin && known_ok[op][type]) {
+    /* known_ok's acquire pairs with the release below: the entry is written before. */
+    if (builtin && __atomic_load_n(&known_ok[op][type], __ATOMIC_ACQUIRE)) {
         *r = known[op][type];
         return MPI_SUCCESS;
     }
+    shmc_mpi__lock(); /* choosing may make an emulated op, shared by the process */
     int rc = choose(op, type, r);
-    if (rc == MPI_SUCCESS && builtin) {
+    if (rc == MPI_SUCCESS && builtin && !known_ok[op][type]) {
         known[op][type] = *r;
-        known_ok[op][type] = 1;
+        __atomic_store_n(&known_ok[op][type], 1, __ATOMIC_RELEASE);
     }
+    shmc_mpi__unlock();
     return rc;
 }
 
@@ -374,17 +377,21 @@ int PMPI_Op_create(MPI_User_function *user_fn_, int commute, MPI_Op *op)
 {
     if (!user_fn_ || !op)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "user_fn or op is NULL"));
+    shmc_mpi__lock();
     for (int i = 0; i < MAX_USER; i++)
         if (!uops[i].alive) {
             int err = shmc_op_create(user_fn, &uops[i], commute != 0, &uops[i].sop);
-            if (err != SHMC_OK)
-                return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
-            uops[i].alive = 1;
-            uops[i].commute = commute != 0;
-            uops[i].fn = user_fn_;
-            *op = FIRST_USER + i;
-            return MPI_SUCCESS;
+            if (err == SHMC_OK) {
+                uops[i].alive = 1;
+                uops[i].commute = commute != 0;
+                uops[i].fn = user_fn_;
+                *op = FIRST_USER + i;
+            }
+            shmc_mpi__unlock();
+            return err == SHMC_OK ? MPI_SUCCESS
+                                  : SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
         }
+    shmc_mpi__unlock();
     return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                           shmc_mpi__err(MPI_ERR_OTHER, "more than %d user ops at once", MAX_USER));
 }
@@ -403,8 +410,10 @@ int PMPI_Op_free(MPI_Op *op)
     if (!u)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD,
                               shmc_mpi__err(MPI_ERR_OP, "not an op made by MPI_Op_create"));
+    shmc_mpi__lock();
     shmc_op_free(&u->sop);
     u->alive = 0;
+    shmc_mpi__unlock();
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }

@@ -21,6 +21,16 @@ struct call {
     size_t bytes;
 };
 
+/* A call with MPI_PROC_NULL moves nothing, so its buffer arguments are not held against
+ * it (MPICH's recvnull passes MPI_DATATYPE_NULL): it goes on as zero bytes. */
+static int nothing(struct call *k)
+{
+    int rc = MPI_SUCCESS;
+    k->t = shmc_mpi__type(MPI_BYTE, &rc);
+    k->bytes = 0;
+    return rc;
+}
+
 /* Checks the call's arguments and puts its peer (dest or source) as the C library's rank
  * in *peer; returns MPI_SUCCESS or the raised error. */
 static inline __attribute__((always_inline)) int prepare(const void *buf, int count,
@@ -32,7 +42,10 @@ static inline __attribute__((always_inline)) int prepare(const void *buf, int co
         return rc;
     if ((rc = shmc_mpi__peer(k->k.c, rank, peer)) != MPI_SUCCESS)
         return shmc_mpi__call_rc(&k->k, rc);
-    return shmc_mpi__call_rc(&k->k, shmc_mpi__buffer_arg(buf, count, type, &k->t, &k->bytes));
+    rc = shmc_mpi__buffer_arg(buf, count, type, &k->t, &k->bytes);
+    if (__builtin_expect(rc != MPI_SUCCESS, 0) && rank == MPI_PROC_NULL)
+        return nothing(k);
+    return shmc_mpi__call_rc(&k->k, rc);
 }
 
 /* The call's buffer as the C library moves it: a dense type's is the user's memory, of the
@@ -325,7 +338,7 @@ struct message {
     MPI_Comm comm;
     int roff; /* the communicator's, for the status's source */
 };
-static struct shmc_mpi_table messages;
+static struct shmc_mpi_table messages = SHMC_MPI_TABLE_INIT;
 
 /* The first handle a claimed message may get: 0 and 1 are predefined. */
 #define FIRST_MESSAGE (MPI_MESSAGE_NO_PROC + 1)
@@ -430,7 +443,7 @@ static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, 
         shmc_mpi__view_finish(&v, 0);
         return shmc_mpi__call_err(&k.k, err);
     }
-    messages.slot[*message] = NULL;
+    shmc_mpi__table_set(&messages, *message, NULL);
     int roff = x->roff;
     free(x);
     *message = MPI_MESSAGE_NULL;
@@ -459,6 +472,6 @@ SHMC_MPI_ALIAS(Imrecv);
 void shmc_mpi__messages_end(void)
 {
     for (int h = FIRST_MESSAGE; h < messages.cap; h++)
-        free(messages.slot[h]); /* the C library frees what they claimed */
+        free(shmc_mpi__table_get(&messages, h)); /* the C library frees what they claimed */
     shmc_mpi__table_end(&messages);
 }

@@ -116,6 +116,10 @@ int shmc_mpi__view_stage(void *buf, size_t count, const struct shmc_mpi_type *t,
         v->ubuf = buf;
         v->count = count;
         v->t = t;
+        /* The receive holds its type: the program may free it before the message comes
+         * (MPI 4.1, 5.1.11), and unpacking needs its layout then. */
+        if (!t->predefined)
+            __atomic_add_fetch(&((struct shmc_mpi_type *)(uintptr_t)t)->refs, 1, __ATOMIC_RELAXED);
     }
     return rc;
 }
@@ -131,8 +135,11 @@ int shmc_mpi__view_inout(void *buf, size_t count, const struct shmc_mpi_type *t,
 
 void shmc_mpi__view_unstage(struct shmc_mpi_view *v, size_t got)
 {
-    if (v->t) /* a receive view (ubuf may be MPI_BOTTOM) */
+    if (v->t) { /* a receive view (ubuf may be MPI_BOTTOM) */
         shmc_mpi__unpack(v->tmp, got, v->ubuf, v->count, v->t);
+        shmc_mpi__type_unref((struct shmc_mpi_type *)(uintptr_t)v->t);
+        v->t = NULL;
+    }
     free(v->tmp);
     v->tmp = NULL;
 }

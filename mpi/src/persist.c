@@ -48,7 +48,10 @@ static int init(enum shmc_mpi_pkind kind, const void *buf, int count, MPI_Dataty
         free(p);
     if (rc != MPI_SUCCESS)
         return shmc_mpi__call_rc(&k, rc);
-    *p = (struct shmc_mpi_persist){kind, 0, (void *)buf, count, peer, tag, type};
+    struct shmc_mpi_type *held = shmc_mpi__table_get(&shmc_mpi__types, type);
+    if (!held->predefined)
+        __atomic_add_fetch(&held->refs, 1, __ATOMIC_RELAXED);
+    *p = (struct shmc_mpi_persist){kind, 0, (void *)buf, count, peer, tag, type, held};
     shmc_mpi__req_entry(*request)->p = p;
     return MPI_SUCCESS;
 }
@@ -101,10 +104,17 @@ int PMPI_Start(MPI_Request *request)
                            *request);
     if (rc != MPI_SUCCESS)
         return SHMC_MPI_RAISE(q ? q->comm : MPI_COMM_WORLD, rc);
-    const struct shmc_mpi_persist a = *q->p;
+    struct shmc_mpi_persist a = *q->p;
     MPI_Comm comm = q->comm;
     MPI_Request self = *request;
     MPI_Request t = MPI_REQUEST_NULL;
+    /* The program freed the type since: a handle of the held object for this start. */
+    MPI_Datatype transient = MPI_DATATYPE_NULL;
+    if (shmc_mpi__table_get(&shmc_mpi__types, a.type) != a.t) {
+        if ((rc = shmc_mpi__type_handle(a.t, &transient)) != MPI_SUCCESS)
+            return SHMC_MPI_RAISE(comm, rc);
+        a.type = transient;
+    }
     switch (a.kind) {
     case SHMC_MPI_P_SEND:
         rc = PMPI_Isend(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
@@ -119,6 +129,8 @@ int PMPI_Start(MPI_Request *request)
         rc = PMPI_Irecv(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
         break;
     }
+    if (transient != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&transient); /* the operation holds what it needs of it */
     if (rc != MPI_SUCCESS) /* raised by the call; the request stays inactive */
         return rc;
     q = shmc_mpi__req_entry(self); /* the call may have grown the table */
@@ -173,6 +185,8 @@ void shmc_mpi__persist_release(struct req *q)
 {
     if (q->g && !q->g->freed && q->g->free_fn)
         q->g->free_fn(q->g->extra);
+    if (q->p)
+        shmc_mpi__type_unref(q->p->t);
     free(q->p);
     free(q->g);
     q->p = NULL;

@@ -22,10 +22,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct req *reqs;
+/* The table: chunks of CHUNK entries that never move (a lookup from one thread stays valid
+ * while another grows the table), entry i at chunk[i / CHUNK][i % CHUNK]. nreqs counts the
+ * entries made; growing publishes a chunk before the count that covers it (release, read
+ * with acquire by lookups). The free list, the orphans' count and growing are the lock's
+ * (shmc_mpi__lock); an entry in use is its holder's. */
+#define CHUNK 1024
+#define MAX_CHUNKS 4096
+static struct req *chunk[MAX_CHUNKS];
 static int nreqs;
 static int *free_list, nfree;
 static int norphans;
+
+static inline struct req *entry(int i)
+{
+    return &chunk[i / CHUNK][i % CHUNK];
+}
+
+/* The entry of a handle, or NULL beyond the table. */
+static inline struct req *of(MPI_Request h)
+{
+    return h > 0 && h <= __atomic_load_n(&nreqs, __ATOMIC_ACQUIRE) ? entry(h - 1) : NULL;
+}
 
 void shmc_mpi__status_empty(MPI_Status *st)
 {
@@ -52,13 +70,15 @@ static int ignored(const MPI_Status *st)
 
 struct req *shmc_mpi__req_entry(MPI_Request h)
 {
-    return h > 0 && h <= nreqs && reqs[h - 1].used ? &reqs[h - 1] : NULL;
+    struct req *q = of(h);
+    return q && q->used ? q : NULL;
 }
 
 struct req *shmc_mpi__req_lookup(MPI_Request h, int *rc)
 {
-    if (h > 0 && h <= nreqs && reqs[h - 1].used && !reqs[h - 1].orphan)
-        return &reqs[h - 1];
+    struct req *q = of(h);
+    if (q && q->used && !q->orphan)
+        return q;
     *rc = shmc_mpi__err(MPI_ERR_REQUEST, "%d is not an active request", h);
     return NULL;
 }
@@ -103,17 +123,20 @@ int shmc_mpi__req_progress(struct req *q, int block)
 
 void shmc_mpi__req_drop(struct req *q)
 {
-    if (q == &reqs[SENT_SLOT])
+    if (q->index == SENT_SLOT)
         return;
     shmc_mpi__persist_release(q);
+    shmc_mpi__lock();
     q->used = 0;
-    free_list[nfree++] = (int)(q - reqs);
+    free_list[nfree++] = q->index;
+    shmc_mpi__unlock();
 }
 
+/* Under the lock. */
 static void reap_orphans(void)
 {
     for (int i = 0; i < nreqs && norphans > 0; i++) {
-        struct req *q = &reqs[i];
+        struct req *q = entry(i);
         if (!q->used || !q->orphan)
             continue;
         if (shmc_mpi__req_progress(q, 0) || shmc_mpi__req_inactive(q)) {
@@ -123,34 +146,45 @@ static void reap_orphans(void)
     }
 }
 
-/* Doubles the table (256 entries the first time, whose first is SHMC_MPI_REQUEST_SENT's). */
+/* Adds a chunk of entries (the first chunk's first is SHMC_MPI_REQUEST_SENT's). Under the
+ * lock. */
 static int grow(void)
 {
-    int n = nreqs ? 2 * nreqs : 256;
-    struct req *t = realloc(reqs, (size_t)n * sizeof *t);
+    int c = nreqs / CHUNK, n = nreqs + CHUNK;
+    if (c >= MAX_CHUNKS)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "more than %d requests at once",
+                             MAX_CHUNKS * CHUNK - 1);
+    struct req *t = calloc(CHUNK, sizeof *t);
     int *f = t ? realloc(free_list, (size_t)n * sizeof *f) : NULL;
-    if (t)
-        reqs = t;
-    if (!f)
+    if (!f) {
+        free(t);
         return shmc_mpi__err(MPI_ERR_NO_MEM, "a request");
+    }
     free_list = f;
+    chunk[c] = t;
     for (int i = n - 1; i >= nreqs; i--) {
-        reqs[i].used = 0;
+        entry(i)->index = i;
         if (nreqs > 0 || i != SENT_SLOT)
             free_list[nfree++] = i;
     }
     if (nreqs == 0) {
-        struct req *q = &reqs[SENT_SLOT];
-        *q = (struct req){.used = 1, .done = 1, .comm = MPI_COMM_WORLD};
+        struct req *q = entry(SENT_SLOT);
+        *q = (struct req){.used = 1, .done = 1, .comm = MPI_COMM_WORLD, .index = SENT_SLOT};
         shmc_mpi__status_empty(&q->st);
     }
-    nreqs = n;
+    /* Publishes the chunk's entries with the count that covers them. */
+    __atomic_store_n(&nreqs, n, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
 int shmc_mpi__request_sent(MPI_Request *out)
 {
-    int rc = nreqs ? MPI_SUCCESS : grow();
+    int rc = MPI_SUCCESS;
+    if (!__atomic_load_n(&nreqs, __ATOMIC_ACQUIRE)) {
+        shmc_mpi__lock();
+        rc = nreqs ? MPI_SUCCESS : grow();
+        shmc_mpi__unlock();
+    }
     if (rc == MPI_SUCCESS)
         *out = SHMC_MPI_REQUEST_SENT;
     return rc;
@@ -158,10 +192,12 @@ int shmc_mpi__request_sent(MPI_Request *out)
 
 int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v, MPI_Request *out)
 {
+    shmc_mpi__lock();
     if (norphans > 0)
         reap_orphans();
     int rc;
     if (nfree == 0 && (rc = grow()) != MPI_SUCCESS) {
+        shmc_mpi__unlock();
         if (r)
             shmc_wait(&r, NULL); /* cannot be tracked: completed here instead */
         if (v)
@@ -169,7 +205,8 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
         return rc;
     }
     /* Only what completion reads is set: err and st are written when it completes. */
-    struct req *q = &reqs[free_list[--nfree]];
+    struct req *q = entry(free_list[--nfree]);
+    shmc_mpi__unlock();
     q->used = 1;
     q->orphan = 0;
     q->p = NULL;
@@ -185,7 +222,7 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
         q->v.tmp = NULL;
         q->v.bytes = 0;
     }
-    *out = (MPI_Request)(q - reqs) + 1;
+    *out = (MPI_Request)q->index + 1;
     return MPI_SUCCESS;
 }
 
@@ -194,14 +231,14 @@ int shmc_mpi__request_received(MPI_Comm comm, struct shmc_mpi_view *v, int err,
 {
     int rc = shmc_mpi__request_new(NULL, comm, v, out);
     if (rc == MPI_SUCCESS)
-        finish(&reqs[*out - 1], err, s);
+        finish(entry(*out - 1), err, s);
     return rc;
 }
 
 void shmc_mpi__request_end(void)
 {
     for (int i = 0; i < nreqs; i++) {
-        struct req *q = &reqs[i];
+        struct req *q = entry(i);
         /* A generalized request completes only when the program says so: not waited for. */
         if (q->used && q->orphan && !q->g)
             shmc_mpi__req_progress(q, 1);
@@ -211,9 +248,11 @@ void shmc_mpi__request_end(void)
                 shmc_mpi__persist_release(q);
         }
     }
-    free(reqs);
+    for (int c = 0; c < nreqs / CHUNK; c++) {
+        free(chunk[c]);
+        chunk[c] = NULL;
+    }
     free(free_list);
-    reqs = NULL;
     free_list = NULL;
     nreqs = nfree = norphans = 0;
 }
@@ -338,8 +377,10 @@ int PMPI_Request_free(MPI_Request *request)
             shmc_mpi__greq_free(q, MPI_SUCCESS);
         shmc_mpi__req_drop(q);
     } else {
+        shmc_mpi__lock();
         q->orphan = 1; /* it completes in the background; MPI_Finalize waits for it */
         norphans++;
+        shmc_mpi__unlock();
     }
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -444,14 +485,14 @@ static void release_arr(struct arr *a)
 /* A null or inactive (persistent) entry: every completion call passes over it. */
 static int passive(MPI_Request h)
 {
-    return h == MPI_REQUEST_NULL || shmc_mpi__req_inactive(&reqs[h - 1]);
+    return h == MPI_REQUEST_NULL || shmc_mpi__req_inactive(entry(h - 1));
 }
 
 /* The first entry known to be complete (generalized requests asked, nothing else). */
 static int any_done(int count, const MPI_Request *h)
 {
     for (int i = 0; i < count; i++) {
-        struct req *q = passive(h[i]) ? NULL : &reqs[h[i] - 1];
+        struct req *q = passive(h[i]) ? NULL : entry(h[i] - 1);
         if (q && (q->done || (q->g && shmc_mpi__req_progress(q, 0))))
             return i;
     }
@@ -462,7 +503,7 @@ static MPI_Comm first_comm(int count, const MPI_Request *h)
 {
     for (int i = 0; i < count; i++)
         if (h[i] != MPI_REQUEST_NULL)
-            return reqs[h[i] - 1].comm;
+            return entry(h[i] - 1)->comm;
     return MPI_COMM_WORLD;
 }
 
@@ -496,12 +537,12 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
     /* Generalized requests among them: the C requests the call completed (and freed) are
      * recorded first, so that a test that finds a generalized one incomplete keeps them. */
     for (int i = 0; i < count && a.ngreq > 0; i++) {
-        struct req *q = passive(h[i]) ? NULL : &reqs[h[i] - 1];
+        struct req *q = passive(h[i]) ? NULL : entry(h[i] - 1);
         if (q && !q->done && !q->g && q->r)
             finish(q, a.s[i].error, &a.s[i]);
     }
     for (int i = 0; i < count && a.ngreq > 0; i++) {
-        if (passive(h[i]) || !reqs[h[i] - 1].g || shmc_mpi__req_progress(&reqs[h[i] - 1], block))
+        if (passive(h[i]) || !entry(h[i] - 1)->g || shmc_mpi__req_progress(entry(h[i] - 1), block))
             continue;
         release_arr(&a); /* testing, and a generalized request is not complete */
         *flag = 0;
@@ -517,7 +558,7 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
             empty_status(st);
             continue;
         }
-        struct req *q = &reqs[h[i] - 1];
+        struct req *q = entry(h[i] - 1);
         if (!q->done)
             finish(q, a.s[i].error, &a.s[i]);
         failed |= deliver(q, &h[i], st, 1) != MPI_SUCCESS;
@@ -566,7 +607,7 @@ static int any(int count, MPI_Request *h, int *index, int *flag, MPI_Status *sta
             done = 0;
         if (done && idx != SHMC_INDEX_NONE) {
             i = (int)idx;
-            finish(&reqs[h[i] - 1], err, &a.s[0]);
+            finish(entry(h[i] - 1), err, &a.s[0]);
         } else if (poll && (i = any_done(count, h)) < 0 && block) {
             sched_yield();
             continue;
@@ -587,8 +628,8 @@ static int any(int count, MPI_Request *h, int *index, int *flag, MPI_Status *sta
         return MPI_SUCCESS;
     }
     *index = i;
-    MPI_Comm comm = reqs[h[i] - 1].comm;
-    rc = deliver(&reqs[h[i] - 1], &h[i], status, 0);
+    MPI_Comm comm = entry(h[i] - 1)->comm;
+    rc = deliver(entry(h[i] - 1), &h[i], status, 0);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 
@@ -645,7 +686,7 @@ static int some(int incount, MPI_Request *h, int *outcount, int *indices, MPI_St
         for (int i = 0; i < incount; i++) {
             if (passive(h[i]))
                 continue;
-            struct req *q = &reqs[h[i] - 1];
+            struct req *q = entry(h[i] - 1);
             if (!shmc_mpi__req_progress(q, 0))
                 continue;
             indices[k] = i;

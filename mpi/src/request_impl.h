@@ -15,6 +15,9 @@ struct shmc_mpi_persist {
     void *buf;
     int count, peer, tag;
     MPI_Datatype type;
+    /* The type's object, held while the request lives: the program may free the type
+     * after MPI_Send_init and start the request afterwards (MPI 4.1, 5.1.11). */
+    struct shmc_mpi_type *t;
 };
 
 /* A generalized request's callbacks (MPI_Grequest_start). */
@@ -28,6 +31,7 @@ struct shmc_mpi_greq {
 };
 
 struct req {
+    int index; /* its place in the table (its handle - 1) */
     int used;
     int done;   /* completed: err and st hold the result */
     int orphan; /* MPI_Request_free'd while active: completed and dropped later */

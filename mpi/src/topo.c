@@ -60,7 +60,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
         memcpy(wr, c->world, (size_t)n * sizeof *wr); /* the first n ranks, in order */
         if ((rc = shmc_mpi__comm_new(sc, wr, c, &out)) != MPI_SUCCESS)
             return SHMC_MPI_RAISE(comm_old, rc);
-        struct shmc_mpi_comm *nc = shmc_mpi__comms.slot[out];
+        struct shmc_mpi_comm *nc = shmc_mpi__table_get(&shmc_mpi__comms, out);
         size_t k = (size_t)(ndims ? ndims : 1);
         nc->dims = malloc(k * sizeof *nc->dims);
         nc->periods = malloc(k * sizeof *nc->periods);
@@ -208,6 +208,51 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 }
 SHMC_MPI_ALIAS(Cart_shift);
 
+/* The divisors of n (> 0), increasing, in a new array of *count. */
+static int *divisors(int n, int *count)
+{
+    int *small = malloc(2 * 1600 * sizeof *small), ns = 0, nl = 0; /* 1536: most of an int */
+    if (!small)
+        return NULL;
+    int *large = small + 1600;
+    for (int p = 1; (long)p * p <= n; p++)
+        if (n % p == 0) {
+            small[ns++] = p;
+            if (p != n / p)
+                large[nl++] = n / p;
+        }
+    for (int i = nl - 1; i >= 0; i--)
+        small[ns++] = large[i];
+    *count = ns;
+    return small;
+}
+
+/* Writes n as k factors, each at most maxd, non-increasing, the least such tuple in
+ * lexicographic order, into d; returns whether there is one. div: the divisors of the
+ * original n (n's are among them). */
+static int balanced(int n, int k, int maxd, const int *div, int ndiv, int *d)
+{
+    if (k == 1) {
+        d[0] = n;
+        return n <= maxd;
+    }
+    for (int i = 0; i < ndiv && div[i] <= maxd; i++) {
+        int x = div[i];
+        if (n % x)
+            continue;
+        long p = 1; /* x is the largest of k factors: x^k must reach n */
+        for (int j = 0; j < k && p < n; j++)
+            p *= x;
+        if (p < n)
+            continue;
+        if (balanced(n / x, k - 1, x, div, ndiv, d + 1)) {
+            d[0] = x;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     if (nnodes <= 0 || ndims < 0 || (ndims > 0 && !dims))
@@ -239,26 +284,16 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
                 shmc_mpi__err(MPI_ERR_DIMS, "the dimensions' product is not %d", nnodes));
         return MPI_SUCCESS;
     }
-    /* Balanced: hand the prime factors, largest first, to the smallest dimension. */
-    int f[64], nf = 0;
-    for (int p = 2; left > 1 && nf < 64;) {
-        if (left % p == 0) {
-            f[nf++] = p;
-            left /= p;
-        } else
-            p = p * p > left ? left : p + 1;
-    }
+    /* As balanced as can be: of the ways to write left as a product of nd factors, sorted
+     * non-increasing, the least in lexicographic order (the largest dimension as small as
+     * it can be, then the next): a search over left's divisors, largest dimension first. */
     int d[64];
     int nd = free_dims < 64 ? free_dims : 64;
-    for (int i = 0; i < nd; i++)
-        d[i] = 1;
-    for (int i = nf - 1; i >= 0; i--) {
-        int m = 0;
-        for (int j = 1; j < nd; j++)
-            if (d[j] < d[m])
-                m = j;
-        d[m] *= f[i];
-    }
+    int ndiv = 0, *div = divisors(left, &ndiv);
+    if (!div)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_NO_MEM, "divisors"));
+    balanced(left, nd, left, div, ndiv, d);
+    free(div);
     /* Non-increasing order, as MPI asks. */
     for (int i = 0; i < nd; i++)
         for (int j = i + 1; j < nd; j++)
@@ -307,6 +342,11 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     }
     if (coords != co)
         free(coords);
+    /* Nothing kept: a zero-dimensional grid, which (as MPI_Cart_create of no dimensions
+     * makes it, and as MPICH does) holds the grid's first process alone; the others get
+     * MPI_COMM_NULL. */
+    if (!kept)
+        color = c->rank == 0 ? 0 : -1;
     shmc_comm *sc = NULL;
     int err = shmc_comm_split(c->c, color, key, &sc);
     if (err == SHMC_OK)
@@ -318,7 +358,12 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
         free(periods);
         return SHMC_MPI_RAISE(comm, rc);
     }
-    struct shmc_mpi_comm *n = shmc_mpi__comms.slot[*newcomm];
+    struct shmc_mpi_comm *n = shmc_mpi__table_get(&shmc_mpi__comms, *newcomm);
+    if (!n) { /* MPI_COMM_NULL */
+        free(dims);
+        free(periods);
+        return MPI_SUCCESS;
+    }
     n->dims = dims;
     n->periods = periods;
     n->ndims = kept ? kept : -1; /* nothing kept: a grid of one point */

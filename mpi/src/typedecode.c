@@ -43,7 +43,7 @@ void shmc_mpi__type_forget(struct shmc_mpi_type *t)
 int shmc_mpi__type_record(MPI_Datatype h, int combiner, int ni, const int *ints, int na,
                           const MPI_Aint *aints, int nt, const MPI_Datatype *types)
 {
-    struct shmc_mpi_type *t = shmc_mpi__types.slot[h];
+    struct shmc_mpi_type *t = shmc_mpi__table_get(&shmc_mpi__types, h);
     struct shmc_mpi_decode *d = calloc(1, sizeof *d);
     shmc_mpi__type_forget(t);
     if (d) {
@@ -75,7 +75,7 @@ int shmc_mpi__type_record(MPI_Datatype h, int combiner, int ni, const int *ints,
         struct shmc_mpi_type *c = shmc_mpi__table_get(&shmc_mpi__types, types[i]);
         d->types[i] = types[i];
         if (c && !is_named(c)) {
-            c->refs++;
+            __atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
             d->objs[i] = c;
         }
     }

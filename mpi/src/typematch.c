@@ -60,7 +60,18 @@ struct made {
 static struct made *made;
 static int nmade, capmade;
 
+static int find_or_make(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *out);
+
+/* The cache is the lock's: two threads asking alike get one type. */
 static int f90(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *out)
+{
+    shmc_mpi__lock();
+    int rc = find_or_make(combiner, p, r, base, out);
+    shmc_mpi__unlock();
+    return rc;
+}
+
+static int find_or_make(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *out)
 {
     for (int i = 0; i < nmade; i++)
         if (made[i].combiner == combiner && made[i].p == p && made[i].r == r &&

@@ -13,7 +13,7 @@
 #include <wchar.h>
 
 #define FIRST_DERIVED SHMC_MPI_FIRST_DERIVED
-struct shmc_mpi_table shmc_mpi__types;
+struct shmc_mpi_table shmc_mpi__types = SHMC_MPI_TABLE_INIT;
 static int started;
 
 #define PAIR(v, i)                                                                                 \
@@ -36,6 +36,11 @@ struct predefined {
 #define ONE(h, t, k, n)                                                                            \
     {                                                                                              \
         h, #h, sizeof(t), {K(k), N(n), N(NONE)}, 0, 0, 0, _Alignof(t)                              \
+    }
+/* One handle with two names in mpi.h: named by the first MPI gave it (as MPICH names it). */
+#define ONE_AS(h, name, t, k, n)                                                                   \
+    {                                                                                              \
+        h, name, sizeof(t), {K(k), N(n), N(NONE)}, 0, 0, 0, _Alignof(t)                            \
     }
 #define TWO(h, v, i, vn, in_)                                                                      \
     {                                                                                              \
@@ -79,7 +84,7 @@ static const struct predefined table[] = {
     TWO(MPI_2INT, int, int, I32, I32),
     TWO(MPI_SHORT_INT, short, int, I16, I32),
     TWO(MPI_LONG_DOUBLE_INT, long double, int, LD, I32),
-    ONE(MPI_C_FLOAT_COMPLEX, float _Complex, COMPLEX, CF),
+    ONE_AS(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", float _Complex, COMPLEX, CF),
     ONE(MPI_C_DOUBLE_COMPLEX, double _Complex, COMPLEX, CD),
     ONE(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, COMPLEX, CLD),
     ONE(MPI_CHARACTER, char, NONE, NONE),
@@ -120,8 +125,12 @@ const struct shmc_mpi_basic *shmc_mpi__basic(MPI_Datatype h)
 struct build {
     struct shmc_mpi_seg *seg;
     int n, cap;
-    int failed;
+    int failed; /* 1: out of memory; TOO_MANY: past MAX_RUNS */
 };
+/* The most runs a flattened type map holds (24 bytes each: 384 MiB); a type of more
+ * separate runs (MPI_Type_vector of 2^30 blocks) is refused, not built for minutes. */
+#define MAX_RUNS (1 << 24)
+#define TOO_MANY 2
 
 static void append(struct build *b, MPI_Aint disp, MPI_Aint len, MPI_Aint esize)
 {
@@ -135,6 +144,10 @@ static void append(struct build *b, MPI_Aint disp, MPI_Aint len, MPI_Aint esize)
         }
     }
     if (b->n == b->cap) {
+        if (b->cap >= MAX_RUNS) {
+            b->failed = TOO_MANY;
+            return;
+        }
         int cap = b->cap ? 2 * b->cap : 4;
         struct shmc_mpi_seg *s = cap > b->cap ? realloc(b->seg, (size_t)cap * sizeof *s) : NULL;
         if (!s) {
@@ -226,14 +239,14 @@ int shmc_mpi__type_handle(struct shmc_mpi_type *t, MPI_Datatype *out)
     int h = shmc_mpi__table_put(&shmc_mpi__types, FIRST_DERIVED, t);
     if (h < 0)
         return shmc_mpi__err(MPI_ERR_NO_MEM, "the datatype table");
-    t->refs++;
+    __atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
     *out = h;
     return MPI_SUCCESS;
 }
 
 void shmc_mpi__type_unref(struct shmc_mpi_type *t)
 {
-    if (t->predefined || --t->refs > 0)
+    if (t->predefined || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) > 0)
         return;
     shmc_mpi__type_forget(t);
     shmc_mpi__attr_drop(&t->attrs);
@@ -242,21 +255,24 @@ void shmc_mpi__type_unref(struct shmc_mpi_type *t)
     free(t);
 }
 
+/* Makes the predefined types, once (under the lock: the first lookups of several threads
+ * may race here). Each is filled in before its handle is published. */
 static int start(void)
 {
-    if (started)
-        return MPI_SUCCESS;
-    for (int i = 0; i < NPREDEF; i++) {
+    shmc_mpi__lock();
+    for (int i = 0; i < NPREDEF && !started; i++) {
         const struct predefined *p = &table[i];
+        if (shmc_mpi__table_get(&shmc_mpi__types, p->h))
+            continue; /* made by a start that failed part-way */
         struct shmc_mpi_type *t = calloc(1, sizeof *t);
         struct build b = {0};
         append(&b, 0, (MPI_Aint)p->size, (MPI_Aint)p->size);
         if (p->isize)
             append(&b, (MPI_Aint)p->ioff, (MPI_Aint)p->isize, (MPI_Aint)p->isize);
-        /* the table holds no type yet: the first free handle from p->h is p->h */
-        if (!t || b.failed || shmc_mpi__table_put(&shmc_mpi__types, p->h, t) != p->h) {
+        if (!t || b.failed) {
             free(t);
             free(b.seg);
+            shmc_mpi__unlock();
             return shmc_mpi__err(MPI_ERR_NO_MEM, "the predefined datatypes");
         }
         t->alive = t->committed = t->predefined = 1;
@@ -273,14 +289,22 @@ static int start(void)
         set_dense(t);
         basics[p->h] = p->basic;
         basic_ok[p->h] = 1;
+        /* the predefined handles are below every derived one: p->h is free */
+        if (shmc_mpi__table_put(&shmc_mpi__types, p->h, t) != p->h) {
+            free(b.seg);
+            free(t);
+            shmc_mpi__unlock();
+            return shmc_mpi__err(MPI_ERR_NO_MEM, "the predefined datatypes");
+        }
     }
-    started = 1;
+    __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
+    shmc_mpi__unlock();
     return MPI_SUCCESS;
 }
 
 struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc)
 {
-    if (!started && (*rc = start()) != MPI_SUCCESS)
+    if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE) && (*rc = start()) != MPI_SUCCESS)
         return NULL;
     struct shmc_mpi_type *t = shmc_mpi__table_get(&shmc_mpi__types, h);
     if (t)
@@ -308,7 +332,7 @@ struct shmc_mpi_type *shmc_mpi__type_usable(MPI_Datatype h, int *rc)
 int shmc_mpi__type_attrs_end(void)
 {
     for (int h = 1; h < shmc_mpi__types.cap; h++) {
-        struct shmc_mpi_type *t = shmc_mpi__types.slot[h];
+        struct shmc_mpi_type *t = shmc_mpi__table_get(&shmc_mpi__types, h);
         int rc = t ? shmc_mpi__attr_clear(h, &t->attrs) : MPI_SUCCESS;
         if (rc != MPI_SUCCESS)
             return rc;
@@ -319,12 +343,13 @@ int shmc_mpi__type_attrs_end(void)
 void shmc_mpi__type_end(void)
 {
     for (int h = 1; h < FIRST_DERIVED && h < shmc_mpi__types.cap; h++)
-        if (shmc_mpi__types.slot[h])
-            shmc_mpi__attr_drop(&((struct shmc_mpi_type *)shmc_mpi__types.slot[h])->attrs);
+        if (shmc_mpi__table_get(&shmc_mpi__types, h))
+            shmc_mpi__attr_drop(
+                &((struct shmc_mpi_type *)shmc_mpi__table_get(&shmc_mpi__types, h))->attrs);
     for (int h = FIRST_DERIVED; h < shmc_mpi__types.cap; h++) {
-        struct shmc_mpi_type *t = shmc_mpi__types.slot[h];
+        struct shmc_mpi_type *t = shmc_mpi__table_get(&shmc_mpi__types, h);
         if (t) {
-            shmc_mpi__types.slot[h] = NULL;
+            shmc_mpi__table_set(&shmc_mpi__types, h, NULL);
             shmc_mpi__type_unref(t);
         }
     }
@@ -411,7 +436,7 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
         bound(&k, lo, hi, o->lb_set, o->ub_set);
         if (o->align > k.align)
             k.align = o->align;
-        for (int j = 0; j < len[i]; j++)
+        for (int j = 0; j < len[i] && !b.failed; j++)
             for (int s = 0; s < o->nseg; s++)
                 append(&b, disp[i] + (MPI_Aint)j * o->extent + o->seg[s].disp, o->seg[s].len,
                        o->seg[s].esize);
@@ -428,7 +453,12 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
             t->red_n += (MPI_Count)len[i] * o->red_n;
         }
     }
-    if (rc == MPI_SUCCESS && (b.failed || g.failed))
+    if (rc == MPI_SUCCESS && b.failed == TOO_MANY)
+        rc = shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
+                           "the type's map has more than %d separate runs of bytes, which "
+                           "shmcomm keeps flat (docs/mpi.md, Limits)",
+                           MAX_RUNS);
+    else if (rc == MPI_SUCCESS && (b.failed || g.failed))
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype's type map");
     if (rc == MPI_SUCCESS)
         rc = put(t, out);
@@ -678,7 +708,8 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
         memcpy(dims, array_of_sizes, (size_t)ndims * sizeof *dims);
         memcpy(dims + ndims, array_of_subsizes, (size_t)ndims * sizeof *dims);
         memcpy(dims + 2 * ndims, array_of_starts, (size_t)ndims * sizeof *dims);
-        shmc_mpi__type_forget(shmc_mpi__types.slot[*newtype]); /* the resize's, replaced */
+        shmc_mpi__type_forget(
+            shmc_mpi__table_get(&shmc_mpi__types, *newtype)); /* the resize's, replaced */
         rc = rec(rc, newtype, MPI_COMBINER_SUBARRAY, 1, head, 3 * ndims, dims, 1, tail, 0, NULL, 1,
                  &oldtype);
         free(dims);
@@ -757,7 +788,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     int rc = copy_type(oldtype, newtype, MPI_COMBINER_DUP, &t);
     if (rc == MPI_SUCCESS) {
         t->committed = 1; /* a duplicate is committed if the original is; ours always are */
-        const struct shmc_mpi_type *o = shmc_mpi__types.slot[oldtype];
+        const struct shmc_mpi_type *o = shmc_mpi__table_get(&shmc_mpi__types, oldtype);
         if ((rc = shmc_mpi__attr_copy(oldtype, &o->attrs, *newtype, &t->attrs)) != MPI_SUCCESS)
             PMPI_Type_free(newtype);
     }
@@ -792,7 +823,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         /* Types built from this one hold their own copy of its type map, and a pending
          * operation has its data packed or its layout captured: the handle goes now, the
          * object once no other handle or decoding (typedecode.c) holds it. */
-        shmc_mpi__types.slot[*datatype] = NULL;
+        shmc_mpi__table_set(&shmc_mpi__types, *datatype, NULL);
         shmc_mpi__type_unref(t);
         *datatype = MPI_DATATYPE_NULL;
     }
@@ -868,8 +899,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 }
 SHMC_MPI_ALIAS(Type_get_true_extent);
 
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-                                MPI_Count *true_extent)
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     MPI_Aint l = 0, e = 0;
     int rc = PMPI_Type_get_true_extent(datatype, true_lb ? &l : NULL, true_extent ? &e : NULL);

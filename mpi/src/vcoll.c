@@ -138,7 +138,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, __func__);
+        return shmc_mpi__ic_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, root, comm, __func__);
     struct shmc_mpi_call k;
     size_t *scr;
     struct vside r = {0};
@@ -180,7 +181,8 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, __func__);
+        return shmc_mpi__ic_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm, __func__);
     struct shmc_mpi_call k;
     size_t *scr;
     struct vside s = {0};
@@ -221,7 +223,8 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, __func__);
+        return shmc_mpi__ic_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                       recvtype, comm, __func__);
     struct shmc_mpi_call k;
     size_t *scr;
     struct vside r = {0};
@@ -293,7 +296,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, __func__);
+        return shmc_mpi__ic_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                      rdispls, recvtype, comm, __func__);
     struct shmc_mpi_call k;
     size_t *scr;
     int rc = start(comm, __func__, &k, &scr);
@@ -327,7 +331,8 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, __func__);
+        return shmc_mpi__ic_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                      rdispls, recvtypes, comm, __func__);
     struct shmc_mpi_call k;
     size_t *scr;
     int rc = start(comm, __func__, &k, &scr);

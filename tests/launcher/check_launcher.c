@@ -201,6 +201,15 @@ START_TEST(test_launcher_abort)
 }
 END_TEST
 
+/* A rank that finalized and then exits non-zero chose its code: the job's status, no
+ * message, the others not ended (they exit 0 later, and are not reported). */
+START_TEST(test_launcher_exit_after_finalize)
+{
+    ck_assert_int_eq(run("-n 3 %s finalized 4 1", fail_rank), 4);
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
 /* A rank exits 0 without finalizing: not a failure, but whoever waits for it is told. */
 START_TEST(test_launcher_clean_exit_without_finalize)
 {
@@ -653,6 +662,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_mpiexec_options);
     tcase_add_test(t, test_launcher_bad_variable);
     tcase_add_test(t, test_launcher_exit_codes);
+    tcase_add_test(t, test_launcher_exit_after_finalize);
     tcase_add_test(t, test_launcher_killed_rank);
     tcase_add_test(t, test_launcher_abort);
     tcase_add_test(t, test_launcher_clean_exit_without_finalize);

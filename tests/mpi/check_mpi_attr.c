@@ -62,6 +62,17 @@ static int got(MPI_Comm c, int k, int *flag)
     return (int)(intptr_t)v;
 }
 
+/* A delete callback that deletes its object's other attributes (MPICH's attrdelete). */
+static int others[2];
+static int del_others(MPI_Comm c, int k, void *val, void *extra)
+{
+    (void)k, (void)val, (void)extra;
+    /* (on free, the one set last is gone already: its delete fails, as in MPICH's test) */
+    MPI_Comm_delete_attr(c, others[0]);
+    MPI_Comm_delete_attr(c, others[1]);
+    return MPI_SUCCESS;
+}
+
 static void communicators(shmc_comm *w, int me, int n, void *arg)
 {
     (void)w, (void)n, (void)arg;
@@ -101,6 +112,44 @@ static void communicators(shmc_comm *w, int me, int n, void *arg)
     M_CLASS(MPI_ERR_KEYVAL, MPI_Comm_set_attr(d, k2, V(1)));
     M_OK(MPI_Comm_free(&d));
     T_ASSERT(!strcmp(log_, "c5 d8 d105 "), "free deletes the last set first: %s", log_);
+    /* a delete callback deleting the object's other attributes, on delete and on free */
+    for (int pass = 0; pass < 2; pass++) {
+        int kk[3];
+        M_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        M_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kk[0], NULL));
+        M_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_others, &kk[1], NULL));
+        M_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kk[2], NULL));
+        others[0] = kk[0];
+        others[1] = kk[2];
+        for (int i = 0; i < 3; i++)
+            M_OK(MPI_Comm_set_attr(d, kk[i], V(i)));
+        if (pass == 0) {
+            M_OK(MPI_Comm_delete_attr(d, kk[1]));
+            for (int i = 0; i < 3; i++) {
+                got(d, kk[i], &flag);
+                T_ASSERT(!flag, "attribute %d left after the callback deleted it", i);
+            }
+        }
+        M_OK(MPI_Comm_free(&d));
+        for (int i = 0; i < 3; i++)
+            M_OK(MPI_Comm_free_keyval(&kk[i]));
+    }
+    /* a freed keyval's old number still reads and deletes what it keys; freeing it again
+     * while attributes hold it is a no-op (MPICH's fkeyval, keyval_double_free) */
+    int kd, kd_copy;
+    M_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    M_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kd, NULL));
+    kd_copy = kd;
+    M_OK(MPI_Comm_set_attr(MPI_COMM_SELF, kd, V(3)));
+    M_OK(MPI_Comm_free_keyval(&kd));
+    T_ASSERT(got(MPI_COMM_SELF, kd_copy, &flag) == 3 && flag, "read through a freed keyval");
+    int kd2 = kd_copy;
+    M_OK(MPI_Comm_free_keyval(&kd2));
+    M_OK(MPI_Comm_delete_attr(MPI_COMM_SELF, kd_copy));
+    /* with its last attribute gone, it is gone */
+    M_CLASS(MPI_ERR_KEYVAL, MPI_Comm_get_attr(MPI_COMM_SELF, kd_copy, &(void *){0}, &flag));
+    kd2 = kd_copy;
+    M_CLASS(MPI_ERR_KEYVAL, MPI_Comm_free_keyval(&kd2));
     /* a failing copy callback fails the dup and leaves no communicator */
     int kf;
     M_OK(MPI_Comm_create_keyval(copy_fails, MPI_COMM_NULL_DELETE_FN, &kf, NULL));

@@ -29,7 +29,8 @@ static void environment(shmc_comm *w, int me, int n, void *arg)
     int flag, provided;
     M_OK(MPI_Initialized(&flag));
     T_ASSERT(!flag, "not yet initialized");
-    M_OK(MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
+    /* (MPI_THREAD_MULTIPLE: check_mpi_threads) */
+    M_OK(MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided));
     T_ASSERT(provided == MPI_THREAD_SERIALIZED, "provided %d", provided);
     M_OK(MPI_Query_thread(&provided));
     T_ASSERT(provided == MPI_THREAD_SERIALIZED, "query");
@@ -109,8 +110,57 @@ static void user_handler(shmc_comm *w, int me, int n, void *arg)
     T_ASSERT(MPI_Send(&v, 1, MPI_INT, n + 3, 0, MPI_COMM_WORLD) != MPI_SUCCESS, "refused");
     T_ASSERT(handled == 1, "the handler ran once (%d)", handled);
     M_OK(MPI_Errhandler_free(&h));
+    /* freed, still set on the world: it lives on there */
+    T_ASSERT(MPI_Send(&v, 1, MPI_INT, n + 3, 0, MPI_COMM_WORLD) != MPI_SUCCESS, "refused");
+    T_ASSERT(handled == 2, "the freed handler still runs (%d)", handled);
+    /* a handler's slot comes back once no handle or communicator holds it: many made and
+     * freed on communicators made and freed (MPICH's commcall does 2000) */
+    for (int i = 0; i < 500; i++) {
+        MPI_Comm d, d2;
+        MPI_Errhandler e, got;
+        M_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        M_OK(MPI_Comm_create_errhandler(on_error, &e));
+        M_OK(MPI_Comm_set_errhandler(d, e));
+        M_OK(MPI_Comm_dup(d, &d2)); /* inherits it */
+        M_OK(MPI_Comm_get_errhandler(d2, &got));
+        T_ASSERT(got == e, "inherited handler %d, set %d", got, e);
+        M_OK(MPI_Errhandler_free(&got));
+        M_OK(MPI_Errhandler_free(&e));
+        M_OK(MPI_Comm_free(&d));
+        M_OK(MPI_Comm_free(&d2));
+    }
+    M_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     M_OK(MPI_Finalize());
 }
+
+/* Info objects before MPI_Init and after MPI_Finalize (MPI 4; MPICH's info_no_init and
+ * infocreateenv): made, changed and read on either side, freed after. */
+static void info_outside(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)me, (void)n, (void)arg;
+    MPI_Info a, e;
+    char v[16];
+    int flag = 0;
+    M_OK(MPI_Info_create(&a));
+    M_OK(MPI_Info_set(a, "k1", "v1"));
+    M_OK(MPI_Info_create_env(0, NULL, &e));
+    M_OK(MPI_Init(NULL, NULL));
+    M_OK(MPI_Info_get(a, "k1", sizeof v - 1, v, &flag));
+    T_ASSERT(flag && !strcmp(v, "v1"), "made before MPI_Init: %d %s", flag, v);
+    M_OK(MPI_Info_set(a, "k2", "v2"));
+    M_OK(MPI_Finalize());
+    M_OK(MPI_Info_get(a, "k2", sizeof v - 1, v, &flag));
+    T_ASSERT(flag && !strcmp(v, "v2"), "after MPI_Finalize: %d %s", flag, v);
+    M_OK(MPI_Info_free(&a));
+    M_OK(MPI_Info_free(&e));
+    T_ASSERT(a == MPI_INFO_NULL && e == MPI_INFO_NULL, "freed");
+}
+
+START_TEST(test_mpi_env_info_outside_init)
+{
+    mt_run(1, info_outside, NULL);
+}
+END_TEST
 
 START_TEST(test_mpi_env_user_errhandler)
 {
@@ -293,6 +343,15 @@ static void comms(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Comm_free(&cart));
     int d3[3] = {0, 3, 0};
     M_CLASS(MPI_ERR_DIMS, MPI_Dims_create(10, 3, d3));
+    /* as balanced as can be (MPICH's dims5): 72 is 9 x 8, not 12 x 6; 286 in three */
+    int d2[2] = {0, 0}, e3[3] = {0, 0, 0}, f3[3] = {0, 4, 0};
+    M_OK(MPI_Dims_create(72, 2, d2));
+    T_ASSERT(d2[0] == 9 && d2[1] == 8, "72: %d x %d", d2[0], d2[1]);
+    M_OK(MPI_Dims_create(286, 3, e3));
+    T_ASSERT(e3[0] == 13 && e3[1] == 11 && e3[2] == 2, "286: %d %d %d", e3[0], e3[1], e3[2]);
+    M_OK(MPI_Dims_create(96, 3, f3));
+    T_ASSERT(f3[0] == 6 && f3[1] == 4 && f3[2] == 4, "96 with 4 fixed: %d %d %d", f3[0], f3[1],
+             f3[2]);
     M_OK(MPI_Finalize());
 }
 
@@ -748,6 +807,14 @@ static void topologies(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Topo_test(row, &st));
     T_ASSERT(st == MPI_CART, "a row is a grid");
     M_OK(MPI_Comm_free(&row));
+    /* nothing kept: a zero-dimensional grid, the first process alone (MPICH's cartsuball) */
+    M_OK(MPI_Cart_sub(grid, (int[]){0, 0}, &row));
+    T_ASSERT(me == 0 ? row != MPI_COMM_NULL : row == MPI_COMM_NULL, "no dimensions kept: %d", row);
+    if (me == 0) {
+        M_OK(MPI_Comm_compare(MPI_COMM_SELF, row, &st));
+        T_ASSERT(st == MPI_CONGRUENT, "the first process alone: %d", st);
+        M_OK(MPI_Comm_free(&row));
+    }
     M_OK(MPI_Comm_free(&grid));
     M_OK(MPI_Cart_map(MPI_COMM_WORLD, 1, (int[]){n - 1}, (int[]){0}, &r));
     T_ASSERT(r == (me < n - 1 ? me : MPI_UNDEFINED), "cart_map");
@@ -889,6 +956,7 @@ static Suite *mpi_env_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_mpi_env_startup_and_errors);
     tcase_add_test(t, test_mpi_env_user_errhandler);
+    tcase_add_test(t, test_mpi_env_info_outside_init);
     tcase_add_test(t, test_mpi_env_fatal_handler_aborts_with_message);
     tcase_add_test(t, test_mpi_env_abort_ends_the_job);
     tcase_add_test(t, test_mpi_env_communicators_groups_topologies);

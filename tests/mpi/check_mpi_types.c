@@ -186,6 +186,68 @@ static void kinds(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Finalize());
 }
 
+/* A receive's type freed before the message comes (MPICH's tfree and concurrent_irecv):
+ * the receive holds it, and new types made meanwhile do not disturb it. */
+static void freed_type(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)n, (void)arg;
+    mt_init();
+    int buf[64];
+    for (int i = 0; i < 64; i++)
+        buf[i] = me == 0 ? i : -1;
+    if (me == 1) {
+        MPI_Datatype every2, tmp[64];
+        MPI_Request q;
+        M_OK(MPI_Type_vector(32, 1, 2, MPI_INT, &every2));
+        M_OK(MPI_Type_commit(&every2));
+        M_OK(MPI_Irecv(buf, 1, every2, 0, 0, MPI_COMM_WORLD, &q));
+        M_OK(MPI_Type_free(&every2));
+        for (int i = 0; i < 64; i++) {
+            M_OK(MPI_Type_vector(3, 2, 5, MPI_DOUBLE, &tmp[i]));
+            M_OK(MPI_Type_commit(&tmp[i]));
+        }
+        M_OK(MPI_Sendrecv(NULL, 0, MPI_INT, 0, 1, NULL, 0, MPI_INT, 0, 1, MPI_COMM_WORLD,
+                          MPI_STATUS_IGNORE));
+        M_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 64; i++) {
+            T_ASSERT(buf[i] == (i % 2 ? -1 : i / 2), "buf[%d] = %d", i, buf[i]);
+            M_OK(MPI_Type_free(&tmp[i]));
+        }
+    } else if (me == 0) {
+        M_OK(MPI_Sendrecv(NULL, 0, MPI_INT, 1, 1, NULL, 0, MPI_INT, 1, 1, MPI_COMM_WORLD,
+                          MPI_STATUS_IGNORE));
+        M_OK(MPI_Send(buf, 32, MPI_INT, 1, 0, MPI_COMM_WORLD));
+    }
+    /* a persistent request's type freed before it starts (MPICH's multi_psend_derived) */
+    MPI_Datatype dup;
+    MPI_Request p;
+    int v = me, got = -1, peer = 1 - me;
+    M_OK(MPI_Type_dup(MPI_INT, &dup));
+    if (me == 0)
+        M_OK(MPI_Send_init(&v, 1, dup, peer, 2, MPI_COMM_WORLD, &p));
+    else
+        M_OK(MPI_Recv_init(&got, 1, dup, peer, 2, MPI_COMM_WORLD, &p));
+    M_OK(MPI_Type_free(&dup));
+    for (int round = 0; round < 3; round++) {
+        M_OK(MPI_Start(&p));
+        M_OK(MPI_Wait(&p, MPI_STATUS_IGNORE));
+        T_ASSERT(me == 0 || got == 0, "persistent with a freed type: %d", got);
+    }
+    M_OK(MPI_Request_free(&p));
+    /* MPI_PROC_NULL moves nothing: its buffer arguments are not looked at (recvnull) */
+    MPI_Status st;
+    M_OK(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &st));
+    T_ASSERT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "proc null %d %d",
+             st.MPI_SOURCE, st.MPI_TAG);
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_types_freed_while_receiving)
+{
+    mt_run(2, freed_type, NULL);
+}
+END_TEST
+
 START_TEST(test_mpi_types_fortran_kinds_and_cxx_types)
 {
     mt_run(1, kinds, NULL);
@@ -207,6 +269,7 @@ static Suite *mpi_types_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, test_mpi_types_external32);
     tcase_add_test(t, test_mpi_types_fortran_kinds_and_cxx_types);
+    tcase_add_test(t, test_mpi_types_freed_while_receiving);
     suite_add_tcase(s, t);
     return s;
 }

@@ -11,6 +11,8 @@
  *   fail_rank abortlate CODE RANK RANK calls shmc_abort(CODE) but takes 300 ms to exit
  *                                 after it set the abort word; the others exit 3 as
  *                                 soon as they see it, so shmrun reaps them first
+ *   fail_rank finalized CODE RANK every rank finalizes; then RANK exits with CODE at
+ *                                 once and the others 300 ms later, with 0
  * The other ranks wait for a message from RANK (except compute/ignore), print what the
  * library returned, and exit 0.
  */
@@ -87,7 +89,8 @@ int main(int argc, char **argv)
 {
     if (argc != 4) {
         fprintf(stderr,
-                "usage: fail_rank exit|signal|abort|abortlate|compute|ignore|survive N RANK\n");
+                "usage: fail_rank exit|signal|abort|abortlate|compute|ignore|survive|finalized "
+                "N RANK\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -111,6 +114,12 @@ int main(int argc, char **argv)
         }
     }
     shmc_barrier(w);
+    if (!strcmp(mode, "finalized")) {
+        shmc_finalize();
+        if (me != bad)
+            usleep(300 * 1000);
+        return me == bad ? arg : 0;
+    }
     if (me == bad) {
         if (!strcmp(mode, "survive")) /* the others are blocked on it when it dies */
             usleep(getenv("FAIL_RANK_DELAY_MS")
