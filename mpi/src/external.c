@@ -301,23 +301,35 @@ static int position_ok(const MPI_Aint *position, MPI_Aint size, size_t need)
     return MPI_SUCCESS;
 }
 
+/* What packing and unpacking share: the arguments checked (data: the buffer of elements,
+ * ext32: the external32 buffer of size bytes), *ext the external32 bytes of count
+ * elements, and *tmp the native packed stream's staging (NULL for a dense type, whose
+ * memory is that stream). Returns MPI_SUCCESS or the error, raised. */
+static int begin(const char *datarep, const void *data, int count, MPI_Datatype type,
+                 const void *ext32, MPI_Aint size, const MPI_Aint *position,
+                 const struct shmc_mpi_type **t, size_t *ext, unsigned char **tmp)
+{
+    int rc = args(datarep, count, type, t, ext);
+    if (rc == MPI_SUCCESS)
+        rc = position_ok(position, size, *ext);
+    if (rc == MPI_SUCCESS && *ext && (!ext32 || (!data && (*t)->predefined)))
+        rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL");
+    size_t nat = rc == MPI_SUCCESS ? (size_t)count * (size_t)(*t)->size : 0;
+    *tmp = rc == MPI_SUCCESS && !(*t)->dense ? malloc(nat ? nat : 1) : NULL;
+    if (rc == MPI_SUCCESS && !(*t)->dense && !*tmp)
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes of packed data", nat);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+}
+
 int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
                        void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     const struct shmc_mpi_type *t;
     size_t ext = 0;
-    int rc = args(datarep, incount, datatype, &t, &ext);
-    if (rc == MPI_SUCCESS)
-        rc = position_ok(position, outsize, ext);
-    if (rc == MPI_SUCCESS && ext && (!outbuf || (!inbuf && t->predefined)))
-        rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL");
+    unsigned char *tmp;
+    int rc = begin(datarep, inbuf, incount, datatype, outbuf, outsize, position, &t, &ext, &tmp);
     if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    size_t nat = (size_t)incount * (size_t)t->size;
-    unsigned char *tmp = t->dense ? NULL : malloc(nat ? nat : 1);
-    if (!t->dense && !tmp)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                              shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes to pack", nat));
+        return rc;
     if (tmp)
         shmc_mpi__pack(inbuf, (size_t)incount, t, tmp);
     const unsigned char *from = tmp ? tmp : (const unsigned char *)inbuf;
@@ -334,23 +346,15 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
 {
     const struct shmc_mpi_type *t;
     size_t ext = 0;
-    int rc = args(datarep, outcount, datatype, &t, &ext);
-    if (rc == MPI_SUCCESS)
-        rc = position_ok(position, insize, ext);
-    if (rc == MPI_SUCCESS && ext && (!inbuf || (!outbuf && t->predefined)))
-        rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL");
+    unsigned char *tmp;
+    int rc = begin(datarep, outbuf, outcount, datatype, inbuf, insize, position, &t, &ext, &tmp);
     if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    size_t nat = (size_t)outcount * (size_t)t->size;
-    unsigned char *tmp = t->dense ? NULL : malloc(nat ? nat : 1);
-    if (!t->dense && !tmp)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                              shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes to unpack", nat));
+        return rc;
     unsigned char *to = tmp ? tmp : (unsigned char *)outbuf;
     if (ext)
         convert(t, (size_t)outcount, (const unsigned char *)inbuf + *position, to, 0, &ext);
     if (tmp)
-        shmc_mpi__unpack(tmp, nat, outbuf, (size_t)outcount, t);
+        shmc_mpi__unpack(tmp, (size_t)outcount * (size_t)t->size, outbuf, (size_t)outcount, t);
     free(tmp);
     *position += (MPI_Aint)ext;
     return MPI_SUCCESS;

@@ -227,30 +227,88 @@ static int *divisors(int n, int *count)
     return small;
 }
 
-/* Writes n as k factors, each at most maxd, non-increasing, the least such tuple in
- * lexicographic order, into d; returns whether there is one. div: the divisors of the
- * original n (n's are among them). */
-static int balanced(int n, int k, int maxd, const int *div, int ndiv, int *d)
+/* The search for the most balanced grid: the best tuple so far and the work left. */
+struct bal {
+    const int *div; /* the divisors of the number split, increasing */
+    int ndiv, k;
+    int cur[64], best[64];
+    int found;
+    long budget; /* steps left: a pathological case stops with the best found */
+};
+
+/* Is cur (complete, non-increasing) better than best: a smaller spread (largest less
+ * smallest), then, from the smallest dimension up, the first that differs larger. */
+static int better(const struct bal *b)
 {
-    if (k == 1) {
-        d[0] = n;
-        return n <= maxd;
-    }
-    for (int i = 0; i < ndiv && div[i] <= maxd; i++) {
-        int x = div[i];
-        if (n % x)
-            continue;
-        long p = 1; /* x is the largest of k factors: x^k must reach n */
-        for (int j = 0; j < k && p < n; j++)
-            p *= x;
-        if (p < n)
-            continue;
-        if (balanced(n / x, k - 1, x, div, ndiv, d + 1)) {
-            d[0] = x;
-            return 1;
-        }
-    }
+    int sc = b->cur[0] - b->cur[b->k - 1], sb = b->best[0] - b->best[b->k - 1];
+    if (!b->found || sc != sb)
+        return !b->found || sc < sb;
+    for (int i = b->k - 1; i >= 0; i--)
+        if (b->cur[i] != b->best[i])
+            return b->cur[i] > b->best[i];
     return 0;
+}
+
+/* x^e, or a value past n once it passes n. */
+static long power_upto(long x, int e, long n)
+{
+    long p = 1;
+    for (int i = 0; i < e && p <= n; i++)
+        p *= x;
+    return p;
+}
+
+/* Places dimension i (of k, non-increasing, at most maxd) so that the rest multiply to n. */
+static void place(struct bal *b, int i, long n, int maxd)
+{
+    if (--b->budget < 0)
+        return;
+    int left = b->k - i;
+    if (left == 1) {
+        if (n > maxd)
+            return;
+        b->cur[i] = (int)n;
+        if (better(b)) {
+            memcpy(b->best, b->cur, (size_t)b->k * sizeof *b->cur);
+            b->found = 1;
+        }
+        return;
+    }
+    for (int j = 0; j < b->ndiv && b->div[j] <= maxd; j++) {
+        int x = b->div[j];
+        if (n % x || power_upto(x, left, n) < n)
+            continue; /* x is the largest of the rest: x^left must reach n */
+        /* With x the largest, the smallest is at most r, the (left - 1)th root of n / x,
+         * so the spread is at least x - r, which only grows with x: past the best found,
+         * stop. */
+        if (b->found && i == 0) {
+            long q = n / x, r = 1;
+            while (power_upto(r + 1, left - 1, q) <= q)
+                r++;
+            if (x - r > b->best[0] - b->best[b->k - 1])
+                break;
+        }
+        b->cur[i] = x;
+        place(b, i + 1, n / x, x);
+    }
+}
+
+/* Writes n as k factors, non-increasing, as balanced as can be (the least spread between
+ * the largest and the smallest, then the larger dimensions from the smallest up: the
+ * grids MPICH makes), into d. */
+static void balanced(int n, int k, const int *div, int ndiv, int *d)
+{
+    struct bal *b = calloc(1, sizeof *b);
+    if (!b) { /* the plain answer: n along the first dimension */
+        for (int i = 0; i < k; i++)
+            d[i] = i ? 1 : n;
+        return;
+    }
+    *b = (struct bal){.div = div, .ndiv = ndiv, .k = k, .budget = 4000000};
+    place(b, 0, n, n);
+    for (int i = 0; i < k; i++)
+        d[i] = b->found ? b->best[i] : (i ? 1 : n);
+    free(b);
 }
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
@@ -284,15 +342,13 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
                 shmc_mpi__err(MPI_ERR_DIMS, "the dimensions' product is not %d", nnodes));
         return MPI_SUCCESS;
     }
-    /* As balanced as can be: of the ways to write left as a product of nd factors, sorted
-     * non-increasing, the least in lexicographic order (the largest dimension as small as
-     * it can be, then the next): a search over left's divisors, largest dimension first. */
+    /* As balanced as can be: a search over left's divisors, largest dimension first. */
     int d[64];
     int nd = free_dims < 64 ? free_dims : 64;
     int ndiv = 0, *div = divisors(left, &ndiv);
     if (!div)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_NO_MEM, "divisors"));
-    balanced(left, nd, left, div, ndiv, d);
+    balanced(left, nd, div, ndiv, d);
     free(div);
     /* Non-increasing order, as MPI asks. */
     for (int i = 0; i < nd; i++)

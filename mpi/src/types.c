@@ -396,6 +396,14 @@ static void set_bounds(struct shmc_mpi_type *t, const struct bounds *k, int comb
 /* Builds the type of n blocks: block i is len[i] consecutive elements of tys[i] (of
  * tys[0] when one_type) at byte displacement disp[i]. A struct's block of MPI_LB or
  * MPI_UB is the MPI-1 bound marker. */
+static int too_many(void)
+{
+    return shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
+                         "the type's map has more than %d separate runs of bytes, which "
+                         "shmcomm keeps flat (docs/mpi.md, Limits)",
+                         MAX_RUNS);
+}
+
 static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Datatype *tys,
                       int one_type, int combiner, MPI_Datatype *out)
 {
@@ -436,10 +444,13 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
         bound(&k, lo, hi, o->lb_set, o->ub_set);
         if (o->align > k.align)
             k.align = o->align;
-        for (int j = 0; j < len[i] && !b.failed; j++)
-            for (int s = 0; s < o->nseg; s++)
-                append(&b, disp[i] + (MPI_Aint)j * o->extent + o->seg[s].disp, o->seg[s].len,
-                       o->seg[s].esize);
+        if (o->dense && o->nseg == 1) /* len[i] of them touch: one run, appended at once */
+            append(&b, disp[i], (MPI_Aint)len[i] * o->extent, o->seg[0].esize);
+        else
+            for (int j = 0; j < len[i] && !b.failed; j++)
+                for (int s = 0; s < o->nseg; s++)
+                    append(&b, disp[i] + (MPI_Aint)j * o->extent + o->seg[s].disp, o->seg[s].len,
+                           o->seg[s].esize);
         t->size += (MPI_Count)len[i] * o->size;
         if (o->size > 0)
             sig_of(&g, o, len[i]);
@@ -454,10 +465,7 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
         }
     }
     if (rc == MPI_SUCCESS && b.failed == TOO_MANY)
-        rc = shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
-                           "the type's map has more than %d separate runs of bytes, which "
-                           "shmcomm keeps flat (docs/mpi.md, Limits)",
-                           MAX_RUNS);
+        rc = too_many();
     else if (rc == MPI_SUCCESS && (b.failed || g.failed))
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype's type map");
     if (rc == MPI_SUCCESS)
@@ -504,6 +512,18 @@ static int blocks(int count, const int *lens, int blen, const MPI_Aint *bytes, c
                    combiner == MPI_COMBINER_HINDEXED || combiner == MPI_COMBINER_HINDEXED_BLOCK;
     if (count > 0 && by_array && !bytes && !elems)
         return shmc_mpi__err(MPI_ERR_ARG, "array_of_displacements is NULL");
+    /* More blocks than a map may hold runs, unless they are one run (a vector of dense
+     * blocks that touch): refused before any of it is built. */
+    int touching = !by_array && o->dense && stride == (MPI_Aint)blen * o->extent;
+    if (count > MAX_RUNS && !touching)
+        return too_many();
+    /* Touching dense blocks are one block of them all: the same map and bounds, built
+     * without a per-block array (MPI_Type_contiguous(INT_MAX, MPI_CHAR)). */
+    if (touching && count > 1 && (long)count * blen <= INT32_MAX) {
+        int all = count * blen;
+        MPI_Aint zero = 0;
+        return build_type(1, &all, &zero, &oldtype, 1, combiner, newtype);
+    }
     size_t n = count > 0 ? (size_t)count : 1;
     int *l = malloc(n * sizeof *l);
     MPI_Aint *d = malloc(n * sizeof *d);

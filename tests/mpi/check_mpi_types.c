@@ -127,6 +127,15 @@ static void external32(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Type_free(&vec));
     M_OK(MPI_Type_free(&st));
     M_OK(MPI_Type_free(&sr));
+    /* huge types: touching blocks are one run, made at once; too many separate runs are
+     * refused at once (MPICH's large_count) */
+    MPI_Datatype big;
+    int bs;
+    M_OK(MPI_Type_contiguous(INT32_MAX, MPI_CHAR, &big));
+    M_OK(MPI_Type_size(big, &bs));
+    T_ASSERT(bs == INT32_MAX, "size %d", bs);
+    M_OK(MPI_Type_free(&big));
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Type_vector(1 << 30, 1, 3, MPI_INT, &big));
     M_OK(MPI_Finalize());
 }
 
