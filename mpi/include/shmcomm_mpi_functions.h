@@ -268,6 +268,13 @@ SHMC_MPI_FN(int, Sendrecv,
 SHMC_MPI_FN(int, Sendrecv_replace,
             (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
              int recvtag, MPI_Comm comm, MPI_Status *status));
+SHMC_MPI_FN(int, Isendrecv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Isendrecv_replace,
+            (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+             int recvtag, MPI_Comm comm, MPI_Request *request));
 SHMC_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
 SHMC_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status));
 SHMC_MPI_FN(int, Mprobe,

@@ -131,7 +131,7 @@ int PMPI_Start(MPI_Request *request)
     }
     if (transient != MPI_DATATYPE_NULL)
         PMPI_Type_free(&transient); /* the operation holds what it needs of it */
-    if (rc != MPI_SUCCESS) /* raised by the call; the request stays inactive */
+    if (rc != MPI_SUCCESS)          /* raised by the call; the request stays inactive */
         return rc;
     q = shmc_mpi__req_entry(self); /* the call may have grown the table */
     q->p->active = 1;
@@ -195,9 +195,10 @@ void shmc_mpi__persist_release(struct req *q)
 
 /* ---- generalized requests --------------------------------------------------------------- */
 
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
-                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
-                        MPI_Request *request)
+/* A generalized request on comm; returns MPI_SUCCESS or the error (not raised). */
+static int greq_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                      MPI_Grequest_cancel_function *cancel_fn, int (*poll)(void *, int),
+                      void *extra_state, MPI_Comm comm, MPI_Request *request)
 {
     int rc = shmc_mpi__check_running();
     if (rc == MPI_SUCCESS && !request)
@@ -205,17 +206,32 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     struct shmc_mpi_greq *g = rc == MPI_SUCCESS ? calloc(1, sizeof *g) : NULL;
     if (rc == MPI_SUCCESS && !g)
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a generalized request");
-    if (rc == MPI_SUCCESS &&
-        (rc = shmc_mpi__request_new(NULL, MPI_COMM_WORLD, NULL, request)) != MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && (rc = shmc_mpi__request_new(NULL, comm, NULL, request)) != MPI_SUCCESS)
         free(g);
     if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+        return rc;
     g->query = query_fn;
     g->free_fn = free_fn;
     g->cancel = cancel_fn;
+    g->poll = poll;
     g->extra = extra_state;
     shmc_mpi__req_entry(*request)->g = g;
     return MPI_SUCCESS;
+}
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
+{
+    int rc = greq_start(query_fn, free_fn, cancel_fn, NULL, extra_state, MPI_COMM_WORLD, request);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+}
+
+int shmc_mpi__greq_internal(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free_fn,
+                            int (*poll)(void *extra, int block), void *extra, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return greq_start(query, free_fn, NULL, poll, extra, comm, request);
 }
 SHMC_MPI_ALIAS(Grequest_start);
 
@@ -236,6 +252,8 @@ SHMC_MPI_ALIAS(Grequest_complete);
 
 int shmc_mpi__greq_progress(struct req *q, int block)
 {
+    if (q->g->poll && !atomic_load(&q->g->complete) && q->g->poll(q->g->extra, block))
+        atomic_store(&q->g->complete, 1);
     while (!atomic_load(&q->g->complete)) {
         if (!block)
             return 0;

@@ -239,8 +239,9 @@ void shmc_mpi__request_end(void)
 {
     for (int i = 0; i < nreqs; i++) {
         struct req *q = entry(i);
-        /* A generalized request completes only when the program says so: not waited for. */
-        if (q->used && q->orphan && !q->g)
+        /* A generalized request completes only when the program says so: not waited for;
+         * one of this layer's (MPI_Isendrecv) is driven to its end as any other. */
+        if (q->used && q->orphan && (!q->g || q->g->poll))
             shmc_mpi__req_progress(q, 1);
         if (q->used) {
             shmc_mpi__view_finish(&q->v, 0);

@@ -26,6 +26,9 @@ struct shmc_mpi_greq {
     MPI_Grequest_free_function *free_fn;
     MPI_Grequest_cancel_function *cancel;
     void *extra;
+    /* An internal one (MPI_Isendrecv): tests (or, with block, waits for) what it stands
+     * for, returning 1 when that is complete; NULL for the program's own. */
+    int (*poll)(void *extra, int block);
     _Atomic int complete; /* MPI_Grequest_complete, from any thread */
     int freed;            /* its free callback ran */
 };
@@ -44,6 +47,12 @@ struct req {
     struct shmc_mpi_persist *p; /* persistent: its arguments; else NULL */
     struct shmc_mpi_greq *g;    /* generalized: its callbacks; else NULL */
 };
+
+/* A generalized request made by this layer: its callbacks as MPI_Grequest_start takes
+ * them, and poll (request_impl.h's shmc_mpi_greq) driving it to completion. */
+int shmc_mpi__greq_internal(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free_fn,
+                            int (*poll)(void *extra, int block), void *extra, MPI_Comm comm,
+                            MPI_Request *request);
 
 /* The entry of a handle in use, freed-while-active (orphan) ones included; else NULL. */
 struct req *shmc_mpi__req_entry(MPI_Request h);

@@ -690,6 +690,64 @@ static void persistent(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Finalize());
 }
 
+/* MPI_Isendrecv and MPI_Isendrecv_replace around a ring: small and 1 MiB messages (a send
+ * that waits for its receiver), completed by each completion call, one freed unfinished. */
+static void isendrecv(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)arg;
+    mt_init();
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    int big = 1 << 18, *out = malloc((size_t)big * sizeof *out),
+        *in = malloc((size_t)big * sizeof *in);
+    for (int round = 0; round < 4; round++) {
+        int count = round % 2 ? big : 3;
+        for (int i = 0; i < count; i++)
+            out[i] = me * 1000 + i + round;
+        MPI_Request q;
+        MPI_Status st;
+        M_OK(MPI_Isendrecv(out, count, MPI_INT, right, round, in, count, MPI_INT, left, round,
+                           MPI_COMM_WORLD, &q));
+        int flag = 0;
+        if (round == 2)
+            while (!flag)
+                M_OK(MPI_Test(&q, &flag, &st));
+        else if (round == 3)
+            M_OK(MPI_Waitall(1, &q, &st));
+        else
+            M_OK(MPI_Wait(&q, &st));
+        T_ASSERT(st.MPI_SOURCE == left && st.MPI_TAG == round, "status %d %d", st.MPI_SOURCE,
+                 st.MPI_TAG);
+        int got = -1;
+        M_OK(MPI_Get_count(&st, MPI_INT, &got));
+        T_ASSERT(got == count, "count %d of %d", got, count);
+        for (int i = 0; i < count; i += 997)
+            T_ASSERT(in[i] == left * 1000 + i + round, "round %d [%d] = %d", round, i, in[i]);
+    }
+    /* replace: the buffer is sent and then overwritten */
+    for (int i = 0; i < big; i++)
+        out[i] = me + i;
+    MPI_Request q;
+    M_OK(MPI_Isendrecv_replace(out, big, MPI_INT, right, 9, left, 9, MPI_COMM_WORLD, &q));
+    M_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    for (int i = 0; i < big; i += 1009)
+        T_ASSERT(out[i] == left + i, "replace [%d] = %d", i, out[i]);
+    /* freed before it completes: its messages still go (MPI_Finalize sees to it) */
+    int v = me, r = -1;
+    M_OK(MPI_Isendrecv(&v, 1, MPI_INT, right, 10, &r, 1, MPI_INT, left, 10, MPI_COMM_WORLD, &q));
+    M_OK(MPI_Request_free(&q));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    free(out);
+    free(in);
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_isendrecv)
+{
+    mt_run(2, isendrecv, NULL);
+    mt_run(3, isendrecv, NULL);
+}
+END_TEST
+
 START_TEST(test_mpi_p2p_persistent_and_generalized_requests)
 {
     mt_run(1, persistent, NULL);
@@ -711,6 +769,7 @@ static Suite *mpi_p2p_suite(void)
     tcase_add_test(t, test_mpi_p2p_synchronous_freed_indexed_block);
     tcase_add_test(t, test_mpi_p2p_matched_probes);
     tcase_add_test(t, test_mpi_p2p_persistent_and_generalized_requests);
+    tcase_add_test(t, test_mpi_p2p_isendrecv);
     suite_add_tcase(s, t);
     return s;
 }
