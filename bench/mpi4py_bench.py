@@ -36,7 +36,7 @@ def line_rtt():
     if not os.path.exists(exe):
         return "line_rtt not built"
     out = subprocess.run([exe], capture_output=True, text=True).stdout.strip()
-    return out.splitlines()[-1] if out else "line_rtt printed nothing"
+    return f"cache-line round trip {out.splitlines()[-1]} ns" if out else "line_rtt failed"
 
 
 def launch(kind, python, n, args):
@@ -93,6 +93,7 @@ def main():
                 else:
                     results.setdefault((name, n, None), {}).setdefault(kind, []).append(
                         ring_time(out))
+    print(f"# after the runs: {line_rtt()}")
     print(f"{'benchmark':18} {'ranks':>5} {'bytes':>8} {'shmcomm us':>11} {'Open MPI us':>12} "
           f"{'ratio':>6}")
     for (name, n, size), t in results.items():
