@@ -91,6 +91,15 @@ static int reduction(enum red_kind kind, const void *sendbuf, void *recvbuf, int
     int receives = kind != REDUCE || k.c->rank == root;
     if (receives && (rc = shmc_mpi__check_buf(recvbuf, count, t)))
         return shmc_mpi__call_rc(&k, rc);
+    if (r.big) /* a user op on elements the C library cannot carry */
+        return shmc_mpi__call_rc(
+            &k, kind == REDUCE || kind == ALLREDUCE
+                    ? shmc_mpi__reduce_big(kind == ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
+                                           root, k.c)
+                    : shmc_mpi__err(MPI_ERR_TYPE,
+                                    "a user op in a scan needs a datatype whose data lies within "
+                                    "its extent of at most %d bytes, from lower bound 0",
+                                    SHMC_DTYPE_BYTES_MAX));
     size_t n = (size_t)count * r.n;
     const void *sb = INPLACE(sendbuf);
     void *rb = recvbuf;
@@ -183,6 +192,12 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
         (rc = shmc_mpi__check_buf(recvbuf, mine, t)) ||
         (rc = shmc_mpi__reduction(op, datatype, &r)))
         return shmc_mpi__call_rc(&k, rc);
+    if (r.big)
+        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_TYPE,
+                                                   "a user op in a reduce-scatter needs a datatype "
+                                                   "whose data lies within its extent of at most "
+                                                   "%d bytes, from lower bound 0",
+                                                   SHMC_DTYPE_BYTES_MAX));
     const void *sb = INPLACE(sendbuf);
     void *rb = recvbuf;
     struct shmc_mpi_view vs = {0}, vr = {0};

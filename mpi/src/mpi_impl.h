@@ -485,8 +485,15 @@ struct shmc_mpi_red {
     shmc_op op;
     size_t n;
     int packed;
+    int big; /* a user op on elements the C library cannot carry: shmc_mpi__reduce_big */
 };
 int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r);
+/* MPI_Reduce (all: MPI_Allreduce) with a user op on count elements of a type whose data
+ * does not lie within one extent of at most SHMC_DTYPE_BYTES_MAX bytes from 0: the
+ * elements' memory gathered to the root, combined there in rank order, the result
+ * unpacked (and, for all, broadcast packed). Returns an MPI error code, not raised. */
+int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, int root, struct shmc_mpi_comm *c);
 void shmc_mpi__ops_end(void);
 
 /* ---- requests (request.c, bsend.c) ------------------------------------------------------ */

@@ -305,11 +305,13 @@ static int choose(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r)
             return MPI_SUCCESS;
         }
         if (t->lb != 0 || t->true_lb < 0 || t->true_ub > t->extent || t->extent <= 0 ||
-            t->extent > SHMC_DTYPE_BYTES_MAX)
-            return shmc_mpi__err(MPI_ERR_TYPE,
-                                 "a user op needs a datatype whose data lies within its extent "
-                                 "of at most %d bytes, from lower bound 0",
-                                 SHMC_DTYPE_BYTES_MAX);
+            t->extent > SHMC_DTYPE_BYTES_MAX) {
+            /* The C library's opaque elements cannot hold it: MPI_Reduce and
+             * MPI_Allreduce take it another way (shmc_mpi__reduce_big); the others refuse. */
+            r->big = 1;
+            cur_type = type;
+            return MPI_SUCCESS;
+        }
         r->dtype = SHMC_DTYPE_BYTES(t->extent);
         r->op = uops[op - FIRST_USER].sop;
         cur_type = type;
@@ -463,3 +465,53 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
 }
 SHMC_MPI_ALIAS(Reduce_local);
+
+/* ---- user ops on elements the C library cannot carry ---------------------------------- */
+
+int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                         MPI_Op op, int root, struct shmc_mpi_comm *c)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_type *t = shmc_mpi__type_usable(type, &rc);
+    struct uop *u = user_op(op);
+    if (!t || !u)
+        return t ? shmc_mpi__err(MPI_ERR_OP, "%d is not a user op", op) : rc;
+    if (t->extent <= 0)
+        return shmc_mpi__err(MPI_ERR_TYPE, "a user op needs a datatype of positive extent");
+    /* Each element's data lies in [true_lb, true_ub) from its start; count of them in
+     * span bytes from the first's true_lb. */
+    size_t span =
+        count ? (size_t)(count - 1) * (size_t)t->extent + (size_t)(t->true_ub - t->true_lb) : 0;
+    int n = c->size, me = c->rank, at = all ? 0 : root;
+    const char *mine = (const char *)(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
+    char *got = me == at ? malloc(span * (size_t)n + 1) : NULL;
+    char *packed = malloc((size_t)count * (size_t)t->size + 1);
+    int err = (me == at && !got) || !packed ? SHMC_ERR_NOMEM : SHMC_OK;
+    /* (a rank without memory still takes part, so that no other waits for it) */
+    err = shmc_gather(mine + t->true_lb, err == SHMC_OK ? got : NULL, span, SHMC_UINT8, at, c->c) !=
+                      SHMC_OK &&
+                  err == SHMC_OK
+              ? SHMC_ERR_PEER_DEAD
+              : err;
+    if (err == SHMC_OK && me == at && span) {
+        /* x0 op (x1 op (... op x(n-1))): the function makes inout = in op inout */
+        char *acc = got + (size_t)(n - 1) * span - t->true_lb;
+        for (int i = n - 2; i >= 0; i--) {
+            int len = count;
+            MPI_Datatype ty = type;
+            u->fn(got + (size_t)i * span - t->true_lb, acc, &len, &ty);
+        }
+        shmc_mpi__pack(acc, (size_t)count, t, packed);
+    }
+    size_t bytes = (size_t)count * (size_t)t->size;
+    if (all && bytes) {
+        int e = shmc_broadcast(packed, bytes, SHMC_UINT8, at, c->c);
+        if (err == SHMC_OK)
+            err = e;
+    }
+    if (err == SHMC_OK && (all || me == root) && bytes)
+        shmc_mpi__unpack(packed, bytes, recvbuf, (size_t)count, t);
+    free(got);
+    free(packed);
+    return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__from_shmc(err);
+}

@@ -362,6 +362,78 @@ static void bad_ops(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Finalize());
 }
 
+/* 2x2 integer matrices, each at the start of an 8 KiB slot: inout = in x inout (not
+ * commutative), on elements past the C library's opaque-element size. */
+#define SLOT 2048 /* ints: 8 KiB */
+static void slot_matmul(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int e = 0; e < *len; e++) {
+        const int *a = (const int *)in + e * SLOT;
+        int *b = (int *)inout + e * SLOT, c[4];
+        c[0] = a[0] * b[0] + a[1] * b[2];
+        c[1] = a[0] * b[1] + a[1] * b[3];
+        c[2] = a[2] * b[0] + a[3] * b[2];
+        c[3] = a[2] * b[1] + a[3] * b[3];
+        memcpy(b, c, sizeof c);
+    }
+}
+
+static void big_elements(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)arg;
+    mt_init();
+    MPI_Datatype four, slot;
+    MPI_Op op;
+    M_OK(MPI_Type_contiguous(4, MPI_INT, &four));
+    M_OK(MPI_Type_create_resized(four, 0, SLOT * sizeof(int), &slot));
+    M_OK(MPI_Type_commit(&slot));
+    M_OK(MPI_Op_create(slot_matmul, 0, &op));
+    int *x = calloc(2 * SLOT, sizeof *x), *y = calloc(2 * SLOT, sizeof *y);
+    for (int e = 0; e < 2; e++) { /* element e of rank r: [[r + 1 + e, 1], [0, 1]] */
+        int *m = x + e * SLOT;
+        m[0] = me + 1 + e, m[1] = 1, m[2] = 0, m[3] = 1;
+        y[e * SLOT + 5] = -7; /* a hole the result must not touch */
+    }
+    /* the product in rank order, worked out here */
+    int want[2][4];
+    for (int e = 0; e < 2; e++) {
+        int p[4] = {1, 0, 0, 1};
+        for (int r = 0; r < n; r++) {
+            int q[4] = {p[0] * (r + 1 + e), p[0] + p[1], p[2] * (r + 1 + e), p[2] + p[3]};
+            memcpy(p, q, sizeof p);
+        }
+        memcpy(want[e], p, sizeof p);
+    }
+    int root = n - 1;
+    M_OK(MPI_Reduce(x, y, 2, slot, op, root, MPI_COMM_WORLD));
+    for (int e = 0; me == root && e < 2; e++)
+        T_ASSERT(!memcmp(y + e * SLOT, want[e], sizeof want[e]) && y[e * SLOT + 5] == -7,
+                 "reduce element %d: %d %d %d %d", e, y[e * SLOT], y[e * SLOT + 1], y[e * SLOT + 2],
+                 y[e * SLOT + 3]);
+    memset(y, 0, 2 * SLOT * sizeof *y);
+    M_OK(MPI_Allreduce(x, y, 2, slot, op, MPI_COMM_WORLD));
+    for (int e = 0; e < 2; e++)
+        T_ASSERT(!memcmp(y + e * SLOT, want[e], sizeof want[e]), "allreduce element %d", e);
+    M_OK(MPI_Allreduce(MPI_IN_PLACE, x, 2, slot, op, MPI_COMM_WORLD));
+    for (int e = 0; e < 2; e++)
+        T_ASSERT(!memcmp(x + e * SLOT, want[e], sizeof want[e]), "in place element %d", e);
+    M_CLASS(MPI_ERR_TYPE, MPI_Scan(x, y, 2, slot, op, MPI_COMM_WORLD));
+    free(x);
+    free(y);
+    M_OK(MPI_Op_free(&op));
+    M_OK(MPI_Type_free(&four));
+    M_OK(MPI_Type_free(&slot));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_coll_user_op_on_big_elements)
+{
+    mt_run(1, big_elements, NULL);
+    mt_run(3, big_elements, NULL);
+}
+END_TEST
+
 START_TEST(test_mpi_coll_bad_arguments)
 {
     mt_run(3, bad_ops, NULL);
@@ -378,6 +450,7 @@ static Suite *mpi_coll_suite(void)
     tcase_add_test(t, test_mpi_coll_v_forms);
     tcase_add_test(t, test_mpi_coll_reductions);
     tcase_add_test(t, test_mpi_coll_bad_arguments);
+    tcase_add_test(t, test_mpi_coll_user_op_on_big_elements);
     suite_add_tcase(s, t);
     return s;
 }
