@@ -393,7 +393,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     if (rc != MPI_SUCCESS)
         return rc;
     const shmc_status none = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
-    rc = shmc_mpi__request_received(comm, NULL, SHMC_OK, &none, request);
+    rc = shmc_mpi__request_received(comm, 0, NULL, SHMC_OK, &none, request);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Comm_idup);

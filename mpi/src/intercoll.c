@@ -86,10 +86,10 @@ static int scratch(int count, MPI_Datatype type, void **mem, void **buf)
     const struct shmc_mpi_type *t = shmc_mpi__type_usable(type, &rc);
     if (!t)
         return rc;
-    MPI_Aint step = count > 0 ? (MPI_Aint)(count - 1) * t->extent : 0;
-    MPI_Aint lo = t->true_lb + (step < 0 ? step : 0), hi = t->true_ub + (step > 0 ? step : 0);
-    if (!(*mem = malloc(hi > lo ? (size_t)(hi - lo) : 1)))
-        return shmc_mpi__err(MPI_ERR_NO_MEM, "%ld bytes of scratch", (long)(hi - lo));
+    MPI_Aint lo;
+    size_t span = shmc_mpi__type_span(t, count > 0 ? (size_t)count : 0, &lo);
+    if (!(*mem = malloc(span ? span : 1)))
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes of scratch", span);
     *buf = (char *)*mem - lo;
     return MPI_SUCCESS;
 }

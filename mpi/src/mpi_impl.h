@@ -357,6 +357,9 @@ extern struct shmc_mpi_table shmc_mpi__types;
 int shmc_mpi__type_f90(MPI_Datatype base, int combiner, int ni, const int *ints, MPI_Datatype *out);
 /* typematch.c: forgets the types of MPI_Type_create_f90_* (at MPI_Finalize). */
 void shmc_mpi__f90_end(void);
+/* Where count elements of t lie from the buffer's start: the lowest data byte at *lo,
+ * and the bytes from there to past the highest (0 for no element). */
+size_t shmc_mpi__type_span(const struct shmc_mpi_type *t, size_t count, MPI_Aint *lo);
 /* One more handle for derived type t (MPI_Type_get_contents hands out the same object). */
 int shmc_mpi__type_handle(struct shmc_mpi_type *t, MPI_Datatype *out);
 /* Drops one hold on t, freeing it with the last. */
@@ -492,8 +495,8 @@ int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r);
  * does not lie within one extent of at most SHMC_DTYPE_BYTES_MAX bytes from 0: the
  * elements' memory gathered to the root, combined there in rank order, the result
  * unpacked (and, for all, broadcast packed). Returns an MPI error code, not raised. */
-int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype type, MPI_Op op, int root, struct shmc_mpi_comm *c);
+int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                         MPI_Op op, int root, struct shmc_mpi_comm *c);
 void shmc_mpi__ops_end(void);
 
 /* ---- requests (request.c, bsend.c) ------------------------------------------------------ */
@@ -506,11 +509,11 @@ void shmc_mpi__status_empty(MPI_Status *st);
 #define SHMC_MPI_REQUEST_SENT ((MPI_Request)1)
 int shmc_mpi__request_sent(MPI_Request *out);
 /* Makes a request handle for a started operation r. */
-int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v,
+int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_mpi_view *v,
                           MPI_Request *out);
 /* Makes the handle of a receive the C library completed as it started (shmc_irecv_now: err,
  * *s), finished as a wait finishes one: v unpacked, status and error kept for the wait. */
-int shmc_mpi__request_received(MPI_Comm comm, struct shmc_mpi_view *v, int err,
+int shmc_mpi__request_received(MPI_Comm comm, int roff, struct shmc_mpi_view *v, int err,
                                const shmc_status *s, MPI_Request *out);
 /* Forgets the matched probes' messages never received (at MPI_Finalize). */
 void shmc_mpi__messages_end(void);

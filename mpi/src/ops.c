@@ -478,28 +478,26 @@ int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, int count,
         return t ? shmc_mpi__err(MPI_ERR_OP, "%d is not a user op", op) : rc;
     if (t->extent <= 0)
         return shmc_mpi__err(MPI_ERR_TYPE, "a user op needs a datatype of positive extent");
-    /* Each element's data lies in [true_lb, true_ub) from its start; count of them in
-     * span bytes from the first's true_lb. */
-    size_t span =
-        count ? (size_t)(count - 1) * (size_t)t->extent + (size_t)(t->true_ub - t->true_lb) : 0;
+    MPI_Aint lo; /* count elements' data: span bytes from lo (each element's true_lb) */
+    size_t span = shmc_mpi__type_span(t, (size_t)count, &lo);
     int n = c->size, me = c->rank, at = all ? 0 : root;
     const char *mine = (const char *)(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
     char *got = me == at ? malloc(span * (size_t)n + 1) : NULL;
     char *packed = malloc((size_t)count * (size_t)t->size + 1);
     int err = (me == at && !got) || !packed ? SHMC_ERR_NOMEM : SHMC_OK;
     /* (a rank without memory still takes part, so that no other waits for it) */
-    err = shmc_gather(mine + t->true_lb, err == SHMC_OK ? got : NULL, span, SHMC_UINT8, at, c->c) !=
+    err = shmc_gather(mine + lo, err == SHMC_OK ? got : NULL, span, SHMC_UINT8, at, c->c) !=
                       SHMC_OK &&
                   err == SHMC_OK
               ? SHMC_ERR_PEER_DEAD
               : err;
     if (err == SHMC_OK && me == at && span) {
         /* x0 op (x1 op (... op x(n-1))): the function makes inout = in op inout */
-        char *acc = got + (size_t)(n - 1) * span - t->true_lb;
+        char *acc = got + (size_t)(n - 1) * span - lo;
         for (int i = n - 2; i >= 0; i--) {
             int len = count;
             MPI_Datatype ty = type;
-            u->fn(got + (size_t)i * span - t->true_lb, acc, &len, &ty);
+            u->fn(got + (size_t)i * span - lo, acc, &len, &ty);
         }
         shmc_mpi__pack(acc, (size_t)count, t, packed);
     }

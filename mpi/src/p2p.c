@@ -170,7 +170,7 @@ static int isend(const void *buf, int count, MPI_Datatype type, int dest, int ta
         return err != SHMC_OK ? shmc_mpi__call_err(&k.k, err)
                               : shmc_mpi__call_rc(&k.k, shmc_mpi__request_sent(request));
     }
-    rc = shmc_mpi__request_new(r, comm, &v, request);
+    rc = shmc_mpi__request_new(r, comm, 0, &v, request); /* (a send's status has no source) */
     return shmc_mpi__call_rc(&k.k, rc);
 }
 
@@ -212,14 +212,14 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     int err = shmc_irecv_now(v.p, v.bytes, SHMC_UINT8, source, tag, k.k.c->c, &r, &s);
     if (!r && (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)) {
         /* Received already (a truncation is the request's error, raised by its wait). */
-        rc = shmc_mpi__request_received(comm, &v, err, &s, request);
+        rc = shmc_mpi__request_received(comm, k.k.c->roff, &v, err, &s, request);
         return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
     }
     if (err != SHMC_OK) {
         shmc_mpi__view_finish(&v, 0);
         return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
     }
-    rc = shmc_mpi__request_new(r, comm, &v, request);
+    rc = shmc_mpi__request_new(r, comm, k.k.c->roff, &v, request);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Irecv);
@@ -426,7 +426,7 @@ static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, 
         shmc_mrecv(NULL, 0, SHMC_UINT8, &none, &s);
         *message = MPI_MESSAGE_NULL;
         if (nonblocking) {
-            rc = shmc_mpi__request_received(k.k.h, NULL, SHMC_OK, &s, request);
+            rc = shmc_mpi__request_received(k.k.h, 0, NULL, SHMC_OK, &s, request);
             return shmc_mpi__call_rc(&k.k, rc);
         }
         set_status(status, &s, 0, 0);
@@ -448,7 +448,7 @@ static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, 
     free(x);
     *message = MPI_MESSAGE_NULL;
     if (nonblocking)
-        return shmc_mpi__call_rc(&k.k, shmc_mpi__request_new(r, k.k.h, &v, request));
+        return shmc_mpi__call_rc(&k.k, shmc_mpi__request_new(r, k.k.h, roff, &v, request));
     shmc_mpi__view_finish(&v, received(err, &s, v.bytes));
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
         set_status(status, &s, v.bytes, roff);

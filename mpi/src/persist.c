@@ -44,7 +44,8 @@ static int init(enum shmc_mpi_pkind kind, const void *buf, int count, MPI_Dataty
     struct shmc_mpi_persist *p = rc == MPI_SUCCESS ? malloc(sizeof *p) : NULL;
     if (rc == MPI_SUCCESS && !p)
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a persistent request");
-    if (rc == MPI_SUCCESS && (rc = shmc_mpi__request_new(NULL, comm, NULL, request)) != MPI_SUCCESS)
+    if (rc == MPI_SUCCESS &&
+        (rc = shmc_mpi__request_new(NULL, comm, 0, NULL, request)) != MPI_SUCCESS)
         free(p);
     if (rc != MPI_SUCCESS)
         return shmc_mpi__call_rc(&k, rc);
@@ -145,7 +146,8 @@ int PMPI_Start(MPI_Request *request)
         return MPI_SUCCESS;
     }
     struct req *n = shmc_mpi__req_entry(t);
-    q->r = n->r;
+    q->r = n->r; /* the started request's C request, and what its status needs */
+    q->roff = n->roff;
     q->done = n->done;
     q->err = n->err;
     q->st = n->st;
@@ -206,7 +208,8 @@ static int greq_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_f
     struct shmc_mpi_greq *g = rc == MPI_SUCCESS ? calloc(1, sizeof *g) : NULL;
     if (rc == MPI_SUCCESS && !g)
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a generalized request");
-    if (rc == MPI_SUCCESS && (rc = shmc_mpi__request_new(NULL, comm, NULL, request)) != MPI_SUCCESS)
+    if (rc == MPI_SUCCESS &&
+        (rc = shmc_mpi__request_new(NULL, comm, 0, NULL, request)) != MPI_SUCCESS)
         free(g);
     if (rc != MPI_SUCCESS)
         return rc;

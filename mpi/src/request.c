@@ -190,7 +190,8 @@ int shmc_mpi__request_sent(MPI_Request *out)
     return rc;
 }
 
-int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *v, MPI_Request *out)
+int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_mpi_view *v,
+                          MPI_Request *out)
 {
     shmc_mpi__lock();
     if (norphans > 0)
@@ -213,8 +214,7 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
     q->g = NULL;
     q->r = r;
     q->comm = comm;
-    const struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, comm);
-    q->roff = c ? c->roff : 0;
+    q->roff = roff;
     q->done = 0;
     if (v) {
         q->v = *v;
@@ -226,10 +226,10 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, struct shmc_mpi_view *
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__request_received(MPI_Comm comm, struct shmc_mpi_view *v, int err,
+int shmc_mpi__request_received(MPI_Comm comm, int roff, struct shmc_mpi_view *v, int err,
                                const shmc_status *s, MPI_Request *out)
 {
-    int rc = shmc_mpi__request_new(NULL, comm, v, out);
+    int rc = shmc_mpi__request_new(NULL, comm, roff, v, out);
     if (rc == MPI_SUCCESS)
         finish(entry(*out - 1), err, s);
     return rc;

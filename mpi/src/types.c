@@ -234,6 +234,13 @@ static int put(struct shmc_mpi_type *t, MPI_Datatype *out)
     return MPI_SUCCESS;
 }
 
+size_t shmc_mpi__type_span(const struct shmc_mpi_type *t, size_t count, MPI_Aint *lo)
+{
+    MPI_Aint step = count ? (MPI_Aint)(count - 1) * t->extent : 0;
+    *lo = t->true_lb + (step < 0 ? step : 0);
+    return count ? (size_t)(t->true_ub - t->true_lb + (step < 0 ? -step : step)) : 0;
+}
+
 int shmc_mpi__type_handle(struct shmc_mpi_type *t, MPI_Datatype *out)
 {
     int h = shmc_mpi__table_put(&shmc_mpi__types, FIRST_DERIVED, t);
