@@ -54,6 +54,25 @@ SHMC_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
 SHMC_MPI_FN(int, Info_free, (MPI_Info * info));
 SHMC_MPI_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info));
 
+/* ---- sessions ------------------------------------------------------------------------ */
+SHMC_MPI_FN(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session));
+SHMC_MPI_FN(int, Session_finalize, (MPI_Session * session));
+SHMC_MPI_FN(int, Session_get_info, (MPI_Session session, MPI_Info *info_used));
+SHMC_MPI_FN(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names));
+SHMC_MPI_FN(int, Session_get_nth_pset,
+            (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name));
+SHMC_MPI_FN(int, Session_get_pset_info,
+            (MPI_Session session, const char *pset_name, MPI_Info *info));
+SHMC_MPI_FN(int, Group_from_session_pset,
+            (MPI_Session session, const char *pset_name, MPI_Group *newgroup));
+SHMC_MPI_FN(int, Session_create_errhandler,
+            (MPI_Session_errhandler_function * fn, MPI_Errhandler *errhandler));
+SHMC_MPI_FN(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler));
+SHMC_MPI_FN(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler));
+SHMC_MPI_FN(int, Session_call_errhandler, (MPI_Session session, int errorcode));
+SHMC_MPI_FN(MPI_Fint, Session_c2f, (MPI_Session h));
+SHMC_MPI_FN(MPI_Session, Session_f2c, (MPI_Fint h));
+
 /* ---- communicators and groups ------------------------------------------------------ */
 SHMC_MPI_FN(int, Comm_rank, (MPI_Comm comm, int *rank));
 SHMC_MPI_FN(int, Comm_size, (MPI_Comm comm, int *size));

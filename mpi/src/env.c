@@ -29,27 +29,32 @@ void shmc_mpi__unlock_slow(void)
     pthread_mutex_unlock(&mu);
 }
 
-static int start(int required, int *provided, const char *fn)
+/* The runtime (the C library and the layer's tables) is up while the world model (MPI_Init
+ * .. MPI_Finalize) or a session needs it. It comes up with the first of them; the last
+ * session's end leaves it up (dormant) while the world model may still start, since
+ * under shmrun a process joins its job once: MPI_Finalize, or the process's exit (an
+ * atexit hook), takes it down. life guards the coming up and going down against threads
+ * making sessions at once; under it, sessions counts the live sessions. */
+int shmc_mpi__up;
+static pthread_mutex_t life = PTHREAD_MUTEX_INITIALIZER;
+static int sessions;
+static int exit_hook;
+
+static int runtime_up(int required)
 {
-    if (shmc_mpi__state != SHMC_MPI_BEFORE)
-        return shmc_mpi__raise(MPI_COMM_WORLD,
-                               shmc_mpi__err(MPI_ERR_OTHER, "%s",
-                                             shmc_mpi__state == SHMC_MPI_RUNNING
-                                                 ? "MPI is initialised already"
-                                                 : "MPI was finalized and cannot start again"),
-                               fn);
+    if (shmc_mpi__up)
+        return MPI_SUCCESS;
     shmc_comm *world = NULL;
     int multiple = required >= MPI_THREAD_MULTIPLE;
     int err = shmc_init_thread(multiple ? SHMC_THREAD_MULTIPLE : SHMC_THREAD_SERIALIZED, &world);
     if (err != SHMC_OK)
-        return shmc_mpi__raise(MPI_COMM_WORLD, shmc_mpi__from_shmc(err), fn);
+        return shmc_mpi__from_shmc(err);
     shmc_mpi__world_rank = shmc_comm_rank(world);
     int rc = shmc_mpi__comm_start(world);
     if (rc != MPI_SUCCESS) {
         shmc_finalize();
-        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
+        return rc;
     }
-    shmc_mpi__state = SHMC_MPI_RUNNING;
     thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
                    : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                     : required;
@@ -63,7 +68,101 @@ static int start(int required, int *provided, const char *fn)
         shmc_mpi__mt = 1;
     }
     main_thread = pthread_self();
-    if (provided)
+    shmc_mpi__up = 1;
+    return MPI_SUCCESS;
+}
+
+/* Takes the runtime down: the program's objects first (attributes' delete callbacks,
+ * MPI_COMM_SELF's before all, may still call MPI: MPI 4.1, 11.2.2), then what it still
+ * owes its peers, then the tables and the C library. */
+static int runtime_down(void)
+{
+    int rc = shmc_mpi__comm_attrs_end();
+    if (rc == MPI_SUCCESS)
+        rc = shmc_mpi__type_attrs_end();
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* Buffered sends and freed-but-active requests complete first: their messages are
+     * the program's, and MPI says they are delivered. */
+    shmc_mpi__bsend_end();
+    shmc_mpi__request_end();
+    shmc_mpi__messages_end();
+    shmc_mpi__comm_end();
+    shmc_mpi__group_end();
+    shmc_mpi__type_end();
+    shmc_mpi__f90_end();
+    shmc_mpi__ops_end();
+    shmc_mpi__attr_end();
+    shmc_mpi__session_end();
+    shmc_mpi__errors_end();
+    int err = shmc_finalize();
+    shmc_mpi__up = 0;
+    if (shmc_mpi__mt) {
+        shmc_mpi__mt = 0;
+        pthread_mutex_destroy(&mu);
+    }
+    return err != SHMC_OK && err != SHMC_ERR_ABORTED ? shmc_mpi__from_shmc(err) : MPI_SUCCESS;
+}
+
+/* A process that used sessions alone, or ended them all, and exits without MPI_Finalize:
+ * what it owes its peers is delivered and the C library let go, as MPI_Finalize would. */
+static void at_exit(void)
+{
+    pthread_mutex_lock(&life);
+    if (shmc_mpi__up && shmc_mpi__state != SHMC_MPI_RUNNING)
+        runtime_down();
+    pthread_mutex_unlock(&life);
+}
+
+int shmc_mpi__session_up(int required, int *provided)
+{
+    pthread_mutex_lock(&life);
+    int rc = runtime_up(required);
+    if (rc == MPI_SUCCESS) {
+        sessions++;
+        if (!exit_hook)
+            exit_hook = atexit(at_exit) == 0;
+        *provided = thread_level;
+    }
+    pthread_mutex_unlock(&life);
+    return rc;
+}
+
+int shmc_mpi__session_down(void)
+{
+    pthread_mutex_lock(&life);
+    int rc = MPI_SUCCESS;
+    /* The last session after MPI_Finalize: nothing will need the runtime again. */
+    if (--sessions == 0 && shmc_mpi__state == SHMC_MPI_FINALIZED)
+        rc = runtime_down();
+    pthread_mutex_unlock(&life);
+    return rc;
+}
+
+int shmc_mpi__thread_level(void)
+{
+    return thread_level;
+}
+
+static int start(int required, int *provided, const char *fn)
+{
+    if (shmc_mpi__state != SHMC_MPI_BEFORE)
+        return shmc_mpi__raise(MPI_COMM_WORLD,
+                               shmc_mpi__err(MPI_ERR_OTHER, "%s",
+                                             shmc_mpi__state == SHMC_MPI_RUNNING
+                                                 ? "MPI is initialised already"
+                                                 : "MPI was finalized and cannot start again"),
+                               fn);
+    pthread_mutex_lock(&life);
+    int rc = runtime_up(required);
+    if (rc == MPI_SUCCESS) {
+        shmc_mpi__state = SHMC_MPI_RUNNING;
+        main_thread = pthread_self();
+    }
+    pthread_mutex_unlock(&life);
+    if (rc != MPI_SUCCESS)
+        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
+    if (provided) /* a session may have brought the runtime up at another level */
         *provided = thread_level;
     return MPI_SUCCESS;
 }
@@ -104,36 +203,20 @@ SHMC_MPI_ALIAS(Finalized);
 
 int PMPI_Finalize(void)
 {
-    int rc = shmc_mpi__check_running();
-    if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    /* Attributes first, MPI_COMM_SELF's before all (MPI 4.1, 11.2.2): their delete
-     * callbacks may still call MPI. A callback's error is the call's, and MPI goes on. */
-    if ((rc = shmc_mpi__comm_attrs_end()) == MPI_SUCCESS)
-        rc = shmc_mpi__type_attrs_end();
-    if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    /* Buffered sends and freed-but-active requests complete first: their messages are
-     * the program's, and MPI says they are delivered. */
-    shmc_mpi__bsend_end();
-    shmc_mpi__request_end();
-    shmc_mpi__messages_end();
-    shmc_mpi__comm_end();
-    shmc_mpi__group_end();
-    shmc_mpi__type_end();
-    shmc_mpi__f90_end();
-    shmc_mpi__ops_end();
-    shmc_mpi__attr_end();
-    shmc_mpi__errors_end();
-    int err = shmc_finalize();
-    shmc_mpi__state = SHMC_MPI_FINALIZED;
-    if (shmc_mpi__mt) {
-        shmc_mpi__mt = 0;
-        pthread_mutex_destroy(&mu);
-    }
-    if (err != SHMC_OK && err != SHMC_ERR_ABORTED)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
-    return MPI_SUCCESS;
+    if (shmc_mpi__state != SHMC_MPI_RUNNING)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
+                              shmc_mpi__err(MPI_ERR_OTHER, "%s",
+                                            shmc_mpi__state == SHMC_MPI_BEFORE
+                                                ? "called before MPI_Init"
+                                                : "called after MPI_Finalize"));
+    /* Live sessions keep the runtime: the last one's MPI_Session_finalize takes it down. */
+    pthread_mutex_lock(&life);
+    int rc = sessions ? MPI_SUCCESS : runtime_down();
+    /* A delete callback's error leaves MPI running, as the callback asked. */
+    if (rc == MPI_SUCCESS || !shmc_mpi__up)
+        shmc_mpi__state = SHMC_MPI_FINALIZED;
+    pthread_mutex_unlock(&life);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
 }
 SHMC_MPI_ALIAS(Finalize);
 
@@ -144,7 +227,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
             shmc_mpi__world_rank, errorcode);
     fflush(stderr);
     int code = errorcode & 0xff ? errorcode & 0xff : 1;
-    if (shmc_mpi__state == SHMC_MPI_RUNNING)
+    if (shmc_mpi__up)
         shmc_abort(code);
     exit(code);
 }
@@ -163,7 +246,7 @@ int PMPI_Is_thread_main(int *flag)
 {
     if (!flag)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "flag is NULL"));
-    *flag = shmc_mpi__state != SHMC_MPI_BEFORE && pthread_equal(main_thread, pthread_self());
+    *flag = shmc_mpi__up && pthread_equal(main_thread, pthread_self());
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Is_thread_main);

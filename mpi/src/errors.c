@@ -301,6 +301,10 @@ SHMC_MPI_ALIAS(Error_string);
 #define MAX_HANDLERS 64
 static MPI_Comm_errhandler_function *handlers[MAX_HANDLERS]; /* 0 .. 3: predefined */
 static int refs[MAX_HANDLERS];
+/* What each user handler was made for: a handler is called with a handle of its kind
+ * (sessions' handlers are stored cast to the communicators' type and cast back). */
+enum { KIND_COMM, KIND_SESSION };
+static int kinds[MAX_HANDLERS];
 
 /* Adds delta holds to handler h (the predefined ones are not counted). Under the lock. */
 static void hold(MPI_Errhandler h, int delta)
@@ -328,26 +332,60 @@ static int handler_ok(MPI_Errhandler h)
            (h <= MPI_ERRORS_ABORT || handlers[h] != NULL);
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+/* Makes a handler of a kind; returns an MPI code (not raised). */
+static int create(MPI_Comm_errhandler_function *fn, int kind, MPI_Errhandler *errhandler)
 {
     if (!fn || !errhandler)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                              shmc_mpi__err(MPI_ERR_ARG, "function or errhandler is NULL"));
+        return shmc_mpi__err(MPI_ERR_ARG, "function or errhandler is NULL");
     shmc_mpi__lock();
     for (int h = MPI_ERRORS_ABORT + 1; h < MAX_HANDLERS; h++)
         if (!handlers[h]) {
             handlers[h] = fn;
+            kinds[h] = kind;
             refs[h] = 1; /* the handle's */
             *errhandler = h;
             shmc_mpi__unlock();
             return MPI_SUCCESS;
         }
     shmc_mpi__unlock();
-    return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                          shmc_mpi__err(MPI_ERR_OTHER, "more than %d error handlers at once",
-                                        MAX_HANDLERS - MPI_ERRORS_ABORT - 1));
+    return shmc_mpi__err(MPI_ERR_OTHER, "more than %d error handlers at once",
+                         MAX_HANDLERS - MPI_ERRORS_ABORT - 1);
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    int rc = create(fn, KIND_COMM, errhandler);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
 }
 SHMC_MPI_ALIAS(Comm_create_errhandler);
+
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
+                                   MPI_Errhandler *errhandler)
+{
+    int rc = create((MPI_Comm_errhandler_function *)fn, KIND_SESSION, errhandler);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+}
+SHMC_MPI_ALIAS(Session_create_errhandler);
+
+int shmc_mpi__errh_check(MPI_Errhandler h, int session)
+{
+    if (!handler_ok(h))
+        return shmc_mpi__err(MPI_ERR_ARG, "%d is not an error handler", h);
+    if (h > MPI_ERRORS_ABORT && kinds[h] != (session ? KIND_SESSION : KIND_COMM))
+        return shmc_mpi__err(MPI_ERR_ARG,
+                             "error handler %d was made for %s (MPI_%s_create_errhandler makes "
+                             "one for %s)",
+                             h, session ? "communicators" : "sessions",
+                             session ? "Session" : "Comm", session ? "sessions" : "communicators");
+    return MPI_SUCCESS;
+}
+
+void shmc_mpi__errh_hold(MPI_Errhandler h, int delta)
+{
+    shmc_mpi__lock();
+    hold(h, delta);
+    shmc_mpi__unlock();
+}
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
@@ -368,9 +406,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     struct shmc_mpi_comm *c = shmc_mpi__comm_any(comm, &rc);
     if (!c)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    if (!handler_ok(errhandler))
-        return SHMC_MPI_RAISE(comm,
-                              shmc_mpi__err(MPI_ERR_ARG, "%d is not an error handler", errhandler));
+    if ((rc = shmc_mpi__errh_check(errhandler, 0)) != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(comm, rc);
     shmc_mpi__errh_set(c, errhandler);
     return MPI_SUCCESS;
 }
@@ -411,32 +448,51 @@ static const char *comm_label(MPI_Comm comm, char *buf, size_t len)
     return buf;
 }
 
+/* Hands code to handler h on behalf of fn, for obj (a session or a communicator: a
+ * user handler's kind says which it takes; label names obj in the fatal message). */
+static int invoke(MPI_Errhandler h, int session, int obj, const char *label, int code,
+                  const char *fn)
+{
+    const char *name = fn && fn[0] == 'P' ? fn + 1 : fn; /* PMPI_Send: MPI_Send */
+    if (h == MPI_ERRORS_RETURN)
+        return code;
+    if (h > MPI_ERRORS_ABORT && h < MAX_HANDLERS && handlers[h]) {
+        if (kinds[h] == KIND_SESSION)
+            ((MPI_Session_errhandler_function *)handlers[h])(&obj, &code);
+        else
+            handlers[h](&obj, &code);
+        return code;
+    }
+    const char *s = string_of(code);
+    fprintf(stderr, "shmcomm MPI: rank %d: %s on %s: %s%s%s\n", shmc_mpi__world_rank,
+            name ? name : "MPI call", label, s ? s : "error", detail[0] ? ": " : "", detail);
+    fprintf(stderr,
+            "shmcomm MPI: rank %d: the error handler is MPI_ERRORS_ARE_FATAL: "
+            "aborting the job (MPI_%s_set_errhandler with MPI_ERRORS_RETURN to "
+            "handle errors)\n",
+            shmc_mpi__world_rank, session ? "Session" : "Comm");
+    fflush(stderr);
+    if (shmc_mpi__up)
+        shmc_abort(1);
+    exit(1);
+}
+
 int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn)
 {
     if (code == MPI_SUCCESS)
         return code;
-    const char *name = fn && fn[0] == 'P' ? fn + 1 : fn; /* PMPI_Send: MPI_Send */
-    MPI_Errhandler h = shmc_mpi__comm_errhandler(comm);
-    if (h == MPI_ERRORS_RETURN)
-        return code;
-    if (h > MPI_ERRORS_ABORT && h < MAX_HANDLERS && handlers[h]) {
-        handlers[h](&comm, &code);
-        return code;
-    }
     char lbl[32];
-    const char *s = string_of(code);
-    fprintf(stderr, "shmcomm MPI: rank %d: %s on %s: %s%s%s\n", shmc_mpi__world_rank,
-            name ? name : "MPI call", comm_label(comm, lbl, sizeof lbl), s ? s : "error",
-            detail[0] ? ": " : "", detail);
-    fprintf(stderr,
-            "shmcomm MPI: rank %d: the error handler is MPI_ERRORS_ARE_FATAL: "
-            "aborting the job (MPI_Comm_set_errhandler with MPI_ERRORS_RETURN to "
-            "handle errors)\n",
-            shmc_mpi__world_rank);
-    fflush(stderr);
-    if (shmc_mpi__state == SHMC_MPI_RUNNING)
-        shmc_abort(1);
-    exit(1);
+    return invoke(shmc_mpi__comm_errhandler(comm), 0, comm, comm_label(comm, lbl, sizeof lbl),
+                  code, fn);
+}
+
+int shmc_mpi__raise_session(MPI_Session s, MPI_Errhandler h, int code, const char *fn)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    char lbl[32];
+    snprintf(lbl, sizeof lbl, "session %d", s);
+    return invoke(h, 1, s, lbl, code, fn);
 }
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
@@ -452,11 +508,11 @@ SHMC_MPI_ALIAS(Comm_call_errhandler);
 
 int shmc_mpi__check_running(void)
 {
-    if (shmc_mpi__state == SHMC_MPI_BEFORE)
-        return shmc_mpi__err(MPI_ERR_OTHER, "called before MPI_Init");
+    if (shmc_mpi__up)
+        return MPI_SUCCESS;
     if (shmc_mpi__state == SHMC_MPI_FINALIZED)
         return shmc_mpi__err(MPI_ERR_OTHER, "called after MPI_Finalize");
-    return MPI_SUCCESS;
+    return shmc_mpi__err(MPI_ERR_OTHER, "called before MPI_Init (or MPI_Session_init)");
 }
 
 int shmc_mpi__unsupported(const char *name)

@@ -26,9 +26,19 @@
 
 /* ---- state ------------------------------------------------------------------------- */
 
+/* The world model's state (MPI_Init .. MPI_Finalize), and whether the runtime (the C
+ * library and the layer's tables) is up: for the world model, a session, or both (env.c). */
 enum { SHMC_MPI_BEFORE, SHMC_MPI_RUNNING, SHMC_MPI_FINALIZED };
 extern int shmc_mpi__state;
+extern int shmc_mpi__up;
 extern int shmc_mpi__world_rank;
+/* A session's hold on the runtime: brings it up at thread level required if it is not
+ * (*provided: the runtime's level), and lets it go (env.c says when it goes down). */
+int shmc_mpi__session_up(int required, int *provided);
+int shmc_mpi__session_down(void);
+int shmc_mpi__thread_level(void);
+/* session.c: forgets the sessions (the runtime going down). */
+void shmc_mpi__session_end(void);
 
 /* ---- errors (errors.c) --------------------------------------------------------------- */
 
@@ -41,13 +51,19 @@ int shmc_mpi__from_shmc(int err);
 int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn);
 /* Raise on the communicator of the call, naming the calling function. */
 #define SHMC_MPI_RAISE(comm, code) shmc_mpi__raise((comm), (code), __func__)
-/* Returns MPI_SUCCESS, or the error for a call made outside MPI_Init .. MPI_Finalize. */
+/* Returns MPI_SUCCESS, or the error for a call made while the runtime is not up. */
 int shmc_mpi__check_running(void);
 MPI_Errhandler shmc_mpi__comm_errhandler(MPI_Comm comm);
 /* Sets c's error handler, holding the new one and letting the old go (a user handler
  * lives while a handle or a communicator holds it). */
 struct shmc_mpi_comm;
 void shmc_mpi__errh_set(struct shmc_mpi_comm *c, MPI_Errhandler h);
+/* MPI_SUCCESS if h is a handler for sessions (session) or communicators, else the error. */
+int shmc_mpi__errh_check(MPI_Errhandler h, int session);
+/* Adds delta holds to h (a user handler lives while held). */
+void shmc_mpi__errh_hold(MPI_Errhandler h, int delta);
+/* Hands code to handler h of session s on behalf of fn (as shmc_mpi__raise). */
+int shmc_mpi__raise_session(MPI_Session s, MPI_Errhandler h, int code, const char *fn);
 int shmc_mpi__unsupported(const char *name);
 /* MPI_LASTUSEDCODE: the last code added at run time, or MPI_ERR_LASTCODE. */
 int shmc_mpi__last_used_code(void);
