@@ -49,6 +49,8 @@ typedef struct MPI_Status {
 } MPI_Status;
 
 typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void(MPI_User_function_c)(void *invec, void *inoutvec, MPI_Count *len,
+                                  MPI_Datatype *datatype);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef void(MPI_Win_errhandler_function)(MPI_Win *win, int *error, ...);

@@ -8,7 +8,7 @@
 #include "mpi_impl.h"
 
 #include <sched.h>
-
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,33 +53,46 @@ static long find(size_t len)
     return -1;
 }
 
-int PMPI_Buffer_attach(void *buffer, int sz)
+static int attach(void *buffer, MPI_Count sz, const char *fn)
 {
     int rc = shmc_mpi__check_running();
     shmc_mpi__lock();
     if (rc == MPI_SUCCESS && buf)
         rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is attached already (detach it first)");
     if (rc == MPI_SUCCESS && (sz < 0 || (!buffer && sz > 0)))
-        rc = shmc_mpi__err(MPI_ERR_BUFFER, "the buffer is NULL or its size %d is negative", sz);
+        rc = shmc_mpi__err(MPI_ERR_BUFFER, "the buffer is NULL or its size %lld is negative", sz);
     if (rc == MPI_SUCCESS) {
         buf = buffer ? buffer : (char *)&size; /* a zero-size buffer is attached all the same */
         size = (size_t)sz;
     }
     shmc_mpi__unlock();
-    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
+}
+
+int PMPI_Buffer_attach(void *buffer, int sz)
+{
+    return attach(buffer, sz, __func__);
 }
 SHMC_MPI_ALIAS(Buffer_attach);
 
-int PMPI_Buffer_detach(void *buffer_addr, int *sz)
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count sz)
 {
-    if (!buffer_addr || !sz)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                              shmc_mpi__err(MPI_ERR_ARG, "buffer_addr or size is NULL"));
+    return attach(buffer, sz, __func__);
+}
+SHMC_MPI_ALIAS(Buffer_attach_c);
+
+/* Detaches the buffer, its size in *sz; *sz_int too where the caller wants an int, which
+ * must hold it. */
+static int detach(void *buffer_addr, MPI_Count *sz, int *sz_int, const char *fn)
+{
+    if (!buffer_addr || (!sz && !sz_int))
+        return shmc_mpi__raise(MPI_COMM_WORLD,
+                               shmc_mpi__err(MPI_ERR_ARG, "buffer_addr or size is NULL"), fn);
     shmc_mpi__lock();
     if (!buf) {
         shmc_mpi__unlock();
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                              shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached"));
+        return shmc_mpi__raise(MPI_COMM_WORLD,
+                               shmc_mpi__err(MPI_ERR_BUFFER, "no buffer is attached"), fn);
     }
     /* MPI: detaching waits until the buffered messages have gone. With other threads
      * about, the lock is let go between looks, so that they go on meanwhile. */
@@ -92,24 +105,38 @@ int PMPI_Buffer_detach(void *buffer_addr, int *sz)
     }
     void *p = buf == (char *)&size ? NULL : buf;
     memcpy(buffer_addr, &p, sizeof p);
-    *sz = (int)size;
+    if (sz)
+        *sz = (MPI_Count)size;
+    else /* attached by the int call, or by the _c call within an int's range */
+        *sz_int = size > INT32_MAX ? INT32_MAX : (int)size;
     buf = NULL;
     size = 0;
     shmc_mpi__unlock();
     return MPI_SUCCESS;
 }
+
+int PMPI_Buffer_detach(void *buffer_addr, int *sz)
+{
+    return detach(buffer_addr, NULL, sz, __func__);
+}
 SHMC_MPI_ALIAS(Buffer_detach);
 
-static int start(const struct shmc_mpi_call *kk, const void *data, int count,
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *sz)
+{
+    return detach(buffer_addr, sz, NULL, __func__);
+}
+SHMC_MPI_ALIAS(Buffer_detach_c);
+
+static int start(const struct shmc_mpi_call *kk, const void *data, MPI_Count count,
                  const struct shmc_mpi_type *t, size_t bytes, int dest, int tag);
 
-int shmc_mpi__bsend_start(const void *data, int count, MPI_Datatype type, int dest, int tag,
-                          MPI_Comm comm)
+int shmc_mpi__bsend_start(const void *data, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm, const char *fn)
 {
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
     size_t bytes;
-    int rc = shmc_mpi__call_p2p(comm, "PMPI_Bsend", &k);
+    int rc = shmc_mpi__call_p2p(comm, fn, &k);
     if (rc)
         return rc;
     if ((rc = shmc_mpi__peer(k.c, dest, &dest)) == MPI_SUCCESS)
@@ -123,7 +150,7 @@ int shmc_mpi__bsend_start(const void *data, int count, MPI_Datatype type, int de
     return rc;
 }
 
-static int start(const struct shmc_mpi_call *kk, const void *data, int count,
+static int start(const struct shmc_mpi_call *kk, const void *data, MPI_Count count,
                  const struct shmc_mpi_type *t, size_t bytes, int dest, int tag)
 {
     struct shmc_mpi_call k = *kk;

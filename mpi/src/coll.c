@@ -24,14 +24,13 @@ int PMPI_Barrier(MPI_Comm comm)
 }
 SHMC_MPI_ALIAS(Barrier);
 
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                 const char *fn)
 {
-    if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_bcast(buffer, count, datatype, root, comm, __func__);
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
     size_t bytes;
-    int rc = shmc_mpi__call(comm, __func__, &k);
+    int rc = shmc_mpi__call(comm, fn, &k);
     if (rc)
         return rc;
     if ((rc = shmc_mpi__buffer_arg(buffer, count, datatype, &t, &bytes)) ||
@@ -45,6 +44,13 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int err = shmc_broadcast(v.p, v.bytes, SHMC_UINT8, root, k.c->c);
     shmc_mpi__view_finish(&v, err == SHMC_OK ? v.bytes : 0);
     return shmc_mpi__call_err(&k, err);
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_bcast(buffer, count, datatype, root, comm, __func__);
+    return bcast(buffer, count, datatype, root, comm, __func__);
 }
 SHMC_MPI_ALIAS(Bcast);
 
@@ -73,7 +79,7 @@ static int packed_views(const void *sendbuf, void *recvbuf, size_t n_in, size_t 
 
 enum red_kind { REDUCE, ALLREDUCE, SCAN, EXSCAN };
 
-static int reduction(enum red_kind kind, const void *sendbuf, void *recvbuf, int count,
+static int reduction(enum red_kind kind, const void *sendbuf, void *recvbuf, MPI_Count count,
                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const char *fn)
 {
     struct shmc_mpi_call k;
@@ -160,8 +166,9 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 }
 SHMC_MPI_ALIAS(Exscan);
 
-static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, int block,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char *fn)
+static int reduce_scatter(const void *sendbuf, void *recvbuf, struct shmc_mpi_arr recvcounts,
+                          MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                          const char *fn)
 {
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *t;
@@ -170,25 +177,23 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
     if (rc)
         return rc;
     int size = k.c->size, me = k.c->rank;
-    if (!recvcounts && block < 0)
+    if (!recvcounts.p && block < 0)
         return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_ARG, "recvcounts is NULL"));
-    size_t total = 0;
+    MPI_Count total = 0;
     int equal = 1;
     for (int i = 0; i < size; i++) {
-        int ci = block >= 0 ? block : recvcounts[i];
+        MPI_Count ci = block >= 0 ? block : shmc_mpi__at(recvcounts, i);
         if (ci < 0)
             return shmc_mpi__call_rc(&k,
-                                     shmc_mpi__err(MPI_ERR_COUNT, "recvcounts[%d] = %d", i, ci));
-        total += (size_t)ci;
-        equal &= ci == (block >= 0 ? block : recvcounts[0]);
+                                     shmc_mpi__err(MPI_ERR_COUNT, "recvcounts[%d] = %lld", i, ci));
+        if (__builtin_add_overflow(total, ci, &total))
+            return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "the counts overflow"));
+        equal &= ci == (block >= 0 ? block : shmc_mpi__at(recvcounts, 0));
     }
-    int mine = block >= 0 ? block : recvcounts[me];
-    if (total > INT32_MAX)
-        return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "the counts add up past an int"));
+    MPI_Count mine = block >= 0 ? block : shmc_mpi__at(recvcounts, me);
     size_t bytes;
     int in_place = sendbuf == MPI_IN_PLACE;
-    if ((rc = shmc_mpi__buffer_arg(in_place ? recvbuf : sendbuf, (int)total, datatype, &t,
-                                   &bytes)) ||
+    if ((rc = shmc_mpi__buffer_arg(in_place ? recvbuf : sendbuf, total, datatype, &t, &bytes)) ||
         (rc = shmc_mpi__check_buf(recvbuf, mine, t)) ||
         (rc = shmc_mpi__reduction(op, datatype, &r)))
         return shmc_mpi__call_rc(&k, rc);
@@ -201,8 +206,8 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
     const void *sb = INPLACE(sendbuf);
     void *rb = recvbuf;
     struct shmc_mpi_view vs = {0}, vr = {0};
-    if (r.packed &&
-        (rc = packed_views(sendbuf, recvbuf, total, (size_t)mine, 1, t, &vs, &vr, &sb, &rb)))
+    if (r.packed && (rc = packed_views(sendbuf, recvbuf, (size_t)total, (size_t)mine, 1, t, &vs,
+                                       &vr, &sb, &rb)))
         return shmc_mpi__call_rc(&k, rc);
     int err;
     if (equal) {
@@ -215,7 +220,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
             return shmc_mpi__call_rc(&k, rc);
         }
         for (int i = 0; i < size; i++)
-            cnt[i] = (size_t)recvcounts[i] * r.n;
+            cnt[i] = (size_t)shmc_mpi__at(recvcounts, i) * r.n;
         err = shmc_reduce_scatterv(sb, rb, cnt, r.dtype, r.op, k.c->c);
     }
     shmc_mpi__view_finish(&vs, 0);
@@ -229,9 +234,23 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     if (shmc_mpi__inter(comm))
         return shmc_mpi__ic_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
                                            __func__);
-    return reduce_scatter(sendbuf, recvbuf, recvcounts, -1, datatype, op, comm, __func__);
+    return reduce_scatter(sendbuf, recvbuf, shmc_mpi__ints(recvcounts), -1, datatype, op, comm,
+                          __func__);
 }
 SHMC_MPI_ALIAS(Reduce_scatter);
+
+static int reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char *fn)
+{
+    if (recvcount < 0) {
+        struct shmc_mpi_call k;
+        int rc = shmc_mpi__call(comm, fn, &k);
+        return rc ? rc
+                  : shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "recvcount %lld", recvcount));
+    }
+    static const struct shmc_mpi_arr no_counts = {NULL, SHMC_MPI_INTS};
+    return reduce_scatter(sendbuf, recvbuf, no_counts, recvcount, datatype, op, comm, fn);
+}
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -239,13 +258,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     if (shmc_mpi__inter(comm))
         return shmc_mpi__ic_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm,
                                                  __func__);
-    if (recvcount < 0) {
-        struct shmc_mpi_call k;
-        int rc = shmc_mpi__call(comm, __func__, &k);
-        return rc ? rc
-                  : shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "recvcount %d", recvcount));
-    }
-    return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, __func__);
+    return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, __func__);
 }
 SHMC_MPI_ALIAS(Reduce_scatter_block);
 
@@ -265,7 +278,7 @@ static int same_block(size_t sbytes, size_t rbytes)
 
 /* The large buffer of a call (n blocks of count elements): received into, or, in place,
  * read and written. */
-static int large(void *buf, int n, int count, const struct shmc_mpi_type *t, int in_place,
+static int large(void *buf, int n, MPI_Count count, const struct shmc_mpi_type *t, int in_place,
                  struct shmc_mpi_view *v)
 {
     size_t elems = (size_t)n * (size_t)count;
@@ -288,17 +301,15 @@ static int fail(struct shmc_mpi_call *k, int rc, struct shmc_mpi_view *vs, struc
     return shmc_mpi__call_rc(k, rc);
 }
 
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  const char *fn)
 {
-    if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                   comm, __func__);
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
     size_t bytes = 0, sbytes = 0;
-    int rc = shmc_mpi__call(comm, __func__, &k);
+    int rc = shmc_mpi__call(comm, fn, &k);
     if (rc)
         return rc;
     int in_place = sendbuf == MPI_IN_PLACE;
@@ -319,19 +330,27 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     int err = shmc_gather(in_place ? SHMC_IN_PLACE : vs.p, vr.p, bytes, SHMC_UINT8, root, k.c->c);
     return finish(&k, err, &vs, &vr);
 }
-SHMC_MPI_ALIAS(Gather);
 
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    root, comm, __func__);
+        return shmc_mpi__ic_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                   comm, __func__);
+    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  __func__);
+}
+SHMC_MPI_ALIAS(Gather);
+
+static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   const char *fn)
+{
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
     struct shmc_mpi_view vs = {0}, vr = {0};
     size_t bytes = 0, rbytes = 0;
-    int rc = shmc_mpi__call(comm, __func__, &k);
+    int rc = shmc_mpi__call(comm, fn, &k);
     if (rc)
         return rc;
     int in_place = recvbuf == MPI_IN_PLACE;
@@ -352,12 +371,22 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     int err = shmc_scatter(vs.p, in_place ? SHMC_IN_PLACE : vr.p, bytes, SHMC_UINT8, root, k.c->c);
     return finish(&k, err, &vs, &vr);
 }
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    root, comm, __func__);
+    return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                   __func__);
+}
 SHMC_MPI_ALIAS(Scatter);
 
 /* All-gather and all-to-all: every rank has both sides; in place, the receive buffer. */
-static int all_blocks(int alltoall, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                      const char *fn)
+static int all_blocks(int alltoall, const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, const char *fn)
 {
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
@@ -402,3 +431,153 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                       __func__);
 }
 SHMC_MPI_ALIAS(Alltoall);
+
+/* ---- MPI 4's large-count forms ------------------------------------------------------------ */
+
+/* On an intercommunicator they go through the int calls (intercoll.c): a count must fit.
+ * Each IC_INT line narrows one count or raises its error. */
+#define IC_INT(comm, v, out)                                                                       \
+    do {                                                                                           \
+        int rc_ = shmc_mpi__ic_int((v), &(out));                                                   \
+        if (rc_ != MPI_SUCCESS)                                                                    \
+            return shmc_mpi__raise((comm), rc_, __func__);                                         \
+    } while (0)
+
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        int n;
+        IC_INT(comm, count, n);
+        return shmc_mpi__ic_bcast(buffer, n, datatype, root, comm, __func__);
+    }
+    return bcast(buffer, count, datatype, root, comm, __func__);
+}
+SHMC_MPI_ALIAS(Bcast_c);
+
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        int n;
+        IC_INT(comm, count, n);
+        return shmc_mpi__ic_reduce(sendbuf, recvbuf, n, datatype, op, root, comm, __func__);
+    }
+    return reduction(REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, __func__);
+}
+SHMC_MPI_ALIAS(Reduce_c);
+
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        int n;
+        IC_INT(comm, count, n);
+        return shmc_mpi__ic_allreduce(sendbuf, recvbuf, n, datatype, op, comm, __func__);
+    }
+    return reduction(ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, __func__);
+}
+SHMC_MPI_ALIAS(Allreduce_c);
+
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)
+{
+    return reduction(SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, __func__);
+}
+SHMC_MPI_ALIAS(Scan_c);
+
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    return reduction(EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, __func__);
+}
+SHMC_MPI_ALIAS(Exscan_c);
+
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        int n;
+        IC_INT(comm, recvcount, n);
+        return shmc_mpi__ic_reduce_scatter_block(sendbuf, recvbuf, n, datatype, op, comm,
+                                                 __func__);
+    }
+    return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, __func__);
+}
+SHMC_MPI_ALIAS(Reduce_scatter_block_c);
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    struct shmc_mpi_comm *ic = shmc_mpi__inter(comm);
+    if (ic) {
+        int *counts, rc = shmc_mpi__ic_ints(shmc_mpi__counts(recvcounts), ic->size, &counts);
+        if (rc != MPI_SUCCESS)
+            return shmc_mpi__raise(comm, rc, __func__);
+        rc = shmc_mpi__ic_reduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm, __func__);
+        free(counts);
+        return rc;
+    }
+    return reduce_scatter(sendbuf, recvbuf, shmc_mpi__counts(recvcounts), -1, datatype, op, comm,
+                          __func__);
+}
+SHMC_MPI_ALIAS(Reduce_scatter_c);
+
+int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        int sn, rn;
+        IC_INT(comm, sendcount, sn);
+        IC_INT(comm, recvcount, rn);
+        return shmc_mpi__ic_gather(sendbuf, sn, sendtype, recvbuf, rn, recvtype, root, comm,
+                                   __func__);
+    }
+    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                  __func__);
+}
+SHMC_MPI_ALIAS(Gather_c);
+
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        int sn, rn;
+        IC_INT(comm, sendcount, sn);
+        IC_INT(comm, recvcount, rn);
+        return shmc_mpi__ic_scatter(sendbuf, sn, sendtype, recvbuf, rn, recvtype, root, comm,
+                                    __func__);
+    }
+    return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                   __func__);
+}
+SHMC_MPI_ALIAS(Scatter_c);
+
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        int sn, rn;
+        IC_INT(comm, sendcount, sn);
+        IC_INT(comm, recvcount, rn);
+        return shmc_mpi__ic_allgather(sendbuf, sn, sendtype, recvbuf, rn, recvtype, comm,
+                                      __func__);
+    }
+    return all_blocks(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                      __func__);
+}
+SHMC_MPI_ALIAS(Allgather_c);
+
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        int sn, rn;
+        IC_INT(comm, sendcount, sn);
+        IC_INT(comm, recvcount, rn);
+        return shmc_mpi__ic_alltoall(sendbuf, sn, sendtype, recvbuf, rn, recvtype, comm,
+                                     __func__);
+    }
+    return all_blocks(1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                      __func__);
+}
+SHMC_MPI_ALIAS(Alltoall_c);

@@ -64,25 +64,24 @@ static int check(int size, int rank, int ndims, const int *gsizes, const int *di
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
+/* Makes the type (without its record: the callers record their own arguments). */
+static int darray(int size, int rank, int ndims, const int *gsizes, const int *distribs,
+                  const int *dargs, const int *psizes, int order, MPI_Datatype oldtype,
+                  MPI_Datatype *newtype)
 {
     int rc = MPI_SUCCESS;
     const struct shmc_mpi_type *o = shmc_mpi__type(oldtype, &rc);
     if (o && !newtype)
         rc = shmc_mpi__err(MPI_ERR_ARG, "newtype is NULL");
     if (rc == MPI_SUCCESS)
-        rc = check(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                   array_of_psizes, order);
+        rc = check(size, rank, ndims, gsizes, distribs, dargs, psizes, order);
     if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+        return rc;
     MPI_Aint extent = o->extent, total = extent;
     int maxg = 1;
     for (int d = 0; d < ndims; d++) {
-        total *= array_of_gsizes[d];
-        maxg = array_of_gsizes[d] > maxg ? array_of_gsizes[d] : maxg;
+        total *= gsizes[d];
+        maxg = gsizes[d] > maxg ? gsizes[d] : maxg;
     }
     int *idx = malloc((size_t)maxg * sizeof *idx), *ones = malloc((size_t)maxg * sizeof *ones);
     MPI_Aint *disp = malloc((size_t)maxg * sizeof *disp);
@@ -98,17 +97,16 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
         int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
         int c = rank;
         for (int e = ndims - 1; e > d; e--)
-            c /= array_of_psizes[e];
-        c %= array_of_psizes[d];
-        int n = owned(array_of_gsizes[d], array_of_distribs[d], array_of_dargs[d],
-                      array_of_psizes[d], c, idx);
+            c /= psizes[e];
+        c %= psizes[d];
+        int n = owned(gsizes[d], distribs[d], dargs[d], psizes[d], c, idx);
         for (int i = 0; i < n; i++)
             disp[i] = idx[i] * stride;
         rc = PMPI_Type_create_hindexed(n, ones, disp, t, &next);
         if (t != oldtype)
             PMPI_Type_free(&t);
         t = next;
-        stride *= array_of_gsizes[d];
+        stride *= gsizes[d];
     }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_create_resized(t, 0, total, newtype);
@@ -117,30 +115,81 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
     free(idx);
     free(ones);
     free(disp);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    /* The arguments, as MPI lays them out for MPI_COMBINER_DARRAY. */
-    int ni = 4 * ndims + 4, *ints = malloc((size_t)ni * sizeof *ints);
+    return rc;
+}
+
+/* The arguments as MPI lays them out for MPI_COMBINER_DARRAY: the global sizes among the
+ * integers (large: among the large counts, gsizes_c). */
+static int record(MPI_Datatype *newtype, int size, int rank, int ndims, const int *gsizes,
+                  const MPI_Count *gsizes_c, const int *distribs, const int *dargs,
+                  const int *psizes, int order, MPI_Datatype oldtype)
+{
+    int ng = gsizes_c ? 0 : ndims, ni = 3 * ndims + ng + 4;
+    int *ints = malloc((size_t)ni * sizeof *ints);
     if (!ints) {
         PMPI_Type_free(newtype);
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_NO_MEM, "a decoding"));
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a decoding");
     }
     ints[0] = size;
     ints[1] = rank;
     ints[2] = ndims;
     for (int d = 0; d < ndims; d++) {
-        ints[3 + d] = array_of_gsizes[d];
-        ints[3 + ndims + d] = array_of_distribs[d];
-        ints[3 + 2 * ndims + d] = array_of_dargs[d];
-        ints[3 + 3 * ndims + d] = array_of_psizes[d];
+        if (!gsizes_c)
+            ints[3 + d] = gsizes[d];
+        ints[3 + ng + d] = distribs[d];
+        ints[3 + ng + ndims + d] = dargs[d];
+        ints[3 + ng + 2 * ndims + d] = psizes[d];
     }
     ints[ni - 1] = order;
-    rc = shmc_mpi__type_record(*newtype, MPI_COMBINER_DARRAY, ni, ints, 0, NULL, 1, &oldtype);
+    int rc = shmc_mpi__type_record(*newtype, MPI_COMBINER_DARRAY, ni, ints, 0, NULL,
+                                   gsizes_c ? ndims : 0, gsizes_c, 1, &oldtype);
     free(ints);
-    if (rc != MPI_SUCCESS) {
+    if (rc != MPI_SUCCESS)
         PMPI_Type_free(newtype);
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    }
-    return MPI_SUCCESS;
+    return rc;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    int rc = darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                    array_of_psizes, order, oldtype, newtype);
+    if (rc == MPI_SUCCESS)
+        rc = record(newtype, size, rank, ndims, array_of_gsizes, NULL, array_of_distribs,
+                    array_of_dargs, array_of_psizes, order, oldtype);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
 }
 SHMC_MPI_ALIAS(Type_create_darray);
+
+/* The large-count form: a global size past INT32_MAX elements is refused (the type is
+ * built from per-index offsets of each dimension, which would need more memory than such
+ * a dimension's array itself). */
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                              const int array_of_distribs[], const int array_of_dargs[],
+                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    int rc = MPI_SUCCESS;
+    int *g = ndims > 0 && array_of_gsizes ? malloc((size_t)ndims * sizeof *g) : NULL;
+    if (ndims > 0 && array_of_gsizes && !g)
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a distributed array's type");
+    for (int d = 0; g && d < ndims && rc == MPI_SUCCESS; d++) {
+        if (array_of_gsizes[d] > INT32_MAX)
+            rc = shmc_mpi__err(MPI_ERR_COUNT,
+                               "dimension %d: global size %lld is past the %d elements a "
+                               "distributed array's dimension may have here (docs/mpi.md)",
+                               d, array_of_gsizes[d], INT32_MAX);
+        g[d] = (int)array_of_gsizes[d];
+    }
+    if (rc == MPI_SUCCESS)
+        rc = darray(size, rank, ndims, array_of_gsizes ? g : NULL, array_of_distribs,
+                    array_of_dargs, array_of_psizes, order, oldtype, newtype);
+    if (rc == MPI_SUCCESS)
+        rc = record(newtype, size, rank, ndims, NULL, array_of_gsizes, array_of_distribs,
+                    array_of_dargs, array_of_psizes, order, oldtype);
+    free(g);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+}
+SHMC_MPI_ALIAS(Type_create_darray_c);

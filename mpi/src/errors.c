@@ -526,20 +526,20 @@ int shmc_mpi__unsupported(const char *name)
         name);
 }
 
-int shmc_mpi__check_count(int count)
+int shmc_mpi__check_count(MPI_Count count)
 {
     if (count < 0)
-        return shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count);
+        return shmc_mpi__err(MPI_ERR_COUNT, "count %lld is negative", count);
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__check_buf(const void *buf, int count, const struct shmc_mpi_type *t)
+int shmc_mpi__check_buf(const void *buf, MPI_Count count, const struct shmc_mpi_type *t)
 {
     if (count < 0)
-        return shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count);
+        return shmc_mpi__err(MPI_ERR_COUNT, "count %lld is negative", count);
     /* MPI_BOTTOM (NULL) is a valid base for types of absolute addresses: only a type
      * whose data starts at its origin cannot be read from there. */
     if (!buf && count > 0 && t->size > 0 && t->true_lb >= 0 && t->predefined)
-        return shmc_mpi__err(MPI_ERR_BUFFER, "the buffer is NULL and count is %d", count);
+        return shmc_mpi__err(MPI_ERR_BUFFER, "the buffer is NULL and count is %lld", count);
     return MPI_SUCCESS;
 }

@@ -256,8 +256,8 @@ static int convert(const struct shmc_mpi_type *t, size_t count, const unsigned c
 
 /* The common arguments: the representation's name, the type, the count; *ext gets the
  * external32 bytes of count elements. */
-static int args(const char *datarep, int count, MPI_Datatype type, const struct shmc_mpi_type **t,
-                size_t *ext)
+static int args(const char *datarep, MPI_Count count, MPI_Datatype type,
+                const struct shmc_mpi_type **t, size_t *ext)
 {
     int rc = shmc_mpi__check_running();
     if (rc != MPI_SUCCESS)
@@ -272,8 +272,8 @@ static int args(const char *datarep, int count, MPI_Datatype type, const struct 
     return convert(*t, (size_t)count, NULL, NULL, 1, ext);
 }
 
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
-                            MPI_Aint *size)
+static int external_size(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
+                         MPI_Count *size, const char *fn)
 {
     const struct shmc_mpi_type *t;
     size_t ext = 0;
@@ -281,23 +281,40 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
     if (rc == MPI_SUCCESS && !size)
         rc = shmc_mpi__err(MPI_ERR_ARG, "size is NULL");
     if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    *size = (MPI_Aint)ext;
+        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
+    *size = (MPI_Count)ext;
     return MPI_SUCCESS;
+}
+
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                            MPI_Aint *size)
+{
+    MPI_Count n = 0;
+    int rc = external_size(datarep, incount, datatype, size ? &n : NULL, __func__);
+    if (rc == MPI_SUCCESS)
+        *size = (MPI_Aint)n;
+    return rc;
 }
 SHMC_MPI_ALIAS(Pack_external_size);
 
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                              MPI_Count *size)
+{
+    return external_size(datarep, incount, datatype, size, __func__);
+}
+SHMC_MPI_ALIAS(Pack_external_size_c);
+
 /* The position argument: inside a buffer of size bytes with need more to go. */
-static int position_ok(const MPI_Aint *position, MPI_Aint size, size_t need)
+static int position_ok(const MPI_Count *position, MPI_Count size, size_t need)
 {
     if (!position)
         return shmc_mpi__err(MPI_ERR_ARG, "position is NULL");
     if (size < 0 || *position < 0 || *position > size)
-        return shmc_mpi__err(MPI_ERR_ARG, "position %ld is outside the buffer of %ld bytes",
-                             (long)*position, (long)size);
+        return shmc_mpi__err(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes",
+                             *position, size);
     if (need > (size_t)(size - *position))
-        return shmc_mpi__err(MPI_ERR_TRUNCATE, "%zu bytes do not fit in the %ld left", need,
-                             (long)(size - *position));
+        return shmc_mpi__err(MPI_ERR_TRUNCATE, "%zu bytes do not fit in the %lld left", need,
+                             size - *position);
     return MPI_SUCCESS;
 }
 
@@ -305,9 +322,9 @@ static int position_ok(const MPI_Aint *position, MPI_Aint size, size_t need)
  * ext32: the external32 buffer of size bytes), *ext the external32 bytes of count
  * elements, and *tmp the native packed stream's staging (NULL for a dense type, whose
  * memory is that stream). Returns MPI_SUCCESS or the error, raised. */
-static int begin(const char *datarep, const void *data, int count, MPI_Datatype type,
-                 const void *ext32, MPI_Aint size, const MPI_Aint *position,
-                 const struct shmc_mpi_type **t, size_t *ext, unsigned char **tmp)
+static int begin(const char *datarep, const void *data, MPI_Count count, MPI_Datatype type,
+                 const void *ext32, MPI_Count size, const MPI_Count *position,
+                 const struct shmc_mpi_type **t, size_t *ext, unsigned char **tmp, const char *fn)
 {
     int rc = args(datarep, count, type, t, ext);
     if (rc == MPI_SUCCESS)
@@ -318,16 +335,18 @@ static int begin(const char *datarep, const void *data, int count, MPI_Datatype 
     *tmp = rc == MPI_SUCCESS && !(*t)->dense ? malloc(nat ? nat : 1) : NULL;
     if (rc == MPI_SUCCESS && !(*t)->dense && !*tmp)
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes of packed data", nat);
-    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
 }
 
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
-                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+static int pack_external(const char *datarep, const void *inbuf, MPI_Count incount,
+                         MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                         MPI_Count *position, const char *fn)
 {
     const struct shmc_mpi_type *t;
     size_t ext = 0;
     unsigned char *tmp;
-    int rc = begin(datarep, inbuf, incount, datatype, outbuf, outsize, position, &t, &ext, &tmp);
+    int rc = begin(datarep, inbuf, incount, datatype, outbuf, outsize, position, &t, &ext, &tmp,
+                   fn);
     if (rc != MPI_SUCCESS)
         return rc;
     if (tmp)
@@ -336,18 +355,19 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI
     if (ext)
         convert(t, (size_t)incount, from, (unsigned char *)outbuf + *position, 1, &ext);
     free(tmp);
-    *position += (MPI_Aint)ext;
+    *position += (MPI_Count)ext;
     return MPI_SUCCESS;
 }
-SHMC_MPI_ALIAS(Pack_external);
 
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
-                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+static int unpack_external(const char *datarep, const void *inbuf, MPI_Count insize,
+                           MPI_Count *position, void *outbuf, MPI_Count outcount,
+                           MPI_Datatype datatype, const char *fn)
 {
     const struct shmc_mpi_type *t;
     size_t ext = 0;
     unsigned char *tmp;
-    int rc = begin(datarep, outbuf, outcount, datatype, inbuf, insize, position, &t, &ext, &tmp);
+    int rc = begin(datarep, outbuf, outcount, datatype, inbuf, insize, position, &t, &ext, &tmp,
+                   fn);
     if (rc != MPI_SUCCESS)
         return rc;
     unsigned char *to = tmp ? tmp : (unsigned char *)outbuf;
@@ -356,7 +376,47 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
     if (tmp)
         shmc_mpi__unpack(tmp, (size_t)outcount * (size_t)t->size, outbuf, (size_t)outcount, t);
     free(tmp);
-    *position += (MPI_Aint)ext;
+    *position += (MPI_Count)ext;
     return MPI_SUCCESS;
 }
+
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+{
+    MPI_Count at = position ? *position : 0;
+    int rc = pack_external(datarep, inbuf, incount, datatype, outbuf, outsize,
+                           position ? &at : NULL, __func__);
+    if (rc == MPI_SUCCESS)
+        *position = (MPI_Aint)at;
+    return rc;
+}
+SHMC_MPI_ALIAS(Pack_external);
+
+int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount,
+                         MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                         MPI_Count *position)
+{
+    return pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, __func__);
+}
+SHMC_MPI_ALIAS(Pack_external_c);
+
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+{
+    MPI_Count at = position ? *position : 0;
+    int rc = unpack_external(datarep, inbuf, insize, position ? &at : NULL, outbuf, outcount,
+                             datatype, __func__);
+    if (rc == MPI_SUCCESS)
+        *position = (MPI_Aint)at;
+    return rc;
+}
 SHMC_MPI_ALIAS(Unpack_external);
+
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+                           MPI_Count *position, void *outbuf, MPI_Count outcount,
+                           MPI_Datatype datatype)
+{
+    return unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype,
+                           __func__);
+}
+SHMC_MPI_ALIAS(Unpack_external_c);

@@ -447,3 +447,35 @@ int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const in
         .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .types = recvtypes, .bytes = 1};
     return end(&k, exchange(&k, &s, &r));
 }
+
+/* ---- the large-count forms ------------------------------------------------------------- */
+
+int shmc_mpi__ic_int(MPI_Count v, int *out)
+{
+    if (v > INT32_MAX || v < INT32_MIN)
+        return shmc_mpi__err(MPI_ERR_COUNT,
+                             "%lld does not fit in an int: an intercommunicator's collectives "
+                             "take counts and displacements below 2^31 (docs/mpi.md, Limits)",
+                             v);
+    *out = (int)v;
+    return MPI_SUCCESS;
+}
+
+int shmc_mpi__ic_ints(struct shmc_mpi_arr a, int n, int **out)
+{
+    *out = NULL;
+    if (!a.p)
+        return MPI_SUCCESS; /* the call names what is missing */
+    int *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (!v)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "%d counts", n);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = shmc_mpi__ic_int(shmc_mpi__at(a, i), &v[i]);
+    if (rc != MPI_SUCCESS) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    return MPI_SUCCESS;
+}

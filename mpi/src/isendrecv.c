@@ -52,22 +52,38 @@ static int pair_free(void *extra)
 }
 
 /* Starts the pair: the receive first, then the send of sendbuf (or of p->copy). */
-static int start(struct pair *p, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+static int start(struct pair *p, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                 int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                 int source, int recvtag, MPI_Comm comm, MPI_Request *request, const char *fn)
 {
     p->s = p->r = MPI_REQUEST_NULL;
     shmc_mpi__status_empty(&p->st);
     p->err = MPI_SUCCESS;
-    int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &p->r);
+    int rc = PMPI_Irecv_c(recvbuf, recvcount, recvtype, source, recvtag, comm, &p->r);
     if (rc == MPI_SUCCESS &&
-        (rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &p->s)) != MPI_SUCCESS)
+        (rc = PMPI_Isend_c(sendbuf, sendcount, sendtype, dest, sendtag, comm, &p->s)) != MPI_SUCCESS)
         PMPI_Cancel(&p->r), PMPI_Wait(&p->r, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && (rc = shmc_mpi__greq_internal(pair_query, pair_free, pair_poll, p,
                                                            comm, request)) != MPI_SUCCESS) {
         pair_poll(p, 1); /* (out of request handles: complete it here, then fail) */
-        rc = SHMC_MPI_RAISE(comm, rc);
+        rc = shmc_mpi__raise(comm, rc, fn);
     }
+    return rc;
+}
+
+static int isendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request, const char *fn)
+{
+    if (!request)
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"), fn);
+    struct pair *p = calloc(1, sizeof *p);
+    if (!p)
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a send-receive"), fn);
+    int rc = start(p, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                   source, recvtag, comm, request, fn);
+    if (rc != MPI_SUCCESS)
+        free(p);
     return rc;
 }
 
@@ -75,30 +91,32 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                    MPI_Comm comm, MPI_Request *request)
 {
-    if (!request)
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
-    struct pair *p = calloc(1, sizeof *p);
-    if (!p)
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a send-receive"));
-    int rc = start(p, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                   source, recvtag, comm, request);
-    if (rc != MPI_SUCCESS)
-        free(p);
-    return rc;
+    return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                     source, recvtag, comm, request, __func__);
 }
 SHMC_MPI_ALIAS(Isendrecv);
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                     source, recvtag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Isendrecv_c);
+
+static int isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request, const char *fn)
 {
     if (!request)
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
-    int rc = MPI_SUCCESS, size = 0;
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"), fn);
+    int rc = MPI_SUCCESS;
     const struct shmc_mpi_type *t;
     size_t bytes;
     if ((rc = shmc_mpi__buffer_arg(buf, count, datatype, &t, &bytes)) != MPI_SUCCESS &&
         source != MPI_PROC_NULL && dest != MPI_PROC_NULL)
-        return SHMC_MPI_RAISE(comm, rc);
+        return shmc_mpi__raise(comm, rc, fn);
     if (rc != MPI_SUCCESS) /* with MPI_PROC_NULL, nothing moves (p2p.c) */
         bytes = 0, count = 0, datatype = MPI_BYTE;
     struct pair *p = calloc(1, sizeof *p);
@@ -106,19 +124,31 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
     if (!p || !copy) {
         free(p);
         free(copy);
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a send-receive"));
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a send-receive"), fn);
     }
     if (bytes)
         shmc_mpi__pack(buf, (size_t)count, t, copy);
     p->copy = copy;
-    size = (int)bytes;
-    if (bytes > INT32_MAX)
-        rc = shmc_mpi__err(MPI_ERR_COUNT, "%zu bytes do not fit in an int", bytes);
-    else
-        rc = start(p, copy, size, MPI_PACKED, dest, sendtag, buf, count, datatype, source, recvtag,
-                   comm, request);
+    rc = start(p, copy, (MPI_Count)bytes, MPI_PACKED, dest, sendtag, buf, count, datatype, source,
+               recvtag, comm, request, fn);
     if (rc != MPI_SUCCESS)
         pair_free(p);
     return rc;
 }
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request,
+                             __func__);
+}
 SHMC_MPI_ALIAS(Isendrecv_replace);
+
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    return isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request,
+                             __func__);
+}
+SHMC_MPI_ALIAS(Isendrecv_replace_c);

@@ -86,6 +86,12 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 }
 SHMC_MPI_ALIAS(Status_set_elements_x);
 
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return PMPI_Status_set_elements_x(status, datatype, count);
+}
+SHMC_MPI_ALIAS(Status_set_elements_c);
+
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     return PMPI_Status_set_elements_x(status, datatype, count);
@@ -113,3 +119,9 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Get_elements_x);
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return PMPI_Get_elements_x(status, datatype, count);
+}
+SHMC_MPI_ALIAS(Get_elements_c);

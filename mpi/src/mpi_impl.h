@@ -40,6 +40,40 @@ int shmc_mpi__thread_level(void);
 /* session.c: forgets the sessions (the runtime going down). */
 void shmc_mpi__session_end(void);
 
+/* ---- count arrays ---------------------------------------------------------------- */
+
+/* An array of counts or displacements as a call passes it: int for the classic calls,
+ * MPI_Count or MPI_Aint for MPI 4's large-count forms (the "_c" calls), which share the
+ * classic calls' code through this. */
+enum shmc_mpi_width { SHMC_MPI_INTS, SHMC_MPI_COUNTS, SHMC_MPI_AINTS };
+struct shmc_mpi_arr {
+    const void *p;
+    enum shmc_mpi_width w;
+};
+static inline struct shmc_mpi_arr shmc_mpi__ints(const int *p)
+{
+    return (struct shmc_mpi_arr){p, SHMC_MPI_INTS};
+}
+static inline struct shmc_mpi_arr shmc_mpi__counts(const MPI_Count *p)
+{
+    return (struct shmc_mpi_arr){p, SHMC_MPI_COUNTS};
+}
+static inline struct shmc_mpi_arr shmc_mpi__aints(const MPI_Aint *p)
+{
+    return (struct shmc_mpi_arr){p, SHMC_MPI_AINTS};
+}
+static inline MPI_Count shmc_mpi__at(struct shmc_mpi_arr a, int i)
+{
+    switch (a.w) {
+    case SHMC_MPI_INTS:
+        return ((const int *)a.p)[i];
+    case SHMC_MPI_COUNTS:
+        return ((const MPI_Count *)a.p)[i];
+    default:
+        return ((const MPI_Aint *)a.p)[i];
+    }
+}
+
 /* ---- errors (errors.c) --------------------------------------------------------------- */
 
 /* Records a detail for the error that is about to be raised and returns code. */
@@ -319,6 +353,11 @@ int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const in
                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                            const char *fn);
 
+/* The large-count forms on an intercommunicator go through the calls above: a count
+ * (or each of n in an array, copied to *out, NULL for no array) must fit in an int. */
+int shmc_mpi__ic_int(MPI_Count v, int *out);
+int shmc_mpi__ic_ints(struct shmc_mpi_arr a, int n, int **out);
+
 /* ---- datatypes (types.c, pack.c) ------------------------------------------------------ */
 
 #define SHMC_MPI_FIRST_DERIVED 64 /* predefined datatypes are 1..63, derived ones follow */
@@ -381,9 +420,11 @@ int shmc_mpi__type_handle(struct shmc_mpi_type *t, MPI_Datatype *out);
 /* Drops one hold on t, freeing it with the last. */
 void shmc_mpi__type_unref(struct shmc_mpi_type *t);
 /* typedecode.c: records the arguments derived type h was made with (MPI 4.1, 5.1.13's
- * layout for the combiner), and forgets them when the type goes. */
+ * layout for the combiner; counts: the large counts of a "_c" constructor's), and forgets
+ * them when the type goes. */
 int shmc_mpi__type_record(MPI_Datatype h, int combiner, int ni, const int *ints, int na,
-                          const MPI_Aint *aints, int nt, const MPI_Datatype *types);
+                          const MPI_Aint *aints, MPI_Count nc, const MPI_Count *counts, int nt,
+                          const MPI_Datatype *types);
 void shmc_mpi__type_forget(struct shmc_mpi_type *t);
 struct shmc_mpi_type *shmc_mpi__type_slow(MPI_Datatype h, int *rc);
 /* The type of a handle, or NULL with the error's detail recorded in *rc. */
@@ -511,8 +552,8 @@ int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r);
  * does not lie within one extent of at most SHMC_DTYPE_BYTES_MAX bytes from 0: the
  * elements' memory gathered to the root, combined there in rank order, the result
  * unpacked (and, for all, broadcast packed). Returns an MPI error code, not raised. */
-int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                         MPI_Op op, int root, struct shmc_mpi_comm *c);
+int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype type, MPI_Op op, int root, struct shmc_mpi_comm *c);
 void shmc_mpi__ops_end(void);
 
 /* ---- requests (request.c, bsend.c) ------------------------------------------------------ */
@@ -535,8 +576,9 @@ int shmc_mpi__request_received(MPI_Comm comm, int roff, struct shmc_mpi_view *v,
 void shmc_mpi__messages_end(void);
 /* Completes the requests freed by MPI_Request_free while active (at MPI_Finalize). */
 void shmc_mpi__request_end(void);
-int shmc_mpi__bsend_start(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-                          MPI_Comm comm);
+/* A buffered send of call fn (its errors name it). */
+int shmc_mpi__bsend_start(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm, const char *fn);
 void shmc_mpi__bsend_end(void);
 
 /* ---- info (info.c) ---------------------------------------------------------------------- */
@@ -546,9 +588,9 @@ int shmc_mpi__info_check(MPI_Info info);
  * is not MPI_IN_PLACE; *bytes, their packed size. The common case is checked inline in
  * one go; anything else (an error, MPI_BOTTOM, a type not looked up yet) goes to the
  * full check, which names what is wrong. */
-int shmc_mpi__buffer_arg_full(const void *buf, int count, MPI_Datatype type,
+int shmc_mpi__buffer_arg_full(const void *buf, MPI_Count count, MPI_Datatype type,
                               const struct shmc_mpi_type **t, size_t *bytes);
-static inline int shmc_mpi__buffer_arg(const void *buf, int count, MPI_Datatype type,
+static inline int shmc_mpi__buffer_arg(const void *buf, MPI_Count count, MPI_Datatype type,
                                        const struct shmc_mpi_type **t, size_t *bytes)
 {
     const struct shmc_mpi_type *x =
@@ -563,7 +605,8 @@ static inline int shmc_mpi__buffer_arg(const void *buf, int count, MPI_Datatype 
 
 /* Argument checks shared by the calls: each returns MPI_SUCCESS or an error code with its
  * detail recorded. */
-int shmc_mpi__check_count(int count);
-int shmc_mpi__check_buf(const void *buf, int count, const struct shmc_mpi_type *t);
+int shmc_mpi__check_count(MPI_Count count);
+int shmc_mpi__check_buf(const void *buf, MPI_Count count, const struct shmc_mpi_type *t);
+
 
 #endif /* SHMC_MPI_IMPL_H */

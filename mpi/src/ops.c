@@ -18,6 +18,7 @@ struct uop {
     int alive;
     int commute;
     MPI_User_function *fn;
+    MPI_User_function_c *fn_c; /* made by MPI_Op_create_c: one call for any count */
     shmc_op sop;
 };
 static struct uop uops[MAX_USER];
@@ -360,25 +361,39 @@ void shmc_mpi__ops_end(void)
 
 /* ---- user ops -------------------------------------------------------------------------------- */
 
-static void user_fn(const void *in, void *inout, size_t count, shmc_dtype dtype, void *ctx)
+/* inout = in op inout for count elements of type t (extent esize) through u's function:
+ * an int one in pieces of at most INT32_MAX elements, a large-count one at once. */
+static void call_user(const struct uop *u, const void *in, void *inout, size_t count,
+                      MPI_Datatype t, size_t esize)
 {
-    const struct uop *u = ctx;
-    size_t esize = shmc_dtype_size(dtype); /* the element's extent */
     char *a = (char *)(uintptr_t)in, *b = inout;
+    if (u->fn_c) {
+        MPI_Count len = (MPI_Count)count;
+        u->fn_c(a, b, &len, &t);
+        return;
+    }
     while (count > 0) {
         int len = count > INT32_MAX ? INT32_MAX : (int)count;
-        MPI_Datatype t = cur_type;
-        u->fn(a, b, &len, &t);
+        MPI_Datatype ty = t;
+        u->fn(a, b, &len, &ty);
         count -= (size_t)len;
         a += (size_t)len * esize;
         b += (size_t)len * esize;
     }
 }
 
-int PMPI_Op_create(MPI_User_function *user_fn_, int commute, MPI_Op *op)
+static void user_fn(const void *in, void *inout, size_t count, shmc_dtype dtype, void *ctx)
 {
-    if (!user_fn_ || !op)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "user_fn or op is NULL"));
+    /* dtype's size is the element's extent */
+    call_user(ctx, in, inout, count, cur_type, shmc_dtype_size(dtype));
+}
+
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op,
+                     const char *fn_name)
+{
+    if ((!fn && !fn_c) || !op)
+        return shmc_mpi__raise(MPI_COMM_WORLD,
+                               shmc_mpi__err(MPI_ERR_ARG, "user_fn or op is NULL"), fn_name);
     shmc_mpi__lock();
     for (int i = 0; i < MAX_USER; i++)
         if (!uops[i].alive) {
@@ -386,18 +401,32 @@ int PMPI_Op_create(MPI_User_function *user_fn_, int commute, MPI_Op *op)
             if (err == SHMC_OK) {
                 uops[i].alive = 1;
                 uops[i].commute = commute != 0;
-                uops[i].fn = user_fn_;
+                uops[i].fn = fn;
+                uops[i].fn_c = fn_c;
                 *op = FIRST_USER + i;
             }
             shmc_mpi__unlock();
-            return err == SHMC_OK ? MPI_SUCCESS
-                                  : SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
+            return err == SHMC_OK
+                       ? MPI_SUCCESS
+                       : shmc_mpi__raise(MPI_COMM_WORLD, shmc_mpi__from_shmc(err), fn_name);
         }
     shmc_mpi__unlock();
-    return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                          shmc_mpi__err(MPI_ERR_OTHER, "more than %d user ops at once", MAX_USER));
+    return shmc_mpi__raise(
+        MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_OTHER, "more than %d user ops at once", MAX_USER),
+        fn_name);
+}
+
+int PMPI_Op_create(MPI_User_function *user_fn_, int commute, MPI_Op *op)
+{
+    return op_create(user_fn_, NULL, commute, op, __func__);
 }
 SHMC_MPI_ALIAS(Op_create);
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn_, int commute, MPI_Op *op)
+{
+    return op_create(NULL, user_fn_, commute, op, __func__);
+}
+SHMC_MPI_ALIAS(Op_create_c);
 
 static struct uop *user_op(MPI_Op op)
 {
@@ -432,15 +461,15 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 }
 SHMC_MPI_ALIAS(Op_commutative);
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op)
+static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op, const char *fn)
 {
     struct shmc_mpi_red r;
     int rc = shmc_mpi__check_count(count);
     if (rc == MPI_SUCCESS)
         rc = shmc_mpi__reduction(op, datatype, &r);
     if (rc != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+        return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
     if (count == 0 || r.n == 0)
         return MPI_SUCCESS;
     size_t n = (size_t)count * r.n;
@@ -451,10 +480,10 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
         const struct shmc_mpi_type *t = shmc_mpi__type(datatype, &rc);
         struct shmc_mpi_view a, b;
         if ((rc = shmc_mpi__view_send(inbuf, (size_t)count, t, &a)) != MPI_SUCCESS)
-            return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+            return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
         if ((rc = shmc_mpi__view_send(inoutbuf, (size_t)count, t, &b)) != MPI_SUCCESS) {
             shmc_mpi__view_finish(&a, 0);
-            return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+            return shmc_mpi__raise(MPI_COMM_WORLD, rc, fn);
         }
         err = shmc_reduce_local(a.p, b.p, n, r.dtype, r.op);
         if (err == SHMC_OK)
@@ -462,13 +491,28 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
         shmc_mpi__view_finish(&a, 0);
         shmc_mpi__view_finish(&b, 0);
     }
-    return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__from_shmc(err));
+    return err == SHMC_OK ? MPI_SUCCESS
+                          : shmc_mpi__raise(MPI_COMM_WORLD, shmc_mpi__from_shmc(err), fn);
+}
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op)
+{
+    return reduce_local(inbuf, inoutbuf, count, datatype, op, __func__);
 }
 SHMC_MPI_ALIAS(Reduce_local);
 
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op)
+{
+    return reduce_local(inbuf, inoutbuf, count, datatype, op, __func__);
+}
+SHMC_MPI_ALIAS(Reduce_local_c);
+
 /* ---- user ops on elements the C library cannot carry ---------------------------------- */
 
-int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype type,
                          MPI_Op op, int root, struct shmc_mpi_comm *c)
 {
     int rc = MPI_SUCCESS;
@@ -494,11 +538,9 @@ int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, int count,
     if (err == SHMC_OK && me == at && span) {
         /* x0 op (x1 op (... op x(n-1))): the function makes inout = in op inout */
         char *acc = got + (size_t)(n - 1) * span - lo;
-        for (int i = n - 2; i >= 0; i--) {
-            int len = count;
-            MPI_Datatype ty = type;
-            u->fn(got + (size_t)i * span - lo, acc, &len, &ty);
-        }
+        for (int i = n - 2; i >= 0; i--)
+            call_user(u, got + (size_t)i * span - lo, acc, (size_t)count, type,
+                      (size_t)t->extent);
         shmc_mpi__pack(acc, (size_t)count, t, packed);
     }
     size_t bytes = (size_t)count * (size_t)t->size;

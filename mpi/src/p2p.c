@@ -33,7 +33,7 @@ static int nothing(struct call *k)
 
 /* Checks the call's arguments and puts its peer (dest or source) as the C library's rank
  * in *peer; returns MPI_SUCCESS or the raised error. */
-static inline __attribute__((always_inline)) int prepare(const void *buf, int count,
+static inline __attribute__((always_inline)) int prepare(const void *buf, MPI_Count count,
                                                          MPI_Datatype type, int rank, MPI_Comm comm,
                                                          const char *fn, struct call *k, int *peer)
 {
@@ -52,7 +52,7 @@ static inline __attribute__((always_inline)) int prepare(const void *buf, int co
  * byte size prepare() found (not worked out again); any other is packed (sending) or
  * staged (receiving). The blocking send and receive test dense themselves and skip the
  * view: they are the latency path. */
-static inline int view_of(const struct call *k, void *buf, int count, int sending,
+static inline int view_of(const struct call *k, void *buf, MPI_Count count, int sending,
                           struct shmc_mpi_view *v)
 {
     if (k->t->dense) {
@@ -84,8 +84,10 @@ static size_t received(int err, const shmc_status *s, size_t cap)
 
 enum send_mode { STANDARD, SYNCHRONOUS };
 
-static int send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                enum send_mode mode, const char *fn)
+static inline __attribute__((always_inline)) int send(const void *buf, MPI_Count count,
+                                                      MPI_Datatype type, int dest, int tag,
+                                                      MPI_Comm comm, enum send_mode mode,
+                                                      const char *fn)
 {
     struct call k;
     int rc = prepare(buf, count, type, dest, comm, fn, &k, &dest);
@@ -125,11 +127,13 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 SHMC_MPI_ALIAS(Ssend);
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status *status)
+static inline __attribute__((always_inline)) int recv(void *buf, MPI_Count count,
+                                                      MPI_Datatype datatype, int source, int tag,
+                                                      MPI_Comm comm, MPI_Status *status,
+                                                      const char *fn)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, source, comm, __func__, &k, &source);
+    int rc = prepare(buf, count, datatype, source, comm, fn, &k, &source);
     if (rc)
         return rc;
     shmc_status s;
@@ -145,12 +149,20 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     }
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
         set_status(status, &s, k.bytes, k.k.c->roff);
-    return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
+    return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__raise(comm, shmc_mpi__from_shmc(err), fn);
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    return recv(buf, count, datatype, source, tag, comm, status, __func__);
 }
 SHMC_MPI_ALIAS(Recv);
 
-static int isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                 enum send_mode mode, MPI_Request *request, const char *fn)
+static inline __attribute__((always_inline)) int isend(const void *buf, MPI_Count count,
+                                                       MPI_Datatype type, int dest, int tag,
+                                                       MPI_Comm comm, enum send_mode mode,
+                                                       MPI_Request *request, const char *fn)
 {
     struct call k;
     int rc = prepare(buf, count, type, dest, comm, fn, &k, &dest);
@@ -195,11 +207,13 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 }
 SHMC_MPI_ALIAS(Issend);
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request *request)
+static inline __attribute__((always_inline)) int irecv(void *buf, MPI_Count count,
+                                                       MPI_Datatype datatype, int source,
+                                                       int tag, MPI_Comm comm,
+                                                       MPI_Request *request, const char *fn)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, source, comm, __func__, &k, &source);
+    int rc = prepare(buf, count, datatype, source, comm, fn, &k, &source);
     if (rc)
         return rc;
     if (!request)
@@ -213,34 +227,46 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     if (!r && (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)) {
         /* Received already (a truncation is the request's error, raised by its wait). */
         rc = shmc_mpi__request_received(comm, k.k.c->roff, &v, err, &s, request);
-        return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+        return shmc_mpi__call_rc(&k.k, rc);
     }
     if (err != SHMC_OK) {
         shmc_mpi__view_finish(&v, 0);
-        return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
+        return shmc_mpi__call_err(&k.k, err);
     }
     rc = shmc_mpi__request_new(r, comm, k.k.c->roff, &v, request);
-    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+    return shmc_mpi__call_rc(&k.k, rc);
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return irecv(buf, count, datatype, source, tag, comm, request, __func__);
 }
 SHMC_MPI_ALIAS(Irecv);
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return shmc_mpi__bsend_start(buf, count, datatype, dest, tag, comm);
+    return shmc_mpi__bsend_start(buf, count, datatype, dest, tag, comm, __func__);
 }
 SHMC_MPI_ALIAS(Bsend);
 
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request *request)
+static int ibsend(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request, const char *fn)
 {
     if (!request)
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
-    int rc = shmc_mpi__bsend_start(buf, count, datatype, dest, tag, comm);
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"), fn);
+    int rc = shmc_mpi__bsend_start(buf, count, datatype, dest, tag, comm, fn);
     if (rc != MPI_SUCCESS)
         return rc;
     /* The message is in the attached buffer: the request is complete at once. */
     rc = shmc_mpi__request_sent(request);
-    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(comm, rc, fn);
+}
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return ibsend(buf, count, datatype, dest, tag, comm, request, __func__);
 }
 SHMC_MPI_ALIAS(Ibsend);
 
@@ -276,20 +302,20 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 }
 SHMC_MPI_ALIAS(Iprobe);
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status *status)
+static int sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status, const char *fn)
 {
     struct call ks, kr;
-    int rc = prepare(sendbuf, sendcount, sendtype, dest, comm, __func__, &ks, &dest);
-    if (rc || (rc = prepare(recvbuf, recvcount, recvtype, source, comm, __func__, &kr, &source)))
+    int rc = prepare(sendbuf, sendcount, sendtype, dest, comm, fn, &ks, &dest);
+    if (rc || (rc = prepare(recvbuf, recvcount, recvtype, source, comm, fn, &kr, &source)))
         return rc;
     struct shmc_mpi_view vs, vr;
     if ((rc = view_of(&ks, (void *)(uintptr_t)sendbuf, sendcount, 1, &vs)) != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(comm, rc);
+        return shmc_mpi__raise(comm, rc, fn);
     if ((rc = view_of(&kr, recvbuf, recvcount, 0, &vr)) != MPI_SUCCESS) {
         shmc_mpi__view_finish(&vs, 0);
-        return SHMC_MPI_RAISE(comm, rc);
+        return shmc_mpi__raise(comm, rc, fn);
     }
     shmc_status s;
     int err = shmc_sendrecv(vs.p, vs.bytes, dest, sendtag, vr.p, vr.bytes, source, recvtag,
@@ -298,27 +324,36 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     shmc_mpi__view_finish(&vr, received(err, &s, vr.bytes));
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
         set_status(status, &s, vr.bytes, ks.k.c->roff);
-    return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
+    return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__raise(comm, shmc_mpi__from_shmc(err), fn);
+}
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                    source, recvtag, comm, status, __func__);
 }
 SHMC_MPI_ALIAS(Sendrecv);
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+static int sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status, const char *fn)
 {
     struct call k;
-    int rc = prepare(buf, count, datatype, dest, comm, __func__, &k, &dest);
+    int rc = prepare(buf, count, datatype, dest, comm, fn, &k, &dest);
     if (rc || (rc = shmc_mpi__peer(k.k.c, source, &source)) != MPI_SUCCESS)
         return rc ? shmc_mpi__call_rc(&k.k, rc) : rc;
     /* The outgoing message is copied first: the buffer then receives. */
     void *copy = malloc(k.bytes ? k.bytes : 1);
     if (!copy)
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes", k.bytes));
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes", k.bytes), fn);
     if (k.bytes)
         shmc_mpi__pack(buf, (size_t)count, k.t, copy);
     struct shmc_mpi_view vr;
     if ((rc = view_of(&k, buf, count, 0, &vr)) != MPI_SUCCESS) {
         free(copy);
-        return SHMC_MPI_RAISE(comm, rc);
+        return shmc_mpi__raise(comm, rc, fn);
     }
     shmc_status s;
     int err = shmc_sendrecv(copy, k.bytes, dest, sendtag, vr.p, vr.bytes, source, recvtag,
@@ -327,7 +362,14 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     free(copy);
     if (err == SHMC_OK || err == SHMC_ERR_TRUNCATE)
         set_status(status, &s, vr.bytes, k.k.c->roff);
-    return err == SHMC_OK ? MPI_SUCCESS : SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
+    return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__raise(comm, shmc_mpi__from_shmc(err), fn);
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+                            __func__);
 }
 SHMC_MPI_ALIAS(Sendrecv_replace);
 
@@ -400,7 +442,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 SHMC_MPI_ALIAS(Improbe);
 
 /* Receives *message (request NULL: here; else started, its request in *request). */
-static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status,
+static int mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Status *status,
                  MPI_Request *request, int nonblocking, const char *fn)
 {
     int rc = shmc_mpi__check_running();
@@ -468,6 +510,110 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     return mrecv(buf, count, datatype, message, NULL, request, 1, __func__);
 }
 SHMC_MPI_ALIAS(Imrecv);
+
+/* ---- MPI 4's large-count forms ------------------------------------------------------------ */
+
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm)
+{
+    return send(buf, count, datatype, dest, tag, comm, STANDARD, __func__);
+}
+SHMC_MPI_ALIAS(Send_c);
+
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return send(buf, count, datatype, dest, tag, comm, STANDARD, __func__);
+}
+SHMC_MPI_ALIAS(Rsend_c);
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return send(buf, count, datatype, dest, tag, comm, SYNCHRONOUS, __func__);
+}
+SHMC_MPI_ALIAS(Ssend_c);
+
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return shmc_mpi__bsend_start(buf, count, datatype, dest, tag, comm, __func__);
+}
+SHMC_MPI_ALIAS(Bsend_c);
+
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status *status)
+{
+    return recv(buf, count, datatype, source, tag, comm, status, __func__);
+}
+SHMC_MPI_ALIAS(Recv_c);
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, STANDARD, request, __func__);
+}
+SHMC_MPI_ALIAS(Isend_c);
+
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, STANDARD, request, __func__);
+}
+SHMC_MPI_ALIAS(Irsend_c);
+
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return isend(buf, count, datatype, dest, tag, comm, SYNCHRONOUS, request, __func__);
+}
+SHMC_MPI_ALIAS(Issend_c);
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return ibsend(buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Ibsend_c);
+
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return irecv(buf, count, datatype, source, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Irecv_c);
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                    source, recvtag, comm, status, __func__);
+}
+SHMC_MPI_ALIAS(Sendrecv_c);
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
+{
+    return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+                            __func__);
+}
+SHMC_MPI_ALIAS(Sendrecv_replace_c);
+
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return mrecv(buf, count, datatype, message, status, NULL, 0, __func__);
+}
+SHMC_MPI_ALIAS(Mrecv_c);
+
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request)
+{
+    return mrecv(buf, count, datatype, message, NULL, request, 1, __func__);
+}
+SHMC_MPI_ALIAS(Imrecv_c);
 
 void shmc_mpi__messages_end(void)
 {

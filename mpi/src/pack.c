@@ -71,7 +71,7 @@ static int packed_bytes(size_t count, const struct shmc_mpi_type *t, size_t *byt
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__buffer_arg_full(const void *buf, int count, MPI_Datatype type,
+int shmc_mpi__buffer_arg_full(const void *buf, MPI_Count count, MPI_Datatype type,
                               const struct shmc_mpi_type **t, size_t *bytes)
 {
     int rc = MPI_SUCCESS;
@@ -146,67 +146,117 @@ void shmc_mpi__view_unstage(struct shmc_mpi_view *v, size_t got)
 
 /* ---- MPI_Pack and friends ------------------------------------------------------------------ */
 
-static int pack_args(int count, MPI_Datatype datatype, int size, const int *position,
-                     const struct shmc_mpi_type **t, size_t *bytes)
+static int pack_args(MPI_Count count, MPI_Datatype datatype, MPI_Count size,
+                     const MPI_Count *position, const struct shmc_mpi_type **t, size_t *bytes)
 {
     int rc = MPI_SUCCESS;
     if (!(*t = shmc_mpi__type_usable(datatype, &rc)))
         return rc;
     if ((rc = shmc_mpi__check_count(count)) != MPI_SUCCESS)
         return rc;
-    if (!position)
-        return shmc_mpi__err(MPI_ERR_ARG, "position is NULL");
     if (size < 0 || *position < 0 || *position > size)
-        return shmc_mpi__err(MPI_ERR_ARG, "position %d is outside the buffer of %d bytes",
+        return shmc_mpi__err(MPI_ERR_ARG, "position %lld is outside the buffer of %lld bytes",
                              *position, size);
     if ((rc = packed_bytes((size_t)count, *t, bytes)) != MPI_SUCCESS)
         return rc;
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-              int *position, MPI_Comm comm)
+/* MPI_Pack and MPI_Pack_c: the position is the caller's, read and advanced here. */
+static int pack(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                MPI_Count outsize, MPI_Count *position, MPI_Comm comm, const char *fn)
 {
     int rc;
     const struct shmc_mpi_type *t;
     size_t bytes;
     if (!shmc_mpi__comm_any(comm, &rc) ||
         (rc = pack_args(incount, datatype, outsize, position, &t, &bytes)) != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(comm, rc);
+        return shmc_mpi__raise(comm, rc, fn);
     if (bytes > (size_t)(outsize - *position))
-        return SHMC_MPI_RAISE(comm,
-                              shmc_mpi__err(MPI_ERR_TRUNCATE, "%zu bytes do not fit in the %d left",
-                                            bytes, outsize - *position));
+        return shmc_mpi__raise(comm,
+                               shmc_mpi__err(MPI_ERR_TRUNCATE,
+                                             "%zu bytes do not fit in the %lld left", bytes,
+                                             outsize - *position),
+                               fn);
     if (bytes && (!outbuf || (!inbuf && t->predefined)))
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL"));
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL"), fn);
     shmc_mpi__pack(inbuf, (size_t)incount, t, (char *)outbuf + *position);
-    *position += (int)bytes;
+    *position += (MPI_Count)bytes;
     return MPI_SUCCESS;
 }
-SHMC_MPI_ALIAS(Pack);
 
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-                MPI_Datatype datatype, MPI_Comm comm)
+static int unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm, const char *fn)
 {
     int rc;
     const struct shmc_mpi_type *t;
     size_t bytes;
     if (!shmc_mpi__comm_any(comm, &rc) ||
         (rc = pack_args(outcount, datatype, insize, position, &t, &bytes)) != MPI_SUCCESS)
-        return SHMC_MPI_RAISE(comm, rc);
+        return shmc_mpi__raise(comm, rc, fn);
     if (bytes > (size_t)(insize - *position))
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_TRUNCATE,
-                                                  "%zu bytes wanted, %d left in the input", bytes,
-                                                  insize - *position));
+        return shmc_mpi__raise(comm,
+                               shmc_mpi__err(MPI_ERR_TRUNCATE,
+                                             "%zu bytes wanted, %lld left in the input", bytes,
+                                             insize - *position),
+                               fn);
     if (bytes && (!inbuf || (!outbuf && t->predefined)))
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL"));
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL"), fn);
     shmc_mpi__unpack((const char *)inbuf + *position, bytes, outbuf, (size_t)outcount, t);
-    *position += (int)bytes;
+    *position += (MPI_Count)bytes;
     return MPI_SUCCESS;
+}
+
+static int no_position(MPI_Comm comm, const char *fn)
+{
+    return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_ARG, "position is NULL"), fn);
+}
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+              int *position, MPI_Comm comm)
+{
+    if (!position)
+        return no_position(comm, __func__);
+    MPI_Count at = *position;
+    int rc = pack(inbuf, incount, datatype, outbuf, outsize, &at, comm, __func__);
+    *position = (int)at; /* within outsize, an int */
+    return rc;
+}
+SHMC_MPI_ALIAS(Pack);
+
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    if (!position)
+        return no_position(comm, __func__);
+    return pack(inbuf, incount, datatype, outbuf, outsize, position, comm, __func__);
+}
+SHMC_MPI_ALIAS(Pack_c);
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm)
+{
+    if (!position)
+        return no_position(comm, __func__);
+    MPI_Count at = *position;
+    int rc = unpack(inbuf, insize, &at, outbuf, outcount, datatype, comm, __func__);
+    *position = (int)at; /* within insize, an int */
+    return rc;
 }
 SHMC_MPI_ALIAS(Unpack);
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    if (!position)
+        return no_position(comm, __func__);
+    return unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, __func__);
+}
+SHMC_MPI_ALIAS(Unpack_c);
+
+/* The packed size of incount elements; max bounds it (INT32_MAX for the int call). */
+static int pack_size(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size,
+                     MPI_Count max, const char *fn)
 {
     int rc;
     const struct shmc_mpi_type *t = NULL;
@@ -215,16 +265,32 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
         (rc = shmc_mpi__check_count(incount)) == MPI_SUCCESS && !size)
         rc = shmc_mpi__err(MPI_ERR_ARG, "size is NULL");
     if (rc == MPI_SUCCESS && t && (rc = packed_bytes((size_t)incount, t, &bytes)) == MPI_SUCCESS &&
-        bytes > INT32_MAX)
-        rc = shmc_mpi__err(MPI_ERR_COUNT, "%zu bytes do not fit in an int", bytes);
+        bytes > (size_t)max)
+        rc = shmc_mpi__err(MPI_ERR_COUNT, "%zu bytes do not fit in an int (MPI_Pack_size_c)",
+                           bytes);
     if (rc != MPI_SUCCESS || !t)
-        return SHMC_MPI_RAISE(comm, rc);
-    *size = (int)bytes;
+        return shmc_mpi__raise(comm, rc, fn);
+    *size = (MPI_Count)bytes;
     return MPI_SUCCESS;
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    MPI_Count n = 0;
+    int rc = pack_size(incount, datatype, comm, size ? &n : NULL, INT32_MAX, __func__);
+    if (rc == MPI_SUCCESS)
+        *size = (int)n;
+    return rc;
 }
 SHMC_MPI_ALIAS(Pack_size);
 
-static int count_args(const MPI_Status *status, MPI_Datatype datatype, const int *count,
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+    return pack_size(incount, datatype, comm, size, INT64_MAX, __func__);
+}
+SHMC_MPI_ALIAS(Pack_size_c);
+
+static int count_args(const MPI_Status *status, MPI_Datatype datatype, const void *count,
                       const struct shmc_mpi_type **t)
 {
     int rc = MPI_SUCCESS;
@@ -251,6 +317,18 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Get_count);
+
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    const struct shmc_mpi_type *t;
+    int rc = count_args(status, datatype, count, &t);
+    if (rc != MPI_SUCCESS)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+    MPI_Count b = status->shmc_bytes;
+    *count = t->size == 0 ? 0 : b % t->size ? MPI_UNDEFINED : b / t->size;
+    return MPI_SUCCESS;
+}
+SHMC_MPI_ALIAS(Get_count_c);
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {

@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-static int init(enum shmc_mpi_pkind kind, const void *buf, int count, MPI_Datatype type, int peer,
+static int init(enum shmc_mpi_pkind kind, const void *buf, MPI_Count count, MPI_Datatype type, int peer,
                 int tag, MPI_Comm comm, MPI_Request *request, const char *fn)
 {
     struct shmc_mpi_call k;
@@ -93,6 +93,41 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 }
 SHMC_MPI_ALIAS(Recv_init);
 
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request)
+{
+    return init(SHMC_MPI_P_SEND, buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Send_init_c);
+
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request)
+{
+    return init(SHMC_MPI_P_SEND, buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Rsend_init_c);
+
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request)
+{
+    return init(SHMC_MPI_P_BSEND, buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Bsend_init_c);
+
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request)
+{
+    return init(SHMC_MPI_P_SSEND, buf, count, datatype, dest, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Ssend_init_c);
+
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Request *request)
+{
+    return init(SHMC_MPI_P_RECV, buf, count, datatype, source, tag, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Recv_init_c);
+
 int PMPI_Start(MPI_Request *request)
 {
     int rc = MPI_SUCCESS;
@@ -118,16 +153,16 @@ int PMPI_Start(MPI_Request *request)
     }
     switch (a.kind) {
     case SHMC_MPI_P_SEND:
-        rc = PMPI_Isend(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
+        rc = PMPI_Isend_c(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
         break;
     case SHMC_MPI_P_BSEND:
-        rc = PMPI_Ibsend(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
+        rc = PMPI_Ibsend_c(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
         break;
     case SHMC_MPI_P_SSEND:
-        rc = PMPI_Issend(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
+        rc = PMPI_Issend_c(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
         break;
     case SHMC_MPI_P_RECV:
-        rc = PMPI_Irecv(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
+        rc = PMPI_Irecv_c(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
         break;
     }
     if (transient != MPI_DATATYPE_NULL)

@@ -13,7 +13,8 @@ struct shmc_mpi_persist {
     enum shmc_mpi_pkind kind;
     int active; /* started, not yet completed by a wait or test */
     void *buf;
-    int count, peer, tag;
+    MPI_Count count;
+    int peer, tag;
     MPI_Datatype type;
     /* The type's object, held while the request lives: the program may free the type
      * after MPI_Send_init and start the request afterwards (MPI 4.1, 5.1.11). */

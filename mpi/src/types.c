@@ -411,16 +411,18 @@ static int too_many(void)
                          MAX_RUNS);
 }
 
-static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Datatype *tys,
-                      int one_type, int combiner, MPI_Datatype *out)
+static int build_type(MPI_Count n, struct shmc_mpi_arr len, struct shmc_mpi_arr disp,
+                      const MPI_Datatype *tys, int one_type, int combiner, MPI_Datatype *out)
 {
     int rc = MPI_SUCCESS;
     if (n < 0)
-        return shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", n);
+        return shmc_mpi__err(MPI_ERR_COUNT, "count %lld is negative", n);
     if (!out)
         return shmc_mpi__err(MPI_ERR_ARG, "newtype is NULL");
-    if (n > 0 && (!len || !disp || !tys))
+    if (n > 0 && (!len.p || !disp.p || !tys))
         return shmc_mpi__err(MPI_ERR_ARG, "an array argument is NULL");
+    if (n > MAX_RUNS)
+        return too_many();
     struct shmc_mpi_type *t = calloc(1, sizeof *t);
     if (!t)
         return shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype");
@@ -429,38 +431,42 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
     struct bounds k = {0};
     MPI_Datatype red = 0;
     int mixed = 0;
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+    for (int i = 0; i < (int)n && rc == MPI_SUCCESS; i++) {
         MPI_Datatype ty = tys[one_type ? 0 : i];
         int marker = combiner == MPI_COMBINER_STRUCT && (ty == MPI_LB || ty == MPI_UB);
         const struct shmc_mpi_type *o = marker ? NULL : shmc_mpi__type(ty, &rc);
         if (!o && !marker)
             break;
-        if (len[i] < 0) {
-            rc = shmc_mpi__err(MPI_ERR_ARG, "block length %d is negative", len[i]);
+        MPI_Count li = shmc_mpi__at(len, i);
+        MPI_Aint di = (MPI_Aint)shmc_mpi__at(disp, i);
+        if (li < 0) {
+            rc = shmc_mpi__err(MPI_ERR_ARG, "block length %lld is negative", li);
             break;
         }
-        if (len[i] == 0)
+        if (li == 0)
             continue;
         if (marker) {
-            bound(&k, disp[i], disp[i], ty == MPI_LB, ty == MPI_UB);
+            bound(&k, di, di, ty == MPI_LB, ty == MPI_UB);
             continue;
         }
-        MPI_Aint first = disp[i], last = disp[i] + (MPI_Aint)(len[i] - 1) * o->extent;
+        MPI_Aint first = di, last = di + (MPI_Aint)(li - 1) * o->extent;
         MPI_Aint lo = (first < last ? first : last) + o->lb;
         MPI_Aint hi = (first < last ? last : first) + o->lb + o->extent;
         bound(&k, lo, hi, o->lb_set, o->ub_set);
         if (o->align > k.align)
             k.align = o->align;
-        if (o->dense && o->nseg == 1) /* len[i] of them touch: one run, appended at once */
-            append(&b, disp[i], (MPI_Aint)len[i] * o->extent, o->seg[0].esize);
+        if (o->dense && o->nseg == 1) /* li of them touch: one run, appended at once */
+            append(&b, di, (MPI_Aint)li * o->extent, o->seg[0].esize);
+        else if (li > MAX_RUNS)
+            b.failed = TOO_MANY;
         else
-            for (int j = 0; j < len[i] && !b.failed; j++)
+            for (MPI_Count j = 0; j < li && !b.failed; j++)
                 for (int s = 0; s < o->nseg; s++)
-                    append(&b, disp[i] + (MPI_Aint)j * o->extent + o->seg[s].disp, o->seg[s].len,
+                    append(&b, di + (MPI_Aint)j * o->extent + o->seg[s].disp, o->seg[s].len,
                            o->seg[s].esize);
-        t->size += (MPI_Count)len[i] * o->size;
+        t->size += li * o->size;
         if (o->size > 0)
-            sig_of(&g, o, len[i]);
+            sig_of(&g, o, li);
         if (o->size > 0) {
             if (!red || red == o->red)
                 red = o->red;
@@ -468,7 +474,7 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
                 mixed = 1;
             if (!o->red)
                 mixed = 1;
-            t->red_n += (MPI_Count)len[i] * o->red_n;
+            t->red_n += li * o->red_n;
         }
     }
     if (rc == MPI_SUCCESS && b.failed == TOO_MANY)
@@ -502,22 +508,23 @@ static int build_type(int n, const int *len, const MPI_Aint *disp, const MPI_Dat
 }
 
 /* The constructors whose blocks are one type: block i holds lens[i] elements (blen each
- * when lens is NULL) at bytes[i] bytes, or elems[i] extents of oldtype, or (when both
- * are NULL) i * stride bytes. */
-static int blocks(int count, const int *lens, int blen, const MPI_Aint *bytes, const int *elems,
-                  MPI_Aint stride, MPI_Datatype oldtype, int combiner, MPI_Datatype *newtype)
+ * when lens has no array) at bytes[i] bytes, or elems[i] extents of oldtype, or (when
+ * neither has an array) i * stride bytes. */
+static int blocks(MPI_Count count, struct shmc_mpi_arr lens, MPI_Count blen,
+                  struct shmc_mpi_arr bytes, struct shmc_mpi_arr elems, MPI_Aint stride,
+                  MPI_Datatype oldtype, int combiner, MPI_Datatype *newtype)
 {
     int rc = MPI_SUCCESS;
     const struct shmc_mpi_type *o = shmc_mpi__type(oldtype, &rc);
     if (!o)
         return rc;
     if (count < 0)
-        return shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count);
-    if (!lens && blen < 0)
-        return shmc_mpi__err(MPI_ERR_ARG, "blocklength %d is negative", blen);
+        return shmc_mpi__err(MPI_ERR_COUNT, "count %lld is negative", count);
+    if (!lens.p && blen < 0)
+        return shmc_mpi__err(MPI_ERR_ARG, "blocklength %lld is negative", blen);
     int by_array = combiner == MPI_COMBINER_INDEXED || combiner == MPI_COMBINER_INDEXED_BLOCK ||
                    combiner == MPI_COMBINER_HINDEXED || combiner == MPI_COMBINER_HINDEXED_BLOCK;
-    if (count > 0 && by_array && !bytes && !elems)
+    if (count > 0 && by_array && !bytes.p && !elems.p)
         return shmc_mpi__err(MPI_ERR_ARG, "array_of_displacements is NULL");
     /* More blocks than a map may hold runs, unless they are one run (a vector of dense
      * blocks that touch): refused before any of it is built. */
@@ -526,88 +533,149 @@ static int blocks(int count, const int *lens, int blen, const MPI_Aint *bytes, c
         return too_many();
     /* Touching dense blocks are one block of them all: the same map and bounds, built
      * without a per-block array (MPI_Type_contiguous(INT_MAX, MPI_CHAR)). */
-    if (touching && count > 1 && (long)count * blen <= INT32_MAX) {
-        int all = count * blen;
+    MPI_Count all;
+    if (touching && count > 1 && !__builtin_mul_overflow(count, blen, &all)) {
         MPI_Aint zero = 0;
-        return build_type(1, &all, &zero, &oldtype, 1, combiner, newtype);
+        return build_type(1, shmc_mpi__counts(&all), shmc_mpi__aints(&zero), &oldtype, 1,
+                          combiner, newtype);
     }
     size_t n = count > 0 ? (size_t)count : 1;
-    int *l = malloc(n * sizeof *l);
+    MPI_Count *l = malloc(n * sizeof *l);
     MPI_Aint *d = malloc(n * sizeof *d);
     if (!l || !d) {
         free(l);
         free(d);
-        return shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype of %d blocks", count);
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype of %lld blocks", count);
     }
-    for (int i = 0; i < count; i++) {
-        l[i] = lens ? lens[i] : blen;
-        d[i] = bytes ? bytes[i] : elems ? (MPI_Aint)elems[i] * o->extent : (MPI_Aint)i * stride;
+    for (int i = 0; i < (int)count; i++) {
+        l[i] = lens.p ? shmc_mpi__at(lens, i) : blen;
+        d[i] = bytes.p   ? (MPI_Aint)shmc_mpi__at(bytes, i)
+               : elems.p ? (MPI_Aint)shmc_mpi__at(elems, i) * o->extent
+                         : (MPI_Aint)i * stride;
     }
-    rc = build_type(count, l, d, &oldtype, 1, combiner, newtype);
+    rc = build_type(count, shmc_mpi__counts(l), shmc_mpi__aints(d), &oldtype, 1, combiner,
+                    newtype);
     free(l);
     free(d);
     return rc;
 }
 
-/* Records how *newtype was made (typedecode.c), its integers given as up to three runs;
- * on failure the type goes again and the error is returned. */
-static int rec(int rc, MPI_Datatype *newtype, int combiner, int n1, const int *a1, int n2,
-               const int *a2, int n3, const int *a3, int na, const MPI_Aint *aa, int nt,
-               const MPI_Datatype *tt)
+/* No array (blocks() takes its blen or stride instead). */
+static const struct shmc_mpi_arr none = {NULL, SHMC_MPI_INTS};
+
+/* Records how *newtype was made (typedecode.c), its integers given as up to three runs
+ * and its large counts (a "_c" constructor's) as up to three more; on failure the type
+ * goes again and the error is returned. */
+struct runs {
+    MPI_Count n[3];
+    const void *p[3];
+};
+static int rec_all(int rc, MPI_Datatype *newtype, int combiner, struct runs ii, int na,
+                   const MPI_Aint *aa, struct runs cc, int nt, const MPI_Datatype *tt)
 {
     if (rc != MPI_SUCCESS)
         return rc;
-    int ni = n1 + n2 + n3;
+    MPI_Count ni = ii.n[0] + ii.n[1] + ii.n[2], nc = cc.n[0] + cc.n[1] + cc.n[2];
     int *ints = malloc((size_t)(ni ? ni : 1) * sizeof *ints);
-    if (!ints)
+    MPI_Count *counts = malloc((size_t)(nc ? nc : 1) * sizeof *counts);
+    if (!ints || !counts) {
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a datatype's decoding");
-    else {
-        if (n1)
-            memcpy(ints, a1, (size_t)n1 * sizeof *ints);
-        if (n2)
-            memcpy(ints + n1, a2, (size_t)n2 * sizeof *ints);
-        if (n3)
-            memcpy(ints + n1 + n2, a3, (size_t)n3 * sizeof *ints);
-        rc = shmc_mpi__type_record(*newtype, combiner, ni, ints, na, aa, nt, tt);
-        free(ints);
+    } else {
+        for (int r = 0, at = 0; r < 3; at += (int)ii.n[r++])
+            if (ii.n[r])
+                memcpy(ints + at, ii.p[r], (size_t)ii.n[r] * sizeof *ints);
+        for (MPI_Count r = 0, at = 0; r < 3; at += cc.n[r++])
+            if (cc.n[r])
+                memcpy(counts + at, cc.p[r], (size_t)cc.n[r] * sizeof *counts);
+        rc = shmc_mpi__type_record(*newtype, combiner, (int)ni, ints, na, aa, nc, counts, nt, tt);
     }
+    free(ints);
+    free(counts);
     if (rc != MPI_SUCCESS)
         PMPI_Type_free(newtype);
     return rc;
 }
 
+static const struct runs no_runs = {{0, 0, 0}, {NULL, NULL, NULL}};
+
+static int rec(int rc, MPI_Datatype *newtype, int combiner, int n1, const int *a1, int n2,
+               const int *a2, int n3, const int *a3, int na, const MPI_Aint *aa, int nt,
+               const MPI_Datatype *tt)
+{
+    struct runs ii = {{n1, n2, n3}, {a1, a2, a3}};
+    return rec_all(rc, newtype, combiner, ii, na, aa, no_runs, nt, tt);
+}
+
+/* A "_c" constructor's record: its large counts as up to three runs. */
+static int rec_c(int rc, MPI_Datatype *newtype, int combiner, MPI_Count n1, const MPI_Count *c1,
+                 MPI_Count n2, const MPI_Count *c2, MPI_Count n3, const MPI_Count *c3, int nt,
+                 const MPI_Datatype *tt)
+{
+    struct runs cc = {{n1, n2, n3}, {c1, c2, c3}};
+    return rec_all(rc, newtype, combiner, no_runs, 0, NULL, cc, nt, tt);
+}
+
 #define TYPE_RETURN(rc)                                                                            \
     return (rc) == MPI_SUCCESS ? MPI_SUCCESS : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc)
 
+static int contiguous(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return count < 0 ? shmc_mpi__err(MPI_ERR_COUNT, "count %lld is negative", count)
+                     : blocks(1, none, count, none, none, 0, oldtype, MPI_COMBINER_CONTIGUOUS,
+                              newtype);
+}
+
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int rc = count < 0
-                 ? shmc_mpi__err(MPI_ERR_COUNT, "count %d is negative", count)
-                 : blocks(1, NULL, count, NULL, NULL, 0, oldtype, MPI_COMBINER_CONTIGUOUS, newtype);
+    int rc = contiguous(count, oldtype, newtype);
     rc = rec(rc, newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 0, NULL, 0, NULL, 1,
              &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_contiguous);
 
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                     MPI_Datatype *newtype)
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = contiguous(count, oldtype, newtype);
+    rc = rec_c(rc, newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 0, NULL, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_contiguous_c);
+
+static int vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                  MPI_Datatype *newtype)
 {
     int rc = MPI_SUCCESS;
     const struct shmc_mpi_type *o = shmc_mpi__type(oldtype, &rc);
-    if (o)
-        rc = blocks(count, NULL, blocklength, NULL, NULL, (MPI_Aint)stride * o->extent, oldtype,
-                    MPI_COMBINER_VECTOR, newtype);
+    return o ? blocks(count, none, blocklength, none, none, (MPI_Aint)stride * o->extent, oldtype,
+                      MPI_COMBINER_VECTOR, newtype)
+             : rc;
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    int rc = vector(count, blocklength, stride, oldtype, newtype);
     const int v[3] = {count, blocklength, stride};
     rc = rec(rc, newtype, MPI_COMBINER_VECTOR, 3, v, 0, NULL, 0, NULL, 0, NULL, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_vector);
 
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = vector(count, blocklength, stride, oldtype, newtype);
+    const MPI_Count v[3] = {count, blocklength, stride};
+    rc = rec_c(rc, newtype, MPI_COMBINER_VECTOR, 3, v, 0, NULL, 0, NULL, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_vector_c);
+
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
-    int rc = blocks(count, NULL, blocklength, NULL, NULL, stride, oldtype, MPI_COMBINER_HVECTOR,
+    int rc = blocks(count, none, blocklength, none, none, stride, oldtype, MPI_COMBINER_HVECTOR,
                     newtype);
     const int v[2] = {count, blocklength};
     rc = rec(rc, newtype, MPI_COMBINER_HVECTOR, 2, v, 0, NULL, 0, NULL, 1, &stride, 1, &oldtype);
@@ -615,39 +683,86 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 }
 SHMC_MPI_ALIAS(Type_create_hvector);
 
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                               MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = blocks(count, none, blocklength, none, none, (MPI_Aint)stride, oldtype,
+                    MPI_COMBINER_HVECTOR, newtype);
+    const MPI_Count v[3] = {count, blocklength, stride};
+    rc = rec_c(rc, newtype, MPI_COMBINER_HVECTOR, 3, v, 0, NULL, 0, NULL, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_hvector_c);
+
+/* The indexed constructors: lengths per block (or blen each), displacements in extents
+ * of oldtype (elems) or in bytes (bytes). */
+static int indexed(MPI_Count count, struct shmc_mpi_arr lens, MPI_Count blen,
+                   struct shmc_mpi_arr bytes, struct shmc_mpi_arr elems, MPI_Datatype oldtype,
+                   int combiner, MPI_Datatype *newtype)
+{
+    int by_length = combiner == MPI_COMBINER_INDEXED || combiner == MPI_COMBINER_HINDEXED;
+    if (count > 0 && by_length && !lens.p)
+        return shmc_mpi__err(MPI_ERR_ARG, "array_of_blocklengths is NULL");
+    return blocks(count, lens, blen, bytes, elems, 0, oldtype, combiner, newtype);
+}
+
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
-    int rc = count > 0 && !array_of_blocklengths
-                 ? shmc_mpi__err(MPI_ERR_ARG, "array_of_blocklengths is NULL")
-                 : blocks(count, array_of_blocklengths, 0, NULL, array_of_displacements, 0, oldtype,
-                          MPI_COMBINER_INDEXED, newtype);
+    int rc = indexed(count, shmc_mpi__ints(array_of_blocklengths), 0, none,
+                     shmc_mpi__ints(array_of_displacements), oldtype, MPI_COMBINER_INDEXED,
+                     newtype);
     rc = rec(rc, newtype, MPI_COMBINER_INDEXED, 1, &count, count, array_of_blocklengths, count,
              array_of_displacements, 0, NULL, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_indexed);
 
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                        MPI_Datatype *newtype)
+{
+    int rc = indexed(count, shmc_mpi__counts(array_of_blocklengths), 0, none,
+                     shmc_mpi__counts(array_of_displacements), oldtype, MPI_COMBINER_INDEXED,
+                     newtype);
+    rc = rec_c(rc, newtype, MPI_COMBINER_INDEXED, 1, &count, count, array_of_blocklengths, count,
+               array_of_displacements, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_indexed_c);
+
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    int rc = count > 0 && !array_of_blocklengths
-                 ? shmc_mpi__err(MPI_ERR_ARG, "array_of_blocklengths is NULL")
-                 : blocks(count, array_of_blocklengths, 0, array_of_displacements, NULL, 0, oldtype,
-                          MPI_COMBINER_HINDEXED, newtype);
+    int rc = indexed(count, shmc_mpi__ints(array_of_blocklengths), 0,
+                     shmc_mpi__aints(array_of_displacements), none, oldtype,
+                     MPI_COMBINER_HINDEXED, newtype);
     rc = rec(rc, newtype, MPI_COMBINER_HINDEXED, 1, &count, count, array_of_blocklengths, 0, NULL,
              count, array_of_displacements, 1, &oldtype);
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_hindexed);
 
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
+{
+    int rc = indexed(count, shmc_mpi__counts(array_of_blocklengths), 0,
+                     shmc_mpi__counts(array_of_displacements), none, oldtype,
+                     MPI_COMBINER_HINDEXED, newtype);
+    rc = rec_c(rc, newtype, MPI_COMBINER_HINDEXED, 1, &count, count, array_of_blocklengths, count,
+               array_of_displacements, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_hindexed_c);
+
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int rc = blocks(count, NULL, blocklength, NULL, array_of_displacements, 0, oldtype,
-                    MPI_COMBINER_INDEXED_BLOCK, newtype);
+    int rc = indexed(count, none, blocklength, none, shmc_mpi__ints(array_of_displacements),
+                     oldtype, MPI_COMBINER_INDEXED_BLOCK, newtype);
     const int v[2] = {count, blocklength};
     rc = rec(rc, newtype, MPI_COMBINER_INDEXED_BLOCK, 2, v, count, array_of_displacements, 0, NULL,
              0, NULL, 1, &oldtype);
@@ -655,12 +770,25 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
 }
 SHMC_MPI_ALIAS(Type_create_indexed_block);
 
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count array_of_displacements[],
+                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = indexed(count, none, blocklength, none, shmc_mpi__counts(array_of_displacements),
+                     oldtype, MPI_COMBINER_INDEXED_BLOCK, newtype);
+    const MPI_Count v[2] = {count, blocklength};
+    rc = rec_c(rc, newtype, MPI_COMBINER_INDEXED_BLOCK, 2, v, count, array_of_displacements, 0,
+               NULL, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_indexed_block_c);
+
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
-    int rc = blocks(count, NULL, blocklength, array_of_displacements, NULL, 0, oldtype,
-                    MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    int rc = indexed(count, none, blocklength, shmc_mpi__aints(array_of_displacements), none,
+                     oldtype, MPI_COMBINER_HINDEXED_BLOCK, newtype);
     const int v[2] = {count, blocklength};
     rc = rec(rc, newtype, MPI_COMBINER_HINDEXED_BLOCK, 2, v, 0, NULL, 0, NULL, count,
              array_of_displacements, 1, &oldtype);
@@ -668,11 +796,25 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 }
 SHMC_MPI_ALIAS(Type_create_hindexed_block);
 
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                      const MPI_Count array_of_displacements[],
+                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = indexed(count, none, blocklength, shmc_mpi__counts(array_of_displacements), none,
+                     oldtype, MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    const MPI_Count v[2] = {count, blocklength};
+    rc = rec_c(rc, newtype, MPI_COMBINER_HINDEXED_BLOCK, 2, v, count, array_of_displacements, 0,
+               NULL, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_hindexed_block_c);
+
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    int rc = build_type(count, array_of_blocklengths, array_of_displacements, array_of_types, 0,
+    int rc = build_type(count, shmc_mpi__ints(array_of_blocklengths),
+                        shmc_mpi__aints(array_of_displacements), array_of_types, 0,
                         MPI_COMBINER_STRUCT, newtype);
     rc = rec(rc, newtype, MPI_COMBINER_STRUCT, 1, &count, count, array_of_blocklengths, 0, NULL,
              count, array_of_displacements, count, array_of_types);
@@ -680,51 +822,77 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 }
 SHMC_MPI_ALIAS(Type_create_struct);
 
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[],
+                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    int rc = build_type(count, shmc_mpi__counts(array_of_blocklengths),
+                        shmc_mpi__counts(array_of_displacements), array_of_types, 0,
+                        MPI_COMBINER_STRUCT, newtype);
+    rc = rec_c(rc, newtype, MPI_COMBINER_STRUCT, 1, &count, count, array_of_blocklengths, count,
+               array_of_displacements, (int)count, array_of_types);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_struct_c);
+
 /* A subarray is built as MPICH builds it: a contiguous row, one hvector per further
- * dimension, the block moved to its start, the whole resized to the full array. */
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                              const int array_of_starts[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
+ * dimension, the block moved to its start, the whole resized to the full array. The type
+ * is made without its record (the callers record their own arguments). */
+static int subarray(int ndims, struct shmc_mpi_arr sizes, struct shmc_mpi_arr subsizes,
+                    struct shmc_mpi_arr starts, int order, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype)
 {
     int rc = MPI_SUCCESS;
     const struct shmc_mpi_type *o = shmc_mpi__type(oldtype, &rc);
-    if (o && (ndims <= 0 || !array_of_sizes || !array_of_subsizes || !array_of_starts || !newtype))
+    if (o && (ndims <= 0 || !sizes.p || !subsizes.p || !starts.p || !newtype))
         rc = shmc_mpi__err(MPI_ERR_ARG, "ndims %d is not positive or an array is NULL", ndims);
     if (rc == MPI_SUCCESS && order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         rc = shmc_mpi__err(MPI_ERR_ARG, "order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN",
                            order);
-    for (int i = 0; rc == MPI_SUCCESS && i < ndims; i++)
-        if (array_of_sizes[i] <= 0 || array_of_subsizes[i] <= 0 ||
-            array_of_subsizes[i] > array_of_sizes[i] || array_of_starts[i] < 0 ||
-            array_of_starts[i] > array_of_sizes[i] - array_of_subsizes[i])
-            rc = shmc_mpi__err(MPI_ERR_ARG, "dimension %d: size %d, subsize %d, start %d", i,
-                               array_of_sizes[i], array_of_subsizes[i], array_of_starts[i]);
+    for (int i = 0; rc == MPI_SUCCESS && i < ndims; i++) {
+        MPI_Count z = shmc_mpi__at(sizes, i), sub = shmc_mpi__at(subsizes, i),
+                  at = shmc_mpi__at(starts, i);
+        if (z <= 0 || sub <= 0 || sub > z || at < 0 || at > z - sub)
+            rc = shmc_mpi__err(MPI_ERR_ARG, "dimension %d: size %lld, subsize %lld, start %lld",
+                               i, z, sub, at);
+    }
     if (rc != MPI_SUCCESS)
-        TYPE_RETURN(rc);
+        return rc;
     MPI_Aint stride = o->extent, disp = 0;
     MPI_Datatype t = MPI_DATATYPE_NULL, next;
     for (int k = 0; k < ndims && rc == MPI_SUCCESS; k++) {
         int i = order == MPI_ORDER_C ? ndims - 1 - k : k; /* fastest dimension first */
         if (k == 0)
-            rc = PMPI_Type_contiguous(array_of_subsizes[i], oldtype, &next);
+            rc = PMPI_Type_contiguous_c(shmc_mpi__at(subsizes, i), oldtype, &next);
         else
-            rc = PMPI_Type_create_hvector(array_of_subsizes[i], 1, stride, t, &next);
-        disp += (MPI_Aint)array_of_starts[i] * stride;
-        stride *= array_of_sizes[i];
+            rc = PMPI_Type_create_hvector_c(shmc_mpi__at(subsizes, i), 1, stride, t, &next);
+        disp += (MPI_Aint)shmc_mpi__at(starts, i) * stride;
+        stride *= (MPI_Aint)shmc_mpi__at(sizes, i);
         if (k > 0)
             PMPI_Type_free(&t);
         t = next;
     }
-    int one = 1;
+    MPI_Count one = 1, at = disp;
     MPI_Datatype placed = MPI_DATATYPE_NULL;
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_create_hindexed(1, &one, &disp, t, &placed);
+        rc = PMPI_Type_create_hindexed_c(1, &one, &at, t, &placed);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_create_resized(placed, 0, stride, newtype);
     if (t != MPI_DATATYPE_NULL)
         PMPI_Type_free(&t);
     if (placed != MPI_DATATYPE_NULL)
         PMPI_Type_free(&placed);
+    if (rc == MPI_SUCCESS) /* the resize's record, replaced by the caller's */
+        shmc_mpi__type_forget(shmc_mpi__table_get(&shmc_mpi__types, *newtype));
+    return rc;
+}
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    int rc = subarray(ndims, shmc_mpi__ints(array_of_sizes), shmc_mpi__ints(array_of_subsizes),
+                      shmc_mpi__ints(array_of_starts), order, oldtype, newtype);
     int head[1] = {ndims}, tail[1] = {order};
     int *dims = rc == MPI_SUCCESS ? malloc((size_t)ndims * 3 * sizeof *dims) : NULL;
     if (rc == MPI_SUCCESS && !dims) {
@@ -735,8 +903,6 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
         memcpy(dims, array_of_sizes, (size_t)ndims * sizeof *dims);
         memcpy(dims + ndims, array_of_subsizes, (size_t)ndims * sizeof *dims);
         memcpy(dims + 2 * ndims, array_of_starts, (size_t)ndims * sizeof *dims);
-        shmc_mpi__type_forget(
-            shmc_mpi__table_get(&shmc_mpi__types, *newtype)); /* the resize's, replaced */
         rc = rec(rc, newtype, MPI_COMBINER_SUBARRAY, 1, head, 3 * ndims, dims, 1, tail, 0, NULL, 1,
                  &oldtype);
         free(dims);
@@ -744,6 +910,22 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_subarray);
+
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                const MPI_Count array_of_subsizes[],
+                                const MPI_Count array_of_starts[], int order,
+                                MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = subarray(ndims, shmc_mpi__counts(array_of_sizes),
+                      shmc_mpi__counts(array_of_subsizes), shmc_mpi__counts(array_of_starts),
+                      order, oldtype, newtype);
+    const int ints[2] = {ndims, order};
+    struct runs ii = {{2, 0, 0}, {ints, NULL, NULL}};
+    struct runs cc = {{ndims, ndims, ndims}, {array_of_sizes, array_of_subsizes, array_of_starts}};
+    rc = rec_all(rc, newtype, MPI_COMBINER_SUBARRAY, ii, 0, NULL, cc, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_subarray_c);
 
 static int copy_type(MPI_Datatype oldtype, MPI_Datatype *newtype, int combiner,
                      struct shmc_mpi_type **made)
@@ -808,6 +990,23 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     TYPE_RETURN(rc);
 }
 SHMC_MPI_ALIAS(Type_create_resized);
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                               MPI_Datatype *newtype)
+{
+    struct shmc_mpi_type *t;
+    int rc = copy_type(oldtype, newtype, MPI_COMBINER_RESIZED, &t);
+    if (rc == MPI_SUCCESS) {
+        t->lb = (MPI_Aint)lb;
+        t->extent = (MPI_Aint)extent;
+        t->lb_set = t->ub_set = 1;
+        set_dense(t);
+    }
+    const MPI_Count c[2] = {lb, extent};
+    rc = rec_c(rc, newtype, MPI_COMBINER_RESIZED, 2, c, 0, NULL, 0, NULL, 1, &oldtype);
+    TYPE_RETURN(rc);
+}
+SHMC_MPI_ALIAS(Type_create_resized_c);
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -890,6 +1089,12 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 }
 SHMC_MPI_ALIAS(Type_size_x);
 
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return PMPI_Type_size_x(datatype, size);
+}
+SHMC_MPI_ALIAS(Type_size_c);
+
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
     int rc = MPI_SUCCESS;
@@ -914,6 +1119,12 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 }
 SHMC_MPI_ALIAS(Type_get_extent_x);
 
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return PMPI_Type_get_extent_x(datatype, lb, extent);
+}
+SHMC_MPI_ALIAS(Type_get_extent_c);
+
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     int rc = MPI_SUCCESS;
@@ -937,6 +1148,12 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
     return rc;
 }
 SHMC_MPI_ALIAS(Type_get_true_extent_x);
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
+}
+SHMC_MPI_ALIAS(Type_get_true_extent_c);
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {

@@ -15,7 +15,7 @@
 struct vside {
     int n;
     char *base;
-    const int *counts, *displs;
+    struct shmc_mpi_arr counts, displs;
     int byte_displs;
     const struct shmc_mpi_type *t;      /* the one type, or NULL when types is given */
     const struct shmc_mpi_type **types; /* per block (MPI_Alltoallw) */
@@ -33,25 +33,27 @@ static const struct shmc_mpi_type *type_of(const struct vside *v, int i)
 
 static char *addr(const struct vside *v, int i)
 {
-    MPI_Aint d = v->byte_displs ? (MPI_Aint)v->displs[i] : (MPI_Aint)v->displs[i] * v->t->extent;
+    MPI_Aint di = (MPI_Aint)shmc_mpi__at(v->displs, i);
+    MPI_Aint d = v->byte_displs ? di : di * v->t->extent;
     return v->base + d;
 }
 
 /* Checks the arrays, fills cnt and dsp, and stages when needed (allocating tmp). */
 static int layout(struct vside *v, const char *what)
 {
-    if (!v->counts || !v->displs)
+    if (!v->counts.p || !v->displs.p)
         return shmc_mpi__err(MPI_ERR_ARG, "the %s counts or displacements are NULL", what);
     v->staged = v->copy;
     for (int i = 0; i < v->n; i++) {
-        if (v->counts[i] < 0)
-            return shmc_mpi__err(MPI_ERR_COUNT, "%s count %d is %d", what, i, v->counts[i]);
+        MPI_Count ci = shmc_mpi__at(v->counts, i);
+        if (ci < 0)
+            return shmc_mpi__err(MPI_ERR_COUNT, "%s count %d is %lld", what, i, ci);
         const struct shmc_mpi_type *t = type_of(v, i);
-        if (__builtin_mul_overflow((size_t)v->counts[i], (size_t)t->size, &v->cnt[i]))
+        if (__builtin_mul_overflow((size_t)ci, (size_t)t->size, &v->cnt[i]))
             return shmc_mpi__err(MPI_ERR_COUNT, "%s block %d overflows", what, i);
         if (v->cnt[i] && !v->base && t->predefined)
             return shmc_mpi__err(MPI_ERR_BUFFER, "the %s buffer is NULL", what);
-        if (!t->dense || v->displs[i] < 0)
+        if (!t->dense || shmc_mpi__at(v->displs, i) < 0)
             v->staged = 1;
     }
     v->total = 0;
@@ -76,7 +78,8 @@ static void *data(const struct vside *v)
 static void pack_block(struct vside *v, int i)
 {
     if (v->staged)
-        shmc_mpi__pack(addr(v, i), (size_t)v->counts[i], type_of(v, i), v->tmp + v->dsp[i]);
+        shmc_mpi__pack(addr(v, i), (size_t)shmc_mpi__at(v->counts, i), type_of(v, i),
+                       v->tmp + v->dsp[i]);
 }
 
 static void pack_all(struct vside *v)
@@ -89,8 +92,8 @@ static void unpack_all(struct vside *v)
 {
     if (v->staged)
         for (int i = 0; i < v->n; i++)
-            shmc_mpi__unpack(v->tmp + v->dsp[i], v->cnt[i], addr(v, i), (size_t)v->counts[i],
-                             type_of(v, i));
+            shmc_mpi__unpack(v->tmp + v->dsp[i], v->cnt[i], addr(v, i),
+                             (size_t)shmc_mpi__at(v->counts, i), type_of(v, i));
 }
 
 static void release(struct vside *v)
@@ -122,7 +125,8 @@ static int own_block(size_t mine, size_t expected)
 }
 
 static int vside_of(const struct shmc_mpi_call *k, size_t *scr, struct vside *v, void *buf,
-                    const int *counts, const int *displs, MPI_Datatype type, int which)
+                    struct shmc_mpi_arr counts, struct shmc_mpi_arr displs, MPI_Datatype type,
+                    int which)
 {
     int rc = MPI_SUCCESS;
     *v = (struct vside){.n = k->c->size, .base = buf, .counts = counts, .displs = displs};
@@ -133,20 +137,17 @@ static int vside_of(const struct shmc_mpi_call *k, size_t *scr, struct vside *v,
     return layout(v, which ? "receive" : "send");
 }
 
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm)
+static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   struct shmc_mpi_arr recvcounts, struct shmc_mpi_arr displs,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
 {
-    if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                    recvtype, root, comm, __func__);
     struct shmc_mpi_call k;
     size_t *scr;
     struct vside r = {0};
     struct shmc_mpi_view vs = {0};
     const struct shmc_mpi_type *st;
     size_t sbytes = 0;
-    int rc = start(comm, __func__, &k, &scr);
+    int rc = start(comm, fn, &k, &scr);
     if (rc)
         return rc;
     int me = k.c->rank, in_place = sendbuf == MPI_IN_PLACE;
@@ -174,22 +175,30 @@ out:
     release(&r);
     return shmc_mpi__call_rc(&k, rc);
 }
-SHMC_MPI_ALIAS(Gatherv);
 
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm)
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm, __func__);
+        return shmc_mpi__ic_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, root, comm, __func__);
+    return gatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__ints(recvcounts),
+                   shmc_mpi__ints(displs), recvtype, root, comm, __func__);
+}
+SHMC_MPI_ALIAS(Gatherv);
+
+static int scatterv(const void *sendbuf, struct shmc_mpi_arr sendcounts, struct shmc_mpi_arr displs,
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
+{
     struct shmc_mpi_call k;
     size_t *scr;
     struct vside s = {0};
     struct shmc_mpi_view vr = {0};
     const struct shmc_mpi_type *rt;
     size_t rbytes = 0;
-    int rc = start(comm, __func__, &k, &scr);
+    int rc = start(comm, fn, &k, &scr);
     if (rc)
         return rc;
     int me = k.c->rank, in_place = recvbuf == MPI_IN_PLACE;
@@ -216,22 +225,30 @@ out:
     release(&s);
     return shmc_mpi__call_rc(&k, rc);
 }
-SHMC_MPI_ALIAS(Scatterv);
 
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm)
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                       recvtype, comm, __func__);
+        return shmc_mpi__ic_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm, __func__);
+    return scatterv(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(displs), sendtype, recvbuf,
+                    recvcount, recvtype, root, comm, __func__);
+}
+SHMC_MPI_ALIAS(Scatterv);
+
+static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, struct shmc_mpi_arr recvcounts, struct shmc_mpi_arr displs,
+                      MPI_Datatype recvtype, MPI_Comm comm, const char *fn)
+{
     struct shmc_mpi_call k;
     size_t *scr;
     struct vside r = {0};
     struct shmc_mpi_view vs = {0};
     const struct shmc_mpi_type *st;
     size_t sbytes = 0;
-    int rc = start(comm, __func__, &k, &scr);
+    int rc = start(comm, fn, &k, &scr);
     if (rc)
         return rc;
     int me = k.c->rank, n = k.c->size, in_place = sendbuf == MPI_IN_PLACE;
@@ -262,6 +279,17 @@ out:
     release(&r);
     return shmc_mpi__call_rc(&k, rc);
 }
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                       recvtype, comm, __func__);
+    return allgatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__ints(recvcounts),
+                      shmc_mpi__ints(displs), recvtype, comm, __func__);
+}
 SHMC_MPI_ALIAS(Allgatherv);
 
 /* All-to-all with blocks of their own: both sides staged as needed; in place, the send
@@ -291,16 +319,14 @@ static int alltoall_blocks(const struct shmc_mpi_call *k, struct vside *s, struc
     return err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__from_shmc(err);
 }
 
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int alltoallv(const void *sendbuf, struct shmc_mpi_arr sendcounts,
+                     struct shmc_mpi_arr sdispls, MPI_Datatype sendtype, void *recvbuf,
+                     struct shmc_mpi_arr recvcounts, struct shmc_mpi_arr rdispls,
+                     MPI_Datatype recvtype, MPI_Comm comm, const char *fn)
 {
-    if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                      rdispls, recvtype, comm, __func__);
     struct shmc_mpi_call k;
     size_t *scr;
-    int rc = start(comm, __func__, &k, &scr);
+    int rc = start(comm, fn, &k, &scr);
     if (rc)
         return rc;
     int n = k.c->size, in_place = sendbuf == MPI_IN_PLACE;
@@ -324,18 +350,28 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     release(&r);
     return shmc_mpi__call_rc(&k, rc);
 }
-SHMC_MPI_ALIAS(Alltoallv);
 
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm))
-        return shmc_mpi__ic_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                      rdispls, recvtypes, comm, __func__);
+        return shmc_mpi__ic_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                      rdispls, recvtype, comm, __func__);
+    return alltoallv(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls), sendtype,
+                     recvbuf, shmc_mpi__ints(recvcounts), shmc_mpi__ints(rdispls), recvtype, comm,
+                     __func__);
+}
+SHMC_MPI_ALIAS(Alltoallv);
+
+static int alltoallw(const void *sendbuf, struct shmc_mpi_arr sendcounts,
+                     struct shmc_mpi_arr sdispls, const MPI_Datatype sendtypes[], void *recvbuf,
+                     struct shmc_mpi_arr recvcounts, struct shmc_mpi_arr rdispls,
+                     const MPI_Datatype recvtypes[], MPI_Comm comm, const char *fn)
+{
     struct shmc_mpi_call k;
     size_t *scr;
-    int rc = start(comm, __func__, &k, &scr);
+    int rc = start(comm, fn, &k, &scr);
     if (rc)
         return rc;
     int n = k.c->size, in_place = sendbuf == MPI_IN_PLACE;
@@ -371,4 +407,161 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     free(ts);
     return shmc_mpi__call_rc(&k, rc);
 }
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__ic_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                      rdispls, recvtypes, comm, __func__);
+    return alltoallw(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls), sendtypes,
+                     recvbuf, shmc_mpi__ints(recvcounts), shmc_mpi__ints(rdispls), recvtypes, comm,
+                     __func__);
+}
 SHMC_MPI_ALIAS(Alltoallw);
+
+/* ---- MPI 4's large-count forms ------------------------------------------------------------ */
+
+/* On an intercommunicator they go through the int calls (intercoll.c), with each of the
+ * remote group's counts and displacements narrowed to an int (NULL stays NULL). */
+struct narrowed {
+    int *a[4];
+};
+
+static int narrow(MPI_Comm comm, struct narrowed *n, struct shmc_mpi_arr a0,
+                  struct shmc_mpi_arr a1, struct shmc_mpi_arr a2, struct shmc_mpi_arr a3)
+{
+    const struct shmc_mpi_comm *c = shmc_mpi__inter(comm);
+    const struct shmc_mpi_arr in[4] = {a0, a1, a2, a3};
+    *n = (struct narrowed){{NULL}};
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < 4 && rc == MPI_SUCCESS; i++)
+        rc = shmc_mpi__ic_ints(in[i], c->remote_size, &n->a[i]);
+    return rc;
+}
+
+static void narrowed_free(struct narrowed *n)
+{
+    for (int i = 0; i < 4; i++)
+        free(n->a[i]);
+}
+
+static const struct shmc_mpi_arr no_arr = {NULL, SHMC_MPI_INTS};
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                   int root, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        struct narrowed n;
+        int sn, rc = shmc_mpi__ic_int(sendcount, &sn);
+        if (rc == MPI_SUCCESS && root == MPI_ROOT)
+            rc = narrow(comm, &n, shmc_mpi__counts(recvcounts), shmc_mpi__aints(displs), no_arr,
+                        no_arr);
+        else
+            n = (struct narrowed){{NULL}};
+        if (rc == MPI_SUCCESS)
+            rc = shmc_mpi__ic_gatherv(sendbuf, sn, sendtype, recvbuf, n.a[0], n.a[1], recvtype,
+                                      root, comm, __func__);
+        else
+            rc = shmc_mpi__raise(comm, rc, __func__);
+        narrowed_free(&n);
+        return rc;
+    }
+    return gatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__counts(recvcounts),
+                   shmc_mpi__aints(displs), recvtype, root, comm, __func__);
+}
+SHMC_MPI_ALIAS(Gatherv_c);
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        struct narrowed n;
+        int rn, rc = shmc_mpi__ic_int(recvcount, &rn);
+        if (rc == MPI_SUCCESS && root == MPI_ROOT)
+            rc = narrow(comm, &n, shmc_mpi__counts(sendcounts), shmc_mpi__aints(displs), no_arr,
+                        no_arr);
+        else
+            n = (struct narrowed){{NULL}};
+        if (rc == MPI_SUCCESS)
+            rc = shmc_mpi__ic_scatterv(sendbuf, n.a[0], n.a[1], sendtype, recvbuf, rn, recvtype,
+                                       root, comm, __func__);
+        else
+            rc = shmc_mpi__raise(comm, rc, __func__);
+        narrowed_free(&n);
+        return rc;
+    }
+    return scatterv(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(displs), sendtype,
+                    recvbuf, recvcount, recvtype, root, comm, __func__);
+}
+SHMC_MPI_ALIAS(Scatterv_c);
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        struct narrowed n = {{NULL}};
+        int sn, rc = shmc_mpi__ic_int(sendcount, &sn);
+        if (rc == MPI_SUCCESS)
+            rc = narrow(comm, &n, shmc_mpi__counts(recvcounts), shmc_mpi__aints(displs), no_arr,
+                        no_arr);
+        if (rc == MPI_SUCCESS)
+            rc = shmc_mpi__ic_allgatherv(sendbuf, sn, sendtype, recvbuf, n.a[0], n.a[1], recvtype,
+                                         comm, __func__);
+        else
+            rc = shmc_mpi__raise(comm, rc, __func__);
+        narrowed_free(&n);
+        return rc;
+    }
+    return allgatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__counts(recvcounts),
+                      shmc_mpi__aints(displs), recvtype, comm, __func__);
+}
+SHMC_MPI_ALIAS(Allgatherv_c);
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        struct narrowed n;
+        int rc = narrow(comm, &n, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls),
+                        shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls));
+        if (rc == MPI_SUCCESS)
+            rc = shmc_mpi__ic_alltoallv(sendbuf, n.a[0], n.a[1], sendtype, recvbuf, n.a[2],
+                                        n.a[3], recvtype, comm, __func__);
+        else
+            rc = shmc_mpi__raise(comm, rc, __func__);
+        narrowed_free(&n);
+        return rc;
+    }
+    return alltoallv(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls), sendtype,
+                     recvbuf, shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls), recvtype,
+                     comm, __func__);
+}
+SHMC_MPI_ALIAS(Alltoallv_c);
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    if (shmc_mpi__inter(comm)) {
+        struct narrowed n;
+        int rc = narrow(comm, &n, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls),
+                        shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls));
+        if (rc == MPI_SUCCESS)
+            rc = shmc_mpi__ic_alltoallw(sendbuf, n.a[0], n.a[1], sendtypes, recvbuf, n.a[2],
+                                        n.a[3], recvtypes, comm, __func__);
+        else
+            rc = shmc_mpi__raise(comm, rc, __func__);
+        narrowed_free(&n);
+        return rc;
+    }
+    return alltoallw(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls), sendtypes,
+                     recvbuf, shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls), recvtypes,
+                     comm, __func__);
+}
+SHMC_MPI_ALIAS(Alltoallw_c);
