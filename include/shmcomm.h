@@ -664,6 +664,65 @@ SHMC_API int shmc_exscan(const void *sendbuf, void *recvbuf, size_t count, shmc_
                          shmc_op op, shmc_comm *comm);
 
 /*
+ * Nonblocking collectives (MPI_Ibarrier, MPI_Iallreduce ...): each starts the collective
+ * of the same name and arguments and returns at once with a request in *req, which
+ * shmc_wait, shmc_test and the calls on arrays of requests complete (its status says
+ * nothing). Until then the buffers (and the arrays of counts and displacements) belong to
+ * the call. Several may be in flight on one communicator and on several, with blocking
+ * collectives and point-to-point calls between; every rank starts the nonblocking
+ * collectives of a communicator in the same order (blocking ones may come between, in
+ * the same order too). Any wait or test of this process moves every started one along,
+ * so a rank waiting in another call never holds the others up.
+ *
+ * The checks, in-place forms and errors are the blocking call's, found at the start
+ * (SHMC_ERR_ARG ... , *req NULL), or at completion: a member that fails or quits makes
+ * every member's pending collectives on that communicator end with an error, and a block
+ * of another size than the receiver expects is SHMC_ERR_MISMATCH (SHMC_CHECK's
+ * agreement is the blocking calls' only). Host memory only: device buffers are
+ * SHMC_ERR_ARG (use the blocking calls). The algorithms are built from messages
+ * (docs/collectives.md names them) and combine in rank order, as the blocking calls do.
+ * Thread-safe at SHMC_THREAD_MULTIPLE without the blocking collectives' one-at-a-time
+ * rule: threads may start and complete them in any order.
+ */
+SHMC_API int shmc_ibarrier(shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_ibroadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm,
+                             shmc_request **req);
+SHMC_API int shmc_ireduce(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                          shmc_op op, int root, shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                             shmc_op op, shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_igather(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                          int root, shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_iallgather(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                             shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_iscatter(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                           int root, shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                  shmc_dtype dtype, shmc_op op, shmc_comm *comm,
+                                  shmc_request **req);
+SHMC_API int shmc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                            shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
+                             void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
+                             shmc_dtype dtype, shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_igatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                           const size_t *recvcounts, const size_t *displs, shmc_dtype dtype,
+                           int root, shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_iscatterv(const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+                            void *recvbuf, size_t recvcount, shmc_dtype dtype, int root,
+                            shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_iallgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                              const size_t *recvcounts, const size_t *displs, shmc_dtype dtype,
+                              shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_ireduce_scatterv(const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+                                   shmc_dtype dtype, shmc_op op, shmc_comm *comm,
+                                   shmc_request **req);
+SHMC_API int shmc_iscan(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                        shmc_op op, shmc_comm *comm, shmc_request **req);
+SHMC_API int shmc_iexscan(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
+                          shmc_op op, shmc_comm *comm, shmc_request **req);
+
+/*
  * User-defined reductions (MPI_Op_create). fn combines arrays of elements of any dtype the
  * call names (SHMC_DTYPE_BYTES(n) included): inout[i] = in[i] OP inout[i]. commute says
  * whether OP is commutative; a non-commutative one is still assumed associative, and

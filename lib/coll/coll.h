@@ -40,6 +40,7 @@
 struct shmc__coll_comm {
     uint32_t round;                      /* shared-memory collective rounds so far (slot.c) */
     uint32_t calls;                      /* collective calls so far (callword.h) */
+    uint32_t nbc_calls;                  /* nonblocking collective calls so far (sched.c) */
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
 };

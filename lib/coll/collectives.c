@@ -10,18 +10,21 @@
 
 /* ---- the collectives ------------------------------------------------------------------- */
 
-static int shmc_barrier_call(shmc_comm *comm)
+static int shmc_barrier_call(shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, 0, NO_DATA, SHMC_UINT8);
+    x.nb = nb;
     /* No data, but never skipped: count 1 keeps run() from returning early. */
     return rc != SHMC_OK ? rc : run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
 }
 
-static int shmc_broadcast_call(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
+static int shmc_broadcast_call(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm,
+                               struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
+    x.nb = nb;
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
         return rc;
     if (count && (!buf || buf == SHMC_IN_PLACE))
@@ -32,10 +35,11 @@ static int shmc_broadcast_call(void *buf, size_t count, shmc_dtype dtype, int ro
 }
 
 static int shmc_reduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                            shmc_op op, int root, shmc_comm *comm)
+                            shmc_op op, int root, shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
+    x.nb = nb;
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK || (rc = check_op(&x, op)))
         return rc;
     if (x.me == root && (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es)))
@@ -50,18 +54,20 @@ static int shmc_reduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dty
 }
 
 static int shmc_allreduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                               shmc_op op, shmc_comm *comm)
+                               shmc_op op, shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = vector_args(&x, comm, &sbuf, rbuf, count, dtype, op);
+    x.nb = nb;
     return rc != SHMC_OK ? rc : run(SHMC_C_ALLREDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
 static int shmc_gather_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
-                            shmc_comm *comm)
+                            shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    x.nb = nb;
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
         return rc;
     if (x.me == root && (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es * (size_t)x.n)))
@@ -80,10 +86,11 @@ static int shmc_gather_call(const void *sbuf, void *rbuf, size_t count, shmc_dty
 }
 
 static int shmc_allgather_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                               shmc_comm *comm)
+                               shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    x.nb = nb;
     if (rc != SHMC_OK || (rc = check_apart(sbuf, count * x.es, rbuf, count * x.es * (size_t)x.n)))
         return rc;
     if (sbuf == SHMC_IN_PLACE)
@@ -98,10 +105,11 @@ static int shmc_allgather_call(const void *sbuf, void *rbuf, size_t count, shmc_
 }
 
 static int shmc_scatter_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
-                             shmc_comm *comm)
+                             shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    x.nb = nb;
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK)
         return rc;
     if (x.me == root && (rc = check_apart(sbuf, count * x.es * (size_t)x.n, rbuf, count * x.es)))
@@ -120,10 +128,12 @@ static int shmc_scatter_call(const void *sbuf, void *rbuf, size_t count, shmc_dt
 }
 
 static int shmc_reduce_scatter_call(const void *sbuf, void *rbuf, size_t recvcount,
-                                    shmc_dtype dtype, shmc_op op, shmc_comm *comm)
+                                    shmc_dtype dtype, shmc_op op, shmc_comm *comm,
+                                    struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, recvcount, BLOCK_PER_RANK, dtype);
+    x.nb = nb;
     if (rc != SHMC_OK || (rc = check_op(&x, op)) != SHMC_OK ||
         (rc = check_apart(sbuf, recvcount * x.es * (size_t)x.n, rbuf, recvcount * x.es)))
         return rc;
@@ -137,10 +147,11 @@ static int shmc_reduce_scatter_call(const void *sbuf, void *rbuf, size_t recvcou
 }
 
 static int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                              shmc_comm *comm)
+                              shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
+    x.nb = nb;
     if (rc != SHMC_OK)
         return rc;
     if (count && (!sbuf || !rbuf || rbuf == SHMC_IN_PLACE))
@@ -158,10 +169,11 @@ static int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count, shmc_d
 
 static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const size_t *sdispls,
                                void *rbuf, const size_t *rcounts, const size_t *rdispls,
-                               shmc_dtype dtype, shmc_comm *comm)
+                               shmc_dtype dtype, shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, 0, NO_DATA, dtype);
+    x.nb = nb;
     if (rc != SHMC_OK)
         return rc;
     if (!scounts || !sdispls || !rcounts || !rdispls)
@@ -175,6 +187,10 @@ static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const si
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, se ? sbuf : NULL, re ? rbuf : NULL)) != SHMC_OK)
         return rc;
+    if (nb)
+        return (rc = shmc__nbc_host(&x)) != SHMC_OK
+                   ? rc
+                   : shmc__nbc_alltoallv(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls, nb);
     if (x.n == 1) {
         if (scounts[0] != rcounts[0])
             return SHMC_ERR_MISMATCH;
@@ -192,54 +208,54 @@ static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const si
 
 SHMC_API int shmc_barrier(shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_barrier_call(comm));
+    SHMC_GUARDED_COLL(shmc_barrier_call(comm, NULL));
 }
 
 SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_broadcast_call(buf, count, dtype, root, comm));
+    SHMC_GUARDED_COLL(shmc_broadcast_call(buf, count, dtype, root, comm, NULL));
 }
 
 SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
                          int root, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_reduce_call(sbuf, rbuf, count, dtype, op, root, comm));
+    SHMC_GUARDED_COLL(shmc_reduce_call(sbuf, rbuf, count, dtype, op, root, comm, NULL));
 }
 
 SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                             shmc_op op, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_allreduce_call(sbuf, rbuf, count, dtype, op, comm));
+    SHMC_GUARDED_COLL(shmc_allreduce_call(sbuf, rbuf, count, dtype, op, comm, NULL));
 }
 
 SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
                          shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_gather_call(sbuf, rbuf, count, dtype, root, comm));
+    SHMC_GUARDED_COLL(shmc_gather_call(sbuf, rbuf, count, dtype, root, comm, NULL));
 }
 
 SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                             shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_allgather_call(sbuf, rbuf, count, dtype, comm));
+    SHMC_GUARDED_COLL(shmc_allgather_call(sbuf, rbuf, count, dtype, comm, NULL));
 }
 
 SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
                           shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_scatter_call(sbuf, rbuf, count, dtype, root, comm));
+    SHMC_GUARDED_COLL(shmc_scatter_call(sbuf, rbuf, count, dtype, root, comm, NULL));
 }
 
 SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
                                  shmc_op op, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_reduce_scatter_call(sbuf, rbuf, recvcount, dtype, op, comm));
+    SHMC_GUARDED_COLL(shmc_reduce_scatter_call(sbuf, rbuf, recvcount, dtype, op, comm, NULL));
 }
 
 SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                            shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_alltoall_call(sbuf, rbuf, count, dtype, comm));
+    SHMC_GUARDED_COLL(shmc_alltoall_call(sbuf, rbuf, count, dtype, comm, NULL));
 }
 
 SHMC_API int shmc_alltoallv(const void *sbuf, const size_t *scounts, const size_t *sdispls,
@@ -247,5 +263,68 @@ SHMC_API int shmc_alltoallv(const void *sbuf, const size_t *scounts, const size_
                             shmc_dtype dtype, shmc_comm *comm)
 {
     SHMC_GUARDED_COLL(
-        shmc_alltoallv_call(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm));
+        shmc_alltoallv_call(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm, NULL));
+}
+
+/* ---- the nonblocking forms (entry.h, SHMC_NB_GUARDED) ------------------------------------ */
+
+SHMC_API int shmc_ibarrier(shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_barrier_call(comm, &nb_r_));
+}
+
+SHMC_API int shmc_ibroadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm,
+                             shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_broadcast_call(buf, count, dtype, root, comm, &nb_r_));
+}
+
+SHMC_API int shmc_ireduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
+                          int root, shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_reduce_call(sbuf, rbuf, count, dtype, op, root, comm, &nb_r_));
+}
+
+SHMC_API int shmc_iallreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                             shmc_op op, shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_allreduce_call(sbuf, rbuf, count, dtype, op, comm, &nb_r_));
+}
+
+SHMC_API int shmc_igather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                          shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_gather_call(sbuf, rbuf, count, dtype, root, comm, &nb_r_));
+}
+
+SHMC_API int shmc_iallgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                             shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_allgather_call(sbuf, rbuf, count, dtype, comm, &nb_r_));
+}
+
+SHMC_API int shmc_iscatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
+                           shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_scatter_call(sbuf, rbuf, count, dtype, root, comm, &nb_r_));
+}
+
+SHMC_API int shmc_ireduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
+                                  shmc_op op, shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_reduce_scatter_call(sbuf, rbuf, recvcount, dtype, op, comm, &nb_r_));
+}
+
+SHMC_API int shmc_ialltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                            shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_alltoall_call(sbuf, rbuf, count, dtype, comm, &nb_r_));
+}
+
+SHMC_API int shmc_ialltoallv(const void *sbuf, const size_t *scounts, const size_t *sdispls,
+                             void *rbuf, const size_t *rcounts, const size_t *rdispls,
+                             shmc_dtype dtype, shmc_comm *comm, shmc_request **req)
+{
+    SHMC_NB_GUARDED(req, shmc_alltoallv_call(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype,
+                                             comm, &nb_r_));
 }

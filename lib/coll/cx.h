@@ -32,6 +32,9 @@ struct shmc__cx {
                        * synchronisation of the call so that members that differ find
                        * out; 0, 0: nothing (SHMC_CHECK=0) */
     uint64_t hash;    /* shmc__call_hash(call): its messages' tag, the world rounds' */
+    /* A nonblocking call (shmc_iallreduce ...): where its request goes; NULL for a
+     * blocking one. The public calls share their checks and run a schedule (nbc.h). */
+    struct shmc__request **nb;
 };
 
 /* An algorithm. run: the call on every member. Buffers are resolved by collectives.c: sbuf is
@@ -63,6 +66,7 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->dev = 0;
     x->call[0] = x->call[1] = 0;
     x->hash = 0;
+    x->nb = NULL;
 }
 
 /* This rank gives up the call with err: it quits the communicator's collectives

@@ -13,6 +13,7 @@
 #include "coll/callword.h"
 #include "coll/check.h"
 #include "coll/dispatch.h"
+#include "coll/nbc.h"
 
 /* ---- checks -------------------------------------------------------------------------- */
 
@@ -115,6 +116,8 @@ static inline int start(int coll, struct shmc__cx *x, size_t count)
 static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                       size_t bytes)
 {
+    if (x->nb)
+        return shmc__nbc_run(coll, x, sbuf, rbuf, count);
     if (x->n == 1) {
         if (count && sbuf && rbuf && sbuf != rbuf)
             return shmc__copy_kind(rbuf, sbuf, count * x->es, x->dev);
@@ -154,5 +157,26 @@ static inline size_t extent(int n, const size_t *counts, const size_t *displs)
     }
     return end;
 }
+
+/* ---- the nonblocking entry points --------------------------------------------------- */
+
+/* The handle of the request a nonblocking call made (*r), once it returned rc. */
+static inline int nb_handle(int rc, struct shmc__request *const *r, shmc_request **req)
+{
+    *req = rc == SHMC_OK && *r ? shmc__req_handle(*r) : NULL;
+    return rc;
+}
+
+/* A nonblocking call's public entry: call, given &nb_r_ as its request's place, runs
+ * under the process's call guard alone (not the blocking collectives' lock: several may
+ * be in flight, from several threads), and its handle goes to *req. */
+#define SHMC_NB_GUARDED(req, call)                                                                 \
+    do {                                                                                           \
+        if (!(req))                                                                                \
+            return SHMC_ERR_ARG;                                                                   \
+        *(req) = NULL;                                                                             \
+        struct shmc__request *nb_r_ = NULL;                                                        \
+        SHMC_GUARDED(&shmc__p2p, nb_handle((call), &nb_r_, (req)));                                \
+    } while (0)
 
 #endif /* SHMC_COLL_ENTRY_H */

@@ -18,9 +18,12 @@
 #include "base/log.h"
 #include "coll/coll.h"
 
-/* Never a communicator's: contexts are 2 (uid - 1) and one more, uids at most
- * SHMC_MAX_UID. Even, so the collectives' quit rules never look at it. */
-#define SHMC_CTX_MAKE 0xfffffffeu
+/* Never a communicator's: past the groups of contexts of every uid up to SHMC_MAX_UID
+ * (p2p/comm.h). A group's first, so the collectives' quit rules never look at it. */
+#define SHMC_CTX_MAKE (0xffffffffu - SHMC_CTX_GROUP + 1)
+_Static_assert(SHMC_CTX_MAKE / SHMC_CTX_GROUP > SHMC_MAX_UID - 1 &&
+                   !SHMC_CTX_IS_COLL(SHMC_CTX_MAKE),
+               "the makings' context is no communicator's and no collective one");
 
 struct ask {
     uint64_t list; /* the hash of the member's list and tag */

@@ -330,7 +330,7 @@ static int shmc_comm_id_call(const shmc_comm *comm)
     const struct shmc__comm *c;
     int rc = comm_ok(&shmc__p2p, comm, &c);
     /* The number hang reports give it (shm/hang.c: "communicator #N"). */
-    return rc != SHMC_OK ? rc : (int)(c->ctx / 2);
+    return rc != SHMC_OK ? rc : (int)(c->ctx / SHMC_CTX_GROUP);
 }
 
 static int shmc_comm_free_call(shmc_comm **comm)

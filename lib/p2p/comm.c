@@ -130,7 +130,8 @@ int shmc__comm_remove(struct shmc__p2p *p, struct shmc__comm *c)
         if (p->reqs.table[i]->state != SHMC_RS_FREE && p->reqs.table[i]->comm == c)
             return SHMC_ERR_STATE;
     shmc__unexp_drop_ctx(&p->match, c->ctx);
-    shmc__unexp_drop_ctx(&p->match, c->ctx + 1);
+    shmc__unexp_drop_ctx(&p->match, c->ctx + SHMC_CTX_COLL);
+    shmc__unexp_drop_ctx(&p->match, c->ctx + SHMC_CTX_NBC);
     shmc__list_remove(&c->link);
     p->comms.alive--;
     drop(&p->comms, c);

@@ -18,21 +18,30 @@
 #include <stdint.h>
 
 #include "base/list.h"
+#include "shm/arena.h"
 #include "shmcomm.h"
 
 #define SHMC_ANY (-1)
 
-/* Context ids follow from uids: 2 (uid - 1) for point-to-point, one more for the
- * collectives; the world has uid 1 and contexts 0 and 1. */
-#define SHMC_MAX_UID 0x7fffffffu
-#define SHMC_CTX_OF_UID(uid) (2 * ((uint32_t)(uid)-1))
-#define SHMC_CTX_IS_COLL(ctx) ((ctx)&1u)
+/* Context ids follow from uids, a group of SHMC_CTX_GROUP (shm/arena.h) per uid:
+ * SHMC_CTX_GROUP (uid - 1) for point-to-point, one more for the blocking collectives,
+ * one more for the nonblocking ones (coll/sched.c), whose messages carry tags the
+ * blocking collectives' receives of any tag must never take; the fourth is unused. The
+ * world has uid 1 and contexts 0 .. 3. The collectives' two contexts fail together when a
+ * member quits them (quit.c): SHMC_CTX_COLL_OF names the pair by the first. */
+#define SHMC_MAX_UID 0x3fffffffu
+#define SHMC_CTX_OF_UID(uid) (SHMC_CTX_GROUP * ((uint32_t)(uid)-1))
+#define SHMC_CTX_COLL 1u /* offsets in a group */
+#define SHMC_CTX_NBC 2u
+#define SHMC_CTX_IS_COLL(ctx)                                                                      \
+    ((ctx) % SHMC_CTX_GROUP == SHMC_CTX_COLL || (ctx) % SHMC_CTX_GROUP == SHMC_CTX_NBC)
+#define SHMC_CTX_COLL_OF(ctx) ((ctx) - (ctx) % SHMC_CTX_GROUP + SHMC_CTX_COLL)
 
 #define SHMC_COMM_EXT_WORDS 12
 
 struct shmc__comm {
     uint32_t slot; /* its entry in the handle table */
-    uint32_t ctx;  /* point-to-point context id; ctx + 1 is the collectives' */
+    uint32_t ctx;  /* point-to-point context id; the collectives' follow (above) */
     int rank;
     int size;
     int *world_of;          /* comm rank -> world rank; NULL for the world itself. One allocation
@@ -40,8 +49,8 @@ struct shmc__comm {
     int *local_of;          /* world rank -> comm rank or -1; NULL for the world itself */
     uint32_t uid;           /* agreed by the members at creation; never reused by any of them */
     struct shmc__link link; /* on the list of communicators made by split and create_group */
-    int quit;      /* its collectives fail with this: this rank or a member quit them (quit.c) */
-    int quit_self; /* this rank quit them and told the others */
+    int quit;         /* its collectives fail with this: this rank or a member quit them (quit.c) */
+    int quit_self;    /* this rank quit them and told the others */
     int quit_settled; /* and has left the call in which it quit (quit.c) */
     uint32_t timeout_ms; /* shmc_comm_set_timeout: longest wait of a call on it; 0 none */
     uint64_t ext[SHMC_COMM_EXT_WORDS]; /* the collectives' (coll/coll.h); zero at creation */

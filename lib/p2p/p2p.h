@@ -118,6 +118,8 @@ struct shmc__p2p {
     struct shmc__coop coop;
     struct shmc__link cma_active; /* receives copying with single copy (rndv.c) */
     struct shmc__link dev_active; /* receives copying from a peer's device buffer (rndv.c) */
+    struct shmc__link driven;     /* driven requests not yet ended (progress.c) */
+    int driving;                  /* progress is inside a driven request's poll */
     uint8_t *bounce;              /* single copy into device memory lands here (rndv.c) */
 };
 
@@ -323,6 +325,12 @@ int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t 
 int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
                        struct shmc__unexp *u, const struct shmc__comm *c, int dev,
                        struct shmc__request **out);
+/* A driven request on communicator c (request.h): active until poll(arg, &err), which
+ * progress calls on every pass, returns 1; it then completes with err. poll may post
+ * sends and receives and test them, and never waits. A wait on the request, or on
+ * anything else, moves it along. SHMC_ERR_NOMEM. */
+int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), void *arg,
+                      const struct shmc__comm *c, int tag, struct shmc__request **out);
 /* A send to, or receive from, SHMC_PROC_NULL: a request complete at once, moving nothing. */
 int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
                     const struct shmc__comm *c, struct shmc__request **out);

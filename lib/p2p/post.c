@@ -90,6 +90,22 @@ int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t 
     return post_send(p, buf, bytes, elsize, wdst, tag, ctx, c, -1, 1, out);
 }
 
+int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), void *arg,
+                      const struct shmc__comm *c, int tag, struct shmc__request **out)
+{
+    /* On the group's unused context, which no rule for collective contexts touches: only
+     * its poll ends it (progress.c). */
+    struct shmc__request *r =
+        start(p, SHMC_REQ_DRIVEN, NULL, 0, 1, SHMC_ANY, tag, c->ctx + SHMC_CTX_GROUP - 1, c, 0);
+    *out = r;
+    if (!r)
+        return SHMC_ERR_NOMEM;
+    r->poll = poll;
+    r->poll_arg = arg;
+    shmc__req_enqueue(&p->driven, r, SHMC_Q_DRIVEN);
+    return SHMC_OK;
+}
+
 int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
                     const struct shmc__comm *c, struct shmc__request **out)
 {

@@ -45,6 +45,27 @@ static int push_out(struct shmc__p2p *p, int peer)
     return made;
 }
 
+/* The driven requests' polls (request.h), each once; those that end complete. A poll
+ * posts and tests, and the posting may come back here through nothing but this flag's
+ * test. */
+static int drive(struct shmc__p2p *p)
+{
+    int made = 0;
+    p->driving = 1;
+    struct shmc__link *l, *tmp;
+    shmc__list_each(&p->driven, l, tmp)
+    {
+        struct shmc__request *r = shmc__link_entry(l, struct shmc__request, link);
+        int err = SHMC_OK;
+        if (r->poll(r->poll_arg, &err)) {
+            shmc__req_complete(&p->reqs, r, err);
+            made++;
+        }
+    }
+    p->driving = 0;
+    return made;
+}
+
 int shmc__progress(struct shmc__p2p *p)
 {
     int made = 0;
@@ -66,6 +87,8 @@ int shmc__progress(struct shmc__p2p *p)
         made += shmc__coop_progress(p);
     if (!shmc__list_empty(&p->dev_active))
         made += shmc__rndv_progress_dev(p);
+    if (!shmc__list_empty(&p->driven) && !p->driving)
+        made += drive(p);
     return made;
 }
 
@@ -176,7 +199,7 @@ static int quit_request(struct shmc__p2p *p, struct shmc__request *r)
     if (r->proto == SHMC_P_POSTED || r->proto == SHMC_P_SELF || r->queue == SHMC_Q_MATCH)
         shmc__p2p_cancel(p, r, r->comm->quit);
     else if (waits_for_peer(r) && q >= 0 && q != p->rank && !shmc__coop_counted(p, r) &&
-             shmc__job_quit_settled(p->arena, (unsigned)q, r->ctx))
+             shmc__job_quit_settled(p->arena, (unsigned)q, SHMC_CTX_COLL_OF(r->ctx)))
         shmc__p2p_cancel(p, r, r->comm->quit);
     else
         shmc__rndv_abandon(p, r, r->comm->quit); /* nothing unless copying */
@@ -187,7 +210,8 @@ static void fail_requests(struct shmc__p2p *p, int abort)
 {
     for (uint32_t i = 0; i < p->reqs.n; i++) {
         struct shmc__request *r = p->reqs.table[i];
-        if (r->state != SHMC_RS_ACTIVE)
+        /* A driven request ends when its poll says so: its parts fail here. */
+        if (r->state != SHMC_RS_ACTIVE || r->kind == SHMC_REQ_DRIVEN)
             continue;
         if (!abort && quit_request(p, r))
             continue;
@@ -235,14 +259,15 @@ void shmc__p2p_quit(struct shmc__p2p *p, struct shmc__comm *c, int err)
 {
     if (err == SHMC_ERR_ABORTED)
         return;
-    uint32_t ctx = c->ctx + 1;
+    uint32_t ctx = c->ctx + SHMC_CTX_COLL, nbc = c->ctx + SHMC_CTX_NBC;
     shmc__quit_publish(p, c, err);
     for (uint32_t i = 0; i < p->reqs.n; i++) {
         struct shmc__request *r = p->reqs.table[i];
-        if (r->state == SHMC_RS_ACTIVE && r->ctx == ctx)
+        if (r->state == SHMC_RS_ACTIVE && (r->ctx == ctx || r->ctx == nbc))
             quit_request(p, r);
     }
     shmc__quit_decline(p, ctx, c->quit);
+    shmc__quit_decline(p, nbc, c->quit);
 }
 
 void shmc__p2p_quit_settle(struct shmc__p2p *p, struct shmc__comm *c)

@@ -56,7 +56,7 @@ static int quit_here(const struct shmc__p2p *p, uint32_t ctx)
 {
     unsigned n = p->nquit < SHMC_QUIT_WORDS ? p->nquit : SHMC_QUIT_WORDS;
     for (unsigned i = 0; i < n; i++)
-        if (p->quit_ctx[i] == ctx)
+        if (p->quit_ctx[i] == SHMC_CTX_COLL_OF(ctx))
             return p->quit_err[i];
     return 0;
 }
@@ -105,6 +105,7 @@ int shmc__quit_inbound(struct shmc__p2p *p, int peer, unsigned kind, uint32_t ct
 static struct shmc__comm *comm_of(struct shmc__p2p *p, uint32_t ctx, int w)
 {
     struct shmc__comm *c = &p->comms.world;
+    ctx = SHMC_CTX_COLL_OF(ctx);
     if (c->ctx + 1 == ctx)
         return c;
     struct shmc__link *l, *tmp;

@@ -20,7 +20,13 @@
 #include "p2p/comm.h"
 #include "shm/arena.h"
 
-enum { SHMC_REQ_SEND = SHMC_BLK_SEND, SHMC_REQ_RECV = SHMC_BLK_RECV };
+/* A driven request is one operation made of others, which a function of the layer above
+ * moves along from progress (post.c, shmc__post_driven): a nonblocking collective. */
+enum {
+    SHMC_REQ_SEND = SHMC_BLK_SEND,
+    SHMC_REQ_RECV = SHMC_BLK_RECV,
+    SHMC_REQ_DRIVEN = SHMC_BLK_COLL
+};
 
 enum {
     SHMC_RS_FREE = 0,
@@ -49,7 +55,8 @@ enum {
     SHMC_Q_STREAM, /* rndv.c: a peer's sends streaming DATA records */
     SHMC_Q_CMA,    /* rndv.c: receives copying with single copy */
     SHMC_Q_COOP,   /* coop.c: sends with a copy descriptor */
-    SHMC_Q_DEV     /* rndv.c: receives copying from a peer's device buffer */
+    SHMC_Q_DEV,    /* rndv.c: receives copying from a peer's device buffer */
+    SHMC_Q_DRIVEN  /* progress.c: driven requests, until their poll says they are done */
 };
 
 /* A control record (CTS/FIN) that did not fit in the ring yet. Each receive has one
@@ -104,6 +111,11 @@ struct shmc__request {
     uint64_t coop_mine, coop_counted;
     int coop_err;
     struct shmc__request *self_peer; /* the other half of a message to oneself */
+
+    /* A driven request's mover (post.c): poll(arg, &err) moves it along without waiting
+     * and returns 1 once it has ended (err: how), 0 while it goes on. */
+    int (*poll)(void *arg, int *err);
+    void *poll_arg;
 
     /* Its control record while queued for ring space (outq.c). A request freed meanwhile
      * goes back to the free list only once the record is sent. */

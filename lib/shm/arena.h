@@ -68,6 +68,11 @@ enum {
     SHMC_RANK_DEAD = 4,       /* exited or was killed without finalizing */
 };
 
+/* Context ids come in groups of SHMC_CTX_GROUP per communicator, in the order
+ * communicators are made (p2p/comm.h says what each of a group is for): the group's
+ * number, ctx / SHMC_CTX_GROUP, is what hang reports call it ("communicator #N"). */
+#define SHMC_CTX_GROUP 4u
+
 /* What a rank is blocked on (shmc__rank_cb.blk_op), for hang reports. */
 enum {
     SHMC_BLK_NONE = 0,

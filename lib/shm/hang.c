@@ -103,14 +103,14 @@ static const char *wait_text(const struct blk *b, char *buf, size_t len)
     return buf;
 }
 
-/* Context ids come in pairs, point-to-point and collective, one pair per communicator in
- * the order they were made (coll/split.c): 0 and 1 are the world's. */
+/* Context ids come in groups, one per communicator in the order they were made
+ * (arena.h): the first group is the world's. */
 static const char *comm_text(uint32_t ctx, char *buf, size_t len)
 {
-    if (ctx / 2 == 0)
+    if (ctx / SHMC_CTX_GROUP == 0)
         snprintf(buf, len, "the world");
     else
-        snprintf(buf, len, "communicator #%u", ctx / 2);
+        snprintf(buf, len, "communicator #%u", ctx / SHMC_CTX_GROUP);
     return buf;
 }
 

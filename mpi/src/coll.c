@@ -246,7 +246,8 @@ static int reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Count re
         struct shmc_mpi_call k;
         int rc = shmc_mpi__call(comm, fn, &k);
         return rc ? rc
-                  : shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_COUNT, "recvcount %lld", recvcount));
+                  : shmc_mpi__call_rc(&k,
+                                      shmc_mpi__err(MPI_ERR_COUNT, "recvcount %lld", recvcount));
     }
     static const struct shmc_mpi_arr no_counts = {NULL, SHMC_MPI_INTS};
     return reduce_scatter(sendbuf, recvbuf, no_counts, recvcount, datatype, op, comm, fn);
@@ -337,8 +338,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (shmc_mpi__inter(comm))
         return shmc_mpi__ic_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                    comm, __func__);
-    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                  __func__);
+    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, __func__);
 }
 SHMC_MPI_ALIAS(Gather);
 
@@ -384,9 +384,9 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 SHMC_MPI_ALIAS(Scatter);
 
 /* All-gather and all-to-all: every rank has both sides; in place, the receive buffer. */
-static int all_blocks(int alltoall, const void *sendbuf, MPI_Count sendcount,
-                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                      MPI_Datatype recvtype, MPI_Comm comm, const char *fn)
+static int all_blocks(int alltoall, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      const char *fn)
 {
     struct shmc_mpi_call k;
     const struct shmc_mpi_type *st, *rt;
@@ -498,8 +498,7 @@ int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
     if (shmc_mpi__inter(comm)) {
         int n;
         IC_INT(comm, recvcount, n);
-        return shmc_mpi__ic_reduce_scatter_block(sendbuf, recvbuf, n, datatype, op, comm,
-                                                 __func__);
+        return shmc_mpi__ic_reduce_scatter_block(sendbuf, recvbuf, n, datatype, op, comm, __func__);
     }
     return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, __func__);
 }
@@ -532,8 +531,7 @@ int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         return shmc_mpi__ic_gather(sendbuf, sn, sendtype, recvbuf, rn, recvtype, root, comm,
                                    __func__);
     }
-    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                  __func__);
+    return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, __func__);
 }
 SHMC_MPI_ALIAS(Gather_c);
 
@@ -552,15 +550,14 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 }
 SHMC_MPI_ALIAS(Scatter_c);
 
-int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (shmc_mpi__inter(comm)) {
         int sn, rn;
         IC_INT(comm, sendcount, sn);
         IC_INT(comm, recvcount, rn);
-        return shmc_mpi__ic_allgather(sendbuf, sn, sendtype, recvbuf, rn, recvtype, comm,
-                                      __func__);
+        return shmc_mpi__ic_allgather(sendbuf, sn, sendtype, recvbuf, rn, recvtype, comm, __func__);
     }
     return all_blocks(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                       __func__);
@@ -574,8 +571,7 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         int sn, rn;
         IC_INT(comm, sendcount, sn);
         IC_INT(comm, recvcount, rn);
-        return shmc_mpi__ic_alltoall(sendbuf, sn, sendtype, recvbuf, rn, recvtype, comm,
-                                     __func__);
+        return shmc_mpi__ic_alltoall(sendbuf, sn, sendtype, recvbuf, rn, recvtype, comm, __func__);
     }
     return all_blocks(1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                       __func__);

@@ -204,11 +204,10 @@ SHMC_MPI_ALIAS(Finalized);
 int PMPI_Finalize(void)
 {
     if (shmc_mpi__state != SHMC_MPI_RUNNING)
-        return SHMC_MPI_RAISE(MPI_COMM_WORLD,
-                              shmc_mpi__err(MPI_ERR_OTHER, "%s",
-                                            shmc_mpi__state == SHMC_MPI_BEFORE
-                                                ? "called before MPI_Init"
-                                                : "called after MPI_Finalize"));
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_OTHER, "%s",
+                                                            shmc_mpi__state == SHMC_MPI_BEFORE
+                                                                ? "called before MPI_Init"
+                                                                : "called after MPI_Finalize"));
     /* Live sessions keep the runtime: the last one's MPI_Session_finalize takes it down. */
     pthread_mutex_lock(&life);
     int rc = sessions ? MPI_SUCCESS : runtime_down();

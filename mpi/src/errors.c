@@ -359,8 +359,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 }
 SHMC_MPI_ALIAS(Comm_create_errhandler);
 
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
-                                   MPI_Errhandler *errhandler)
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     int rc = create((MPI_Comm_errhandler_function *)fn, KIND_SESSION, errhandler);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
@@ -482,8 +481,8 @@ int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn)
     if (code == MPI_SUCCESS)
         return code;
     char lbl[32];
-    return invoke(shmc_mpi__comm_errhandler(comm), 0, comm, comm_label(comm, lbl, sizeof lbl),
-                  code, fn);
+    return invoke(shmc_mpi__comm_errhandler(comm), 0, comm, comm_label(comm, lbl, sizeof lbl), code,
+                  fn);
 }
 
 int shmc_mpi__raise_session(MPI_Session s, MPI_Errhandler h, int code, const char *fn)

@@ -345,8 +345,8 @@ static int pack_external(const char *datarep, const void *inbuf, MPI_Count incou
     const struct shmc_mpi_type *t;
     size_t ext = 0;
     unsigned char *tmp;
-    int rc = begin(datarep, inbuf, incount, datatype, outbuf, outsize, position, &t, &ext, &tmp,
-                   fn);
+    int rc =
+        begin(datarep, inbuf, incount, datatype, outbuf, outsize, position, &t, &ext, &tmp, fn);
     if (rc != MPI_SUCCESS)
         return rc;
     if (tmp)
@@ -366,8 +366,8 @@ static int unpack_external(const char *datarep, const void *inbuf, MPI_Count ins
     const struct shmc_mpi_type *t;
     size_t ext = 0;
     unsigned char *tmp;
-    int rc = begin(datarep, outbuf, outcount, datatype, inbuf, insize, position, &t, &ext, &tmp,
-                   fn);
+    int rc =
+        begin(datarep, outbuf, outcount, datatype, inbuf, insize, position, &t, &ext, &tmp, fn);
     if (rc != MPI_SUCCESS)
         return rc;
     unsigned char *to = tmp ? tmp : (unsigned char *)outbuf;
@@ -416,7 +416,6 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count in
                            MPI_Count *position, void *outbuf, MPI_Count outcount,
                            MPI_Datatype datatype)
 {
-    return unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype,
-                           __func__);
+    return unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, __func__);
 }
 SHMC_MPI_ALIAS(Unpack_external_c);

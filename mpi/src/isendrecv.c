@@ -60,8 +60,8 @@ static int start(struct pair *p, const void *sendbuf, MPI_Count sendcount, MPI_D
     shmc_mpi__status_empty(&p->st);
     p->err = MPI_SUCCESS;
     int rc = PMPI_Irecv_c(recvbuf, recvcount, recvtype, source, recvtag, comm, &p->r);
-    if (rc == MPI_SUCCESS &&
-        (rc = PMPI_Isend_c(sendbuf, sendcount, sendtype, dest, sendtag, comm, &p->s)) != MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && (rc = PMPI_Isend_c(sendbuf, sendcount, sendtype, dest, sendtag, comm,
+                                                &p->s)) != MPI_SUCCESS)
         PMPI_Cancel(&p->r), PMPI_Wait(&p->r, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && (rc = shmc_mpi__greq_internal(pair_query, pair_free, pair_poll, p,
                                                            comm, request)) != MPI_SUCCESS) {

@@ -608,5 +608,4 @@ static inline int shmc_mpi__buffer_arg(const void *buf, MPI_Count count, MPI_Dat
 int shmc_mpi__check_count(MPI_Count count);
 int shmc_mpi__check_buf(const void *buf, MPI_Count count, const struct shmc_mpi_type *t);
 
-
 #endif /* SHMC_MPI_IMPL_H */

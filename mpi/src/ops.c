@@ -392,8 +392,8 @@ static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commu
                      const char *fn_name)
 {
     if ((!fn && !fn_c) || !op)
-        return shmc_mpi__raise(MPI_COMM_WORLD,
-                               shmc_mpi__err(MPI_ERR_ARG, "user_fn or op is NULL"), fn_name);
+        return shmc_mpi__raise(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "user_fn or op is NULL"),
+                               fn_name);
     shmc_mpi__lock();
     for (int i = 0; i < MAX_USER; i++)
         if (!uops[i].alive) {
@@ -411,9 +411,9 @@ static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commu
                        : shmc_mpi__raise(MPI_COMM_WORLD, shmc_mpi__from_shmc(err), fn_name);
         }
     shmc_mpi__unlock();
-    return shmc_mpi__raise(
-        MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_OTHER, "more than %d user ops at once", MAX_USER),
-        fn_name);
+    return shmc_mpi__raise(MPI_COMM_WORLD,
+                           shmc_mpi__err(MPI_ERR_OTHER, "more than %d user ops at once", MAX_USER),
+                           fn_name);
 }
 
 int PMPI_Op_create(MPI_User_function *user_fn_, int commute, MPI_Op *op)
@@ -512,8 +512,7 @@ SHMC_MPI_ALIAS(Reduce_local_c);
 /* ---- user ops on elements the C library cannot carry ---------------------------------- */
 
 int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, MPI_Count count,
-                         MPI_Datatype type,
-                         MPI_Op op, int root, struct shmc_mpi_comm *c)
+                         MPI_Datatype type, MPI_Op op, int root, struct shmc_mpi_comm *c)
 {
     int rc = MPI_SUCCESS;
     const struct shmc_mpi_type *t = shmc_mpi__type_usable(type, &rc);
@@ -539,8 +538,7 @@ int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, MPI_Count 
         /* x0 op (x1 op (... op x(n-1))): the function makes inout = in op inout */
         char *acc = got + (size_t)(n - 1) * span - lo;
         for (int i = n - 2; i >= 0; i--)
-            call_user(u, got + (size_t)i * span - lo, acc, (size_t)count, type,
-                      (size_t)t->extent);
+            call_user(u, got + (size_t)i * span - lo, acc, (size_t)count, type, (size_t)t->extent);
         shmc_mpi__pack(acc, (size_t)count, t, packed);
     }
     size_t bytes = (size_t)count * (size_t)t->size;

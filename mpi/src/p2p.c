@@ -208,9 +208,9 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 SHMC_MPI_ALIAS(Issend);
 
 static inline __attribute__((always_inline)) int irecv(void *buf, MPI_Count count,
-                                                       MPI_Datatype datatype, int source,
-                                                       int tag, MPI_Comm comm,
-                                                       MPI_Request *request, const char *fn)
+                                                       MPI_Datatype datatype, int source, int tag,
+                                                       MPI_Comm comm, MPI_Request *request,
+                                                       const char *fn)
 {
     struct call k;
     int rc = prepare(buf, count, datatype, source, comm, fn, &k, &source);
@@ -337,8 +337,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 SHMC_MPI_ALIAS(Sendrecv);
 
 static int sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status, const char *fn)
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status,
+                            const char *fn)
 {
     struct call k;
     int rc = prepare(buf, count, datatype, dest, comm, fn, &k, &dest);
@@ -442,8 +442,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 SHMC_MPI_ALIAS(Improbe);
 
 /* Receives *message (request NULL: here; else started, its request in *request). */
-static int mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Status *status,
-                 MPI_Request *request, int nonblocking, const char *fn)
+static int mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message,
+                 MPI_Status *status, MPI_Request *request, int nonblocking, const char *fn)
 {
     int rc = shmc_mpi__check_running();
     if (rc == MPI_SUCCESS && !message)
@@ -593,8 +593,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 SHMC_MPI_ALIAS(Sendrecv_c);
 
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status)
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     return sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
                             __func__);

@@ -266,8 +266,8 @@ static int pack_size(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
         rc = shmc_mpi__err(MPI_ERR_ARG, "size is NULL");
     if (rc == MPI_SUCCESS && t && (rc = packed_bytes((size_t)incount, t, &bytes)) == MPI_SUCCESS &&
         bytes > (size_t)max)
-        rc = shmc_mpi__err(MPI_ERR_COUNT, "%zu bytes do not fit in an int (MPI_Pack_size_c)",
-                           bytes);
+        rc =
+            shmc_mpi__err(MPI_ERR_COUNT, "%zu bytes do not fit in an int (MPI_Pack_size_c)", bytes);
     if (rc != MPI_SUCCESS || !t)
         return shmc_mpi__raise(comm, rc, fn);
     *size = (MPI_Count)bytes;

@@ -20,8 +20,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-static int init(enum shmc_mpi_pkind kind, const void *buf, MPI_Count count, MPI_Datatype type, int peer,
-                int tag, MPI_Comm comm, MPI_Request *request, const char *fn)
+static int init(enum shmc_mpi_pkind kind, const void *buf, MPI_Count count, MPI_Datatype type,
+                int peer, int tag, MPI_Comm comm, MPI_Request *request, const char *fn)
 {
     struct shmc_mpi_call k;
     int rc = shmc_mpi__call_p2p(comm, fn, &k);
@@ -94,35 +94,35 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 SHMC_MPI_ALIAS(Recv_init);
 
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm, MPI_Request *request)
+                     MPI_Comm comm, MPI_Request *request)
 {
     return init(SHMC_MPI_P_SEND, buf, count, datatype, dest, tag, comm, request, __func__);
 }
 SHMC_MPI_ALIAS(Send_init_c);
 
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm, MPI_Request *request)
+                      MPI_Comm comm, MPI_Request *request)
 {
     return init(SHMC_MPI_P_SEND, buf, count, datatype, dest, tag, comm, request, __func__);
 }
 SHMC_MPI_ALIAS(Rsend_init_c);
 
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm, MPI_Request *request)
+                      MPI_Comm comm, MPI_Request *request)
 {
     return init(SHMC_MPI_P_BSEND, buf, count, datatype, dest, tag, comm, request, __func__);
 }
 SHMC_MPI_ALIAS(Bsend_init_c);
 
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm, MPI_Request *request)
+                      MPI_Comm comm, MPI_Request *request)
 {
     return init(SHMC_MPI_P_SSEND, buf, count, datatype, dest, tag, comm, request, __func__);
 }
 SHMC_MPI_ALIAS(Ssend_init_c);
 
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-              MPI_Comm comm, MPI_Request *request)
+                     MPI_Comm comm, MPI_Request *request)
 {
     return init(SHMC_MPI_P_RECV, buf, count, datatype, source, tag, comm, request, __func__);
 }

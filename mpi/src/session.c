@@ -100,11 +100,10 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     if (rc == MPI_SUCCESS)
         rc = level_asked(info, &level);
     if (rc != MPI_SUCCESS)
-        return shmc_mpi__raise_session(MPI_SESSION_NULL,
-                                       shmc_mpi__errh_check(errhandler, 1) == MPI_SUCCESS
-                                           ? errhandler
-                                           : MPI_ERRORS_ARE_FATAL,
-                                       rc, fn);
+        return shmc_mpi__raise_session(
+            MPI_SESSION_NULL,
+            shmc_mpi__errh_check(errhandler, 1) == MPI_SUCCESS ? errhandler : MPI_ERRORS_ARE_FATAL,
+            rc, fn);
     struct session *s = malloc(sizeof *s);
     if (!s)
         return shmc_mpi__raise_session(MPI_SESSION_NULL, errhandler,

@@ -150,8 +150,8 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
                              MPI_Count *num_addresses, MPI_Count *num_large_counts,
                              MPI_Count *num_datatypes, int *combiner)
 {
-    int rc = envelope(datatype, num_integers, num_addresses, num_large_counts, num_datatypes,
-                      combiner);
+    int rc =
+        envelope(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
 }
 SHMC_MPI_ALIAS(Type_get_envelope_c);
@@ -170,9 +170,8 @@ static int contents(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max
         rc = shmc_mpi__err(MPI_ERR_TYPE, "%s is a named (predefined) type: it has no contents",
                            t->name[0] ? t->name : "the datatype");
     else if (d && d->nc && !large)
-        rc = shmc_mpi__err(MPI_ERR_TYPE,
-                           "the datatype was made by a large-count constructor: "
-                           "MPI_Type_get_contents_c decodes it");
+        rc = shmc_mpi__err(MPI_ERR_TYPE, "the datatype was made by a large-count constructor: "
+                                         "MPI_Type_get_contents_c decodes it");
     else if (d && (max_integers < d->ni || max_addresses < d->na || max_counts < d->nc ||
                    max_datatypes < d->nt))
         rc = shmc_mpi__err(MPI_ERR_ARG,
@@ -209,11 +208,10 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 }
 SHMC_MPI_ALIAS(Type_get_contents);
 
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
-                             MPI_Count max_addresses, MPI_Count max_large_counts,
-                             MPI_Count max_datatypes, int array_of_integers[],
-                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
-                             MPI_Datatype array_of_datatypes[])
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes,
+                             int array_of_integers[], MPI_Aint array_of_addresses[],
+                             MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
     int rc = contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
                       array_of_integers, array_of_addresses, array_of_large_counts,

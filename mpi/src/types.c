@@ -536,8 +536,8 @@ static int blocks(MPI_Count count, struct shmc_mpi_arr lens, MPI_Count blen,
     MPI_Count all;
     if (touching && count > 1 && !__builtin_mul_overflow(count, blen, &all)) {
         MPI_Aint zero = 0;
-        return build_type(1, shmc_mpi__counts(&all), shmc_mpi__aints(&zero), &oldtype, 1,
-                          combiner, newtype);
+        return build_type(1, shmc_mpi__counts(&all), shmc_mpi__aints(&zero), &oldtype, 1, combiner,
+                          newtype);
     }
     size_t n = count > 0 ? (size_t)count : 1;
     MPI_Count *l = malloc(n * sizeof *l);
@@ -553,8 +553,7 @@ static int blocks(MPI_Count count, struct shmc_mpi_arr lens, MPI_Count blen,
                : elems.p ? (MPI_Aint)shmc_mpi__at(elems, i) * o->extent
                          : (MPI_Aint)i * stride;
     }
-    rc = build_type(count, shmc_mpi__counts(l), shmc_mpi__aints(d), &oldtype, 1, combiner,
-                    newtype);
+    rc = build_type(count, shmc_mpi__counts(l), shmc_mpi__aints(d), &oldtype, 1, combiner, newtype);
     free(l);
     free(d);
     return rc;
@@ -620,9 +619,9 @@ static int rec_c(int rc, MPI_Datatype *newtype, int combiner, MPI_Count n1, cons
 
 static int contiguous(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return count < 0 ? shmc_mpi__err(MPI_ERR_COUNT, "count %lld is negative", count)
-                     : blocks(1, none, count, none, none, 0, oldtype, MPI_COMBINER_CONTIGUOUS,
-                              newtype);
+    return count < 0
+               ? shmc_mpi__err(MPI_ERR_COUNT, "count %lld is negative", count)
+               : blocks(1, none, count, none, none, 0, oldtype, MPI_COMBINER_CONTIGUOUS, newtype);
 }
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -710,9 +709,9 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
-    int rc = indexed(count, shmc_mpi__ints(array_of_blocklengths), 0, none,
-                     shmc_mpi__ints(array_of_displacements), oldtype, MPI_COMBINER_INDEXED,
-                     newtype);
+    int rc =
+        indexed(count, shmc_mpi__ints(array_of_blocklengths), 0, none,
+                shmc_mpi__ints(array_of_displacements), oldtype, MPI_COMBINER_INDEXED, newtype);
     rc = rec(rc, newtype, MPI_COMBINER_INDEXED, 1, &count, count, array_of_blocklengths, count,
              array_of_displacements, 0, NULL, 1, &oldtype);
     TYPE_RETURN(rc);
@@ -723,9 +722,9 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                         MPI_Datatype *newtype)
 {
-    int rc = indexed(count, shmc_mpi__counts(array_of_blocklengths), 0, none,
-                     shmc_mpi__counts(array_of_displacements), oldtype, MPI_COMBINER_INDEXED,
-                     newtype);
+    int rc =
+        indexed(count, shmc_mpi__counts(array_of_blocklengths), 0, none,
+                shmc_mpi__counts(array_of_displacements), oldtype, MPI_COMBINER_INDEXED, newtype);
     rc = rec_c(rc, newtype, MPI_COMBINER_INDEXED, 1, &count, count, array_of_blocklengths, count,
                array_of_displacements, 1, &oldtype);
     TYPE_RETURN(rc);
@@ -737,8 +736,8 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               MPI_Datatype *newtype)
 {
     int rc = indexed(count, shmc_mpi__ints(array_of_blocklengths), 0,
-                     shmc_mpi__aints(array_of_displacements), none, oldtype,
-                     MPI_COMBINER_HINDEXED, newtype);
+                     shmc_mpi__aints(array_of_displacements), none, oldtype, MPI_COMBINER_HINDEXED,
+                     newtype);
     rc = rec(rc, newtype, MPI_COMBINER_HINDEXED, 1, &count, count, array_of_blocklengths, 0, NULL,
              count, array_of_displacements, 1, &oldtype);
     TYPE_RETURN(rc);
@@ -750,8 +749,8 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                                 MPI_Datatype *newtype)
 {
     int rc = indexed(count, shmc_mpi__counts(array_of_blocklengths), 0,
-                     shmc_mpi__counts(array_of_displacements), none, oldtype,
-                     MPI_COMBINER_HINDEXED, newtype);
+                     shmc_mpi__counts(array_of_displacements), none, oldtype, MPI_COMBINER_HINDEXED,
+                     newtype);
     rc = rec_c(rc, newtype, MPI_COMBINER_HINDEXED, 1, &count, count, array_of_blocklengths, count,
                array_of_displacements, 1, &oldtype);
     TYPE_RETURN(rc);
@@ -771,8 +770,8 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
 SHMC_MPI_ALIAS(Type_create_indexed_block);
 
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                     const MPI_Count array_of_displacements[],
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
+                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype)
 {
     int rc = indexed(count, none, blocklength, none, shmc_mpi__counts(array_of_displacements),
                      oldtype, MPI_COMBINER_INDEXED_BLOCK, newtype);
@@ -853,8 +852,8 @@ static int subarray(int ndims, struct shmc_mpi_arr sizes, struct shmc_mpi_arr su
         MPI_Count z = shmc_mpi__at(sizes, i), sub = shmc_mpi__at(subsizes, i),
                   at = shmc_mpi__at(starts, i);
         if (z <= 0 || sub <= 0 || sub > z || at < 0 || at > z - sub)
-            rc = shmc_mpi__err(MPI_ERR_ARG, "dimension %d: size %lld, subsize %lld, start %lld",
-                               i, z, sub, at);
+            rc = shmc_mpi__err(MPI_ERR_ARG, "dimension %d: size %lld, subsize %lld, start %lld", i,
+                               z, sub, at);
     }
     if (rc != MPI_SUCCESS)
         return rc;
@@ -913,12 +912,11 @@ SHMC_MPI_ALIAS(Type_create_subarray);
 
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 const MPI_Count array_of_subsizes[],
-                                const MPI_Count array_of_starts[], int order,
-                                MPI_Datatype oldtype, MPI_Datatype *newtype)
+                                const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
 {
-    int rc = subarray(ndims, shmc_mpi__counts(array_of_sizes),
-                      shmc_mpi__counts(array_of_subsizes), shmc_mpi__counts(array_of_starts),
-                      order, oldtype, newtype);
+    int rc = subarray(ndims, shmc_mpi__counts(array_of_sizes), shmc_mpi__counts(array_of_subsizes),
+                      shmc_mpi__counts(array_of_starts), order, oldtype, newtype);
     const int ints[2] = {ndims, order};
     struct runs ii = {{2, 0, 0}, {ints, NULL, NULL}};
     struct runs cc = {{ndims, ndims, ndims}, {array_of_sizes, array_of_subsizes, array_of_starts}};

@@ -429,8 +429,8 @@ struct narrowed {
     int *a[4];
 };
 
-static int narrow(MPI_Comm comm, struct narrowed *n, struct shmc_mpi_arr a0,
-                  struct shmc_mpi_arr a1, struct shmc_mpi_arr a2, struct shmc_mpi_arr a3)
+static int narrow(MPI_Comm comm, struct narrowed *n, struct shmc_mpi_arr a0, struct shmc_mpi_arr a1,
+                  struct shmc_mpi_arr a2, struct shmc_mpi_arr a3)
 {
     const struct shmc_mpi_comm *c = shmc_mpi__inter(comm);
     const struct shmc_mpi_arr in[4] = {a0, a1, a2, a3};
@@ -531,8 +531,8 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
         int rc = narrow(comm, &n, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls),
                         shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls));
         if (rc == MPI_SUCCESS)
-            rc = shmc_mpi__ic_alltoallv(sendbuf, n.a[0], n.a[1], sendtype, recvbuf, n.a[2],
-                                        n.a[3], recvtype, comm, __func__);
+            rc = shmc_mpi__ic_alltoallv(sendbuf, n.a[0], n.a[1], sendtype, recvbuf, n.a[2], n.a[3],
+                                        recvtype, comm, __func__);
         else
             rc = shmc_mpi__raise(comm, rc, __func__);
         narrowed_free(&n);
@@ -553,8 +553,8 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
         int rc = narrow(comm, &n, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls),
                         shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls));
         if (rc == MPI_SUCCESS)
-            rc = shmc_mpi__ic_alltoallw(sendbuf, n.a[0], n.a[1], sendtypes, recvbuf, n.a[2],
-                                        n.a[3], recvtypes, comm, __func__);
+            rc = shmc_mpi__ic_alltoallw(sendbuf, n.a[0], n.a[1], sendtypes, recvbuf, n.a[2], n.a[3],
+                                        recvtypes, comm, __func__);
         else
             rc = shmc_mpi__raise(comm, rc, __func__);
         narrowed_free(&n);

@@ -238,7 +238,7 @@ static void collectives(MPI_Comm comm, int inter)
         memset(ref, 0, all);                                                                       \
         M_OK(call_c);                                                                              \
         M_OK(call);                                                                                \
-        same(big, ref, peers * N, what);                                                           \
+        same(big, ref, peers *N, what);                                                            \
     } while (0)
     BOTH(MPI_Gather_c(one, N, MPI_INT, big, N, MPI_INT, root, comm),
          MPI_Gather(one, N, MPI_INT, ref, N, MPI_INT, root, comm), "Gather_c");
@@ -439,8 +439,8 @@ static void sizes(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Type_get_envelope_c(da, &ni, &na, &nc, &nt, &comb));
     ck_assert(comb == MPI_COMBINER_DARRAY && ni == 3 * 1 + 4 && nc == 1);
     M_OK(MPI_Type_free(&da));
-    M_CLASS(MPI_ERR_COUNT, MPI_Type_create_darray_c(1, 0, 1, gbig, dist, darg, ps1, MPI_ORDER_C,
-                                                    MPI_INT, &da));
+    M_CLASS(MPI_ERR_COUNT,
+            MPI_Type_create_darray_c(1, 0, 1, gbig, dist, darg, ps1, MPI_ORDER_C, MPI_INT, &da));
     M_CLASS(MPI_ERR_COUNT, MPI_Type_contiguous_c(-1, MPI_INT, &da));
     /* Reduce_local_c with the large-count user op: one call for all elements */
     MPI_Op op;

@@ -1,0 +1,328 @@
+/*
+ * The nonblocking collectives' algorithms (nbc.h): schedules of messages and local work.
+ */
+#include "coll/nbc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/log.h"
+#include "coll/dispatch.h"
+#include "coll/sched.h"
+
+/* Starts s, or reports that it could not be made. */
+static int go(struct shmc__sched *s, struct shmc__request **req)
+{
+    *req = NULL;
+    return s ? shmc__sched_start(s, req) : SHMC_ERR_NOMEM;
+}
+
+int shmc__nbc_barrier(const struct shmc__cx *x, struct shmc__request **req)
+{
+    struct shmc__sched *s = shmc__sched_new(x, 0);
+    for (int k = 1; s && k < x->n; k <<= 1) {
+        shmc__sched_send(s, NULL, 0, (x->me + k) % x->n);
+        shmc__sched_recv(s, NULL, 0, (x->me - k + x->n) % x->n);
+        shmc__sched_round(s);
+    }
+    return go(s, req);
+}
+
+/* The binomial tree's steps of a broadcast of bytes at buf from root (ranks relative to
+ * it): receive from the parent, then send to the children, largest subtree first. */
+static void bcast_steps(struct shmc__sched *s, const struct shmc__cx *x, void *buf, size_t bytes,
+                        int root)
+{
+    int n = x->n, vr = (x->me - root + n) % n, low = vr & -vr, top = 1;
+    while (top < n)
+        top <<= 1;
+    if (vr) {
+        shmc__sched_recv(s, buf, bytes, (vr - low + root) % n);
+        shmc__sched_round(s);
+    }
+    for (int mask = (vr ? low : top) >> 1; mask > 0; mask >>= 1)
+        if (vr + mask < n)
+            shmc__sched_send(s, buf, bytes, (vr + mask + root) % n);
+    shmc__sched_round(s);
+}
+
+int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct shmc__request **req)
+{
+    struct shmc__sched *s = shmc__sched_new(x, 0);
+    if (s)
+        bcast_steps(s, x, buf, count * x->es, x->root);
+    return go(s, req);
+}
+
+/* The steps of a reduction of count elements into rank 0's acc (which holds this rank's
+ * input when they start); tmp receives. Returns with acc holding, on rank 0, the whole
+ * reduction (AVG's division not made). */
+static void reduce_steps(struct shmc__sched *s, const struct shmc__cx *x, void *acc, void *tmp,
+                         size_t count)
+{
+    size_t bytes = count * x->es;
+    for (int mask = 1; mask < x->n; mask <<= 1) {
+        if (x->me & mask) {
+            shmc__sched_send(s, acc, bytes, x->me - mask);
+            shmc__sched_round(s);
+            return;
+        }
+        if (x->me + mask < x->n) {
+            shmc__sched_recv(s, tmp, bytes, x->me + mask);
+            shmc__sched_round(s);
+            shmc__sched_reduce(s, acc, tmp, count, SHMC_ACC_LEFT);
+        }
+    }
+}
+
+int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
+                     struct shmc__request **req)
+{
+    size_t bytes = count * x->es;
+    int root = all ? 0 : x->root, zero_acc = x->me == 0 && root == 0;
+    /* Rank 0 reduces into rbuf when the result stays there; the others (and rank 0 for
+     * another root) into memory of the call's own. */
+    struct shmc__sched *s = shmc__sched_new(x, zero_acc ? bytes : 2 * bytes);
+    if (!s)
+        return go(s, req);
+    char *mem = shmc__sched_tmp(s);
+    void *acc = zero_acc ? rbuf : mem, *tmp = zero_acc ? mem : mem + bytes;
+    shmc__sched_copy(s, acc, sbuf, bytes);
+    reduce_steps(s, x, acc, tmp, count);
+    if (x->me == 0)
+        shmc__sched_finish(s, acc, count, x->n);
+    if (all) {
+        bcast_steps(s, x, x->me == 0 ? acc : rbuf, bytes, 0);
+    } else if (root != 0) {
+        if (x->me == 0)
+            shmc__sched_send(s, acc, bytes, root);
+        if (x->me == root)
+            shmc__sched_recv(s, rbuf, bytes, 0);
+    }
+    return go(s, req);
+}
+
+int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, void *big,
+                      const size_t *counts, const size_t *displs, struct shmc__request **req)
+{
+    struct shmc__sched *s = shmc__sched_new(x, 0);
+    if (!s)
+        return go(s, req);
+    char *b = big;
+    if (x->me != x->root) {
+        shmc__sched_send(s, own, count * x->es, x->root);
+        return go(s, req);
+    }
+    for (int q = 0; q < x->n; q++)
+        if (q == x->me)
+            shmc__sched_copy(s, b + displs[q] * x->es, own ? own : b + displs[q] * x->es,
+                             own ? counts[q] * x->es : 0);
+        else
+            shmc__sched_recv(s, b + displs[q] * x->es, counts[q] * x->es, q);
+    return go(s, req);
+}
+
+int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *counts,
+                       const size_t *displs, void *own, size_t count, struct shmc__request **req)
+{
+    struct shmc__sched *s = shmc__sched_new(x, 0);
+    if (!s)
+        return go(s, req);
+    const char *b = big;
+    if (x->me != x->root) {
+        shmc__sched_recv(s, own, count * x->es, x->root);
+        return go(s, req);
+    }
+    for (int q = 0; q < x->n; q++)
+        if (q == x->me) {
+            if (own)
+                shmc__sched_copy(s, own, b + displs[q] * x->es, counts[q] * x->es);
+        } else {
+            shmc__sched_send(s, b + displs[q] * x->es, counts[q] * x->es, q);
+        }
+    return go(s, req);
+}
+
+int shmc__nbc_allgatherv(const struct shmc__cx *x, const void *own, void *big, const size_t *counts,
+                         const size_t *displs, struct shmc__request **req)
+{
+    struct shmc__sched *s = shmc__sched_new(x, 0);
+    if (!s)
+        return go(s, req);
+    char *b = big;
+    size_t mine = counts[x->me] * x->es;
+    const void *from = own ? own : b + displs[x->me] * x->es;
+    if (own)
+        shmc__sched_copy(s, b + displs[x->me] * x->es, own, mine);
+    for (int k = 1; k < x->n; k++) { /* the nearest first: each peer hears from all alike */
+        int to = (x->me + k) % x->n, from_q = (x->me - k + x->n) % x->n;
+        shmc__sched_send(s, from, mine, to);
+        shmc__sched_recv(s, b + displs[from_q] * x->es, counts[from_q] * x->es, from_q);
+    }
+    return go(s, req);
+}
+
+int shmc__nbc_alltoallv(const struct shmc__cx *x, const void *sbuf, const size_t *scounts,
+                        const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                        const size_t *rdispls, struct shmc__request **req)
+{
+    size_t copy = 0; /* in place: the blocks to send, copied out before any arrives */
+    if (!sbuf)
+        for (int q = 0; q < x->n; q++)
+            if (rcounts[q] && (rdispls[q] + rcounts[q]) * x->es > copy)
+                copy = (rdispls[q] + rcounts[q]) * x->es;
+    struct shmc__sched *s = shmc__sched_new(x, copy);
+    if (!s)
+        return go(s, req);
+    const char *sb = sbuf;
+    char *rb = rbuf;
+    if (!sbuf) {
+        sb = shmc__sched_tmp(s);
+        shmc__sched_copy(s, (void *)(uintptr_t)sb, rbuf, copy);
+        scounts = rcounts;
+        sdispls = rdispls;
+    }
+    shmc__sched_copy(s, rb + rdispls[x->me] * x->es, sb + sdispls[x->me] * x->es,
+                     scounts[x->me] * x->es);
+    for (int k = 1; k < x->n; k++) {
+        int to = (x->me + k) % x->n, from = (x->me - k + x->n) % x->n;
+        shmc__sched_send(s, sb + sdispls[to] * x->es, scounts[to] * x->es, to);
+        shmc__sched_recv(s, rb + rdispls[from] * x->es, rcounts[from] * x->es, from);
+    }
+    return go(s, req);
+}
+
+int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                              const size_t *counts, struct shmc__request **req)
+{
+    size_t total = 0;
+    for (int q = 0; q < x->n; q++)
+        total += counts[q];
+    size_t bytes = total * x->es;
+    /* acc and the receiving tmp: the whole vector each */
+    struct shmc__sched *s = shmc__sched_new(x, 2 * bytes);
+    if (!s)
+        return go(s, req);
+    char *acc = shmc__sched_tmp(s), *tmp = acc + bytes;
+    shmc__sched_copy(s, acc, sbuf, bytes);
+    reduce_steps(s, x, acc, tmp, total);
+    if (x->me == 0) {
+        shmc__sched_finish(s, acc, total, x->n);
+        size_t at = 0;
+        for (int q = 0; q < x->n; at += counts[q++] * x->es)
+            if (q)
+                shmc__sched_send(s, acc + at, counts[q] * x->es, q);
+            else
+                shmc__sched_copy(s, rbuf, acc, counts[0] * x->es);
+    } else {
+        shmc__sched_recv(s, rbuf, counts[x->me] * x->es, 0);
+    }
+    return go(s, req);
+}
+
+int shmc__nbc_scan(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int ex,
+                   struct shmc__request **req)
+{
+    size_t bytes = count * x->es;
+    int me = x->me, last = me == x->n - 1;
+    struct shmc__sched *s = shmc__sched_new(x, bytes);
+    if (!s)
+        return go(s, req);
+    char *tmp = shmc__sched_tmp(s);
+    if (!ex) {
+        /* rbuf = (ranks 0 .. me - 1) OP mine; the sum goes on undivided (AVG) */
+        shmc__sched_copy(s, rbuf, sbuf, bytes);
+        if (me) {
+            shmc__sched_recv(s, tmp, bytes, me - 1);
+            shmc__sched_round(s);
+            shmc__sched_reduce(s, rbuf, tmp, count, SHMC_ACC_RIGHT);
+        }
+        if (!last) {
+            shmc__sched_send(s, rbuf, bytes, me + 1);
+            shmc__sched_round(s);
+        }
+        shmc__sched_finish(s, rbuf, count, me + 1);
+        return go(s, req);
+    }
+    /* exscan: tmp = (ranks 0 .. me) for the next; rbuf = (ranks 0 .. me - 1) */
+    shmc__sched_copy(s, tmp, sbuf, bytes); /* before rbuf, which may hold it, is written */
+    if (me) {
+        shmc__sched_recv(s, rbuf, bytes, me - 1);
+        shmc__sched_round(s);
+        if (!last)
+            shmc__sched_reduce(s, tmp, rbuf, count, SHMC_ACC_RIGHT);
+    }
+    if (!last) {
+        shmc__sched_send(s, tmp, bytes, me + 1);
+        shmc__sched_round(s);
+    }
+    if (me)
+        shmc__sched_finish(s, rbuf, count, me);
+    return go(s, req);
+}
+
+int shmc__nbc_host(const struct shmc__cx *x)
+{
+    if (!x->dev)
+        return SHMC_OK;
+    SHMC_ERROR("the nonblocking collectives take host memory: use the blocking call for "
+               "device buffers (docs/collectives.md)");
+    return SHMC_ERR_ARG;
+}
+
+/* counts and displacements of n equal blocks of count (2 n entries), or NULL. */
+static size_t *equal_blocks(int n, size_t count)
+{
+    size_t *a = malloc(2 * (size_t)n * sizeof *a);
+    for (int i = 0; a && i < n; i++) {
+        a[i] = count;
+        a[n + i] = (size_t)i * count;
+    }
+    return a;
+}
+
+int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    int rc = shmc__nbc_host(x);
+    if (rc != SHMC_OK)
+        return rc;
+    struct shmc__request **req = x->nb;
+    switch (coll) {
+    case SHMC_C_BARRIER:
+        return shmc__nbc_barrier(x, req);
+    case SHMC_C_BROADCAST:
+        return shmc__nbc_bcast(x, rbuf, count, req);
+    case SHMC_C_REDUCE:
+    case SHMC_C_ALLREDUCE:
+        return shmc__nbc_reduce(x, sbuf, rbuf, count, coll == SHMC_C_ALLREDUCE, req);
+    default:
+        break;
+    }
+    size_t *a = equal_blocks(x->n, count);
+    if (!a)
+        return SHMC_ERR_NOMEM;
+    const size_t *cnt = a, *dsp = a + x->n;
+    switch (coll) {
+    case SHMC_C_GATHER:
+        rc = shmc__nbc_gatherv(x, sbuf, count, rbuf, cnt, dsp, req);
+        break;
+    case SHMC_C_SCATTER:
+        rc = shmc__nbc_scatterv(x, sbuf, cnt, dsp, rbuf, count, req);
+        break;
+    case SHMC_C_ALLGATHER:
+        rc = shmc__nbc_allgatherv(x, sbuf, rbuf, cnt, dsp, req);
+        break;
+    case SHMC_C_ALLTOALL:
+        rc = shmc__nbc_alltoallv(x, sbuf == SHMC_IN_PLACE ? NULL : sbuf, cnt, dsp, rbuf, cnt, dsp,
+                                 req);
+        break;
+    case SHMC_C_REDUCE_SCATTER:
+        rc = shmc__nbc_reduce_scatterv(x, sbuf, rbuf, cnt, req);
+        break;
+    default:
+        rc = SHMC_ERR_ARG; /* not a collective of equal blocks */
+        break;
+    }
+    free(a);
+    return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * The nonblocking collectives' algorithms (nbc.c): each builds a schedule (sched.h) for
+ * call x on resolved buffers, as the blocking families' algorithms get them (algos.h: a
+ * NULL own block means it is in place), and starts it as *req. Counts and displacements
+ * are in elements of x->dt. Every member's schedule has the same messages in the same
+ * rounds; every combination is in rank order (a non-commutative op gives the blocking
+ * calls' result):
+ *
+ * - barrier: dissemination, ceil(log2 n) rounds of one message each way;
+ * - broadcast: a binomial tree from the root, one round to receive and one to send on;
+ * - reduce, allreduce: a binomial tree into rank 0 (rank r combines the block of ranks
+ *   r .. r + 2^k - 1 on the left of the next), then to the root, or a broadcast from 0;
+ * - gather(v), scatter(v): the root and each member exchange one message, in one round;
+ * - allgather(v), alltoall(v): every pair exchanges its blocks directly, in one round;
+ * - reduce_scatter(v): a reduce into rank 0, then a scatter of its parts;
+ * - scan, exscan: a chain from rank 0 up, n - 1 rounds.
+ *
+ * Returns SHMC_OK, SHMC_ERR_NOMEM, or the communicator's collectives' failure.
+ */
+#ifndef SHMC_COLL_NBC_H
+#define SHMC_COLL_NBC_H
+
+#include <stddef.h>
+
+#include "coll/cx.h"
+
+int shmc__nbc_barrier(const struct shmc__cx *x, struct shmc__request **req);
+int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct shmc__request **req);
+/* all: every member gets the result (allreduce), else the root alone. */
+int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
+                     struct shmc__request **req);
+/* counts and displs are the root's (NULL elsewhere); own NULL: the root's block is in
+ * place. */
+int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, void *big,
+                      const size_t *counts, const size_t *displs, struct shmc__request **req);
+int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *counts,
+                       const size_t *displs, void *own, size_t count, struct shmc__request **req);
+/* own NULL: each member's block is in place in big. */
+int shmc__nbc_allgatherv(const struct shmc__cx *x, const void *own, void *big, const size_t *counts,
+                         const size_t *displs, struct shmc__request **req);
+/* sbuf NULL: in place (rbuf holds the blocks to send). */
+int shmc__nbc_alltoallv(const struct shmc__cx *x, const void *sbuf, const size_t *scounts,
+                        const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                        const size_t *rdispls, struct shmc__request **req);
+int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                              const size_t *counts, struct shmc__request **req);
+/* ex: exscan (rank 0's rbuf untouched). */
+int shmc__nbc_scan(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int ex,
+                   struct shmc__request **req);
+/* The collectives of equal blocks (SHMC_C_*), with the buffers as the blocking algorithms
+ * get them (algos.h; an in-place all-to-all's sbuf is SHMC_IN_PLACE), into *x->nb. */
+int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+/* SHMC_OK for a call the schedules can run: host memory (device buffers are refused with
+ * a message). */
+int shmc__nbc_host(const struct shmc__cx *x);
+
+#endif /* SHMC_COLL_NBC_H */

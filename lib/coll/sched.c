@@ -1,0 +1,301 @@
+/*
+ * Schedules of nonblocking collectives (sched.h): built step by step by nbc.c, then run
+ * round by round from p2p's progress through a driven request.
+ */
+#include "coll/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/reduction.h"
+#include "base/userop.h"
+#include "p2p/p2p.h"
+
+enum { ST_SEND, ST_RECV, ST_COPY, ST_REDUCE, ST_FINISH };
+
+struct step {
+    unsigned char kind;
+    unsigned char order;
+    int peer;        /* comm rank (messages); ranks combined (ST_FINISH) */
+    void *dst;       /* receive buffer, copy's or reduction's destination */
+    const void *src; /* send buffer, copy's or reduction's source */
+    size_t n;        /* bytes (messages, copies) or elements (reductions) */
+};
+
+struct shmc__sched {
+    struct shmc__coll *co;
+    struct shmc__comm *c;
+    shmc_dtype dt;
+    shmc_op op;
+    size_t es;
+    int tag;
+    struct step *st;
+    int nst, cap;
+    int *ends; /* ends[i]: the first step after round i */
+    int nrounds, rcap;
+    int failed; /* building ran out of memory */
+    /* Running: the round, its messages in flight, the first error. */
+    int round;
+    struct shmc__request **reqs;
+    int nreqs, reqcap;
+    int err;
+    void *tmp;
+};
+
+struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
+{
+    struct shmc__sched *s = calloc(1, sizeof *s);
+    /* The call's number, taken on every member alike even if this one fails here. */
+    uint32_t seq = x->cc->nbc_calls++;
+    if (!s)
+        return NULL;
+    s->co = x->co;
+    s->c = x->c;
+    s->dt = x->dt;
+    s->op = x->op;
+    s->es = x->es;
+    s->tag = (int)(seq & SHMC_TAG_MAX);
+    /* (max_align_t: a reduction's scratch holds elements of any dtype) */
+    if (tmp && !(s->tmp = aligned_alloc(_Alignof(max_align_t), (tmp + _Alignof(max_align_t) - 1) /
+                                                                   _Alignof(max_align_t) *
+                                                                   _Alignof(max_align_t)))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void *shmc__sched_tmp(struct shmc__sched *s)
+{
+    return s->tmp;
+}
+
+static struct step *add(struct shmc__sched *s, unsigned kind)
+{
+    if (s->failed)
+        return NULL;
+    if (s->nst == s->cap) {
+        int n = s->cap ? 2 * s->cap : 16;
+        struct step *st = realloc(s->st, (size_t)n * sizeof *st);
+        if (!st) {
+            s->failed = 1;
+            return NULL;
+        }
+        s->st = st;
+        s->cap = n;
+    }
+    struct step *t = &s->st[s->nst++];
+    memset(t, 0, sizeof *t);
+    t->kind = (unsigned char)kind;
+    return t;
+}
+
+void shmc__sched_send(struct shmc__sched *s, const void *buf, size_t bytes, int peer)
+{
+    struct step *t = add(s, ST_SEND);
+    if (t) {
+        t->src = buf;
+        t->n = bytes;
+        t->peer = peer;
+    }
+}
+
+void shmc__sched_recv(struct shmc__sched *s, void *buf, size_t bytes, int peer)
+{
+    struct step *t = add(s, ST_RECV);
+    if (t) {
+        t->dst = buf;
+        t->n = bytes;
+        t->peer = peer;
+    }
+}
+
+void shmc__sched_copy(struct shmc__sched *s, void *dst, const void *src, size_t bytes)
+{
+    if (!bytes || dst == src)
+        return;
+    struct step *t = add(s, ST_COPY);
+    if (t) {
+        t->dst = dst;
+        t->src = src;
+        t->n = bytes;
+    }
+}
+
+void shmc__sched_reduce(struct shmc__sched *s, void *acc, const void *in, size_t count, int order)
+{
+    struct step *t = add(s, ST_REDUCE);
+    if (t) {
+        t->dst = acc;
+        t->src = in;
+        t->n = count;
+        t->order = (unsigned char)order;
+    }
+}
+
+void shmc__sched_finish(struct shmc__sched *s, void *buf, size_t count, int ranks)
+{
+    struct step *t = add(s, ST_FINISH);
+    if (t) {
+        t->dst = buf;
+        t->n = count;
+        t->peer = ranks;
+    }
+}
+
+void shmc__sched_round(struct shmc__sched *s)
+{
+    if (s->failed || (s->nrounds && s->ends[s->nrounds - 1] == s->nst))
+        return; /* (an empty round waits for nothing) */
+    if (s->nrounds == s->rcap) {
+        int n = s->rcap ? 2 * s->rcap : 8;
+        int *e = realloc(s->ends, (size_t)n * sizeof *e);
+        if (!e) {
+            s->failed = 1;
+            return;
+        }
+        s->ends = e;
+        s->rcap = n;
+    }
+    s->ends[s->nrounds++] = s->nst;
+}
+
+void shmc__sched_free(struct shmc__sched *s)
+{
+    if (!s)
+        return;
+    free(s->st);
+    free(s->ends);
+    free(s->reqs);
+    free(s->tmp);
+    free(s);
+}
+
+/* ---- running ------------------------------------------------------------------------ */
+
+/* The first failure of the call: this rank quits the communicator's collectives once, so
+ * that members waiting for a message of ours stop (sched.h). */
+static void fail(struct shmc__sched *s, int err)
+{
+    if (s->err != SHMC_OK || err == SHMC_OK)
+        return;
+    s->err = err;
+    shmc__p2p_quit(s->co->p2p, s->c, err);
+}
+
+static void local(struct shmc__sched *s, const struct step *t)
+{
+    switch (t->kind) {
+    case ST_COPY:
+        memmove(t->dst, t->src, t->n);
+        break;
+    case ST_REDUCE:
+        if (shmc__op_user(s->op))
+            shmc__userop_reduce(t->dst, t->src, t->n, s->dt, s->op, t->order);
+        else
+            shmc__reduce(t->dst, t->src, t->n, s->dt, s->op, t->order);
+        break;
+    default: /* ST_FINISH */
+        shmc__reduce_finish(t->dst, t->n, s->dt, s->op, t->peer);
+        break;
+    }
+}
+
+/* Starts round s->round: its local steps, then its messages posted. */
+static void begin(struct shmc__sched *s)
+{
+    struct shmc__p2p *p = s->co->p2p;
+    int first = s->round ? s->ends[s->round - 1] : 0, end = s->ends[s->round];
+    uint32_t ctx = s->c->ctx + SHMC_CTX_NBC;
+    s->nreqs = 0;
+    for (int i = first; i < end && s->err == SHMC_OK; i++) {
+        const struct step *t = &s->st[i];
+        if (t->kind != ST_SEND && t->kind != ST_RECV) {
+            local(s, t);
+            continue;
+        }
+        if (s->c->quit) { /* a member quit already: nothing would answer */
+            fail(s, s->c->quit);
+            break;
+        }
+        struct shmc__request *r = NULL;
+        int w = shmc__comm_world_rank(s->c, t->peer);
+        int rc = t->kind == ST_SEND
+                     ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
+                     : shmc__post_recv(p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r);
+        if (r)
+            s->reqs[s->nreqs++] = r;
+        if (rc != SHMC_OK)
+            fail(s, rc);
+    }
+}
+
+/* Has the current round ended? Its requests freed then; failures recorded. */
+static int round_over(struct shmc__sched *s)
+{
+    for (int i = 0; i < s->nreqs; i++)
+        if (s->reqs[i]->state == SHMC_RS_ACTIVE)
+            return 0;
+    for (int i = 0; i < s->nreqs; i++) {
+        struct shmc__request *r = s->reqs[i];
+        if (r->err != SHMC_OK)
+            fail(s, r->err);
+        else if (shmc__req_other_call(r, s->tag))
+            fail(s, SHMC_ERR_MISMATCH);
+    }
+    for (int i = 0; i < s->nreqs; i++)
+        shmc__req_free(&s->co->p2p->reqs, s->reqs[i]);
+    s->nreqs = 0;
+    return 1;
+}
+
+/* The driven request's poll (p2p.h): as many rounds as have their messages done. */
+static int poll(void *arg, int *err)
+{
+    struct shmc__sched *s = arg;
+    while (s->round < s->nrounds) {
+        /* A failed request of a round still in flight: fail now, wait for the rest. */
+        for (int i = 0; i < s->nreqs && s->err == SHMC_OK; i++)
+            if (s->reqs[i]->state != SHMC_RS_ACTIVE && s->reqs[i]->err != SHMC_OK)
+                fail(s, s->reqs[i]->err);
+        if (!round_over(s))
+            return 0;
+        if (s->err != SHMC_OK || ++s->round == s->nrounds)
+            break;
+        begin(s);
+    }
+    *err = s->err;
+    shmc__sched_free(s);
+    return 1;
+}
+
+int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
+{
+    *req = NULL;
+    shmc__sched_round(s);
+    int most = 0; /* messages of the largest round */
+    for (int r = 0, first = 0; r < s->nrounds; first = s->ends[r++]) {
+        int m = 0;
+        for (int i = first; i < s->ends[r]; i++)
+            m += s->st[i].kind == ST_SEND || s->st[i].kind == ST_RECV;
+        most = m > most ? m : most;
+    }
+    if (!s->failed && most && !(s->reqs = malloc((size_t)most * sizeof *s->reqs)))
+        s->failed = 1;
+    int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
+    if (rc == SHMC_OK)
+        rc = shmc__post_driven(s->co->p2p, poll, s, s->c, s->tag, req);
+    if (rc != SHMC_OK) {
+        shmc__sched_free(s);
+        return rc;
+    }
+    if (s->nrounds)
+        begin(s);
+    /* Whatever it can do now (a round of sends only, or no round at all, ends here; the
+     * poll that ends it frees s). */
+    struct shmc__p2p *p = s->co->p2p;
+    int err;
+    if (poll(s, &err))
+        shmc__req_complete(&p->reqs, *req, err);
+    return SHMC_OK;
+}

@@ -1,0 +1,52 @@
+/*
+ * Schedules (sched.c): a nonblocking collective as rounds of steps, which progress moves
+ * along (p2p's driven requests) while the caller goes on. A step is a send or a receive
+ * to or from a member on the communicator's nonblocking context, or local work (a copy,
+ * a reduction, the final step of AVG). A round's local steps run when it starts, in
+ * order, and its messages are posted then; it ends when they have all ended; then the
+ * next starts. So a reduction of what a round received is the next round's first step.
+ *
+ * Every message of one call carries the call's tag: its number among the communicator's
+ * nonblocking collectives, which every member numbers alike (MPI: they are issued in the
+ * same order). Several may be in flight on one communicator and on several: messages of
+ * different calls never match, and between one pair those of one call arrive in order.
+ * Receives are exact: a message of another size is SHMC_ERR_MISMATCH.
+ *
+ * Failure: the first step that fails makes this rank quit the communicator's collectives
+ * (p2p/quit.c), so that members waiting for it stop too, then the round's other messages
+ * are waited for (a peer may still read or write their buffers), and the call ends with
+ * that error; later rounds do not run.
+ */
+#ifndef SHMC_COLL_SCHED_H
+#define SHMC_COLL_SCHED_H
+
+#include <stddef.h>
+
+#include "coll/cx.h"
+
+struct shmc__sched;
+
+/* A schedule for call x (its communicator, dtype and op), with tmp bytes of memory of its
+ * own (shmc__sched_tmp); NULL without memory. Its tag is taken from the communicator's
+ * count of nonblocking calls, here, whatever happens later. */
+struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp);
+/* Its own memory, from where it was made: tmp bytes, aligned for any dtype. */
+void *shmc__sched_tmp(struct shmc__sched *s);
+/* Steps of the current round (comm ranks; bytes may be 0). */
+void shmc__sched_send(struct shmc__sched *s, const void *buf, size_t bytes, int peer);
+void shmc__sched_recv(struct shmc__sched *s, void *buf, size_t bytes, int peer);
+void shmc__sched_copy(struct shmc__sched *s, void *dst, const void *src, size_t bytes);
+/* acc = acc OP in (order SHMC_ACC_LEFT) or in OP acc (SHMC_ACC_RIGHT), count elements. */
+void shmc__sched_reduce(struct shmc__sched *s, void *acc, const void *in, size_t count, int order);
+/* AVG's division of count elements by the ranks combined (nothing for other ops). */
+void shmc__sched_finish(struct shmc__sched *s, void *buf, size_t count, int ranks);
+/* Ends the current round: later steps wait for its messages. */
+void shmc__sched_round(struct shmc__sched *s);
+/* Starts s as request *req (the steps so far; an empty last round is dropped): its first
+ * round runs now. On failure s is freed and *req NULL. SHMC_OK, SHMC_ERR_NOMEM (also when
+ * building it ran out), or the communicator's collectives' failure. */
+int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req);
+/* Frees a schedule that is not started. */
+void shmc__sched_free(struct shmc__sched *s);
+
+#endif /* SHMC_COLL_SCHED_H */

@@ -1,0 +1,435 @@
+/*
+ * The nonblocking collectives: each against its blocking form on the same inputs (1 to 8
+ * ranks, every root, in-place forms, SUM, MAX, AVG and a non-commutative user op, v-forms
+ * with uneven and empty blocks); several in flight on one communicator completed in
+ * reverse order; one waited for while its peers are inside a blocking collective; threads
+ * starting them on their own communicators in opposite orders on alternate ranks; a
+ * member killed while the others wait; a block of the wrong size; bad arguments.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define C 37 /* elements per block */
+
+static int64_t val(int r, size_t i)
+{
+    return (int64_t)r * 1000 + (int64_t)(i % 89) - 40;
+}
+
+static void same(const int64_t *a, const int64_t *b, size_t n, const char *what, int me)
+{
+    for (size_t i = 0; i < n; i++)
+        T_ASSERT(a[i] == b[i], "%s, rank %d, element %zu: %lld, the blocking call's %lld", what, me,
+                 i, (long long)a[i], (long long)b[i]);
+}
+
+/* A non-commutative op on pairs of int64 (2x2 matrices [a b; 0 1] as (a, b)): the product
+ * in rank order is the composition of affine maps, which any reordering changes. */
+static void affine(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
+{
+    (void)dt, (void)ctx;
+    const int64_t *x = in;
+    int64_t *y = inout;
+    const int64_t m = 1000003; /* results in [0, m): one representative, exactly associative */
+    for (size_t i = 0; i + 1 < 2 * count; i += 2) {
+        int64_t xa = (x[i] % m + m) % m, xb = (x[i + 1] % m + m) % m;
+        int64_t ya = (y[i] % m + m) % m, yb = (y[i + 1] % m + m) % m;
+        y[i] = xa * ya % m;
+        y[i + 1] = (xa * yb + xb) % m;
+    }
+}
+
+static void fill(int64_t *v, size_t n, int me)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = val(me, i);
+}
+
+/* Starts a nonblocking call, then waits for it. */
+#define NB(call)                                                                                   \
+    do {                                                                                           \
+        shmc_request *r_ = NULL;                                                                   \
+        T_OK(call);                                                                                \
+        T_OK(shmc_wait(&r_, NULL));                                                                \
+    } while (0)
+
+static void against_blocking(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    size_t big = (size_t)C * (size_t)n;
+    int64_t *in = shmct_xmalloc(big * 8), *a = shmct_xmalloc(big * 8), *b = shmct_xmalloc(big * 8);
+    fill(in, big, me);
+    shmc_op aff;
+    T_OK(shmc_op_create(affine, NULL, 0, &aff));
+
+    NB(shmc_ibarrier(w, &r_));
+    for (int root = 0; root < n; root++) {
+        memcpy(a, in, big * 8);
+        memcpy(b, in, big * 8);
+        NB(shmc_ibroadcast(a, C, SHMC_INT64, root, w, &r_));
+        T_OK(shmc_broadcast(b, C, SHMC_INT64, root, w));
+        same(a, b, C, "ibroadcast", me);
+        shmc_op ops[] = {SHMC_SUM, SHMC_MAX, aff};
+        for (int o = 0; o < 3; o++) {
+            shmc_dtype dt = o == 2 ? SHMC_DTYPE_BYTES(16) : SHMC_INT64;
+            size_t cnt = o == 2 ? C / 2 : C;
+            memset(a, 0, big * 8);
+            memset(b, 0, big * 8);
+            NB(shmc_ireduce(in, a, cnt, dt, ops[o], root, w, &r_));
+            T_OK(shmc_reduce(in, b, cnt, dt, ops[o], root, w));
+            if (me == root)
+                same(a, b, C, "ireduce", me);
+            if (root == 0) {
+                NB(shmc_iallreduce(in, a, cnt, dt, ops[o], w, &r_));
+                T_OK(shmc_allreduce(in, b, cnt, dt, ops[o], w));
+                same(a, b, C, "iallreduce", me);
+                memcpy(a, in, big * 8);
+                memcpy(b, in, big * 8);
+                NB(shmc_iallreduce(SHMC_IN_PLACE, a, cnt, dt, ops[o], w, &r_));
+                T_OK(shmc_allreduce(SHMC_IN_PLACE, b, cnt, dt, ops[o], w));
+                same(a, b, C, "iallreduce in place", me);
+                NB(shmc_iscan(in, a, cnt, dt, ops[o], w, &r_));
+                T_OK(shmc_scan(in, b, cnt, dt, ops[o], w));
+                same(a, b, C, "iscan", me);
+                NB(shmc_iexscan(in, a, cnt, dt, ops[o], w, &r_));
+                T_OK(shmc_exscan(in, b, cnt, dt, ops[o], w));
+                if (me > 0)
+                    same(a, b, C, "iexscan", me);
+                NB(shmc_ireduce_scatter(in, a, 2, dt, ops[o], w, &r_));
+                T_OK(shmc_reduce_scatter(in, b, 2, dt, ops[o], w));
+                same(a, b, o == 2 ? 4 : 2, "ireduce_scatter", me);
+            }
+        }
+        /* AVG over floats, at this root */
+        double fin[C], fa[C], fb[C];
+        for (int i = 0; i < C; i++)
+            fin[i] = (double)val(me, (size_t)i); /* exact sums: the same bits in any grouping */
+        NB(shmc_ireduce(fin, fa, C, SHMC_FLOAT64, SHMC_AVG, root, w, &r_));
+        T_OK(shmc_reduce(fin, fb, C, SHMC_FLOAT64, SHMC_AVG, root, w));
+        if (me == root)
+            T_ASSERT(!memcmp(fa, fb, sizeof fa), "ireduce AVG differs at root %d", root);
+        /* the rooted data movers, in place at the root too */
+        memset(a, 0, big * 8);
+        memset(b, 0, big * 8);
+        NB(shmc_igather(in, a, C, SHMC_INT64, root, w, &r_));
+        T_OK(shmc_gather(in, b, C, SHMC_INT64, root, w));
+        if (me == root)
+            same(a, b, big, "igather", me);
+        memset(a, 0, big * 8);
+        NB(shmc_iscatter(in, a, C, SHMC_INT64, root, w, &r_));
+        T_OK(shmc_scatter(in, b, C, SHMC_INT64, root, w));
+        same(a, b, C, "iscatter", me);
+        T_OK(shmc_gather(in, b, C, SHMC_INT64, root, w));
+        if (me == root) {
+            memset(a, 0, big * 8);
+            memcpy(a + (size_t)root * C, in, C * 8);
+            NB(shmc_igather(SHMC_IN_PLACE, a, C, SHMC_INT64, root, w, &r_));
+            same(a, b, big, "igather in place", me);
+        } else {
+            NB(shmc_igather(in, NULL, C, SHMC_INT64, root, w, &r_));
+        }
+    }
+    memset(a, 0, big * 8);
+    NB(shmc_iallgather(in, a, C, SHMC_INT64, w, &r_));
+    T_OK(shmc_allgather(in, b, C, SHMC_INT64, w));
+    same(a, b, big, "iallgather", me);
+    NB(shmc_ialltoall(in, a, C, SHMC_INT64, w, &r_));
+    T_OK(shmc_alltoall(in, b, C, SHMC_INT64, w));
+    same(a, b, big, "ialltoall", me);
+    memcpy(a, in, big * 8);
+    memcpy(b, in, big * 8);
+    NB(shmc_ialltoall(SHMC_IN_PLACE, a, C, SHMC_INT64, w, &r_));
+    T_OK(shmc_alltoall(SHMC_IN_PLACE, b, C, SHMC_INT64, w));
+    same(a, b, big, "ialltoall in place", me);
+
+    /* v-forms: block q has q % 3 * 5 elements (some empty), laid out in reverse order */
+    size_t *cnt = shmct_xmalloc((size_t)n * sizeof *cnt), *dsp = shmct_xmalloc((size_t)n * 8);
+    size_t tot = 0;
+    for (int q = n - 1; q >= 0; q--) {
+        cnt[q] = (size_t)(q % 3) * 5;
+        dsp[q] = tot;
+        tot += cnt[q];
+    }
+    for (int root = 0; root < n; root++) {
+        memset(a, 0, big * 8);
+        memset(b, 0, big * 8);
+        NB(shmc_igatherv(in, cnt[me], a, cnt, dsp, SHMC_INT64, root, w, &r_));
+        T_OK(shmc_gatherv(in, cnt[me], b, cnt, dsp, SHMC_INT64, root, w));
+        if (me == root)
+            same(a, b, tot, "igatherv", me);
+        NB(shmc_iscatterv(in, cnt, dsp, a, cnt[me], SHMC_INT64, root, w, &r_));
+        T_OK(shmc_scatterv(in, cnt, dsp, b, cnt[me], SHMC_INT64, root, w));
+        same(a, b, cnt[me], "iscatterv", me);
+    }
+    NB(shmc_iallgatherv(in, cnt[me], a, cnt, dsp, SHMC_INT64, w, &r_));
+    T_OK(shmc_allgatherv(in, cnt[me], b, cnt, dsp, SHMC_INT64, w));
+    same(a, b, tot, "iallgatherv", me);
+    NB(shmc_ireduce_scatterv(in, a, cnt, SHMC_INT64, SHMC_SUM, w, &r_));
+    T_OK(shmc_reduce_scatterv(in, b, cnt, SHMC_INT64, SHMC_SUM, w));
+    same(a, b, cnt[me], "ireduce_scatterv", me);
+    /* alltoallv: rank s sends (s + d) % 4 elements to d */
+    size_t *sc = shmct_xmalloc((size_t)n * 8), *sd = shmct_xmalloc((size_t)n * 8);
+    size_t *rc = shmct_xmalloc((size_t)n * 8), *rd = shmct_xmalloc((size_t)n * 8);
+    size_t so = 0, ro = 0;
+    for (int q = 0; q < n; q++) {
+        sc[q] = (size_t)((me + q) % 4);
+        sd[q] = so;
+        so += sc[q];
+        rc[q] = (size_t)((q + me) % 4);
+        rd[q] = ro;
+        ro += rc[q];
+    }
+    memset(a, 0, big * 8);
+    memset(b, 0, big * 8);
+    NB(shmc_ialltoallv(in, sc, sd, a, rc, rd, SHMC_INT64, w, &r_));
+    T_OK(shmc_alltoallv(in, sc, sd, b, rc, rd, SHMC_INT64, w));
+    same(a, b, ro, "ialltoallv", me);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(cnt);
+    free(dsp);
+    T_OK(shmc_op_free(&aff));
+    free(in);
+    free(a);
+    free(b);
+}
+
+START_TEST(test_nbc_against_blocking)
+{
+    static const int sizes[] = {1, 2, 3, 4, 5, 8};
+    ck_assert_int_eq(shmct_run(sizes[_i], against_blocking, NULL), 0);
+}
+END_TEST
+
+/* Several in flight on one communicator, completed in the reverse of their order, with a
+ * point-to-point exchange and a blocking collective between. */
+static void in_flight(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    enum { K = 12 };
+    int64_t in[K][C], out[K][C * 8];
+    shmc_request *r[K];
+    for (int k = 0; k < K; k++) {
+        fill(in[k], C, me + k);
+        switch (k % 4) {
+        case 0:
+            T_OK(shmc_iallreduce(in[k], out[k], C, SHMC_INT64, SHMC_SUM, w, &r[k]));
+            break;
+        case 1:
+            memcpy(out[k], in[k], sizeof in[k]);
+            T_OK(shmc_ibroadcast(out[k], C, SHMC_INT64, k % n, w, &r[k]));
+            break;
+        case 2:
+            T_OK(shmc_iallgather(in[k], out[k], C / 8 + 1, SHMC_INT64, w, &r[k]));
+            break;
+        default:
+            T_OK(shmc_ibarrier(w, &r[k]));
+            break;
+        }
+    }
+    int x = me, y = -1;
+    T_OK(shmc_sendrecv(&x, 1, (me + 1) % n, 5, &y, 1, (me + n - 1) % n, 5, SHMC_INT32, w, NULL));
+    T_OK(shmc_barrier(w));
+    for (int k = K - 1; k >= 0; k--) {
+        int done = 0;
+        T_OK(shmc_test(&r[k], &done, NULL));
+        if (!done)
+            T_OK(shmc_wait(&r[k], NULL));
+        T_ASSERT(r[k] == NULL, "request %d not freed", k);
+    }
+    for (int k = 0; k < K; k++)
+        for (size_t i = 0; i < C; i++) {
+            int64_t want = 0;
+            if (k % 4 == 0)
+                for (int q = 0; q < n; q++)
+                    want += val(q + k, i);
+            else if (k % 4 == 1)
+                want = val(k % n + k, i);
+            else
+                break;
+            T_ASSERT(out[k][i] == want, "call %d element %zu: %lld, expected %lld", k, i,
+                     (long long)out[k][i], (long long)want);
+        }
+    for (int k = 2; k < K; k += 4)
+        for (int q = 0; q < n; q++)
+            T_ASSERT(out[k][(size_t)q * (C / 8 + 1)] == val(q + k, 0), "allgather %d block %d", k,
+                     q);
+}
+
+START_TEST(test_nbc_several_in_flight)
+{
+    ck_assert_int_eq(shmct_run(2, in_flight, NULL), 0);
+    ck_assert_int_eq(shmct_run(5, in_flight, NULL), 0);
+}
+END_TEST
+
+/* Rank 0 waits in a blocking barrier while the others wait for an ibarrier and an
+ * iallreduce that need rank 0's messages: its blocking wait moves them along. */
+static void behind_blocking(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_request *r[2];
+    int64_t x = me + 1, sum = 0;
+    T_OK(shmc_ibarrier(w, &r[0]));
+    T_OK(shmc_iallreduce(&x, &sum, 1, SHMC_INT64, SHMC_SUM, w, &r[1]));
+    if (me == 0) {
+        T_OK(shmc_barrier(w));
+        T_OK(shmc_waitall(2, r, NULL));
+    } else {
+        T_OK(shmc_waitall(2, r, NULL));
+        T_OK(shmc_barrier(w));
+    }
+    T_ASSERT(sum == (int64_t)n * (n + 1) / 2, "sum %lld", (long long)sum);
+}
+
+START_TEST(test_nbc_progress_inside_blocking_calls)
+{
+    ck_assert_int_eq(shmct_run(4, behind_blocking, NULL), 0);
+}
+END_TEST
+
+/* Two threads per rank, each on a communicator of its own, start and complete their
+ * calls in opposite orders on even and odd ranks: the blocking collectives' one at a
+ * time rule does not hold them. */
+struct twin {
+    shmc_comm *c;
+    int me, n, id, ok;
+    pthread_barrier_t *pb;
+};
+
+static void *twin_run(void *p)
+{
+    struct twin *t = p;
+    for (int round = 0; round < 20; round++) {
+        int64_t x = t->me + round, sum = -1;
+        shmc_request *r;
+        if (shmc_iallreduce(&x, &sum, 1, SHMC_INT64, SHMC_SUM, t->c, &r) != SHMC_OK ||
+            shmc_wait(&r, NULL) != SHMC_OK)
+            return NULL;
+        if (sum != (int64_t)t->n * (t->n - 1) / 2 + (int64_t)t->n * round)
+            return NULL;
+    }
+    t->ok = 1;
+    return NULL;
+}
+
+static void threads(shmc_comm *w0, int me, int n, void *arg)
+{
+    (void)w0, (void)arg;
+    shmc_comm *w;
+    T_OK(shmc_init_thread(SHMC_THREAD_MULTIPLE, &w));
+    shmc_comm *c[2];
+    T_OK(shmc_comm_split(w, 0, me, &c[0]));
+    T_OK(shmc_comm_split(w, 0, me, &c[1]));
+    struct twin t[2];
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        /* odd ranks start the second communicator's thread first */
+        int k = me % 2 ? 1 - i : i;
+        t[k] = (struct twin){c[k], me, n, k, 0, NULL};
+        T_ASSERT(pthread_create(&th[k], NULL, twin_run, &t[k]) == 0, "pthread_create");
+    }
+    for (int k = 0; k < 2; k++) {
+        pthread_join(th[k], NULL);
+        T_ASSERT(t[k].ok, "thread %d's all-reduces failed", k);
+    }
+    T_OK(shmc_comm_free(&c[0]));
+    T_OK(shmc_comm_free(&c[1]));
+    T_OK(shmc_finalize());
+}
+
+START_TEST(test_nbc_threads_in_any_order)
+{
+    struct shmct_opts o = {.no_init = 1};
+    ck_assert_int_eq(shmct_run_opts(4, threads, NULL, &o), 0);
+}
+END_TEST
+
+/* A member is killed while the others wait for an all-reduce that needs it: each gets an
+ * error, not a hang, and the communicator's later collectives fail too. */
+static void dead_member(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    int64_t x = me, y;
+    T_OK(shmc_barrier(w));
+    if (me == n - 1)
+        raise(SIGKILL);
+    shmc_request *r;
+    int rc = shmc_iallreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, w, &r);
+    if (rc == SHMC_OK) /* (or refused at once: the death was seen first) */
+        rc = shmc_wait(&r, NULL);
+    T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "the all-reduce ended with %s", shmc_strerror(rc));
+    rc = shmc_ibarrier(w, &r);
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "a later ibarrier returned %s", shmc_strerror(rc));
+}
+
+START_TEST(test_nbc_dead_member)
+{
+    struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
+    ck_assert_int_eq(shmct_run_opts(4, dead_member, NULL, &o), 1);
+    ck_assert(WIFSIGNALED(shmct_status(3)) && WTERMSIG(shmct_status(3)) == SIGKILL);
+}
+END_TEST
+
+/* Rank 1 gathers one element fewer than the root expects: a mismatch at the root; then bad
+ * arguments, each refused before anything starts. */
+static void mismatch_and_bad(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg, (void)n;
+    int64_t in[8] = {0}, out[64];
+    shmc_request *r;
+    const size_t cnt[3] = {4, 4, 4}, dsp[3] = {0, 4, 8};
+    T_OK(shmc_igatherv(in, me == 1 ? 3 : 4, out, cnt, dsp, SHMC_INT64, 0, w, &r));
+    int rc = shmc_wait(&r, NULL);
+    if (me == 0)
+        T_ASSERT(rc == SHMC_ERR_MISMATCH, "root's wait returned %s", shmc_strerror(rc));
+    T_CALL(SHMC_ERR_ARG, shmc_iallreduce(in, out, 1, SHMC_INT64, SHMC_SUM, w, NULL));
+    r = (shmc_request *)1;
+    T_CALL(SHMC_ERR_RANK, shmc_ibroadcast(in, 1, SHMC_INT64, 99, w, &r));
+    T_ASSERT(r == NULL, "a refused call left a request");
+    T_CALL(SHMC_ERR_ARG, shmc_iallreduce(in, out, 1, SHMC_INT64, (shmc_op)77, w, &r));
+    T_CALL(SHMC_ERR_ARG, shmc_iallreduce(in, in + 1, 2, SHMC_INT64, SHMC_SUM, w, &r));
+    T_CALL(SHMC_ERR_ARG, shmc_ibarrier(NULL, &r));
+}
+
+START_TEST(test_nbc_mismatch_and_bad_arguments)
+{
+    struct shmct_opts o = {.expect_fail = 1};
+    shmct_run_opts(3, mismatch_and_bad, NULL, &o);
+    for (int q = 0; q < 3; q++)
+        ck_assert_msg(WIFEXITED(shmct_status(q)) && WEXITSTATUS(shmct_status(q)) == 0,
+                      "rank %d failed", q);
+}
+END_TEST
+
+static Suite *nbc_suite(void)
+{
+    Suite *s = suite_create("nbc");
+    TCase *t = tcase_create("nbc");
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, test_nbc_against_blocking, 0, 6);
+    tcase_add_test(t, test_nbc_several_in_flight);
+    tcase_add_test(t, test_nbc_progress_inside_blocking_calls);
+    tcase_add_test(t, test_nbc_threads_in_any_order);
+    tcase_add_test(t, test_nbc_dead_member);
+    tcase_add_test(t, test_nbc_mismatch_and_bad_arguments);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(nbc_suite());
+}
