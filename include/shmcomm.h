@@ -722,6 +722,16 @@ SHMC_API int shmc_iscan(const void *sendbuf, void *recvbuf, size_t count, shmc_d
 SHMC_API int shmc_iexscan(const void *sendbuf, void *recvbuf, size_t count, shmc_dtype dtype,
                           shmc_op op, shmc_comm *comm, shmc_request **req);
 
+/* Persistent collectives (MPI 4's MPI_Allreduce_init ...) are matched in the order they
+ * were made, not started: shmc_coll_reserve takes the number the next nonblocking
+ * collective on comm would have (*n), as starting one would; shmc_coll_as(n) makes the
+ * next nonblocking collective this thread starts take number n instead (n < 0: take the
+ * next, as usual). A persistent collective reserves one number when made and starts
+ * every round with it; the rounds of one persistent collective must not overlap.
+ * shmc_coll_reserve returns SHMC_OK, SHMC_ERR_NOT_INIT or SHMC_ERR_ARG (comm, or n NULL). */
+SHMC_API int shmc_coll_reserve(shmc_comm *comm, uint32_t *n);
+SHMC_API void shmc_coll_as(int64_t n);
+
 /*
  * User-defined reductions (MPI_Op_create). fn combines arrays of elements of any dtype the
  * call names (SHMC_DTYPE_BYTES(n) included): inout[i] = in[i] OP inout[i]. commute says

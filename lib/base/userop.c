@@ -20,6 +20,10 @@ struct userop {
     shmc_user_fn fn; /* NULL: free */
     void *ctx;
     int commute;
+    /* Nonblocking collectives started with it and not ended (shmc__userop_hold): freeing
+     * it meanwhile only marks it freed, for new calls; the slot goes with the last. */
+    int holds;
+    int freed;
 };
 
 static struct userop table[SHMC_OP_USER_MAX];
@@ -48,6 +52,8 @@ SHMC_API int shmc_op_create(shmc_user_fn fn, void *ctx, int commute, shmc_op *op
             continue;
         table[i].ctx = ctx;
         table[i].commute = commute != 0;
+        table[i].holds = 0;
+        table[i].freed = 0;
         /* Release: publishes ctx and commute to combines that load fn (fn_of). */
         __atomic_store(&table[i].fn, &fn, __ATOMIC_RELEASE);
         pthread_mutex_unlock(&table_lock);
@@ -64,8 +70,10 @@ SHMC_API int shmc_op_free(shmc_op *op)
         return SHMC_ERR_ARG;
     struct userop *u = &table[(unsigned)*op - SHMC__OP_USER0];
     pthread_mutex_lock(&table_lock);
-    int alive = u->fn != NULL;
-    if (alive) {
+    int alive = u->fn != NULL && !u->freed;
+    if (alive && u->holds) {
+        u->freed = 1; /* the calls in flight still combine with it */
+    } else if (alive) {
         shmc_user_fn none = NULL;
         __atomic_store(&u->fn, &none, __ATOMIC_RELEASE);
     }
@@ -79,7 +87,25 @@ SHMC_API int shmc_op_free(shmc_op *op)
 int shmc__userop_check(shmc_dtype dt, shmc_op op)
 {
     const struct userop *u = slot_of(op);
-    return u && fn_of(u) && shmc__dtype_size(dt) ? SHMC_OK : SHMC_ERR_ARG;
+    return u && fn_of(u) && !__atomic_load_n(&u->freed, __ATOMIC_RELAXED) && shmc__dtype_size(dt)
+               ? SHMC_OK
+               : SHMC_ERR_ARG;
+}
+
+void shmc__userop_hold(shmc_op op, int delta)
+{
+    if (!shmc__op_user(op))
+        return;
+    struct userop *u = &table[(unsigned)op - SHMC__OP_USER0];
+    pthread_mutex_lock(&table_lock);
+    u->holds += delta;
+    if (u->holds <= 0 && u->freed) {
+        u->holds = 0;
+        u->freed = 0;
+        shmc_user_fn none = NULL;
+        __atomic_store(&u->fn, &none, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&table_lock);
 }
 
 int shmc__userop_commutes(shmc_op op)

@@ -21,6 +21,10 @@ static inline int shmc__op_user(shmc_op op)
 /* SHMC_OK if op is a user op alive now and dt a dtype (any, opaque ones included). */
 int shmc__userop_check(shmc_dtype dt, shmc_op op);
 int shmc__userop_commutes(shmc_op op);
+/* A call that combines with user op op after it returns (a nonblocking collective) holds
+ * it (delta 1) until it ends (-1): shmc_op_free meanwhile refuses it to new calls and
+ * frees it with the last hold. Nothing for a built-in op. */
+void shmc__userop_hold(shmc_op op, int delta);
 
 /* Does op commute? Built-in ops do; a user op as it was made. */
 static inline int shmc__op_commutes(shmc_op op)

@@ -64,3 +64,27 @@ int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
         return 0;
     return 1;
 }
+
+_Thread_local int64_t shmc__coll_as = -1;
+
+static int shmc_coll_reserve_call(shmc_comm *comm, uint32_t *n)
+{
+    struct shmc__comm *c;
+    int rc = shmc__coll_lookup(comm, &c);
+    if (rc != SHMC_OK)
+        return rc;
+    if (!n)
+        return SHMC_ERR_ARG;
+    *n = shmc__coll_comm(c)->nbc_calls++;
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_coll_reserve(shmc_comm *comm, uint32_t *n)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_coll_reserve_call(comm, n));
+}
+
+SHMC_API void shmc_coll_as(int64_t n)
+{
+    shmc__coll_as = n < 0 ? -1 : (int64_t)(uint32_t)n;
+}

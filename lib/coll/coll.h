@@ -93,6 +93,10 @@ extern struct shmc__coll shmc__coll;
  * that, since its scratch buffers and this rank's slot serve one collective at a time. */
 extern pthread_mutex_t shmc__coll_lock;
 
+/* shmc_coll_as: the number the next nonblocking collective of this thread takes, or -1
+ * (sched.c takes it). */
+extern _Thread_local int64_t shmc__coll_as;
+
 #define SHMC_GUARDED_COLL(call) SHMC_GUARDED_WITH(shmc__coll.p2p, &shmc__coll_lock, call)
 
 /* coll.c: after shmc__p2p_start; takes what no collective may allocate later (scratch

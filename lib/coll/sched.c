@@ -45,8 +45,10 @@ struct shmc__sched {
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
 {
     struct shmc__sched *s = calloc(1, sizeof *s);
-    /* The call's number, taken on every member alike even if this one fails here. */
-    uint32_t seq = x->cc->nbc_calls++;
+        /* The call's number, taken on every member alike even if this one fails here; or a
+     * persistent collective's, reserved when it was made (shmc_coll_as). */
+    uint32_t seq = shmc__coll_as >= 0 ? (uint32_t)shmc__coll_as : x->cc->nbc_calls++;
+    shmc__coll_as = -1;
     if (!s)
         return NULL;
     s->co = x->co;
@@ -55,10 +57,12 @@ struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
     s->op = x->op;
     s->es = x->es;
     s->tag = (int)(seq & SHMC_TAG_MAX);
+    shmc__userop_hold(s->op, 1); /* the program may free it before the call ends */
     /* (max_align_t: a reduction's scratch holds elements of any dtype) */
     if (tmp && !(s->tmp = aligned_alloc(_Alignof(max_align_t), (tmp + _Alignof(max_align_t) - 1) /
                                                                    _Alignof(max_align_t) *
                                                                    _Alignof(max_align_t)))) {
+        shmc__userop_hold(s->op, -1);
         free(s);
         return NULL;
     }
@@ -164,6 +168,7 @@ void shmc__sched_free(struct shmc__sched *s)
 {
     if (!s)
         return;
+    shmc__userop_hold(s->op, -1);
     free(s->st);
     free(s->ends);
     free(s->reqs);

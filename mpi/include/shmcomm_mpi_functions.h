@@ -467,8 +467,8 @@ SHMC_MPI_FN(int, Rsend_c,
             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm));
 SHMC_MPI_FN(int, Recv_c,
-            (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-             MPI_Comm comm, MPI_Status *status));
+            (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status));
 SHMC_MPI_FN(int, Isend_c,
             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm, MPI_Request *request));
@@ -482,8 +482,8 @@ SHMC_MPI_FN(int, Irsend_c,
             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm, MPI_Request *request));
 SHMC_MPI_FN(int, Irecv_c,
-            (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-             MPI_Comm comm, MPI_Request *request));
+            (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Request *request));
 SHMC_MPI_FN(int, Send_init_c,
             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm, MPI_Request *request));
@@ -497,22 +497,22 @@ SHMC_MPI_FN(int, Rsend_init_c,
             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
              MPI_Comm comm, MPI_Request *request));
 SHMC_MPI_FN(int, Recv_init_c,
-            (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-             MPI_Comm comm, MPI_Request *request));
+            (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Request *request));
 SHMC_MPI_FN(int, Sendrecv_c,
-            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-             int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
-             int recvtag, MPI_Comm comm, MPI_Status *status));
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm comm, MPI_Status *status));
 SHMC_MPI_FN(int, Sendrecv_replace_c,
-            (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
-             int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+            (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+             int recvtag, MPI_Comm comm, MPI_Status *status));
 SHMC_MPI_FN(int, Isendrecv_c,
-            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-             int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
-             int recvtag, MPI_Comm comm, MPI_Request *request));
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm comm, MPI_Request *request));
 SHMC_MPI_FN(int, Isendrecv_replace_c,
-            (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
-             int source, int recvtag, MPI_Comm comm, MPI_Request *request));
+            (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+             int recvtag, MPI_Comm comm, MPI_Request *request));
 SHMC_MPI_FN(int, Mrecv_c,
             (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
              MPI_Status *status));
@@ -542,8 +542,7 @@ SHMC_MPI_FN(int, Unpack_external_c,
              void *outbuf, MPI_Count outcount, MPI_Datatype datatype));
 SHMC_MPI_FN(int, Pack_external_size_c,
             (const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size));
-SHMC_MPI_FN(int, Type_contiguous_c,
-            (MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+SHMC_MPI_FN(int, Type_contiguous_c, (MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_vector_c,
             (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
              MPI_Datatype *newtype));
@@ -574,9 +573,8 @@ SHMC_MPI_FN(int, Type_create_subarray_c,
              MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_create_darray_c,
             (int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
-             const int array_of_distribs[], const int array_of_dargs[],
-             const int array_of_psizes[], int order, MPI_Datatype oldtype,
-             MPI_Datatype *newtype));
+             const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+             int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_create_resized_c,
             (MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype));
 SHMC_MPI_FN(int, Type_size_c, (MPI_Datatype datatype, MPI_Count *size));
@@ -593,22 +591,21 @@ SHMC_MPI_FN(int, Type_get_contents_c,
              MPI_Datatype array_of_datatypes[]));
 SHMC_MPI_FN(int, Op_create_c, (MPI_User_function_c * user_fn, int commute, MPI_Op *op));
 SHMC_MPI_FN(int, Reduce_local_c,
-            (const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
-             MPI_Op op));
+            (const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op));
 SHMC_MPI_FN(int, Bcast_c,
             (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm));
 SHMC_MPI_FN(int, Reduce_c,
-            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-             MPI_Op op, int root, MPI_Comm comm));
+            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm));
 SHMC_MPI_FN(int, Allreduce_c,
-            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-             MPI_Op op, MPI_Comm comm));
+            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
 SHMC_MPI_FN(int, Scan_c,
-            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-             MPI_Op op, MPI_Comm comm));
+            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
 SHMC_MPI_FN(int, Exscan_c,
-            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-             MPI_Op op, MPI_Comm comm));
+            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm));
 SHMC_MPI_FN(int, Reduce_scatter_block_c,
             (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
              MPI_Op op, MPI_Comm comm));
@@ -629,8 +626,8 @@ SHMC_MPI_FN(int, Alltoall_c,
              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
 SHMC_MPI_FN(int, Gatherv_c,
             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-             const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
-             int root, MPI_Comm comm));
+             const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm));
 SHMC_MPI_FN(int, Scatterv_c,
             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
              MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
@@ -647,6 +644,180 @@ SHMC_MPI_FN(int, Alltoallw_c,
             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+
+/* ---- nonblocking collectives (on intracommunicators) ------------------------------- */
+SHMC_MPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ibcast,
+            (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Ibcast_c,
+            (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Iallreduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iallreduce_c,
+            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ireduce,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ireduce_c,
+            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Igather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Igather_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Igatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Igatherv_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iscatter,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iscatter_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Iscatterv,
+            (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Iscatterv_c,
+            (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+             MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+             int root, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iallgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iallgather_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iallgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Iallgatherv_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ialltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ialltoall_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ialltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ialltoallv_c,
+            (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+             const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ialltoallw,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Ialltoallw_c,
+            (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Ireduce_scatter,
+            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ireduce_scatter_c,
+            (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ireduce_scatter_block,
+            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ireduce_scatter_block_c,
+            (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iscan,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iscan_c,
+            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iexscan,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Iexscan_c,
+            (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Request *request));
+
+/* ---- persistent collectives (on intracommunicators) -------------------------------- */
+SHMC_MPI_FN(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Bcast_init,
+            (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Reduce_init,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Allreduce_init,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Gather_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Gatherv_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Scatter_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Scatterv_init,
+            (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Allgather_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Allgatherv_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Alltoall_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Alltoallv_init,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Alltoallw_init,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Reduce_scatter_init,
+            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Reduce_scatter_block_init,
+            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Scan_init,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Exscan_init,
+            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm, MPI_Info info, MPI_Request *request));
 
 /* ---- declared, not implemented: MPI_ERR_UNSUPPORTED_OPERATION -------------------------- */
 SHMC_MPI_NOTYET(Win_create,
@@ -701,85 +872,6 @@ SHMC_MPI_NOTYET(Accumulate,
                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
                 (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                  target_datatype, op, win));
-SHMC_MPI_NOTYET(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request));
-SHMC_MPI_NOTYET(Ibcast,
-                (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                 MPI_Request *request),
-                (buffer, count, datatype, root, comm, request));
-SHMC_MPI_NOTYET(Iallreduce,
-                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 MPI_Comm comm, MPI_Request *request),
-                (sendbuf, recvbuf, count, datatype, op, comm, request));
-SHMC_MPI_NOTYET(Ireduce,
-                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, MPI_Comm comm, MPI_Request *request),
-                (sendbuf, recvbuf, count, datatype, op, root, comm, request));
-SHMC_MPI_NOTYET(Igather,
-                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 MPI_Request *request),
-                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
-SHMC_MPI_NOTYET(Igatherv,
-                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm, MPI_Request *request),
-                (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
-                 request));
-SHMC_MPI_NOTYET(Iscatter,
-                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 MPI_Request *request),
-                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
-SHMC_MPI_NOTYET(Iscatterv,
-                (const void *sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm, MPI_Request *request),
-                (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                 request));
-SHMC_MPI_NOTYET(Iallgather,
-                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
-SHMC_MPI_NOTYET(Iallgatherv,
-                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                 MPI_Request *request),
-                (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                 request));
-SHMC_MPI_NOTYET(Ialltoall,
-                (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-                (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
-SHMC_MPI_NOTYET(Ialltoallv,
-                (const void *sendbuf, const int sendcounts[], const int sdispls[],
-                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-                (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                 comm, request));
-SHMC_MPI_NOTYET(Ialltoallw,
-                (const void *sendbuf, const int sendcounts[], const int sdispls[],
-                 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                 MPI_Request *request),
-                (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                 comm, request));
-SHMC_MPI_NOTYET(Ireduce_scatter,
-                (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                 MPI_Op op, MPI_Comm comm, MPI_Request *request),
-                (sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
-SHMC_MPI_NOTYET(Ireduce_scatter_block,
-                (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
-                 MPI_Op op, MPI_Comm comm, MPI_Request *request),
-                (sendbuf, recvbuf, recvcount, datatype, op, comm, request));
-SHMC_MPI_NOTYET(Iscan,
-                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 MPI_Comm comm, MPI_Request *request),
-                (sendbuf, recvbuf, count, datatype, op, comm, request));
-SHMC_MPI_NOTYET(Iexscan,
-                (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 MPI_Comm comm, MPI_Request *request),
-                (sendbuf, recvbuf, count, datatype, op, comm, request));
-
 /* ---- handle conversions (every handle is an int: each gives its number back) ------- */
 SHMC_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 SHMC_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));

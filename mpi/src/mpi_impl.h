@@ -548,6 +548,13 @@ struct shmc_mpi_red {
     int big; /* a user op on elements the C library cannot carry: shmc_mpi__reduce_big */
 };
 int shmc_mpi__reduction(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r);
+/* Is op one of MPI_Op_create's (alive)? */
+int shmc_mpi__is_user_op(MPI_Op op);
+/* For a nonblocking reduction with user op op on type: r->op becomes a C library op of
+ * this call's own, which calls the program's function with type whenever the combines
+ * run; *ctx is its context, to free (free()) once the call has ended. The caller frees the
+ * op (shmc_op_free) once the call started: the C library keeps it until the call ends. */
+int shmc_mpi__call_op(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r, void **ctx);
 /* MPI_Reduce (all: MPI_Allreduce) with a user op on count elements of a type whose data
  * does not lie within one extent of at most SHMC_DTYPE_BYTES_MAX bytes from 0: the
  * elements' memory gathered to the root, combined there in rank order, the result
@@ -568,6 +575,16 @@ int shmc_mpi__request_sent(MPI_Request *out);
 /* Makes a request handle for a started operation r. */
 int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_mpi_view *v,
                           MPI_Request *out);
+/* Makes the handle of a started nonblocking collective r: its status empty, fin(arg, ok)
+ * called once it completes (NULL: nothing to do then). On failure fin(arg, 0) has run. */
+int shmc_mpi__request_coll(shmc_request *r, MPI_Comm comm, void (*fin)(void *arg, int ok),
+                           void *arg, MPI_Request *out);
+/* After a nonblocking collective's start (err, and its request r): its handle in *out,
+ * the send side's packed copy vs freed and the receive side vr unpacked (when keep) at
+ * completion; a failed start finishes them now. Returns the MPI code, raised on k. */
+int shmc_mpi__coll_started(const struct shmc_mpi_call *k, int err, shmc_request *r,
+                           struct shmc_mpi_view *vs, struct shmc_mpi_view *vr, int keep,
+                           void *opctx, MPI_Request *out);
 /* Makes the handle of a receive the C library completed as it started (shmc_irecv_now: err,
  * *s), finished as a wait finishes one: v unpacked, status and error kept for the wait. */
 int shmc_mpi__request_received(MPI_Comm comm, int roff, struct shmc_mpi_view *v, int err,

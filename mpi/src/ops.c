@@ -388,6 +388,42 @@ static void user_fn(const void *in, void *inout, size_t count, shmc_dtype dtype,
     call_user(ctx, in, inout, count, cur_type, shmc_dtype_size(dtype));
 }
 
+/* A nonblocking call's own op: the program's function and the call's type, for combines
+ * made at any later call of the process (cur_type serves one call at a time). */
+struct call_op {
+    struct uop u;
+    MPI_Datatype type;
+};
+
+static void call_op_fn(const void *in, void *inout, size_t count, shmc_dtype dtype, void *ctx)
+{
+    const struct call_op *c = ctx;
+    call_user(&c->u, in, inout, count, c->type, shmc_dtype_size(dtype));
+}
+
+int shmc_mpi__is_user_op(MPI_Op op)
+{
+    return op >= FIRST_USER && op < FIRST_USER + MAX_USER && uops[op - FIRST_USER].alive;
+}
+
+int shmc_mpi__call_op(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r, void **ctx)
+{
+    struct call_op *c = malloc(sizeof *c);
+    if (!c)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a nonblocking reduction's op");
+    shmc_mpi__lock();
+    c->u = uops[op - FIRST_USER];
+    shmc_mpi__unlock();
+    c->type = type;
+    int err = shmc_op_create(call_op_fn, c, c->u.commute, &r->op);
+    if (err != SHMC_OK) {
+        free(c);
+        return shmc_mpi__from_shmc(err);
+    }
+    *ctx = c;
+    return MPI_SUCCESS;
+}
+
 static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op,
                      const char *fn_name)
 {

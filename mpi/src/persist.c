@@ -146,12 +146,17 @@ int PMPI_Start(MPI_Request *request)
     MPI_Request t = MPI_REQUEST_NULL;
     /* The program freed the type since: a handle of the held object for this start. */
     MPI_Datatype transient = MPI_DATATYPE_NULL;
-    if (shmc_mpi__table_get(&shmc_mpi__types, a.type) != a.t) {
+    if (a.kind != SHMC_MPI_P_COLL && shmc_mpi__table_get(&shmc_mpi__types, a.type) != a.t) {
         if ((rc = shmc_mpi__type_handle(a.t, &transient)) != MPI_SUCCESS)
             return SHMC_MPI_RAISE(comm, rc);
         a.type = transient;
     }
     switch (a.kind) {
+        case SHMC_MPI_P_COLL: /* matched in the order they were made (shmc_coll_as) */
+        shmc_coll_as(a.seq);
+        rc = a.start(a.args, &t);
+        shmc_coll_as(-1);
+        break;
     case SHMC_MPI_P_SEND:
         rc = PMPI_Isend_c(a.buf, a.count, a.type, a.peer, a.tag, comm, &t);
         break;
@@ -187,8 +192,12 @@ int PMPI_Start(MPI_Request *request)
     q->err = n->err;
     q->st = n->st;
     q->v = n->v;
+    q->coll = n->coll;
+    q->fin = n->fin;
+    q->fin_arg = n->fin_arg;
     n->r = NULL;
     n->v.tmp = NULL;
+    n->fin = NULL;
     shmc_mpi__req_drop(n);
     return MPI_SUCCESS;
 }
@@ -222,8 +231,10 @@ void shmc_mpi__persist_release(struct req *q)
 {
     if (q->g && !q->g->freed && q->g->free_fn)
         q->g->free_fn(q->g->extra);
-    if (q->p)
+    if (q->p && q->p->t)
         shmc_mpi__type_unref(q->p->t);
+    if (q->p)
+        free(q->p->args);
     free(q->p);
     free(q->g);
     q->p = NULL;
@@ -318,4 +329,32 @@ int shmc_mpi__greq_cancel(struct req *q)
 {
     int rc = q->g->cancel ? q->g->cancel(q->g->extra, atomic_load(&q->g->complete)) : MPI_SUCCESS;
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+}
+
+/* ---- persistent collectives (pcoll.c) --------------------------------------------------- */
+
+int shmc_mpi__persist_coll(MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                           int (*start)(const void *args, MPI_Request *out), void *args,
+                           const char *fn)
+{
+    int rc = MPI_SUCCESS;
+        struct shmc_mpi_persist *p = NULL;
+    struct shmc_mpi_comm *c = shmc_mpi__comm_any(comm, &rc);
+    uint32_t seq = 0;
+    if (!c || (rc = shmc_mpi__info_check(info)) != MPI_SUCCESS)
+        ;
+    else if (!request)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
+    else if (!args || !(p = calloc(1, sizeof *p)))
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a persistent collective");
+        else if ((rc = shmc_mpi__from_shmc(shmc_coll_reserve(c->c, &seq))) == MPI_SUCCESS &&
+             (rc = shmc_mpi__request_new(NULL, comm, 0, NULL, request)) == MPI_SUCCESS) {
+        *p = (struct shmc_mpi_persist){
+            .kind = SHMC_MPI_P_COLL, .start = start, .args = args, .seq = seq};
+        shmc_mpi__req_entry(*request)->p = p;
+        return MPI_SUCCESS;
+    }
+    free(p);
+    free(args);
+    return shmc_mpi__raise(comm, rc, fn);
 }

@@ -97,7 +97,14 @@ static void finish(struct req *q, int err, const shmc_status *s)
 {
     q->r = NULL;
     q->done = 1;
-    shmc_mpi__status_set(&q->st, s, q->v.bytes, q->roff);
+    if (q->coll) {
+        shmc_mpi__status_empty(&q->st);
+        if (q->fin)
+            q->fin(q->fin_arg, err == SHMC_OK);
+        q->fin = NULL;
+    } else {
+        shmc_mpi__status_set(&q->st, s, q->v.bytes, q->roff);
+    }
     int got = err == SHMC_OK || err == SHMC_ERR_TRUNCATE;
     shmc_mpi__view_finish(&q->v, got ? (size_t)q->st.shmc_bytes : 0);
     q->err = err == SHMC_OK ? MPI_SUCCESS : shmc_mpi__from_shmc(err);
@@ -212,6 +219,8 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_
     q->orphan = 0;
     q->p = NULL;
     q->g = NULL;
+    q->coll = 0;
+    q->fin = NULL;
     q->r = r;
     q->comm = comm;
     q->roff = roff;
@@ -223,6 +232,22 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_
         q->v.bytes = 0;
     }
     *out = (MPI_Request)q->index + 1;
+    return MPI_SUCCESS;
+}
+
+int shmc_mpi__request_coll(shmc_request *r, MPI_Comm comm, void (*fin)(void *arg, int ok),
+                           void *arg, MPI_Request *out)
+{
+    int rc = shmc_mpi__request_new(r, comm, 0, NULL, out);
+    if (rc != MPI_SUCCESS) { /* (request_new completed r) */
+        if (fin)
+            fin(arg, 0);
+        return rc;
+    }
+    struct req *q = entry(*out - 1);
+    q->coll = 1;
+    q->fin = fin;
+    q->fin_arg = arg;
     return MPI_SUCCESS;
 }
 
@@ -244,6 +269,9 @@ void shmc_mpi__request_end(void)
         if (q->used && q->orphan && (!q->g || q->g->poll))
             shmc_mpi__req_progress(q, 1);
         if (q->used) {
+            if (q->fin)
+                q->fin(q->fin_arg, 0);
+            q->fin = NULL;
             shmc_mpi__view_finish(&q->v, 0);
             if (i != SENT_SLOT)
                 shmc_mpi__persist_release(q);

@@ -8,7 +8,13 @@
 #include "mpi_impl.h"
 
 /* What MPI_Start starts again and again (persist.c). */
-enum shmc_mpi_pkind { SHMC_MPI_P_SEND, SHMC_MPI_P_BSEND, SHMC_MPI_P_SSEND, SHMC_MPI_P_RECV };
+enum shmc_mpi_pkind {
+    SHMC_MPI_P_SEND,
+    SHMC_MPI_P_BSEND,
+    SHMC_MPI_P_SSEND,
+    SHMC_MPI_P_RECV,
+    SHMC_MPI_P_COLL /* a persistent collective (pcoll.c): start(args) makes its call */
+};
 struct shmc_mpi_persist {
     enum shmc_mpi_pkind kind;
     int active; /* started, not yet completed by a wait or test */
@@ -18,7 +24,12 @@ struct shmc_mpi_persist {
     MPI_Datatype type;
     /* The type's object, held while the request lives: the program may free the type
      * after MPI_Send_init and start the request afterwards (MPI 4.1, 5.1.11). */
-    struct shmc_mpi_type *t;
+        struct shmc_mpi_type *t;
+    /* SHMC_MPI_P_COLL: starts the call with the arguments kept in args (freed with the
+     * request), its request in *out. */
+        int (*start)(const void *args, MPI_Request *out);
+    void *args;
+    uint32_t seq; /* its number among the communicator's collectives, taken when made */
 };
 
 /* A generalized request's callbacks (MPI_Grequest_start). */
@@ -47,6 +58,12 @@ struct req {
     struct shmc_mpi_view v;
     struct shmc_mpi_persist *p; /* persistent: its arguments; else NULL */
     struct shmc_mpi_greq *g;    /* generalized: its callbacks; else NULL */
+    /* A nonblocking collective (coll.c, vcoll.c): its status is empty, and fin(fin_arg,
+     * ok) unpacks and frees what its buffers needed once it has completed (ok: without
+     * error), or at MPI_Finalize (ok 0). */
+    int coll;
+    void (*fin)(void *arg, int ok);
+    void *fin_arg;
 };
 
 /* A generalized request made by this layer: its callbacks as MPI_Grequest_start takes
@@ -68,6 +85,11 @@ static inline int shmc_mpi__req_inactive(const struct req *q)
 {
     return q->p && !q->p->active;
 }
+/* persist.c: a persistent collective on comm (pcoll.c), whose starts call start(args);
+ * args (malloc'd, NULL when that failed) is the request's from here. */
+int shmc_mpi__persist_coll(MPI_Comm comm, MPI_Info info, MPI_Request *request,
+                           int (*start)(const void *args, MPI_Request *out), void *args,
+                           const char *fn);
 /* persist.c: a completed persistent request back to inactive; its arguments freed. */
 void shmc_mpi__persist_inactive(struct req *q);
 void shmc_mpi__persist_release(struct req *q);

@@ -124,6 +124,87 @@ static int own_block(size_t mine, size_t expected)
     return MPI_SUCCESS;
 }
 
+/* ---- nonblocking forms -------------------------------------------------------------------
+ * Each call below runs blocking (nb NULL) or starts the C library's nonblocking form,
+ * its MPI request in *nb; what the blocks need once it completes (the receive side
+ * unpacked, staging freed, the per-block types) goes with the request. */
+struct vfin {
+    struct shmc_mpi_view v; /* a side of one block (the send side's copy, or a receive) */
+    int keep_v;             /* v receives: unpacked at completion */
+    struct vside s, r;
+    size_t *arrays; /* r's byte counts and displacements, copied from the scratch */
+    const struct shmc_mpi_type **ts;
+};
+
+static void vfin(void *arg, int ok)
+{
+    struct vfin *f = arg;
+    if (ok)
+        unpack_all(&f->r);
+    shmc_mpi__view_finish(&f->v, ok && f->keep_v ? f->v.bytes : 0);
+    release(&f->s);
+    release(&f->r);
+    free(f->arrays);
+    free(f->ts);
+    free(f);
+}
+
+/* After the start (err, q): the request in *nb, or the error with everything let go. The
+ * sides and *ts are the request's from here (the caller's are emptied). */
+static int nb_started(const struct shmc_mpi_call *k, int err, shmc_request *q,
+                      struct shmc_mpi_view *v, int keep_v, struct vside *s, struct vside *r,
+                      const struct shmc_mpi_type ***ts, MPI_Request *nb)
+{
+    struct vfin *f = NULL;
+    int n = k->c->size;
+    if (err == SHMC_OK && ((v && v->tmp) || (s && s->tmp) || (r && r->tmp) || (ts && *ts))) {
+        f = calloc(1, sizeof *f);
+        size_t *a = f && r && r->staged ? malloc(2 * (size_t)n * sizeof *a) : NULL;
+        if (!f || (r && r->staged && !a)) {
+            free(f);
+            f = NULL;
+            shmc_wait(&q, NULL); /* started: ended here, then failed */
+            err = SHMC_ERR_NOMEM;
+        } else {
+            if (v)
+                f->v = *v, f->keep_v = keep_v;
+            if (s)
+                f->s = *s;
+            if (r) {
+                f->r = *r;
+                if (a) {
+                    memcpy(a, r->cnt, (size_t)n * sizeof *a);
+                    memcpy(a + n, r->dsp, (size_t)n * sizeof *a);
+                    f->r.cnt = a;
+                    f->r.dsp = a + n;
+                }
+            }
+            f->arrays = a;
+            f->ts = ts ? *ts : NULL;
+        }
+    }
+    if (f) { /* the request's now */
+        if (v)
+            v->tmp = NULL;
+        if (s)
+            s->tmp = NULL;
+        if (r)
+            r->tmp = NULL;
+        if (ts)
+            *ts = NULL;
+    } else {
+        if (v)
+            shmc_mpi__view_finish(v, 0);
+        if (s)
+            release(s);
+        if (r)
+            release(r);
+    }
+    if (err != SHMC_OK)
+        return shmc_mpi__call_err(k, err);
+    return shmc_mpi__call_rc(k, shmc_mpi__request_coll(q, k->h, f ? vfin : NULL, f, nb));
+}
+
 static int vside_of(const struct shmc_mpi_call *k, size_t *scr, struct vside *v, void *buf,
                     struct shmc_mpi_arr counts, struct shmc_mpi_arr displs, MPI_Datatype type,
                     int which)
@@ -139,7 +220,7 @@ static int vside_of(const struct shmc_mpi_call *k, size_t *scr, struct vside *v,
 
 static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                    struct shmc_mpi_arr recvcounts, struct shmc_mpi_arr displs,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *nb, const char *fn)
 {
     struct shmc_mpi_call k;
     size_t *scr;
@@ -163,6 +244,13 @@ static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         goto out;
     if (in_place)
         pack_block(&r, me);
+    if (nb) {
+        shmc_request *q = NULL;
+        int err =
+            shmc_igatherv(in_place ? SHMC_IN_PLACE : vs.p, sbytes, me == root ? data(&r) : NULL,
+                          r.cnt, r.dsp, SHMC_UINT8, root, k.c->c, &q);
+        return nb_started(&k, err, q, &vs, 0, NULL, me == root ? &r : NULL, NULL, nb);
+    }
     int err = shmc_gatherv(in_place ? SHMC_IN_PLACE : vs.p, sbytes, me == root ? data(&r) : NULL,
                            r.cnt, r.dsp, SHMC_UINT8, root, k.c->c);
     if (err == SHMC_OK && me == root)
@@ -184,13 +272,13 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return shmc_mpi__ic_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                     recvtype, root, comm, __func__);
     return gatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__ints(recvcounts),
-                   shmc_mpi__ints(displs), recvtype, root, comm, __func__);
+                   shmc_mpi__ints(displs), recvtype, root, comm, NULL, __func__);
 }
 SHMC_MPI_ALIAS(Gatherv);
 
 static int scatterv(const void *sendbuf, struct shmc_mpi_arr sendcounts, struct shmc_mpi_arr displs,
                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *nb, const char *fn)
 {
     struct shmc_mpi_call k;
     size_t *scr;
@@ -215,6 +303,13 @@ static int scatterv(const void *sendbuf, struct shmc_mpi_arr sendcounts, struct 
         goto out;
     if (me == root)
         pack_all(&s);
+    if (nb) {
+        shmc_request *q = NULL;
+        int err =
+            shmc_iscatterv(me == root ? data(&s) : NULL, s.cnt, s.dsp,
+                           in_place ? SHMC_IN_PLACE : vr.p, rbytes, SHMC_UINT8, root, k.c->c, &q);
+        return nb_started(&k, err, q, &vr, 1, me == root ? &s : NULL, NULL, NULL, nb);
+    }
     int err = shmc_scatterv(me == root ? data(&s) : NULL, s.cnt, s.dsp,
                             in_place ? SHMC_IN_PLACE : vr.p, rbytes, SHMC_UINT8, root, k.c->c);
     shmc_mpi__view_finish(&vr, err == SHMC_OK ? vr.bytes : 0);
@@ -234,13 +329,13 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
         return shmc_mpi__ic_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                      recvtype, root, comm, __func__);
     return scatterv(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(displs), sendtype, recvbuf,
-                    recvcount, recvtype, root, comm, __func__);
+                    recvcount, recvtype, root, comm, NULL, __func__);
 }
 SHMC_MPI_ALIAS(Scatterv);
 
 static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void *recvbuf, struct shmc_mpi_arr recvcounts, struct shmc_mpi_arr displs,
-                      MPI_Datatype recvtype, MPI_Comm comm, const char *fn)
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *nb, const char *fn)
 {
     struct shmc_mpi_call k;
     size_t *scr;
@@ -267,6 +362,13 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     for (int i = 0; i < n && equal; i++)
         equal = r.cnt[i] == r.cnt[0] && r.dsp[i] == (size_t)i * r.cnt[0];
     const void *sb = in_place ? SHMC_IN_PLACE : vs.p;
+    if (nb) {
+        shmc_request *q = NULL;
+        int err =
+            equal ? shmc_iallgather(sb, data(&r), r.cnt[0], SHMC_UINT8, k.c->c, &q)
+                  : shmc_iallgatherv(sb, sbytes, data(&r), r.cnt, r.dsp, SHMC_UINT8, k.c->c, &q);
+        return nb_started(&k, err, q, &vs, 0, NULL, &r, NULL, nb);
+    }
     int err = equal ? shmc_allgather(sb, data(&r), r.cnt[0], SHMC_UINT8, k.c->c)
                     : shmc_allgatherv(sb, sbytes, data(&r), r.cnt, r.dsp, SHMC_UINT8, k.c->c);
     if (err == SHMC_OK)
@@ -288,18 +390,19 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         return shmc_mpi__ic_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                        recvtype, comm, __func__);
     return allgatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__ints(recvcounts),
-                      shmc_mpi__ints(displs), recvtype, comm, __func__);
+                      shmc_mpi__ints(displs), recvtype, comm, NULL, __func__);
 }
 SHMC_MPI_ALIAS(Allgatherv);
 
 /* All-to-all with blocks of their own: both sides staged as needed; in place, the send
  * side is a packed copy of the receive buffer's blocks. */
 static int alltoall_blocks(const struct shmc_mpi_call *k, struct vside *s, struct vside *r,
-                           int in_place)
+                           int in_place, const struct shmc_mpi_type ***ts, MPI_Request *nb)
 {
     int rc;
+    /* (nonblocking: every error is raised here, as nb_started raises its own) */
     if ((rc = layout(r, "receive")))
-        return rc;
+        return nb ? shmc_mpi__call_rc(k, rc) : rc;
     if (in_place) {
         /* The send side is the receive side's blocks, copied out before they are written. */
         s->counts = r->counts;
@@ -311,8 +414,14 @@ static int alltoall_blocks(const struct shmc_mpi_call *k, struct vside *s, struc
         s->copy = 1;
     }
     if ((rc = layout(s, "send")))
-        return rc;
+        return nb ? shmc_mpi__call_rc(k, rc) : rc;
     pack_all(s);
+    if (nb) { /* (its result is raised already: the caller passes it on as it is) */
+        shmc_request *q = NULL;
+        int err = shmc_ialltoallv(data(s), s->cnt, s->dsp, data(r), r->cnt, r->dsp, SHMC_UINT8,
+                                  k->c->c, &q);
+        return nb_started(k, err, q, NULL, 0, s, r, ts, nb);
+    }
     int err = shmc_alltoallv(data(s), s->cnt, s->dsp, data(r), r->cnt, r->dsp, SHMC_UINT8, k->c->c);
     if (err == SHMC_OK)
         unpack_all(r);
@@ -322,7 +431,7 @@ static int alltoall_blocks(const struct shmc_mpi_call *k, struct vside *s, struc
 static int alltoallv(const void *sendbuf, struct shmc_mpi_arr sendcounts,
                      struct shmc_mpi_arr sdispls, MPI_Datatype sendtype, void *recvbuf,
                      struct shmc_mpi_arr recvcounts, struct shmc_mpi_arr rdispls,
-                     MPI_Datatype recvtype, MPI_Comm comm, const char *fn)
+                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *nb, const char *fn)
 {
     struct shmc_mpi_call k;
     size_t *scr;
@@ -345,10 +454,10 @@ static int alltoallv(const void *sendbuf, struct shmc_mpi_arr sendcounts,
     if (!(r.t = shmc_mpi__type_usable(recvtype, &rc)) ||
         (!in_place && !(s.t = shmc_mpi__type_usable(sendtype, &rc))))
         return shmc_mpi__call_rc(&k, rc);
-    rc = alltoall_blocks(&k, &s, &r, in_place);
+    rc = alltoall_blocks(&k, &s, &r, in_place, NULL, nb);
     release(&s);
     release(&r);
-    return shmc_mpi__call_rc(&k, rc);
+    return nb ? rc : shmc_mpi__call_rc(&k, rc);
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -360,14 +469,14 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                                       rdispls, recvtype, comm, __func__);
     return alltoallv(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls), sendtype,
                      recvbuf, shmc_mpi__ints(recvcounts), shmc_mpi__ints(rdispls), recvtype, comm,
-                     __func__);
+                     NULL, __func__);
 }
 SHMC_MPI_ALIAS(Alltoallv);
 
 static int alltoallw(const void *sendbuf, struct shmc_mpi_arr sendcounts,
                      struct shmc_mpi_arr sdispls, const MPI_Datatype sendtypes[], void *recvbuf,
                      struct shmc_mpi_arr recvcounts, struct shmc_mpi_arr rdispls,
-                     const MPI_Datatype recvtypes[], MPI_Comm comm, const char *fn)
+                     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *nb, const char *fn)
 {
     struct shmc_mpi_call k;
     size_t *scr;
@@ -400,12 +509,15 @@ static int alltoallw(const void *sendbuf, struct shmc_mpi_arr sendcounts,
                       .types = ts + n,
                       .cnt = scr + 2 * (size_t)n,
                       .dsp = scr + 3 * (size_t)n};
-    if (!rc)
-        rc = alltoall_blocks(&k, &s, &r, in_place);
+    int raised = 0;
+    if (!rc) {
+        rc = alltoall_blocks(&k, &s, &r, in_place, &ts, nb);
+        raised = nb != NULL;
+    }
     release(&s);
     release(&r);
     free(ts);
-    return shmc_mpi__call_rc(&k, rc);
+    return raised ? rc : shmc_mpi__call_rc(&k, rc);
 }
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -417,7 +529,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                                       rdispls, recvtypes, comm, __func__);
     return alltoallw(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls), sendtypes,
                      recvbuf, shmc_mpi__ints(recvcounts), shmc_mpi__ints(rdispls), recvtypes, comm,
-                     __func__);
+                     NULL, __func__);
 }
 SHMC_MPI_ALIAS(Alltoallw);
 
@@ -470,7 +582,7 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return rc;
     }
     return gatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__counts(recvcounts),
-                   shmc_mpi__aints(displs), recvtype, root, comm, __func__);
+                   shmc_mpi__aints(displs), recvtype, root, comm, NULL, __func__);
 }
 SHMC_MPI_ALIAS(Gatherv_c);
 
@@ -495,7 +607,7 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
         return rc;
     }
     return scatterv(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(displs), sendtype,
-                    recvbuf, recvcount, recvtype, root, comm, __func__);
+                    recvbuf, recvcount, recvtype, root, comm, NULL, __func__);
 }
 SHMC_MPI_ALIAS(Scatterv_c);
 
@@ -518,7 +630,7 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
         return rc;
     }
     return allgatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__counts(recvcounts),
-                      shmc_mpi__aints(displs), recvtype, comm, __func__);
+                      shmc_mpi__aints(displs), recvtype, comm, NULL, __func__);
 }
 SHMC_MPI_ALIAS(Allgatherv_c);
 
@@ -540,7 +652,7 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     }
     return alltoallv(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls), sendtype,
                      recvbuf, shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls), recvtype,
-                     comm, __func__);
+                     comm, NULL, __func__);
 }
 SHMC_MPI_ALIAS(Alltoallv_c);
 
@@ -562,6 +674,138 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     }
     return alltoallw(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls), sendtypes,
                      recvbuf, shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls), recvtypes,
-                     comm, __func__);
+                     comm, NULL, __func__);
 }
 SHMC_MPI_ALIAS(Alltoallw_c);
+
+/* ---- the nonblocking v-collectives ------------------------------------------------------- */
+
+/* On an intercommunicator they are not built yet, and the request argument is checked
+ * before anything starts (as in coll.c). */
+static int nb_args(MPI_Comm comm, const MPI_Request *request, const char *fn)
+{
+    if (!request)
+        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"), fn);
+    if (shmc_mpi__inter(comm))
+        return shmc_mpi__raise(comm,
+                               shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
+                                             "%s on an intercommunicator is not built yet "
+                                             "(docs/mpi.md): use the blocking call",
+                                             fn + 1),
+                               fn);
+    return MPI_SUCCESS;
+}
+
+#define NB_ARGS(comm, request)                                                                     \
+    do {                                                                                           \
+        int nb_rc_ = nb_args((comm), (request), __func__);                                         \
+        if (nb_rc_ != MPI_SUCCESS)                                                                 \
+            return nb_rc_;                                                                         \
+    } while (0)
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return gatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__ints(recvcounts),
+                   shmc_mpi__ints(displs), recvtype, root, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Igatherv);
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return gatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__counts(recvcounts),
+                   shmc_mpi__aints(displs), recvtype, root, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Igatherv_c);
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return scatterv(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(displs), sendtype, recvbuf,
+                    recvcount, recvtype, root, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Iscatterv);
+
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return scatterv(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(displs), sendtype,
+                    recvbuf, recvcount, recvtype, root, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Iscatterv_c);
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return allgatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__ints(recvcounts),
+                      shmc_mpi__ints(displs), recvtype, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Iallgatherv);
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return allgatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__counts(recvcounts),
+                      shmc_mpi__aints(displs), recvtype, comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Iallgatherv_c);
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return alltoallv(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls), sendtype,
+                     recvbuf, shmc_mpi__ints(recvcounts), shmc_mpi__ints(rdispls), recvtype, comm,
+                     request, __func__);
+}
+SHMC_MPI_ALIAS(Ialltoallv);
+
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return alltoallv(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls), sendtype,
+                     recvbuf, shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls), recvtype,
+                     comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Ialltoallv_c);
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return alltoallw(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls), sendtypes,
+                     recvbuf, shmc_mpi__ints(recvcounts), shmc_mpi__ints(rdispls), recvtypes, comm,
+                     request, __func__);
+}
+SHMC_MPI_ALIAS(Ialltoallw);
+
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                      MPI_Request *request)
+{
+    NB_ARGS(comm, request);
+    return alltoallw(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls), sendtypes,
+                     recvbuf, shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls), recvtypes,
+                     comm, request, __func__);
+}
+SHMC_MPI_ALIAS(Ialltoallw_c);

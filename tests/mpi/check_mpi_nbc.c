@@ -1,0 +1,267 @@
+/*
+ * The MPI interface's nonblocking and persistent collectives: each against its blocking
+ * form on the same data, with a strided (non-contiguous) datatype on both sides, in
+ * place where MPI allows, a user op freed before the wait, several in flight completed by
+ * MPI_Waitall in one order and MPI_Test loops in another, persistent collectives started
+ * again and again (MPI_Startall), an active one freed with MPI_Request_free, and the
+ * refusals: a NULL request, an intercommunicator.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_test.h"
+
+#define N 9 /* elements per block */
+
+static void sum_fn(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void same(const int *a, const int *b, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            ck_abort_msg("%s: element %d is %d, the blocking call's %d", what, i, a[i], b[i]);
+}
+
+/* Waits for a request that must succeed. */
+#define DONE(r) M_OK(MPI_Wait(&(r), MPI_STATUS_IGNORE))
+
+static void against_blocking(int me, int n)
+{
+    /* every other int of a buffer: a strided type, packed and unpacked on both sides */
+    MPI_Datatype every2;
+    M_OK(MPI_Type_vector(N, 1, 2, MPI_INT, &every2));
+    M_OK(MPI_Type_commit(&every2));
+    int big = 2 * N * n + 4;
+    int *in = calloc((size_t)big, sizeof *in), *a = calloc((size_t)big, sizeof *a);
+    int *b = calloc((size_t)big, sizeof *b);
+    for (int i = 0; i < big; i++)
+        in[i] = me * 100 + i;
+    MPI_Request r;
+    MPI_Op user;
+    M_OK(MPI_Op_create(sum_fn, 1, &user));
+    for (int root = 0; root < n; root++) {
+        memcpy(a, in, (size_t)big * sizeof *a);
+        memcpy(b, in, (size_t)big * sizeof *b);
+        M_OK(MPI_Ibcast(a, 1, every2, root, MPI_COMM_WORLD, &r));
+        DONE(r);
+        M_OK(MPI_Bcast(b, 1, every2, root, MPI_COMM_WORLD));
+        same(a, b, big, "Ibcast strided");
+        memset(a, 0, (size_t)big * sizeof *a);
+        memset(b, 0, (size_t)big * sizeof *b);
+        M_OK(MPI_Ireduce(in, a, 1, every2, MPI_SUM, root, MPI_COMM_WORLD, &r));
+        DONE(r);
+        M_OK(MPI_Reduce(in, b, 1, every2, MPI_SUM, root, MPI_COMM_WORLD));
+        same(a, b, big, "Ireduce strided");
+        M_OK(MPI_Igather(in, N, MPI_INT, a, N, MPI_INT, root, MPI_COMM_WORLD, &r));
+        DONE(r);
+        M_OK(MPI_Gather(in, N, MPI_INT, b, N, MPI_INT, root, MPI_COMM_WORLD));
+        if (me == root)
+            same(a, b, N * n, "Igather");
+        M_OK(MPI_Iscatter(in, 1, every2, a, N, MPI_INT, root, MPI_COMM_WORLD, &r));
+        DONE(r);
+        M_OK(MPI_Scatter(in, 1, every2, b, N, MPI_INT, root, MPI_COMM_WORLD));
+        same(a, b, N, "Iscatter strided");
+    }
+    /* a user op, freed before the wait: the call keeps it */
+    MPI_Op gone;
+    M_OK(MPI_Op_create(sum_fn, 1, &gone));
+    M_OK(MPI_Iallreduce(in, a, N, MPI_INT, gone, MPI_COMM_WORLD, &r));
+    M_OK(MPI_Op_free(&gone));
+    DONE(r);
+    M_OK(MPI_Allreduce(in, b, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    same(a, b, N, "Iallreduce with a freed user op");
+    memcpy(a, in, (size_t)big * sizeof *a);
+    memcpy(b, in, (size_t)big * sizeof *b);
+    M_OK(MPI_Iallreduce(MPI_IN_PLACE, a, 1, every2, MPI_SUM, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Allreduce(MPI_IN_PLACE, b, 1, every2, MPI_SUM, MPI_COMM_WORLD));
+    same(a, b, big, "Iallreduce in place strided");
+    M_OK(MPI_Iscan(in, a, N, MPI_INT, user, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Scan(in, b, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    same(a, b, N, "Iscan");
+    M_OK(MPI_Iexscan(in, a, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Exscan(in, b, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    if (me > 0)
+        same(a, b, N, "Iexscan");
+    M_OK(MPI_Iallgather(in, 1, every2, a, N, MPI_INT, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Allgather(in, 1, every2, b, N, MPI_INT, MPI_COMM_WORLD));
+    same(a, b, N * n, "Iallgather strided");
+    M_OK(MPI_Ialltoall(in, 2, MPI_INT, a, 2, MPI_INT, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Alltoall(in, 2, MPI_INT, b, 2, MPI_INT, MPI_COMM_WORLD));
+    same(a, b, 2 * n, "Ialltoall");
+    M_OK(MPI_Ireduce_scatter_block(in, a, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Reduce_scatter_block(in, b, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    same(a, b, 2, "Ireduce_scatter_block");
+    /* the v-forms: rank q's block has q % 3 + 1 elements, placed backwards with gaps */
+    int *cnt = malloc((size_t)n * sizeof *cnt), *dsp = malloc((size_t)n * sizeof *dsp);
+    for (int q = 0, at = 0; q < n; q++) {
+        cnt[q] = q % 3 + 1;
+        dsp[n - 1 - q] = at;
+        at += 4;
+    }
+    memset(a, 0, (size_t)big * sizeof *a);
+    memset(b, 0, (size_t)big * sizeof *b);
+    M_OK(MPI_Iallgatherv(in, cnt[me], MPI_INT, a, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Allgatherv(in, cnt[me], MPI_INT, b, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
+    same(a, b, 4 * n, "Iallgatherv");
+    M_OK(MPI_Igatherv(in, cnt[me], MPI_INT, a, cnt, dsp, MPI_INT, n - 1, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Gatherv(in, cnt[me], MPI_INT, b, cnt, dsp, MPI_INT, n - 1, MPI_COMM_WORLD));
+    same(a, b, 4 * n, "Igatherv");
+    M_OK(MPI_Iscatterv(in, cnt, dsp, MPI_INT, a, cnt[me], MPI_INT, 0, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Scatterv(in, cnt, dsp, MPI_INT, b, cnt[me], MPI_INT, 0, MPI_COMM_WORLD));
+    same(a, b, cnt[me], "Iscatterv");
+    /* all-to-all: rank s sends two to each d (what d expects from s), at the gapped places */
+    int *two = malloc((size_t)n * sizeof *two);
+    for (int q = 0; q < n; q++)
+        two[q] = 2;
+    M_OK(MPI_Ialltoallv(in, two, dsp, MPI_INT, a, two, dsp, MPI_INT, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Alltoallv(in, two, dsp, MPI_INT, b, two, dsp, MPI_INT, MPI_COMM_WORLD));
+    same(a, b, 4 * n, "Ialltoallv");
+    M_OK(MPI_Ireduce_scatter(in, a, cnt, MPI_INT, user, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Reduce_scatter(in, b, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    same(a, b, cnt[me], "Ireduce_scatter");
+    MPI_Datatype *ts = malloc((size_t)n * sizeof *ts);
+    int *bd = malloc((size_t)n * sizeof *bd);
+    for (int q = 0; q < n; q++) {
+        ts[q] = MPI_INT;
+        bd[q] = dsp[q] * (int)sizeof(int);
+    }
+    M_OK(MPI_Ialltoallw(in, two, bd, ts, a, two, bd, ts, MPI_COMM_WORLD, &r));
+    DONE(r);
+    M_OK(MPI_Alltoallw(in, two, bd, ts, b, two, bd, ts, MPI_COMM_WORLD));
+    same(a, b, 4 * n, "Ialltoallw");
+    free(two);
+    free(ts);
+    free(bd);
+    free(cnt);
+    free(dsp);
+    M_OK(MPI_Op_free(&user));
+    M_OK(MPI_Type_free(&every2));
+    free(in);
+    free(a);
+    free(b);
+}
+
+static void in_flight(int me, int n)
+{
+    enum { K = 8 };
+    int x[K], y[K], done = 0;
+    MPI_Request r[K];
+    for (int k = 0; k < K; k++) {
+        x[k] = me + k;
+        if (k % 2)
+            M_OK(MPI_Iallreduce(&x[k], &y[k], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[k]));
+        else
+            M_OK(MPI_Ibarrier(MPI_COMM_WORLD, &r[k]));
+    }
+    /* odd ones by testing, last first; then the rest at once */
+    for (int k = K - 1; k > 0; k -= 2) {
+        for (done = 0; !done;)
+            M_OK(MPI_Test(&r[k], &done, MPI_STATUS_IGNORE));
+        ck_assert_int_eq(y[k], n * (n - 1) / 2 + n * k);
+    }
+    M_OK(MPI_Waitall(K, r, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < K; k++)
+        ck_assert_int_eq(r[k], MPI_REQUEST_NULL);
+}
+
+static void persistent(int me, int n)
+{
+    /* static: the one freed while active may still be written after this returns */
+    static int x, sum, all[64];
+    MPI_Request r[3];
+    MPI_Info info;
+    M_OK(MPI_Info_create(&info));
+    M_OK(MPI_Allreduce_init(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, info, &r[0]));
+    M_OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+    M_OK(MPI_Allgather_init(&x, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, info, &r[2]));
+    M_OK(MPI_Info_free(&info));
+    for (int round = 0; round < 5; round++) {
+        x = me + round;
+        M_OK(MPI_Startall(3, r));
+        M_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+        ck_assert_int_eq(sum, n * (n - 1) / 2 + n * round);
+        for (int q = 0; q < n; q++)
+            ck_assert_int_eq(all[q], q + round);
+        ck_assert_int_ne(r[0], MPI_REQUEST_NULL); /* inactive again, not freed */
+    }
+    /* an active one freed: it still completes, and its buffers are filled */
+    x = 1;
+    M_OK(MPI_Start(&r[0]));
+    M_OK(MPI_Request_free(&r[0]));
+    M_OK(MPI_Request_free(&r[1]));
+    M_OK(MPI_Request_free(&r[2]));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+static void refusals(int me, int n)
+{
+    (void)me;
+    int x = 0, y;
+    M_CLASS(MPI_ERR_ARG, MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL));
+    M_CLASS(MPI_ERR_ARG, MPI_Ibarrier(MPI_COMM_WORLD, NULL));
+    MPI_Request r;
+    M_CLASS(MPI_ERR_ROOT, MPI_Ibcast(&x, 1, MPI_INT, n, MPI_COMM_WORLD, &r));
+    M_CLASS(MPI_ERR_OP, MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &r));
+    if (n >= 2) {
+        MPI_Comm half, ic;
+        M_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
+        M_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 5, &ic));
+        M_OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+        M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Ibarrier(ic, &r));
+        M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
+                MPI_Iallgatherv(&x, 1, MPI_INT, &y, &x, &x, MPI_INT, ic, &r));
+        M_OK(MPI_Comm_free(&ic));
+        M_OK(MPI_Comm_free(&half));
+    }
+}
+
+static void everything(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)arg;
+    mt_init();
+    against_blocking(me, n);
+    in_flight(me, n);
+    persistent(me, n);
+    refusals(me, n);
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_nbc_everything)
+{
+    mt_run(1, everything, NULL);
+    mt_run(3, everything, NULL);
+    mt_run(4, everything, NULL);
+}
+END_TEST
+
+static Suite *mpi_nbc_suite(void)
+{
+    Suite *s = suite_create("mpi_nbc");
+    TCase *t = tcase_create("mpi_nbc");
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, test_mpi_nbc_everything);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(mpi_nbc_suite());
+}
