@@ -782,6 +782,15 @@ SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **ou
  * SHMC_ERR_NOMEM on every rank if any rank ran out of memory. */
 SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out);
 
+/* The nonblocking duplicate of comm (MPI_Comm_idup): its members, in the same order, in a
+ * new communicator that *out names once *req has completed (shmc_wait ...; it may
+ * complete within this call); *out is NULL until then and must stay valid. Collective over comm, started by every member in the
+ * same order as its nonblocking collectives. Returns SHMC_OK; SHMC_ERR_NOT_INIT;
+ * SHMC_ERR_ARG for a bad comm or NULL out or req; SHMC_ERR_NOMEM; at completion, the
+ * collectives' errors, or SHMC_ERR_NOMEM on every member when one could not hold the new
+ * communicator (then nothing is made). */
+SHMC_API int shmc_comm_idup(shmc_comm *comm, shmc_comm **out, shmc_request **req);
+
 /* Called by the members only (torch's new_group, MPI_Comm_create_group): the ranks of
  * comm listed in ranks[0..n-1] form a new communicator in which ranks[i] has rank i.
  * Ranks of comm not listed do not call it and need not be in any call. Every member must

@@ -326,3 +326,17 @@ int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rb
     free(a);
     return rc;
 }
+
+int shmc__nbc_reduce_steps_into(struct shmc__sched *s, const struct shmc__cx *x, const void *in,
+                                void *out, size_t count)
+{
+    size_t bytes = count * x->es;
+    /* out is every rank's accumulator: a rank's partial leaves in a round before the
+     * result arrives in it */
+    shmc__sched_copy(s, out, in, bytes);
+    reduce_steps(s, x, out, shmc__sched_tmp(s), count);
+    if (x->me == 0)
+        shmc__sched_finish(s, out, count, x->n);
+    bcast_steps(s, x, out, bytes, 0);
+    return SHMC_OK;
+}

@@ -47,6 +47,11 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
 /* ex: exscan (rank 0's rbuf untouched). */
 int shmc__nbc_scan(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int ex,
                    struct shmc__request **req);
+/* The steps of an all-reduce of count elements of in into out (every rank), appended to
+ * schedule s, whose own memory holds count elements (a communicator's making, split.c). */
+struct shmc__sched;
+int shmc__nbc_reduce_steps_into(struct shmc__sched *s, const struct shmc__cx *x, const void *in,
+                                void *out, size_t count);
 /* The collectives of equal blocks (SHMC_C_*), with the buffers as the blocking algorithms
  * get them (algos.h; an in-place all-to-all's sbuf is SHMC_IN_PLACE), into *x->nb. */
 int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);

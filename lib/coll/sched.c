@@ -4,6 +4,7 @@
  */
 #include "coll/sched.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,15 +12,16 @@
 #include "base/userop.h"
 #include "p2p/p2p.h"
 
-enum { ST_SEND, ST_RECV, ST_COPY, ST_REDUCE, ST_FINISH };
+enum { ST_SEND, ST_RECV, ST_COPY, ST_REDUCE, ST_FINISH, ST_CALL };
 
 struct step {
     unsigned char kind;
     unsigned char order;
-    int peer;        /* comm rank (messages); ranks combined (ST_FINISH) */
-    void *dst;       /* receive buffer, copy's or reduction's destination */
-    const void *src; /* send buffer, copy's or reduction's source */
-    size_t n;        /* bytes (messages, copies) or elements (reductions) */
+    int peer;             /* comm rank (messages); ranks combined (ST_FINISH) */
+    void *dst;            /* receive buffer, copy's or reduction's destination */
+    const void *src;      /* send buffer, copy's or reduction's source */
+    size_t n;             /* bytes (messages, copies) or elements (reductions) */
+    int (*fn)(void *arg); /* ST_CALL: fn(dst) */
 };
 
 struct shmc__sched {
@@ -40,12 +42,14 @@ struct shmc__sched {
     int nreqs, reqcap;
     int err;
     void *tmp;
+    void (*done)(void *arg, int err); /* shmc__sched_on_end */
+    void *done_arg;
 };
 
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
 {
     struct shmc__sched *s = calloc(1, sizeof *s);
-        /* The call's number, taken on every member alike even if this one fails here; or a
+    /* The call's number, taken on every member alike even if this one fails here; or a
      * persistent collective's, reserved when it was made (shmc_coll_as). */
     uint32_t seq = shmc__coll_as >= 0 ? (uint32_t)shmc__coll_as : x->cc->nbc_calls++;
     shmc__coll_as = -1;
@@ -147,6 +151,21 @@ void shmc__sched_finish(struct shmc__sched *s, void *buf, size_t count, int rank
     }
 }
 
+void shmc__sched_call(struct shmc__sched *s, int (*fn)(void *arg), void *arg)
+{
+    struct step *t = add(s, ST_CALL);
+    if (t) {
+        t->fn = fn;
+        t->dst = arg;
+    }
+}
+
+void shmc__sched_on_end(struct shmc__sched *s, void (*done)(void *arg, int err), void *arg)
+{
+    s->done = done;
+    s->done_arg = arg;
+}
+
 void shmc__sched_round(struct shmc__sched *s)
 {
     if (s->failed || (s->nrounds && s->ends[s->nrounds - 1] == s->nst))
@@ -190,6 +209,7 @@ static void fail(struct shmc__sched *s, int err)
 
 static void local(struct shmc__sched *s, const struct step *t)
 {
+    int rc;
     switch (t->kind) {
     case ST_COPY:
         memmove(t->dst, t->src, t->n);
@@ -199,6 +219,10 @@ static void local(struct shmc__sched *s, const struct step *t)
             shmc__userop_reduce(t->dst, t->src, t->n, s->dt, s->op, t->order);
         else
             shmc__reduce(t->dst, t->src, t->n, s->dt, s->op, t->order);
+        break;
+    case ST_CALL: /* an error every member meets alike: the call ends, nobody quits */
+        if ((rc = t->fn(t->dst)) != SHMC_OK && s->err == SHMC_OK)
+            s->err = rc;
         break;
     default: /* ST_FINISH */
         shmc__reduce_finish(t->dst, t->n, s->dt, s->op, t->peer);
@@ -270,6 +294,8 @@ static int poll(void *arg, int *err)
         begin(s);
     }
     *err = s->err;
+    if (s->done)
+        s->done(s->done_arg, s->err);
     shmc__sched_free(s);
     return 1;
 }

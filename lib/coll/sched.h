@@ -40,6 +40,12 @@ void shmc__sched_copy(struct shmc__sched *s, void *dst, const void *src, size_t 
 void shmc__sched_reduce(struct shmc__sched *s, void *acc, const void *in, size_t count, int order);
 /* AVG's division of count elements by the ranks combined (nothing for other ops). */
 void shmc__sched_finish(struct shmc__sched *s, void *buf, size_t count, int ranks);
+/* A function of the call's own, run as a local step: fn(arg) (a communicator's making,
+ * split.c), whose error, one every member meets alike, ends the call without quitting.
+ * Not run when the call fails before it; done(arg, err) runs once the call ended either
+ * way (NULL: nothing), before its request completes. */
+void shmc__sched_call(struct shmc__sched *s, int (*fn)(void *arg), void *arg);
+void shmc__sched_on_end(struct shmc__sched *s, void (*done)(void *arg, int err), void *arg);
 /* Ends the current round: later steps wait for its messages. */
 void shmc__sched_round(struct shmc__sched *s);
 /* Starts s as request *req (the steps so far; an empty last round is dropped): its first

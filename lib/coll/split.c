@@ -17,7 +17,9 @@
 
 #include "coll/callword.h"
 #include "coll/cx.h"
+#include "coll/nbc.h"
 #include "coll/onestep.h"
+#include "coll/sched.h"
 
 /* The parent communicator a handle names, for a call `what` on it (context in *x; the
  * caller leaves the call, callword.h, if this succeeds). */
@@ -163,6 +165,83 @@ static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n,
     return shmc__cx_leave(&x, rc);
 }
 
+/* ---- shmc_comm_idup ----------------------------------------------------------------------
+ * The members agree on the uid and on whether each could reserve the new communicator by
+ * a nonblocking all-reduce (MAX) of their next uid and trouble; the new one is installed
+ * when it ends. Each member's next uid moves past its own proposal at the start, so that
+ * a communicator made meanwhile (whose agreed uid is the largest of proposals each larger
+ * than this call's) never gets the same uid. */
+struct idup {
+    struct shmc__p2p *p;
+    struct shmc__comm *parent, *fresh;
+    uint32_t v[2], agreed[2];
+    int *members;
+    shmc_comm **out;
+};
+
+static int idup_install(void *arg)
+{
+    struct idup *d = arg;
+    if (d->agreed[1])
+        return d->agreed[1] == 2 ? SHMC_ERR_NOMEM : SHMC_ERR_ARG;
+    if (d->agreed[0] > SHMC_MAX_UID)
+        return SHMC_ERR_LIMIT;
+    shmc__comm_uid_seen(d->p, d->agreed[0]);
+    *d->out = shmc__comm_install(d->p, d->fresh, d->parent, d->members, d->parent->size,
+                                 d->parent->rank, d->agreed[0]);
+    d->fresh = NULL;
+    return SHMC_OK;
+}
+
+static void idup_end(void *arg, int err)
+{
+    struct idup *d = arg;
+    (void)err;
+    shmc__comm_unreserve(d->p, d->fresh);
+    free(d->members);
+    free(d);
+}
+
+static int shmc_comm_idup_call(shmc_comm *comm, shmc_comm **out, struct shmc__request **req)
+{
+    struct shmc__comm *c;
+    int rc = shmc__coll_lookup(comm, &c);
+    if (rc != SHMC_OK)
+        return rc;
+    if (!out)
+        return SHMC_ERR_ARG;
+    *out = NULL;
+    struct shmc__p2p *p = shmc__coll.p2p;
+    struct shmc__cx x;
+    shmc__cx_init(&x, &shmc__coll, c, SHMC_UINT32);
+    x.op = SHMC_MAX;
+    struct idup *d = calloc(1, sizeof *d);
+    if (!d)
+        return SHMC_ERR_NOMEM; /* (on this rank alone: before anything is agreed) */
+    d->p = p;
+    d->parent = c;
+    d->out = out;
+    d->members = malloc((size_t)c->size * sizeof *d->members);
+    d->fresh = d->members ? shmc__comm_reserve(p, c->size) : NULL;
+    for (int i = 0; d->members && i < c->size; i++)
+        d->members[i] = i;
+    d->v[0] = shmc__comm_uid_next(p);
+    d->v[1] = d->fresh ? 0u : 2u;
+    shmc__comm_uid_seen(p, d->v[0]);
+    struct shmc__sched *s = shmc__sched_new(&x, 2 * 2 * sizeof(uint32_t));
+    if (!s) {
+        idup_end(d, SHMC_ERR_NOMEM);
+        return SHMC_ERR_NOMEM;
+    }
+    shmc__sched_on_end(s, idup_end, d);
+    rc = shmc__nbc_reduce_steps_into(s, &x, d->v, d->agreed, 2);
+    if (rc == SHMC_OK) {
+        shmc__sched_call(s, idup_install, d);
+        rc = shmc__sched_start(s, req); /* (on failure, the schedule's end frees d) */
+    }
+    return rc;
+}
+
 /* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */
 
 SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out)
@@ -173,4 +252,19 @@ SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **ou
 SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
 {
     SHMC_GUARDED_COLL(shmc_comm_create_group_call(comm, ranks, n, out));
+}
+
+static int nb_handle(int rc, struct shmc__request *const *r, shmc_request **req)
+{
+    *req = rc == SHMC_OK && *r ? shmc__req_handle(*r) : NULL;
+    return rc;
+}
+
+SHMC_API int shmc_comm_idup(shmc_comm *comm, shmc_comm **out, shmc_request **req)
+{
+    if (!req)
+        return SHMC_ERR_ARG;
+    *req = NULL;
+    struct shmc__request *r = NULL;
+    SHMC_GUARDED(&shmc__p2p, nb_handle(shmc_comm_idup_call(comm, out, &r), &r, req));
 }

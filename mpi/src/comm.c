@@ -345,24 +345,19 @@ static int split(struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out)
     return shmc_mpi__comm_adopt(sc, c, out);
 }
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/* What a duplicate takes from its parent c (handle comm) once it exists: the attributes
+ * whose copy callbacks say so, and the topology. On failure the duplicate is freed. */
+static int dup_extras(MPI_Comm comm, struct shmc_mpi_comm *c, MPI_Comm *newcomm)
 {
-    COMM_OR_RAISE(c, comm);
-    if (!newcomm)
-        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
-    int rc = c->remote ? shmc_mpi__inter_dup(c, newcomm) : split(c, 0, c->rank, newcomm);
-    if (rc == MPI_SUCCESS &&
-        (rc = shmc_mpi__attr_copy(
-             comm, &c->attrs, *newcomm,
-             &((struct shmc_mpi_comm *)shmc_mpi__table_get(&shmc_mpi__comms, *newcomm))->attrs)) !=
-            MPI_SUCCESS)
+    struct shmc_mpi_comm *n = shmc_mpi__table_get(&shmc_mpi__comms, *newcomm);
+    int rc = shmc_mpi__attr_copy(comm, &c->attrs, *newcomm, &n->attrs);
+    if (rc == MPI_SUCCESS)
+        rc = shmc_mpi__graph_copy(c, n);
+    if (rc != MPI_SUCCESS) {
         PMPI_Comm_free(newcomm);
-    if (rc == MPI_SUCCESS &&
-        (rc = shmc_mpi__graph_copy(c, shmc_mpi__table_get(&shmc_mpi__comms, *newcomm))) !=
-            MPI_SUCCESS)
-        PMPI_Comm_free(newcomm);
-    if (rc == MPI_SUCCESS && c->ndims > 0) {
-        struct shmc_mpi_comm *n = shmc_mpi__table_get(&shmc_mpi__comms, *newcomm);
+        return rc;
+    }
+    if (c->ndims > 0) {
         n->dims = malloc((size_t)c->ndims * sizeof *n->dims);
         n->periods = malloc((size_t)c->ndims * sizeof *n->periods);
         if (n->dims && n->periods) {
@@ -371,6 +366,17 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
             n->ndims = c->ndims;
         }
     }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    COMM_OR_RAISE(c, comm);
+    if (!newcomm)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
+    int rc = c->remote ? shmc_mpi__inter_dup(c, newcomm) : split(c, 0, c->rank, newcomm);
+    if (rc == MPI_SUCCESS)
+        rc = dup_extras(comm, c, newcomm);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Comm_dup);
@@ -383,17 +389,59 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 SHMC_MPI_ALIAS(Comm_dup_with_info);
 
-/* A duplication made in the call (the collective's members all make it), so its request
- * is complete at once. */
+/* A nonblocking duplicate: the C library's (shmc_comm_idup), whose MPI communicator is
+ * made when the request completes (its members are the parent's, in order), attributes
+ * and topology copied then; *newcomm is MPI_COMM_NULL until then. On an intercommunicator
+ * the duplicate is made in the call and the request is complete at once. */
+struct idup {
+    shmc_comm *sc;
+    MPI_Comm parent;
+    MPI_Comm *newcomm;
+};
+
+static void idup_fin(void *arg, int ok)
+{
+    struct idup *d = arg;
+    struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, d->parent);
+    int *world = ok && d->sc && c ? malloc((size_t)c->size * sizeof *world) : NULL;
+    if (world) {
+        memcpy(world, c->world, (size_t)c->size * sizeof *world);
+        if (shmc_mpi__comm_new(d->sc, world, c, d->newcomm) == MPI_SUCCESS)
+            dup_extras(d->parent, c, d->newcomm);
+        d->sc = NULL;
+    }
+    if (d->sc)
+        shmc_comm_free(&d->sc);
+    free(d);
+}
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     if (!request)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
-    int rc = PMPI_Comm_dup(comm, newcomm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const shmc_status none = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
-    rc = shmc_mpi__request_received(comm, 0, NULL, SHMC_OK, &none, request);
+    if (shmc_mpi__inter(comm)) {
+        int rc = PMPI_Comm_dup(comm, newcomm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        const shmc_status none = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
+        rc = shmc_mpi__request_received(comm, 0, NULL, SHMC_OK, &none, request);
+        return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+    }
+    COMM_OR_RAISE(c, comm);
+    if (!newcomm)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
+    struct idup *d = malloc(sizeof *d);
+    if (!d)
+        return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a duplicate"));
+    *d = (struct idup){NULL, comm, newcomm};
+    *newcomm = MPI_COMM_NULL;
+    shmc_request *r = NULL;
+    int err = shmc_comm_idup(c->c, &d->sc, &r);
+    if (err != SHMC_OK) {
+        free(d);
+        return SHMC_MPI_RAISE(comm, shmc_mpi__from_shmc(err));
+    }
+    int rc = shmc_mpi__request_coll(r, comm, idup_fin, d, request);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Comm_idup);

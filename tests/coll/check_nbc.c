@@ -413,6 +413,48 @@ START_TEST(test_nbc_mismatch_and_bad_arguments)
 }
 END_TEST
 
+/* shmc_comm_idup: two duplicates in flight with an all-reduce between, each usable once
+ * complete, and apart from the parent and from each other; a bad argument. */
+static void idups(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *d[2] = {(shmc_comm *)1, (shmc_comm *)1};
+    shmc_request *r[3];
+    int64_t x = me, sum = 0;
+    T_OK(shmc_comm_idup(w, &d[0], &r[0]));
+    T_OK(shmc_iallreduce(&x, &sum, 1, SHMC_INT64, SHMC_SUM, w, &r[1]));
+    T_OK(shmc_comm_idup(w, &d[1], &r[2]));
+    T_OK(shmc_waitall(3, r, NULL));
+    T_ASSERT(sum == (int64_t)n * (n - 1) / 2, "sum %lld", (long long)sum);
+    for (int k = 0; k < 2; k++) {
+        T_ASSERT(d[k] && shmc_comm_size(d[k]) == n && shmc_comm_rank(d[k]) == me, "duplicate %d",
+                 k);
+        T_ASSERT(shmc_comm_id(d[k]) != shmc_comm_id(w), "duplicate %d shares the parent's id", k);
+    }
+    T_ASSERT(shmc_comm_id(d[0]) != shmc_comm_id(d[1]), "the duplicates share an id");
+    /* a message on each, received on each: none crosses to another */
+    int v[3] = {me, me + 100, me + 200}, got[3] = {-1, -1, -1};
+    shmc_comm *cs[3] = {w, d[0], d[1]};
+    for (int k = 2; k >= 0; k--)
+        T_OK(shmc_send(&v[k], 1, SHMC_INT32, (me + 1) % n, 4, cs[k]));
+    for (int k = 0; k < 3; k++)
+        T_OK(shmc_recv(&got[k], 1, SHMC_INT32, (me + n - 1) % n, 4, cs[k], NULL));
+    for (int k = 0; k < 3; k++)
+        T_ASSERT(got[k] == (me + n - 1) % n + 100 * k, "communicator %d got %d", k, got[k]);
+    T_OK(shmc_allreduce(&x, &sum, 1, SHMC_INT64, SHMC_SUM, d[1]));
+    T_OK(shmc_comm_free(&d[0]));
+    T_OK(shmc_comm_free(&d[1]));
+    T_CALL(SHMC_ERR_ARG, shmc_comm_idup(w, NULL, &r[0]));
+    T_CALL(SHMC_ERR_ARG, shmc_comm_idup(w, &d[0], NULL));
+}
+
+START_TEST(test_nbc_comm_idup)
+{
+    ck_assert_int_eq(shmct_run(1, idups, NULL), 0);
+    ck_assert_int_eq(shmct_run(4, idups, NULL), 0);
+}
+END_TEST
+
 static Suite *nbc_suite(void)
 {
     Suite *s = suite_create("nbc");
@@ -425,6 +467,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_threads_in_any_order);
     tcase_add_test(t, test_nbc_dead_member);
     tcase_add_test(t, test_nbc_mismatch_and_bad_arguments);
+    tcase_add_test(t, test_nbc_comm_idup);
     suite_add_tcase(s, t);
     return s;
 }

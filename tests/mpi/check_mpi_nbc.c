@@ -6,6 +6,7 @@
  * again and again (MPI_Startall), an active one freed with MPI_Request_free, and the
  * refusals: a NULL request, an intercommunicator.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,45 @@ static void persistent(int me, int n)
     M_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* MPI_Comm_idup: two in flight with a collective between, usable once complete, keeping
+ * an attribute whose copy callback says so. */
+static int copy_attr(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
+{
+    (void)c, (void)k, (void)extra;
+    memcpy(out, &in, sizeof in);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static void idup(int me, int n)
+{
+    int key, x = me, sum = -1, flag = 0;
+    void *val = NULL;
+    M_OK(MPI_Comm_create_keyval(copy_attr, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+    M_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key, (void *)(intptr_t)42));
+    MPI_Comm d[2];
+    MPI_Request r[3];
+    M_OK(MPI_Comm_idup(MPI_COMM_WORLD, &d[0], &r[0]));
+    M_OK(MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]));
+    M_OK(MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &d[1], &r[2]));
+    M_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+    ck_assert_int_eq(sum, n * (n - 1) / 2);
+    for (int k = 0; k < 2; k++) {
+        int size, rank, cmp;
+        M_OK(MPI_Comm_size(d[k], &size));
+        M_OK(MPI_Comm_rank(d[k], &rank));
+        M_OK(MPI_Comm_compare(d[k], MPI_COMM_WORLD, &cmp));
+        ck_assert(size == n && rank == me && cmp == MPI_CONGRUENT);
+        M_OK(MPI_Comm_get_attr(d[k], key, &val, &flag));
+        ck_assert(flag && (intptr_t)val == 42);
+        M_OK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, d[k]));
+        ck_assert_int_eq(sum, n * (n - 1) / 2);
+        M_OK(MPI_Comm_free(&d[k]));
+    }
+    M_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
+    M_OK(MPI_Comm_free_keyval(&key));
+}
+
 static void refusals(int me, int n)
 {
     (void)me;
@@ -238,6 +278,7 @@ static void everything(shmc_comm *w, int me, int n, void *arg)
     against_blocking(me, n);
     in_flight(me, n);
     persistent(me, n);
+    idup(me, n);
     refusals(me, n);
     M_OK(MPI_Finalize());
 }
