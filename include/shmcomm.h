@@ -733,6 +733,38 @@ SHMC_API int shmc_coll_reserve(shmc_comm *comm, uint32_t *n);
 SHMC_API void shmc_coll_as(int64_t n);
 
 /*
+ * Schedules of one's own: a collective built of rounds, as the nonblocking collectives
+ * are (docs/collectives.md), for collectives this library does not have (an MPI
+ * intercommunicator's, over the communicator that spans both groups). Made with
+ * shmc_sched_create on comm, which takes the next nonblocking collective number of comm
+ * (so every member makes its schedules in the same order as its nonblocking collectives),
+ * for reductions of dtype with op, with tmp bytes of memory of its own (shmc_sched_tmp,
+ * aligned for any dtype). Steps go into the current round: sends and receives (comm
+ * ranks; a receive takes exactly bytes, else the call fails with SHMC_ERR_MISMATCH),
+ * copies, reductions (count elements: acc = acc OP in when acc_left, else in OP acc) and
+ * AVG's final division over ranks; a round's local steps run in order when it starts, its
+ * messages are then posted, and it ends when they have all ended. shmc_sched_start starts
+ * it as *req, a request like a nonblocking collective's, and takes it over (also on
+ * failure); shmc_sched_free frees one not started. Building fails only for bad arguments
+ * (SHMC_ERR_ARG: a NULL schedule or buffer, a peer outside comm); running out of memory
+ * while building shows at start (SHMC_ERR_NOMEM). A failed or quit member ends every
+ * member's schedules on comm with an error, as for the collectives. Host memory only.
+ */
+typedef struct shmc_sched shmc_sched;
+SHMC_API int shmc_sched_create(shmc_comm *comm, shmc_dtype dtype, shmc_op op, size_t tmp,
+                               shmc_sched **s);
+SHMC_API void *shmc_sched_tmp(shmc_sched *s);
+SHMC_API int shmc_sched_send(shmc_sched *s, const void *buf, size_t bytes, int peer);
+SHMC_API int shmc_sched_recv(shmc_sched *s, void *buf, size_t bytes, int peer);
+SHMC_API int shmc_sched_copy(shmc_sched *s, void *dst, const void *src, size_t bytes);
+SHMC_API int shmc_sched_reduce(shmc_sched *s, void *acc, const void *in, size_t count,
+                               int acc_left);
+SHMC_API int shmc_sched_finish(shmc_sched *s, void *buf, size_t count, int ranks);
+SHMC_API int shmc_sched_round(shmc_sched *s);
+SHMC_API int shmc_sched_start(shmc_sched *s, shmc_request **req);
+SHMC_API void shmc_sched_free(shmc_sched *s);
+
+/*
  * User-defined reductions (MPI_Op_create). fn combines arrays of elements of any dtype the
  * call names (SHMC_DTYPE_BYTES(n) included): inout[i] = in[i] OP inout[i]. commute says
  * whether OP is commutative; a non-commutative one is still assumed associative, and

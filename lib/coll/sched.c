@@ -330,3 +330,115 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
         shmc__req_complete(&p->reqs, *req, err);
     return SHMC_OK;
 }
+
+/* ---- the public schedules (shmcomm.h) --------------------------------------------------- */
+
+static struct shmc__sched *of(shmc_sched *s)
+{
+    return (struct shmc__sched *)(void *)s;
+}
+
+/* A peer of schedule s: a rank of its communicator. */
+static int peer_ok(const struct shmc__sched *s, int peer)
+{
+    return peer >= 0 && peer < s->c->size;
+}
+
+static int shmc_sched_create_call(shmc_comm *comm, shmc_dtype dtype, shmc_op op, size_t tmp,
+                                  shmc_sched **out)
+{
+    struct shmc__comm *c;
+    int rc = shmc__coll_lookup(comm, &c);
+    if (rc != SHMC_OK)
+        return rc;
+    if (!out || !shmc__dtype_size(dtype) ||
+        (shmc__op_user(op) ? shmc__userop_check(dtype, op) : shmc__reduce_check(dtype, op)))
+        return SHMC_ERR_ARG;
+    struct shmc__cx x;
+    shmc__cx_init(&x, &shmc__coll, c, dtype);
+    x.op = op;
+    struct shmc__sched *s = shmc__sched_new(&x, tmp);
+    *out = (shmc_sched *)(void *)s;
+    return s ? SHMC_OK : SHMC_ERR_NOMEM;
+}
+
+SHMC_API int shmc_sched_create(shmc_comm *comm, shmc_dtype dtype, shmc_op op, size_t tmp,
+                               shmc_sched **s)
+{
+    if (s)
+        *s = NULL;
+    SHMC_GUARDED(&shmc__p2p, shmc_sched_create_call(comm, dtype, op, tmp, s));
+}
+
+SHMC_API void *shmc_sched_tmp(shmc_sched *s)
+{
+    return s ? of(s)->tmp : NULL;
+}
+
+SHMC_API int shmc_sched_send(shmc_sched *s, const void *buf, size_t bytes, int peer)
+{
+    if (!s || !peer_ok(of(s), peer) || (bytes && !buf))
+        return SHMC_ERR_ARG;
+    shmc__sched_send(of(s), buf, bytes, peer);
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_sched_recv(shmc_sched *s, void *buf, size_t bytes, int peer)
+{
+    if (!s || !peer_ok(of(s), peer) || (bytes && !buf))
+        return SHMC_ERR_ARG;
+    shmc__sched_recv(of(s), buf, bytes, peer);
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_sched_copy(shmc_sched *s, void *dst, const void *src, size_t bytes)
+{
+    if (!s || (bytes && (!dst || !src)))
+        return SHMC_ERR_ARG;
+    shmc__sched_copy(of(s), dst, src, bytes);
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_sched_reduce(shmc_sched *s, void *acc, const void *in, size_t count, int acc_left)
+{
+    if (!s || (count && (!acc || !in)))
+        return SHMC_ERR_ARG;
+    shmc__sched_reduce(of(s), acc, in, count, acc_left ? SHMC_ACC_LEFT : SHMC_ACC_RIGHT);
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_sched_finish(shmc_sched *s, void *buf, size_t count, int ranks)
+{
+    if (!s || ranks < 1 || (count && !buf))
+        return SHMC_ERR_ARG;
+    shmc__sched_finish(of(s), buf, count, ranks);
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_sched_round(shmc_sched *s)
+{
+    if (!s)
+        return SHMC_ERR_ARG;
+    shmc__sched_round(of(s));
+    return SHMC_OK;
+}
+
+static int shmc_sched_start_call(shmc_sched *s, shmc_request **req)
+{
+    struct shmc__request *r = NULL;
+    int rc = shmc__sched_start(of(s), &r);
+    *req = rc == SHMC_OK && r ? shmc__req_handle(r) : NULL;
+    return rc;
+}
+
+SHMC_API int shmc_sched_start(shmc_sched *s, shmc_request **req)
+{
+    if (!s || !req)
+        return SHMC_ERR_ARG;
+    SHMC_GUARDED(&shmc__p2p, shmc_sched_start_call(s, req));
+}
+
+SHMC_API void shmc_sched_free(shmc_sched *s)
+{
+    shmc__sched_free(of(s));
+}

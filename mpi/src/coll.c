@@ -717,22 +717,19 @@ SHMC_MPI_ALIAS(Alltoall_c);
 
 /* ---- the nonblocking collectives (MPI_Ibarrier ...) ------------------------------------------ */
 
-/* On an intercommunicator they are not built yet: refused on every rank alike. */
-static int no_inter(MPI_Comm comm, const char *fn)
-{
-    return shmc_mpi__raise(comm,
-                           shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
-                                         "%s on an intercommunicator is not built yet "
-                                         "(docs/mpi.md): use the blocking call",
-                                         fn + 1),
-                           fn);
-}
-
-#define INTRA_ONLY(comm)                                                                           \
+/* On an intercommunicator: icnb.c. */
+#define INTER(comm, call)                                                                          \
     do {                                                                                           \
         if (shmc_mpi__inter(comm))                                                                 \
-            return no_inter((comm), __func__);                                                     \
+            return (call);                                                                         \
     } while (0)
+
+/* MPI_Iscan and MPI_Iexscan take no intercommunicator (MPI): refused on every rank. */
+static int scan_inter(MPI_Comm comm, const char *fn)
+{
+    return shmc_mpi__raise(
+        comm, shmc_mpi__err(MPI_ERR_COMM, "%s takes no intercommunicator (MPI)", fn + 1), fn);
+}
 
 /* The request argument, checked before anything starts. */
 #define REQUEST_ARG(comm, request)                                                                 \
@@ -745,7 +742,7 @@ static int no_inter(MPI_Comm comm, const char *fn)
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     REQUEST_ARG(comm, request);
-    INTRA_ONLY(comm);
+    INTER(comm, shmc_mpi__icnb_barrier(comm, request, __func__));
     return barrier(comm, request, __func__);
 }
 SHMC_MPI_ALIAS(Ibarrier);
@@ -755,7 +752,7 @@ SHMC_MPI_ALIAS(Ibarrier);
                             MPI_Comm comm, MPI_Request *request)                                   \
     {                                                                                              \
         REQUEST_ARG(comm, request);                                                                \
-        INTRA_ONLY(comm);                                                                          \
+        INTER(comm, shmc_mpi__icnb_bcast(buffer, count, datatype, root, comm, request, __func__)); \
         return bcast(buffer, count, datatype, root, comm, request, __func__);                      \
     }                                                                                              \
     SHMC_MPI_ALIAS(Ibcast##suffix)
@@ -767,7 +764,10 @@ IBCAST(_c, MPI_Count);
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)                                \
     {                                                                                              \
         REQUEST_ARG(comm, request);                                                                \
-        INTRA_ONLY(comm);                                                                          \
+        INTER(comm, kind == ALLREDUCE                                                              \
+                        ? shmc_mpi__icnb_allreduce(sendbuf, recvbuf, count, datatype, op, comm,    \
+                                                   request, __func__)                              \
+                        : scan_inter(comm, __func__));                                             \
         return reduction(kind, sendbuf, recvbuf, count, datatype, op, 0, comm, request, __func__); \
     }                                                                                              \
     SHMC_MPI_ALIAS(name)
@@ -784,7 +784,8 @@ IREDUCTION(Iexscan_c, EXSCAN, MPI_Count);
                              MPI_Request *request)                                                 \
     {                                                                                              \
         REQUEST_ARG(comm, request);                                                                \
-        INTRA_ONLY(comm);                                                                          \
+        INTER(comm, shmc_mpi__icnb_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,       \
+                                          request, __func__));                                     \
         return reduction(REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, request,       \
                          __func__);                                                                \
     }                                                                                              \
@@ -798,7 +799,9 @@ IREDUCE(_c, MPI_Count);
                                            MPI_Request *request)                                   \
     {                                                                                              \
         REQUEST_ARG(comm, request);                                                                \
-        INTRA_ONLY(comm);                                                                          \
+        INTER(comm,                                                                                \
+              shmc_mpi__icnb_reduce_scatter(sendbuf, recvbuf, shmc_mpi__ints(NULL), recvcount,     \
+                                            datatype, op, comm, request, __func__));               \
         return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request,      \
                                     __func__);                                                     \
     }                                                                                              \
@@ -810,7 +813,8 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     REQUEST_ARG(comm, request);
-    INTRA_ONLY(comm);
+    INTER(comm, shmc_mpi__icnb_reduce_scatter(sendbuf, recvbuf, shmc_mpi__ints(recvcounts), -1,
+                                              datatype, op, comm, request, __func__));
     return reduce_scatter(sendbuf, recvbuf, shmc_mpi__ints(recvcounts), -1, datatype, op, comm,
                           request, __func__);
 }
@@ -820,34 +824,37 @@ int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count r
                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     REQUEST_ARG(comm, request);
-    INTRA_ONLY(comm);
+    INTER(comm, shmc_mpi__icnb_reduce_scatter(sendbuf, recvbuf, shmc_mpi__counts(recvcounts), -1,
+                                              datatype, op, comm, request, __func__));
     return reduce_scatter(sendbuf, recvbuf, shmc_mpi__counts(recvcounts), -1, datatype, op, comm,
                           request, __func__);
 }
 SHMC_MPI_ALIAS(Ireduce_scatter_c);
 
-#define IROOTED(name, impl, count_t)                                                               \
+#define IROOTED(name, impl, gather, count_t)                                                       \
     int PMPI_##name(const void *sendbuf, count_t sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                     count_t recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,             \
                     MPI_Request *request)                                                          \
     {                                                                                              \
         REQUEST_ARG(comm, request);                                                                \
-        INTRA_ONLY(comm);                                                                          \
+        INTER(comm, shmc_mpi__icnb_rooted(gather, sendbuf, sendcount, sendtype, recvbuf,           \
+                                          recvcount, recvtype, root, comm, request, __func__));    \
         return impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,        \
                     request, __func__);                                                            \
     }                                                                                              \
     SHMC_MPI_ALIAS(name)
-IROOTED(Igather, gather, int);
-IROOTED(Igather_c, gather, MPI_Count);
-IROOTED(Iscatter, scatter, int);
-IROOTED(Iscatter_c, scatter, MPI_Count);
+IROOTED(Igather, gather, 1, int);
+IROOTED(Igather_c, gather, 1, MPI_Count);
+IROOTED(Iscatter, scatter, 0, int);
+IROOTED(Iscatter_c, scatter, 0, MPI_Count);
 
 #define IALL(name, alltoall, count_t)                                                              \
     int PMPI_##name(const void *sendbuf, count_t sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                     count_t recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
     {                                                                                              \
         REQUEST_ARG(comm, request);                                                                \
-        INTRA_ONLY(comm);                                                                          \
+        INTER(comm, shmc_mpi__icnb_all(alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, \
+                                       recvtype, comm, request, __func__));                        \
         return all_blocks(alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,    \
                           comm, request, __func__);                                                \
     }                                                                                              \

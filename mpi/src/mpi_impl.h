@@ -353,6 +353,42 @@ int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const in
                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                            const char *fn);
 
+/* icnb.c: the nonblocking collectives on intercommunicator comm (request: where the
+ * request goes; fn names the call). Rooted ones take MPI's root convention; gather
+ * (gather 1 / scatter 0), all (alltoall 1 / allgather 0); v: 0 gatherv, 1 scatterv,
+ * 2 allgatherv, 3 alltoallv, with one block of sendcount/recvcount where a side has no
+ * arrays; reduce_scatter: counts (or, with no array, block_count each). */
+int shmc_mpi__icnb_barrier(MPI_Comm comm, MPI_Request *request, const char *fn);
+int shmc_mpi__icnb_bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                         MPI_Comm comm, MPI_Request *request, const char *fn);
+int shmc_mpi__icnb_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                          MPI_Request *request, const char *fn);
+int shmc_mpi__icnb_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                             MPI_Request *request, const char *fn);
+int shmc_mpi__icnb_rooted(int gather, const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request,
+                          const char *fn);
+int shmc_mpi__icnb_all(int alltoall, const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const char *fn);
+int shmc_mpi__icnb_v(int kind, const void *sendbuf, MPI_Count sendcount,
+                     struct shmc_mpi_arr scounts, struct shmc_mpi_arr sdispls,
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     struct shmc_mpi_arr rcounts, struct shmc_mpi_arr rdispls,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request,
+                     const char *fn);
+int shmc_mpi__icnb_reduce_scatter(const void *sendbuf, void *recvbuf, struct shmc_mpi_arr counts,
+                                  MPI_Count block_count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, MPI_Request *request, const char *fn);
+int shmc_mpi__icnb_alltoallw(const void *sendbuf, struct shmc_mpi_arr scounts,
+                             struct shmc_mpi_arr sdispls, const MPI_Datatype sendtypes[],
+                             void *recvbuf, struct shmc_mpi_arr rcounts,
+                             struct shmc_mpi_arr rdispls, const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request, const char *fn);
+
 /* The large-count forms on an intercommunicator go through the calls above: a count
  * (or each of n in an array, copied to *out, NULL for no array) must fit in an int. */
 int shmc_mpi__ic_int(MPI_Count v, int *out);

@@ -680,27 +680,21 @@ SHMC_MPI_ALIAS(Alltoallw_c);
 
 /* ---- the nonblocking v-collectives ------------------------------------------------------- */
 
-/* On an intercommunicator they are not built yet, and the request argument is checked
- * before anything starts (as in coll.c). */
-static int nb_args(MPI_Comm comm, const MPI_Request *request, const char *fn)
-{
-    if (!request)
-        return shmc_mpi__raise(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"), fn);
-    if (shmc_mpi__inter(comm))
-        return shmc_mpi__raise(comm,
-                               shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
-                                             "%s on an intercommunicator is not built yet "
-                                             "(docs/mpi.md): use the blocking call",
-                                             fn + 1),
-                               fn);
-    return MPI_SUCCESS;
-}
-
+/* The request argument is checked before anything starts; on an intercommunicator the
+ * calls are icnb.c's (MPI_Ialltoallw is not built there: refused by name). */
 #define NB_ARGS(comm, request)                                                                     \
     do {                                                                                           \
-        int nb_rc_ = nb_args((comm), (request), __func__);                                         \
-        if (nb_rc_ != MPI_SUCCESS)                                                                 \
-            return nb_rc_;                                                                         \
+        if (!(request))                                                                            \
+            return shmc_mpi__raise((comm), shmc_mpi__err(MPI_ERR_ARG, "request is NULL"),          \
+                                   __func__);                                                      \
+    } while (0)
+
+static const struct shmc_mpi_arr none = {NULL, SHMC_MPI_INTS};
+
+#define INTER(comm, call)                                                                          \
+    do {                                                                                           \
+        if (shmc_mpi__inter(comm))                                                                 \
+            return (call);                                                                         \
     } while (0)
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -708,6 +702,9 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Comm comm, MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm, shmc_mpi__icnb_v(0, sendbuf, sendcount, none, none, sendtype, recvbuf, 0,
+                                 shmc_mpi__ints(recvcounts), shmc_mpi__ints(displs), recvtype, root,
+                                 comm, request, __func__));
     return gatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__ints(recvcounts),
                    shmc_mpi__ints(displs), recvtype, root, comm, request, __func__);
 }
@@ -718,6 +715,9 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     int root, MPI_Comm comm, MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm, shmc_mpi__icnb_v(0, sendbuf, sendcount, none, none, sendtype, recvbuf, 0,
+                                 shmc_mpi__counts(recvcounts), shmc_mpi__aints(displs), recvtype,
+                                 root, comm, request, __func__));
     return gatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__counts(recvcounts),
                    shmc_mpi__aints(displs), recvtype, root, comm, request, __func__);
 }
@@ -728,6 +728,9 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    int root, MPI_Comm comm, MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm, shmc_mpi__icnb_v(1, sendbuf, 0, shmc_mpi__ints(sendcounts), shmc_mpi__ints(displs),
+                                 sendtype, recvbuf, recvcount, none, none, recvtype, root, comm,
+                                 request, __func__));
     return scatterv(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(displs), sendtype, recvbuf,
                     recvcount, recvtype, root, comm, request, __func__);
 }
@@ -738,6 +741,9 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm, shmc_mpi__icnb_v(1, sendbuf, 0, shmc_mpi__counts(sendcounts),
+                                 shmc_mpi__aints(displs), sendtype, recvbuf, recvcount, none, none,
+                                 recvtype, root, comm, request, __func__));
     return scatterv(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(displs), sendtype,
                     recvbuf, recvcount, recvtype, root, comm, request, __func__);
 }
@@ -748,6 +754,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Comm comm, MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm, shmc_mpi__icnb_v(2, sendbuf, sendcount, none, none, sendtype, recvbuf, 0,
+                                 shmc_mpi__ints(recvcounts), shmc_mpi__ints(displs), recvtype, 0,
+                                 comm, request, __func__));
     return allgatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__ints(recvcounts),
                       shmc_mpi__ints(displs), recvtype, comm, request, __func__);
 }
@@ -758,6 +767,9 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm, shmc_mpi__icnb_v(2, sendbuf, sendcount, none, none, sendtype, recvbuf, 0,
+                                 shmc_mpi__counts(recvcounts), shmc_mpi__aints(displs), recvtype, 0,
+                                 comm, request, __func__));
     return allgatherv(sendbuf, sendcount, sendtype, recvbuf, shmc_mpi__counts(recvcounts),
                       shmc_mpi__aints(displs), recvtype, comm, request, __func__);
 }
@@ -768,6 +780,9 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm, shmc_mpi__icnb_v(3, sendbuf, 0, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls),
+                                 sendtype, recvbuf, 0, shmc_mpi__ints(recvcounts),
+                                 shmc_mpi__ints(rdispls), recvtype, 0, comm, request, __func__));
     return alltoallv(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls), sendtype,
                      recvbuf, shmc_mpi__ints(recvcounts), shmc_mpi__ints(rdispls), recvtype, comm,
                      request, __func__);
@@ -780,6 +795,10 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
                       MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm,
+          shmc_mpi__icnb_v(3, sendbuf, 0, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls),
+                           sendtype, recvbuf, 0, shmc_mpi__counts(recvcounts),
+                           shmc_mpi__aints(rdispls), recvtype, 0, comm, request, __func__));
     return alltoallv(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls), sendtype,
                      recvbuf, shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls), recvtype,
                      comm, request, __func__);
@@ -792,6 +811,10 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm,
+          shmc_mpi__icnb_alltoallw(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls),
+                                   sendtypes, recvbuf, shmc_mpi__ints(recvcounts),
+                                   shmc_mpi__ints(rdispls), recvtypes, comm, request, __func__));
     return alltoallw(sendbuf, shmc_mpi__ints(sendcounts), shmc_mpi__ints(sdispls), sendtypes,
                      recvbuf, shmc_mpi__ints(recvcounts), shmc_mpi__ints(rdispls), recvtypes, comm,
                      request, __func__);
@@ -804,6 +827,10 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
                       MPI_Request *request)
 {
     NB_ARGS(comm, request);
+    INTER(comm,
+          shmc_mpi__icnb_alltoallw(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls),
+                                   sendtypes, recvbuf, shmc_mpi__counts(recvcounts),
+                                   shmc_mpi__aints(rdispls), recvtypes, comm, request, __func__));
     return alltoallw(sendbuf, shmc_mpi__counts(sendcounts), shmc_mpi__aints(sdispls), sendtypes,
                      recvbuf, shmc_mpi__counts(recvcounts), shmc_mpi__aints(rdispls), recvtypes,
                      comm, request, __func__);

@@ -455,6 +455,45 @@ START_TEST(test_nbc_comm_idup)
 }
 END_TEST
 
+/* A schedule of one's own (shmc_sched_*): a ring shift, then the sum of what arrived and
+ * this rank's own, then AVG's division; bad arguments. */
+static void own_schedule(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    double mine[4], got[4] = {0};
+    for (int i = 0; i < 4; i++)
+        mine[i] = me + i;
+    shmc_sched *s;
+    T_OK(shmc_sched_create(w, SHMC_FLOAT64, SHMC_AVG, sizeof got, &s));
+    double *tmp = shmc_sched_tmp(s);
+    T_ASSERT(tmp != NULL, "no memory of its own");
+    T_OK(shmc_sched_send(s, mine, sizeof mine, (me + 1) % n));
+    T_OK(shmc_sched_recv(s, tmp, sizeof got, (me + n - 1) % n));
+    T_OK(shmc_sched_round(s));
+    T_OK(shmc_sched_copy(s, got, mine, sizeof got));
+    T_OK(shmc_sched_reduce(s, got, tmp, 4, 1));
+    T_OK(shmc_sched_finish(s, got, 4, 2));
+    T_CALL(SHMC_ERR_ARG, shmc_sched_send(s, mine, sizeof mine, n));
+    T_CALL(SHMC_ERR_ARG, shmc_sched_recv(s, NULL, 8, 0));
+    T_CALL(SHMC_ERR_ARG, shmc_sched_finish(s, got, 4, 0));
+    shmc_request *r;
+    T_OK(shmc_sched_start(s, &r));
+    T_OK(shmc_wait(&r, NULL));
+    int left = (me + n - 1) % n;
+    for (int i = 0; i < 4; i++)
+        T_ASSERT(got[i] == (double)(me + left + 2 * i) / 2, "element %d: %g", i, got[i]);
+    T_CALL(SHMC_ERR_ARG, shmc_sched_create(w, SHMC_INT32, SHMC_AVG, 0, &s));
+    T_CALL(SHMC_ERR_ARG, shmc_sched_create(NULL, SHMC_INT32, SHMC_SUM, 0, &s));
+    T_OK(shmc_sched_create(w, SHMC_UINT8, SHMC_SUM, 0, &s));
+    shmc_sched_free(s); /* never started: the number it took is still every member's */
+}
+
+START_TEST(test_nbc_own_schedule)
+{
+    ck_assert_int_eq(shmct_run(3, own_schedule, NULL), 0);
+}
+END_TEST
+
 static Suite *nbc_suite(void)
 {
     Suite *s = suite_create("nbc");
@@ -468,6 +507,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_dead_member);
     tcase_add_test(t, test_nbc_mismatch_and_bad_arguments);
     tcase_add_test(t, test_nbc_comm_idup);
+    tcase_add_test(t, test_nbc_own_schedule);
     suite_add_tcase(s, t);
     return s;
 }

@@ -4,7 +4,7 @@
  * place where MPI allows, a user op freed before the wait, several in flight completed by
  * MPI_Waitall in one order and MPI_Test loops in another, persistent collectives started
  * again and again (MPI_Startall), an active one freed with MPI_Request_free, and the
- * refusals: a NULL request, an intercommunicator.
+ * intercommunicators (against the blocking calls), and the refusals.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -258,14 +258,51 @@ static void refusals(int me, int n)
     MPI_Request r;
     M_CLASS(MPI_ERR_ROOT, MPI_Ibcast(&x, 1, MPI_INT, n, MPI_COMM_WORLD, &r));
     M_CLASS(MPI_ERR_OP, MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &r));
-    if (n >= 2) {
+    if (n >= 2) { /* on an intercommunicator: against the blocking calls */
         MPI_Comm half, ic;
         M_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
         M_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 5, &ic));
         M_OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
-        M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Ibarrier(ic, &r));
-        M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
-                MPI_Iallgatherv(&x, 1, MPI_INT, &y, &x, &x, MPI_INT, ic, &r));
+        int lr, rn, a[16] = {0}, b[16] = {0}, in[16];
+        M_OK(MPI_Comm_rank(ic, &lr));
+        M_OK(MPI_Comm_remote_size(ic, &rn));
+        for (int i = 0; i < 16; i++)
+            in[i] = me * 10 + i;
+        M_OK(MPI_Ibarrier(ic, &r));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        /* group of world rank 0 (even ranks) roots at its rank 0; the other receives */
+        int root = me % 2 ? 0 : (lr == 0 ? MPI_ROOT : MPI_PROC_NULL);
+        memcpy(a, in, sizeof a);
+        memcpy(b, in, sizeof b);
+        M_OK(MPI_Ibcast(a, 3, MPI_INT, root, ic, &r));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        M_OK(MPI_Bcast(b, 3, MPI_INT, root, ic));
+        same(a, b, 16, "Ibcast on an intercommunicator");
+        M_OK(MPI_Iallreduce(in, a, 4, MPI_INT, MPI_SUM, ic, &r));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        M_OK(MPI_Allreduce(in, b, 4, MPI_INT, MPI_SUM, ic));
+        same(a, b, 4, "Iallreduce on an intercommunicator");
+        M_OK(MPI_Ireduce(in, a, 4, MPI_INT, MPI_MAX, root, ic, &r));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        M_OK(MPI_Reduce(in, b, 4, MPI_INT, MPI_MAX, root, ic));
+        if (root == MPI_ROOT)
+            same(a, b, 4, "Ireduce on an intercommunicator");
+        M_OK(MPI_Iallgather(in, 2, MPI_INT, a, 2, MPI_INT, ic, &r));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        M_OK(MPI_Allgather(in, 2, MPI_INT, b, 2, MPI_INT, ic));
+        same(a, b, 2 * rn, "Iallgather on an intercommunicator");
+        M_OK(MPI_Ialltoall(in, 1, MPI_INT, a, 1, MPI_INT, ic, &r));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        M_OK(MPI_Alltoall(in, 1, MPI_INT, b, 1, MPI_INT, ic));
+        same(a, b, rn, "Ialltoall on an intercommunicator");
+        if (n % 2 == 0) { /* (equal groups: the block form needs equal totals) */
+            M_OK(MPI_Ireduce_scatter_block(in, a, 1, MPI_INT, MPI_SUM, ic, &r));
+            M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            M_OK(MPI_Reduce_scatter_block(in, b, 1, MPI_INT, MPI_SUM, ic));
+            same(a, b, 1, "Ireduce_scatter_block on an intercommunicator");
+        }
+        M_CLASS(MPI_ERR_COMM, MPI_Iscan(&x, &y, 1, MPI_INT, MPI_SUM, ic, &r));
+        M_CLASS(MPI_ERR_BUFFER, MPI_Iallreduce(MPI_IN_PLACE, a, 1, MPI_INT, MPI_SUM, ic, &r));
         M_OK(MPI_Comm_free(&ic));
         M_OK(MPI_Comm_free(&half));
     }
