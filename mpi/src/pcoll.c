@@ -9,6 +9,45 @@
 #include "request_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* The number of entries of a call's per-peer arrays on comm: its size, or on an
+ * intercommunicator the remote group's (local: the local group's, for reduce_scatter). */
+static int entries(MPI_Comm comm, int local)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_comm *c = shmc_mpi__comm_any(comm, &rc);
+    return !c ? 0 : c->remote && !local ? c->remote_size : c->size;
+}
+
+/* Does this rank read a rooted call's arrays (the root's alone)? */
+static int root_reads(MPI_Comm comm, int root)
+{
+    int rc = MPI_SUCCESS;
+    const struct shmc_mpi_comm *c = shmc_mpi__comm_any(comm, &rc);
+    return c && (c->remote ? root == MPI_ROOT : c->rank == root);
+}
+
+/* The arguments with room for k arrays of n entries of esize bytes after them: the
+ * arrays are copied when the request is made (the program may let go of its own), and
+ * go with the arguments. *room points at the first. */
+static void *with_room(size_t args, int k, int n, size_t esize, char **room)
+{
+    char *a = malloc(args + (size_t)k * (size_t)(n > 0 ? n : 1) * esize);
+    *room = a ? a + args : NULL;
+    return a;
+}
+
+/* Copies n entries of src to *room (advanced), or NULL when there is no array. */
+static const void *copy_into(char **room, const void *src, int n, size_t esize)
+{
+    if (!src || !*room)
+        return NULL;
+    void *dst = *room;
+    memcpy(dst, src, (size_t)n * esize);
+    *room += (size_t)n * esize;
+    return dst;
+}
 
 struct barrier_args {
     MPI_Comm comm;
@@ -184,14 +223,17 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    struct gatherv_args *a = malloc(sizeof *a);
+    int n = entries(comm, 0);
+    int reads = root_reads(comm, root);
+    char *room;
+    struct gatherv_args *a = with_room(sizeof *a, 2, n, sizeof(MPI_Count), &room);
     if (a) {
         a->sendbuf = sendbuf;
         a->sendcount = sendcount;
         a->sendtype = sendtype;
         a->recvbuf = recvbuf;
-        a->recvcounts = recvcounts;
-        a->displs = displs;
+        a->recvcounts = copy_into(&room, (reads ? recvcounts : NULL), n, sizeof(int));
+        a->displs = copy_into(&room, (reads ? displs : NULL), n, sizeof(int));
         a->recvtype = recvtype;
         a->root = root;
         a->comm = comm;
@@ -260,11 +302,14 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                        int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    struct scatterv_args *a = malloc(sizeof *a);
+    int n = entries(comm, 0);
+    int reads = root_reads(comm, root);
+    char *room;
+    struct scatterv_args *a = with_room(sizeof *a, 2, n, sizeof(MPI_Count), &room);
     if (a) {
         a->sendbuf = sendbuf;
-        a->sendcounts = sendcounts;
-        a->displs = displs;
+        a->sendcounts = copy_into(&room, (reads ? sendcounts : NULL), n, sizeof(int));
+        a->displs = copy_into(&room, (reads ? displs : NULL), n, sizeof(int));
         a->sendtype = sendtype;
         a->recvbuf = recvbuf;
         a->recvcount = recvcount;
@@ -333,14 +378,16 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    struct allgatherv_args *a = malloc(sizeof *a);
+    int n = entries(comm, 0);
+    char *room;
+    struct allgatherv_args *a = with_room(sizeof *a, 2, n, sizeof(MPI_Count), &room);
     if (a) {
         a->sendbuf = sendbuf;
         a->sendcount = sendcount;
         a->sendtype = sendtype;
         a->recvbuf = recvbuf;
-        a->recvcounts = recvcounts;
-        a->displs = displs;
+        a->recvcounts = copy_into(&room, recvcounts, n, sizeof(int));
+        a->displs = copy_into(&room, displs, n, sizeof(int));
         a->recvtype = recvtype;
         a->comm = comm;
     }
@@ -407,15 +454,17 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request)
 {
-    struct alltoallv_args *a = malloc(sizeof *a);
+    int n = entries(comm, 0);
+    char *room;
+    struct alltoallv_args *a = with_room(sizeof *a, 4, n, sizeof(MPI_Count), &room);
     if (a) {
         a->sendbuf = sendbuf;
-        a->sendcounts = sendcounts;
-        a->sdispls = sdispls;
+        a->sendcounts = copy_into(&room, sendcounts, n, sizeof(int));
+        a->sdispls = copy_into(&room, sdispls, n, sizeof(int));
         a->sendtype = sendtype;
         a->recvbuf = recvbuf;
-        a->recvcounts = recvcounts;
-        a->rdispls = rdispls;
+        a->recvcounts = copy_into(&room, recvcounts, n, sizeof(int));
+        a->rdispls = copy_into(&room, rdispls, n, sizeof(int));
         a->recvtype = recvtype;
         a->comm = comm;
     }
@@ -447,16 +496,18 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                         MPI_Info info, MPI_Request *request)
 {
-    struct alltoallw_args *a = malloc(sizeof *a);
+    int n = entries(comm, 0);
+    char *room;
+    struct alltoallw_args *a = with_room(sizeof *a, 6, n, sizeof(MPI_Count), &room);
     if (a) {
         a->sendbuf = sendbuf;
-        a->sendcounts = sendcounts;
-        a->sdispls = sdispls;
-        a->sendtypes = sendtypes;
+        a->sendcounts = copy_into(&room, sendcounts, n, sizeof(int));
+        a->sdispls = copy_into(&room, sdispls, n, sizeof(int));
+        a->sendtypes = copy_into(&room, sendtypes, n, sizeof(MPI_Datatype));
         a->recvbuf = recvbuf;
-        a->recvcounts = recvcounts;
-        a->rdispls = rdispls;
-        a->recvtypes = recvtypes;
+        a->recvcounts = copy_into(&room, recvcounts, n, sizeof(int));
+        a->rdispls = copy_into(&room, rdispls, n, sizeof(int));
+        a->recvtypes = copy_into(&room, recvtypes, n, sizeof(MPI_Datatype));
         a->comm = comm;
     }
     return shmc_mpi__persist_coll(comm, info, request, alltoallw_start, a, __func__);
@@ -483,11 +534,13 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                              MPI_Request *request)
 {
-    struct reduce_scatter_args *a = malloc(sizeof *a);
+    int n = entries(comm, 1);
+    char *room;
+    struct reduce_scatter_args *a = with_room(sizeof *a, 1, n, sizeof(MPI_Count), &room);
     if (a) {
         a->sendbuf = sendbuf;
         a->recvbuf = recvbuf;
-        a->recvcounts = recvcounts;
+        a->recvcounts = copy_into(&room, recvcounts, n, sizeof(int));
         a->datatype = datatype;
         a->op = op;
         a->comm = comm;
