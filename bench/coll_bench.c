@@ -11,7 +11,11 @@
  *
  *   shmrun -n 4 build/bench/coll_bench [--coll NAME|all] [--algo auto|each|NAME]
  *                                      [--min BYTES] [--max BYTES] [--samples N] [--csv]
+ *                                      [--nonblocking]
  *
+ * --nonblocking times each call's nonblocking form started and waited for at once
+ * (shmc_iallreduce + shmc_wait ...), its rows named "nb": against the blocking rows of
+ * the same run, the cost of the schedules.
  * --algo each runs every algorithm of each collective (how the crossover points in
  * docs/collectives.md were measured); it sets the same override SHMC_ALGO_<NAME> does.
  */
@@ -30,14 +34,56 @@
 
 static size_t min_bytes = 4, max_bytes = 64u << 20;
 static int samples = 11, csv, only = -1, algo_mode = -1; /* -1 auto, -2 each, else algo */
+static int nonblocking;                                     /* --nonblocking */
 
 struct bufs {
     void *s, *r;
 };
 
+/* The nonblocking form of call(), waited for at once. */
+static void call_nb(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n)
+{
+    size_t cnt = bytes / 4, blk = cnt / (size_t)n ? cnt / (size_t)n : 1;
+    shmc_request *r = NULL;
+    switch (coll) {
+    case SHMC_C_BARRIER:
+        CHECK(shmc_ibarrier(w, &r));
+        break;
+    case SHMC_C_BROADCAST:
+        CHECK(shmc_ibroadcast(b->r, cnt, SHMC_FLOAT32, 0, w, &r));
+        break;
+    case SHMC_C_REDUCE:
+        CHECK(shmc_ireduce(b->s, b->r, cnt, SHMC_FLOAT32, SHMC_SUM, 0, w, &r));
+        break;
+    case SHMC_C_ALLREDUCE:
+        CHECK(shmc_iallreduce(b->s, b->r, cnt, SHMC_FLOAT32, SHMC_SUM, w, &r));
+        break;
+    case SHMC_C_GATHER:
+        CHECK(shmc_igather(b->s, b->r, blk, SHMC_FLOAT32, 0, w, &r));
+        break;
+    case SHMC_C_ALLGATHER:
+        CHECK(shmc_iallgather(b->s, b->r, blk, SHMC_FLOAT32, w, &r));
+        break;
+    case SHMC_C_SCATTER:
+        CHECK(shmc_iscatter(b->s, b->r, blk, SHMC_FLOAT32, 0, w, &r));
+        break;
+    case SHMC_C_REDUCE_SCATTER:
+        CHECK(shmc_ireduce_scatter(b->s, b->r, blk, SHMC_FLOAT32, SHMC_SUM, w, &r));
+        break;
+    case SHMC_C_ALLTOALL:
+        CHECK(shmc_ialltoall(b->s, b->r, blk, SHMC_FLOAT32, w, &r));
+        break;
+    }
+    CHECK(shmc_wait(&r, NULL));
+}
+
 static void call(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n)
 {
     size_t cnt = bytes / 4, blk = cnt / (size_t)n ? cnt / (size_t)n : 1;
+    if (nonblocking) {
+        call_nb(coll, w, b, bytes, n);
+        return;
+    }
     switch (coll) {
     case SHMC_C_BARRIER:
         CHECK(shmc_barrier(w));
@@ -108,7 +154,7 @@ static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
             v[s] = sample(coll, w, b, bytes, n, iters);
         qsort(v, (size_t)samples, sizeof v[0], cmp_double);
         if (me == 0) {
-            const char *an = algo < 0 ? "auto" : shmc__algo_names[algo];
+            const char *an = nonblocking ? "nb" : algo < 0 ? "auto" : shmc__algo_names[algo];
             size_t shown = coll == SHMC_C_BARRIER ? 0 : bytes;
             if (csv)
                 printf("%s,%s,%d,%zu,%.3f,%.3f,%.3f\n", shmc__coll_names[coll], an, n, shown,
@@ -125,14 +171,16 @@ static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
 static void usage(void)
 {
     fprintf(stderr, "usage: coll_bench [--coll NAME|all] [--algo auto|each|tree|ring|shm|rd] "
-                    "[--min BYTES] [--max BYTES] [--samples N] [--csv]\n");
+                    "[--min BYTES] [--max BYTES] [--samples N] [--csv] [--nonblocking]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--csv")) {
+        if (!strcmp(argv[i], "--nonblocking")) {
+            nonblocking = 1;
+        } else if (!strcmp(argv[i], "--csv")) {
             csv = 1;
         } else if (i + 1 < argc && !strcmp(argv[i], "--coll")) {
             const char *v = argv[++i];
