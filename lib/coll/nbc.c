@@ -75,9 +75,35 @@ static void reduce_steps(struct shmc__sched *s, const struct shmc__cx *x, void *
     }
 }
 
+/* All-reduce by recursive doubling (n a power of two): at step k each rank swaps its
+ * partial with rank me ^ 2^k and combines the two, the lower ranks' block on the left,
+ * so every rank holds the rank-ordered combination of its 2^(k+1) ranks; log2 n rounds
+ * of one message each way, against twice that for the tree and broadcast. */
+static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                        struct shmc__request **req)
+{
+    size_t bytes = count * x->es;
+    struct shmc__sched *s = shmc__sched_new(x, bytes);
+    if (!s)
+        return go(s, req);
+    void *tmp = shmc__sched_tmp(s);
+    shmc__sched_copy(s, rbuf, sbuf, bytes);
+    for (int mask = 1; mask < x->n; mask <<= 1) {
+        int peer = x->me ^ mask;
+        shmc__sched_send(s, rbuf, bytes, peer);
+        shmc__sched_recv(s, tmp, bytes, peer);
+        shmc__sched_round(s);
+        shmc__sched_reduce(s, rbuf, tmp, count, peer < x->me ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT);
+    }
+    shmc__sched_finish(s, rbuf, count, x->n);
+    return go(s, req);
+}
+
 int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
                      struct shmc__request **req)
 {
+    if (all && x->n > 1 && !(x->n & (x->n - 1)))
+        return allreduce_rd(x, sbuf, rbuf, count, req);
     size_t bytes = count * x->es;
     int root = all ? 0 : x->root, zero_acc = x->me == 0 && root == 0;
     /* Rank 0 reduces into rbuf when the result stays there; the others (and rank 0 for

@@ -10,6 +10,7 @@
  * - broadcast: a binomial tree from the root, one round to receive and one to send on;
  * - reduce, allreduce: a binomial tree into rank 0 (rank r combines the block of ranks
  *   r .. r + 2^k - 1 on the left of the next), then to the root, or a broadcast from 0;
+ *   an allreduce over a power-of-two n by recursive doubling instead (log2 n rounds);
  * - gather(v), scatter(v): the root and each member exchange one message, in one round;
  * - allgather(v), alltoall(v): every pair exchanges its blocks directly, in one round;
  * - reduce_scatter(v): a reduce into rank 0, then a scatter of its parts;
