@@ -201,9 +201,12 @@ SHMC_API int shmc_init(shmc_comm **world);
 /* Thread levels. SERIALIZED (the default): calls from one process must not overlap; one
  * that finds another thread inside returns SHMC_ERR_THREAD. MULTIPLE: threads may call at
  * once. Calls then take a process-wide lock, which a waiting call lets go of while it
- * yields or sleeps, so that other threads' messages move meanwhile; collectives (and
- * shmc_comm_split, shmc_comm_create_group) run one at a time per process, so concurrent
- * collectives on different communicators must be issued in the same order on every rank.
+ * yields or sleeps, so that other threads' messages move meanwhile. Collectives on
+ * different communicators may run at once from different threads, in any order on each
+ * rank (on one communicator they follow one order, as always): a communicator made while
+ * any member runs at MULTIPLE runs its blocking collectives on host memory as the
+ * nonblocking ones' schedules, waited for (docs/collectives.md, "Threads"); the world's,
+ * and device buffers, keep the shared-memory algorithms, one at a time per process.
  * shmc_finalize must not overlap any other call. */
 enum { SHMC_THREAD_SERIALIZED = 0, SHMC_THREAD_MULTIPLE = 1 };
 
@@ -681,8 +684,7 @@ SHMC_API int shmc_exscan(const void *sendbuf, void *recvbuf, size_t count, shmc_
  * agreement is the blocking calls' only). Host memory only: device buffers are
  * SHMC_ERR_ARG (use the blocking calls). The algorithms are built from messages
  * (docs/collectives.md names them) and combine in rank order, as the blocking calls do.
- * Thread-safe at SHMC_THREAD_MULTIPLE without the blocking collectives' one-at-a-time
- * rule: threads may start and complete them in any order.
+ * Thread-safe at SHMC_THREAD_MULTIPLE: threads may start and complete them in any order.
  */
 SHMC_API int shmc_ibarrier(shmc_comm *comm, shmc_request **req);
 SHMC_API int shmc_ibroadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm,
@@ -816,10 +818,10 @@ SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, sh
 
 /* The nonblocking duplicate of comm (MPI_Comm_idup): its members, in the same order, in a
  * new communicator that *out names once *req has completed (shmc_wait ...; it may
- * complete within this call); *out is NULL until then and must stay valid. Collective over comm, started by every member in the
- * same order as its nonblocking collectives. Returns SHMC_OK; SHMC_ERR_NOT_INIT;
- * SHMC_ERR_ARG for a bad comm or NULL out or req; SHMC_ERR_NOMEM; at completion, the
- * collectives' errors, or SHMC_ERR_NOMEM on every member when one could not hold the new
+ * complete within this call); *out is NULL until then and must stay valid. Collective over comm,
+ * started by every member in the same order as its nonblocking collectives. Returns SHMC_OK;
+ * SHMC_ERR_NOT_INIT; SHMC_ERR_ARG for a bad comm or NULL out or req; SHMC_ERR_NOMEM; at completion,
+ * the collectives' errors, or SHMC_ERR_NOMEM on every member when one could not hold the new
  * communicator (then nothing is made). */
 SHMC_API int shmc_comm_idup(shmc_comm *comm, shmc_comm **out, shmc_request **req);
 
@@ -875,11 +877,11 @@ SHMC_API int shmc_comm_id(const shmc_comm *comm);
  * environment (the README lists them): SHMC_ALGO_<COLLECTIVE> and SHMC_CHECK (every
  * member of the communicators it affects must set the same, between the same calls, as
  * with the environment), SHMC_SINGLE_COPY (this process offers and uses single copy, or
- * not) and SHMC_DEBUG. The others shape the arena or the waiting and are read once, at
- * shmc_init. Returns SHMC_OK; SHMC_ERR_ARG for a NULL name or value; SHMC_ERR_ENV for a
- * name that is not a shmcomm variable or a bad value; SHMC_ERR_STATE for a variable read
- * only at shmc_init; SHMC_ERR_NOT_INIT.
- * Each error prints what was wrong. Not a collective. */
+ * not), SHMC_COLL_OVERLAP (for communicators made from then on) and SHMC_DEBUG. The others shape
+ * the arena or the waiting and are read once, at shmc_init. Returns SHMC_OK; SHMC_ERR_ARG for a
+ * NULL name or value; SHMC_ERR_ENV for a name that is not a shmcomm variable or a bad value;
+ * SHMC_ERR_STATE for a variable read only at shmc_init; SHMC_ERR_NOT_INIT. Each error prints what
+ * was wrong. Not a collective. */
 SHMC_API int shmc_config_set(const char *name, const char *value);
 
 /* Reads one of this process's counters into *value:
@@ -893,7 +895,9 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * a collective had to allocate after its data moved: always
  * 0 unless the library has a bug), "coll_direct_helped" (pieces of the direct all-reduce
  * combined for another rank), "coll_staged" (all-reduces that went through the staging
- * buffers: 0 where some rank could not reserve them), "dev_ipc_opens" and "dev_ipc_hits" (peers'
+ * buffers: 0 where some rank could not reserve them), "coll_scheduled" (blocking
+ * collectives run as schedules, on communicators made for threads: docs/collectives.md,
+ * "Threads"), "dev_ipc_opens" and "dev_ipc_hits" (peers'
  * device buffers opened, and found open in the cache), "arena_bytes" (the size of the
  * job's shared memory; all of it but the staging buffers reserved at start). Returns SHMC_OK;
  * SHMC_ERR_ARG for an unknown name or a NULL value; SHMC_ERR_NOT_INIT. */

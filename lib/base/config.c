@@ -229,6 +229,7 @@ int shmc__config_load(struct shmc__config *cfg)
     cfg->attach_timeout_s = SHMC_DEFAULT_ATTACH_TIMEOUT;
     cfg->cuda = 1;
     cfg->check = SHMC_CHECK_CALLS;
+    cfg->coll_overlap = 1;
     cfg->memfd = 1;
 
     /* SHMC_DEBUG first, so that the messages about the other variables obey it. */
@@ -247,6 +248,7 @@ int shmc__config_load(struct shmc__config *cfg)
         (rc = env_uint("SHMC_ATTACH_TIMEOUT", 1, 86400u, &cfg->attach_timeout_s)) ||
         (rc = env_uint("SHMC_TIMEOUT", 0, 86400u, &cfg->hang_timeout_s)) ||
         (rc = parse_check_var("SHMC_CHECK", getenv("SHMC_CHECK"), &cfg->check)) ||
+        (rc = env_bool("SHMC_COLL_OVERLAP", &cfg->coll_overlap)) ||
         (rc = env_bool("SHMC_MEMFD", &cfg->memfd)) || (rc = env_bool("SHMC_CUDA", &cfg->cuda)))
         return rc;
     /* SHMC_FAKE_DEVICE: a boolean, or "noipc": the stand-in backend's memory then cannot be
@@ -308,6 +310,8 @@ int shmc__config_set(struct shmc__config *cfg, const char *name, const char *val
         return parse_check_var(name, value, &cfg->check);
     if (!strcmp(name, "SHMC_SINGLE_COPY"))
         return parse_bool_var(name, value, &cfg->single_copy);
+    if (!strcmp(name, "SHMC_COLL_OVERLAP"))
+        return parse_bool_var(name, value, &cfg->coll_overlap);
     if (!strcmp(name, "SHMC_DEBUG")) {
         unsigned debug = (unsigned)cfg->debug;
         int rc = parse_uint_var(name, value, 0, 4, &debug);

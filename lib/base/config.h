@@ -58,6 +58,9 @@ struct shmc__config {
                          * every synchronisation of it; SHMC_CHECK_FULL (1) that and an
                          * agreement before every call */
     int threads;        /* SHMC_THREADS: 1 = multiple (SHMC_THREAD_MULTIPLE) */
+    int coll_overlap;   /* SHMC_COLL_OVERLAP: at multiple, 1 (default) = this process's
+                         * threads may run collectives on different communicators at once
+                         * (coll/split.c); 0 = never, one at a time */
     int memfd;          /* SHMC_MEMFD: 1 (default) = the arena is a memory file handed to
                          * the ranks as a descriptor; 0 = a name in /dev/shm */
     const char *job_id; /* SHMC_JOB_ID: overrides the launcher's job key */

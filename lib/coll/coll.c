@@ -9,11 +9,13 @@
 
 struct shmc__coll shmc__coll;
 pthread_mutex_t shmc__coll_lock = PTHREAD_MUTEX_INITIALIZER;
+_Thread_local struct shmc__request *shmc__coll_own;
 
 void shmc__coll_configure(struct shmc__coll *co, const struct shmc__config *cfg)
 {
     memcpy(co->algo, cfg->algo, sizeof co->algo);
     co->check = cfg->check;
+    co->overlap = cfg->coll_overlap;
 }
 
 int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct shmc__config *cfg)
@@ -60,6 +62,8 @@ int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
         *v = co->direct_helped;
     else if (!strcmp(name, "coll_staged"))
         *v = co->staged;
+    else if (!strcmp(name, "coll_scheduled"))
+        *v = co->scheduled;
     else
         return 0;
     return 1;

@@ -38,9 +38,13 @@
 /* The collectives' state of one communicator, kept in the space p2p reserves for it in
  * struct shmc__comm (ext): zero when the communicator is made. */
 struct shmc__coll_comm {
-    uint32_t round;                      /* shared-memory collective rounds so far (slot.c) */
-    uint32_t calls;                      /* collective calls so far (callword.h) */
-    uint32_t nbc_calls;                  /* nonblocking collective calls so far (sched.c) */
+    uint32_t round;     /* shared-memory collective rounds so far (slot.c) */
+    uint32_t calls;     /* collective calls so far (callword.h) */
+    uint32_t nbc_calls; /* nonblocking collective calls so far (sched.c) */
+    /* Its blocking collectives on host memory run as schedules (entry.h): a member could
+     * call from several threads at once when it was made (split.c), so collectives on
+     * other communicators may run beside them, in any order on each member. */
+    uint8_t sched;
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
 };
@@ -59,6 +63,7 @@ struct shmc__coll {
     int rank, size;             /* in the world */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
     int check;                  /* SHMC_CHECK: members agree on each call first */
+    int overlap;                /* SHMC_COLL_OVERLAP */
 
     /* This rank's collective slot (slot.c). */
     struct shmc__slot *slot;
@@ -82,22 +87,51 @@ struct shmc__coll {
     uint64_t scratch_late;  /* scratch allocated inside a collective: a bug (scratch.c) */
     uint64_t direct_helped; /* pieces of the direct all-reduce combined for others */
     uint64_t staged;        /* all-reduces that went through the staging buffers */
+    uint64_t scheduled;     /* blocking collectives run as schedules (entry.h) */
 };
 
 /* The process's collectives: made by shmc_init (boot/), reached by the public calls of
  * collectives.c and split.c, and passed to everything else through the call's context. */
 extern struct shmc__coll shmc__coll;
 
-/* SHMC_THREAD_MULTIPLE: one collective at a time per process. A collective holds this for
- * its whole length, taken before shmc__big (p2p.h) and kept while its waits let go of
- * that, since its scratch buffers and this rank's slot serve one collective at a time. */
+/* SHMC_THREAD_MULTIPLE: one collective algorithm of the shared slots and scratch buffers
+ * at a time per process. It holds this for its whole length (shmc__coll_lock_take) and
+ * keeps it while its waits let go of shmc__big (p2p.h), since its scratch buffers and
+ * this rank's slot serve one collective at a time. Schedules (sched.c) never take it. */
 extern pthread_mutex_t shmc__coll_lock;
+
+/* Takes shmc__coll_lock for a caller that holds shmc__big: at once when it is free,
+ * else after letting go of shmc__big, so that no thread ever waits for this lock while
+ * holding the other (the holder of this one may need shmc__big to finish). */
+static inline void shmc__coll_lock_take(void)
+{
+    if (!shmc__multi || !pthread_mutex_trylock(&shmc__coll_lock))
+        return;
+    pthread_mutex_unlock(&shmc__big);
+    pthread_mutex_lock(&shmc__coll_lock);
+    pthread_mutex_lock(&shmc__big);
+}
+static inline void shmc__coll_lock_give(void)
+{
+    if (shmc__multi)
+        pthread_mutex_unlock(&shmc__coll_lock);
+}
+
+/* May this process's threads run collectives on different communicators at once? At
+ * SHMC_THREAD_MULTIPLE unless SHMC_COLL_OVERLAP=0 promises otherwise: a communicator made
+ * while any member may then has `sched` set (split.c, members.c). */
+static inline int shmc__coll_threads(const struct shmc__coll *co)
+{
+    return shmc__multi && co->overlap;
+}
+
+/* The schedule a blocking collective on a communicator with `sched` set started (entry.h),
+ * which its public entry point waits for; NULL otherwise. */
+extern _Thread_local struct shmc__request *shmc__coll_own;
 
 /* shmc_coll_as: the number the next nonblocking collective of this thread takes, or -1
  * (sched.c takes it). */
 extern _Thread_local int64_t shmc__coll_as;
-
-#define SHMC_GUARDED_COLL(call) SHMC_GUARDED_WITH(shmc__coll.p2p, &shmc__coll_lock, call)
 
 /* coll.c: after shmc__p2p_start; takes what no collective may allocate later (scratch
  * and the requests of collectives' messages). SHMC_OK or SHMC_ERR_NOMEM. */

@@ -187,10 +187,10 @@ static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const si
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, se ? sbuf : NULL, re ? rbuf : NULL)) != SHMC_OK)
         return rc;
-    if (nb)
-        return (rc = shmc__nbc_host(&x)) != SHMC_OK
+    if (by_schedule(&x, &rc))
+        return rc != SHMC_OK
                    ? rc
-                   : shmc__nbc_alltoallv(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls, nb);
+                   : shmc__nbc_alltoallv(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls, x.nb);
     if (x.n == 1) {
         if (scounts[0] != rcounts[0])
             return SHMC_ERR_MISMATCH;
@@ -208,61 +208,61 @@ static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const si
 
 SHMC_API int shmc_barrier(shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_barrier_call(comm, NULL));
+    SHMC_COLL_GUARDED(shmc_barrier_call(comm, NULL));
 }
 
 SHMC_API int shmc_broadcast(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_broadcast_call(buf, count, dtype, root, comm, NULL));
+    SHMC_COLL_GUARDED(shmc_broadcast_call(buf, count, dtype, root, comm, NULL));
 }
 
 SHMC_API int shmc_reduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
                          int root, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_reduce_call(sbuf, rbuf, count, dtype, op, root, comm, NULL));
+    SHMC_COLL_GUARDED(shmc_reduce_call(sbuf, rbuf, count, dtype, op, root, comm, NULL));
 }
 
 SHMC_API int shmc_allreduce(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                             shmc_op op, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_allreduce_call(sbuf, rbuf, count, dtype, op, comm, NULL));
+    SHMC_COLL_GUARDED(shmc_allreduce_call(sbuf, rbuf, count, dtype, op, comm, NULL));
 }
 
 SHMC_API int shmc_gather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
                          shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_gather_call(sbuf, rbuf, count, dtype, root, comm, NULL));
+    SHMC_COLL_GUARDED(shmc_gather_call(sbuf, rbuf, count, dtype, root, comm, NULL));
 }
 
 SHMC_API int shmc_allgather(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                             shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_allgather_call(sbuf, rbuf, count, dtype, comm, NULL));
+    SHMC_COLL_GUARDED(shmc_allgather_call(sbuf, rbuf, count, dtype, comm, NULL));
 }
 
 SHMC_API int shmc_scatter(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
                           shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_scatter_call(sbuf, rbuf, count, dtype, root, comm, NULL));
+    SHMC_COLL_GUARDED(shmc_scatter_call(sbuf, rbuf, count, dtype, root, comm, NULL));
 }
 
 SHMC_API int shmc_reduce_scatter(const void *sbuf, void *rbuf, size_t recvcount, shmc_dtype dtype,
                                  shmc_op op, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_reduce_scatter_call(sbuf, rbuf, recvcount, dtype, op, comm, NULL));
+    SHMC_COLL_GUARDED(shmc_reduce_scatter_call(sbuf, rbuf, recvcount, dtype, op, comm, NULL));
 }
 
 SHMC_API int shmc_alltoall(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
                            shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(shmc_alltoall_call(sbuf, rbuf, count, dtype, comm, NULL));
+    SHMC_COLL_GUARDED(shmc_alltoall_call(sbuf, rbuf, count, dtype, comm, NULL));
 }
 
 SHMC_API int shmc_alltoallv(const void *sbuf, const size_t *scounts, const size_t *sdispls,
                             void *rbuf, const size_t *rcounts, const size_t *rdispls,
                             shmc_dtype dtype, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(
+    SHMC_COLL_GUARDED(
         shmc_alltoallv_call(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm, NULL));
 }
 

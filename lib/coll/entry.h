@@ -101,11 +101,38 @@ static inline int start(int coll, struct shmc__cx *x, size_t count)
         int cx_run_rc_ = shmc__cx_failed(x);                                                       \
         if (cx_run_rc_ != SHMC_OK)                                                                 \
             return cx_run_rc_;                                                                     \
+        shmc__coll_lock_take();                                                                    \
         cx_run_rc_ = start((coll), (x), (count));                                                  \
         if (cx_run_rc_ == SHMC_OK)                                                                 \
             cx_run_rc_ = (algorithm);                                                              \
-        return shmc__cx_leave((x), shmc__cx_outcome((x), cx_run_rc_));                             \
+        cx_run_rc_ = shmc__cx_leave((x), shmc__cx_outcome((x), cx_run_rc_));                       \
+        shmc__coll_lock_give();                                                                    \
+        return cx_run_rc_;                                                                         \
     } while (0)
+
+/* Does call x run as a schedule? A nonblocking call does (its buffers checked into *rc,
+ * shmc__nbc_host); so does a blocking one with host buffers on several ranks of a
+ * communicator whose blocking collectives run as schedules (struct shmc__coll_comm),
+ * which takes shmc__coll_own as its request for SHMC_COLL_GUARDED to wait for. */
+static inline int by_schedule(struct shmc__cx *x, int *rc)
+{
+    if (x->nb) {
+        *rc = shmc__nbc_host(x);
+        return 1;
+    }
+    if (!x->cc->sched || x->dev || x->n == 1)
+        return 0;
+    x->nb = &shmc__coll_own;
+    x->co->scheduled++;
+    *rc = SHMC_OK;
+    return 1;
+}
+
+/* The body of a blocking collective's public entry point: the call, and then, if it
+ * started a schedule of its own (by_schedule), the wait for it. Only shmc__big is held,
+ * so that a schedule waited for here lets collectives on other communicators run meanwhile;
+ * the algorithms of the shared slots take shmc__coll_lock themselves (SHMC_CX_RUN). */
+#define SHMC_COLL_GUARDED(call) SHMC_GUARDED(&shmc__p2p, shmc__nbc_wait_own((call)))
 
 /* The common tail of every collective once its arguments are checked and resolved: with
  * SHMC_CHECK, the check that every member made the same call (check.c); nothing to do
@@ -116,8 +143,9 @@ static inline int start(int coll, struct shmc__cx *x, size_t count)
 static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                       size_t bytes)
 {
-    if (x->nb)
-        return shmc__nbc_run(coll, x, sbuf, rbuf, count);
+    int rc;
+    if (by_schedule(x, &rc))
+        return rc != SHMC_OK ? rc : shmc__nbc_run(coll, x, sbuf, rbuf, count);
     if (x->n == 1) {
         if (count && sbuf && rbuf && sbuf != rbuf)
             return shmc__copy_kind(rbuf, sbuf, count * x->es, x->dev);

@@ -28,12 +28,15 @@ _Static_assert(SHMC_CTX_MAKE / SHMC_CTX_GROUP > SHMC_MAX_UID - 1 &&
 struct ask {
     uint64_t list; /* the hash of the member's list and tag */
     uint32_t next_uid;
-    int32_t verdict; /* SHMC_OK, or why this member cannot go on */
+    int32_t verdict;  /* SHMC_OK, or why this member cannot go on */
+    uint32_t threads; /* 1: it may call from several threads at once (split.c) */
+    uint32_t pad;
 };
 
 struct answer {
     uint32_t uid;
     int32_t verdict;
+    uint32_t threads; /* any member's */
 };
 
 static uint64_t list_hash(const int *world, int n, int tag)
@@ -71,6 +74,7 @@ static int lead(struct shmc__p2p *p, const struct shmc__comm *parent, const int 
 {
     out->uid = mine->next_uid;
     out->verdict = mine->verdict;
+    out->threads = mine->threads;
     int rc = SHMC_OK;
     for (int i = 1; i < n && rc == SHMC_OK; i++) {
         struct ask a;
@@ -78,6 +82,7 @@ static int lead(struct shmc__p2p *p, const struct shmc__comm *parent, const int 
             break;
         if (a.next_uid > out->uid)
             out->uid = a.next_uid;
+        out->threads |= a.threads;
         int v = a.list != mine->list ? SHMC_ERR_ARG : a.verdict;
         /* The worst verdict: out of memory before bad arguments. */
         if (v == SHMC_ERR_NOMEM || (v != SHMC_OK && out->verdict == SHMC_OK))
@@ -137,9 +142,10 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
         return rc; /* this rank cannot say whom to tell: the others wait (a hang report) */
     }
     struct shmc__comm *fresh = shmc__comm_reserve(p, n);
-    struct ask mine = {list_hash(world, n, tag), shmc__comm_uid_next(p),
-                       fresh ? SHMC_OK : SHMC_ERR_NOMEM};
-    struct answer ans = {mine.next_uid, mine.verdict};
+    struct ask mine = {list_hash(world, n, tag), shmc__comm_uid_propose(p),
+                       fresh ? SHMC_OK : SHMC_ERR_NOMEM, (uint32_t)shmc__coll_threads(&shmc__coll),
+                       0};
+    struct answer ans = {mine.next_uid, mine.verdict, mine.threads};
     shmc__deadline_arm(c->timeout_ms); /* the agreement's waits end by then (p2p.h) */
     if (n > 1)
         rc = me == 0 ? lead(p, c, world, n, tag, &mine, &ans)
@@ -153,6 +159,7 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
     if (rc == SHMC_OK) {
         shmc__comm_uid_seen(p, ans.uid);
         *out = shmc__comm_install(p, fresh, c, ranks, n, me, ans.uid);
+        shmc__coll_comm(fresh)->sched = (uint8_t)ans.threads;
         fresh = NULL;
     }
     shmc__comm_unreserve(p, fresh);
@@ -164,5 +171,6 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
 SHMC_API int shmc_comm_create_members(shmc_comm *comm, const int *ranks, int n, int tag,
                                       shmc_comm **out)
 {
-    SHMC_GUARDED_COLL(shmc_comm_create_members_call(comm, ranks, n, tag, out));
+    /* Messages alone: no collective lock (split.c). */
+    SHMC_GUARDED(&shmc__p2p, shmc_comm_create_members_call(comm, ranks, n, tag, out));
 }

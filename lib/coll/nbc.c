@@ -287,6 +287,34 @@ int shmc__nbc_scan(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_
     return go(s, req);
 }
 
+int shmc__nbc_wait(struct shmc__request *r)
+{
+    struct shmc__p2p *p = shmc__coll.p2p;
+    /* (the request sees its communicator read-only; quitting is this layer's to do) */
+    struct shmc__comm *c = (struct shmc__comm *)r->comm;
+    int timed_out = 0;
+    if (c->timeout_ms && r->state == SHMC_RS_ACTIVE) {
+        shmc__deadline_arm(c->timeout_ms);
+        timed_out = shmc__wait_requests(p, 1, &r) == SHMC_ERR_TIMEOUT;
+        shmc__deadline = 0;
+        if (timed_out)
+            shmc__p2p_quit(p, c, SHMC_ERR_TIMEOUT);
+    }
+    int rc = shmc__finish(p, r, NULL);
+    if (c->quit)
+        shmc__p2p_quit_settle(p, c);
+    return timed_out ? SHMC_ERR_TIMEOUT : rc;
+}
+
+int shmc__nbc_wait_own(int rc)
+{
+    struct shmc__request *r = shmc__coll_own;
+    if (!r)
+        return rc;
+    shmc__coll_own = NULL;
+    return shmc__nbc_wait(r);
+}
+
 int shmc__nbc_host(const struct shmc__cx *x)
 {
     if (!x->dev)

@@ -56,6 +56,14 @@ int shmc__nbc_reduce_steps_into(struct shmc__sched *s, const struct shmc__cx *x,
 /* The collectives of equal blocks (SHMC_C_*), with the buffers as the blocking algorithms
  * get them (algos.h; an in-place all-to-all's sbuf is SHMC_IN_PLACE), into *x->nb. */
 int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+/* Waits for schedule r that a blocking call of this library started, under shmc__big
+ * alone: its communicator's time-out bounds the wait; when it passes, this rank quits the
+ * communicator's collectives (so the schedule's messages end, and the members stop
+ * waiting for it) and returns SHMC_ERR_TIMEOUT. Frees r; returns its outcome. */
+int shmc__nbc_wait(struct shmc__request *r);
+/* A blocking public collective's return: rc, or, when the call started a schedule of its
+ * own (shmc__coll_own, entry.h), the outcome of waiting for it. */
+int shmc__nbc_wait_own(int rc);
 /* SHMC_OK for a call the schedules can run: host memory (device buffers are refused with
  * a message). */
 int shmc__nbc_host(const struct shmc__cx *x);

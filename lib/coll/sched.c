@@ -46,13 +46,19 @@ struct shmc__sched {
     void *done_arg;
 };
 
+int shmc__sched_tag(const struct shmc__cx *x)
+{
+    /* A persistent collective's number was reserved when it was made (shmc_coll_as). */
+    uint32_t seq = shmc__coll_as >= 0 ? (uint32_t)shmc__coll_as : x->cc->nbc_calls++;
+    shmc__coll_as = -1;
+    return (int)(seq & SHMC_TAG_MAX);
+}
+
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
 {
     struct shmc__sched *s = calloc(1, sizeof *s);
-    /* The call's number, taken on every member alike even if this one fails here; or a
-     * persistent collective's, reserved when it was made (shmc_coll_as). */
-    uint32_t seq = shmc__coll_as >= 0 ? (uint32_t)shmc__coll_as : x->cc->nbc_calls++;
-    shmc__coll_as = -1;
+    /* The call's number, taken on every member alike even if this one fails here. */
+    int tag = shmc__sched_tag(x);
     if (!s)
         return NULL;
     s->co = x->co;
@@ -60,7 +66,7 @@ struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
     s->dt = x->dt;
     s->op = x->op;
     s->es = x->es;
-    s->tag = (int)(seq & SHMC_TAG_MAX);
+    s->tag = tag;
     shmc__userop_hold(s->op, 1); /* the program may free it before the call ends */
     /* (max_align_t: a reduction's scratch holds elements of any dtype) */
     if (tmp && !(s->tmp = aligned_alloc(_Alignof(max_align_t), (tmp + _Alignof(max_align_t) - 1) /

@@ -30,6 +30,10 @@ struct shmc__sched;
  * own (shmc__sched_tmp); NULL without memory. Its tag is taken from the communicator's
  * count of nonblocking calls, here, whatever happens later. */
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp);
+/* The tag of call x's messages: its number among the communicator's nonblocking calls,
+ * taken now (shmc__sched_new takes it; a making that exchanges its own messages on the
+ * nonblocking context takes it here, split.c). */
+int shmc__sched_tag(const struct shmc__cx *x);
 /* Its own memory, from where it was made: tmp bytes, aligned for any dtype. */
 void *shmc__sched_tmp(struct shmc__sched *s);
 /* Steps of the current round (comm ranks; bytes may be 0). */

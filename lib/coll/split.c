@@ -1,12 +1,14 @@
 /*
- * Making communicators: split and create_group, collectives over the parent.
+ * Making communicators: split, create_group and idup, collectives over the parent.
  *
  * Identity: every communicator gets a uid that its members agree on at creation, the
- * largest "next uid" among the parent's ranks (one one-step all-reduce, onestep.c). Each
- * process's next uid then moves past it, so no two communicators that share a member
- * ever have the same uid, even after frees. Contexts follow from the uid (p2p/comm.h), so
- * messages of a freed communicator can never match a later one's, and slot stamps
- * (slot.c) of a freed communicator never pass for a later one's. Nothing is allocated in
+ * largest of their proposals (p2p.h, shmc__comm_uid_propose: no two proposals anywhere in
+ * the job are equal), exchanged by messages (agree, below) so that makings from several
+ * threads at once never wait for each other. So no two communicators ever have the same uid, even
+ * after frees, or when makings on different parents overlap in different orders.
+ * Contexts follow from the uid (p2p/comm.h), so messages of a freed communicator can
+ * never match a later one's, and slot stamps (slot.c) of a freed communicator never pass
+ * for a later one's. Nothing is allocated in
  * the arena: creating and freeing communicators costs process memory only, returned at
  * free (shmc_comm_free, p2p/calls.c). The new communicator's memory is taken before the
  * members agree (p2p/comm.c reserves it), so nothing can fail on one member after the
@@ -15,56 +17,122 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/callword.h"
 #include "coll/cx.h"
 #include "coll/nbc.h"
-#include "coll/onestep.h"
 #include "coll/sched.h"
 
-/* The parent communicator a handle names, for a call `what` on it (context in *x; the
- * caller leaves the call, callword.h, if this succeeds). */
-static int parent(const shmc_comm *h, unsigned what, struct shmc__cx *x)
+/* The parent communicator a handle names (context in *x), alive. */
+static int parent(const shmc_comm *h, struct shmc__cx *x)
 {
     struct shmc__comm *c;
     int rc = shmc__coll_lookup(h, &c);
     if (rc != SHMC_OK)
         return rc;
-    shmc__cx_init(x, &shmc__coll, c, SHMC_UINT32);
+    shmc__cx_init(x, &shmc__coll, c, SHMC_UINT8);
     rc = shmc__job_ok(x->co->p2p);
-    if (rc == SHMC_OK && (rc = shmc__cx_failed(x)) == SHMC_OK) {
-        const uint64_t w[2] = {0, shmc__call_word1(what, 0, 0, 0, 0)};
-        shmc__cx_enter(x, w);
-    }
+    return rc == SHMC_OK ? shmc__cx_failed(x) : rc;
+}
+
+/* What each member brings to a making. */
+struct offer {
+    uint32_t uid;       /* its proposal (shmc__comm_uid_propose) */
+    uint32_t trouble;   /* 0; 1: its arguments are bad; 2: no memory for the new communicator */
+    uint32_t threads;   /* 1: it may call from several threads at once (SHMC_THREAD_MULTIPLE) */
+    int32_t color, key; /* split's */
+};
+
+/* Folds member offer t into the verdict v: the largest uid, the worst trouble, and whether
+ * any member may call from several threads at once. */
+static void fold(struct offer *v, const struct offer *t)
+{
+    v->uid = t->uid > v->uid ? t->uid : v->uid;
+    v->trouble = t->trouble > v->trouble ? t->trouble : v->trouble;
+    v->threads |= t->threads;
+}
+
+/* One offer to or from comm rank q of x on x's nonblocking context under tag, waited for;
+ * a received one of another size is another call's (SHMC_ERR_MISMATCH). The messages are
+ * eager: a send is done at once, and a receive still waiting when the communicator's bound
+ * passes is only posted, nobody writing into it, so it is taken back. */
+static int one(const struct shmc__cx *x, int send, struct offer *o, int q, int tag)
+{
+    struct shmc__p2p *p = x->co->p2p;
+    struct shmc__request *r;
+    int w = shmc__comm_world_rank(x->c, q);
+    uint32_t ctx = x->c->ctx + SHMC_CTX_NBC;
+    /* one byte more than an offer: a longer message is found, not cut */
+    int rc = send ? shmc__post_send(p, o, sizeof *o, 1, w, tag, ctx, x->c, 0, &r)
+                  : shmc__post_recv(p, o, sizeof *o + 1, 1, w, tag, ctx, x->c, 0, &r);
+    if (rc != SHMC_OK)
+        return rc;
+    if (shmc__wait_requests(p, 1, &r) == SHMC_ERR_TIMEOUT)
+        shmc__p2p_cancel(p, r, SHMC_ERR_TIMEOUT);
+    shmc_status st;
+    rc = shmc__finish(p, r, &st);
+    if (!send && (rc == SHMC_OK || rc == SHMC_ERR_TRUNCATE) && st.count != sizeof *o)
+        rc = SHMC_ERR_MISMATCH;
     return rc;
 }
 
-/* Agrees on a uid over the parent, and on whether every rank could go on: local is this
- * rank's SHMC_OK, SHMC_ERR_ARG (its arguments) or SHMC_ERR_NOMEM (it could not get the
- * memory for the new communicator). Every rank returns the same: NOMEM if any rank ran
- * out of memory, else ARG if any rank's arguments were bad, so that no communicator
- * exists on some members only. */
-static int agree(const struct shmc__cx *x, int local, uint32_t *uid)
+/* This rank's offer (local: SHMC_OK, SHMC_ERR_ARG for its arguments or SHMC_ERR_NOMEM)
+ * to every member and every member's to it, into all[q] unless all is NULL; then the
+ * agreement: every rank returns the same, NOMEM if any rank ran out of memory, else ARG
+ * if any rank's arguments were bad, so that no communicator exists on some members only;
+ * *uid and *threads as agreed.
+ *
+ * The messages travel on the parent's nonblocking context under the number of its next
+ * nonblocking call, which every member takes alike (sched.h), so they never meet those of
+ * a nonblocking collective in flight; each rank sends first (each send ends at once) and
+ * then receives. No memory is needed, so a member out of it still takes part, and no
+ * collective lock is held, so makings from several threads at once, on different parents
+ * in any order on each rank, never wait for each other. */
+static int agree(const struct shmc__cx *x, int local, int color, int key, struct offer *all,
+                 uint32_t *uid, int *threads)
 {
     struct shmc__p2p *p = x->co->p2p;
-    struct shmc__cx y = shmc__cx_host(x, SHMC_UINT32, SHMC_MAX);
-    uint32_t v[2] = {shmc__comm_uid_next(p), local == SHMC_ERR_NOMEM ? 2u
-                                             : local != SHMC_OK      ? 1u
-                                                                     : 0u};
-    int rc = shmc__cx_outcome(x, shmc__onestep_allreduce(&y, v, v, 2));
+    struct offer mine = {shmc__comm_uid_propose(p),
+                         local == SHMC_ERR_NOMEM ? 2u
+                         : local != SHMC_OK      ? 1u
+                                                 : 0u,
+                         shmc__coll_threads(x->co), color, key};
+    struct offer v = mine;
+    int tag = shmc__sched_tag(x), rc = SHMC_OK;
+    if (all)
+        all[x->me] = mine;
+    shmc__deadline_arm(x->c->timeout_ms); /* the agreement's waits end by then (p2p.h) */
+    for (int i = 1; i < x->n && rc == SHMC_OK; i++)
+        rc = one(x, 1, &mine, (x->me + i) % x->n, tag);
+    for (int i = 1; i < x->n && rc == SHMC_OK; i++) {
+        int q = (x->me + x->n - i) % x->n;
+        struct offer t;
+        if ((rc = one(x, 0, &t, q, tag)) != SHMC_OK)
+            break;
+        fold(&v, &t);
+        if (all)
+            all[q] = t;
+    }
+    shmc__deadline = 0;
     if (rc != SHMC_OK)
-        return rc;
-    if (v[1])
-        return v[1] == 2 ? SHMC_ERR_NOMEM : SHMC_ERR_ARG;
-    if (v[0] > SHMC_MAX_UID)
+        return shmc__cx_outcome(x, rc);
+    if (v.trouble)
+        return v.trouble == 2 ? SHMC_ERR_NOMEM : SHMC_ERR_ARG;
+    if (v.uid > SHMC_MAX_UID)
         return SHMC_ERR_LIMIT;
-    *uid = v[0];
-    shmc__comm_uid_seen(p, v[0]);
+    *uid = v.uid;
+    *threads = (int)v.threads;
+    shmc__comm_uid_seen(p, v.uid);
     return SHMC_OK;
 }
 
-struct split_entry {
-    int32_t color, key;
-};
+/* Installs the agreed communicator (fresh, reserved) of members (ranks of x's) and sets
+ * how its blocking collectives run. */
+static shmc_comm *install(const struct shmc__cx *x, struct shmc__comm *fresh, const int *members,
+                          int m, int me, uint32_t uid, int threads)
+{
+    shmc_comm *h = shmc__comm_install(x->co->p2p, fresh, x->c, members, m, me, uid);
+    shmc__coll_comm(fresh)->sched = (uint8_t)threads;
+    return h;
+}
 
 static int by_key_then_rank(const void *a, const void *b)
 {
@@ -77,7 +145,7 @@ static int by_key_then_rank(const void *a, const void *b)
 static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm **out)
 {
     struct shmc__cx x;
-    int rc = parent(comm, SHMC_CALL_SPLIT, &x);
+    int rc = parent(comm, &x);
     if (out)
         *out = NULL;
     if (rc != SHMC_OK)
@@ -85,7 +153,7 @@ static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm *
     struct shmc__p2p *p = x.co->p2p;
     int n = x.n;
     struct shmc__comm *fresh = NULL;
-    struct split_entry *all = malloc((size_t)n * sizeof *all);
+    struct offer *all = malloc((size_t)n * sizeof *all);
     int *sorted = malloc((size_t)n * 2 * sizeof *sorted);
     int *members = malloc((size_t)n * sizeof *members);
     int local = all && sorted && members && (color < 0 || (fresh = shmc__comm_reserve(p, n)))
@@ -96,11 +164,8 @@ static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm *
     /* Every rank takes part, whatever its own trouble, so that none is left waiting; the
      * worst trouble is then every rank's result. */
     uint32_t uid;
-    if ((rc = agree(&x, local, &uid)) != SHMC_OK)
-        goto done;
-    struct split_entry mine = {color < 0 ? -1 : color, key};
-    if ((rc = shmc__cx_outcome(&x, shmc__onestep_allgather(&x, &mine, all, sizeof mine))) !=
-            SHMC_OK ||
+    int threads;
+    if ((rc = agree(&x, local, color < 0 ? -1 : color, key, all, &uid, &threads)) != SHMC_OK ||
         color < 0)
         goto done;
     int m = 0, me = -1;
@@ -117,20 +182,20 @@ static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm *
         if (members[i] == x.me)
             me = i;
     }
-    *out = shmc__comm_install(p, fresh, x.c, members, m, me, uid);
+    *out = install(&x, fresh, members, m, me, uid, threads);
     fresh = NULL;
 done:
     shmc__comm_unreserve(p, fresh);
     free(all);
     free(sorted);
     free(members);
-    return shmc__cx_leave(&x, rc);
+    return rc;
 }
 
 static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
 {
     struct shmc__cx x;
-    int rc = parent(comm, SHMC_CALL_CREATE_GROUP, &x);
+    int rc = parent(comm, &x);
     if (out)
         *out = NULL;
     if (rc != SHMC_OK)
@@ -157,24 +222,23 @@ static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n,
     if (local == SHMC_OK && !valid)
         local = SHMC_ERR_ARG;
     uint32_t uid;
-    if ((rc = agree(&x, local, &uid)) == SHMC_OK && me >= 0) {
-        *out = shmc__comm_install(p, fresh, x.c, ranks, n, me, uid);
+    int threads;
+    if ((rc = agree(&x, local, 0, 0, NULL, &uid, &threads)) == SHMC_OK && me >= 0) {
+        *out = install(&x, fresh, ranks, n, me, uid, threads);
         fresh = NULL;
     }
     shmc__comm_unreserve(p, fresh);
-    return shmc__cx_leave(&x, rc);
+    return rc;
 }
 
 /* ---- shmc_comm_idup ----------------------------------------------------------------------
- * The members agree on the uid and on whether each could reserve the new communicator by
- * a nonblocking all-reduce (MAX) of their next uid and trouble; the new one is installed
- * when it ends. Each member's next uid moves past its own proposal at the start, so that
- * a communicator made meanwhile (whose agreed uid is the largest of proposals each larger
- * than this call's) never gets the same uid. */
+ * The members agree on the uid, on whether each could reserve the new communicator and on
+ * whether any may call from several threads at once by a nonblocking all-reduce (MAX) of
+ * their proposals, troubles and thread modes; the new one is installed when it ends. */
 struct idup {
     struct shmc__p2p *p;
     struct shmc__comm *parent, *fresh;
-    uint32_t v[2], agreed[2];
+    uint32_t v[3], agreed[3]; /* uid, trouble, threads */
     int *members;
     shmc_comm **out;
 };
@@ -189,6 +253,7 @@ static int idup_install(void *arg)
     shmc__comm_uid_seen(d->p, d->agreed[0]);
     *d->out = shmc__comm_install(d->p, d->fresh, d->parent, d->members, d->parent->size,
                                  d->parent->rank, d->agreed[0]);
+    shmc__coll_comm(d->fresh)->sched = (uint8_t)d->agreed[2];
     d->fresh = NULL;
     return SHMC_OK;
 }
@@ -225,16 +290,16 @@ static int shmc_comm_idup_call(shmc_comm *comm, shmc_comm **out, struct shmc__re
     d->fresh = d->members ? shmc__comm_reserve(p, c->size) : NULL;
     for (int i = 0; d->members && i < c->size; i++)
         d->members[i] = i;
-    d->v[0] = shmc__comm_uid_next(p);
+    d->v[0] = shmc__comm_uid_propose(p);
     d->v[1] = d->fresh ? 0u : 2u;
-    shmc__comm_uid_seen(p, d->v[0]);
-    struct shmc__sched *s = shmc__sched_new(&x, 2 * 2 * sizeof(uint32_t));
+    d->v[2] = (uint32_t)shmc__coll_threads(&shmc__coll);
+    struct shmc__sched *s = shmc__sched_new(&x, 2 * 3 * sizeof(uint32_t));
     if (!s) {
         idup_end(d, SHMC_ERR_NOMEM);
         return SHMC_ERR_NOMEM;
     }
     shmc__sched_on_end(s, idup_end, d);
-    rc = shmc__nbc_reduce_steps_into(s, &x, d->v, d->agreed, 2);
+    rc = shmc__nbc_reduce_steps_into(s, &x, d->v, d->agreed, 3);
     if (rc == SHMC_OK) {
         shmc__sched_call(s, idup_install, d);
         rc = shmc__sched_start(s, req); /* (on failure, the schedule's end frees d) */
@@ -242,16 +307,17 @@ static int shmc_comm_idup_call(shmc_comm *comm, shmc_comm **out, struct shmc__re
     return rc;
 }
 
-/* ---- the public entry points: one call at a time per process (shmcomm.h, Threads) ---- */
+/* ---- the public entry points (shmcomm.h, Threads): under shmc__big alone, since the
+ * agreements are schedules ------------------------------------------------------------- */
 
 SHMC_API int shmc_comm_split(shmc_comm *comm, int color, int key, shmc_comm **out)
 {
-    SHMC_GUARDED_COLL(shmc_comm_split_call(comm, color, key, out));
+    SHMC_GUARDED(&shmc__p2p, shmc_comm_split_call(comm, color, key, out));
 }
 
 SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, shmc_comm **out)
 {
-    SHMC_GUARDED_COLL(shmc_comm_create_group_call(comm, ranks, n, out));
+    SHMC_GUARDED(&shmc__p2p, shmc_comm_create_group_call(comm, ranks, n, out));
 }
 
 static int nb_handle(int rc, struct shmc__request *const *r, shmc_request **req)

@@ -85,10 +85,8 @@ static int gatherv_call(const void *sbuf, size_t scount, void *rbuf, const size_
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK ||
         (rc = check_block_call(&x, sbuf, scount, rbuf, rcounts, displs, x.me == root, &own)))
         return rc;
-    if (nb)
-        return (rc = shmc__nbc_host(&x)) != SHMC_OK
-                   ? rc
-                   : shmc__nbc_gatherv(&x, own, scount, rbuf, rcounts, displs, nb);
+    if (by_schedule(&x, &rc))
+        return rc != SHMC_OK ? rc : shmc__nbc_gatherv(&x, own, scount, rbuf, rcounts, displs, x.nb);
     if (x.n == 1)
         return one_rank(&x, own, scount, rbuf, rcounts, displs, 1);
     SHMC_CX_RUN(SHMC_CALL_GATHERV, &x, 0,
@@ -106,10 +104,10 @@ static int scatterv_call(const void *sbuf, const size_t *scounts, const size_t *
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK ||
         (rc = check_block_call(&x, rbuf, rcount, sbuf, scounts, displs, x.me == root, &own)))
         return rc;
-    if (nb)
-        return (rc = shmc__nbc_host(&x)) != SHMC_OK
+    if (by_schedule(&x, &rc))
+        return rc != SHMC_OK
                    ? rc
-                   : shmc__nbc_scatterv(&x, sbuf, scounts, displs, (void *)own, rcount, nb);
+                   : shmc__nbc_scatterv(&x, sbuf, scounts, displs, (void *)own, rcount, x.nb);
     if (x.n == 1)
         return one_rank(&x, own, rcount, sbuf, scounts, displs, 0);
     SHMC_CX_RUN(SHMC_CALL_SCATTERV, &x, 0,
@@ -126,10 +124,8 @@ static int allgatherv_call(const void *sbuf, size_t scount, void *rbuf, const si
     x.nb = nb;
     if (rc != SHMC_OK || (rc = check_block_call(&x, sbuf, scount, rbuf, rcounts, displs, 1, &own)))
         return rc;
-    if (nb)
-        return (rc = shmc__nbc_host(&x)) != SHMC_OK
-                   ? rc
-                   : shmc__nbc_allgatherv(&x, own, rbuf, rcounts, displs, nb);
+    if (by_schedule(&x, &rc))
+        return rc != SHMC_OK ? rc : shmc__nbc_allgatherv(&x, own, rbuf, rcounts, displs, x.nb);
     if (x.n == 1)
         return one_rank(&x, own, scount, rbuf, rcounts, displs, 1);
     SHMC_CX_RUN(SHMC_CALL_ALLGATHERV, &x, 0,
@@ -162,10 +158,8 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, total ? sbuf : NULL, mine ? rbuf : NULL)) != SHMC_OK)
         return rc;
-    if (nb)
-        return (rc = shmc__nbc_host(&x)) != SHMC_OK
-                   ? rc
-                   : shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, nb);
+    if (by_schedule(&x, &rc))
+        return rc != SHMC_OK ? rc : shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, x.nb);
     /* One rank: its own part is the result (run's copy); nothing anywhere (every member
      * holds the same counts): nothing to do. */
     if (x.n == 1 || !total)
@@ -180,10 +174,8 @@ static int scan_call(int exclusive, const void *sbuf, void *rbuf, size_t count, 
     struct shmc__cx x;
     int rc = vector_args(&x, comm, &sbuf, rbuf, count, dtype, op);
     x.nb = nb;
-    if (rc == SHMC_OK && nb)
-        return (rc = shmc__nbc_host(&x)) != SHMC_OK
-                   ? rc
-                   : shmc__nbc_scan(&x, sbuf, rbuf, count, exclusive, nb);
+    if (rc == SHMC_OK && (nb || count) && by_schedule(&x, &rc))
+        return rc != SHMC_OK ? rc : shmc__nbc_scan(&x, sbuf, rbuf, count, exclusive, x.nb);
     if (rc != SHMC_OK || !count)
         return rc;
     if (x.n == 1) /* run's copy: scan, the rank's own input; exscan, nothing */
@@ -197,37 +189,37 @@ static int scan_call(int exclusive, const void *sbuf, void *rbuf, size_t count, 
 SHMC_API int shmc_gatherv(const void *sbuf, size_t scount, void *rbuf, const size_t *rcounts,
                           const size_t *displs, shmc_dtype dtype, int root, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(gatherv_call(sbuf, scount, rbuf, rcounts, displs, dtype, root, comm, NULL));
+    SHMC_COLL_GUARDED(gatherv_call(sbuf, scount, rbuf, rcounts, displs, dtype, root, comm, NULL));
 }
 
 SHMC_API int shmc_scatterv(const void *sbuf, const size_t *scounts, const size_t *displs,
                            void *rbuf, size_t rcount, shmc_dtype dtype, int root, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(scatterv_call(sbuf, scounts, displs, rbuf, rcount, dtype, root, comm, NULL));
+    SHMC_COLL_GUARDED(scatterv_call(sbuf, scounts, displs, rbuf, rcount, dtype, root, comm, NULL));
 }
 
 SHMC_API int shmc_allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t *rcounts,
                              const size_t *displs, shmc_dtype dtype, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(allgatherv_call(sbuf, scount, rbuf, rcounts, displs, dtype, comm, NULL));
+    SHMC_COLL_GUARDED(allgatherv_call(sbuf, scount, rbuf, rcounts, displs, dtype, comm, NULL));
 }
 
 SHMC_API int shmc_reduce_scatterv(const void *sbuf, void *rbuf, const size_t *rcounts,
                                   shmc_dtype dtype, shmc_op op, shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(reduce_scatterv_call(sbuf, rbuf, rcounts, dtype, op, comm, NULL));
+    SHMC_COLL_GUARDED(reduce_scatterv_call(sbuf, rbuf, rcounts, dtype, op, comm, NULL));
 }
 
 SHMC_API int shmc_scan(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
                        shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(scan_call(0, sbuf, rbuf, count, dtype, op, comm, NULL));
+    SHMC_COLL_GUARDED(scan_call(0, sbuf, rbuf, count, dtype, op, comm, NULL));
 }
 
 SHMC_API int shmc_exscan(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, shmc_op op,
                          shmc_comm *comm)
 {
-    SHMC_GUARDED_COLL(scan_call(1, sbuf, rbuf, count, dtype, op, comm, NULL));
+    SHMC_COLL_GUARDED(scan_call(1, sbuf, rbuf, count, dtype, op, comm, NULL));
 }
 
 /* ---- the nonblocking forms (entry.h, SHMC_NB_GUARDED) ------------------------------------ */

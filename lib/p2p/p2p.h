@@ -375,11 +375,19 @@ shmc_comm *shmc__comm_install(struct shmc__p2p *p, struct shmc__comm *c,
 /* Frees c (not the world): SHMC_ERR_STATE while a request on it is pending. Unreceived
  * eager messages on it are dropped. */
 int shmc__comm_remove(struct shmc__p2p *p, struct shmc__comm *c);
-/* The smallest uid no communicator of this process has had, and noting one agreed. */
-static inline uint32_t shmc__comm_uid_next(const struct shmc__p2p *p)
+/* The uid this process proposes for a communicator it makes (the members agree on the
+ * largest proposal): never one it proposed or saw before, and never one another process
+ * proposes, since each proposes only uids u with (u - 2) % size == its world rank. So the
+ * largest proposal among a making's members names that making alone, even when a process
+ * takes part in several makings at once from threads, in whatever order the others do. */
+static inline uint32_t shmc__comm_uid_propose(struct shmc__p2p *p)
 {
-    return p->comms.next_uid;
+    uint32_t n = (uint32_t)p->size, v = p->comms.next_uid;
+    v += ((uint32_t)p->rank + n - (v - 2) % n) % n;
+    p->comms.next_uid = v + 1;
+    return v;
 }
+/* Notes a uid the members of a making agreed on. */
 static inline void shmc__comm_uid_seen(struct shmc__p2p *p, uint32_t uid)
 {
     if (uid >= p->comms.next_uid)

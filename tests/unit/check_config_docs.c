@@ -91,6 +91,7 @@ START_TEST(test_config_docs_defaults)
         {"SHMC_MEMFD", num(b[10], (unsigned long long)c.memfd)},
         {"SHMC_JOB_ID", c.job_id ? c.job_id : "from the launcher"},
         {"SHMC_THREADS", c.threads ? "multiple" : "serialized"},
+        {"SHMC_COLL_OVERLAP", num(b[13], (unsigned long long)c.coll_overlap)},
         {"SHMC_CUDA", num(b[11], (unsigned long long)c.cuda)},
         {"SHMC_FAKE_DEVICE", num(b[12], (unsigned long long)c.fake_device)},
         {"SHMC_ALGO_<NAME>", c.algo[0] == SHMC_A_AUTO ? "auto" : "?"},

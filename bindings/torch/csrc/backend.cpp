@@ -62,8 +62,8 @@ void check_one_machine(const c10::intrusive_ptr<c10d::Store> &store, const std::
         TORCH_CHECK(rc == SHMC_OK, "shmc: reading this machine's id: ", shmc_strerror(rc));
         if (id != id0) {
             std::string host = hostname();
-            std::string why = "rank 0 runs on " + host0 + ", rank " + std::to_string(rank) +
-                              " on " + host;
+            std::string why =
+                "rank 0 runs on " + host0 + ", rank " + std::to_string(rank) + " on " + host;
             if (host == host0)
                 why += " (the same host name, but another kernel or network namespace: " + id0 +
                        " against " + id + ")";
@@ -158,6 +158,10 @@ ProcessGroupShmc::ProcessGroupShmc(const c10::intrusive_ptr<c10d::Store> &store,
         TORCH_CHECK(rc == SHMC_OK, "shmc: rank ", rank, " of ", size,
                     " could not join the job: ", shmc_strerror(rc),
                     " (the library's message above says more)");
+        // The engine runs this process's collectives one at a time (engine.h), so the
+        // groups it makes keep the shared-memory algorithms (docs/collectives.md, Threads).
+        rc = shmc_config_set("SHMC_COLL_OVERLAP", "0");
+        TORCH_CHECK(rc == SHMC_OK, "shmc: setting SHMC_COLL_OVERLAP: ", shmc_strerror(rc));
         job.joins++;
         job.world_ranks = global_ranks;
         comm_ = job.world;

@@ -1,6 +1,7 @@
 // The order in which a process runs its collectives (shmcomm_torch).
 //
-// The C library runs one collective at a time per process, and every rank must meet its
+// The C library's shared-memory collectives run one at a time per process (the backend
+// keeps them on its groups with SHMC_COLL_OVERLAP=0), and every rank must meet its
 // collectives in the same order. torch issues them from the program's thread, blocking or
 // asynchronously; this engine keeps one queue per process, shared by every process
 // group, and runs what is in it in the order it was issued: a blocking call runs in the
