@@ -81,6 +81,7 @@ SHMC_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newco
 SHMC_MPI_FN(int, Comm_split_type,
             (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
 SHMC_MPI_FN(int, Comm_free, (MPI_Comm * comm));
+SHMC_MPI_FN(int, Comm_disconnect, (MPI_Comm * comm));
 SHMC_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
 SHMC_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
 SHMC_MPI_FN(int, Comm_idup_with_info,

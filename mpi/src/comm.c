@@ -345,9 +345,7 @@ static int split(struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out)
     return shmc_mpi__comm_adopt(sc, c, out);
 }
 
-/* What a duplicate takes from its parent c (handle comm) once it exists: the attributes
- * whose copy callbacks say so, and the topology. On failure the duplicate is freed. */
-static int dup_extras(MPI_Comm comm, struct shmc_mpi_comm *c, MPI_Comm *newcomm)
+int shmc_mpi__comm_dup_extras(MPI_Comm comm, struct shmc_mpi_comm *c, MPI_Comm *newcomm)
 {
     struct shmc_mpi_comm *n = shmc_mpi__table_get(&shmc_mpi__comms, *newcomm);
     int rc = shmc_mpi__attr_copy(comm, &c->attrs, *newcomm, &n->attrs);
@@ -376,7 +374,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
     int rc = c->remote ? shmc_mpi__inter_dup(c, newcomm) : split(c, 0, c->rank, newcomm);
     if (rc == MPI_SUCCESS)
-        rc = dup_extras(comm, c, newcomm);
+        rc = shmc_mpi__comm_dup_extras(comm, c, newcomm);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
 }
 SHMC_MPI_ALIAS(Comm_dup);
@@ -391,8 +389,8 @@ SHMC_MPI_ALIAS(Comm_dup_with_info);
 
 /* A nonblocking duplicate: the C library's (shmc_comm_idup), whose MPI communicator is
  * made when the request completes (its members are the parent's, in order), attributes
- * and topology copied then; *newcomm is MPI_COMM_NULL until then. On an intercommunicator
- * the duplicate is made in the call and the request is complete at once. */
+ * and topology copied then; *newcomm is MPI_COMM_NULL until then. An intercommunicator's:
+ * intercomm.c. */
 struct idup {
     shmc_comm *sc;
     MPI_Comm parent;
@@ -407,7 +405,7 @@ static void idup_fin(void *arg, int ok)
     if (world) {
         memcpy(world, c->world, (size_t)c->size * sizeof *world);
         if (shmc_mpi__comm_new(d->sc, world, c, d->newcomm) == MPI_SUCCESS)
-            dup_extras(d->parent, c, d->newcomm);
+            shmc_mpi__comm_dup_extras(d->parent, c, d->newcomm);
         d->sc = NULL;
     }
     if (d->sc)
@@ -419,17 +417,13 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     if (!request)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));
-    if (shmc_mpi__inter(comm)) {
-        int rc = PMPI_Comm_dup(comm, newcomm);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        const shmc_status none = {SHMC_ANY_SOURCE, SHMC_ANY_TAG, 0, SHMC_OK};
-        rc = shmc_mpi__request_received(comm, 0, NULL, SHMC_OK, &none, request);
-        return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
-    }
     COMM_OR_RAISE(c, comm);
     if (!newcomm)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_ARG, "newcomm is NULL"));
+    if (c->remote) {
+        int rc = shmc_mpi__inter_idup(comm, c, newcomm, request);
+        return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(comm, rc);
+    }
     struct idup *d = malloc(sizeof *d);
     if (!d)
         return SHMC_MPI_RAISE(comm, shmc_mpi__err(MPI_ERR_NO_MEM, "a duplicate"));
@@ -716,6 +710,27 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Comm_free);
+
+/* MPI_Comm_disconnect: the communication pending on comm completes first (a barrier over
+ * it, so no member still sends on it, then this rank's started requests on it waited
+ * for), then MPI_Comm_free. Inactive persistent requests on it stay the program's to free. */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    if (!comm)
+        return SHMC_MPI_RAISE(MPI_COMM_WORLD, shmc_mpi__err(MPI_ERR_ARG, "comm is NULL"));
+    COMM_OR_RAISE(c, *comm);
+    (void)c;
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return SHMC_MPI_RAISE(*comm, shmc_mpi__err(MPI_ERR_COMM,
+                                                   "MPI_COMM_WORLD and MPI_COMM_SELF cannot be "
+                                                   "disconnected"));
+    int rc = PMPI_Barrier(*comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    shmc_mpi__request_wait_comm(*comm);
+    return PMPI_Comm_free(comm);
+}
+SHMC_MPI_ALIAS(Comm_disconnect);
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {

@@ -10,7 +10,7 @@
  * sides work that order out alike from what they know of the two groups, so the members
  * list it the same way to the C library.
  */
-#include "mpi_impl.h"
+#include "request_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,23 +94,17 @@ static int *copy(const int *a, int n)
     return b;
 }
 
-/* The intercommunicator of sc, as handle() says, with its hidden communicators: the local
- * group alone, and the bridge, each made over sc by every member of both groups. Frees
- * everything on failure. */
-static int make_inter(shmc_comm *sc, int *wr, int n, int *remote, int nr, int low,
-                      const struct shmc_mpi_comm *parent, MPI_Comm *out)
+/* The intercommunicator of sc, as handle() says, with its hidden communicators made
+ * already: lc, the local group alone in its ranks' order, and bc, the bridge (sc's members
+ * in sc's order); rc is how their making went (an MPI code). Takes over sc, lc, bc, wr and
+ * remote, freeing them all on failure. */
+static int assemble(int rc, shmc_comm *sc, shmc_comm *lc, shmc_comm *bc, int *wr, int n,
+                    int *remote, int nr, int low, const struct shmc_mpi_comm *parent, MPI_Comm *out)
 {
-    int r = shmc_comm_rank(sc), rank = low ? r : r - nr;
     int *wl = copy(wr, n), *wb = copy(wr, n), *rb = copy(remote, nr);
-    int ok = wl && wb && rb;
-    shmc_comm *lc = NULL, *bc = NULL;
-    int err = shmc_comm_split(sc, ok ? !low : -1, rank, &lc);
-    if (err == SHMC_OK)
-        err = shmc_comm_split(sc, ok ? 0 : -1, r, &bc);
     MPI_Comm ic = MPI_COMM_NULL, local = MPI_COMM_NULL, bridge = MPI_COMM_NULL;
-    int rc = err != SHMC_OK ? shmc_mpi__from_shmc(err)
-             : !ok          ? shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator")
-                            : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && !(wl && wb && rb))
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator");
     if (rc == MPI_SUCCESS) {
         rc = shmc_mpi__comm_new(lc, wl, parent, &local);
         lc = NULL;
@@ -130,9 +124,12 @@ static int make_inter(shmc_comm *sc, int *wr, int n, int *remote, int nr, int lo
     if (rc != MPI_SUCCESS) {
         drop(&local);
         drop(&bridge);
-        shmc_comm_free(&lc);
-        shmc_comm_free(&bc);
-        shmc_comm_free(&sc);
+        if (lc)
+            shmc_comm_free(&lc);
+        if (bc)
+            shmc_comm_free(&bc);
+        if (sc)
+            shmc_comm_free(&sc);
         free(wl);
         free(wb);
         free(rb);
@@ -145,6 +142,19 @@ static int make_inter(shmc_comm *sc, int *wr, int n, int *remote, int nr, int lo
     c->bridge = bridge;
     *out = ic;
     return MPI_SUCCESS;
+}
+
+/* The intercommunicator of sc, as handle() says, with its hidden communicators, each made
+ * over sc by every member of both groups. Frees everything on failure. */
+static int make_inter(shmc_comm *sc, int *wr, int n, int *remote, int nr, int low,
+                      const struct shmc_mpi_comm *parent, MPI_Comm *out)
+{
+    int r = shmc_comm_rank(sc), rank = low ? r : r - nr;
+    shmc_comm *lc = NULL, *bc = NULL;
+    int err = shmc_comm_split(sc, !low, rank, &lc);
+    if (err == SHMC_OK)
+        err = shmc_comm_split(sc, 0, r, &bc);
+    return assemble(shmc_mpi__from_shmc(err), sc, lc, bc, wr, n, remote, nr, low, parent, out);
 }
 
 /* Lists both groups in the order of the communicator underneath into all (n + nr). */
@@ -280,6 +290,86 @@ int shmc_mpi__inter_dup(const struct shmc_mpi_comm *c, MPI_Comm *out)
         return shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator");
     }
     return make_inter(sc, wr, c->size, remote, c->remote_size, c->low, c, out);
+}
+
+/* MPI_Comm_idup of an intercommunicator: the C library's nonblocking duplicates of the
+ * communicator over both groups (twice: the new one and its bridge) and of the local
+ * group's hidden communicator, started at once under one generalized request of this
+ * layer's (persist.c), whose poll assembles the intercommunicator once all three exist. */
+struct iidup {
+    shmc_request *r[3];
+    shmc_comm *sc[3]; /* the new one's, its bridge's, its local group's */
+    MPI_Comm parent, *out;
+    int done, err;
+};
+
+static int iidup_poll(void *extra, int block)
+{
+    struct iidup *d = extra;
+    if (d->done)
+        return 1;
+    int done = 1;
+    int err = block ? shmc_waitall(3, d->r, NULL) : shmc_testall(3, d->r, &done, NULL);
+    if (!done)
+        return 0;
+    d->done = 1;
+    struct shmc_mpi_comm *c = shmc_mpi__table_get(&shmc_mpi__comms, d->parent);
+    int rc = err != SHMC_OK ? shmc_mpi__from_shmc(err)
+             : !c           ? shmc_mpi__err(MPI_ERR_COMM, "the parent was freed")
+                            : MPI_SUCCESS;
+    int *wr = c ? copy(c->world, c->size) : NULL,
+        *remote = c ? copy(c->remote, c->remote_size) : NULL;
+    if (rc == MPI_SUCCESS && (!wr || !remote))
+        rc = shmc_mpi__err(MPI_ERR_NO_MEM, "an intercommunicator");
+    rc = assemble(rc, d->sc[0], d->sc[2], d->sc[1], wr, c ? c->size : 0, remote,
+                  c ? c->remote_size : 0, c ? c->low : 0, c, d->out);
+    if (rc == MPI_SUCCESS)
+        rc = shmc_mpi__comm_dup_extras(d->parent, c, d->out);
+    d->err = rc;
+    return 1;
+}
+
+static int iidup_query(void *extra, MPI_Status *status)
+{
+    struct iidup *d = extra;
+    shmc_mpi__status_empty(status);
+    status->MPI_ERROR = d->err;
+    return d->err;
+}
+
+static int iidup_free(void *extra)
+{
+    free(extra);
+    return MPI_SUCCESS;
+}
+
+int shmc_mpi__inter_idup(MPI_Comm comm, const struct shmc_mpi_comm *c, MPI_Comm *out,
+                         MPI_Request *request)
+{
+    struct shmc_mpi_comm *lc = shmc_mpi__table_get(&shmc_mpi__comms, c->local);
+    struct iidup *d = calloc(1, sizeof *d);
+    if (!d)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a duplicate");
+    d->parent = comm;
+    d->out = out;
+    *out = MPI_COMM_NULL;
+    int err = shmc_comm_idup(c->c, &d->sc[0], &d->r[0]);
+    if (err == SHMC_OK)
+        err = shmc_comm_idup(c->c, &d->sc[1], &d->r[1]);
+    if (err == SHMC_OK)
+        err = lc ? shmc_comm_idup(lc->c, &d->sc[2], &d->r[2]) : SHMC_ERR_ARG;
+    int rc = shmc_mpi__from_shmc(err);
+    if (rc == MPI_SUCCESS)
+        rc = shmc_mpi__greq_internal(iidup_query, iidup_free, iidup_poll, d, comm, request);
+    if (rc != MPI_SUCCESS) {
+        /* (what started still ends: every member started the same) */
+        shmc_waitall(3, d->r, NULL);
+        for (int i = 0; i < 3; i++)
+            if (d->sc[i])
+                shmc_comm_free(&d->sc[i]);
+        free(d);
+    }
+    return rc;
 }
 
 /* One member's say in a split: its color (-1: none) and key. */

@@ -287,6 +287,13 @@ static inline int shmc_mpi__call_err(const struct shmc_mpi_call *k, int err)
 }
 /* intercomm.c: MPI_Comm_dup and MPI_Comm_split of intercommunicator c. */
 int shmc_mpi__inter_dup(const struct shmc_mpi_comm *c, MPI_Comm *out);
+/* MPI_Comm_idup of intercommunicator comm (c): *out stays MPI_COMM_NULL until the request
+ * completes; then it is the duplicate, with what shmc_mpi__comm_dup_extras copies. */
+int shmc_mpi__inter_idup(MPI_Comm comm, const struct shmc_mpi_comm *c, MPI_Comm *out,
+                         MPI_Request *request);
+/* What a duplicate takes from its parent c (handle comm) once it exists: the attributes
+ * whose copy callbacks say so, and the topology. On failure the duplicate is freed. */
+int shmc_mpi__comm_dup_extras(MPI_Comm comm, struct shmc_mpi_comm *c, MPI_Comm *newcomm);
 int shmc_mpi__inter_split(const struct shmc_mpi_comm *c, int color, int key, MPI_Comm *out);
 /* A rooted collective's root, and MPI_IN_PLACE passed by the root alone. */
 int shmc_mpi__call_rooted(const struct shmc_mpi_call *k, int root, int in_place);
@@ -365,8 +372,8 @@ int shmc_mpi__icnb_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                           MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                           MPI_Request *request, const char *fn);
 int shmc_mpi__icnb_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                             MPI_Request *request, const char *fn);
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request,
+                             const char *fn);
 int shmc_mpi__icnb_rooted(int gather, const void *sendbuf, MPI_Count sendcount,
                           MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request,
@@ -627,6 +634,8 @@ int shmc_mpi__request_received(MPI_Comm comm, int roff, struct shmc_mpi_view *v,
                                const shmc_status *s, MPI_Request *out);
 /* Forgets the matched probes' messages never received (at MPI_Finalize). */
 void shmc_mpi__messages_end(void);
+/* Waits for every started request on comm of this layer's (MPI_Comm_disconnect). */
+void shmc_mpi__request_wait_comm(MPI_Comm comm);
 /* Completes the requests freed by MPI_Request_free while active (at MPI_Finalize). */
 void shmc_mpi__request_end(void);
 /* A buffered send of call fn (its errors name it). */

@@ -260,6 +260,17 @@ int shmc_mpi__request_received(MPI_Comm comm, int roff, struct shmc_mpi_view *v,
     return rc;
 }
 
+void shmc_mpi__request_wait_comm(MPI_Comm comm)
+{
+    int n = __atomic_load_n(&nreqs, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        struct req *q = entry(i);
+        /* Active ones of this layer's: the program's generalized requests end when it says. */
+        if (q->used && q->comm == comm && !q->done && q->r && !q->g)
+            shmc_mpi__req_progress(q, 1);
+    }
+}
+
 void shmc_mpi__request_end(void)
 {
     for (int i = 0; i < nreqs; i++) {

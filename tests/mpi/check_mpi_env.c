@@ -540,7 +540,7 @@ END_TEST
 /* Datatype decoding: every combiner's envelope and contents, MPI_Type_match_size, components freed
  * before they are asked for, the handles get_contents gives decoding as the originals and freed by
  * the program; MPI 3/4 communicator calls: MPI_Comm_idup, MPI_Comm_dup_with_info,
- * MPI_Comm_set/get_info, MPI_Comm_create_from_group, MPI_Info_create_env. */
+ * MPI_Comm_set/get_info, MPI_Comm_disconnect, MPI_Comm_create_from_group, MPI_Info_create_env. */
 /* first: the predefined first component, or MPI_DATATYPE_NULL for a derived one, which
  * must decode with combiner comp. */
 static void decode_one(MPI_Datatype t, int combiner, int ni, int na, int nt, const int *ints,
@@ -673,7 +673,22 @@ static void decoding(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Info_free(&used));
     M_CLASS(MPI_ERR_INFO, MPI_Comm_set_info(e, 4093));
     M_OK(MPI_Comm_free(&e));
-    M_OK(MPI_Comm_free(&d));
+    /* disconnect: a send started on it completes first (its receiver posts after a
+     * sleep); inactive persistent requests on it stay the program's; the world refused */
+    int tok = me, got = -1;
+    MPI_Request pr, sr;
+    M_OK(MPI_Recv_init(&got, 1, MPI_INT, (me + n - 1) % n, 3, d, &pr));
+    M_OK(MPI_Isend(&tok, 1, MPI_INT, (me + 1) % n, 4, d, &sr));
+    if (me % 2)
+        usleep(20000);
+    M_OK(MPI_Recv(&got, 1, MPI_INT, (me + n - 1) % n, 4, d, MPI_STATUS_IGNORE));
+    T_ASSERT(got == (me + n - 1) % n, "before disconnect: %d", got);
+    M_OK(MPI_Comm_disconnect(&d));
+    T_ASSERT(d == MPI_COMM_NULL, "disconnect left the handle");
+    M_OK(MPI_Request_free(&pr));
+    M_OK(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+    MPI_Comm world = MPI_COMM_WORLD;
+    M_CLASS(MPI_ERR_COMM, MPI_Comm_disconnect(&world));
     M_OK(MPI_Info_free(&info));
     /* the even ranks, by group alone */
     MPI_Group wg, evens;

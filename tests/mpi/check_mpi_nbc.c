@@ -3,8 +3,9 @@
  * form on the same data, with a strided (non-contiguous) datatype on both sides, in
  * place where MPI allows, a user op freed before the wait, several in flight completed by
  * MPI_Waitall in one order and MPI_Test loops in another, persistent collectives started
- * again and again (MPI_Startall), an active one freed with MPI_Request_free, and the
- * intercommunicators (against the blocking calls), and the refusals.
+ * again and again (MPI_Startall), an active one freed with MPI_Request_free, the
+ * intercommunicators (against the blocking calls), MPI_Comm_idup of an intracommunicator
+ * and of an intercommunicator, and the refusals.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -249,6 +250,55 @@ static void idup(int me, int n)
     M_OK(MPI_Comm_free_keyval(&key));
 }
 
+/* MPI_Comm_idup of an intercommunicator, as MPICH's comm_idup tests it: each group's rank
+ * 0 receives from every other remote rank before it starts the duplicate, while those
+ * start theirs and then send synchronously to it (so a duplicate made in the call would
+ * wait for ever); the duplicate is an intercommunicator of the same groups, congruent,
+ * with the attribute copied, whose collectives work. */
+static void inter_idup(int me, int n)
+{
+    if (n < 2)
+        return;
+    MPI_Comm half, ic, d;
+    M_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
+    M_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 6, &ic));
+    int key, lr, ln, rn, buf = 0, flag = 0, cmp;
+    void *val = NULL;
+    M_OK(MPI_Comm_create_keyval(copy_attr, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+    M_OK(MPI_Comm_set_attr(ic, key, (void *)(intptr_t)7));
+    M_OK(MPI_Comm_rank(ic, &lr));
+    M_OK(MPI_Comm_size(ic, &ln));
+    M_OK(MPI_Comm_remote_size(ic, &rn));
+    MPI_Request r;
+    if (lr == 0) {
+        for (int i = 1; i < rn; i++)
+            M_OK(MPI_Recv(&buf, 1, MPI_INT, i, 0, ic, MPI_STATUS_IGNORE));
+        M_OK(MPI_Comm_idup(ic, &d, &r));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    } else {
+        M_OK(MPI_Comm_idup(ic, &d, &r));
+        ck_assert(d == MPI_COMM_NULL || r == MPI_REQUEST_NULL);
+        M_OK(MPI_Ssend(&lr, 1, MPI_INT, 0, 0, ic));
+        M_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    }
+    M_OK(MPI_Comm_test_inter(d, &flag));
+    ck_assert_msg(flag, "the duplicate is not an intercommunicator");
+    M_OK(MPI_Comm_compare(d, ic, &cmp));
+    ck_assert_int_eq(cmp, MPI_CONGRUENT);
+    M_OK(MPI_Comm_get_attr(d, key, &val, &flag));
+    ck_assert(flag && (intptr_t)val == 7);
+    int sum = -1, size, rsize;
+    M_OK(MPI_Comm_size(d, &size));
+    M_OK(MPI_Comm_remote_size(d, &rsize));
+    ck_assert(size == ln && rsize == rn);
+    M_OK(MPI_Allreduce(&lr, &sum, 1, MPI_INT, MPI_SUM, d));
+    ck_assert_int_eq(sum, rn * (rn - 1) / 2); /* the remote group's ranks */
+    M_OK(MPI_Comm_free(&d));
+    M_OK(MPI_Comm_free(&ic));
+    M_OK(MPI_Comm_free(&half));
+    M_OK(MPI_Comm_free_keyval(&key));
+}
+
 static void refusals(int me, int n)
 {
     (void)me;
@@ -316,6 +366,7 @@ static void everything(shmc_comm *w, int me, int n, void *arg)
     in_flight(me, n);
     persistent(me, n);
     idup(me, n);
+    inter_idup(me, n);
     refusals(me, n);
     M_OK(MPI_Finalize());
 }
