@@ -673,8 +673,10 @@ SHMC_API int shmc_exscan(const void *sendbuf, void *recvbuf, size_t count, shmc_
  * nothing). Until then the buffers (and the arrays of counts and displacements) belong to
  * the call. Several may be in flight on one communicator and on several, with blocking
  * collectives and point-to-point calls between; every rank starts the nonblocking
- * collectives of a communicator in the same order (blocking ones may come between, in
- * the same order too). Any wait or test of this process moves every started one along,
+ * collectives of a communicator in the same order, and makes its blocking collectives
+ * and communicator makings in the same order, but the two kinds may interleave
+ * differently on different ranks (a rank may start one before a blocking barrier that
+ * another rank enters before starting it), as other MPI libraries allow. Any wait or test of this process moves every started one along,
  * so a rank waiting in another call never holds the others up.
  *
  * The checks, in-place forms and errors are the blocking call's, found at the start

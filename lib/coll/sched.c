@@ -46,19 +46,25 @@ struct shmc__sched {
     void *done_arg;
 };
 
-int shmc__sched_tag(const struct shmc__cx *x)
+/* The upper half of the tags: blocking calls' numbers. */
+#define BLOCKING_TAGS ((SHMC_TAG_MAX >> 1) + 1)
+
+int shmc__sched_tag(const struct shmc__cx *x, int blocking)
 {
+    if (blocking)
+        return (int)(BLOCKING_TAGS | (x->cc->blk_calls++ & (BLOCKING_TAGS - 1)));
     /* A persistent collective's number was reserved when it was made (shmc_coll_as). */
     uint32_t seq = shmc__coll_as >= 0 ? (uint32_t)shmc__coll_as : x->cc->nbc_calls++;
     shmc__coll_as = -1;
-    return (int)(seq & SHMC_TAG_MAX);
+    return (int)(seq & (BLOCKING_TAGS - 1));
 }
 
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
 {
     struct shmc__sched *s = calloc(1, sizeof *s);
     /* The call's number, taken on every member alike even if this one fails here. */
-    int tag = shmc__sched_tag(x);
+    int blocking = x->nb == &shmc__coll_own;
+    int tag = shmc__sched_tag(x, blocking);
     if (!s)
         return NULL;
     s->co = x->co;

@@ -28,12 +28,17 @@ struct shmc__sched;
 
 /* A schedule for call x (its communicator, dtype and op), with tmp bytes of memory of its
  * own (shmc__sched_tmp); NULL without memory. Its tag is taken from the communicator's
- * count of nonblocking calls, here, whatever happens later. */
+ * count of nonblocking calls, or of blocking ones run by messages when x is a blocking
+ * collective (x->nb is shmc__coll_own, entry.h), here, whatever happens later. */
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp);
-/* The tag of call x's messages: its number among the communicator's nonblocking calls,
- * taken now (shmc__sched_new takes it; a making that exchanges its own messages on the
- * nonblocking context takes it here, split.c). */
-int shmc__sched_tag(const struct shmc__cx *x);
+/* The tag of call x's messages, taken now (shmc__sched_new takes it; a making that
+ * exchanges its own messages takes it here, split.c): its number among the communicator's
+ * blocking calls run by messages (blocking) or among its nonblocking calls. Both kinds
+ * travel on the nonblocking context; the two counts run apart, in halves of the tags of
+ * their own, so a member may make its blocking and nonblocking calls in another order
+ * than the others, as other MPI libraries let programs do; each kind on its own must come
+ * in one order on every member. */
+int shmc__sched_tag(const struct shmc__cx *x, int blocking);
 /* Its own memory, from where it was made: tmp bytes, aligned for any dtype. */
 void *shmc__sched_tmp(struct shmc__sched *s);
 /* Steps of the current round (comm ranks; bytes may be 0). */

@@ -81,8 +81,8 @@ static int one(const struct shmc__cx *x, int send, struct offer *o, int q, int t
  * *uid and *threads as agreed.
  *
  * The messages travel on the parent's nonblocking context under the number of its next
- * nonblocking call, which every member takes alike (sched.h), so they never meet those of
- * a nonblocking collective in flight; each rank sends first (each send ends at once) and
+ * blocking call run by messages, which every member takes alike (sched.h), so they never
+ * meet those of a collective in flight; each rank sends first (each send ends at once) and
  * then receives. No memory is needed, so a member out of it still takes part, and no
  * collective lock is held, so makings from several threads at once, on different parents
  * in any order on each rank, never wait for each other. */
@@ -96,7 +96,7 @@ static int agree(const struct shmc__cx *x, int local, int color, int key, struct
                                                  : 0u,
                          shmc__coll_threads(x->co), color, key};
     struct offer v = mine;
-    int tag = shmc__sched_tag(x), rc = SHMC_OK;
+    int tag = shmc__sched_tag(x, 1), rc = SHMC_OK;
     if (all)
         all[x->me] = mine;
     shmc__deadline_arm(x->c->timeout_ms); /* the agreement's waits end by then (p2p.h) */

@@ -8,6 +8,8 @@
  * their blocking collectives as schedules, by thread level and SHMC_COLL_OVERLAP. A scheduled
  * blocking collective that a member never joins ends with SHMC_ERR_TIMEOUT at the communicator's
  * bound, and a member killed mid-way ends the others' calls with SHMC_ERR_PEER_DEAD.
+ * Blocking calls (collectives and makings) and nonblocking collectives may come in
+ * different orders on different members, as other MPI libraries let them.
  */
 #include <check.h>
 #include <pthread.h>
@@ -269,6 +271,47 @@ START_TEST(test_scheduled_blocking_dead_member)
 }
 END_TEST
 
+/* Rank r (each in turn) starts a nonblocking all-reduce before a blocking barrier, a
+ * blocking all-reduce and a duplication; the others make those blocking calls first and
+ * start theirs after: each kind is in one order everywhere, the two kinds are not. On the
+ * world and on a duplicate (whose blocking collectives run as schedules at
+ * SHMC_THREAD_MULTIPLE, _i = 1). */
+static void interleaved(shmc_comm *w0, int me, int n, void *arg)
+{
+    (void)w0;
+    int multiple = *(const int *)arg;
+    shmc_comm *w, *d, *e;
+    T_OK(shmc_init_thread(multiple ? SHMC_THREAD_MULTIPLE : SHMC_THREAD_SERIALIZED, &w));
+    T_OK(shmc_comm_split(w, 0, me, &d));
+    shmc_comm *on[2] = {w, d};
+    for (int k = 0; k < 2; k++)
+        for (int r = 0; r < n; r++) {
+            int64_t a = me + 1, b = 0, x = 1, y = 0;
+            shmc_request *q = NULL;
+            if (me == r)
+                T_OK(shmc_iallreduce(&a, &b, 1, SHMC_INT64, SHMC_SUM, on[k], &q));
+            T_OK(shmc_barrier(on[k]));
+            T_OK(shmc_allreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, on[k]));
+            T_ASSERT(y == n, "blocking all-reduce: %lld", (long long)y);
+            T_OK(shmc_comm_split(on[k], 0, me, &e));
+            T_OK(shmc_comm_free(&e));
+            if (me != r)
+                T_OK(shmc_iallreduce(&a, &b, 1, SHMC_INT64, SHMC_SUM, on[k], &q));
+            T_OK(shmc_wait(&q, NULL));
+            T_ASSERT(b == (int64_t)n * (n + 1) / 2, "nonblocking all-reduce: %lld", (long long)b);
+        }
+    T_OK(shmc_comm_free(&d));
+    T_OK(shmc_finalize());
+}
+
+START_TEST(test_blocking_and_nonblocking_interleaved)
+{
+    int multiple = _i;
+    struct shmct_opts o = {.no_init = 1};
+    ck_assert_int_eq(shmct_run_opts(3, interleaved, &multiple, &o), 0);
+}
+END_TEST
+
 static Suite *coll_threads_suite(void)
 {
     Suite *s = suite_create("coll_threads");
@@ -280,6 +323,7 @@ static Suite *coll_threads_suite(void)
     tcase_add_loop_test(t, test_which_communicators_are_scheduled, 0, 2);
     tcase_add_test(t, test_scheduled_blocking_timeout);
     tcase_add_test(t, test_scheduled_blocking_dead_member);
+    tcase_add_loop_test(t, test_blocking_and_nonblocking_interleaved, 0, 2);
     suite_add_tcase(s, t);
     return s;
 }
