@@ -214,8 +214,11 @@ typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
-#define MPI_UNWEIGHTED ((int *)(intptr_t)2)
-#define MPI_WEIGHTS_EMPTY ((int *)(intptr_t)3)
+/* Addresses of the library's own, not small constants: GCC's -Wstringop-overread warns
+ * where a program passes a constant address as an array of ints. */
+extern int shmc_mpi_weights[2];
+#define MPI_UNWEIGHTED (&shmc_mpi_weights[0])
+#define MPI_WEIGHTS_EMPTY (&shmc_mpi_weights[1])
 
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 512

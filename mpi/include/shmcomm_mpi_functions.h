@@ -820,6 +820,102 @@ SHMC_MPI_FN(int, Exscan_init,
             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              MPI_Comm comm, MPI_Info info, MPI_Request *request));
 
+/* ---- neighbourhood collectives ------------------------------------------------------ */
+SHMC_MPI_FN(int, Neighbor_allgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Neighbor_allgather_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Ineighbor_allgather,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ineighbor_allgather_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_allgather_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_allgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Neighbor_allgatherv_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+             MPI_Comm comm));
+SHMC_MPI_FN(int, Ineighbor_allgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Ineighbor_allgatherv_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+             MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_allgatherv_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_alltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Neighbor_alltoall_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Ineighbor_alltoall,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ineighbor_alltoall_c,
+            (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_alltoall_init,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_alltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Neighbor_alltoallv_c,
+            (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+             const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
+SHMC_MPI_FN(int, Ineighbor_alltoallv,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Ineighbor_alltoallv_c,
+            (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+             const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_alltoallv_init,
+            (const void *sendbuf, const int sendcounts[], const int sdispls[],
+             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_alltoallw,
+            (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+SHMC_MPI_FN(int, Neighbor_alltoallw_c,
+            (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+SHMC_MPI_FN(int, Ineighbor_alltoallw,
+            (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Ineighbor_alltoallw_c,
+            (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Neighbor_alltoallw_init,
+            (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+             MPI_Request *request));
+
 /* ---- declared, not implemented: MPI_ERR_UNSUPPORTED_OPERATION -------------------------- */
 SHMC_MPI_NOTYET(Win_create,
                 (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,

@@ -1,7 +1,7 @@
 /*
  * Graph and distributed graph topologies (MPI 4.1, 8.5.3 and 8.5.4): the communicators
  * keep the graph (every node's edges) or this rank's neighbours and weights, which the
- * queries hand back; the neighbourhood collectives are not built yet (docs/mpi.md). One
+ * queries hand back, and the neighbourhood collectives' lists (neighbor.c). One
  * machine has no placement to improve, so reorder changes nothing: a graph's nodes are
  * the first nnodes ranks in their order, a distributed graph keeps every rank's.
  */
@@ -9,6 +9,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+int shmc_mpi_weights[2]; /* MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (mpi.h) */
 
 struct shmc_mpi_graph {
     int kind; /* MPI_GRAPH or MPI_DIST_GRAPH */
@@ -426,3 +428,19 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Dist_graph_neighbors);
+
+int shmc_mpi__graph_nbrs(const struct shmc_mpi_comm *c, struct shmc_mpi_nbrs *n)
+{
+    const struct shmc_mpi_graph *g = c->graph;
+    *n = (struct shmc_mpi_nbrs){0};
+    if (g->kind == MPI_DIST_GRAPH) {
+        *n = (struct shmc_mpi_nbrs){g->indeg, g->outdeg, g->src, g->dst, NULL, 0};
+        return MPI_SUCCESS;
+    }
+    /* A graph's neighbours of a node are its edges, both ways (MPI_Graph_neighbors). */
+    int first = c->rank ? g->index[c->rank - 1] : 0;
+    int k = g->index[c->rank] - first;
+    const int *e = k > 0 ? g->edges + first : NULL;
+    *n = (struct shmc_mpi_nbrs){k, k, e, e, NULL, 0};
+    return MPI_SUCCESS;
+}

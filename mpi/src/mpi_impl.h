@@ -302,6 +302,19 @@ int shmc_mpi__call_rooted(const struct shmc_mpi_call *k, int root, int in_place)
 int shmc_mpi__graph_kind(const struct shmc_mpi_comm *c);
 int shmc_mpi__graph_copy(const struct shmc_mpi_comm *from, struct shmc_mpi_comm *to);
 void shmc_mpi__graph_free(struct shmc_mpi_graph *g);
+/* The neighbours of a member of a communicator with a topology, for the neighbourhood
+ * collectives (neighbor.c), in MPI's order: indeg sources and outdeg destinations,
+ * MPI_PROC_NULL where a Cartesian dimension ends. The arrays are the topology's or, for a
+ * Cartesian one, own (freed with free(own)), where pairs says that each dimension's two
+ * neighbours come as a pair, the negative direction first. */
+struct shmc_mpi_nbrs {
+    int indeg, outdeg;
+    const int *src, *dst;
+    int *own;
+    int pairs;
+};
+int shmc_mpi__cart_nbrs(const struct shmc_mpi_comm *c, struct shmc_mpi_nbrs *n); /* topo.c */
+int shmc_mpi__graph_nbrs(const struct shmc_mpi_comm *c, struct shmc_mpi_nbrs *n);
 /* A predefined communicator attribute (keyval below SHMC_MPI_FIRST_KEYVAL). */
 int shmc_mpi__comm_predefined_attr(int keyval, void *val, int *flag);
 /* Deletes the attributes of every communicator, MPI_COMM_SELF's first (MPI_Finalize). */
@@ -359,6 +372,33 @@ int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const in
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                            const char *fn);
+
+/* neighbor.c: a neighbourhood collective's arguments (one kind's; the others unused),
+ * run blocking (request NULL) or nonblocking, or made persistent. */
+enum {
+    SHMC_MPI_NB_ALLGATHER,
+    SHMC_MPI_NB_ALLGATHERV,
+    SHMC_MPI_NB_ALLTOALL,
+    SHMC_MPI_NB_ALLTOALLV,
+    SHMC_MPI_NB_ALLTOALLW
+};
+struct shmc_mpi_nargs {
+    int kind, nonblocking;
+    const void *sbuf;
+    MPI_Count scount;
+    struct shmc_mpi_arr scounts, sdispls; /* sdispls: bytes for alltoallw, else extents */
+    MPI_Datatype stype;
+    const MPI_Datatype *stypes;
+    void *rbuf;
+    MPI_Count rcount;
+    struct shmc_mpi_arr rcounts, rdispls;
+    MPI_Datatype rtype;
+    const MPI_Datatype *rtypes;
+};
+int shmc_mpi__neighbor(const struct shmc_mpi_nargs *a, MPI_Comm comm, MPI_Request *request,
+                       const char *fn);
+int shmc_mpi__neighbor_init(const struct shmc_mpi_nargs *a, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request, const char *fn);
 
 /* icnb.c: the nonblocking collectives on intercommunicator comm (request: where the
  * request goes; fn names the call). Rooted ones take MPI's root convention; gather

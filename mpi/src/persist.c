@@ -152,7 +152,7 @@ int PMPI_Start(MPI_Request *request)
         a.type = transient;
     }
     switch (a.kind) {
-        case SHMC_MPI_P_COLL: /* matched in the order they were made (shmc_coll_as) */
+    case SHMC_MPI_P_COLL: /* matched in the order they were made (shmc_coll_as) */
         shmc_coll_as(a.seq);
         rc = a.start(a.args, &t);
         shmc_coll_as(-1);
@@ -338,7 +338,7 @@ int shmc_mpi__persist_coll(MPI_Comm comm, MPI_Info info, MPI_Request *request,
                            const char *fn)
 {
     int rc = MPI_SUCCESS;
-        struct shmc_mpi_persist *p = NULL;
+    struct shmc_mpi_persist *p = NULL;
     struct shmc_mpi_comm *c = shmc_mpi__comm_any(comm, &rc);
     uint32_t seq = 0;
     if (!c || (rc = shmc_mpi__info_check(info)) != MPI_SUCCESS)
@@ -347,7 +347,7 @@ int shmc_mpi__persist_coll(MPI_Comm comm, MPI_Info info, MPI_Request *request,
         rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
     else if (!args || !(p = calloc(1, sizeof *p)))
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a persistent collective");
-        else if ((rc = shmc_mpi__from_shmc(shmc_coll_reserve(c->c, &seq))) == MPI_SUCCESS &&
+    else if ((rc = shmc_mpi__from_shmc(shmc_coll_reserve(c->c, &seq))) == MPI_SUCCESS &&
              (rc = shmc_mpi__request_new(NULL, comm, 0, NULL, request)) == MPI_SUCCESS) {
         *p = (struct shmc_mpi_persist){
             .kind = SHMC_MPI_P_COLL, .start = start, .args = args, .seq = seq};

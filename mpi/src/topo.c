@@ -449,3 +449,30 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Cart_map);
+
+int shmc_mpi__cart_nbrs(const struct shmc_mpi_comm *c, struct shmc_mpi_nbrs *n)
+{
+    int nd = c->ndims > 0 ? c->ndims : 0;
+    *n = (struct shmc_mpi_nbrs){2 * nd, 2 * nd, NULL, NULL, NULL, 1};
+    if (!nd)
+        return MPI_SUCCESS;
+    if (!(n->own = malloc((size_t)(2 * nd) * sizeof *n->own)))
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a Cartesian topology's neighbours");
+    /* Row-major coordinates (coords_of): dimension i's stride is the product of the later
+     * dimensions' sizes. */
+    int stride = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        int d = c->dims[i], here = c->rank / stride % d;
+        for (int s = -1; s <= 1; s += 2) {
+            int x = here + s, r = MPI_PROC_NULL;
+            if (c->periods[i])
+                x = (x + d) % d;
+            if (x >= 0 && x < d)
+                r = c->rank + (x - here) * stride;
+            n->own[2 * i + (s > 0)] = r;
+        }
+        stride *= d;
+    }
+    n->src = n->dst = n->own;
+    return MPI_SUCCESS;
+}
