@@ -676,8 +676,9 @@ SHMC_API int shmc_exscan(const void *sendbuf, void *recvbuf, size_t count, shmc_
  * collectives of a communicator in the same order, and makes its blocking collectives
  * and communicator makings in the same order, but the two kinds may interleave
  * differently on different ranks (a rank may start one before a blocking barrier that
- * another rank enters before starting it), as other MPI libraries allow. Any wait or test of this process moves every started one along,
- * so a rank waiting in another call never holds the others up.
+ * another rank enters before starting it), as other MPI libraries allow. Any wait or
+ * test of this process moves every started one along, so a rank waiting in another call
+ * never holds the others up.
  *
  * The checks, in-place forms and errors are the blocking call's, found at the start
  * (SHMC_ERR_ARG ... , *req NULL), or at completion: a member that fails or quits makes
@@ -885,6 +886,73 @@ SHMC_API int shmc_comm_id(const shmc_comm *comm);
  * SHMC_ERR_STATE for a variable read only at shmc_init; SHMC_ERR_NOT_INIT. Each error prints what
  * was wrong. Not a collective. */
 SHMC_API int shmc_config_set(const char *name, const char *value);
+
+/* ---- One-sided communication: windows of shared memory ---------------------------------
+ *
+ * A window is memory on every member of a communicator that every member reads and writes
+ * without its owner taking part (MPI's shared-memory windows, MPI_Win_allocate_shared).
+ * shmc_win_allocate is a collective over comm: each member gives the bytes of its own part
+ * (0 allowed) and the unit its displacements count in, and gets *base, its own part's
+ * address; the parts lie one after another in rank order in one mapping, the same layout in
+ * every process though at different addresses (shmc_win_shared_query gives each member's).
+ * The memory is reserved when the window is made (SHMC_ERR_NOMEM, with a message, where the
+ * machine or the cgroup is short) and zero-filled. Every member must make its windows in the
+ * same order as its other collectives on comm. shmc_win_free is a collective too: it returns
+ * when every member has called it, and unmaps the memory.
+ *
+ * Access: shmc_put and shmc_get copy bytes to and from member rank's part at displacement
+ * disp (units of its disp_unit); shmc_accumulate combines count elements of dtype into it
+ * with op, shmc_get_accumulate returns the old values in result and then combines (op
+ * SHMC_NO_OP: only reads), and shmc_compare_and_swap replaces one element that equals
+ * *compare with *value and returns the old one in *result. Accumulates to one member are
+ * atomic per call against each other (each holds that member's lock of accumulates while it
+ * combines), whatever ops they use; puts and gets are plain copies. Every access is complete
+ * at return, at the origin and at the target. An access past the end of the target's part
+ * is SHMC_ERR_ARG and touches nothing.
+ *
+ * Synchronisation orders accesses as MPI's does: shmc_win_fence is a collective (a barrier
+ * with full memory fences: what any member wrote before it, every member reads after it);
+ * shmc_win_lock (exclusive or shared) and shmc_win_unlock on one member, or
+ * shmc_win_lock_all/unlock_all (shared on all), bracket passive-target access, and a lock
+ * waits while another process holds it in a way that excludes it (waits are those of the
+ * library: they drive progress, appear in hang reports and end with SHMC_ERR_PEER_DEAD
+ * when a member of the window dies); shmc_win_flush (rank, or SHMC_ANY_SOURCE: all) and
+ * shmc_win_sync are memory fences; shmc_win_post/start/complete/wait/test are MPI's
+ * generalised active target: a member posts its part to the ranks listed (they may then
+ * access it), starts an access epoch to the ranks listed (waiting for each to post),
+ * completes it (telling each it is done) and waits for (or tests) the end of its own
+ * exposure. Locks and epochs are this process's: one thread of it at a time should open
+ * and close them. Returns SHMC_OK; SHMC_ERR_ARG for bad arguments; SHMC_ERR_STATE for a
+ * lock not held, an epoch not open, or a second one of the same kind; the communicator's
+ * errors. */
+typedef struct shmc_win shmc_win;
+#define SHMC_REPLACE ((shmc_op)-2) /* an accumulate's op: the origin's value replaces */
+#define SHMC_NO_OP ((shmc_op)-3)   /* a get_accumulate's op: the target is only read */
+SHMC_API int shmc_win_allocate(size_t bytes, size_t disp_unit, shmc_comm *comm, void **base,
+                               shmc_win **win);
+SHMC_API int shmc_win_shared_query(const shmc_win *win, int rank, size_t *bytes, size_t *disp_unit,
+                                   void **base);
+SHMC_API int shmc_win_free(shmc_win **win);
+SHMC_API int shmc_win_fence(shmc_win *win);
+SHMC_API int shmc_win_lock(shmc_win *win, int rank, int exclusive);
+SHMC_API int shmc_win_unlock(shmc_win *win, int rank);
+SHMC_API int shmc_win_lock_all(shmc_win *win);
+SHMC_API int shmc_win_unlock_all(shmc_win *win);
+SHMC_API int shmc_win_flush(shmc_win *win, int rank);
+SHMC_API int shmc_win_sync(shmc_win *win);
+SHMC_API int shmc_win_post(shmc_win *win, const int *ranks, int n);
+SHMC_API int shmc_win_start(shmc_win *win, const int *ranks, int n);
+SHMC_API int shmc_win_complete(shmc_win *win);
+SHMC_API int shmc_win_wait(shmc_win *win);
+SHMC_API int shmc_win_test(shmc_win *win, int *flag);
+SHMC_API int shmc_put(const void *src, size_t bytes, int rank, size_t disp, shmc_win *win);
+SHMC_API int shmc_get(void *dst, size_t bytes, int rank, size_t disp, shmc_win *win);
+SHMC_API int shmc_accumulate(const void *src, size_t count, shmc_dtype dtype, shmc_op op, int rank,
+                             size_t disp, shmc_win *win);
+SHMC_API int shmc_get_accumulate(const void *src, void *result, size_t count, shmc_dtype dtype,
+                                 shmc_op op, int rank, size_t disp, shmc_win *win);
+SHMC_API int shmc_compare_and_swap(const void *value, const void *compare, void *result,
+                                   shmc_dtype dtype, int rank, size_t disp, shmc_win *win);
 
 /* Reads one of this process's counters into *value:
  * "requests_active" (sends and receives not yet completed), "comms" (communicators made

@@ -4,7 +4,7 @@
 
 # The library's layers, lowest first (docs/design.md); scripts/layers.sh checks that no
 # object calls a layer above its own.
-LAYERS  := base shm transport device p2p coll boot
+LAYERS  := base shm transport device p2p coll boot rma
 LIB_SRC := $(filter-out lib/device/none.c,$(foreach l,$(LAYERS),$(wildcard lib/$(l)/*.c))) \
            $(DEV_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(DEV_CU:%.cu=$(BUILD)/%.o)

@@ -19,7 +19,7 @@
 # LAYERS_EXTRA="layer:object ..." adds objects as if they were in that layer (the
 # self-test plants its own this way).
 set -u
-LAYERS=(base shm transport device p2p coll boot)
+LAYERS=(base shm transport device p2p coll boot rma)
 
 rank_of() {
     local i

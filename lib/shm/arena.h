@@ -80,6 +80,8 @@ enum {
     SHMC_BLK_RECV = 2,
     SHMC_BLK_FINALIZE = 3, /* delivering what it owes before leaving */
     SHMC_BLK_COLL = 4,     /* a shared-memory collective: a peer's slot or its readers */
+    SHMC_BLK_WIN = 5,      /* a window's lock (rma/) */
+    SHMC_BLK_LAST = SHMC_BLK_WIN
 };
 
 /* Header flags. */

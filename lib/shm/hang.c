@@ -92,6 +92,10 @@ static const char *wait_text(const struct blk *b, char *buf, size_t len)
         snprintf(buf, len, "waits in a collective%s%s", b->peer >= 0 ? " for " : "",
                  b->peer >= 0 ? who : "");
         break;
+    case SHMC_BLK_WIN:
+        snprintf(buf, len, "waits for a window's lock%s%s", b->peer >= 0 ? " on " : "",
+                 b->peer >= 0 ? who : "");
+        break;
     case SHMC_BLK_FINALIZE:
         snprintf(buf, len, "waits in shmc_finalize to deliver what it owes%s%s",
                  b->peer >= 0 ? " to " : "", b->peer >= 0 ? who : "");
@@ -230,7 +234,7 @@ int shmc__hang_reporter(const struct shmc__arena *a, int n, uint64_t timeout_ns,
         struct blk b = read_blk(a, n, r, 0);
         if (b.state >= SHMC_RANK_FINALIZED && b.state <= SHMC_RANK_DEAD)
             continue; /* left the job */
-        if (b.state > SHMC_RANK_DEAD || b.op > SHMC_BLK_COLL ||
+        if (b.state > SHMC_RANK_DEAD || b.op > SHMC_BLK_LAST ||
             (b.op != SHMC_BLK_NONE && b.since_ns > now + 1000000000ull))
             return -2; /* values no rank writes */
         int stuck = blocked(&b) && b.since_ns && now >= b.since_ns + timeout_ns;

@@ -11,10 +11,10 @@
 #include "harness.h"
 
 static const char *const examples[] = {
-    "pingpong",     "pipeline",       "ring",           "chunked",
-    "bidir",        "overlap",        "model_parallel", "coll_broadcast",
-    "coll_reduce",  "coll_allreduce", "coll_gather",    "coll_allgather",
-    "coll_scatter", "coll_alltoall",  "coll_barrier",   "coll_group"};
+    "pingpong",    "pipeline",        "ring",           "chunked",       "bidir",
+    "overlap",     "model_parallel",  "coll_broadcast", "coll_reduce",   "coll_allreduce",
+    "coll_gather", "coll_allgather",  "coll_scatter",   "coll_alltoall", "coll_barrier",
+    "coll_group",  "window_histogram"};
 #define NEX (int)(sizeof examples / sizeof examples[0])
 static const int counts[] = {2, 3, 4, 8, 16};
 
