@@ -8,6 +8,7 @@
 
 #include "base/dtype.h"
 #include "base/reduction.h"
+#include "base/userop.h"
 #include "p2p/p2p.h"
 #include "rma/win.h"
 
@@ -55,14 +56,16 @@ static void acc_give(struct shmc_win *w, int rank)
     shmc__store_release32(&w->rec[rank].acc, 0);
 }
 
-/* Does op combine dtype in an accumulate? The built-in ops but AVG, SHMC_REPLACE, and for
- * a get_accumulate (reads) SHMC_NO_OP. */
+/* Does op combine dtype in an accumulate? The built-in ops but AVG, ops made with
+ * shmc_op_create, SHMC_REPLACE, and for a get_accumulate (reads) SHMC_NO_OP. */
 static int acc_op_ok(shmc_dtype dtype, shmc_op op, int reads)
 {
     if (!shmc__dtype_size(dtype))
         return 0;
     if (op == SHMC_REPLACE || (reads && op == SHMC_NO_OP))
         return 1;
+    if (shmc__op_user(op))
+        return shmc__userop_check(dtype, op) == SHMC_OK;
     return op != SHMC_AVG && shmc__reduce_check(dtype, op) == SHMC_OK;
 }
 
@@ -85,6 +88,8 @@ static int acc_call(const void *src, void *result, size_t count, shmc_dtype dtyp
         memcpy(result, at, bytes);
     if (op == SHMC_REPLACE)
         memmove(at, src, bytes);
+    else if (shmc__op_user(op))
+        shmc__userop_reduce(at, src, count, dtype, op, SHMC_ACC_LEFT);
     else if (op != SHMC_NO_OP)
         shmc__reduce(at, src, count, dtype, op, SHMC_ACC_LEFT);
     acc_give(w, rank);

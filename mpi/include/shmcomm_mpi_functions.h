@@ -916,59 +916,90 @@ SHMC_MPI_FN(int, Neighbor_alltoallw_init,
              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
              MPI_Request *request));
 
+/* ---- one-sided communication on windows the library allocates (win.c, rma.c) ---- */
+SHMC_MPI_FN(int, Win_allocate,
+            (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+             MPI_Win *win));
+SHMC_MPI_FN(int, Win_allocate_shared,
+            (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+             MPI_Win *win));
+SHMC_MPI_FN(int, Win_shared_query,
+            (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr));
+SHMC_MPI_FN(int, Win_free, (MPI_Win * win));
+SHMC_MPI_FN(int, Win_fence, (int assert, MPI_Win win));
+SHMC_MPI_FN(int, Win_post, (MPI_Group group, int assert, MPI_Win win));
+SHMC_MPI_FN(int, Win_start, (MPI_Group group, int assert, MPI_Win win));
+SHMC_MPI_FN(int, Win_complete, (MPI_Win win));
+SHMC_MPI_FN(int, Win_wait, (MPI_Win win));
+SHMC_MPI_FN(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win));
+SHMC_MPI_FN(int, Win_unlock, (int rank, MPI_Win win));
+SHMC_MPI_FN(int, Win_lock_all, (int assert, MPI_Win win));
+SHMC_MPI_FN(int, Win_unlock_all, (MPI_Win win));
+SHMC_MPI_FN(int, Win_flush, (int rank, MPI_Win win));
+SHMC_MPI_FN(int, Win_flush_local, (int rank, MPI_Win win));
+SHMC_MPI_FN(int, Win_flush_all, (MPI_Win win));
+SHMC_MPI_FN(int, Win_flush_local_all, (MPI_Win win));
+SHMC_MPI_FN(int, Win_sync, (MPI_Win win));
+SHMC_MPI_FN(int, Put,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win));
+SHMC_MPI_FN(int, Get,
+            (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+SHMC_MPI_FN(int, Accumulate,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Op op, MPI_Win win));
+SHMC_MPI_FN(int, Win_test, (MPI_Win win, int *flag));
+SHMC_MPI_FN(int, Win_get_group, (MPI_Win win, MPI_Group *group));
+SHMC_MPI_FN(int, Win_set_name, (MPI_Win win, const char *win_name));
+SHMC_MPI_FN(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen));
+SHMC_MPI_FN(int, Win_set_info, (MPI_Win win, MPI_Info info));
+SHMC_MPI_FN(int, Win_get_info, (MPI_Win win, MPI_Info *info_used));
+SHMC_MPI_FN(int, Win_create_errhandler,
+            (MPI_Win_errhandler_function * win_errhandler_fn, MPI_Errhandler *errhandler));
+SHMC_MPI_FN(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
+SHMC_MPI_FN(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler));
+SHMC_MPI_FN(int, Win_call_errhandler, (MPI_Win win, int errorcode));
+SHMC_MPI_FN(int, Get_accumulate,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+             MPI_Win win));
+SHMC_MPI_FN(int, Fetch_and_op,
+            (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+             MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+SHMC_MPI_FN(int, Compare_and_swap,
+            (const void *origin_addr, const void *compare_addr, void *result_addr,
+             MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+SHMC_MPI_FN(int, Rput,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win, MPI_Request *request));
+SHMC_MPI_FN(int, Rget,
+            (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request));
+SHMC_MPI_FN(int, Raccumulate,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Op op, MPI_Win win, MPI_Request *request));
+SHMC_MPI_FN(int, Rget_accumulate,
+            (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+             MPI_Win win, MPI_Request *request));
+
 /* ---- declared, not implemented: MPI_ERR_UNSUPPORTED_OPERATION -------------------------- */
 SHMC_MPI_NOTYET(Win_create,
                 (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                  MPI_Win *win),
                 (base, size, disp_unit, info, comm, win));
-SHMC_MPI_NOTYET(Win_allocate,
-                (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                 MPI_Win *win),
-                (size, disp_unit, info, comm, baseptr, win));
-SHMC_MPI_NOTYET(Win_allocate_shared,
-                (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                 MPI_Win *win),
-                (size, disp_unit, info, comm, baseptr, win));
-SHMC_MPI_NOTYET(Win_shared_query,
-                (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr),
-                (win, rank, size, disp_unit, baseptr));
 SHMC_MPI_NOTYET(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win),
                 (info, comm, win));
 SHMC_MPI_NOTYET(Win_attach, (MPI_Win win, void *base, MPI_Aint size), (win, base, size));
 SHMC_MPI_NOTYET(Win_detach, (MPI_Win win, const void *base), (win, base));
-SHMC_MPI_NOTYET(Win_free, (MPI_Win * win), (win));
-SHMC_MPI_NOTYET(Win_fence, (int assert, MPI_Win win), (assert, win));
-SHMC_MPI_NOTYET(Win_post, (MPI_Group group, int assert, MPI_Win win), (group, assert, win));
-SHMC_MPI_NOTYET(Win_start, (MPI_Group group, int assert, MPI_Win win), (group, assert, win));
-SHMC_MPI_NOTYET(Win_complete, (MPI_Win win), (win));
-SHMC_MPI_NOTYET(Win_wait, (MPI_Win win), (win));
-SHMC_MPI_NOTYET(Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
-                (lock_type, rank, assert, win));
-SHMC_MPI_NOTYET(Win_unlock, (int rank, MPI_Win win), (rank, win));
-SHMC_MPI_NOTYET(Win_lock_all, (int assert, MPI_Win win), (assert, win));
-SHMC_MPI_NOTYET(Win_unlock_all, (MPI_Win win), (win));
-SHMC_MPI_NOTYET(Win_flush, (int rank, MPI_Win win), (rank, win));
-SHMC_MPI_NOTYET(Win_flush_local, (int rank, MPI_Win win), (rank, win));
-SHMC_MPI_NOTYET(Win_flush_all, (MPI_Win win), (win));
-SHMC_MPI_NOTYET(Win_flush_local_all, (MPI_Win win), (win));
-SHMC_MPI_NOTYET(Win_sync, (MPI_Win win), (win));
-SHMC_MPI_NOTYET(Put,
-                (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                 int target_rank, MPI_Aint target_disp, int target_count,
-                 MPI_Datatype target_datatype, MPI_Win win),
-                (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                 target_datatype, win));
-SHMC_MPI_NOTYET(Get,
-                (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-                 MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win),
-                (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                 target_datatype, win));
-SHMC_MPI_NOTYET(Accumulate,
-                (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                 int target_rank, MPI_Aint target_disp, int target_count,
-                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
-                (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                 target_datatype, op, win));
 /* ---- handle conversions (every handle is an int: each gives its number back) ------- */
 SHMC_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 SHMC_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));

@@ -331,9 +331,7 @@ static struct shmc_mpi_attrs *attrs_of(int kind, int h, int *rc)
         struct shmc_mpi_type *t = shmc_mpi__type(h, rc);
         return t ? &t->attrs : NULL;
     }
-    *rc = shmc_mpi__err(MPI_ERR_WIN, "%d is not a window%s", h,
-                        h == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
-    return NULL;
+    return shmc_mpi__win_attrs(h, rc);
 }
 
 /* Errors of calls on a communicator go to its handler; the others to the world's. */
@@ -341,6 +339,8 @@ static int raise_on(int kind, int h, int rc, const char *fn)
 {
     if (rc == MPI_SUCCESS)
         return rc;
+    if (kind == SHMC_MPI_OBJ_WIN)
+        return shmc_mpi__win_raise(h, rc, fn);
     return shmc_mpi__raise(
         kind == SHMC_MPI_OBJ_COMM && shmc_mpi__comm_any(h, &(int){0}) ? h : MPI_COMM_WORLD, rc, fn);
 }
@@ -499,6 +499,12 @@ SHMC_MPI_ALIAS(Win_delete_attr);
 
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
+    if (win_keyval >= MPI_WIN_BASE && win_keyval <= MPI_WIN_MODEL) {
+        int rc = shmc_mpi__check_running();
+        if (rc == MPI_SUCCESS)
+            rc = shmc_mpi__win_predefined_attr(win, win_keyval, attribute_val, flag);
+        return shmc_mpi__win_raise(win, rc, __func__);
+    }
     return get_attr(SHMC_MPI_OBJ_WIN, win, win_keyval, attribute_val, flag, __func__);
 }
 SHMC_MPI_ALIAS(Win_get_attr);

@@ -87,6 +87,7 @@ static int runtime_down(void)
     shmc_mpi__bsend_end();
     shmc_mpi__request_end();
     shmc_mpi__messages_end();
+    shmc_mpi__win_end();
     shmc_mpi__comm_end();
     shmc_mpi__group_end();
     shmc_mpi__type_end();

@@ -301,10 +301,12 @@ SHMC_MPI_ALIAS(Error_string);
 #define MAX_HANDLERS 64
 static MPI_Comm_errhandler_function *handlers[MAX_HANDLERS]; /* 0 .. 3: predefined */
 static int refs[MAX_HANDLERS];
-/* What each user handler was made for: a handler is called with a handle of its kind
- * (sessions' handlers are stored cast to the communicators' type and cast back). */
-enum { KIND_COMM, KIND_SESSION };
+/* What each user handler was made for (SHMC_MPI_EH_*): a handler is called with a handle
+ * of its kind (sessions' handlers are stored cast to the communicators' type and cast
+ * back; windows' have the communicators' shape). */
 static int kinds[MAX_HANDLERS];
+static const char *const kind_names[] = {"communicators", "sessions", "windows"};
+static const char *const kind_calls[] = {"Comm", "Session", "Win"};
 
 /* Adds delta holds to handler h (the predefined ones are not counted). Under the lock. */
 static void hold(MPI_Errhandler h, int delta)
@@ -354,28 +356,34 @@ static int create(MPI_Comm_errhandler_function *fn, int kind, MPI_Errhandler *er
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    int rc = create(fn, KIND_COMM, errhandler);
+    int rc = create(fn, SHMC_MPI_EH_COMM, errhandler);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
 }
 SHMC_MPI_ALIAS(Comm_create_errhandler);
 
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    int rc = create((MPI_Comm_errhandler_function *)fn, KIND_SESSION, errhandler);
+    int rc = create((MPI_Comm_errhandler_function *)fn, SHMC_MPI_EH_SESSION, errhandler);
     return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
 }
 SHMC_MPI_ALIAS(Session_create_errhandler);
 
-int shmc_mpi__errh_check(MPI_Errhandler h, int session)
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    int rc = create((MPI_Comm_errhandler_function *)fn, SHMC_MPI_EH_WIN, errhandler);
+    return rc == MPI_SUCCESS ? rc : SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
+}
+SHMC_MPI_ALIAS(Win_create_errhandler);
+
+int shmc_mpi__errh_check(MPI_Errhandler h, int kind)
 {
     if (!handler_ok(h))
         return shmc_mpi__err(MPI_ERR_ARG, "%d is not an error handler", h);
-    if (h > MPI_ERRORS_ABORT && kinds[h] != (session ? KIND_SESSION : KIND_COMM))
+    if (h > MPI_ERRORS_ABORT && kinds[h] != kind)
         return shmc_mpi__err(MPI_ERR_ARG,
                              "error handler %d was made for %s (MPI_%s_create_errhandler makes "
                              "one for %s)",
-                             h, session ? "communicators" : "sessions",
-                             session ? "Session" : "Comm", session ? "sessions" : "communicators");
+                             h, kind_names[kinds[h]], kind_calls[kind], kind_names[kind]);
     return MPI_SUCCESS;
 }
 
@@ -405,7 +413,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     struct shmc_mpi_comm *c = shmc_mpi__comm_any(comm, &rc);
     if (!c)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
-    if ((rc = shmc_mpi__errh_check(errhandler, 0)) != MPI_SUCCESS)
+    if ((rc = shmc_mpi__errh_check(errhandler, SHMC_MPI_EH_COMM)) != MPI_SUCCESS)
         return SHMC_MPI_RAISE(comm, rc);
     shmc_mpi__errh_set(c, errhandler);
     return MPI_SUCCESS;
@@ -449,14 +457,13 @@ static const char *comm_label(MPI_Comm comm, char *buf, size_t len)
 
 /* Hands code to handler h on behalf of fn, for obj (a session or a communicator: a
  * user handler's kind says which it takes; label names obj in the fatal message). */
-static int invoke(MPI_Errhandler h, int session, int obj, const char *label, int code,
-                  const char *fn)
+static int invoke(MPI_Errhandler h, int kind, int obj, const char *label, int code, const char *fn)
 {
     const char *name = fn && fn[0] == 'P' ? fn + 1 : fn; /* PMPI_Send: MPI_Send */
     if (h == MPI_ERRORS_RETURN)
         return code;
     if (h > MPI_ERRORS_ABORT && h < MAX_HANDLERS && handlers[h]) {
-        if (kinds[h] == KIND_SESSION)
+        if (kinds[h] == SHMC_MPI_EH_SESSION)
             ((MPI_Session_errhandler_function *)handlers[h])(&obj, &code);
         else
             handlers[h](&obj, &code);
@@ -469,7 +476,7 @@ static int invoke(MPI_Errhandler h, int session, int obj, const char *label, int
             "shmcomm MPI: rank %d: the error handler is MPI_ERRORS_ARE_FATAL: "
             "aborting the job (MPI_%s_set_errhandler with MPI_ERRORS_RETURN to "
             "handle errors)\n",
-            shmc_mpi__world_rank, session ? "Session" : "Comm");
+            shmc_mpi__world_rank, kind_calls[kind]);
     fflush(stderr);
     if (shmc_mpi__up)
         shmc_abort(1);
@@ -481,8 +488,8 @@ int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn)
     if (code == MPI_SUCCESS)
         return code;
     char lbl[32];
-    return invoke(shmc_mpi__comm_errhandler(comm), 0, comm, comm_label(comm, lbl, sizeof lbl), code,
-                  fn);
+    return invoke(shmc_mpi__comm_errhandler(comm), SHMC_MPI_EH_COMM, comm,
+                  comm_label(comm, lbl, sizeof lbl), code, fn);
 }
 
 int shmc_mpi__raise_session(MPI_Session s, MPI_Errhandler h, int code, const char *fn)
@@ -491,7 +498,16 @@ int shmc_mpi__raise_session(MPI_Session s, MPI_Errhandler h, int code, const cha
         return code;
     char lbl[32];
     snprintf(lbl, sizeof lbl, "session %d", s);
-    return invoke(h, 1, s, lbl, code, fn);
+    return invoke(h, SHMC_MPI_EH_SESSION, s, lbl, code, fn);
+}
+
+int shmc_mpi__raise_win(MPI_Win w, MPI_Errhandler h, int code, const char *fn)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    char lbl[32];
+    snprintf(lbl, sizeof lbl, "window %d", w);
+    return invoke(h, SHMC_MPI_EH_WIN, w, lbl, code, fn);
 }
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)

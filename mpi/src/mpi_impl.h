@@ -92,12 +92,15 @@ MPI_Errhandler shmc_mpi__comm_errhandler(MPI_Comm comm);
  * lives while a handle or a communicator holds it). */
 struct shmc_mpi_comm;
 void shmc_mpi__errh_set(struct shmc_mpi_comm *c, MPI_Errhandler h);
-/* MPI_SUCCESS if h is a handler for sessions (session) or communicators, else the error. */
-int shmc_mpi__errh_check(MPI_Errhandler h, int session);
+/* The kinds of object an error handler is made for. */
+enum { SHMC_MPI_EH_COMM, SHMC_MPI_EH_SESSION, SHMC_MPI_EH_WIN };
+/* MPI_SUCCESS if h is a handler for objects of kind (SHMC_MPI_EH_*), else the error. */
+int shmc_mpi__errh_check(MPI_Errhandler h, int kind);
 /* Adds delta holds to h (a user handler lives while held). */
 void shmc_mpi__errh_hold(MPI_Errhandler h, int delta);
-/* Hands code to handler h of session s on behalf of fn (as shmc_mpi__raise). */
+/* Hands code to handler h of session s (window w) on behalf of fn (as shmc_mpi__raise). */
 int shmc_mpi__raise_session(MPI_Session s, MPI_Errhandler h, int code, const char *fn);
+int shmc_mpi__raise_win(MPI_Win w, MPI_Errhandler h, int code, const char *fn);
 int shmc_mpi__unsupported(const char *name);
 /* MPI_LASTUSEDCODE: the last code added at run time, or MPI_ERR_LASTCODE. */
 int shmc_mpi__last_used_code(void);
@@ -372,6 +375,30 @@ int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const in
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                            const char *fn);
+
+/* ---- windows (win.c; the accesses are rma.c's) ------------------------------------------ */
+
+struct shmc_mpi_win {
+    shmc_win *w;
+    MPI_Comm comm; /* a duplicate of the communicator it was made on (its group) */
+    int flavor, disp_unit, rank, size;
+    MPI_Aint bytes;
+    void *base;
+    MPI_Errhandler errh;
+    char name[MPI_MAX_OBJECT_NAME];
+    struct shmc_mpi_attrs attrs;
+};
+extern struct shmc_mpi_table shmc_mpi__wins;
+/* The window of a handle, or NULL with the error's detail in *rc. */
+struct shmc_mpi_win *shmc_mpi__win(MPI_Win h, int *rc);
+/* Raises rc on window h's handler (the world's if h is no window), on behalf of fn. */
+int shmc_mpi__win_raise(MPI_Win h, int rc, const char *fn);
+/* The C library's window error err as an MPI code. */
+int shmc_mpi__win_err(int err);
+struct shmc_mpi_attrs *shmc_mpi__win_attrs(MPI_Win h, int *rc);
+/* MPI_WIN_BASE ... MPI_WIN_MODEL of window h. */
+int shmc_mpi__win_predefined_attr(MPI_Win h, int keyval, void *val, int *flag);
+void shmc_mpi__win_end(void);
 
 /* neighbor.c: a neighbourhood collective's arguments (one kind's; the others unused),
  * run blocking (request NULL) or nonblocking, or made persistent. */

@@ -96,13 +96,13 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     if (rc == MPI_SUCCESS && !session)
         rc = shmc_mpi__err(MPI_ERR_ARG, "session is NULL");
     if (rc == MPI_SUCCESS)
-        rc = shmc_mpi__errh_check(errhandler, 1);
+        rc = shmc_mpi__errh_check(errhandler, SHMC_MPI_EH_SESSION);
     if (rc == MPI_SUCCESS)
         rc = level_asked(info, &level);
     if (rc != MPI_SUCCESS)
         return shmc_mpi__raise_session(
             MPI_SESSION_NULL,
-            shmc_mpi__errh_check(errhandler, 1) == MPI_SUCCESS ? errhandler : MPI_ERRORS_ARE_FATAL,
+            shmc_mpi__errh_check(errhandler, SHMC_MPI_EH_SESSION) == MPI_SUCCESS ? errhandler : MPI_ERRORS_ARE_FATAL,
             rc, fn);
     struct session *s = malloc(sizeof *s);
     if (!s)
@@ -307,7 +307,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     int rc = check(session, __func__);
     if (rc != MPI_SUCCESS)
         return rc;
-    if ((rc = shmc_mpi__errh_check(errhandler, 1)) != MPI_SUCCESS)
+    if ((rc = shmc_mpi__errh_check(errhandler, SHMC_MPI_EH_SESSION)) != MPI_SUCCESS)
         return raise_on(session, rc, __func__);
     shmc_mpi__errh_hold(errhandler, 1);
     pthread_mutex_lock(&mu);

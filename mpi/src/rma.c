@@ -1,0 +1,299 @@
+/*
+ * MPI's one-sided accesses on windows of shared memory (win.c): MPI_Put, MPI_Get, the
+ * accumulates and their request forms. The target's memory is mapped here, so a put
+ * unpacks the origin's packed data straight into the target's layout and a get packs from
+ * it; the accumulates go through the C library's (atomic against each other per call),
+ * which take a contiguous target: a non-contiguous target datatype there is refused by
+ * name (MPI_ERR_UNSUPPORTED_OPERATION; docs/mpi.md). Every access is complete when its
+ * call returns, so the request forms hand back a request that is complete already.
+ */
+#include "mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One access: its window, and the target's memory for tcount elements of ttype at disp
+ * (checked against the target's part). */
+struct access {
+    struct shmc_mpi_win *x;
+    const struct shmc_mpi_type *tt;
+    char *at;      /* the target's buffer, as its datatype's displacements count from */
+    size_t tbytes; /* the packed bytes of the target side */
+    int none;      /* target MPI_PROC_NULL: nothing to do */
+};
+
+static int target(MPI_Win win, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                  struct access *a)
+{
+    int rc = shmc_mpi__check_running();
+    memset(a, 0, sizeof *a);
+    if (rc != MPI_SUCCESS || !(a->x = shmc_mpi__win(win, &rc)))
+        return rc;
+    if (rank == MPI_PROC_NULL) {
+        a->none = 1;
+        return MPI_SUCCESS;
+    }
+    if (rank < 0 || rank >= a->x->size)
+        return shmc_mpi__err(MPI_ERR_RANK, "target rank %d is not in the window's group (0..%d)",
+                             rank, a->x->size - 1);
+    if (!(a->tt = shmc_mpi__type_usable(ttype, &rc)))
+        return rc;
+    if (tcount < 0)
+        return shmc_mpi__err(MPI_ERR_COUNT, "target count %lld is negative", (long long)tcount);
+    if (disp < 0)
+        return shmc_mpi__err(MPI_ERR_DISP, "target displacement %lld is negative", (long long)disp);
+    size_t bytes, unit;
+    void *base;
+    if ((rc = shmc_mpi__from_shmc(shmc_win_shared_query(a->x->w, rank, &bytes, &unit, &base))))
+        return rc;
+    MPI_Aint lo, off;
+    size_t span = shmc_mpi__type_span(a->tt, (size_t)tcount, &lo);
+    if (__builtin_mul_overflow(disp, (MPI_Aint)unit, &off) || off + lo < 0 ||
+        (span && (size_t)(off + lo) + span > bytes))
+        return shmc_mpi__err(MPI_ERR_RMA_RANGE,
+                             "%lld bytes at displacement %lld (unit %zu) of rank %d's %zu bytes: "
+                             "past its end",
+                             (long long)span, (long long)disp, unit, rank, bytes);
+    a->at = (char *)base + off;
+    a->tbytes = (size_t)tcount * (size_t)a->tt->size;
+    return MPI_SUCCESS;
+}
+
+static int same_bytes(size_t origin, size_t tgt)
+{
+    return origin == tgt ? MPI_SUCCESS
+                         : shmc_mpi__err(MPI_ERR_TYPE,
+                                         "the origin side holds %zu bytes and the target side "
+                                         "%zu: their type signatures differ",
+                                         origin, tgt);
+}
+
+static int put(const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+               MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    struct access a;
+    const struct shmc_mpi_type *ot;
+    size_t obytes;
+    struct shmc_mpi_view v;
+    int rc = target(win, rank, disp, tcount, ttype, &a);
+    if (rc || a.none)
+        return rc;
+    if ((rc = shmc_mpi__buffer_arg(oaddr, ocount, otype, &ot, &obytes)) ||
+        (rc = same_bytes(obytes, a.tbytes)) ||
+        (rc = shmc_mpi__view_send(oaddr, (size_t)ocount, ot, &v)))
+        return rc;
+    if (a.tt->dense)
+        memmove(a.at, v.p, v.bytes);
+    else
+        shmc_mpi__unpack(v.p, v.bytes, a.at, (size_t)tcount, a.tt);
+    shmc_mpi__view_finish(&v, 0);
+    return MPI_SUCCESS;
+}
+
+static int get(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+               MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    struct access a;
+    const struct shmc_mpi_type *ot;
+    size_t obytes;
+    struct shmc_mpi_view v;
+    int rc = target(win, rank, disp, tcount, ttype, &a);
+    if (rc || a.none)
+        return rc;
+    if ((rc = shmc_mpi__buffer_arg(oaddr, ocount, otype, &ot, &obytes)) ||
+        (rc = same_bytes(obytes, a.tbytes)) ||
+        (rc = shmc_mpi__view_recv(oaddr, (size_t)ocount, ot, &v)))
+        return rc;
+    if (a.tt->dense)
+        memmove(v.p, a.at, v.bytes);
+    else
+        shmc_mpi__pack(a.at, (size_t)tcount, a.tt, v.p);
+    shmc_mpi__view_finish(&v, v.bytes);
+    return MPI_SUCCESS;
+}
+
+/* An accumulate's combine in the C library's terms: count elements of dtype with op. */
+static int acc_red(MPI_Op op, const struct access *a, MPI_Count tcount, MPI_Datatype ttype,
+                   shmc_dtype *dtype, shmc_op *sop, size_t *count)
+{
+    if (!a->tt->dense)
+        return shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
+                             "an accumulate to a non-contiguous target datatype (docs/mpi.md, "
+                             "Limits): use a contiguous one");
+    if (op == MPI_REPLACE || op == MPI_NO_OP) {
+        *dtype = SHMC_UINT8;
+        *sop = op == MPI_REPLACE ? SHMC_REPLACE : SHMC_NO_OP;
+        *count = a->tbytes;
+        return MPI_SUCCESS;
+    }
+    if (shmc_mpi__is_user_op(op))
+        return shmc_mpi__err(MPI_ERR_OP, "the accumulates take the predefined ops only (MPI)");
+    struct shmc_mpi_red r;
+    int rc = shmc_mpi__reduction(op, ttype, &r);
+    if (rc == MPI_SUCCESS && r.big)
+        rc = shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION, "an accumulate of this datatype");
+    *dtype = r.dtype;
+    *sop = r.op;
+    *count = (size_t)tcount * r.n;
+    return rc;
+}
+
+static int accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype otype, void *raddr,
+                      MPI_Count rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
+                      MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+    struct access a;
+    const struct shmc_mpi_type *ot = NULL, *rt;
+    size_t obytes = 0, rbytes, count;
+    struct shmc_mpi_view vo = {0}, vr = {0};
+    shmc_dtype dtype;
+    shmc_op sop;
+    int rc = target(win, rank, disp, tcount, ttype, &a);
+    if (rc || a.none)
+        return rc;
+    if ((rc = acc_red(op, &a, tcount, ttype, &dtype, &sop, &count)))
+        return rc;
+    if (op != MPI_NO_OP && ((rc = shmc_mpi__buffer_arg(oaddr, ocount, otype, &ot, &obytes)) ||
+                            (rc = same_bytes(obytes, a.tbytes)) ||
+                            (rc = shmc_mpi__view_send(oaddr, (size_t)ocount, ot, &vo))))
+        return rc;
+    if (raddr && ((rc = shmc_mpi__buffer_arg(raddr, rcount, rtype, &rt, &rbytes)) ||
+                  (rc = same_bytes(rbytes, a.tbytes)) ||
+                  (rc = shmc_mpi__view_recv(raddr, (size_t)rcount, rt, &vr)))) {
+        shmc_mpi__view_finish(&vo, 0);
+        return rc;
+    }
+    size_t d = (size_t)disp; /* (the target is dense: its data start at its displacement) */
+    int err = raddr ? shmc_get_accumulate(vo.p, vr.p, count, dtype, sop, rank, d, a.x->w)
+                    : shmc_accumulate(vo.p, count, dtype, sop, rank, d, a.x->w);
+    shmc_mpi__view_finish(&vo, 0);
+    if (raddr)
+        shmc_mpi__view_finish(&vr, err == SHMC_OK ? vr.bytes : 0);
+    return shmc_mpi__from_shmc(err);
+}
+
+#define RAISE(win, rc) shmc_mpi__win_raise((win), (rc), __func__)
+
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win)
+{
+    return RAISE(win, put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                          target_count, target_datatype, win));
+}
+SHMC_MPI_ALIAS(Put);
+
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return RAISE(win, get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                          target_count, target_datatype, win));
+}
+SHMC_MPI_ALIAS(Get);
+
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    int rc = op == MPI_NO_OP ? shmc_mpi__err(MPI_ERR_OP, "MPI_NO_OP is for the get forms")
+                             : accumulate(origin_addr, origin_count, origin_datatype, NULL, 0,
+                                          MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
+                                          target_datatype, op, win);
+    return RAISE(win, rc);
+}
+SHMC_MPI_ALIAS(Accumulate);
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return RAISE(win, accumulate(origin_addr, origin_count, origin_datatype, result_addr,
+                                 result_count, result_datatype, target_rank, target_disp,
+                                 target_count, target_datatype, op, win));
+}
+SHMC_MPI_ALIAS(Get_accumulate);
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    return RAISE(win, accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                                 target_disp, 1, datatype, op, win));
+}
+SHMC_MPI_ALIAS(Fetch_and_op);
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    struct access a;
+    int rc = target(win, target_rank, target_disp, 1, datatype, &a);
+    if (rc == MPI_SUCCESS && !a.none) {
+        if (!a.tt->predefined)
+            rc = shmc_mpi__err(MPI_ERR_TYPE, "compare-and-swap takes a predefined datatype");
+        else if (!origin_addr || !compare_addr || !result_addr)
+            rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL");
+        else
+            rc = shmc_mpi__from_shmc(shmc_compare_and_swap(
+                origin_addr, compare_addr, result_addr, SHMC_DTYPE_BYTES(a.tt->size), target_rank,
+                (size_t)target_disp, a.x->w));
+    }
+    return RAISE(win, rc);
+}
+SHMC_MPI_ALIAS(Compare_and_swap);
+
+/* The request forms: the access is complete at return, and so is its request. */
+static int done(MPI_Win win, int rc, MPI_Request *request, const char *fn)
+{
+    if (rc == MPI_SUCCESS && !request)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
+    if (rc == MPI_SUCCESS)
+        rc = shmc_mpi__request_sent(request);
+    return shmc_mpi__win_raise(win, rc, fn);
+}
+
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Win win, MPI_Request *request)
+{
+    return done(win,
+                put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win),
+                request, __func__);
+}
+SHMC_MPI_ALIAS(Rput);
+
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    return done(win,
+                get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win),
+                request, __func__);
+}
+SHMC_MPI_ALIAS(Rget);
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    int rc = op == MPI_NO_OP ? shmc_mpi__err(MPI_ERR_OP, "MPI_NO_OP is for the get forms")
+                             : accumulate(origin_addr, origin_count, origin_datatype, NULL, 0,
+                                          MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
+                                          target_datatype, op, win);
+    return done(win, rc, request, __func__);
+}
+SHMC_MPI_ALIAS(Raccumulate);
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    return done(win,
+                accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                           result_datatype, target_rank, target_disp, target_count, target_datatype,
+                           op, win),
+                request, __func__);
+}
+SHMC_MPI_ALIAS(Rget_accumulate);

@@ -1,0 +1,301 @@
+/*
+ * The MPI interface's windows: MPI_Win_allocate_shared laid out back to back and read by
+ * load and store, MPI_Win_shared_query (MPI_PROC_NULL too); MPI_Put and MPI_Get with
+ * strided datatypes on both sides across fences; accumulates that add up exactly,
+ * fetch-and-op tickets all different, one compare-and-swap winner, MPI_REPLACE and
+ * MPI_NO_OP; an exclusive lock around read-modify-write by get and put, lock_all with
+ * flushes, the request forms; post-start-complete-wait with groups; the window's
+ * attributes, name, group and error handlers; the refusals with their classes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_test.h"
+
+#define ROUNDS 40
+
+static void shared(int me, int n)
+{
+    MPI_Win win;
+    int *mine;
+    MPI_Aint bytes = (MPI_Aint)(me + 1) * 8 * (MPI_Aint)sizeof(int);
+    M_OK(MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+    for (int i = 0; i < (me + 1) * 8; i++)
+        mine[i] = me * 100 + i;
+    M_OK(MPI_Win_fence(0, win));
+    char *expect = NULL;
+    for (int r = 0; r < n; r++) {
+        MPI_Aint sz;
+        int unit;
+        int *p;
+        M_OK(MPI_Win_shared_query(win, r, &sz, &unit, &p));
+        ck_assert_int_eq((int)sz, (r + 1) * 8 * (int)sizeof(int));
+        ck_assert_int_eq(unit, (int)sizeof(int));
+        ck_assert_msg(!expect || (char *)p == expect, "rank %d's part is not after rank %d's", r,
+                      r - 1);
+        expect = (char *)p + sz;
+        for (int i = 0; i < (r + 1) * 8; i++)
+            ck_assert_int_eq(p[i], r * 100 + i);
+    }
+    MPI_Aint sz;
+    int unit, *p0, *p;
+    M_OK(MPI_Win_shared_query(win, MPI_PROC_NULL, &sz, &unit, &p));
+    M_OK(MPI_Win_shared_query(win, 0, &sz, &unit, &p0));
+    ck_assert_ptr_eq(p, p0);
+    M_OK(MPI_Win_fence(0, win));
+    M_OK(MPI_Win_free(&win));
+    ck_assert_int_eq(win, MPI_WIN_NULL);
+}
+
+/* Every other int of rank me's send buffer into every third int of the next rank's part. */
+static void strided(int me, int n)
+{
+    MPI_Win win;
+    int *mine;
+    M_OK(MPI_Win_allocate(64 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine,
+                          &win));
+    MPI_Datatype every2, every3;
+    M_OK(MPI_Type_vector(5, 1, 2, MPI_INT, &every2));
+    M_OK(MPI_Type_vector(5, 1, 3, MPI_INT, &every3));
+    M_OK(MPI_Type_commit(&every2));
+    M_OK(MPI_Type_commit(&every3));
+    int src[10], back[10];
+    for (int i = 0; i < 10; i++)
+        src[i] = i % 2 ? -1 : me * 1000 + i;
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    M_OK(MPI_Win_fence(0, win));
+    M_OK(MPI_Put(src, 1, every2, next, 4, 1, every3, win));
+    M_OK(MPI_Win_fence(0, win));
+    for (int k = 0; k < 5; k++)
+        ck_assert_int_eq(mine[4 + 3 * k], prev * 1000 + 2 * k);
+    ck_assert_int_eq(mine[5], 0); /* a hole of the target type: untouched */
+    memset(back, 0, sizeof back);
+    M_OK(MPI_Get(back, 1, every2, next, 4, 1, every3, win));
+    M_OK(MPI_Win_fence(0, win));
+    for (int k = 0; k < 5; k++)
+        ck_assert_int_eq(back[2 * k], me * 1000 + 2 * k);
+    ck_assert_int_eq(back[1], 0);
+    M_OK(MPI_Type_free(&every2));
+    M_OK(MPI_Type_free(&every3));
+    M_OK(MPI_Win_free(&win));
+}
+
+static void atomics(int me, int n)
+{
+    MPI_Win win;
+    long *mine;
+    M_OK(MPI_Win_allocate(4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mine,
+                          &win));
+    M_OK(MPI_Win_lock_all(0, win));
+    long one = 1, tickets[ROUNDS];
+    for (int i = 0; i < ROUNDS; i++) {
+        M_OK(MPI_Accumulate(&one, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, win));
+        M_OK(MPI_Fetch_and_op(&one, &tickets[i], MPI_LONG, n - 1, 1, MPI_SUM, win));
+    }
+    long claim = me + 1, zero = 0, old = -1;
+    M_OK(MPI_Compare_and_swap(&claim, &zero, &old, MPI_LONG, 0, 2, win));
+    M_OK(MPI_Win_flush_all(win));
+    M_OK(MPI_Win_unlock_all(win));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    long total, wins, w = old == 0;
+    M_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    M_OK(MPI_Get(&total, 1, MPI_LONG, 0, 0, 1, MPI_LONG, win));
+    M_OK(MPI_Win_unlock(0, win));
+    ck_assert_int_eq(total, (long)n * ROUNDS);
+    M_OK(MPI_Allreduce(&w, &wins, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    ck_assert_int_eq(wins, 1);
+    long *all = malloc(sizeof(long) * ROUNDS * (size_t)n);
+    char *hit = calloc((size_t)n * ROUNDS, 1);
+    M_OK(MPI_Allgather(tickets, ROUNDS, MPI_LONG, all, ROUNDS, MPI_LONG, MPI_COMM_WORLD));
+    for (int i = 0; i < n * ROUNDS; i++) {
+        ck_assert_msg(all[i] >= 0 && all[i] < n * ROUNDS && !hit[all[i]], "ticket %ld", all[i]);
+        hit[all[i]] = 1;
+    }
+    free(all);
+    free(hit);
+    /* MPI_REPLACE, then MPI_NO_OP reads it back; the request forms */
+    long forty = 40, got = -1;
+    M_OK(MPI_Win_fence(0, win));
+    if (me == 0)
+        M_OK(MPI_Accumulate(&forty, 1, MPI_LONG, n - 1, 3, 1, MPI_LONG, MPI_REPLACE, win));
+    M_OK(MPI_Win_fence(0, win));
+    MPI_Request r[2];
+    M_OK(MPI_Rget_accumulate(NULL, 0, MPI_LONG, &got, 1, MPI_LONG, n - 1, 3, 1, MPI_LONG, MPI_NO_OP,
+                             win, &r[0]));
+    long v = 5;
+    M_OK(MPI_Rput(&v, 1, MPI_LONG, me, 2, 1, MPI_LONG, win, &r[1]));
+    M_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    M_OK(MPI_Win_fence(0, win));
+    ck_assert_int_eq(got, 40);
+    ck_assert_int_eq(mine[2], 5);
+    M_OK(MPI_Win_free(&win));
+}
+
+static void locked_counter(int me, int n)
+{
+    (void)me;
+    MPI_Win win;
+    int *mine;
+    M_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+    for (int i = 0; i < ROUNDS; i++) {
+        int v;
+        M_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        M_OK(MPI_Get(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+        M_OK(MPI_Win_flush(0, win));
+        v++;
+        M_OK(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+        M_OK(MPI_Win_unlock(0, win));
+    }
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    int total;
+    M_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, win));
+    M_OK(MPI_Get(&total, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    M_OK(MPI_Win_unlock(0, win));
+    ck_assert_int_eq(total, n * ROUNDS);
+    M_OK(MPI_Win_free(&win));
+}
+
+/* Post to the rank before, start to the rank after, put, complete, wait (groups). */
+static void pscw(int me, int n)
+{
+    MPI_Win win;
+    int *mine;
+    M_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+    MPI_Group world, gprev, gnext;
+    int prev = (me + n - 1) % n, next = (me + 1) % n;
+    M_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    M_OK(MPI_Group_incl(world, 1, &prev, &gprev));
+    M_OK(MPI_Group_incl(world, 1, &next, &gnext));
+    M_OK(MPI_Win_post(gprev, 0, win));
+    M_OK(MPI_Win_start(gnext, 0, win));
+    int v = 500 + me;
+    M_OK(MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win));
+    M_OK(MPI_Win_complete(win));
+    int flag = 0;
+    while (!flag)
+        M_OK(MPI_Win_test(win, &flag));
+    ck_assert_int_eq(*mine, 500 + prev);
+    M_OK(MPI_Group_free(&gprev));
+    M_OK(MPI_Group_free(&gnext));
+    M_OK(MPI_Group_free(&world));
+    M_OK(MPI_Win_free(&win));
+}
+
+static int calls;
+static void count_fn(MPI_Win *win, int *code, ...)
+{
+    (void)win, (void)code;
+    calls++;
+}
+
+static void object(int me, int n)
+{
+    MPI_Win win;
+    double *mine;
+    M_OK(MPI_Win_allocate(10 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mine,
+                          &win));
+    void *base;
+    MPI_Aint *size;
+    int *unit, *flavor, *model, flag;
+    M_OK(MPI_Win_get_attr(win, MPI_WIN_BASE, &base, &flag));
+    ck_assert(flag && base == mine);
+    M_OK(MPI_Win_get_attr(win, MPI_WIN_SIZE, &size, &flag));
+    ck_assert(flag && *size == 10 * (MPI_Aint)sizeof(double));
+    M_OK(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &unit, &flag));
+    ck_assert(flag && *unit == (int)sizeof(double));
+    M_OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag));
+    ck_assert(flag && *flavor == MPI_WIN_FLAVOR_ALLOCATE);
+    M_OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
+    ck_assert(flag && *model == MPI_WIN_UNIFIED);
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    M_OK(MPI_Win_set_name(win, "histogram"));
+    M_OK(MPI_Win_get_name(win, name, &len));
+    ck_assert_str_eq(name, "histogram");
+    MPI_Group g, wg;
+    int cmp;
+    M_OK(MPI_Win_get_group(win, &g));
+    M_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    M_OK(MPI_Group_compare(g, wg, &cmp));
+    ck_assert_int_eq(cmp, MPI_IDENT);
+    M_OK(MPI_Group_free(&g));
+    M_OK(MPI_Group_free(&wg));
+    /* the refusals, on MPI_ERRORS_RETURN */
+    M_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    double d[11] = {0};
+    M_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(d, 11, MPI_DOUBLE, me, 0, 11, MPI_DOUBLE, win));
+    M_CLASS(MPI_ERR_RMA_RANGE, MPI_Get(d, 1, MPI_DOUBLE, me, 10, 1, MPI_DOUBLE, win));
+    M_CLASS(MPI_ERR_RANK, MPI_Put(d, 1, MPI_DOUBLE, n, 0, 1, MPI_DOUBLE, win));
+    M_CLASS(MPI_ERR_DISP, MPI_Put(d, 1, MPI_DOUBLE, me, -1, 1, MPI_DOUBLE, win));
+    M_CLASS(MPI_ERR_TYPE, MPI_Put(d, 2, MPI_DOUBLE, me, 0, 1, MPI_DOUBLE, win));
+    M_CLASS(MPI_ERR_LOCKTYPE, MPI_Win_lock(7, me, 0, win));
+    M_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_unlock(me, win));
+    M_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_complete(win));
+    M_CLASS(MPI_ERR_ASSERT, MPI_Win_fence(1, win));
+    M_CLASS(MPI_ERR_OP, MPI_Accumulate(d, 1, MPI_DOUBLE, me, 0, 1, MPI_DOUBLE, MPI_NO_OP, win));
+    MPI_Datatype every2;
+    M_OK(MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &every2));
+    M_OK(MPI_Type_commit(&every2));
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
+            MPI_Accumulate(d, 2, MPI_DOUBLE, me, 0, 1, every2, MPI_SUM, win));
+    M_OK(MPI_Type_free(&every2));
+    for (int i = 0; i < 10; i++)
+        ck_assert(mine[i] == 0.0); /* nothing refused wrote */
+    M_OK(MPI_Put(d, 0, MPI_DOUBLE, MPI_PROC_NULL, 0, 0, MPI_DOUBLE, win));
+    /* a handler of the program's, called with the window's errors */
+    MPI_Errhandler eh, got;
+    M_OK(MPI_Win_create_errhandler(count_fn, &eh));
+    M_OK(MPI_Win_set_errhandler(win, eh));
+    M_OK(MPI_Win_get_errhandler(win, &got));
+    ck_assert_int_eq(got, eh);
+    M_OK(MPI_Errhandler_free(&got));
+    calls = 0;
+    MPI_Win_unlock(me, win);
+    M_OK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
+    ck_assert_int_eq(calls, 2);
+    M_CLASS(MPI_ERR_ARG, MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh)); /* a window's handler */
+    M_OK(MPI_Errhandler_free(&eh));
+    M_OK(MPI_Win_free(&win));
+    /* bad makings: every member's fails alike, none hangs */
+    M_CLASS(MPI_ERR_DISP, MPI_Win_allocate(8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+    M_CLASS(MPI_ERR_SIZE, MPI_Win_allocate(-1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+    M_CLASS(MPI_ERR_WIN, MPI_Win_free(&win)); /* MPI_WIN_NULL */
+    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
+            MPI_Win_create(d, sizeof d, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+}
+
+static void everything(shmc_comm *w0, int me, int n, void *arg)
+{
+    (void)w0, (void)arg;
+    mt_init();
+    shared(me, n);
+    strided(me, n);
+    atomics(me, n);
+    locked_counter(me, n);
+    pscw(me, n);
+    object(me, n);
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_win)
+{
+    mt_run(_i, everything, NULL);
+}
+END_TEST
+
+static Suite *mpi_win_suite(void)
+{
+    Suite *s = suite_create("mpi_win");
+    TCase *t = tcase_create("mpi_win");
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, test_mpi_win, 1, 5);
+    tcase_add_loop_test(t, test_mpi_win, 8, 9);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(mpi_win_suite());
+}
