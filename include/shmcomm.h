@@ -902,13 +902,15 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  *
  * Access: shmc_put and shmc_get copy bytes to and from member rank's part at displacement
  * disp (units of its disp_unit); shmc_accumulate combines count elements of dtype into it
- * with op, shmc_get_accumulate returns the old values in result and then combines (op
- * SHMC_NO_OP: only reads), and shmc_compare_and_swap replaces one element that equals
- * *compare with *value and returns the old one in *result. Accumulates to one member are
- * atomic per call against each other (each holds that member's lock of accumulates while it
- * combines), whatever ops they use; puts and gets are plain copies. Every access is complete
- * at return, at the origin and at the target. An access past the end of the target's part
- * is SHMC_ERR_ARG and touches nothing.
+ * with op (a built-in op but SHMC_AVG, an op of shmc_op_create's, or SHMC_REPLACE: the
+ * target's element = target OP origin), shmc_get_accumulate returns the old values in
+ * result and then combines (op SHMC_NO_OP: only reads), and shmc_compare_and_swap
+ * replaces one element that equals *compare with *value and returns the old one in
+ * *result. Accumulates to one member are atomic per call against each other (each holds
+ * that member's lock of accumulates while it combines), whatever ops they use; puts and
+ * gets are plain copies. Every access is complete at return, at the origin and at the
+ * target. An access past the end of the target's part is SHMC_ERR_ARG and touches
+ * nothing.
  *
  * Synchronisation orders accesses as MPI's does: shmc_win_fence is a collective (a barrier
  * with full memory fences: what any member wrote before it, every member reads after it);
