@@ -900,6 +900,13 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * same order as its other collectives on comm. shmc_win_free is a collective too: it returns
  * when every member has called it, and unmaps the memory.
  *
+ * shmc_win_create makes a window of memory each member allocated itself (bytes at base;
+ * base NULL with bytes SIZE_MAX: this process's whole address space, displacements then
+ * being addresses, as in MPI's dynamic windows). Other processes cannot map such memory:
+ * accesses to it go by single copy (process_vm_readv/writev), which the kernel must allow
+ * between the job's processes (an access it refuses is SHMC_ERR_SYS, with a message), and
+ * shmc_win_shared_query refuses its parts (SHMC_ERR_ARG) but for the caller's own.
+ *
  * Access: shmc_put and shmc_get copy bytes to and from member rank's part at displacement
  * disp (units of its disp_unit); shmc_accumulate combines count elements of dtype into it
  * with op (a built-in op but SHMC_AVG, an op of shmc_op_create's, or SHMC_REPLACE: the
@@ -932,6 +939,8 @@ typedef struct shmc_win shmc_win;
 #define SHMC_NO_OP ((shmc_op)-3)   /* a get_accumulate's op: the target is only read */
 SHMC_API int shmc_win_allocate(size_t bytes, size_t disp_unit, shmc_comm *comm, void **base,
                                shmc_win **win);
+SHMC_API int shmc_win_create(void *base, size_t bytes, size_t disp_unit, shmc_comm *comm,
+                             shmc_win **win);
 SHMC_API int shmc_win_shared_query(const shmc_win *win, int rank, size_t *bytes, size_t *disp_unit,
                                    void **base);
 SHMC_API int shmc_win_free(shmc_win **win);

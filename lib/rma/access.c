@@ -1,33 +1,75 @@
 /*
- * A window's accesses (shmcomm.h): copies into and out of the mapping, and the
- * accumulates, each of which holds its target's lock of accumulates while it reads and
- * combines, so accumulates to one member (compare-and-swap included) are atomic against
+ * A window's accesses (shmcomm.h): copies into and out of its parts, which lie in the
+ * shared mapping (loads and stores) or, for shmc_win_create's windows, in each member's
+ * own memory (single copy, transport.h: process_vm_readv/writev); and the accumulates,
+ * each of which holds its target's lock of accumulates while it reads, combines and
+ * writes back, so accumulates to one member (compare-and-swap included) are atomic against
  * each other, as MPI asks per element, here per call.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/dtype.h"
+#include "base/log.h"
 #include "base/reduction.h"
 #include "base/userop.h"
 #include "p2p/p2p.h"
 #include "rma/win.h"
 
+/* Copies bytes between buf and member rank's part at displacement disp: into the part
+ * (write) or out of it. */
+static int part_copy(struct shmc_win *w, int rank, size_t disp, void *buf, size_t bytes, int write)
+{
+    size_t at;
+    int rc = shmc__win_range(w, rank, disp, bytes, &at);
+    if (rc != SHMC_OK || !bytes)
+        return rc;
+    const struct shmc__win_rec *r = &w->rec[rank];
+    char *p = r->remote ? (char *)(uintptr_t)(r->addr + at) : w->map + r->off + at;
+    if (!r->remote || rank == w->me) {
+        memmove(write ? p : buf, write ? buf : p, bytes); /* (either may lie in the window) */
+        return SHMC_OK;
+    }
+    int err = 0;
+    struct shmc__ep *ep = &shmc__p2p.peers[w->world[rank]].ep;
+    uint64_t done = write ? shmc__ep_put(ep, buf, (uint64_t)(uintptr_t)p, bytes, &err)
+                          : shmc__ep_get(ep, buf, (uint64_t)(uintptr_t)p, bytes, &err);
+    if (done == bytes)
+        return SHMC_OK;
+    if ((rc = shmc__peer_lost(&shmc__p2p, w->world[rank])) != SHMC_OK)
+        return rc;
+    SHMC_ERROR("a window access by single copy %s rank %d's memory failed: %s%s",
+               write ? "into" : "from", rank, strerror(err ? err : EIO),
+               err == EPERM ? " (the kernel refuses to let this process read or write another's "
+                              "memory: kernel.yama.ptrace_scope; windows on memory the library "
+                              "allocates need no such permission)"
+                            : "");
+    return err == EFAULT ? SHMC_ERR_ARG : SHMC_ERR_SYS;
+}
+
+static int put_call(const void *src, size_t bytes, int rank, size_t disp, struct shmc_win *w)
+{
+    if (!shmc__win_ok(w) || (bytes && !src))
+        return SHMC_ERR_ARG;
+    return part_copy(w, rank, disp, (void *)(uintptr_t)src, bytes, 1);
+}
+
 SHMC_API int shmc_put(const void *src, size_t bytes, int rank, size_t disp, shmc_win *win)
 {
-    char *at;
-    if (!shmc__win_ok(win) || (bytes && !src) || !(at = shmc__win_at(win, rank, disp, bytes)))
+    SHMC_GUARDED(&shmc__p2p, put_call(src, bytes, rank, disp, win));
+}
+
+static int get_call(void *dst, size_t bytes, int rank, size_t disp, struct shmc_win *w)
+{
+    if (!shmc__win_ok(w) || (bytes && !dst))
         return SHMC_ERR_ARG;
-    memmove(at, src, bytes); /* (the origin buffer may lie in the window too) */
-    return SHMC_OK;
+    return part_copy(w, rank, disp, dst, bytes, 0);
 }
 
 SHMC_API int shmc_get(void *dst, size_t bytes, int rank, size_t disp, shmc_win *win)
 {
-    char *at;
-    if (!shmc__win_ok(win) || (bytes && !dst) || !(at = shmc__win_at(win, rank, disp, bytes)))
-        return SHMC_ERR_ARG;
-    memmove(dst, at, bytes);
-    return SHMC_OK;
+    SHMC_GUARDED(&shmc__p2p, get_call(dst, bytes, rank, disp, win));
 }
 
 /* ---- accumulates ----------------------------------------------------------------------- */
@@ -48,12 +90,13 @@ static int try_acc(void *arg)
 static int acc_take(struct shmc_win *w, int rank)
 {
     struct acc k = {&w->rec[rank].acc, (uint32_t)w->world[w->me] + 1};
-    return try_acc(&k) ? SHMC_OK : shmc__win_wait(w, try_acc, &k);
+    return try_acc(&k) ? SHMC_OK : shmc__win_wait(w, rank, try_acc, &k);
 }
 
 static void acc_give(struct shmc_win *w, int rank)
 {
     shmc__store_release32(&w->rec[rank].acc, 0);
+    shmc__win_woken(w, rank);
 }
 
 /* Does op combine dtype in an accumulate? The built-in ops but AVG, ops made with
@@ -69,14 +112,34 @@ static int acc_op_ok(shmc_dtype dtype, shmc_op op, int reads)
     return op != SHMC_AVG && shmc__reduce_check(dtype, op) == SHMC_OK;
 }
 
+/* The target's bytes to work on under the lock: in the mapping, or a copy of a remote
+ * part's (*copy, written back by acc_end). */
+static int acc_begin(struct shmc_win *w, int rank, size_t disp, size_t bytes, char **p, char **copy)
+{
+    *copy = NULL;
+    if ((*p = shmc__win_at(w, rank, disp, bytes)))
+        return SHMC_OK;
+    if (!(*copy = malloc(bytes ? bytes : 1)))
+        return SHMC_ERR_NOMEM;
+    *p = *copy;
+    return part_copy(w, rank, disp, *copy, bytes, 0);
+}
+
+static int acc_end(struct shmc_win *w, int rank, size_t disp, size_t bytes, char *copy, int changed)
+{
+    int rc = copy && changed ? part_copy(w, rank, disp, copy, bytes, 1) : SHMC_OK;
+    free(copy);
+    return rc;
+}
+
 /* result (if not NULL) gets the target's count elements, which then become target OP src. */
 static int acc_call(const void *src, void *result, size_t count, shmc_dtype dtype, shmc_op op,
                     int rank, size_t disp, struct shmc_win *w)
 {
-    size_t es = shmc__dtype_size(dtype), bytes;
-    char *at;
+    size_t es = shmc__dtype_size(dtype), bytes, at;
     if (!shmc__win_ok(w) || !acc_op_ok(dtype, op, result != NULL) ||
-        __builtin_mul_overflow(count, es, &bytes) || !(at = shmc__win_at(w, rank, disp, bytes)) ||
+        __builtin_mul_overflow(count, es, &bytes) ||
+        shmc__win_range(w, rank, disp, bytes, &at) != SHMC_OK ||
         (bytes && op != SHMC_NO_OP && !src))
         return SHMC_ERR_ARG;
     if (!count)
@@ -84,16 +147,20 @@ static int acc_call(const void *src, void *result, size_t count, shmc_dtype dtyp
     int rc = acc_take(w, rank);
     if (rc != SHMC_OK)
         return rc;
-    if (result)
-        memcpy(result, at, bytes);
-    if (op == SHMC_REPLACE)
-        memmove(at, src, bytes);
-    else if (shmc__op_user(op))
-        shmc__userop_reduce(at, src, count, dtype, op, SHMC_ACC_LEFT);
-    else if (op != SHMC_NO_OP)
-        shmc__reduce(at, src, count, dtype, op, SHMC_ACC_LEFT);
+    char *p, *copy;
+    if ((rc = acc_begin(w, rank, disp, bytes, &p, &copy)) == SHMC_OK) {
+        if (result)
+            memcpy(result, p, bytes);
+        if (op == SHMC_REPLACE)
+            memmove(p, src, bytes);
+        else if (shmc__op_user(op))
+            shmc__userop_reduce(p, src, count, dtype, op, SHMC_ACC_LEFT);
+        else if (op != SHMC_NO_OP)
+            shmc__reduce(p, src, count, dtype, op, SHMC_ACC_LEFT);
+    }
+    int end = acc_end(w, rank, disp, bytes, copy, rc == SHMC_OK && op != SHMC_NO_OP);
     acc_give(w, rank);
-    return SHMC_OK;
+    return rc != SHMC_OK ? rc : end;
 }
 
 SHMC_API int shmc_accumulate(const void *src, size_t count, shmc_dtype dtype, shmc_op op, int rank,
@@ -113,21 +180,25 @@ SHMC_API int shmc_get_accumulate(const void *src, void *result, size_t count, sh
 static int cas_call(const void *value, const void *compare, void *result, shmc_dtype dtype,
                     int rank, size_t disp, struct shmc_win *w)
 {
-    size_t es = shmc__dtype_size(dtype);
-    char *at;
+    size_t es = shmc__dtype_size(dtype), at;
     if (!shmc__win_ok(w) || !es || !value || !compare || !result ||
-        !(at = shmc__win_at(w, rank, disp, es)))
+        shmc__win_range(w, rank, disp, es, &at) != SHMC_OK)
         return SHMC_ERR_ARG;
     int rc = acc_take(w, rank);
     if (rc != SHMC_OK)
         return rc;
-    char old[SHMC_DTYPE_BYTES_MAX];
-    memcpy(old, at, es);
-    if (!memcmp(old, compare, es))
-        memcpy(at, value, es);
+    char *p, *copy, old[SHMC_DTYPE_BYTES_MAX];
+    int swap = 0;
+    if ((rc = acc_begin(w, rank, disp, es, &p, &copy)) == SHMC_OK) {
+        memcpy(old, p, es);
+        if ((swap = !memcmp(old, compare, es)))
+            memcpy(p, value, es);
+    }
+    int end = acc_end(w, rank, disp, es, copy, rc == SHMC_OK && swap);
     acc_give(w, rank);
-    memcpy(result, old, es);
-    return SHMC_OK;
+    if (rc == SHMC_OK)
+        memcpy(result, old, es);
+    return rc != SHMC_OK ? rc : end;
 }
 
 SHMC_API int shmc_compare_and_swap(const void *value, const void *compare, void *result,

@@ -50,7 +50,7 @@ static int try_lock(void *arg)
 static int lock_one(struct shmc_win *w, int rank, int excl)
 {
     struct lk k = {&w->rec[rank].lock, excl, (uint64_t)w->world[w->me] + 1};
-    int rc = try_lock(&k) ? SHMC_OK : shmc__win_wait(w, try_lock, &k);
+    int rc = try_lock(&k) ? SHMC_OK : shmc__win_wait(w, rank, try_lock, &k);
     if (rc == SHMC_OK)
         w->held[rank] = excl ? 2 : 1;
     return rc;
@@ -64,6 +64,7 @@ static void unlock_one(struct shmc_win *w, int rank)
     else
         shmc__fetch_add64(word, (uint64_t)-1);
     w->held[rank] = 0;
+    shmc__win_woken(w, rank);
 }
 
 static int lock_call(struct shmc_win *w, int rank, int excl)

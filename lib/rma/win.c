@@ -19,9 +19,9 @@
 
 #define PAGE 4096u
 
-/* What each member brings. */
+/* What each member brings: its part (in the mapping, or its own memory at addr). */
 struct offer {
-    uint64_t bytes, disp_unit, trouble, world;
+    uint64_t bytes, disp_unit, trouble, world, addr, remote;
 };
 
 /* Rank 0's memory file, or why there is none. */
@@ -51,7 +51,7 @@ static int layout(const struct offer *all, int n, size_t *len)
 {
     size_t at = ((size_t)n * sizeof(struct shmc__win_rec) + PAGE - 1) / PAGE * PAGE;
     for (int i = 0; i < n; i++)
-        if (__builtin_add_overflow(at, (size_t)all[i].bytes, &at))
+        if (!all[i].remote && __builtin_add_overflow(at, (size_t)all[i].bytes, &at))
             return SHMC_ERR_ARG;
     *len = at > 0 ? at : PAGE;
     return SHMC_OK;
@@ -64,7 +64,10 @@ static void write_records(struct shmc__win_rec *rec, const struct offer *all, in
         rec[i].off = at;
         rec[i].bytes = all[i].bytes;
         rec[i].disp_unit = all[i].disp_unit;
-        at += all[i].bytes;
+        rec[i].remote = (uint32_t)all[i].remote;
+        rec[i].addr = all[i].addr;
+        if (!all[i].remote)
+            at += all[i].bytes;
     }
 }
 
@@ -111,8 +114,9 @@ static int open_file(struct shmc_win *w, const struct made *m)
     return rc;
 }
 
-SHMC_API int shmc_win_allocate(size_t bytes, size_t disp_unit, shmc_comm *comm, void **base,
-                               shmc_win **win)
+/* Makes a window: with remote, each part is the member's own memory at *base. */
+static int make(size_t bytes, size_t disp_unit, shmc_comm *comm, void **base, shmc_win **win,
+                int remote)
 {
     if (win)
         *win = NULL;
@@ -139,7 +143,12 @@ SHMC_API int shmc_win_allocate(size_t bytes, size_t disp_unit, shmc_comm *comm, 
     int local = !w->world || !w->held || !w->exposed || !w->access ? 2
                 : !base || !win || !disp_unit                      ? 1
                                                                    : 0;
-    struct offer mine = {bytes, disp_unit, (uint64_t)local, (uint64_t)shmc__p2p.rank};
+    struct offer mine = {bytes,
+                         disp_unit,
+                         (uint64_t)local,
+                         (uint64_t)shmc__p2p.rank,
+                         remote && base ? (uint64_t)(uintptr_t)*base : 0,
+                         (uint64_t)remote};
     rc = shmc_allgather(&mine, all, sizeof mine / sizeof(uint64_t), SHMC_UINT64, w->comm);
     uint64_t trouble = 0;
     for (int i = 0; rc == SHMC_OK && i < n; i++) {
@@ -174,9 +183,23 @@ SHMC_API int shmc_win_allocate(size_t bytes, size_t disp_unit, shmc_comm *comm, 
         return rc;
     }
     w->magic = SHMC_WIN_MAGIC;
-    *base = w->map + w->rec[me].off;
+    if (!remote)
+        *base = w->map + w->rec[me].off;
     *win = w;
     return SHMC_OK;
+}
+
+SHMC_API int shmc_win_allocate(size_t bytes, size_t disp_unit, shmc_comm *comm, void **base,
+                               shmc_win **win)
+{
+    return make(bytes, disp_unit, comm, base, win, 0);
+}
+
+SHMC_API int shmc_win_create(void *base, size_t bytes, size_t disp_unit, shmc_comm *comm,
+                             shmc_win **win)
+{
+    /* (base may be NULL: a window over the whole address space, or of no bytes) */
+    return make(bytes, disp_unit, comm, &base, win, 1);
 }
 
 SHMC_API int shmc_win_shared_query(const shmc_win *win, int rank, size_t *bytes, size_t *disp_unit,
@@ -185,9 +208,11 @@ SHMC_API int shmc_win_shared_query(const shmc_win *win, int rank, size_t *bytes,
     if (!shmc__win_ok(win) || rank < 0 || rank >= win->n || !bytes || !disp_unit || !base)
         return SHMC_ERR_ARG;
     const struct shmc__win_rec *r = &win->rec[rank];
+    if (r->remote && rank != win->me)
+        return SHMC_ERR_ARG; /* (not in shared memory: nobody else can map it) */
     *bytes = (size_t)r->bytes;
     *disp_unit = (size_t)r->disp_unit;
-    *base = win->map + r->off;
+    *base = r->remote ? (void *)(uintptr_t)r->addr : win->map + r->off;
     return SHMC_OK;
 }
 
@@ -226,9 +251,24 @@ static int until(void *arg)
     return 0;
 }
 
-int shmc__win_wait(struct shmc_win *w, int (*fn)(void *arg), void *arg)
+int shmc__win_wait(struct shmc_win *w, int rank, int (*fn)(void *arg), void *arg)
 {
     struct waiting x = {w, fn, arg, SHMC_OK};
+    /* The count before the look at the lock (until), the giver's give before its look at
+     * the count (shmc__win_woken): one of the two sees the other. */
+    shmc__fetch_add32(&w->rec[rank].waiting, 1);
+    shmc__fence_seq_cst();
     int rc = shmc__wait_pred(&shmc__p2p, until, NULL, &x, SHMC_BLK_WIN);
+    shmc__fetch_add32(&w->rec[rank].waiting, (uint32_t)-1);
     return rc != SHMC_OK ? rc : x.lost;
+}
+
+void shmc__win_woken(struct shmc_win *w, int rank)
+{
+    shmc__fence_seq_cst();
+    if (!shmc__load_relaxed32(&w->rec[rank].waiting))
+        return;
+    for (int i = 0; i < w->n; i++)
+        if (i != w->me)
+            shmc__ep_notify(&shmc__p2p.peers[w->world[i]].ep);
 }

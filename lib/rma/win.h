@@ -27,8 +27,15 @@ struct shmc__win_rec {
     shmc_atomic_u64 lock;
     /* The accumulates' lock: 0, or the world rank + 1 of the process combining. */
     shmc_atomic_u32 acc;
-    uint32_t pad0;
-    uint64_t pad[3];
+    /* 1: the part is the member's own memory (shmc_win_create) at addr in its process,
+     * reached by single copy; 0: it lies in the mapping at off. */
+    uint32_t remote;
+    uint64_t addr;
+    /* Processes waiting for one of this record's locks: whoever gives one back wakes the
+     * window's members then (shmc__win_woken). */
+    shmc_atomic_u32 waiting;
+    uint32_t pad1;
+    uint64_t pad[1];
 };
 #define SHMC_WIN_EXCL (1ull << 63)
 #define SHMC_WIN_MAGIC 0x73686d6377696e31ull /* "shmcwin1" */
@@ -55,22 +62,35 @@ static inline int shmc__win_ok(const struct shmc_win *w)
     return w && w->magic == SHMC_WIN_MAGIC;
 }
 
-/* The address of member rank's part at displacement disp for bytes bytes, or NULL past
- * its end or for a bad rank. */
-static inline char *shmc__win_at(const struct shmc_win *w, int rank, size_t disp, size_t bytes)
+/* Where bytes bytes at displacement disp of member rank's part are: their offset in the
+ * part in *at, or SHMC_ERR_ARG past its end or for a bad rank. */
+static inline int shmc__win_range(const struct shmc_win *w, int rank, size_t disp, size_t bytes,
+                                  size_t *at)
 {
     if (rank < 0 || rank >= w->n)
-        return NULL;
+        return SHMC_ERR_ARG;
     const struct shmc__win_rec *r = &w->rec[rank];
-    size_t at;
-    if (__builtin_mul_overflow(disp, (size_t)r->disp_unit, &at) || at > r->bytes ||
-        bytes > r->bytes - at)
-        return NULL;
-    return w->map + r->off + at;
+    if (__builtin_mul_overflow(disp, (size_t)r->disp_unit, at) || *at > r->bytes ||
+        bytes > r->bytes - *at)
+        return SHMC_ERR_ARG;
+    return SHMC_OK;
 }
 
-/* Waits until fn(arg) holds, as the library waits (progress, hang reports as a window's
- * lock, SHMC_ERR_PEER_DEAD when a member of w is gone meanwhile). Under SHMC_GUARDED. */
-int shmc__win_wait(struct shmc_win *w, int (*fn)(void *arg), void *arg);
+/* The address of those bytes in the mapping, or NULL (past the end; a remote part). */
+static inline char *shmc__win_at(const struct shmc_win *w, int rank, size_t disp, size_t bytes)
+{
+    size_t at;
+    if (shmc__win_range(w, rank, disp, bytes, &at) != SHMC_OK || w->rec[rank].remote)
+        return NULL;
+    return w->map + w->rec[rank].off + at;
+}
+
+/* Waits until fn(arg) holds for a lock of member rank's record, as the library waits
+ * (progress, hang reports as a window's lock, SHMC_ERR_PEER_DEAD when a member of w is
+ * gone meanwhile), counted in the record's waiting. Under SHMC_GUARDED. */
+int shmc__win_wait(struct shmc_win *w, int rank, int (*fn)(void *arg), void *arg);
+/* After giving back a lock of member rank's record: wakes the window's members if any
+ * process waits for one of its locks (a waiter may be asleep). */
+void shmc__win_woken(struct shmc_win *w, int rank);
 
 #endif /* SHMC_RMA_WIN_H */

@@ -916,7 +916,7 @@ SHMC_MPI_FN(int, Neighbor_alltoallw_init,
              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
              MPI_Request *request));
 
-/* ---- one-sided communication on windows the library allocates (win.c, rma.c) ---- */
+/* ---- one-sided communication (win.c, rma.c) ---------------------------------------- */
 SHMC_MPI_FN(int, Win_allocate,
             (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
              MPI_Win *win));
@@ -951,6 +951,11 @@ SHMC_MPI_FN(int, Accumulate,
             (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
              MPI_Op op, MPI_Win win));
+SHMC_MPI_FN(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win));
+SHMC_MPI_FN(int, Win_create,
+            (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win));
+SHMC_MPI_FN(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+SHMC_MPI_FN(int, Win_detach, (MPI_Win win, const void *base));
 SHMC_MPI_FN(int, Win_test, (MPI_Win win, int *flag));
 SHMC_MPI_FN(int, Win_get_group, (MPI_Win win, MPI_Group *group));
 SHMC_MPI_FN(int, Win_set_name, (MPI_Win win, const char *win_name));
@@ -992,14 +997,6 @@ SHMC_MPI_FN(int, Rget_accumulate,
              MPI_Win win, MPI_Request *request));
 
 /* ---- declared, not implemented: MPI_ERR_UNSUPPORTED_OPERATION -------------------------- */
-SHMC_MPI_NOTYET(Win_create,
-                (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                 MPI_Win *win),
-                (base, size, disp_unit, info, comm, win));
-SHMC_MPI_NOTYET(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win),
-                (info, comm, win));
-SHMC_MPI_NOTYET(Win_attach, (MPI_Win win, void *base, MPI_Aint size), (win, base, size));
-SHMC_MPI_NOTYET(Win_detach, (MPI_Win win, const void *base), (win, base));
 /* ---- handle conversions (every handle is an int: each gives its number back) ------- */
 SHMC_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 SHMC_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));

@@ -1,11 +1,14 @@
 /*
- * MPI's one-sided accesses on windows of shared memory (win.c): MPI_Put, MPI_Get, the
- * accumulates and their request forms. The target's memory is mapped here, so a put
- * unpacks the origin's packed data straight into the target's layout and a get packs from
- * it; the accumulates go through the C library's (atomic against each other per call),
- * which take a contiguous target: a non-contiguous target datatype there is refused by
- * name (MPI_ERR_UNSUPPORTED_OPERATION; docs/mpi.md). Every access is complete when its
- * call returns, so the request forms hand back a request that is complete already.
+ * MPI's one-sided accesses (win.c's windows): MPI_Put, MPI_Get, the accumulates and
+ * their request forms. Where the target's memory is mapped here (windows the library
+ * allocates, and this process's own part of any window), a put unpacks the origin's
+ * packed data straight into the target's layout and a get packs from it; another
+ * process's own memory (MPI_Win_create, MPI_Win_create_dynamic) goes through the C
+ * library's single copy, with a contiguous target datatype. The accumulates go through
+ * the C library's (atomic against each other per call), which take a contiguous target.
+ * A non-contiguous target datatype where one is needed is refused by name
+ * (MPI_ERR_UNSUPPORTED_OPERATION; docs/mpi.md). Every access is complete when its call
+ * returns, so the request forms hand back a request that is complete already.
  */
 #include "mpi_impl.h"
 
@@ -20,6 +23,7 @@ struct access {
     char *at;      /* the target's buffer, as its datatype's displacements count from */
     size_t tbytes; /* the packed bytes of the target side */
     int none;      /* target MPI_PROC_NULL: nothing to do */
+    int remote;    /* another process's own memory (MPI_Win_create): through the C library */
 };
 
 static int target(MPI_Win win, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
@@ -42,6 +46,16 @@ static int target(MPI_Win win, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Da
         return shmc_mpi__err(MPI_ERR_COUNT, "target count %lld is negative", (long long)tcount);
     if (disp < 0)
         return shmc_mpi__err(MPI_ERR_DISP, "target displacement %lld is negative", (long long)disp);
+    a->tbytes = (size_t)tcount * (size_t)a->tt->size;
+    if (a->x->flavor != MPI_WIN_FLAVOR_ALLOCATE && a->x->flavor != MPI_WIN_FLAVOR_SHARED &&
+        rank != a->x->rank) {
+        /* (the C library checks the range: its SHMC_ERR_ARG is rma_err's) */
+        a->remote = 1;
+        return a->tt->dense ? MPI_SUCCESS
+                            : shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
+                                            "a non-contiguous target datatype on a window of "
+                                            "memory the program allocated (docs/mpi.md, Limits)");
+    }
     size_t bytes, unit;
     void *base;
     if ((rc = shmc_mpi__from_shmc(shmc_win_shared_query(a->x->w, rank, &bytes, &unit, &base))))
@@ -55,8 +69,16 @@ static int target(MPI_Win win, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Da
                              "past its end",
                              (long long)span, (long long)disp, unit, rank, bytes);
     a->at = (char *)base + off;
-    a->tbytes = (size_t)tcount * (size_t)a->tt->size;
     return MPI_SUCCESS;
+}
+
+/* The C library's error of an access to another process's memory, which checked the
+ * range: its SHMC_ERR_ARG means past the end of the target's window memory. */
+static int rma_err(int err)
+{
+    return err == SHMC_ERR_ARG
+               ? shmc_mpi__err(MPI_ERR_RMA_RANGE, "past the end of the target's window memory")
+               : shmc_mpi__from_shmc(err);
 }
 
 static int same_bytes(size_t origin, size_t tgt)
@@ -82,12 +104,14 @@ static int put(const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank
         (rc = same_bytes(obytes, a.tbytes)) ||
         (rc = shmc_mpi__view_send(oaddr, (size_t)ocount, ot, &v)))
         return rc;
-    if (a.tt->dense)
+    if (a.remote)
+        rc = rma_err(shmc_put(v.p, v.bytes, rank, (size_t)disp, a.x->w));
+    else if (a.tt->dense)
         memmove(a.at, v.p, v.bytes);
     else
         shmc_mpi__unpack(v.p, v.bytes, a.at, (size_t)tcount, a.tt);
     shmc_mpi__view_finish(&v, 0);
-    return MPI_SUCCESS;
+    return rc;
 }
 
 static int get(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
@@ -104,12 +128,14 @@ static int get(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_
         (rc = same_bytes(obytes, a.tbytes)) ||
         (rc = shmc_mpi__view_recv(oaddr, (size_t)ocount, ot, &v)))
         return rc;
-    if (a.tt->dense)
+    if (a.remote)
+        rc = rma_err(shmc_get(v.p, v.bytes, rank, (size_t)disp, a.x->w));
+    else if (a.tt->dense)
         memmove(v.p, a.at, v.bytes);
     else
         shmc_mpi__pack(a.at, (size_t)tcount, a.tt, v.p);
-    shmc_mpi__view_finish(&v, v.bytes);
-    return MPI_SUCCESS;
+    shmc_mpi__view_finish(&v, rc == MPI_SUCCESS ? v.bytes : 0);
+    return rc;
 }
 
 /* An accumulate's combine in the C library's terms: count elements of dtype with op. */
@@ -146,10 +172,11 @@ static int accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype otype, v
     const struct shmc_mpi_type *ot = NULL, *rt;
     size_t obytes = 0, rbytes, count;
     struct shmc_mpi_view vo = {0}, vr = {0};
-    shmc_dtype dtype;
-    shmc_op sop;
+    shmc_dtype dtype = SHMC_UINT8;
+    shmc_op sop = SHMC_SUM;
+    count = 0;
     int rc = target(win, rank, disp, tcount, ttype, &a);
-    if (rc || a.none)
+    if (rc || a.none || !tcount) /* (no elements: no op to check, as other MPIs do) */
         return rc;
     if ((rc = acc_red(op, &a, tcount, ttype, &dtype, &sop, &count)))
         return rc;
@@ -169,7 +196,7 @@ static int accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype otype, v
     shmc_mpi__view_finish(&vo, 0);
     if (raddr)
         shmc_mpi__view_finish(&vr, err == SHMC_OK ? vr.bytes : 0);
-    return shmc_mpi__from_shmc(err);
+    return rma_err(err);
 }
 
 #define RAISE(win, rc) shmc_mpi__win_raise((win), (rc), __func__)
@@ -233,9 +260,9 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         else if (!origin_addr || !compare_addr || !result_addr)
             rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL");
         else
-            rc = shmc_mpi__from_shmc(shmc_compare_and_swap(
-                origin_addr, compare_addr, result_addr, SHMC_DTYPE_BYTES(a.tt->size), target_rank,
-                (size_t)target_disp, a.x->w));
+            rc = rma_err(shmc_compare_and_swap(origin_addr, compare_addr, result_addr,
+                                               SHMC_DTYPE_BYTES(a.tt->size), target_rank,
+                                               (size_t)target_disp, a.x->w));
     }
     return RAISE(win, rc);
 }

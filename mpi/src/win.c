@@ -1,10 +1,10 @@
 /*
- * MPI windows on the C library's shared-memory windows (shmcomm.h, "One-sided
- * communication"): MPI_Win_allocate and MPI_Win_allocate_shared (both shared memory, so
- * MPI_Win_shared_query answers for either), freeing, the synchronisation calls, and the
- * window's group, name, info, error handler and predefined attributes. The accesses are
- * rma.c's. MPI_Win_create and MPI_Win_create_dynamic, on memory the program allocated,
- * are not built yet (docs/mpi.md).
+ * MPI windows on the C library's (shmcomm.h, "One-sided communication"):
+ * MPI_Win_allocate and MPI_Win_allocate_shared on shared memory (MPI_Win_shared_query
+ * answers for either), MPI_Win_create on the program's memory and MPI_Win_create_dynamic
+ * on all of it (the C library reaches those by single copy), freeing, the
+ * synchronisation calls, and the window's group, name, info, error handler and
+ * predefined attributes. The accesses are rma.c's.
  *
  * Errors of the making go to the communicator's handler, as MPI says; the others to the
  * window's (MPI_ERRORS_ARE_FATAL unless set).
@@ -54,8 +54,10 @@ int shmc_mpi__win_err(int err)
 
 /* ---- making and freeing ---------------------------------------------------------------- */
 
-static int allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                    MPI_Win *win, int flavor, const char *fn)
+/* Makes a window of flavor: memory the library allocates (its base in *baseptr), or the
+ * program's own at base (MPI_WIN_FLAVOR_CREATE; MPI_WIN_FLAVOR_DYNAMIC: all of it). */
+static int make(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                void *baseptr, MPI_Win *win, int flavor, const char *fn)
 {
     struct shmc_mpi_call k;
     int rc = shmc_mpi__call(comm, fn, &k);
@@ -65,7 +67,8 @@ static int allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, 
         rc = shmc_mpi__err(MPI_ERR_SIZE, "size %lld is negative", (long long)size);
     else if (disp_unit <= 0)
         rc = shmc_mpi__err(MPI_ERR_DISP, "disp_unit %d is not positive", disp_unit);
-    else if (!baseptr || !win)
+    else if ((!baseptr && flavor != MPI_WIN_FLAVOR_CREATE && flavor != MPI_WIN_FLAVOR_DYNAMIC) ||
+             !win)
         rc = shmc_mpi__err(MPI_ERR_ARG, "baseptr or win is NULL");
     else
         rc = shmc_mpi__info_check(info);
@@ -75,12 +78,16 @@ static int allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, 
     /* Every member makes the C window, a bad argument here failing everyone's alike (its
      * unit of 0), so that no member waits for one that gave up. */
     int err = PMPI_Comm_dup(comm, x ? &x->comm : &(MPI_Comm){0});
-    void *base = NULL;
     shmc_win *w = NULL;
-    if (err == MPI_SUCCESS)
-        err = shmc_mpi__from_shmc(shmc_win_allocate(rc == MPI_SUCCESS ? (size_t)size : 0,
-                                                    rc == MPI_SUCCESS ? (size_t)disp_unit : 0,
-                                                    k.c->c, &base, &w));
+    size_t bytes = rc == MPI_SUCCESS ? (size_t)size : 0,
+           unit = rc == MPI_SUCCESS ? (size_t)disp_unit : 0;
+    if (err == MPI_SUCCESS && flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        err = shmc_mpi__from_shmc(
+            shmc_win_create(NULL, rc == MPI_SUCCESS ? SIZE_MAX : 0, unit, k.c->c, &w));
+    else if (err == MPI_SUCCESS && flavor == MPI_WIN_FLAVOR_CREATE)
+        err = shmc_mpi__from_shmc(shmc_win_create(base, bytes, unit, k.c->c, &w));
+    else if (err == MPI_SUCCESS)
+        err = shmc_mpi__from_shmc(shmc_win_allocate(bytes, unit, k.c->c, &base, &w));
     int h = -1;
     if (rc == MPI_SUCCESS && err == MPI_SUCCESS) {
         *x = (struct shmc_mpi_win){w,         x->comm, flavor, disp_unit,           k.c->rank,
@@ -100,7 +107,8 @@ static int allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, 
         free(x);
         return shmc_mpi__call_rc(&k, rc != MPI_SUCCESS ? rc : err);
     }
-    *(void **)baseptr = base;
+    if (baseptr)
+        *(void **)baseptr = base;
     *win = h;
     return MPI_SUCCESS;
 }
@@ -108,16 +116,58 @@ static int allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
-    return allocate(size, disp_unit, info, comm, baseptr, win, MPI_WIN_FLAVOR_ALLOCATE, __func__);
+    return make(NULL, size, disp_unit, info, comm, baseptr, win, MPI_WIN_FLAVOR_ALLOCATE, __func__);
 }
 SHMC_MPI_ALIAS(Win_allocate);
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
-    return allocate(size, disp_unit, info, comm, baseptr, win, MPI_WIN_FLAVOR_SHARED, __func__);
+    return make(NULL, size, disp_unit, info, comm, baseptr, win, MPI_WIN_FLAVOR_SHARED, __func__);
 }
 SHMC_MPI_ALIAS(Win_allocate_shared);
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
+{
+    return make(base, size, disp_unit, info, comm, NULL, win, MPI_WIN_FLAVOR_CREATE, __func__);
+}
+SHMC_MPI_ALIAS(Win_create);
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return make(NULL, 0, 1, info, comm, NULL, win, MPI_WIN_FLAVOR_DYNAMIC, __func__);
+}
+SHMC_MPI_ALIAS(Win_create_dynamic);
+
+/* A dynamic window reaches all of every member's memory (displacements are addresses), so
+ * attaching and detaching only check their arguments. */
+static int dynamic_region(MPI_Win win, const void *base, const char *fn)
+{
+    WIN_OR_RAISE(x, win);
+    int rc = MPI_SUCCESS;
+    if (x->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        rc = shmc_mpi__err(MPI_ERR_RMA_FLAVOR, "window %d is not dynamic (MPI_Win_create_dynamic)",
+                           win);
+    else if (!base)
+        rc = shmc_mpi__err(MPI_ERR_ARG, "base is NULL");
+    return shmc_mpi__win_raise(win, rc, fn);
+}
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    if (size < 0)
+        return shmc_mpi__win_raise(
+            win, shmc_mpi__err(MPI_ERR_SIZE, "size %lld is negative", (long long)size), __func__);
+    return dynamic_region(win, base, __func__);
+}
+SHMC_MPI_ALIAS(Win_attach);
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    return dynamic_region(win, base, __func__);
+}
+SHMC_MPI_ALIAS(Win_detach);
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
@@ -128,6 +178,12 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     else if (rank != MPI_PROC_NULL && (rank < 0 || rank >= x->size))
         rc = shmc_mpi__err(MPI_ERR_RANK, "rank %d is not in the window's group (0..%d)", rank,
                            x->size - 1);
+    else if (x->flavor != MPI_WIN_FLAVOR_SHARED && x->flavor != MPI_WIN_FLAVOR_ALLOCATE &&
+             rank != x->rank)
+        rc = shmc_mpi__err(MPI_ERR_RMA_FLAVOR,
+                           "rank %d's memory of this window is its own, which no other process "
+                           "can map (MPI_Win_allocate_shared makes memory others can)",
+                           rank);
     size_t b = 0, u = 1;
     void *p = NULL;
     /* MPI_PROC_NULL: the lowest rank with memory (MPI 4.1, 12.2.3) */

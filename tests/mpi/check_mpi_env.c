@@ -70,8 +70,6 @@ static void environment(shmc_comm *w, int me, int n, void *arg)
     M_CLASS(MPI_ERR_REQUEST, MPI_Wait((MPI_Request[]){12345}, MPI_STATUS_IGNORE));
     M_CLASS(MPI_ERR_WIN, MPI_Win_fence(0, MPI_WIN_NULL));
     M_CLASS(MPI_ERR_WIN, MPI_Win_free((MPI_Win[]){MPI_WIN_NULL}));
-    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
-            MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, (MPI_Win[]){MPI_WIN_NULL}));
     M_CLASS(MPI_ERR_ARG, MPI_Error_class(99999, &cls));
     M_OK(MPI_Finalized(&flag));
     T_ASSERT(!flag, "not finalized");

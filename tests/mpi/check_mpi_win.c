@@ -260,8 +260,69 @@ static void object(int me, int n)
     M_CLASS(MPI_ERR_DISP, MPI_Win_allocate(8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
     M_CLASS(MPI_ERR_SIZE, MPI_Win_allocate(-1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
     M_CLASS(MPI_ERR_WIN, MPI_Win_free(&win)); /* MPI_WIN_NULL */
-    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
-            MPI_Win_create(d, sizeof d, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+}
+
+/* MPI_Win_create on each rank's own memory and MPI_Win_create_dynamic with attached
+ * memory: puts, gets, accumulates and compare-and-swap to the other ranks' (single
+ * copy), the flavor's refusals. */
+static void created(int me, int n)
+{
+    MPI_Win win;
+    long *mem = calloc(16, sizeof *mem);
+    M_OK(MPI_Win_create(mem, 16 * sizeof *mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    M_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    int next = (me + 1) % n, prev = (me + n - 1) % n, flag, *flavor;
+    M_OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag));
+    ck_assert_int_eq(*flavor, MPI_WIN_FLAVOR_CREATE);
+    long v = 100 + me, one = 1, got = -1, t = -1;
+    M_OK(MPI_Win_fence(0, win));
+    M_OK(MPI_Put(&v, 1, MPI_LONG, next, 3, 1, MPI_LONG, win));
+    M_OK(MPI_Accumulate(&one, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, win));
+    M_OK(MPI_Fetch_and_op(&one, &t, MPI_LONG, 0, 1, MPI_SUM, win));
+    long claim = me + 1, zero = 0, old = -1;
+    M_OK(MPI_Compare_and_swap(&claim, &zero, &old, MPI_LONG, 0, 2, win));
+    M_OK(MPI_Win_fence(0, win));
+    ck_assert_int_eq(mem[3], 100 + prev);
+    M_OK(MPI_Get(&got, 1, MPI_LONG, next, 3, 1, MPI_LONG, win));
+    M_OK(MPI_Win_fence(0, win));
+    ck_assert_int_eq(got, 100 + me);
+    if (me == 0)
+        ck_assert(mem[0] == n && mem[1] == n && mem[2] >= 1 && mem[2] <= n);
+    long wins, w = old == 0;
+    M_OK(MPI_Allreduce(&w, &wins, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    ck_assert_int_eq(wins, 1);
+    MPI_Aint sz;
+    int unit;
+    void *p;
+    M_OK(MPI_Win_shared_query(win, me, &sz, &unit, &p));
+    ck_assert_ptr_eq(p, mem);
+    MPI_Datatype every2;
+    M_OK(MPI_Type_vector(2, 1, 2, MPI_LONG, &every2));
+    M_OK(MPI_Type_commit(&every2));
+    if (n > 1) {
+        M_CLASS(MPI_ERR_RMA_FLAVOR, MPI_Win_shared_query(win, next, &sz, &unit, &p));
+        M_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(&v, 1, MPI_LONG, next, 16, 1, MPI_LONG, win));
+        M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Put(mem, 2, MPI_LONG, next, 0, 1, every2, win));
+    }
+    M_OK(MPI_Type_free(&every2));
+    M_CLASS(MPI_ERR_RMA_FLAVOR, MPI_Win_attach(win, mem, 8));
+    M_OK(MPI_Win_free(&win));
+    /* dynamic: displacements are addresses of attached memory */
+    M_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    M_OK(MPI_Win_attach(win, mem, 16 * sizeof *mem));
+    MPI_Aint mine, *addrs = malloc(sizeof *addrs * (size_t)n);
+    M_OK(MPI_Get_address(&mem[5], &mine));
+    M_OK(MPI_Allgather(&mine, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD));
+    v = 700 + me;
+    M_OK(MPI_Win_lock_all(0, win));
+    M_OK(MPI_Put(&v, 1, MPI_LONG, next, addrs[next], 1, MPI_LONG, win));
+    M_OK(MPI_Win_unlock_all(win));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    ck_assert_int_eq(mem[5], 700 + prev);
+    M_OK(MPI_Win_detach(win, mem));
+    M_OK(MPI_Win_free(&win));
+    free(addrs);
+    free(mem);
 }
 
 static void everything(shmc_comm *w0, int me, int n, void *arg)
@@ -274,6 +335,7 @@ static void everything(shmc_comm *w0, int me, int n, void *arg)
     locked_counter(me, n);
     pscw(me, n);
     object(me, n);
+    created(me, n);
     M_OK(MPI_Finalize());
 }
 

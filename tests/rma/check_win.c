@@ -6,7 +6,8 @@
  * exclusive lock that makes a read-modify-write by plain copies exact, the generalised
  * active target around a ring; the refusals (past the end, locks and epochs in the wrong
  * state, one member's bad unit failing every member's making, a window too big for the
- * machine); a member killed while holding a lock another waits for.
+ * machine); a member killed while holding a lock another waits for; windows on each
+ * rank's own memory and over the whole address space, reached by single copy.
  */
 #include <check.h>
 #include <signal.h>
@@ -262,6 +263,60 @@ START_TEST(test_win_dead_holder)
 }
 END_TEST
 
+/* Windows on each rank's own memory (single copy): put, get, unlocked accumulates, a
+ * compare-and-swap, shared_query refusing the others' parts; then a window over the
+ * whole address space, displacements being addresses exchanged by all-gather. */
+static void created(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    int64_t *mem = calloc(16, sizeof *mem);
+    shmc_win *win;
+    T_OK(shmc_win_create(mem, 16 * sizeof *mem, sizeof *mem, w, &win));
+    size_t b, u;
+    void *p;
+    T_OK(shmc_win_shared_query(win, me, &b, &u, &p));
+    T_ASSERT(p == mem && b == 16 * sizeof *mem, "own part: %p %zu", p, b);
+    if (n > 1)
+        T_CALL(SHMC_ERR_ARG, shmc_win_shared_query(win, (me + 1) % n, &b, &u, &p));
+    int64_t v = 100 + me, one = 1, got = -1;
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    T_OK(shmc_put(&v, sizeof v, next, 3, win));
+    for (int i = 0; i < ROUNDS; i++)
+        T_OK(shmc_accumulate(&one, 1, SHMC_INT64, SHMC_SUM, 0, 0, win));
+    int64_t claim = me + 1, zero = 0, old = -1;
+    T_OK(shmc_compare_and_swap(&claim, &zero, &old, SHMC_INT64, 0, 1, win));
+    T_OK(shmc_win_fence(win));
+    T_ASSERT(mem[3] == 100 + prev, "put from %d: %lld", prev, (long long)mem[3]);
+    T_OK(shmc_get(&got, sizeof got, next, 3, win));
+    T_ASSERT(got == 100 + me, "get back from %d: %lld", next, (long long)got);
+    if (me == 0)
+        T_ASSERT(mem[0] == (int64_t)n * ROUNDS && mem[1] >= 1 && mem[1] <= n,
+                 "counter %lld, claim %lld", (long long)mem[0], (long long)mem[1]);
+    int64_t wins = 0;
+    T_OK(shmc_allreduce(&(int64_t){old == 0}, &wins, 1, SHMC_INT64, SHMC_SUM, w));
+    T_ASSERT(wins == 1, "%lld compare-and-swap winners", (long long)wins);
+    T_CALL(SHMC_ERR_ARG, shmc_put(&v, sizeof v, next, 16, win));
+    T_OK(shmc_win_free(&win));
+    /* the whole address space: displacements are addresses */
+    T_OK(shmc_win_create(NULL, SIZE_MAX, 1, w, &win));
+    uint64_t *addrs = malloc(sizeof *addrs * (size_t)n), mine = (uint64_t)(uintptr_t)&mem[5];
+    T_OK(shmc_allgather(&mine, addrs, 1, SHMC_UINT64, w));
+    v = 700 + me;
+    T_OK(shmc_win_fence(win));
+    T_OK(shmc_put(&v, sizeof v, next, (size_t)addrs[next], win));
+    T_OK(shmc_win_fence(win));
+    T_ASSERT(mem[5] == 700 + prev, "dynamic put from %d: %lld", prev, (long long)mem[5]);
+    T_OK(shmc_win_free(&win));
+    free(addrs);
+    free(mem);
+}
+
+START_TEST(test_win_created)
+{
+    ck_assert_int_eq(shmct_run(_i, created, NULL), 0);
+}
+END_TEST
+
 static Suite *win_suite(void)
 {
     Suite *s = suite_create("win");
@@ -275,6 +330,7 @@ static Suite *win_suite(void)
     tcase_add_loop_test(t, test_win_pscw, 1, 5);
     tcase_add_loop_test(t, test_win_refusals, 1, 4);
     tcase_add_test(t, test_win_dead_holder);
+    tcase_add_loop_test(t, test_win_created, 1, 5);
     suite_add_tcase(s, t);
     return s;
 }
