@@ -77,19 +77,20 @@ SHMC_API int shmc_get(void *dst, size_t bytes, int rank, size_t disp, shmc_win *
 struct acc {
     shmc_atomic_u32 *word;
     uint32_t owner;
+    int got; /* taken: the wait may ask again after the lock is ours */
 };
 
 static int try_acc(void *arg)
 {
     struct acc *k = arg;
     uint32_t v = 0;
-    return shmc__cas32(k->word, &v, k->owner);
+    return k->got || (k->got = shmc__cas32(k->word, &v, k->owner));
 }
 
 /* Takes member rank's lock of accumulates: what the last holder combined is seen here. */
 static int acc_take(struct shmc_win *w, int rank)
 {
-    struct acc k = {&w->rec[rank].acc, (uint32_t)w->world[w->me] + 1};
+    struct acc k = {&w->rec[rank].acc, (uint32_t)w->world[w->me] + 1, 0};
     return try_acc(&k) ? SHMC_OK : shmc__win_wait(w, rank, try_acc, &k);
 }
 

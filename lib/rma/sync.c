@@ -32,24 +32,27 @@ struct lk {
     shmc_atomic_u64 *word;
     int excl;
     uint64_t owner;
+    int got; /* taken: the wait may ask again after the lock is ours */
 };
 
 static int try_lock(void *arg)
 {
     struct lk *k = arg;
     uint64_t v = 0;
+    if (k->got)
+        return 1;
     if (k->excl)
-        return shmc__cas64(k->word, &v, SHMC_WIN_EXCL | k->owner);
+        return k->got = shmc__cas64(k->word, &v, SHMC_WIN_EXCL | k->owner);
     v = shmc__load_relaxed64(k->word);
     while (!(v & SHMC_WIN_EXCL))
         if (shmc__cas64(k->word, &v, v + 1))
-            return 1;
+            return k->got = 1;
     return 0;
 }
 
 static int lock_one(struct shmc_win *w, int rank, int excl)
 {
-    struct lk k = {&w->rec[rank].lock, excl, (uint64_t)w->world[w->me] + 1};
+    struct lk k = {&w->rec[rank].lock, excl, (uint64_t)w->world[w->me] + 1, 0};
     int rc = try_lock(&k) ? SHMC_OK : shmc__win_wait(w, rank, try_lock, &k);
     if (rc == SHMC_OK)
         w->held[rank] = excl ? 2 : 1;

@@ -121,31 +121,36 @@ START_TEST(test_win_atomics)
 }
 END_TEST
 
-/* Read, yield, write back plus one under rank 0's exclusive lock: no update lost. Then
- * shared locks by all at once, and lock_all. */
+/* Read, sleep now and then, write back plus one under each rank's exclusive lock in turn:
+ * no update lost. The sleeps send the waiters to sleep, and a waiter woken just as it goes
+ * to sleep takes the lock in its last look and must keep it (a wait that asked again lost
+ * it, and every rank then waited for a lock nobody held). Then shared locks by all at
+ * once, and lock_all. */
 static void locks(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
     shmc_win *win;
     int *mine;
     T_OK(shmc_win_allocate(sizeof(int), 1, w, (void **)&mine, &win));
-    for (int i = 0; i < ROUNDS; i++) {
-        int v;
-        T_OK(shmc_win_lock(win, 0, 1));
-        T_OK(shmc_get(&v, sizeof v, 0, 0, win));
-        if (i % 8 == me % 8)
-            usleep(100);
-        v++;
-        T_OK(shmc_put(&v, sizeof v, 0, 0, win));
-        T_OK(shmc_win_unlock(win, 0));
-    }
+    for (int i = 0; i < 6 * ROUNDS; i++)
+        for (int r = 0; r < n; r++) {
+            int v;
+            T_OK(shmc_win_lock(win, r, 1));
+            T_OK(shmc_get(&v, sizeof v, r, 0, win));
+            if (i % 3 == 0)
+                usleep(300 + 100 * (useconds_t)me);
+            v++;
+            T_OK(shmc_put(&v, sizeof v, r, 0, win));
+            T_OK(shmc_win_unlock(win, r));
+        }
     T_OK(shmc_win_fence(win));
     int total;
     T_OK(shmc_win_lock(win, 0, 0));
     T_OK(shmc_get(&total, sizeof total, 0, 0, win));
     T_OK(shmc_win_flush(win, 0));
     T_OK(shmc_win_unlock(win, 0));
-    T_ASSERT(total == n * ROUNDS, "counter %d after %d locked increments", total, n * ROUNDS);
+    T_ASSERT(total == 6 * n * ROUNDS, "counter %d after %d locked increments", total,
+             6 * n * ROUNDS);
     T_OK(shmc_win_lock_all(win));
     T_OK(shmc_win_flush(win, SHMC_ANY_SOURCE));
     T_OK(shmc_win_sync(win));
