@@ -90,8 +90,10 @@ static int same_bytes(size_t origin, size_t tgt)
                                          origin, tgt);
 }
 
-static int put(const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
-               MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+/* A put (into the target) or a get: the origin's count of otype at oaddr, and tcount of
+ * ttype at the target's displacement disp, moved one way. */
+static int move(int into, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank,
+                MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
 {
     struct access a;
     const struct shmc_mpi_type *ot;
@@ -102,39 +104,19 @@ static int put(const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank
         return rc;
     if ((rc = shmc_mpi__buffer_arg(oaddr, ocount, otype, &ot, &obytes)) ||
         (rc = same_bytes(obytes, a.tbytes)) ||
-        (rc = shmc_mpi__view_send(oaddr, (size_t)ocount, ot, &v)))
+        (rc = into ? shmc_mpi__view_send(oaddr, (size_t)ocount, ot, &v)
+                   : shmc_mpi__view_recv(oaddr, (size_t)ocount, ot, &v)))
         return rc;
     if (a.remote)
-        rc = rma_err(shmc_put(v.p, v.bytes, rank, (size_t)disp, a.x->w));
+        rc = rma_err(into ? shmc_put(v.p, v.bytes, rank, (size_t)disp, a.x->w)
+                          : shmc_get(v.p, v.bytes, rank, (size_t)disp, a.x->w));
     else if (a.tt->dense)
-        memmove(a.at, v.p, v.bytes);
-    else
+        memmove(into ? a.at : v.p, into ? v.p : a.at, v.bytes);
+    else if (into)
         shmc_mpi__unpack(v.p, v.bytes, a.at, (size_t)tcount, a.tt);
-    shmc_mpi__view_finish(&v, 0);
-    return rc;
-}
-
-static int get(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
-               MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
-{
-    struct access a;
-    const struct shmc_mpi_type *ot;
-    size_t obytes;
-    struct shmc_mpi_view v;
-    int rc = target(win, rank, disp, tcount, ttype, &a);
-    if (rc || a.none)
-        return rc;
-    if ((rc = shmc_mpi__buffer_arg(oaddr, ocount, otype, &ot, &obytes)) ||
-        (rc = same_bytes(obytes, a.tbytes)) ||
-        (rc = shmc_mpi__view_recv(oaddr, (size_t)ocount, ot, &v)))
-        return rc;
-    if (a.remote)
-        rc = rma_err(shmc_get(v.p, v.bytes, rank, (size_t)disp, a.x->w));
-    else if (a.tt->dense)
-        memmove(v.p, a.at, v.bytes);
     else
         shmc_mpi__pack(a.at, (size_t)tcount, a.tt, v.p);
-    shmc_mpi__view_finish(&v, rc == MPI_SUCCESS ? v.bytes : 0);
+    shmc_mpi__view_finish(&v, !into && rc == MPI_SUCCESS ? v.bytes : 0);
     return rc;
 }
 
@@ -205,16 +187,16 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
              MPI_Win win)
 {
-    return RAISE(win, put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                          target_count, target_datatype, win));
+    return RAISE(win, move(1, (void *)(uintptr_t)origin_addr, origin_count, origin_datatype,
+                           target_rank, target_disp, target_count, target_datatype, win));
 }
 SHMC_MPI_ALIAS(Put);
 
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return RAISE(win, get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                          target_count, target_datatype, win));
+    return RAISE(win, move(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                           target_count, target_datatype, win));
 }
 SHMC_MPI_ALIAS(Get);
 
@@ -283,8 +265,8 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
               MPI_Win win, MPI_Request *request)
 {
     return done(win,
-                put(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                    target_count, target_datatype, win),
+                move(1, (void *)(uintptr_t)origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win),
                 request, __func__);
 }
 SHMC_MPI_ALIAS(Rput);
@@ -294,8 +276,8 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
               MPI_Request *request)
 {
     return done(win,
-                get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                    target_count, target_datatype, win),
+                move(0, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                     target_count, target_datatype, win),
                 request, __func__);
 }
 SHMC_MPI_ALIAS(Rget);

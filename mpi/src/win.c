@@ -77,7 +77,10 @@ static int make(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         rc = shmc_mpi__err(MPI_ERR_NO_MEM, "a window");
     /* Every member makes the C window, a bad argument here failing everyone's alike (its
      * unit of 0), so that no member waits for one that gave up. */
-    int err = PMPI_Comm_dup(comm, x ? &x->comm : &(MPI_Comm){0});
+    MPI_Comm dup = MPI_COMM_NULL;
+    int err = PMPI_Comm_dup(comm, &dup);
+    if (x)
+        x->comm = dup;
     shmc_win *w = NULL;
     size_t bytes = rc == MPI_SUCCESS ? (size_t)size : 0,
            unit = rc == MPI_SUCCESS ? (size_t)disp_unit : 0;
@@ -102,8 +105,8 @@ static int make(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         /* (the C window is freed collectively: every member got one, or none did) */
         if (w)
             shmc_win_free(&w);
-        if (x && x->comm)
-            PMPI_Comm_free(&x->comm);
+        if (dup != MPI_COMM_NULL)
+            PMPI_Comm_free(&dup);
         free(x);
         return shmc_mpi__call_rc(&k, rc != MPI_SUCCESS ? rc : err);
     }
