@@ -219,10 +219,15 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
         sleepers++;
         uint32_t seen = shmc__sleep_prepare(p->me, p->tp.fenced);
         /* Re-check after announcing the sleep: anything published before a waker could
-         * see our flag is found here (doorbell.h). */
-        if (done(arg) || shmc__progress(p) || shmc__check_job(p)) {
+         * see our flag is found here (doorbell.h). A yes from done() ends the wait here:
+         * it is not asked again, since a predicate may take what it found (a window's
+         * lock) and would then answer no. */
+        int now_done = done(arg);
+        if (now_done || shmc__progress(p) || shmc__check_job(p)) {
             if (!--sleepers)
                 shmc__sleep_cancel(p->me);
+            if (now_done)
+                break;
             idle = 0;
             continue;
         }

@@ -77,7 +77,7 @@ SHMC_API int shmc_get(void *dst, size_t bytes, int rank, size_t disp, shmc_win *
 struct acc {
     shmc_atomic_u32 *word;
     uint32_t owner;
-    int got; /* taken: the wait may ask again after the lock is ours */
+    int got; /* taken: asked again (a caller other than wait.c may), it still says yes */
 };
 
 static int try_acc(void *arg)

@@ -32,7 +32,7 @@ struct lk {
     shmc_atomic_u64 *word;
     int excl;
     uint64_t owner;
-    int got; /* taken: the wait may ask again after the lock is ours */
+    int got; /* taken: asked again (a caller other than wait.c may), it still says yes */
 };
 
 static int try_lock(void *arg)
