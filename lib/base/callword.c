@@ -50,6 +50,14 @@ void shmc__call_describe(const uint64_t w[2], char *buf, size_t len)
         snprintf(buf, len, "an agreement inside a collective");
         return;
     }
+    if (coll & SHMC_CALL_NONBLOCKING) {
+        size_t k = (size_t)snprintf(buf, len, "the nonblocking ");
+        if (k >= len)
+            return;
+        buf += k;
+        len -= k;
+        coll &= ~SHMC_CALL_NONBLOCKING;
+    }
     const char *cn = call_name(coll);
     if (coll == SHMC_CALL_SPLIT || coll == SHMC_CALL_CREATE_GROUP) {
         snprintf(buf, len, "%s", cn);

@@ -22,10 +22,13 @@
 #define SHMC_CALL_REDUCE_SCATTERV 0x46u /* word 0: the sum of the counts, the same on all */
 #define SHMC_CALL_SCAN 0x47u
 #define SHMC_CALL_EXSCAN 0x48u
+/* Or-ed into a call's number: its nonblocking form, which meets only its own kind. */
+#define SHMC_CALL_NONBLOCKING 0x80u
 
 /* Word 1: bits 0-7 the call, 8 the memory kind (1: device), 9 always set (so that the
  * words are never both zero, which means "no call"), 10-19 the op (user ops are values
- * up to 319), 20-33 the dtype's code (shmc__dtype_code: opaque ones 0x100 + bytes), 34-63 the root. */
+ * up to 319), 20-33 the dtype's code (shmc__dtype_code: opaque ones 0x100 + bytes), 34-63 the root.
+ */
 static inline uint64_t shmc__call_word1(unsigned coll, unsigned dt, unsigned op, int dev, int root)
 {
     return (uint64_t)(coll & 0xff) | (uint64_t)(dev & 1) << 8 | 1ull << 9 |

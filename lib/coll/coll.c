@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/nbworld.h"
 #include "coll/scratch.h"
 
 struct shmc__coll shmc__coll;
@@ -21,12 +22,15 @@ void shmc__coll_configure(struct shmc__coll *co, const struct shmc__config *cfg)
 int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct shmc__config *cfg)
 {
     memset(co, 0, sizeof *co);
+    shmc__list_init(&co->nbw);
     shmc__coll_configure(co, cfg);
     co->arena = p2p->arena;
     co->rank = p2p->rank;
     co->size = p2p->size;
     co->slot = shmc__arena_slot(co->arena, (unsigned)co->rank);
-    co->wsync = shmc__arena_wsync(co->arena, (unsigned)co->rank);
+    for (unsigned l = 0; l < SHMC_LANES; l++)
+        co->lane[l] = (struct shmc__lane){
+            .id = l, .wsync = shmc__arena_wsync(co->arena, l, (unsigned)co->rank)};
     /* What no collective may allocate once its data moves: scratch.c's first buffers,
      * and the requests of its messages (p2p/request.c, the reserve). */
     int rc = shmc__scratch_init(co);
@@ -41,6 +45,7 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
 
 void shmc__coll_release(struct shmc__coll *co)
 {
+    shmc__nbw_release(co);
     shmc__scratch_release(co);
     memset(co, 0, sizeof *co);
 }

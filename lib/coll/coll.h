@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "base/config.h"
+#include "base/list.h"
 #include "p2p/p2p.h"
 #include "shm/arena.h"
 
@@ -57,6 +58,22 @@ static inline struct shmc__coll_comm *shmc__coll_comm(struct shmc__comm *c)
     return (struct shmc__coll_comm *)(void *)c->ext;
 }
 
+/* One lane of the world's one-step rounds and staging buffers (shm/arena.h): the blocking
+ * collectives take one, the nonblocking ones (nbworld.c) the other, so that each kind
+ * numbers its rounds in the order of its own calls. Every member makes each kind's calls
+ * in one order, but may interleave the two kinds otherwise than the others: Open MPI and
+ * MPICH number them apart too, and programs rely on it (mpi4py's tests: one rank starts
+ * an MPIX_Comm_iagree before a barrier that the others enter first). */
+enum { SHMC_LANE_BLOCKING = 0, SHMC_LANE_NB = 1 };
+struct shmc__lane {
+    unsigned id;               /* SHMC_LANE_* */
+    struct shmc__wsync *wsync; /* this rank's block (wsync.c) */
+    uint64_t round;            /* the rounds this rank has entered */
+    uint64_t stage_seq;        /* chunks of the staged all-reduce so far: their buffer (stage.c) */
+    int stage_mine;            /* our staging buffers: 0 not reserved yet, 1 reserved, -1 refused */
+    int stage;                 /* every rank's reserved: 0 not known yet, 1 yes, -1 no (stage.c) */
+};
+
 /* The process's collectives. */
 struct shmc__coll {
     struct shmc__p2p *p2p;
@@ -71,12 +88,12 @@ struct shmc__coll {
     uint64_t slot_readers[SHMC_MAX_RANKS / 64]; /* world ranks that may still owe reads */
     uint64_t slot_stamp;                        /* of our last publication */
 
-    /* This rank's world-sync block and the rounds it has entered (wsync.c). */
-    struct shmc__wsync *wsync;
-    uint64_t wround;
-    uint64_t stage_seq; /* chunks of the staged all-reduce so far: their buffer (stage.c) */
-    int stage_mine;     /* our staging buffers: 0 not reserved yet, 1 reserved, -1 refused */
-    int stage;          /* every rank's reserved: 0 not known yet, 1 yes, -1 no (stage.c) */
+    /* The world's lanes of rounds and staging buffers (wsync.h): the blocking
+     * collectives' and the nonblocking ones'. */
+    struct shmc__lane lane[SHMC_LANES];
+    /* The world's nonblocking calls on their lane, in the order they were made
+     * (nbworld.c). */
+    struct shmc__link nbw;
 
     /* Scratch buffers (scratch.c): [0] host, [1] device. */
     struct {

@@ -92,12 +92,12 @@ static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word
 
 static struct pub *my_pub(const struct shmc__coll *co, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_mine(co, round);
+    return (struct pub *)(void *)shmc__wsync_mine(&co->lane[SHMC_LANE_BLOCKING], round);
 }
 
 static struct pub *peer_pub(const struct shmc__coll *co, int q, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_theirs(co, q, round);
+    return (struct pub *)(void *)shmc__wsync_theirs(co, &co->lane[SHMC_LANE_BLOCKING], q, round);
 }
 
 static uint64_t *pub_map(struct pub *p)
@@ -293,7 +293,7 @@ static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t
 static int agree(const struct shmc__cx *x, int status, uint64_t *round)
 {
     struct shmc__coll *co = x->co;
-    uint64_t r = shmc__wsync_next(co);
+    uint64_t r = shmc__wsync_next(shmc__wsync_blk(co));
     my_pub(co, r)->status = status;
     int rc = shmc__onestep_world_enter(x, r, 1);
     if (rc != SHMC_OK)
@@ -338,7 +338,7 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     size_t es = x->es, step = direct_step(count, es);
     size_t npieces = (count + step - 1) / step;
 
-    uint64_t r1 = shmc__wsync_next(co);
+    uint64_t r1 = shmc__wsync_next(shmc__wsync_blk(co));
     struct pub *p = my_pub(co, r1);
     p->src = (uintptr_t)in;
     p->dst = (uintptr_t)out;

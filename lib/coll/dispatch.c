@@ -206,6 +206,11 @@ static int in_order(int coll, const struct shmc__cx *x, int algo)
     return algo;
 }
 
+int shmc__coll_pick(int coll, const struct shmc__cx *x, size_t bytes)
+{
+    return in_order(coll, x, pick(coll, x, bytes));
+}
+
 /* Memory first (scratch.c), agreed by all members, then the algorithm, whose requests
  * come from the reserve (p2p/request.c tells them by their context). An in-place
  * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is
@@ -216,7 +221,7 @@ int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *r
                    size_t bytes)
 {
     const struct shmc__coll_algo *a =
-        shmc__coll_algo(coll, in_order(coll, x, pick(coll, x, bytes)), x->dev);
+        shmc__coll_algo(coll, shmc__coll_pick(coll, x, bytes), x->dev);
     int rc;
     if (a->scratch_need || sbuf == SHMC_IN_PLACE) {
         size_t need[SHMC_NSCRATCH] = {0};

@@ -12,6 +12,9 @@
  * checks: scratch agreed first, then its run. bytes: what the choice is sized by. */
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes);
+/* The algorithm the call gets (forced by the configuration, or chosen by the rules
+ * here, then kept in rank order for a non-commutative op), with no argument checks. */
+int shmc__coll_pick(int coll, const struct shmc__cx *x, size_t bytes);
 /* The descriptor of algorithm algo (SHMC_A_*, not AUTO) of collective coll, for host
  * (dev 0) or device calls; NULL where there is none. */
 const struct shmc__coll_algo *shmc__coll_algo(int coll, int algo, int dev);

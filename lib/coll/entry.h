@@ -14,6 +14,7 @@
 #include "coll/check.h"
 #include "coll/dispatch.h"
 #include "coll/nbc.h"
+#include "coll/nbworld.h"
 
 /* ---- checks -------------------------------------------------------------------------- */
 
@@ -144,8 +145,14 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
                       size_t bytes)
 {
     int rc;
-    if (by_schedule(x, &rc))
-        return rc != SHMC_OK ? rc : shmc__nbc_run(coll, x, sbuf, rbuf, count);
+    if (by_schedule(x, &rc)) {
+        if (rc != SHMC_OK)
+            return rc;
+        int how = x->nb != &shmc__coll_own ? shmc__nbw_takes(coll, x, count) : 0;
+        if (how)
+            return shmc__nbw_start(how, coll, x, sbuf, rbuf, count);
+        return shmc__nbc_run(coll, x, sbuf, rbuf, count);
+    }
     if (x->n == 1) {
         if (count && sbuf && rbuf && sbuf != rbuf)
             return shmc__copy_kind(rbuf, sbuf, count * x->es, x->dev);

@@ -57,14 +57,21 @@ int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle)
     return world_enter(x, r, settle, 0);
 }
 
+int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsync_look *w)
+{
+    if (w->err != SHMC_OK)
+        return w->err;
+    return w->odd >= 0 ? world_mismatch(x, w->odd) : SHMC_OK;
+}
+
 /* The world: this rank's part into its half of a new round, then the round entered
  * (shmc__onestep_world_enter). */
 static int world_round(const struct shmc__cx *x, const void *mine, size_t bytes, uint64_t *r,
                        int settle)
 {
-    *r = shmc__wsync_next(x->co);
+    *r = shmc__wsync_next(shmc__wsync_blk(x->co));
     if (bytes)
-        shmc__copy(shmc__wsync_mine(x->co, *r), mine, bytes);
+        shmc__copy(shmc__wsync_mine(shmc__wsync_blk(x->co), *r), mine, bytes);
     return shmc__onestep_world_enter(x, *r, settle);
 }
 
@@ -112,7 +119,7 @@ static int barrier(const struct shmc__cx *x, int settle)
     uint64_t r, stamp;
     uint8_t *slot;
     if (shmc__cx_world(x)) {
-        r = shmc__wsync_next(x->co);
+        r = shmc__wsync_next(shmc__wsync_blk(x->co));
         return world_enter(x, r, settle, 1);
     }
     int rc = slot_round(x, NULL, 0, &slot, &stamp);
@@ -142,7 +149,7 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
         if ((rc = world_round(x, sbuf, bytes, &r, 0)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++) {
-            const uint8_t *src = shmc__wsync_theirs(x->co, q, r);
+            const uint8_t *src = shmc__wsync_theirs(x->co, shmc__wsync_blk(x->co), q, r);
             if (q == 0)
                 shmc__copy(rbuf, src, bytes);
             else
@@ -169,7 +176,8 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
         if ((rc = world_round(x, mine, bytes, &r, 0)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++)
-            shmc__copy(out + (size_t)q * bytes, q == x->me ? mine : shmc__wsync_theirs(x->co, q, r),
+            shmc__copy(out + (size_t)q * bytes,
+                       q == x->me ? mine : shmc__wsync_theirs(x->co, shmc__wsync_blk(x->co), q, r),
                        bytes);
         return SHMC_OK;
     }

@@ -32,5 +32,9 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
  * once every other rank has entered it, left or quit (wsync.h): ranks that passed an
  * earlier round may be writing into this rank's buffers (coll/direct.c). */
 int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle);
+/* The same outcome for a round entered without waiting (wsync.h), once look said it is
+ * over. */
+struct shmc__wsync_look;
+int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsync_look *w);
 
 #endif /* SHMC_ONESTEP_H */

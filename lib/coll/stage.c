@@ -48,6 +48,7 @@
 #include "base/copy.h"
 #include "base/log.h"
 #include "coll/algos.h"
+#include "coll/nbworld.h"
 #include "coll/onestep.h"
 #include "coll/wsync.h"
 
@@ -68,21 +69,24 @@ static void stage_block(size_t len, size_t es, int n, int d, size_t *off, size_t
     *blen = (b < len ? b : len) - *off;
 }
 
-/* Enters a new world round; for the first chunk it compares every rank's arguments and
- * learns, the first time, whether every rank could reserve its buffers (co->stage). */
-static int stage_round(const struct shmc__cx *x, size_t count, int first)
+/* What round ra of chunk `first` carries, written into this rank's half of round r of
+ * lane l. */
+static void stage_pub(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
+                      size_t count, int first)
 {
-    struct shmc__coll *co = x->co;
-    uint64_t r = shmc__wsync_next(co);
-    struct pub *p = (struct pub *)(void *)shmc__wsync_mine(co, r);
+    struct pub *p = (struct pub *)(void *)shmc__wsync_mine(l, r);
     if (first)
-        *p = (struct pub){count, (uint32_t)x->dt, (uint32_t)x->op, co->stage_mine > 0};
-    int rc = shmc__onestep_world_enter(x, r, 0);
-    if (rc != SHMC_OK || !first)
-        return rc;
+        *p = (struct pub){count, (uint32_t)x->dt, (uint32_t)x->op, l->stage_mine > 0};
+}
+
+/* After round r of a call's first chunk: compares every rank's arguments and learns, the
+ * first time, whether every rank could reserve its buffers of lane l (l->stage). */
+static int stage_check(const struct shmc__cx *x, struct shmc__lane *l, uint64_t r, size_t count)
+{
+    const struct pub *p = (const struct pub *)(const void *)shmc__wsync_mine(l, r);
     int all_ready = 1;
     for (int q = 0; q < x->n; q++) {
-        const struct pub *o = (const struct pub *)(const void *)shmc__wsync_theirs(co, q, r);
+        const struct pub *o = (const struct pub *)(const void *)shmc__wsync_theirs(x->co, l, q, r);
         if (o->count != count || o->dt != p->dt || o->op != p->op) {
             SHMC_ERROR("all-reduce arguments differ: rank %d passed count %llu dtype %u op %u, "
                        "rank %d count %zu dtype %u op %u; every rank must pass the same",
@@ -93,19 +97,64 @@ static int stage_round(const struct shmc__cx *x, size_t count, int first)
     }
     /* Every rank computes the same from the same round: all use the buffers from now
      * on, or none ever will (stage_seq may then differ between ranks: never used again). */
-    if (co->stage == 0)
-        co->stage = all_ready ? 1 : -1;
+    if (l->stage == 0)
+        l->stage = all_ready ? 1 : -1;
     return SHMC_OK;
 }
 
+/* Enters a new round of the blocking lane; for the first chunk it compares every rank's
+ * arguments and learns, the first time, whether every rank could reserve its buffers. */
+static int stage_round(const struct shmc__cx *x, size_t count, int first)
+{
+    struct shmc__lane *l = shmc__wsync_blk(x->co);
+    uint64_t r = shmc__wsync_next(l);
+    stage_pub(x, l, r, count, first);
+    int rc = shmc__onestep_world_enter(x, r, 0);
+    return rc != SHMC_OK || !first ? rc : stage_check(x, l, r, count);
+}
+
+/* Reserves this rank's buffers of lane l at its first staged call (creation does not). */
+static void stage_reserve(const struct shmc__cx *x, struct shmc__lane *l)
+{
+    if (l->stage_mine == 0)
+        l->stage_mine =
+            shmc__arena_stage_reserve(x->co->arena, l->id, (unsigned)x->me) == SHMC_OK ? 1 : -1;
+}
+
+/* The chunk's blocks of input cin (len elements) that other ranks combine, into our
+ * buffer `mine`. */
+static void copy_in(const struct shmc__cx *x, const uint8_t *cin, size_t len, uint8_t *mine)
+{
+    size_t off, blen;
+    for (int d = 0; d < x->n; d++) {
+        stage_block(len, x->es, x->n, d, &off, &blen);
+        if (d != x->me)
+            shmc__copy(mine + off * x->es, cin + off * x->es, blen * x->es);
+    }
+}
+
+/* Every other rank's combined block of the chunk, from its buffer b of lane l, into cout. */
+static void copy_out(const struct shmc__cx *x, const struct shmc__lane *l, size_t len, unsigned b,
+                     uint8_t *cout)
+{
+    const struct shmc__arena *a = x->co->arena;
+    size_t off, blen, es = x->es;
+    for (int d = 0; d < x->n; d++) {
+        stage_block(len, es, x->n, d, &off, &blen);
+        if (d != x->me)
+            shmc__copy(cout + off * es, shmc__arena_stage(a, l->id, (unsigned)d, b) + off * es,
+                       blen * es);
+    }
+}
+
 /* Our block (boff, blen) of a chunk whose input is cin, combined in rank order into dst
- * (our buffer's block); every other rank's part comes from its buffer b. n >= 2. */
-static void combine_block(const struct shmc__cx *x, const uint8_t *cin, unsigned b, size_t boff,
-                          size_t blen, uint8_t *dst)
+ * (our buffer's block); every other rank's part comes from its buffer b of lane l. n >= 2. */
+static void combine_block(const struct shmc__cx *x, const struct shmc__lane *l, const uint8_t *cin,
+                          unsigned b, size_t boff, size_t blen, uint8_t *dst)
 {
     const struct shmc__arena *a = x->co->arena;
     size_t at = boff * x->es;
-#define SRC(q) ((q) == x->me ? cin + at : shmc__arena_stage(a, (unsigned)(q), b) + at)
+#define SRC(q) ((q) == x->me ? cin + at : shmc__arena_stage(a, l->id, (unsigned)(q), b) + at)
     shmc__reduce_into(dst, SRC(0), SRC(1), blen, x->dt, x->op);
     for (int q = 2; q < x->n; q++)
         shmc__reduce(dst, SRC(q), blen, x->dt, x->op, SHMC_ACC_LEFT);
@@ -113,17 +162,28 @@ static void combine_block(const struct shmc__cx *x, const uint8_t *cin, unsigned
     shmc__reduce_finish(dst, blen, x->dt, x->op, x->n);
 }
 
+/* Our block of the chunk combined into our buffer b, and copied into cout. */
+static void combine_mine(const struct shmc__cx *x, const struct shmc__lane *l, const uint8_t *cin,
+                         size_t len, unsigned b, uint8_t *cout)
+{
+    size_t off, blen, es = x->es;
+    uint8_t *mine = shmc__arena_stage(x->co->arena, l->id, (unsigned)x->me, b);
+    stage_block(len, es, x->n, x->me, &off, &blen);
+    combine_block(x, l, cin, b, off, blen, mine + off * es);
+    /* In place, our input block is read above, before this overwrites it. */
+    shmc__copy(cout + off * es, mine + off * es, blen * es);
+}
+
 int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     struct shmc__coll *co = x->co;
-    if (!shmc__cx_world(x) || x->n < 2 || co->stage < 0)
+    struct shmc__lane *l = shmc__wsync_blk(co);
+    if (!shmc__cx_world(x) || x->n < 2 || l->stage < 0)
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
-    /* The first call reserves our buffers (creation does not); the first round tells
-     * whether every rank could. */
-    if (co->stage_mine == 0)
-        co->stage_mine = shmc__arena_stage_reserve(co->arena, (unsigned)x->me) == SHMC_OK ? 1 : -1;
+    /* The first call reserves our buffers; the first round tells whether every rank could. */
+    stage_reserve(x, l);
     int rc;
-    if (co->stage == 0 && co->stage_mine < 0) {
+    if (l->stage == 0 && l->stage_mine < 0) {
         /* Our buffers are not ours to write: say so in the first round, and all fall back. */
         if ((rc = stage_round(x, count, 1)) != SHMC_OK)
             return rc;
@@ -134,35 +194,90 @@ int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf
     uint8_t *out = rbuf;
     size_t es = x->es, chunk = a->lay.stage_bytes / es;
     for (size_t e = 0; e < count; e += chunk) {
-        size_t len = shmc__chunk(count, e, chunk), off, blen;
-        unsigned b = (unsigned)(co->stage_seq++ & 1);
-        uint8_t *mine = shmc__arena_stage(a, (unsigned)x->me, b);
+        size_t len = shmc__chunk(count, e, chunk);
+        unsigned b = (unsigned)(l->stage_seq++ & 1);
         const uint8_t *cin = in + e * es;
         uint8_t *cout = out + e * es;
-        for (int d = 0; d < x->n; d++) {
-            stage_block(len, es, x->n, d, &off, &blen);
-            if (d != x->me)
-                shmc__copy(mine + off * es, cin + off * es, blen * es);
-        }
-        if ((rc = stage_round(x, count, e == 0)) != SHMC_OK)
+        copy_in(x, cin, len, shmc__arena_stage(a, l->id, (unsigned)x->me, b));
+        if ((rc = stage_round(x, count, e == 0)) != SHMC_OK) {
+            /* Members that made another call may not have counted this chunk: all take
+             * the next one's buffer alike. */
+            if (rc == SHMC_ERR_MISMATCH && e == 0)
+                l->stage_seq--;
             return rc;
-        if (co->stage < 0) /* some rank could not reserve: nobody read our copies */
+        }
+        if (l->stage < 0) /* some rank could not reserve: nobody read our copies */
             return shmc__allreduce_shm(x, sbuf, rbuf, count);
-        stage_block(len, es, x->n, x->me, &off, &blen);
-        combine_block(x, cin, b, off, blen, mine + off * es);
-        /* In place, our input block is read above, before this overwrites it. */
-        shmc__copy(cout + off * es, mine + off * es, blen * es);
+        combine_mine(x, l, cin, len, b, cout);
         if ((rc = stage_round(x, count, 0)) != SHMC_OK)
             return rc;
-        for (int d = 0; d < x->n; d++) {
-            stage_block(len, es, x->n, d, &off, &blen);
-            if (d != x->me)
-                shmc__copy(cout + off * es, shmc__arena_stage(a, (unsigned)d, b) + off * es,
-                           blen * es);
-        }
+        copy_out(x, l, len, b, cout);
     }
     co->staged++;
     return SHMC_OK;
+}
+
+/* The same in steps on the nonblocking lane (nbworld.c): each round is posted and looked
+ * at later instead of waited for; between rounds, the same work in the same order. */
+int shmc__stage_step(struct shmc__stage_run *s, int *rc)
+{
+    const struct shmc__cx *x = s->x;
+    struct shmc__coll *co = x->co;
+    struct shmc__lane *l = &co->lane[SHMC_LANE_NB];
+    size_t es = x->es, chunk = co->arena->lay.stage_bytes / es;
+    uint64_t tag = shmc__wsync_tag(x->hash), r;
+    for (;;) {
+        size_t len = shmc__chunk(s->count, s->e, chunk);
+        const uint8_t *cin = s->in + s->e * es;
+        uint8_t *cout = s->out + s->e * es;
+        switch (s->phase) {
+        case 0:
+            stage_reserve(x, l);
+            if (l->stage < 0) {
+                *rc = SHMC_STAGE_REFUSED;
+                return 1;
+            }
+            s->b = (unsigned)(l->stage_seq++ & 1);
+            if (l->stage_mine > 0) /* else only the round says so */
+                copy_in(x, cin, len, shmc__arena_stage(co->arena, l->id, (unsigned)x->me, s->b));
+            r = shmc__wsync_next(l);
+            stage_pub(x, l, r, s->count, s->e == 0);
+            shmc__wsync_post(co, l, r, tag, &s->look);
+            s->phase = 1;
+            /* fall through */
+        case 1:
+            if (!shmc__wsync_look(&s->look))
+                return 0;
+            if ((*rc = shmc__onestep_world_outcome(x, &s->look)) != SHMC_OK ||
+                (s->e == 0 && (*rc = stage_check(x, l, s->look.want, s->count)) != SHMC_OK)) {
+                /* Members that made another call may not have counted this chunk. */
+                if (*rc == SHMC_ERR_MISMATCH && s->e == 0)
+                    l->stage_seq--;
+                return 1;
+            }
+            if (l->stage < 0) {
+                *rc = SHMC_STAGE_REFUSED;
+                return 1;
+            }
+            combine_mine(x, l, cin, len, s->b, cout);
+            r = shmc__wsync_next(l);
+            shmc__wsync_post(co, l, r, tag, &s->look);
+            s->phase = 2;
+            /* fall through */
+        default:
+            if (!shmc__wsync_look(&s->look))
+                return 0;
+            if ((*rc = shmc__onestep_world_outcome(x, &s->look)) != SHMC_OK)
+                return 1;
+            copy_out(x, l, len, s->b, cout);
+            s->e += len;
+            s->phase = 0;
+            if (s->e >= s->count) {
+                co->staged++;
+                return 1;
+            }
+        }
+    }
 }
 
 const struct shmc__coll_algo shmc__allreduce_stage_algo = {"stage", shmc__allreduce_stage, NULL};

@@ -18,7 +18,9 @@
  * count them, and every rank calls those in the same order, so ">=" comparisons between
  * ranks' counters are exact. This is why these blocks serve the world communicator only:
  * with several communicators sharing one counter, a rank could not tell from another's
- * counter which communicator's round it had finished.
+ * counter which communicator's round it had finished. The world has two sets of blocks,
+ * its lanes (coll.h): the blocking collectives' and the nonblocking ones', each with a
+ * counter of its own and the same protocol.
  *
  * The cost is one store and one line read per other rank, with no read-modify-write and
  * no second synchronisation; ranks that sleep are woken after the store (shm/doorbell.h).
@@ -29,18 +31,9 @@
 #include "p2p/quit.h"
 #include "shm/doorbell.h"
 
-struct wsync_wait {
-    struct shmc__coll *co;
-    uint64_t want;
-    int next; /* the first rank not yet seen at `want` */
-    int err;
-    uint64_t tag; /* our call's hash in bits 40-63, to compare with each rank's; 0: none */
-    int odd;      /* the first rank whose hash differs, or -1 */
-};
-
 /* Will rank q never enter: has it left or broken, or has a rank quit the world's
  * collectives (p2p/quit.c)? Sets w->err then. */
-static int never_enters(struct wsync_wait *w, int q)
+static int never_enters(struct shmc__wsync_look *w, int q)
 {
     struct shmc__p2p *p = w->co->p2p;
     if (shmc__peers_any_gone(p) && (w->err = shmc__peer_lost(p, q)) != SHMC_OK)
@@ -54,12 +47,12 @@ static int never_enters(struct wsync_wait *w, int q)
 
 static int all_entered(void *arg)
 {
-    struct wsync_wait *w = arg;
+    struct shmc__wsync_look *w = arg;
     struct shmc__coll *co = w->co;
     for (; w->next < co->size; w->next++) {
         if (w->next == co->rank)
             continue;
-        struct shmc__wsync *o = shmc__arena_wsync(co->arena, (unsigned)w->next);
+        struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)w->next);
         /* A7 pairs with R7: that rank's input for this round is visible. */
         uint64_t v = shmc__load_acquire64(&o->round[w->want & 1]);
         if ((v & SHMC_WSYNC_ROUND_MASK) < w->want)
@@ -85,12 +78,12 @@ static int quit_world(struct shmc__coll *co, int err)
  * complete), so yielding ours would only run a neighbour that may be waiting too. */
 static int others_far(void *arg, uint32_t cpu)
 {
-    struct wsync_wait *w = arg;
+    struct shmc__wsync_look *w = arg;
     struct shmc__coll *co = w->co;
     for (int q = w->next; q < co->size; q++) {
         if (q == co->rank)
             continue;
-        struct shmc__wsync *o = shmc__arena_wsync(co->arena, (unsigned)q);
+        struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)q);
         /* Relaxed: only a hint; all_entered takes the acquire. */
         if ((shmc__load_relaxed64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) < w->want &&
             !shmc__runs_elsewhere(shmc__arena_cb(co->arena, (unsigned)q), cpu))
@@ -99,15 +92,31 @@ static int others_far(void *arg, uint32_t cpu)
     return 1;
 }
 
-int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)
+void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
+                      struct shmc__wsync_look *w)
 {
     /* R7 pairs with A7 (all_entered): our input is written before the round number, which
      * carries our call's hash (tag, bits 40-63) in the same store. */
-    shmc__store_release64(&co->wsync->round[r & 1], r | tag);
+    shmc__store_release64(&l->wsync->round[r & 1], r | tag);
     for (int q = 0; q < co->size; q++)
         if (q != co->rank)
             shmc__peer_notify(co->p2p, q);
-    struct wsync_wait w = {.co = co, .want = r, .tag = tag, .odd = -1};
+    *w = (struct shmc__wsync_look){.co = co, .lane = l->id, .want = r, .tag = tag, .odd = -1};
+}
+
+int shmc__wsync_look(struct shmc__wsync_look *w)
+{
+    if (!all_entered(w))
+        return 0;
+    if (w->err != SHMC_OK)
+        quit_world(w->co, w->err);
+    return 1;
+}
+
+int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)
+{
+    struct shmc__wsync_look w;
+    shmc__wsync_post(co, shmc__wsync_blk(co), r, tag, &w);
     int rc = SHMC_OK;
     if (!all_entered(&w)) {
         /* Members that both wait here compare their calls here (p2p/incall.h). */
@@ -123,9 +132,9 @@ int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int 
 /* Has world rank 0 released round `want` (or left, or has the world quit)? */
 static int released(void *arg)
 {
-    struct wsync_wait *w = arg;
+    struct shmc__wsync_look *w = arg;
     struct shmc__coll *co = w->co;
-    struct shmc__wsync *o = shmc__arena_wsync(co->arena, 0);
+    struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, 0);
     /* A8 pairs with R8: rank 0 saw every rank enter this round before releasing it. */
     return (shmc__load_acquire64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) >= w->want ||
            never_enters(w, 0);
@@ -133,7 +142,8 @@ static int released(void *arg)
 
 int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)
 {
-    struct wsync_wait w = {.co = co, .want = r, .tag = tag, .odd = -1};
+    struct shmc__wsync_look w = {
+        .co = co, .lane = SHMC_LANE_BLOCKING, .want = r, .tag = tag, .odd = -1};
     int rc = SHMC_OK;
     if (co->rank == 0) {
         if (!all_entered(&w)) {
@@ -143,13 +153,13 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
         }
         if (rc == SHMC_OK && w.err == SHMC_OK) {
             /* R8 pairs with A8 (released): published only now, after A7 on every rank. */
-            shmc__store_release64(&co->wsync->round[r & 1], r | tag);
+            shmc__store_release64(&shmc__wsync_blk(co)->wsync->round[r & 1], r | tag);
             for (int q = 1; q < co->size; q++)
                 shmc__peer_notify(co->p2p, q);
         }
     } else {
         /* R7: as in shmc__wsync_enter_call; only rank 0 waits for it. */
-        shmc__store_release64(&co->wsync->round[r & 1], r | tag);
+        shmc__store_release64(&shmc__wsync_blk(co)->wsync->round[r & 1], r | tag);
         shmc__peer_notify(co->p2p, 0);
         if (!released(&w)) {
             /* others_far looks at every rank still short of r: any may hold rank 0 up. */
@@ -165,7 +175,8 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
             for (int q = 0; q < co->size && w.odd < 0; q++) {
                 if (q == co->rank)
                     continue;
-                struct shmc__wsync *o = shmc__arena_wsync(co->arena, (unsigned)q);
+                struct shmc__wsync *o =
+                    shmc__arena_wsync(co->arena, SHMC_LANE_BLOCKING, (unsigned)q);
                 if ((shmc__load_relaxed64(&o->round[r & 1]) & ~SHMC_WSYNC_ROUND_MASK) != tag)
                     w.odd = q;
             }
@@ -191,7 +202,7 @@ static int all_settled(void *arg)
     for (int q = 0; q < co->size; q++) {
         if (q == co->rank)
             continue;
-        struct shmc__wsync *o = shmc__arena_wsync(co->arena, (unsigned)q);
+        struct shmc__wsync *o = shmc__arena_wsync(co->arena, SHMC_LANE_BLOCKING, (unsigned)q);
         if ((shmc__load_acquire64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) >= w->want)
             continue;
         if (shmc__peer_lost(p, q) == SHMC_OK && !shmc__quit_by(p, q, p->comms.world.ctx + 1))

@@ -8,21 +8,29 @@
 
 #include "coll/coll.h"
 
-/* The world's next round (every world collective that uses rounds takes one). */
-static inline uint64_t shmc__wsync_next(struct shmc__coll *co)
+/* The next round of lane l (every world collective that uses rounds takes one of its
+ * kind's lane). */
+static inline uint64_t shmc__wsync_next(struct shmc__lane *l)
 {
-    return ++co->wround;
+    return ++l->round;
 }
 
-/* Where this rank writes its input for round r, and where world rank q's is. */
-static inline uint8_t *shmc__wsync_mine(const struct shmc__coll *co, uint64_t r)
+/* The blocking collectives' lane. */
+static inline struct shmc__lane *shmc__wsync_blk(struct shmc__coll *co)
 {
-    return shmc__wsync_data(co->wsync, (unsigned)(r & 1));
+    return &co->lane[SHMC_LANE_BLOCKING];
 }
 
-static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, int q, uint64_t r)
+/* Where this rank writes its input for round r of lane l, and where world rank q's is. */
+static inline uint8_t *shmc__wsync_mine(const struct shmc__lane *l, uint64_t r)
 {
-    return shmc__wsync_data(shmc__arena_wsync(co->arena, (unsigned)q), (unsigned)(r & 1));
+    return shmc__wsync_data(l->wsync, (unsigned)(r & 1));
+}
+
+static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, const struct shmc__lane *l,
+                                          int q, uint64_t r)
+{
+    return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), (unsigned)(r & 1));
 }
 
 /* What a world round carries of a call with hash h (base/callword.h): bits 40-63, never
@@ -33,11 +41,29 @@ static inline uint64_t shmc__wsync_tag(uint64_t h)
     return t || !h ? t : SHMC_WSYNC_ROUND_MASK + 1;
 }
 
-/* Enters world round r (this rank's input for it already in its half), publishing tag
- * (shmc__wsync_tag) with the round number, and waits until every other rank has entered
- * it, comparing each one's tag, as it is seen to enter, with ours: *odd is the first rank
- * whose tag differs, or -1. SHMC_OK, or the error of a rank that left first. */
+/* Enters world round r of the blocking lane (this rank's input for it already in its
+ * half), publishing tag (shmc__wsync_tag) with the round number, and waits until every
+ * other rank has entered it, comparing each one's tag, as it is seen to enter, with ours:
+ * *odd is the first rank whose tag differs, or -1. SHMC_OK, or the error of a rank that
+ * left first. */
 int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd);
+
+/* A world round entered without waiting (the nonblocking collectives, nbworld.c): post
+ * publishes this rank's entry as shmc__wsync_enter_call does and readies w; look says
+ * whether the round is over: every other rank entered it (w->odd as *odd above), or one
+ * never will (w->err set; this rank has quit the world's collectives then). */
+struct shmc__wsync_look {
+    struct shmc__coll *co;
+    unsigned lane;
+    uint64_t want;
+    int next; /* the first rank not yet seen at `want` */
+    int err;
+    uint64_t tag; /* our call's hash in bits 40-63, to compare with each rank's; 0: none */
+    int odd;      /* the first rank whose hash differs, or -1 */
+};
+void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
+                      struct shmc__wsync_look *w);
+int shmc__wsync_look(struct shmc__wsync_look *w);
 
 /* The same round entered as a barrier released by world rank 0: every other rank
  * publishes its entry and waits for rank 0 alone, which publishes its own only once it

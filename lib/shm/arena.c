@@ -49,9 +49,9 @@ uint32_t shmc__ring_bytes_for(unsigned nranks, size_t requested)
     return large > b ? large : b;
 }
 
-int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned r)
+int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned lane, unsigned r)
 {
-    uint64_t off = a->lay.stage_off + (uint64_t)r * 2 * a->lay.stage_bytes;
+    uint64_t off = (uint64_t)(shmc__arena_stage(a, lane, r, 0) - a->base);
     int err =
         a->fd >= 0 ? posix_fallocate(a->fd, (off_t)off, (off_t)(2 * a->lay.stage_bytes)) : EBADF;
     /* As at creation: a file system that cannot reserve is used without (tmpfs can). */
@@ -92,11 +92,11 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     l->coll_stride = sizeof(struct shmc__slot) + SHMC_SLOT_BYTES;
     l->wsync_off = round_up(l->coll_off + (uint64_t)nranks * l->coll_stride, PAGE);
     l->wsync_stride = sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES;
-    l->xdesc_off = round_up(l->wsync_off + (uint64_t)nranks * l->wsync_stride, PAGE);
+    l->xdesc_off = round_up(l->wsync_off + (uint64_t)SHMC_LANES * nranks * l->wsync_stride, PAGE);
     l->xdesc_stride = SHMC_XDESC_COUNT * sizeof(struct shmc__xdesc);
     l->stage_off = round_up(l->xdesc_off + (uint64_t)nranks * l->xdesc_stride, PAGE);
     l->stage_bytes = shmc__stage_bytes_for(nranks);
-    l->total_size = l->stage_off + (uint64_t)nranks * 2 * l->stage_bytes;
+    l->total_size = l->stage_off + (uint64_t)nranks * SHMC_LANES * 2 * l->stage_bytes;
     return SHMC_OK;
 }
 

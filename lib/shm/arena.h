@@ -10,13 +10,15 @@
  *   coll_off            nranks collective slots (struct shmc__slot + SHMC_SLOT_BYTES of
  *                       data each), the staging areas of the shared-memory collectives;
  *                       where they are follows from the fields above (nothing stored)
- *   wsync_off           nranks world-sync blocks (struct shmc__wsync + 2 halves of
- *                       SHMC_WSYNC_BYTES), for the world's one-step collectives; also
- *                       derived from the fields above
+ *   wsync_off           SHMC_LANES * nranks world-sync blocks (struct shmc__wsync + 2
+ *                       halves of SHMC_WSYNC_BYTES), for the world's one-step collectives:
+ *                       lane 0's blocks of every rank, then lane 1's; also derived from
+ *                       the fields above
  *   xdesc_off           nranks tables of SHMC_XDESC_COUNT copy descriptors (struct
  *                       shmc__xdesc), for large messages that both sides copy (p2p/coop.c)
- *   stage_off           nranks pairs of staging buffers of stage_bytes each (page-aligned,
- *                       plain data), for the world's staged all-reduce (coll/stage.c); the
+ *   stage_off           nranks sets of 2 * SHMC_LANES staging buffers of stage_bytes each
+ *                       (page-aligned, plain data), a pair per lane, for the world's staged
+ *                       all-reduce (coll/stage.c); the
  *                       size follows from the rank count (shmc__stage_bytes_for); the only
  *                       region not reserved at creation (shmc__arena_stage_reserve)
  *
@@ -41,7 +43,7 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 9u
+#define SHMC_ARENA_VERSION 10u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -169,7 +171,11 @@ struct shmc__slot {
     shmc_atomic_u64 call[2];
 };
 
-/* A rank's world-sync block (coll/wsync.c): `round` counts the one-step
+/* The world's lanes of rounds and staging buffers (coll/wsync.h): the blocking
+ * collectives' and the nonblocking ones', which each rank takes in two orders of their own. */
+#define SHMC_LANES 2u
+
+/* A rank's world-sync block of one lane (coll/wsync.c): `round` counts the one-step
  * collectives of the world communicator this rank has entered, published with release
  * once its input for that round is in data half (round & 1); the two halves follow at
  * +1 line. Only the owner writes; every other rank of the world reads. */
@@ -242,7 +248,7 @@ struct shmc__layout {
     uint64_t coll_off, coll_stride;
     uint64_t wsync_off, wsync_stride;
     uint64_t xdesc_off, xdesc_stride;
-    uint64_t stage_off, stage_bytes; /* a rank's two buffers: 2 * stage_bytes apart */
+    uint64_t stage_off, stage_bytes; /* a rank's buffers: 2 * SHMC_LANES * stage_bytes apart */
     uint64_t total_size;
 };
 
@@ -255,9 +261,9 @@ struct shmc__arena {
     uint8_t *base;
     size_t size;
     int fd;
-    int serve_fd; /* the socket that hands fd to the other ranks until all attached
-                   * (fdpass.h, shmc__job_wait_attached), or -1 */
-    int named;    /* the arena has a name in /dev/shm until every rank attached */
+    int serve_fd;                /* the socket that hands fd to the other ranks until all attached
+                                  * (fdpass.h, shmc__job_wait_attached), or -1 */
+    int named;                   /* the arena has a name in /dev/shm until every rank attached */
     struct shmc__arena_hdr *hdr; /* for the job-state words only (job.h) */
     struct shmc__layout lay;
     uint32_t flags;
@@ -362,11 +368,12 @@ static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
     return (uint8_t *)(s->call + 2);
 }
 
-/* World-sync block of rank r, and its data half h (0 or 1). */
-static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a, unsigned r)
+/* World-sync block of rank r in lane `lane`, and its data half h (0 or 1). */
+static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a, unsigned lane,
+                                                    unsigned r)
 {
     return (struct shmc__wsync *)(a->base + a->lay.wsync_off +
-                                  (uint64_t)r *
+                                  ((uint64_t)lane * a->lay.nranks + r) *
                                       (sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES));
 }
 
@@ -382,16 +389,19 @@ static inline struct shmc__xdesc *shmc__arena_xdesc(const struct shmc__arena *a,
     return (struct shmc__xdesc *)(a->base + a->lay.xdesc_off) + (uint64_t)r * SHMC_XDESC_COUNT + i;
 }
 
-/* Reserves rank r's two staging buffers in the object (posix_fallocate on a->fd), which
- * creation leaves unreserved: each rank calls it before it first writes them, so that a
- * full /dev/shm is an error there instead of a SIGBUS. SHMC_OK (also where the file
- * system cannot reserve), or SHMC_ERR_NOSHM / SHMC_ERR_SYS after an info message. */
-int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned r);
+/* Reserves rank r's two staging buffers of lane `lane` in the object (posix_fallocate on
+ * a->fd), which creation leaves unreserved: each rank calls it before it first writes
+ * them, so that a full /dev/shm is an error there instead of a SIGBUS. SHMC_OK (also
+ * where the file system cannot reserve), or SHMC_ERR_NOSHM / SHMC_ERR_SYS after an info
+ * message. */
+int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned lane, unsigned r);
 
-/* Staging buffer b (0 or 1) of rank r: lay.stage_bytes bytes, page-aligned. */
-static inline uint8_t *shmc__arena_stage(const struct shmc__arena *a, unsigned r, unsigned b)
+/* Staging buffer b (0 or 1) of rank r in lane `lane`: lay.stage_bytes bytes, page-aligned. */
+static inline uint8_t *shmc__arena_stage(const struct shmc__arena *a, unsigned lane, unsigned r,
+                                         unsigned b)
 {
-    return a->base + a->lay.stage_off + ((uint64_t)r * 2 + b) * a->lay.stage_bytes;
+    return a->base + a->lay.stage_off +
+           (((uint64_t)r * SHMC_LANES + lane) * 2 + b) * a->lay.stage_bytes;
 }
 
 #endif /* SHMC_ARENA_H */

@@ -4,7 +4,9 @@
  * with uneven and empty blocks); several in flight on one communicator completed in
  * reverse order; one waited for while its peers are inside a blocking collective; threads
  * starting them on their own communicators in opposite orders on alternate ranks; a
- * member killed while the others wait; a block of the wrong size; bad arguments.
+ * member killed while the others wait; a block of the wrong size; bad arguments; the
+ * world's all-reduce on its shared memory, alone, in flight with a blocking call, and with
+ * counts that differ.
  */
 #include <check.h>
 #include <pthread.h>
@@ -494,6 +496,87 @@ START_TEST(test_nbc_own_schedule)
 }
 END_TEST
 
+/* The world's all-reduce and barrier on its shared memory (coll/nbworld.c): vectors of one
+ * round, of one staging chunk and of several, in place and not, equal bit for bit to the
+ * blocking call's; several in flight with a blocking all-reduce issued among them, waited
+ * for in reverse; a rank that passes another count. */
+static double dval(int r, size_t i)
+{
+    return 1.0 / (double)(r + 3) + (double)(i % 97) * 1e-7 * (double)(r + 1);
+}
+
+static void world_shared(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    static const size_t counts[] = {1, 37, 512, 600, 70000, (1u << 18) + 3};
+    enum { K = sizeof counts / sizeof counts[0] };
+    size_t most = counts[K - 1];
+    double *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(most * 8),
+           *b = shmct_xmalloc(most * 8);
+    for (int k = 0; k < K; k++) {
+        size_t c = counts[k];
+        int inplace = k % 2;
+        for (size_t i = 0; i < c; i++)
+            in[i] = a[i] = dval(me, i);
+        shmc_request *r;
+        T_OK(shmc_iallreduce(inplace ? SHMC_IN_PLACE : in, a, c, SHMC_FLOAT64, SHMC_SUM, w, &r));
+        T_OK(shmc_wait(&r, NULL));
+        T_OK(shmc_allreduce(in, b, c, SHMC_FLOAT64, SHMC_SUM, w));
+        for (size_t i = 0; i < c; i++)
+            T_ASSERT(a[i] == b[i],
+                     "count %zu, rank %d, element %zu: %.17g, the blocking call's %.17g", c, me, i,
+                     a[i], b[i]);
+    }
+    /* In flight: a large and a small all-reduce and a barrier, then a blocking all-reduce,
+     * which lets them end first; waited for in reverse. */
+    size_t big = counts[K - 1];
+    double *x = shmct_xmalloc(big * 8), *y = shmct_xmalloc(big * 8);
+    int64_t s1 = me, s2 = -1, s3 = -1, s4 = me * 2;
+    for (size_t i = 0; i < big; i++)
+        x[i] = dval(me, i);
+    shmc_request *r[3];
+    T_OK(shmc_iallreduce(x, y, big, SHMC_FLOAT64, SHMC_SUM, w, &r[0]));
+    T_OK(shmc_ibarrier(w, &r[1]));
+    T_OK(shmc_iallreduce(&s1, &s2, 1, SHMC_INT64, SHMC_SUM, w, &r[2]));
+    T_OK(shmc_allreduce(&s4, &s3, 1, SHMC_INT64, SHMC_SUM, w));
+    for (int k = 2; k >= 0; k--)
+        T_OK(shmc_wait(&r[k], NULL));
+    T_ASSERT(s2 == (int64_t)n * (n - 1) / 2 && s3 == (int64_t)n * (n - 1), "sums %lld %lld",
+             (long long)s2, (long long)s3);
+    T_OK(shmc_allreduce(x, b, big, SHMC_FLOAT64, SHMC_SUM, w));
+    for (size_t i = 0; i < big; i++)
+        T_ASSERT(y[i] == b[i], "in flight, element %zu: %.17g, not %.17g", i, y[i], b[i]);
+    /* Rank 0 passes another count (one round against several, or a chunk more): every
+     * rank is told, and the world goes on, staging as before. */
+    for (int k = 0; k < 3; k++) {
+        size_t c = k == 0 ? 4 : k == 1 ? big : big - 1;
+        size_t mine = me == 0 ? (k == 0 ? 600 : k == 1 ? big - 1 : 4) : c;
+        T_OK(shmc_iallreduce(x, y, mine, SHMC_FLOAT64, SHMC_SUM, w, &r[0]));
+        int rc = shmc_wait(&r[0], NULL);
+        T_ASSERT(rc == SHMC_ERR_MISMATCH, "rank %d, count %zu: %s", me, mine, shmc_strerror(rc));
+    }
+    T_OK(shmc_iallreduce(x, y, big, SHMC_FLOAT64, SHMC_SUM, w, &r[0]));
+    T_OK(shmc_wait(&r[0], NULL));
+    for (size_t i = 0; i < big; i++)
+        T_ASSERT(y[i] == b[i], "after the mismatches, element %zu: %.17g, not %.17g", i, y[i],
+                 b[i]);
+    T_OK(shmc_iallreduce(&s1, &s2, 1, SHMC_INT64, SHMC_SUM, w, &r[0]));
+    T_OK(shmc_wait(&r[0], NULL));
+    T_ASSERT(s2 == (int64_t)n * (n - 1) / 2, "after the mismatch: %lld", (long long)s2);
+    free(x);
+    free(y);
+    free(in);
+    free(a);
+    free(b);
+}
+
+START_TEST(test_nbc_world_shared)
+{
+    static const int sizes[] = {2, 3, 4, 8};
+    ck_assert_int_eq(shmct_run(sizes[_i], world_shared, NULL), 0);
+}
+END_TEST
+
 static Suite *nbc_suite(void)
 {
     Suite *s = suite_create("nbc");
@@ -508,6 +591,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_mismatch_and_bad_arguments);
     tcase_add_test(t, test_nbc_comm_idup);
     tcase_add_test(t, test_nbc_own_schedule);
+    tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     suite_add_tcase(s, t);
     return s;
 }

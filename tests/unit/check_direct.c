@@ -205,7 +205,8 @@ static void direct_fault(shmc_comm *w, int me, int n, void *arg)
  * bounds or hangs. (This test's one look inside the module: where its half is.) */
 static void direct_scribble_hook(void)
 {
-    uint64_t *w = (uint64_t *)(void *)shmc__wsync_mine(&shmc__coll, shmc__coll.wround);
+    struct shmc__lane *l = shmc__wsync_blk(&shmc__coll);
+    uint64_t *w = (uint64_t *)(void *)shmc__wsync_mine(l, l->round);
     for (size_t i = 0; i < SHMC_WSYNC_BYTES / sizeof *w; i++)
         w[i] = 1ull << 32 | 0x7fffffffu;
 }
