@@ -917,7 +917,14 @@ SHMC_API int shmc_config_set(const char *name, const char *value);
  * that member's lock of accumulates while it combines), whatever ops they use; puts and
  * gets are plain copies. Every access is complete at return, at the origin and at the
  * target. An access past the end of the target's part is SHMC_ERR_ARG and touches
- * nothing.
+ * nothing. The scattered forms reach n blocks of the target's part at once (an MPI
+ * target datatype's layout): block i is blocks[i].len bytes at blocks[i].off bytes from
+ * displacement disp (off may be negative; every block must lie in the part, or nothing
+ * is touched), and the origin side holds the blocks' bytes back to back. shmc_putv and
+ * shmc_getv copy them; shmc_get_accumulatev (result NULL: a plain accumulate) gathers
+ * them, as count elements of dtype back to back (their bytes must add up to count
+ * elements; an element may span blocks), returns and combines them as shmc_get_accumulate
+ * does, and scatters them back, atomically against the member's other accumulates.
  *
  * Synchronisation orders accesses as MPI's does: shmc_win_fence is a collective (a barrier
  * with full memory fences: what any member wrote before it, every member reads after it);
@@ -964,6 +971,17 @@ SHMC_API int shmc_get_accumulate(const void *src, void *result, size_t count, sh
                                  shmc_op op, int rank, size_t disp, shmc_win *win);
 SHMC_API int shmc_compare_and_swap(const void *value, const void *compare, void *result,
                                    shmc_dtype dtype, int rank, size_t disp, shmc_win *win);
+typedef struct shmc_block {
+    ptrdiff_t off; /* bytes from the access's displacement */
+    size_t len;
+} shmc_block;
+SHMC_API int shmc_putv(const void *src, const shmc_block *blocks, size_t n, int rank, size_t disp,
+                       shmc_win *win);
+SHMC_API int shmc_getv(void *dst, const shmc_block *blocks, size_t n, int rank, size_t disp,
+                       shmc_win *win);
+SHMC_API int shmc_get_accumulatev(const void *src, void *result, size_t count, shmc_dtype dtype,
+                                  shmc_op op, const shmc_block *blocks, size_t n, int rank,
+                                  size_t disp, shmc_win *win);
 
 /* Reads one of this process's counters into *value:
  * "requests_active" (sends and receives not yet completed), "comms" (communicators made

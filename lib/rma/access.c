@@ -17,14 +17,14 @@
 #include "p2p/p2p.h"
 #include "rma/win.h"
 
-/* Copies bytes between buf and member rank's part at displacement disp: into the part
- * (write) or out of it. */
-static int part_copy(struct shmc_win *w, int rank, size_t disp, void *buf, size_t bytes, int write)
+/* Copies bytes between buf and member rank's part at byte offset at (in range): into the
+ * part (write) or out of it. */
+static int copy_failed(struct shmc_win *w, int rank, int write, int err);
+
+static int copy_at(struct shmc_win *w, int rank, size_t at, void *buf, size_t bytes, int write)
 {
-    size_t at;
-    int rc = shmc__win_range(w, rank, disp, bytes, &at);
-    if (rc != SHMC_OK || !bytes)
-        return rc;
+    if (!bytes)
+        return SHMC_OK;
     const struct shmc__win_rec *r = &w->rec[rank];
     char *p = r->remote ? (char *)(uintptr_t)(r->addr + at) : w->map + r->off + at;
     if (!r->remote || rank == w->me) {
@@ -35,8 +35,13 @@ static int part_copy(struct shmc_win *w, int rank, size_t disp, void *buf, size_
     struct shmc__ep *ep = &shmc__p2p.peers[w->world[rank]].ep;
     uint64_t done = write ? shmc__ep_put(ep, buf, (uint64_t)(uintptr_t)p, bytes, &err)
                           : shmc__ep_get(ep, buf, (uint64_t)(uintptr_t)p, bytes, &err);
-    if (done == bytes)
-        return SHMC_OK;
+    return done == bytes ? SHMC_OK : copy_failed(w, rank, write, err);
+}
+
+/* A single copy to or from member rank's memory that stopped at errno err. */
+static int copy_failed(struct shmc_win *w, int rank, int write, int err)
+{
+    int rc;
     if ((rc = shmc__peer_lost(&shmc__p2p, w->world[rank])) != SHMC_OK)
         return rc;
     SHMC_ERROR("a window access by single copy %s rank %d's memory failed: %s%s",
@@ -46,6 +51,94 @@ static int part_copy(struct shmc_win *w, int rank, size_t disp, void *buf, size_
                               "allocates need no such permission)"
                             : "");
     return err == EFAULT ? SHMC_ERR_ARG : SHMC_ERR_SYS;
+}
+
+/* The same at displacement disp, checked against the part's end. */
+static int part_copy(struct shmc_win *w, int rank, size_t disp, void *buf, size_t bytes, int write)
+{
+    size_t at;
+    int rc = shmc__win_range(w, rank, disp, bytes, &at);
+    return rc != SHMC_OK ? rc : copy_at(w, rank, at, buf, bytes, write);
+}
+
+/* ---- scattered blocks ------------------------------------------------------------------ */
+
+/* Checks every block of an access at displacement disp of member rank's part, before
+ * anything is touched: each must lie in the part. *total: their bytes together. */
+static int blocks_check(const struct shmc_win *w, int rank, size_t disp, const shmc_block *b,
+                        size_t n, size_t *total)
+{
+    size_t base;
+    *total = 0;
+    if ((n && !b) || shmc__win_range(w, rank, disp, 0, &base) != SHMC_OK)
+        return SHMC_ERR_ARG;
+    size_t size = w->rec[rank].bytes;
+    for (size_t i = 0; i < n; i++) {
+        /* (the magnitude of a negative offset, computed without overflow) */
+        size_t mag = b[i].off < 0 ? (size_t)0 - (size_t)b[i].off : (size_t)b[i].off;
+        if (b[i].off < 0 ? mag > base : mag > size - base)
+            return SHMC_ERR_ARG;
+        size_t at = b[i].off < 0 ? base - mag : base + mag;
+        if (b[i].len > size - at || __builtin_add_overflow(*total, b[i].len, total))
+            return SHMC_ERR_ARG;
+    }
+    return SHMC_OK;
+}
+
+/* Moves the blocks (checked) between buf, where they lie back to back, and the part: in
+ * another process's memory, many blocks per single copy. */
+static int blocks_move(struct shmc_win *w, int rank, size_t disp, const shmc_block *b, size_t n,
+                       char *buf, int write)
+{
+    enum { BATCH = 256 };
+    const struct shmc__win_rec *r = &w->rec[rank];
+    size_t base = disp * (size_t)r->disp_unit;
+    int far = r->remote && rank != w->me;
+    struct shmc__rblock rb[BATCH];
+    size_t k = 0, bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t mag = b[i].off < 0 ? (size_t)0 - (size_t)b[i].off : (size_t)b[i].off;
+        size_t at = b[i].off < 0 ? base - mag : base + mag;
+        if (!far) {
+            int rc = copy_at(w, rank, at, buf, b[i].len, write);
+            if (rc != SHMC_OK)
+                return rc;
+            buf += b[i].len;
+            continue;
+        }
+        rb[k++] = (struct shmc__rblock){r->addr + at, b[i].len};
+        bytes += b[i].len;
+        if (k < BATCH && i + 1 < n)
+            continue;
+        int err = 0;
+        struct shmc__ep *ep = &shmc__p2p.peers[w->world[rank]].ep;
+        if (shmc__ep_copyv(ep, write, buf, rb, k, &err) != bytes)
+            return copy_failed(w, rank, write, err);
+        buf += bytes;
+        k = bytes = 0;
+    }
+    return SHMC_OK;
+}
+
+static int putv_call(const void *src, const shmc_block *b, size_t n, int rank, size_t disp,
+                     struct shmc_win *w, int write)
+{
+    size_t total;
+    if (!shmc__win_ok(w) || blocks_check(w, rank, disp, b, n, &total) != SHMC_OK || (total && !src))
+        return SHMC_ERR_ARG;
+    return blocks_move(w, rank, disp, b, n, (char *)(uintptr_t)src, write);
+}
+
+SHMC_API int shmc_putv(const void *src, const shmc_block *blocks, size_t n, int rank, size_t disp,
+                       shmc_win *win)
+{
+    SHMC_GUARDED(&shmc__p2p, putv_call(src, blocks, n, rank, disp, win, 1));
+}
+
+SHMC_API int shmc_getv(void *dst, const shmc_block *blocks, size_t n, int rank, size_t disp,
+                       shmc_win *win)
+{
+    SHMC_GUARDED(&shmc__p2p, putv_call(dst, blocks, n, rank, disp, win, 0));
 }
 
 static int put_call(const void *src, size_t bytes, int rank, size_t disp, struct shmc_win *w)
@@ -176,6 +269,49 @@ SHMC_API int shmc_get_accumulate(const void *src, void *result, size_t count, sh
     if (!result && count)
         return SHMC_ERR_ARG;
     SHMC_GUARDED(&shmc__p2p, acc_call(src, result, count, dtype, op, rank, disp, win));
+}
+
+/* The scattered accumulate: the blocks gathered back to back under the lock, combined as
+ * count elements, and scattered back. */
+static int accv_call(const void *src, void *result, size_t count, shmc_dtype dtype, shmc_op op,
+                     const shmc_block *b, size_t n, int rank, size_t disp, struct shmc_win *w)
+{
+    size_t es = shmc__dtype_size(dtype), bytes, total;
+    if (!shmc__win_ok(w) || !acc_op_ok(dtype, op, result != NULL) ||
+        __builtin_mul_overflow(count, es, &bytes) ||
+        blocks_check(w, rank, disp, b, n, &total) != SHMC_OK || total != bytes ||
+        (bytes && op != SHMC_NO_OP && !src))
+        return SHMC_ERR_ARG;
+    if (!count)
+        return SHMC_OK;
+    char *tmp = malloc(bytes);
+    if (!tmp)
+        return SHMC_ERR_NOMEM;
+    int rc = acc_take(w, rank);
+    if (rc == SHMC_OK) {
+        if ((rc = blocks_move(w, rank, disp, b, n, tmp, 0)) == SHMC_OK) {
+            if (result)
+                memcpy(result, tmp, bytes);
+            if (op == SHMC_REPLACE)
+                memcpy(tmp, src, bytes);
+            else if (shmc__op_user(op))
+                shmc__userop_reduce(tmp, src, count, dtype, op, SHMC_ACC_LEFT);
+            else if (op != SHMC_NO_OP)
+                shmc__reduce(tmp, src, count, dtype, op, SHMC_ACC_LEFT);
+            if (op != SHMC_NO_OP)
+                rc = blocks_move(w, rank, disp, b, n, tmp, 1);
+        }
+        acc_give(w, rank);
+    }
+    free(tmp);
+    return rc;
+}
+
+SHMC_API int shmc_get_accumulatev(const void *src, void *result, size_t count, shmc_dtype dtype,
+                                  shmc_op op, const shmc_block *blocks, size_t n, int rank,
+                                  size_t disp, shmc_win *win)
+{
+    SHMC_GUARDED(&shmc__p2p, accv_call(src, result, count, dtype, op, blocks, n, rank, disp, win));
 }
 
 static int cas_call(const void *value, const void *compare, void *result, shmc_dtype dtype,

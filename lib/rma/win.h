@@ -85,8 +85,8 @@ static inline char *shmc__win_at(const struct shmc_win *w, int rank, size_t disp
     return w->map + w->rec[rank].off + at;
 }
 
-/* Waits until fn(arg) holds for a lock of member rank's record (fn may be asked again
- * after it said yes: one that takes a lock must remember it took it), as the library waits
+/* Waits until fn(arg) holds for a lock of member rank's record (p2p's wait asks no more
+ * after a yes; one that takes a lock remembers it took it all the same), as the library waits
  * (progress, hang reports as a window's lock, SHMC_ERR_PEER_DEAD when a member of w is
  * gone meanwhile), counted in the record's waiting. Under SHMC_GUARDED. */
 int shmc__win_wait(struct shmc_win *w, int rank, int (*fn)(void *arg), void *arg);

@@ -5,6 +5,7 @@
  * Stateless; any thread.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -37,4 +38,54 @@ uint64_t shmc__cma_copy(int pid, int write, void *local, uint64_t remote, uint64
         }
     }
     return got;
+}
+
+/* Remote iovecs per system call: the kernel takes up to IOV_MAX; a stack's worth here. */
+#define CMA_BATCH 256
+
+uint64_t shmc__cma_copyv(int pid, int write, void *local, const struct shmc__rblock *b, size_t n,
+                         int *err)
+{
+    uint64_t done = 0;
+    struct iovec r[CMA_BATCH];
+    *err = 0;
+    size_t i = 0;
+    while (i < n) {
+        size_t k = 0;
+        uint64_t want = 0;
+        for (; i + k < n && k < CMA_BATCH && k < IOV_MAX; k++) {
+            r[k] = (struct iovec){.iov_base = (void *)(uintptr_t)b[i + k].addr,
+                                  .iov_len = b[i + k].len};
+            want += b[i + k].len;
+        }
+        struct iovec l = {.iov_base = (uint8_t *)local + done, .iov_len = want};
+        ssize_t got = write ? process_vm_writev(pid, &l, 1, r, k, 0)
+                            : process_vm_readv(pid, &l, 1, r, k, 0);
+        if (got == (ssize_t)want) {
+            done += want;
+            i += k;
+            continue;
+        }
+        if (got < 0 && errno != EINTR && errno != EAGAIN) {
+            *err = errno;
+            return done;
+        }
+        /* Interrupted or partial: the blocks it finished count, the rest goes block by
+         * block (a partial copy stops at a block it could not finish). */
+        uint64_t part = got > 0 ? (uint64_t)got : 0;
+        for (; i < n && part >= b[i].len; i++) {
+            part -= b[i].len;
+            done += b[i].len;
+        }
+        if (i < n) {
+            uint64_t rest = b[i].len - part, c =
+                shmc__cma_copy(pid, write, (uint8_t *)local + done + part, b[i].addr + part,
+                               rest, err);
+            if (c < rest)
+                return done + part + c;
+            done += b[i].len;
+            i++;
+        }
+    }
+    return done;
 }

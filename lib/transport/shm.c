@@ -104,6 +104,12 @@ static uint64_t shm_put(struct shmc__ep *ep, const void *local, uint64_t remote,
     return shmc__cma_copy(pid_of(ep), 1, (void *)(uintptr_t)local, remote, len, err);
 }
 
+static uint64_t shm_copyv(struct shmc__ep *ep, int write, void *local,
+                          const struct shmc__rblock *blocks, size_t n, int *err)
+{
+    return shmc__cma_copyv(pid_of(ep), write, local, blocks, n, err);
+}
+
 const struct shmc__transport shmc__transport_shm = {
     .name = "shm",
     .reaches = shm_reaches,
@@ -113,4 +119,5 @@ const struct shmc__transport shmc__transport_shm = {
     .left = shm_left,
     .get = shm_get,
     .put = shm_put,
+    .copyv = shm_copyv,
 };

@@ -61,6 +61,11 @@ struct shmc__ep {
     const struct shmc__transport *ops;
 };
 
+/* A block of a peer's memory, for a scattered single copy. */
+struct shmc__rblock {
+    uint64_t addr, len;
+};
+
 struct shmc__transport {
     const char *name;
     /* Can this transport reach world rank peer? */
@@ -82,6 +87,10 @@ struct shmc__transport {
     uint64_t (*get)(struct shmc__ep *ep, void *local, uint64_t remote, uint64_t len, int *err);
     uint64_t (*put)(struct shmc__ep *ep, const void *local, uint64_t remote, uint64_t len,
                     int *err);
+    /* The same for n blocks of the peer's memory at once, local holding their bytes back
+     * to back: many blocks per system call. NULL where the transport cannot. */
+    uint64_t (*copyv)(struct shmc__ep *ep, int write, void *local,
+                      const struct shmc__rblock *blocks, size_t n, int *err);
 };
 
 extern const struct shmc__transport shmc__transport_shm;
@@ -129,11 +138,26 @@ static inline uint64_t shmc__ep_put(struct shmc__ep *ep, const void *local, uint
     return ep->ops->put(ep, local, remote, len, err);
 }
 
+/* Scattered single copy through ep's transport (see the table). */
+static inline uint64_t shmc__ep_copyv(struct shmc__ep *ep, int write, void *local,
+                                      const struct shmc__rblock *blocks, size_t n, int *err)
+{
+    if (!ep->ops->copyv) {
+        *err = ENOSYS;
+        return 0;
+    }
+    return ep->ops->copyv(ep, write, local, blocks, n, err);
+}
+
 /* process_vm_readv/writev (cma.c): does it work in this process at all? */
 int shmc__cma_probe(void);
 /* Copies len bytes between local and remote in process pid (write: into pid), retrying
  * interrupted and partial calls. Returns the bytes copied; *err is the errno of a
  * failure. */
 uint64_t shmc__cma_copy(int pid, int write, void *local, uint64_t remote, uint64_t len, int *err);
+/* The same for n remote blocks, local holding their bytes back to back: up to IOV_MAX
+ * blocks per system call. */
+uint64_t shmc__cma_copyv(int pid, int write, void *local, const struct shmc__rblock *b, size_t n,
+                         int *err);
 
 #endif /* SHMC_TRANSPORT_H */

@@ -4,11 +4,11 @@
  * allocates, and this process's own part of any window), a put unpacks the origin's
  * packed data straight into the target's layout and a get packs from it; another
  * process's own memory (MPI_Win_create, MPI_Win_create_dynamic) goes through the C
- * library's single copy, with a contiguous target datatype. The accumulates go through
- * the C library's (atomic against each other per call), which take a contiguous target.
- * A non-contiguous target datatype where one is needed is refused by name
- * (MPI_ERR_UNSUPPORTED_OPERATION; docs/mpi.md). Every access is complete when its call
- * returns, so the request forms hand back a request that is complete already.
+ * library's single copy, a non-contiguous target datatype as the blocks of its layout
+ * (shmc_putv, shmc_getv). The accumulates go through the C library's (atomic against
+ * each other per call) on packed elements, a non-contiguous target (a pair type's holes
+ * included) gathered and scattered by shmc_get_accumulatev. Every access is complete when
+ * its call returns, so the request forms hand back a request that is complete already.
  */
 #include "mpi_impl.h"
 
@@ -51,10 +51,7 @@ static int target(MPI_Win win, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Da
         rank != a->x->rank) {
         /* (the C library checks the range: its SHMC_ERR_ARG is rma_err's) */
         a->remote = 1;
-        return a->tt->dense ? MPI_SUCCESS
-                            : shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
-                                            "a non-contiguous target datatype on a window of "
-                                            "memory the program allocated (docs/mpi.md, Limits)");
+        return MPI_SUCCESS;
     }
     size_t bytes, unit;
     void *base;
@@ -79,6 +76,29 @@ static int rma_err(int err)
     return err == SHMC_ERR_ARG
                ? shmc_mpi__err(MPI_ERR_RMA_RANGE, "past the end of the target's window memory")
                : shmc_mpi__from_shmc(err);
+}
+
+/* The blocks of tcount elements of target type t, in type map order, adjacent ones merged
+ * (into *b, malloc'd; *n of them). */
+static int blocks_of(const struct shmc_mpi_type *t, size_t tcount, shmc_block **b, size_t *n)
+{
+    size_t most;
+    *n = 0;
+    if (__builtin_mul_overflow(tcount, (size_t)t->nseg, &most) ||
+        !(*b = malloc((most ? most : 1) * sizeof **b)))
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "no memory for a target datatype's %zu blocks", most);
+    for (size_t i = 0; i < tcount; i++)
+        for (int k = 0; k < t->nseg; k++) {
+            ptrdiff_t off = (ptrdiff_t)i * t->extent + t->seg[k].disp;
+            size_t len = (size_t)t->seg[k].len;
+            if (!len)
+                continue;
+            if (*n && (*b)[*n - 1].off + (ptrdiff_t)(*b)[*n - 1].len == off)
+                (*b)[*n - 1].len += len;
+            else
+                (*b)[(*n)++] = (shmc_block){off, len};
+        }
+    return MPI_SUCCESS;
 }
 
 static int same_bytes(size_t origin, size_t tgt)
@@ -107,15 +127,23 @@ static int move(int into, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int
         (rc = into ? shmc_mpi__view_send(oaddr, (size_t)ocount, ot, &v)
                    : shmc_mpi__view_recv(oaddr, (size_t)ocount, ot, &v)))
         return rc;
-    if (a.remote)
+    shmc_block *b = NULL;
+    size_t nb;
+    if (a.remote && a.tt->dense)
         rc = rma_err(into ? shmc_put(v.p, v.bytes, rank, (size_t)disp, a.x->w)
                           : shmc_get(v.p, v.bytes, rank, (size_t)disp, a.x->w));
+    else if (a.remote && (rc = blocks_of(a.tt, (size_t)tcount, &b, &nb)) == MPI_SUCCESS)
+        rc = rma_err(into ? shmc_putv(v.p, b, nb, rank, (size_t)disp, a.x->w)
+                          : shmc_getv(v.p, b, nb, rank, (size_t)disp, a.x->w));
+    else if (a.remote)
+        ; /* (no memory for the blocks: rc says so) */
     else if (a.tt->dense)
         memmove(into ? a.at : v.p, into ? v.p : a.at, v.bytes);
     else if (into)
         shmc_mpi__unpack(v.p, v.bytes, a.at, (size_t)tcount, a.tt);
     else
         shmc_mpi__pack(a.at, (size_t)tcount, a.tt, v.p);
+    free(b);
     shmc_mpi__view_finish(&v, !into && rc == MPI_SUCCESS ? v.bytes : 0);
     return rc;
 }
@@ -124,10 +152,6 @@ static int move(int into, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int
 static int acc_red(MPI_Op op, const struct access *a, MPI_Count tcount, MPI_Datatype ttype,
                    shmc_dtype *dtype, shmc_op *sop, size_t *count)
 {
-    if (!a->tt->dense)
-        return shmc_mpi__err(MPI_ERR_UNSUPPORTED_OPERATION,
-                             "an accumulate to a non-contiguous target datatype (docs/mpi.md, "
-                             "Limits): use a contiguous one");
     if (op == MPI_REPLACE || op == MPI_NO_OP) {
         *dtype = SHMC_UINT8;
         *sop = op == MPI_REPLACE ? SHMC_REPLACE : SHMC_NO_OP;
@@ -172,9 +196,18 @@ static int accumulate(const void *oaddr, MPI_Count ocount, MPI_Datatype otype, v
         shmc_mpi__view_finish(&vo, 0);
         return rc;
     }
-    size_t d = (size_t)disp; /* (the target is dense: its data start at its displacement) */
-    int err = raddr ? shmc_get_accumulate(vo.p, vr.p, count, dtype, sop, rank, d, a.x->w)
+    size_t d = (size_t)disp, nb;
+    shmc_block *b = NULL;
+    int err;
+    if (a.tt->dense) /* (its data start at its displacement) */
+        err = raddr ? shmc_get_accumulate(vo.p, vr.p, count, dtype, sop, rank, d, a.x->w)
                     : shmc_accumulate(vo.p, count, dtype, sop, rank, d, a.x->w);
+    else if ((rc = blocks_of(a.tt, (size_t)tcount, &b, &nb)) == MPI_SUCCESS)
+        err = shmc_get_accumulatev(vo.p, raddr ? vr.p : NULL, count, dtype, sop, b, nb, rank, d,
+                                   a.x->w);
+    else
+        err = SHMC_ERR_NOMEM;
+    free(b);
     shmc_mpi__view_finish(&vo, 0);
     if (raddr)
         shmc_mpi__view_finish(&vr, err == SHMC_OK ? vr.bytes : 0);

@@ -181,14 +181,18 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     else if (rank != MPI_PROC_NULL && (rank < 0 || rank >= x->size))
         rc = shmc_mpi__err(MPI_ERR_RANK, "rank %d is not in the window's group (0..%d)", rank,
                            x->size - 1);
-    else if (x->flavor != MPI_WIN_FLAVOR_SHARED && x->flavor != MPI_WIN_FLAVOR_ALLOCATE &&
-             rank != x->rank)
-        rc = shmc_mpi__err(MPI_ERR_RMA_FLAVOR,
-                           "rank %d's memory of this window is its own, which no other process "
-                           "can map (MPI_Win_allocate_shared makes memory others can)",
-                           rank);
     size_t b = 0, u = 1;
     void *p = NULL;
+    /* Another process's own memory (MPI_Win_create, dynamic windows), which this one cannot
+     * load and store: size 0 and no address, as MPI 4.0 has the call answer for memory
+     * that is not shared (12.2.3), with disp_unit 1. */
+    if (rc == MPI_SUCCESS && x->flavor != MPI_WIN_FLAVOR_SHARED &&
+        x->flavor != MPI_WIN_FLAVOR_ALLOCATE && rank != x->rank) {
+        *size = 0;
+        *disp_unit = 1;
+        *(void **)baseptr = NULL;
+        return MPI_SUCCESS;
+    }
     /* MPI_PROC_NULL: the lowest rank with memory (MPI 4.1, 12.2.3) */
     for (int r = rank == MPI_PROC_NULL ? 0 : rank; rc == MPI_SUCCESS; r++) {
         if (r >= x->size) {
@@ -204,7 +208,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
         return shmc_mpi__win_raise(win, rc, __func__);
     *size = (MPI_Aint)b;
     *disp_unit = (int)u;
-    *(void **)baseptr = p;
+    *(void **)baseptr = b ? p : NULL; /* a part of no bytes has no address (MPI 4.1) */
     return MPI_SUCCESS;
 }
 SHMC_MPI_ALIAS(Win_shared_query);

@@ -236,11 +236,13 @@ static void object(int me, int n)
     MPI_Datatype every2;
     M_OK(MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &every2));
     M_OK(MPI_Type_commit(&every2));
-    M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION,
-            MPI_Accumulate(d, 2, MPI_DOUBLE, me, 0, 1, every2, MPI_SUM, win));
-    M_OK(MPI_Type_free(&every2));
     for (int i = 0; i < 10; i++)
         ck_assert(mine[i] == 0.0); /* nothing refused wrote */
+    /* an accumulate to a non-contiguous target: every other element */
+    double two[2] = {1.5, 2.5};
+    M_OK(MPI_Accumulate(two, 2, MPI_DOUBLE, me, 4, 1, every2, MPI_SUM, win));
+    ck_assert(mine[4] == 1.5 && mine[5] == 0.0 && mine[6] == 2.5);
+    M_OK(MPI_Type_free(&every2));
     M_OK(MPI_Put(d, 0, MPI_DOUBLE, MPI_PROC_NULL, 0, 0, MPI_DOUBLE, win));
     /* a handler of the program's, called with the window's errors */
     MPI_Errhandler eh, got;
@@ -300,10 +302,32 @@ static void created(int me, int n)
     M_OK(MPI_Type_vector(2, 1, 2, MPI_LONG, &every2));
     M_OK(MPI_Type_commit(&every2));
     if (n > 1) {
-        M_CLASS(MPI_ERR_RMA_FLAVOR, MPI_Win_shared_query(win, next, &sz, &unit, &p));
+        /* memory no other process can map: size 0, no address (MPI 4.0) */
+        M_OK(MPI_Win_shared_query(win, next, &sz, &unit, &p));
+        ck_assert(sz == 0 && p == NULL);
         M_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(&v, 1, MPI_LONG, next, 16, 1, MPI_LONG, win));
-        M_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Put(mem, 2, MPI_LONG, next, 0, 1, every2, win));
+        M_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(mem, 2, MPI_LONG, next, 14, 1, every2, win));
     }
+    /* Non-contiguous target datatypes in another process's own memory (every other
+     * element; a pair type with a hole, MPI_SHORT_INT): put, accumulate, get, and a
+     * fetch-and-op with MAXLOC. */
+    long two[2] = {800 + me, 900 + me}, back[2] = {-1, -1};
+    struct {
+        short v;
+        int i;
+    } si = {(short)(me + 1), me}, old_si = {-1, -1};
+    M_OK(MPI_Put(two, 2, MPI_LONG, next, 8, 1, every2, win));
+    M_OK(MPI_Accumulate(two, 2, MPI_LONG, next, 11, 1, every2, MPI_SUM, win));
+    M_OK(MPI_Fetch_and_op(&si, &old_si, MPI_SHORT_INT, next, 15, MPI_MAXLOC, win));
+    M_OK(MPI_Win_fence(0, win));
+    ck_assert(mem[8] == 800 + prev && mem[9] == 0 && mem[10] == 900 + prev);
+    ck_assert(mem[11] == 800 + prev && mem[12] == 0 && mem[13] == 900 + prev);
+    ck_assert(old_si.v == 0 && old_si.i == 0);
+    memcpy(&si, &mem[15], sizeof si);
+    ck_assert(si.v == prev + 1 && si.i == prev);
+    M_OK(MPI_Get(back, 2, MPI_LONG, next, 8, 1, every2, win));
+    M_OK(MPI_Win_fence(0, win));
+    ck_assert(back[0] == 800 + me && back[1] == 900 + me);
     M_OK(MPI_Type_free(&every2));
     M_CLASS(MPI_ERR_RMA_FLAVOR, MPI_Win_attach(win, mem, 8));
     M_OK(MPI_Win_free(&win));

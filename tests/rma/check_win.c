@@ -7,7 +7,8 @@
  * active target around a ring; the refusals (past the end, locks and epochs in the wrong
  * state, one member's bad unit failing every member's making, a window too big for the
  * machine); a member killed while holding a lock another waits for; windows on each
- * rank's own memory and over the whole address space, reached by single copy.
+ * rank's own memory and over the whole address space, reached by single copy; the
+ * scattered forms on both kinds of window.
  */
 #include <check.h>
 #include <signal.h>
@@ -322,6 +323,70 @@ START_TEST(test_win_created)
 }
 END_TEST
 
+/* The scattered forms, on a window the library allocates (arg 0: loads and stores) and on
+ * each rank's own memory (arg 1: single copy): blocks at negative and positive offsets
+ * from the displacement, put, accumulated with the old values returned, read back; an
+ * element split across two blocks; blocks outside the part, or bytes that are not whole
+ * elements, refused with nothing touched. */
+static void scattered(shmc_comm *w, int me, int n, void *arg)
+{
+    int own = *(const int *)arg;
+    int64_t *mem = NULL;
+    shmc_win *win;
+    if (own) {
+        mem = calloc(32, sizeof *mem);
+        T_OK(shmc_win_create(mem, 32 * sizeof *mem, sizeof *mem, w, &win));
+    } else {
+        T_OK(shmc_win_allocate(32 * sizeof *mem, sizeof *mem, w, (void **)&mem, &win));
+    }
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    /* at displacement 2 (byte 16): element 1, and elements 4 and 5 */
+    const shmc_block b[2] = {{-8, 8}, {16, 16}};
+    int64_t src[3] = {10 + me, 20 + me, 30 + me}, ones[3] = {1, 1, 1}, old[3], back[3];
+    T_OK(shmc_win_fence(win));
+    T_OK(shmc_putv(src, b, 2, next, 2, win));
+    T_OK(shmc_win_fence(win));
+    T_OK(shmc_get_accumulatev(ones, old, 3, SHMC_INT64, SHMC_SUM, b, 2, next, 2, win));
+    T_ASSERT(old[0] == 10 + me && old[1] == 20 + me && old[2] == 30 + me,
+             "old values %lld %lld %lld", (long long)old[0], (long long)old[1], (long long)old[2]);
+    /* one element split over two blocks: the low half at byte 64, the high at byte 76 */
+    const shmc_block split[2] = {{0, 4}, {12, 4}};
+    int64_t seven = 7;
+    T_OK(shmc_get_accumulatev(&seven, NULL, 1, SHMC_INT64, SHMC_SUM, split, 2, next, 8, win));
+    /* refused, touching nothing: below the part, past its end, bytes not whole elements */
+    const shmc_block below[1] = {{-8, 8}}, past[1] = {{0, 16}}, odd[1] = {{0, 12}};
+    T_CALL(SHMC_ERR_ARG, shmc_putv(src, below, 1, next, 0, win));
+    T_CALL(SHMC_ERR_ARG, shmc_putv(src, past, 1, next, 31, win));
+    T_CALL(SHMC_ERR_ARG, shmc_getv(back, b, 2, next, 31, win));
+    T_CALL(SHMC_ERR_ARG,
+           shmc_get_accumulatev(ones, NULL, 1, SHMC_INT64, SHMC_SUM, odd, 1, next, 20, win));
+    T_OK(shmc_win_fence(win));
+    T_ASSERT(mem[1] == 11 + prev && mem[4] == 21 + prev && mem[5] == 31 + prev,
+             "from %d: %lld %lld %lld", prev, (long long)mem[1], (long long)mem[4],
+             (long long)mem[5]);
+    T_ASSERT(mem[0] == 0 && mem[2] == 0 && mem[3] == 0 && mem[6] == 0, "between the blocks");
+    int32_t halves[4];
+    memcpy(halves, &mem[8], sizeof halves);
+    T_ASSERT(halves[0] == 7 && halves[1] == 0 && halves[2] == 0 && halves[3] == 0,
+             "split element: %d %d %d %d", halves[0], halves[1], halves[2], halves[3]);
+    for (int i = 9; i < 32; i++)
+        T_ASSERT(mem[i] == 0, "element %d touched: %lld", i, (long long)mem[i]);
+    T_OK(shmc_getv(back, b, 2, next, 2, win));
+    T_ASSERT(back[0] == 11 + me && back[1] == 21 + me && back[2] == 31 + me, "read back %lld",
+             (long long)back[0]);
+    T_OK(shmc_win_fence(win));
+    T_OK(shmc_win_free(&win));
+    if (own)
+        free(mem);
+}
+
+START_TEST(test_win_scattered)
+{
+    int own = _i % 2;
+    ck_assert_int_eq(shmct_run(1 + _i / 2, scattered, &own), 0);
+}
+END_TEST
+
 static Suite *win_suite(void)
 {
     Suite *s = suite_create("win");
@@ -336,6 +401,7 @@ static Suite *win_suite(void)
     tcase_add_loop_test(t, test_win_refusals, 1, 4);
     tcase_add_test(t, test_win_dead_holder);
     tcase_add_loop_test(t, test_win_created, 1, 5);
+    tcase_add_loop_test(t, test_win_scattered, 0, 8);
     suite_add_tcase(s, t);
     return s;
 }
