@@ -16,14 +16,15 @@
 # and what osu_report.py makes from them.
 #
 # Environment: ROUNDS (default 3), NS (rank counts, default "2 4"), P2P2 / P2P4 / COLL
-# (the programs), OSU_ARGS (extra options for every program, e.g. "-m 1:65536"),
+# (the programs; set empty for none; the one-sided ones, osu_put_latency and the rest, go
+# in P2P2), OSU_ARGS (extra options for every program, e.g. "-m 1:65536"),
 # OSU_ARGS_OVER (extra options above 2 ranks, default "-i 100 -x 10": oversubscribed, MPICH
 # takes about a millisecond per message, and OSU's default 10000 iterations would take
 # hours), TMO (seconds per run, default 300; a run past it keeps the sizes it printed).
 # 2 ranks are bound to a core each; 4 ranks on 2 cores run unbound and oversubscribed.
 set -u
 if [ $# -lt 3 ]; then
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 DIRS=("$1" "$2" "$3")
@@ -31,9 +32,9 @@ NAMES=(shmcomm openmpi mpich)
 OUT=${4:-build/osu-compare}
 ROUNDS=${ROUNDS:-3}
 NS=${NS:-2 4}
-P2P2=${P2P2:-osu_latency osu_bw osu_bibw}
-P2P4=${P2P4:-osu_multi_lat osu_mbw_mr}
-COLL=${COLL:-osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_gather osu_scatter osu_reduce_scatter osu_barrier}
+P2P2=${P2P2-osu_latency osu_bw osu_bibw}
+P2P4=${P2P4-osu_multi_lat osu_mbw_mr}
+COLL=${COLL-osu_allreduce osu_bcast osu_reduce osu_allgather osu_alltoall osu_gather osu_scatter osu_reduce_scatter osu_barrier}
 TMO=${TMO:-300}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 SHMRUN=$HERE/build/bin/shmrun
@@ -57,7 +58,7 @@ launcher() { # runtime index, ranks
 
 path_of() { # OSU dir, program
     local p
-    for p in pt2pt/standard collective/blocking pt2pt; do
+    for p in pt2pt/standard collective/blocking pt2pt one-sided; do
         [ -x "$1/c/mpi/$p/$2" ] && { echo "$1/c/mpi/$p/$2"; return; }
     done
     echo "osu_compare: $2 not built in $1" >&2

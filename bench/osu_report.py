@@ -24,8 +24,8 @@ import subprocess
 import sys
 
 RUNTIMES = ["shmcomm", "openmpi", "mpich"]
-HIGHER_IS_BETTER = {"osu_bw", "osu_bibw", "osu_mbw_mr"}
-UNITS = {"osu_bw": "MB/s", "osu_bibw": "MB/s", "osu_mbw_mr": "MB/s"}
+HIGHER_IS_BETTER = {"osu_bw", "osu_bibw", "osu_mbw_mr", "osu_put_bw", "osu_get_bw"}
+UNITS = {p: "MB/s" for p in HIGHER_IS_BETTER}
 
 
 def parse(path):
