@@ -226,6 +226,22 @@ static int acc_end(struct shmc_win *w, int rank, size_t disp, size_t bytes, char
     return rc;
 }
 
+/* An accumulate's work on the target's count elements at p, under its lock: result (if
+ * not NULL) gets them, then they become p OP src. */
+static void combine(char *p, const void *src, void *result, size_t count, shmc_dtype dtype,
+                    shmc_op op)
+{
+    size_t bytes = count * shmc__dtype_size(dtype);
+    if (result)
+        memcpy(result, p, bytes);
+    if (op == SHMC_REPLACE)
+        memmove(p, src, bytes); /* (src may lie in the window) */
+    else if (shmc__op_user(op))
+        shmc__userop_reduce(p, src, count, dtype, op, SHMC_ACC_LEFT);
+    else if (op != SHMC_NO_OP)
+        shmc__reduce(p, src, count, dtype, op, SHMC_ACC_LEFT);
+}
+
 /* result (if not NULL) gets the target's count elements, which then become target OP src. */
 static int acc_call(const void *src, void *result, size_t count, shmc_dtype dtype, shmc_op op,
                     int rank, size_t disp, struct shmc_win *w)
@@ -243,14 +259,7 @@ static int acc_call(const void *src, void *result, size_t count, shmc_dtype dtyp
         return rc;
     char *p, *copy;
     if ((rc = acc_begin(w, rank, disp, bytes, &p, &copy)) == SHMC_OK) {
-        if (result)
-            memcpy(result, p, bytes);
-        if (op == SHMC_REPLACE)
-            memmove(p, src, bytes);
-        else if (shmc__op_user(op))
-            shmc__userop_reduce(p, src, count, dtype, op, SHMC_ACC_LEFT);
-        else if (op != SHMC_NO_OP)
-            shmc__reduce(p, src, count, dtype, op, SHMC_ACC_LEFT);
+        combine(p, src, result, count, dtype, op);
     }
     int end = acc_end(w, rank, disp, bytes, copy, rc == SHMC_OK && op != SHMC_NO_OP);
     acc_give(w, rank);
@@ -290,14 +299,7 @@ static int accv_call(const void *src, void *result, size_t count, shmc_dtype dty
     int rc = acc_take(w, rank);
     if (rc == SHMC_OK) {
         if ((rc = blocks_move(w, rank, disp, b, n, tmp, 0)) == SHMC_OK) {
-            if (result)
-                memcpy(result, tmp, bytes);
-            if (op == SHMC_REPLACE)
-                memcpy(tmp, src, bytes);
-            else if (shmc__op_user(op))
-                shmc__userop_reduce(tmp, src, count, dtype, op, SHMC_ACC_LEFT);
-            else if (op != SHMC_NO_OP)
-                shmc__reduce(tmp, src, count, dtype, op, SHMC_ACC_LEFT);
+            combine(tmp, src, result, count, dtype, op);
             if (op != SHMC_NO_OP)
                 rc = blocks_move(w, rank, disp, b, n, tmp, 1);
         }
