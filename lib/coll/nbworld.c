@@ -109,16 +109,8 @@ static int by_rounds(struct nbw *w, int *rc)
             return 0;
         if ((*rc = shmc__onestep_world_outcome(x, &w->look)) != SHMC_OK)
             return 1;
-        uint64_t r = w->look.want;
-        for (int q = 0; q < x->n && bytes; q++) {
-            const uint8_t *src = shmc__wsync_theirs(co, l, q, r);
-            if (q == 0)
-                shmc__copy(w->out + at, src, bytes);
-            else
-                shmc__reduce(w->out + at, src, len, x->dt, x->op, SHMC_ACC_LEFT);
-        }
         if (bytes)
-            shmc__reduce_finish(w->out + at, len, x->dt, x->op, x->n);
+            shmc__onestep_world_combine(x, l, w->look.want, w->out + at, len);
         w->posted = 0;
         w->e += len;
         if (w->e >= w->count)

@@ -140,6 +140,19 @@ int shmc__onestep_barrier_settled(const struct shmc__cx *x)
     return barrier(x, 1);
 }
 
+void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
+                                 void *out, size_t count)
+{
+    for (int q = 0; q < x->n; q++) {
+        const uint8_t *src = shmc__wsync_theirs(x->co, l, q, r);
+        if (q == 0)
+            shmc__copy(out, src, count * x->es);
+        else
+            shmc__reduce(out, src, count, x->dt, x->op, SHMC_ACC_LEFT);
+    }
+    shmc__reduce_finish(out, count, x->dt, x->op, x->n);
+}
+
 int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t bytes = count * x->es;
@@ -148,21 +161,15 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
     if (shmc__cx_world(x)) {
         if ((rc = world_round(x, sbuf, bytes, &r, 0)) != SHMC_OK)
             return rc;
-        for (int q = 0; q < x->n; q++) {
-            const uint8_t *src = shmc__wsync_theirs(x->co, shmc__wsync_blk(x->co), q, r);
-            if (q == 0)
-                shmc__copy(rbuf, src, bytes);
-            else
-                shmc__reduce(rbuf, src, count, x->dt, x->op, SHMC_ACC_LEFT);
-        }
-    } else {
-        uint8_t *slot;
-        uint64_t stamp;
-        if ((rc = slot_round(x, sbuf, bytes, &slot, &stamp)) != SHMC_OK ||
-            (rc = shmc__slot_combine(x, stamp, slot, 0, count, rbuf)) != SHMC_OK)
-            return rc;
-        shmc__slot_done_all(x);
+        shmc__onestep_world_combine(x, shmc__wsync_blk(x->co), r, rbuf, count);
+        return SHMC_OK;
     }
+    uint8_t *slot;
+    uint64_t stamp;
+    if ((rc = slot_round(x, sbuf, bytes, &slot, &stamp)) != SHMC_OK ||
+        (rc = shmc__slot_combine(x, stamp, slot, 0, count, rbuf)) != SHMC_OK)
+        return rc;
+    shmc__slot_done_all(x);
     shmc__reduce_finish(rbuf, count, x->dt, x->op, x->n);
     return SHMC_OK;
 }

@@ -36,5 +36,10 @@ int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle);
  * over. */
 struct shmc__wsync_look;
 int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsync_look *w);
+/* out = every rank's count elements of world round r of lane l combined in rank order
+ * (AVG-finished): what a one-step all-reduce does once its round is over. */
+struct shmc__lane;
+void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
+                                 void *out, size_t count);
 
 #endif /* SHMC_ONESTEP_H */
