@@ -9,7 +9,11 @@
 #   bench/gpu_report.sh OUTDIR     (OUTDIR/gpu.log, OUTDIR/torch_cuda-{nomps,mps}.csv)
 #
 # Needs what make check needs (hwloc, Check, pkg-config), the CUDA Toolkit, and torch
-# with CUDA and pytest for the torch steps.
+# with CUDA and pytest for the torch steps. On a machine without Check and without a
+# network, unpack Debian's check and libsubunit-dev packages (dpkg -x) into a folder
+# that travels with the tree and set PKG_CONFIG_PATH to a check.pc naming their static
+# libraries (libcheck_pic.a libsubunit.a -lrt -lm -pthread): the build takes Check's
+# flags from pkg-config only.
 set -u
 out=${1:?usage: bench/gpu_report.sh OUTDIR}
 mkdir -p "$out"
