@@ -11,11 +11,13 @@
  *
  *   shmrun -n 4 build/bench/coll_bench [--coll NAME|all] [--algo auto|each|NAME]
  *                                      [--min BYTES] [--max BYTES] [--samples N] [--csv]
- *                                      [--nonblocking]
+ *                                      [--nonblocking] [--split]
  *
  * --nonblocking times each call's nonblocking form started and waited for at once
  * (shmc_iallreduce + shmc_wait ...), its rows named "nb": against the blocking rows of
  * the same run, the cost of the schedules.
+ * --split runs on a communicator split from the world with the same ranks, not on the
+ * world itself (the world has algorithms of its own: docs/collectives.md).
  * --algo each runs every algorithm of each collective (how the crossover points in
  * docs/collectives.md were measured); it sets the same override SHMC_ALGO_<NAME> does.
  */
@@ -35,6 +37,7 @@
 static size_t min_bytes = 4, max_bytes = 64u << 20;
 static int samples = 11, csv, only = -1, algo_mode = -1; /* -1 auto, -2 each, else algo */
 static int nonblocking;                                     /* --nonblocking */
+static int split;                                           /* --split */
 
 struct bufs {
     void *s, *r;
@@ -171,7 +174,8 @@ static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
 static void usage(void)
 {
     fprintf(stderr, "usage: coll_bench [--coll NAME|all] [--algo auto|each|tree|ring|shm|rd] "
-                    "[--min BYTES] [--max BYTES] [--samples N] [--csv] [--nonblocking]\n");
+                    "[--min BYTES] [--max BYTES] [--samples N] [--csv] [--nonblocking] "
+                    "[--split]\n");
     exit(2);
 }
 
@@ -180,6 +184,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--nonblocking")) {
             nonblocking = 1;
+        } else if (!strcmp(argv[i], "--split")) {
+            split = 1;
         } else if (!strcmp(argv[i], "--csv")) {
             csv = 1;
         } else if (i + 1 < argc && !strcmp(argv[i], "--coll")) {
@@ -214,6 +220,9 @@ int main(int argc, char **argv)
         min_bytes = 4;
     shmc_comm *w;
     CHECK(shmc_init(&w));
+    shmc_comm *world = w;
+    if (split)
+        CHECK(shmc_comm_split(world, 0, shmc_comm_rank(world), &w));
     int me = shmc_comm_rank(w), n = shmc_comm_size(w);
     struct bufs b = {malloc(max_bytes + 64), malloc(max_bytes + 64)};
     if (!b.s || !b.r) {
@@ -240,6 +249,8 @@ int main(int argc, char **argv)
     }
     free(b.s);
     free(b.r);
+    if (w != world)
+        CHECK(shmc_comm_free(&w));
     CHECK(shmc_finalize());
     return 0;
 }

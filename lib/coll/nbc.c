@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "base/log.h"
+#include "base/userop.h"
 #include "coll/dispatch.h"
 #include "coll/sched.h"
 
@@ -99,9 +100,61 @@ static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return go(s, req);
 }
 
+/* All-reduce by a ring: a reduce-scatter in n - 1 rounds, block b starting at rank b + 1
+ * and ending complete at rank b, each rank's input on the right of the partial it
+ * receives (the blocking ring's order, docs/collectives.md), then an all-gather of the
+ * blocks in n - 1 rounds. Each rank sends and receives 2 (n - 1) / n of the vector,
+ * against log2 n of it by recursive doubling: the large calls' algorithm, for ops that
+ * commute (block b is not combined in rank order). */
+static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                          struct shmc__request **req)
+{
+    int n = x->n, me = x->me, right = (me + 1) % n, left = (me - 1 + n) % n;
+    size_t es = x->es, off, len, ioff, ilen;
+    /* Pieces of at most SHMC_NBC_PIECE bytes, a round each: what a round receives is
+     * still in the cache when the next reduces it. */
+    size_t piece = SHMC_NBC_PIECE / es ? SHMC_NBC_PIECE / es : 1;
+    shmc__block(count, n, 0, &off, &len); /* block 0 is the longest */
+    size_t most = len;
+    struct shmc__sched *s = shmc__sched_new(x, (len < piece ? len : piece) * es);
+    if (!s)
+        return go(s, req);
+    void *tmp = shmc__sched_tmp(s);
+    char *r = rbuf;
+    if (sbuf != rbuf)
+        shmc__sched_copy(s, rbuf, sbuf, count * es);
+    for (int k = 0; k < n - 1; k++) {
+        shmc__block(count, n, (me - k - 1 + 2 * n) % n, &off, &len);
+        shmc__block(count, n, (me - k - 2 + 2 * n) % n, &ioff, &ilen);
+        /* As many rounds on every rank as the longest block needs, so that each pair
+         * exchanges as many messages (a shorter block's last ones empty). */
+        for (size_t at = 0; at < most; at += piece) {
+            size_t sl = at < len ? shmc__chunk(len, at, piece) : 0;
+            size_t rl = at < ilen ? shmc__chunk(ilen, at, piece) : 0;
+            shmc__sched_send(s, r + (off + at) * es, sl * es, right);
+            shmc__sched_recv(s, tmp, rl * es, left);
+            shmc__sched_round(s);
+            shmc__sched_reduce(s, r + (ioff + at) * es, tmp, rl, SHMC_ACC_RIGHT);
+        }
+    }
+    shmc__block(count, n, me, &off, &len);
+    shmc__sched_finish(s, r + off * es, len, n);
+    for (int k = 0; k < n - 1; k++) {
+        shmc__block(count, n, (me - k + n) % n, &off, &len);
+        shmc__block(count, n, (me - k - 1 + n) % n, &ioff, &ilen);
+        shmc__sched_send(s, r + off * es, len * es, right);
+        shmc__sched_recv(s, r + ioff * es, ilen * es, left);
+        shmc__sched_round(s);
+    }
+    return go(s, req);
+}
+
 int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
                      struct shmc__request **req)
 {
+    if (all && x->n > 1 && count >= (size_t)x->n && count * x->es >= SHMC_NBC_RING_MIN &&
+        shmc__op_commutes(x->op))
+        return allreduce_ring(x, sbuf, rbuf, count, req);
     if (all && x->n > 1 && !(x->n & (x->n - 1)))
         return allreduce_rd(x, sbuf, rbuf, count, req);
     size_t bytes = count * x->es;

@@ -11,6 +11,8 @@
  * - reduce, allreduce: a binomial tree into rank 0 (rank r combines the block of ranks
  *   r .. r + 2^k - 1 on the left of the next), then to the root, or a broadcast from 0;
  *   an allreduce over a power-of-two n by recursive doubling instead (log2 n rounds);
+ *   an allreduce of SHMC_NBC_RING_MIN bytes or more with an op that commutes by a ring
+ *   (2 (n - 1) rounds, in the blocking ring's order);
  * - gather(v), scatter(v): the root and each member exchange one message, in one round;
  * - allgather(v), alltoall(v): every pair exchanges its blocks directly, in one round;
  * - reduce_scatter(v): a reduce into rank 0, then a scatter of its parts;
@@ -24,6 +26,12 @@
 #include <stddef.h>
 
 #include "coll/cx.h"
+
+/* The smallest all-reduce the schedules run as a ring: below it recursive doubling's
+ * fewer rounds cost less than the ring's fewer bytes. */
+#define SHMC_NBC_RING_MIN ((size_t)64 << 10)
+/* The ring's reduce-scatter moves its blocks in pieces of at most this many bytes. */
+#define SHMC_NBC_PIECE ((size_t)32 << 10)
 
 int shmc__nbc_barrier(const struct shmc__cx *x, struct shmc__request **req);
 int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct shmc__request **req);

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "coll/nbc.h"
 #include "harness.h"
 
 #define C 37 /* elements per block */
@@ -577,6 +578,70 @@ START_TEST(test_nbc_world_shared)
 }
 END_TEST
 
+/* Large all-reduces on a communicator that is not the world (the schedules' ring, from
+ * SHMC_NBC_RING_MIN bytes): equal bit for bit to the blocking ring's (forced, since the
+ * blocking calls pick other algorithms below 64 KiB), in place and not, with counts that
+ * do not divide among the ranks, AVG, and a non-commutative op (which must keep rank
+ * order, so another schedule) against the blocking call's result. */
+static void ring_split(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    /* the smallest ring, then counts that divide among no rank count tested */
+    const size_t counts[] = {SHMC_NBC_RING_MIN / 8 + 3, 70001, (1u << 18) + 5};
+    enum { K = sizeof counts / sizeof counts[0] };
+    size_t most = counts[K - 1];
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, n - 1 - me, &c)); /* reversed: ranks differ from the world's */
+    int cme = shmc_comm_rank(c);
+    double *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(most * 8),
+           *b = shmct_xmalloc(most * 8);
+    T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "ring"));
+    for (int k = 0; k < K; k++) {
+        size_t cnt = counts[k];
+        for (int o = 0; o < 2; o++) {
+            shmc_op op = o ? SHMC_AVG : SHMC_SUM;
+            int inplace = (k + o) % 2;
+            for (size_t i = 0; i < cnt; i++)
+                in[i] = a[i] = dval(cme, i);
+            shmc_request *r;
+            T_OK(shmc_iallreduce(inplace ? SHMC_IN_PLACE : in, a, cnt, SHMC_FLOAT64, op, c, &r));
+            T_OK(shmc_wait(&r, NULL));
+            T_OK(shmc_allreduce(in, b, cnt, SHMC_FLOAT64, op, c));
+            for (size_t i = 0; i < cnt; i++)
+                T_ASSERT(a[i] == b[i], "count %zu op %d, rank %d, element %zu: %.17g, the "
+                         "blocking ring's %.17g", cnt, o, cme, i, a[i], b[i]);
+        }
+    }
+    T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "auto"));
+    /* The affine maps' composition: order matters, and the result is exact in int64. */
+    shmc_op aff;
+    T_OK(shmc_op_create(affine, NULL, 0, &aff));
+    size_t pairs = (1u << 14) + 1; /* 256 KiB of 16-byte elements */
+    int64_t *ia = shmct_xmalloc(pairs * 16), *ib = shmct_xmalloc(pairs * 16),
+            *ii = shmct_xmalloc(pairs * 16);
+    fill(ii, 2 * pairs, cme);
+    shmc_request *r;
+    T_OK(shmc_iallreduce(ii, ia, pairs, SHMC_DTYPE_BYTES(16), aff, c, &r));
+    T_OK(shmc_wait(&r, NULL));
+    T_OK(shmc_allreduce(ii, ib, pairs, SHMC_DTYPE_BYTES(16), aff, c));
+    same(ia, ib, 2 * pairs, "iallreduce of a non-commutative op", cme);
+    T_OK(shmc_op_free(&aff));
+    T_OK(shmc_comm_free(&c));
+    free(ia);
+    free(ib);
+    free(ii);
+    free(in);
+    free(a);
+    free(b);
+}
+
+START_TEST(test_nbc_ring_split)
+{
+    static const int sizes[] = {1, 2, 3, 4, 5, 8};
+    ck_assert_int_eq(shmct_run(sizes[_i], ring_split, NULL), 0);
+}
+END_TEST
+
 static Suite *nbc_suite(void)
 {
     Suite *s = suite_create("nbc");
@@ -592,6 +657,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_comm_idup);
     tcase_add_test(t, test_nbc_own_schedule);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
+    tcase_add_loop_test(t, test_nbc_ring_split, 0, 6);
     suite_add_tcase(s, t);
     return s;
 }
