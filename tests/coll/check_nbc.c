@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "coll/nbc.h"
 #include "harness.h"
 
 #define C 37 /* elements per block */
@@ -586,8 +585,9 @@ END_TEST
 static void ring_split(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    /* the smallest ring, then counts that divide among no rank count tested */
-    const size_t counts[] = {SHMC_NBC_RING_MIN / 8 + 3, 70001, (1u << 18) + 5};
+    /* just above lib/coll/nbc.h's SHMC_NBC_RING_MIN (64 KiB) in doubles, then more; none
+     * divides among the rank counts tested */
+    const size_t counts[] = {8192 + 3, 70001, (1u << 18) + 5};
     enum { K = sizeof counts / sizeof counts[0] };
     size_t most = counts[K - 1];
     shmc_comm *c;
