@@ -214,6 +214,7 @@ void ProcessGroupShmc::shutdown()
     if (!comm_)
         return;
     Engine::get().drain();
+    stop_completer(); // its waits may be on this group's requests
     std::lock_guard<std::mutex> lk(job.mu);
     if (!world_)
         shmc_comm_free(&comm_);
@@ -228,15 +229,33 @@ void ProcessGroupShmc::shutdown()
 
 // ---- how operations run ------------------------------------------------------------------
 
+// The steps as one blocking call: each issued and finished before the next.
+static std::function<int()> blocking(Steps steps)
+{
+    return [steps = std::move(steps)] {
+        for (const Step &s : steps) {
+            int rc = s.start(nullptr);
+            if (rc != SHMC_OK)
+                return rc;
+            if (s.finish)
+                s.finish();
+        }
+        return (int)SHMC_OK;
+    };
+}
+
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char *what, size_t bytes,
                                                             bool async,
                                                             std::vector<at::Tensor> outputs,
-                                                            Call call,
+                                                            Steps steps,
                                                             std::optional<at::Device> dev)
 {
     TORCH_CHECK(comm_, "shmc: ", what, " on group '", group_, "', which was shut down");
     seq_++;
+    reap_orphans();
     at::Device device = dev ? *dev : device_of(outputs);
+    if (async && !device.is_cuda() && !Engine::get().worker_async())
+        return nonblocking(what, bytes, std::move(outputs), std::move(steps));
     // The library takes device buffers only once they are ready: what this thread queued
     // for them (the caller's kernels, and our staging copies) must be done first.
     device_ready(device);
@@ -245,7 +264,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char *what, si
     // The message is composed only if the call fails: what is a literal, the rest is small.
     auto timeout = timeout_;
     int rank = getRank(), size = getSize();
-    op->fn = [call = std::move(call), what, bytes, rank, size, group = group_, timeout,
+    op->fn = [call = blocking(std::move(steps)), what, bytes, rank, size, group = group_, timeout,
               device](std::string &why) {
         int rc;
         if (device.is_cuda()) {
@@ -266,6 +285,30 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::collective(const char *what, si
     else
         Engine::get().run_inline(op);
     return c10::make_intrusive<CollWork>(op, c10d::OpType::UNKNOWN, what);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::nonblocking(const char *what, size_t bytes,
+                                                             std::vector<at::Tensor> outputs,
+                                                             Steps steps)
+{
+    // Every rank issues a group's collectives in one order: what this process queued for
+    // the worker before this call is issued first.
+    Engine::get().drain();
+    std::vector<shmc_request *> reqs(steps.size(), nullptr);
+    int rc = SHMC_OK;
+    size_t started = 0;
+    while (started < steps.size() && (rc = steps[started].start(&reqs[started])) == SHMC_OK)
+        started++;
+    if (rc != SHMC_OK) {
+        // The steps already issued are collectives the other ranks take part in: they
+        // run to their end, holding their tensors, while this call reports the failure.
+        auto hold = std::make_shared<Steps>(std::move(steps));
+        for (size_t i = 0; i < started; i++)
+            adopt(reqs[i], hold);
+        TORCH_CHECK(false, failure(what, bytes, where(), rc, timeout_));
+    }
+    return c10::make_intrusive<ReqWork>(std::move(reqs), std::move(steps), std::move(outputs),
+                                        ReqWork::What{what, bytes, where(), timeout_});
 }
 
 // The tensor the library reads and writes for t: t, or a contiguous (real-valued) copy
@@ -333,28 +376,15 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::broadcast(std::vector<at::Tenso
     shmc_comm *c = comm_;
     int root = (int)opts.rootRank;
     shmc_dtype dt = dtype_of(s.buf, "broadcast");
-    return collective("broadcast", bytes_of(s.user), opts.asyncOp, tensors, [s, c, root, dt] {
-        int rc = shmc_broadcast(s.ptr(), s.count(), dt, root, c);
-        if (rc == SHMC_OK)
-            s.back();
-        return rc;
-    });
+    Step step{[s, c, root, dt](shmc_request **r) {
+                  return r ? shmc_ibroadcast(s.ptr(), s.count(), dt, root, c, r)
+                           : shmc_broadcast(s.ptr(), s.count(), dt, root, c);
+              },
+              [s] { s.back(); }};
+    return collective("broadcast", bytes_of(s.user), opts.asyncOp, tensors, {step});
 }
 
-// The calls of a coalesced operation, one after the other, as one: the first error ends it.
-static Call in_order(std::vector<Call> calls)
-{
-    return [calls = std::move(calls)] {
-        for (const Call &call : calls) {
-            int rc = call();
-            if (rc != SHMC_OK)
-                return rc;
-        }
-        return (int)SHMC_OK;
-    };
-}
-
-Call ProcessGroupShmc::allreduce_call(const at::Tensor &t, const c10d::ReduceOp &rop,
+Step ProcessGroupShmc::allreduce_step(const at::Tensor &t, const c10d::ReduceOp &rop,
                                       const char *what)
 {
     check_tensor(t, what);
@@ -364,13 +394,12 @@ Call ProcessGroupShmc::allreduce_call(const at::Tensor &t, const c10d::ReduceOp 
     at::Tensor src = in.is_same(t) ? at::Tensor() : flat_view(in);
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(s.buf, what);
-    return [s, src, c, dt, op] {
-        int rc = shmc_allreduce(src.defined() ? src.data_ptr() : SHMC_IN_PLACE, s.ptr(), s.count(),
-                                dt, op, c);
-        if (rc == SHMC_OK)
-            s.back();
-        return rc;
-    };
+    return {[s, src, c, dt, op](shmc_request **r) {
+                const void *in = src.defined() ? src.data_ptr() : SHMC_IN_PLACE;
+                return r ? shmc_iallreduce(in, s.ptr(), s.count(), dt, op, c, r)
+                         : shmc_allreduce(in, s.ptr(), s.count(), dt, op, c);
+            },
+            [s] { s.back(); }};
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce(std::vector<at::Tensor> &tensors,
@@ -378,7 +407,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce(std::vector<at::Tenso
 {
     one_tensor(tensors, "all_reduce");
     return collective("all_reduce", bytes_of(tensors[0]), opts.asyncOp, tensors,
-                      allreduce_call(tensors[0], opts.reduceOp, "all_reduce"));
+                      {allreduce_step(tensors[0], opts.reduceOp, "all_reduce")});
 }
 
 // A coalesced operation over pairs (outputs[i], inputs[i]): call_of(i) for each, in order,
@@ -387,31 +416,30 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::allreduce(std::vector<at::Tenso
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupShmc::coalesced_pairs(const char *what, std::vector<at::Tensor> &outputs,
                                   std::vector<at::Tensor> &inputs, bool async,
-                                  const std::function<Call(size_t)> &call_of)
+                                  const std::function<Step(size_t)> &step_of)
 {
     TORCH_CHECK(outputs.size() == inputs.size(), "shmc: ", what, ": ", outputs.size(),
                 " outputs for ", inputs.size(), " inputs");
-    std::vector<Call> calls;
+    Steps steps;
     size_t bytes = 0;
     for (size_t i = 0; i < inputs.size(); i++) {
-        calls.push_back(call_of(i));
+        steps.push_back(step_of(i));
         bytes += std::max(bytes_of(outputs[i]), bytes_of(inputs[i]));
     }
-    return collective(what, bytes, async, outputs, in_order(std::move(calls)));
+    return collective(what, bytes, async, outputs, std::move(steps));
 }
 
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupShmc::allreduce_coalesced(std::vector<at::Tensor> &tensors,
                                       const c10d::AllreduceCoalescedOptions &opts)
 {
-    std::vector<Call> calls;
+    Steps steps;
     size_t bytes = 0;
     for (auto &t : tensors) {
-        calls.push_back(allreduce_call(t, opts.reduceOp, "all_reduce_coalesced"));
+        steps.push_back(allreduce_step(t, opts.reduceOp, "all_reduce_coalesced"));
         bytes += bytes_of(t);
     }
-    return collective("all_reduce_coalesced", bytes, opts.asyncOp, tensors,
-                      in_order(std::move(calls)));
+    return collective("all_reduce_coalesced", bytes, opts.asyncOp, tensors, std::move(steps));
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce(std::vector<at::Tensor> &tensors,
@@ -430,21 +458,23 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce(std::vector<at::Tensor> 
     shmc_comm *c = comm_;
     int root = (int)opts.rootRank;
     shmc_dtype dt = dtype_of(s.buf, "reduce");
-    return collective(
-        "reduce", bytes_of(s.user), opts.asyncOp, tensors, [s, in, out, c, dt, op, root] {
-            int rc = shmc_reduce(in.data_ptr(), out.defined() ? out.data_ptr() : nullptr, s.count(),
-                                 dt, op, root, c);
-            if (rc == SHMC_OK && out.defined()) {
-                at::Tensor u = s.user;
-                copy_into(u, out);
-            }
-            return rc;
-        });
+    Step step{[s, in, out, c, dt, op, root](shmc_request **r) {
+                  void *o = out.defined() ? out.data_ptr() : nullptr;
+                  return r ? shmc_ireduce(in.data_ptr(), o, s.count(), dt, op, root, c, r)
+                           : shmc_reduce(in.data_ptr(), o, s.count(), dt, op, root, c);
+              },
+              [s, out] {
+                  if (out.defined()) {
+                      at::Tensor u = s.user;
+                      copy_into(u, out);
+                  }
+              }};
+    return collective("reduce", bytes_of(s.user), opts.asyncOp, tensors, {step});
 }
 
 // Gathers every rank's input into one flat tensor of size x its elements, then copies
 // the blocks into the caller's list of outputs.
-Call ProcessGroupShmc::allgather_call(const std::vector<at::Tensor> &outs, const at::Tensor &input)
+Step ProcessGroupShmc::allgather_step(const std::vector<at::Tensor> &outs, const at::Tensor &input)
 {
     check_tensor(input, "all_gather");
     one_per_rank(&outs, getSize(), input, "all_gather", "output", "input");
@@ -453,12 +483,12 @@ Call ProcessGroupShmc::allgather_call(const std::vector<at::Tensor> &outs, const
     at::Tensor flat = at::empty({(int64_t)n * in.numel()}, in.options());
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(in, "all_gather");
-    return [in, flat, outs, c, dt] {
-        int rc = shmc_allgather(in.data_ptr(), flat.data_ptr(), (size_t)in.numel(), dt, c);
-        if (rc == SHMC_OK)
-            copy_blocks(outs, flat);
-        return rc;
-    };
+    return {[in, flat, c, dt](shmc_request **r) {
+                size_t k = (size_t)in.numel();
+                return r ? shmc_iallgather(in.data_ptr(), flat.data_ptr(), k, dt, c, r)
+                         : shmc_allgather(in.data_ptr(), flat.data_ptr(), k, dt, c);
+            },
+            [flat, outs] { copy_blocks(outs, flat); }};
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -469,10 +499,10 @@ ProcessGroupShmc::allgather(std::vector<std::vector<at::Tensor>> &outputs,
     TORCH_CHECK(outputs.size() == 1, "shmc: all_gather takes one list of outputs per call, not ",
                 outputs.size());
     return collective("all_gather", bytes_of(inputs[0]) * getSize(), opts.asyncOp, outputs[0],
-                      allgather_call(outputs[0], inputs[0]));
+                      {allgather_step(outputs[0], inputs[0])});
 }
 
-Call ProcessGroupShmc::allgather_base_call(const at::Tensor &output, const at::Tensor &input)
+Step ProcessGroupShmc::allgather_base_step(const at::Tensor &output, const at::Tensor &input)
 {
     check_tensor(output, "all_gather_into_tensor");
     check_tensor(input, "all_gather_into_tensor");
@@ -484,12 +514,12 @@ Call ProcessGroupShmc::allgather_base_call(const at::Tensor &output, const at::T
     Staged s(output);
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(in, "all_gather_into_tensor");
-    return [in, s, c, dt] {
-        int rc = shmc_allgather(in.data_ptr(), s.ptr(), (size_t)in.numel(), dt, c);
-        if (rc == SHMC_OK)
-            s.back();
-        return rc;
-    };
+    return {[in, s, c, dt](shmc_request **r) {
+                size_t k = (size_t)in.numel();
+                return r ? shmc_iallgather(in.data_ptr(), s.ptr(), k, dt, c, r)
+                         : shmc_allgather(in.data_ptr(), s.ptr(), k, dt, c);
+            },
+            [s] { s.back(); }};
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::_allgather_base(at::Tensor &output,
@@ -497,7 +527,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::_allgather_base(at::Tensor &out
                                                                  const c10d::AllgatherOptions &opts)
 {
     return collective("all_gather_into_tensor", bytes_of(output), opts.asyncOp, {output},
-                      allgather_base_call(output, input));
+                      {allgather_base_step(output, input)});
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -507,16 +537,15 @@ ProcessGroupShmc::allgather_coalesced(std::vector<std::vector<at::Tensor>> &outp
 {
     TORCH_CHECK(outputs.size() == inputs.size(), "shmc: all_gather_coalesced: ", outputs.size(),
                 " output lists for ", inputs.size(), " inputs");
-    std::vector<Call> calls;
+    Steps steps;
     std::vector<at::Tensor> outs;
     size_t bytes = 0;
     for (size_t i = 0; i < inputs.size(); i++) {
-        calls.push_back(allgather_call(outputs[i], inputs[i]));
+        steps.push_back(allgather_step(outputs[i], inputs[i]));
         outs.insert(outs.end(), outputs[i].begin(), outputs[i].end());
         bytes += bytes_of(inputs[i]) * getSize();
     }
-    return collective("all_gather_coalesced", bytes, opts.asyncOp, outs,
-                      in_order(std::move(calls)));
+    return collective("all_gather_coalesced", bytes, opts.asyncOp, outs, std::move(steps));
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -525,7 +554,7 @@ ProcessGroupShmc::allgather_into_tensor_coalesced(std::vector<at::Tensor> &outpu
                                                   const c10d::AllgatherOptions &opts)
 {
     return coalesced_pairs("all_gather_into_tensor_coalesced", outputs, inputs, opts.asyncOp,
-                           [&](size_t i) { return allgather_base_call(outputs[i], inputs[i]); });
+                           [&](size_t i) { return allgather_base_step(outputs[i], inputs[i]); });
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -549,16 +578,17 @@ ProcessGroupShmc::gather(std::vector<std::vector<at::Tensor>> &outputs,
     at::Tensor flat = me ? at::empty({(int64_t)n * in.numel()}, in.options()) : at::Tensor();
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(in, "gather");
-    return collective(
-        "gather", bytes_of(inputs[0]), opts.asyncOp, outs,
-        [in, flat, outs, c, dt, root] {
-            int rc = shmc_gather(in.data_ptr(), flat.defined() ? flat.data_ptr() : nullptr,
-                                 (size_t)in.numel(), dt, root, c);
-            if (rc == SHMC_OK && flat.defined())
-                copy_blocks(outs, flat);
-            return rc;
-        },
-        in.device());
+    Step step{[in, flat, c, dt, root](shmc_request **r) {
+                  void *f = flat.defined() ? flat.data_ptr() : nullptr;
+                  size_t k = (size_t)in.numel();
+                  return r ? shmc_igather(in.data_ptr(), f, k, dt, root, c, r)
+                           : shmc_gather(in.data_ptr(), f, k, dt, root, c);
+              },
+              [flat, outs] {
+                  if (flat.defined())
+                      copy_blocks(outs, flat);
+              }};
+    return collective("gather", bytes_of(inputs[0]), opts.asyncOp, outs, {step}, in.device());
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -584,14 +614,13 @@ ProcessGroupShmc::scatter(std::vector<at::Tensor> &outputs,
     Staged s(outputs[0]);
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(s.buf, "scatter");
-    return collective("scatter", bytes_of(outputs[0]), opts.asyncOp, outputs,
-                      [flat, s, c, dt, root] {
-                          int rc = shmc_scatter(flat.defined() ? flat.data_ptr() : nullptr, s.ptr(),
-                                                s.count(), dt, root, c);
-                          if (rc == SHMC_OK)
-                              s.back();
-                          return rc;
-                      });
+    Step step{[flat, s, c, dt, root](shmc_request **r) {
+                  const void *f = flat.defined() ? flat.data_ptr() : nullptr;
+                  return r ? shmc_iscatter(f, s.ptr(), s.count(), dt, root, c, r)
+                           : shmc_scatter(f, s.ptr(), s.count(), dt, root, c);
+              },
+              [s] { s.back(); }};
+    return collective("scatter", bytes_of(outputs[0]), opts.asyncOp, outputs, {step});
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -611,16 +640,15 @@ ProcessGroupShmc::reduce_scatter(std::vector<at::Tensor> &outputs,
     Staged s(outputs[0]);
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(s.buf, "reduce_scatter");
-    return collective(
-        "reduce_scatter", bytes_of(outputs[0]) * n, opts.asyncOp, outputs, [flat, s, c, dt, op] {
-            int rc = shmc_reduce_scatter(flat.data_ptr(), s.ptr(), s.count(), dt, op, c);
-            if (rc == SHMC_OK)
-                s.back();
-            return rc;
-        });
+    Step step{[flat, s, c, dt, op](shmc_request **r) {
+                  return r ? shmc_ireduce_scatter(flat.data_ptr(), s.ptr(), s.count(), dt, op, c, r)
+                           : shmc_reduce_scatter(flat.data_ptr(), s.ptr(), s.count(), dt, op, c);
+              },
+              [s] { s.back(); }};
+    return collective("reduce_scatter", bytes_of(outputs[0]) * n, opts.asyncOp, outputs, {step});
 }
 
-Call ProcessGroupShmc::reduce_scatter_base_call(const at::Tensor &output, const at::Tensor &input,
+Step ProcessGroupShmc::reduce_scatter_base_step(const at::Tensor &output, const at::Tensor &input,
                                                 const c10d::ReduceOp &rop)
 {
     check_tensor(output, "reduce_scatter_tensor");
@@ -636,12 +664,11 @@ Call ProcessGroupShmc::reduce_scatter_base_call(const at::Tensor &output, const 
         in = in.clone();
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(s.buf, "reduce_scatter_tensor");
-    return [in, s, c, dt, op] {
-        int rc = shmc_reduce_scatter(in.data_ptr(), s.ptr(), s.count(), dt, op, c);
-        if (rc == SHMC_OK)
-            s.back();
-        return rc;
-    };
+    return {[in, s, c, dt, op](shmc_request **r) {
+                return r ? shmc_ireduce_scatter(in.data_ptr(), s.ptr(), s.count(), dt, op, c, r)
+                         : shmc_reduce_scatter(in.data_ptr(), s.ptr(), s.count(), dt, op, c);
+            },
+            [s] { s.back(); }};
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -649,7 +676,7 @@ ProcessGroupShmc::_reduce_scatter_base(at::Tensor &output, at::Tensor &input,
                                        const c10d::ReduceScatterOptions &opts)
 {
     return collective("reduce_scatter_tensor", bytes_of(input), opts.asyncOp, {output},
-                      reduce_scatter_base_call(output, input, opts.reduceOp));
+                      {reduce_scatter_base_step(output, input, opts.reduceOp)});
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -659,7 +686,7 @@ ProcessGroupShmc::reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outpu
 {
     return coalesced_pairs(
         "reduce_scatter_tensor_coalesced", outputs, inputs, opts.asyncOp,
-        [&](size_t i) { return reduce_scatter_base_call(outputs[i], inputs[i], opts.reduceOp); });
+        [&](size_t i) { return reduce_scatter_base_step(outputs[i], inputs[i], opts.reduceOp); });
 }
 
 // Element counts of splits of t's first dimension: rows x the elements of a row.
@@ -720,14 +747,18 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::alltoall_base(at::Tensor &outpu
         in = in.clone();
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(s.buf, "all_to_all_single");
-    return collective("all_to_all_single", bytes_of(input), opts.asyncOp, {output},
-                      [in, s, sc, sd, rc_, rd, c, dt] {
-                          int rc = shmc_alltoallv(in.data_ptr(), sc.data(), sd.data(), s.ptr(),
-                                                  rc_.data(), rd.data(), dt, c);
-                          if (rc == SHMC_OK)
-                              s.back();
-                          return rc;
-                      });
+    // The counts live in the step, which outlives a nonblocking call's request.
+    auto counts = std::make_shared<std::vector<std::vector<size_t>>>(
+        std::vector<std::vector<size_t>>{sc, sd, rc_, rd});
+    Step step{[in, s, counts, c, dt](shmc_request **r) {
+                  const auto &k = *counts;
+                  return r ? shmc_ialltoallv(in.data_ptr(), k[0].data(), k[1].data(), s.ptr(),
+                                             k[2].data(), k[3].data(), dt, c, r)
+                           : shmc_alltoallv(in.data_ptr(), k[0].data(), k[1].data(), s.ptr(),
+                                            k[2].data(), k[3].data(), dt, c);
+              },
+              [s] { s.back(); }};
+    return collective("all_to_all_single", bytes_of(input), opts.asyncOp, {output}, {step});
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::alltoall(std::vector<at::Tensor> &outputs,
@@ -754,24 +785,31 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::alltoall(std::vector<at::Tensor
     std::vector<at::Tensor> outs = outputs;
     shmc_comm *c = comm_;
     shmc_dtype dt = dtype_of(in, "all_to_all");
+    auto counts = std::make_shared<std::vector<std::vector<size_t>>>(
+        std::vector<std::vector<size_t>>{sc, sd, rcn, rd});
+    Step step{[in, flat, counts, c, dt](shmc_request **r) {
+                  const auto &k = *counts;
+                  return r ? shmc_ialltoallv(in.data_ptr(), k[0].data(), k[1].data(),
+                                             flat.data_ptr(), k[2].data(), k[3].data(), dt, c, r)
+                           : shmc_alltoallv(in.data_ptr(), k[0].data(), k[1].data(),
+                                            flat.data_ptr(), k[2].data(), k[3].data(), dt, c);
+              },
+              [flat, counts, outs] {
+                  const auto &k = *counts;
+                  for (size_t i = 0; i < outs.size(); i++) {
+                      at::Tensor o = outs[i];
+                      copy_into(o, flat.narrow(0, (int64_t)k[3][i], (int64_t)k[2][i]));
+                  }
+              }};
     return collective("all_to_all", (size_t)in.numel() * in.element_size(), opts.asyncOp, outs,
-                      [in, flat, sc, sd, rcn, rd, outs, c, dt] {
-                          int rc = shmc_alltoallv(in.data_ptr(), sc.data(), sd.data(),
-                                                  flat.data_ptr(), rcn.data(), rd.data(), dt, c);
-                          if (rc != SHMC_OK)
-                              return rc;
-                          for (size_t i = 0; i < outs.size(); i++) {
-                              at::Tensor o = outs[i];
-                              copy_into(o, flat.narrow(0, (int64_t)rd[i], (int64_t)rcn[i]));
-                          }
-                          return (int)SHMC_OK;
-                      });
+                      {step});
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::barrier(const c10d::BarrierOptions &opts)
 {
     shmc_comm *c = comm_;
-    return collective("barrier", 0, opts.asyncOp, {}, [c] { return shmc_barrier(c); });
+    Step step{[c](shmc_request **r) { return r ? shmc_ibarrier(c, r) : shmc_barrier(c); }, nullptr};
+    return collective("barrier", 0, opts.asyncOp, {}, {step});
 }
 
 // Every rank reports to rank 0, which answers each once all did (gloo's protocol): the

@@ -18,13 +18,10 @@
 #include <vector>
 
 #include "shmcomm.h"
+#include "work.h"
 
 namespace shmct
 {
-
-// The library calls of one operation, run where the engine says (engine.h); SHMC_OK or an
-// error code.
-using Call = std::function<int()>;
 
 class ProcessGroupShmc : public c10d::Backend
 {
@@ -113,23 +110,28 @@ class ProcessGroupShmc : public c10d::Backend
     std::string where() const;
 
   private:
-    // Runs call in issue order (engine.h): in this thread if !async, else queued.
-    // One operation's checks and call, built before anything is issued, so that a
-    // coalesced list is refused whole or issued whole (as one queued operation).
-    Call allreduce_call(const at::Tensor &t, const c10d::ReduceOp &rop, const char *what);
-    Call allgather_call(const std::vector<at::Tensor> &outs, const at::Tensor &input);
-    Call allgather_base_call(const at::Tensor &output, const at::Tensor &input);
-    Call reduce_scatter_base_call(const at::Tensor &output, const at::Tensor &input,
+    // One operation's checks and library call, built before anything is issued, so that
+    // a coalesced list is refused whole or issued whole.
+    Step allreduce_step(const at::Tensor &t, const c10d::ReduceOp &rop, const char *what);
+    Step allgather_step(const std::vector<at::Tensor> &outs, const at::Tensor &input);
+    Step allgather_base_step(const at::Tensor &output, const at::Tensor &input);
+    Step reduce_scatter_base_step(const at::Tensor &output, const at::Tensor &input,
                                   const c10d::ReduceOp &rop);
-    // Runs call as operation `what` (blocking or queued); dev is the device of its tensors
-    // when no output says it (a gather's non-root), else taken from the outputs.
+    // Runs the steps, in order, as operation `what`. Blocking: in this thread once what
+    // was queued before has run (engine.h). Asynchronous: on host tensors the library's
+    // nonblocking collectives (ReqWork); on device tensors, which those do not take,
+    // queued for the engine's worker. dev is the device of its tensors when no output
+    // says it (a gather's non-root), else taken from the outputs.
     c10::intrusive_ptr<c10d::Work> collective(const char *what, size_t bytes, bool async,
-                                              std::vector<at::Tensor> outputs, Call call,
+                                              std::vector<at::Tensor> outputs, Steps steps,
                                               std::optional<at::Device> dev = std::nullopt);
+    // The asynchronous form on host tensors: the library's nonblocking collectives.
+    c10::intrusive_ptr<c10d::Work> nonblocking(const char *what, size_t bytes,
+                                               std::vector<at::Tensor> outputs, Steps steps);
     c10::intrusive_ptr<c10d::Work> coalesced_pairs(const char *what,
                                                    std::vector<at::Tensor> &outputs,
                                                    std::vector<at::Tensor> &inputs, bool async,
-                                                   const std::function<Call(size_t)> &call_of);
+                                                   const std::function<Step(size_t)> &step_of);
     c10::intrusive_ptr<c10d::Work> p2p(bool send, at::Tensor &t, int peer, int tag);
 
     shmc_comm *comm_ = nullptr; // NULL once shut down

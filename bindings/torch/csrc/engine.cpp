@@ -11,6 +11,7 @@ Engine::Engine()
 {
     const char *w = std::getenv("SHMC_TORCH_WORKER");
     worker_only_ = w && std::string(w) == "all";
+    worker_async_ = worker_only_ || (w && std::string(w) == "async");
 }
 
 Engine &Engine::get()
@@ -72,6 +73,17 @@ void Engine::run_locked(std::unique_lock<std::mutex> &lk, std::shared_ptr<Op> op
     }
 }
 
+// Drops this thread's reference to op with the lock let go: if it is the last (the
+// program dropped its Work), the op's tensors go with it, and a tensor whose Python object
+// torch keeps alive for C++ takes the GIL to free it, which a Python thread holding the GIL
+// while it waits for this lock would never give.
+void Engine::let_go(std::unique_lock<std::mutex> &lk, std::shared_ptr<Op> &op)
+{
+    lk.unlock();
+    op.reset();
+    lk.lock();
+}
+
 void Engine::loop()
 {
     std::unique_lock<std::mutex> lk(mu_);
@@ -80,6 +92,7 @@ void Engine::loop()
             auto op = q_.front();
             q_.pop_front();
             run_locked(lk, op);
+            let_go(lk, op);
             continue;
         }
         if (stop_ && q_.empty() && !running_)
@@ -98,6 +111,7 @@ void Engine::serve_locked(std::unique_lock<std::mutex> &lk, Until until, bool st
             auto next = q_.front();
             q_.pop_front();
             run_locked(lk, next);
+            let_go(lk, next);
         } else {
             done_.wait(lk);
         }

@@ -1,14 +1,16 @@
-// The order in which a process runs its collectives (shmcomm_torch).
+// The order in which a process runs its blocking collectives (shmcomm_torch).
 //
 // The C library's shared-memory collectives run one at a time per process (the backend
 // keeps them on its groups with SHMC_COLL_OVERLAP=0), and every rank must meet its
 // collectives in the same order. torch issues them from the program's thread, blocking or
 // asynchronously; this engine keeps one queue per process, shared by every process
 // group, and runs what is in it in the order it was issued: a blocking call runs in the
-// caller's thread once everything before it has run; an asynchronous one is run by the
-// engine's one worker thread, or by a thread that waits for it and finds it next in line
-// (so a wait soon after the call costs no thread switch). Point-to-point operations do not
-// queue: the library's nonblocking sends and receives are asynchronous already.
+// caller's thread once everything before it has run; an asynchronous one that the
+// library's nonblocking collectives cannot take (device tensors) is run by the engine's
+// one worker thread, or by a thread that waits for it and finds it next in line (so a
+// wait soon after the call costs no thread switch). Asynchronous collectives on host
+// tensors and point-to-point operations do not queue: they are the library's nonblocking
+// calls (backend.cpp), issued once what was queued before them has run.
 #pragma once
 
 #include <ATen/core/ivalue.h>
@@ -63,10 +65,17 @@ class Engine
     {
         return worker_only_;
     }
+    // SHMC_TORCH_WORKER=all or async: asynchronous collectives on host tensors run on the
+    // worker thread too, not as the library's nonblocking collectives (for measuring).
+    bool worker_async() const
+    {
+        return worker_async_;
+    }
 
   private:
     void loop();
     void run_locked(std::unique_lock<std::mutex> &lk, std::shared_ptr<Op> op);
+    void let_go(std::unique_lock<std::mutex> &lk, std::shared_ptr<Op> &op);
     void start_locked();
     template <class Until>
     void serve_locked(std::unique_lock<std::mutex> &lk, Until until, bool steal);
@@ -77,6 +86,7 @@ class Engine
     bool running_ = false; // some thread is running an operation
     bool stop_ = false;
     bool worker_only_ = false;
+    bool worker_async_ = false;
     std::thread worker_;
     Engine();
 };

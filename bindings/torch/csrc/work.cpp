@@ -3,6 +3,8 @@
 #include <c10/util/Exception.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <list>
 #include <thread>
 
@@ -56,6 +58,8 @@ c10::intrusive_ptr<c10::ivalue::Future> CollWork::getFuture()
 struct Orphan {
     shmc_request *req;
     at::Tensor t;
+    std::shared_ptr<const void> hold;
+    std::function<void(int)> done;
 };
 static std::mutex orphans_mu;
 static std::list<Orphan> orphans;
@@ -72,16 +76,23 @@ void reap_orphans()
 {
     if (!any_orphans.load(std::memory_order_relaxed))
         return;
-    std::lock_guard<std::mutex> lk(orphans_mu);
-    for (auto it = orphans.begin(); it != orphans.end();) {
-        int done = 0;
-        int rc = shmc_test(&it->req, &done, nullptr);
-        if (done || rc != SHMC_OK)
-            it = orphans.erase(it);
-        else
-            ++it;
+    std::vector<Orphan> ended; // their `done` runs outside the lock
+    {
+        std::lock_guard<std::mutex> lk(orphans_mu);
+        for (auto it = orphans.begin(); it != orphans.end();) {
+            int done = 0;
+            int rc = shmc_test(&it->req, &done, nullptr);
+            if (done || rc != SHMC_OK) {
+                if (it->done)
+                    it->done(rc);
+                ended.push_back(std::move(*it));
+                it = orphans.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        any_orphans = !orphans.empty();
     }
-    any_orphans = !orphans.empty();
 }
 
 int test_until(shmc_request **req, std::chrono::steady_clock::time_point end, shmc_status *st)
@@ -102,8 +113,261 @@ void adopt(shmc_request *req, at::Tensor keep)
     if (!req)
         return;
     std::lock_guard<std::mutex> lk(orphans_mu);
-    orphans.push_back({req, std::move(keep)});
+    orphans.push_back({req, std::move(keep), nullptr, nullptr});
     any_orphans = true;
+}
+
+void adopt(shmc_request *req, std::shared_ptr<const void> keep, std::function<void(int)> done)
+{
+    if (!req)
+        return;
+    std::lock_guard<std::mutex> lk(orphans_mu);
+    orphans.push_back({req, at::Tensor(), std::move(keep), std::move(done)});
+    any_orphans = true;
+}
+
+// ---- the completer: the thread that finishes works whose futures were asked for ------------
+
+// One thread, started on first use: each job waits for one work, in the order the futures
+// were asked for (every wait moves all of the process's requests along, so an earlier
+// one that ends later only delays the marking of the later futures). Not the engine's
+// worker, whose queued collectives could stand before one a peer needs first; not a
+// thread per future, which costs its start on every call and could still be inside the
+// library when it is finalized.
+namespace
+{
+struct Completer {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::function<void()>> jobs;
+    std::thread th;
+    bool stop = false;
+
+    void loop()
+    {
+        std::unique_lock<std::mutex> lk(mu);
+        for (;;) {
+            if (!jobs.empty()) {
+                auto job = std::move(jobs.front());
+                jobs.pop_front();
+                lk.unlock();
+                job();
+                // Let go of the work with the lock let go: its tensors may need the GIL
+                // (engine.cpp, Engine::let_go).
+                job = nullptr;
+                lk.lock();
+                continue;
+            }
+            if (stop)
+                return;
+            cv.wait(lk);
+        }
+    }
+};
+// Never destroyed: a joinable std::thread destroyed at exit would end the process.
+Completer &completer()
+{
+    static Completer *c = new Completer();
+    return *c;
+}
+} // namespace
+
+void complete_later(std::function<void()> job)
+{
+    Completer &c = completer();
+    std::lock_guard<std::mutex> lk(c.mu);
+    if (!c.th.joinable()) {
+        c.stop = false;
+        c.th = std::thread([&c] { c.loop(); });
+    }
+    c.jobs.push_back(std::move(job));
+    c.cv.notify_one();
+}
+
+void stop_completer()
+{
+    Completer &c = completer();
+    std::thread t;
+    {
+        std::lock_guard<std::mutex> lk(c.mu);
+        c.stop = true;
+        c.cv.notify_one();
+        t = std::move(c.th);
+    }
+    if (t.joinable())
+        t.join();
+}
+
+// ---- an asynchronous collective on host tensors -------------------------------------------
+
+ReqWork::ReqWork(std::vector<shmc_request *> reqs, Steps steps, std::vector<at::Tensor> outputs,
+                 What what)
+    : c10d::Work(-1, c10d::OpType::UNKNOWN, what.op), reqs_(std::move(reqs)),
+      steps_(std::make_shared<Steps>(std::move(steps))), outputs_(std::move(outputs)),
+      what_(std::move(what))
+{
+}
+
+// Dropped before it ended: the requests go on as orphans, holding the steps' tensors, and
+// the last to end well copies the results out, as a wait would have.
+ReqWork::~ReqWork()
+{
+    if (done_)
+        return;
+    struct Left {
+        std::shared_ptr<Steps> steps;
+        size_t pending = 0;
+        int rc = SHMC_OK;
+    };
+    auto left = std::make_shared<Left>();
+    left->steps = steps_;
+    for (size_t i = next_; i < reqs_.size(); i++)
+        if (reqs_[i])
+            left->pending++;
+    for (size_t i = next_; i < reqs_.size(); i++) {
+        if (!reqs_[i])
+            continue;
+        adopt(reqs_[i], left, [left](int rc) {
+            if (left->rc == SHMC_OK)
+                left->rc = rc;
+            if (--left->pending == 0 && left->rc == SHMC_OK)
+                for (const Step &s : *left->steps)
+                    if (s.finish)
+                        s.finish();
+        });
+    }
+}
+
+int ReqWork::advance_locked(bool look_only, std::chrono::steady_clock::time_point end)
+{
+    bool forever = end == std::chrono::steady_clock::time_point::max();
+    while (next_ < reqs_.size()) {
+        int rc;
+        if (forever && !look_only) {
+            rc = shmc_wait(&reqs_[next_], nullptr);
+        } else if (look_only) {
+            int done = 0;
+            rc = shmc_test(&reqs_[next_], &done, nullptr);
+            if (rc == SHMC_OK && !done)
+                return SHMC_ERR_TIMEOUT;
+        } else {
+            rc = test_until(&reqs_[next_], end, nullptr);
+        }
+        if (rc == SHMC_ERR_TIMEOUT && reqs_[next_])
+            return rc; // still pending: a later wait goes on with it
+        reqs_[next_] = nullptr;
+        next_++;
+        if (rc != SHMC_OK)
+            return rc;
+    }
+    return SHMC_OK;
+}
+
+void ReqWork::finish_locked(int rc)
+{
+    rc_ = rc;
+    if (rc == SHMC_OK) {
+        for (const Step &s : *steps_)
+            if (s.finish)
+                s.finish();
+    } else {
+        why_ = failure(what_.op, what_.bytes, what_.where, rc, what_.timeout);
+        // The steps after a failed one may never end: they go on as orphans.
+        for (size_t i = next_; i < reqs_.size(); i++)
+            adopt(reqs_[i], steps_);
+        reqs_.clear();
+        next_ = 0;
+    }
+    done_ = true;
+}
+
+// Completes the future, once, with the lock let go: its callbacks may call this work.
+void ReqWork::settle_future(std::unique_lock<std::mutex> &lk)
+{
+    if (!done_ || !fut_ || fut_marked_)
+        return;
+    fut_marked_ = true;
+    auto fut = fut_;
+    int rc = rc_;
+    std::string why = why_;
+    lk.unlock();
+    if (rc == SHMC_OK)
+        fut->markCompleted(c10::IValue(outputs_));
+    else
+        fut->setError(std::make_exception_ptr(std::runtime_error(why)));
+}
+
+bool ReqWork::isCompleted()
+{
+    // A thread inside wait holds the lock while the library waits: not done yet, then.
+    std::unique_lock<std::mutex> lk(mu_, std::try_to_lock);
+    if (!lk.owns_lock() || done_)
+        return done_;
+    int rc = advance_locked(true, std::chrono::steady_clock::time_point::max());
+    if (rc != SHMC_ERR_TIMEOUT)
+        finish_locked(rc);
+    settle_future(lk);
+    return done_;
+}
+
+bool ReqWork::isSuccess() const
+{
+    std::lock_guard<std::mutex> lk(mu_);
+    return done_ && rc_ == SHMC_OK;
+}
+
+std::exception_ptr ReqWork::exception() const
+{
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!done_ || rc_ == SHMC_OK)
+        return nullptr;
+    return std::make_exception_ptr(std::runtime_error(why_));
+}
+
+bool ReqWork::wait(std::chrono::milliseconds timeout)
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    if (!done_) {
+        // Without a timeout of its own the group's bounds the library's waits
+        // (shmc_comm_set_timeout): the collective then ends with SHMC_ERR_TIMEOUT.
+        bool forever = timeout == kNoTimeout || timeout.count() <= 0;
+        auto end = forever ? std::chrono::steady_clock::time_point::max()
+                           : std::chrono::steady_clock::now() + timeout;
+        int rc = advance_locked(false, end);
+        // The caller's own timeout passed: the collective stays pending, for a later wait.
+        TORCH_CHECK(rc != SHMC_ERR_TIMEOUT || forever, "shmc: ", what_.op, " of ", what_.bytes,
+                    " bytes on ", what_.where, ": did not complete within ", timeout.count(),
+                    " ms");
+        finish_locked(rc);
+    }
+    int rc = rc_;
+    std::string why = why_;
+    settle_future(lk);
+    TORCH_CHECK(rc == SHMC_OK, why);
+    return true;
+}
+
+c10::intrusive_ptr<c10::ivalue::Future> ReqWork::getFuture()
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    if (fut_)
+        return fut_;
+    fut_ = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    auto fut = fut_;
+    if (done_) {
+        settle_future(lk);
+        return fut;
+    }
+    lk.unlock();
+    // The future completes when some thread sees the collective end: the completer's.
+    auto self = c10::intrusive_ptr<ReqWork>::reclaim_copy(this);
+    complete_later([self] {
+        try {
+            self->wait(kNoTimeout);
+        } catch (...) {
+        }
+    });
+    return fut;
 }
 
 P2PWork::P2PWork(shmc_request *req, at::Tensor t, at::Tensor user, bool recv, Where where)
@@ -134,17 +398,30 @@ void P2PWork::finish_locked(int rc, const shmc_status &st)
         why_ = describe() + ": " + shmc_strerror(rc);
     else if (recv_ && !t_.is_same(user_))
         copy_into(user_, t_);
-    if (fut_) {
-        if (rc == SHMC_OK)
-            fut_->markCompleted(c10::IValue(std::vector<at::Tensor>{user_}));
-        else
-            fut_->setError(std::make_exception_ptr(std::runtime_error(why_)));
-    }
+}
+
+// As ReqWork's: once, with the lock let go, since the future's callbacks may take the GIL
+// or call this work.
+void P2PWork::settle_future(std::unique_lock<std::mutex> &lk)
+{
+    if (!done_ || !fut_ || fut_marked_)
+        return;
+    fut_marked_ = true;
+    auto fut = fut_;
+    int rc = rc_;
+    std::string why = why_;
+    lk.unlock();
+    if (rc == SHMC_OK)
+        fut->markCompleted(c10::IValue(std::vector<at::Tensor>{user_}));
+    else
+        fut->setError(std::make_exception_ptr(std::runtime_error(why)));
 }
 
 bool P2PWork::isCompleted()
 {
-    std::lock_guard<std::mutex> lk(mu_);
+    std::unique_lock<std::mutex> lk(mu_, std::try_to_lock);
+    if (!lk.owns_lock()) // another thread is inside wait: not done yet, then
+        return false;
     if (!done_) {
         int done = 0;
         shmc_status st{};
@@ -152,7 +429,9 @@ bool P2PWork::isCompleted()
         if (done || rc != SHMC_OK)
             finish_locked(rc, st);
     }
-    return done_;
+    bool d = done_;
+    settle_future(lk);
+    return d;
 }
 
 bool P2PWork::isSuccess() const
@@ -171,7 +450,7 @@ std::exception_ptr P2PWork::exception() const
 
 bool P2PWork::wait(std::chrono::milliseconds timeout)
 {
-    std::lock_guard<std::mutex> lk(mu_);
+    std::unique_lock<std::mutex> lk(mu_);
     if (!done_) {
         shmc_status st{};
         if (timeout == kNoTimeout || timeout.count() <= 0) {
@@ -189,7 +468,10 @@ bool P2PWork::wait(std::chrono::milliseconds timeout)
             finish_locked(rc, st);
         }
     }
-    TORCH_CHECK(rc_ == SHMC_OK, why_);
+    int rc = rc_;
+    std::string why = why_;
+    settle_future(lk);
+    TORCH_CHECK(rc == SHMC_OK, why);
     return true;
 }
 
@@ -208,22 +490,18 @@ c10::intrusive_ptr<c10::ivalue::Future> P2PWork::getFuture()
     fut_ = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
     auto fut = fut_;
     if (done_) {
-        if (rc_ == SHMC_OK)
-            fut->markCompleted(c10::IValue(std::vector<at::Tensor>{user_}));
-        else
-            fut->setError(std::make_exception_ptr(std::runtime_error(why_)));
+        settle_future(lk);
         return fut;
     }
     lk.unlock();
-    // Someone must finish the transfer for the future to complete: a thread of its own,
-    // not the engine's (a queued wait could stand before the collective a peer needs).
+    // Someone must finish the transfer for the future to complete: the completer.
     auto self = c10::intrusive_ptr<P2PWork>::reclaim_copy(this);
-    std::thread([self] {
+    complete_later([self] {
         try {
             self->wait(kNoTimeout);
         } catch (...) {
         }
-    }).detach();
+    });
     return fut;
 }
 

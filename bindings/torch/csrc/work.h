@@ -1,13 +1,17 @@
-// The Work objects torch gets back: a queued collective's (engine.h) and a point-to-point
-// operation's (a request of the C library).
+// The Work objects torch gets back: a queued collective's (engine.h), an asynchronous
+// collective's on host tensors and a point-to-point operation's (requests of the C
+// library).
 #pragma once
 
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "engine.h"
 #include "shmcomm.h"
@@ -20,12 +24,32 @@ namespace shmct
 // deadline (Work.wait with a timeout, monitored_barrier).
 int test_until(shmc_request **req, std::chrono::steady_clock::time_point end, shmc_status *st);
 
+// One library call of a collective, split where its nonblocking form needs it: start
+// issues the call (the blocking form when req is NULL, else the nonblocking one, its
+// request in *req) and finish, where there is one, copies the result into the caller's
+// tensors once the call has ended well. Both hold what the call reads and writes.
+struct Step {
+    std::function<int(shmc_request **req)> start;
+    std::function<void()> finish;
+};
+using Steps = std::vector<Step>;
+
 // Requests whose owner stops waiting before they end keep `keep` (their buffer) alive
 // here (adopt; NULL req is nothing); reap_orphans lets go of those that ended, and
-// drop_orphans of all, once shmc_finalize has ended or cancelled every request.
+// drop_orphans of all, once shmc_finalize has ended or cancelled every request. `done`,
+// where given, is called with the request's result when it ends (not after
+// drop_orphans).
 void adopt(shmc_request *req, at::Tensor keep);
+void adopt(shmc_request *req, std::shared_ptr<const void> keep,
+           std::function<void(int rc)> done = nullptr);
 void reap_orphans();
 void drop_orphans();
+
+// Runs job (a wait for a work whose future was asked for) on the completer thread, in
+// the order given; stop_completer runs what is queued, then ends the thread (before the
+// library is finalized).
+void complete_later(std::function<void()> job);
+void stop_completer();
 
 class CollWork : public c10d::Work
 {
@@ -43,6 +67,53 @@ class CollWork : public c10d::Work
 
   private:
     std::shared_ptr<Op> op_;
+};
+
+// An asynchronous collective on host tensors: the library's nonblocking collectives,
+// one request per step, which every call of the process moves along (so collectives of
+// several groups may be in flight in any order). The steps' results are copied into the
+// caller's tensors by whichever thread sees the last request end.
+class ReqWork : public c10d::Work
+{
+  public:
+    // Why a failure happened: the operation, its bytes, where (ProcessGroupShmc::where)
+    // and the group's timeout, composed into a message only if one is needed.
+    struct What {
+        const char *op;
+        size_t bytes;
+        std::string where;
+        std::chrono::milliseconds timeout;
+    };
+    ReqWork(std::vector<shmc_request *> reqs, Steps steps, std::vector<at::Tensor> outputs,
+            What what);
+    ~ReqWork() override;
+    bool isCompleted() override;
+    bool isSuccess() const override;
+    std::exception_ptr exception() const override;
+    bool wait(std::chrono::milliseconds timeout) override;
+    std::vector<at::Tensor> result() override
+    {
+        return outputs_;
+    }
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
+
+  private:
+    // Moves the pending requests along until all ended, one failed or `end` passed;
+    // with `look_only`, one test of each and no more. SHMC_ERR_TIMEOUT if some remain.
+    int advance_locked(bool look_only, std::chrono::steady_clock::time_point end);
+    void finish_locked(int rc);
+    void settle_future(std::unique_lock<std::mutex> &lk);
+    mutable std::mutex mu_;
+    std::vector<shmc_request *> reqs_; // NULL once ended
+    size_t next_ = 0;                  // reqs_ before it have ended well
+    std::shared_ptr<Steps> steps_;
+    std::vector<at::Tensor> outputs_;
+    What what_;
+    std::atomic<bool> done_{false};
+    int rc_ = 0;
+    std::string why_;
+    c10::intrusive_ptr<c10::ivalue::Future> fut_;
+    bool fut_marked_ = false;
 };
 
 class P2PWork : public c10d::Work
@@ -70,6 +141,7 @@ class P2PWork : public c10d::Work
 
   private:
     void finish_locked(int rc, const shmc_status &st);
+    void settle_future(std::unique_lock<std::mutex> &lk);
     mutable std::mutex mu_;
     shmc_request *req_;
     at::Tensor t_, user_;
@@ -79,6 +151,7 @@ class P2PWork : public c10d::Work
     Where where_;
     std::string why_;
     c10::intrusive_ptr<c10::ivalue::Future> fut_;
+    bool fut_marked_ = false;
 };
 
 } // namespace shmct
