@@ -238,6 +238,11 @@ ReqWork::~ReqWork()
     }
 }
 
+// What advance_locked returns while a request is still pending: not a library code (those
+// are SHMC_OK and negative), so that a collective that ended with SHMC_ERR_TIMEOUT (the
+// group's time-out) is not taken for one still running.
+static constexpr int kPending = 1;
+
 int ReqWork::advance_locked(bool look_only, std::chrono::steady_clock::time_point end)
 {
     bool forever = end == std::chrono::steady_clock::time_point::max();
@@ -249,12 +254,12 @@ int ReqWork::advance_locked(bool look_only, std::chrono::steady_clock::time_poin
             int done = 0;
             rc = shmc_test(&reqs_[next_], &done, nullptr);
             if (rc == SHMC_OK && !done)
-                return SHMC_ERR_TIMEOUT;
+                return kPending;
         } else {
             rc = test_until(&reqs_[next_], end, nullptr);
         }
         if (rc == SHMC_ERR_TIMEOUT && reqs_[next_])
-            return rc; // still pending: a later wait goes on with it
+            return kPending; // a later wait goes on with it
         reqs_[next_] = nullptr;
         next_++;
         if (rc != SHMC_OK)
@@ -304,7 +309,7 @@ bool ReqWork::isCompleted()
     if (!lk.owns_lock() || done_)
         return done_;
     int rc = advance_locked(true, std::chrono::steady_clock::time_point::max());
-    if (rc != SHMC_ERR_TIMEOUT)
+    if (rc != kPending)
         finish_locked(rc);
     settle_future(lk);
     return done_;
@@ -328,14 +333,19 @@ bool ReqWork::wait(std::chrono::milliseconds timeout)
 {
     std::unique_lock<std::mutex> lk(mu_);
     if (!done_) {
-        // Without a timeout of its own the group's bounds the library's waits
-        // (shmc_comm_set_timeout): the collective then ends with SHMC_ERR_TIMEOUT.
-        bool forever = timeout == kNoTimeout || timeout.count() <= 0;
+        // Without a timeout of its own, or with one no shorter than the group's, the
+        // group's bounds the library's waits (shmc_comm_set_timeout): the collective then
+        // ends with SHMC_ERR_TIMEOUT. A shorter one is the caller's, looked at between
+        // tests, and leaves the collective pending.
+        bool forever = timeout == kNoTimeout || timeout.count() <= 0 ||
+                       (what_.timeout.count() > 0 && timeout >= what_.timeout);
         auto end = forever ? std::chrono::steady_clock::time_point::max()
                            : std::chrono::steady_clock::now() + timeout;
         int rc = advance_locked(false, end);
+        if (rc == kPending && forever)
+            rc = SHMC_ERR_TIMEOUT; // the group's time-out, the request left pending
         // The caller's own timeout passed: the collective stays pending, for a later wait.
-        TORCH_CHECK(rc != SHMC_ERR_TIMEOUT || forever, "shmc: ", what_.op, " of ", what_.bytes,
+        TORCH_CHECK(rc != kPending, "shmc: ", what_.op, " of ", what_.bytes,
                     " bytes on ", what_.where, ": did not complete within ", timeout.count(),
                     " ms");
         finish_locked(rc);

@@ -99,7 +99,7 @@ class ReqWork : public c10d::Work
 
   private:
     // Moves the pending requests along until all ended, one failed or `end` passed;
-    // with `look_only`, one test of each and no more. SHMC_ERR_TIMEOUT if some remain.
+    // with `look_only`, one test of each and no more. kPending (work.cpp) if some remain.
     int advance_locked(bool look_only, std::chrono::steady_clock::time_point end);
     void finish_locked(int rc);
     void settle_future(std::unique_lock<std::mutex> &lk);

@@ -181,9 +181,13 @@ def async_late(rank, n):
         with pytest.raises(RuntimeError, match="did not complete within 100 ms"):
             w.wait(datetime.timedelta(milliseconds=100))
         assert not w.is_completed()
+        # A caller's timeout longer than the group's: the group's ends the collective.
         with pytest.raises(RuntimeError, match=r"all_reduce of 16 bytes on rank \d of 3 .*"
-                                               r"timeout"):
-            w.wait()
+                                               r"group's timeout"):
+            w.wait(datetime.timedelta(seconds=30))
+        assert w.is_completed() and not w.is_success()
+        with pytest.raises(RuntimeError, match="group's timeout"):
+            w.wait()  # ended: the same error again
     os._exit(0)  # the job's ranks disagree on what ran: no clean teardown to check
 
 
