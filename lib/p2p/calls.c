@@ -238,8 +238,7 @@ static int shmc_test_call(shmc_request **req, int *done, shmc_status *status)
     if (rc != SHMC_OK)
         return rc;
     if (r->state == SHMC_RS_ACTIVE) {
-        shmc__progress(p);
-        shmc__check_job(p);
+        shmc__test_look(p);
         if (r->state == SHMC_RS_ACTIVE)
             return SHMC_OK;
     }

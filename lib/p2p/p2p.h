@@ -105,6 +105,8 @@ struct shmc__p2p {
     int quit_err[SHMC_QUIT_WORDS];
     unsigned nquit, quits_seen;
     uint64_t slices_slept;      /* sleeps that ran a full slice, nobody waking us (shmc_stat) */
+    unsigned test_looks;        /* tests that found requests pending (shmc__test_look) */
+    uint64_t tests_probed_ns;   /* when such a test last looked for unannounced deaths */
     struct shmc__incall incall; /* the collective call this rank is in (incall.h) */
     /* 1 while a thread is inside a public call, 0 between calls (SHMC_GUARDED). Not the
      * thread's identity: nothing asks which thread is inside, only whether one is. */
@@ -151,6 +153,12 @@ int shmc__p2p_stat(const struct shmc__p2p *p, const char *name, uint64_t *v);
  * that changed state. Relaxed loads: both words are triggers; shmc__check_job takes the
  * acquire (A4) when they moved. */
 int shmc__check_job(struct shmc__p2p *p);
+/* progress.c: a test's look (shmc_test, shmc_testall, shmc_testany): progress and the
+ * job's state, and about once a sleep slice (SHMC_SLEEP_SLICE_MS) a probe for peers that
+ * died unannounced, as a sleeping wait makes after each slice: a program that polls with
+ * tests never sleeps in the library, and without a launcher (shmc_init_join) nobody else
+ * announces a death. Most calls read no clock. */
+void shmc__test_look(struct shmc__p2p *p);
 static inline int shmc__job_ok(struct shmc__p2p *p)
 {
     const struct shmc__arena_hdr *h = p->arena->hdr;

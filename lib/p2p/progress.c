@@ -9,11 +9,13 @@
 
 #include <stdio.h>
 
+#include "base/clock.h"
 #include "p2p/coop.h"
 #include "p2p/inbox.h"
 #include "p2p/outq.h"
 #include "p2p/quit.h"
 #include "p2p/rndv.h"
+#include "shm/doorbell.h"
 
 /* ---- outgoing ------------------------------------------------------------------------ */
 
@@ -253,6 +255,20 @@ int shmc__check_job(struct shmc__p2p *p)
     shmc__quit_scan(p);
     fail_requests(p, 0);
     return 1;
+}
+
+void shmc__test_look(struct shmc__p2p *p)
+{
+    shmc__progress(p);
+    shmc__check_job(p);
+    if (++p->test_looks % 64)
+        return;
+    uint64_t now = shmc__now_ns();
+    if (now - p->tests_probed_ns < (uint64_t)SHMC_SLEEP_SLICE_MS * 1000000u)
+        return;
+    p->tests_probed_ns = now;
+    shmc__peers_refresh(p, 1);
+    shmc__check_job(p);
 }
 
 void shmc__p2p_quit(struct shmc__p2p *p, struct shmc__comm *c, int err)

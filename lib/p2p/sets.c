@@ -130,8 +130,7 @@ static int shmc_testall_call(size_t n, shmc_request **reqs, int *done, shmc_stat
     int rc = live_get(p, n, reqs, &l);
     if (rc != SHMC_OK)
         return rc;
-    shmc__progress(p);
-    shmc__check_job(p);
+    shmc__test_look(p);
     size_t i;
     for (i = 0; i < n && (!l.r[i] || l.r[i]->state != SHMC_RS_ACTIVE); i++)
         ;
@@ -172,8 +171,7 @@ static int any_call(size_t n, shmc_request **reqs, size_t *index, int *done, shm
         rc = shmc__wait_any(p, n, l.r);
         shmc__deadline = 0;
     } else if (first_done(n, &l) == SHMC_INDEX_NONE) {
-        shmc__progress(p);
-        shmc__check_job(p);
+        shmc__test_look(p);
     }
     /* After an abort every request has failed with it: the first is reported. After a
      * time-out all stay pending. */

@@ -210,6 +210,24 @@ def test_async_killed_peer():
     harness.run(3, async_killed, may_die=(1,), timeout=60)
 
 
+def polled_killed(rank, n):
+    """A program that only polls is_completed: the death of a peer that no launcher
+    announces still ends the collective (the test calls look for it now and then)."""
+    dist.all_reduce(torch.ones(4))
+    if rank == 1:
+        os._exit(7)
+    w = dist.all_reduce(torch.ones(1 << 12), async_op=True)
+    while not w.is_completed():
+        time.sleep(0.001)
+    with pytest.raises(RuntimeError, match="died|finalized|failed"):
+        w.wait()
+    os._exit(0)  # the group lost a member: no clean teardown to check
+
+
+def test_async_polled_killed_peer():
+    harness.run(3, polled_killed, may_die=(1,), timeout=60)
+
+
 def worker_form(rank, n):
     every_kind(rank, n, None, list(range(n)))
     in_flight_and_blocking(rank, n)
