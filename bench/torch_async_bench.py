@@ -15,7 +15,10 @@ and one DistributedDataParallel step of bench/torch_bench.py's MLP ("ddp_step", 
 gradient all-reduces are asynchronous). Same method as torch_bench.py (medians of
 --samples, the slowest rank's, rounds alternating the runtimes).
 
-    python3 bench/torch_async_bench.py [--ranks 2,4] [--rounds 2] [--quick] [--out FILE.csv]
+    python3 bench/torch_async_bench.py [--ranks 2,4] [--rounds 2] [--quick] [--ddp-only]
+                                       [--out FILE.csv]
+
+--ddp-only times the DDP step alone (no all-reduce loops before it in the process).
 """
 import argparse
 import csv
@@ -65,7 +68,7 @@ def rank_main(rank, n, runtime, port, args, q):
         if rank == 0:
             q.put((runtime, metric, n, nbytes, value))
 
-    for gname, g in (("world", None), ("group", group)):
+    for gname, g in (() if args.ddp_only else (("world", None), ("group", group))):
         for b in (QUICK if args.quick else SIZES):
             buf = torch.ones(b // 4)
             t_async = torch_timing.measure(torch_timing.timed(
@@ -124,6 +127,7 @@ def main():
     p.add_argument("--sample-ms", type=float, default=5.0)
     p.add_argument("--runtimes", default=",".join(RUNTIMES))
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--ddp-only", action="store_true")
     p.add_argument("--out")
     args = p.parse_args()
     rows = []
