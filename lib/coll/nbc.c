@@ -100,52 +100,69 @@ static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return go(s, req);
 }
 
-/* All-reduce by a ring: a reduce-scatter in n - 1 rounds, block b starting at rank b + 1
- * and ending complete at rank b, each rank's input on the right of the partial it
- * receives (the blocking ring's order, docs/collectives.md), then an all-gather of the
- * blocks in n - 1 rounds. Each rank sends and receives 2 (n - 1) / n of the vector,
- * against log2 n of it by recursive doubling: the large calls' algorithm, for ops that
- * commute (block b is not combined in rank order). */
+/* The reduce-scatter of a ring over blocks at off[b], len[b] elements of acc (which holds
+ * this rank's input): n - 1 steps, block b starting at rank b + 1 and ending complete at
+ * rank b, each rank's input on the right of the partial it receives (the blocking ring's
+ * order, docs/collectives.md). Each step's block moves in pieces of at most
+ * SHMC_NBC_PIECE bytes, a round each, so that what a round receives into tmp (a piece)
+ * is still in the cache when the next round combines it; every rank takes as many rounds
+ * as the longest block needs, so each pair exchanges as many messages (a shorter block's
+ * last ones empty). */
+static void ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, char *acc, void *tmp,
+                          const size_t *off, const size_t *len)
+{
+    int n = x->n, me = x->me, right = (me + 1) % n, left = (me - 1 + n) % n;
+    size_t es = x->es, piece = SHMC_NBC_PIECE / es ? SHMC_NBC_PIECE / es : 1, most = 0;
+    for (int b = 0; b < n; b++)
+        most = len[b] > most ? len[b] : most;
+    for (int k = 0; k < n - 1; k++) {
+        int o = (me - k - 1 + 2 * n) % n, i = (me - k - 2 + 2 * n) % n;
+        for (size_t at = 0; at < most; at += piece) {
+            size_t sl = at < len[o] ? shmc__chunk(len[o], at, piece) : 0;
+            size_t rl = at < len[i] ? shmc__chunk(len[i], at, piece) : 0;
+            shmc__sched_send(s, acc + (off[o] + at) * es, sl * es, right);
+            shmc__sched_recv(s, tmp, rl * es, left);
+            shmc__sched_round(s);
+            shmc__sched_reduce(s, acc + (off[i] + at) * es, tmp, rl, SHMC_ACC_RIGHT);
+        }
+    }
+}
+
+/* The tmp a ring reduce-scatter needs for blocks of at most `most` elements. */
+static size_t ring_tmp(const struct shmc__cx *x, size_t most)
+{
+    size_t piece = SHMC_NBC_PIECE / x->es ? SHMC_NBC_PIECE / x->es : 1;
+    return (most < piece ? most : piece) * x->es;
+}
+
+/* All-reduce by a ring: the reduce-scatter above over shmc__block's blocks, then an
+ * all-gather of the blocks in n - 1 rounds. Each rank sends and receives 2 (n - 1) / n of
+ * the vector, against log2 n of it by recursive doubling: the large calls' algorithm,
+ * for ops that commute (block b is not combined in rank order). */
 static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                           struct shmc__request **req)
 {
     int n = x->n, me = x->me, right = (me + 1) % n, left = (me - 1 + n) % n;
-    size_t es = x->es, off, len, ioff, ilen;
-    /* Pieces of at most SHMC_NBC_PIECE bytes, a round each: what a round receives is
-     * still in the cache when the next reduces it. */
-    size_t piece = SHMC_NBC_PIECE / es ? SHMC_NBC_PIECE / es : 1;
-    shmc__block(count, n, 0, &off, &len); /* block 0 is the longest */
-    size_t most = len;
-    struct shmc__sched *s = shmc__sched_new(x, (len < piece ? len : piece) * es);
-    if (!s)
-        return go(s, req);
-    void *tmp = shmc__sched_tmp(s);
-    char *r = rbuf;
-    if (sbuf != rbuf)
-        shmc__sched_copy(s, rbuf, sbuf, count * es);
-    for (int k = 0; k < n - 1; k++) {
-        shmc__block(count, n, (me - k - 1 + 2 * n) % n, &off, &len);
-        shmc__block(count, n, (me - k - 2 + 2 * n) % n, &ioff, &ilen);
-        /* As many rounds on every rank as the longest block needs, so that each pair
-         * exchanges as many messages (a shorter block's last ones empty). */
-        for (size_t at = 0; at < most; at += piece) {
-            size_t sl = at < len ? shmc__chunk(len, at, piece) : 0;
-            size_t rl = at < ilen ? shmc__chunk(ilen, at, piece) : 0;
-            shmc__sched_send(s, r + (off + at) * es, sl * es, right);
-            shmc__sched_recv(s, tmp, rl * es, left);
+    size_t es = x->es, *off = malloc(2 * (size_t)n * sizeof *off), *len = off + n;
+    if (!off)
+        return go(NULL, req);
+    for (int b = 0; b < n; b++)
+        shmc__block(count, n, b, &off[b], &len[b]);
+    struct shmc__sched *s = shmc__sched_new(x, ring_tmp(x, len[0])); /* block 0: longest */
+    if (s) {
+        char *r = rbuf;
+        if (sbuf != rbuf)
+            shmc__sched_copy(s, rbuf, sbuf, count * es);
+        ring_rs_steps(s, x, r, shmc__sched_tmp(s), off, len);
+        shmc__sched_finish(s, r + off[me] * es, len[me], n);
+        for (int k = 0; k < n - 1; k++) {
+            int o = (me - k + n) % n, i = (me - k - 1 + n) % n;
+            shmc__sched_send(s, r + off[o] * es, len[o] * es, right);
+            shmc__sched_recv(s, r + off[i] * es, len[i] * es, left);
             shmc__sched_round(s);
-            shmc__sched_reduce(s, r + (ioff + at) * es, tmp, rl, SHMC_ACC_RIGHT);
         }
     }
-    shmc__block(count, n, me, &off, &len);
-    shmc__sched_finish(s, r + off * es, len, n);
-    for (int k = 0; k < n - 1; k++) {
-        shmc__block(count, n, (me - k + n) % n, &off, &len);
-        shmc__block(count, n, (me - k - 1 + n) % n, &ioff, &ilen);
-        shmc__sched_send(s, r + off * es, len * es, right);
-        shmc__sched_recv(s, r + ioff * es, ilen * es, left);
-        shmc__sched_round(s);
-    }
+    free(off);
     return go(s, req);
 }
 
@@ -271,6 +288,31 @@ int shmc__nbc_alltoallv(const struct shmc__cx *x, const void *sbuf, const size_t
     return go(s, req);
 }
 
+/* Reduce-scatter by the ring's first half, into a copy of the input (the schedule's own
+ * memory), block me then copied out: for ops that commute, from SHMC_NBC_RING_MIN bytes. */
+static int reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                               const size_t *counts, size_t total, struct shmc__request **req)
+{
+    int n = x->n, me = x->me;
+    size_t es = x->es, *off = malloc((size_t)n * sizeof *off), most = 0;
+    if (!off)
+        return go(NULL, req);
+    for (int b = 0; b < n; b++) {
+        off[b] = b ? off[b - 1] + counts[b - 1] : 0;
+        most = counts[b] > most ? counts[b] : most;
+    }
+    struct shmc__sched *s = shmc__sched_new(x, total * es + ring_tmp(x, most));
+    if (s) {
+        char *acc = shmc__sched_tmp(s);
+        shmc__sched_copy(s, acc, sbuf, total * es);
+        ring_rs_steps(s, x, acc, acc + total * es, off, counts);
+        shmc__sched_finish(s, acc + off[me] * es, counts[me], n);
+        shmc__sched_copy(s, rbuf, acc + off[me] * es, counts[me] * es);
+    }
+    free(off);
+    return go(s, req);
+}
+
 int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *rbuf,
                               const size_t *counts, struct shmc__request **req)
 {
@@ -278,6 +320,8 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
     for (int q = 0; q < x->n; q++)
         total += counts[q];
     size_t bytes = total * x->es;
+    if (x->n > 1 && bytes >= SHMC_NBC_RING_MIN && shmc__op_commutes(x->op))
+        return reduce_scatter_ring(x, sbuf, rbuf, counts, total, req);
     /* acc and the receiving tmp: the whole vector each */
     struct shmc__sched *s = shmc__sched_new(x, 2 * bytes);
     if (!s)

@@ -577,11 +577,11 @@ START_TEST(test_nbc_world_shared)
 }
 END_TEST
 
-/* Large all-reduces on a communicator that is not the world (the schedules' ring, from
- * SHMC_NBC_RING_MIN bytes): equal bit for bit to the blocking ring's (forced, since the
- * blocking calls pick other algorithms below 64 KiB), in place and not, with counts that
- * do not divide among the ranks, AVG, and a non-commutative op (which must keep rank
- * order, so another schedule) against the blocking call's result. */
+/* Large all-reduces and reduce-scatters on a communicator that is not the world (the
+ * schedules' ring, from SHMC_NBC_RING_MIN bytes): equal bit for bit to the blocking
+ * ring's (forced, since the blocking calls pick other algorithms below 64 KiB), in place
+ * and not, with counts that do not divide among the ranks, AVG, and a non-commutative op
+ * (which must keep rank order, so another schedule) against the blocking call's result. */
 static void ring_split(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
@@ -593,8 +593,9 @@ static void ring_split(shmc_comm *w, int me, int n, void *arg)
     shmc_comm *c;
     T_OK(shmc_comm_split(w, 0, n - 1 - me, &c)); /* reversed: ranks differ from the world's */
     int cme = shmc_comm_rank(c);
-    double *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(most * 8),
-           *b = shmct_xmalloc(most * 8);
+    /* room for the reduce-scatter's n blocks of count / n + 1 */
+    double *in = shmct_xmalloc((most + 8) * 8), *a = shmct_xmalloc((most + 8) * 8),
+           *b = shmct_xmalloc((most + 8) * 8);
     T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "ring"));
     for (int k = 0; k < K; k++) {
         size_t cnt = counts[k];
@@ -613,6 +614,24 @@ static void ring_split(shmc_comm *w, int me, int n, void *arg)
         }
     }
     T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "auto"));
+    /* The reduce-scatter the same way: each rank's block of the ring's first half. */
+    T_OK(shmc_config_set("SHMC_ALGO_REDUCE_SCATTER", "ring"));
+    for (int k = 0; k < K; k++) {
+        size_t blk = counts[k] / (size_t)n + 1;
+        for (size_t i = 0; i < blk * (size_t)n; i++)
+            in[i] = dval(cme, i);
+        for (int o = 0; o < 2; o++) {
+            shmc_op op = o ? SHMC_AVG : SHMC_SUM;
+            shmc_request *r;
+            T_OK(shmc_ireduce_scatter(in, a, blk, SHMC_FLOAT64, op, c, &r));
+            T_OK(shmc_wait(&r, NULL));
+            T_OK(shmc_reduce_scatter(in, b, blk, SHMC_FLOAT64, op, c));
+            for (size_t i = 0; i < blk; i++)
+                T_ASSERT(a[i] == b[i], "reduce_scatter block %zu op %d, rank %d, element %zu: "
+                         "%.17g, the blocking ring's %.17g", blk, o, cme, i, a[i], b[i]);
+        }
+    }
+    T_OK(shmc_config_set("SHMC_ALGO_REDUCE_SCATTER", "auto"));
     /* The affine maps' composition: order matters, and the result is exact in int64. */
     shmc_op aff;
     T_OK(shmc_op_create(affine, NULL, 0, &aff));
