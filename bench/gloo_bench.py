@@ -19,7 +19,6 @@ Output: CSV rows runtime,metric,ranks,bytes,value with runtime "gloo".
 import argparse
 import multiprocessing as mp
 import os
-import socket
 import sys
 
 import torch_timing
@@ -76,12 +75,6 @@ def run_rank(rank, args, port):
     dist.destroy_process_group()
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ranks", type=int, default=2)
@@ -101,7 +94,7 @@ def main():
     except ImportError as e:
         print(f"gloo_bench: {e}; install Debian's python3-torch", file=sys.stderr)
         return 3
-    port = free_port()
+    port = torch_timing.free_port()
     ctx = mp.get_context("spawn")
     procs = [ctx.Process(target=run_rank, args=(r, args, port))
              for r in range(args.ranks)]

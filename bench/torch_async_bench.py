@@ -29,8 +29,6 @@ import time
 
 import torch_timing
 
-import torch.multiprocessing as mp
-from torch_bench import free_port
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "torch"))
@@ -55,8 +53,6 @@ def rank_main(rank, n, runtime, port, args, q):
         os.environ["SHMC_TORCH_WORKER"] = worker
     import torch
     import torch.distributed as dist
-    import torch.nn as nn
-
     torch.set_num_threads(1)
     if backend == "shmc":
         import shmcomm_torch  # noqa: F401
@@ -84,38 +80,16 @@ def rank_main(rank, n, runtime, port, args, q):
             t_total = torch_timing.measure(torch_timing.timed(with_compute), args.samples,
                                            args.sample_ms)
             emit(f"overlap_{gname}", b, max(0.0, 100 - 100 * (t_total - t_async) / t_async))
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(),
-                          nn.Linear(512, 64), nn.ReLU(), nn.Linear(64, 1))
-    ddp = nn.parallel.DistributedDataParallel(model)
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
-    x, y = torch.randn(32, 512), torch.randn(32, 1)
-
-    def step():
-        opt.zero_grad()
-        nn.functional.mse_loss(ddp(x), y).backward()
-        opt.step()
-    emit("ddp_step", 0, torch_timing.measure(torch_timing.timed(step), args.samples,
+    emit("ddp_step", 0, torch_timing.measure(torch_timing.timed(torch_timing.ddp_step()), args.samples,
                                              args.sample_ms))
     dist.barrier()
     dist.destroy_process_group()
 
 
 def run(runtime, n, args):
-    ctx = mp.get_context("fork")
-    q = ctx.SimpleQueue()
-    port = free_port()
-    procs = [ctx.Process(target=rank_main, args=(r, n, runtime, port, args, q))
-             for r in range(n)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join()
-    if any(p.exitcode for p in procs):
+    rows, codes, _, _ = torch_timing.run_ranks(rank_main, n, runtime, args)
+    if any(codes):
         raise SystemExit(f"torch_async_bench: a rank of {runtime} at {n} ranks failed")
-    rows = []
-    while not q.empty():
-        rows.append(q.get())
     return rows
 
 

@@ -31,7 +31,6 @@ import argparse
 import csv
 import io
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,7 +38,6 @@ import time
 
 import torch_timing
 
-import torch.multiprocessing as mp
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "torch"))
@@ -51,19 +49,12 @@ QUICK_P2P = [8, 4 << 10, 1 << 20]
 QUICK_AR = [4, 4 << 10, 1 << 20]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def rank_main(rank, n, backend, port, args, q):
     import warnings
 
     warnings.filterwarnings("ignore", category=FutureWarning)  # torch renames, not ours
     import torch
     import torch.distributed as dist
-    import torch.nn as nn
 
     torch.set_num_threads(1)
     cpus = sorted(os.sched_getaffinity(0))
@@ -137,41 +128,20 @@ def rank_main(rank, n, backend, port, args, q):
     if backend == "fake":  # its futures carry no tensors, which DDP needs
         dist.destroy_process_group()
         return
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(),
-                          nn.Linear(512, 64), nn.ReLU(), nn.Linear(64, 1))
-    ddp = nn.parallel.DistributedDataParallel(model)
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
-    x, y = torch.randn(32, 512), torch.randn(32, 1)
-
-    def step():
-        opt.zero_grad()
-        nn.functional.mse_loss(ddp(x), y).backward()
-        opt.step()
-    emit("ddp_step", 0, measure(timed(step)))
+    emit("ddp_step", 0, measure(timed(torch_timing.ddp_step())))
     dist.barrier()
     dist.destroy_process_group()
 
 
 def run_torch(backend, n, args):
-    ctx = mp.get_context("fork")
-    q = ctx.SimpleQueue()
-    port = free_port()
-    procs = [ctx.Process(target=rank_main, args=(r, n, backend, port, args, q)) for r in range(n)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join()
-    rows = []
-    while not q.empty():
-        rows.append(q.get())
+    rows, codes, _, port = torch_timing.run_ranks(rank_main, n, backend, args)
     if backend == "deepspeed":
         # DeepSpeed leaves its shared-memory buffers in /dev/shm, named by the port.
         import glob
 
         for f in glob.glob(f"/dev/shm/deepspeed_allreduce_buffer_*_{port}_*"):
             os.unlink(f)
-    if any(p.exitcode for p in procs):
+    if any(codes):
         raise SystemExit(f"torch_bench: a rank of {backend} at {n} ranks failed")
     return rows
 

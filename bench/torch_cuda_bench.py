@@ -21,24 +21,16 @@ nccl/shmc and gloo/shmc where both ran.
 import argparse
 import csv
 import os
-import socket
 import sys
 
 import torch_timing
 
-import torch.multiprocessing as mp
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "torch"))
 
 AR_SIZES = [4, 4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20]
 P2P_SIZES = [8, 64 << 10, 1 << 20, 16 << 20]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rank_main(rank, n, backend, port, args, q):
@@ -86,27 +78,14 @@ def rank_main(rank, n, backend, port, args, q):
 
 
 def run(backend, n, args):
-    ctx = mp.get_context("spawn")  # CUDA in the children only
-    q = ctx.SimpleQueue()
-    port = free_port()
-    procs = [ctx.Process(target=rank_main, args=(r, n, backend, port, args, q))
-             for r in range(n)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(args.timeout)
-    late = [p for p in procs if p.is_alive()]
-    for p in late:
-        p.kill()
-        p.join()
-    rows = []
-    while not q.empty():
-        rows.append(q.get())
+    # spawn: CUDA in the children only
+    rows, codes, late, _ = torch_timing.run_ranks(rank_main, n, backend, args, "spawn",
+                                                  args.timeout)
     if late:
-        rows.append((backend, "timeout", n, 0, None, f"{len(late)} ranks still running"))
-    elif any(p.exitcode for p in procs) and not any(r[1] == "refused" for r in rows):
+        rows.append((backend, "timeout", n, 0, None, f"{late} ranks still running"))
+    elif any(codes) and not any(r[1] == "refused" for r in rows):
         rows.append((backend, "failed", n, 0, None,
-                     "exit codes " + ",".join(str(p.exitcode) for p in procs)))
+                     "exit codes " + ",".join(str(c) for c in codes)))
     return rows
 
 

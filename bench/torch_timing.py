@@ -70,3 +70,56 @@ def pingpong(rank, buf, sync=None):
             sync()
         return (time.perf_counter() - t0) / iters / 2
     return fn
+
+
+def free_port():
+    """A free TCP port on the loopback, for a job's rendezvous."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_ranks(rank_main, n, name, args, start="fork", timeout=None):
+    """rank_main(rank, n, name, port, args, q) in n processes ("spawn" where the children
+    use CUDA), each waited for at most `timeout` seconds, then killed. Returns the rows the
+    ranks put on q, their exit codes, how many were killed, and the port."""
+    import torch.multiprocessing as mp
+
+    ctx = mp.get_context(start)
+    q = ctx.SimpleQueue()
+    port = free_port()
+    procs = [ctx.Process(target=rank_main, args=(r, n, name, port, args, q)) for r in range(n)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout)
+    late = [p for p in procs if p.is_alive()]
+    for p in late:
+        p.kill()
+        p.join()
+    rows = []
+    while not q.empty():
+        rows.append(q.get())
+    return rows, [p.exitcode for p in procs], len(late), port
+
+
+def ddp_step():
+    """One DistributedDataParallel training step of a 4-layer MLP (1.1 M parameters,
+    batch 32) on the default group, made here: step() for timed."""
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(),
+                          nn.Linear(512, 64), nn.ReLU(), nn.Linear(64, 1))
+    ddp = nn.parallel.DistributedDataParallel(model)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
+    x, y = torch.randn(32, 512), torch.randn(32, 1)
+
+    def step():
+        opt.zero_grad()
+        nn.functional.mse_loss(ddp(x), y).backward()
+        opt.step()
+    return step

@@ -198,11 +198,73 @@ void stop_completer()
         t.join();
 }
 
+// ---- a Work over requests of the library ----------------------------------------------------
+
+void LibWork::settle_future(std::unique_lock<std::mutex> &lk)
+{
+    if (!done_ || !fut_ || fut_marked_)
+        return;
+    fut_marked_ = true;
+    auto fut = fut_;
+    int rc = rc_;
+    std::string why = why_;
+    lk.unlock();
+    if (rc == SHMC_OK)
+        fut->markCompleted(c10::IValue(result()));
+    else
+        fut->setError(std::make_exception_ptr(std::runtime_error(why)));
+}
+
+void LibWork::settle_and_check(std::unique_lock<std::mutex> &lk)
+{
+    int rc = rc_;
+    std::string why = why_;
+    settle_future(lk);
+    TORCH_CHECK(rc == SHMC_OK, why);
+}
+
+bool LibWork::isSuccess() const
+{
+    std::lock_guard<std::mutex> lk(mu_);
+    return done_ && rc_ == SHMC_OK;
+}
+
+std::exception_ptr LibWork::exception() const
+{
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!done_ || rc_ == SHMC_OK)
+        return nullptr;
+    return std::make_exception_ptr(std::runtime_error(why_));
+}
+
+c10::intrusive_ptr<c10::ivalue::Future> LibWork::getFuture()
+{
+    std::unique_lock<std::mutex> lk(mu_);
+    if (fut_)
+        return fut_;
+    fut_ = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    auto fut = fut_;
+    if (done_) {
+        settle_future(lk);
+        return fut;
+    }
+    lk.unlock();
+    // Someone must see the requests end for the future to complete: the completer.
+    auto self = c10::intrusive_ptr<LibWork>::reclaim_copy(this);
+    complete_later([self] {
+        try {
+            self->wait(kNoTimeout);
+        } catch (...) {
+        }
+    });
+    return fut;
+}
+
 // ---- an asynchronous collective on host tensors -------------------------------------------
 
 ReqWork::ReqWork(std::vector<shmc_request *> reqs, Steps steps, std::vector<at::Tensor> outputs,
                  What what)
-    : c10d::Work(-1, c10d::OpType::UNKNOWN, what.op), reqs_(std::move(reqs)),
+    : LibWork(c10d::OpType::UNKNOWN, what.op), reqs_(std::move(reqs)),
       steps_(std::make_shared<Steps>(std::move(steps))), outputs_(std::move(outputs)),
       what_(std::move(what))
 {
@@ -286,22 +348,6 @@ void ReqWork::finish_locked(int rc)
     done_ = true;
 }
 
-// Completes the future, once, with the lock let go: its callbacks may call this work.
-void ReqWork::settle_future(std::unique_lock<std::mutex> &lk)
-{
-    if (!done_ || !fut_ || fut_marked_)
-        return;
-    fut_marked_ = true;
-    auto fut = fut_;
-    int rc = rc_;
-    std::string why = why_;
-    lk.unlock();
-    if (rc == SHMC_OK)
-        fut->markCompleted(c10::IValue(outputs_));
-    else
-        fut->setError(std::make_exception_ptr(std::runtime_error(why)));
-}
-
 bool ReqWork::isCompleted()
 {
     // A thread inside wait holds the lock while the library waits: not done yet, then.
@@ -313,20 +359,6 @@ bool ReqWork::isCompleted()
         finish_locked(rc);
     settle_future(lk);
     return done_;
-}
-
-bool ReqWork::isSuccess() const
-{
-    std::lock_guard<std::mutex> lk(mu_);
-    return done_ && rc_ == SHMC_OK;
-}
-
-std::exception_ptr ReqWork::exception() const
-{
-    std::lock_guard<std::mutex> lk(mu_);
-    if (!done_ || rc_ == SHMC_OK)
-        return nullptr;
-    return std::make_exception_ptr(std::runtime_error(why_));
 }
 
 bool ReqWork::wait(std::chrono::milliseconds timeout)
@@ -350,38 +382,12 @@ bool ReqWork::wait(std::chrono::milliseconds timeout)
                     " ms");
         finish_locked(rc);
     }
-    int rc = rc_;
-    std::string why = why_;
-    settle_future(lk);
-    TORCH_CHECK(rc == SHMC_OK, why);
+    settle_and_check(lk);
     return true;
 }
 
-c10::intrusive_ptr<c10::ivalue::Future> ReqWork::getFuture()
-{
-    std::unique_lock<std::mutex> lk(mu_);
-    if (fut_)
-        return fut_;
-    fut_ = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
-    auto fut = fut_;
-    if (done_) {
-        settle_future(lk);
-        return fut;
-    }
-    lk.unlock();
-    // The future completes when some thread sees the collective end: the completer's.
-    auto self = c10::intrusive_ptr<ReqWork>::reclaim_copy(this);
-    complete_later([self] {
-        try {
-            self->wait(kNoTimeout);
-        } catch (...) {
-        }
-    });
-    return fut;
-}
-
 P2PWork::P2PWork(shmc_request *req, at::Tensor t, at::Tensor user, bool recv, Where where)
-    : c10d::Work(-1, recv ? c10d::OpType::RECV : c10d::OpType::SEND), req_(req), t_(std::move(t)),
+    : LibWork(recv ? c10d::OpType::RECV : c10d::OpType::SEND, nullptr), req_(req), t_(std::move(t)),
       user_(std::move(user)), recv_(recv), where_(std::move(where))
 {
 }
@@ -410,23 +416,6 @@ void P2PWork::finish_locked(int rc, const shmc_status &st)
         copy_into(user_, t_);
 }
 
-// As ReqWork's: once, with the lock let go, since the future's callbacks may take the GIL
-// or call this work.
-void P2PWork::settle_future(std::unique_lock<std::mutex> &lk)
-{
-    if (!done_ || !fut_ || fut_marked_)
-        return;
-    fut_marked_ = true;
-    auto fut = fut_;
-    int rc = rc_;
-    std::string why = why_;
-    lk.unlock();
-    if (rc == SHMC_OK)
-        fut->markCompleted(c10::IValue(std::vector<at::Tensor>{user_}));
-    else
-        fut->setError(std::make_exception_ptr(std::runtime_error(why)));
-}
-
 bool P2PWork::isCompleted()
 {
     std::unique_lock<std::mutex> lk(mu_, std::try_to_lock);
@@ -442,20 +431,6 @@ bool P2PWork::isCompleted()
     bool d = done_;
     settle_future(lk);
     return d;
-}
-
-bool P2PWork::isSuccess() const
-{
-    std::lock_guard<std::mutex> lk(mu_);
-    return done_ && rc_ == SHMC_OK;
-}
-
-std::exception_ptr P2PWork::exception() const
-{
-    std::lock_guard<std::mutex> lk(mu_);
-    if (!done_ || rc_ == SHMC_OK)
-        return nullptr;
-    return std::make_exception_ptr(std::runtime_error(why_));
 }
 
 bool P2PWork::wait(std::chrono::milliseconds timeout)
@@ -478,10 +453,7 @@ bool P2PWork::wait(std::chrono::milliseconds timeout)
             finish_locked(rc, st);
         }
     }
-    int rc = rc_;
-    std::string why = why_;
-    settle_future(lk);
-    TORCH_CHECK(rc == SHMC_OK, why);
+    settle_and_check(lk);
     return true;
 }
 
@@ -490,29 +462,6 @@ int P2PWork::sourceRank() const
     std::lock_guard<std::mutex> lk(mu_);
     TORCH_CHECK(done_, "shmc: sourceRank() of a receive that has not completed");
     return src_;
-}
-
-c10::intrusive_ptr<c10::ivalue::Future> P2PWork::getFuture()
-{
-    std::unique_lock<std::mutex> lk(mu_);
-    if (fut_)
-        return fut_;
-    fut_ = c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
-    auto fut = fut_;
-    if (done_) {
-        settle_future(lk);
-        return fut;
-    }
-    lk.unlock();
-    // Someone must finish the transfer for the future to complete: the completer.
-    auto self = c10::intrusive_ptr<P2PWork>::reclaim_copy(this);
-    complete_later([self] {
-        try {
-            self->wait(kNoTimeout);
-        } catch (...) {
-        }
-    });
-    return fut;
 }
 
 } // namespace shmct

@@ -69,11 +69,40 @@ class CollWork : public c10d::Work
     std::shared_ptr<Op> op_;
 };
 
+// A Work over requests of the C library: its outcome (set by the subclass's finish,
+// under mu_), and its future, completed once, with mu_ let go (its callbacks may take the
+// GIL or call the work), by the thread that sees the end, or by the completer thread that
+// getFuture asks to wait for it.
+class LibWork : public c10d::Work
+{
+  public:
+    LibWork(c10d::OpType type, const char *profile) : c10d::Work(-1, type, profile)
+    {
+    }
+    bool isSuccess() const override;
+    std::exception_ptr exception() const override;
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
+
+  protected:
+    // Completes the future if the work is done and someone asked for it; lets go of lk.
+    void settle_future(std::unique_lock<std::mutex> &lk);
+    // After the subclass's wait: completes the future, then throws the failure if any.
+    void settle_and_check(std::unique_lock<std::mutex> &lk);
+    mutable std::mutex mu_;
+    std::atomic<bool> done_{false};
+    int rc_ = 0;
+    std::string why_;
+
+  private:
+    c10::intrusive_ptr<c10::ivalue::Future> fut_;
+    bool fut_marked_ = false;
+};
+
 // An asynchronous collective on host tensors: the library's nonblocking collectives,
 // one request per step, which every call of the process moves along (so collectives of
 // several groups may be in flight in any order). The steps' results are copied into the
 // caller's tensors by whichever thread sees the last request end.
-class ReqWork : public c10d::Work
+class ReqWork : public LibWork
 {
   public:
     // Why a failure happened: the operation, its bytes, where (ProcessGroupShmc::where)
@@ -88,35 +117,25 @@ class ReqWork : public c10d::Work
             What what);
     ~ReqWork() override;
     bool isCompleted() override;
-    bool isSuccess() const override;
-    std::exception_ptr exception() const override;
     bool wait(std::chrono::milliseconds timeout) override;
     std::vector<at::Tensor> result() override
     {
         return outputs_;
     }
-    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
 
   private:
     // Moves the pending requests along until all ended, one failed or `end` passed;
     // with `look_only`, one test of each and no more. kPending (work.cpp) if some remain.
     int advance_locked(bool look_only, std::chrono::steady_clock::time_point end);
     void finish_locked(int rc);
-    void settle_future(std::unique_lock<std::mutex> &lk);
-    mutable std::mutex mu_;
     std::vector<shmc_request *> reqs_; // NULL once ended
     size_t next_ = 0;                  // reqs_ before it have ended well
     std::shared_ptr<Steps> steps_;
     std::vector<at::Tensor> outputs_;
     What what_;
-    std::atomic<bool> done_{false};
-    int rc_ = 0;
-    std::string why_;
-    c10::intrusive_ptr<c10::ivalue::Future> fut_;
-    bool fut_marked_ = false;
 };
 
-class P2PWork : public c10d::Work
+class P2PWork : public LibWork
 {
   public:
     // What a message about the transfer names; composed only when one is needed.
@@ -129,29 +148,21 @@ class P2PWork : public c10d::Work
     P2PWork(shmc_request *req, at::Tensor t, at::Tensor user, bool recv, Where where);
     ~P2PWork() override;
     bool isCompleted() override;
-    bool isSuccess() const override;
-    std::exception_ptr exception() const override;
     bool wait(std::chrono::milliseconds timeout) override;
     int sourceRank() const override;
     std::vector<at::Tensor> result() override
     {
         return {user_};
     }
-    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
 
   private:
     void finish_locked(int rc, const shmc_status &st);
-    void settle_future(std::unique_lock<std::mutex> &lk);
-    mutable std::mutex mu_;
     shmc_request *req_;
     at::Tensor t_, user_;
-    bool recv_, done_ = false;
+    bool recv_;
     std::string describe() const;
-    int rc_ = 0, src_ = -1;
+    int src_ = -1;
     Where where_;
-    std::string why_;
-    c10::intrusive_ptr<c10::ivalue::Future> fut_;
-    bool fut_marked_ = false;
 };
 
 } // namespace shmct
