@@ -100,6 +100,12 @@ static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return go(s, req);
 }
 
+/* Elements in a piece of the ring's reduce-scatter: SHMC_NBC_PIECE bytes, at least one. */
+static size_t ring_piece(const struct shmc__cx *x)
+{
+    return SHMC_NBC_PIECE / x->es ? SHMC_NBC_PIECE / x->es : 1;
+}
+
 /* The reduce-scatter of a ring over blocks at off[b], len[b] elements of acc (which holds
  * this rank's input): n - 1 steps, block b starting at rank b + 1 and ending complete at
  * rank b, each rank's input on the right of the partial it receives (the blocking ring's
@@ -112,7 +118,7 @@ static void ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, char 
                           const size_t *off, const size_t *len)
 {
     int n = x->n, me = x->me, right = (me + 1) % n, left = (me - 1 + n) % n;
-    size_t es = x->es, piece = SHMC_NBC_PIECE / es ? SHMC_NBC_PIECE / es : 1, most = 0;
+    size_t es = x->es, piece = ring_piece(x), most = 0;
     for (int b = 0; b < n; b++)
         most = len[b] > most ? len[b] : most;
     for (int k = 0; k < n - 1; k++) {
@@ -131,7 +137,7 @@ static void ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, char 
 /* The tmp a ring reduce-scatter needs for blocks of at most `most` elements. */
 static size_t ring_tmp(const struct shmc__cx *x, size_t most)
 {
-    size_t piece = SHMC_NBC_PIECE / x->es ? SHMC_NBC_PIECE / x->es : 1;
+    size_t piece = ring_piece(x);
     return (most < piece ? most : piece) * x->es;
 }
 
