@@ -1,10 +1,11 @@
 /*
- * The world's nonblocking all-reduce and barrier (nbworld.h), on shared memory as its
- * blocking ones: the one-step rounds for a barrier and small vectors, the staging buffers
- * for large ones, as dispatch.c picks for the blocking call. A schedule of messages
- * (sched.c) cost a small all-reduce three times the blocking call's time and a large one
- * twice (bench/coll_bench --nonblocking): messages go through mailboxes and matching, and
- * recursive doubling moves and combines the whole vector on every rank.
+ * The world's nonblocking collectives on its shared memory (nbworld.h), as its blocking
+ * ones: the one-step rounds for a barrier, small vectors and the other collectives of
+ * equal blocks where the rule in nbworld.h takes them (nbround.c has what each puts and
+ * takes), the staging buffers for a large all-reduce, as dispatch.c picks for the
+ * blocking call. A schedule of messages (sched.c) cost a small call two to three times
+ * the blocking call's time (bench/coll_bench --nonblocking): messages go through
+ * mailboxes and matching, where a round is one store and a load per rank.
  *
  * They take the world's second lane of rounds and buffers (coll.h), so that they are
  * numbered apart from the blocking calls, which a member may interleave with them
@@ -17,7 +18,9 @@
  * (wsync.h) and looks from progress: the same reads, writes and reduction order, so the
  * same bits as the blocking call. A member gone or quit ends the call with its error and
  * quits the world's collectives (as the blocking rounds do); a mismatch, seen by every
- * member in the same round, ends it with SHMC_ERR_MISMATCH on all.
+ * member in the same round, ends it with SHMC_ERR_MISMATCH on all. A call that runs as a
+ * schedule enters its gate round here (shmc__nbw_gate), so that a rank whose same call
+ * went by rounds meets it instead of waiting for ever.
  */
 #include "coll/nbworld.h"
 
@@ -29,21 +32,20 @@
 #include "base/userop.h"
 #include "coll/callword.h"
 #include "coll/dispatch.h"
+#include "coll/nbround.h"
 #include "coll/onestep.h"
 #include "p2p/request.h"
 
-enum { BY_ROUNDS = 1, BY_STAGE = 2 };
+enum { BY_ROUNDS = 1, BY_STAGE = 2, BY_GATE = 3 };
 
 struct nbw {
     struct shmc__link link; /* in co->nbw, in the order of the calls */
     struct shmc__cx x;
-    int how;     /* BY_ROUNDS or BY_STAGE */
-    int barrier; /* a barrier: one round, no data */
-    const uint8_t *in;
-    uint8_t *out;
-    size_t count;
-    size_t e;   /* BY_ROUNDS: the current chunk's first element */
-    int posted; /* BY_ROUNDS: its round is entered */
+    int how;            /* BY_ROUNDS, BY_STAGE or BY_GATE */
+    struct shmc__nbr b; /* the call's buffers (b.x is &x) */
+    size_t per;         /* BY_ROUNDS: elements of each block a round carries */
+    size_t e;           /* BY_ROUNDS: the current chunk's first element */
+    int posted;         /* BY_ROUNDS: its round is entered */
     struct shmc__wsync_look look;
     struct shmc__stage_run st;
 };
@@ -54,12 +56,27 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
         return 0;
     if (coll == SHMC_C_BARRIER)
         return shmc__coll_pick(coll, x, 0) == SHMC_A_SHM ? BY_ROUNDS : 0;
-    if (coll != SHMC_C_ALLREDUCE || !count)
+    if (!count)
         return 0;
-    int algo = shmc__coll_pick(coll, x, count * x->es);
-    if (algo == SHMC_A_STAGE)
-        return BY_STAGE;
-    return algo == SHMC_A_SHM && count * x->es <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
+    if (coll == SHMC_C_ALLREDUCE) {
+        int algo = shmc__coll_pick(coll, x, count * x->es);
+        if (algo == SHMC_A_STAGE)
+            return BY_STAGE;
+        return algo == SHMC_A_SHM && count * x->es <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
+    }
+    size_t per = shmc__nbr_elems(coll, x), bytes = count * x->es;
+    if (!per)
+        return 0;
+    switch (coll) {
+    case SHMC_C_BROADCAST:
+    case SHMC_C_REDUCE:
+        return x->n == 2 && bytes <= SHMC_NBW_ROOTED_MAX ? BY_ROUNDS : 0;
+    case SHMC_C_GATHER:
+    case SHMC_C_SCATTER:
+        return x->n == 2 && 2 * bytes <= SHMC_NBW_ROOTED_MAX ? BY_ROUNDS : 0;
+    default: /* all-gather, all-to-all, reduce-scatter: one round */
+        return count <= per ? BY_ROUNDS : 0;
+    }
 }
 
 /* Calls ended keep their memory here for the next ones (a small all-reduce is a few
@@ -82,26 +99,20 @@ static void nbw_put(struct nbw *w)
         free(w);
 }
 
-/* Elements of one round's chunk (a round carries SHMC_ONESTEP_MAX bytes). */
-static size_t round_elems(const struct nbw *w)
-{
-    return SHMC_ONESTEP_MAX / w->x.es;
-}
-
-/* One-step rounds, a chunk each: every rank's chunk into its half, then combined from all
- * halves in rank order (onestep.c's all-reduce, chunk by chunk). 1 once ended (*rc). */
+/* One-step rounds, a chunk of every block each: this rank's part of the chunk into its
+ * half, the round entered, then the chunk of the result taken from the halves (nbround.c;
+ * for an all-reduce, onestep.c's, chunk by chunk). 1 once ended (*rc). */
 static int by_rounds(struct nbw *w, int *rc)
 {
     const struct shmc__cx *x = &w->x;
     struct shmc__coll *co = x->co;
     struct shmc__lane *l = &co->lane[SHMC_LANE_NB];
     for (;;) {
-        size_t len = w->barrier ? 0 : shmc__chunk(w->count, w->e, round_elems(w));
-        size_t at = w->e * x->es, bytes = len * x->es;
+        size_t len = shmc__chunk(w->b.count, w->e, w->per);
         if (!w->posted) {
             uint64_t r = shmc__wsync_next(l);
-            if (bytes)
-                shmc__copy(shmc__wsync_mine(l, r), w->in + at, bytes);
+            if (len)
+                shmc__nbr_put(&w->b, r, w->e, len);
             shmc__wsync_post(co, l, r, shmc__wsync_tag(x->hash), &w->look);
             w->posted = 1;
         }
@@ -109,11 +120,11 @@ static int by_rounds(struct nbw *w, int *rc)
             return 0;
         if ((*rc = shmc__onestep_world_outcome(x, &w->look)) != SHMC_OK)
             return 1;
-        if (bytes)
-            shmc__onestep_world_combine(x, l, w->look.want, w->out + at, len);
+        if (len)
+            shmc__nbr_take(&w->b, w->look.want, w->e, len);
         w->posted = 0;
         w->e += len;
-        if (w->e >= w->count)
+        if (w->e >= w->b.count)
             return 1;
     }
 }
@@ -138,6 +149,11 @@ static int poll(void *arg, int *err)
     }
     if (!over)
         return 0;
+    /* A gate that met another call: this rank's schedule waits for messages the others
+     * will never send, so it quits the world's collectives, which ends the schedule and
+     * tells the others (a rank gone has made every rank quit already, wsync.c). */
+    if (w->how == BY_GATE && rc == SHMC_ERR_MISMATCH)
+        shmc__cx_quit(&w->x, rc);
     shmc__list_remove(&w->link);
     *err = rc;
     nbw_put(w);
@@ -158,10 +174,12 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     w->x = *x;
     w->x.nb = NULL;
     w->how = how;
-    w->barrier = coll == SHMC_C_BARRIER;
-    w->in = sbuf;
-    w->out = rbuf;
-    w->count = w->barrier ? 0 : count;
+    w->b = (struct shmc__nbr){.coll = coll,
+                              .x = &w->x,
+                              .sbuf = sbuf,
+                              .rbuf = rbuf,
+                              .count = coll == SHMC_C_BARRIER ? 0 : count};
+    w->per = coll == SHMC_C_BARRIER ? 1 : shmc__nbr_elems(coll, x);
     w->e = 0;
     w->posted = 0;
     if (co->check) {
@@ -186,6 +204,44 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     return SHMC_OK;
 }
 
+int shmc__nbw_gate(const struct shmc__cx *x, unsigned what, size_t count)
+{
+    struct shmc__coll *co = x->co;
+    if (!shmc__cx_world(x) || x->n < 2 || !co->check)
+        return SHMC_OK;
+    if (x->c->quit)
+        return x->c->quit;
+    struct nbw *w = nbw_get();
+    if (!w)
+        return SHMC_ERR_NOMEM;
+    w->x = *x;
+    w->x.nb = NULL;
+    w->how = BY_GATE;
+    w->b = (struct shmc__nbr){.coll = SHMC_C_BARRIER, .x = &w->x};
+    w->per = 1;
+    w->e = 0;
+    w->posted = 0;
+    shmc__call_words(what, x, count, w->x.call);
+    w->x.call[1] |= SHMC_CALL_NONBLOCKING;
+    w->x.hash = shmc__call_hash(w->x.call);
+    struct shmc__request *r;
+    int rc = shmc__post_driven(co->p2p, poll, w, x->c, 0, &r);
+    if (rc != SHMC_OK) {
+        free(w);
+        return rc;
+    }
+    r->detached = 1;
+    shmc__userop_hold(x->op, 1); /* released with the others' (nbw_put) */
+    shmc__list_push(&co->nbw, &w->link);
+    int err;
+    if (poll(w, &err)) {
+        /* Ended at once, outside progress: its request is freed here. */
+        shmc__req_unlink(r);
+        shmc__req_free(&co->p2p->reqs, r);
+    }
+    return SHMC_OK;
+}
+
 void shmc__nbw_release(struct shmc__coll *co)
 {
     struct shmc__link *l, *tmp;
@@ -194,7 +250,7 @@ void shmc__nbw_release(struct shmc__coll *co)
     shmc__list_each(&co->nbw, l, tmp)
     {
         struct nbw *w = shmc__link_entry(l, struct nbw, link);
-        shmc__list_remove(l);
+        shmc__list_remove(l); /* (a gate's request went with p2p's, which ended first) */
         shmc__userop_hold(w->x.op, -1);
         free(w);
     }

@@ -1,7 +1,7 @@
 /*
- * The world's nonblocking all-reduce and barrier on the world's own shared memory
- * (nbworld.c): the one-step rounds (wsync.c) and the staging buffers (stage.c), entered
- * without waiting and moved along by progress, on a lane of their own (coll.h).
+ * The world's nonblocking collectives on the world's own shared memory (nbworld.c): the
+ * one-step rounds (wsync.c, nbround.c) and the staging buffers (stage.c), entered without
+ * waiting and moved along by progress, on a lane of their own (coll.h).
  */
 #ifndef SHMC_NBWORLD_H
 #define SHMC_NBWORLD_H
@@ -12,15 +12,38 @@
 #include "coll/cx.h"
 #include "coll/wsync.h"
 
+/* The rooted collectives (broadcast, reduce, gather, scatter) of at most this many bytes
+ * in all (the vector, or all n blocks) run by rounds on a world of 2 ranks only. A round
+ * waits for every rank, where the schedules' messages and the blocking calls wait for the
+ * root alone, and with more ranks than cores that costs several times the schedule
+ * (docs/collectives.md has the measurements); whether the ranks share cores is not known
+ * alike on every member, so it cannot decide. The others (all-gather, all-to-all,
+ * reduce-scatter) run by rounds when the call fits one round; barriers and all-reduces as
+ * dispatch.c picks for the blocking call. */
+#define SHMC_NBW_ROOTED_MAX ((size_t)32 << 10)
+
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
  * and how: 0 (no: a schedule of messages runs it), or a nonzero way for shmc__nbw_start.
- * The same answer on every member (it depends on the communicator, the call and the
- * configuration only). */
+ * The same answer on every member that made the same call (it depends on the
+ * communicator, the call and the configuration only). Not to be asked for a persistent
+ * collective, which schedules match by the number it was made with (shmc_coll_as). */
 int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count);
 /* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
  * or the world's collectives' failure. */
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
                     size_t count);
+/* A nonblocking call on the world that runs as a schedule enters a round of the lane too,
+ * without data and without waiting for it: the gate. A member that made another call
+ * there by rounds (another count, collective or root) then meets this call's words in its
+ * round and ends with SHMC_ERR_MISMATCH, and this rank, seeing the same in the gate, quits
+ * the world's collectives, which ends its schedule with that error; without the gate each
+ * would wait for the other for ever. The gate holds the lane for the calls after it until
+ * every rank has entered it, as a round does. what and count: the call's words
+ * (shmc__call_words). Nothing with SHMC_CHECK=0 (no words to compare); not for a
+ * persistent collective (matched by the number it was made with, not the order started,
+ * so it must not take a place in the lane). SHMC_OK,
+ * SHMC_ERR_NOMEM, or the world's collectives' failure. */
+int shmc__nbw_gate(const struct shmc__cx *x, unsigned what, size_t count);
 /* Frees what nonblocking calls still in flight hold (shmc_finalize). */
 void shmc__nbw_release(struct shmc__coll *co);
 

@@ -336,7 +336,8 @@ int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsi
 /* A driven request on communicator c (request.h): active until poll(arg, &err), which
  * progress calls on every pass, returns 1; it then completes with err. poll may post
  * sends and receives and test them, and never waits. A wait on the request, or on
- * anything else, moves it along. SHMC_ERR_NOMEM. */
+ * anything else, moves it along. SHMC_ERR_NOMEM. A request marked detached (the caller
+ * keeps no handle) is freed by progress once its poll has ended. */
 int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), void *arg,
                       const struct shmc__comm *c, int tag, struct shmc__request **out);
 /* A send to, or receive from, SHMC_PROC_NULL: a request complete at once, moving nothing. */

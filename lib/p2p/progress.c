@@ -61,6 +61,8 @@ static int drive(struct shmc__p2p *p)
         int err = SHMC_OK;
         if (r->poll(r->poll_arg, &err)) {
             shmc__req_complete(&p->reqs, r, err);
+            if (r->detached)
+                shmc__req_free(&p->reqs, r);
             made++;
         }
     }

@@ -75,10 +75,11 @@ struct shmc__request {
     uint8_t state;
     uint8_t proto;
     uint8_t queue;
-    uint8_t listed; /* named once already in the shmc_waitall being checked */
-    uint8_t spare;  /* one of the collectives' reserve: freed back to it */
-    uint8_t dev;    /* buf is device memory: never memcpy'd, never single copy */
-    uint8_t waited; /* a wait of this rank includes it now (wait.c) */
+    uint8_t listed;   /* named once already in the shmc_waitall being checked */
+    uint8_t spare;    /* one of the collectives' reserve: freed back to it */
+    uint8_t dev;      /* buf is device memory: never memcpy'd, never single copy */
+    uint8_t waited;   /* a wait of this rank includes it now (wait.c) */
+    uint8_t detached; /* a driven request nobody holds: freed by progress once it ends */
     int err;
     uint32_t idx; /* slot in the request table; with gen, the cookie peers quote */
     uint32_t gen;

@@ -6,7 +6,9 @@
  * starting them on their own communicators in opposite orders on alternate ranks; a
  * member killed while the others wait; a block of the wrong size; bad arguments; the
  * world's all-reduce on its shared memory, alone, in flight with a blocking call, and with
- * counts that differ.
+ * counts that differ; the world's other collectives by rounds, at their limits and past
+ * them, and against a schedule on another rank; the same calls on a split communicator
+ * (schedules).
  */
 #include <check.h>
 #include <pthread.h>
@@ -577,6 +579,187 @@ START_TEST(test_nbc_world_shared)
 }
 END_TEST
 
+/* The same calls on a communicator that is not the world (schedules of messages at every
+ * size), its ranks reversed. */
+static void against_blocking_split(shmc_comm *w, int me, int n, void *arg)
+{
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, n - 1 - me, &c));
+    against_blocking(c, shmc_comm_rank(c), n, arg);
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_nbc_against_blocking_split)
+{
+    static const int sizes[] = {2, 3, 5};
+    ck_assert_int_eq(shmct_run(sizes[_i], against_blocking_split, NULL), 0);
+}
+END_TEST
+
+/* The world's other collectives by its rounds (coll/nbround.c) and, past their limits, by
+ * schedules: counts of one element, of one round exactly and one element more, of several
+ * rounds and of the most the rounds take (lib/coll/nbworld.h) and beyond, at the first and
+ * last root, in place and not, a non-commutative op, each equal to the blocking call's. */
+static void world_rounds(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    /* int64s: a round carries 512 of one block, 512 / n of each of n blocks */
+    const size_t counts[] = {
+        1, 37, 512 / (size_t)n, 512 / (size_t)n + 1, 512, 513, 1500, 2048, 2049, 4096, 4097};
+    enum { K = sizeof counts / sizeof counts[0] };
+    size_t most = 4097 * (size_t)n;
+    int64_t *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(most * 8),
+            *b = shmct_xmalloc(most * 8);
+    fill(in, most, me);
+    shmc_op aff;
+    T_OK(shmc_op_create(affine, NULL, 0, &aff));
+    for (int k = 0; k < K; k++) {
+        size_t c = counts[k], all = c * (size_t)n;
+        for (int root = 0; root<n; root += n - 1> 0 ? n - 1 : 1) {
+            memcpy(a, in, c * 8);
+            memcpy(b, in, c * 8);
+            NB(shmc_ibroadcast(a, c, SHMC_INT64, root, w, &r_));
+            T_OK(shmc_broadcast(b, c, SHMC_INT64, root, w));
+            same(a, b, c, "ibroadcast", me);
+            for (int inplace = 0; inplace < 2; inplace++) {
+                int mine = inplace && me == root;
+                memcpy(a, in, c * 8);
+                NB(shmc_ireduce(mine ? SHMC_IN_PLACE : in, a, c, SHMC_INT64, SHMC_SUM, root, w,
+                                &r_));
+                T_OK(shmc_reduce(in, b, c, SHMC_INT64, SHMC_SUM, root, w));
+                if (me == root)
+                    same(a, b, c, "ireduce", me);
+                memset(a, 0, all * 8);
+                if (mine)
+                    memcpy(a + (size_t)root * c, in, c * 8);
+                NB(shmc_igather(mine ? SHMC_IN_PLACE : in, a, c, SHMC_INT64, root, w, &r_));
+                T_OK(shmc_gather(in, b, c, SHMC_INT64, root, w));
+                if (me == root)
+                    same(a, b, all, "igather", me);
+                memset(a, 0, c * 8);
+                NB(shmc_iscatter(in, mine ? SHMC_IN_PLACE : a, c, SHMC_INT64, root, w, &r_));
+                T_OK(shmc_scatter(in, b, c, SHMC_INT64, root, w));
+                if (!mine)
+                    same(a, b, c, "iscatter", me);
+            }
+            NB(shmc_ireduce(in, a, c / 2, SHMC_DTYPE_BYTES(16), aff, root, w, &r_));
+            T_OK(shmc_reduce(in, b, c / 2, SHMC_DTYPE_BYTES(16), aff, root, w));
+            if (me == root)
+                same(a, b, c / 2 * 2, "ireduce of a non-commutative op", me);
+        }
+        for (int inplace = 0; inplace < 2; inplace++) {
+            memset(a, 0, all * 8);
+            if (inplace)
+                memcpy(a + (size_t)me * c, in, c * 8);
+            NB(shmc_iallgather(inplace ? SHMC_IN_PLACE : in, a, c, SHMC_INT64, w, &r_));
+            T_OK(shmc_allgather(in, b, c, SHMC_INT64, w));
+            same(a, b, all, "iallgather", me);
+            memcpy(a, in, all * 8);
+            NB(shmc_ialltoall(inplace ? SHMC_IN_PLACE : in, a, c, SHMC_INT64, w, &r_));
+            T_OK(shmc_alltoall(in, b, c, SHMC_INT64, w));
+            same(a, b, all, "ialltoall", me);
+            memcpy(a, in, all * 8);
+            NB(shmc_ireduce_scatter(inplace ? SHMC_IN_PLACE : in, a, c, SHMC_INT64, SHMC_MAX, w,
+                                    &r_));
+            T_OK(shmc_reduce_scatter(in, b, c, SHMC_INT64, SHMC_MAX, w));
+            same(a, b, c, "ireduce_scatter", me);
+        }
+        double *fin = (double *)(void *)in, *fa = (double *)(void *)a, *fb = (double *)(void *)b;
+        for (size_t i = 0; i < all; i++)
+            fin[i] = (double)val(me, i); /* exact sums: the same bits in any grouping */
+        NB(shmc_ireduce_scatter(fin, fa, c, SHMC_FLOAT64, SHMC_AVG, w, &r_));
+        T_OK(shmc_reduce_scatter(fin, fb, c, SHMC_FLOAT64, SHMC_AVG, w));
+        T_ASSERT(!memcmp(fa, fb, c * 8), "ireduce_scatter AVG of %zu differs", c);
+        fill(in, most, me);
+    }
+    T_OK(shmc_op_free(&aff));
+    free(in);
+    free(a);
+    free(b);
+}
+
+START_TEST(test_nbc_world_rounds)
+{
+    static const int sizes[] = {2, 3, 4, 8};
+    ck_assert_int_eq(shmct_run(sizes[_i], world_rounds, NULL), 0);
+}
+END_TEST
+
+/* A call by rounds on some ranks and by a schedule on others (another count past the
+ * rounds' limit, or a v-form against the plain one): every rank ends with
+ * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h); the world's
+ * collectives are quit after it, and say so. Case 0: a broadcast at 2 ranks, rank 0 by
+ * rounds; 1: the same, rank 1 by rounds; 2: an all-gather by rounds against an
+ * all-gatherv at 3 ranks. */
+static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
+{
+    int which = *(const int *)arg;
+    int64_t *buf = shmct_xmalloc(4097 * 8 * (size_t)n);
+    fill(buf, 4097 * (size_t)n, me);
+    shmc_request *r = NULL;
+    int rc; /* at the start (the gate met the other call at once) or in the wait */
+    if (which < 2) {
+        size_t c = me == which ? 4096 : 4097; /* 32 KiB: by rounds; a word more: not */
+        rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
+    } else if (me == 0) {
+        size_t counts[3] = {4, 4, 4}, displs[3] = {0, 4, 8};
+        rc = shmc_iallgatherv(buf, 4, buf + 16, counts, displs, SHMC_INT64, w, &r);
+    } else {
+        rc = shmc_iallgather(buf, buf + 16, 4, SHMC_INT64, w, &r);
+    }
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    T_ASSERT(rc == SHMC_ERR_MISMATCH && r == NULL, "case %d, rank %d of %d: %s", which, me, n,
+             shmc_strerror(rc));
+    int64_t x = 1, y = 0;
+    rc = shmc_allreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, w);
+    T_ASSERT(rc != SHMC_OK, "case %d, rank %d: the world's collectives went on", which, me);
+    free(buf);
+}
+
+START_TEST(test_nbc_rounds_against_schedule)
+{
+    int which = _i;
+    ck_assert_int_eq(shmct_run(which < 2 ? 2 : 3, rounds_against_schedule, &which), 0);
+}
+END_TEST
+
+/* Persistent collectives on the world are matched by the number each was made with, not
+ * the order started (shmc_coll_reserve, shmc_coll_as): two small all-reduces and an
+ * all-gather, made in one order, started in another on odd ranks, each round. */
+static void persistent_order(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    uint32_t num[3];
+    for (int k = 0; k < 3; k++)
+        T_OK(shmc_coll_reserve(w, &num[k]));
+    for (int round = 0; round < 3; round++) {
+        int64_t x[2] = {me + 1, 100 * (me + 1) + round}, s[2] = {0, 0}, g[16] = {0};
+        shmc_request *r[3];
+        for (int i = 0; i < 3; i++) {
+            int k = me % 2 ? 2 - i : i;
+            shmc_coll_as(num[k]);
+            if (k < 2)
+                T_OK(shmc_iallreduce(&x[k], &s[k], 1, SHMC_INT64, SHMC_SUM, w, &r[k]));
+            else
+                T_OK(shmc_iallgather(&x[0], g, 1, SHMC_INT64, w, &r[k]));
+        }
+        T_OK(shmc_waitall(3, r, NULL));
+        int64_t tri = (int64_t)n * (n + 1) / 2;
+        T_ASSERT(s[0] == tri && s[1] == 100 * tri + (int64_t)n * round, "round %d: sums %lld %lld",
+                 round, (long long)s[0], (long long)s[1]);
+        for (int q = 0; q < n; q++)
+            T_ASSERT(g[q] == q + 1, "round %d: block %d is %lld", round, q, (long long)g[q]);
+    }
+}
+
+START_TEST(test_nbc_persistent_order)
+{
+    ck_assert_int_eq(shmct_run(2, persistent_order, NULL), 0);
+    ck_assert_int_eq(shmct_run(5, persistent_order, NULL), 0);
+}
+END_TEST
+
 /* Large all-reduces and reduce-scatters on a communicator that is not the world (the
  * schedules' ring, from SHMC_NBC_RING_MIN bytes): equal bit for bit to the blocking
  * ring's (forced, since the blocking calls pick other algorithms below 64 KiB), in place
@@ -609,8 +792,10 @@ static void ring_split(shmc_comm *w, int me, int n, void *arg)
             T_OK(shmc_wait(&r, NULL));
             T_OK(shmc_allreduce(in, b, cnt, SHMC_FLOAT64, op, c));
             for (size_t i = 0; i < cnt; i++)
-                T_ASSERT(a[i] == b[i], "count %zu op %d, rank %d, element %zu: %.17g, the "
-                         "blocking ring's %.17g", cnt, o, cme, i, a[i], b[i]);
+                T_ASSERT(a[i] == b[i],
+                         "count %zu op %d, rank %d, element %zu: %.17g, the "
+                         "blocking ring's %.17g",
+                         cnt, o, cme, i, a[i], b[i]);
         }
     }
     T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "auto"));
@@ -627,8 +812,10 @@ static void ring_split(shmc_comm *w, int me, int n, void *arg)
             T_OK(shmc_wait(&r, NULL));
             T_OK(shmc_reduce_scatter(in, b, blk, SHMC_FLOAT64, op, c));
             for (size_t i = 0; i < blk; i++)
-                T_ASSERT(a[i] == b[i], "reduce_scatter block %zu op %d, rank %d, element %zu: "
-                         "%.17g, the blocking ring's %.17g", blk, o, cme, i, a[i], b[i]);
+                T_ASSERT(a[i] == b[i],
+                         "reduce_scatter block %zu op %d, rank %d, element %zu: "
+                         "%.17g, the blocking ring's %.17g",
+                         blk, o, cme, i, a[i], b[i]);
         }
     }
     T_OK(shmc_config_set("SHMC_ALGO_REDUCE_SCATTER", "auto"));
@@ -676,6 +863,10 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_comm_idup);
     tcase_add_test(t, test_nbc_own_schedule);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
+    tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
+    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 3);
+    tcase_add_test(t, test_nbc_persistent_order);
+    tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 3);
     tcase_add_loop_test(t, test_nbc_ring_split, 0, 6);
     suite_add_tcase(s, t);
     return s;

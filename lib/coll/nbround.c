@@ -1,0 +1,143 @@
+/*
+ * The parts of a nonblocking world call's rounds, collective by collective (nbround.h).
+ * Combinations run in rank order from rank 0's part (shmc__reduce with the accumulator on
+ * the left), as the one-step all-reduce and the slots combine, so any op, commutative or
+ * not, gives the same bits on every member.
+ */
+#include "coll/nbround.h"
+
+#include "base/copy.h"
+#include "coll/onestep.h"
+#include "coll/wsync.h"
+
+static struct shmc__lane *lane(const struct shmc__nbr *b)
+{
+    return &b->x->co->lane[SHMC_LANE_NB];
+}
+
+/* Rank q's half of round r. */
+static const uint8_t *theirs(const struct shmc__nbr *b, int q, uint64_t r)
+{
+    return shmc__wsync_theirs(b->x->co, lane(b), q, r);
+}
+
+/* Does the call put one chunk per rank into a half (rather than one for all)? */
+static int per_rank(int coll)
+{
+    return coll == SHMC_C_SCATTER || coll == SHMC_C_ALLTOALL || coll == SHMC_C_REDUCE_SCATTER;
+}
+
+size_t shmc__nbr_elems(int coll, const struct shmc__cx *x)
+{
+    size_t fit = SHMC_ONESTEP_MAX / x->es;
+    return per_rank(coll) ? fit / (size_t)x->n : fit;
+}
+
+/* Element i of block q of a buffer of n blocks of count. */
+static size_t at(const struct shmc__nbr *b, int q, size_t i)
+{
+    return ((size_t)q * b->count + i) * b->x->es;
+}
+
+/* This rank's own block of an all-gather or gather: sbuf, or in place in rbuf. */
+static const uint8_t *own(const struct shmc__nbr *b)
+{
+    return b->sbuf ? b->sbuf : b->rbuf + at(b, b->x->me, 0);
+}
+
+/* out = the chunks at offset `off` of every rank's half, combined in rank order. */
+static void combine(const struct shmc__nbr *b, uint64_t r, size_t off, uint8_t *out, size_t len)
+{
+    const struct shmc__cx *x = b->x;
+    shmc__copy(out, theirs(b, 0, r) + off, len * x->es);
+    for (int q = 1; q < x->n; q++)
+        shmc__reduce(out, theirs(b, q, r) + off, len, x->dt, x->op, SHMC_ACC_LEFT);
+    shmc__reduce_finish(out, len, x->dt, x->op, x->n);
+}
+
+void shmc__nbr_put(const struct shmc__nbr *b, uint64_t r, size_t e, size_t len)
+{
+    const struct shmc__cx *x = b->x;
+    uint8_t *mine = shmc__wsync_mine(lane(b), r);
+    size_t bytes = len * x->es, es = x->es;
+    switch (b->coll) {
+    case SHMC_C_BROADCAST:
+        if (x->me == x->root)
+            shmc__copy(mine, b->rbuf + e * es, bytes);
+        break;
+    case SHMC_C_REDUCE:
+    case SHMC_C_ALLREDUCE:
+        shmc__copy(mine, b->sbuf + e * es, bytes);
+        break;
+    case SHMC_C_GATHER:
+        if (x->me != x->root)
+            shmc__copy(mine, b->sbuf + e * es, bytes);
+        break;
+    case SHMC_C_ALLGATHER:
+        shmc__copy(mine, own(b) + e * es, bytes);
+        break;
+    case SHMC_C_SCATTER:
+        if (x->me == x->root)
+            for (int q = 0; q < x->n; q++)
+                shmc__copy(mine + (size_t)q * bytes, b->sbuf + at(b, q, e), bytes);
+        break;
+    case SHMC_C_ALLTOALL:
+    case SHMC_C_REDUCE_SCATTER: {
+        const uint8_t *src = (const void *)b->sbuf == SHMC_IN_PLACE ? b->rbuf : b->sbuf;
+        for (int q = 0; q < x->n; q++)
+            shmc__copy(mine + (size_t)q * bytes, src + at(b, q, e), bytes);
+        break;
+    }
+    default: /* a barrier: no data */
+        break;
+    }
+}
+
+void shmc__nbr_take(const struct shmc__nbr *b, uint64_t r, size_t e, size_t len)
+{
+    const struct shmc__cx *x = b->x;
+    size_t bytes = len * x->es, es = x->es;
+    int me = x->me, root = x->root;
+    switch (b->coll) {
+    case SHMC_C_BROADCAST:
+        if (me != root)
+            shmc__copy(b->rbuf + e * es, theirs(b, root, r), bytes);
+        break;
+    case SHMC_C_REDUCE:
+        if (me == root)
+            combine(b, r, 0, b->rbuf + e * es, len);
+        break;
+    case SHMC_C_ALLREDUCE:
+        combine(b, r, 0, b->rbuf + e * es, len);
+        break;
+    case SHMC_C_GATHER:
+        if (me != root)
+            break;
+        for (int q = 0; q < x->n; q++)
+            if (q != me)
+                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r), bytes);
+            else if (b->sbuf)
+                shmc__copy(b->rbuf + at(b, q, e), b->sbuf + e * es, bytes);
+        break;
+    case SHMC_C_ALLGATHER:
+        for (int q = 0; q < x->n; q++)
+            if (q != me || b->sbuf)
+                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r), bytes);
+        break;
+    case SHMC_C_SCATTER:
+        if (me != root)
+            shmc__copy(b->rbuf + e * es, theirs(b, root, r) + (size_t)me * bytes, bytes);
+        else if (b->rbuf)
+            shmc__copy(b->rbuf + e * es, b->sbuf + at(b, me, e), bytes);
+        break;
+    case SHMC_C_ALLTOALL:
+        for (int q = 0; q < x->n; q++)
+            shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r) + (size_t)me * bytes, bytes);
+        break;
+    case SHMC_C_REDUCE_SCATTER:
+        combine(b, r, (size_t)me * bytes, b->rbuf + e * es, len);
+        break;
+    default:
+        break;
+    }
+}
