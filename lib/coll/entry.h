@@ -129,18 +129,6 @@ static inline int by_schedule(struct shmc__cx *x, int *rc)
     return 1;
 }
 
-/* by_schedule, and for a nonblocking call on the world its gate (nbworld.h), with the
- * call's words (what, count) as a blocking call would carry them; not for a persistent
- * collective (run() says why). */
-static inline int by_schedule_gated(struct shmc__cx *x, unsigned what, size_t count, int *rc)
-{
-    if (!by_schedule(x, rc))
-        return 0;
-    if (*rc == SHMC_OK && x->nb != &shmc__coll_own && shmc__coll_as < 0)
-        *rc = shmc__nbw_gate(x, what, count);
-    return 1;
-}
-
 /* The body of a blocking collective's public entry point: the call, and then, if it
  * started a schedule of its own (by_schedule), the wait for it. Only shmc__big is held,
  * so that a schedule waited for here lets collectives on other communicators run meanwhile;

@@ -113,7 +113,10 @@ static int by_rounds(struct nbw *w, int *rc)
             uint64_t r = shmc__wsync_next(l);
             if (len)
                 shmc__nbr_put(&w->b, r, w->e, len);
-            shmc__wsync_post(co, l, r, shmc__wsync_tag(x->hash), &w->look);
+            if (w->how == BY_GATE)
+                shmc__wsync_post_quiet(co, l, r, shmc__wsync_tag(x->hash), &w->look);
+            else
+                shmc__wsync_post(co, l, r, shmc__wsync_tag(x->hash), &w->look);
             w->posted = 1;
         }
         if (!shmc__wsync_look(&w->look))
@@ -204,10 +207,31 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     return SHMC_OK;
 }
 
+/* Can collective `what` go by rounds at this rank count for some count, and by schedule
+ * for another (or when an algorithm is forced)? */
+static int either_way(unsigned what, const struct shmc__cx *x)
+{
+    switch (what) {
+    case SHMC_C_BROADCAST:
+    case SHMC_C_REDUCE:
+    case SHMC_C_GATHER:
+    case SHMC_C_SCATTER:
+        return x->n == 2;
+    case SHMC_C_BARRIER:
+    case SHMC_C_ALLREDUCE:
+    case SHMC_C_ALLGATHER:
+    case SHMC_C_ALLTOALL:
+    case SHMC_C_REDUCE_SCATTER:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int shmc__nbw_gate(const struct shmc__cx *x, unsigned what, size_t count)
 {
     struct shmc__coll *co = x->co;
-    if (!shmc__cx_world(x) || x->n < 2 || !co->check)
+    if (!shmc__cx_world(x) || x->n < 2 || !co->check || !either_way(what, x))
         return SHMC_OK;
     if (x->c->quit)
         return x->c->quit;

@@ -92,16 +92,22 @@ static int others_far(void *arg, uint32_t cpu)
     return 1;
 }
 
-void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
-                      struct shmc__wsync_look *w)
+void shmc__wsync_post_quiet(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
+                            struct shmc__wsync_look *w)
 {
     /* R7 pairs with A7 (all_entered): our input is written before the round number, which
      * carries our call's hash (tag, bits 40-63) in the same store. */
     shmc__store_release64(&l->wsync->round[r & 1], r | tag);
+    *w = (struct shmc__wsync_look){.co = co, .lane = l->id, .want = r, .tag = tag, .odd = -1};
+}
+
+void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
+                      struct shmc__wsync_look *w)
+{
+    shmc__wsync_post_quiet(co, l, r, tag, w);
     for (int q = 0; q < co->size; q++)
         if (q != co->rank)
             shmc__peer_notify(co->p2p, q);
-    *w = (struct shmc__wsync_look){.co = co, .lane = l->id, .want = r, .tag = tag, .odd = -1};
 }
 
 int shmc__wsync_look(struct shmc__wsync_look *w)

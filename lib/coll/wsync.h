@@ -64,6 +64,12 @@ struct shmc__wsync_look {
 void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
                       struct shmc__wsync_look *w);
 int shmc__wsync_look(struct shmc__wsync_look *w);
+/* The same post without waking the other ranks: for a round nobody waits on for its own
+ * sake (a schedule's gate, nbworld.h), where waking ranks asleep in other waits cost them
+ * a trip through the scheduler each; a rank that does wait on it sees it at its next look
+ * (a sleeper within its sleep slice). */
+void shmc__wsync_post_quiet(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
+                            struct shmc__wsync_look *w);
 
 /* The same round entered as a barrier released by world rank 0: every other rank
  * publishes its entry and waits for rank 0 alone, which publishes its own only once it

@@ -61,9 +61,12 @@ static int drive(struct shmc__p2p *p)
         int err = SHMC_OK;
         if (r->poll(r->poll_arg, &err)) {
             shmc__req_complete(&p->reqs, r, err);
+            /* Nobody waits for a detached request: its end is no progress a wait needs
+             * to see (it would keep a waiter spinning on cores others need). */
             if (r->detached)
                 shmc__req_free(&p->reqs, r);
-            made++;
+            else
+                made++;
         }
     }
     p->driving = 0;
