@@ -154,7 +154,7 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
         int how = own ? 0 : shmc__nbw_takes(coll, x, count);
         if (how)
             return shmc__nbw_start(how, coll, x, sbuf, rbuf, count);
-        if (!own && (rc = shmc__nbw_gate(x, (unsigned)coll, count)) != SHMC_OK)
+        if (!own && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)
             return rc;
         return shmc__nbc_run(coll, x, sbuf, rbuf, count);
     }

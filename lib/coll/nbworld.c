@@ -50,33 +50,42 @@ struct nbw {
     struct shmc__stage_run st;
 };
 
+/* Is a rooted collective (it goes by rounds at 2 ranks only, nbworld.h)? */
+static int rooted(int coll)
+{
+    return coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE || coll == SHMC_C_GATHER ||
+           coll == SHMC_C_SCATTER;
+}
+
+/* Can collective coll go by rounds on this world for some count (its gate's question
+ * too: only then may members making the same call go different ways)? */
+static int may_round(int coll, const struct shmc__cx *x)
+{
+    return coll >= 0 && coll < SHMC_C_COUNT && (!rooted(coll) || x->n == 2);
+}
+
 int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
 {
-    if (!shmc__cx_world(x) || x->n < 2 || x->dev)
+    if (!shmc__cx_world(x) || x->n < 2 || x->dev || !may_round(coll, x))
         return 0;
     if (coll == SHMC_C_BARRIER)
         return shmc__coll_pick(coll, x, 0) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (!count)
         return 0;
+    size_t per = shmc__nbr_elems(coll, x), bytes = count * x->es;
     if (coll == SHMC_C_ALLREDUCE) {
-        int algo = shmc__coll_pick(coll, x, count * x->es);
+        int algo = shmc__coll_pick(coll, x, bytes);
         if (algo == SHMC_A_STAGE)
             return BY_STAGE;
-        return algo == SHMC_A_SHM && count * x->es <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
+        return algo == SHMC_A_SHM && bytes <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
     }
-    size_t per = shmc__nbr_elems(coll, x), bytes = count * x->es;
     if (!per)
         return 0;
-    switch (coll) {
-    case SHMC_C_BROADCAST:
-    case SHMC_C_REDUCE:
-        return x->n == 2 && bytes <= SHMC_NBW_ROOTED_MAX ? BY_ROUNDS : 0;
-    case SHMC_C_GATHER:
-    case SHMC_C_SCATTER:
-        return x->n == 2 && 2 * bytes <= SHMC_NBW_ROOTED_MAX ? BY_ROUNDS : 0;
-    default: /* all-gather, all-to-all, reduce-scatter: one round */
-        return count <= per ? BY_ROUNDS : 0;
-    }
+    if (!rooted(coll))
+        return count <= per ? BY_ROUNDS : 0; /* one round */
+    /* gather's and scatter's bytes are both ranks' blocks */
+    size_t all = coll == SHMC_C_GATHER || coll == SHMC_C_SCATTER ? 2 * bytes : bytes;
+    return all <= SHMC_NBW_ROOTED_MAX ? BY_ROUNDS : 0;
 }
 
 /* Calls ended keep their memory here for the next ones (a small all-reduce is a few
@@ -114,7 +123,8 @@ static int by_rounds(struct nbw *w, int *rc)
             if (len)
                 shmc__nbr_put(&w->b, r, w->e, len);
             if (w->how == BY_GATE)
-                shmc__wsync_post_quiet(co, l, r, shmc__wsync_tag(x->hash), &w->look);
+                shmc__wsync_post_quiet(co, l, r, shmc__wsync_tag(x->hash) | SHMC_WSYNC_GATE,
+                                       &w->look);
             else
                 shmc__wsync_post(co, l, r, shmc__wsync_tag(x->hash), &w->look);
             w->posted = 1;
@@ -152,10 +162,13 @@ static int poll(void *arg, int *err)
     }
     if (!over)
         return 0;
-    /* A gate that met another call: this rank's schedule waits for messages the others
-     * will never send, so it quits the world's collectives, which ends the schedule and
-     * tells the others (a rank gone has made every rank quit already, wsync.c). */
-    if (w->how == BY_GATE && rc == SHMC_ERR_MISMATCH)
+    /* A round where some rank's call went by schedule, another's not: the schedule waits
+     * for messages nobody will send, and its sends for receivers that will never post, so
+     * both sides quit the world's collectives: the gate's rank to end its schedule, the
+     * others to decline its messages (p2p/quit.c). A mismatch among rounds alone leaves
+     * the world in step (a rank gone has made every rank quit already, wsync.c). */
+    const struct shmc__wsync_look *seen = w->how == BY_STAGE ? &w->st.look : &w->look;
+    if (rc == SHMC_ERR_MISMATCH && (w->how == BY_GATE || seen->odd_gate))
         shmc__cx_quit(&w->x, rc);
     shmc__list_remove(&w->link);
     *err = rc;
@@ -163,10 +176,12 @@ static int poll(void *arg, int *err)
     return 1;
 }
 
-int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                    size_t count)
+/* Queues call x on the lane as w, run `how` over the buffers of b (b.coll; b.x is set
+ * here), its driven request in *req: the call's words (what, count) go with its rounds
+ * when the mismatch check is on. SHMC_OK, SHMC_ERR_NOMEM, or the world's failure. */
+static int queue(const struct shmc__cx *x, int how, struct shmc__nbr b, unsigned what, size_t count,
+                 struct shmc__request **req, struct nbw **out)
 {
-    struct shmc__request **req = x->nb;
     struct shmc__coll *co = x->co;
     *req = NULL;
     if (x->c->quit)
@@ -177,22 +192,17 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     w->x = *x;
     w->x.nb = NULL;
     w->how = how;
-    w->b = (struct shmc__nbr){.coll = coll,
-                              .x = &w->x,
-                              .sbuf = sbuf,
-                              .rbuf = rbuf,
-                              .count = coll == SHMC_C_BARRIER ? 0 : count};
-    w->per = coll == SHMC_C_BARRIER ? 1 : shmc__nbr_elems(coll, x);
+    w->b = b;
+    w->b.x = &w->x;
+    w->per = b.coll == SHMC_C_BARRIER ? 1 : shmc__nbr_elems(b.coll, x);
     w->e = 0;
     w->posted = 0;
     if (co->check) {
         /* The words of the blocking call, marked as nonblocking for messages. */
-        shmc__call_words((unsigned)coll, x, count, w->x.call);
+        shmc__call_words(what, x, count, w->x.call);
         w->x.call[1] |= SHMC_CALL_NONBLOCKING;
         w->x.hash = shmc__call_hash(w->x.call);
     }
-    if (how == BY_STAGE)
-        w->st = (struct shmc__stage_run){.x = &w->x, .in = sbuf, .out = rbuf, .count = count};
     int rc = shmc__post_driven(co->p2p, poll, w, x->c, 0, req);
     if (rc != SHMC_OK) {
         free(w);
@@ -200,68 +210,45 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     }
     shmc__userop_hold(x->op, 1); /* the program may free it before the call ends */
     shmc__list_push(&co->nbw, &w->link);
-    /* What it can do now: its first round entered, if no call is ahead of it. */
-    int err;
-    if (poll(w, &err))
-        shmc__req_complete(&co->p2p->reqs, *req, err);
+    *out = w;
     return SHMC_OK;
 }
 
-/* Can collective `what` go by rounds at this rank count for some count, and by schedule
- * for another (or when an algorithm is forced)? */
-static int either_way(unsigned what, const struct shmc__cx *x)
+int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                    size_t count)
 {
-    switch (what) {
-    case SHMC_C_BROADCAST:
-    case SHMC_C_REDUCE:
-    case SHMC_C_GATHER:
-    case SHMC_C_SCATTER:
-        return x->n == 2;
-    case SHMC_C_BARRIER:
-    case SHMC_C_ALLREDUCE:
-    case SHMC_C_ALLGATHER:
-    case SHMC_C_ALLTOALL:
-    case SHMC_C_REDUCE_SCATTER:
-        return 1;
-    default:
-        return 0;
-    }
+    struct nbw *w;
+    struct shmc__nbr b = {
+        .coll = coll, .sbuf = sbuf, .rbuf = rbuf, .count = coll == SHMC_C_BARRIER ? 0 : count};
+    int rc = queue(x, how, b, (unsigned)coll, count, x->nb, &w);
+    if (rc != SHMC_OK)
+        return rc;
+    if (how == BY_STAGE)
+        w->st = (struct shmc__stage_run){.x = &w->x, .in = sbuf, .out = rbuf, .count = count};
+    /* What it can do now: its first round entered, if no call is ahead of it. */
+    struct shmc__request *r = *x->nb;
+    int err;
+    if (poll(w, &err))
+        shmc__req_complete(&x->co->p2p->reqs, r, err);
+    return SHMC_OK;
 }
 
-int shmc__nbw_gate(const struct shmc__cx *x, unsigned what, size_t count)
+int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
-    struct shmc__coll *co = x->co;
-    if (!shmc__cx_world(x) || x->n < 2 || !co->check || !either_way(what, x))
+    if (!shmc__cx_world(x) || x->n < 2 || !x->co->check || !may_round(coll, x))
         return SHMC_OK;
-    if (x->c->quit)
-        return x->c->quit;
-    struct nbw *w = nbw_get();
-    if (!w)
-        return SHMC_ERR_NOMEM;
-    w->x = *x;
-    w->x.nb = NULL;
-    w->how = BY_GATE;
-    w->b = (struct shmc__nbr){.coll = SHMC_C_BARRIER, .x = &w->x};
-    w->per = 1;
-    w->e = 0;
-    w->posted = 0;
-    shmc__call_words(what, x, count, w->x.call);
-    w->x.call[1] |= SHMC_CALL_NONBLOCKING;
-    w->x.hash = shmc__call_hash(w->x.call);
+    struct nbw *w;
     struct shmc__request *r;
-    int rc = shmc__post_driven(co->p2p, poll, w, x->c, 0, &r);
-    if (rc != SHMC_OK) {
-        free(w);
+    int rc = queue(x, BY_GATE, (struct shmc__nbr){.coll = SHMC_C_BARRIER}, (unsigned)coll, count,
+                   &r, &w);
+    if (rc != SHMC_OK)
         return rc;
-    }
     r->detached = 1;
-    shmc__userop_hold(x->op, 1); /* released with the others' (nbw_put) */
-    shmc__list_push(&co->nbw, &w->link);
     int err;
     if (poll(w, &err)) {
         /* Ended at once, outside progress: its request is freed here. */
         shmc__req_unlink(r);
-        shmc__req_free(&co->p2p->reqs, r);
+        shmc__req_free(&x->co->p2p->reqs, r);
     }
     return SHMC_OK;
 }

@@ -35,20 +35,20 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
 /* A nonblocking call on the world that runs as a schedule, of a collective that may run
  * by rounds at this rank count with another count, enters a round of the lane too, without
  * data and without waiting for it: the gate. A member whose same call went by rounds
- * (another count) then meets this call's words in its round and ends with
- * SHMC_ERR_MISMATCH, and this rank, seeing the same in the gate, quits the world's
- * collectives, which ends its schedule with that error; without the gate each would wait
- * for the other for ever. The gate holds the lane for the calls after it until every rank
- * has entered it, as a round does. Collectives that never run by rounds at this rank
+ * (another count) then meets this call's words, marked as a gate's (SHMC_WSYNC_GATE), in
+ * its round: both end with SHMC_ERR_MISMATCH and quit the world's collectives, this rank
+ * to end its schedule, the member to decline the schedule's messages to it; without the
+ * gate each would wait for the other for ever. The gate holds the lane for the calls after it until
+ * every rank has entered it, as a round does. Collectives that never run by rounds at this rank
  * count (the v-forms, scans, and the rooted ones beyond 2 ranks) take none: an active
  * gate keeps every wait of its rank polling, which cost rooted calls at 4 ranks on 2 cores
  * several times their time, and a rank that called another collective there is
  * named by the hang report and bounded by the world's time-out, as for blocking calls.
- * what and count: the call's words (shmc__call_words). Nothing with SHMC_CHECK=0 (no words to
- * compare); not for a persistent collective (matched by the number it was made with, not the order
- * started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the world's
- * collectives' failure. */
-int shmc__nbw_gate(const struct shmc__cx *x, unsigned what, size_t count);
+ * coll (SHMC_C_*) and count: the call's words (shmc__call_words). Nothing with SHMC_CHECK=0 (no
+ * words to compare); not for a persistent collective (matched by the number it was made with, not
+ * the order started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the
+ * world's collectives' failure. */
+int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count);
 /* Frees what nonblocking calls still in flight hold (shmc_finalize). */
 void shmc__nbw_release(struct shmc__coll *co);
 

@@ -59,8 +59,12 @@ static int all_entered(void *arg)
             break;
         /* Its call's hash came with the round number (this word is this round's until
          * we have entered the next one). */
-        if (w->tag && w->odd < 0 && (v & ~SHMC_WSYNC_ROUND_MASK) != w->tag)
-            w->odd = w->next;
+        if (w->tag && (v & ~SHMC_WSYNC_ROUND_MASK) != w->tag) {
+            if (w->odd < 0)
+                w->odd = w->next;
+            if (v & SHMC_WSYNC_GATE)
+                w->odd_gate = 1;
+        }
     }
     return w->next >= co->size || never_enters(w, w->next);
 }

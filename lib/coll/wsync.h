@@ -33,12 +33,17 @@ static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, const str
     return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), (unsigned)(r & 1));
 }
 
-/* What a world round carries of a call with hash h (base/callword.h): bits 40-63, never
+/* A schedule's gate (nbworld.h) enters its round with this bit beside its call's tag, so
+ * that a rank whose call there differs knows the other runs a schedule; no call's tag
+ * has it. */
+#define SHMC_WSYNC_GATE (SHMC_WSYNC_ROUND_MASK + 1)
+
+/* What a world round carries of a call with hash h (base/callword.h): bits 41-63, never
  * all 0 for a call; 0 for none (SHMC_CHECK=0). */
 static inline uint64_t shmc__wsync_tag(uint64_t h)
 {
-    uint64_t t = h & ~SHMC_WSYNC_ROUND_MASK;
-    return t || !h ? t : SHMC_WSYNC_ROUND_MASK + 1;
+    uint64_t t = h & ~SHMC_WSYNC_ROUND_MASK & ~SHMC_WSYNC_GATE;
+    return t || !h ? t : SHMC_WSYNC_GATE << 1;
 }
 
 /* Enters world round r of the blocking lane (this rank's input for it already in its
@@ -60,6 +65,7 @@ struct shmc__wsync_look {
     int err;
     uint64_t tag; /* our call's hash in bits 40-63, to compare with each rank's; 0: none */
     int odd;      /* the first rank whose hash differs, or -1 */
+    int odd_gate; /* a rank whose hash differs entered by a gate (SHMC_WSYNC_GATE) */
 };
 void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
                       struct shmc__wsync_look *w);

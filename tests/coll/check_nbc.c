@@ -687,7 +687,8 @@ END_TEST
 
 /* A call by rounds on some ranks and by a schedule on others (another count past the
  * rounds' limit): every rank ends with
- * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h). Case 0: a broadcast at 2
+ * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h), and the
+ * world's collectives fail after it on every rank (all quit them). Case 0: a broadcast at 2
  * ranks, rank 0 by rounds; 1: the same, rank 1 by rounds; 2: an all-gather at 3 ranks, rank 0 by
  * rounds. */
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
@@ -701,13 +702,19 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
         size_t c = me == which ? 4096 : 4097; /* 32 KiB: by rounds; a word more: not */
         rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
     } else {
-        size_t c = me == 0 ? 512 / 3 : 512 / 3 + 1; /* one round at 3 ranks, or not */
+        size_t c = me == 0 ? 512 : 513; /* a block of one round, or not */
         rc = shmc_iallgather(buf, buf + 4097, c, SHMC_INT64, w, &r);
     }
     if (rc == SHMC_OK)
         rc = shmc_wait(&r, NULL);
     T_ASSERT(rc == SHMC_ERR_MISMATCH && r == NULL, "case %d, rank %d of %d: %s", which, me, n,
              shmc_strerror(rc));
+    /* No rank leaves before every rank has its outcome (point-to-point outlives a quit). */
+    int v = me, got = -1;
+    T_OK(shmc_sendrecv(&v, 1, (me + 1) % n, 9, &got, 1, (me + n - 1) % n, 9, SHMC_INT32, w, NULL));
+    int64_t x = 1, y = 0;
+    rc = shmc_allreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, w);
+    T_ASSERT(rc != SHMC_OK, "case %d, rank %d: the world's collectives went on", which, me);
     free(buf);
 }
 
