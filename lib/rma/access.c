@@ -206,22 +206,27 @@ static int acc_op_ok(shmc_dtype dtype, shmc_op op, int reads)
     return op != SHMC_AVG && shmc__reduce_check(dtype, op) == SHMC_OK;
 }
 
-/* The target's bytes to work on under the lock: in the mapping, or a copy of a remote
- * part's (*copy, written back by acc_end). */
-static int acc_begin(struct shmc_win *w, int rank, size_t disp, size_t bytes, char **p, char **copy)
+/* The target's bytes at offset at of its part (in range) to work on under the lock: in
+ * the mapping, or a copy of a remote part's (*copy, written back by acc_end). */
+static int acc_begin(struct shmc_win *w, int rank, size_t at, size_t bytes, char **p, char **copy)
 {
+    const struct shmc__win_rec *r = &w->rec[rank];
     *copy = NULL;
-    if ((*p = shmc__win_at(w, rank, disp, bytes)))
+    if (!r->remote || rank == w->me) { /* (this process's memory, either way) */
+        *p = r->remote ? (char *)(uintptr_t)(r->addr + at) : w->map + r->off + at;
         return SHMC_OK;
+    }
     if (!(*copy = malloc(bytes ? bytes : 1)))
         return SHMC_ERR_NOMEM;
     *p = *copy;
-    return part_copy(w, rank, disp, *copy, bytes, 0);
+    return copy_at(w, rank, at, *copy, bytes, 0);
 }
 
-static int acc_end(struct shmc_win *w, int rank, size_t disp, size_t bytes, char *copy, int changed)
+static int acc_end(struct shmc_win *w, int rank, size_t at, size_t bytes, char *copy, int changed)
 {
-    int rc = copy && changed ? part_copy(w, rank, disp, copy, bytes, 1) : SHMC_OK;
+    if (!copy)
+        return SHMC_OK;
+    int rc = changed ? copy_at(w, rank, at, copy, bytes, 1) : SHMC_OK;
     free(copy);
     return rc;
 }
@@ -258,10 +263,9 @@ static int acc_call(const void *src, void *result, size_t count, shmc_dtype dtyp
     if (rc != SHMC_OK)
         return rc;
     char *p, *copy;
-    if ((rc = acc_begin(w, rank, disp, bytes, &p, &copy)) == SHMC_OK) {
+    if ((rc = acc_begin(w, rank, at, bytes, &p, &copy)) == SHMC_OK)
         combine(p, src, result, count, dtype, op);
-    }
-    int end = acc_end(w, rank, disp, bytes, copy, rc == SHMC_OK && op != SHMC_NO_OP);
+    int end = acc_end(w, rank, at, bytes, copy, rc == SHMC_OK && op != SHMC_NO_OP);
     acc_give(w, rank);
     return rc != SHMC_OK ? rc : end;
 }
@@ -328,12 +332,12 @@ static int cas_call(const void *value, const void *compare, void *result, shmc_d
         return rc;
     char *p, *copy, old[SHMC_DTYPE_BYTES_MAX];
     int swap = 0;
-    if ((rc = acc_begin(w, rank, disp, es, &p, &copy)) == SHMC_OK) {
+    if ((rc = acc_begin(w, rank, at, es, &p, &copy)) == SHMC_OK) {
         memcpy(old, p, es);
         if ((swap = !memcmp(old, compare, es)))
             memcpy(p, value, es);
     }
-    int end = acc_end(w, rank, disp, es, copy, rc == SHMC_OK && swap);
+    int end = acc_end(w, rank, at, es, copy, rc == SHMC_OK && swap);
     acc_give(w, rank);
     if (rc == SHMC_OK)
         memcpy(result, old, es);

@@ -76,15 +76,6 @@ static inline int shmc__win_range(const struct shmc_win *w, int rank, size_t dis
     return SHMC_OK;
 }
 
-/* The address of those bytes in the mapping, or NULL (past the end; a remote part). */
-static inline char *shmc__win_at(const struct shmc_win *w, int rank, size_t disp, size_t bytes)
-{
-    size_t at;
-    if (shmc__win_range(w, rank, disp, bytes, &at) != SHMC_OK || w->rec[rank].remote)
-        return NULL;
-    return w->map + w->rec[rank].off + at;
-}
-
 /* Waits until fn(arg) holds for a lock of member rank's record (p2p's wait asks no more
  * after a yes; one that takes a lock remembers it took it all the same), as the library waits
  * (progress, hang reports as a window's lock, SHMC_ERR_PEER_DEAD when a member of w is

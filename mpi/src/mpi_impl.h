@@ -378,19 +378,36 @@ int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const in
 
 /* ---- windows (win.c; the accesses are rma.c's) ------------------------------------------ */
 
+/* Where one member's part of a window lies when it is mapped here. */
+struct shmc_mpi_part {
+    char *base;
+    size_t bytes, unit;
+};
 struct shmc_mpi_win {
     shmc_win *w;
     MPI_Comm comm; /* a duplicate of the communicator it was made on (its group) */
     int flavor, disp_unit, rank, size;
     MPI_Aint bytes;
     void *base;
+    /* Each member's part, asked of the C library once at making, as an access's hot path
+     * reads it (the memory the library allocates stays where it is until freed); NULL
+     * for the flavors on the program's own memory. */
+    struct shmc_mpi_part *part;
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
     struct shmc_mpi_attrs attrs;
 };
 extern struct shmc_mpi_table shmc_mpi__wins;
-/* The window of a handle, or NULL with the error's detail in *rc. */
-struct shmc_mpi_win *shmc_mpi__win(MPI_Win h, int *rc);
+/* The window of a handle, or NULL with the error's detail in *rc (inline: every access
+ * starts here). */
+int shmc_mpi__win_bad(MPI_Win h);
+static inline struct shmc_mpi_win *shmc_mpi__win(MPI_Win h, int *rc)
+{
+    struct shmc_mpi_win *x = (struct shmc_mpi_win *)shmc_mpi__table_get(&shmc_mpi__wins, h);
+    if (!x)
+        *rc = shmc_mpi__win_bad(h);
+    return x;
+}
 /* Raises rc on window h's handler (the world's if h is no window), on behalf of fn. */
 int shmc_mpi__win_raise(MPI_Win h, int rc, const char *fn);
 /* The C library's window error err as an MPI code. */

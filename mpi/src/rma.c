@@ -40,32 +40,38 @@ static int target(MPI_Win win, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Da
     if (rank < 0 || rank >= a->x->size)
         return shmc_mpi__err(MPI_ERR_RANK, "target rank %d is not in the window's group (0..%d)",
                              rank, a->x->size - 1);
-    if (!(a->tt = shmc_mpi__type_usable(ttype, &rc)))
+    a->tt = shmc_mpi__table_get(&shmc_mpi__types, ttype);
+    if ((!a->tt || !a->tt->committed) && !(a->tt = shmc_mpi__type_usable(ttype, &rc)))
         return rc;
     if (tcount < 0)
         return shmc_mpi__err(MPI_ERR_COUNT, "target count %lld is negative", (long long)tcount);
     if (disp < 0)
         return shmc_mpi__err(MPI_ERR_DISP, "target displacement %lld is negative", (long long)disp);
     a->tbytes = (size_t)tcount * (size_t)a->tt->size;
-    if (a->x->flavor != MPI_WIN_FLAVOR_ALLOCATE && a->x->flavor != MPI_WIN_FLAVOR_SHARED &&
-        rank != a->x->rank) {
+    struct shmc_mpi_part me;
+    const struct shmc_mpi_part *part = a->x->part ? &a->x->part[rank] : &me;
+    if (!a->x->part && rank != a->x->rank) {
         /* (the C library checks the range: its SHMC_ERR_ARG is rma_err's) */
         a->remote = 1;
         return MPI_SUCCESS;
     }
-    size_t bytes, unit;
     void *base;
-    if ((rc = shmc_mpi__from_shmc(shmc_win_shared_query(a->x->w, rank, &bytes, &unit, &base))))
+    if (!a->x->part && (rc = shmc_mpi__from_shmc(
+                            shmc_win_shared_query(a->x->w, rank, &me.bytes, &me.unit, &base))))
         return rc;
-    MPI_Aint lo, off;
-    size_t span = shmc_mpi__type_span(a->tt, (size_t)tcount, &lo);
+    if (!a->x->part)
+        me.base = base;
+    size_t bytes = part->bytes, unit = part->unit;
+    MPI_Aint lo = 0, off;
+    /* (a dense type's data are its packed bytes from 0) */
+    size_t span = a->tt->dense ? a->tbytes : shmc_mpi__type_span(a->tt, (size_t)tcount, &lo);
     if (__builtin_mul_overflow(disp, (MPI_Aint)unit, &off) || off + lo < 0 ||
         (span && (size_t)(off + lo) + span > bytes))
         return shmc_mpi__err(MPI_ERR_RMA_RANGE,
                              "%lld bytes at displacement %lld (unit %zu) of rank %d's %zu bytes: "
                              "past its end",
                              (long long)span, (long long)disp, unit, rank, bytes);
-    a->at = (char *)base + off;
+    a->at = part->base + off;
     return MPI_SUCCESS;
 }
 
@@ -143,7 +149,8 @@ static int move(int into, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int
         shmc_mpi__unpack(v.p, v.bytes, a.at, (size_t)tcount, a.tt);
     else
         shmc_mpi__pack(a.at, (size_t)tcount, a.tt, v.p);
-    free(b);
+    if (b)
+        free(b);
     shmc_mpi__view_finish(&v, !into && rc == MPI_SUCCESS ? v.bytes : 0);
     return rc;
 }

@@ -17,13 +17,10 @@
 
 struct shmc_mpi_table shmc_mpi__wins = SHMC_MPI_TABLE_INIT;
 
-struct shmc_mpi_win *shmc_mpi__win(MPI_Win h, int *rc)
+int shmc_mpi__win_bad(MPI_Win h)
 {
-    struct shmc_mpi_win *x = shmc_mpi__table_get(&shmc_mpi__wins, h);
-    if (!x)
-        *rc = shmc_mpi__err(MPI_ERR_WIN, "%d is not a window%s", h,
-                            h == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
-    return x;
+    return shmc_mpi__err(MPI_ERR_WIN, "%d is not a window%s", h,
+                         h == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");
 }
 
 int shmc_mpi__win_raise(MPI_Win h, int rc, const char *fn)
@@ -53,6 +50,25 @@ int shmc_mpi__win_err(int err)
     return shmc_mpi__win_raise((h), rc_, __func__)
 
 /* ---- making and freeing ---------------------------------------------------------------- */
+
+/* The members' parts of a window on memory the library allocates, all mapped here. */
+static int parts(shmc_win *w, int n, struct shmc_mpi_part **out)
+{
+    struct shmc_mpi_part *p = calloc((size_t)n, sizeof *p);
+    if (!p)
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "a window's table of %d parts", n);
+    for (int r = 0; r < n; r++) {
+        void *base;
+        int err = shmc_win_shared_query(w, r, &p[r].bytes, &p[r].unit, &base);
+        if (err != SHMC_OK) {
+            free(p);
+            return shmc_mpi__from_shmc(err);
+        }
+        p[r].base = base;
+    }
+    *out = p;
+    return MPI_SUCCESS;
+}
 
 /* Makes a window of flavor: memory the library allocates (its base in *baseptr), or the
  * program's own at base (MPI_WIN_FLAVOR_CREATE; MPI_WIN_FLAVOR_DYNAMIC: all of it). */
@@ -92,9 +108,13 @@ static int make(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     else if (err == MPI_SUCCESS)
         err = shmc_mpi__from_shmc(shmc_win_allocate(bytes, unit, k.c->c, &base, &w));
     int h = -1;
+    struct shmc_mpi_part *part = NULL;
+    if (rc == MPI_SUCCESS && err == MPI_SUCCESS && w && flavor != MPI_WIN_FLAVOR_CREATE &&
+        flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        rc = parts(w, k.c->size, &part);
     if (rc == MPI_SUCCESS && err == MPI_SUCCESS) {
-        *x = (struct shmc_mpi_win){w,         x->comm, flavor, disp_unit,           k.c->rank,
-                                   k.c->size, size,    base,   MPI_ERRORS_ARE_FATAL};
+        *x = (struct shmc_mpi_win){w,         x->comm, flavor, disp_unit, k.c->rank,
+                                   k.c->size, size,    base,   part,      MPI_ERRORS_ARE_FATAL};
         shmc_mpi__lock();
         h = shmc_mpi__table_put(&shmc_mpi__wins, 1, x);
         shmc_mpi__unlock();
@@ -107,6 +127,7 @@ static int make(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
             shmc_win_free(&w);
         if (dup != MPI_COMM_NULL)
             PMPI_Comm_free(&dup);
+        free(part);
         free(x);
         return shmc_mpi__call_rc(&k, rc != MPI_SUCCESS ? rc : err);
     }
@@ -231,6 +252,7 @@ int PMPI_Win_free(MPI_Win *win)
     shmc_mpi__unlock();
     shmc_mpi__errh_hold(x->errh, -1);
     PMPI_Comm_free(&x->comm);
+    free(x->part);
     free(x);
     *win = MPI_WIN_NULL;
     return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(MPI_COMM_WORLD, rc, __func__);
@@ -244,6 +266,7 @@ void shmc_mpi__win_end(void)
         struct shmc_mpi_win *x = shmc_mpi__table_get(&shmc_mpi__wins, h);
         if (x) {
             shmc_mpi__attr_drop(&x->attrs);
+            free(x->part);
             free(x);
         }
     }
