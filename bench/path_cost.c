@@ -7,12 +7,23 @@
  * through a flag in a shared page of their own, outside the library, so no receive ever
  * waits and what callgrind counts in shmc_send and shmc_recv is the message path alone.
  *
+ * With a collective's name (broadcast, reduce, allreduce, gather, scatter, allgather,
+ * alltoall, reduce_scatter or barrier; 8 bytes a rank, int32 sum, root 0), the same for
+ * its calls on the world: N nonblocking calls, then N blocking ones. A nonblocking call
+ * is started by rank 0, then started and waited for by rank 1, then waited for by rank 0,
+ * each step after the one before as the flag says, so that no call waits; a blocking call
+ * is made by rank 1 only once rank 0 is inside its own (a sleep of SLEEP_US after rank 0
+ * said it is about to call), so rank 1's call finds rank 0's part there and never waits
+ * either (but for the calls in which rank 0 answers last, the blocking barrier's release:
+ * its figure counts rank 1's polling too). Rank 1's figures of the two forms are then the
+ * cost of the same call made by the rank that comes last.
+ *
  *   shmrun -n 2 --bind-to none sh -c 'valgrind --tool=callgrind \
- *       --callgrind-out-file=cg.$SHMC_RANK build/bench/path_cost 10000'
+ *       --callgrind-out-file=cg.$SHMC_RANK build/bench/path_cost 10000 [COLL]'
  *   callgrind_annotate --inclusive=yes cg.0 | grep shmc_send
  *   callgrind_annotate --inclusive=yes cg.1 | grep shmc_recv
  *
- * Divide by N for instructions per call.
+ * Divide by N for instructions per call (bench/path_cost.sh does).
  */
 #include <shmcomm.h>
 
@@ -22,12 +33,101 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* Rank 1's sleep before its blocking call: long enough, under valgrind, for rank 0 to
+ * have entered its own. */
+#define SLEEP_US 3000
+
+static void await(_Atomic long *step, long v)
+{
+    while (atomic_load(step) != v)
+        sched_yield();
+}
+
+static const char *const colls[] = {"broadcast", "reduce",   "allreduce",      "gather",  "scatter",
+                                    "allgather", "alltoall", "reduce_scatter", "barrier", NULL};
+
+/* Collective k on 8 bytes a rank (two int32 elements, one each for the block calls):
+ * nonblocking (its request in *r) or blocking (r NULL). */
+static int call(int k, shmc_comm *w, shmc_request **r)
+{
+    static int32_t s[4], d[4];
+    switch (k) {
+    case 0:
+        return r ? shmc_ibroadcast(d, 2, SHMC_INT32, 0, w, r)
+                 : shmc_broadcast(d, 2, SHMC_INT32, 0, w);
+    case 1:
+        return r ? shmc_ireduce(s, d, 2, SHMC_INT32, SHMC_SUM, 0, w, r)
+                 : shmc_reduce(s, d, 2, SHMC_INT32, SHMC_SUM, 0, w);
+    case 2:
+        return r ? shmc_iallreduce(s, d, 2, SHMC_INT32, SHMC_SUM, w, r)
+                 : shmc_allreduce(s, d, 2, SHMC_INT32, SHMC_SUM, w);
+    case 3:
+        return r ? shmc_igather(s, d, 1, SHMC_INT32, 0, w, r)
+                 : shmc_gather(s, d, 1, SHMC_INT32, 0, w);
+    case 4:
+        return r ? shmc_iscatter(s, d, 1, SHMC_INT32, 0, w, r)
+                 : shmc_scatter(s, d, 1, SHMC_INT32, 0, w);
+    case 5:
+        return r ? shmc_iallgather(s, d, 1, SHMC_INT32, w, r)
+                 : shmc_allgather(s, d, 1, SHMC_INT32, w);
+    case 6:
+        return r ? shmc_ialltoall(s, d, 1, SHMC_INT32, w, r)
+                 : shmc_alltoall(s, d, 1, SHMC_INT32, w);
+    case 7:
+        return r ? shmc_ireduce_scatter(s, d, 1, SHMC_INT32, SHMC_SUM, w, r)
+                 : shmc_reduce_scatter(s, d, 1, SHMC_INT32, SHMC_SUM, w);
+    default:
+        return r ? shmc_ibarrier(w, r) : shmc_barrier(w);
+    }
+}
+
+/* N nonblocking calls of collective k, then N blocking ones, in the steps above. */
+static void collective(int k, shmc_comm *w, int me, long n, _Atomic long *step)
+{
+    for (long i = 0; i < n; i++) {
+        shmc_request *r = NULL;
+        if (me == 0) {
+            await(step, 3 * i);
+            call(k, w, &r);
+            atomic_store(step, 3 * i + 1);
+            await(step, 3 * i + 2);
+            shmc_wait(&r, NULL);
+            atomic_store(step, 3 * i + 3);
+        } else {
+            await(step, 3 * i + 1);
+            call(k, w, &r);
+            shmc_wait(&r, NULL);
+            atomic_store(step, 3 * i + 2);
+        }
+    }
+    for (long i = 0; i < n; i++) {
+        await(step, 3 * n + 2 * i + me);
+        if (me == 0) {
+            atomic_store(step, 3 * n + 2 * i + 1);
+            call(k, w, NULL);
+        } else {
+            usleep(SLEEP_US);
+            call(k, w, NULL);
+            atomic_store(step, 3 * n + 2 * i + 2);
+        }
+    }
+}
 
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 10000;
+    int k = -1;
+    for (int i = 0; argc > 2 && colls[i]; i++)
+        if (!strcmp(argv[2], colls[i]))
+            k = i;
+    if (argc > 2 && k < 0) {
+        fprintf(stderr, "path_cost: no collective named %s\n", argv[2]);
+        return 2;
+    }
     shmc_comm *w;
     if (shmc_init(&w) != SHMC_OK || shmc_comm_size(w) != 2) {
         fprintf(stderr, "run with: shmrun -n 2 %s [N]\n", argv[0]);
@@ -37,25 +137,32 @@ int main(int argc, char **argv)
     char name[64];
     if (me == 0)
         snprintf(name, sizeof name, "/shmc-%u-cost-%d", (unsigned)geteuid(), (int)getpid());
-    /* Set-up traffic goes through calls we do not count (isend/irecv/wait): this receive
-     * waits for rank 0 for as long as it takes, and its polling would blur the figures. */
+    /* Set-up traffic goes through calls we do not count (isend/irecv/waitall): this
+     * receive waits for rank 0 for as long as it takes, and its polling would blur the
+     * figures. */
     shmc_request *r;
     if (me == 0)
         shmc_isend(name, sizeof name, SHMC_UINT8, 1, 0, w, &r);
     else
         shmc_irecv(name, sizeof name, SHMC_UINT8, 0, 0, w, &r);
-    shmc_wait(&r, NULL);
+    shmc_waitall(1, &r, NULL);
     int fd = shm_open(name, O_RDWR | O_CREAT, 0600);
     if (fd < 0 || ftruncate(fd, 4096) != 0)
         return 1;
     _Atomic long *step = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
-    shmc_barrier(w);
+    /* Both have it open (a message each way) before rank 0 unlinks it. */
+    char ok = 1;
+    if (me == 0)
+        shmc_irecv(&ok, 1, SHMC_UINT8, 1, 0, w, &r);
+    else
+        shmc_isend(&ok, 1, SHMC_UINT8, 0, 0, w, &r);
+    shmc_waitall(1, &r, NULL);
     if (me == 0)
         shm_unlink(name);
 
     char b[8] = {0};
-    for (long i = 0; i < n; i++) {
+    for (long i = 0; k < 0 && i < n; i++) {
         if (me == 0) {
             /* Wait until rank 1 took message i-1, so the ring never fills. */
             while (atomic_load(step) != 2 * i)
@@ -69,6 +176,8 @@ int main(int argc, char **argv)
             atomic_store(step, 2 * i + 2);
         }
     }
+    if (k >= 0)
+        collective(k, w, me, n, step);
     munmap((void *)step, 4096);
     shmc_finalize();
     return 0;

@@ -216,6 +216,14 @@ int shmct_shm_segments(char *buf, size_t len)
     while ((e = readdir(d))) {
         if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
             continue;
+        /* A job's arena is named for the process that made it (lib/shm/arena.c): one whose
+         * maker, not this process, still runs is another suite's, live beside this one
+         * (make -j2 check), not one left behind. */
+        char *end;
+        long pid = strtol(e->d_name + strlen(prefix), &end, 10);
+        if (end != e->d_name + strlen(prefix) && *end == '-' && pid > 0 && pid != getpid() &&
+            (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+            continue;
         n++;
         if (used + strlen(e->d_name) + 2 < len)
             used += (size_t)snprintf(buf + used, len - used, "%s ", e->d_name);

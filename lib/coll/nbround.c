@@ -29,7 +29,9 @@ static int per_rank(int coll)
 
 size_t shmc__nbr_elems(int coll, const struct shmc__cx *x)
 {
-    size_t fit = SHMC_ONESTEP_MAX / x->es;
+    /* (a shift for the usual power-of-two elements: a division is most of this call) */
+    size_t es = x->es,
+           fit = (es & (es - 1)) ? SHMC_ONESTEP_MAX / es : SHMC_ONESTEP_MAX >> __builtin_ctzl(es);
     return per_rank(coll) ? fit / (size_t)x->n : fit;
 }
 

@@ -179,8 +179,8 @@ static int poll(void *arg, int *err)
 /* Queues call x on the lane as w, run `how` over the buffers of b (b.coll; b.x is set
  * here), its driven request in *req: the call's words (what, count) go with its rounds
  * when the mismatch check is on. SHMC_OK, SHMC_ERR_NOMEM, or the world's failure. */
-static int queue(const struct shmc__cx *x, int how, struct shmc__nbr b, unsigned what, size_t count,
-                 struct shmc__request **req, struct nbw **out)
+static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, unsigned what,
+                 size_t count, struct shmc__request **req, struct nbw **out)
 {
     struct shmc__coll *co = x->co;
     *req = NULL;
@@ -192,9 +192,9 @@ static int queue(const struct shmc__cx *x, int how, struct shmc__nbr b, unsigned
     w->x = *x;
     w->x.nb = NULL;
     w->how = how;
-    w->b = b;
+    w->b = *b;
     w->b.x = &w->x;
-    w->per = b.coll == SHMC_C_BARRIER ? 1 : shmc__nbr_elems(b.coll, x);
+    w->per = b->coll == SHMC_C_BARRIER ? 1 : shmc__nbr_elems(b->coll, x);
     w->e = 0;
     w->posted = 0;
     if (co->check) {
@@ -220,7 +220,7 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     struct nbw *w;
     struct shmc__nbr b = {
         .coll = coll, .sbuf = sbuf, .rbuf = rbuf, .count = coll == SHMC_C_BARRIER ? 0 : count};
-    int rc = queue(x, how, b, (unsigned)coll, count, x->nb, &w);
+    int rc = queue(x, how, &b, (unsigned)coll, count, x->nb, &w);
     if (rc != SHMC_OK)
         return rc;
     if (how == BY_STAGE)
@@ -239,7 +239,7 @@ int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
         return SHMC_OK;
     struct nbw *w;
     struct shmc__request *r;
-    int rc = queue(x, BY_GATE, (struct shmc__nbr){.coll = SHMC_C_BARRIER}, (unsigned)coll, count,
+    int rc = queue(x, BY_GATE, &(struct shmc__nbr){.coll = SHMC_C_BARRIER}, (unsigned)coll, count,
                    &r, &w);
     if (rc != SHMC_OK)
         return rc;

@@ -76,7 +76,12 @@ struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll)
     *list = r->free_next;
     uint32_t idx = r->idx, gen = r->gen;
     uint8_t spare = r->spare;
-    memset(r, 0, sizeof *r);
+    /* The size hidden from the compiler, so that this is libc's memset (vector stores)
+     * and not an inline `rep stos`, whose start-up cost several times as much on a
+     * request's few hundred bytes: a tenth of a small nonblocking collective. */
+    size_t size = sizeof *r;
+    __asm__("" : "+r"(size));
+    memset(r, 0, size);
     r->idx = idx;
     r->gen = gen;
     r->spare = spare;

@@ -337,6 +337,18 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         }
         r->waited = 1; /* doomed() (progress.c) may now fail it for want of peers */
     }
+    /* A driven request waited for alone: its own poll first, which is all most such
+     * waits need (a world collective whose round is over), before progress reads every
+     * mailbox. */
+    struct shmc__request *d = reqs[0];
+    if (n == 1 && active && d->kind == SHMC_REQ_DRIVEN && !p->driving) {
+        int err = SHMC_OK;
+        if (d->poll(d->poll_arg, &err)) {
+            shmc__req_complete(&p->reqs, d, err);
+            d->waited = 0;
+            return reqs_done(&s), s.err;
+        }
+    }
     if (!active) {
         reqs_done(&s);
         return s.err;
