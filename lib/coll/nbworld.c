@@ -41,11 +41,12 @@ enum { BY_ROUNDS = 1, BY_STAGE = 2, BY_GATE = 3 };
 struct nbw {
     struct shmc__link link; /* in co->nbw, in the order of the calls */
     struct shmc__cx x;
-    int how;            /* BY_ROUNDS, BY_STAGE or BY_GATE */
-    struct shmc__nbr b; /* the call's buffers (b.x is &x) */
-    size_t per;         /* BY_ROUNDS: elements of each block a round carries */
-    size_t e;           /* BY_ROUNDS: the current chunk's first element */
-    int posted;         /* BY_ROUNDS: its round is entered */
+    int how;                   /* BY_ROUNDS, BY_STAGE or BY_GATE */
+    struct shmc__nbr b;        /* the call's buffers (b.x is &x) */
+    size_t per;                /* BY_ROUNDS: elements of each block a round carries */
+    size_t e;                  /* BY_ROUNDS: the current chunk's first element */
+    int posted;                /* BY_ROUNDS: its round is entered */
+    struct shmc__request *req; /* its driven request: parked until the first in co->nbw */
     struct shmc__wsync_look look;
     struct shmc__stage_run st;
 };
@@ -81,11 +82,20 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
     }
     if (!per)
         return 0;
+    if (count <= per)
+        return BY_ROUNDS; /* one round */
+    if (x->n != 2)
+        return 0;
+    /* At 2 ranks, by as many rounds as it takes: a reduce at every count, the others up to
+     * their limits in all (both ranks' blocks for those of a block per rank). */
+    if (coll == SHMC_C_REDUCE)
+        return BY_ROUNDS;
+    if (coll == SHMC_C_REDUCE_SCATTER)
+        return 2 * bytes <= SHMC_NBW_TWO_RS_MAX ? BY_ROUNDS : 0;
     if (!rooted(coll))
-        return count <= per ? BY_ROUNDS : 0; /* one round */
-    /* gather's and scatter's bytes are both ranks' blocks */
+        return 0;
     size_t all = coll == SHMC_C_GATHER || coll == SHMC_C_SCATTER ? 2 * bytes : bytes;
-    return all <= SHMC_NBW_ROOTED_MAX ? BY_ROUNDS : 0;
+    return all <= SHMC_NBW_TWO_MAX ? BY_ROUNDS : 0;
 }
 
 /* Calls ended keep their memory here for the next ones (a small all-reduce is a few
@@ -171,6 +181,9 @@ static int poll(void *arg, int *err)
     if (rc == SHMC_ERR_MISMATCH && (w->how == BY_GATE || seen->odd_gate))
         shmc__cx_quit(&w->x, rc);
     shmc__list_remove(&w->link);
+    struct shmc__link *next = shmc__list_first(&co->nbw);
+    if (next)
+        shmc__driven_resume(co->p2p, shmc__link_entry(next, struct nbw, link)->req);
     *err = rc;
     nbw_put(w);
     return 1;
@@ -208,7 +221,10 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
         free(w);
         return rc;
     }
-    shmc__userop_hold(x->op, 1); /* the program may free it before the call ends */
+    w->req = *req;
+    if (!shmc__list_empty(&co->nbw))
+        shmc__driven_park(w->req); /* (a call ahead of it: resumed once that one ends) */
+    shmc__userop_hold(x->op, 1);   /* the program may free it before the call ends */
     shmc__list_push(&co->nbw, &w->link);
     *out = w;
     return SHMC_OK;

@@ -340,6 +340,13 @@ int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsi
  * keeps no handle) is freed by progress once its poll has ended. */
 int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), void *arg,
                       const struct shmc__comm *c, int tag, struct shmc__request **out);
+/* A driven request that cannot move before another has ended (the world's nonblocking
+ * calls queue behind the first, coll/nbworld.c) is parked: progress does not poll it
+ * until its layer resumes it. Thousands may queue (the schedules' gates), and progress
+ * polled every one of them on every pass. A wait on a parked request moves the others
+ * along until it is resumed and ends. */
+void shmc__driven_park(struct shmc__request *r);
+void shmc__driven_resume(struct shmc__p2p *p, struct shmc__request *r);
 /* A send to, or receive from, SHMC_PROC_NULL: a request complete at once, moving nothing. */
 int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
                     const struct shmc__comm *c, struct shmc__request **out);

@@ -106,6 +106,17 @@ int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), voi
     return SHMC_OK;
 }
 
+void shmc__driven_park(struct shmc__request *r)
+{
+    shmc__req_unlink(r);
+}
+
+void shmc__driven_resume(struct shmc__p2p *p, struct shmc__request *r)
+{
+    if (r->state == SHMC_RS_ACTIVE && !shmc__linked(&r->link))
+        shmc__req_enqueue(&p->driven, r, SHMC_Q_DRIVEN);
+}
+
 int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
                     const struct shmc__comm *c, struct shmc__request **out)
 {

@@ -605,9 +605,10 @@ static void world_rounds(shmc_comm *w, int me, int n, void *arg)
     (void)arg;
     /* int64s: a round carries 512 of one block, 512 / n of each of n blocks */
     const size_t counts[] = {
-        1, 37, 512 / (size_t)n, 512 / (size_t)n + 1, 512, 513, 1500, 2048, 2049, 4096, 4097};
+        1,    37,  512 / (size_t)n, 512 / (size_t)n + 1, 512, 513, 1500, 2048, 2049, 4096, 4097,
+        8192, 8193};
     enum { K = sizeof counts / sizeof counts[0] };
-    size_t most = 4097 * (size_t)n;
+    size_t most = 8193 * (size_t)n;
     int64_t *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(most * 8),
             *b = shmct_xmalloc(most * 8);
     fill(in, most, me);
@@ -690,20 +691,27 @@ END_TEST
  * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h), and the
  * world's collectives fail after it on every rank (all quit them). Case 0: a broadcast at 2
  * ranks, rank 0 by rounds; 1: the same, rank 1 by rounds; 2: an all-gather at 3 ranks, rank 0 by
- * rounds. */
+ * rounds; 3: a reduce-scatter at 2 ranks, rank 0 by rounds. */
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
-    int64_t *buf = shmct_xmalloc(4097 * 8 * (size_t)n);
-    fill(buf, 4097 * (size_t)n, me);
+    int64_t *buf = shmct_xmalloc(8193 * 8 * (size_t)n);
+    fill(buf, 8193 * (size_t)n, me);
     shmc_request *r = NULL;
     int rc; /* at the start (the gate met the other call at once) or in the wait */
     if (which < 2) {
-        size_t c = me == which ? 4096 : 4097; /* 32 KiB: by rounds; a word more: not */
+        size_t c = me == which ? 8192 : 8193; /* 64 KiB: by rounds; a word more: not */
         rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
-    } else {
+    } else if (which == 2) {
         size_t c = me == 0 ? 512 : 513; /* a block of one round, or not */
-        rc = shmc_iallgather(buf, buf + 4097, c, SHMC_INT64, w, &r);
+        rc = shmc_iallgather(buf, buf + 8193, c, SHMC_INT64, w, &r);
+    } else {
+        size_t c = me == 0 ? 8192 : 8193; /* 128 KiB in all: by rounds; a word more: not */
+        int64_t *out = shmct_xmalloc(8193 * 8);
+        rc = shmc_ireduce_scatter(buf, out, c, SHMC_INT64, SHMC_SUM, w, &r);
+        if (rc == SHMC_OK)
+            rc = shmc_wait(&r, NULL);
+        free(out);
     }
     if (rc == SHMC_OK)
         rc = shmc_wait(&r, NULL);
@@ -721,7 +729,66 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_nbc_rounds_against_schedule)
 {
     int which = _i;
-    ck_assert_int_eq(shmct_run(which < 2 ? 2 : 3, rounds_against_schedule, &which), 0);
+    ck_assert_int_eq(shmct_run(which == 2 ? 3 : 2, rounds_against_schedule, &which), 0);
+}
+END_TEST
+
+/* Many calls in flight on the world at once, of every way the lane runs them (a small
+ * all-reduce by rounds, a broadcast past the rounds' limit by a schedule and its gate, a
+ * reduce-scatter of several rounds), started back to back and waited for last first, then
+ * again with a waitall: each equals its blocking call. Those queued behind the first are
+ * parked apart from progress (lib/p2p/p2p.h, shmc__driven_park) until it ends. */
+static void many_queued(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    enum { K = 48, BIG = 8193 };
+    int64_t *in = shmct_xmalloc(BIG * 8 * (size_t)n), *big = shmct_xmalloc(BIG * 8 * K / 3),
+            *ref = shmct_xmalloc(BIG * 8 * (size_t)n);
+    int64_t sums[K], rs[K][64];
+    fill(in, BIG * (size_t)n, me);
+    shmc_request *r[K];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < K; k++) {
+            int64_t *b = big + (size_t)(k / 3) * BIG;
+            if (k % 3 == 0)
+                T_OK(shmc_iallreduce(&in[k], &sums[k], 1, SHMC_INT64, SHMC_SUM, w, &r[k]));
+            else if (k % 3 == 1) {
+                memcpy(b, in, BIG * 8);
+                T_OK(shmc_ibroadcast(b, BIG, SHMC_INT64, k % n, w, &r[k]));
+            } else
+                T_OK(shmc_ireduce_scatter(in, rs[k], 64, SHMC_INT64, SHMC_SUM, w, &r[k]));
+        }
+        if (pass == 0)
+            for (int k = K - 1; k >= 0; k--)
+                T_OK(shmc_wait(&r[k], NULL));
+        else
+            T_OK(shmc_waitall(K, r, NULL));
+        for (int k = 0; k < K; k++) {
+            if (k % 3 == 0) {
+                int64_t want = 0;
+                for (int q = 0; q < n; q++)
+                    want += val(q, (size_t)k);
+                T_ASSERT(sums[k] == want, "pass %d, call %d: sum %lld, not %lld", pass, k,
+                         (long long)sums[k], (long long)want);
+            } else if (k % 3 == 1) {
+                for (size_t i = 0; i < BIG; i++)
+                    T_ASSERT(big[(size_t)(k / 3) * BIG + i] == val(k % n, i),
+                             "pass %d, call %d, element %zu", pass, k, i);
+            } else {
+                T_OK(shmc_reduce_scatter(in, ref, 64, SHMC_INT64, SHMC_SUM, w));
+                same(rs[k], ref, 64, "a queued reduce-scatter", me);
+            }
+        }
+    }
+    free(in);
+    free(big);
+    free(ref);
+}
+
+START_TEST(test_nbc_many_queued)
+{
+    static const int sizes[] = {2, 3};
+    ck_assert_int_eq(shmct_run(sizes[_i], many_queued, NULL), 0);
 }
 END_TEST
 
@@ -865,8 +932,9 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_own_schedule);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
-    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 3);
+    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 4);
     tcase_add_test(t, test_nbc_persistent_order);
+    tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
     tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 3);
     tcase_add_loop_test(t, test_nbc_ring_split, 0, 6);
     suite_add_tcase(s, t);
