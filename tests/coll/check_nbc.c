@@ -378,6 +378,43 @@ static void dead_member(shmc_comm *w, int me, int n, void *arg)
     T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "a later ibarrier returned %s", shmc_strerror(rc));
 }
 
+/* A member dies while the others have calls queued on the world's lane (parked behind the
+ * first, which waits for it): waited for last first, each ends with SHMC_ERR_PEER_DEAD. The
+ * dying rank hears from every other that its calls are started. */
+static void dead_member_queued(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    enum { K = 6 };
+    int64_t x[K], y[K], go = 1;
+    shmc_request *r[K];
+    T_OK(shmc_barrier(w));
+    if (me == n - 1) {
+        for (int q = 0; q < n - 1; q++)
+            T_OK(shmc_recv(&go, 1, SHMC_INT64, q, 7, w, NULL));
+        raise(SIGKILL);
+    }
+    for (int k = 0; k < K; k++) {
+        x[k] = me + k;
+        if (k % 2)
+            T_OK(shmc_ibarrier(w, &r[k]));
+        else
+            T_OK(shmc_iallreduce(&x[k], &y[k], 1, SHMC_INT64, SHMC_SUM, w, &r[k]));
+    }
+    T_OK(shmc_send(&go, 1, SHMC_INT64, n - 1, 7, w));
+    for (int k = K - 1; k >= 0; k--) {
+        int rc = shmc_wait(&r[k], NULL);
+        T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "queued call %d ended with %s", k, shmc_strerror(rc));
+    }
+}
+
+START_TEST(test_nbc_dead_member_queued)
+{
+    struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
+    ck_assert_int_eq(shmct_run_opts(3, dead_member_queued, NULL, &o), 1);
+    ck_assert(WIFSIGNALED(shmct_status(2)) && WTERMSIG(shmct_status(2)) == SIGKILL);
+}
+END_TEST
+
 START_TEST(test_nbc_dead_member)
 {
     struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
@@ -927,6 +964,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_progress_inside_blocking_calls);
     tcase_add_test(t, test_nbc_threads_in_any_order);
     tcase_add_test(t, test_nbc_dead_member);
+    tcase_add_test(t, test_nbc_dead_member_queued);
     tcase_add_test(t, test_nbc_mismatch_and_bad_arguments);
     tcase_add_test(t, test_nbc_comm_idup);
     tcase_add_test(t, test_nbc_own_schedule);
