@@ -63,7 +63,7 @@ struct shmc__wsync_look {
     uint64_t want;
     int next; /* the first rank not yet seen at `want` */
     int err;
-    uint64_t tag; /* our call's hash in bits 40-63, to compare with each rank's; 0: none */
+    uint64_t tag; /* our call's hash in bits 41-63, to compare with each rank's; 0: none */
     int odd;      /* the first rank whose hash differs, or -1 */
     int odd_gate; /* a rank whose hash differs entered by a gate (SHMC_WSYNC_GATE) */
 };

@@ -319,6 +319,15 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
                     int stop_on_error, int want_tag, int any)
 {
     struct reqset s = {p, n, reqs, stop_on_error, want_tag, SHMC_OK, any};
+    /* The set's driven requests polled first, which is all most waits for them need (a
+     * world collective whose round is over), before progress reads every mailbox. */
+    for (size_t i = 0; i < n && !p->driving; i++) {
+        struct shmc__request *r = reqs[i];
+        int err = SHMC_OK;
+        if (r && r->state == SHMC_RS_ACTIVE && r->kind == SHMC_REQ_DRIVEN &&
+            r->poll(r->poll_arg, &err))
+            shmc__req_complete(&p->reqs, r, err);
+    }
     /* Waiting for any one: one that is complete already ends it. */
     if (any && reqs_done(&s))
         return SHMC_OK;
@@ -336,18 +345,6 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
             b.bytes = r->bytes;
         }
         r->waited = 1; /* doomed() (progress.c) may now fail it for want of peers */
-    }
-    /* A driven request waited for alone: its own poll first, which is all most such
-     * waits need (a world collective whose round is over), before progress reads every
-     * mailbox. */
-    struct shmc__request *d = reqs[0];
-    if (n == 1 && active && d->kind == SHMC_REQ_DRIVEN && !p->driving) {
-        int err = SHMC_OK;
-        if (d->poll(d->poll_arg, &err)) {
-            shmc__req_complete(&p->reqs, d, err);
-            d->waited = 0;
-            return reqs_done(&s), s.err;
-        }
     }
     if (!active) {
         reqs_done(&s);

@@ -182,9 +182,10 @@ struct shmc__slot {
 #define SHMC_WSYNC_BYTES (4u << 10)
 struct shmc__wsync {
     /* round[r & 1]: bits 0-39 the last round r of that parity the rank entered; bits
-     * 40-63 a hash of the call it was for (coll/onestep.c), published by the same store,
-     * or 0. Two words, so that a rank already in round r + 1 still shows round r's hash
-     * to a rank that has not looked yet (it writes that word again only in r + 2). */
+     * 40-63 a hash of the call it was for, bit 40 marking a schedule's gate
+     * (coll/wsync.h), published by the same store, or 0. Two words, so that a rank already in round
+     * r + 1 still shows round r's hash to a rank that has not looked yet (it writes that word again
+     * only in r + 2). */
     SHMC_ALIGNED_LINE shmc_atomic_u64 round[2];
 };
 #define SHMC_WSYNC_ROUND_MASK ((1ull << 40) - 1)

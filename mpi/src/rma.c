@@ -48,19 +48,20 @@ static int target(MPI_Win win, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Da
     if (disp < 0)
         return shmc_mpi__err(MPI_ERR_DISP, "target displacement %lld is negative", (long long)disp);
     a->tbytes = (size_t)tcount * (size_t)a->tt->size;
-    struct shmc_mpi_part me;
-    const struct shmc_mpi_part *part = a->x->part ? &a->x->part[rank] : &me;
-    if (!a->x->part && rank != a->x->rank) {
-        /* (the C library checks the range: its SHMC_ERR_ARG is rma_err's) */
-        a->remote = 1;
-        return MPI_SUCCESS;
+    struct shmc_mpi_part own; /* a window on the program's memory: this rank's part */
+    const struct shmc_mpi_part *part = a->x->part ? &a->x->part[rank] : &own;
+    if (!a->x->part) {
+        if (rank != a->x->rank) {
+            /* (the C library checks the range: its SHMC_ERR_ARG is rma_err's) */
+            a->remote = 1;
+            return MPI_SUCCESS;
+        }
+        void *base;
+        if ((rc = shmc_mpi__from_shmc(
+                 shmc_win_shared_query(a->x->w, rank, &own.bytes, &own.unit, &base))))
+            return rc;
+        own.base = base;
     }
-    void *base;
-    if (!a->x->part && (rc = shmc_mpi__from_shmc(
-                            shmc_win_shared_query(a->x->w, rank, &me.bytes, &me.unit, &base))))
-        return rc;
-    if (!a->x->part)
-        me.base = base;
     size_t bytes = part->bytes, unit = part->unit;
     MPI_Aint lo = 0, off;
     /* (a dense type's data are its packed bytes from 0) */
@@ -149,8 +150,7 @@ static int move(int into, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int
         shmc_mpi__unpack(v.p, v.bytes, a.at, (size_t)tcount, a.tt);
     else
         shmc_mpi__pack(a.at, (size_t)tcount, a.tt, v.p);
-    if (b)
-        free(b);
+    free(b);
     shmc_mpi__view_finish(&v, !into && rc == MPI_SUCCESS ? v.bytes : 0);
     return rc;
 }

@@ -21,6 +21,13 @@
 #include "harness.h"
 
 #define C 37 /* elements per block */
+/* int64 elements up to the 2-rank rounds' limit of a broadcast's vector (SHMC_NBW_TWO_MAX,
+ * lib/coll/nbworld.h) and of a reduce-scatter's two blocks (SHMC_NBW_TWO_RS_MAX), and one
+ * past it: a test sees the library as a program does, so the limits are restated here. */
+#define TWO 8192
+#define OVER (TWO + 1)
+/* The world's rank counts for the lane's tests. */
+static const int world_sizes[] = {2, 3, 4, 8};
 
 static int64_t val(int r, size_t i)
 {
@@ -611,8 +618,7 @@ static void world_shared(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_nbc_world_shared)
 {
-    static const int sizes[] = {2, 3, 4, 8};
-    ck_assert_int_eq(shmct_run(sizes[_i], world_shared, NULL), 0);
+    ck_assert_int_eq(shmct_run(world_sizes[_i], world_shared, NULL), 0);
 }
 END_TEST
 
@@ -642,10 +648,10 @@ static void world_rounds(shmc_comm *w, int me, int n, void *arg)
     (void)arg;
     /* int64s: a round carries 512 of one block, 512 / n of each of n blocks */
     const size_t counts[] = {
-        1,    37,  512 / (size_t)n, 512 / (size_t)n + 1, 512, 513, 1500, 2048, 2049, 4096, 4097,
-        8192, 8193};
+        1,   37,  512 / (size_t)n, 512 / (size_t)n + 1, 512, 513, 1500, 2048, 2049, 4096, 4097,
+        TWO, OVER};
     enum { K = sizeof counts / sizeof counts[0] };
-    size_t most = 8193 * (size_t)n;
+    size_t most = OVER * (size_t)n;
     int64_t *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(most * 8),
             *b = shmct_xmalloc(most * 8);
     fill(in, most, me);
@@ -718,8 +724,7 @@ static void world_rounds(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_nbc_world_rounds)
 {
-    static const int sizes[] = {2, 3, 4, 8};
-    ck_assert_int_eq(shmct_run(sizes[_i], world_rounds, NULL), 0);
+    ck_assert_int_eq(shmct_run(world_sizes[_i], world_rounds, NULL), 0);
 }
 END_TEST
 
@@ -732,19 +737,19 @@ END_TEST
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
-    int64_t *buf = shmct_xmalloc(8193 * 8 * (size_t)n);
-    fill(buf, 8193 * (size_t)n, me);
+    int64_t *buf = shmct_xmalloc(OVER * 8 * (size_t)n);
+    fill(buf, OVER * (size_t)n, me);
     shmc_request *r = NULL;
     int rc; /* at the start (the gate met the other call at once) or in the wait */
     if (which < 2) {
-        size_t c = me == which ? 8192 : 8193; /* 64 KiB: by rounds; a word more: not */
+        size_t c = me == which ? TWO : OVER; /* by rounds; a word more: not */
         rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
     } else if (which == 2) {
         size_t c = me == 0 ? 512 : 513; /* a block of one round, or not */
-        rc = shmc_iallgather(buf, buf + 8193, c, SHMC_INT64, w, &r);
+        rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
     } else {
-        size_t c = me == 0 ? 8192 : 8193; /* 128 KiB in all: by rounds; a word more: not */
-        int64_t *out = shmct_xmalloc(8193 * 8);
+        size_t c = me == 0 ? TWO : OVER; /* both blocks: by rounds; a word more: not */
+        int64_t *out = shmct_xmalloc(OVER * 8);
         rc = shmc_ireduce_scatter(buf, out, c, SHMC_INT64, SHMC_SUM, w, &r);
         if (rc == SHMC_OK)
             rc = shmc_wait(&r, NULL);
@@ -778,7 +783,7 @@ END_TEST
 static void many_queued(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    enum { K = 48, BIG = 8193 };
+    enum { K = 48, BIG = OVER };
     int64_t *in = shmct_xmalloc(BIG * 8 * (size_t)n), *big = shmct_xmalloc(BIG * 8 * K / 3),
             *ref = shmct_xmalloc(BIG * 8 * (size_t)n);
     int64_t sums[K], rs[K][64];
