@@ -106,45 +106,71 @@ static size_t ring_piece(const struct shmc__cx *x)
     return SHMC_NBC_PIECE / x->es ? SHMC_NBC_PIECE / x->es : 1;
 }
 
-/* The reduce-scatter of a ring over blocks at off[b], len[b] elements of acc (which holds
- * this rank's input): n - 1 steps, block b starting at rank b + 1 and ending complete at
- * rank b, each rank's input on the right of the partial it receives (the blocking ring's
- * order, docs/collectives.md). Each step's block moves in pieces of at most
- * SHMC_NBC_PIECE bytes, a round each, so that what a round receives into tmp (a piece)
- * is still in the cache when the next round combines it; every rank takes as many rounds
- * as the longest block needs, so each pair exchanges as many messages (a shorter block's
- * last ones empty). */
-static void ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, char *acc, void *tmp,
-                          const size_t *off, const size_t *len)
+/* The reduce-scatter of a ring, as the blocking ring's (reduce.c): n - 1 steps over the
+ * blocks at off[b], len[b] elements of src, block b starting at rank b + 1 and ending
+ * complete at rank b, each rank's input on the right of the partial it receives (the
+ * blocking ring's order, docs/collectives.md). Step k sends block me - k - 1 (the input's
+ * at the first step, then the partial the step before completed) and receives the partial
+ * of block me - k - 2 into part[k & 1], or at the last step into out (NULL: out lies in
+ * src, which that step still reads), then combines it with the input's; so nothing copies
+ * the input first. Each step's block moves in pieces of at most SHMC_NBC_PIECE bytes, a
+ * round each, so that what a round receives is still in the cache when the next round
+ * combines it; every rank takes as many rounds as the longest block needs, so each pair
+ * exchanges as many messages (a shorter block's last ones empty). Returns where block me
+ * ends up. */
+static char *ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, const char *src,
+                           char *out, char *const part[2], const size_t *off, const size_t *len)
 {
     int n = x->n, me = x->me, right = (me + 1) % n, left = (me - 1 + n) % n;
     size_t es = x->es, piece = ring_piece(x), most = 0;
     for (int b = 0; b < n; b++)
         most = len[b] > most ? len[b] : most;
+    const char *send = NULL;
+    char *in = NULL;
     for (int k = 0; k < n - 1; k++) {
         int o = (me - k - 1 + 2 * n) % n, i = (me - k - 2 + 2 * n) % n;
+        if (k == 0)
+            send = src + off[o] * es;
+        in = k == n - 2 && out ? out : part[k & 1];
         for (size_t at = 0; at < most; at += piece) {
             size_t sl = at < len[o] ? shmc__chunk(len[o], at, piece) : 0;
             size_t rl = at < len[i] ? shmc__chunk(len[i], at, piece) : 0;
-            shmc__sched_send(s, acc + (off[o] + at) * es, sl * es, right);
-            shmc__sched_recv(s, tmp, rl * es, left);
+            shmc__sched_send(s, send + at * es, sl * es, right);
+            shmc__sched_recv(s, in + at * es, rl * es, left);
             shmc__sched_round(s);
-            shmc__sched_reduce(s, acc + (off[i] + at) * es, tmp, rl, SHMC_ACC_RIGHT);
+            shmc__sched_reduce(s, in + at * es, src + (off[i] + at) * es, rl, SHMC_ACC_LEFT);
         }
+        send = in;
     }
+    return in;
 }
 
-/* The tmp a ring reduce-scatter needs for blocks of at most `most` elements. */
-static size_t ring_tmp(const struct shmc__cx *x, size_t most)
+/* The memory of the partials a ring reduce-scatter (ring_rs_steps) receives into, for blocks
+ * of at most `most` elements: a block for each step that does not receive into out, two at
+ * most (they alternate). *part gets their places in s's own memory from byte `at`. */
+static size_t ring_parts(const struct shmc__cx *x, size_t most, int into_out)
 {
-    size_t piece = ring_piece(x);
-    return (most < piece ? most : piece) * x->es;
+    int steps = x->n - 1 - (into_out ? 1 : 0);
+    return (size_t)(steps < 2 ? steps : 2) * most * x->es;
 }
 
-/* All-reduce by a ring: the reduce-scatter above over shmc__block's blocks, then an
- * all-gather of the blocks in n - 1 rounds. Each rank sends and receives 2 (n - 1) / n of
- * the vector, against log2 n of it by recursive doubling: the large calls' algorithm,
- * for ops that commute (block b is not combined in rank order). */
+static void ring_parts_at(struct shmc__sched *s, size_t at, size_t most, char *part[2])
+{
+    part[0] = (char *)shmc__sched_tmp(s) + at;
+    part[1] = part[0] + most;
+}
+
+/* Does [p, p + bytes) overlap [q, q + qbytes)? */
+static int overlaps(const void *p, size_t bytes, const void *q, size_t qbytes)
+{
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    return a < b + qbytes && b < a + bytes;
+}
+
+/* All-reduce by a ring: the reduce-scatter above over shmc__block's blocks, block me into
+ * its place in rbuf, then an all-gather of the blocks in n - 1 rounds. Each rank sends and
+ * receives 2 (n - 1) / n of the vector, against log2 n of it by recursive doubling: the
+ * large calls' algorithm, for ops that commute (block b is not combined in rank order). */
 static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                           struct shmc__request **req)
 {
@@ -154,13 +180,18 @@ static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf
         return go(NULL, req);
     for (int b = 0; b < n; b++)
         shmc__block(count, n, b, &off[b], &len[b]);
-    struct shmc__sched *s = shmc__sched_new(x, ring_tmp(x, len[0])); /* block 0: longest */
+    char *r = rbuf, *mine = r + off[me] * es;
+    /* In place, block me's last partial must not land on the input it is combined with. */
+    int into = !overlaps(mine, len[me] * es, sbuf, count * es);
+    size_t most = len[0] * es; /* block 0: the longest */
+    struct shmc__sched *s = shmc__sched_new(x, ring_parts(x, len[0], into));
     if (s) {
-        char *r = rbuf;
-        if (sbuf != rbuf)
-            shmc__sched_copy(s, rbuf, sbuf, count * es);
-        ring_rs_steps(s, x, r, shmc__sched_tmp(s), off, len);
-        shmc__sched_finish(s, r + off[me] * es, len[me], n);
+        char *part[2];
+        ring_parts_at(s, 0, most, part);
+        char *got = ring_rs_steps(s, x, sbuf, into ? mine : NULL, part, off, len);
+        if (got != mine)
+            shmc__sched_copy(s, mine, got, len[me] * es);
+        shmc__sched_finish(s, mine, len[me], n);
         for (int k = 0; k < n - 1; k++) {
             int o = (me - k + n) % n, i = (me - k - 1 + n) % n;
             shmc__sched_send(s, r + off[o] * es, len[o] * es, right);
@@ -294,8 +325,9 @@ int shmc__nbc_alltoallv(const struct shmc__cx *x, const void *sbuf, const size_t
     return go(s, req);
 }
 
-/* Reduce-scatter by the ring's first half, into a copy of the input (the schedule's own
- * memory), block me then copied out: for ops that commute, from SHMC_NBC_RING_MIN bytes. */
+/* Reduce-scatter by the ring's first half, block me straight into rbuf unless rbuf lies in
+ * the input: for ops that commute, from SHMC_NBC_RING_MIN bytes, and at 2 ranks at every
+ * size (one exchange). */
 static int reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf,
                                const size_t *counts, size_t total, struct shmc__request **req)
 {
@@ -307,13 +339,15 @@ static int reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void 
         off[b] = b ? off[b - 1] + counts[b - 1] : 0;
         most = counts[b] > most ? counts[b] : most;
     }
-    struct shmc__sched *s = shmc__sched_new(x, total * es + ring_tmp(x, most));
+    int into = !overlaps(rbuf, counts[me] * es, sbuf, total * es);
+    struct shmc__sched *s = shmc__sched_new(x, ring_parts(x, most, into));
     if (s) {
-        char *acc = shmc__sched_tmp(s);
-        shmc__sched_copy(s, acc, sbuf, total * es);
-        ring_rs_steps(s, x, acc, acc + total * es, off, counts);
-        shmc__sched_finish(s, acc + off[me] * es, counts[me], n);
-        shmc__sched_copy(s, rbuf, acc + off[me] * es, counts[me] * es);
+        char *part[2];
+        ring_parts_at(s, 0, most * es, part);
+        char *got = ring_rs_steps(s, x, sbuf, into ? rbuf : NULL, part, off, counts);
+        if (got != rbuf)
+            shmc__sched_copy(s, rbuf, got, counts[me] * es);
+        shmc__sched_finish(s, rbuf, counts[me], n);
     }
     free(off);
     return go(s, req);
@@ -326,7 +360,7 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
     for (int q = 0; q < x->n; q++)
         total += counts[q];
     size_t bytes = total * x->es;
-    if (x->n > 1 && bytes >= SHMC_NBC_RING_MIN && shmc__op_commutes(x->op))
+    if (x->n > 1 && (bytes >= SHMC_NBC_RING_MIN || x->n == 2) && shmc__op_commutes(x->op))
         return reduce_scatter_ring(x, sbuf, rbuf, counts, total, req);
     /* acc and the receiving tmp: the whole vector each */
     struct shmc__sched *s = shmc__sched_new(x, 2 * bytes);

@@ -16,8 +16,8 @@
  * - gather(v), scatter(v): the root and each member exchange one message, in one round;
  * - allgather(v), alltoall(v): every pair exchanges its blocks directly, in one round;
  * - reduce_scatter(v): a reduce into rank 0, then a scatter of its parts; from
- *   SHMC_NBC_RING_MIN bytes in all with an op that commutes, the ring's first half
- *   (n - 1 rounds, in the blocking ring's order);
+ *   SHMC_NBC_RING_MIN bytes in all, and at 2 ranks at every size, with an op that
+ *   commutes, the ring's first half (n - 1 rounds, in the blocking ring's order);
  * - scan, exscan: a chain from rank 0 up, n - 1 rounds.
  *
  * Returns SHMC_OK, SHMC_ERR_NOMEM, or the communicator's collectives' failure.

@@ -22,8 +22,8 @@
 
 #define C 37 /* elements per block */
 /* int64 elements up to the 2-rank rounds' limit of a broadcast's vector (SHMC_NBW_TWO_MAX,
- * lib/coll/nbworld.h) and of a reduce-scatter's two blocks (SHMC_NBW_TWO_RS_MAX), and one
- * past it: a test sees the library as a program does, so the limits are restated here. */
+ * lib/coll/nbworld.h), and one past it: a test sees the library as a program does, so the
+ * limit is restated here, as is a round's size (SHMC_ONESTEP_MAX, 4 KiB of each rank). */
 #define TWO 8192
 #define OVER (TWO + 1)
 /* The world's rank counts for the lane's tests. */
@@ -733,7 +733,7 @@ END_TEST
  * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h), and the
  * world's collectives fail after it on every rank (all quit them). Case 0: a broadcast at 2
  * ranks, rank 0 by rounds; 1: the same, rank 1 by rounds; 2: an all-gather at 3 ranks, rank 0 by
- * rounds; 3: a reduce-scatter at 2 ranks, rank 0 by rounds. */
+ * rounds; 3: a reduce-scatter at 2 ranks, rank 0 by rounds (both blocks in one round). */
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
@@ -748,7 +748,7 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
         size_t c = me == 0 ? 512 : 513; /* a block of one round, or not */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
     } else {
-        size_t c = me == 0 ? TWO : OVER; /* both blocks: by rounds; a word more: not */
+        size_t c = me == 0 ? 256 : 257; /* both blocks in one round, or not */
         int64_t *out = shmct_xmalloc(OVER * 8);
         rc = shmc_ireduce_scatter(buf, out, c, SHMC_INT64, SHMC_SUM, w, &r);
         if (rc == SHMC_OK)
