@@ -27,7 +27,8 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
     co->arena = p2p->arena;
     co->rank = p2p->rank;
     co->size = p2p->size;
-    co->slot = shmc__arena_slot(co->arena, (unsigned)co->rank);
+    for (unsigned l = 0; l < SHMC_LANES; l++)
+        co->own[l].slot = shmc__arena_slot(co->arena, l, (unsigned)co->rank);
     for (unsigned l = 0; l < SHMC_LANES; l++)
         co->lane[l] = (struct shmc__lane){
             .id = l, .wsync = shmc__arena_wsync(co->arena, l, (unsigned)co->rank)};

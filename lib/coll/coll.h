@@ -74,6 +74,15 @@ struct shmc__lane {
     int stage;                 /* every rank's reserved: 0 not known yet, 1 yes, -1 no (stage.c) */
 };
 
+/* One of this rank's collective slots (slot.c): the blocking calls' (any communicator), or
+ * the world's nonblocking calls' (nbslot.c). */
+struct shmc__slot_own {
+    struct shmc__slot *slot;
+    uint64_t readers[SHMC_MAX_RANKS / 64]; /* world ranks that may still owe reads */
+    uint64_t stamp;                        /* of our last publication */
+    uint32_t round; /* the nonblocking lane's publications so far (its stamps' low half) */
+};
+
 /* The process's collectives. */
 struct shmc__coll {
     struct shmc__p2p *p2p;
@@ -83,10 +92,8 @@ struct shmc__coll {
     int check;                  /* SHMC_CHECK: members agree on each call first */
     int overlap;                /* SHMC_COLL_OVERLAP */
 
-    /* This rank's collective slot (slot.c). */
-    struct shmc__slot *slot;
-    uint64_t slot_readers[SHMC_MAX_RANKS / 64]; /* world ranks that may still owe reads */
-    uint64_t slot_stamp;                        /* of our last publication */
+    /* This rank's collective slots (slot.c), one per lane (shm/arena.h). */
+    struct shmc__slot_own own[SHMC_LANES];
 
     /* The world's lanes of rounds and staging buffers (wsync.h): the blocking
      * collectives' and the nonblocking ones'. */

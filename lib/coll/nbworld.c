@@ -3,9 +3,10 @@
  * ones: the one-step rounds for a barrier, small vectors and the other collectives of
  * equal blocks where the rule in nbworld.h takes them (nbround.c has what each puts and
  * takes), the staging buffers for a large all-reduce, as dispatch.c picks for the
- * blocking call. A schedule of messages (sched.c) cost a small call two to three times
- * the blocking call's time (bench/coll_bench --nonblocking): messages go through
- * mailboxes and matching, where a round is one store and a load per rank.
+ * blocking call, and beyond 2 ranks the lane's slots for the rooted calls (nbslot.c).
+ * A schedule of messages (sched.c) cost a small call two to three times the blocking
+ * call's time (bench/coll_bench --nonblocking): messages go through mailboxes and
+ * matching, where a round is one store and a load per rank.
  *
  * They take the world's second lane of rounds and buffers (coll.h), so that they are
  * numbered apart from the blocking calls, which a member may interleave with them
@@ -33,15 +34,16 @@
 #include "coll/callword.h"
 #include "coll/dispatch.h"
 #include "coll/nbround.h"
+#include "coll/nbslot.h"
 #include "coll/onestep.h"
 #include "p2p/request.h"
 
-enum { BY_ROUNDS = 1, BY_STAGE = 2, BY_GATE = 3 };
+enum { BY_ROUNDS = 1, BY_STAGE = 2, BY_GATE = 3, BY_SLOT = 4, BY_SLOT_GATE = 5 };
 
 struct nbw {
     struct shmc__link link; /* in co->nbw, in the order of the calls */
     struct shmc__cx x;
-    int how;                   /* BY_ROUNDS, BY_STAGE or BY_GATE */
+    int how;                   /* BY_* */
     struct shmc__nbr b;        /* the call's buffers (b.x is &x) */
     size_t per;                /* BY_ROUNDS: elements of each block a round carries */
     size_t e;                  /* BY_ROUNDS: the current chunk's first element */
@@ -49,6 +51,7 @@ struct nbw {
     struct shmc__request *req; /* its driven request: parked until the first in co->nbw */
     struct shmc__wsync_look look;
     struct shmc__stage_run st;
+    struct shmc__nbs sl; /* BY_SLOT, BY_SLOT_GATE */
 };
 
 /* Is a rooted collective (it goes by rounds at 2 ranks only, nbworld.h)? */
@@ -67,7 +70,11 @@ static int may_round(int coll, const struct shmc__cx *x)
 
 int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
 {
-    if (!shmc__cx_world(x) || x->n < 2 || x->dev || !may_round(coll, x))
+    if (!shmc__cx_world(x) || x->n < 2 || x->dev)
+        return 0;
+    if (shmc__nbs_rooted(coll, x))
+        return shmc__nbs_takes(coll, x, count) ? BY_SLOT : 0;
+    if (!may_round(coll, x))
         return 0;
     if (coll == SHMC_C_BARRIER)
         return shmc__coll_pick(coll, x, 0) == SHMC_A_SHM ? BY_ROUNDS : 0;
@@ -158,6 +165,12 @@ static int poll(void *arg, int *err)
     if (shmc__list_first(&co->nbw) != &w->link)
         return 0;
     int rc = SHMC_OK, over;
+    if (w->how == BY_SLOT || w->how == BY_SLOT_GATE) {
+        /* (an error has made this rank quit already: nbslot.c) */
+        if (!shmc__nbs_step(&w->sl, &rc))
+            return 0;
+        goto ended;
+    }
     if (w->how == BY_STAGE) {
         over = shmc__stage_step(&w->st, &rc);
         if (over && rc == SHMC_STAGE_REFUSED) {
@@ -178,6 +191,7 @@ static int poll(void *arg, int *err)
     const struct shmc__wsync_look *seen = w->how == BY_STAGE ? &w->st.look : &w->look;
     if (rc == SHMC_ERR_MISMATCH && (w->how == BY_GATE || seen->odd_gate))
         shmc__cx_quit(&w->x, rc);
+ended:
     shmc__list_remove(&w->link);
     struct shmc__link *next = shmc__list_first(&co->nbw);
     if (next)
@@ -239,6 +253,8 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
         return rc;
     if (how == BY_STAGE)
         w->st = (struct shmc__stage_run){.x = &w->x, .in = sbuf, .out = rbuf, .count = count};
+    if (how == BY_SLOT)
+        shmc__nbs_begin(&w->sl, &w->b, 0);
     /* What it can do now: its first round entered, if no call is ahead of it. */
     struct shmc__request *r = *x->nb;
     int err;
@@ -249,14 +265,21 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
 
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
-    if (!shmc__cx_world(x) || x->n < 2 || !x->co->check || !may_round(coll, x))
+    if (!shmc__cx_world(x) || x->n < 2 || !x->co->check || coll < 0 || coll >= SHMC_C_COUNT)
+        return SHMC_OK;
+    int slots = shmc__nbs_rooted(coll, x);
+    if (slots ? !shmc__nbs_gated(coll, x, count) : !may_round(coll, x))
         return SHMC_OK;
     struct nbw *w;
     struct shmc__request *r;
-    int rc = queue(x, BY_GATE, &(struct shmc__nbr){.coll = SHMC_C_BARRIER}, (unsigned)coll, count,
-                   &r, &w);
+    int rc = slots ? queue(x, BY_SLOT_GATE, &(struct shmc__nbr){.coll = coll}, (unsigned)coll,
+                           count, &r, &w)
+                   : queue(x, BY_GATE, &(struct shmc__nbr){.coll = SHMC_C_BARRIER}, (unsigned)coll,
+                           count, &r, &w);
     if (rc != SHMC_OK)
         return rc;
+    if (slots)
+        shmc__nbs_begin(&w->sl, &w->b, 1);
     r->detached = 1;
     int err;
     if (poll(w, &err)) {

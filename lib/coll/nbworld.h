@@ -25,7 +25,8 @@
  * rank, where the rooted schedules' messages and the blocking calls wait for the root alone:
  * with more ranks than cores that costs the rooted calls several times the schedule, and
  * whether ranks share cores is not known alike on every member, so beyond 2 ranks the
- * rooted calls take no rounds at all (docs/collectives.md has the measurements). */
+ * rooted calls take no rounds at all, but the lane's slots where they fit (nbslot.h;
+ * docs/collectives.md has the measurements). */
 #define SHMC_NBW_TWO_MAX ((size_t)64 << 10)
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,

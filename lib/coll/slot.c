@@ -1,6 +1,8 @@
 /*
- * The shared staging slots: one per rank in the arena (arena.h), written only by its
- * owner and read by the members of whatever communicator the owner publishes for.
+ * The shared staging slots: two per rank in the arena (arena.h), one per lane: the blocking
+ * collectives' on any communicator, and the world's nonblocking calls' (nbslot.c, which
+ * take the same steps without waiting, in the order of those calls). Each is written only
+ * by its owner and read by the members of whatever communicator the owner publishes for.
  *
  * A publication is a round of one communicator. Its stamp is the communicator's uid
  * (high 32 bits) and round number (low 32 bits); every member counts rounds the same
@@ -39,9 +41,9 @@
 #include "p2p/quit.h"
 #include "shm/doorbell.h"
 
-static struct shmc__slot *slot_of(const struct shmc__cx *x, int r)
+static struct shmc__slot *slot_of(const struct shmc__cx *x, unsigned lane, int r)
 {
-    return shmc__arena_slot(x->co->arena, (unsigned)shmc__comm_world_rank(x->c, r));
+    return shmc__arena_slot(x->co->arena, lane, (unsigned)shmc__comm_world_rank(x->c, r));
 }
 
 uint64_t shmc__slot_next(const struct shmc__cx *x)
@@ -59,7 +61,8 @@ static int stamp_reached(uint64_t s, uint64_t want)
 
 struct slot_wait {
     const struct shmc__cx *x;
-    shmc_atomic_u64 *stamp; /* waiting for a stamp, or (NULL) for our readers */
+    const struct shmc__slot_own *own; /* our slot, whose readers we wait for */
+    shmc_atomic_u64 *stamp;           /* waiting for a stamp, or (NULL) for our readers */
     uint64_t want;
     int peer; /* the comm rank we depend on */
     int err;
@@ -68,14 +71,14 @@ struct slot_wait {
 /* Has every reader of our last publication finished with it, left the job, or quit the
  * communicator it was for (p2p/quit.c: a member publishes that only once it reads no
  * more)? */
-static int readers_done(const struct shmc__coll *co)
+static int readers_done(const struct shmc__coll *co, const struct shmc__slot_own *o)
 {
-    uint32_t ctx = SHMC_CTX_OF_UID(co->slot_stamp >> 32) + 1;
+    uint32_t ctx = SHMC_CTX_OF_UID(o->stamp >> 32) + 1;
     for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++) {
-        for (uint64_t want = co->slot_readers[i]; want; want &= want - 1) {
+        for (uint64_t want = o->readers[i]; want; want &= want - 1) {
             unsigned r = i * 64 + (unsigned)__builtin_ctzll(want);
             /* A6 pairs with R6: this reader's loads are done before we write again. */
-            if (shmc__load_acquire64(&co->slot->done[r]) == co->slot_stamp)
+            if (shmc__load_acquire64(&o->slot->done[r]) == o->stamp)
                 continue;
             if (shmc__peer_lost(co->p2p, (int)r) == SHMC_OK && !shmc__quit_by(co->p2p, (int)r, ctx))
                 return 0;
@@ -89,7 +92,7 @@ static int slot_ready(void *arg)
     struct slot_wait *w = arg;
     struct shmc__p2p *p = w->x->co->p2p;
     if (!w->stamp) {
-        if (readers_done(w->x->co))
+        if (readers_done(w->x->co, w->own))
             return 1;
         /* A member quit the call (a mismatch found, say): we need not write any more.
          * (A reader that never reads, as when members disagreed on a root, would
@@ -125,36 +128,40 @@ static int slot_block(struct slot_wait *w)
 
 int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data)
 {
-    struct shmc__coll *co = x->co;
-    struct slot_wait w = {.x = x, .peer = -1};
-    *data = shmc__slot_data(co->slot);
+    struct shmc__slot_own *o = &x->co->own[SHMC_LANE_BLOCKING];
+    struct slot_wait w = {.x = x, .own = o, .peer = -1};
+    *data = shmc__slot_data(o->slot);
     int rc = slot_block(&w);
     if (rc == SHMC_OK)
-        memset(co->slot_readers, 0, sizeof co->slot_readers);
+        memset(o->readers, 0, sizeof o->readers);
     return rc;
 }
 
-void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
+static void publish(const struct shmc__cx *x, struct shmc__slot_own *o, uint64_t stamp, int reader)
 {
-    struct shmc__coll *co = x->co;
-    co->slot_stamp = stamp;
-    shmc__store_relaxed64(&co->slot->call[0], x->call[0]);
-    shmc__store_relaxed64(&co->slot->call[1], x->call[1]);
+    o->stamp = stamp;
+    shmc__store_relaxed64(&o->slot->call[0], x->call[0]);
+    shmc__store_relaxed64(&o->slot->call[1], x->call[1]);
     /* R5 pairs with A5 (slot_ready): the data and the call are written before the stamp. */
-    shmc__store_release64(&co->slot->stamp, stamp);
+    shmc__store_release64(&o->slot->stamp, stamp);
     for (int r = 0; r < x->n; r++) {
         if (r == x->me || (reader >= 0 && r != reader))
             continue;
         int w = shmc__comm_world_rank(x->c, r);
-        co->slot_readers[w / 64] |= 1ull << (w % 64);
-        shmc__peer_notify(co->p2p, w);
+        o->readers[w / 64] |= 1ull << (w % 64);
+        shmc__peer_notify(x->co->p2p, w);
     }
+}
+
+void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
+{
+    publish(x, &x->co->own[SHMC_LANE_BLOCKING], stamp, reader);
 }
 
 int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
                          uint64_t call[2])
 {
-    struct shmc__slot *s = slot_of(x, owner);
+    struct shmc__slot *s = slot_of(x, SHMC_LANE_BLOCKING, owner);
     struct slot_wait w = {.x = x, .stamp = &s->stamp, .want = stamp, .peer = owner};
     *data = shmc__slot_data(s);
     int rc = slot_block(&w);
@@ -193,7 +200,8 @@ static int members_settled(void *arg)
         if (q == x->me)
             continue;
         /* A5 pairs with R5: the member had done all it did before this publication. */
-        if (stamp_reached(shmc__load_acquire64(&slot_of(x, q)->stamp), w->stamp))
+        if (stamp_reached(shmc__load_acquire64(&slot_of(x, SHMC_LANE_BLOCKING, q)->stamp),
+                          w->stamp))
             continue;
         int wq = shmc__comm_world_rank(x->c, q);
         if (shmc__peer_lost(p, wq) == SHMC_OK && !shmc__quit_by(p, wq, ctx))
@@ -210,13 +218,72 @@ int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp)
     return shmc__wait_pred(x->co->p2p, members_settled, NULL, &w, SHMC_BLK_COLL);
 }
 
-void shmc__slot_done(const struct shmc__cx *x, int owner)
+static void done(const struct shmc__cx *x, unsigned lane, int owner)
 {
-    struct shmc__slot *s = slot_of(x, owner);
+    struct shmc__slot *s = slot_of(x, lane, owner);
     /* The stamp we waited for is still the slot's: its owner publishes again only after
      * this store. R6 pairs with A6 (readers_done): our reads of its data are finished. */
     shmc__store_release64(&s->done[x->co->rank], shmc__load_relaxed64(&s->stamp));
     shmc__peer_notify(x->co->p2p, shmc__comm_world_rank(x->c, owner));
+}
+
+void shmc__slot_done(const struct shmc__cx *x, int owner)
+{
+    done(x, SHMC_LANE_BLOCKING, owner);
+}
+
+/* ---- the world's nonblocking lane: the same protocol, without waiting ----------------- */
+
+uint64_t shmc__slot_nb_next(const struct shmc__cx *x)
+{
+    struct shmc__slot_own *o = &x->co->own[SHMC_LANE_NB];
+    return ((uint64_t)x->c->uid << 32) | ++o->round;
+}
+
+int shmc__slot_nb_acquire(const struct shmc__cx *x, uint8_t **data, int *err)
+{
+    struct shmc__slot_own *o = &x->co->own[SHMC_LANE_NB];
+    struct slot_wait w = {.x = x, .own = o, .peer = -1};
+    if (!slot_ready(&w))
+        return 0;
+    *err = w.err;
+    if (w.err == SHMC_OK)
+        memset(o->readers, 0, sizeof o->readers);
+    *data = shmc__slot_data(o->slot);
+    return 1;
+}
+
+void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
+{
+    publish(x, &x->co->own[SHMC_LANE_NB], stamp, reader);
+}
+
+int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
+                       int *err)
+{
+    struct shmc__slot *s = slot_of(x, SHMC_LANE_NB, owner);
+    struct slot_wait w = {.x = x, .stamp = &s->stamp, .want = stamp, .peer = owner};
+    if (!slot_ready(&w))
+        return 0;
+    *data = shmc__slot_data(s);
+    *err = w.err;
+    if (w.err == SHMC_OK) {
+        /* After A5: the words of the publication we waited for. */
+        uint64_t call[2] = {shmc__load_relaxed64(&s->call[0]), shmc__load_relaxed64(&s->call[1])};
+        if (shmc__cx_differs(x, owner, call))
+            *err = SHMC_ERR_MISMATCH;
+    }
+    return 1;
+}
+
+const uint8_t *shmc__slot_nb_mine(const struct shmc__cx *x)
+{
+    return shmc__slot_data(x->co->own[SHMC_LANE_NB].slot);
+}
+
+void shmc__slot_nb_done(const struct shmc__cx *x, int owner)
+{
+    done(x, SHMC_LANE_NB, owner);
 }
 
 int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,

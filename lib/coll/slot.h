@@ -38,4 +38,22 @@ int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *
 /* shmc__slot_done for every other member. */
 void shmc__slot_done_all(const struct shmc__cx *x);
 
+/* The world's nonblocking calls' slots (nbslot.c): the same protocol on the lane's own
+ * slots (shm/arena.h), each step without waiting. Stamps count that lane's publications:
+ * every member takes one per call, in the order of its nonblocking calls on the world. */
+uint64_t shmc__slot_nb_next(const struct shmc__cx *x);
+/* 1 once this rank's slot is free to write (every reader of its last publication done,
+ * left or quit), its data in *data; 1 with an error in *err when this rank quit the
+ * world's collectives; 0 while a reader still reads. */
+int shmc__slot_nb_acquire(const struct shmc__cx *x, uint8_t **data, int *err);
+void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, int reader);
+/* 1 once comm rank owner has published `stamp` (or later), its data in *data; 1 with an
+ * error in *err when the owner left without publishing it, this rank quit, or the owner
+ * published it for another call (SHMC_ERR_MISMATCH, said); 0 while not yet published. */
+int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
+                       int *err);
+void shmc__slot_nb_done(const struct shmc__cx *x, int owner);
+/* This rank's own publication's data (what it wrote after shmc__slot_nb_acquire). */
+const uint8_t *shmc__slot_nb_mine(const struct shmc__cx *x);
+
 #endif /* SHMC_SLOT_H */

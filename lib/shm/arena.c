@@ -90,7 +90,7 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     l->ring_stride = sizeof(struct shmc__ring_ctrl) + rb;
     l->coll_off = round_up(l->ring_off + pairs * l->ring_stride, PAGE);
     l->coll_stride = sizeof(struct shmc__slot) + SHMC_SLOT_BYTES;
-    l->wsync_off = round_up(l->coll_off + (uint64_t)nranks * l->coll_stride, PAGE);
+    l->wsync_off = round_up(l->coll_off + (uint64_t)SHMC_LANES * nranks * l->coll_stride, PAGE);
     l->wsync_stride = sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES;
     l->xdesc_off = round_up(l->wsync_off + (uint64_t)SHMC_LANES * nranks * l->wsync_stride, PAGE);
     l->xdesc_stride = SHMC_XDESC_COUNT * sizeof(struct shmc__xdesc);

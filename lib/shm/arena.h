@@ -7,8 +7,10 @@
  *   cb_off              nranks control blocks, cb_stride bytes each
  *   ring_off            nranks*(nranks-1) rings, ring_stride bytes each; the ring from i
  *                       to j is number i*(nranks-1) + (j < i ? j : j - 1)
- *   coll_off            nranks collective slots (struct shmc__slot + SHMC_SLOT_BYTES of
- *                       data each), the staging areas of the shared-memory collectives;
+ *   coll_off            SHMC_LANES * nranks collective slots (struct shmc__slot +
+ *                       SHMC_SLOT_BYTES of data each), the staging areas of the
+ *                       shared-memory collectives: lane 0's slots of every rank (the
+ *                       blocking calls'), then lane 1's (the world's nonblocking calls');
  *                       where they are follows from the fields above (nothing stored)
  *   wsync_off           SHMC_LANES * nranks world-sync blocks (struct shmc__wsync + 2
  *                       halves of SHMC_WSYNC_BYTES), for the world's one-step collectives:
@@ -43,7 +45,7 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 10u
+#define SHMC_ARENA_VERSION 11u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -357,10 +359,12 @@ static inline struct shmc__ring_ctrl *shmc__arena_ring(const struct shmc__arena 
     return (struct shmc__ring_ctrl *)(a->base + a->lay.ring_off + idx * a->lay.ring_stride);
 }
 
-static inline struct shmc__slot *shmc__arena_slot(const struct shmc__arena *a, unsigned r)
+/* Collective slot of rank r in lane `lane`. */
+static inline struct shmc__slot *shmc__arena_slot(const struct shmc__arena *a, unsigned lane,
+                                                  unsigned r)
 {
-    return (struct shmc__slot *)(a->base + a->lay.coll_off +
-                                 (uint64_t)r * (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES));
+    uint64_t i = (uint64_t)lane * a->lay.nranks + r;
+    return (struct shmc__slot *)(a->base + a->lay.coll_off + i * a->lay.coll_stride);
 }
 
 /* The data bytes of a slot: 8-byte aligned, right after the stamp and the call. */

@@ -387,12 +387,13 @@ static void dead_member(shmc_comm *w, int me, int n, void *arg)
 
 /* A member dies while the others have calls queued on the world's lane (parked behind the
  * first, which waits for it): waited for last first, each ends with SHMC_ERR_PEER_DEAD. The
- * dying rank hears from every other that its calls are started. */
+ * dying rank hears from every other that its calls are started. One is a broadcast of 16
+ * KiB from the dying rank, through the lane's slots (lib/coll/nbslot.h). */
 static void dead_member_queued(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    enum { K = 6 };
-    int64_t x[K], y[K], go = 1;
+    enum { K = 6, BIG = 2048 };
+    int64_t x[K], y[K], go = 1, *big = shmct_xmalloc(BIG * 8);
     shmc_request *r[K];
     T_OK(shmc_barrier(w));
     if (me == n - 1) {
@@ -404,6 +405,8 @@ static void dead_member_queued(shmc_comm *w, int me, int n, void *arg)
         x[k] = me + k;
         if (k % 2)
             T_OK(shmc_ibarrier(w, &r[k]));
+        else if (k == 4)
+            T_OK(shmc_ibroadcast(big, BIG, SHMC_INT64, n - 1, w, &r[k]));
         else
             T_OK(shmc_iallreduce(&x[k], &y[k], 1, SHMC_INT64, SHMC_SUM, w, &r[k]));
     }
@@ -412,6 +415,7 @@ static void dead_member_queued(shmc_comm *w, int me, int n, void *arg)
         int rc = shmc_wait(&r[k], NULL);
         T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "queued call %d ended with %s", k, shmc_strerror(rc));
     }
+    free(big);
 }
 
 START_TEST(test_nbc_dead_member_queued)
@@ -733,17 +737,25 @@ END_TEST
  * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h), and the
  * world's collectives fail after it on every rank (all quit them). Case 0: a broadcast at 2
  * ranks, rank 0 by rounds; 1: the same, rank 1 by rounds; 2: an all-gather at 3 ranks, rank 0 by
- * rounds; 3: a reduce-scatter at 2 ranks, rank 0 by rounds (both blocks in one round). */
+ * rounds; 3: a reduce-scatter at 2 ranks, rank 0 by rounds (both blocks in one round).
+ * Beyond 2 ranks the rooted calls go through the lane's slots up to 64 KiB, a schedule with
+ * its gate beyond (lib/coll/nbslot.h): 4: a broadcast at 3 ranks, the root's through its
+ * slot, which it ends on publishing (it cannot know), the others' by schedule, which meet
+ * its words in their gates; 5: a gather at 3 ranks, the root's through the slots, which
+ * meets the others' gates; the others' schedules then fail on the root's quitting. */
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
-    int64_t *buf = shmct_xmalloc(OVER * 8 * (size_t)n);
+    int64_t *buf = shmct_xmalloc(OVER * 8 * (size_t)(n + 1)); /* a send block, n received */
     fill(buf, OVER * (size_t)n, me);
     shmc_request *r = NULL;
     int rc; /* at the start (the gate met the other call at once) or in the wait */
-    if (which < 2) {
-        size_t c = me == which ? TWO : OVER; /* by rounds; a word more: not */
+    if (which < 2 || which == 4) {
+        size_t c = me == which % 4 ? TWO : OVER; /* by rounds or slot; a word more: not */
         rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
+    } else if (which == 5) {
+        size_t c = me == 0 ? TWO : OVER;
+        rc = shmc_igather(buf, buf + OVER, c, SHMC_INT64, 0, w, &r);
     } else if (which == 2) {
         size_t c = me == 0 ? 512 : 513; /* a block of one round, or not */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
@@ -757,8 +769,13 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     }
     if (rc == SHMC_OK)
         rc = shmc_wait(&r, NULL);
-    T_ASSERT(rc == SHMC_ERR_MISMATCH && r == NULL, "case %d, rank %d of %d: %s", which, me, n,
-             shmc_strerror(rc));
+    if (which == 4 && me == 0)
+        T_ASSERT(rc == SHMC_OK && r == NULL, "case 4, the root: %s", shmc_strerror(rc));
+    else if (which == 5 && me != 0)
+        T_ASSERT(rc != SHMC_OK && r == NULL, "case 5, rank %d: the schedule ended", me);
+    else
+        T_ASSERT(rc == SHMC_ERR_MISMATCH && r == NULL, "case %d, rank %d of %d: %s", which, me, n,
+                 shmc_strerror(rc));
     /* No rank leaves before every rank has its outcome (point-to-point outlives a quit). */
     int v = me, got = -1;
     T_OK(shmc_sendrecv(&v, 1, (me + 1) % n, 9, &got, 1, (me + n - 1) % n, 9, SHMC_INT32, w, NULL));
@@ -771,7 +788,8 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_nbc_rounds_against_schedule)
 {
     int which = _i;
-    ck_assert_int_eq(shmct_run(which == 2 ? 3 : 2, rounds_against_schedule, &which), 0);
+    ck_assert_int_eq(shmct_run(which == 2 || which > 3 ? 3 : 2, rounds_against_schedule, &which),
+                     0);
 }
 END_TEST
 
@@ -975,7 +993,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_own_schedule);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
-    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 4);
+    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 6);
     tcase_add_test(t, test_nbc_persistent_order);
     tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
     tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 3);

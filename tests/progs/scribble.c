@@ -90,7 +90,7 @@ static int region_of(const char *name, const uint8_t *base, size_t size, struct 
     else if (!strcmp(name, "rings"))
         *r = (struct region){l.ring_off, (size_t)l.nranks * (l.nranks - 1) * l.ring_stride};
     else if (!strcmp(name, "slots"))
-        *r = (struct region){l.coll_off, l.nranks * l.coll_stride};
+        *r = (struct region){l.coll_off, SHMC_LANES * l.nranks * l.coll_stride};
     else if (!strcmp(name, "wsync"))
         *r = (struct region){l.wsync_off, l.nranks * l.wsync_stride};
     else if (!strcmp(name, "xdesc"))

@@ -1,0 +1,186 @@
+/*
+ * The world's rooted nonblocking collectives through the nonblocking lane's slots
+ * (nbslot.h; slot.c has the protocol). A call is one publication on every rank that puts:
+ *
+ *   broadcast, scatter: the root puts the vector, or every rank's block, for all members;
+ *                       the others take theirs from the root's slot;
+ *   gather:             every other member puts its block for the root, which takes them;
+ *   reduce:             every member puts its vector (the root's for itself, so that an
+ *                       in-place root reads its input from there), and the root combines
+ *                       them in rank order, left to right, as the blocking slots do.
+ *
+ * A rank that puts first waits, without blocking, until the readers of its last
+ * publication are done with it; one that takes waits for the publications it needs, and
+ * marks each done once read. Neither waits for a member it takes nothing from: the root of
+ * a broadcast ends on publishing, as the blocking call's does. Every publication carries
+ * the call's words, which a reader compares with its own (a mismatch: SHMC_ERR_MISMATCH,
+ * said, and this rank quits the world's collectives, so that the others stop too).
+ *
+ * The gate of such a call that runs as a schedule (another count) publishes and waits the
+ * same way without data, so that a member whose same call went through the slots meets its
+ * words rather than waiting for ever, and this rank meets the member's.
+ */
+#include "coll/nbslot.h"
+
+#include "base/copy.h"
+#include "base/reduction.h"
+#include "coll/slot.h"
+
+int shmc__nbs_rooted(int coll, const struct shmc__cx *x)
+{
+    return x->n > 2 && (coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE ||
+                        coll == SHMC_C_GATHER || coll == SHMC_C_SCATTER);
+}
+
+/* The call's data: the vector of a broadcast or reduce, all n blocks of a gather or scatter. */
+static size_t whole(int coll, const struct shmc__cx *x, size_t count)
+{
+    size_t blocks = coll == SHMC_C_GATHER || coll == SHMC_C_SCATTER ? (size_t)x->n : 1;
+    return blocks * count * x->es;
+}
+
+int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count)
+{
+    /* One publication: all a scatter's blocks, or a rank's block or vector. */
+    size_t most = SHMC_SLOT_BYTES / x->es / (coll == SHMC_C_SCATTER ? (size_t)x->n : 1);
+    return whole(coll, x, count) > SHMC_NBS_MIN && count <= most;
+}
+
+int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count)
+{
+    return whole(coll, x, count) > SHMC_NBS_MIN;
+}
+
+/* Does this rank put a publication, and for whom (a comm rank, or -1: every other)? */
+static int putter(const struct shmc__nbr *b)
+{
+    int root = b->x->root, me = b->x->me;
+    return b->coll == SHMC_C_REDUCE || (b->coll == SHMC_C_GATHER ? me != root : me == root);
+}
+
+static int reader(const struct shmc__nbr *b)
+{
+    return b->coll == SHMC_C_GATHER || b->coll == SHMC_C_REDUCE ? b->x->root : -1;
+}
+
+/* Does this rank take anything (the root's own block of a gather included)? */
+static int taker(const struct shmc__nbr *b)
+{
+    int root_takes = b->coll == SHMC_C_GATHER || b->coll == SHMC_C_REDUCE;
+    return (b->x->me == b->x->root) == root_takes;
+}
+
+/* Does this rank take from member q's publication? */
+static int takes_from(const struct shmc__nbr *b, int q)
+{
+    int root = b->x->root, me = b->x->me;
+    if (b->coll == SHMC_C_GATHER || b->coll == SHMC_C_REDUCE)
+        return me == root && q != me;
+    return me != root && q == root;
+}
+
+static void put(const struct shmc__nbr *b, uint8_t *mine)
+{
+    const struct shmc__cx *x = b->x;
+    size_t bytes = b->count * x->es;
+    switch (b->coll) {
+    case SHMC_C_BROADCAST:
+        shmc__copy(mine, b->rbuf, bytes);
+        break;
+    case SHMC_C_SCATTER:
+        shmc__copy(mine, b->sbuf, (size_t)x->n * bytes);
+        if (b->rbuf) /* (NULL: the root's block stays in place) */
+            shmc__copy(b->rbuf, b->sbuf + (size_t)x->me * bytes, bytes);
+        break;
+    default: /* a gather's block, a reduce's vector */
+        shmc__copy(mine, b->sbuf, bytes);
+        break;
+    }
+}
+
+/* Member q's publication, which this rank has seen already. */
+static const uint8_t *theirs(const struct shmc__nbs *s, int q)
+{
+    const uint8_t *d = NULL;
+    int err;
+    shmc__slot_nb_wait(s->b->x, q, s->stamp, &d, &err);
+    return d;
+}
+
+static void take(const struct shmc__nbs *s, const uint8_t *mine)
+{
+    const struct shmc__nbr *b = s->b;
+    const struct shmc__cx *x = b->x;
+    size_t bytes = b->count * x->es;
+    switch (b->coll) {
+    case SHMC_C_BROADCAST:
+        shmc__copy(b->rbuf, theirs(s, x->root), bytes);
+        break;
+    case SHMC_C_SCATTER:
+        shmc__copy(b->rbuf, theirs(s, x->root) + (size_t)x->me * bytes, bytes);
+        break;
+    case SHMC_C_GATHER:
+        for (int q = 0; q < x->n; q++)
+            if (q != x->me)
+                shmc__copy(b->rbuf + (size_t)q * bytes, theirs(s, q), bytes);
+            else if (b->sbuf) /* (NULL: in place) */
+                shmc__copy(b->rbuf + (size_t)q * bytes, b->sbuf, bytes);
+        break;
+    default: /* SHMC_C_REDUCE */
+        shmc__copy(b->rbuf, x->me == 0 ? mine : theirs(s, 0), bytes);
+        for (int q = 1; q < x->n; q++)
+            shmc__reduce(b->rbuf, q == x->me ? mine : theirs(s, q), b->count, x->dt, x->op,
+                         SHMC_ACC_LEFT);
+        shmc__reduce_finish(b->rbuf, b->count, x->dt, x->op, x->n);
+        break;
+    }
+}
+
+void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__nbr *b, int gate)
+{
+    *s = (struct shmc__nbs){.b = b, .stamp = shmc__slot_nb_next(b->x), .gate = gate};
+}
+
+/* The call's error: this rank quits the world's collectives (slot.c's blocking waits do
+ * the same), so that the members waiting for it stop. */
+static int failed(const struct shmc__nbs *s, int *rc, int err)
+{
+    *rc = shmc__cx_quit(s->b->x, err);
+    return 1;
+}
+
+int shmc__nbs_step(struct shmc__nbs *s, int *rc)
+{
+    const struct shmc__nbr *b = s->b;
+    const struct shmc__cx *x = b->x;
+    uint8_t *mine = NULL;
+    int err = SHMC_OK;
+    *rc = SHMC_OK;
+    if (!s->put) {
+        if (putter(b)) {
+            if (!shmc__slot_nb_acquire(x, &mine, &err))
+                return 0;
+            if (err != SHMC_OK)
+                return failed(s, rc, err);
+            if (!s->gate)
+                put(b, mine);
+            shmc__slot_nb_publish(x, s->stamp, reader(b));
+        }
+        s->put = 1;
+    }
+    for (; s->q < x->n; s->q++) {
+        const uint8_t *d;
+        if (!takes_from(b, s->q))
+            continue;
+        if (!shmc__slot_nb_wait(x, s->q, s->stamp, &d, &err))
+            return 0;
+        if (err != SHMC_OK)
+            return failed(s, rc, err);
+    }
+    if (!s->gate && taker(b))
+        take(s, shmc__slot_nb_mine(x));
+    for (int q = 0; q < x->n; q++)
+        if (takes_from(b, q))
+            shmc__slot_nb_done(x, q);
+    return 1;
+}

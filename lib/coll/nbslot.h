@@ -1,0 +1,49 @@
+/*
+ * The world's rooted nonblocking collectives through the slots of the nonblocking lane
+ * (nbslot.c), as the blocking broadcast and reduce move small and middle-sized calls
+ * through theirs: one publication per call, which its readers copy out when progress
+ * finds it, without a round that waits for every member.
+ */
+#ifndef SHMC_NBSLOT_H
+#define SHMC_NBSLOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/nbround.h"
+
+/* Which calls go through the slots: a broadcast, reduce, gather or scatter on the world
+ * beyond 2 ranks (shmc__nbs_rooted), whose rounds would wait for every member where these
+ * wait for the root or for the root's inputs (nbworld.h), of more than SHMC_NBS_MIN bytes
+ * of data in all (the vector, or all n blocks) that one publication holds (SHMC_SLOT_BYTES:
+ * the vector of a broadcast or reduce, a gather's block, all of a scatter's blocks). Below
+ * SHMC_NBS_MIN a schedule of messages leads: a message waits in a mailbox for its reader,
+ * where the owner of a slot waits for every reader of its last publication before it
+ * writes again, and with more ranks than cores back-to-back small calls then cost a
+ * reader's turn on a CPU each (docs/collectives.md has the measurements). */
+#define SHMC_NBS_MIN ((size_t)8 << 10)
+int shmc__nbs_rooted(int coll, const struct shmc__cx *x);
+int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count);
+/* Does a call of that collective that runs as a schedule take the slots' gate (more than
+ * SHMC_NBS_MIN bytes: past the slots' limit)? Below SHMC_NBS_MIN no call does: a member
+ * whose same call has a count on the other side of SHMC_NBS_MIN, one going through the
+ * slots and one by messages, is bounded by SHMC_TIMEOUT and named by the hang report, as
+ * a member that called another collective is. */
+int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count);
+
+/* One call through the slots, or its gate (no data: the call's words alone, for a call that
+ * runs as a schedule at another count). */
+struct shmc__nbs {
+    const struct shmc__nbr *b;
+    uint64_t stamp;
+    int gate;
+    int put; /* this rank's part published */
+    int q;   /* the next owner whose publication it waits for */
+};
+/* Takes the call's stamp: in the order of the nonblocking calls on the world. */
+void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__nbr *b, int gate);
+/* Moves s along without waiting: 1 once ended (*rc: SHMC_OK or the error that ended it,
+ * after which this rank has quit the world's collectives), 0 while it waits. */
+int shmc__nbs_step(struct shmc__nbs *s, int *rc);
+
+#endif /* SHMC_NBSLOT_H */
