@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/dtype.h"
 #include "base/log.h"
 #include "base/userop.h"
 #include "coll/dispatch.h"
@@ -160,13 +161,6 @@ static void ring_parts_at(struct shmc__sched *s, size_t at, size_t most, char *p
     part[1] = part[0] + most;
 }
 
-/* Does [p, p + bytes) overlap [q, q + qbytes)? */
-static int overlaps(const void *p, size_t bytes, const void *q, size_t qbytes)
-{
-    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
-    return a < b + qbytes && b < a + bytes;
-}
-
 /* All-reduce by a ring: the reduce-scatter above over shmc__block's blocks, block me into
  * its place in rbuf, then an all-gather of the blocks in n - 1 rounds. Each rank sends and
  * receives 2 (n - 1) / n of the vector, against log2 n of it by recursive doubling: the
@@ -182,7 +176,7 @@ static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf
         shmc__block(count, n, b, &off[b], &len[b]);
     char *r = rbuf, *mine = r + off[me] * es;
     /* In place, block me's last partial must not land on the input it is combined with. */
-    int into = !overlaps(mine, len[me] * es, sbuf, count * es);
+    int into = !shmc__overlap(mine, len[me] * es, sbuf, count * es);
     size_t most = len[0] * es; /* block 0: the longest */
     struct shmc__sched *s = shmc__sched_new(x, ring_parts(x, len[0], into));
     if (s) {
@@ -339,7 +333,7 @@ static int reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void 
         off[b] = b ? off[b - 1] + counts[b - 1] : 0;
         most = counts[b] > most ? counts[b] : most;
     }
-    int into = !overlaps(rbuf, counts[me] * es, sbuf, total * es);
+    int into = !shmc__overlap(rbuf, counts[me] * es, sbuf, total * es);
     struct shmc__sched *s = shmc__sched_new(x, ring_parts(x, most, into));
     if (s) {
         char *part[2];

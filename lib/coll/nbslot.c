@@ -98,39 +98,30 @@ static void put(const struct shmc__nbr *b, uint8_t *mine)
     }
 }
 
-/* Member q's publication, which this rank has seen already. */
-static const uint8_t *theirs(const struct shmc__nbs *s, int q)
+/* (every publication it reads seen already, with the call's words) */
+static void take(const struct shmc__nbr *b, const uint8_t *mine)
 {
-    const uint8_t *d = NULL;
-    int err;
-    shmc__slot_nb_wait(s->b->x, q, s->stamp, &d, &err);
-    return d;
-}
-
-static void take(const struct shmc__nbs *s, const uint8_t *mine)
-{
-    const struct shmc__nbr *b = s->b;
     const struct shmc__cx *x = b->x;
     size_t bytes = b->count * x->es;
     switch (b->coll) {
     case SHMC_C_BROADCAST:
-        shmc__copy(b->rbuf, theirs(s, x->root), bytes);
+        shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, x->root), bytes);
         break;
     case SHMC_C_SCATTER:
-        shmc__copy(b->rbuf, theirs(s, x->root) + (size_t)x->me * bytes, bytes);
+        shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, x->root) + (size_t)x->me * bytes, bytes);
         break;
     case SHMC_C_GATHER:
         for (int q = 0; q < x->n; q++)
             if (q != x->me)
-                shmc__copy(b->rbuf + (size_t)q * bytes, theirs(s, q), bytes);
+                shmc__copy(b->rbuf + (size_t)q * bytes, shmc__slot_nb_theirs(x, q), bytes);
             else if (b->sbuf) /* (NULL: in place) */
                 shmc__copy(b->rbuf + (size_t)q * bytes, b->sbuf, bytes);
         break;
     default: /* SHMC_C_REDUCE */
-        shmc__copy(b->rbuf, x->me == 0 ? mine : theirs(s, 0), bytes);
+        shmc__copy(b->rbuf, x->me == 0 ? mine : shmc__slot_nb_theirs(x, 0), bytes);
         for (int q = 1; q < x->n; q++)
-            shmc__reduce(b->rbuf, q == x->me ? mine : theirs(s, q), b->count, x->dt, x->op,
-                         SHMC_ACC_LEFT);
+            shmc__reduce(b->rbuf, q == x->me ? mine : shmc__slot_nb_theirs(x, q), b->count, x->dt,
+                         x->op, SHMC_ACC_LEFT);
         shmc__reduce_finish(b->rbuf, b->count, x->dt, x->op, x->n);
         break;
     }
@@ -169,16 +160,15 @@ int shmc__nbs_step(struct shmc__nbs *s, int *rc)
         s->put = 1;
     }
     for (; s->q < x->n; s->q++) {
-        const uint8_t *d;
         if (!takes_from(b, s->q))
             continue;
-        if (!shmc__slot_nb_wait(x, s->q, s->stamp, &d, &err))
+        if (!shmc__slot_nb_wait(x, s->q, s->stamp, &err))
             return 0;
         if (err != SHMC_OK)
             return failed(s, rc, err);
     }
     if (!s->gate && taker(b))
-        take(s, shmc__slot_nb_mine(x));
+        take(b, shmc__slot_nb_mine(x));
     for (int q = 0; q < x->n; q++)
         if (takes_from(b, q))
             shmc__slot_nb_done(x, q);

@@ -258,14 +258,12 @@ void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
     publish(x, &x->co->own[SHMC_LANE_NB], stamp, reader);
 }
 
-int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
-                       int *err)
+int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int *err)
 {
     struct shmc__slot *s = slot_of(x, SHMC_LANE_NB, owner);
     struct slot_wait w = {.x = x, .stamp = &s->stamp, .want = stamp, .peer = owner};
     if (!slot_ready(&w))
         return 0;
-    *data = shmc__slot_data(s);
     *err = w.err;
     if (w.err == SHMC_OK) {
         /* After A5: the words of the publication we waited for. */
@@ -279,6 +277,11 @@ int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, cons
 const uint8_t *shmc__slot_nb_mine(const struct shmc__cx *x)
 {
     return shmc__slot_data(x->co->own[SHMC_LANE_NB].slot);
+}
+
+const uint8_t *shmc__slot_nb_theirs(const struct shmc__cx *x, int owner)
+{
+    return shmc__slot_data(slot_of(x, SHMC_LANE_NB, owner));
 }
 
 void shmc__slot_nb_done(const struct shmc__cx *x, int owner)

@@ -47,13 +47,14 @@ uint64_t shmc__slot_nb_next(const struct shmc__cx *x);
  * world's collectives; 0 while a reader still reads. */
 int shmc__slot_nb_acquire(const struct shmc__cx *x, uint8_t **data, int *err);
 void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, int reader);
-/* 1 once comm rank owner has published `stamp` (or later), its data in *data; 1 with an
+/* 1 once comm rank owner has published `stamp` (or later: shmc__slot_nb_theirs); 1 with an
  * error in *err when the owner left without publishing it, this rank quit, or the owner
  * published it for another call (SHMC_ERR_MISMATCH, said); 0 while not yet published. */
-int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
-                       int *err);
+int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int *err);
 void shmc__slot_nb_done(const struct shmc__cx *x, int owner);
 /* This rank's own publication's data (what it wrote after shmc__slot_nb_acquire). */
 const uint8_t *shmc__slot_nb_mine(const struct shmc__cx *x);
+/* Comm rank owner's publication's data, once shmc__slot_nb_wait has seen it. */
+const uint8_t *shmc__slot_nb_theirs(const struct shmc__cx *x, int owner);
 
 #endif /* SHMC_SLOT_H */
