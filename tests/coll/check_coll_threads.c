@@ -248,16 +248,23 @@ START_TEST(test_scheduled_blocking_timeout)
 END_TEST
 
 /* A member is killed while the others are in a scheduled blocking all-reduce: each gets
- * SHMC_ERR_PEER_DEAD, not a hang. */
+ * SHMC_ERR_PEER_DEAD, not a hang. It dies only once every other member has left the
+ * barrier before (a token from each): a death counts as a quit of every communicator, so
+ * a barrier it had finished may still fail at a member that had not. */
 static void dead(shmc_comm *w0, int me, int n, void *arg)
 {
     (void)w0, (void)arg;
     shmc_comm *w, *d;
+    int64_t go = 1;
     T_OK(shmc_init_thread(SHMC_THREAD_MULTIPLE, &w));
     T_OK(shmc_comm_split(w, 0, me, &d));
     T_OK(shmc_barrier(d));
-    if (me == n - 1)
+    if (me == n - 1) {
+        for (int q = 0; q < n - 1; q++)
+            T_OK(shmc_recv(&go, 1, SHMC_INT64, q, 7, w, NULL));
         raise(SIGKILL);
+    }
+    T_OK(shmc_send(&go, 1, SHMC_INT64, n - 1, 7, w));
     int64_t x = 1, y = 0;
     int rc = shmc_allreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, d);
     T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "the all-reduce ended with %s", shmc_strerror(rc));
