@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "boot/boot.h"
 #include "coll/coll.h"
+#include "coll/sched.h"
 #include "device/device.h"
 #include "p2p/p2p.h"
 #include "shm/job.h"
@@ -112,6 +113,7 @@ static int shmc_finalize_call(void)
     b->state = SHMC_ST_FINALIZING;
     int rc = shmc__p2p_finalize(&shmc__p2p);
     shmc__coll_release(&shmc__coll);
+    shmc__sched_release_spares();
     shmc__mk_teardown();
     shmc__arena_detach(&b->arena);
     memset(b, 0, sizeof *b);

@@ -48,11 +48,21 @@ static void bcast_steps(struct shmc__sched *s, const struct shmc__cx *x, void *b
     shmc__sched_round(s);
 }
 
+/* The binomial tree, or the root sending to each member where the blocking call does
+ * (dispatch.c: no member waits for a forwarder to be scheduled, flat.c). */
 int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct shmc__request **req)
 {
     struct shmc__sched *s = shmc__sched_new(x, 0);
-    if (s)
-        bcast_steps(s, x, buf, count * x->es, x->root);
+    size_t bytes = count * x->es;
+    if (s && shmc__coll_pick(SHMC_C_BROADCAST, x, bytes) == SHMC_A_DIRECT) {
+        for (int q = 0; q < x->n; q++)
+            if (x->me == x->root && q != x->me)
+                shmc__sched_send(s, buf, bytes, q);
+            else if (x->me != x->root && q == x->root)
+                shmc__sched_recv(s, buf, bytes, q);
+    } else if (s) {
+        bcast_steps(s, x, buf, bytes, x->root);
+    }
     return go(s, req);
 }
 
@@ -455,10 +465,13 @@ int shmc__nbc_host(const struct shmc__cx *x)
     return SHMC_ERR_ARG;
 }
 
-/* counts and displacements of n equal blocks of count (2 n entries), or NULL. */
-static size_t *equal_blocks(int n, size_t count)
+/* Counts and displacements of n equal blocks of count (2 n entries), in `own` (2 x
+ * OWN_BLOCKS entries) up to OWN_BLOCKS ranks, else in memory the caller frees; NULL
+ * without memory. */
+#define OWN_BLOCKS 16
+static size_t *equal_blocks(int n, size_t count, size_t *own)
 {
-    size_t *a = malloc(2 * (size_t)n * sizeof *a);
+    size_t *a = n <= OWN_BLOCKS ? own : malloc(2 * (size_t)n * sizeof *a);
     for (int i = 0; a && i < n; i++) {
         a[i] = count;
         a[n + i] = (size_t)i * count;
@@ -483,7 +496,7 @@ int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rb
     default:
         break;
     }
-    size_t *a = equal_blocks(x->n, count);
+    size_t own[2 * OWN_BLOCKS], *a = equal_blocks(x->n, count, own);
     if (!a)
         return SHMC_ERR_NOMEM;
     const size_t *cnt = a, *dsp = a + x->n;
@@ -508,7 +521,8 @@ int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rb
         rc = SHMC_ERR_ARG; /* not a collective of equal blocks */
         break;
     }
-    free(a);
+    if (a != own)
+        free(a);
     return rc;
 }
 

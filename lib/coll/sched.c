@@ -11,6 +11,7 @@
 #include "base/reduction.h"
 #include "base/userop.h"
 #include "p2p/p2p.h"
+#include "p2p/progress.h"
 
 enum { ST_SEND, ST_RECV, ST_COPY, ST_REDUCE, ST_FINISH, ST_CALL };
 
@@ -42,6 +43,7 @@ struct shmc__sched {
     int nreqs, reqcap;
     int err;
     void *tmp;
+    size_t tmpcap;                    /* bytes at tmp */
     void (*done)(void *arg, int err); /* shmc__sched_on_end */
     void *done_arg;
 };
@@ -59,9 +61,63 @@ int shmc__sched_tag(const struct shmc__cx *x, int blocking)
     return (int)(seq & (BLOCKING_TAGS - 1));
 }
 
+/* Schedules ended keep their memory here for the next calls (the schedule, its steps,
+ * rounds and requests, and its own memory up to SPARE_TMP): five allocations and frees
+ * were a large part of a small call's cost (bench/path_cost.sh with SPLIT=1). Taken and
+ * given back only under the library's lock, as every call and progress runs
+ * (shmc_sched_free, which a program may call outside it, frees instead). */
+#define SPARE_MAX 8
+#define SPARE_STEPS 64
+#define SPARE_TMP ((size_t)64 << 10)
+static struct shmc__sched *spare[SPARE_MAX];
+static int nspare;
+
+/* A schedule with nothing in it, with the memory of a spare if there is one. */
+static struct shmc__sched *blank(void)
+{
+    if (!nspare)
+        return calloc(1, sizeof(struct shmc__sched));
+    struct shmc__sched *s = spare[--nspare];
+    struct shmc__sched keep = *s;
+    *s = (struct shmc__sched){.st = keep.st,
+                              .cap = keep.cap,
+                              .ends = keep.ends,
+                              .rcap = keep.rcap,
+                              .reqs = keep.reqs,
+                              .reqcap = keep.reqcap,
+                              .tmp = keep.tmp,
+                              .tmpcap = keep.tmpcap};
+    return s;
+}
+
+static void release(struct shmc__sched *s, int keep)
+{
+    if (!s)
+        return;
+    shmc__userop_hold(s->op, -1);
+    if (keep && nspare < SPARE_MAX && s->cap <= SPARE_STEPS && s->tmpcap <= SPARE_TMP) {
+        spare[nspare++] = s;
+        return;
+    }
+    free(s->st);
+    free(s->ends);
+    free(s->reqs);
+    free(s->tmp);
+    free(s);
+}
+
+void shmc__sched_release_spares(void)
+{
+    while (nspare) {
+        struct shmc__sched *s = spare[--nspare];
+        s->op = SHMC_SUM; /* (its hold was given back when it ended) */
+        release(s, 0);
+    }
+}
+
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
 {
-    struct shmc__sched *s = calloc(1, sizeof *s);
+    struct shmc__sched *s = blank();
     /* The call's number, taken on every member alike even if this one fails here. */
     int blocking = x->nb == &shmc__coll_own;
     int tag = shmc__sched_tag(x, blocking);
@@ -75,12 +131,15 @@ struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
     s->tag = tag;
     shmc__userop_hold(s->op, 1); /* the program may free it before the call ends */
     /* (max_align_t: a reduction's scratch holds elements of any dtype) */
-    if (tmp && !(s->tmp = aligned_alloc(_Alignof(max_align_t), (tmp + _Alignof(max_align_t) - 1) /
-                                                                   _Alignof(max_align_t) *
-                                                                   _Alignof(max_align_t)))) {
-        shmc__userop_hold(s->op, -1);
-        free(s);
-        return NULL;
+    size_t al = _Alignof(max_align_t), need = (tmp + al - 1) / al * al;
+    if (need > s->tmpcap) {
+        free(s->tmp);
+        s->tmpcap = 0;
+        if (!(s->tmp = aligned_alloc(al, need))) {
+            release(s, 0);
+            return NULL;
+        }
+        s->tmpcap = need;
     }
     return s;
 }
@@ -197,14 +256,7 @@ void shmc__sched_round(struct shmc__sched *s)
 
 void shmc__sched_free(struct shmc__sched *s)
 {
-    if (!s)
-        return;
-    shmc__userop_hold(s->op, -1);
-    free(s->st);
-    free(s->ends);
-    free(s->reqs);
-    free(s->tmp);
-    free(s);
+    release(s, 1);
 }
 
 /* ---- running ------------------------------------------------------------------------ */
@@ -323,8 +375,14 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
             m += s->st[i].kind == ST_SEND || s->st[i].kind == ST_RECV;
         most = m > most ? m : most;
     }
-    if (!s->failed && most && !(s->reqs = malloc((size_t)most * sizeof *s->reqs)))
-        s->failed = 1;
+    if (!s->failed && most > s->reqcap) {
+        free(s->reqs);
+        s->reqcap = 0;
+        if ((s->reqs = malloc((size_t)most * sizeof *s->reqs)))
+            s->reqcap = most;
+        else
+            s->failed = 1;
+    }
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
     if (rc == SHMC_OK)
         rc = shmc__post_driven(s->co->p2p, poll, s, s->c, s->tag, req);
@@ -335,11 +393,16 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     if (s->nrounds)
         begin(s);
     /* Whatever it can do now (a round of sends only, or no round at all, ends here; the
-     * poll that ends it frees s). */
+     * poll that ends it frees s). Then the messages already in our mailboxes: a call
+     * whose members all started before this one's ends in its start, and its wait costs
+     * nothing (progress polls s again; not from inside another call's poll, where
+     * progress leaves driven requests alone). */
     struct shmc__p2p *p = s->co->p2p;
     int err;
     if (poll(s, &err))
         shmc__req_complete(&p->reqs, *req, err);
+    else if (!p->driving)
+        shmc__progress(p);
     return SHMC_OK;
 }
 
@@ -452,5 +515,5 @@ SHMC_API int shmc_sched_start(shmc_sched *s, shmc_request **req)
 
 SHMC_API void shmc_sched_free(shmc_sched *s)
 {
-    shmc__sched_free(of(s));
+    release(of(s), 0);
 }

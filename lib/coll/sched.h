@@ -61,7 +61,9 @@ void shmc__sched_round(struct shmc__sched *s);
  * round runs now. On failure s is freed and *req NULL. SHMC_OK, SHMC_ERR_NOMEM (also when
  * building it ran out), or the communicator's collectives' failure. */
 int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req);
-/* Frees a schedule that is not started. */
+/* Frees a schedule that is not started (kept for a later call: shmc__sched_new). */
 void shmc__sched_free(struct shmc__sched *s);
+/* Frees the schedules kept for later calls (the library's end). */
+void shmc__sched_release_spares(void);
 
 #endif /* SHMC_COLL_SCHED_H */
