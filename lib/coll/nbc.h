@@ -7,7 +7,8 @@
  * calls' result):
  *
  * - barrier: dissemination, ceil(log2 n) rounds of one message each way;
- * - broadcast: a binomial tree from the root, one round to receive and one to send on;
+ * - broadcast: the root sending to each member where the blocking call does (dispatch.c's
+ *   direct), else a binomial tree from the root, one round to receive and one to send on;
  * - reduce, allreduce: a binomial tree into rank 0 (rank r combines the block of ranks
  *   r .. r + 2^k - 1 on the left of the next), then to the root, or a broadcast from 0;
  *   an allreduce over a power-of-two n by recursive doubling instead (log2 n rounds);
