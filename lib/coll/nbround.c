@@ -30,8 +30,8 @@ static int per_rank(int coll)
 size_t shmc__nbr_elems(int coll, const struct shmc__cx *x)
 {
     /* (a shift for the usual power-of-two elements: a division is most of this call) */
-    size_t es = x->es,
-           fit = (es & (es - 1)) ? SHMC_ONESTEP_MAX / es : SHMC_ONESTEP_MAX >> __builtin_ctzl(es);
+    size_t es = x->es, half = SHMC_WSYNC_NB_BYTES,
+           fit = (es & (es - 1)) ? half / es : half >> __builtin_ctzl(es);
     return per_rank(coll) ? fit / (size_t)x->n : fit;
 }
 

@@ -89,7 +89,7 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
     }
     if (!per)
         return 0;
-    if (count <= per)
+    if (count <= per && (x->n > 2 || rooted(coll) || 2 * bytes <= SHMC_NBW_TWO_ROUND_MAX))
         return BY_ROUNDS; /* one round */
     if (x->n != 2)
         return 0;

@@ -13,21 +13,26 @@
 #include "coll/wsync.h"
 
 /* Which nonblocking calls on the world run by its rounds (shmc__nbw_takes): every
- * collective of equal blocks whose call fits one round (a round carries SHMC_ONESTEP_MAX
- * bytes of each rank: nbround.h); barriers and all-reduces as dispatch.c picks for the
- * blocking call; and at 2 ranks, in as many rounds as the call needs, a reduce of any
- * count and a broadcast, gather or scatter of at most SHMC_NBW_TWO_MAX (the vector, or
- * both ranks' blocks). Beyond them a schedule of messages leads (a single copy of each
- * block, or pieces that pipeline), and more so when the two ranks' CPUs are far apart
- * (bench/line_rtt's slow state), where each round costs a slow line's round trip; the
- * all-gather's, all-to-all's and reduce-scatter's of several rounds lose to theirs already
- * (the reduce-scatter's ring is one exchange at 2 ranks, nbc.h). A round waits for every
- * rank, where the rooted schedules' messages and the blocking calls wait for the root alone:
- * with more ranks than cores that costs the rooted calls several times the schedule, and
+ * collective of equal blocks whose call fits one round (a round carries
+ * SHMC_WSYNC_NB_BYTES of each rank: nbround.h), at 2 ranks only up to
+ * SHMC_NBW_TWO_ROUND_MAX of data in all (both ranks' blocks); barriers and all-reduces as
+ * dispatch.c picks for the blocking call; and at 2 ranks, in as many rounds as the call
+ * needs, a reduce of any count and a broadcast, gather or scatter of at most
+ * SHMC_NBW_TWO_MAX (the vector, or both ranks' blocks). Beyond them a schedule of messages
+ * leads (a single copy of each block, or pieces that pipeline), and more so when the two
+ * ranks' CPUs are far apart (bench/line_rtt's slow state), where each round costs a slow
+ * line's round trip; the all-gather's, all-to-all's and reduce-scatter's of several rounds
+ * lose to theirs already, and at 2 ranks their single round too past
+ * SHMC_NBW_TWO_ROUND_MAX: it copies each block in and out of a half where the schedule
+ * copies it once (the reduce-scatter's ring is one exchange at 2 ranks, nbc.h). A round
+ * waits for every rank, where the rooted schedules' messages and the blocking calls wait
+ * for the root alone: with more ranks than cores that costs the rooted calls several times
+ * the schedule, and
  * whether ranks share cores is not known alike on every member, so beyond 2 ranks the
  * rooted calls take no rounds at all, but the lane's slots where they fit (nbslot.h;
  * docs/collectives.md has the measurements). */
 #define SHMC_NBW_TWO_MAX ((size_t)64 << 10)
+#define SHMC_NBW_TWO_ROUND_MAX ((size_t)8 << 10)
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
  * and how: 0 (no: a schedule of messages runs it), or a nonzero way for shmc__nbw_start.

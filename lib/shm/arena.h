@@ -13,9 +13,9 @@
  *                       blocking calls'), then lane 1's (the world's nonblocking calls');
  *                       where they are follows from the fields above (nothing stored)
  *   wsync_off           SHMC_LANES * nranks world-sync blocks (struct shmc__wsync + 2
- *                       halves of SHMC_WSYNC_BYTES), for the world's one-step collectives:
- *                       lane 0's blocks of every rank, then lane 1's; also derived from
- *                       the fields above
+ *                       halves of SHMC_WSYNC_HALF(lane)), for the world's one-step
+ *                       collectives: lane 0's blocks of every rank, then lane 1's (larger),
+ *                       wsync_bytes in all; also derived from the fields above
  *   xdesc_off           nranks tables of SHMC_XDESC_COUNT copy descriptors (struct
  *                       shmc__xdesc), for large messages that both sides copy (p2p/coop.c)
  *   stage_off           nranks sets of 2 * SHMC_LANES staging buffers of stage_bytes each
@@ -45,7 +45,7 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 11u
+#define SHMC_ARENA_VERSION 12u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -182,6 +182,12 @@ struct shmc__slot {
  * once its input for that round is in data half (round & 1); the two halves follow at
  * +1 line. Only the owner writes; every other rank of the world reads. */
 #define SHMC_WSYNC_BYTES (4u << 10)
+/* The nonblocking lane's halves (lane 1) are larger: its calls of equal blocks run in as
+ * many rounds as their data needs (coll/nbworld.h), each a synchronisation of every rank,
+ * so fewer, larger rounds are faster; the blocking lane's one-step calls take at most
+ * SHMC_WSYNC_BYTES (coll/dispatch.c). Pages of a half no call reaches are never touched. */
+#define SHMC_WSYNC_NB_BYTES (32u << 10)
+#define SHMC_WSYNC_HALF(lane) ((lane) ? SHMC_WSYNC_NB_BYTES : SHMC_WSYNC_BYTES)
 struct shmc__wsync {
     /* round[r & 1]: bits 0-39 the last round r of that parity the rank entered; bits
      * 40-63 a hash of the call it was for, bit 40 marking a schedule's gate
@@ -249,7 +255,7 @@ struct shmc__layout {
     uint64_t cb_off, cb_stride;
     uint64_t ring_off, ring_stride;
     uint64_t coll_off, coll_stride;
-    uint64_t wsync_off, wsync_stride;
+    uint64_t wsync_off, wsync_bytes; /* the lanes' blocks, lane 0's first */
     uint64_t xdesc_off, xdesc_stride;
     uint64_t stage_off, stage_bytes; /* a rank's buffers: 2 * SHMC_LANES * stage_bytes apart */
     uint64_t total_size;
@@ -373,18 +379,25 @@ static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
     return (uint8_t *)(s->call + 2);
 }
 
-/* World-sync block of rank r in lane `lane`, and its data half h (0 or 1). */
+/* A world-sync block of lane `lane`: its round words and two halves. */
+static inline uint64_t shmc__wsync_stride(unsigned lane)
+{
+    return sizeof(struct shmc__wsync) + 2 * (uint64_t)SHMC_WSYNC_HALF(lane);
+}
+
+/* World-sync block of rank r in lane `lane` (lane 0's blocks first), and its data half h
+ * (0 or 1). */
 static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a, unsigned lane,
                                                     unsigned r)
 {
-    return (struct shmc__wsync *)(a->base + a->lay.wsync_off +
-                                  ((uint64_t)lane * a->lay.nranks + r) *
-                                      (sizeof(struct shmc__wsync) + 2 * SHMC_WSYNC_BYTES));
+    uint64_t before = lane ? (uint64_t)a->lay.nranks * shmc__wsync_stride(0) : 0;
+    return (struct shmc__wsync *)(a->base + a->lay.wsync_off + before +
+                                  (uint64_t)r * shmc__wsync_stride(lane));
 }
 
-static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned h)
+static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned lane, unsigned h)
 {
-    return (uint8_t *)(w + 1) + (size_t)h * SHMC_WSYNC_BYTES;
+    return (uint8_t *)(w + 1) + (size_t)h * SHMC_WSYNC_HALF(lane);
 }
 
 /* Copy descriptor i of rank r. */

@@ -23,7 +23,9 @@
 #define C 37 /* elements per block */
 /* int64 elements up to the 2-rank rounds' limit of a broadcast's vector (SHMC_NBW_TWO_MAX,
  * lib/coll/nbworld.h), and one past it: a test sees the library as a program does, so the
- * limit is restated here, as is a round's size (SHMC_ONESTEP_MAX, 4 KiB of each rank). */
+ * limit is restated here, as are a round's size (SHMC_WSYNC_NB_BYTES, 32 KiB of each rank)
+ * and the 2-rank limit of the calls of n blocks in one round (SHMC_NBW_TWO_ROUND_MAX, 8 KiB
+ * in all). */
 #define TWO 8192
 #define OVER (TWO + 1)
 /* The world's rank counts for the lane's tests. */
@@ -650,10 +652,11 @@ END_TEST
 static void world_rounds(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    /* int64s: a round carries 512 of one block, 512 / n of each of n blocks */
+    /* int64s: a round carries 4096 of one block, 4096 / n of each of n blocks; at 2 ranks
+     * the calls of n blocks take one round up to 512 of each */
     const size_t counts[] = {
-        1,   37,  512 / (size_t)n, 512 / (size_t)n + 1, 512, 513, 1500, 2048, 2049, 4096, 4097,
-        TWO, OVER};
+        1,    37,   512, 513, 4096 / (size_t)n, 4096 / (size_t)n + 1, 1500, 2048, 2049,
+        4096, 4097, TWO, OVER};
     enum { K = sizeof counts / sizeof counts[0] };
     size_t most = OVER * (size_t)n;
     int64_t *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(most * 8),
@@ -757,10 +760,10 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
         size_t c = me == 0 ? TWO : OVER;
         rc = shmc_igather(buf, buf + OVER, c, SHMC_INT64, 0, w, &r);
     } else if (which == 2) {
-        size_t c = me == 0 ? 512 : 513; /* a block of one round, or not */
+        size_t c = me == 0 ? 4096 : 4097; /* a block of one round, or not */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
     } else {
-        size_t c = me == 0 ? 256 : 257; /* both blocks in one round, or not */
+        size_t c = me == 0 ? 512 : 513; /* both blocks in one round (8 KiB), or not */
         int64_t *out = shmct_xmalloc(OVER * 8);
         rc = shmc_ireduce_scatter(buf, out, c, SHMC_INT64, SHMC_SUM, w, &r);
         if (rc == SHMC_OK)

@@ -92,7 +92,7 @@ static int region_of(const char *name, const uint8_t *base, size_t size, struct 
     else if (!strcmp(name, "slots"))
         *r = (struct region){l.coll_off, SHMC_LANES * l.nranks * l.coll_stride};
     else if (!strcmp(name, "wsync"))
-        *r = (struct region){l.wsync_off, l.nranks * l.wsync_stride};
+        *r = (struct region){l.wsync_off, l.wsync_bytes};
     else if (!strcmp(name, "xdesc"))
         *r = (struct region){l.xdesc_off, l.nranks * l.xdesc_stride};
     else if (strcmp(name, "all") && strcmp(name, "zero"))
