@@ -259,6 +259,46 @@ int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, v
     return go(s, req);
 }
 
+/* A gather of equal blocks by the binomial tree, where the blocking call takes it
+ * (dispatch.c's tree: small blocks, few ranks): each member receives its children's
+ * subtrees at once (virtual ranks v = rank - root mod n, a subtree's blocks in that order),
+ * then sends its own subtree to its parent in one message. The root's buffer holds the
+ * blocks in virtual order when the root is 0; another root puts them in place at the end.
+ * own is NULL at an in-place root. */
+static int gather_tree(const struct shmc__cx *x, const void *own, size_t count, void *big,
+                       struct shmc__request **req)
+{
+    int n = x->n, root = x->root, v = (x->me - root + n) % n, top = 1;
+    while (top < n)
+        top <<= 1;
+    int low = v ? v & -v : top, size = low < n - v ? low : n - v;
+    size_t bytes = count * x->es;
+    char *b = big, *at_root = v == 0 ? b + (size_t)root * bytes : NULL;
+    /* The subtree's blocks: in rbuf at root 0, in memory of the call's own elsewhere but
+     * at a leaf, which sends its block from where it is. */
+    int in_rbuf = v == 0 && root == 0;
+    struct shmc__sched *s = shmc__sched_new(x, size > 1 && !in_rbuf ? (size_t)size * bytes : 0);
+    if (!s)
+        return go(s, req);
+    char *sub = in_rbuf ? b : size > 1 ? shmc__sched_tmp(s) : NULL;
+    if (sub)
+        shmc__sched_copy(s, sub, own ? own : at_root, bytes);
+    for (int mask = 1; mask < low && v + mask < n; mask <<= 1) {
+        int kids = mask < n - v - mask ? mask : n - v - mask;
+        shmc__sched_recv(s, sub + (size_t)mask * bytes, (size_t)kids * bytes,
+                         (v + mask + root) % n);
+    }
+    shmc__sched_round(s);
+    if (v) {
+        shmc__sched_send(s, sub ? sub : own, (size_t)size * bytes, (v - low + root) % n);
+    } else if (!in_rbuf) {
+        /* virtual blocks 0 .. n - root - 1 are ranks root .. n - 1, the rest 0 .. root - 1 */
+        shmc__sched_copy(s, at_root, sub, (size_t)(n - root) * bytes);
+        shmc__sched_copy(s, b, sub + (size_t)(n - root) * bytes, (size_t)root * bytes);
+    }
+    return go(s, req);
+}
+
 int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *counts,
                        const size_t *displs, void *own, size_t count, struct shmc__request **req)
 {
@@ -502,7 +542,9 @@ int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rb
     const size_t *cnt = a, *dsp = a + x->n;
     switch (coll) {
     case SHMC_C_GATHER:
-        rc = shmc__nbc_gatherv(x, sbuf, count, rbuf, cnt, dsp, req);
+        rc = shmc__coll_pick(coll, x, (size_t)x->n * count * x->es) == SHMC_A_TREE
+                 ? gather_tree(x, sbuf, count, rbuf, req)
+                 : shmc__nbc_gatherv(x, sbuf, count, rbuf, cnt, dsp, req);
         break;
     case SHMC_C_SCATTER:
         rc = shmc__nbc_scatterv(x, sbuf, cnt, dsp, rbuf, count, req);

@@ -14,7 +14,8 @@
  *   an allreduce over a power-of-two n by recursive doubling instead (log2 n rounds);
  *   an allreduce of SHMC_NBC_RING_MIN bytes or more with an op that commutes by a ring
  *   (2 (n - 1) rounds, in the blocking ring's order);
- * - gather(v), scatter(v): the root and each member exchange one message, in one round;
+ * - gather(v), scatter(v): the root and each member exchange one message, in one round
+ *   (a gather of equal blocks by the binomial tree where the blocking call takes it);
  * - allgather(v), alltoall(v): every pair exchanges its blocks directly, in one round;
  * - reduce_scatter(v): a reduce into rank 0, then a scatter of its parts; from
  *   SHMC_NBC_RING_MIN bytes in all, and at 2 ranks at every size, with an op that
