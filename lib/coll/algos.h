@@ -46,7 +46,12 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
 extern const struct shmc__coll_algo shmc__allreduce_shm_algo;
 /* Ring building blocks (blocks as shmc__block splits count). Reduce-scatter of src (this
  * rank's full input, count elements): afterwards out holds the reduced block `me` (not yet
- * AVG-finished); out may be src's block `me` (in place); src is not written otherwise. */
+ * AVG-finished); out may be src's block `me` (in place); src is not written otherwise.
+ * Each step's block of host memory moves in pieces of at most SHMC_RING_PIECE bytes, each
+ * combined as soon as it arrived, while it is still in the cache and while the peer sends
+ * the next (the blocking ring and the schedules' alike, nbc.c); a device buffer's block
+ * moves whole (each piece would cost a device copy and its synchronisation). */
+#define SHMC_RING_PIECE ((size_t)32 << 10)
 int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint8_t *out,
                               size_t count);
 /* All-gather in place in w: rank r starts with block r (or its bytes at own, not NULL)

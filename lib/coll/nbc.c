@@ -9,6 +9,7 @@
 #include "base/dtype.h"
 #include "base/log.h"
 #include "base/userop.h"
+#include "coll/algos.h"
 #include "coll/dispatch.h"
 #include "coll/sched.h"
 
@@ -111,10 +112,10 @@ static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return go(s, req);
 }
 
-/* Elements in a piece of the ring's reduce-scatter: SHMC_NBC_PIECE bytes, at least one. */
+/* Elements in a piece of the ring's reduce-scatter: SHMC_RING_PIECE bytes, at least one. */
 static size_t ring_piece(const struct shmc__cx *x)
 {
-    return SHMC_NBC_PIECE / x->es ? SHMC_NBC_PIECE / x->es : 1;
+    return SHMC_RING_PIECE / x->es ? SHMC_RING_PIECE / x->es : 1;
 }
 
 /* The reduce-scatter of a ring, as the blocking ring's (reduce.c): n - 1 steps over the
@@ -124,7 +125,7 @@ static size_t ring_piece(const struct shmc__cx *x)
  * at the first step, then the partial the step before completed) and receives the partial
  * of block me - k - 2 into part[k & 1], or at the last step into out (NULL: out lies in
  * src, which that step still reads), then combines it with the input's; so nothing copies
- * the input first. Each step's block moves in pieces of at most SHMC_NBC_PIECE bytes, a
+ * the input first. Each step's block moves in pieces of at most SHMC_RING_PIECE bytes, a
  * round each, so that what a round receives is still in the cache when the next round
  * combines it; every rank takes as many rounds as the longest block needs, so each pair
  * exchanges as many messages (a shorter block's last ones empty). Returns where block me

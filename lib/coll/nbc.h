@@ -34,8 +34,6 @@
 /* The smallest all-reduce the schedules run as a ring: below it recursive doubling's
  * fewer rounds cost less than the ring's fewer bytes. */
 #define SHMC_NBC_RING_MIN ((size_t)64 << 10)
-/* The ring's reduce-scatter moves its blocks in pieces of at most this many bytes. */
-#define SHMC_NBC_PIECE ((size_t)32 << 10)
 
 int shmc__nbc_barrier(const struct shmc__cx *x, struct shmc__request **req);
 int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct shmc__request **req);

@@ -85,6 +85,10 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
     int inside = o >= lo && o < lo + count * es;
     if (!part[0] || !part[1])
         return SHMC_ERR_NOMEM;
+    /* Elements a piece carries: every pair exchanges as many pieces at each step, the
+     * longest block's number (a shorter block's last piece is empty). */
+    size_t piece = x->dev ? count : SHMC_RING_PIECE / es ? SHMC_RING_PIECE / es : 1, most;
+    shmc__block(count, n, 0, &off, &most); /* block 0: the longest */
     for (int s = 0; s < n - 1; s++) {
         int sb = ((me - s - 1) % n + n) % n, rb = ((me - s - 2) % n + 2 * n) % n;
         shmc__block(count, n, sb, &off, &len);
@@ -95,13 +99,22 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
          * input (in place), which this step may still read or send. */
         int last = s == n - 2, direct = last && !inside;
         uint8_t *in = direct ? out : part[s & 1];
-        int rc = shmc__cx_sendrecv(x, send, len * es, next, in, rlen * es, prev);
-        if (rc != SHMC_OK)
-            return rc;
-        /* The incoming partial covers the earlier ranks of this block's order. */
-        if ((rc = shmc__cx_reduce(x, in, src + roff * es, rlen, SHMC_ACC_LEFT)) != SHMC_OK ||
-            (last && !direct && (rc = shmc__cx_copy(x, out, in, rlen * es)) != SHMC_OK))
-            return rc;
+        for (size_t at = 0; at < most || at == 0; at += piece) {
+            size_t sl = at < len ? shmc__chunk(len, at, piece) : 0;
+            size_t rl = at < rlen ? shmc__chunk(rlen, at, piece) : 0;
+            int rc =
+                shmc__cx_sendrecv(x, send + at * es, sl * es, next, in + at * es, rl * es, prev);
+            /* The incoming partial covers the earlier ranks of this block's order. */
+            if (rc != SHMC_OK ||
+                (rl && (rc = shmc__cx_reduce(x, in + at * es, src + (roff + at) * es, rl,
+                                             SHMC_ACC_LEFT)) != SHMC_OK))
+                return rc;
+        }
+        if (last && !direct) {
+            int rc = shmc__cx_copy(x, out, in, rlen * es);
+            if (rc != SHMC_OK)
+                return rc;
+        }
         send = in;
     }
     return SHMC_OK;
