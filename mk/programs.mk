@@ -56,7 +56,7 @@ $(BUILD)/bench/measure-mpich: bench/measure.c bench/rt_mpi.c bench/rt.h bench/ti
 $(BUILD)/bench/measure-shmcc: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h \
                               $(SHMCC) $(MPI_SHARED) $(SHARED)
 	@mkdir -p $(@D)
-	$(SHMCC) $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
+	$(SHMCC) $(MPI_BENCH_FLAGS) $(SANFLAGS) -o $@ bench/measure.c bench/rt_mpi.c
 
 # shmcomm side by side with Open MPI, MPICH and gloo; see bench/compare.sh.
 # make bench-compare [MODE=quick|full]

@@ -61,7 +61,10 @@ uint16_t shmc__float_to_bf16(float f)
 /* On x86-64 each kernel is built for the baseline (SSE2) and for AVX2, and the loader
  * picks the AVX2 one where the CPU has it: twice the bytes per instruction, about twice
  * as fast in cache (docs/collectives.md, "Vectorisation"). */
-#if defined(__x86_64__) && defined(__GNUC__)
+/* Not under ThreadSanitizer: the clones' resolvers run while the dynamic loader relocates
+ * the program, before the sanitizer's runtime is up, and their instrumented code crashed
+ * there (every test of `make SAN=thread`). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define CLONES
