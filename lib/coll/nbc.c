@@ -91,22 +91,28 @@ static void reduce_steps(struct shmc__sched *s, const struct shmc__cx *x, void *
 /* All-reduce by recursive doubling (n a power of two): at step k each rank swaps its
  * partial with rank me ^ 2^k and combines the two, the lower ranks' block on the left,
  * so every rank holds the rank-ordered combination of its 2^(k+1) ranks; log2 n rounds
- * of one message each way, against twice that for the tree and broadcast. */
+ * of one message each way, against twice that for the tree and broadcast. Unless in
+ * place, the first round sends the input from where it is and receives the peer's into
+ * rbuf, which the input then joins on its side: the input is not copied first, and at
+ * 2 ranks the call needs no memory of its own. */
 static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                         struct shmc__request **req)
 {
     size_t bytes = count * x->es;
-    struct shmc__sched *s = shmc__sched_new(x, bytes);
+    int apart = sbuf != rbuf;
+    struct shmc__sched *s = shmc__sched_new(x, apart && x->n == 2 ? 0 : bytes);
     if (!s)
         return go(s, req);
     void *tmp = shmc__sched_tmp(s);
-    shmc__sched_copy(s, rbuf, sbuf, bytes);
     for (int mask = 1; mask < x->n; mask <<= 1) {
-        int peer = x->me ^ mask;
-        shmc__sched_send(s, rbuf, bytes, peer);
-        shmc__sched_recv(s, tmp, bytes, peer);
+        int peer = x->me ^ mask, first = mask == 1 && apart, low = peer < x->me;
+        shmc__sched_send(s, first ? sbuf : rbuf, bytes, peer);
+        shmc__sched_recv(s, first ? rbuf : tmp, bytes, peer);
         shmc__sched_round(s);
-        shmc__sched_reduce(s, rbuf, tmp, count, peer < x->me ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT);
+        if (first) /* (rbuf holds the peer's block, sbuf ours) */
+            shmc__sched_reduce(s, rbuf, sbuf, count, low ? SHMC_ACC_LEFT : SHMC_ACC_RIGHT);
+        else
+            shmc__sched_reduce(s, rbuf, tmp, count, low ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT);
     }
     shmc__sched_finish(s, rbuf, count, x->n);
     return go(s, req);

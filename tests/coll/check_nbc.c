@@ -640,7 +640,7 @@ static void against_blocking_split(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_nbc_against_blocking_split)
 {
-    static const int sizes[] = {2, 3, 5};
+    static const int sizes[] = {2, 3, 4, 5};
     ck_assert_int_eq(shmct_run(sizes[_i], against_blocking_split, NULL), 0);
 }
 END_TEST
@@ -999,7 +999,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 6);
     tcase_add_test(t, test_nbc_persistent_order);
     tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
-    tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 3);
+    tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 4);
     tcase_add_loop_test(t, test_nbc_ring_split, 0, 6);
     suite_add_tcase(s, t);
     return s;
