@@ -157,6 +157,15 @@ static int by_rounds(struct nbw *w, int *rc)
     }
 }
 
+/* The driven request's hint (p2p.h): a call by rounds, first in the queue with its round
+ * entered, waits for the ranks not yet in it, as the blocking rounds' wait does. */
+static int far(void *arg, uint32_t cpu)
+{
+    struct nbw *w = arg;
+    return (w->how == BY_ROUNDS || w->how == BY_GATE) && w->posted &&
+           shmc__list_first(&w->x.co->nbw) == &w->link && shmc__wsync_far(&w->look, cpu);
+}
+
 /* The driven request's poll (p2p.h): only the first queued call moves. */
 static int poll(void *arg, int *err)
 {
@@ -234,6 +243,7 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
         return rc;
     }
     w->req = *req;
+    shmc__driven_far(w->req, far);
     if (!shmc__list_empty(&co->nbw))
         shmc__driven_park(w->req); /* (a call ahead of it: resumed once that one ends) */
     shmc__userop_hold(x->op, 1);   /* the program may free it before the call ends */

@@ -342,6 +342,14 @@ static int round_over(struct shmc__sched *s)
     return 1;
 }
 
+/* The driven request's hint (p2p.h): the current round's pending messages are all with
+ * ranks that run elsewhere now (none pending: its next poll moves it, no hint). */
+static int far(void *arg, uint32_t cpu)
+{
+    const struct shmc__sched *s = arg;
+    return s->nreqs && shmc__reqs_far(s->co->p2p, (size_t)s->nreqs, s->reqs, cpu);
+}
+
 /* The driven request's poll (p2p.h): as many rounds as have their messages done. */
 static int poll(void *arg, int *err)
 {
@@ -384,8 +392,9 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
             s->failed = 1;
     }
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
-    if (rc == SHMC_OK)
-        rc = shmc__post_driven(s->co->p2p, poll, s, s->c, s->tag, req);
+    if (rc == SHMC_OK &&
+        (rc = shmc__post_driven(s->co->p2p, poll, s, s->c, s->tag, req)) == SHMC_OK)
+        shmc__driven_far(*req, far);
     if (rc != SHMC_OK) {
         shmc__sched_free(s);
         return rc;

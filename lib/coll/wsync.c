@@ -80,7 +80,7 @@ static int quit_world(struct shmc__coll *co, int err)
 /* Every rank not yet in the round last ran on another CPU than ours. Such a rank needs
  * only to be scheduled there (if it waits, it waits for the round before, which is
  * complete), so yielding ours would only run a neighbour that may be waiting too. */
-static int others_far(void *arg, uint32_t cpu)
+int shmc__wsync_far(void *arg, uint32_t cpu)
 {
     struct shmc__wsync_look *w = arg;
     struct shmc__coll *co = w->co;
@@ -131,7 +131,7 @@ int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int 
     if (!all_entered(&w)) {
         /* Members that both wait here compare their calls here (p2p/incall.h). */
         shmc__incall_round(co->p2p, 1);
-        rc = shmc__wait_pred(co->p2p, all_entered, others_far, &w, SHMC_BLK_COLL);
+        rc = shmc__wait_pred(co->p2p, all_entered, shmc__wsync_far, &w, SHMC_BLK_COLL);
         shmc__incall_round(co->p2p, 0);
     }
     if (odd)
@@ -158,7 +158,7 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
     if (co->rank == 0) {
         if (!all_entered(&w)) {
             shmc__incall_round(co->p2p, 1);
-            rc = shmc__wait_pred(co->p2p, all_entered, others_far, &w, SHMC_BLK_COLL);
+            rc = shmc__wait_pred(co->p2p, all_entered, shmc__wsync_far, &w, SHMC_BLK_COLL);
             shmc__incall_round(co->p2p, 0);
         }
         if (rc == SHMC_OK && w.err == SHMC_OK) {
@@ -172,9 +172,9 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
         shmc__store_release64(&shmc__wsync_blk(co)->wsync->round[r & 1], r | tag);
         shmc__peer_notify(co->p2p, 0);
         if (!released(&w)) {
-            /* others_far looks at every rank still short of r: any may hold rank 0 up. */
+            /* shmc__wsync_far looks at every rank still short of r: any may hold rank 0 up. */
             shmc__incall_round(co->p2p, 1);
-            rc = shmc__wait_pred(co->p2p, released, others_far, &w, SHMC_BLK_COLL);
+            rc = shmc__wait_pred(co->p2p, released, shmc__wsync_far, &w, SHMC_BLK_COLL);
             shmc__incall_round(co->p2p, 0);
         }
         /* Every rank has entered r (rank 0 saw each), and none can write this half again

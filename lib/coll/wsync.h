@@ -71,6 +71,9 @@ struct shmc__wsync_look {
 void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
                       struct shmc__wsync_look *w);
 int shmc__wsync_look(struct shmc__wsync_look *w);
+/* Has every rank not yet in w's round last run on another CPU than cpu (1 + CPU)? A
+ * wait for the round spins rather than yield then (shm/doorbell.h). w: the look. */
+int shmc__wsync_far(void *w, uint32_t cpu);
 /* The same post without waking the other ranks: for a round nobody waits on for its own
  * sake (a schedule's gate, nbworld.h), where waking ranks asleep in other waits cost them
  * a trip through the scheduler each; a rank that does wait on it sees it at its next look

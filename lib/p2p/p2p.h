@@ -347,6 +347,14 @@ int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), voi
  * along until it is resumed and ends. */
 void shmc__driven_park(struct shmc__request *r);
 void shmc__driven_resume(struct shmc__p2p *p, struct shmc__request *r);
+/* Gives driven request r the hint its waits take (request.h, far): a driven request's
+ * wait yields the CPU at once when oversubscribed, unless this says its ranks run
+ * elsewhere, as a blocking call's wait for the same ranks would spin. */
+void shmc__driven_far(struct shmc__request *r, int (*far)(void *arg, uint32_t cpu));
+/* Does every pending request of reqs (NULL entries skipped) wait for ranks that run on
+ * other CPUs than cpu (1 + CPU), and run now? A driven one asks its hint. */
+int shmc__reqs_far(const struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
+                   uint32_t cpu);
 /* A send to, or receive from, SHMC_PROC_NULL: a request complete at once, moving nothing. */
 int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
                     const struct shmc__comm *c, struct shmc__request **out);

@@ -106,6 +106,11 @@ int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), voi
     return SHMC_OK;
 }
 
+void shmc__driven_far(struct shmc__request *r, int (*far)(void *arg, uint32_t cpu))
+{
+    r->far = far;
+}
+
 void shmc__driven_park(struct shmc__request *r)
 {
     shmc__req_unlink(r);

@@ -117,6 +117,10 @@ struct shmc__request {
      * and returns 1 once it has ended (err: how), 0 while it goes on. */
     int (*poll)(void *arg, int *err);
     void *poll_arg;
+    /* Its wait's hint (wait.c, spin_far), or NULL: far(poll_arg, cpu) says whether every
+     * rank it waits for now runs on another CPU than cpu, where a blocking call's wait
+     * spins rather than yield (shm/doorbell.h). */
+    int (*far)(void *arg, uint32_t cpu);
 
     /* Its control record while queued for ring space (outq.c). A request freed meanwhile
      * goes back to the free list only once the record is sent. */

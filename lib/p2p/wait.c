@@ -297,22 +297,34 @@ static int reqs_done(void *arg)
     return all || s->err;
 }
 
-/* Every peer a point-to-point wait still depends on runs on another CPU, and is on it
- * now rather than waiting in turn (perhaps for a rank that needs our CPU). */
-static int reqs_far(void *arg, uint32_t cpu)
+/* Every peer a wait still depends on runs on another CPU, and is on it now rather than
+ * waiting in turn (perhaps for a rank that needs our CPU); a driven request's hint says
+ * so for the ranks it waits for. */
+int shmc__reqs_far(const struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
+                   uint32_t cpu)
 {
-    const struct reqset *s = arg;
-    for (size_t i = 0; i < s->n; i++) {
-        const struct shmc__request *r = s->reqs[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct shmc__request *r = reqs[i];
         if (!r || r->state != SHMC_RS_ACTIVE)
             continue;
-        if (r->peer < 0 || r->peer == s->p->rank)
+        if (r->kind == SHMC_REQ_DRIVEN) {
+            if (!r->far || !r->far(r->poll_arg, cpu))
+                return 0;
+            continue;
+        }
+        if (r->peer < 0 || r->peer == p->rank)
             return 0;
-        const struct shmc__rank_cb *cb = s->p->peers[r->peer].ep.cb;
+        const struct shmc__rank_cb *cb = p->peers[r->peer].ep.cb;
         if (!shmc__runs_elsewhere(cb, cpu) || !shmc__runs_now(cb))
             return 0;
     }
     return 1;
+}
+
+static int reqs_far(void *arg, uint32_t cpu)
+{
+    const struct reqset *s = arg;
+    return shmc__reqs_far(s->p, s->n, s->reqs, cpu);
 }
 
 static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
