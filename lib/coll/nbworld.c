@@ -93,14 +93,8 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
         return BY_ROUNDS; /* one round */
     if (x->n != 2)
         return 0;
-    /* At 2 ranks, by as many rounds as it takes: a reduce at every count, the other rooted
-     * calls up to their limit in all (both ranks' blocks for a gather or scatter). */
-    if (coll == SHMC_C_REDUCE)
-        return BY_ROUNDS;
-    if (!rooted(coll))
-        return 0;
-    size_t all = coll == SHMC_C_GATHER || coll == SHMC_C_SCATTER ? 2 * bytes : bytes;
-    return all <= SHMC_NBW_TWO_MAX ? BY_ROUNDS : 0;
+    /* At 2 ranks the rooted calls go by as many rounds as it takes, at every count. */
+    return rooted(coll) ? BY_ROUNDS : 0;
 }
 
 /* Calls ended keep their memory here for the next ones (a small all-reduce is a few

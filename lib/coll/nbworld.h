@@ -17,8 +17,9 @@
  * SHMC_WSYNC_NB_BYTES of each rank: nbround.h), at 2 ranks only up to
  * SHMC_NBW_TWO_ROUND_MAX of data in all (both ranks' blocks); barriers and all-reduces as
  * dispatch.c picks for the blocking call; and at 2 ranks, in as many rounds as the call
- * needs, a reduce of any count and a broadcast, gather or scatter of at most
- * SHMC_NBW_TWO_MAX (the vector, or both ranks' blocks). Beyond them a schedule of messages
+ * needs, a reduce, broadcast, gather or scatter of any count (each round carries 32 KiB,
+ * so a rooted call of megabytes takes fewer synchronisations than a schedule's messages
+ * take round trips, and needs no single copy). Beyond them a schedule of messages
  * leads (a single copy of each block, or pieces that pipeline), and more so when the two
  * ranks' CPUs are far apart (bench/line_rtt's slow state), where each round costs a slow
  * line's round trip; the all-gather's, all-to-all's and reduce-scatter's of several rounds
@@ -31,7 +32,6 @@
  * whether ranks share cores is not known alike on every member, so beyond 2 ranks the
  * rooted calls take no rounds at all, but the lane's slots where they fit (nbslot.h;
  * docs/collectives.md has the measurements). */
-#define SHMC_NBW_TWO_MAX ((size_t)64 << 10)
 #define SHMC_NBW_TWO_ROUND_MAX ((size_t)8 << 10)
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,

@@ -21,11 +21,10 @@
 #include "harness.h"
 
 #define C 37 /* elements per block */
-/* int64 elements up to the 2-rank rounds' limit of a broadcast's vector (SHMC_NBW_TWO_MAX,
- * lib/coll/nbworld.h), and one past it: a test sees the library as a program does, so the
- * limit is restated here, as are a round's size (SHMC_WSYNC_NB_BYTES, 32 KiB of each rank)
- * and the 2-rank limit of the calls of n blocks in one round (SHMC_NBW_TWO_ROUND_MAX, 8 KiB
- * in all). */
+/* int64 elements up to the limit of a rooted call's data in one of the nonblocking lane's
+ * slots (64 KiB, lib/coll/nbslot.h), and one past it: a test sees the library as a program does, so
+ * the limit is restated here, as are a round's size (SHMC_WSYNC_NB_BYTES, 32 KiB of each rank) and
+ * the 2-rank limit of the calls of n blocks in one round (SHMC_NBW_TWO_ROUND_MAX, 8 KiB in all). */
 #define TWO 8192
 #define OVER (TWO + 1)
 /* The world's rank counts for the lane's tests. */
@@ -738,9 +737,10 @@ END_TEST
 /* A call by rounds on some ranks and by a schedule on others (another count past the
  * rounds' limit): every rank ends with
  * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h), and the
- * world's collectives fail after it on every rank (all quit them). Case 0: a broadcast at 2
- * ranks, rank 0 by rounds; 1: the same, rank 1 by rounds; 2: an all-gather at 3 ranks, rank 0 by
- * rounds; 3: a reduce-scatter at 2 ranks, rank 0 by rounds (both blocks in one round).
+ * world's collectives fail after it on every rank (all quit them). Case 0: an all-gather at
+ * 2 ranks, rank 0 by one round (8 KiB in all), the other by schedule; 1: the same, rank 1
+ * by rounds; 2: an all-gather at 3 ranks, rank 0 by rounds; 3: a reduce-scatter at 2 ranks,
+ * rank 0 by rounds (both blocks in one round).
  * Beyond 2 ranks the rooted calls go through the lane's slots up to 64 KiB, a schedule with
  * its gate beyond (lib/coll/nbslot.h): 4: a broadcast at 3 ranks, the root's through its
  * slot, which it ends on publishing (it cannot know), the others' by schedule, which meet
@@ -753,8 +753,11 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     fill(buf, OVER * (size_t)n, me);
     shmc_request *r = NULL;
     int rc; /* at the start (the gate met the other call at once) or in the wait */
-    if (which < 2 || which == 4) {
-        size_t c = me == which % 4 ? TWO : OVER; /* by rounds or slot; a word more: not */
+    if (which < 2) {
+        size_t c = me == which ? 512 : 513; /* one round (8 KiB in all), or a schedule */
+        rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
+    } else if (which == 4) {
+        size_t c = me == 0 ? TWO : OVER; /* through the slot; a word more: not */
         rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
     } else if (which == 5) {
         size_t c = me == 0 ? TWO : OVER;
