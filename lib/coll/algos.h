@@ -52,6 +52,11 @@ extern const struct shmc__coll_algo shmc__allreduce_shm_algo;
  * the next (the blocking ring and the schedules' alike, nbc.c); a device buffer's block
  * moves whole (each piece would cost a device copy and its synchronisation). */
 #define SHMC_RING_PIECE ((size_t)32 << 10)
+/* Elements of es bytes in a piece: SHMC_RING_PIECE bytes, at least one element. */
+static inline size_t shmc__ring_piece(size_t es)
+{
+    return SHMC_RING_PIECE / es ? SHMC_RING_PIECE / es : 1;
+}
 int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint8_t *out,
                               size_t count);
 /* All-gather in place in w: rank r starts with block r (or its bytes at own, not NULL)

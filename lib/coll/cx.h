@@ -187,4 +187,14 @@ static inline int shmc__rrank(int v, int root, int n)
     return (v + root) % n;
 }
 
+/* Blocks in virtual rank v's binomial subtree: v .. v + min(lowbit(v), n - v) - 1 (the
+ * root: all). */
+static inline int shmc__subtree(int v, int n)
+{
+    if (v == 0)
+        return n;
+    int low = v & -v;
+    return low < n - v ? low : n - v;
+}
+
 #endif /* SHMC_CX_H */

@@ -17,21 +17,12 @@
 #include "coll/slot.h"
 #include "coll/xfer.h"
 
-/* Blocks in v's binomial subtree: v .. v + min(lowbit(v), n - v) - 1 (the root: all). */
-static int subtree(int v, int n)
-{
-    if (v == 0)
-        return n;
-    int low = v & -v;
-    return low < n - v ? low : n - v;
-}
-
 /* ---- gather -------------------------------------------------------------------------- */
 
 int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
-    int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, nreq = 0;
+    int n = x->n, v = shmc__vrank(x->me, root, n), sub = shmc__subtree(v, n), rc, nreq = 0;
     size_t bytes = count * x->es;
     uint8_t *t;
     const uint8_t *own = sbuf ? sbuf : (uint8_t *)rbuf + (size_t)root * bytes;
@@ -47,7 +38,7 @@ int shmc__gather_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     for (int mask = 1; mask < n && !(v & mask); mask <<= 1) {
         if (v + mask >= n)
             continue;
-        int csub = subtree(v + mask, n);
+        int csub = shmc__subtree(v + mask, n);
         rc = shmc__cx_irecv(x, t + (size_t)mask * bytes, (size_t)csub * bytes,
                             shmc__rrank(v + mask, root, n), &reqs[nreq]);
         if (rc != SHMC_OK) {
@@ -194,7 +185,7 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
 int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int root = x->root;
-    int n = x->n, v = shmc__vrank(x->me, root, n), sub = subtree(v, n), rc, mask, nreq = 0;
+    int n = x->n, v = shmc__vrank(x->me, root, n), sub = shmc__subtree(v, n), rc, mask, nreq = 0;
     size_t bytes = count * x->es;
     const uint8_t *t;
     struct shmc__request *reqs[32];
@@ -228,7 +219,7 @@ int shmc__scatter_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (v + mask >= n)
             continue;
-        int csub = subtree(v + mask, n);
+        int csub = shmc__subtree(v + mask, n);
         rc = shmc__cx_isend(x, t + (size_t)mask * bytes, (size_t)csub * bytes,
                             shmc__rrank(v + mask, root, n), &reqs[nreq]);
         if (rc != SHMC_OK) {

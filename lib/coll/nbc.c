@@ -56,11 +56,11 @@ int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct sh
     struct shmc__sched *s = shmc__sched_new(x, 0);
     size_t bytes = count * x->es;
     if (s && shmc__coll_pick(SHMC_C_BROADCAST, x, bytes) == SHMC_A_DIRECT) {
-        for (int q = 0; q < x->n; q++)
-            if (x->me == x->root && q != x->me)
+        if (x->me != x->root)
+            shmc__sched_recv(s, buf, bytes, x->root);
+        for (int q = 0; x->me == x->root && q < x->n; q++)
+            if (q != x->me)
                 shmc__sched_send(s, buf, bytes, q);
-            else if (x->me != x->root && q == x->root)
-                shmc__sched_recv(s, buf, bytes, q);
     } else if (s) {
         bcast_steps(s, x, buf, bytes, x->root);
     }
@@ -118,12 +118,6 @@ static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     return go(s, req);
 }
 
-/* Elements in a piece of the ring's reduce-scatter: SHMC_RING_PIECE bytes, at least one. */
-static size_t ring_piece(const struct shmc__cx *x)
-{
-    return SHMC_RING_PIECE / x->es ? SHMC_RING_PIECE / x->es : 1;
-}
-
 /* The reduce-scatter of a ring, as the blocking ring's (reduce.c): n - 1 steps over the
  * blocks at off[b], len[b] elements of src, block b starting at rank b + 1 and ending
  * complete at rank b, each rank's input on the right of the partial it receives (the
@@ -140,7 +134,7 @@ static char *ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, cons
                            char *out, char *const part[2], const size_t *off, const size_t *len)
 {
     int n = x->n, me = x->me, right = (me + 1) % n, left = (me - 1 + n) % n;
-    size_t es = x->es, piece = ring_piece(x), most = 0;
+    size_t es = x->es, piece = shmc__ring_piece(x->es), most = 0;
     for (int b = 0; b < n; b++)
         most = len[b] > most ? len[b] : most;
     const char *send = NULL;
@@ -165,17 +159,19 @@ static char *ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, cons
 
 /* The memory of the partials a ring reduce-scatter (ring_rs_steps) receives into, for blocks
  * of at most `most` elements: a block for each step that does not receive into out, two at
- * most (they alternate). *part gets their places in s's own memory from byte `at`. */
+ * most (they alternate). */
 static size_t ring_parts(const struct shmc__cx *x, size_t most, int into_out)
 {
     int steps = x->n - 1 - (into_out ? 1 : 0);
     return (size_t)(steps < 2 ? steps : 2) * most * x->es;
 }
 
-static void ring_parts_at(struct shmc__sched *s, size_t at, size_t most, char *part[2])
+/* Their places in s's own memory, blocks of `bytes` (NULL where s has none: no step
+ * receives into them then). */
+static void ring_parts_at(struct shmc__sched *s, size_t bytes, char *part[2])
 {
-    part[0] = (char *)shmc__sched_tmp(s) + at;
-    part[1] = part[0] + most;
+    part[0] = shmc__sched_tmp(s);
+    part[1] = part[0] ? part[0] + bytes : NULL;
 }
 
 /* All-reduce by a ring: the reduce-scatter above over shmc__block's blocks, block me into
@@ -198,7 +194,7 @@ static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf
     struct shmc__sched *s = shmc__sched_new(x, ring_parts(x, len[0], into));
     if (s) {
         char *part[2];
-        ring_parts_at(s, 0, most, part);
+        ring_parts_at(s, most, part);
         char *got = ring_rs_steps(s, x, sbuf, into ? mine : NULL, part, off, len);
         if (got != mine)
             shmc__sched_copy(s, mine, got, len[me] * es);
@@ -275,10 +271,7 @@ int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, v
 static int gather_tree(const struct shmc__cx *x, const void *own, size_t count, void *big,
                        struct shmc__request **req)
 {
-    int n = x->n, root = x->root, v = (x->me - root + n) % n, top = 1;
-    while (top < n)
-        top <<= 1;
-    int low = v ? v & -v : top, size = low < n - v ? low : n - v;
+    int n = x->n, root = x->root, v = shmc__vrank(x->me, root, n), size = shmc__subtree(v, n);
     size_t bytes = count * x->es;
     char *b = big, *at_root = v == 0 ? b + (size_t)root * bytes : NULL;
     /* The subtree's blocks: in rbuf at root 0, in memory of the call's own elsewhere but
@@ -290,14 +283,14 @@ static int gather_tree(const struct shmc__cx *x, const void *own, size_t count, 
     char *sub = in_rbuf ? b : size > 1 ? shmc__sched_tmp(s) : NULL;
     if (sub)
         shmc__sched_copy(s, sub, own ? own : at_root, bytes);
-    for (int mask = 1; mask < low && v + mask < n; mask <<= 1) {
-        int kids = mask < n - v - mask ? mask : n - v - mask;
-        shmc__sched_recv(s, sub + (size_t)mask * bytes, (size_t)kids * bytes,
-                         (v + mask + root) % n);
-    }
+    /* the children v + 2^k below size, each with its subtree */
+    for (int mask = 1; mask < size; mask <<= 1)
+        shmc__sched_recv(s, sub + (size_t)mask * bytes, (size_t)shmc__subtree(v + mask, n) * bytes,
+                         shmc__rrank(v + mask, root, n));
     shmc__sched_round(s);
     if (v) {
-        shmc__sched_send(s, sub ? sub : own, (size_t)size * bytes, (v - low + root) % n);
+        shmc__sched_send(s, sub ? sub : own, (size_t)size * bytes,
+                         shmc__rrank(v - (v & -v), root, n));
     } else if (!in_rbuf) {
         /* virtual blocks 0 .. n - root - 1 are ranks root .. n - 1, the rest 0 .. root - 1 */
         shmc__sched_copy(s, at_root, sub, (size_t)(n - root) * bytes);
@@ -394,7 +387,7 @@ static int reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void 
     struct shmc__sched *s = shmc__sched_new(x, ring_parts(x, most, into));
     if (s) {
         char *part[2];
-        ring_parts_at(s, 0, most * es, part);
+        ring_parts_at(s, most * es, part);
         char *got = ring_rs_steps(s, x, sbuf, into ? rbuf : NULL, part, off, counts);
         if (got != rbuf)
             shmc__sched_copy(s, rbuf, got, counts[me] * es);

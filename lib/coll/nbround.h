@@ -4,7 +4,7 @@
  * nonblocking world calls that run by rounds (nbworld.c), chunk by chunk.
  *
  * A round carries, of every block the call moves, the elements [e, e + len): len is at
- * most shmc__nbr_elems (a rank's half holds SHMC_ONESTEP_MAX bytes, shared by the n
+ * most shmc__nbr_elems (a rank's half holds SHMC_WSYNC_NB_BYTES, shared by the n
  * blocks of a call that sends one to each rank). Every member puts before it enters and
  * takes after the round, and a round touches only its own chunk of each block, so calls
  * in place need no copy of their own: a chunk is read into the half before the same

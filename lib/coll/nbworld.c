@@ -89,12 +89,11 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
     }
     if (!per)
         return 0;
-    if (count <= per && (x->n > 2 || rooted(coll) || 2 * bytes <= SHMC_NBW_TWO_ROUND_MAX))
-        return BY_ROUNDS; /* one round */
-    if (x->n != 2)
-        return 0;
-    /* At 2 ranks the rooted calls go by as many rounds as it takes, at every count. */
-    return rooted(coll) ? BY_ROUNDS : 0;
+    /* A rooted call here is at 2 ranks (may_round): by as many rounds as it takes. The
+     * others by one round, at 2 ranks only up to SHMC_NBW_TWO_ROUND_MAX in all. */
+    if (rooted(coll))
+        return BY_ROUNDS;
+    return count <= per && (x->n > 2 || 2 * bytes <= SHMC_NBW_TWO_ROUND_MAX) ? BY_ROUNDS : 0;
 }
 
 /* Calls ended keep their memory here for the next ones (a small all-reduce is a few
@@ -204,6 +203,8 @@ ended:
     return 1;
 }
 
+static const struct shmc__driven_ops driven = {poll, far};
+
 /* Queues call x on the lane as w, run `how` over the buffers of b (b.coll; b.x is set
  * here), its driven request in *req: the call's words (what, count) go with its rounds
  * when the mismatch check is on. SHMC_OK, SHMC_ERR_NOMEM, or the world's failure. */
@@ -231,13 +232,12 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
         w->x.call[1] |= SHMC_CALL_NONBLOCKING;
         w->x.hash = shmc__call_hash(w->x.call);
     }
-    int rc = shmc__post_driven(co->p2p, poll, w, x->c, 0, req);
+    int rc = shmc__post_driven(co->p2p, &driven, w, x->c, 0, req);
     if (rc != SHMC_OK) {
         free(w);
         return rc;
     }
     w->req = *req;
-    shmc__driven_far(w->req, far);
     if (!shmc__list_empty(&co->nbw))
         shmc__driven_park(w->req); /* (a call ahead of it: resumed once that one ends) */
     shmc__userop_hold(x->op, 1);   /* the program may free it before the call ends */

@@ -52,8 +52,9 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
  * to end its schedule, the member to decline the schedule's messages to it; without the
  * gate each would wait for the other for ever. The gate holds the lane for the calls after it until
  * every rank has entered it, as a round does. Collectives that never run by rounds at this rank
- * count (the v-forms, scans, and the rooted ones beyond 2 ranks) take none: a member's
- * same call never goes by rounds either, and a rank that called another collective there
+ * count (the v-forms, scans) take none, nor do the rooted ones beyond 2 ranks, which take
+ * the slots' gate instead (nbslot.h) past the slots' limit: a member's same call never
+ * goes by rounds either, and a rank that called another collective there
  * is named by the hang report and bounded by the world's time-out, as for blocking calls.
  * coll (SHMC_C_*) and count: the call's words (shmc__call_words). Nothing with SHMC_CHECK=0 (no
  * words to compare); not for a persistent collective (matched by the number it was made with, not

@@ -87,7 +87,7 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
         return SHMC_ERR_NOMEM;
     /* Elements a piece carries: every pair exchanges as many pieces at each step, the
      * longest block's number (a shorter block's last piece is empty). */
-    size_t piece = x->dev ? count : SHMC_RING_PIECE / es ? SHMC_RING_PIECE / es : 1, most;
+    size_t piece = x->dev ? count : shmc__ring_piece(es), most;
     shmc__block(count, n, 0, &off, &most); /* block 0: the longest */
     for (int s = 0; s < n - 1; s++) {
         int sb = ((me - s - 1) % n + n) % n, rb = ((me - s - 2) % n + 2 * n) % n;
@@ -99,7 +99,7 @@ int shmc__ring_reduce_scatter(const struct shmc__cx *x, const uint8_t *src, uint
          * input (in place), which this step may still read or send. */
         int last = s == n - 2, direct = last && !inside;
         uint8_t *in = direct ? out : part[s & 1];
-        for (size_t at = 0; at < most || at == 0; at += piece) {
+        for (size_t at = 0; at < most; at += piece) {
             size_t sl = at < len ? shmc__chunk(len, at, piece) : 0;
             size_t rl = at < rlen ? shmc__chunk(rlen, at, piece) : 0;
             int rc =

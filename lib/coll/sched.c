@@ -43,7 +43,7 @@ struct shmc__sched {
     int nreqs, reqcap;
     int err;
     void *tmp;
-    size_t tmpcap;                    /* bytes at tmp */
+    size_t tmpcap, tmpn;              /* bytes at tmp, of which the call asked for tmpn */
     void (*done)(void *arg, int err); /* shmc__sched_on_end */
     void *done_arg;
 };
@@ -90,15 +90,8 @@ static struct shmc__sched *blank(void)
     return s;
 }
 
-static void release(struct shmc__sched *s, int keep)
+static void destroy(struct shmc__sched *s)
 {
-    if (!s)
-        return;
-    shmc__userop_hold(s->op, -1);
-    if (keep && nspare < SPARE_MAX && s->cap <= SPARE_STEPS && s->tmpcap <= SPARE_TMP) {
-        spare[nspare++] = s;
-        return;
-    }
     free(s->st);
     free(s->ends);
     free(s->reqs);
@@ -106,13 +99,23 @@ static void release(struct shmc__sched *s, int keep)
     free(s);
 }
 
+/* The end of schedule s: its op's hold given back, its memory kept as a spare (keep) or
+ * freed. */
+static void release(struct shmc__sched *s, int keep)
+{
+    if (!s)
+        return;
+    shmc__userop_hold(s->op, -1);
+    if (keep && nspare < SPARE_MAX && s->cap <= SPARE_STEPS && s->tmpcap <= SPARE_TMP)
+        spare[nspare++] = s;
+    else
+        destroy(s);
+}
+
 void shmc__sched_release_spares(void)
 {
-    while (nspare) {
-        struct shmc__sched *s = spare[--nspare];
-        s->op = SHMC_SUM; /* (its hold was given back when it ended) */
-        release(s, 0);
-    }
+    while (nspare)
+        destroy(spare[--nspare]);
 }
 
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
@@ -141,12 +144,13 @@ struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
         }
         s->tmpcap = need;
     }
+    s->tmpn = tmp;
     return s;
 }
 
 void *shmc__sched_tmp(struct shmc__sched *s)
 {
-    return s->tmp;
+    return s->tmpn ? s->tmp : NULL;
 }
 
 static struct step *add(struct shmc__sched *s, unsigned kind)
@@ -372,6 +376,8 @@ static int poll(void *arg, int *err)
     return 1;
 }
 
+static const struct shmc__driven_ops driven = {poll, far};
+
 int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
 {
     *req = NULL;
@@ -392,9 +398,8 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
             s->failed = 1;
     }
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
-    if (rc == SHMC_OK &&
-        (rc = shmc__post_driven(s->co->p2p, poll, s, s->c, s->tag, req)) == SHMC_OK)
-        shmc__driven_far(*req, far);
+    if (rc == SHMC_OK)
+        rc = shmc__post_driven(s->co->p2p, &driven, s, s->c, s->tag, req);
     if (rc != SHMC_OK) {
         shmc__sched_free(s);
         return rc;
@@ -456,7 +461,7 @@ SHMC_API int shmc_sched_create(shmc_comm *comm, shmc_dtype dtype, shmc_op op, si
 
 SHMC_API void *shmc_sched_tmp(shmc_sched *s)
 {
-    return s ? of(s)->tmp : NULL;
+    return s ? shmc__sched_tmp(of(s)) : NULL;
 }
 
 SHMC_API int shmc_sched_send(shmc_sched *s, const void *buf, size_t bytes, int peer)

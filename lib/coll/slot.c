@@ -10,9 +10,9 @@
  * it waits for. Uids are never reused by any member (split.c), so a stamp left over
  * from a freed communicator can never pass for a new one's.
  *
- * Reuse: the owner remembers which ranks its publication is for (slot_readers) and its
- * stamp; each reader stores that stamp into its own word of the slot's `done` array when
- * it no longer needs the data. The owner writes its slot again only when every reader's
+ * Reuse: the owner remembers which ranks its publication is for (struct shmc__slot_own's
+ * readers) and its stamp; each reader stores that stamp into its own word of the slot's `done`
+ * array when it no longer needs the data. The owner writes its slot again only when every reader's
  * word holds its last stamp, which it usually does by the next collective, so the wait
  * costs a load per reader. A reader that has left the job (finalized, died) is excused:
  * it reads nothing any more, so overwriting is safe, and a member that left after doing

@@ -333,12 +333,14 @@ int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t 
 int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
                        struct shmc__unexp *u, const struct shmc__comm *c, int dev,
                        struct shmc__request **out);
-/* A driven request on communicator c (request.h): active until poll(arg, &err), which
- * progress calls on every pass, returns 1; it then completes with err. poll may post
+/* A driven request on communicator c (request.h): active until ops->poll(arg, &err),
+ * which progress calls on every pass, returns 1; it then completes with err. poll may post
  * sends and receives and test them, and never waits. A wait on the request, or on
- * anything else, moves it along. SHMC_ERR_NOMEM. A request marked detached (the caller
- * keeps no handle) is freed by progress once its poll has ended. */
-int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), void *arg,
+ * anything else, moves it along; when oversubscribed it yields the CPU at once unless
+ * ops->far says the ranks it waits for run elsewhere, as a blocking call's wait for them
+ * would spin. SHMC_ERR_NOMEM. A request marked detached (the caller keeps no handle) is
+ * freed by progress once its poll has ended. */
+int shmc__post_driven(struct shmc__p2p *p, const struct shmc__driven_ops *ops, void *arg,
                       const struct shmc__comm *c, int tag, struct shmc__request **out);
 /* A driven request that cannot move before another has ended (the world's nonblocking
  * calls queue behind the first, coll/nbworld.c) is parked: progress does not poll it
@@ -347,10 +349,6 @@ int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), voi
  * along until it is resumed and ends. */
 void shmc__driven_park(struct shmc__request *r);
 void shmc__driven_resume(struct shmc__p2p *p, struct shmc__request *r);
-/* Gives driven request r the hint its waits take (request.h, far): a driven request's
- * wait yields the CPU at once when oversubscribed, unless this says its ranks run
- * elsewhere, as a blocking call's wait for the same ranks would spin. */
-void shmc__driven_far(struct shmc__request *r, int (*far)(void *arg, uint32_t cpu));
 /* Does every pending request of reqs (NULL entries skipped) wait for ranks that run on
  * other CPUs than cpu (1 + CPU), and run now? A driven one asks its hint. */
 int shmc__reqs_far(const struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,

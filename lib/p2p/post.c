@@ -90,7 +90,7 @@ int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t 
     return post_send(p, buf, bytes, elsize, wdst, tag, ctx, c, -1, 1, out);
 }
 
-int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), void *arg,
+int shmc__post_driven(struct shmc__p2p *p, const struct shmc__driven_ops *ops, void *arg,
                       const struct shmc__comm *c, int tag, struct shmc__request **out)
 {
     /* On the group's unused context, which no rule for collective contexts touches: only
@@ -100,15 +100,10 @@ int shmc__post_driven(struct shmc__p2p *p, int (*poll)(void *arg, int *err), voi
     *out = r;
     if (!r)
         return SHMC_ERR_NOMEM;
-    r->poll = poll;
+    r->ops = ops;
     r->poll_arg = arg;
     shmc__req_enqueue(&p->driven, r, SHMC_Q_DRIVEN);
     return SHMC_OK;
-}
-
-void shmc__driven_far(struct shmc__request *r, int (*far)(void *arg, uint32_t cpu))
-{
-    r->far = far;
 }
 
 void shmc__driven_park(struct shmc__request *r)

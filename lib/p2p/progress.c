@@ -59,7 +59,7 @@ static int drive(struct shmc__p2p *p)
     {
         struct shmc__request *r = shmc__link_entry(l, struct shmc__request, link);
         int err = SHMC_OK;
-        if (r->poll(r->poll_arg, &err)) {
+        if (r->ops->poll(r->poll_arg, &err)) {
             shmc__req_complete(&p->reqs, r, err);
             /* Nobody waits for a detached request: its end is no progress a wait needs
              * to see (it would keep a waiter spinning on cores others need). */

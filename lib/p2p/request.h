@@ -70,6 +70,16 @@ struct shmc__ctrl {
     uint64_t a, b;
 };
 
+/* What moves a driven request (post.c), one table per kind of caller: poll(arg, &err)
+ * moves it along without waiting and returns 1 once it has ended (err: how), 0 while it
+ * goes on; far(arg, cpu), the wait's hint (wait.c, spin_far; NULL: none), says whether
+ * every rank it waits for now runs on another CPU than cpu, where a blocking call's wait
+ * spins rather than yield (shm/doorbell.h). */
+struct shmc__driven_ops {
+    int (*poll)(void *arg, int *err);
+    int (*far)(void *arg, uint32_t cpu);
+};
+
 struct shmc__request {
     uint8_t kind;
     uint8_t state;
@@ -113,14 +123,9 @@ struct shmc__request {
     int coop_err;
     struct shmc__request *self_peer; /* the other half of a message to oneself */
 
-    /* A driven request's mover (post.c): poll(arg, &err) moves it along without waiting
-     * and returns 1 once it has ended (err: how), 0 while it goes on. */
-    int (*poll)(void *arg, int *err);
+    /* A driven request's mover and its argument (post.c, struct shmc__driven_ops). */
+    const struct shmc__driven_ops *ops;
     void *poll_arg;
-    /* Its wait's hint (wait.c, spin_far), or NULL: far(poll_arg, cpu) says whether every
-     * rank it waits for now runs on another CPU than cpu, where a blocking call's wait
-     * spins rather than yield (shm/doorbell.h). */
-    int (*far)(void *arg, uint32_t cpu);
 
     /* Its control record while queued for ring space (outq.c). A request freed meanwhile
      * goes back to the free list only once the record is sent. */

@@ -308,7 +308,7 @@ int shmc__reqs_far(const struct shmc__p2p *p, size_t n, struct shmc__request *co
         if (!r || r->state != SHMC_RS_ACTIVE)
             continue;
         if (r->kind == SHMC_REQ_DRIVEN) {
-            if (!r->far || !r->far(r->poll_arg, cpu))
+            if (!r->ops->far || !r->ops->far(r->poll_arg, cpu))
                 return 0;
             continue;
         }
@@ -337,7 +337,7 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         struct shmc__request *r = reqs[i];
         int err = SHMC_OK;
         if (r && r->state == SHMC_RS_ACTIVE && r->kind == SHMC_REQ_DRIVEN &&
-            r->poll(r->poll_arg, &err))
+            r->ops->poll(r->poll_arg, &err))
             shmc__req_complete(&p->reqs, r, err);
     }
     /* Waiting for any one: one that is complete already ends it. */

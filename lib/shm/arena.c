@@ -91,9 +91,7 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     l->coll_off = round_up(l->ring_off + pairs * l->ring_stride, PAGE);
     l->coll_stride = sizeof(struct shmc__slot) + SHMC_SLOT_BYTES;
     l->wsync_off = round_up(l->coll_off + (uint64_t)SHMC_LANES * nranks * l->coll_stride, PAGE);
-    l->wsync_bytes = 0;
-    for (unsigned lane = 0; lane < SHMC_LANES; lane++)
-        l->wsync_bytes += (uint64_t)nranks * shmc__wsync_stride(lane);
+    l->wsync_bytes = shmc__wsync_lanes_bytes(nranks, SHMC_LANES);
     l->xdesc_off = round_up(l->wsync_off + l->wsync_bytes, PAGE);
     l->xdesc_stride = SHMC_XDESC_COUNT * sizeof(struct shmc__xdesc);
     l->stage_off = round_up(l->xdesc_off + (uint64_t)nranks * l->xdesc_stride, PAGE);

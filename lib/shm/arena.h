@@ -385,11 +385,24 @@ static inline uint64_t shmc__wsync_stride(unsigned lane)
     return sizeof(struct shmc__wsync) + 2 * (uint64_t)SHMC_WSYNC_HALF(lane);
 }
 
+/* Bytes of the world-sync blocks of nranks ranks in the lanes before `lane`: where that
+ * lane's blocks start (SHMC_LANES: all of them). */
+static inline uint64_t shmc__wsync_lanes_bytes(uint32_t nranks, unsigned lane)
+{
+    uint64_t bytes = 0;
+    for (unsigned l = 0; l < lane; l++)
+        bytes += (uint64_t)nranks * shmc__wsync_stride(l);
+    return bytes;
+}
+
 /* World-sync block of rank r in lane `lane` (lane 0's blocks first), and its data half h
  * (0 or 1). */
 static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a, unsigned lane,
                                                     unsigned r)
 {
+    /* (lane 0's blocks, then lane 1's: the loop of shmc__wsync_lanes_bytes, unrolled for
+     * the two lanes on every round's path) */
+    static_assert(SHMC_LANES == 2, "the lanes before lane 1 are lane 0's");
     uint64_t before = lane ? (uint64_t)a->lay.nranks * shmc__wsync_stride(0) : 0;
     return (struct shmc__wsync *)(a->base + a->lay.wsync_off + before +
                                   (uint64_t)r * shmc__wsync_stride(lane));
