@@ -401,6 +401,8 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     if (rc == SHMC_OK)
         rc = shmc__post_driven(s->co->p2p, &driven, s, s->c, s->tag, req);
     if (rc != SHMC_OK) {
+        if (s->done) /* (sched.h: it runs once the call ended, either way) */
+            s->done(s->done_arg, rc);
         shmc__sched_free(s);
         return rc;
     }

@@ -232,6 +232,13 @@ static void timeout(shmc_comm *w0, int me, int n, void *arg)
         T_CALL(SHMC_ERR_TIMEOUT, shmc_allreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, d));
         int rc = shmc_barrier(d);
         T_ASSERT(rc != SHMC_OK, "a barrier after the time-out succeeded");
+        /* A duplicate of it fails at its start (its schedule's end then gives back what
+         * the making took), leaving no communicator or request. */
+        shmc_comm *e = NULL;
+        shmc_request *q = NULL;
+        rc = shmc_comm_idup(d, &e, &q);
+        T_ASSERT(rc != SHMC_OK && e == NULL && q == NULL, "an idup after the time-out: %s",
+                 shmc_strerror(rc));
     }
     T_OK(shmc_barrier(w));
     T_OK(shmc_allreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, w));
