@@ -48,3 +48,11 @@ void shmc__copy_near(void *dst, const void *src, size_t n)
 #endif
     copy_generic(dst, src, n);
 }
+
+void shmc__copy_pieces(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    for (size_t i = 0; i < n; i += SHMC_COPY_PIECE)
+        memcpy(d + i, s + i, n - i < SHMC_COPY_PIECE ? n - i : SHMC_COPY_PIECE);
+}

@@ -11,6 +11,12 @@
  * offsets (up to 63, which also covers the short distances some Intel parts are slow
  * at) and memcpy for every other one; the loop is as fast as memcpy's best case there.
  *
+ * A copy longer than SHMC_COPY_PIECE goes as memcpy calls of that many bytes each. glibc
+ * picks its method by the length of one call: on AMD parts it leaves `rep movsb` above
+ * the L2 size for a vector loop that copied a MiB a fifth slower than 128 KiB calls did
+ * (bench/copy_bench's last column); elsewhere `rep movsb` takes both lengths and the
+ * pieces change nothing. Open MPI's datatype engine copies in the same pieces.
+ *
  * dst and src must not overlap, as for memcpy. Stateless; callable from any thread.
  */
 #ifndef SHMC_COPY_H
@@ -24,8 +30,14 @@
  * than it saves. */
 #define SHMC_COPY_LOOP_MIN 1024u
 
+/* The longest memcpy call a copy makes. */
+#define SHMC_COPY_PIECE (128u * 1024u)
+
 /* The copy for destinations 1 to 63 bytes after the source modulo 4096 (copy.c). */
 void shmc__copy_near(void *dst, const void *src, size_t n);
+
+/* A copy of more than SHMC_COPY_PIECE bytes at a gap memcpy is fast at (copy.c). */
+void shmc__copy_pieces(void *dst, const void *src, size_t n);
 
 /* Always inlined: a test and a call of memcpy; as a call of its own (the compiler's choice in
  * a large caller) it added 6 instructions to the blocking receive. */
@@ -34,6 +46,8 @@ __attribute__((always_inline)) static inline void shmc__copy(void *dst, const vo
     uintptr_t gap = ((uintptr_t)dst - (uintptr_t)src) & 4095u;
     if (n >= SHMC_COPY_LOOP_MIN && gap - 1u < 63u)
         shmc__copy_near(dst, src, n);
+    else if (n > SHMC_COPY_PIECE)
+        shmc__copy_pieces(dst, src, n);
     else
         memcpy(dst, src, n);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "base/dtype.h"
 #include "base/log.h"
 #include "base/reduction.h"
@@ -28,7 +29,10 @@ static int copy_at(struct shmc_win *w, int rank, size_t at, void *buf, size_t by
     const struct shmc__win_rec *r = &w->rec[rank];
     char *p = r->remote ? (char *)(uintptr_t)(r->addr + at) : w->map + r->off + at;
     if (!r->remote || rank == w->me) {
-        memmove(write ? p : buf, write ? buf : p, bytes); /* (either may lie in the window) */
+        if (shmc__overlap(p, bytes, buf, bytes))
+            memmove(write ? p : buf, write ? buf : p, bytes); /* (buf lies in the window) */
+        else
+            shmc__copy(write ? p : buf, write ? buf : p, bytes);
         return SHMC_OK;
     }
     int err = 0;

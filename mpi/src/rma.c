@@ -117,6 +117,11 @@ static int same_bytes(size_t origin, size_t tgt)
                                          origin, tgt);
 }
 
+/* From this many bytes a contiguous access to mapped memory goes through the C library
+ * too, whose copy moves large blocks faster than one memmove does (lib/base/copy.h);
+ * below it the library call's checks would cost more than that saves. */
+#define LIB_COPY_MIN ((size_t)64 << 10)
+
 /* A put (into the target) or a get: the origin's count of otype at oaddr, and tcount of
  * ttype at the target's displacement disp, moved one way. */
 static int move(int into, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int rank,
@@ -136,7 +141,7 @@ static int move(int into, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int
         return rc;
     shmc_block *b = NULL;
     size_t nb;
-    if (a.remote && a.tt->dense)
+    if ((a.remote || v.bytes >= LIB_COPY_MIN) && a.tt->dense)
         rc = rma_err(into ? shmc_put(v.p, v.bytes, rank, (size_t)disp, a.x->w)
                           : shmc_get(v.p, v.bytes, rank, (size_t)disp, a.x->w));
     else if (a.remote && (rc = blocks_of(a.tt, (size_t)tcount, &b, &nb)) == MPI_SUCCESS)

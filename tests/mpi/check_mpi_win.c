@@ -2,6 +2,7 @@
  * The MPI interface's windows: MPI_Win_allocate_shared laid out back to back and read by
  * load and store, MPI_Win_shared_query (MPI_PROC_NULL too); MPI_Put and MPI_Get with
  * strided datatypes on both sides across fences; accumulates that add up exactly,
+ * contiguous accesses of 200 KB, overlapping ones on a rank's own part included,
  * fetch-and-op tickets all different, one compare-and-swap winner, MPI_REPLACE and
  * MPI_NO_OP; an exclusive lock around read-modify-write by get and put, lock_all with
  * flushes, the request forms; post-start-complete-wait with groups; the window's
@@ -349,12 +350,60 @@ static void created(int me, int n)
     free(mem);
 }
 
+/* Contiguous puts and gets of more than 64 KiB (the MPI layer hands those to the C library's
+ * copy) at a displacement in units, on an allocated and a shared window: into the next
+ * rank's part and back; and on this rank's own part, from a stretch of the window that
+ * overlaps the target's. */
+static void large(int me, int n, int shared_win)
+{
+    enum { COUNT = 50000, PART = 3 * COUNT }; /* ints: 200000 bytes an access */
+    MPI_Win win;
+    int *mine;
+    MPI_Aint bytes = PART * (MPI_Aint)sizeof(int);
+    if (shared_win)
+        M_OK(MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine,
+                                     &win));
+    else
+        M_OK(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+    int *src = malloc(sizeof *src * COUNT), *back = malloc(sizeof *back * COUNT);
+    ck_assert(src && back);
+    for (int i = 0; i < COUNT; i++)
+        src[i] = me * 1000003 + i;
+    for (int i = 0; i < PART; i++)
+        mine[i] = -1;
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    M_OK(MPI_Win_fence(0, win));
+    M_OK(MPI_Put(src, COUNT, MPI_INT, next, 7, COUNT, MPI_INT, win));
+    M_OK(MPI_Win_fence(0, win));
+    ck_assert_int_eq(mine[6], -1);
+    ck_assert_int_eq(mine[7 + COUNT], -1);
+    for (int i = 0; i < COUNT; i++)
+        ck_assert_int_eq(mine[7 + i], prev * 1000003 + i);
+    M_OK(MPI_Get(back, COUNT, MPI_INT, next, 7, COUNT, MPI_INT, win));
+    M_OK(MPI_Win_fence(0, win));
+    ck_assert(!memcmp(back, src, sizeof *src * COUNT));
+    /* ints 7.. of this rank's part onto ints 1000.., and back from 7000..: overlapping */
+    M_OK(MPI_Get(mine + 1000, COUNT, MPI_INT, me, 7, COUNT, MPI_INT, win));
+    M_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < COUNT; i++)
+        ck_assert_int_eq(mine[1000 + i], prev * 1000003 + i);
+    M_OK(MPI_Put(mine + 7000, COUNT, MPI_INT, me, 2000, COUNT, MPI_INT, win));
+    M_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < COUNT; i++) /* (ints 51000.. were never written) */
+        ck_assert_int_eq(mine[2000 + i], 7000 + i < 1000 + COUNT ? prev * 1000003 + 6000 + i : -1);
+    M_OK(MPI_Win_free(&win));
+    free(src);
+    free(back);
+}
+
 static void everything(shmc_comm *w0, int me, int n, void *arg)
 {
     (void)w0, (void)arg;
     mt_init();
     shared(me, n);
     strided(me, n);
+    large(me, n, 0);
+    large(me, n, 1);
     atomics(me, n);
     locked_counter(me, n);
     pscw(me, n);

@@ -1,8 +1,8 @@
 /*
  * shmc__copy (base/copy.h): the bytes arrive intact whatever the distance between the
  * buffers modulo 4096 (the loop for 1 to 63, memcpy for the rest) and whatever the
- * length (the loop's 128-byte steps and its tail), and nothing outside the destination
- * is written.
+ * length (the loop's 128-byte steps and its tail, and the memcpy calls of
+ * SHMC_COPY_PIECE bytes of a long copy), and nothing outside the destination is written.
  */
 #include <check.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 #include "base/copy.h"
 #include "harness.h"
 
-#define ROOM (3 * 4096 + 64 * 1024)
+#define ROOM (4 * 4096 + 2 * SHMC_COPY_PIECE)
 
 static uint8_t pattern(size_t i)
 {
@@ -41,11 +41,21 @@ START_TEST(test_copy_every_distance)
     for (size_t i = 0; i < ROOM; i++)
         src[i] = pattern(i);
     /* Distances 0 to 70 and around 4096 (both signs), each at a length the loop takes
-     * with a tail, one below the loop's minimum, and a large one. */
-    const size_t lens[] = {
-        0, 1, SHMC_COPY_LOOP_MIN - 1, SHMC_COPY_LOOP_MIN, 1024 + 127, 64 * 1024 - 5};
+     * with a tail, one below the loop's minimum, and a large one; at a few of them, one
+     * piece, just over, and two and a bit (the last three lengths). */
+    const size_t lens[] = {0,
+                           1,
+                           SHMC_COPY_LOOP_MIN - 1,
+                           SHMC_COPY_LOOP_MIN,
+                           1024 + 127,
+                           64 * 1024 - 5,
+                           SHMC_COPY_PIECE,
+                           SHMC_COPY_PIECE + 1,
+                           2 * SHMC_COPY_PIECE + 77};
+    const size_t nlens = sizeof lens / sizeof lens[0];
     for (size_t d = 0; d <= 70; d++) {
-        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        int pieces = d == 0 || d == 1 || d == 63 || d == 64;
+        for (size_t li = 0; li < (pieces ? nlens : nlens - 3); li++) {
             one(src, dst, 100, 100 + d, lens[li]);    /* dst d bytes after src */
             one(src, dst, 100 + d, 100, lens[li]);    /* dst d bytes before */
             one(src, dst, 5, 4096 + 5 + d, lens[li]); /* d after, a page apart */
