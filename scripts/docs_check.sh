@@ -4,7 +4,7 @@
 #      reads has a row in docs/configuration.md;
 #   2. no document (README.md, docs/, bench/README.md, the man pages) names an SHMC_ word
 #      that is neither a variable something in the tree reads (the library, its tools,
-#      its tests, its benchmarks) nor a name the C code defines (the API's constants, the
+#      its tests, the torch tests, its benchmarks) nor a name the C code defines (the API's constants, the
 #      library's own).
 # The defaults in docs/configuration.md are checked against the code by
 # tests/unit/check_config_docs.c.
@@ -23,7 +23,7 @@ product=$( (read_by lib launcher mpi bindings/torch/csrc bindings/torch/shmcomm_
     # the compiler wrappers' variables, which mk/mpi.mk hands mpi/wrapper.in
     grep -ohE ',SHMC(C|XX)_[A-Z]+,' mk/mpi.mk | tr -d ','
     echo "$algos") | grep -vE '^SHMC_ALGO_$' | sort -u)
-everything=$( (echo "$product"; read_by tests bench scripts Makefile mk
+everything=$( (echo "$product"; read_by tests bench scripts Makefile mk bindings/torch/tests
     grep -rhoE '\$\{?(SHMC|SHMRUN)_[A-Z0-9_]+' tests bench scripts mk Makefile .ci 2>/dev/null |
         tr -d '${') | sort -u)
 # Names the C code uses as names (macros, enumerators, types): every SHMC_ word on a line

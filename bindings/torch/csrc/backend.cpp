@@ -5,8 +5,6 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
-#include <unistd.h>
-
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -34,50 +32,6 @@ Job job;
 std::string text(const std::vector<uint8_t> &v)
 {
     return std::string(v.begin(), v.end());
-}
-
-std::string hostname()
-{
-    char h[256] = "";
-    gethostname(h, sizeof h - 1);
-    return h;
-}
-
-// Every rank of a job must share memory with rank 0 (shmc_machine_id). Rank 0 published
-// its id and host with the key; each other rank compares its own and reports through the
-// store, and every rank waits for the verdict before it joins: ranks on different machines
-// would otherwise wait in the join for SHMC_ATTACH_TIMEOUT and then blame rank 0. The
-// verdict is "same" once every other rank found itself on rank 0's machine (the last one
-// to count writes it), or the first report of one that is elsewhere.
-void check_one_machine(const c10::intrusive_ptr<c10d::Store> &store, const std::string &base,
-                       int rank, int size, const std::string &id0, const std::string &host0,
-                       std::chrono::milliseconds timeout)
-{
-    if (size == 1)
-        return;
-    std::string verdict = base + "/verdict";
-    if (rank != 0) {
-        char id[SHMC_MACHINE_ID_LEN];
-        int rc = shmc_machine_id(id, sizeof id);
-        TORCH_CHECK(rc == SHMC_OK, "shmc: reading this machine's id: ", shmc_strerror(rc));
-        if (id != id0) {
-            std::string host = hostname();
-            std::string why =
-                "rank 0 runs on " + host0 + ", rank " + std::to_string(rank) + " on " + host;
-            if (host == host0)
-                why += " (the same host name, but another kernel or network namespace: " + id0 +
-                       " against " + id + ")";
-            store->set(verdict, std::vector<uint8_t>(why.begin(), why.end()));
-        } else if (store->add(base + "/same", 1) == size - 1) {
-            store->set(verdict, std::vector<uint8_t>{'s', 'a', 'm', 'e'});
-        }
-    }
-    store->wait({verdict}, timeout);
-    std::string v = text(store->get(verdict));
-    TORCH_CHECK(v == "same", "shmc: the ranks of this job are on different machines: ", v,
-                ". The \"shmc\" backend connects the processes of one machine through shared "
-                "memory; for a job across machines use the \"gloo\" backend (or \"nccl\" for "
-                "CUDA tensors)");
 }
 
 int tag_of(const std::string &group)
@@ -131,29 +85,19 @@ ProcessGroupShmc::ProcessGroupShmc(const c10::intrusive_ptr<c10d::Store> &store,
     TORCH_CHECK((int)global_ranks.size() == size, "shmc: group '", group_, "' has ", size,
                 " ranks but lists ", global_ranks.size());
     if (!job.world) {
-        // The first group joins a job of its own ranks; group rank 0 makes the key and
-        // publishes it with its machine's id and host name, one per line.
-        std::string base = "shmc/" + std::to_string(job.joins), name = base + "/key", key, id0,
-                    host0;
+        // The first group joins a job of its own ranks, which share this host (the creator,
+        // shmcomm_torch's _create, groups a group's ranks by host first); group rank 0 makes
+        // the key and publishes it.
+        std::string name = "shmc/" + std::to_string(job.joins) + "/key", key;
         if (rank == 0) {
-            char k[SHMC_JOB_KEY_LEN], id[SHMC_MACHINE_ID_LEN];
+            char k[SHMC_JOB_KEY_LEN];
             int rc = shmc_job_key(k, sizeof k);
             TORCH_CHECK(rc == SHMC_OK, "shmc: making a job key: ", shmc_strerror(rc));
-            rc = shmc_machine_id(id, sizeof id);
-            TORCH_CHECK(rc == SHMC_OK, "shmc: reading this machine's id: ", shmc_strerror(rc));
             key = k;
-            std::string v = key + "\n" + id + "\n" + hostname();
-            store->set(name, std::vector<uint8_t>(v.begin(), v.end()));
+            store->set(name, std::vector<uint8_t>(key.begin(), key.end()));
         } else {
-            std::string v = text(store->get(name));
-            size_t a = v.find('\n'), b = a == std::string::npos ? a : v.find('\n', a + 1);
-            TORCH_CHECK(b != std::string::npos, "shmc: the store's ", name,
-                        " does not hold what rank 0 of shmc writes there");
-            key = v.substr(0, a);
-            id0 = v.substr(a + 1, b - a - 1);
-            host0 = v.substr(b + 1);
+            key = text(store->get(name));
         }
-        check_one_machine(store, base, rank, size, id0, host0, timeout);
         int rc = shmc_init_join(rank, size, key.c_str(), SHMC_THREAD_MULTIPLE, &job.world);
         TORCH_CHECK(rc == SHMC_OK, "shmc: rank ", rank, " of ", size,
                     " could not join the job: ", shmc_strerror(rc),

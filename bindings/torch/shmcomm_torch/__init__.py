@@ -59,17 +59,40 @@ def _timeout_ms(timeout):
 _DEVICES = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
 
 
+def _hosts(store, rank, size):
+    """The group's ranks by host, from each rank's machine id (shmc_machine_id, which tells
+    namespaces and containers apart) through the group's store: a list of lists of group
+    ranks, each in rank order, hosts in the order of their lowest rank."""
+    store.set(f"shmc_host/{rank}", _C.machine_id())
+    ids = [store.get(f"shmc_host/{r}").decode() for r in range(size)]
+    hosts = {}
+    for r, i in enumerate(ids):
+        hosts.setdefault(i, []).append(r)
+    return list(hosts.values())
+
+
 def _create(dist_opts, backend_opts):
     # torch's extended plugin API: the group's store, rank, size, timeout, name and the
     # global ranks of its members (what a group made by its members alone needs).
-    return _C.create(
-        dist_opts.store,
-        dist_opts.group_rank,
-        dist_opts.group_size,
-        _timeout_ms(dist_opts.timeout),
-        str(dist_opts.group_id),
-        list(dist_opts.global_ranks_in_group),
-    )
+    store, rank, size = dist_opts.store, dist_opts.group_rank, dist_opts.group_size
+    timeout, name = _timeout_ms(dist_opts.timeout), str(dist_opts.group_id)
+    granks = list(dist_opts.global_ranks_in_group) or list(range(size))
+    hosts = _hosts(store, rank, size) if size > 1 else [[0]]
+    if len(hosts) == 1:
+        return _C.create(store, rank, size, timeout, name, granks)
+    # Across hosts (csrc/hosts.h): this host's ranks through shared memory, one rank per
+    # host on gloo, and all ranks on gloo, each group on the store under a prefix of ours.
+    h = next(i for i, ranks in enumerate(hosts) if rank in ranks)
+    local = hosts[h]
+    here = _C.create(dist.PrefixStore(f"shmc_local/{h}/", store), local.index(rank), len(local),
+                     timeout, f"{name}/host{h}", [granks[r] for r in local])
+    leaders = None
+    if local[0] == rank:
+        leaders = dist.ProcessGroupGloo(dist.PrefixStore("shmc_leaders/", store), h, len(hosts),
+                                        dist_opts.timeout)
+    every = dist.ProcessGroupGloo(dist.PrefixStore("shmc_all/", store), rank, size,
+                                  dist_opts.timeout)
+    return _C.create_hosts(here, leaders, every, rank, size, hosts, timeout, name)
 
 
 def _register():

@@ -163,31 +163,3 @@ def test_torch_debug_detail():
 def test_direct_call_before_init():
     with pytest.raises(RuntimeError, match="before init_process_group"):
         shmcomm_torch.inference_all_reduce(torch.ones(1))
-
-
-def on_another_machine(rank, n, path):
-    # The last rank moves to a network namespace of its own and takes another host name:
-    # a machine it cannot share memory with rank 0 from (the socket that hands out the
-    # job's memory lives in the network namespace). The store is a file all ranks see.
-    import ctypes
-    import socket
-
-    if rank == n - 1:
-        libc = ctypes.CDLL(None, use_errno=True)
-        assert libc.unshare(0x40000000 | 0x04000000) == 0, "unshare"  # NEWNET | NEWUTS
-        socket.sethostname("shmc-elsewhere")
-    store = dist.FileStore(path, n)
-    with pytest.raises(RuntimeError, match=r"shmc: the ranks of this job are on different "
-                                           rf"machines: rank 0 runs on .*, rank {n - 1} on "
-                                           r"shmc-elsewhere\. The \"shmc\" backend connects"):
-        dist.init_process_group("shmc", store=store, rank=rank, world_size=n,
-                                timeout=datetime.timedelta(seconds=120))
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace of its own needs root")
-@pytest.mark.parametrize("n", [2, 4])
-def test_ranks_on_different_machines(tmp_path, n):
-    """Every rank, those on rank 0's machine too, is told at once which hosts they are on,
-    not after a time-out (the harness ends the test after 60 s; the group's timeout is
-    120 s)."""
-    harness.run(n, on_another_machine, str(tmp_path / "store"), backend=None, timeout=60)

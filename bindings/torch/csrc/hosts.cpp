@@ -1,0 +1,656 @@
+#include "hosts.h"
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <mutex>
+#include <numeric>
+#include <utility>
+
+#include "shmcomm.h"
+#include "tensors.h"
+#include "work.h"
+
+namespace shmct
+{
+
+namespace
+{
+using WorkPtr = c10::intrusive_ptr<c10d::Work>;
+
+// Large tensors cross hosts in pieces of this many bytes, a piece's steps overlapping its
+// neighbours' (allreduce_flat).
+constexpr int64_t kPiece = 1 << 20;
+
+// A work that has ended, its future holding outputs: every operation here finishes before
+// it returns.
+WorkPtr done(std::vector<at::Tensor> outputs)
+{
+    auto fut =
+        c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    fut->markCompleted(c10::IValue(std::move(outputs)));
+    return c10d::Work::create_from_future(fut);
+}
+
+void finish(const WorkPtr &w)
+{
+    if (w)
+        w->wait();
+}
+
+// A contiguous stand-in for t whose bytes gloo moves whatever t's dtype (gloo has no
+// int16 or unsigned types beyond uint8, shmc has them all): t itself when it is
+// contiguous, else a copy that back() copies into t.
+struct Bytes {
+    at::Tensor user, buf;
+    explicit Bytes(const at::Tensor &t) : user(t), buf(t.is_contiguous() ? t : t.contiguous())
+    {
+    }
+    at::Tensor view() const
+    {
+        return buf.reshape({-1}).view(at::kByte);
+    }
+    void back()
+    {
+        if (!buf.is_same(user))
+            user.copy_(buf);
+    }
+};
+
+std::vector<Bytes> bytes_of_all(const std::vector<at::Tensor> &ts)
+{
+    std::vector<Bytes> b;
+    b.reserve(ts.size());
+    for (const auto &t : ts)
+        b.emplace_back(t);
+    return b;
+}
+
+std::vector<at::Tensor> views(const std::vector<Bytes> &bs)
+{
+    std::vector<at::Tensor> v;
+    v.reserve(bs.size());
+    for (const auto &b : bs)
+        v.push_back(b.view());
+    return v;
+}
+
+void backs(std::vector<Bytes> &bs)
+{
+    for (auto &b : bs)
+        b.back();
+}
+
+// Does gloo's all-reduce combine dtype with op as shmc does? Else the leaders gather the
+// hosts' partial results and combine them with shmc_reduce_local.
+bool gloo_reduces(at::ScalarType dt, c10d::ReduceOp::RedOpType op)
+{
+    switch (dt) {
+    case at::kFloat:
+    case at::kDouble:
+    case at::kHalf:
+    case at::kBFloat16:
+        return op == c10d::ReduceOp::SUM || op == c10d::ReduceOp::PRODUCT ||
+               op == c10d::ReduceOp::MIN || op == c10d::ReduceOp::MAX;
+    case at::kChar:
+    case at::kByte:
+    case at::kInt:
+    case at::kLong:
+        return op == c10d::ReduceOp::SUM || op == c10d::ReduceOp::PRODUCT ||
+               op == c10d::ReduceOp::MIN || op == c10d::ReduceOp::MAX ||
+               op == c10d::ReduceOp::BAND || op == c10d::ReduceOp::BOR ||
+               op == c10d::ReduceOp::BXOR;
+    default:
+        return false;
+    }
+}
+} // namespace
+
+ProcessGroupHosts::ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local,
+                                     c10::intrusive_ptr<c10d::Backend> leaders,
+                                     c10::intrusive_ptr<c10d::Backend> all, int rank, int size,
+                                     std::vector<std::vector<int64_t>> hosts,
+                                     std::chrono::milliseconds timeout, std::string group)
+    : c10d::Backend(rank, size), local_(std::move(local)), leaders_(std::move(leaders)),
+      all_(std::move(all)), hosts_(std::move(hosts)), host_of_(size, -1), local_of_(size, -1),
+      timeout_(timeout), group_(std::move(group))
+{
+    for (size_t h = 0; h < hosts_.size(); h++)
+        for (size_t i = 0; i < hosts_[h].size(); i++) {
+            int64_t r = hosts_[h][i];
+            TORCH_CHECK(r >= 0 && r < size && host_of_[r] < 0, "shmc: group '", group_, "': host ",
+                        h, " lists rank ", r, ", which is out of range or listed twice");
+            host_of_[r] = (int)h;
+            local_of_[r] = (int)i;
+        }
+    for (int r = 0; r < size; r++)
+        TORCH_CHECK(host_of_[r] >= 0, "shmc: group '", group_, "': rank ", r, " is on no host");
+    host_ = host_of_[rank];
+    TORCH_CHECK((local_of_[rank] == 0) == (bool)leaders_, "shmc: group '", group_,
+                "': the leaders' group is made by each host's first rank and by no other");
+    setTimeout(timeout);
+}
+
+std::string ProcessGroupHosts::where() const
+{
+    return "rank " + std::to_string(getRank()) + " of " + std::to_string(getSize()) +
+           " of group '" + group_ + "' (host " + std::to_string(host_) + " of " +
+           std::to_string(hosts_.size()) + ")";
+}
+
+template <class F> void ProcessGroupHosts::run(const char *what, F &&f)
+{
+    TORCH_CHECK(local_, "shmc: ", what, " on group '", group_, "', which was shut down");
+    seq_++;
+    try {
+        f();
+    } catch (const c10::Error &e) {
+        TORCH_CHECK(false, "shmc: ", what, " on ", where(),
+                    " failed: ", e.what_without_backtrace());
+    } catch (const std::exception &e) { // (gloo's own, from its works' waits)
+        TORCH_CHECK(false, "shmc: ", what, " on ", where(), " failed: ", e.what());
+    }
+}
+
+void ProcessGroupHosts::setTimeout(std::chrono::milliseconds timeout)
+{
+    timeout_ = timeout;
+    for (auto *b : {&local_, &leaders_, &all_})
+        if (*b)
+            (*b)->setTimeout(timeout);
+}
+
+void ProcessGroupHosts::shutdown()
+{
+    for (auto *b : {&leaders_, &all_, &local_})
+        if (*b) {
+            (*b)->shutdown();
+            b->reset();
+        }
+}
+
+// ---- by host --------------------------------------------------------------------------------
+
+void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
+{
+    at::Tensor flat = t.view({-1});
+    int64_t es = flat.element_size(), n = flat.numel();
+    int64_t per = std::max<int64_t>(1, kPiece / std::max<int64_t>(es, 1));
+    bool native = gloo_reduces(flat.scalar_type(), op.op_);
+    int nh = (int)hosts_.size();
+    shmc_dtype dt = dtype_of(flat, "all_reduce");
+    shmc_op sop = op_of(op, flat, "all_reduce");
+    // Each piece: reduced within the host onto its leader, combined among the leaders,
+    // broadcast within the host; the leaders' step of a piece runs (on gloo's threads)
+    // while the host reduces the next.
+    struct Pending {
+        at::Tensor piece, gathered;
+        WorkPtr w;
+    };
+    std::vector<Pending> pend;
+    auto land = [&](Pending &p) {
+        finish(p.w);
+        if (p.gathered.defined()) {
+            // The hosts' partial results, in host order, combined in that order.
+            at::Tensor acc = p.gathered[0];
+            for (int h = 1; h < nh; h++) {
+                int rc = shmc_reduce_local(p.gathered[h].data_ptr(), acc.data_ptr(),
+                                           (size_t)acc.numel(), dt, sop);
+                TORCH_CHECK(rc == SHMC_OK, "combining the hosts' parts: ", shmc_strerror(rc));
+            }
+            p.piece.copy_(acc);
+        }
+        std::vector<at::Tensor> v{p.piece};
+        c10d::BroadcastOptions b;
+        b.rootRank = 0;
+        finish(local_->broadcast(v, b));
+    };
+    for (int64_t off = 0; off == 0 || off < n; off += per) {
+        Pending p;
+        p.piece = flat.narrow(0, off, std::min(per, n - off));
+        std::vector<at::Tensor> v{p.piece};
+        c10d::ReduceOptions r;
+        r.rootRank = 0;
+        r.reduceOp = op;
+        finish(local_->reduce(v, r));
+        if (leaders_ && native) {
+            c10d::AllreduceOptions a;
+            a.reduceOp = op;
+            p.w = leaders_->allreduce(v, a);
+        } else if (leaders_) {
+            p.gathered = at::empty({nh, p.piece.numel()}, p.piece.options());
+            std::vector<std::vector<at::Tensor>> outs(1);
+            for (int h = 0; h < nh; h++)
+                outs[0].push_back(p.gathered[h].view(at::kByte));
+            std::vector<at::Tensor> in{p.piece.view(at::kByte)};
+            p.w = leaders_->allgather(outs, in, c10d::AllgatherOptions());
+        }
+        if (!pend.empty())
+            land(pend.back());
+        pend.clear();
+        pend.push_back(std::move(p));
+    }
+    for (auto &p : pend)
+        land(p);
+}
+
+void ProcessGroupHosts::allreduce_user(at::Tensor &t, const c10d::ReduceOp &op, const char *what)
+{
+    check_tensor(t, what);
+    TORCH_CHECK(!t.is_cuda(), "shmc: ", what,
+                " of a CUDA tensor on a group across hosts: not yet (use \"nccl\")");
+    op_of(op, t, what); // (throws for pairs that have no meaning)
+    bool avg = op.op_ == c10d::ReduceOp::AVG, pre = op.op_ == c10d::ReduceOp::PREMUL_SUM;
+    c10d::ReduceOp sum(c10d::ReduceOp::SUM);
+    at::Tensor work = pre ? flat_view(premul(t, op)) : flat_view(t);
+    allreduce_flat(work, avg || pre ? sum : op);
+    if (avg)
+        work.div_(getSize());
+    if (!work.is_same(t))
+        copy_into(t, work);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::allreduce(std::vector<at::Tensor> &tensors,
+                                                            const c10d::AllreduceOptions &opts)
+{
+    TORCH_CHECK(tensors.size() == 1, "shmc: all_reduce takes one tensor");
+    run("all_reduce", [&] { allreduce_user(tensors[0], opts.reduceOp, "all_reduce"); });
+    return done(tensors);
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::allreduce_coalesced(std::vector<at::Tensor> &tensors,
+                                       const c10d::AllreduceCoalescedOptions &opts)
+{
+    run("all_reduce_coalesced", [&] {
+        for (auto &t : tensors)
+            allreduce_user(t, opts.reduceOp, "all_reduce_coalesced");
+    });
+    return done(tensors);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::reduce(std::vector<at::Tensor> &tensors,
+                                                         const c10d::ReduceOptions &opts)
+{
+    TORCH_CHECK(tensors.size() == 1, "shmc: reduce takes one tensor");
+    TORCH_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(), "shmc: reduce: root ",
+                opts.rootRank, " is not a rank of the group");
+    // The all-reduce's steps on a copy, kept at the root alone: the other ranks' tensors
+    // stay as they were, as on one host.
+    run("reduce", [&] {
+        at::Tensor t = tensors[0].clone();
+        allreduce_user(t, opts.reduceOp, "reduce");
+        if (getRank() == (int)opts.rootRank)
+            tensors[0].copy_(t);
+    });
+    return done(tensors);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::broadcast(std::vector<at::Tensor> &tensors,
+                                                            const c10d::BroadcastOptions &opts)
+{
+    TORCH_CHECK(tensors.size() == 1, "shmc: broadcast takes one tensor");
+    int root = (int)opts.rootRank;
+    TORCH_CHECK(root >= 0 && root < getSize(), "shmc: broadcast: root ", root,
+                " is not a rank of the group");
+    run("broadcast", [&] {
+        check_tensor(tensors[0], "broadcast");
+        Bytes b(tensors[0]);
+        std::vector<at::Tensor> v{b.view()};
+        int hr = host_of_[root];
+        c10d::BroadcastOptions o;
+        // On the root's host, from the root (its leader has it then); among the leaders
+        // from that host's; on the other hosts, from their leader.
+        if (host_ == hr && local_of_[root] != 0) {
+            o.rootRank = local_of_[root];
+            finish(local_->broadcast(v, o));
+        }
+        if (leaders_) {
+            o.rootRank = hr;
+            finish(leaders_->broadcast(v, o));
+        }
+        if (host_ != hr || local_of_[root] == 0) {
+            o.rootRank = 0;
+            finish(local_->broadcast(v, o));
+        }
+        b.back();
+    });
+    return done(tensors);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::barrier(const c10d::BarrierOptions &opts)
+{
+    run("barrier", [&] {
+        finish(local_->barrier(opts));
+        if (leaders_)
+            finish(leaders_->barrier(opts));
+        finish(local_->barrier(opts));
+    });
+    return done({});
+}
+
+// ---- through the group of all ranks ---------------------------------------------------------
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::allgather(std::vector<std::vector<at::Tensor>> &outputs,
+                             std::vector<at::Tensor> &inputs, const c10d::AllgatherOptions &opts)
+{
+    TORCH_CHECK(inputs.size() == 1 && outputs.size() == 1, "shmc: all_gather takes one tensor");
+    run("all_gather", [&] {
+        auto in = bytes_of_all(inputs);
+        auto out = bytes_of_all(outputs[0]);
+        std::vector<std::vector<at::Tensor>> ov{views(out)};
+        auto iv = views(in);
+        finish(all_->allgather(ov, iv, opts));
+        backs(out);
+    });
+    return done(outputs[0]);
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::_allgather_base(at::Tensor &output, at::Tensor &input,
+                                   const c10d::AllgatherOptions &opts)
+{
+    run("all_gather_into_tensor", [&] {
+        Bytes out(output), in(input);
+        at::Tensor o = out.view(), i = in.view();
+        TORCH_CHECK(o.numel() == i.numel() * getSize(), "output holds ", o.numel(),
+                    " bytes, not the group's ", getSize(), " x ", i.numel());
+        std::vector<std::vector<at::Tensor>> ov(1);
+        for (const auto &c : o.chunk(getSize()))
+            ov[0].push_back(c);
+        std::vector<at::Tensor> iv{i};
+        finish(all_->allgather(ov, iv, opts));
+        out.back();
+    });
+    return done({output});
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::allgather_coalesced(std::vector<std::vector<at::Tensor>> &outputs,
+                                       std::vector<at::Tensor> &inputs,
+                                       const c10d::AllgatherOptions &opts)
+{
+    TORCH_CHECK(outputs.size() == inputs.size(), "shmc: all_gather_coalesced: ", outputs.size(),
+                " output lists for ", inputs.size(), " inputs");
+    std::vector<at::Tensor> flat;
+    for (size_t k = 0; k < inputs.size(); k++) {
+        std::vector<std::vector<at::Tensor>> o{outputs[k]};
+        std::vector<at::Tensor> i{inputs[k]};
+        allgather(o, i, opts);
+        flat.insert(flat.end(), outputs[k].begin(), outputs[k].end());
+    }
+    return done(flat);
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::allgather_into_tensor_coalesced(std::vector<at::Tensor> &outputs,
+                                                   std::vector<at::Tensor> &inputs,
+                                                   const c10d::AllgatherOptions &opts)
+{
+    TORCH_CHECK(outputs.size() == inputs.size(),
+                "shmc: all_gather_into_tensor_coalesced: ", outputs.size(), " outputs for ",
+                inputs.size(), " inputs");
+    for (size_t k = 0; k < inputs.size(); k++)
+        _allgather_base(outputs[k], inputs[k], opts);
+    return done(outputs);
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::gather(std::vector<std::vector<at::Tensor>> &outputs,
+                          std::vector<at::Tensor> &inputs, const c10d::GatherOptions &opts)
+{
+    TORCH_CHECK(inputs.size() == 1, "shmc: gather takes one tensor");
+    std::vector<at::Tensor> got;
+    run("gather", [&] {
+        auto in = bytes_of_all(inputs);
+        std::vector<std::vector<at::Tensor>> ov;
+        std::vector<Bytes> out;
+        if (!outputs.empty()) {
+            out = bytes_of_all(outputs[0]);
+            ov.push_back(views(out));
+        }
+        auto iv = views(in);
+        finish(all_->gather(ov, iv, opts));
+        backs(out);
+        if (!outputs.empty())
+            got = outputs[0];
+    });
+    return done(got);
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::scatter(std::vector<at::Tensor> &outputs,
+                           std::vector<std::vector<at::Tensor>> &inputs,
+                           const c10d::ScatterOptions &opts)
+{
+    TORCH_CHECK(outputs.size() == 1, "shmc: scatter takes one tensor");
+    run("scatter", [&] {
+        auto out = bytes_of_all(outputs);
+        std::vector<std::vector<at::Tensor>> iv;
+        std::vector<Bytes> in;
+        if (!inputs.empty()) {
+            in = bytes_of_all(inputs[0]);
+            iv.push_back(views(in));
+        }
+        auto ov = views(out);
+        finish(all_->scatter(ov, iv, opts));
+        backs(out);
+    });
+    return done(outputs);
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::reduce_scatter(std::vector<at::Tensor> &outputs,
+                                  std::vector<std::vector<at::Tensor>> &inputs,
+                                  const c10d::ReduceScatterOptions &opts)
+{
+    TORCH_CHECK(outputs.size() == 1 && inputs.size() == 1 && (int)inputs[0].size() == getSize(),
+                "shmc: reduce_scatter takes one output and one input per rank");
+    run("reduce_scatter", [&] {
+        std::vector<at::Tensor> flat;
+        for (const auto &t : inputs[0])
+            flat.push_back(t.reshape({-1}));
+        at::Tensor all = at::cat(flat);
+        allreduce_user(all, opts.reduceOp, "reduce_scatter");
+        int64_t at_ = 0;
+        for (int r = 0; r < getRank(); r++)
+            at_ += inputs[0][r].numel();
+        outputs[0].copy_(all.narrow(0, at_, inputs[0][getRank()].numel()).view(outputs[0].sizes()));
+    });
+    return done(outputs);
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::_reduce_scatter_base(at::Tensor &output, at::Tensor &input,
+                                        const c10d::ReduceScatterOptions &opts)
+{
+    run("reduce_scatter_tensor", [&] {
+        TORCH_CHECK(input.numel() == output.numel() * getSize(), "input holds ", input.numel(),
+                    " elements, not the group's ", getSize(), " x ", output.numel());
+        at::Tensor all = input.reshape({-1}).clone();
+        allreduce_user(all, opts.reduceOp, "reduce_scatter_tensor");
+        output.copy_(
+            all.narrow(0, output.numel() * getRank(), output.numel()).view(output.sizes()));
+    });
+    return done({output});
+}
+
+c10::intrusive_ptr<c10d::Work>
+ProcessGroupHosts::reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outputs,
+                                                   std::vector<at::Tensor> &inputs,
+                                                   const c10d::ReduceScatterOptions &opts)
+{
+    TORCH_CHECK(outputs.size() == inputs.size(),
+                "shmc: reduce_scatter_tensor_coalesced: ", outputs.size(), " outputs for ",
+                inputs.size(), " inputs");
+    for (size_t k = 0; k < inputs.size(); k++)
+        _reduce_scatter_base(outputs[k], inputs[k], opts);
+    return done(outputs);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall_base(at::Tensor &output,
+                                                                at::Tensor &input,
+                                                                std::vector<int64_t> &output_splits,
+                                                                std::vector<int64_t> &input_splits,
+                                                                const c10d::AllToAllOptions &opts)
+{
+    run("all_to_all_single", [&] {
+        Bytes out(output), in(input);
+        // The splits count rows of dim 0; gloo moves bytes, so they count each row's bytes.
+        auto rows = [](const at::Tensor &t, std::vector<int64_t> s, int n) {
+            int64_t row = t.dim() && t.size(0) ? t.numel() / t.size(0) * t.element_size() : 0;
+            if (s.empty()) {
+                TORCH_CHECK(t.dim() && t.size(0) % n == 0, "a tensor of ", t.dim() ? t.size(0) : 0,
+                            " rows does not split evenly among ", n, " ranks");
+                s.assign(n, t.size(0) / n);
+            }
+            for (auto &x : s)
+                x *= row;
+            return s;
+        };
+        std::vector<int64_t> os = rows(output, output_splits, getSize()),
+                             is = rows(input, input_splits, getSize());
+        at::Tensor o = out.view(), i = in.view();
+        finish(all_->alltoall_base(o, i, os, is, opts));
+        out.back();
+    });
+    return done({output});
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall(std::vector<at::Tensor> &outputs,
+                                                           std::vector<at::Tensor> &inputs,
+                                                           const c10d::AllToAllOptions &opts)
+{
+    TORCH_CHECK((int)outputs.size() == getSize() && (int)inputs.size() == getSize(),
+                "shmc: all_to_all takes one input and one output tensor per rank");
+    run("all_to_all", [&] {
+        std::vector<at::Tensor> ib, ob;
+        std::vector<int64_t> is, os;
+        for (const auto &t : inputs) {
+            ib.push_back(t.contiguous().reshape({-1}).view(at::kByte));
+            is.push_back(ib.back().numel());
+        }
+        for (const auto &t : outputs)
+            os.push_back((int64_t)t.numel() * t.element_size());
+        at::Tensor i = at::cat(ib),
+                   o = at::empty({std::accumulate(os.begin(), os.end(), (int64_t)0)}, i.options());
+        {
+            std::vector<int64_t> osc = os, isc = is; // (gloo's work takes them over)
+            finish(all_->alltoall_base(o, i, osc, isc, opts));
+        }
+        int64_t at_ = 0;
+        for (size_t r = 0; r < outputs.size(); r++) {
+            Bytes b(outputs[r]);
+            b.view().copy_(o.narrow(0, at_, os[r]));
+            b.back();
+            at_ += os[r];
+        }
+    });
+    return done(outputs);
+}
+
+void ProcessGroupHosts::monitoredBarrier(const c10d::BarrierOptions &opts, bool wait_all_ranks)
+{
+    run("monitored_barrier", [&] { all_->monitoredBarrier(opts, wait_all_ranks); });
+}
+
+// A transfer through the group of all ranks: gloo's work on the tensor's contiguous
+// stand-in, copied into the tensor (when it is not that tensor) by the first wait that
+// sees it end. gloo's point-to-point works have no future; this one's is completed by the
+// completer thread (work.h), as the one-host backend's are.
+class TransferWork : public c10d::Work
+{
+  public:
+    TransferWork(WorkPtr inner, Bytes b) : inner_(std::move(inner)), b_(std::move(b))
+    {
+    }
+    bool isCompleted() override
+    {
+        return inner_->isCompleted();
+    }
+    bool isSuccess() const override
+    {
+        return inner_->isSuccess();
+    }
+    int sourceRank() const override
+    {
+        return inner_->sourceRank();
+    }
+    std::vector<at::Tensor> result() override
+    {
+        return {b_.user};
+    }
+    bool wait(std::chrono::milliseconds timeout) override
+    {
+        bool ok = inner_->wait(timeout);
+        std::lock_guard<std::mutex> lk(mu_);
+        if (!copied_) {
+            b_.back();
+            copied_ = true;
+        }
+        return ok;
+    }
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (!fut_) {
+            fut_ = c10::make_intrusive<c10::ivalue::Future>(
+                c10::ListType::create(c10::TensorType::get()));
+            auto self = c10::intrusive_ptr<TransferWork>::reclaim_copy(this);
+            complete_later([self] {
+                try {
+                    self->wait(kNoTimeout);
+                    self->fut_->markCompleted(c10::IValue(std::vector<at::Tensor>{self->b_.user}));
+                } catch (...) {
+                    self->fut_->setError(std::current_exception());
+                }
+            });
+        }
+        return fut_;
+    }
+
+  private:
+    WorkPtr inner_;
+    Bytes b_;
+    std::mutex mu_;
+    bool copied_ = false;
+    c10::intrusive_ptr<c10::ivalue::Future> fut_;
+};
+
+template <class F> static WorkPtr transfer(std::vector<at::Tensor> &tensors, F &&start)
+{
+    TORCH_CHECK(tensors.size() == 1, "shmc: send and recv take one tensor");
+    Bytes b(tensors[0]);
+    std::vector<at::Tensor> v{b.view()};
+    WorkPtr w = start(v);
+    return c10::make_intrusive<TransferWork>(std::move(w), std::move(b));
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::send(std::vector<at::Tensor> &tensors, int dst,
+                                                       int tag)
+{
+    TORCH_CHECK(local_, "shmc: send on group '", group_, "', which was shut down");
+    seq_++;
+    return transfer(tensors, [&](std::vector<at::Tensor> &v) { return all_->send(v, dst, tag); });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::recv(std::vector<at::Tensor> &tensors, int src,
+                                                       int tag)
+{
+    TORCH_CHECK(local_, "shmc: recv on group '", group_, "', which was shut down");
+    seq_++;
+    return transfer(tensors, [&](std::vector<at::Tensor> &v) { return all_->recv(v, src, tag); });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::recvAnysource(std::vector<at::Tensor> &tensors,
+                                                                int tag)
+{
+    TORCH_CHECK(local_, "shmc: recv on group '", group_, "', which was shut down");
+    seq_++;
+    return transfer(tensors,
+                    [&](std::vector<at::Tensor> &v) { return all_->recvAnysource(v, tag); });
+}
+
+} // namespace shmct

@@ -1,0 +1,131 @@
+// ProcessGroupHosts: a "shmc" group whose ranks are on several hosts.
+//
+// shmcomm_torch's creator (__init__.py) finds each rank's host through the group's store
+// (shmc_machine_id) and, when there are several, makes three groups from that store under
+// prefixes of its own: the ranks of this host, an ordinary ProcessGroupShmc (one shmcomm
+// job per host); the host leaders (each host's lowest group rank), on torch's gloo; and all
+// the group's ranks, on gloo too. No network code of ours: what crosses hosts goes through
+// torch's engine.
+//
+// all_reduce, reduce, reduce_scatter and broadcast go by host: within the host through
+// shared memory, among the leaders through gloo, large tensors in pieces whose steps
+// overlap; barrier likewise. The rest (all_gather, gather, scatter, all_to_all, send and
+// recv) moves bytes through the group of all ranks, where shared memory would save only the
+// copies of the ranks that share a host. Every operation finishes before it returns: an
+// asynchronous one gives back a completed work.
+#pragma once
+
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace shmct
+{
+
+class ProcessGroupHosts : public c10d::Backend
+{
+  public:
+    // hosts: the group ranks of each host, each list in rank order, hosts in the order of
+    // their lowest rank. leaders is null on a rank that does not lead its host.
+    ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local,
+                      c10::intrusive_ptr<c10d::Backend> leaders,
+                      c10::intrusive_ptr<c10d::Backend> all, int rank, int size,
+                      std::vector<std::vector<int64_t>> hosts, std::chrono::milliseconds timeout,
+                      std::string group);
+
+    const std::string getBackendName() const override
+    {
+        return "shmc";
+    }
+    void setTimeout(std::chrono::milliseconds timeout) override;
+    void shutdown() override;
+    void abort() override
+    {
+        shutdown();
+    }
+
+    c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor> &tensors,
+                                             const c10d::BroadcastOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor> &tensors,
+                                             const c10d::AllreduceOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    allreduce_coalesced(std::vector<at::Tensor> &tensors,
+                        const c10d::AllreduceCoalescedOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor> &tensors,
+                                          const c10d::ReduceOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>> &outputs,
+                                             std::vector<at::Tensor> &inputs,
+                                             const c10d::AllgatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor &output, at::Tensor &input,
+                                                   const c10d::AllgatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    allgather_coalesced(std::vector<std::vector<at::Tensor>> &outputs,
+                        std::vector<at::Tensor> &inputs,
+                        const c10d::AllgatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    allgather_into_tensor_coalesced(std::vector<at::Tensor> &outputs,
+                                    std::vector<at::Tensor> &inputs,
+                                    const c10d::AllgatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>> &outputs,
+                                          std::vector<at::Tensor> &inputs,
+                                          const c10d::GatherOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor> &outputs,
+                                           std::vector<std::vector<at::Tensor>> &inputs,
+                                           const c10d::ScatterOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor> &outputs,
+                                                  std::vector<std::vector<at::Tensor>> &inputs,
+                                                  const c10d::ReduceScatterOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    _reduce_scatter_base(at::Tensor &output, at::Tensor &input,
+                         const c10d::ReduceScatterOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work>
+    reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outputs,
+                                    std::vector<at::Tensor> &inputs,
+                                    const c10d::ReduceScatterOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor &output, at::Tensor &input,
+                                                 std::vector<int64_t> &output_splits,
+                                                 std::vector<int64_t> &input_splits,
+                                                 const c10d::AllToAllOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor> &outputs,
+                                            std::vector<at::Tensor> &inputs,
+                                            const c10d::AllToAllOptions &opts) override;
+    c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions &opts) override;
+    void monitoredBarrier(const c10d::BarrierOptions &opts, bool wait_all_ranks) override;
+    c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor> &tensors, int dst,
+                                        int tag) override;
+    c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor> &tensors, int src,
+                                        int tag) override;
+    c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor> &tensors,
+                                                 int tag) override;
+    void setSequenceNumberForGroup() override
+    {
+        seq_ = 0;
+    }
+    uint64_t getSequenceNumberForGroup() override
+    {
+        return seq_;
+    }
+
+  private:
+    // t (contiguous, real-valued) combined with op over the group, in place: by host.
+    void allreduce_flat(at::Tensor t, c10d::ReduceOp op);
+    // The whole operation in place on the user's tensor t (checks, PREMUL_SUM, AVG).
+    void allreduce_user(at::Tensor &t, const c10d::ReduceOp &op, const char *what);
+    // Runs one operation of the group: counts it, checks the group is up, and turns a
+    // failure of a part into an error that names the operation and where it ran.
+    template <class F> void run(const char *what, F &&f);
+    std::string where() const;
+
+    c10::intrusive_ptr<c10d::Backend> local_, leaders_, all_; // null once shut down
+    std::vector<std::vector<int64_t>> hosts_;
+    std::vector<int> host_of_;  // group rank -> host
+    std::vector<int> local_of_; // group rank -> rank within its host
+    int host_ = 0;              // this rank's host
+    std::chrono::milliseconds timeout_;
+    std::string group_;
+    uint64_t seq_ = 0;
+};
+
+} // namespace shmct
