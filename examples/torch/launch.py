@@ -1,6 +1,7 @@
 """What every example shares: the tutorials' start-up (torch.multiprocessing.spawn, with
-MASTER_ADDR and MASTER_PORT), the backend by name ("shmc"; SHMC_TORCH_BACKEND=gloo runs
-the same program on gloo), and the check each example ends with."""
+MASTER_ADDR and MASTER_PORT; or, started by torchrun, on one host or several, the process
+it started), the backend by name ("shmc"; SHMC_TORCH_BACKEND=gloo runs the same program on
+gloo), and the check each example ends with."""
 import os
 import socket
 import sys
@@ -24,7 +25,14 @@ def _setup_and_run(rank, world_size, fn):
 
 
 def main(fn, world_size):
-    """Runs fn(rank, world_size) in world_size processes, each in the default group."""
+    """Runs fn(rank, world_size) in world_size processes, each in the default group; under
+    torchrun (which sets RANK and WORLD_SIZE), in this process, one of its world_size."""
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        n = int(os.environ["WORLD_SIZE"])
+        if n != world_size:
+            raise SystemExit(f"this example runs on {world_size} ranks; torchrun started {n}")
+        _setup_and_run(int(os.environ["RANK"]), n, fn)
+        return
     if "MASTER_PORT" not in os.environ:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))

@@ -21,18 +21,10 @@ using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 
 // Large tensors cross hosts in pieces of this many bytes, a piece's steps overlapping its
 // neighbours' (allreduce_flat).
-constexpr int64_t kPiece = 1 << 20;
+constexpr int64_t kPiece = 4 << 20;
 
-// A work that has ended, its future holding outputs: every operation here finishes before
-// it returns.
-WorkPtr done(std::vector<at::Tensor> outputs)
-{
-    auto fut =
-        c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
-    fut->markCompleted(c10::IValue(std::move(outputs)));
-    return c10d::Work::create_from_future(fut);
-}
-
+// The host's steps are blocking calls of its group (asyncOp false in their options, whose
+// default is true): issued and done in this thread, with no work to wait for.
 void finish(const WorkPtr &w)
 {
     if (w)
@@ -132,6 +124,14 @@ ProcessGroupHosts::ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local,
     setTimeout(timeout);
 }
 
+ProcessGroupHosts::~ProcessGroupHosts()
+{
+    try {
+        shutdown();
+    } catch (...) {
+    }
+}
+
 std::string ProcessGroupHosts::where() const
 {
     return "rank " + std::to_string(getRank()) + " of " + std::to_string(getSize()) +
@@ -141,7 +141,6 @@ std::string ProcessGroupHosts::where() const
 
 template <class F> void ProcessGroupHosts::run(const char *what, F &&f)
 {
-    TORCH_CHECK(local_, "shmc: ", what, " on group '", group_, "', which was shut down");
     seq_++;
     try {
         f();
@@ -151,6 +150,100 @@ template <class F> void ProcessGroupHosts::run(const char *what, F &&f)
     } catch (const std::exception &e) { // (gloo's own, from its works' waits)
         TORCH_CHECK(false, "shmc: ", what, " on ", where(), " failed: ", e.what());
     }
+}
+
+namespace
+{
+// A queued operation's work: its future, completed by the worker with the outputs or the
+// error, which wait raises.
+class QueuedWork : public c10d::Work
+{
+  public:
+    QueuedWork(c10::intrusive_ptr<c10::ivalue::Future> fut, std::vector<at::Tensor> outputs)
+        : fut_(std::move(fut)), outputs_(std::move(outputs))
+    {
+    }
+    bool isCompleted() override
+    {
+        return fut_->completed();
+    }
+    bool isSuccess() const override
+    {
+        return fut_->completed() && !fut_->hasError();
+    }
+    std::vector<at::Tensor> result() override
+    {
+        return outputs_;
+    }
+    bool wait(std::chrono::milliseconds) override
+    {
+        fut_->wait();
+        fut_->value(); // (raises the operation's error)
+        return true;
+    }
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override
+    {
+        return fut_;
+    }
+
+  private:
+    c10::intrusive_ptr<c10::ivalue::Future> fut_;
+    std::vector<at::Tensor> outputs_;
+};
+} // namespace
+
+template <class F>
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::queue(const char *what, bool async,
+                                                        std::vector<at::Tensor> outputs, F body)
+{
+    TORCH_CHECK(local_, "shmc: ", what, " on group '", group_, "', which was shut down");
+    auto fut =
+        c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    {
+        std::lock_guard<std::mutex> lk(qmu_);
+        if (!worker_.joinable())
+            worker_ = std::thread([this] { serve(); });
+        jobs_.push_back([this, what, fut, outputs, body]() mutable {
+            try {
+                run(what, body);
+                fut->markCompleted(c10::IValue(outputs));
+            } catch (...) {
+                fut->setError(std::current_exception());
+            }
+        });
+    }
+    qcv_.notify_one();
+    auto w = c10::make_intrusive<QueuedWork>(fut, std::move(outputs));
+    if (!async)
+        w->wait(kNoTimeout);
+    return w;
+}
+
+void ProcessGroupHosts::serve()
+{
+    for (;;) {
+        std::function<void()> job;
+        {
+            std::unique_lock<std::mutex> lk(qmu_);
+            qcv_.wait(lk, [this] { return stopping_ || !jobs_.empty(); });
+            if (jobs_.empty())
+                return;
+            job = std::move(jobs_.front());
+            jobs_.pop_front();
+        }
+        job();
+    }
+}
+
+void ProcessGroupHosts::stop()
+{
+    {
+        std::lock_guard<std::mutex> lk(qmu_);
+        stopping_ = true;
+    }
+    qcv_.notify_all();
+    if (worker_.joinable())
+        worker_.join();
 }
 
 void ProcessGroupHosts::setTimeout(std::chrono::milliseconds timeout)
@@ -163,6 +256,7 @@ void ProcessGroupHosts::setTimeout(std::chrono::milliseconds timeout)
 
 void ProcessGroupHosts::shutdown()
 {
+    stop();
     for (auto *b : {&leaders_, &all_, &local_})
         if (*b) {
             (*b)->shutdown();
@@ -204,6 +298,7 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
         std::vector<at::Tensor> v{p.piece};
         c10d::BroadcastOptions b;
         b.rootRank = 0;
+        b.asyncOp = false;
         finish(local_->broadcast(v, b));
     };
     for (int64_t off = 0; off == 0 || off < n; off += per) {
@@ -212,6 +307,7 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
         std::vector<at::Tensor> v{p.piece};
         c10d::ReduceOptions r;
         r.rootRank = 0;
+        r.asyncOp = false;
         r.reduceOp = op;
         finish(local_->reduce(v, r));
         if (leaders_ && native) {
@@ -255,19 +351,18 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::allreduce(std::vector<at::Tens
                                                             const c10d::AllreduceOptions &opts)
 {
     TORCH_CHECK(tensors.size() == 1, "shmc: all_reduce takes one tensor");
-    run("all_reduce", [&] { allreduce_user(tensors[0], opts.reduceOp, "all_reduce"); });
-    return done(tensors);
+    return queue("all_reduce", opts.asyncOp, tensors,
+                 [=, this]() mutable { allreduce_user(tensors[0], opts.reduceOp, "all_reduce"); });
 }
 
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupHosts::allreduce_coalesced(std::vector<at::Tensor> &tensors,
                                        const c10d::AllreduceCoalescedOptions &opts)
 {
-    run("all_reduce_coalesced", [&] {
+    return queue("all_reduce_coalesced", opts.asyncOp, tensors, [=, this]() mutable {
         for (auto &t : tensors)
             allreduce_user(t, opts.reduceOp, "all_reduce_coalesced");
     });
-    return done(tensors);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::reduce(std::vector<at::Tensor> &tensors,
@@ -278,13 +373,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::reduce(std::vector<at::Tensor>
                 opts.rootRank, " is not a rank of the group");
     // The all-reduce's steps on a copy, kept at the root alone: the other ranks' tensors
     // stay as they were, as on one host.
-    run("reduce", [&] {
+    return queue("reduce", opts.asyncOp, tensors, [=, this]() mutable {
         at::Tensor t = tensors[0].clone();
         allreduce_user(t, opts.reduceOp, "reduce");
         if (getRank() == (int)opts.rootRank)
             tensors[0].copy_(t);
     });
-    return done(tensors);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::broadcast(std::vector<at::Tensor> &tensors,
@@ -294,12 +388,13 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::broadcast(std::vector<at::Tens
     int root = (int)opts.rootRank;
     TORCH_CHECK(root >= 0 && root < getSize(), "shmc: broadcast: root ", root,
                 " is not a rank of the group");
-    run("broadcast", [&] {
+    return queue("broadcast", opts.asyncOp, tensors, [=, this]() mutable {
         check_tensor(tensors[0], "broadcast");
         Bytes b(tensors[0]);
         std::vector<at::Tensor> v{b.view()};
         int hr = host_of_[root];
         c10d::BroadcastOptions o;
+        o.asyncOp = false;
         // On the root's host, from the root (its leader has it then); among the leaders
         // from that host's; on the other hosts, from their leader.
         if (host_ == hr && local_of_[root] != 0) {
@@ -316,55 +411,73 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::broadcast(std::vector<at::Tens
         }
         b.back();
     });
-    return done(tensors);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::barrier(const c10d::BarrierOptions &opts)
 {
-    run("barrier", [&] {
-        finish(local_->barrier(opts));
+    c10d::BarrierOptions here = opts;
+    here.asyncOp = false;
+    return queue("barrier", opts.asyncOp, {}, [=, this]() mutable {
+        finish(local_->barrier(here));
         if (leaders_)
             finish(leaders_->barrier(opts));
-        finish(local_->barrier(opts));
+        finish(local_->barrier(here));
     });
-    return done({});
 }
 
 // ---- through the group of all ranks ---------------------------------------------------------
+
+void ProcessGroupHosts::gather_list(std::vector<at::Tensor> outs, std::vector<at::Tensor> ins,
+                                    const c10d::AllgatherOptions &opts)
+{
+    auto in = bytes_of_all(ins);
+    auto out = bytes_of_all(outs);
+    std::vector<std::vector<at::Tensor>> ov{views(out)};
+    auto iv = views(in);
+    finish(all_->allgather(ov, iv, opts));
+    backs(out);
+}
+
+void ProcessGroupHosts::gather_into(at::Tensor output, at::Tensor input,
+                                    const c10d::AllgatherOptions &opts)
+{
+    Bytes out(output), in(input);
+    at::Tensor o = out.view(), i = in.view();
+    TORCH_CHECK(o.numel() == i.numel() * getSize(), "output holds ", o.numel(),
+                " bytes, not the group's ", getSize(), " x ", i.numel());
+    std::vector<std::vector<at::Tensor>> ov(1);
+    for (const auto &c : o.chunk(getSize()))
+        ov[0].push_back(c);
+    std::vector<at::Tensor> iv{i};
+    finish(all_->allgather(ov, iv, opts));
+    out.back();
+}
+
+void ProcessGroupHosts::scatter_reduced(at::Tensor output, at::Tensor input,
+                                        const c10d::ReduceOp &op, const char *what)
+{
+    TORCH_CHECK(input.numel() == output.numel() * getSize(), "input holds ", input.numel(),
+                " elements, not the group's ", getSize(), " x ", output.numel());
+    at::Tensor all = input.reshape({-1}).clone();
+    allreduce_user(all, op, what);
+    output.copy_(all.narrow(0, output.numel() * getRank(), output.numel()).view(output.sizes()));
+}
 
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupHosts::allgather(std::vector<std::vector<at::Tensor>> &outputs,
                              std::vector<at::Tensor> &inputs, const c10d::AllgatherOptions &opts)
 {
     TORCH_CHECK(inputs.size() == 1 && outputs.size() == 1, "shmc: all_gather takes one tensor");
-    run("all_gather", [&] {
-        auto in = bytes_of_all(inputs);
-        auto out = bytes_of_all(outputs[0]);
-        std::vector<std::vector<at::Tensor>> ov{views(out)};
-        auto iv = views(in);
-        finish(all_->allgather(ov, iv, opts));
-        backs(out);
-    });
-    return done(outputs[0]);
+    return queue("all_gather", opts.asyncOp, outputs[0],
+                 [=, this]() mutable { gather_list(outputs[0], inputs, opts); });
 }
 
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupHosts::_allgather_base(at::Tensor &output, at::Tensor &input,
                                    const c10d::AllgatherOptions &opts)
 {
-    run("all_gather_into_tensor", [&] {
-        Bytes out(output), in(input);
-        at::Tensor o = out.view(), i = in.view();
-        TORCH_CHECK(o.numel() == i.numel() * getSize(), "output holds ", o.numel(),
-                    " bytes, not the group's ", getSize(), " x ", i.numel());
-        std::vector<std::vector<at::Tensor>> ov(1);
-        for (const auto &c : o.chunk(getSize()))
-            ov[0].push_back(c);
-        std::vector<at::Tensor> iv{i};
-        finish(all_->allgather(ov, iv, opts));
-        out.back();
-    });
-    return done({output});
+    return queue("all_gather_into_tensor", opts.asyncOp, {output},
+                 [=, this]() mutable { gather_into(output, input, opts); });
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -375,13 +488,12 @@ ProcessGroupHosts::allgather_coalesced(std::vector<std::vector<at::Tensor>> &out
     TORCH_CHECK(outputs.size() == inputs.size(), "shmc: all_gather_coalesced: ", outputs.size(),
                 " output lists for ", inputs.size(), " inputs");
     std::vector<at::Tensor> flat;
-    for (size_t k = 0; k < inputs.size(); k++) {
-        std::vector<std::vector<at::Tensor>> o{outputs[k]};
-        std::vector<at::Tensor> i{inputs[k]};
-        allgather(o, i, opts);
-        flat.insert(flat.end(), outputs[k].begin(), outputs[k].end());
-    }
-    return done(flat);
+    for (const auto &o : outputs)
+        flat.insert(flat.end(), o.begin(), o.end());
+    return queue("all_gather_coalesced", opts.asyncOp, flat, [=, this]() mutable {
+        for (size_t k = 0; k < inputs.size(); k++)
+            gather_list(outputs[k], {inputs[k]}, opts);
+    });
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -392,9 +504,10 @@ ProcessGroupHosts::allgather_into_tensor_coalesced(std::vector<at::Tensor> &outp
     TORCH_CHECK(outputs.size() == inputs.size(),
                 "shmc: all_gather_into_tensor_coalesced: ", outputs.size(), " outputs for ",
                 inputs.size(), " inputs");
-    for (size_t k = 0; k < inputs.size(); k++)
-        _allgather_base(outputs[k], inputs[k], opts);
-    return done(outputs);
+    return queue("all_gather_into_tensor_coalesced", opts.asyncOp, outputs, [=, this]() mutable {
+        for (size_t k = 0; k < inputs.size(); k++)
+            gather_into(outputs[k], inputs[k], opts);
+    });
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -403,7 +516,7 @@ ProcessGroupHosts::gather(std::vector<std::vector<at::Tensor>> &outputs,
 {
     TORCH_CHECK(inputs.size() == 1, "shmc: gather takes one tensor");
     std::vector<at::Tensor> got;
-    run("gather", [&] {
+    return queue("gather", opts.asyncOp, got, [=, this]() mutable {
         auto in = bytes_of_all(inputs);
         std::vector<std::vector<at::Tensor>> ov;
         std::vector<Bytes> out;
@@ -417,7 +530,6 @@ ProcessGroupHosts::gather(std::vector<std::vector<at::Tensor>> &outputs,
         if (!outputs.empty())
             got = outputs[0];
     });
-    return done(got);
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -426,7 +538,7 @@ ProcessGroupHosts::scatter(std::vector<at::Tensor> &outputs,
                            const c10d::ScatterOptions &opts)
 {
     TORCH_CHECK(outputs.size() == 1, "shmc: scatter takes one tensor");
-    run("scatter", [&] {
+    return queue("scatter", opts.asyncOp, outputs, [=, this]() mutable {
         auto out = bytes_of_all(outputs);
         std::vector<std::vector<at::Tensor>> iv;
         std::vector<Bytes> in;
@@ -438,7 +550,6 @@ ProcessGroupHosts::scatter(std::vector<at::Tensor> &outputs,
         finish(all_->scatter(ov, iv, opts));
         backs(out);
     });
-    return done(outputs);
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -448,7 +559,7 @@ ProcessGroupHosts::reduce_scatter(std::vector<at::Tensor> &outputs,
 {
     TORCH_CHECK(outputs.size() == 1 && inputs.size() == 1 && (int)inputs[0].size() == getSize(),
                 "shmc: reduce_scatter takes one output and one input per rank");
-    run("reduce_scatter", [&] {
+    return queue("reduce_scatter", opts.asyncOp, outputs, [=, this]() mutable {
         std::vector<at::Tensor> flat;
         for (const auto &t : inputs[0])
             flat.push_back(t.reshape({-1}));
@@ -459,22 +570,15 @@ ProcessGroupHosts::reduce_scatter(std::vector<at::Tensor> &outputs,
             at_ += inputs[0][r].numel();
         outputs[0].copy_(all.narrow(0, at_, inputs[0][getRank()].numel()).view(outputs[0].sizes()));
     });
-    return done(outputs);
 }
 
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupHosts::_reduce_scatter_base(at::Tensor &output, at::Tensor &input,
                                         const c10d::ReduceScatterOptions &opts)
 {
-    run("reduce_scatter_tensor", [&] {
-        TORCH_CHECK(input.numel() == output.numel() * getSize(), "input holds ", input.numel(),
-                    " elements, not the group's ", getSize(), " x ", output.numel());
-        at::Tensor all = input.reshape({-1}).clone();
-        allreduce_user(all, opts.reduceOp, "reduce_scatter_tensor");
-        output.copy_(
-            all.narrow(0, output.numel() * getRank(), output.numel()).view(output.sizes()));
+    return queue("reduce_scatter_tensor", opts.asyncOp, {output}, [=, this]() mutable {
+        scatter_reduced(output, input, opts.reduceOp, "reduce_scatter_tensor");
     });
-    return done({output});
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -485,9 +589,11 @@ ProcessGroupHosts::reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outp
     TORCH_CHECK(outputs.size() == inputs.size(),
                 "shmc: reduce_scatter_tensor_coalesced: ", outputs.size(), " outputs for ",
                 inputs.size(), " inputs");
-    for (size_t k = 0; k < inputs.size(); k++)
-        _reduce_scatter_base(outputs[k], inputs[k], opts);
-    return done(outputs);
+    return queue("reduce_scatter_tensor_coalesced", opts.asyncOp, outputs, [=, this]() mutable {
+        for (size_t k = 0; k < inputs.size(); k++)
+            scatter_reduced(outputs[k], inputs[k], opts.reduceOp,
+                            "reduce_scatter_tensor_coalesced");
+    });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall_base(at::Tensor &output,
@@ -496,7 +602,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall_base(at::Tensor &outp
                                                                 std::vector<int64_t> &input_splits,
                                                                 const c10d::AllToAllOptions &opts)
 {
-    run("all_to_all_single", [&] {
+    return queue("all_to_all_single", opts.asyncOp, {output}, [=, this]() mutable {
         Bytes out(output), in(input);
         // The splits count rows of dim 0; gloo moves bytes, so they count each row's bytes.
         auto rows = [](const at::Tensor &t, std::vector<int64_t> s, int n) {
@@ -516,7 +622,6 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall_base(at::Tensor &outp
         finish(all_->alltoall_base(o, i, os, is, opts));
         out.back();
     });
-    return done({output});
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall(std::vector<at::Tensor> &outputs,
@@ -525,7 +630,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall(std::vector<at::Tenso
 {
     TORCH_CHECK((int)outputs.size() == getSize() && (int)inputs.size() == getSize(),
                 "shmc: all_to_all takes one input and one output tensor per rank");
-    run("all_to_all", [&] {
+    return queue("all_to_all", opts.asyncOp, outputs, [=, this]() mutable {
         std::vector<at::Tensor> ib, ob;
         std::vector<int64_t> is, os;
         for (const auto &t : inputs) {
@@ -548,12 +653,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall(std::vector<at::Tenso
             at_ += os[r];
         }
     });
-    return done(outputs);
 }
 
 void ProcessGroupHosts::monitoredBarrier(const c10d::BarrierOptions &opts, bool wait_all_ranks)
 {
-    run("monitored_barrier", [&] { all_->monitoredBarrier(opts, wait_all_ranks); });
+    queue("monitored_barrier", false, {},
+          [=, this]() mutable { all_->monitoredBarrier(opts, wait_all_ranks); });
 }
 
 // A transfer through the group of all ranks: gloo's work on the tensor's contiguous

@@ -11,14 +11,21 @@
 // shared memory, among the leaders through gloo, large tensors in pieces whose steps
 // overlap; barrier likewise. The rest (all_gather, gather, scatter, all_to_all, send and
 // recv) moves bytes through the group of all ranks, where shared memory would save only the
-// copies of the ranks that share a host. Every operation finishes before it returns: an
-// asynchronous one gives back a completed work.
+// copies of the ranks that share a host. Collectives run on the group's worker thread in
+// the order issued, so that an asynchronous one (DDP's buckets) overlaps the caller's
+// computation, as gloo's do; send and recv are gloo's own.
 #pragma once
 
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace shmct
@@ -34,6 +41,7 @@ class ProcessGroupHosts : public c10d::Backend
                       c10::intrusive_ptr<c10d::Backend> all, int rank, int size,
                       std::vector<std::vector<int64_t>> hosts, std::chrono::milliseconds timeout,
                       std::string group);
+    ~ProcessGroupHosts() override;
 
     const std::string getBackendName() const override
     {
@@ -113,9 +121,25 @@ class ProcessGroupHosts : public c10d::Backend
     void allreduce_flat(at::Tensor t, c10d::ReduceOp op);
     // The whole operation in place on the user's tensor t (checks, PREMUL_SUM, AVG).
     void allreduce_user(at::Tensor &t, const c10d::ReduceOp &op, const char *what);
-    // Runs one operation of the group: counts it, checks the group is up, and turns a
-    // failure of a part into an error that names the operation and where it ran.
+    // The bodies that coalesced forms repeat: an all_gather into a list, into one tensor,
+    // and a reduce_scatter_tensor (by an all-reduce of a copy).
+    void gather_list(std::vector<at::Tensor> outs, std::vector<at::Tensor> ins,
+                     const c10d::AllgatherOptions &opts);
+    void gather_into(at::Tensor output, at::Tensor input, const c10d::AllgatherOptions &opts);
+    void scatter_reduced(at::Tensor output, at::Tensor input, const c10d::ReduceOp &op,
+                         const char *what);
+    // Runs one operation of the group: counts it, and turns a failure of a part into an
+    // error that names the operation and where it ran.
     template <class F> void run(const char *what, F &&f);
+    // Queues operation `what` (body) for the group's worker thread, which runs the
+    // group's operations one at a time in the order queued (as every rank issues them):
+    // the caller computes meanwhile, as with gloo's own threads. Its work completes with
+    // outputs; a blocking one (async false) is waited for here, raising its error.
+    template <class F>
+    c10::intrusive_ptr<c10d::Work> queue(const char *what, bool async,
+                                         std::vector<at::Tensor> outputs, F body);
+    void serve(); // the worker's loop
+    void stop();  // ends the worker once what is queued has run
     std::string where() const;
 
     c10::intrusive_ptr<c10d::Backend> local_, leaders_, all_; // null once shut down
@@ -125,7 +149,12 @@ class ProcessGroupHosts : public c10d::Backend
     int host_ = 0;              // this rank's host
     std::chrono::milliseconds timeout_;
     std::string group_;
-    uint64_t seq_ = 0;
+    std::atomic<uint64_t> seq_{0};
+    std::thread worker_;
+    std::mutex qmu_;
+    std::condition_variable qcv_;
+    std::deque<std::function<void()>> jobs_;
+    bool stopping_ = false;
 };
 
 } // namespace shmct

@@ -8,6 +8,7 @@ Every program written for "gloo" runs by changing the backend's name. See the RE
 "PyTorch" section for what is supported and the limits.
 """
 import datetime
+import os
 
 import torch
 import torch.distributed as dist
@@ -84,6 +85,11 @@ def _create(dist_opts, backend_opts):
     # host on gloo, and all ranks on gloo, each group on the store under a prefix of ours.
     h = next(i for i, ranks in enumerate(hosts) if rank in ranks)
     local = hosts[h]
+    # A rank waiting within its host for its leader's network step waits for a network:
+    # yielding the CPU a thousand times first (the library's choice where ranks outnumber
+    # CPUs) takes it from the threads doing that step. The library's choice where each rank
+    # has a CPU of its own, unless the user chose; read when the process joins its job.
+    os.environ.setdefault("SHMC_YIELD", "8")
     here = _C.create(dist.PrefixStore(f"shmc_local/{h}/", store), local.index(rank), len(local),
                      timeout, f"{name}/host{h}", [granks[r] for r in local])
     leaders = None

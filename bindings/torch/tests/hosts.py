@@ -4,8 +4,11 @@ Each host is a network namespace with its own loopback and a veth to a bridge, w
 a namespace of its own (the machine's own network is not touched), at 10.213.0.(k + 1)/24:
 those addresses exist only inside the namespaces made here. Every process started on a host
 also gets its own UTS hostname (hostK), a private /dev/shm (a tmpfs that goes with the
-host's processes) and an /etc/hosts naming every host, as machines of a cluster have.
-Needs root, ip(8) and unshare(1): `why_not()` says what is missing.
+host's processes), an /etc/hosts naming every host, as machines of a cluster have, and,
+where the machine has at least as many CPUs as hosts, CPUs of its own (an equal share of
+this process's), as separate machines have: a host's processes then see how many CPUs
+their host has. Needs root, ip(8), unshare(1) and taskset(1): `why_not()` says what is
+missing.
 
     with Hosts(2) as hs:
         procs = [hs.torchrun(k, nproc, prog, *args) for k in range(2)]
@@ -30,7 +33,7 @@ def why_not():
     """None when namespace hosts can be made here, else why not."""
     if os.geteuid() != 0:
         return "needs root (network namespaces, mounts)"
-    for tool in ("ip", "unshare"):
+    for tool in ("ip", "unshare", "taskset"):
         if not shutil.which(tool):
             return f"needs {tool}"
     probe = f"shmcp{os.getpid() % 100000}"
@@ -50,6 +53,9 @@ class Hosts:
         self.veths = [f"shv{tag}-{k}" for k in range(n)]
         self.procs = []
         self.dir = None
+        cpus = sorted(os.sched_getaffinity(0))
+        per = len(cpus) // n
+        self.cpus = [cpus[k * per:(k + 1) * per] for k in range(n)] if per else [cpus] * n
 
     def addr(self, k):
         return f"{NET}.{k + 1}"
@@ -94,8 +100,10 @@ class Hosts:
         e = dict(os.environ)
         e["PYTHONPATH"] = os.pathsep.join([PKG, HERE, e.get("PYTHONPATH", "")])
         e.update(env or {})
-        p = subprocess.Popen(["ip", "netns", "exec", self.names[k], "unshare", "--uts", "--mount",
-                              "--propagation", "private", "sh", "-c", script, "sh", *argv],
+        cpus = ",".join(map(str, self.cpus[k]))
+        p = subprocess.Popen(["ip", "netns", "exec", self.names[k], "taskset", "-c", cpus,
+                              "unshare", "--uts", "--mount", "--propagation", "private", "sh",
+                              "-c", script, "sh", *argv],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=e)
         self.procs.append(p)
         return p

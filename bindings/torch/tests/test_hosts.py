@@ -2,7 +2,8 @@
 each, as a user scaling out runs it. Every operation at 2x2 and at 3+1 against the same
 references as one host; a DDP run whose losses are gloo's, step by step; a rank that dies
 on the other host makes every other rank's next collective raise within the group's
-timeout. Skipped where namespaces cannot be made (not root), saying why."""
+timeout; the tutorials' programs (examples/torch) under torchrun. Skipped where namespaces
+cannot be made (not root), saying why."""
 import os
 import re
 
@@ -32,6 +33,21 @@ def test_every_operation(layout):
     assert rcs == [0] * len(layout), out
     for r in range(n):
         assert f"every: rank {r} of {n}: ok" in out, out
+
+
+EXAMPLES = os.path.join(HERE, "..", "..", "..", "examples", "torch")
+
+
+@pytest.mark.parametrize("name,layout", [("collectives", (2, 2)), ("ring", (3, 1)),
+                                         ("pipeline", (2, 2)), ("ddp", (1, 1)),
+                                         ("send_recv", (1, 1))])
+def test_tutorial_programs(name, layout):
+    with hosts.Hosts(len(layout)) as hs:
+        rcs, outs = hs.job(layout, os.path.join(EXAMPLES, name + ".py"))
+    out = "\n".join(outs)
+    assert rcs == [0] * len(layout) and "WRONG" not in out, out
+    for r in range(sum(layout)):
+        assert f"{name}: rank {r}: ok" in out, out
 
 
 def losses(out):
