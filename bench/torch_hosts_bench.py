@@ -12,7 +12,11 @@ and broadcast at 4 KiB, 1 MiB and 16 MiB (each rank's whole buffer), and one
 DistributedDataParallel step (torch_timing.ddp_step). Needs root, ip(8), unshare(1), tc(8).
 
     python3 bench/torch_hosts_bench.py [--layouts 2x2,2x4] [--rounds 3] [--delay 20us]
-        [--rate 10gbit] [--quick] [--out FILE.csv]
+        [--rate 10gbit] [--quick] [--out FILE.csv] [--plot DIR]
+    python3 bench/torch_hosts_bench.py --summarize FILE.csv [--plot DIR]   (an earlier run's)
+
+--plot DIR draws DIR/torch-hosts-allreduce.png with gnuplot: the all-reduce of each
+backend at each layout, log-log.
 
 Output: CSV rows round,layout,backend,metric,bytes,value_us, then per layout a table of
 the medians over rounds and gloo's time over shmc's (above 1: shmc faster), the median of
@@ -102,10 +106,20 @@ def main():
     ap.add_argument("--rate", default="10gbit")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out")
+    ap.add_argument("--plot", metavar="DIR")
+    ap.add_argument("--summarize", metavar="FILE")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker(args.worker, args.samples, args.sample_ms, args.quick)
+        return
+    if args.summarize:
+        with open(args.summarize) as f:
+            rows = [(int(r["round"]), r["layout"], r["backend"], r["metric"], int(r["bytes"]),
+                     float(r["value_us"])) for r in csv.DictReader(f)]
+        table(rows, "as recorded")
+        if args.plot:
+            plot(rows, args.plot)
         return
     import hosts
 
@@ -139,6 +153,46 @@ def main():
             wr.writerow(["round", "layout", "backend", "metric", "bytes", "value_us"])
             wr.writerows(rows)
     table(rows, link)
+    if args.plot:
+        plot(rows, args.plot)
+
+
+def plot(rows, out):
+    """The all-reduce, every backend at every layout: medians over rounds, log-log."""
+    import shutil
+    import tempfile
+
+    if not shutil.which("gnuplot"):
+        print("torch_hosts_bench: gnuplot not installed; no plot", file=sys.stderr)
+        return
+    med = {}
+    for _, layout, backend, metric, nbytes, v in rows:
+        if metric == "allreduce":
+            med.setdefault((layout, backend), {}).setdefault(nbytes, []).append(v)
+    os.makedirs(out, exist_ok=True)
+    data = tempfile.mkdtemp(prefix="torch-hosts-plot-")
+    parts = []
+    for i, ((layout, backend), pts) in enumerate(sorted(med.items())):
+        path = os.path.join(data, f"{layout}-{backend}.dat")
+        with open(path, "w") as f:
+            f.writelines(f"{b} {statistics.median(v)}\n" for b, v in sorted(pts.items()))
+        dash = "dt 2" if backend == "gloo" else "dt 1"
+        parts.append(f"'{path}' using 1:2 with linespoints lw 2 pt {i + 5} {dash} "
+                     f"title '{backend}, {layout}'")
+    script = ["set terminal pngcairo size 900,560 font ',10'", "set key left top", "set grid",
+              "set logscale x 2", "set logscale y 10", "set format x '%.0b %BB'",
+              "set termoption noenhanced", "set xlabel 'bytes per rank'",
+              "set ylabel 'µs per call (log)'",
+              f"set output '{os.path.join(out, 'torch-hosts-allreduce.png')}'",
+              "set title 'float32 all_reduce across two hosts (network namespaces)'",
+              "plot " + ", ".join(parts)]
+    gp = os.path.join(data, "plot.gp")
+    with open(gp, "w") as f:
+        f.write("\n".join(script) + "\n")
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode:
+        print(f"torch_hosts_bench: gnuplot failed: {r.stderr[-300:]}", file=sys.stderr)
+    shutil.rmtree(data, ignore_errors=True)
 
 
 def table(rows, link):

@@ -427,29 +427,72 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::barrier(const c10d::BarrierOpt
 
 // ---- through the group of all ranks ---------------------------------------------------------
 
-void ProcessGroupHosts::gather_list(std::vector<at::Tensor> outs, std::vector<at::Tensor> ins,
-                                    const c10d::AllgatherOptions &opts)
+// By host: the host's blocks gathered onto its leader (shared memory), the leaders' parts
+// exchanged (gloo; a part holds as many blocks as the largest host has ranks, so that
+// hosts of different sizes send parts of one size), the whole broadcast within the host;
+// each rank then takes every rank's block from its host's part. The network carries one
+// part per host instead of one block per rank.
+void ProcessGroupHosts::gather_bytes(at::Tensor out, at::Tensor in)
 {
-    auto in = bytes_of_all(ins);
-    auto out = bytes_of_all(outs);
-    std::vector<std::vector<at::Tensor>> ov{views(out)};
-    auto iv = views(in);
-    finish(all_->allgather(ov, iv, opts));
-    backs(out);
+    int64_t b = in.numel(), nh = (int64_t)hosts_.size(), most = 0;
+    for (const auto &h : hosts_)
+        most = std::max<int64_t>(most, (int64_t)h.size());
+    int64_t mine = (int64_t)hosts_[host_].size();
+    at::Tensor parts = at::empty({nh * most * b}, in.options());
+    at::Tensor part = parts.narrow(0, host_ * most * b, most * b);
+    c10d::GatherOptions g;
+    g.rootRank = 0;
+    g.asyncOp = false;
+    std::vector<at::Tensor> iv{in};
+    std::vector<std::vector<at::Tensor>> ov;
+    if (local_of_[getRank()] == 0) {
+        ov.emplace_back();
+        for (int64_t i = 0; i < mine; i++)
+            ov[0].push_back(part.narrow(0, i * b, b));
+    }
+    finish(local_->gather(ov, iv, g));
+    if (leaders_) {
+        std::vector<std::vector<at::Tensor>> lo(1);
+        for (int64_t h = 0; h < nh; h++)
+            lo[0].push_back(parts.narrow(0, h * most * b, most * b));
+        std::vector<at::Tensor> li{part.clone()};
+        finish(leaders_->allgather(lo, li, c10d::AllgatherOptions()));
+    }
+    c10d::BroadcastOptions o;
+    o.rootRank = 0;
+    o.asyncOp = false;
+    std::vector<at::Tensor> pv{parts};
+    finish(local_->broadcast(pv, o));
+    for (int r = 0; r < getSize(); r++)
+        out.narrow(0, r * b, b).copy_(parts.narrow(0, (host_of_[r] * most + local_of_[r]) * b, b));
+}
+
+void ProcessGroupHosts::gather_list(std::vector<at::Tensor> outs, std::vector<at::Tensor> ins,
+                                    const c10d::AllgatherOptions &)
+{
+    TORCH_CHECK((int)outs.size() == getSize() && ins.size() == 1,
+                "all_gather takes one input and one output tensor per rank");
+    Bytes in(ins[0]);
+    at::Tensor i = in.view(), all = at::empty({i.numel() * getSize()}, i.options());
+    for (const auto &t : outs)
+        TORCH_CHECK((int64_t)t.numel() * t.element_size() == i.numel(),
+                    "an output holds another number of bytes than the input");
+    gather_bytes(all, i);
+    for (int r = 0; r < getSize(); r++) {
+        Bytes o(outs[r]);
+        o.view().copy_(all.narrow(0, r * i.numel(), i.numel()));
+        o.back();
+    }
 }
 
 void ProcessGroupHosts::gather_into(at::Tensor output, at::Tensor input,
-                                    const c10d::AllgatherOptions &opts)
+                                    const c10d::AllgatherOptions &)
 {
     Bytes out(output), in(input);
     at::Tensor o = out.view(), i = in.view();
     TORCH_CHECK(o.numel() == i.numel() * getSize(), "output holds ", o.numel(),
                 " bytes, not the group's ", getSize(), " x ", i.numel());
-    std::vector<std::vector<at::Tensor>> ov(1);
-    for (const auto &c : o.chunk(getSize()))
-        ov[0].push_back(c);
-    std::vector<at::Tensor> iv{i};
-    finish(all_->allgather(ov, iv, opts));
+    gather_bytes(o, i);
     out.back();
 }
 

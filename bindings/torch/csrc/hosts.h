@@ -7,11 +7,10 @@
 // the group's ranks, on gloo too. No network code of ours: what crosses hosts goes through
 // torch's engine.
 //
-// all_reduce, reduce, reduce_scatter and broadcast go by host: within the host through
-// shared memory, among the leaders through gloo, large tensors in pieces whose steps
-// overlap; barrier likewise. The rest (all_gather, gather, scatter, all_to_all, send and
-// recv) moves bytes through the group of all ranks, where shared memory would save only the
-// copies of the ranks that share a host. Collectives run on the group's worker thread in
+// all_reduce, reduce, reduce_scatter, all_gather and broadcast go by host: within the host
+// through shared memory, among the leaders through gloo, large reductions in pieces whose
+// steps overlap; barrier likewise. The rest (gather, scatter, all_to_all, send and recv)
+// moves bytes through the group of all ranks. Collectives run on the group's worker thread in
 // the order issued, so that an asynchronous one (DDP's buckets) overlaps the caller's
 // computation, as gloo's do; send and recv are gloo's own.
 #pragma once
@@ -121,6 +120,8 @@ class ProcessGroupHosts : public c10d::Backend
     void allreduce_flat(at::Tensor t, c10d::ReduceOp op);
     // The whole operation in place on the user's tensor t (checks, PREMUL_SUM, AVG).
     void allreduce_user(at::Tensor &t, const c10d::ReduceOp &op, const char *what);
+    // All ranks' b bytes of in into out (b x size bytes), by host.
+    void gather_bytes(at::Tensor out, at::Tensor in);
     // The bodies that coalesced forms repeat: an all_gather into a list, into one tensor,
     // and a reduce_scatter_tensor (by an all-reduce of a copy).
     void gather_list(std::vector<at::Tensor> outs, std::vector<at::Tensor> ins,
