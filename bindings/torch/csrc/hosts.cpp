@@ -38,6 +38,8 @@ struct Bytes {
     at::Tensor user, buf;
     explicit Bytes(const at::Tensor &t) : user(t), buf(t.is_contiguous() ? t : t.contiguous())
     {
+        TORCH_CHECK(!t.is_cuda(),
+                    "shmc: a CUDA tensor on a group across hosts: not yet (use \"nccl\")");
     }
     at::Tensor view() const
     {
