@@ -65,7 +65,7 @@ def _hosts(store, rank, size):
     namespaces and containers apart) through the group's store: a list of lists of group
     ranks, each in rank order, hosts in the order of their lowest rank."""
     store.set(f"shmc_host/{rank}", _C.machine_id())
-    ids = [store.get(f"shmc_host/{r}").decode() for r in range(size)]
+    ids = [v.decode() for v in store.multi_get([f"shmc_host/{r}" for r in range(size)])]
     hosts = {}
     for r, i in enumerate(ids):
         hosts.setdefault(i, []).append(r)
