@@ -224,9 +224,7 @@ def plot(med, out):
 
     os.makedirs(out, exist_ok=True)
     data = tempfile.mkdtemp(prefix="torch-plot-")
-    script = ["set terminal pngcairo size 900,560 font ',10'", "set key left top", "set grid",
-              "set logscale x 2", "set logscale y 10", "set format x '%.0b %BB'",
-              "set termoption noenhanced", "set xlabel 'bytes'", "set ylabel 'µs per call (log)'"]
+    script = LOGLOG + ["set xlabel 'bytes'"]
     charts = [("torch-latency.png", "latency", 2, "send/recv latency (one way), 2 processes")]
     charts += [(f"torch-allreduce-{n}.png", "allreduce", n, f"float32 all_reduce, {n} processes")
                for n in sorted({k[2] for k in med if k[1] == "allreduce"})]
@@ -247,12 +245,23 @@ def plot(med, out):
         if parts:
             script += [f"set output '{os.path.join(out, png)}'", f"set title '{title}'",
                        "plot " + ", ".join(parts)]
+    gnuplot(script, data, "torch_bench")
+
+
+# The charts' common settings: microseconds against bytes, both logarithmic.
+LOGLOG = ["set terminal pngcairo size 900,560 font ',10'", "set key left top", "set grid",
+          "set logscale x 2", "set logscale y 10", "set format x '%.0b %BB'",
+          "set termoption noenhanced", "set ylabel 'µs per call (log)'"]
+
+
+def gnuplot(script, data, who):
+    """Runs script (lines) with gnuplot, its file in the directory data; says if it failed."""
     gp = os.path.join(data, "plots.gp")
     with open(gp, "w") as f:
         f.write("\n".join(script) + "\n")
     r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
     if r.returncode:
-        print(f"torch_bench: gnuplot failed: {r.stderr[-300:]}", file=sys.stderr)
+        print(f"{who}: gnuplot failed: {r.stderr[-300:]}", file=sys.stderr)
 
 
 def summary(rows):

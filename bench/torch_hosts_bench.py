@@ -162,6 +162,8 @@ def plot(rows, out):
     import shutil
     import tempfile
 
+    import torch_bench
+
     if not shutil.which("gnuplot"):
         print("torch_hosts_bench: gnuplot not installed; no plot", file=sys.stderr)
         return
@@ -179,19 +181,12 @@ def plot(rows, out):
         dash = "dt 2" if backend == "gloo" else "dt 1"
         parts.append(f"'{path}' using 1:2 with linespoints lw 2 pt {i + 5} {dash} "
                      f"title '{backend}, {layout}'")
-    script = ["set terminal pngcairo size 900,560 font ',10'", "set key left top", "set grid",
-              "set logscale x 2", "set logscale y 10", "set format x '%.0b %BB'",
-              "set termoption noenhanced", "set xlabel 'bytes per rank'",
-              "set ylabel 'µs per call (log)'",
-              f"set output '{os.path.join(out, 'torch-hosts-allreduce.png')}'",
-              "set title 'float32 all_reduce across two hosts (network namespaces)'",
-              "plot " + ", ".join(parts)]
-    gp = os.path.join(data, "plot.gp")
-    with open(gp, "w") as f:
-        f.write("\n".join(script) + "\n")
-    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
-    if r.returncode:
-        print(f"torch_hosts_bench: gnuplot failed: {r.stderr[-300:]}", file=sys.stderr)
+    script = torch_bench.LOGLOG + [
+        "set xlabel 'bytes per rank'",
+        f"set output '{os.path.join(out, 'torch-hosts-allreduce.png')}'",
+        "set title 'float32 all_reduce across two hosts (network namespaces)'",
+        "plot " + ", ".join(parts)]
+    torch_bench.gnuplot(script, data, "torch_hosts_bench")
     shutil.rmtree(data, ignore_errors=True)
 
 

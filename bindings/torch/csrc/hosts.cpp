@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <utility>
 
+#include "backend.h"
 #include "shmcomm.h"
 #include "tensors.h"
 #include "work.h"
@@ -23,8 +25,7 @@ using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 // neighbours' (allreduce_flat).
 constexpr int64_t kPiece = 4 << 20;
 
-// The host's steps are blocking calls of its group (asyncOp false in their options, whose
-// default is true): issued and done in this thread, with no work to wait for.
+// Waits for a step's work (gloo's, or one of the host's group, already complete).
 void finish(const WorkPtr &w)
 {
     if (w)
@@ -34,12 +35,18 @@ void finish(const WorkPtr &w)
 // A contiguous stand-in for t whose bytes gloo moves whatever t's dtype (gloo has no
 // int16 or unsigned types beyond uint8, shmc has them all): t itself when it is
 // contiguous, else a copy that back() copies into t.
+const at::Tensor &host_tensor(const at::Tensor &t)
+{
+    TORCH_CHECK(!t.is_cuda(),
+                "shmc: a CUDA tensor on a group across hosts: not yet (use \"nccl\")");
+    return t;
+}
+
 struct Bytes {
     at::Tensor user, buf;
-    explicit Bytes(const at::Tensor &t) : user(t), buf(t.is_contiguous() ? t : t.contiguous())
+    explicit Bytes(const at::Tensor &t)
+        : user(host_tensor(t)), buf(t.is_contiguous() ? t : t.contiguous())
     {
-        TORCH_CHECK(!t.is_cuda(),
-                    "shmc: a CUDA tensor on a group across hosts: not yet (use \"nccl\")");
     }
     at::Tensor view() const
     {
@@ -80,24 +87,13 @@ void backs(std::vector<Bytes> &bs)
 // hosts' partial results and combine them with shmc_reduce_local.
 bool gloo_reduces(at::ScalarType dt, c10d::ReduceOp::RedOpType op)
 {
-    switch (dt) {
-    case at::kFloat:
-    case at::kDouble:
-    case at::kHalf:
-    case at::kBFloat16:
-        return op == c10d::ReduceOp::SUM || op == c10d::ReduceOp::PRODUCT ||
-               op == c10d::ReduceOp::MIN || op == c10d::ReduceOp::MAX;
-    case at::kChar:
-    case at::kByte:
-    case at::kInt:
-    case at::kLong:
-        return op == c10d::ReduceOp::SUM || op == c10d::ReduceOp::PRODUCT ||
-               op == c10d::ReduceOp::MIN || op == c10d::ReduceOp::MAX ||
-               op == c10d::ReduceOp::BAND || op == c10d::ReduceOp::BOR ||
-               op == c10d::ReduceOp::BXOR;
-    default:
-        return false;
-    }
+    bool fp = dt == at::kFloat || dt == at::kDouble || dt == at::kHalf || dt == at::kBFloat16;
+    bool in = dt == at::kChar || dt == at::kByte || dt == at::kInt || dt == at::kLong;
+    bool arith = op == c10d::ReduceOp::SUM || op == c10d::ReduceOp::PRODUCT ||
+                 op == c10d::ReduceOp::MIN || op == c10d::ReduceOp::MAX;
+    bool bitwise =
+        op == c10d::ReduceOp::BAND || op == c10d::ReduceOp::BOR || op == c10d::ReduceOp::BXOR;
+    return (fp && arith) || (in && (arith || bitwise));
 }
 } // namespace
 
@@ -108,7 +104,7 @@ ProcessGroupHosts::ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local,
                                      std::chrono::milliseconds timeout, std::string group)
     : c10d::Backend(rank, size), local_(std::move(local)), leaders_(std::move(leaders)),
       all_(std::move(all)), hosts_(std::move(hosts)), host_of_(size, -1), local_of_(size, -1),
-      timeout_(timeout), group_(std::move(group))
+      group_(std::move(group))
 {
     for (size_t h = 0; h < hosts_.size(); h++)
         for (size_t i = 0; i < hosts_[h].size(); i++) {
@@ -136,8 +132,7 @@ ProcessGroupHosts::~ProcessGroupHosts()
 
 std::string ProcessGroupHosts::where() const
 {
-    return "rank " + std::to_string(getRank()) + " of " + std::to_string(getSize()) +
-           " of group '" + group_ + "' (host " + std::to_string(host_) + " of " +
+    return where_of(getRank(), getSize(), group_) + " (host " + std::to_string(host_) + " of " +
            std::to_string(hosts_.size()) + ")";
 }
 
@@ -250,7 +245,6 @@ void ProcessGroupHosts::stop()
 
 void ProcessGroupHosts::setTimeout(std::chrono::milliseconds timeout)
 {
-    timeout_ = timeout;
     for (auto *b : {&local_, &leaders_, &all_})
         if (*b)
             (*b)->setTimeout(timeout);
@@ -268,6 +262,27 @@ void ProcessGroupHosts::shutdown()
 
 // ---- by host --------------------------------------------------------------------------------
 
+// The host's steps: blocking calls of its group (asyncOp false: the options' default is
+// true), root its leader unless said.
+void ProcessGroupHosts::host_bcast(at::Tensor t, int root)
+{
+    std::vector<at::Tensor> v{t};
+    c10d::BroadcastOptions o;
+    o.rootRank = root;
+    o.asyncOp = false;
+    finish(local_->broadcast(v, o));
+}
+
+void ProcessGroupHosts::host_reduce(at::Tensor t, const c10d::ReduceOp &op)
+{
+    std::vector<at::Tensor> v{t};
+    c10d::ReduceOptions o;
+    o.rootRank = 0;
+    o.reduceOp = op;
+    o.asyncOp = false;
+    finish(local_->reduce(v, o));
+}
+
 void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
 {
     at::Tensor flat = t.view({-1});
@@ -284,7 +299,7 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
         at::Tensor piece, gathered;
         WorkPtr w;
     };
-    std::vector<Pending> pend;
+    std::optional<Pending> prev;
     auto land = [&](Pending &p) {
         finish(p.w);
         if (p.gathered.defined()) {
@@ -297,21 +312,13 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
             }
             p.piece.copy_(acc);
         }
-        std::vector<at::Tensor> v{p.piece};
-        c10d::BroadcastOptions b;
-        b.rootRank = 0;
-        b.asyncOp = false;
-        finish(local_->broadcast(v, b));
+        host_bcast(p.piece);
     };
     for (int64_t off = 0; off == 0 || off < n; off += per) {
         Pending p;
         p.piece = flat.narrow(0, off, std::min(per, n - off));
+        host_reduce(p.piece, op);
         std::vector<at::Tensor> v{p.piece};
-        c10d::ReduceOptions r;
-        r.rootRank = 0;
-        r.asyncOp = false;
-        r.reduceOp = op;
-        finish(local_->reduce(v, r));
         if (leaders_ && native) {
             c10d::AllreduceOptions a;
             a.reduceOp = op;
@@ -324,20 +331,16 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
             std::vector<at::Tensor> in{p.piece.view(at::kByte)};
             p.w = leaders_->allgather(outs, in, c10d::AllgatherOptions());
         }
-        if (!pend.empty())
-            land(pend.back());
-        pend.clear();
-        pend.push_back(std::move(p));
+        if (prev)
+            land(*prev);
+        prev = std::move(p);
     }
-    for (auto &p : pend)
-        land(p);
+    land(*prev);
 }
 
 void ProcessGroupHosts::allreduce_user(at::Tensor &t, const c10d::ReduceOp &op, const char *what)
 {
-    check_tensor(t, what);
-    TORCH_CHECK(!t.is_cuda(), "shmc: ", what,
-                " of a CUDA tensor on a group across hosts: not yet (use \"nccl\")");
+    check_tensor(host_tensor(t), what);
     op_of(op, t, what); // (throws for pairs that have no meaning)
     bool avg = op.op_ == c10d::ReduceOp::AVG, pre = op.op_ == c10d::ReduceOp::PREMUL_SUM;
     c10d::ReduceOp sum(c10d::ReduceOp::SUM);
@@ -393,24 +396,19 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::broadcast(std::vector<at::Tens
     return queue("broadcast", opts.asyncOp, tensors, [=, this]() mutable {
         check_tensor(tensors[0], "broadcast");
         Bytes b(tensors[0]);
-        std::vector<at::Tensor> v{b.view()};
         int hr = host_of_[root];
-        c10d::BroadcastOptions o;
-        o.asyncOp = false;
         // On the root's host, from the root (its leader has it then); among the leaders
         // from that host's; on the other hosts, from their leader.
-        if (host_ == hr && local_of_[root] != 0) {
-            o.rootRank = local_of_[root];
-            finish(local_->broadcast(v, o));
-        }
+        if (host_ == hr && local_of_[root] != 0)
+            host_bcast(b.view(), local_of_[root]);
         if (leaders_) {
+            std::vector<at::Tensor> v{b.view()};
+            c10d::BroadcastOptions o;
             o.rootRank = hr;
             finish(leaders_->broadcast(v, o));
         }
-        if (host_ != hr || local_of_[root] == 0) {
-            o.rootRank = 0;
-            finish(local_->broadcast(v, o));
-        }
+        if (host_ != hr || local_of_[root] == 0)
+            host_bcast(b.view());
         b.back();
     });
 }
@@ -426,8 +424,6 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::barrier(const c10d::BarrierOpt
         finish(local_->barrier(here));
     });
 }
-
-// ---- through the group of all ranks ---------------------------------------------------------
 
 // By host: the host's blocks gathered onto its leader (shared memory), the leaders' parts
 // exchanged (gloo; a part holds as many blocks as the largest host has ranks, so that
@@ -460,21 +456,15 @@ void ProcessGroupHosts::gather_bytes(at::Tensor out, at::Tensor in)
         std::vector<at::Tensor> li{part.clone()};
         finish(leaders_->allgather(lo, li, c10d::AllgatherOptions()));
     }
-    c10d::BroadcastOptions o;
-    o.rootRank = 0;
-    o.asyncOp = false;
-    std::vector<at::Tensor> pv{parts};
-    finish(local_->broadcast(pv, o));
+    host_bcast(parts);
     for (int r = 0; r < getSize(); r++)
         out.narrow(0, r * b, b).copy_(parts.narrow(0, (host_of_[r] * most + local_of_[r]) * b, b));
 }
 
-void ProcessGroupHosts::gather_list(std::vector<at::Tensor> outs, std::vector<at::Tensor> ins,
-                                    const c10d::AllgatherOptions &)
+void ProcessGroupHosts::gather_list(std::vector<at::Tensor> outs, at::Tensor input)
 {
-    TORCH_CHECK((int)outs.size() == getSize() && ins.size() == 1,
-                "all_gather takes one input and one output tensor per rank");
-    Bytes in(ins[0]);
+    TORCH_CHECK((int)outs.size() == getSize(), "all_gather takes one output tensor per rank");
+    Bytes in(input);
     at::Tensor i = in.view(), all = at::empty({i.numel() * getSize()}, i.options());
     for (const auto &t : outs)
         TORCH_CHECK((int64_t)t.numel() * t.element_size() == i.numel(),
@@ -487,8 +477,7 @@ void ProcessGroupHosts::gather_list(std::vector<at::Tensor> outs, std::vector<at
     }
 }
 
-void ProcessGroupHosts::gather_into(at::Tensor output, at::Tensor input,
-                                    const c10d::AllgatherOptions &)
+void ProcessGroupHosts::gather_into(at::Tensor output, at::Tensor input)
 {
     Bytes out(output), in(input);
     at::Tensor o = out.view(), i = in.view();
@@ -498,12 +487,11 @@ void ProcessGroupHosts::gather_into(at::Tensor output, at::Tensor input,
     out.back();
 }
 
-void ProcessGroupHosts::scatter_reduced(at::Tensor output, at::Tensor input,
-                                        const c10d::ReduceOp &op, const char *what)
+void ProcessGroupHosts::scatter_reduced(at::Tensor output, at::Tensor all, const c10d::ReduceOp &op,
+                                        const char *what)
 {
-    TORCH_CHECK(input.numel() == output.numel() * getSize(), "input holds ", input.numel(),
+    TORCH_CHECK(all.numel() == output.numel() * getSize(), "input holds ", all.numel(),
                 " elements, not the group's ", getSize(), " x ", output.numel());
-    at::Tensor all = input.reshape({-1}).clone();
     allreduce_user(all, op, what);
     output.copy_(all.narrow(0, output.numel() * getRank(), output.numel()).view(output.sizes()));
 }
@@ -514,7 +502,7 @@ ProcessGroupHosts::allgather(std::vector<std::vector<at::Tensor>> &outputs,
 {
     TORCH_CHECK(inputs.size() == 1 && outputs.size() == 1, "shmc: all_gather takes one tensor");
     return queue("all_gather", opts.asyncOp, outputs[0],
-                 [=, this]() mutable { gather_list(outputs[0], inputs, opts); });
+                 [=, this]() mutable { gather_list(outputs[0], inputs[0]); });
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -522,7 +510,7 @@ ProcessGroupHosts::_allgather_base(at::Tensor &output, at::Tensor &input,
                                    const c10d::AllgatherOptions &opts)
 {
     return queue("all_gather_into_tensor", opts.asyncOp, {output},
-                 [=, this]() mutable { gather_into(output, input, opts); });
+                 [=, this]() mutable { gather_into(output, input); });
 }
 
 c10::intrusive_ptr<c10d::Work>
@@ -537,7 +525,7 @@ ProcessGroupHosts::allgather_coalesced(std::vector<std::vector<at::Tensor>> &out
         flat.insert(flat.end(), o.begin(), o.end());
     return queue("all_gather_coalesced", opts.asyncOp, flat, [=, this]() mutable {
         for (size_t k = 0; k < inputs.size(); k++)
-            gather_list(outputs[k], {inputs[k]}, opts);
+            gather_list(outputs[k], inputs[k]);
     });
 }
 
@@ -551,16 +539,18 @@ ProcessGroupHosts::allgather_into_tensor_coalesced(std::vector<at::Tensor> &outp
                 inputs.size(), " inputs");
     return queue("all_gather_into_tensor_coalesced", opts.asyncOp, outputs, [=, this]() mutable {
         for (size_t k = 0; k < inputs.size(); k++)
-            gather_into(outputs[k], inputs[k], opts);
+            gather_into(outputs[k], inputs[k]);
     });
 }
+
+// ---- through the group of all ranks ---------------------------------------------------------
 
 c10::intrusive_ptr<c10d::Work>
 ProcessGroupHosts::gather(std::vector<std::vector<at::Tensor>> &outputs,
                           std::vector<at::Tensor> &inputs, const c10d::GatherOptions &opts)
 {
     TORCH_CHECK(inputs.size() == 1, "shmc: gather takes one tensor");
-    std::vector<at::Tensor> got;
+    std::vector<at::Tensor> got = outputs.empty() ? std::vector<at::Tensor>() : outputs[0];
     return queue("gather", opts.asyncOp, got, [=, this]() mutable {
         auto in = bytes_of_all(inputs);
         std::vector<std::vector<at::Tensor>> ov;
@@ -572,8 +562,6 @@ ProcessGroupHosts::gather(std::vector<std::vector<at::Tensor>> &outputs,
         auto iv = views(in);
         finish(all_->gather(ov, iv, opts));
         backs(out);
-        if (!outputs.empty())
-            got = outputs[0];
     });
 }
 
@@ -608,12 +596,7 @@ ProcessGroupHosts::reduce_scatter(std::vector<at::Tensor> &outputs,
         std::vector<at::Tensor> flat;
         for (const auto &t : inputs[0])
             flat.push_back(t.reshape({-1}));
-        at::Tensor all = at::cat(flat);
-        allreduce_user(all, opts.reduceOp, "reduce_scatter");
-        int64_t at_ = 0;
-        for (int r = 0; r < getRank(); r++)
-            at_ += inputs[0][r].numel();
-        outputs[0].copy_(all.narrow(0, at_, inputs[0][getRank()].numel()).view(outputs[0].sizes()));
+        scatter_reduced(outputs[0], at::cat(flat), opts.reduceOp, "reduce_scatter");
     });
 }
 
@@ -622,7 +605,8 @@ ProcessGroupHosts::_reduce_scatter_base(at::Tensor &output, at::Tensor &input,
                                         const c10d::ReduceScatterOptions &opts)
 {
     return queue("reduce_scatter_tensor", opts.asyncOp, {output}, [=, this]() mutable {
-        scatter_reduced(output, input, opts.reduceOp, "reduce_scatter_tensor");
+        scatter_reduced(output, input.reshape({-1}).clone(), opts.reduceOp,
+                        "reduce_scatter_tensor");
     });
 }
 
@@ -636,7 +620,7 @@ ProcessGroupHosts::reduce_scatter_tensor_coalesced(std::vector<at::Tensor> &outp
                 inputs.size(), " inputs");
     return queue("reduce_scatter_tensor_coalesced", opts.asyncOp, outputs, [=, this]() mutable {
         for (size_t k = 0; k < inputs.size(); k++)
-            scatter_reduced(outputs[k], inputs[k], opts.reduceOp,
+            scatter_reduced(outputs[k], inputs[k].reshape({-1}).clone(), opts.reduceOp,
                             "reduce_scatter_tensor_coalesced");
     });
 }
@@ -676,7 +660,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall(std::vector<at::Tenso
     TORCH_CHECK((int)outputs.size() == getSize() && (int)inputs.size() == getSize(),
                 "shmc: all_to_all takes one input and one output tensor per rank");
     return queue("all_to_all", opts.asyncOp, outputs, [=, this]() mutable {
-        std::vector<at::Tensor> ib, ob;
+        std::vector<at::Tensor> ib;
         std::vector<int64_t> is, os;
         for (const auto &t : inputs) {
             ib.push_back(t.contiguous().reshape({-1}).view(at::kByte));
@@ -778,29 +762,34 @@ template <class F> static WorkPtr transfer(std::vector<at::Tensor> &tensors, F &
     return c10::make_intrusive<TransferWork>(std::move(w), std::move(b));
 }
 
+template <class F>
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::p2p(const char *what,
+                                                      std::vector<at::Tensor> &tensors, F &&start)
+{
+    TORCH_CHECK(local_, "shmc: ", what, " on group '", group_, "', which was shut down");
+    seq_++;
+    return transfer(tensors, std::forward<F>(start));
+}
+
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::send(std::vector<at::Tensor> &tensors, int dst,
                                                        int tag)
 {
-    TORCH_CHECK(local_, "shmc: send on group '", group_, "', which was shut down");
-    seq_++;
-    return transfer(tensors, [&](std::vector<at::Tensor> &v) { return all_->send(v, dst, tag); });
+    return p2p("send", tensors,
+               [&](std::vector<at::Tensor> &v) { return all_->send(v, dst, tag); });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::recv(std::vector<at::Tensor> &tensors, int src,
                                                        int tag)
 {
-    TORCH_CHECK(local_, "shmc: recv on group '", group_, "', which was shut down");
-    seq_++;
-    return transfer(tensors, [&](std::vector<at::Tensor> &v) { return all_->recv(v, src, tag); });
+    return p2p("recv", tensors,
+               [&](std::vector<at::Tensor> &v) { return all_->recv(v, src, tag); });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::recvAnysource(std::vector<at::Tensor> &tensors,
                                                                 int tag)
 {
-    TORCH_CHECK(local_, "shmc: recv on group '", group_, "', which was shut down");
-    seq_++;
-    return transfer(tensors,
-                    [&](std::vector<at::Tensor> &v) { return all_->recvAnysource(v, tag); });
+    return p2p("recv", tensors,
+               [&](std::vector<at::Tensor> &v) { return all_->recvAnysource(v, tag); });
 }
 
 } // namespace shmct

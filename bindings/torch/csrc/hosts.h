@@ -120,14 +120,17 @@ class ProcessGroupHosts : public c10d::Backend
     void allreduce_flat(at::Tensor t, c10d::ReduceOp op);
     // The whole operation in place on the user's tensor t (checks, PREMUL_SUM, AVG).
     void allreduce_user(at::Tensor &t, const c10d::ReduceOp &op, const char *what);
+    // The host's broadcast from its rank root, and its reduce onto its leader: blocking.
+    void host_bcast(at::Tensor t, int root = 0);
+    void host_reduce(at::Tensor t, const c10d::ReduceOp &op);
     // All ranks' b bytes of in into out (b x size bytes), by host.
     void gather_bytes(at::Tensor out, at::Tensor in);
     // The bodies that coalesced forms repeat: an all_gather into a list, into one tensor,
-    // and a reduce_scatter_tensor (by an all-reduce of a copy).
-    void gather_list(std::vector<at::Tensor> outs, std::vector<at::Tensor> ins,
-                     const c10d::AllgatherOptions &opts);
-    void gather_into(at::Tensor output, at::Tensor input, const c10d::AllgatherOptions &opts);
-    void scatter_reduced(at::Tensor output, at::Tensor input, const c10d::ReduceOp &op,
+    // and a reduce_scatter into output by an all-reduce of `all`, the whole input as a
+    // tensor of the call's own (it is overwritten).
+    void gather_list(std::vector<at::Tensor> outs, at::Tensor input);
+    void gather_into(at::Tensor output, at::Tensor input);
+    void scatter_reduced(at::Tensor output, at::Tensor all, const c10d::ReduceOp &op,
                          const char *what);
     // Runs one operation of the group: counts it, and turns a failure of a part into an
     // error that names the operation and where it ran.
@@ -139,6 +142,10 @@ class ProcessGroupHosts : public c10d::Backend
     template <class F>
     c10::intrusive_ptr<c10d::Work> queue(const char *what, bool async,
                                          std::vector<at::Tensor> outputs, F body);
+    // A send or receive through the group of all ranks (start issues it on gloo).
+    template <class F>
+    c10::intrusive_ptr<c10d::Work> p2p(const char *what, std::vector<at::Tensor> &tensors,
+                                       F &&start);
     void serve(); // the worker's loop
     void stop();  // ends the worker once what is queued has run
     std::string where() const;
@@ -148,7 +155,6 @@ class ProcessGroupHosts : public c10d::Backend
     std::vector<int> host_of_;  // group rank -> host
     std::vector<int> local_of_; // group rank -> rank within its host
     int host_ = 0;              // this rank's host
-    std::chrono::milliseconds timeout_;
     std::string group_;
     std::atomic<uint64_t> seq_{0};
     std::thread worker_;
