@@ -39,8 +39,9 @@ class build_ext(BuildExtension):
 
 ext = CppExtension(
     "shmcomm_torch._C",
-    sources=[os.path.join("csrc", f) for f in ("module.cpp", "backend.cpp", "engine.cpp", "hosts.cpp",
-                                                  "work.cpp", "tensors.cpp")],
+    sources=[os.path.join("csrc", f) for f in ("module.cpp", "backend.cpp", "engine.cpp",
+                                                  "exchange.cpp", "hosts.cpp", "work.cpp",
+                                                  "tensors.cpp")],
     include_dirs=[os.path.join(ROOT, "include")],
     library_dirs=[LIBDIR],
     libraries=[":" + SONAME],

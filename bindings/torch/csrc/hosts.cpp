@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "backend.h"
+#include "exchange.h"
 #include "shmcomm.h"
 #include "tensors.h"
 #include "work.h"
@@ -24,6 +25,11 @@ using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 // Large tensors cross hosts in pieces of this many bytes, a piece's steps overlapping its
 // neighbours' (allreduce_flat).
 constexpr int64_t kPiece = 4 << 20;
+
+// Pieces of an all-reduce above this many bytes cross hosts by gloo's ring, which sends
+// both ways at once, smaller ones by the leaders' exchange (exchange.h), which sends fewer
+// messages.
+constexpr int64_t kExchangeMax = 1 << 20;
 
 // Waits for a step's work (gloo's, or one of the host's group, already complete).
 void finish(const WorkPtr &w)
@@ -83,8 +89,7 @@ void backs(std::vector<Bytes> &bs)
         b.back();
 }
 
-// Does gloo's all-reduce combine dtype with op as shmc does? Else the leaders gather the
-// hosts' partial results and combine them with shmc_reduce_local.
+// Does gloo's all-reduce combine dtype with op as shmc does? Else the leaders exchange.
 bool gloo_reduces(at::ScalarType dt, c10d::ReduceOp::RedOpType op)
 {
     bool fp = dt == at::kFloat || dt == at::kDouble || dt == at::kHalf || dt == at::kBFloat16;
@@ -288,48 +293,38 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
     at::Tensor flat = t.view({-1});
     int64_t es = flat.element_size(), n = flat.numel();
     int64_t per = std::max<int64_t>(1, kPiece / std::max<int64_t>(es, 1));
-    bool native = gloo_reduces(flat.scalar_type(), op.op_);
     int nh = (int)hosts_.size();
     shmc_dtype dt = dtype_of(flat, "all_reduce");
     shmc_op sop = op_of(op, flat, "all_reduce");
+    bool gloo_can = gloo_reduces(flat.scalar_type(), op.op_);
     // Each piece: reduced within the host onto its leader, combined among the leaders,
-    // broadcast within the host; the leaders' step of a piece runs (on gloo's threads)
-    // while the host reduces the next.
+    // broadcast within the host; the leaders' first step of a piece travels while the
+    // host reduces the next.
     struct Pending {
-        at::Tensor piece, gathered;
-        WorkPtr w;
+        at::Tensor piece;
+        WorkPtr ring;
+        std::optional<LeaderExchange> ex;
     };
     std::optional<Pending> prev;
     auto land = [&](Pending &p) {
-        finish(p.w);
-        if (p.gathered.defined()) {
-            // The hosts' partial results, in host order, combined in that order.
-            at::Tensor acc = p.gathered[0];
-            for (int h = 1; h < nh; h++) {
-                int rc = shmc_reduce_local(p.gathered[h].data_ptr(), acc.data_ptr(),
-                                           (size_t)acc.numel(), dt, sop);
-                TORCH_CHECK(rc == SHMC_OK, "combining the hosts' parts: ", shmc_strerror(rc));
-            }
-            p.piece.copy_(acc);
-        }
+        finish(p.ring);
+        if (p.ex)
+            p.ex->finish();
         host_bcast(p.piece);
     };
+    int tag = 0;
     for (int64_t off = 0; off == 0 || off < n; off += per) {
         Pending p;
         p.piece = flat.narrow(0, off, std::min(per, n - off));
         host_reduce(p.piece, op);
-        std::vector<at::Tensor> v{p.piece};
-        if (leaders_ && native) {
+        if (leaders_ && gloo_can && p.piece.numel() * es > kExchangeMax) {
+            std::vector<at::Tensor> v{p.piece};
             c10d::AllreduceOptions a;
             a.reduceOp = op;
-            p.w = leaders_->allreduce(v, a);
+            p.ring = leaders_->allreduce(v, a);
         } else if (leaders_) {
-            p.gathered = at::empty({nh, p.piece.numel()}, p.piece.options());
-            std::vector<std::vector<at::Tensor>> outs(1);
-            for (int h = 0; h < nh; h++)
-                outs[0].push_back(p.gathered[h].view(at::kByte));
-            std::vector<at::Tensor> in{p.piece.view(at::kByte)};
-            p.w = leaders_->allgather(outs, in, c10d::AllgatherOptions());
+            p.ex.emplace(*leaders_, host_, nh, p.piece, tag++, dt, sop);
+            p.ex->start();
         }
         if (prev)
             land(*prev);

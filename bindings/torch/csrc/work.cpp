@@ -377,9 +377,8 @@ bool ReqWork::wait(std::chrono::milliseconds timeout)
         if (rc == kPending && forever)
             rc = SHMC_ERR_TIMEOUT; // the group's time-out, the request left pending
         // The caller's own timeout passed: the collective stays pending, for a later wait.
-        TORCH_CHECK(rc != kPending, "shmc: ", what_.op, " of ", what_.bytes,
-                    " bytes on ", what_.where, ": did not complete within ", timeout.count(),
-                    " ms");
+        TORCH_CHECK(rc != kPending, "shmc: ", what_.op, " of ", what_.bytes, " bytes on ",
+                    what_.where, ": did not complete within ", timeout.count(), " ms");
         finish_locked(rc);
     }
     settle_and_check(lk);

@@ -1,6 +1,7 @@
-"""A "shmc" job across hosts: two hosts made of network namespaces (hosts.py), torchrun on
-each, as a user scaling out runs it. Every operation at 2x2 and at 3+1 against the same
-references as one host; a DDP run whose losses are gloo's, step by step; a rank that dies
+"""A "shmc" job across hosts: hosts made of network namespaces (hosts.py), torchrun on
+each, as a user scaling out runs it. Every operation at 2x2, at 3+1 and on three hosts
+(1+2+1: the leaders' exchange where the host count is not a power of two) against the
+same references as one host; a DDP run whose losses are gloo's, step by step; a rank that dies
 on the other host makes every other rank's next collective raise within the group's
 timeout; the tutorials' programs (examples/torch) under torchrun. Skipped where namespaces
 cannot be made (not root), saying why."""
@@ -24,7 +25,7 @@ def prog(name):
     return os.path.join(PROGS, name)
 
 
-@pytest.mark.parametrize("layout", [(2, 2), (3, 1)], ids=["2x2", "3+1"])
+@pytest.mark.parametrize("layout", [(2, 2), (3, 1), (1, 2, 1)], ids=["2x2", "3+1", "1+2+1"])
 def test_every_operation(layout):
     n = sum(layout)
     with hosts.Hosts(len(layout)) as hs:
