@@ -1,6 +1,7 @@
 #include "hosts.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -38,20 +39,12 @@ void finish(const WorkPtr &w)
         w->wait();
 }
 
-// A contiguous stand-in for t whose bytes gloo moves whatever t's dtype (gloo has no
-// int16 or unsigned types beyond uint8, shmc has them all): t itself when it is
+// A contiguous stand-in for t whose bytes the engine moves whatever t's dtype (gloo has
+// no int16 or unsigned types beyond uint8, shmc has them all): t itself when it is
 // contiguous, else a copy that back() copies into t.
-const at::Tensor &host_tensor(const at::Tensor &t)
-{
-    TORCH_CHECK(!t.is_cuda(),
-                "shmc: a CUDA tensor on a group across hosts: not yet (use \"nccl\")");
-    return t;
-}
-
 struct Bytes {
     at::Tensor user, buf;
-    explicit Bytes(const at::Tensor &t)
-        : user(host_tensor(t)), buf(t.is_contiguous() ? t : t.contiguous())
+    explicit Bytes(const at::Tensor &t) : user(t), buf(t.is_contiguous() ? t : t.contiguous())
     {
     }
     at::Tensor view() const
@@ -102,13 +95,12 @@ bool gloo_reduces(at::ScalarType dt, c10d::ReduceOp::RedOpType op)
 }
 } // namespace
 
-ProcessGroupHosts::ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local,
-                                     c10::intrusive_ptr<c10d::Backend> leaders,
-                                     c10::intrusive_ptr<c10d::Backend> all, int rank, int size,
+ProcessGroupHosts::ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local, Engines cpu,
+                                     Engines cuda, int rank, int size,
                                      std::vector<std::vector<int64_t>> hosts,
                                      std::chrono::milliseconds timeout, std::string group)
-    : c10d::Backend(rank, size), local_(std::move(local)), leaders_(std::move(leaders)),
-      all_(std::move(all)), hosts_(std::move(hosts)), host_of_(size, -1), local_of_(size, -1),
+    : c10d::Backend(rank, size), local_(std::move(local)), cpu_(std::move(cpu)),
+      cuda_(std::move(cuda)), hosts_(std::move(hosts)), host_of_(size, -1), local_of_(size, -1),
       group_(std::move(group))
 {
     for (size_t h = 0; h < hosts_.size(); h++)
@@ -122,8 +114,17 @@ ProcessGroupHosts::ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local,
     for (int r = 0; r < size; r++)
         TORCH_CHECK(host_of_[r] >= 0, "shmc: group '", group_, "': rank ", r, " is on no host");
     host_ = host_of_[rank];
-    TORCH_CHECK((local_of_[rank] == 0) == (bool)leaders_, "shmc: group '", group_,
-                "': the leaders' group is made by each host's first rank and by no other");
+    in_order_ = true;
+    for (int r = 0; r < size; r++)
+        in_order_ = in_order_ &&
+                    (size_t)host_of_[r] * hosts_[0].size() + local_of_[r] == (size_t)r &&
+                    hosts_[host_of_[r]].size() == hosts_[0].size();
+    bool leads = local_of_[rank] == 0;
+    TORCH_CHECK(cpu_.all && leads == (bool)cpu_.leaders &&
+                    (!cuda_.all || leads == (bool)cuda_.leaders),
+                "shmc: group '", group_,
+                "': the group of all ranks is made on every rank, the leaders' group by each "
+                "host's first rank and by no other");
     setTimeout(timeout);
 }
 
@@ -194,20 +195,50 @@ class QueuedWork : public c10d::Work
 };
 } // namespace
 
+const ProcessGroupHosts::Engines &ProcessGroupHosts::engines(const at::Device &d) const
+{
+    if (!d.is_cuda())
+        return cpu_;
+    TORCH_CHECK(cuda_.all, "shmc: CUDA tensors on a group across hosts cross hosts through "
+                           "torch's NCCL, which this torch lacks: copy them to the CPU, or use a "
+                           "torch built with NCCL");
+    return cuda_;
+}
+
 template <class F>
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::queue(const char *what, bool async,
                                                         std::vector<at::Tensor> outputs, F body)
 {
+    at::Device device = device_of(outputs);
+    return queue_on(device, what, async, std::move(outputs), std::move(body));
+}
+
+template <class F>
+c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::queue_on(at::Device device, const char *what,
+                                                           bool async,
+                                                           std::vector<at::Tensor> outputs, F body)
+{
     TORCH_CHECK(local_, "shmc: ", what, " on group '", group_, "', which was shut down");
+    engines(device); // (refuses CUDA where there is no NCCL, before anything is queued)
+    // What the caller queued on its stream for the tensors is done before the worker,
+    // on a stream of its own, reads them (as for one host: backend.cpp).
+    device_ready(device);
     auto fut =
         c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
     {
         std::lock_guard<std::mutex> lk(qmu_);
         if (!worker_.joinable())
             worker_ = std::thread([this] { serve(); });
-        jobs_.push_back([this, what, fut, outputs, body]() mutable {
+        jobs_.push_back([this, what, fut, outputs, body, device]() mutable {
             try {
+                // CUDA: the engines' steps queue on this thread's current stream of the
+                // tensors' device; the work completes once they are done, so that a wait
+                // returns with the bytes in place, as on one host.
+                std::optional<c10::DeviceGuard> guard;
+                if (device.is_cuda())
+                    guard.emplace(device);
                 run(what, body);
+                device_ready(device);
                 fut->markCompleted(c10::IValue(outputs));
             } catch (...) {
                 fut->setError(std::current_exception());
@@ -250,7 +281,7 @@ void ProcessGroupHosts::stop()
 
 void ProcessGroupHosts::setTimeout(std::chrono::milliseconds timeout)
 {
-    for (auto *b : {&local_, &leaders_, &all_})
+    for (auto *b : {&local_, &cpu_.leaders, &cpu_.all, &cuda_.leaders, &cuda_.all})
         if (*b)
             (*b)->setTimeout(timeout);
 }
@@ -258,7 +289,7 @@ void ProcessGroupHosts::setTimeout(std::chrono::milliseconds timeout)
 void ProcessGroupHosts::shutdown()
 {
     stop();
-    for (auto *b : {&leaders_, &all_, &local_})
+    for (auto *b : {&cpu_.leaders, &cpu_.all, &cuda_.leaders, &cuda_.all, &local_})
         if (*b) {
             (*b)->shutdown();
             b->reset();
@@ -296,7 +327,10 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
     int nh = (int)hosts_.size();
     shmc_dtype dt = dtype_of(flat, "all_reduce");
     shmc_op sop = op_of(op, flat, "all_reduce");
-    bool gloo_can = gloo_reduces(flat.scalar_type(), op.op_);
+    const Engines &e = engines(flat.device());
+    // The engine's all-reduce (gloo's ring) for large pieces it can reduce, and NCCL's for
+    // every CUDA piece (the exchange combines on the host); else the leaders' exchange.
+    bool can = flat.is_cuda() || gloo_reduces(flat.scalar_type(), op.op_);
     // Each piece: reduced within the host onto its leader, combined among the leaders,
     // broadcast within the host; the leaders' first step of a piece travels while the
     // host reduces the next.
@@ -317,13 +351,14 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
         Pending p;
         p.piece = flat.narrow(0, off, std::min(per, n - off));
         host_reduce(p.piece, op);
-        if (leaders_ && gloo_can && p.piece.numel() * es > kExchangeMax) {
+        bool large = p.piece.numel() * es > kExchangeMax;
+        if (e.leaders && can && (large || flat.is_cuda())) {
             std::vector<at::Tensor> v{p.piece};
             c10d::AllreduceOptions a;
             a.reduceOp = op;
-            p.ring = leaders_->allreduce(v, a);
-        } else if (leaders_) {
-            p.ex.emplace(*leaders_, host_, nh, p.piece, tag++, dt, sop);
+            p.ring = e.leaders->allreduce(v, a);
+        } else if (e.leaders) {
+            p.ex.emplace(*e.leaders, host_, nh, p.piece, tag++, dt, sop);
             p.ex->start();
         }
         if (prev)
@@ -335,7 +370,7 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
 
 void ProcessGroupHosts::allreduce_user(at::Tensor &t, const c10d::ReduceOp &op, const char *what)
 {
-    check_tensor(host_tensor(t), what);
+    check_tensor(t, what);
     op_of(op, t, what); // (throws for pairs that have no meaning)
     bool avg = op.op_ == c10d::ReduceOp::AVG, pre = op.op_ == c10d::ReduceOp::PREMUL_SUM;
     c10d::ReduceOp sum(c10d::ReduceOp::SUM);
@@ -396,11 +431,11 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::broadcast(std::vector<at::Tens
         // from that host's; on the other hosts, from their leader.
         if (host_ == hr && local_of_[root] != 0)
             host_bcast(b.view(), local_of_[root]);
-        if (leaders_) {
+        if (auto &leaders = engines(b.buf.device()).leaders) {
             std::vector<at::Tensor> v{b.view()};
             c10d::BroadcastOptions o;
             o.rootRank = hr;
-            finish(leaders_->broadcast(v, o));
+            finish(leaders->broadcast(v, o));
         }
         if (host_ != hr || local_of_[root] == 0)
             host_bcast(b.view());
@@ -414,8 +449,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::barrier(const c10d::BarrierOpt
     here.asyncOp = false;
     return queue("barrier", opts.asyncOp, {}, [=, this]() mutable {
         finish(local_->barrier(here));
-        if (leaders_)
-            finish(leaders_->barrier(opts));
+        if (cpu_.leaders)
+            finish(cpu_.leaders->barrier(opts));
         finish(local_->barrier(here));
     });
 }
@@ -431,7 +466,9 @@ void ProcessGroupHosts::gather_bytes(at::Tensor out, at::Tensor in)
     for (const auto &h : hosts_)
         most = std::max<int64_t>(most, (int64_t)h.size());
     int64_t mine = (int64_t)hosts_[host_].size();
-    at::Tensor parts = at::empty({nh * most * b}, in.options());
+    // Where the hosts hold equal runs of consecutive ranks (torchrun's layout), the parts
+    // in host order are the output in rank order: gathered there, nothing is copied after.
+    at::Tensor parts = in_order_ ? out : at::empty({nh * most * b}, in.options());
     at::Tensor part = parts.narrow(0, host_ * most * b, most * b);
     c10d::GatherOptions g;
     g.rootRank = 0;
@@ -444,15 +481,15 @@ void ProcessGroupHosts::gather_bytes(at::Tensor out, at::Tensor in)
             ov[0].push_back(part.narrow(0, i * b, b));
     }
     finish(local_->gather(ov, iv, g));
-    if (leaders_) {
+    if (auto &leaders = engines(in.device()).leaders) {
         std::vector<std::vector<at::Tensor>> lo(1);
         for (int64_t h = 0; h < nh; h++)
             lo[0].push_back(parts.narrow(0, h * most * b, most * b));
         std::vector<at::Tensor> li{part.clone()};
-        finish(leaders_->allgather(lo, li, c10d::AllgatherOptions()));
+        finish(leaders->allgather(lo, li, c10d::AllgatherOptions()));
     }
     host_bcast(parts);
-    for (int r = 0; r < getSize(); r++)
+    for (int r = 0; r < getSize() && !in_order_; r++)
         out.narrow(0, r * b, b).copy_(parts.narrow(0, (host_of_[r] * most + local_of_[r]) * b, b));
 }
 
@@ -546,7 +583,8 @@ ProcessGroupHosts::gather(std::vector<std::vector<at::Tensor>> &outputs,
 {
     TORCH_CHECK(inputs.size() == 1, "shmc: gather takes one tensor");
     std::vector<at::Tensor> got = outputs.empty() ? std::vector<at::Tensor>() : outputs[0];
-    return queue("gather", opts.asyncOp, got, [=, this]() mutable {
+    // (A rank other than the root has no outputs: the inputs tell the device.)
+    return queue_on(device_of(inputs), "gather", opts.asyncOp, got, [=, this]() mutable {
         auto in = bytes_of_all(inputs);
         std::vector<std::vector<at::Tensor>> ov;
         std::vector<Bytes> out;
@@ -555,7 +593,7 @@ ProcessGroupHosts::gather(std::vector<std::vector<at::Tensor>> &outputs,
             ov.push_back(views(out));
         }
         auto iv = views(in);
-        finish(all_->gather(ov, iv, opts));
+        finish(engines(inputs[0].device()).all->gather(ov, iv, opts));
         backs(out);
     });
 }
@@ -575,7 +613,7 @@ ProcessGroupHosts::scatter(std::vector<at::Tensor> &outputs,
             iv.push_back(views(in));
         }
         auto ov = views(out);
-        finish(all_->scatter(ov, iv, opts));
+        finish(engines(outputs[0].device()).all->scatter(ov, iv, opts));
         backs(out);
     });
 }
@@ -643,7 +681,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall_base(at::Tensor &outp
         std::vector<int64_t> os = rows(output, output_splits, getSize()),
                              is = rows(input, input_splits, getSize());
         at::Tensor o = out.view(), i = in.view();
-        finish(all_->alltoall_base(o, i, os, is, opts));
+        finish(engines(o.device()).all->alltoall_base(o, i, os, is, opts));
         out.back();
     });
 }
@@ -667,7 +705,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall(std::vector<at::Tenso
                    o = at::empty({std::accumulate(os.begin(), os.end(), (int64_t)0)}, i.options());
         {
             std::vector<int64_t> osc = os, isc = is; // (gloo's work takes them over)
-            finish(all_->alltoall_base(o, i, osc, isc, opts));
+            finish(engines(o.device()).all->alltoall_base(o, i, osc, isc, opts));
         }
         int64_t at_ = 0;
         for (size_t r = 0; r < outputs.size(); r++) {
@@ -682,7 +720,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::alltoall(std::vector<at::Tenso
 void ProcessGroupHosts::monitoredBarrier(const c10d::BarrierOptions &opts, bool wait_all_ranks)
 {
     queue("monitored_barrier", false, {},
-          [=, this]() mutable { all_->monitoredBarrier(opts, wait_all_ranks); });
+          [=, this]() mutable { cpu_.all->monitoredBarrier(opts, wait_all_ranks); });
 }
 
 // A transfer through the group of all ranks: gloo's work on the tensor's contiguous
@@ -769,22 +807,25 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::p2p(const char *what,
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::send(std::vector<at::Tensor> &tensors, int dst,
                                                        int tag)
 {
-    return p2p("send", tensors,
-               [&](std::vector<at::Tensor> &v) { return all_->send(v, dst, tag); });
+    return p2p("send", tensors, [&](std::vector<at::Tensor> &v) {
+        return engines(v[0].device()).all->send(v, dst, tag);
+    });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::recv(std::vector<at::Tensor> &tensors, int src,
                                                        int tag)
 {
-    return p2p("recv", tensors,
-               [&](std::vector<at::Tensor> &v) { return all_->recv(v, src, tag); });
+    return p2p("recv", tensors, [&](std::vector<at::Tensor> &v) {
+        return engines(v[0].device()).all->recv(v, src, tag);
+    });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::recvAnysource(std::vector<at::Tensor> &tensors,
                                                                 int tag)
 {
-    return p2p("recv", tensors,
-               [&](std::vector<at::Tensor> &v) { return all_->recvAnysource(v, tag); });
+    return p2p("recv", tensors, [&](std::vector<at::Tensor> &v) {
+        return engines(v[0].device()).all->recvAnysource(v, tag);
+    });
 }
 
 } // namespace shmct

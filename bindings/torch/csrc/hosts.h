@@ -4,8 +4,9 @@
 // (shmc_machine_id) and, when there are several, makes three groups from that store under
 // prefixes of its own: the ranks of this host, an ordinary ProcessGroupShmc (one shmcomm
 // job per host); the host leaders (each host's lowest group rank), on torch's gloo; and all
-// the group's ranks, on gloo too. No network code of ours: what crosses hosts goes through
-// torch's engine.
+// the group's ranks, on gloo too; where torch has NCCL and a GPU, the same two groups again
+// on NCCL, for CUDA tensors. No network code of ours: what crosses hosts goes through
+// torch's engines.
 //
 // all_reduce, reduce, reduce_scatter, all_gather and broadcast go by host: within the host
 // through shared memory, among the leaders through gloo, large reductions in pieces whose
@@ -33,13 +34,17 @@ namespace shmct
 class ProcessGroupHosts : public c10d::Backend
 {
   public:
+    // The engines that cross hosts for one kind of tensor: the hosts' leaders (null on a
+    // rank that does not lead its host) and all the group's ranks; for CUDA tensors both
+    // null where torch has no NCCL.
+    struct Engines {
+        c10::intrusive_ptr<c10d::Backend> leaders, all;
+    };
     // hosts: the group ranks of each host, each list in rank order, hosts in the order of
-    // their lowest rank. leaders is null on a rank that does not lead its host.
-    ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local,
-                      c10::intrusive_ptr<c10d::Backend> leaders,
-                      c10::intrusive_ptr<c10d::Backend> all, int rank, int size,
-                      std::vector<std::vector<int64_t>> hosts, std::chrono::milliseconds timeout,
-                      std::string group);
+    // their lowest rank. cpu: gloo's groups; cuda: NCCL's.
+    ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local, Engines cpu, Engines cuda, int rank,
+                      int size, std::vector<std::vector<int64_t>> hosts,
+                      std::chrono::milliseconds timeout, std::string group);
     ~ProcessGroupHosts() override;
 
     const std::string getBackendName() const override
@@ -142,6 +147,12 @@ class ProcessGroupHosts : public c10d::Backend
     template <class F>
     c10::intrusive_ptr<c10d::Work> queue(const char *what, bool async,
                                          std::vector<at::Tensor> outputs, F body);
+    // The same, for tensors on device (queue takes the outputs' device).
+    template <class F>
+    c10::intrusive_ptr<c10d::Work> queue_on(at::Device device, const char *what, bool async,
+                                            std::vector<at::Tensor> outputs, F body);
+    // The engines for tensors on d; throws for CUDA where there is no NCCL.
+    const Engines &engines(const at::Device &d) const;
     // A send or receive through the group of all ranks (start issues it on gloo).
     template <class F>
     c10::intrusive_ptr<c10d::Work> p2p(const char *what, std::vector<at::Tensor> &tensors,
@@ -150,11 +161,13 @@ class ProcessGroupHosts : public c10d::Backend
     void stop();  // ends the worker once what is queued has run
     std::string where() const;
 
-    c10::intrusive_ptr<c10d::Backend> local_, leaders_, all_; // null once shut down
+    c10::intrusive_ptr<c10d::Backend> local_; // null once shut down, as are the engines
+    Engines cpu_, cuda_;
     std::vector<std::vector<int64_t>> hosts_;
     std::vector<int> host_of_;  // group rank -> host
     std::vector<int> local_of_; // group rank -> rank within its host
     int host_ = 0;              // this rank's host
+    bool in_order_ = false;     // hosts hold equal runs of consecutive ranks
     std::string group_;
     std::atomic<uint64_t> seq_{0};
     std::thread worker_;

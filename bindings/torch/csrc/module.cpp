@@ -13,17 +13,22 @@ static c10::intrusive_ptr<c10d::Backend> create(const c10::intrusive_ptr<c10d::S
         store, rank, size, std::chrono::milliseconds(timeout_ms), group, global_ranks);
 }
 
-// A group across hosts (hosts.h): this host's group, the leaders' (null where this rank does
-// not lead its host), all ranks', each host's group ranks.
+using OptBackend = std::optional<c10::intrusive_ptr<c10d::Backend>>;
+
+// A group across hosts (hosts.h): this host's group, gloo's groups of the leaders (None
+// where this rank does not lead its host) and of all ranks, NCCL's (None without NCCL),
+// each host's group ranks.
 static c10::intrusive_ptr<c10d::Backend>
-create_hosts(const c10::intrusive_ptr<c10d::Backend> &local,
-             const std::optional<c10::intrusive_ptr<c10d::Backend>> &leaders,
-             const c10::intrusive_ptr<c10d::Backend> &all, int rank, int size,
+create_hosts(const c10::intrusive_ptr<c10d::Backend> &local, const OptBackend &leaders,
+             const c10::intrusive_ptr<c10d::Backend> &all, const OptBackend &cuda_leaders,
+             const OptBackend &cuda_all, int rank, int size,
              const std::vector<std::vector<int64_t>> &hosts, int64_t timeout_ms,
              const std::string &group)
 {
+    auto get = [](const OptBackend &b) { return b ? *b : c10::intrusive_ptr<c10d::Backend>(); };
     return c10::make_intrusive<shmct::ProcessGroupHosts>(
-        local, leaders ? *leaders : c10::intrusive_ptr<c10d::Backend>(), all, rank, size, hosts,
+        local, shmct::ProcessGroupHosts::Engines{get(leaders), all},
+        shmct::ProcessGroupHosts::Engines{get(cuda_leaders), get(cuda_all)}, rank, size, hosts,
         std::chrono::milliseconds(timeout_ms), group);
 }
 

@@ -82,7 +82,8 @@ def _create(dist_opts, backend_opts):
     if len(hosts) == 1:
         return _C.create(store, rank, size, timeout, name, granks)
     # Across hosts (csrc/hosts.h): this host's ranks through shared memory, one rank per
-    # host on gloo, and all ranks on gloo, each group on the store under a prefix of ours.
+    # host and all ranks on gloo (and on NCCL for CUDA tensors, where torch has it), each
+    # group on the store under a prefix of ours.
     h = next(i for i, ranks in enumerate(hosts) if rank in ranks)
     local = hosts[h]
     # A rank waiting within its host for its leader's network step waits for a network:
@@ -92,13 +93,25 @@ def _create(dist_opts, backend_opts):
     os.environ.setdefault("SHMC_YIELD", "8")
     here = _C.create(dist.PrefixStore(f"shmc_local/{h}/", store), local.index(rank), len(local),
                      timeout, f"{name}/host{h}", [granks[r] for r in local])
-    leaders = None
-    if local[0] == rank:
-        leaders = dist.ProcessGroupGloo(dist.PrefixStore("shmc_leaders/", store), h, len(hosts),
-                                        dist_opts.timeout)
-    every = dist.ProcessGroupGloo(dist.PrefixStore("shmc_all/", store), rank, size,
-                                  dist_opts.timeout)
-    return _C.create_hosts(here, leaders, every, rank, size, hosts, timeout, name)
+    lead = local[0] == rank
+
+    def engine(make, prefix):
+        # The leaders' group (None where this rank does not lead its host) and all ranks'.
+        store_of = lambda what: dist.PrefixStore(f"{prefix}{what}/", store)  # noqa: E731
+        return (make(store_of("leaders"), h, len(hosts)) if lead else None,
+                make(store_of("all"), rank, size))
+
+    gloo = engine(lambda s, r, n: dist.ProcessGroupGloo(s, r, n, dist_opts.timeout), "shmc_")
+    nccl = (None, None)
+    if torch.cuda.is_available() and dist.is_nccl_available():
+        # Made now, connected by NCCL at the first CUDA collective that needs it.
+        def make_nccl(s, r, n):
+            opts = dist.ProcessGroupNCCL.Options()
+            opts._timeout = dist_opts.timeout
+            return dist.ProcessGroupNCCL(s, r, n, opts)
+        nccl = engine(make_nccl, "shmc_nccl_")
+    return _C.create_hosts(here, gloo[0], gloo[1], nccl[0], nccl[1], rank, size, hosts, timeout,
+                           name)
 
 
 def _register():

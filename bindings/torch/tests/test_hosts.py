@@ -80,3 +80,28 @@ def test_dead_rank_on_other_host():
         assert m, out
         assert float(m.group(1)) <= timeout + 5, out
         assert "shmc" in m.group(2), out
+
+
+def cuda_why_not():
+    """None where CUDA tensors can cross hosts here, else why not."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return "no usable GPU"
+    import torch.distributed as dist
+
+    if not dist.is_nccl_available():
+        return "this torch has no NCCL"
+    return None
+
+
+@pytest.mark.skipif(cuda_why_not() is not None, reason=f"CUDA across hosts: {cuda_why_not()}")
+def test_cuda_tensors():
+    # One rank per host: NCCL takes one GPU per rank of a host, and a test machine may
+    # have one GPU.
+    with hosts.Hosts(2) as hs:
+        rcs, outs = hs.job((1, 1), prog("hosts_cuda.py"))
+    out = "\n".join(outs)
+    assert rcs == [0, 0], out
+    for r in range(2):
+        assert f"cuda: rank {r} of 2: ok" in out, out
