@@ -55,7 +55,8 @@ void LeaderExchange::combine(bool left)
 
 void LeaderExchange::start()
 {
-    first_ = post(acts_[0]);
+    if (!acts_.empty()) // (none where there is one host)
+        first_ = post(acts_[0]);
 }
 
 void LeaderExchange::finish()

@@ -82,8 +82,9 @@ void backs(std::vector<Bytes> &bs)
         b.back();
 }
 
-// Does gloo's all-reduce combine dtype with op as shmc does? Else the leaders exchange.
-bool gloo_reduces(at::ScalarType dt, c10d::ReduceOp::RedOpType op)
+// Does the engine's all-reduce (gloo's for CPU tensors, NCCL's for CUDA ones) combine
+// dtype with op as shmc does? Else the leaders exchange. (NCCL has no bitwise ops.)
+bool engine_reduces(at::ScalarType dt, c10d::ReduceOp::RedOpType op, bool cuda)
 {
     bool fp = dt == at::kFloat || dt == at::kDouble || dt == at::kHalf || dt == at::kBFloat16;
     bool in = dt == at::kChar || dt == at::kByte || dt == at::kInt || dt == at::kLong;
@@ -91,7 +92,7 @@ bool gloo_reduces(at::ScalarType dt, c10d::ReduceOp::RedOpType op)
                  op == c10d::ReduceOp::MIN || op == c10d::ReduceOp::MAX;
     bool bitwise =
         op == c10d::ReduceOp::BAND || op == c10d::ReduceOp::BOR || op == c10d::ReduceOp::BXOR;
-    return (fp && arith) || (in && (arith || bitwise));
+    return (fp && arith) || (in && (arith || (bitwise && !cuda)));
 }
 } // namespace
 
@@ -157,6 +158,16 @@ template <class F> void ProcessGroupHosts::run(const char *what, F &&f)
 
 namespace
 {
+// A work's future. On CUDA it names the device, so that torch orders what reads the value
+// (then() callbacks, other streams) after the stream that completed it.
+c10::intrusive_ptr<c10::ivalue::Future> future_on(const at::Device &d)
+{
+    auto type = c10::ListType::create(c10::TensorType::get());
+    if (d.is_cuda())
+        return c10::make_intrusive<c10::ivalue::Future>(type, std::vector<c10::Device>{d});
+    return c10::make_intrusive<c10::ivalue::Future>(type);
+}
+
 // A queued operation's work: its future, completed by the worker with the outputs or the
 // error, which wait raises.
 class QueuedWork : public c10d::Work
@@ -223,8 +234,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::queue_on(at::Device device, co
     // What the caller queued on its stream for the tensors is done before the worker,
     // on a stream of its own, reads them (as for one host: backend.cpp).
     device_ready(device);
-    auto fut =
-        c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    auto fut = future_on(device);
     {
         std::lock_guard<std::mutex> lk(qmu_);
         if (!worker_.joinable())
@@ -263,9 +273,21 @@ void ProcessGroupHosts::serve()
                 return;
             job = std::move(jobs_.front());
             jobs_.pop_front();
+            running_ = true;
         }
         job();
+        {
+            std::lock_guard<std::mutex> lk(qmu_);
+            running_ = false;
+        }
+        idle_.notify_all();
     }
+}
+
+void ProcessGroupHosts::drain()
+{
+    std::unique_lock<std::mutex> lk(qmu_);
+    idle_.wait(lk, [this] { return jobs_.empty() && !running_; });
 }
 
 void ProcessGroupHosts::stop()
@@ -327,15 +349,18 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
     int nh = (int)hosts_.size();
     shmc_dtype dt = dtype_of(flat, "all_reduce");
     shmc_op sop = op_of(op, flat, "all_reduce");
+    bool cuda = flat.is_cuda();
     const Engines &e = engines(flat.device());
-    // The engine's all-reduce (gloo's ring) for large pieces it can reduce, and NCCL's for
-    // every CUDA piece (the exchange combines on the host); else the leaders' exchange.
-    bool can = flat.is_cuda() || gloo_reduces(flat.scalar_type(), op.op_);
+    // Among the leaders, a piece takes the engine's all-reduce where it combines this dtype
+    // with this op: gloo's ring for large CPU pieces, NCCL's for every CUDA piece. Else the
+    // leaders' exchange over gloo, a CUDA piece staged through host memory (the exchange
+    // combines on the host).
+    bool engine_can = engine_reduces(flat.scalar_type(), op.op_, cuda);
     // Each piece: reduced within the host onto its leader, combined among the leaders,
     // broadcast within the host; the leaders' first step of a piece travels while the
     // host reduces the next.
     struct Pending {
-        at::Tensor piece;
+        at::Tensor piece, staged;
         WorkPtr ring;
         std::optional<LeaderExchange> ex;
     };
@@ -344,21 +369,27 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
         finish(p.ring);
         if (p.ex)
             p.ex->finish();
+        if (p.staged.defined())
+            p.piece.copy_(p.staged);
         host_bcast(p.piece);
     };
-    int tag = 0;
     for (int64_t off = 0; off == 0 || off < n; off += per) {
         Pending p;
         p.piece = flat.narrow(0, off, std::min(per, n - off));
         host_reduce(p.piece, op);
         bool large = p.piece.numel() * es > kExchangeMax;
-        if (e.leaders && can && (large || flat.is_cuda())) {
+        if (e.leaders && engine_can && (large || cuda)) {
             std::vector<at::Tensor> v{p.piece};
             c10d::AllreduceOptions a;
             a.reduceOp = op;
             p.ring = e.leaders->allreduce(v, a);
         } else if (e.leaders) {
-            p.ex.emplace(*e.leaders, host_, nh, p.piece, tag++, dt, sop);
+            if (cuda)
+                p.staged = p.piece.cpu();
+            // Tags count the group's exchanges, so that a message left posted by an
+            // operation that failed cannot match one of a later operation.
+            int tag = (int)(tags_++ & 0x3fffffff);
+            p.ex.emplace(*cpu_.leaders, host_, nh, cuda ? p.staged : p.piece, tag, dt, sop);
             p.ex->start();
         }
         if (prev)
@@ -755,6 +786,9 @@ class TransferWork : public c10d::Work
         std::lock_guard<std::mutex> lk(mu_);
         if (!copied_) {
             b_.back();
+            // On CUDA, NCCL's wait only made this thread's stream wait: the bytes are in
+            // place once it has run, as a wait on one host promises.
+            device_ready(b_.user.device());
             copied_ = true;
         }
         return ok;
@@ -763,8 +797,7 @@ class TransferWork : public c10d::Work
     {
         std::lock_guard<std::mutex> lk(mu_);
         if (!fut_) {
-            fut_ = c10::make_intrusive<c10::ivalue::Future>(
-                c10::ListType::create(c10::TensorType::get()));
+            fut_ = future_on(b_.user.device());
             auto self = c10::intrusive_ptr<TransferWork>::reclaim_copy(this);
             complete_later([self] {
                 try {
@@ -800,6 +833,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::p2p(const char *what,
                                                       std::vector<at::Tensor> &tensors, F &&start)
 {
     TORCH_CHECK(local_, "shmc: ", what, " on group '", group_, "', which was shut down");
+    TORCH_CHECK(tensors.size() == 1, "shmc: send and recv take one tensor");
+    if (tensors[0].is_cuda()) {
+        // NCCL's group of all ranks also runs the worker's gather, scatter and all-to-all:
+        // every rank must hand NCCL its operations in one order, from one thread at a time.
+        engines(tensors[0].device());
+        drain();
+        device_ready(tensors[0].device());
+    }
     seq_++;
     return transfer(tensors, std::forward<F>(start));
 }

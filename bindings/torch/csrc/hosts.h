@@ -158,6 +158,7 @@ class ProcessGroupHosts : public c10d::Backend
     c10::intrusive_ptr<c10d::Work> p2p(const char *what, std::vector<at::Tensor> &tensors,
                                        F &&start);
     void serve(); // the worker's loop
+    void drain(); // waits until the worker has run everything queued
     void stop();  // ends the worker once what is queued has run
     std::string where() const;
 
@@ -172,9 +173,10 @@ class ProcessGroupHosts : public c10d::Backend
     std::atomic<uint64_t> seq_{0};
     std::thread worker_;
     std::mutex qmu_;
-    std::condition_variable qcv_;
+    std::condition_variable qcv_, idle_;
     std::deque<std::function<void()>> jobs_;
-    bool stopping_ = false;
+    bool stopping_ = false, running_ = false;
+    uint64_t tags_ = 0; // the leaders' exchanges so far (their gloo tags)
 };
 
 } // namespace shmct

@@ -60,16 +60,22 @@ def _timeout_ms(timeout):
 _DEVICES = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
 
 
+def _can_nccl():
+    return torch.cuda.is_available() and dist.is_nccl_available()
+
+
 def _hosts(store, rank, size):
     """The group's ranks by host, from each rank's machine id (shmc_machine_id, which tells
     namespaces and containers apart) through the group's store: a list of lists of group
-    ranks, each in rank order, hosts in the order of their lowest rank."""
-    store.set(f"shmc_host/{rank}", _C.machine_id())
-    ids = [v.decode() for v in store.multi_get([f"shmc_host/{r}" for r in range(size)])]
+    ranks, each in rank order, hosts in the order of their lowest rank; and whether every
+    rank has NCCL and a GPU (so that all make NCCL's groups, or none does)."""
+    store.set(f"shmc_host/{rank}", f"{int(_can_nccl())} {_C.machine_id()}")
+    says = [v.decode().split(" ", 1) for v in
+            store.multi_get([f"shmc_host/{r}" for r in range(size)])]
     hosts = {}
-    for r, i in enumerate(ids):
+    for r, (_, i) in enumerate(says):
         hosts.setdefault(i, []).append(r)
-    return list(hosts.values())
+    return list(hosts.values()), all(nccl == "1" for nccl, _ in says)
 
 
 def _create(dist_opts, backend_opts):
@@ -78,7 +84,7 @@ def _create(dist_opts, backend_opts):
     store, rank, size = dist_opts.store, dist_opts.group_rank, dist_opts.group_size
     timeout, name = _timeout_ms(dist_opts.timeout), str(dist_opts.group_id)
     granks = list(dist_opts.global_ranks_in_group) or list(range(size))
-    hosts = _hosts(store, rank, size) if size > 1 else [[0]]
+    hosts, nccl_everywhere = _hosts(store, rank, size) if size > 1 else ([[0]], False)
     if len(hosts) == 1:
         return _C.create(store, rank, size, timeout, name, granks)
     # Across hosts (csrc/hosts.h): this host's ranks through shared memory, one rank per
@@ -103,7 +109,7 @@ def _create(dist_opts, backend_opts):
 
     gloo = engine(lambda s, r, n: dist.ProcessGroupGloo(s, r, n, dist_opts.timeout), "shmc_")
     nccl = (None, None)
-    if torch.cuda.is_available() and dist.is_nccl_available():
+    if nccl_everywhere:
         # Made now, connected by NCCL at the first CUDA collective that needs it.
         def make_nccl(s, r, n):
             opts = dist.ProcessGroupNCCL.Options()
