@@ -115,6 +115,9 @@ ProcessGroupHosts::ProcessGroupHosts(c10::intrusive_ptr<c10d::Backend> local, En
     for (int r = 0; r < size; r++)
         TORCH_CHECK(host_of_[r] >= 0, "shmc: group '", group_, "': rank ", r, " is on no host");
     host_ = host_of_[rank];
+    alone_ = true;
+    for (const auto &h : hosts_)
+        alone_ = alone_ && h.size() == 1;
     in_order_ = true;
     for (int r = 0; r < size; r++)
         in_order_ = in_order_ &&
@@ -235,28 +238,47 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupHosts::queue_on(at::Device device, co
     // on a stream of its own, reads them (as for one host: backend.cpp).
     device_ready(device);
     auto fut = future_on(device);
+    auto job = [this, what, fut, outputs, body, device]() mutable {
+        try {
+            // CUDA: the engines' steps queue on this thread's current stream of the
+            // tensors' device; the work completes once they are done, so that a wait
+            // returns with the bytes in place, as on one host.
+            std::optional<c10::DeviceGuard> guard;
+            if (device.is_cuda())
+                guard.emplace(device);
+            run(what, body);
+            device_ready(device);
+            fut->markCompleted(c10::IValue(outputs));
+        } catch (...) {
+            fut->setError(std::current_exception());
+        }
+    };
+    auto w = c10::make_intrusive<QueuedWork>(fut, outputs);
+    bool inline_ = false;
     {
         std::lock_guard<std::mutex> lk(qmu_);
-        if (!worker_.joinable())
-            worker_ = std::thread([this] { serve(); });
-        jobs_.push_back([this, what, fut, outputs, body, device]() mutable {
-            try {
-                // CUDA: the engines' steps queue on this thread's current stream of the
-                // tensors' device; the work completes once they are done, so that a wait
-                // returns with the bytes in place, as on one host.
-                std::optional<c10::DeviceGuard> guard;
-                if (device.is_cuda())
-                    guard.emplace(device);
-                run(what, body);
-                device_ready(device);
-                fut->markCompleted(c10::IValue(outputs));
-            } catch (...) {
-                fut->setError(std::current_exception());
-            }
-        });
+        // A blocking operation with nothing queued before it runs in the caller's thread,
+        // the worker held off meanwhile: no hand-over to the worker and back, whose
+        // wake-ups cost more than the operation's own steps between hosts.
+        if (!async && jobs_.empty() && !running_) {
+            running_ = inline_ = true;
+        } else {
+            if (!worker_.joinable())
+                worker_ = std::thread([this] { serve(); });
+            jobs_.push_back(std::move(job));
+        }
     }
-    qcv_.notify_one();
-    auto w = c10::make_intrusive<QueuedWork>(fut, std::move(outputs));
+    if (inline_) {
+        job();
+        {
+            std::lock_guard<std::mutex> lk(qmu_);
+            running_ = false;
+        }
+        qcv_.notify_one();
+        idle_.notify_all();
+    } else {
+        qcv_.notify_one();
+    }
     if (!async)
         w->wait(kNoTimeout);
     return w;
@@ -268,7 +290,7 @@ void ProcessGroupHosts::serve()
         std::function<void()> job;
         {
             std::unique_lock<std::mutex> lk(qmu_);
-            qcv_.wait(lk, [this] { return stopping_ || !jobs_.empty(); });
+            qcv_.wait(lk, [this] { return !running_ && (stopping_ || !jobs_.empty()); });
             if (jobs_.empty())
                 return;
             job = std::move(jobs_.front());
@@ -321,9 +343,11 @@ void ProcessGroupHosts::shutdown()
 // ---- by host --------------------------------------------------------------------------------
 
 // The host's steps: blocking calls of its group (asyncOp false: the options' default is
-// true), root its leader unless said.
+// true), root its leader unless said; nothing where the host has one rank.
 void ProcessGroupHosts::host_bcast(at::Tensor t, int root)
 {
+    if (hosts_[host_].size() == 1)
+        return;
     std::vector<at::Tensor> v{t};
     c10d::BroadcastOptions o;
     o.rootRank = root;
@@ -333,6 +357,8 @@ void ProcessGroupHosts::host_bcast(at::Tensor t, int root)
 
 void ProcessGroupHosts::host_reduce(at::Tensor t, const c10d::ReduceOp &op)
 {
+    if (hosts_[host_].size() == 1)
+        return;
     std::vector<at::Tensor> v{t};
     c10d::ReduceOptions o;
     o.rootRank = 0;
@@ -345,7 +371,10 @@ void ProcessGroupHosts::allreduce_flat(at::Tensor t, c10d::ReduceOp op)
 {
     at::Tensor flat = t.view({-1});
     int64_t es = flat.element_size(), n = flat.numel();
-    int64_t per = std::max<int64_t>(1, kPiece / std::max<int64_t>(es, 1));
+    // In pieces where hosts have steps of their own to overlap with the leaders'; where
+    // every host has one rank, whole.
+    int64_t per =
+        alone_ ? std::max<int64_t>(n, 1) : std::max<int64_t>(1, kPiece / std::max<int64_t>(es, 1));
     int nh = (int)hosts_.size();
     shmc_dtype dt = dtype_of(flat, "all_reduce");
     shmc_op sop = op_of(op, flat, "all_reduce");
@@ -511,12 +540,15 @@ void ProcessGroupHosts::gather_bytes(at::Tensor out, at::Tensor in)
         for (int64_t i = 0; i < mine; i++)
             ov[0].push_back(part.narrow(0, i * b, b));
     }
-    finish(local_->gather(ov, iv, g));
+    if (!alone_) // (else each host's part is its one rank's input)
+        finish(local_->gather(ov, iv, g));
     if (auto &leaders = engines(in.device()).leaders) {
         std::vector<std::vector<at::Tensor>> lo(1);
         for (int64_t h = 0; h < nh; h++)
             lo[0].push_back(parts.narrow(0, h * most * b, most * b));
-        std::vector<at::Tensor> li{part.clone()};
+        // (gloo's input may not lie within its output: an in-place all_gather's does)
+        at::Tensor mine_part = alone_ ? in : part;
+        std::vector<at::Tensor> li{mine_part.is_alias_of(parts) ? mine_part.clone() : mine_part};
         finish(leaders->allgather(lo, li, c10d::AllgatherOptions()));
     }
     host_bcast(parts);

@@ -169,6 +169,7 @@ class ProcessGroupHosts : public c10d::Backend
     std::vector<int> local_of_; // group rank -> rank within its host
     int host_ = 0;              // this rank's host
     bool in_order_ = false;     // hosts hold equal runs of consecutive ranks
+    bool alone_ = false;        // every host has one rank of the group
     std::string group_;
     std::atomic<uint64_t> seq_{0};
     std::thread worker_;
