@@ -11,7 +11,7 @@ the slowest rank's): all_reduce of float32 SUM from 4 B to 64 MiB, all_gather_in
 and broadcast at 4 KiB, 1 MiB and 16 MiB (each rank's whole buffer), and one
 DistributedDataParallel step (torch_timing.ddp_step). Needs root, ip(8), unshare(1), tc(8).
 
-    python3 bench/torch_hosts_bench.py [--layouts 2x2,2x4] [--rounds 3] [--delay 20us]
+    python3 bench/torch_hosts_bench.py [--layouts 2x1,2x2,2x4] [--rounds 3] [--delay 20us]
         [--rate 10gbit] [--quick] [--out FILE.csv] [--plot DIR]
     python3 bench/torch_hosts_bench.py --summarize FILE.csv [--plot DIR]   (an earlier run's)
 
@@ -98,7 +98,7 @@ def shape(hs, delay, rate):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--layouts", default="2x2,2x4", help="HOSTSxRANKS, comma-separated")
+    ap.add_argument("--layouts", default="2x1,2x2,2x4", help="HOSTSxRANKS, comma-separated")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--samples", type=int, default=5)
     ap.add_argument("--sample-ms", type=float, default=100)
