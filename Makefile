@@ -28,7 +28,7 @@ SOMAJOR := 0
 # Output of jobs run side by side comes whole, one job after another.
 MAKEFLAGS += --output-sync=target
 
-.PHONY: all lib mpi torch check-torch check-torch-cuda check-mpi4py layers docs-check check \
+.PHONY: all lib mpi torch check-torch check-torch-cuda check-mpi4py layers docs-check docs-config check \
         check-cuda \
         check-stress check-coll-full fuzz bench bench-compare install uninstall clean format \
         symbols deps demo

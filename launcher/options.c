@@ -41,6 +41,10 @@ static const char usage[] = USAGE_LINE
     "  -x VAR[=VALUE], -genv VAR VALUE, -env VAR VALUE\n"
     "                         set VAR in every rank (every variable of shmrun's own\n"
     "                         environment is passed on already)\n"
+    "  --info                 list the library's settings (SHMC_* variables): each one's\n"
+    "                         default, its value in this environment, whether it can be\n"
+    "                         changed while a program runs, and what it does; and start\n"
+    "                         nothing (--info=markdown: docs/configuration.md's table)\n"
     "  -h, --help             this text\n"
     "  -V, --version          shmrun's version\n"
     "\n"
@@ -350,6 +354,10 @@ int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t
             o->cleanup = 1;
             continue;
         }
+        if (!strcmp(a, "--info") || !strcmp(a, "--info=markdown")) {
+            o->info = a[6] ? SHMRUN_INFO_MARKDOWN : SHMRUN_INFO_TEXT;
+            continue;
+        }
         if (!strncmp(a, "--timeout", 9) && (a[9] == '\0' || a[9] == '=')) {
             v = opt_value(argc, argv, &i, a, 9);
             if (parse_seconds(v, &o->timeout_s) != 0)
@@ -363,8 +371,11 @@ int shmrun_parse(int argc, char **argv, struct shmrun_opts *o, char *out, size_t
                     a[1] == '-' || strlen(a) > 2 ? " (not one of mpiexec's that shmrun takes)"
                                                  : "");
     }
-    if (o->cleanup && i >= argc)
-        return -1; /* nothing else to do: shmrun removes leftovers and exits */
+    if ((o->cleanup || o->info) && i >= argc)
+        return -1; /* nothing else to do: shmrun removes leftovers, or lists, and exits */
+    if (o->info)
+        return fail(err, errlen, SHMRUN_EXIT_USAGE, 1,
+                    "shmrun: --info starts no job; give it no program");
     if (o->cleanup)
         return fail(err, errlen, SHMRUN_EXIT_USAGE, 1,
                     "shmrun: --cleanup starts no job; give it no program");

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 enum shmrun_bind { SHMRUN_BIND_CORE, SHMRUN_BIND_NUMA, SHMRUN_BIND_NONE };
+enum { SHMRUN_INFO_TEXT = 1, SHMRUN_INFO_MARKDOWN = 2 };
 
 /* Environment settings for the ranks (-x VAR=value, -genv VAR value): at most this many. */
 #define SHMRUN_MAX_ENV 64
@@ -20,6 +21,7 @@ struct shmrun_opts {
     double timeout_s; /* 0: none */
     int keep_going;   /* a failed rank does not end the job */
     int cleanup;      /* --cleanup: remove leftover segments, start no job */
+    int info;         /* --info: SHMRUN_INFO_TEXT or _MARKDOWN; list settings, no job */
     int nenv;
     const char *env_name[SHMRUN_MAX_ENV];  /* set in every rank: name (may hold "=value") */
     const char *env_value[SHMRUN_MAX_ENV]; /* its value, or NULL when the name holds it */

@@ -16,6 +16,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "base/settings.h"
 #include "cleanup.h"
 #include "gpus.h"
 #include "job.h"
@@ -77,6 +78,10 @@ int main(int argc, char **argv)
 
     if (o.cleanup)
         return shmrun_cleanup();
+    if (o.info) {
+        shmc__settings_print(stdout, o.info == SHMRUN_INFO_MARKDOWN);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    }
     memset(&j, 0, sizeof j);
     j.o = &o;
     j.n = o.nranks;

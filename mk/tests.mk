@@ -61,6 +61,10 @@ CHECK_READY := all symbols layers docs-check $(TEST_PROGS)
 docs-check:
 	@scripts/docs_check.sh
 
+# docs/configuration.md's table of the library's settings, from lib/base/settings.c.
+docs-config: $(SHMRUN)
+	@scripts/gen_config_docs.sh $(SHMRUN)
+
 $(BUILD)/check/%.run: $(BUILD)/tests/% FORCE | $(CHECK_READY)
 	@mkdir -p $(@D); log=$(basename $@).log; \
 	$(CHECK_ENV) $< > $$log 2>&1; echo $$? > $(basename $@).rc; \

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 read_by() {
     grep -rhoE "\"(SHMC|SHMRUN|SHMCC)_[A-Z0-9_]+" "$@" 2>/dev/null | tr -d '"' | sort -u
 }
-algos=$(sed -n '/shmc__coll_names\[SHMC_C_COUNT\] *= *{/,/}/p' lib/base/config.c |
+algos=$(sed -n '/shmc__coll_names\[SHMC_C_COUNT\] *= *{/,/}/p' lib/base/algos.c |
     grep -oE '"[a-z_]+"' | tr -d '"' | tr a-z A-Z | sed 's/^/SHMC_ALGO_/')
 product=$( (read_by lib launcher mpi bindings/torch/csrc bindings/torch/shmcomm_torch
     # the compiler wrappers' variables, which mk/mpi.mk hands mpi/wrapper.in

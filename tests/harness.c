@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/settings.h"
 #include "base/log.h"
 #include "shm/arena.h"
 #include "shm/job.h"

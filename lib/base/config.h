@@ -1,10 +1,11 @@
 /*
  * Every SHMC_* tuning variable, read from the environment once (at shmc_init, or by
  * shmrun for the variables that shape the arena) and validated: a malformed value is an
- * error that names the variable, never a silent default. docs/design.md lists them.
- * The collectives' and algorithms' names live here, not in the collectives, so that
- * shmrun (which links only base and shm) can refuse a bad SHMC_ALGO_* before any rank
- * starts.
+ * error that names the variable, never a silent default. Each is declared once, with its
+ * default, in the table of settings.c (settings.h).
+ * The collectives' and algorithms' names are declared here (algos.c), not in the
+ * collectives, so that shmrun (which links only base and shm) can refuse a bad
+ * SHMC_ALGO_* before any rank starts.
  */
 #ifndef SHMC_CONFIG_H
 #define SHMC_CONFIG_H
@@ -42,6 +43,8 @@ extern const char *const shmc__coll_names[SHMC_C_COUNT];
 extern const char *const shmc__algo_names[SHMC_A_COUNT];
 /* Is algorithm a implemented for collective c? */
 int shmc__algo_valid(int c, int a);
+/* "SHMC_ALGO_ALLREDUCE" and the like, for collective c, into var. */
+void shmc__algo_var(int c, char *var, size_t len);
 
 struct shmc__config {
     int debug;                  /* SHMC_DEBUG: 0..4 */
@@ -77,26 +80,14 @@ struct shmc__config {
 /* SHMC_FAKE_DEVICE=noipc: stand-in device memory that cannot be shared with peers. */
 #define SHMC_FAKE_NOIPC 2
 
-/* Defaults, chosen by bench/: the eager limit by osu_bw and osu_latency beside Open MPI
- * and MPICH (bench/osu_compare.sh) at each limit. */
-#define SHMC_DEFAULT_EAGER_LIMIT 32768u
-/* 0: every message above the eager limit goes by single copy when the kernel allows it
- * (measured against streaming through the mailbox: build/bench/measure --tests
- * latency,bw with SHMC_SINGLE_COPY=0 and 1). */
-#define SHMC_DEFAULT_SINGLE_COPY_MIN 0u
-#define SHMC_DEFAULT_ATTACH_TIMEOUT 60u
-
 /* Fills cfg from the environment. Returns SHMC_OK or SHMC_ERR_ENV after logging which
  * variable is wrong and what it should look like. */
 int shmc__config_load(struct shmc__config *cfg);
 
 /* Sets one variable of cfg at run time, from its name and a value spelled as in the
- * environment: SHMC_ALGO_<NAME>, SHMC_CHECK, SHMC_SINGLE_COPY and SHMC_DEBUG. Returns
+ * environment: those the table of settings marks as settable at run time. Returns
  * SHMC_OK, SHMC_ERR_ENV (not a shmcomm variable, or a bad value; logged) or
  * SHMC_ERR_STATE (a variable read once, at shmc_init; logged). */
 int shmc__config_set(struct shmc__config *cfg, const char *name, const char *value);
-
-/* Parses "4096", "64k", "1M", "2GiB" (powers of 1024). Returns 0 on success. */
-int shmc__parse_size(const char *s, size_t *out);
 
 #endif /* SHMC_CONFIG_H */

@@ -63,6 +63,27 @@ START_TEST(test_launcher_help_version)
 }
 END_TEST
 
+/* shmrun --info lists every setting, with the value the environment gives it, and starts
+ * nothing; --info=markdown is docs/configuration.md's table (check_config_docs). */
+START_TEST(test_launcher_info)
+{
+    ck_assert_int_eq(run("--info"), 0);
+    ASSERT_OUT("SHMC_EAGER_LIMIT\n    default: 32768\n    read once, at shmc_init");
+    ASSERT_OUT("SHMC_ALGO_<NAME>\n    default: auto\n    shmc_config_set may change it");
+    ASSERT_OUT("ALLREDUCE: tree ring shm rd direct stage");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "SHMC_EAGER_LIMIT=8k SHMC_ALGO_GATHER=ring %s --info 2>&1", shmrun);
+    shmct_sh(cmd, out, sizeof out);
+    ASSERT_OUT("default: 32768; here: 8k");
+    ASSERT_OUT("here SHMC_ALGO_GATHER=ring");
+    ck_assert_int_eq(run("--info=markdown"), 0);
+    ASSERT_OUT("| `SHMC_CHECK` | calls | yes | ");
+    ck_assert_int_eq(run("--info -n 2 true"), 2);
+    ASSERT_OUT("--info starts no job");
+    ck_assert_int_eq(run("--info=html"), 2);
+}
+END_TEST
+
 START_TEST(test_launcher_bad_options)
 {
     static const struct {
@@ -674,6 +695,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_stopped_rank);
     tcase_add_test(t, test_launcher_keep_going);
     tcase_add_test(t, test_launcher_cleanup);
+    tcase_add_test(t, test_launcher_info);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
     tcase_add_test(t, test_launcher_bindings_gpus);

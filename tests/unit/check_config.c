@@ -9,6 +9,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "base/settings.h"
 #include "harness.h"
 
 START_TEST(test_config_parse_size)
