@@ -10,7 +10,7 @@
 #include "shmcomm.h"
 
 /* The n of an opaque dtype SHMC_DTYPE_BYTES(n): the low bits where the macro puts it. */
-#define SHMC__DTYPE_BYTES_OF(dt) ((unsigned)(dt)&0x1fffu)
+#define SHMC__DTYPE_BYTES_OF(dt) ((unsigned)(dt) & 0x1fffu)
 
 /* Bytes per element, or 0 for a value that is not a shmc_dtype. Inline because every
  * message asks; shmc_dtype_size (public.c) is the exported wrapper. */
