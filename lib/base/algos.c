@@ -9,26 +9,20 @@
 
 #include "base/config.h"
 
-const char *const shmc__coll_names[SHMC_C_COUNT] = {
-    "barrier",   "broadcast", "reduce",         "allreduce", "gather",
-    "allgather", "scatter",   "reduce_scatter", "alltoall",
-};
-const char *const shmc__algo_names[SHMC_A_COUNT] = {"auto", "tree",   "ring", "shm",
-                                                    "rd",   "direct", "stage"};
+#define NAME(id, name) name,
+const char *const shmc__coll_names[SHMC_C_COUNT] = {SHMC_COLLECTIVES(NAME)};
+const char *const shmc__algo_names[SHMC_A_COUNT] = {SHMC_ALGORITHMS(NAME)};
+#undef NAME
+
+#define PAIR(coll, algo, stem) [SHMC_C_##coll][SHMC_A_##algo] = 1,
+static const unsigned char implemented[SHMC_C_COUNT][SHMC_A_COUNT] = {SHMC_IMPLEMENTED(PAIR)};
+#undef PAIR
 
 int shmc__algo_valid(int c, int a)
 {
     if (c < 0 || c >= SHMC_C_COUNT || a < 0 || a >= SHMC_A_COUNT)
         return 0;
-    /* Recursive doubling exists where it is the classic latency algorithm. */
-    if (a == SHMC_A_RD)
-        return c == SHMC_C_BARRIER || c == SHMC_C_ALLREDUCE;
-    if (a == SHMC_A_DIRECT)
-        return c == SHMC_C_ALLREDUCE || c == SHMC_C_BROADCAST || c == SHMC_C_REDUCE ||
-               c == SHMC_C_GATHER || c == SHMC_C_SCATTER;
-    if (a == SHMC_A_STAGE)
-        return c == SHMC_C_ALLREDUCE;
-    return 1;
+    return a == SHMC_A_AUTO || implemented[c][a];
 }
 
 void shmc__algo_var(int c, char *var, size_t len)

@@ -13,30 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The collectives, and the algorithms that implement them (docs/collectives.md). */
-enum shmc__coll_id {
-    SHMC_C_BARRIER,
-    SHMC_C_BROADCAST,
-    SHMC_C_REDUCE,
-    SHMC_C_ALLREDUCE,
-    SHMC_C_GATHER,
-    SHMC_C_ALLGATHER,
-    SHMC_C_SCATTER,
-    SHMC_C_REDUCE_SCATTER,
-    SHMC_C_ALLTOALL,
-    SHMC_C_COUNT
-};
+#include "base/algos.h"
 
-enum shmc__algo_id {
-    SHMC_A_AUTO = 0, /* chosen by size and rank count */
-    SHMC_A_TREE,     /* binomial trees over the mailboxes (Bruck for all-to-all) */
-    SHMC_A_RING,     /* rings and chains over the mailboxes */
-    SHMC_A_SHM,      /* the shared staging slots of the arena */
-    SHMC_A_RD,       /* recursive doubling (barrier: dissemination), mailboxes */
-    SHMC_A_DIRECT,   /* all-reduce reading peers' buffers in place (coll/direct.c) */
-    SHMC_A_STAGE,    /* all-reduce through the arena's staging buffers (coll/stage.c) */
-    SHMC_A_COUNT
-};
+/* The collectives, and the algorithms that implement them (base/algos.h,
+ * docs/collectives.md). */
+#define SHMC__ENUM_C(id, name) SHMC_C_##id,
+#define SHMC__ENUM_A(id, name) SHMC_A_##id,
+enum shmc__coll_id { SHMC_COLLECTIVES(SHMC__ENUM_C) SHMC_C_COUNT };
+enum shmc__algo_id { SHMC_ALGORITHMS(SHMC__ENUM_A) SHMC_A_COUNT };
+#undef SHMC__ENUM_C
+#undef SHMC__ENUM_A
 
 /* "allreduce", "tree", ...: names as the environment spells them (lower case). */
 extern const char *const shmc__coll_names[SHMC_C_COUNT];

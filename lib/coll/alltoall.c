@@ -137,6 +137,6 @@ static void tree_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_N
     need[1] = need[2] = (size_t)(x->n + 1) / 2 * b;
 }
 
-const struct shmc__coll_algo shmc__alltoall_tree_algo = {"tree", shmc__alltoall_tree, tree_need};
-const struct shmc__coll_algo shmc__alltoall_ring_algo = {"ring", shmc__alltoall_ring, NULL};
-const struct shmc__coll_algo shmc__alltoall_shm_algo = {"shm", shmc__alltoall_shm, NULL};
+const struct shmc__coll_algo shmc__alltoall_tree_algo = {shmc__alltoall_tree, tree_need};
+const struct shmc__coll_algo shmc__alltoall_ring_algo = {shmc__alltoall_ring, NULL};
+const struct shmc__coll_algo shmc__alltoall_shm_algo = {shmc__alltoall_shm, NULL};

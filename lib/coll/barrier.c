@@ -76,7 +76,7 @@ int shmc__barrier_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     return shmc__onestep_barrier(x);
 }
 
-const struct shmc__coll_algo shmc__barrier_tree_algo = {"tree", shmc__barrier_tree, NULL};
-const struct shmc__coll_algo shmc__barrier_ring_algo = {"ring", shmc__barrier_ring, NULL};
-const struct shmc__coll_algo shmc__barrier_rd_algo = {"rd", shmc__barrier_rd, NULL};
-const struct shmc__coll_algo shmc__barrier_shm_algo = {"shm", shmc__barrier_shm, NULL};
+const struct shmc__coll_algo shmc__barrier_tree_algo = {shmc__barrier_tree, NULL};
+const struct shmc__coll_algo shmc__barrier_ring_algo = {shmc__barrier_ring, NULL};
+const struct shmc__coll_algo shmc__barrier_rd_algo = {shmc__barrier_rd, NULL};
+const struct shmc__coll_algo shmc__barrier_shm_algo = {shmc__barrier_shm, NULL};

@@ -108,6 +108,6 @@ int shmc__bcast_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size
     return SHMC_OK;
 }
 
-const struct shmc__coll_algo shmc__bcast_tree_algo = {"tree", shmc__bcast_tree, NULL};
-const struct shmc__coll_algo shmc__bcast_ring_algo = {"ring", shmc__bcast_ring, NULL};
-const struct shmc__coll_algo shmc__bcast_shm_algo = {"shm", shmc__bcast_shm, NULL};
+const struct shmc__coll_algo shmc__bcast_tree_algo = {shmc__bcast_tree, NULL};
+const struct shmc__coll_algo shmc__bcast_ring_algo = {shmc__bcast_ring, NULL};
+const struct shmc__coll_algo shmc__bcast_shm_algo = {shmc__bcast_shm, NULL};

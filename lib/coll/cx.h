@@ -44,7 +44,6 @@ struct shmc__cx {
  * scratch buffer any member may borrow in this call, whoever is root (the same on every
  * member, scratch.c); NULL for an algorithm that borrows none. */
 struct shmc__coll_algo {
-    const char *name;
     int (*run)(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
     void (*scratch_need)(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH]);
 };

@@ -163,5 +163,4 @@ int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *
 }
 
 /* It borrows nothing; its fallback, the ring, prepares its own. */
-const struct shmc__coll_algo shmc__allreduce_devdirect_algo = {"direct", shmc__allreduce_devdirect,
-                                                               NULL};
+const struct shmc__coll_algo shmc__allreduce_devdirect_algo = {shmc__allreduce_devdirect, NULL};

@@ -399,5 +399,4 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     return agree(x, gather_pieces(x, &b, out, count, step, r2), &r3);
 }
 
-const struct shmc__coll_algo shmc__allreduce_direct_algo = {"direct", shmc__allreduce_direct,
-                                                            direct_need};
+const struct shmc__coll_algo shmc__allreduce_direct_algo = {shmc__allreduce_direct, direct_need};

@@ -144,45 +144,12 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     }
 }
 
-/* Every implemented (collective, algorithm): the same set shmc__algo_valid() accepts
- * (tests/unit/check_dispatch.c checks that they agree). */
+/* Every implemented (collective, algorithm), from the list shmc__algo_valid() reads too
+ * (base/algos.h). */
+#define DESCRIPTOR(coll, algo, stem) [SHMC_C_##coll][SHMC_A_##algo] = &shmc__##stem##_algo,
 static const struct shmc__coll_algo *const algorithms[SHMC_C_COUNT][SHMC_A_COUNT] = {
-    [SHMC_C_BARRIER] = {[SHMC_A_TREE] = &shmc__barrier_tree_algo,
-                        [SHMC_A_RING] = &shmc__barrier_ring_algo,
-                        [SHMC_A_SHM] = &shmc__barrier_shm_algo,
-                        [SHMC_A_RD] = &shmc__barrier_rd_algo},
-    [SHMC_C_BROADCAST] = {[SHMC_A_TREE] = &shmc__bcast_tree_algo,
-                          [SHMC_A_RING] = &shmc__bcast_ring_algo,
-                          [SHMC_A_SHM] = &shmc__bcast_shm_algo,
-                          [SHMC_A_DIRECT] = &shmc__bcast_direct_algo},
-    [SHMC_C_REDUCE] = {[SHMC_A_TREE] = &shmc__reduce_tree_algo,
-                       [SHMC_A_RING] = &shmc__reduce_ring_algo,
-                       [SHMC_A_SHM] = &shmc__reduce_shm_algo,
-                       [SHMC_A_DIRECT] = &shmc__reduce_direct_algo},
-    [SHMC_C_ALLREDUCE] = {[SHMC_A_TREE] = &shmc__allreduce_tree_algo,
-                          [SHMC_A_RING] = &shmc__allreduce_ring_algo,
-                          [SHMC_A_SHM] = &shmc__allreduce_shm_algo,
-                          [SHMC_A_RD] = &shmc__allreduce_rd_algo,
-                          [SHMC_A_DIRECT] = &shmc__allreduce_direct_algo,
-                          [SHMC_A_STAGE] = &shmc__allreduce_stage_algo},
-    [SHMC_C_GATHER] = {[SHMC_A_TREE] = &shmc__gather_tree_algo,
-                       [SHMC_A_RING] = &shmc__gather_ring_algo,
-                       [SHMC_A_SHM] = &shmc__gather_shm_algo,
-                       [SHMC_A_DIRECT] = &shmc__gather_direct_algo},
-    [SHMC_C_ALLGATHER] = {[SHMC_A_TREE] = &shmc__allgather_tree_algo,
-                          [SHMC_A_RING] = &shmc__allgather_ring_algo,
-                          [SHMC_A_SHM] = &shmc__allgather_shm_algo},
-    [SHMC_C_SCATTER] = {[SHMC_A_TREE] = &shmc__scatter_tree_algo,
-                        [SHMC_A_RING] = &shmc__scatter_ring_algo,
-                        [SHMC_A_SHM] = &shmc__scatter_shm_algo,
-                        [SHMC_A_DIRECT] = &shmc__scatter_direct_algo},
-    [SHMC_C_REDUCE_SCATTER] = {[SHMC_A_TREE] = &shmc__reduce_scatter_tree_algo,
-                               [SHMC_A_RING] = &shmc__reduce_scatter_ring_algo,
-                               [SHMC_A_SHM] = &shmc__reduce_scatter_shm_algo},
-    [SHMC_C_ALLTOALL] = {[SHMC_A_TREE] = &shmc__alltoall_tree_algo,
-                         [SHMC_A_RING] = &shmc__alltoall_ring_algo,
-                         [SHMC_A_SHM] = &shmc__alltoall_shm_algo},
-};
+    SHMC_IMPLEMENTED(DESCRIPTOR)};
+#undef DESCRIPTOR
 
 const struct shmc__coll_algo *shmc__coll_algo(int coll, int algo, int dev)
 {

@@ -148,8 +148,7 @@ static void reduce_need(const struct shmc__cx *x, size_t count, size_t need[SHMC
     need[0] = (reduce_blocks(x->n, bytes) + 1) * bytes;
 }
 
-const struct shmc__coll_algo shmc__bcast_direct_algo = {"direct", shmc__bcast_direct, NULL};
-const struct shmc__coll_algo shmc__scatter_direct_algo = {"direct", shmc__scatter_direct, NULL};
-const struct shmc__coll_algo shmc__gather_direct_algo = {"direct", shmc__gather_direct, NULL};
-const struct shmc__coll_algo shmc__reduce_direct_algo = {"direct", shmc__reduce_direct,
-                                                         reduce_need};
+const struct shmc__coll_algo shmc__bcast_direct_algo = {shmc__bcast_direct, NULL};
+const struct shmc__coll_algo shmc__scatter_direct_algo = {shmc__scatter_direct, NULL};
+const struct shmc__coll_algo shmc__gather_direct_algo = {shmc__gather_direct, NULL};
+const struct shmc__coll_algo shmc__reduce_direct_algo = {shmc__reduce_direct, reduce_need};

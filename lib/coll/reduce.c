@@ -340,11 +340,11 @@ static void rd_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSC
     need[1] = count * x->es;
 }
 
-const struct shmc__coll_algo shmc__reduce_tree_algo = {"tree", shmc__reduce_tree, tree_need};
-const struct shmc__coll_algo shmc__reduce_ring_algo = {"ring", shmc__reduce_ring, reduce_ring_need};
-const struct shmc__coll_algo shmc__reduce_shm_algo = {"shm", shmc__reduce_shm, NULL};
-const struct shmc__coll_algo shmc__allreduce_tree_algo = {"tree", shmc__allreduce_tree, tree_need};
-const struct shmc__coll_algo shmc__allreduce_ring_algo = {"ring", shmc__allreduce_ring,
+const struct shmc__coll_algo shmc__reduce_tree_algo = {shmc__reduce_tree, tree_need};
+const struct shmc__coll_algo shmc__reduce_ring_algo = {shmc__reduce_ring, reduce_ring_need};
+const struct shmc__coll_algo shmc__reduce_shm_algo = {shmc__reduce_shm, NULL};
+const struct shmc__coll_algo shmc__allreduce_tree_algo = {shmc__allreduce_tree, tree_need};
+const struct shmc__coll_algo shmc__allreduce_ring_algo = {shmc__allreduce_ring,
                                                           shmc__allreduce_ring_need};
-const struct shmc__coll_algo shmc__allreduce_rd_algo = {"rd", shmc__allreduce_rd, rd_need};
-const struct shmc__coll_algo shmc__allreduce_shm_algo = {"shm", shmc__allreduce_shm, NULL};
+const struct shmc__coll_algo shmc__allreduce_rd_algo = {shmc__allreduce_rd, rd_need};
+const struct shmc__coll_algo shmc__allreduce_shm_algo = {shmc__allreduce_shm, NULL};

@@ -280,4 +280,4 @@ int shmc__stage_step(struct shmc__stage_run *s, int *rc)
     }
 }
 
-const struct shmc__coll_algo shmc__allreduce_stage_algo = {"stage", shmc__allreduce_stage, NULL};
+const struct shmc__coll_algo shmc__allreduce_stage_algo = {shmc__allreduce_stage, NULL};

@@ -1,8 +1,8 @@
 /*
  * Unit test of coll/dispatch.c's tables: the algorithms it can run are exactly those
- * base/config.c accepts in SHMC_ALGO_* (shmrun checks the variables with the latter, the
- * library runs the former), each descriptor is called by the name the variable takes,
- * and device calls have a descriptor for every algorithm a device call can be given.
+ * base/algos.c accepts in SHMC_ALGO_* (both expand base/algos.h's list: shmrun checks the
+ * variables with the latter, the library runs the former), and device calls have a
+ * descriptor for every algorithm a device call can be given.
  */
 #include <check.h>
 #include <string.h>
@@ -23,7 +23,6 @@ START_TEST(test_dispatch_matches_config)
             if (!d)
                 continue;
             n++;
-            ck_assert_str_eq(d->name, shmc__algo_names[a]);
             ck_assert_ptr_nonnull(d->run);
             /* A device call never runs shm or stage (dispatch.c picks a mailbox
              * algorithm), but every other one has a device descriptor. */
