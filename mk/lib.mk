@@ -23,6 +23,13 @@ $(BUILD)/lib/device/cuda/%.o: lib/device/cuda/%.cu lib/device/cuda/kernels.h lib
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
+# The dispatch rules, built into the library as a string (lib/coll/rules.c).
+$(BUILD)/gen/coll/dispatch_rules.inc: lib/coll/dispatch.rules
+	@mkdir -p $(@D)
+	sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< > $@
+$(BUILD)/lib/coll/rules.o: $(BUILD)/gen/coll/dispatch_rules.inc
+$(BUILD)/lib/coll/rules.o: ALL_CFLAGS += -I$(BUILD)/gen
+
 # The reduction kernels must vectorise: GCC's -O2 cost model alone leaves them scalar.
 $(BUILD)/lib/base/reduction.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Writes the library's table of settings into docs/configuration.md, between the marker
 # lines, as SHMRUN --info=markdown prints it (lib/base/settings.c is the one source;
-# tests/unit/check_config_docs.c fails when the page differs). make docs-config runs it.
+# tests/unit/check_config_docs.c fails when the page differs), and the dispatch rules of
+# lib/coll/dispatch.rules into docs/collectives.md (tests/unit/check_rules.c). make
+# docs-config runs it.
 set -euo pipefail
 shmrun=${1:?usage: gen_config_docs.sh SHMRUN}
 doc=docs/configuration.md
@@ -12,6 +14,19 @@ grep -qxF "$begin" "$doc" && grep -qxF "$end" "$doc" ||
 table=$(mktemp)
 trap 'rm -f "$table"' EXIT
 "$shmrun" --info=markdown >"$table"
+awk -v b="$begin" -v e="$end" -v t="$table" '
+    $0 == b { print; while ((getline l < t) > 0) print l; skip = 1; next }
+    $0 == e { skip = 0 }
+    !skip' "$doc" >"$doc.new"
+mv "$doc.new" "$doc"
+
+# docs/collectives.md: the dispatch rules, without the file's comments, as a code block.
+doc=docs/collectives.md
+begin='<!-- the rules of lib/coll/dispatch.rules, copied by make docs-config -->'
+end='<!-- end of the rules -->'
+grep -qxF "$begin" "$doc" && grep -qxF "$end" "$doc" ||
+    { echo "gen_config_docs: $doc lacks the marker lines" >&2; exit 1; }
+{ echo '```'; sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' lib/coll/dispatch.rules; echo '```'; } >"$table"
 awk -v b="$begin" -v e="$end" -v t="$table" '
     $0 == b { print; while ((getline l < t) > 0) print l; skip = 1; next }
     $0 == e { skip = 0 }

@@ -2,6 +2,7 @@
  * The collectives' state (coll.h): made at shmc_init, once the job has assembled, and
  * released at shmc_finalize.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -32,9 +33,16 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
     for (unsigned l = 0; l < SHMC_LANES; l++)
         co->lane[l] = (struct shmc__lane){
             .id = l, .wsync = shmc__arena_wsync(co->arena, l, (unsigned)co->rank)};
+    /* The dispatch rules the library is built with (checked whole by the unit tests). */
+    int rc = shmc__rules_parse(shmc__rules_shipped, "lib/coll/dispatch.rules", &co->rules);
+    if (rc != SHMC_OK)
+        return rc;
+    co->steps = calloc(2 * ((size_t)co->size + 1), sizeof *co->steps);
+    if (!co->steps)
+        return SHMC_ERR_NOMEM;
     /* What no collective may allocate once its data moves: scratch.c's first buffers,
      * and the requests of its messages (p2p/request.c, the reserve). */
-    int rc = shmc__scratch_init(co);
+    rc = shmc__scratch_init(co);
     if (rc == SHMC_OK &&
         (rc = shmc__req_reserve(&p2p->reqs, 4u * (uint32_t)co->size + 8u)) != SHMC_OK)
         shmc__scratch_release(co);
@@ -48,6 +56,9 @@ void shmc__coll_release(struct shmc__coll *co)
 {
     shmc__nbw_release(co);
     shmc__scratch_release(co);
+    for (size_t i = 0; co->steps && i < 2 * ((size_t)co->size + 1); i++)
+        free(co->steps[i]);
+    free(co->steps);
     memset(co, 0, sizeof *co);
 }
 

@@ -28,6 +28,7 @@
 
 #include "base/config.h"
 #include "base/list.h"
+#include "coll/rules.h"
 #include "p2p/p2p.h"
 #include "shm/arena.h"
 
@@ -49,6 +50,7 @@ struct shmc__coll_comm {
     uint8_t sched;
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
+    const struct shmc__steps *steps;     /* the dispatch rules for it (dispatch.c), once known */
 };
 static_assert(sizeof(struct shmc__coll_comm) <= sizeof(((struct shmc__comm *)0)->ext),
               "the collectives' per-communicator state fits the space p2p keeps for it");
@@ -90,8 +92,12 @@ struct shmc__coll {
     struct shmc__arena *arena;
     int rank, size;             /* in the world */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
-    int check;                  /* SHMC_CHECK: members agree on each call first */
-    int overlap;                /* SHMC_COLL_OVERLAP */
+    struct shmc__rules rules;   /* which algorithm a host call takes otherwise (rules.h) */
+    /* The rules for each communicator size, world or not: [world][n], made when first
+     * asked for (dispatch.c), then unchanged until shmc_finalize. */
+    struct shmc__steps **steps;
+    int check;   /* SHMC_CHECK: members agree on each call first */
+    int overlap; /* SHMC_COLL_OVERLAP */
 
     /* This rank's collective slots (slot.c), one per lane (shm/arena.h). */
     struct shmc__slot_own own[SHMC_LANES];

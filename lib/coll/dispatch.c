@@ -1,6 +1,7 @@
 /*
  * Choosing an algorithm for a call, and running it: SHMC_ALGO_<NAME> when set (or
- * shmc_config_set), otherwise the table in pick(), whose crossover points come from
+ * shmc_config_set), otherwise, for host memory, the first of the dispatch rules that
+ * matches the call (lib/coll/dispatch.rules, rules.h), whose crossover points come from
  * bench/coll_bench (docs/collectives.md). Every rank derives the same choice from the
  * same arguments, rank count and configuration.
  *
@@ -13,6 +14,9 @@
  * for them.
  */
 #include "coll/dispatch.h"
+
+#include <pthread.h>
+#include <stdlib.h>
 
 #include "base/userop.h"
 #include "coll/algos.h"
@@ -53,6 +57,29 @@ static int pick_dev(int coll, const struct shmc__cx *x, size_t bytes, int forced
     }
 }
 
+/* The dispatch rules for calls on n ranks, the world or not (world non-zero), made when
+ * first asked for and kept in co->steps; NULL if out of memory. Safe from any thread. */
+static const struct shmc__steps *steps_of(struct shmc__coll *co, int n, int world)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    if (n < 1 || n > co->size)
+        return NULL;
+    struct shmc__steps **at = &co->steps[(world ? co->size + 1 : 0) + n];
+    pthread_mutex_lock(&lock);
+    if (!*at) {
+        size_t rules = 0;
+        for (int c = 0; c < SHMC_C_COUNT; c++)
+            rules += co->rules.count[c];
+        struct shmc__steps *s = malloc(sizeof *s + rules * sizeof s->step[0]);
+        if (s)
+            shmc__steps_build(&co->rules, n, world, s);
+        *at = s;
+    }
+    const struct shmc__steps *s = *at;
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
 static int pick(int coll, const struct shmc__cx *x, size_t bytes)
 {
     int forced = x->co->algo[coll];
@@ -60,88 +87,12 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
         return pick_dev(coll, x, bytes, forced);
     if (forced != SHMC_A_AUTO)
         return forced;
-    int n = x->n;
-    const size_t K = 1024;
-    switch (coll) {
-    case SHMC_C_BARRIER:
-        /* On the world communicator shm is the world-sync blocks, released by rank 0
-         * (coll/wsync.c). */
-        return n <= 4 && !shmc__cx_world(x) ? SHMC_A_RD : SHMC_A_SHM;
-    case SHMC_C_BROADCAST:
-        /* Two ranks: the slots (one write, one read, no rendezvous) up to 32 KiB, 1.5-4x
-         * faster than the single message after a barrier and back to back alike. */
-        if (n == 2)
-            return bytes <= 32 * K ? SHMC_A_SHM : SHMC_A_TREE;
-        /* The root sending to each: no rank waits for a forwarder to be scheduled
-         * (flat.c). After a barrier, as OSU times it, the fastest at 3 to 16 ranks on 2
-         * cores at every size but one band: at 4 ranks the slots' single write beats the
-         * root's three rendezvous from 8 to 64 KiB (docs/collectives.md, "Rooted
-         * collectives in one step"). */
-        if (n <= 16)
-            return n == 4 && bytes > 4 * K && bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_DIRECT;
-        if (bytes <= 8 * K)
-            return SHMC_A_TREE;
-        return bytes <= 512 * K ? SHMC_A_SHM : SHMC_A_TREE;
-    case SHMC_C_REDUCE:
-        if (n == 2)
-            return bytes <= 32 * K      ? SHMC_A_SHM
-                   : bytes <= 256 * K   ? SHMC_A_TREE
-                   : bytes <= 4 * K * K ? SHMC_A_RING
-                                        : SHMC_A_SHM;
-        /* Above 64 KiB the slots' root waits for each reader in turn; the direct root
-         * reads each input once, by single copy (flat.c). */
-        if (n <= 16 && bytes > 64 * K)
-            return SHMC_A_DIRECT;
-        return bytes <= 4 * K ? SHMC_A_TREE : SHMC_A_SHM;
-    case SHMC_C_ALLREDUCE:
-        /* The world: the one-step rounds for the smallest calls (they beat rd at 3 and 4
-         * ranks too), then the staging buffers, which beat direct, rd and the slots from
-         * 16 KiB at 2 to 8 ranks on 2 cores, and the one-step form from 2 KiB at 2 ranks
-         * (shmrun -n N build/bench/coll_bench --algo each, N from 2 to 8). */
-        if (shmc__cx_world(x))
-            return bytes <= (n == 2 ? K : 4 * K) ? SHMC_A_SHM : SHMC_A_STAGE;
-        if (bytes <= 4 * K)
-            return n <= 4 ? SHMC_A_RD : SHMC_A_SHM;
-        if (bytes <= 64 * K)
-            return n == 2 ? SHMC_A_RING : SHMC_A_SHM;
-        return SHMC_A_RING;
-    case SHMC_C_GATHER:
-        if (n == 2)
-            return bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_RING;
-        /* Blocks above 64 KiB: each read once by the root, by single copy (flat.c). */
-        if (n <= 16 && bytes > 64 * K * (size_t)n)
-            return SHMC_A_DIRECT;
-        if (bytes <= (n <= 4 ? 8 * K : 16 * K))
-            return SHMC_A_TREE;
-        return SHMC_A_SHM;
-    case SHMC_C_ALLGATHER:
-        /* The slots (each block written once, read by all) up to 32 KiB at 2 ranks and
-         * at every size from 4 ranks, after a barrier and back to back alike; the ring's
-         * single copies above that at 2 ranks (docs/collectives.md). */
-        if (n == 2)
-            return bytes <= 32 * K ? SHMC_A_SHM : SHMC_A_RING;
-        if (n > 3)
-            return SHMC_A_SHM;
-        return bytes <= 4 * K || bytes > K * K ? SHMC_A_RING : SHMC_A_SHM;
-    case SHMC_C_SCATTER:
-        /* As the broadcast (flat.c), at every size: the tree forwards blocks through
-         * ranks that must first be scheduled, the slots copy each block twice. */
-        if (n == 2)
-            return bytes <= 32 * K ? SHMC_A_SHM : SHMC_A_TREE;
-        return n <= 16 ? SHMC_A_DIRECT : SHMC_A_TREE;
-    case SHMC_C_REDUCE_SCATTER:
-        if (n == 2 || bytes <= 4 * K || bytes > 64 * K)
-            return SHMC_A_RING;
-        return SHMC_A_SHM;
-    case SHMC_C_ALLTOALL:
-        if (n == 2)
-            return bytes <= 32 * K ? SHMC_A_SHM : SHMC_A_RING;
-        if (bytes <= 4 * K)
-            return n <= 4 ? SHMC_A_TREE : SHMC_A_SHM;
-        return bytes <= 64 * K ? SHMC_A_SHM : SHMC_A_RING;
-    default:
-        return SHMC_A_TREE;
-    }
+    /* The communicator's rules, known after its first call (every member finds the same). */
+    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
+    const struct shmc__steps *s = cc->steps;
+    if (!s && !(s = cc->steps = steps_of(x->co, x->n, shmc__cx_world(x))))
+        return shmc__rules_pick(&x->co->rules, coll, x->n, bytes, shmc__cx_world(x));
+    return shmc__steps_pick(s, coll, bytes);
 }
 
 /* Every implemented (collective, algorithm), from the list shmc__algo_valid() reads too

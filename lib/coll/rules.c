@@ -1,0 +1,229 @@
+/*
+ * Parsing the dispatch rules (rules.h), and the rules the library is built with.
+ */
+#include "coll/rules.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/settings.h"
+#include "shmcomm.h"
+
+/* lib/coll/dispatch.rules, as a string (made by mk/lib.mk). */
+const char shmc__rules_shipped[] =
+#include "coll/dispatch_rules.inc"
+    ;
+
+/* The largest SIZE of a <=SIZE/rank bound, so that SIZE x ranks cannot overflow. */
+#define PER_RANK_MAX ((size_t)1 << 40)
+
+struct line {
+    const char *origin;
+    int no;
+};
+
+static int fault(const struct line *l, const char *what, const char *word)
+{
+    SHMC_ERROR("%s, line %d: %s '%s' (lib/coll/dispatch.rules says what a rule holds)", l->origin,
+               l->no, what, word);
+    return SHMC_ERR_ENV;
+}
+
+static int ranks_of(const char *w, struct shmc__rule *r)
+{
+    char *end;
+    if (!strcmp(w, "any")) {
+        r->nlo = 1;
+        r->nhi = UINT16_MAX;
+        return 0;
+    }
+    errno = 0;
+    unsigned long lo = strtoul(w, &end, 10), hi = lo;
+    if (end == w || errno)
+        return -1;
+    if (*end == '-') {
+        const char *h = end + 1;
+        hi = *h ? strtoul(h, &end, 10) : UINT16_MAX;
+        if (*h && (end == h || errno))
+            return -1;
+        if (!*h)
+            end = (char *)h;
+    }
+    if (*end || lo < 1 || hi > UINT16_MAX || lo > hi)
+        return -1;
+    r->nlo = (uint16_t)lo;
+    r->nhi = (uint16_t)hi;
+    return 0;
+}
+
+static int bytes_of(const char *w, struct shmc__rule *r)
+{
+    char size[64];
+    if (!strcmp(w, "any")) {
+        r->max_bytes = SIZE_MAX;
+        return 0;
+    }
+    if (strncmp(w, "<=", 2) != 0 || strlen(w + 2) >= sizeof size)
+        return -1;
+    snprintf(size, sizeof size, "%s", w + 2);
+    char *slash = strchr(size, '/');
+    if (slash) {
+        if (strcmp(slash, "/rank") != 0)
+            return -1;
+        *slash = '\0';
+        r->per_rank = 1;
+    }
+    if (shmc__parse_size(size, &r->max_bytes) != 0 || (r->per_rank && r->max_bytes > PER_RANK_MAX))
+        return -1;
+    return 0;
+}
+
+static int catch_all(const struct shmc__rule *r)
+{
+    return r->nlo == 1 && r->nhi == UINT16_MAX && r->max_bytes == SIZE_MAX &&
+           r->comm == SHMC_RULE_ANY_COMM;
+}
+
+/* One rule's five words into r and its collective. */
+static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *coll)
+{
+    memset(r, 0, sizeof *r);
+    *coll = -1;
+    for (int c = 0; c < SHMC_C_COUNT; c++)
+        if (!strcmp(w[0], shmc__coll_names[c]))
+            *coll = c;
+    if (*coll < 0)
+        return fault(l, "no collective is called", w[0]);
+    if (ranks_of(w[1], r) != 0)
+        return fault(l, "ranks are N, A-B, A- or any, not", w[1]);
+    if (bytes_of(w[2], r) != 0)
+        return fault(l, "bytes are <=SIZE, <=SIZE/rank or any, not", w[2]);
+    if (!strcmp(w[3], "world"))
+        r->comm = SHMC_RULE_WORLD;
+    else if (!strcmp(w[3], "other"))
+        r->comm = SHMC_RULE_OTHER;
+    else if (strcmp(w[3], "any") != 0)
+        return fault(l, "comm is world, other or any, not", w[3]);
+    int algo = -1;
+    for (int a = SHMC_A_AUTO + 1; a < SHMC_A_COUNT; a++)
+        if (!strcmp(w[4], shmc__algo_names[a]) && shmc__algo_valid(*coll, a))
+            algo = a;
+    if (algo < 0)
+        return fault(l, "the collective has no algorithm", w[4]);
+    r->algo = (uint8_t)algo;
+    return 0;
+}
+
+int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *out)
+{
+    struct shmc__rule got[SHMC_RULES_MAX];
+    int coll_of[SHMC_RULES_MAX], line_of[SHMC_RULES_MAX];
+    int n = 0;
+    struct line l = {origin, 0};
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char buf[256], *w[6], *save = NULL;
+        l.no++;
+        if (len >= sizeof buf) {
+            SHMC_ERROR("%s, line %d: longer than %zu characters", origin, l.no, sizeof buf - 1);
+            return SHMC_ERR_ENV;
+        }
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        p += len + (eol ? 1 : 0);
+        char *hash = strchr(buf, '#');
+        if (hash)
+            *hash = '\0';
+        int k = 0;
+        for (char *t = strtok_r(buf, " \t\r", &save); t && k < 6;
+             t = strtok_r(NULL, " \t\r", &save))
+            w[k++] = t;
+        if (k == 0)
+            continue;
+        if (k != 5) {
+            SHMC_ERROR("%s, line %d: a rule is five words (collective ranks bytes comm "
+                       "algorithm), not %d%s",
+                       origin, l.no, k, k == 6 ? " or more" : "");
+            return SHMC_ERR_ENV;
+        }
+        if (n == SHMC_RULES_MAX) {
+            SHMC_ERROR("%s, line %d: more than %d rules", origin, l.no, SHMC_RULES_MAX);
+            return SHMC_ERR_ENV;
+        }
+        int rc = rule_of(w, &l, &got[n], &coll_of[n]);
+        if (rc != SHMC_OK)
+            return rc;
+        line_of[n++] = l.no;
+    }
+    /* Each collective's rules, in their order; the last one must match any call, and no
+     * earlier one may (the rules after it could never be used). */
+    memset(out, 0, sizeof *out);
+    int at = 0;
+    for (int c = 0; c < SHMC_C_COUNT; c++) {
+        out->first[c] = (uint16_t)at;
+        int last = -1;
+        for (int i = 0; i < n; i++) {
+            if (coll_of[i] != c)
+                continue;
+            if (last >= 0 && catch_all(&got[last])) {
+                SHMC_ERROR("%s, line %d: never used, since the %s rule of line %d before it "
+                           "matches every call",
+                           origin, line_of[i], shmc__coll_names[c], line_of[last]);
+                return SHMC_ERR_ENV;
+            }
+            out->rule[at++] = got[i];
+            last = i;
+        }
+        out->count[c] = (uint16_t)(at - out->first[c]);
+        if (last < 0 || !catch_all(&got[last])) {
+            SHMC_ERROR("%s: %s has no last rule for any call (%s any any any ALGORITHM)", origin,
+                       shmc__coll_names[c], shmc__coll_names[c]);
+            return SHMC_ERR_ENV;
+        }
+    }
+    return SHMC_OK;
+}
+
+/* Does rule x apply to calls on n ranks, the world or not? */
+static int applies(const struct shmc__rule *x, int n, int world)
+{
+    return n >= x->nlo && n <= x->nhi && x->comm != (world ? SHMC_RULE_OTHER : SHMC_RULE_WORLD);
+}
+
+int shmc__rules_pick(const struct shmc__rules *r, int c, int n, size_t bytes, int world)
+{
+    const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
+    for (; x < end - 1; x++) {
+        size_t bound = x->per_rank ? x->max_bytes * (size_t)n : x->max_bytes;
+        if (applies(x, n, world) && bytes <= bound)
+            return x->algo;
+    }
+    return end[-1].algo; /* (the collective's last rule matches any call) */
+}
+
+void shmc__steps_build(const struct shmc__rules *r, int n, int world, struct shmc__steps *out)
+{
+    uint16_t k = 0;
+    for (int c = 0; c < SHMC_C_COUNT; c++) {
+        out->first[c] = k;
+        const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
+        size_t reached = 0; /* the calls up to a bound already given are taken */
+        for (; x < end; x++) {
+            if (!applies(x, n, world))
+                continue;
+            size_t bound = x->max_bytes;
+            if (x->per_rank && bound != SIZE_MAX)
+                bound *= (size_t)n;
+            if (k > out->first[c] && bound <= reached)
+                continue; /* (an earlier step takes all its calls) */
+            out->step[k++] = (struct shmc__step){bound, x->algo};
+            reached = bound;
+            if (bound == SIZE_MAX)
+                break;
+        }
+    }
+}

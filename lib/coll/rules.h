@@ -1,0 +1,71 @@
+/*
+ * The dispatch rules as data: which algorithm a collective call on host memory takes,
+ * when SHMC_ALGO_<NAME> does not force one. The rules are a text (lib/coll/dispatch.rules,
+ * built into the library, whose format it describes); the first rule that matches a call
+ * gives its algorithm. shmc__rules_parse checks a text whole before anything uses it: every
+ * rule well formed, every algorithm one its collective has, every collective ending with a
+ * rule that matches any call.
+ */
+#ifndef SHMC_RULES_H
+#define SHMC_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/config.h"
+
+#define SHMC_RULES_MAX 128
+
+enum { SHMC_RULE_ANY_COMM, SHMC_RULE_WORLD, SHMC_RULE_OTHER };
+
+struct shmc__rule {
+    uint16_t nlo, nhi; /* ranks, inclusive */
+    uint8_t comm;      /* SHMC_RULE_* */
+    uint8_t per_rank;  /* max_bytes counts per rank: the call's bound is max_bytes x ranks */
+    uint8_t algo;
+    size_t max_bytes; /* SIZE_MAX: any */
+};
+
+struct shmc__rules {
+    struct shmc__rule rule[SHMC_RULES_MAX];
+    /* Each collective's rules, in order: rule[first[c]] to rule[first[c] + count[c] - 1]. */
+    uint16_t first[SHMC_C_COUNT], count[SHMC_C_COUNT];
+};
+
+/* The rules the library is built with (dispatch.rules). */
+extern const char shmc__rules_shipped[];
+
+/* Parses text (origin names it in messages) into out. SHMC_OK, or SHMC_ERR_ENV after
+ * logging the first fault with its line. */
+int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *out);
+
+/* The rules as they apply to the calls on one communicator (n ranks, the world or not):
+ * each collective's steps, in order, a bound on the call's bytes and the algorithm of the
+ * calls up to it, the last bound SIZE_MAX. Built once per size (coll.c keeps them), so
+ * that a call's choice is a few comparisons of its bytes. */
+struct shmc__step {
+    size_t bound;
+    uint8_t algo;
+};
+struct shmc__steps {
+    uint16_t first[SHMC_C_COUNT];
+    struct shmc__step step[]; /* (as many as rules at most) */
+};
+
+/* The steps of rules r for n ranks, the world or not (world non-zero), in out, which has
+ * room for every rule of r. */
+void shmc__steps_build(const struct shmc__rules *r, int n, int world, struct shmc__steps *out);
+
+/* The algorithm of a call of collective c of bytes. */
+static inline int shmc__steps_pick(const struct shmc__steps *s, int c, size_t bytes)
+{
+    const struct shmc__step *x = &s->step[s->first[c]];
+    while (bytes > x->bound) /* (the last bound is SIZE_MAX) */
+        x++;
+    return x->algo;
+}
+
+/* The same from the rules directly: what shmc__steps_build reduces. */
+int shmc__rules_pick(const struct shmc__rules *r, int c, int n, size_t bytes, int world);
+
+#endif /* SHMC_RULES_H */

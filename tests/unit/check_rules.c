@@ -1,0 +1,180 @@
+/*
+ * Unit test of the dispatch rules (coll/rules.h): the rules the library is built with are
+ * whole; a text with any fault is refused, naming its line; a call takes the first rule
+ * that matches it, with bounds per rank scaled by the ranks and rules for the world or
+ * the other communicators only.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/rules.h"
+#include "harness.h"
+
+static struct shmc__rules r;
+
+/* Every collective but one (coll) with a rule for any call, then text. */
+static int parse_with(int coll, const char *text)
+{
+    static char all[8192];
+    size_t k = 0;
+    for (int c = 0; c < SHMC_C_COUNT; c++)
+        if (c != coll)
+            k += (size_t)snprintf(all + k, sizeof all - k, "%s any any any tree\n",
+                                  shmc__coll_names[c]);
+    snprintf(all + k, sizeof all - k, "%s", text);
+    return shmc__rules_parse(all, "test", &r);
+}
+
+START_TEST(test_rules_shipped)
+{
+    ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
+    /* docs/collectives.md: the world's 2-rank all-reduce takes the one-step rounds up to
+     * 1 KiB, then the staging buffers; elsewhere recursive doubling for small calls. */
+    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_ALLREDUCE, 2, 1024, 1), SHMC_A_SHM);
+    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_ALLREDUCE, 2, 1025, 1), SHMC_A_STAGE);
+    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_ALLREDUCE, 2, 1024, 0), SHMC_A_RD);
+    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_ALLREDUCE, 64, SIZE_MAX, 0), SHMC_A_RING);
+    for (int c = 0; c < SHMC_C_COUNT; c++) {
+        ck_assert_int_gt(r.count[c], 0);
+        for (int n = 1; n <= 300; n += 7)
+            for (size_t b = 0; b < ((size_t)1 << 30); b = b * 3 + 1) {
+                int a = shmc__rules_pick(&r, c, n, b, n % 2);
+                ck_assert_msg(a > SHMC_A_AUTO && shmc__algo_valid(c, a), "%s n=%d %zu: %d",
+                              shmc__coll_names[c], n, b, a);
+            }
+    }
+}
+END_TEST
+
+START_TEST(test_rules_first_match)
+{
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "# a comment\n"
+                                               "gather 2 <=4k any shm   # two ranks\n"
+                                               "gather 3- <=1k/rank world ring\n"
+                                               "gather 3-8 <=64k other direct\n"
+                                               "\n"
+                                               "gather any any any tree\n"),
+                     SHMC_OK);
+    int g = SHMC_C_GATHER;
+    ck_assert_int_eq(shmc__rules_pick(&r, g, 2, 4096, 0), SHMC_A_SHM);
+    ck_assert_int_eq(shmc__rules_pick(&r, g, 2, 4097, 0), SHMC_A_TREE);
+    ck_assert_int_eq(shmc__rules_pick(&r, g, 4, 4096, 1), SHMC_A_RING); /* 1k x 4 ranks */
+    ck_assert_int_eq(shmc__rules_pick(&r, g, 4, 4097, 1), SHMC_A_TREE);
+    ck_assert_int_eq(shmc__rules_pick(&r, g, 4, 4097, 0), SHMC_A_DIRECT);
+    ck_assert_int_eq(shmc__rules_pick(&r, g, 9, 4097, 0), SHMC_A_TREE);
+    ck_assert_int_eq(shmc__rules_pick(&r, g, 100, 100 * 1024, 1), SHMC_A_RING);
+    ck_assert_int_eq(shmc__rules_pick(&r, g, 1, 0, 0), SHMC_A_TREE);
+    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_BARRIER, 5, 0, 1), SHMC_A_TREE);
+}
+END_TEST
+
+START_TEST(test_rules_faults)
+{
+    const char *bad[] = {
+        "gather 2 any any\n",                              /* four words */
+        "gather 2 any any tree extra\n",                   /* six */
+        "gathr any any any tree\n",                        /* no such collective */
+        "gather 0 any any tree\n",                         /* no rank 0 */
+        "gather 5-3 any any tree\n",                       /* backwards */
+        "gather x any any tree\n",                         /* not a number */
+        "gather 70000 any any tree\n",                     /* too many ranks */
+        "gather 2 <4k any tree\n",                         /* not <= */
+        "gather 2 <=4q any tree\n",                        /* not a size */
+        "gather 2 <=4k/node any tree\n",                   /* per what? */
+        "gather 2 <=2000G/rank any tree\n",                /* too large per rank */
+        "gather 2 any local tree\n",                       /* no such comm */
+        "gather 2 any any rd\n",                           /* gather has no rd */
+        "gather 2 any any auto\n",                         /* auto is no algorithm */
+        "gather 2 any any tree\n",                         /* no rule for any call */
+        "gather any any world tree\n",                     /* world only: not any call */
+        "gather any any any tree\ngather 2 any any shm\n", /* never used */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = parse_with(SHMC_C_GATHER, bad[i]);
+        ck_assert_msg(rc == SHMC_ERR_ENV, "taken: %s", bad[i]);
+    }
+    /* A collective with no rules at all, and a line too long. */
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, ""), SHMC_ERR_ENV);
+    char longline[400];
+    memset(longline, ' ', sizeof longline - 1);
+    longline[sizeof longline - 1] = '\0';
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, longline), SHMC_ERR_ENV);
+    /* The same rules without their faults are taken. */
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 1-2 <=4k/rank world tree\n"
+                                               "gather any any any shm\n"),
+                     SHMC_OK);
+}
+END_TEST
+
+/* The steps built for each size are the rules' first match, for every call. */
+START_TEST(test_rules_steps)
+{
+    ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
+    static char room[sizeof(struct shmc__steps) + SHMC_RULES_MAX * sizeof(struct shmc__step)];
+    struct shmc__steps *s = (struct shmc__steps *)(void *)room;
+    for (int w = 0; w < 2; w++)
+        for (int n = 1; n <= 300; n++) {
+            shmc__steps_build(&r, n, w, s);
+            for (int c = 0; c < SHMC_C_COUNT; c++)
+                for (int e = 0; e < 40; e++)
+                    for (int d = -1; d <= 1; d++) {
+                        size_t b = ((size_t)1 << e) + (size_t)d;
+                        ck_assert_msg(shmc__steps_pick(s, c, b) == shmc__rules_pick(&r, c, n, b, w),
+                                      "%s n=%d world=%d %zu bytes", shmc__coll_names[c], n, w, b);
+                    }
+        }
+}
+END_TEST
+
+/* docs/collectives.md shows the rules as the file has them, comments left out. */
+START_TEST(test_rules_docs)
+{
+    static char doc[1 << 17], want[1 << 14];
+    char path[512];
+    snprintf(path, sizeof path, "%s/docs/collectives.md", SHMC_SRC_DIR);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f, "cannot read %s", path);
+    doc[fread(doc, 1, sizeof doc - 1, f)] = '\0';
+    fclose(f);
+    const char *b = strstr(doc, "<!-- the rules of lib/coll/dispatch.rules");
+    const char *e = strstr(doc, "\n<!-- end of the rules -->");
+    ck_assert_msg(b && e && e > b, "docs/collectives.md lacks the rules' marker lines");
+    b = strstr(b, "\n```\n");
+    ck_assert_msg(b && b < e, "the rules in docs/collectives.md are not a code block");
+    b += 5;
+    /* The file's lines without comments, trailing blanks and empty lines. */
+    size_t k = 0;
+    for (const char *p = shmc__rules_shipped; *p;) {
+        size_t len = strcspn(p, "\n"), keep = strcspn(p, "#\n");
+        while (keep && (p[keep - 1] == ' ' || p[keep - 1] == '\t'))
+            keep--;
+        if (keep)
+            k += (size_t)snprintf(want + k, sizeof want - k, "%.*s\n", (int)keep, p);
+        p += len + (p[len] ? 1 : 0);
+    }
+    k += (size_t)snprintf(want + k, sizeof want - k, "```");
+    ck_assert_msg((size_t)(e - b) == k && !strncmp(b, want, k),
+                  "the rules in docs/collectives.md are not lib/coll/dispatch.rules': run make "
+                  "docs-config");
+}
+END_TEST
+
+static Suite *rules_suite(void)
+{
+    Suite *s = suite_create("rules");
+    TCase *t = tcase_create("rules");
+    tcase_add_test(t, test_rules_shipped);
+    tcase_add_test(t, test_rules_first_match);
+    tcase_add_test(t, test_rules_faults);
+    tcase_add_test(t, test_rules_steps);
+    tcase_add_test(t, test_rules_docs);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(rules_suite());
+}
