@@ -43,20 +43,21 @@ struct shmc__config {
     unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see shm/doorbell.h; ~0u: auto */
     unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
     unsigned hang_timeout_s;    /* SHMC_TIMEOUT: report and abort a job stuck this long; 0 off */
-    int check;          /* SHMC_CHECK: 0 off; SHMC_CHECK_CALLS (default) the call's words with
-                         * every synchronisation of it; SHMC_CHECK_FULL (1) that and an
-                         * agreement before every call */
-    int threads;        /* SHMC_THREADS: 1 = multiple (SHMC_THREAD_MULTIPLE) */
-    int coll_overlap;   /* SHMC_COLL_OVERLAP: at multiple, 1 (default) = this process's
-                         * threads may run collectives on different communicators at once
-                         * (coll/split.c); 0 = never, one at a time */
-    int memfd;          /* SHMC_MEMFD: 1 (default) = the arena is a memory file handed to
-                         * the ranks as a descriptor; 0 = a name in /dev/shm */
-    const char *job_id; /* SHMC_JOB_ID: overrides the launcher's job key */
-    int cuda;           /* SHMC_CUDA: 0 = treat every buffer as host memory */
-    int fake_device;    /* SHMC_FAKE_DEVICE: the stand-in backend (device/fake.c), 0,
-                         * 1, or SHMC_FAKE_NOIPC */
-    unsigned fake_gpus; /* SHMC_FAKE_DEVICE=gpus:K: K stand-in GPUs (0: one for all) */
+    int check;               /* SHMC_CHECK: 0 off; SHMC_CHECK_CALLS (default) the call's words with
+                              * every synchronisation of it; SHMC_CHECK_FULL (1) that and an
+                              * agreement before every call */
+    int threads;             /* SHMC_THREADS: 1 = multiple (SHMC_THREAD_MULTIPLE) */
+    int coll_overlap;        /* SHMC_COLL_OVERLAP: at multiple, 1 (default) = this process's
+                              * threads may run collectives on different communicators at once
+                              * (coll/split.c); 0 = never, one at a time */
+    int memfd;               /* SHMC_MEMFD: 1 (default) = the arena is a memory file handed to
+                              * the ranks as a descriptor; 0 = a name in /dev/shm */
+    const char *job_id;      /* SHMC_JOB_ID: overrides the launcher's job key */
+    int cuda;                /* SHMC_CUDA: 0 = treat every buffer as host memory */
+    int fake_device;         /* SHMC_FAKE_DEVICE: the stand-in backend (device/fake.c), 0,
+                              * 1, or SHMC_FAKE_NOIPC */
+    unsigned fake_gpus;      /* SHMC_FAKE_DEVICE=gpus:K: K stand-in GPUs (0: one for all) */
+    const char *tuning_file; /* SHMC_TUNING_FILE: dispatch rules; NULL: the built-in ones */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
 

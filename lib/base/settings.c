@@ -12,6 +12,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "base/machine.h"
 #include "shmcomm.h"
 
 /* ---- parsing -------------------------------------------------------------------------- */
@@ -275,6 +276,14 @@ const struct shmc__setting shmc__settings[] = {
      "1: the stand-in backend that imitates device memory with host memory (tests only); "
      "`noipc`: the same, with memory peers cannot map; `gpus:K`: the same, rank r's memory "
      "on stand-in GPU r % K"},
+    {"SHMC_TUNING_FILE", SHMC_SET_TEXT, AT(tuning_file), 0, 0, 0, "the built-in rules", 0, NULL,
+     NULL, NULL,
+     "a file of dispatch rules (the format of lib/coll/dispatch.rules) that replaces the "
+     "built-in ones: each call on host memory takes the algorithm of its first matching "
+     "rule. A fault in it stops `shmc_init`, naming the line; a file whose `# machine:` "
+     "line names another machine than this one (`shmrun --info` prints this one's) is "
+     "ignored, saying so; ranks whose rules differ all fail `shmc_init` with "
+     "`SHMC_ERR_MISMATCH`"},
     {"SHMC_ALGO_<NAME>", SHMC_SET_OWN, AT(algo), 0, 0, 0, "auto", 1, NULL, NULL, parse_algo,
      "force a collective's algorithm (docs/collectives.md); NAME and the algorithms each "
      "takes:"},
@@ -382,6 +391,11 @@ void shmc__settings_print(FILE *f, int markdown)
 {
     if (markdown)
         fputs("| variable | default | at run time | meaning |\n|---|---|---|---|\n", f);
+    else {
+        char desc[320];
+        shmc__machine_desc(desc, sizeof desc);
+        fprintf(f, "shmcomm %s on this machine: %s\n\n", shmc_version(), desc);
+    }
     for (size_t i = 0; i < shmc__nsettings; i++) {
         const struct shmc__setting *s = &shmc__settings[i];
         int family = strstr(s->name, "<NAME>") != NULL;

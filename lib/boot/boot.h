@@ -12,6 +12,7 @@
 #define SHMC_BOOT_H
 
 #include "base/config.h"
+#include "coll/rules.h"
 #include "shm/arena.h"
 
 enum { SHMC_ST_UNINIT = 0, SHMC_ST_READY = 1, SHMC_ST_FINALIZING = 2, SHMC_ST_DONE = 3 };
@@ -37,6 +38,8 @@ struct shmc__boot {
     int rank, size;
     int local_rank; /* LOCAL_RANK or its launcher's equivalent: picks the GPU */
     struct shmc__config cfg;
+    struct shmc__rules rules; /* the dispatch rules cfg names (coll/rules.h) */
+    uint64_t rules_digest;    /* theirs and cfg's forced algorithms' (shmc__rules_digest) */
     struct shmc__arena arena;
 };
 

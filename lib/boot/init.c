@@ -61,8 +61,10 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
         *world = NULL;
     if (join && (rc = join_valid(join, level)) != SHMC_OK)
         return rc;
-    if ((rc = shmc__config_load(&b->cfg)) != SHMC_OK)
+    if ((rc = shmc__config_load(&b->cfg)) != SHMC_OK ||
+        (rc = shmc__rules_load(&b->rules, b->cfg.tuning_file)) != SHMC_OK)
         return rc;
+    b->rules_digest = shmc__rules_digest(&b->rules, b->cfg.algo);
     shmc__mk_setup(b->cfg.cuda, b->cfg.fake_device, b->cfg.fake_gpus);
     if ((rc = shmc__boot_launch(b, join, left_a_job)) != SHMC_OK)
         goto fail_boot;
@@ -79,7 +81,7 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
     };
     if ((rc = shmc__p2p_init(p, &b->arena, b->rank, b->size, &params)) != SHMC_OK ||
         (rc = shmc__p2p_start(p, b->cfg.attach_timeout_s)) != SHMC_OK ||
-        (rc = shmc__coll_init(&shmc__coll, p, &b->cfg)) != SHMC_OK)
+        (rc = shmc__coll_init(&shmc__coll, p, &b->cfg, &b->rules, b->rules_digest)) != SHMC_OK)
         goto fail_p2p;
     b->state = SHMC_ST_READY;
     thread_level = level > b->cfg.threads ? level : b->cfg.threads;

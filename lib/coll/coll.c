@@ -6,7 +6,12 @@
 #include <string.h>
 
 #include "coll/coll.h"
+
+#include "base/log.h"
+#include "base/machine.h"
+#include "coll/cx.h"
 #include "coll/nbworld.h"
+#include "coll/onestep.h"
 #include "coll/scratch.h"
 
 struct shmc__coll shmc__coll;
@@ -20,7 +25,28 @@ void shmc__coll_configure(struct shmc__coll *co, const struct shmc__config *cfg)
     co->overlap = cfg->coll_overlap;
 }
 
-int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct shmc__config *cfg)
+/* Every rank chooses as every other one does only if all hold the same rules and forced
+ * algorithms: each published the digest of its own when it attached (boot/launch.c), so
+ * once all have attached, each compares theirs with its own, and a difference fails
+ * shmc_init on every rank alike. */
+static int same_rules(const struct shmc__arena *a, int size, uint64_t mine)
+{
+    for (int r = 0; r < size; r++) {
+        /* A14 (p2p_start's wait for the attach count) pairs with R14 (launch.c). */
+        uint64_t theirs = shmc__load_relaxed64(&shmc__arena_cb(a, (unsigned)r)->rules);
+        if (theirs != mine) {
+            SHMC_ERROR("rank %d's dispatch rules or SHMC_ALGO_* differ from this rank's: give "
+                       "every rank the same SHMC_TUNING_FILE (or none) and the same "
+                       "SHMC_ALGO_*",
+                       r);
+            return SHMC_ERR_MISMATCH;
+        }
+    }
+    return SHMC_OK;
+}
+
+int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct shmc__config *cfg,
+                    const struct shmc__rules *rules, uint64_t digest)
 {
     memset(co, 0, sizeof *co);
     shmc__list_init(&co->nbw);
@@ -33,10 +59,10 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
     for (unsigned l = 0; l < SHMC_LANES; l++)
         co->lane[l] = (struct shmc__lane){
             .id = l, .wsync = shmc__arena_wsync(co->arena, l, (unsigned)co->rank)};
-    /* The dispatch rules the library is built with (checked whole by the unit tests). */
-    int rc = shmc__rules_parse(shmc__rules_shipped, "lib/coll/dispatch.rules", &co->rules);
+    int rc = same_rules(co->arena, co->size, digest);
     if (rc != SHMC_OK)
         return rc;
+    co->rules = *rules;
     co->steps = calloc(2 * ((size_t)co->size + 1), sizeof *co->steps);
     if (!co->steps)
         return SHMC_ERR_NOMEM;

@@ -166,8 +166,12 @@ extern _Thread_local struct shmc__request *shmc__coll_own;
 extern _Thread_local int64_t shmc__coll_as;
 
 /* coll.c: after shmc__p2p_start; takes what no collective may allocate later (scratch
- * and the requests of collectives' messages). SHMC_OK or SHMC_ERR_NOMEM. */
-int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct shmc__config *cfg);
+ * and the requests of collectives' messages), and the dispatch rules (shmc__rules_load),
+ * once every rank is seen to hold the same: digest (shmc__rules_digest), which each rank
+ * published in its control block as it attached. SHMC_OK, SHMC_ERR_MISMATCH (said) or
+ * SHMC_ERR_NOMEM. */
+int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct shmc__config *cfg,
+                    const struct shmc__rules *rules, uint64_t digest);
 void shmc__coll_release(struct shmc__coll *co);
 /* Takes the settable parts of cfg (algorithms, SHMC_CHECK) from now on. */
 void shmc__coll_configure(struct shmc__coll *co, const struct shmc__config *cfg);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/machine.h"
 #include "base/settings.h"
 #include "shmcomm.h"
 
@@ -226,4 +227,66 @@ void shmc__steps_build(const struct shmc__rules *r, int n, int world, struct shm
                 break;
         }
     }
+}
+
+int shmc__rules_load(struct shmc__rules *out, const char *path)
+{
+    if (!path)
+        return shmc__rules_parse(shmc__rules_shipped, "lib/coll/dispatch.rules", out);
+    static char text[64 << 10];
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        SHMC_ERROR("SHMC_TUNING_FILE=%s cannot be read: %s", path, strerror(errno));
+        return SHMC_ERR_ENV;
+    }
+    size_t n = fread(text, 1, sizeof text, f);
+    int err = ferror(f);
+    fclose(f);
+    if (err || n == sizeof text) {
+        SHMC_ERROR("SHMC_TUNING_FILE=%s: %s", path,
+                   err ? "a read failed" : "longer than 64 KiB, more than rules need");
+        return SHMC_ERR_ENV;
+    }
+    text[n] = '\0';
+    const char *m = strstr(text, "# machine:");
+    if (m && (m == text || m[-1] == '\n')) {
+        char here[320], there[320];
+        shmc__machine_desc(here, sizeof here);
+        m += strlen("# machine:");
+        m += strspn(m, " \t");
+        snprintf(there, sizeof there, "%.*s", (int)strcspn(m, "\r\n"), m);
+        if (strcmp(here, there) != 0) {
+            SHMC_WARN("SHMC_TUNING_FILE=%s was measured on another machine (%s; this one: %s): "
+                      "ignored, the built-in rules serve",
+                      path, there, here);
+            return shmc__rules_parse(shmc__rules_shipped, "lib/coll/dispatch.rules", out);
+        }
+    }
+    int rc = shmc__rules_parse(text, path, out);
+    if (rc == SHMC_OK)
+        SHMC_INFO("dispatch rules from SHMC_TUNING_FILE=%s", path);
+    return rc;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        h = (h ^ (v & 0xff)) * 1099511628211ull; /* FNV-1a */
+    return h;
+}
+
+uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT])
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int c = 0; c < SHMC_C_COUNT; c++) {
+        h = mix(h, algo[c]);
+        h = mix(h, r->count[c]);
+        for (int i = r->first[c]; i < r->first[c] + r->count[c]; i++) {
+            const struct shmc__rule *x = &r->rule[i];
+            h = mix(h, (uint64_t)x->nlo << 32 | (uint64_t)x->nhi << 16 | (uint64_t)x->comm << 8 |
+                           x->per_rank);
+            h = mix(h, (uint64_t)x->algo << 56 ^ x->max_bytes);
+        }
+    }
+    return h;
 }

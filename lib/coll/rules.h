@@ -35,6 +35,15 @@ struct shmc__rules {
 /* The rules the library is built with (dispatch.rules). */
 extern const char shmc__rules_shipped[];
 
+/* The rules to use: the built-in ones, or those of the file path (SHMC_TUNING_FILE; NULL:
+ * none) unless its "# machine:" line names another machine (then the built-in ones,
+ * saying so). SHMC_OK, or SHMC_ERR_ENV after saying what is wrong with the file. */
+int shmc__rules_load(struct shmc__rules *out, const char *path);
+
+/* A digest of rules r and the forced algorithms algo (SHMC_ALGO_*): equal on two ranks
+ * if, and (but for collisions) only if, they choose alike. */
+uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT]);
+
 /* Parses text (origin names it in messages) into out. SHMC_OK, or SHMC_ERR_ENV after
  * logging the first fault with its line. */
 int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *out);

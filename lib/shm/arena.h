@@ -130,6 +130,10 @@ struct shmc__rank_cb {
     /* Bit q: rank q found what it shares with this rank corrupt and stopped talking to it
      * (shm/job.h, shmc__job_cut). Set rarely, read when the epoch moves. */
     shmc_atomic_u64 cut[SHMC_MAX_RANKS / 64];
+    /* The digest of the rank's dispatch rules and forced algorithms (coll/rules.h),
+     * written once, before the rank counts itself attached (boot/launch.c, R14), read by
+     * every rank once all have attached (coll/coll.c, A14). */
+    shmc_atomic_u64 rules;
     /* Line 1: the doorbell futex word, bumped by whoever wakes the rank. */
     SHMC_ALIGNED_LINE shmc_atomic_u32 doorbell;
     /* Line 2: what the rank is blocked on, for hang reports and for waiters deciding

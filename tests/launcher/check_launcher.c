@@ -63,6 +63,71 @@ START_TEST(test_launcher_help_version)
 }
 END_TEST
 
+/* SHMC_TUNING_FILE: its rules replace the built-in ones; a fault in it stops the job at
+ * start, naming the line; one measured on another machine is ignored, saying so; ranks
+ * whose rules differ all fail at start instead of choosing apart. */
+START_TEST(test_launcher_tuning_file)
+{
+    char dir[] = "/tmp/shmc-tuning-XXXXXX", path[128], prog[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    shmct_build_path("tests/progs/tuning", prog, sizeof prog);
+    ck_assert_int_eq(run("-n 2 %s", prog), 0);
+    ASSERT_OUT("staged 20"); /* (the built-in rules: the staging buffers) */
+
+    /* Every collective's catch-all, all-reduce's by the ring. */
+    static const char *const colls[] = {"barrier",   "broadcast", "reduce",         "gather",
+                                        "allgather", "scatter",   "reduce_scatter", "alltoall"};
+    snprintf(path, sizeof path, "%s/ring", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
+        fprintf(f, "%s any any any tree\n", colls[i]);
+    fprintf(f, "allreduce any any any ring   # every all-reduce\n");
+    fclose(f);
+    ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
+    ASSERT_OUT("staged 0");
+
+    /* Another machine's: ignored, the built-in rules serve. */
+    snprintf(path, sizeof path, "%s/elsewhere", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f,
+            "# machine: a machine that is not this one, 9999 CPUs\nallreduce any any any ring\n");
+    fclose(f);
+    ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
+    ASSERT_OUT("measured on another machine");
+    ASSERT_OUT("staged 20");
+
+    /* A fault: refused at start, naming the file and the line. */
+    snprintf(path, sizeof path, "%s/bad", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
+        fprintf(f, "%s any any any tree\n", colls[i]);
+    fprintf(f, "allreduce any any any tree\nallreduce 2 any any ring\n");
+    fclose(f);
+    ck_assert_int_ne(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
+    ASSERT_OUT("bad, line 10: never used");
+    ASSERT_OUT("init: ");
+    ck_assert_int_ne(run("-n 2 -x SHMC_TUNING_FILE=%s/none %s", dir, prog), 0);
+    ASSERT_OUT("cannot be read");
+
+    /* Rank 1 with other rules than rank 0's: both fail at start, neither hangs. */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "%s -n 2 sh -c '[ \"$SHMC_RANK\" = 1 ] && export SHMC_TUNING_FILE=%s/ring; "
+             "exec %s' 2>&1",
+             shmrun, dir, prog);
+    int st = shmct_sh(cmd, out, sizeof out);
+    ck_assert_int_ne(st, 0);
+    ASSERT_OUT("rank 1's dispatch rules or SHMC_ALGO_* differ from this rank's");
+    ASSERT_OUT("rank 0's dispatch rules or SHMC_ALGO_* differ from this rank's");
+    ASSERT_OUT("init: ");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* shmrun --info lists every setting, with the value the environment gives it, and starts
  * nothing; --info=markdown is docs/configuration.md's table (check_config_docs). */
 START_TEST(test_launcher_info)
@@ -696,6 +761,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_keep_going);
     tcase_add_test(t, test_launcher_cleanup);
     tcase_add_test(t, test_launcher_info);
+    tcase_add_test(t, test_launcher_tuning_file);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
     tcase_add_test(t, test_launcher_bindings_gpus);
