@@ -3,9 +3,23 @@
  */
 #include "base/machine.h"
 
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int shmc__job_cpus(void)
+{
+    const char *s = getenv("SHMC_CPUS");
+    if (s && atoi(s) > 0)
+        return atoi(s);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
 
 void shmc__machine_desc(char *out, size_t len)
 {

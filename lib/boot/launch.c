@@ -38,6 +38,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/machine.h"
 #include "boot/boot.h"
 #include "shm/fdpass.h"
 #include "shmcomm.h"
@@ -351,8 +352,10 @@ static int claim(struct shmc__boot *b)
                    b->rank, expect);
         return SHMC_ERR_ENV;
     }
-    /* R14: the rules' digest, published by the attach count's increment below. */
+    /* R14: the rules' digest and the CPUs, published by the attach count's increment
+     * below. */
     shmc__store_relaxed64(&cb->rules, b->rules_digest);
+    shmc__store_relaxed32(&cb->cpus, (uint32_t)shmc__job_cpus());
     struct shmc__arena_hdr *h = b->arena.hdr;
     uint32_t n = shmc__fetch_add32(&h->attached, 1) + 1;
     syscall(SYS_futex, &h->attached, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);

@@ -62,6 +62,14 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
     int rc = same_rules(co->arena, co->size, digest);
     if (rc != SHMC_OK)
         return rc;
+    /* The job shares CPUs when it has more ranks than any rank may run on: from what every
+     * rank published as it attached (A14), so that every rank finds the same. */
+    uint32_t most = 1;
+    for (int r = 0; r < co->size; r++) {
+        uint32_t c = shmc__load_relaxed32(&shmc__arena_cb(co->arena, (unsigned)r)->cpus);
+        most = c > most ? c : most;
+    }
+    co->shared_cpus = (uint32_t)co->size > most;
     co->rules = *rules;
     co->steps = calloc(2 * ((size_t)co->size + 1), sizeof *co->steps);
     if (!co->steps)

@@ -96,8 +96,9 @@ struct shmc__coll {
     /* The rules for each communicator size, world or not: [world][n], made when first
      * asked for (dispatch.c), then unchanged until shmc_finalize. */
     struct shmc__steps **steps;
-    int check;   /* SHMC_CHECK: members agree on each call first */
-    int overlap; /* SHMC_COLL_OVERLAP */
+    int shared_cpus; /* the job has more ranks than CPUs (every rank finds the same) */
+    int check;       /* SHMC_CHECK: members agree on each call first */
+    int overlap;     /* SHMC_COLL_OVERLAP */
 
     /* This rank's collective slots (slot.c), one per lane (shm/arena.h). */
     struct shmc__slot_own own[SHMC_LANES];

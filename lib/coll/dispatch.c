@@ -72,7 +72,7 @@ static const struct shmc__steps *steps_of(struct shmc__coll *co, int n, int worl
             rules += co->rules.count[c];
         struct shmc__steps *s = malloc(sizeof *s + rules * sizeof s->step[0]);
         if (s)
-            shmc__steps_build(&co->rules, n, world, s);
+            shmc__steps_build(&co->rules, n, world, co->shared_cpus, s);
         *at = s;
     }
     const struct shmc__steps *s = *at;
@@ -91,7 +91,8 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
     const struct shmc__steps *s = cc->steps;
     if (!s && !(s = cc->steps = steps_of(x->co, x->n, shmc__cx_world(x))))
-        return shmc__rules_pick(&x->co->rules, coll, x->n, bytes, shmc__cx_world(x));
+        return shmc__rules_pick(&x->co->rules, coll, x->n, bytes, shmc__cx_world(x),
+                                x->co->shared_cpus);
     return shmc__steps_pick(s, coll, bytes);
 }
 

@@ -85,10 +85,10 @@ static int bytes_of(const char *w, struct shmc__rule *r)
 static int catch_all(const struct shmc__rule *r)
 {
     return r->nlo == 1 && r->nhi == UINT16_MAX && r->max_bytes == SIZE_MAX &&
-           r->comm == SHMC_RULE_ANY_COMM;
+           r->comm == SHMC_RULE_ANY_COMM && r->cpus == SHMC_RULE_ANY_CPUS;
 }
 
-/* One rule's five words into r and its collective. */
+/* One rule's six words into r and its collective. */
 static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *coll)
 {
     memset(r, 0, sizeof *r);
@@ -108,12 +108,18 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
         r->comm = SHMC_RULE_OTHER;
     else if (strcmp(w[3], "any") != 0)
         return fault(l, "comm is world, other or any, not", w[3]);
+    if (!strcmp(w[4], "shared"))
+        r->cpus = SHMC_RULE_SHARED;
+    else if (!strcmp(w[4], "own"))
+        r->cpus = SHMC_RULE_OWN;
+    else if (strcmp(w[4], "any") != 0)
+        return fault(l, "cpus is shared, own or any, not", w[4]);
     int algo = -1;
     for (int a = SHMC_A_AUTO + 1; a < SHMC_A_COUNT; a++)
-        if (!strcmp(w[4], shmc__algo_names[a]) && shmc__algo_valid(*coll, a))
+        if (!strcmp(w[5], shmc__algo_names[a]) && shmc__algo_valid(*coll, a))
             algo = a;
     if (algo < 0)
-        return fault(l, "the collective has no algorithm", w[4]);
+        return fault(l, "the collective has no algorithm", w[5]);
     r->algo = (uint8_t)algo;
     return 0;
 }
@@ -127,7 +133,7 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
     for (const char *p = text; *p;) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        char buf[256], *w[6], *save = NULL;
+        char buf[256], *w[7], *save = NULL;
         l.no++;
         if (len >= sizeof buf) {
             SHMC_ERROR("%s, line %d: longer than %zu characters", origin, l.no, sizeof buf - 1);
@@ -140,15 +146,15 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
         if (hash)
             *hash = '\0';
         int k = 0;
-        for (char *t = strtok_r(buf, " \t\r", &save); t && k < 6;
+        for (char *t = strtok_r(buf, " \t\r", &save); t && k < 7;
              t = strtok_r(NULL, " \t\r", &save))
             w[k++] = t;
         if (k == 0)
             continue;
-        if (k != 5) {
-            SHMC_ERROR("%s, line %d: a rule is five words (collective ranks bytes comm "
+        if (k != 6) {
+            SHMC_ERROR("%s, line %d: a rule is six words (collective ranks bytes comm cpus "
                        "algorithm), not %d%s",
-                       origin, l.no, k, k == 6 ? " or more" : "");
+                       origin, l.no, k, k == 7 ? " or more" : "");
             return SHMC_ERR_ENV;
         }
         if (n == SHMC_RULES_MAX) {
@@ -181,32 +187,34 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
         }
         out->count[c] = (uint16_t)(at - out->first[c]);
         if (last < 0 || !catch_all(&got[last])) {
-            SHMC_ERROR("%s: %s has no last rule for any call (%s any any any ALGORITHM)", origin,
-                       shmc__coll_names[c], shmc__coll_names[c]);
+            SHMC_ERROR("%s: %s has no last rule for any call (%s any any any any ALGORITHM)",
+                       origin, shmc__coll_names[c], shmc__coll_names[c]);
             return SHMC_ERR_ENV;
         }
     }
     return SHMC_OK;
 }
 
-/* Does rule x apply to calls on n ranks, the world or not? */
-static int applies(const struct shmc__rule *x, int n, int world)
+/* Does rule x apply to calls on n ranks, the world or not, CPUs shared or not? */
+static int applies(const struct shmc__rule *x, int n, int world, int shared)
 {
-    return n >= x->nlo && n <= x->nhi && x->comm != (world ? SHMC_RULE_OTHER : SHMC_RULE_WORLD);
+    return n >= x->nlo && n <= x->nhi && x->comm != (world ? SHMC_RULE_OTHER : SHMC_RULE_WORLD) &&
+           x->cpus != (shared ? SHMC_RULE_OWN : SHMC_RULE_SHARED);
 }
 
-int shmc__rules_pick(const struct shmc__rules *r, int c, int n, size_t bytes, int world)
+int shmc__rules_pick(const struct shmc__rules *r, int c, int n, size_t bytes, int world, int shared)
 {
     const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
     for (; x < end - 1; x++) {
         size_t bound = x->per_rank ? x->max_bytes * (size_t)n : x->max_bytes;
-        if (applies(x, n, world) && bytes <= bound)
+        if (applies(x, n, world, shared) && bytes <= bound)
             return x->algo;
     }
     return end[-1].algo; /* (the collective's last rule matches any call) */
 }
 
-void shmc__steps_build(const struct shmc__rules *r, int n, int world, struct shmc__steps *out)
+void shmc__steps_build(const struct shmc__rules *r, int n, int world, int shared,
+                       struct shmc__steps *out)
 {
     uint16_t k = 0;
     for (int c = 0; c < SHMC_C_COUNT; c++) {
@@ -214,7 +222,7 @@ void shmc__steps_build(const struct shmc__rules *r, int n, int world, struct shm
         const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
         size_t reached = 0; /* the calls up to a bound already given are taken */
         for (; x < end; x++) {
-            if (!applies(x, n, world))
+            if (!applies(x, n, world, shared))
                 continue;
             size_t bound = x->max_bytes;
             if (x->per_rank && bound != SIZE_MAX)
@@ -284,7 +292,7 @@ uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC
         for (int i = r->first[c]; i < r->first[c] + r->count[c]; i++) {
             const struct shmc__rule *x = &r->rule[i];
             h = mix(h, (uint64_t)x->nlo << 32 | (uint64_t)x->nhi << 16 | (uint64_t)x->comm << 8 |
-                           x->per_rank);
+                           (uint64_t)x->cpus << 4 | x->per_rank);
             h = mix(h, (uint64_t)x->algo << 56 ^ x->max_bytes);
         }
     }

@@ -17,10 +17,12 @@
 #define SHMC_RULES_MAX 128
 
 enum { SHMC_RULE_ANY_COMM, SHMC_RULE_WORLD, SHMC_RULE_OTHER };
+enum { SHMC_RULE_ANY_CPUS, SHMC_RULE_SHARED, SHMC_RULE_OWN };
 
 struct shmc__rule {
     uint16_t nlo, nhi; /* ranks, inclusive */
-    uint8_t comm;      /* SHMC_RULE_* */
+    uint8_t comm;      /* SHMC_RULE_*_COMM, _WORLD, _OTHER */
+    uint8_t cpus;      /* SHMC_RULE_ANY_CPUS, _SHARED, _OWN */
     uint8_t per_rank;  /* max_bytes counts per rank: the call's bound is max_bytes x ranks */
     uint8_t algo;
     size_t max_bytes; /* SIZE_MAX: any */
@@ -61,9 +63,10 @@ struct shmc__steps {
     struct shmc__step step[]; /* (as many as rules at most) */
 };
 
-/* The steps of rules r for n ranks, the world or not (world non-zero), in out, which has
- * room for every rule of r. */
-void shmc__steps_build(const struct shmc__rules *r, int n, int world, struct shmc__steps *out);
+/* The steps of rules r for n ranks, the world or not (world non-zero), in a job whose
+ * ranks share CPUs or not (shared non-zero), in out, which has room for every rule of r. */
+void shmc__steps_build(const struct shmc__rules *r, int n, int world, int shared,
+                       struct shmc__steps *out);
 
 /* The algorithm of a call of collective c of bytes. */
 static inline int shmc__steps_pick(const struct shmc__steps *s, int c, size_t bytes)
@@ -75,6 +78,7 @@ static inline int shmc__steps_pick(const struct shmc__steps *s, int c, size_t by
 }
 
 /* The same from the rules directly: what shmc__steps_build reduces. */
-int shmc__rules_pick(const struct shmc__rules *r, int c, int n, size_t bytes, int world);
+int shmc__rules_pick(const struct shmc__rules *r, int c, int n, size_t bytes, int world,
+                     int shared);
 
 #endif /* SHMC_RULES_H */

@@ -11,6 +11,8 @@
 #include "p2p/coop.h"
 #include "p2p/outq.h"
 #include "p2p/p2p.h"
+
+#include "base/machine.h"
 #include "p2p/progress.h"
 #include "p2p/rndv.h"
 
@@ -33,20 +35,6 @@
  * only when oversubscribed, as a dedicated rank spins SPIN_DEDICATED polls anyway. */
 #define SPIN_ELSEWHERE_US 20u
 
-/* CPUs this job may run on: shmrun says (it bound each rank to one core); otherwise our
- * affinity mask, which other launchers leave wide. */
-static int job_cpus(void)
-{
-    const char *s = getenv("SHMC_CPUS");
-    if (s && atoi(s) > 0)
-        return atoi(s);
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
 {
     p->eager_limit = c->eager_limit;
@@ -66,7 +54,7 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
         p->chunk = (maxp < SHMC_STREAM_CHUNK_MAX ? maxp : SHMC_STREAM_CHUNK_MAX) - 8;
         break;
     }
-    int oversubscribed = p->size > job_cpus();
+    int oversubscribed = p->size > shmc__job_cpus();
     p->spin = c->spin != ~0u ? c->spin : (oversubscribed ? SPIN_OVERSUBSCRIBED : SPIN_DEDICATED);
     p->yield =
         c->yield != ~0u ? c->yield : (oversubscribed ? YIELD_OVERSUBSCRIBED : YIELD_DEDICATED);

@@ -134,6 +134,7 @@ struct shmc__rank_cb {
      * written once, before the rank counts itself attached (boot/launch.c, R14), read by
      * every rank once all have attached (coll/coll.c, A14). */
     shmc_atomic_u64 rules;
+    shmc_atomic_u32 cpus; /* the CPUs it may run on (shmc__job_cpus), published likewise */
     /* Line 1: the doorbell futex word, bumped by whoever wakes the rank. */
     SHMC_ALIGNED_LINE shmc_atomic_u32 doorbell;
     /* Line 2: what the rank is blocked on, for hang reports and for waiters deciding

@@ -81,18 +81,35 @@ START_TEST(test_launcher_tuning_file)
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
-        fprintf(f, "%s any any any tree\n", colls[i]);
-    fprintf(f, "allreduce any any any ring   # every all-reduce\n");
+        fprintf(f, "%s any any any any tree\n", colls[i]);
+    fprintf(f, "allreduce any any any any ring   # every all-reduce\n");
     fclose(f);
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
+
+    /* A rule for jobs whose ranks share CPUs: taken only when they do (SHMC_CPUS says how
+     * many CPUs the job has, as shmrun itself does when it binds). */
+    snprintf(path, sizeof path, "%s/shared", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
+        fprintf(f, "%s any any any any tree\n", colls[i]);
+    fprintf(f, "allreduce any any any shared ring\nallreduce any any any any stage\n");
+    fclose(f);
+    ck_assert_int_eq(
+        run("-n 2 --bind-to none -x SHMC_CPUS=1 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
+    ASSERT_OUT("staged 0");
+    ck_assert_int_eq(
+        run("-n 2 --bind-to none -x SHMC_CPUS=4 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
+    ASSERT_OUT("staged 20");
 
     /* Another machine's: ignored, the built-in rules serve. */
     snprintf(path, sizeof path, "%s/elsewhere", dir);
     f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
-    fprintf(f,
-            "# machine: a machine that is not this one, 9999 CPUs\nallreduce any any any ring\n");
+    fprintf(
+        f,
+        "# machine: a machine that is not this one, 9999 CPUs\nallreduce any any any any ring\n");
     fclose(f);
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
     ASSERT_OUT("measured on another machine");
@@ -103,8 +120,8 @@ START_TEST(test_launcher_tuning_file)
     f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
-        fprintf(f, "%s any any any tree\n", colls[i]);
-    fprintf(f, "allreduce any any any tree\nallreduce 2 any any ring\n");
+        fprintf(f, "%s any any any any tree\n", colls[i]);
+    fprintf(f, "allreduce any any any any tree\nallreduce 2 any any any ring\n");
     fclose(f);
     ck_assert_int_ne(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("bad, line 10: never used");
