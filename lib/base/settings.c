@@ -278,9 +278,9 @@ const struct shmc__setting shmc__settings[] = {
      "on stand-in GPU r % K"},
     {"SHMC_TUNING_FILE", SHMC_SET_TEXT, AT(tuning_file), 0, 0, 0, "the built-in rules", 0, NULL,
      NULL, NULL,
-     "a file of dispatch rules (the format of lib/coll/dispatch.rules) that replaces the "
-     "built-in ones: each call on host memory takes the algorithm of its first matching "
-     "rule. A fault in it stops `shmc_init`, naming the line; a file whose `# machine:` "
+     "a file of dispatch rules (the format of lib/coll/dispatch.rules; bench/tune.py writes "
+     "one from measurements on this machine) that replaces the built-in ones: each call on "
+     "host memory takes the algorithm of its first matching rule. A fault in it stops `shmc_init`, naming the line; a file whose `# machine:` "
      "line names another machine than this one (`shmrun --info` prints this one's) is "
      "ignored, saying so; ranks whose rules differ all fail `shmc_init` with "
      "`SHMC_ERR_MISMATCH`"},

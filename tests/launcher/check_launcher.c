@@ -103,6 +103,23 @@ START_TEST(test_launcher_tuning_file)
         run("-n 2 --bind-to none -x SHMC_CPUS=4 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 20");
 
+    /* bench/tune.py's rules (measured up to 256 bytes here) are taken, and leave the
+     * sizes they did not measure to the built-in rules. */
+    if (system("python3 -c '' 2>/dev/null") == 0) {
+        char build[512], cmd[2048];
+        snprintf(build, sizeof build, "%.*s", (int)(strlen(shmrun) - strlen("/bin/shmrun")),
+                 shmrun);
+        snprintf(path, sizeof path, "%s/tuned", dir);
+        snprintf(cmd, sizeof cmd,
+                 "python3 %s/bench/tune.py --build %s --ranks 2 --max 256 --samples 1 "
+                 "--out %s 2>&1",
+                 SHMC_SRC_DIR, build, path);
+        ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+        ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=3 %s", path, prog), 0);
+        ASSERT_OUT("dispatch rules from SHMC_TUNING_FILE=");
+        ASSERT_OUT("staged 20");
+    }
+
     /* Another machine's: ignored, the built-in rules serve. */
     snprintf(path, sizeof path, "%s/elsewhere", dir);
     f = fopen(path, "w");
