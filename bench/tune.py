@@ -7,8 +7,12 @@ count and those sizes; the built-in rules follow for every other call. The file'
 as shmrun --info gives it (the library ignores the file elsewhere), and a "# measured:"
 line says when and with what.
 
-    python3 bench/tune.py [--ranks 2,4] [--max 16M] [--samples 5] [--out FILE]
-        [--build build]
+    python3 bench/tune.py [--ranks 2,4] [--max 16M] [--samples 5] [--margin 0.1]
+        [--out FILE] [--build build]
+
+At each size the built-in rules' algorithm stays unless another was faster by more than
+--margin, so that a tuned table is not slower than the built-in one where they differ
+only by noise.
 
 Each call of coll_bench is a job of its own; run it on an otherwise idle machine (the
 ranks oversubscribe it when they outnumber its CPUs, which the rules then record:
@@ -31,29 +35,76 @@ def run(cmd, env):
     return r.stdout
 
 
+def size(text):
+    """Bytes of "16M", "64k", "4096" (powers of 1024), as the library reads sizes."""
+    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:].lower(), 1)
+    try:
+        return int(text[:-1] if mult > 1 else text) * mult
+    except ValueError:
+        sys.exit(f"tune: --max {text}: give bytes, with k, M or G")
+
+
 def measure(build, n, split, max_bytes, samples, env):
     """{(coll, bytes): {algo: median_us}} of one coll_bench run."""
     cmd = [os.path.join(build, "bin", "shmrun"), "-n", str(n),
            os.path.join(build, "bench", "coll_bench"), "--coll", "all", "--algo", "each",
-           "--csv", "--min", "4", "--max", max_bytes, "--samples", str(samples)]
+           "--csv", "--min", "4", "--max", str(size(max_bytes)), "--samples", str(samples)]
     if split:
         cmd.append("--split")
     got = {}
     for line in run(cmd, env).splitlines():
+        # collective,algo,ranks,bytes,median_us,min_us,max_us
         w = line.split(",")
         if len(w) != 7 or w[0] == "collective":
             continue
         got.setdefault((w[0], int(w[3])), {})[w[1]] = float(w[4])
+    if not got:
+        sys.exit(f"tune: {' '.join(cmd)} measured nothing")
     return got
 
 
-def rules_for(got, n, comm, cpus):
-    """The rules of one run: per collective, runs of sizes with the same fastest algorithm,
-    each up to its largest size."""
+def size_of(word, n):
+    """A rule's bytes word as a bound (None: any)."""
+    if word == "any":
+        return None
+    per = word.endswith("/rank")
+    b = size(word[2:-5] if per else word[2:])
+    return b * n if per else b
+
+
+def shipped_pick(shipped, coll, n, nbytes, comm, cpus):
+    """The built-in rules' algorithm for a call: their first match (lib/coll/rules.h)."""
+    for line in shipped:
+        c, ranks, bound, rcomm, rcpus, algo = line.split()
+        if c != coll or rcomm not in ("any", comm) or rcpus not in ("any", cpus):
+            continue
+        if ranks != "any":
+            lo, _, hi = ranks.partition("-")
+            lo, hi = int(lo), (int(hi) if hi else (n if _ else int(lo)))
+            if not lo <= n <= hi:
+                continue
+        limit = size_of(bound, n)
+        if limit is None or nbytes <= limit:
+            return algo
+    return None
+
+
+def rules_for(got, n, comm, cpus, shipped, margin):
+    """The rules of one run: per collective, runs of sizes with the same chosen algorithm,
+    each up to its largest size. At each size the built-in rules' algorithm stays unless
+    another was faster by more than margin (a fraction): a tuned table is meant never to
+    be slower than the built-in one, and one sample's noise should not move it."""
     out = {}
     for coll in sorted({c for c, _ in got}):
         sizes = sorted(b for c, b in got if c == coll)
-        best = [(b, min(got[(coll, b)], key=got[(coll, b)].get)) for b in sizes]
+        best = []
+        for b in sizes:
+            t = got[(coll, b)]
+            fastest = min(t, key=t.get)
+            keep = shipped_pick(shipped, coll, n, b, comm, cpus)
+            if keep in t and t[fastest] > t[keep] * (1 - margin):
+                fastest = keep
+            best.append((b, fastest))
         rows = []
         for i, (b, algo) in enumerate(best):
             if i + 1 < len(best) and best[i + 1][1] == algo:
@@ -70,6 +121,9 @@ def main():
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--max", default="16M")
     ap.add_argument("--samples", type=int, default=5)
+    ap.add_argument("--margin", type=float, default=0.1,
+                    help="how much faster another algorithm must be than the built-in "
+                         "rules' to replace it (a fraction; default 0.1)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default="-")
     args = ap.parse_args()
@@ -78,17 +132,19 @@ def main():
     info = run([os.path.join(args.build, "bin", "shmrun"), "--info"], env).splitlines()[0]
     machine = info.split("on this machine: ", 1)[1]
     cpus = os.cpu_count() or 1
+    with open(os.path.join(ROOT, "lib", "coll", "dispatch.rules")) as f:
+        shipped = [l.split("#")[0].rstrip() for l in f if l.split("#")[0].strip()]
     tuned = {}
     for n in map(int, args.ranks.split(",")):
         for split, comm in ((False, "world"), (True, "other")):
             got = measure(args.build, n, split, args.max, args.samples, env)
-            for coll, rows in rules_for(got, n, comm, "shared" if n > cpus else "own").items():
+            state = "shared" if n > cpus else "own"
+            for coll, rows in rules_for(got, n, comm, state, shipped, args.margin).items():
                 tuned.setdefault(coll, []).extend(rows)
-    with open(os.path.join(ROOT, "lib", "coll", "dispatch.rules")) as f:
-        shipped = [l.rstrip() for l in f if l.strip() and not l.startswith("#")]
     lines = [f"# machine: {machine}",
              f"# measured: {datetime.datetime.now().isoformat(timespec='minutes')}, "
-             f"bench/tune.py --ranks {args.ranks} --max {args.max} --samples {args.samples}",
+             f"bench/tune.py --ranks {args.ranks} --max {args.max} --samples {args.samples} "
+             f"--margin {args.margin}",
              "# collective     ranks  bytes        comm   cpus   algorithm"]
     colls = []
     for l in shipped:
