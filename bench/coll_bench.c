@@ -20,6 +20,9 @@
  * world itself (the world has algorithms of its own: docs/collectives.md).
  * --algo each runs every algorithm of each collective (how the crossover points in
  * docs/collectives.md were measured); it sets the same override SHMC_ALGO_<NAME> does.
+ * --picks measures nothing: it prints, for each collective and size, the algorithm the
+ * dispatch rules in effect choose for such a call on this communicator (bench/tune.py
+ * compares with it).
  */
 #include <shmcomm.h>
 
@@ -33,11 +36,13 @@
 #include <time.h>
 
 #include "base/config.h"
+#include "coll/coll.h"
 
 static size_t min_bytes = 4, max_bytes = 64u << 20;
 static int samples = 11, csv, only = -1, algo_mode = -1; /* -1 auto, -2 each, else algo */
-static int nonblocking;                                     /* --nonblocking */
-static int split;                                           /* --split */
+static int nonblocking;                                  /* --nonblocking */
+static int split;                                        /* --split */
+static int picks;                                        /* --picks */
 
 struct bufs {
     void *s, *r;
@@ -175,7 +180,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: coll_bench [--coll NAME|all] [--algo auto|each|tree|ring|shm|rd] "
                     "[--min BYTES] [--max BYTES] [--samples N] [--csv] [--nonblocking] "
-                    "[--split]\n");
+                    "[--split] [--picks]\n");
     exit(2);
 }
 
@@ -186,6 +191,8 @@ int main(int argc, char **argv)
             nonblocking = 1;
         } else if (!strcmp(argv[i], "--split")) {
             split = 1;
+        } else if (!strcmp(argv[i], "--picks")) {
+            picks = 1;
         } else if (!strcmp(argv[i], "--csv")) {
             csv = 1;
         } else if (i + 1 < argc && !strcmp(argv[i], "--coll")) {
@@ -231,10 +238,27 @@ int main(int argc, char **argv)
     }
     memset(b.s, 0, max_bytes + 64);
     memset(b.r, 0, max_bytes + 64);
-    if (me == 0 && !csv)
+    if (picks) {
+        /* What dispatch chooses (coll/dispatch.c: the rules, unless SHMC_ALGO_* forces). */
+        if (me == 0)
+            printf("# cpus %s\ncollective,picked,ranks,bytes\n",
+                   shmc__coll.shared_cpus ? "shared" : "own");
+        for (int c = 0; c < SHMC_C_COUNT && me == 0; c++)
+            for (size_t bytes = min_bytes; (only < 0 || c == only) && bytes <= max_bytes;
+                 bytes *= 4) {
+                size_t as = c == SHMC_C_BARRIER ? 0 : bytes;
+                int a =
+                    shmc__rules_pick(&shmc__coll.rules, c, n, as, !split, shmc__coll.shared_cpus);
+                printf("%s,%s,%d,%zu\n", shmc__coll_names[c], shmc__algo_names[a], n, as);
+                if (c == SHMC_C_BARRIER)
+                    break;
+            }
+        only = SHMC_C_COUNT; /* (nothing to measure) */
+    }
+    if (me == 0 && !csv && !picks)
         printf("%-15s %-5s %3s %10s %12s %12s %12s\n", "collective", "algo", "n", "bytes",
                "median_us", "min_us", "max_us");
-    if (me == 0 && csv)
+    if (me == 0 && csv && !picks)
         printf("collective,algo,ranks,bytes,median_us,min_us,max_us\n");
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         if (only >= 0 && c != only)

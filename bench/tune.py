@@ -3,20 +3,20 @@
 (lib/coll/dispatch.rules' format) for SHMC_TUNING_FILE: for each rank count asked for, on
 the world and on a communicator split from it, the fastest algorithm at each size that
 bench/coll_bench measures (sizes x4 apart, up to --max), as rules for exactly that rank
-count and those sizes; the built-in rules follow for every other call. The file's "# machine:" line is this machine's
-as shmrun --info gives it (the library ignores the file elsewhere), and a "# measured:"
-line says when and with what.
+count and those sizes; the built-in rules follow for every other call. The file's
+"# machine:" line is this machine's as shmrun --info gives it (the library ignores the
+file elsewhere), and a "# measured:" line says when and with what.
 
     python3 bench/tune.py [--ranks 2,4] [--max 16M] [--samples 5] [--margin 0.1]
         [--out FILE] [--build build]
 
-At each size the built-in rules' algorithm stays unless another was faster by more than
---margin, so that a tuned table is not slower than the built-in one where they differ
-only by noise.
+At each size the built-in rules' algorithm (as the library picks it: coll_bench --picks)
+stays unless another was faster by more than --margin, so that a tuned table is not
+slower than the built-in one where they differ only by noise.
 
 Each call of coll_bench is a job of its own; run it on an otherwise idle machine (the
-ranks oversubscribe it when they outnumber its CPUs, which the rules then record:
-cpus shared or own).
+ranks share its CPUs when they outnumber them, which the rules record as the library
+finds it: cpus shared or own).
 """
 import argparse
 import datetime
@@ -63,33 +63,26 @@ def measure(build, n, split, max_bytes, samples, env):
     return got
 
 
-def size_of(word, n):
-    """A rule's bytes word as a bound (None: any)."""
-    if word == "any":
-        return None
-    per = word.endswith("/rank")
-    b = size(word[2:-5] if per else word[2:])
-    return b * n if per else b
+def picks(build, n, split, max_bytes, env):
+    """{(coll, bytes): algorithm} the library's rules in effect choose (coll_bench --picks:
+    the built-in ones, as the tuner runs without SHMC_TUNING_FILE), and "shared" or "own":
+    whether the library finds the ranks sharing CPUs."""
+    cmd = [os.path.join(build, "bin", "shmrun"), "-n", str(n),
+           os.path.join(build, "bench", "coll_bench"), "--picks", "--min", "4", "--max",
+           str(size(max_bytes))]
+    if split:
+        cmd.append("--split")
+    got, cpus = {}, None
+    for line in run(cmd, env).splitlines():
+        w = line.split(",")
+        if line.startswith("# cpus "):
+            cpus = line.split()[2]  # (whether the library sees the ranks share CPUs)
+        elif len(w) == 4 and w[0] != "collective":
+            got[(w[0], int(w[3]))] = w[1]
+    return got, cpus
 
 
-def shipped_pick(shipped, coll, n, nbytes, comm, cpus):
-    """The built-in rules' algorithm for a call: their first match (lib/coll/rules.h)."""
-    for line in shipped:
-        c, ranks, bound, rcomm, rcpus, algo = line.split()
-        if c != coll or rcomm not in ("any", comm) or rcpus not in ("any", cpus):
-            continue
-        if ranks != "any":
-            lo, _, hi = ranks.partition("-")
-            lo, hi = int(lo), (int(hi) if hi else (n if _ else int(lo)))
-            if not lo <= n <= hi:
-                continue
-        limit = size_of(bound, n)
-        if limit is None or nbytes <= limit:
-            return algo
-    return None
-
-
-def rules_for(got, n, comm, cpus, shipped, margin):
+def rules_for(got, picked, n, comm, cpus, margin):
     """The rules of one run: per collective, runs of sizes with the same chosen algorithm,
     each up to its largest size. At each size the built-in rules' algorithm stays unless
     another was faster by more than margin (a fraction): a tuned table is meant never to
@@ -101,7 +94,7 @@ def rules_for(got, n, comm, cpus, shipped, margin):
         for b in sizes:
             t = got[(coll, b)]
             fastest = min(t, key=t.get)
-            keep = shipped_pick(shipped, coll, n, b, comm, cpus)
+            keep = picked.get((coll, b))
             if keep in t and t[fastest] > t[keep] * (1 - margin):
                 fastest = keep
             best.append((b, fastest))
@@ -131,15 +124,14 @@ def main():
     env.pop("SHMC_TUNING_FILE", None)
     info = run([os.path.join(args.build, "bin", "shmrun"), "--info"], env).splitlines()[0]
     machine = info.split("on this machine: ", 1)[1]
-    cpus = os.cpu_count() or 1
     with open(os.path.join(ROOT, "lib", "coll", "dispatch.rules")) as f:
         shipped = [l.split("#")[0].rstrip() for l in f if l.split("#")[0].strip()]
     tuned = {}
     for n in map(int, args.ranks.split(",")):
         for split, comm in ((False, "world"), (True, "other")):
             got = measure(args.build, n, split, args.max, args.samples, env)
-            state = "shared" if n > cpus else "own"
-            for coll, rows in rules_for(got, n, comm, state, shipped, args.margin).items():
+            picked, state = picks(args.build, n, split, args.max, env)
+            for coll, rows in rules_for(got, picked, n, comm, state, args.margin).items():
                 tuned.setdefault(coll, []).extend(rows)
     lines = [f"# machine: {machine}",
              f"# measured: {datetime.datetime.now().isoformat(timespec='minutes')}, "

@@ -167,11 +167,12 @@ static int parse_fake(const char *name, const char *s, struct shmc__config *cfg)
     return parse_words(name, s, bools, "1/on, 0/off, noipc or gpus:K", &cfg->fake_device);
 }
 
-/* SHMC_RING_SIZE: a size, and a power of two. */
+/* SHMC_RING_SIZE: a size within its row's range, and a power of two. */
 static int parse_ring(const char *name, const char *s, struct shmc__config *cfg)
 {
+    const struct shmc__setting *row = shmc__setting_find(name);
     size_t v;
-    int rc = parse_size(name, s, 4096, 1u << 24, &v);
+    int rc = parse_size(name, s, (size_t)row->lo, (size_t)row->hi, &v);
     if (rc == SHMC_OK && (v & (v - 1))) {
         SHMC_ERROR("%s=%s is not a power of two (for example 16k, 64k)", name, s);
         rc = SHMC_ERR_ENV;
@@ -216,8 +217,8 @@ const struct shmc__setting shmc__settings[] = {
      "at 46 to 64, 1024 from 65 (chosen by osu_bw and osu_latency beside Open MPI and MPICH "
      "at each limit: bench/osu_compare.sh)"},
     {"SHMC_RING_SIZE", SHMC_SET_OWN, AT(ring_bytes), 4096, 1u << 24, 0, "by rank count", 0, NULL,
-     "a power of two from 4k to 16M", parse_ring,
-     "bytes of data per mailbox, a power of two from 4k to 16M; by default 1 MiB up to 4 "
+     "a power of two", parse_ring,
+     "bytes of data per mailbox, a power of two; by default 1 MiB up to 4 "
      "ranks, 512 KiB at 5 and 6, 256 KiB at 7 and 8, 128 KiB at 9 to 11, 64 KiB at 12 to 32, "
      "32 KiB at 33 to 45, 16 KiB at 46 to 64, 8 KiB from 65 (docs/design.md, \"Memory "
      "formula\")"},
@@ -280,7 +281,8 @@ const struct shmc__setting shmc__settings[] = {
      NULL, NULL,
      "a file of dispatch rules (the format of lib/coll/dispatch.rules; bench/tune.py writes "
      "one from measurements on this machine) that replaces the built-in ones: each call on "
-     "host memory takes the algorithm of its first matching rule. A fault in it stops `shmc_init`, naming the line; a file whose `# machine:` "
+     "host memory takes the algorithm of its first matching rule. A fault in it stops `shmc_init`, "
+     "naming the line; a file whose `# machine:` "
      "line names another machine than this one (`shmrun --info` prints this one's) is "
      "ignored, saying so; ranks whose rules differ all fail `shmc_init` with "
      "`SHMC_ERR_MISMATCH`"},
@@ -367,7 +369,7 @@ static void print_range(FILE *f, const struct shmc__setting *s)
 {
     if (s->kind == SHMC_SET_UINT)
         fprintf(f, "; a whole number from %llu to %llu", s->lo, s->hi);
-    else if (s->kind == SHMC_SET_SIZE && s->hi != SIZE_MAX)
+    else if ((s->kind == SHMC_SET_SIZE || (s->kind == SHMC_SET_OWN && s->hi)) && s->hi != SIZE_MAX)
         fprintf(f, "; bytes from %llu to %llu, or with k, M or G", s->lo, s->hi);
     else if (s->kind == SHMC_SET_SIZE)
         fprintf(f, "; bytes, or with k, M or G");

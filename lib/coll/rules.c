@@ -88,6 +88,15 @@ static int catch_all(const struct shmc__rule *r)
            r->comm == SHMC_RULE_ANY_COMM && r->cpus == SHMC_RULE_ANY_CPUS;
 }
 
+/* The index of w in words (ended by NULL), or -1. */
+static int word_index(const char *w, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (!strcmp(w, words[i]))
+            return i;
+    return -1;
+}
+
 /* One rule's six words into r and its collective. */
 static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *coll)
 {
@@ -102,18 +111,16 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
         return fault(l, "ranks are N, A-B, A- or any, not", w[1]);
     if (bytes_of(w[2], r) != 0)
         return fault(l, "bytes are <=SIZE, <=SIZE/rank or any, not", w[2]);
-    if (!strcmp(w[3], "world"))
-        r->comm = SHMC_RULE_WORLD;
-    else if (!strcmp(w[3], "other"))
-        r->comm = SHMC_RULE_OTHER;
-    else if (strcmp(w[3], "any") != 0)
+    /* (in the order of SHMC_RULE_ANY_COMM.., SHMC_RULE_ANY_CPUS..) */
+    static const char *const comms[] = {"any", "world", "other", NULL};
+    static const char *const cpus[] = {"any", "shared", "own", NULL};
+    int k;
+    if ((k = word_index(w[3], comms)) < 0)
         return fault(l, "comm is world, other or any, not", w[3]);
-    if (!strcmp(w[4], "shared"))
-        r->cpus = SHMC_RULE_SHARED;
-    else if (!strcmp(w[4], "own"))
-        r->cpus = SHMC_RULE_OWN;
-    else if (strcmp(w[4], "any") != 0)
+    r->comm = (uint8_t)k;
+    if ((k = word_index(w[4], cpus)) < 0)
         return fault(l, "cpus is shared, own or any, not", w[4]);
+    r->cpus = (uint8_t)k;
     int algo = -1;
     for (int a = SHMC_A_AUTO + 1; a < SHMC_A_COUNT; a++)
         if (!strcmp(w[5], shmc__algo_names[a]) && shmc__algo_valid(*coll, a))

@@ -63,6 +63,22 @@ START_TEST(test_launcher_help_version)
 }
 END_TEST
 
+/* Writes dir/name: a rule for any call of every collective but the all-reduce, then the
+ * all-reduce's rules; its path in path. */
+static void rules_file(char *path, size_t len, const char *dir, const char *name,
+                       const char *allreduce)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    static const char *const others[] = {"barrier",   "broadcast", "reduce",         "gather",
+                                         "allgather", "scatter",   "reduce_scatter", "alltoall"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        fprintf(f, "%s any any any any tree\n", others[i]);
+    fputs(allreduce, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 /* SHMC_TUNING_FILE: its rules replace the built-in ones; a fault in it stops the job at
  * start, naming the line; one measured on another machine is ignored, saying so; ranks
  * whose rules differ all fail at start instead of choosing apart. */
@@ -74,28 +90,15 @@ START_TEST(test_launcher_tuning_file)
     ck_assert_int_eq(run("-n 2 %s", prog), 0);
     ASSERT_OUT("staged 20"); /* (the built-in rules: the staging buffers) */
 
-    /* Every collective's catch-all, all-reduce's by the ring. */
-    static const char *const colls[] = {"barrier",   "broadcast", "reduce",         "gather",
-                                        "allgather", "scatter",   "reduce_scatter", "alltoall"};
-    snprintf(path, sizeof path, "%s/ring", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
-        fprintf(f, "%s any any any any tree\n", colls[i]);
-    fprintf(f, "allreduce any any any any ring   # every all-reduce\n");
-    fclose(f);
+    /* Every all-reduce by the ring. */
+    rules_file(path, sizeof path, dir, "ring", "allreduce any any any any ring   # comment\n");
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
 
     /* A rule for jobs whose ranks share CPUs: taken only when they do (SHMC_CPUS says how
      * many CPUs the job has, as shmrun itself does when it binds). */
-    snprintf(path, sizeof path, "%s/shared", dir);
-    f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
-        fprintf(f, "%s any any any any tree\n", colls[i]);
-    fprintf(f, "allreduce any any any shared ring\nallreduce any any any any stage\n");
-    fclose(f);
+    rules_file(path, sizeof path, dir, "shared",
+               "allreduce any any any shared ring\nallreduce any any any any stage\n");
     ck_assert_int_eq(
         run("-n 2 --bind-to none -x SHMC_CPUS=1 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
@@ -122,24 +125,18 @@ START_TEST(test_launcher_tuning_file)
 
     /* Another machine's: ignored, the built-in rules serve. */
     snprintf(path, sizeof path, "%s/elsewhere", dir);
-    f = fopen(path, "w");
+    FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
-    fprintf(
-        f,
-        "# machine: a machine that is not this one, 9999 CPUs\nallreduce any any any any ring\n");
-    fclose(f);
+    fputs("# machine: a machine that is not this one, 9999 CPUs\nallreduce any any any any ring\n",
+          f);
+    ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
     ASSERT_OUT("measured on another machine");
     ASSERT_OUT("staged 20");
 
     /* A fault: refused at start, naming the file and the line. */
-    snprintf(path, sizeof path, "%s/bad", dir);
-    f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    for (size_t i = 0; i < sizeof colls / sizeof *colls; i++)
-        fprintf(f, "%s any any any any tree\n", colls[i]);
-    fprintf(f, "allreduce any any any any tree\nallreduce 2 any any any ring\n");
-    fclose(f);
+    rules_file(path, sizeof path, dir, "bad",
+               "allreduce any any any any tree\nallreduce 2 any any any ring\n");
     ck_assert_int_ne(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("bad, line 10: never used");
     ASSERT_OUT("init: ");

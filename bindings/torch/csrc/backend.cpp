@@ -395,23 +395,22 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::reduce(std::vector<at::Tensor> 
     shmc_op op = op_of(opts.reduceOp, tensors[0], "reduce");
     at::Tensor in = flat_view(premul(tensors[0], opts.reduceOp));
     Staged s(tensors[0]);
-    // The root's result goes into a fresh buffer: the input must not overlap it.
-    at::Tensor out = getRank() == opts.rootRank ? at::empty_like(s.buf) : at::Tensor();
-    if (in.data_ptr() == s.buf.data_ptr())
-        in = in.clone();
+    // The root's result replaces its input where that is the tensor's own memory (in place,
+    // as MPI_Reduce allows); a scaled input (PREMUL_SUM) is a tensor of its own.
+    bool root_here = getRank() == opts.rootRank;
+    bool in_place = root_here && in.data_ptr() == s.buf.data_ptr();
     shmc_comm *c = comm_;
     int root = (int)opts.rootRank;
     shmc_dtype dt = dtype_of(s.buf, "reduce");
-    Step step{[s, in, out, c, dt, op, root](shmc_request **r) {
-                  void *o = out.defined() ? out.data_ptr() : nullptr;
-                  return r ? shmc_ireduce(in.data_ptr(), o, s.count(), dt, op, root, c, r)
-                           : shmc_reduce(in.data_ptr(), o, s.count(), dt, op, root, c);
+    Step step{[s, in, in_place, root_here, c, dt, op, root](shmc_request **r) {
+                  const void *i = in_place ? SHMC_IN_PLACE : in.data_ptr();
+                  void *o = root_here ? s.ptr() : nullptr;
+                  return r ? shmc_ireduce(i, o, s.count(), dt, op, root, c, r)
+                           : shmc_reduce(i, o, s.count(), dt, op, root, c);
               },
-              [s, out] {
-                  if (out.defined()) {
-                      at::Tensor u = s.user;
-                      copy_into(u, out);
-                  }
+              [s, root_here] {
+                  if (root_here)
+                      s.back();
               }};
     return collective("reduce", bytes_of(s.user), opts.asyncOp, tensors, {step});
 }
