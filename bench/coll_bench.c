@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "base/config.h"
+#include "base/settings.h"
 #include "coll/coll.h"
 
 static size_t min_bytes = 4, max_bytes = 64u << 20;
@@ -179,7 +180,7 @@ static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
 static void usage(void)
 {
     fprintf(stderr, "usage: coll_bench [--coll NAME|all] [--algo auto|each|tree|ring|shm|rd] "
-                    "[--min BYTES] [--max BYTES] [--samples N] [--csv] [--nonblocking] "
+                    "[--min BYTES] [--max BYTES] (4096, 64k, 16M) [--samples N] [--csv] [--nonblocking] "
                     "[--split] [--picks]\n");
     exit(2);
 }
@@ -211,10 +212,11 @@ int main(int argc, char **argv)
                     algo_mode = a == SHMC_A_AUTO ? -1 : a;
             if (algo_mode == -3)
                 usage();
-        } else if (i + 1 < argc && !strcmp(argv[i], "--min")) {
-            min_bytes = strtoull(argv[++i], NULL, 0);
-        } else if (i + 1 < argc && !strcmp(argv[i], "--max")) {
-            max_bytes = strtoull(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && (!strcmp(argv[i], "--min") || !strcmp(argv[i], "--max"))) {
+            /* Bytes as the library reads sizes: 4096, 64k, 16M. */
+            if (shmc__parse_size(argv[i + 1], argv[i][4] == 'n' ? &min_bytes : &max_bytes) != 0)
+                usage();
+            i++;
         } else if (i + 1 < argc && !strcmp(argv[i], "--samples")) {
             samples = atoi(argv[++i]);
             if (samples < 1 || samples > 64)
@@ -241,14 +243,15 @@ int main(int argc, char **argv)
     if (picks) {
         /* What dispatch chooses (coll/dispatch.c: the rules, unless SHMC_ALGO_* forces). */
         if (me == 0)
-            printf("# cpus %s\ncollective,picked,ranks,bytes\n",
-                   shmc__coll.shared_cpus ? "shared" : "own");
+            printf("# cpus %s\n# machine %s %u\ncollective,picked,ranks,bytes\n",
+                   shmc__coll.shared_cpus ? "shared" : "own",
+                   shmc__coll.far_machine ? "far" : "near", shmc__coll.arena->line_rtt_ns);
+        struct shmc__where at = {n, !split, shmc__coll.shared_cpus, shmc__coll.far_machine};
         for (int c = 0; c < SHMC_C_COUNT && me == 0; c++)
             for (size_t bytes = min_bytes; (only < 0 || c == only) && bytes <= max_bytes;
                  bytes *= 4) {
                 size_t as = c == SHMC_C_BARRIER ? 0 : bytes;
-                int a =
-                    shmc__rules_pick(&shmc__coll.rules, c, n, as, !split, shmc__coll.shared_cpus);
+                int a = shmc__rules_pick(&shmc__coll.rules, c, &at, as);
                 printf("%s,%s,%d,%zu\n", shmc__coll_names[c], shmc__algo_names[a], n, as);
                 if (c == SHMC_C_BARRIER)
                     break;

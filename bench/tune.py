@@ -3,12 +3,20 @@
 (lib/coll/dispatch.rules' format) for SHMC_TUNING_FILE: for each rank count asked for, on
 the world and on a communicator split from it, the fastest algorithm at each size that
 bench/coll_bench measures (sizes x4 apart, up to --max), as rules for exactly that rank
-count and those sizes; the built-in rules follow for every other call. The file's
-"# machine:" line is this machine's as shmrun --info gives it (the library ignores the
-file elsewhere), and a "# measured:" line says when and with what.
+count and those sizes, and for the state the machine is in (near or far: how far apart
+its CPUs run, as the library finds it when a job starts); the built-in rules follow for
+every other call. The file's "# machine:" line is this machine's and its "# built-in:"
+line the digest of the library's built-in rules, as shmrun --info gives them: the library
+ignores the file on another machine, or once its built-in rules have changed. A
+"# measured:" line says when and with what.
 
     python3 bench/tune.py [--ranks 2,4] [--max 16M] [--samples 5] [--margin 0.1]
-        [--out FILE] [--build build]
+        [--out FILE | --install] [--build build]
+
+--install writes the user's tuned rules, which the library reads when SHMC_TUNING_FILE is
+not set (the path shmrun --info names). Where the file written to is already a tuning of
+this machine beside the same built-in rules, its rules for the other state are kept: run
+it once in each state (build/bench/line_rtt tells them apart) for rules for both.
 
 At each size the built-in rules' algorithm (as the library picks it: coll_bench --picks)
 stays unless another was faster by more than --margin, so that a tuned table is not
@@ -65,24 +73,27 @@ def measure(build, n, split, max_bytes, samples, env):
 
 def picks(build, n, split, max_bytes, env):
     """{(coll, bytes): algorithm} the library's rules in effect choose (coll_bench --picks:
-    the built-in ones, as the tuner runs without SHMC_TUNING_FILE), and "shared" or "own":
-    whether the library finds the ranks sharing CPUs."""
+    the built-in ones, as the tuner runs without SHMC_TUNING_FILE), "shared" or "own":
+    whether the library finds the ranks sharing CPUs, and "near" or "far": whether it found
+    the CPUs far apart as the job began, with the round trip it measured (ns)."""
     cmd = [os.path.join(build, "bin", "shmrun"), "-n", str(n),
            os.path.join(build, "bench", "coll_bench"), "--picks", "--min", "4", "--max",
            str(size(max_bytes))]
     if split:
         cmd.append("--split")
-    got, cpus = {}, None
+    got, cpus, machine = {}, None, None
     for line in run(cmd, env).splitlines():
         w = line.split(",")
         if line.startswith("# cpus "):
             cpus = line.split()[2]  # (whether the library sees the ranks share CPUs)
+        elif line.startswith("# machine "):
+            machine = (line.split()[2], int(line.split()[3]))
         elif len(w) == 4 and w[0] != "collective":
             got[(w[0], int(w[3]))] = w[1]
-    return got, cpus
+    return got, cpus, machine
 
 
-def rules_for(got, picked, n, comm, cpus, margin):
+def rules_for(got, picked, n, comm, cpus, machine, margin):
     """The rules of one run: per collective, runs of sizes with the same chosen algorithm,
     each up to its largest size. At each size the built-in rules' algorithm stays unless
     another was faster by more than margin (a fraction): a tuned table is meant never to
@@ -104,9 +115,29 @@ def rules_for(got, picked, n, comm, cpus, margin):
                 continue  # (the run goes on)
             # Up to the largest size measured, never beyond: the built-in rules take the
             # sizes not measured.
-            rows.append(f"{coll:<16} {n:<6} {'<=' + str(b):<12} {comm:<6} {cpus:<6} {algo}")
+            rows.append(f"{coll:<16} {n:<6} {'<=' + str(b):<12} {comm:<6} {cpus:<6} "
+                        f"{machine:<7} {algo}")
         out[coll] = rows
     return out
+
+
+def earlier(path, machine, builtin, near_far):
+    """{coll: [rule]} of the rules for the other state in the tuning at path, if it is one
+    of this machine beside the same built-in rules; {} otherwise."""
+    try:
+        with open(path) as f:
+            text = f.read().splitlines()
+    except OSError:
+        return {}
+    if f"# machine: {machine}" not in text or f"# built-in: {builtin}" not in text:
+        return {}
+    other = "far" if near_far == "near" else "near"
+    kept = {}
+    for l in text:
+        w = l.split("#")[0].split()
+        if len(w) == 7 and w[5] == other:
+            kept.setdefault(w[0], []).append(l.split("#")[0].rstrip())
+    return kept
 
 
 def main():
@@ -119,39 +150,56 @@ def main():
                          "rules' to replace it (a fraction; default 0.1)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default="-")
+    ap.add_argument("--install", action="store_true",
+                    help="write the user's tuned rules (the file shmrun --info names)")
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHMC_ALGO_")}
     env.pop("SHMC_TUNING_FILE", None)
-    info = run([os.path.join(args.build, "bin", "shmrun"), "--info"], env).splitlines()[0]
-    machine = info.split("on this machine: ", 1)[1]
+    info = run([os.path.join(args.build, "bin", "shmrun"), "--info"], env).splitlines()
+    machine = info[0].split("on this machine: ", 1)[1]
+    builtin = info[2].split("built-in dispatch rules: ", 1)[1].split(";")[0]
+    if args.install:
+        args.out = info[2].split("the user's tuned rules: ", 1)[1].split(" (")[0]
+        if not args.out.startswith("/"):
+            sys.exit("tune: --install: neither XDG_CACHE_HOME nor HOME names a directory")
     with open(os.path.join(ROOT, "lib", "coll", "dispatch.rules")) as f:
         shipped = [l.split("#")[0].rstrip() for l in f if l.split("#")[0].strip()]
-    tuned = {}
+    tuned, rtts = {}, []
     for n in map(int, args.ranks.split(",")):
         for split, comm in ((False, "world"), (True, "other")):
             got = measure(args.build, n, split, args.max, args.samples, env)
-            picked, state = picks(args.build, n, split, args.max, env)
-            for coll, rows in rules_for(got, picked, n, comm, state, args.margin).items():
+            picked, state, (near_far, rtt) = picks(args.build, n, split, args.max, env)
+            rtts.append(rtt)
+            # Rules for the state of the machine the job found: near or far (a file tuned
+            # in one state leaves calls in the other to the rules that follow).
+            for coll, rows in rules_for(got, picked, n, comm, state, near_far,
+                                        args.margin).items():
                 tuned.setdefault(coll, []).extend(rows)
+    kept = earlier(args.out, machine, builtin, near_far)
     lines = [f"# machine: {machine}",
+             f"# built-in: {builtin}",
              f"# measured: {datetime.datetime.now().isoformat(timespec='minutes')}, "
              f"bench/tune.py --ranks {args.ranks} --max {args.max} --samples {args.samples} "
-             f"--margin {args.margin}",
-             "# collective     ranks  bytes        comm   cpus   algorithm"]
+             f"--margin {args.margin}; line round trips {min(rtts)}-{max(rtts)} ns",
+             "# collective     ranks  bytes        comm   cpus   machine algorithm"]
     colls = []
     for l in shipped:
         if l.split()[0] not in colls:
             colls.append(l.split()[0])
     for coll in colls:
         lines.extend(tuned.get(coll, []))
+        lines.extend(kept.get(coll, []))  # (after: where both have a state, this run's)
         lines.extend(l for l in shipped if l.split()[0] == coll)  # (every other call)
         lines.append("")
     text = "\n".join(lines)
     if args.out == "-":
         sys.stdout.write(text)
     else:
-        with open(args.out, "w") as f:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out + ".new", "w") as f:
             f.write(text)
+        os.replace(args.out + ".new", args.out)  # (a job starting now reads one or the other)
+        sys.stderr.write(f"tune: rules for a {near_far} machine written to {args.out}\n")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,41 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "base/machine.h"
 #include "base/settings.h"
+#include "coll/rules.h"
 #include "cleanup.h"
 #include "gpus.h"
 #include "job.h"
 #include "output.h"
 #include "shmcomm.h"
+
+/* --info's head: this machine as a tuned file names it, how far apart its CPUs run now
+ * (as a job starting now would find them), and the built-in rules' digest and the user's
+ * tuned rules, as bench/tune.py records and the library checks them (coll/rules.h). */
+static void print_machine(void)
+{
+    char desc[320], cache[512];
+    struct shmc__config cfg;
+    shmc__machine_desc(desc, sizeof desc);
+    printf("shmcomm %s on this machine: %s\n", shmc_version(), desc);
+    /* (a bad variable, said on stderr, leaves the defaults: --info lists them all) */
+    int ok = shmc__config_load(&cfg) == SHMC_OK;
+    unsigned rtt = shmc__line_rtt(ok ? cfg.line_rtt_ns : 0, 2);
+    printf("a cache line's round trip between the first two CPUs: ");
+    if (!rtt)
+        printf("not measured (one CPU, or the two never ran at once): near\n");
+    else if (!ok)
+        printf("%u ns now\n", rtt);
+    else
+        printf("%u ns%s: %s (SHMC_FAR_NS %u)\n", rtt,
+               cfg.line_rtt_ns ? " (SHMC_LINE_RTT_NS)" : " now",
+               rtt >= cfg.far_ns ? "far" : "near", cfg.far_ns);
+    shmc__rules_cache_path(cache, sizeof cache);
+    printf("built-in dispatch rules: %016llx; the user's tuned rules: %s%s\n\n",
+           (unsigned long long)shmc__rules_shipped_digest(), *cache ? cache : "(no HOME)",
+           *cache && access(cache, F_OK) == 0 ? "" : " (none)");
+}
 
 static int make_arena(struct shmrun_job *j)
 {
@@ -35,7 +64,8 @@ static int make_arena(struct shmrun_job *j)
     if (rc == SHMC_OK)
         rc = shmc__arena_unique_name(name, sizeof name);
     if (rc == SHMC_OK)
-        rc = shmc__arena_create(&j->arena, name, &lay, 1, (int)getpid(), cfg.memfd);
+        rc = shmc__arena_create(&j->arena, name, &lay, 1, (int)getpid(), cfg.memfd,
+                                shmc__line_rtt(cfg.line_rtt_ns, (unsigned)j->n));
     if (rc != SHMC_OK) {
         fprintf(stderr, "shmrun: cannot set up shared memory for %d ranks: %s\n", j->n,
                 shmc_strerror(rc));
@@ -79,6 +109,8 @@ int main(int argc, char **argv)
     if (o.cleanup)
         return shmrun_cleanup();
     if (o.info) {
+        if (o.info == SHMRUN_INFO_TEXT)
+            print_machine();
         shmc__settings_print(stdout, o.info == SHMRUN_INFO_MARKDOWN);
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     }

@@ -100,7 +100,7 @@ int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o)
             ring_req = 0;
     int ok = shmc__arena_layout((unsigned)n, ring_req, &lay) == SHMC_OK &&
              shmc__arena_unique_name(name, sizeof name) == SHMC_OK &&
-             shmc__arena_create(&a, name, &lay, 1, (int)getpid(), 0) == SHMC_OK;
+             shmc__arena_create(&a, name, &lay, 1, (int)getpid(), 0, 0) == SHMC_OK;
     if (!ok) {
         fprintf(stderr, "harness: cannot create an arena for %d ranks\n", n);
         return n;

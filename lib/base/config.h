@@ -58,6 +58,8 @@ struct shmc__config {
                               * 1, or SHMC_FAKE_NOIPC */
     unsigned fake_gpus;      /* SHMC_FAKE_DEVICE=gpus:K: K stand-in GPUs (0: one for all) */
     const char *tuning_file; /* SHMC_TUNING_FILE: dispatch rules; NULL: the built-in ones */
+    unsigned far_ns;         /* SHMC_FAR_NS: a line round trip from which the machine is far */
+    unsigned line_rtt_ns;    /* SHMC_LINE_RTT_NS: the round trip to assume; 0: measure it */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
 

@@ -1,13 +1,18 @@
 /*
- * The machine's description (machine.h).
+ * The machine's description, and the cache line's round trip between its CPUs (machine.h).
  */
 #include "base/machine.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "base/atomics.h"
+#include "base/clock.h"
 
 int shmc__job_cpus(void)
 {
@@ -39,4 +44,124 @@ void shmc__machine_desc(char *out, size_t len)
         fclose(f);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     snprintf(out, len, "%s, %ld CPU%s", model, n, n == 1 ? "" : "s");
+}
+
+/* ---- the cache line's round trip ------------------------------------------------------ */
+
+#define RTT_BATCHES 16
+#define RTT_PER_BATCH 64
+#define RTT_BUDGET_NS 2000000 /* wall time for one try */
+#define RTT_TRIES 4
+
+struct rtt {
+    /* The line the two threads take turns on: odd values from the timer, even ones from
+     * the echo; release-acquire on it publishes nothing else. Its own line, so that the
+     * words below do not share it. */
+    SHMC_ALIGNED_LINE shmc_atomic_u64 line;
+    SHMC_ALIGNED_LINE shmc_atomic_u32 ready; /* the echo runs on its CPU (release-acquire) */
+    shmc_atomic_u32 stop;                    /* the timer is done (relaxed: a flag alone) */
+    int cpu[2];
+    uint64_t deadline;
+    uint64_t best; /* the timer's fastest batch, in ns per round trip; 0 if none */
+};
+
+static int pin_self(int cpu)
+{
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET(cpu, &s);
+    return pthread_setaffinity_np(pthread_self(), sizeof s, &s);
+}
+
+/* Waits for line to read want, giving up at the deadline or when told to stop. */
+static int await_value(struct rtt *m, uint64_t want)
+{
+    for (unsigned spins = 1;; spins++) {
+        if (shmc__load_acquire64(&m->line) == want)
+            return 0; /* (no pause between reads: as build/bench/line_rtt measures) */
+        if (!(spins & 255) &&
+            (shmc__load_relaxed32(&m->stop) || shmc__now_ns() > m->deadline))
+            return -1;
+    }
+}
+
+static void *echo(void *arg)
+{
+    struct rtt *m = arg;
+    if (pin_self(m->cpu[1]) != 0)
+        return NULL;
+    shmc__store_release32(&m->ready, 1);
+    for (uint64_t v = 1;; v += 2) {
+        if (await_value(m, v) != 0)
+            return NULL;
+        shmc__store_release64(&m->line, v + 1);
+    }
+}
+
+static void *timer(void *arg)
+{
+    struct rtt *m = arg;
+    if (pin_self(m->cpu[0]) != 0)
+        return NULL;
+    while (!shmc__load_acquire32(&m->ready))
+        if (shmc__now_ns() > m->deadline)
+            return NULL;
+    uint64_t v = 1;
+    for (int b = 0; b < RTT_BATCHES; b++) {
+        uint64_t t0 = shmc__now_ns();
+        for (int k = 0; k < RTT_PER_BATCH; k++, v += 2) {
+            shmc__store_release64(&m->line, v);
+            if (await_value(m, v + 1) != 0)
+                return NULL;
+        }
+        uint64_t per = (shmc__now_ns() - t0) / RTT_PER_BATCH;
+        if (!m->best || per < m->best)
+            m->best = per ? per : 1;
+    }
+    return NULL;
+}
+
+/* One try: the round trip, or 0 where no batch ended within the budget. */
+static unsigned line_rtt_once(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2)
+        return 0;
+    static struct rtt m; /* (aligned; one measurement at a time) */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    memset(&m, 0, sizeof m);
+    for (int c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
+        if (CPU_ISSET(c, &set))
+            m.cpu[k++] = c;
+    m.deadline = shmc__now_ns() + RTT_BUDGET_NS;
+    pthread_t t[2];
+    int made = 0;
+    if (pthread_create(&t[0], NULL, echo, &m) == 0) {
+        made = 1;
+        if (pthread_create(&t[1], NULL, timer, &m) == 0) {
+            made = 2;
+            pthread_join(t[1], NULL);
+        }
+    }
+    shmc__store_relaxed32(&m.stop, 1);
+    if (made)
+        pthread_join(t[0], NULL);
+    unsigned best = made == 2 ? (unsigned)m.best : 0;
+    pthread_mutex_unlock(&lock);
+    return best;
+}
+
+unsigned shmc__line_rtt_measure(void)
+{
+    /* A try fails now and then where a vCPU is held back for milliseconds: a few more. */
+    unsigned rtt = 0;
+    for (int k = 0; k < RTT_TRIES && !rtt; k++)
+        rtt = line_rtt_once();
+    return rtt;
+}
+
+unsigned shmc__line_rtt(unsigned assumed, unsigned nranks)
+{
+    return assumed ? assumed : nranks < 2 ? 0 : shmc__line_rtt_measure();
 }

@@ -277,15 +277,28 @@ const struct shmc__setting shmc__settings[] = {
      "1: the stand-in backend that imitates device memory with host memory (tests only); "
      "`noipc`: the same, with memory peers cannot map; `gpus:K`: the same, rank r's memory "
      "on stand-in GPU r % K"},
-    {"SHMC_TUNING_FILE", SHMC_SET_TEXT, AT(tuning_file), 0, 0, 0, "the built-in rules", 0, NULL,
-     NULL, NULL,
+    {"SHMC_TUNING_FILE", SHMC_SET_TEXT, AT(tuning_file), 0, 0, 0,
+     "the user's tuned rules, else the built-in ones", 0, NULL, NULL, NULL,
      "a file of dispatch rules (the format of lib/coll/dispatch.rules; bench/tune.py writes "
      "one from measurements on this machine) that replaces the built-in ones: each call on "
-     "host memory takes the algorithm of its first matching rule. A fault in it stops `shmc_init`, "
-     "naming the line; a file whose `# machine:` "
-     "line names another machine than this one (`shmrun --info` prints this one's) is "
+     "host memory takes the algorithm of its first matching rule. Unset, the user's tuned "
+     "rules (`bench/tune.py --install`; `shmrun --info` names the file) serve where they "
+     "exist. A fault in either stops `shmc_init`, naming the line; a file whose `# machine:` "
+     "line names another machine than this one, or whose `# built-in:` line another digest "
+     "of the built-in rules than this library's (both as `shmrun --info` prints them), is "
      "ignored, saying so; ranks whose rules differ all fail `shmc_init` with "
      "`SHMC_ERR_MISMATCH`"},
+    {"SHMC_FAR_NS", SHMC_SET_UINT, AT(far_ns), 1, 1000000u, 200, NULL, 0, NULL, NULL, NULL,
+     "nanoseconds of a cache line's round trip between the job's first two CPUs from which "
+     "the dispatch rules' `far` apply instead of `near` (docs/collectives.md): on a shared "
+     "host the hypervisor runs the vCPUs near each other in some minutes and far apart in "
+     "others (docs/performance.md, \"Machine\"). Measured once, in about a millisecond, by the process "
+     "that makes the job's shared memory, so every rank finds the same; `shmrun --info` "
+     "prints this machine's now. Every rank must have the same value"},
+    {"SHMC_LINE_RTT_NS", SHMC_SET_UINT, AT(line_rtt_ns), 0, 1000000u, 0, "measured", 0, NULL,
+     NULL, NULL,
+     "the cache line's round trip to assume instead of measuring it (0: measure), read by "
+     "the process that makes the job's shared memory (shmrun, or local rank 0)"},
     {"SHMC_ALGO_<NAME>", SHMC_SET_OWN, AT(algo), 0, 0, 0, "auto", 1, NULL, NULL, parse_algo,
      "force a collective's algorithm (docs/collectives.md); NAME and the algorithms each "
      "takes:"},
@@ -393,11 +406,6 @@ void shmc__settings_print(FILE *f, int markdown)
 {
     if (markdown)
         fputs("| variable | default | at run time | meaning |\n|---|---|---|---|\n", f);
-    else {
-        char desc[320];
-        shmc__machine_desc(desc, sizeof desc);
-        fprintf(f, "shmcomm %s on this machine: %s\n\n", shmc_version(), desc);
-    }
     for (size_t i = 0; i < shmc__nsettings; i++) {
         const struct shmc__setting *s = &shmc__settings[i];
         int family = strstr(s->name, "<NAME>") != NULL;

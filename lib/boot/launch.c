@@ -256,7 +256,8 @@ static int create_memfd(struct shmc__boot *b, const char *name, const struct shm
         return same_key(name);
     if (rc != SHMC_OK)
         return rc;
-    rc = shmc__arena_create(&b->arena, name, lay, 1, 0, 1);
+    rc = shmc__arena_create(&b->arena, name, lay, 1, 0, 1,
+                            shmc__line_rtt(b->cfg.line_rtt_ns, lay->nranks));
     if (rc != SHMC_OK) {
         close(lfd);
         return rc;
@@ -273,8 +274,9 @@ static int create_embedded(struct shmc__boot *b, const char *name, unsigned nran
         return rc;
     if (b->cfg.memfd)
         return create_memfd(b, name, &lay);
+    unsigned rtt = shmc__line_rtt(b->cfg.line_rtt_ns, nranks);
     for (int attempt = 0; attempt < 3; attempt++) {
-        rc = shmc__arena_create(&b->arena, name, &lay, 0, 0, 0);
+        rc = shmc__arena_create(&b->arena, name, &lay, 0, 0, 0, rtt);
         if (rc != SHMC_ERR_STATE)
             return rc;
         /* The name exists: something another user put there, a running job with the
@@ -455,7 +457,7 @@ int shmc__boot_launch(struct shmc__boot *b, const struct shmc__join *join, int a
         char name[64];
         if ((rc = shmc__arena_layout(1, 0, &lay)) == SHMC_OK &&
             (rc = shmc__arena_unique_name(name, sizeof name)) == SHMC_OK)
-            rc = shmc__arena_create(&b->arena, name, &lay, 1, 0, b->cfg.memfd);
+            rc = shmc__arena_create(&b->arena, name, &lay, 1, 0, b->cfg.memfd, 0);
     } else {
         char name[64];
         const char *key = b->cfg.job_id && l.mode != SHMC_BOOT_JOIN ? b->cfg.job_id : l.key;

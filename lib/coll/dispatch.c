@@ -71,8 +71,9 @@ static const struct shmc__steps *steps_of(struct shmc__coll *co, int n, int worl
         for (int c = 0; c < SHMC_C_COUNT; c++)
             rules += co->rules.count[c];
         struct shmc__steps *s = malloc(sizeof *s + rules * sizeof s->step[0]);
+        struct shmc__where w = {n, world, co->shared_cpus, co->far_machine};
         if (s)
-            shmc__steps_build(&co->rules, n, world, co->shared_cpus, s);
+            shmc__steps_build(&co->rules, &w, s);
         *at = s;
     }
     const struct shmc__steps *s = *at;
@@ -90,9 +91,10 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     /* The communicator's rules, known after its first call (every member finds the same). */
     struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
     const struct shmc__steps *s = cc->steps;
-    if (!s && !(s = cc->steps = steps_of(x->co, x->n, shmc__cx_world(x))))
-        return shmc__rules_pick(&x->co->rules, coll, x->n, bytes, shmc__cx_world(x),
-                                x->co->shared_cpus);
+    if (!s && !(s = cc->steps = steps_of(x->co, x->n, shmc__cx_world(x)))) {
+        struct shmc__where w = {x->n, shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine};
+        return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
+    }
     return shmc__steps_pick(s, coll, bytes);
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/machine.h"
@@ -85,7 +86,8 @@ static int bytes_of(const char *w, struct shmc__rule *r)
 static int catch_all(const struct shmc__rule *r)
 {
     return r->nlo == 1 && r->nhi == UINT16_MAX && r->max_bytes == SIZE_MAX &&
-           r->comm == SHMC_RULE_ANY_COMM && r->cpus == SHMC_RULE_ANY_CPUS;
+           r->comm == SHMC_RULE_ANY_COMM && r->cpus == SHMC_RULE_ANY_CPUS &&
+           r->machine == SHMC_RULE_ANY_MACHINE;
 }
 
 /* The index of w in words (ended by NULL), or -1. */
@@ -97,7 +99,7 @@ static int word_index(const char *w, const char *const *words)
     return -1;
 }
 
-/* One rule's six words into r and its collective. */
+/* One rule's seven words into r and its collective. */
 static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *coll)
 {
     memset(r, 0, sizeof *r);
@@ -111,9 +113,10 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
         return fault(l, "ranks are N, A-B, A- or any, not", w[1]);
     if (bytes_of(w[2], r) != 0)
         return fault(l, "bytes are <=SIZE, <=SIZE/rank or any, not", w[2]);
-    /* (in the order of SHMC_RULE_ANY_COMM.., SHMC_RULE_ANY_CPUS..) */
+    /* (in the order of SHMC_RULE_ANY_COMM.., SHMC_RULE_ANY_CPUS.., SHMC_RULE_ANY_MACHINE..) */
     static const char *const comms[] = {"any", "world", "other", NULL};
     static const char *const cpus[] = {"any", "shared", "own", NULL};
+    static const char *const machines[] = {"any", "near", "far", NULL};
     int k;
     if ((k = word_index(w[3], comms)) < 0)
         return fault(l, "comm is world, other or any, not", w[3]);
@@ -121,12 +124,15 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
     if ((k = word_index(w[4], cpus)) < 0)
         return fault(l, "cpus is shared, own or any, not", w[4]);
     r->cpus = (uint8_t)k;
+    if ((k = word_index(w[5], machines)) < 0)
+        return fault(l, "machine is near, far or any, not", w[5]);
+    r->machine = (uint8_t)k;
     int algo = -1;
     for (int a = SHMC_A_AUTO + 1; a < SHMC_A_COUNT; a++)
-        if (!strcmp(w[5], shmc__algo_names[a]) && shmc__algo_valid(*coll, a))
+        if (!strcmp(w[6], shmc__algo_names[a]) && shmc__algo_valid(*coll, a))
             algo = a;
     if (algo < 0)
-        return fault(l, "the collective has no algorithm", w[5]);
+        return fault(l, "the collective has no algorithm", w[6]);
     r->algo = (uint8_t)algo;
     return 0;
 }
@@ -140,7 +146,7 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
     for (const char *p = text; *p;) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        char buf[256], *w[7], *save = NULL;
+        char buf[256], *w[8], *save = NULL;
         l.no++;
         if (len >= sizeof buf) {
             SHMC_ERROR("%s, line %d: longer than %zu characters", origin, l.no, sizeof buf - 1);
@@ -153,15 +159,15 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
         if (hash)
             *hash = '\0';
         int k = 0;
-        for (char *t = strtok_r(buf, " \t\r", &save); t && k < 7;
+        for (char *t = strtok_r(buf, " \t\r", &save); t && k < 8;
              t = strtok_r(NULL, " \t\r", &save))
             w[k++] = t;
         if (k == 0)
             continue;
-        if (k != 6) {
-            SHMC_ERROR("%s, line %d: a rule is six words (collective ranks bytes comm cpus "
-                       "algorithm), not %d%s",
-                       origin, l.no, k, k == 7 ? " or more" : "");
+        if (k != 7) {
+            SHMC_ERROR("%s, line %d: a rule is seven words (collective ranks bytes comm cpus "
+                       "machine algorithm), not %d%s",
+                       origin, l.no, k, k == 8 ? " or more" : "");
             return SHMC_ERR_ENV;
         }
         if (n == SHMC_RULES_MAX) {
@@ -194,7 +200,8 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
         }
         out->count[c] = (uint16_t)(at - out->first[c]);
         if (last < 0 || !catch_all(&got[last])) {
-            SHMC_ERROR("%s: %s has no last rule for any call (%s any any any any ALGORITHM)",
+            SHMC_ERROR("%s: %s has no last rule for any call (%s any any any any any "
+                       "ALGORITHM)",
                        origin, shmc__coll_names[c], shmc__coll_names[c]);
             return SHMC_ERR_ENV;
         }
@@ -202,25 +209,28 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
     return SHMC_OK;
 }
 
-/* Does rule x apply to calls on n ranks, the world or not, CPUs shared or not? */
-static int applies(const struct shmc__rule *x, int n, int world, int shared)
+/* Does rule x apply to calls at w? */
+static int applies(const struct shmc__rule *x, const struct shmc__where *w)
 {
-    return n >= x->nlo && n <= x->nhi && x->comm != (world ? SHMC_RULE_OTHER : SHMC_RULE_WORLD) &&
-           x->cpus != (shared ? SHMC_RULE_OWN : SHMC_RULE_SHARED);
+    return w->n >= x->nlo && w->n <= x->nhi &&
+           x->comm != (w->world ? SHMC_RULE_OTHER : SHMC_RULE_WORLD) &&
+           x->cpus != (w->shared ? SHMC_RULE_OWN : SHMC_RULE_SHARED) &&
+           x->machine != (w->far ? SHMC_RULE_NEAR : SHMC_RULE_FAR);
 }
 
-int shmc__rules_pick(const struct shmc__rules *r, int c, int n, size_t bytes, int world, int shared)
+int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w,
+                     size_t bytes)
 {
     const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
     for (; x < end - 1; x++) {
-        size_t bound = x->per_rank ? x->max_bytes * (size_t)n : x->max_bytes;
-        if (applies(x, n, world, shared) && bytes <= bound)
+        size_t bound = x->per_rank ? x->max_bytes * (size_t)w->n : x->max_bytes;
+        if (applies(x, w) && bytes <= bound)
             return x->algo;
     }
     return end[-1].algo; /* (the collective's last rule matches any call) */
 }
 
-void shmc__steps_build(const struct shmc__rules *r, int n, int world, int shared,
+void shmc__steps_build(const struct shmc__rules *r, const struct shmc__where *w,
                        struct shmc__steps *out)
 {
     uint16_t k = 0;
@@ -229,11 +239,11 @@ void shmc__steps_build(const struct shmc__rules *r, int n, int world, int shared
         const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
         size_t reached = 0; /* the calls up to a bound already given are taken */
         for (; x < end; x++) {
-            if (!applies(x, n, world, shared))
+            if (!applies(x, w))
                 continue;
             size_t bound = x->max_bytes;
             if (x->per_rank && bound != SIZE_MAX)
-                bound *= (size_t)n;
+                bound *= (size_t)w->n;
             if (k > out->first[c] && bound <= reached)
                 continue; /* (an earlier step takes all its calls) */
             out->step[k++] = (struct shmc__step){bound, x->algo};
@@ -244,42 +254,103 @@ void shmc__steps_build(const struct shmc__rules *r, int n, int world, int shared
     }
 }
 
+/* The value of a "# key:" line of text (at a line's start), its blanks trimmed, in out;
+ * 0 if there is none. */
+static int header(const char *text, const char *key, char *out, size_t len)
+{
+    for (const char *m = text; (m = strstr(m, key)); m++) {
+        if (m != text && m[-1] != '\n')
+            continue;
+        m += strlen(key);
+        m += strspn(m, " \t");
+        snprintf(out, len, "%.*s", (int)strcspn(m, "\r\n"), m);
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_shipped(struct shmc__rules *out)
+{
+    return shmc__rules_parse(shmc__rules_shipped, "lib/coll/dispatch.rules", out);
+}
+
+uint64_t shmc__rules_shipped_digest(void)
+{
+    static struct shmc__rules r;
+    static uint8_t none[SHMC_C_COUNT]; /* (SHMC_A_AUTO: nothing forced) */
+    return parse_shipped(&r) == SHMC_OK ? shmc__rules_digest(&r, none, 0) : 0;
+}
+
+void shmc__rules_cache_path(char *out, size_t len)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg == '/')
+        snprintf(out, len, "%s/shmcomm/rules", xdg);
+    else if (home && *home == '/')
+        snprintf(out, len, "%s/.cache/shmcomm/rules", home);
+    else
+        snprintf(out, len, "%s", "");
+}
+
+/* Whether the file text, tuned on some machine against some built-in rules (its
+ * "# machine:" and "# built-in:" lines, which bench/tune.py writes), may be used here:
+ * one without those lines is taken as written. */
+static int fits(const char *text, const char *what)
+{
+    char here[320], there[320];
+    if (header(text, "# machine:", there, sizeof there)) {
+        shmc__machine_desc(here, sizeof here);
+        if (strcmp(here, there) != 0) {
+            SHMC_WARN("%s was measured on another machine (%s; this one: %s): ignored, the "
+                      "built-in rules serve",
+                      what, there, here);
+            return 0;
+        }
+    }
+    if (header(text, "# built-in:", there, sizeof there)) {
+        snprintf(here, sizeof here, "%016llx", (unsigned long long)shmc__rules_shipped_digest());
+        if (strcmp(here, there) != 0) {
+            SHMC_WARN("%s was tuned beside other built-in rules than this library's (%s; these: "
+                      "%s), so it may now be slower than they are: ignored, the built-in rules "
+                      "serve; run bench/tune.py again",
+                      what, there, here);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int shmc__rules_load(struct shmc__rules *out, const char *path)
 {
-    if (!path)
-        return shmc__rules_parse(shmc__rules_shipped, "lib/coll/dispatch.rules", out);
     static char text[64 << 10];
+    char cache[512], what[600];
+    int from_cache = !path;
+    if (from_cache) {
+        shmc__rules_cache_path(cache, sizeof cache);
+        if (!*cache || access(cache, F_OK) != 0)
+            return parse_shipped(out);
+        path = cache;
+    }
+    snprintf(what, sizeof what, "%s%s", from_cache ? "the tuned rules " : "SHMC_TUNING_FILE=",
+             path);
     FILE *f = fopen(path, "r");
     if (!f) {
-        SHMC_ERROR("SHMC_TUNING_FILE=%s cannot be read: %s", path, strerror(errno));
+        SHMC_ERROR("%s cannot be read: %s", what, strerror(errno));
         return SHMC_ERR_ENV;
     }
     size_t n = fread(text, 1, sizeof text, f);
     int err = ferror(f);
     fclose(f);
     if (err || n == sizeof text) {
-        SHMC_ERROR("SHMC_TUNING_FILE=%s: %s", path,
-                   err ? "a read failed" : "longer than 64 KiB, more than rules need");
+        SHMC_ERROR("%s: %s", what, err ? "a read failed" : "longer than 64 KiB, more than rules need");
         return SHMC_ERR_ENV;
     }
     text[n] = '\0';
-    const char *m = strstr(text, "# machine:");
-    if (m && (m == text || m[-1] == '\n')) {
-        char here[320], there[320];
-        shmc__machine_desc(here, sizeof here);
-        m += strlen("# machine:");
-        m += strspn(m, " \t");
-        snprintf(there, sizeof there, "%.*s", (int)strcspn(m, "\r\n"), m);
-        if (strcmp(here, there) != 0) {
-            SHMC_WARN("SHMC_TUNING_FILE=%s was measured on another machine (%s; this one: %s): "
-                      "ignored, the built-in rules serve",
-                      path, there, here);
-            return shmc__rules_parse(shmc__rules_shipped, "lib/coll/dispatch.rules", out);
-        }
-    }
+    if (!fits(text, what))
+        return parse_shipped(out);
     int rc = shmc__rules_parse(text, path, out);
     if (rc == SHMC_OK)
-        SHMC_INFO("dispatch rules from SHMC_TUNING_FILE=%s", path);
+        SHMC_INFO("dispatch rules from %s", what);
     return rc;
 }
 
@@ -290,16 +361,17 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h;
 }
 
-uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT])
+uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT],
+                            unsigned far_ns)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = mix(1469598103934665603ull, far_ns);
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         h = mix(h, algo[c]);
         h = mix(h, r->count[c]);
         for (int i = r->first[c]; i < r->first[c] + r->count[c]; i++) {
             const struct shmc__rule *x = &r->rule[i];
-            h = mix(h, (uint64_t)x->nlo << 32 | (uint64_t)x->nhi << 16 | (uint64_t)x->comm << 8 |
-                           (uint64_t)x->cpus << 4 | x->per_rank);
+            h = mix(h, (uint64_t)x->nlo << 32 | (uint64_t)x->nhi << 16 | (uint64_t)x->comm << 12 |
+                           (uint64_t)x->cpus << 8 | (uint64_t)x->machine << 4 | x->per_rank);
             h = mix(h, (uint64_t)x->algo << 56 ^ x->max_bytes);
         }
     }

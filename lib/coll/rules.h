@@ -18,11 +18,13 @@
 
 enum { SHMC_RULE_ANY_COMM, SHMC_RULE_WORLD, SHMC_RULE_OTHER };
 enum { SHMC_RULE_ANY_CPUS, SHMC_RULE_SHARED, SHMC_RULE_OWN };
+enum { SHMC_RULE_ANY_MACHINE, SHMC_RULE_NEAR, SHMC_RULE_FAR };
 
 struct shmc__rule {
     uint16_t nlo, nhi; /* ranks, inclusive */
     uint8_t comm;      /* SHMC_RULE_*_COMM, _WORLD, _OTHER */
     uint8_t cpus;      /* SHMC_RULE_ANY_CPUS, _SHARED, _OWN */
+    uint8_t machine;   /* SHMC_RULE_ANY_MACHINE, _NEAR, _FAR */
     uint8_t per_rank;  /* max_bytes counts per rank: the call's bound is max_bytes x ranks */
     uint8_t algo;
     size_t max_bytes; /* SIZE_MAX: any */
@@ -37,14 +39,27 @@ struct shmc__rules {
 /* The rules the library is built with (dispatch.rules). */
 extern const char shmc__rules_shipped[];
 
-/* The rules to use: the built-in ones, or those of the file path (SHMC_TUNING_FILE; NULL:
- * none) unless its "# machine:" line names another machine (then the built-in ones,
- * saying so). SHMC_OK, or SHMC_ERR_ENV after saying what is wrong with the file. */
+/* The rules to use: those of the file path (SHMC_TUNING_FILE), or where path is NULL those
+ * of the user's tuned rules (shmc__rules_cache_path) if that file exists, or else the
+ * built-in ones. A file whose "# machine:" line names another machine, or whose
+ * "# built-in:" line another digest of the built-in rules than this library's (it was
+ * tuned beside rules that have changed since), is ignored, saying so: the built-in ones
+ * serve. SHMC_OK, or SHMC_ERR_ENV after saying what is wrong with the file. */
 int shmc__rules_load(struct shmc__rules *out, const char *path);
 
-/* A digest of rules r and the forced algorithms algo (SHMC_ALGO_*): equal on two ranks
- * if, and (but for collisions) only if, they choose alike. */
-uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT]);
+/* Where bench/tune.py --install puts the user's tuned rules: $XDG_CACHE_HOME/shmcomm/rules,
+ * or ~/.cache/shmcomm/rules; "" where neither variable names a directory. */
+void shmc__rules_cache_path(char *out, size_t len);
+
+/* The digest of the built-in rules (shmc__rules_digest, nothing forced), which a tuned
+ * file records on its "# built-in:" line (as 16 hex digits; shmrun --info prints it). */
+uint64_t shmc__rules_shipped_digest(void);
+
+/* A digest of rules r, the forced algorithms algo (SHMC_ALGO_*) and the round trip from
+ * which the machine is far (SHMC_FAR_NS): equal on two ranks if, and (but for collisions)
+ * only if, they choose alike. */
+uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT],
+                            unsigned far_ns);
 
 /* Parses text (origin names it in messages) into out. SHMC_OK, or SHMC_ERR_ENV after
  * logging the first fault with its line. */
@@ -63,9 +78,14 @@ struct shmc__steps {
     struct shmc__step step[]; /* (as many as rules at most) */
 };
 
-/* The steps of rules r for n ranks, the world or not (world non-zero), in a job whose
- * ranks share CPUs or not (shared non-zero), in out, which has room for every rule of r. */
-void shmc__steps_build(const struct shmc__rules *r, int n, int world, int shared,
+/* Where a communicator's calls run: its size, the world or not, whether the job's ranks
+ * share CPUs and whether its CPUs run far apart (every rank finds the same: coll.c). */
+struct shmc__where {
+    int n, world, shared, far;
+};
+
+/* The steps of rules r for calls at w, in out, which has room for every rule of r. */
+void shmc__steps_build(const struct shmc__rules *r, const struct shmc__where *w,
                        struct shmc__steps *out);
 
 /* The algorithm of a call of collective c of bytes. */
@@ -78,7 +98,7 @@ static inline int shmc__steps_pick(const struct shmc__steps *s, int c, size_t by
 }
 
 /* The same from the rules directly: what shmc__steps_build reduces. */
-int shmc__rules_pick(const struct shmc__rules *r, int c, int n, size_t bytes, int world,
-                     int shared);
+int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w,
+                     size_t bytes);
 
 #endif /* SHMC_RULES_H */

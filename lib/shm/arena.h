@@ -103,12 +103,15 @@ struct shmc__arena_hdr {
     uint64_t ring_stride;
     uint32_t ring_bytes;
     uint32_t flags;
-    /* Line 1: creator identity (immutable). */
+    /* Line 1: creator identity, and what it measured (immutable). */
     SHMC_ALIGNED_LINE uint64_t nonce; /* random per job */
     int32_t creator_pid;
     uint32_t creator_uid;
     int32_t launcher_pid; /* shmrun's pid, or 0 when embedded */
-    uint32_t pad1;
+    /* A cache line's round trip between the job's CPUs, in ns, as the creator found it
+     * (shmc__line_rtt_measure), 0 unknown: one figure every rank reads, so that all find
+     * the same machine class for the dispatch rules (coll/rules.h). */
+    uint32_t line_rtt_ns;
     uint64_t creator_start; /* creator's start time (clock ticks since boot), vs pid reuse */
     /* Line 2: job state. */
     SHMC_ALIGNED_LINE shmc_atomic_u32 abort; /* 0, or SHMC_ABORT_FLAG | exit code */
@@ -284,6 +287,7 @@ struct shmc__arena {
     uint64_t nonce;
     int32_t creator_pid;          /* who made the arena, as validated at attach */
     uint64_t creator_start;       /* its start time, against pid reuse */
+    uint32_t line_rtt_ns;         /* the header's, as validated at attach */
     int32_t pids[SHMC_MAX_RANKS]; /* each rank's pid; 0 until the job is assembled */
     unsigned quit_next;           /* this rank's next quit word to fill (job.c) */
     char name[64];
@@ -323,9 +327,10 @@ int shmc__arena_peek_ready(int fd, int *creator_alive);
  * memfd (only with unlink_now, since nothing can then attach by name): 1 makes the
  * arena an anonymous memory file (memfd_create), outside /dev/shm and its size limit,
  * which the ranks get as an inherited descriptor (shmrun) or through a socket
- * (fdpass.h). */
+ * (fdpass.h). line_rtt_ns: what the creator measured (shmc__line_rtt_measure), or 0.
+ */
 int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shmc__layout *l,
-                       int unlink_now, int launcher_pid, int memfd);
+                       int unlink_now, int launcher_pid, int memfd, unsigned line_rtt_ns);
 
 /* Maps the arena open on fd and checks owner, mode, size, magic, version, rank count and
  * every offset. Returns SHMC_OK, SHMC_ERR_CORRUPT (with a logged reason) or SHMC_ERR_SYS.

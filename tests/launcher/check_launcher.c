@@ -74,7 +74,7 @@ static void rules_file(char *path, size_t len, const char *dir, const char *name
     static const char *const others[] = {"barrier",   "broadcast", "reduce",         "gather",
                                          "allgather", "scatter",   "reduce_scatter", "alltoall"};
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
-        fprintf(f, "%s any any any any tree\n", others[i]);
+        fprintf(f, "%s any any any any any tree\n", others[i]);
     fputs(allreduce, f);
     ck_assert_int_eq(fclose(f), 0);
 }
@@ -91,14 +91,14 @@ START_TEST(test_launcher_tuning_file)
     ASSERT_OUT("staged 20"); /* (the built-in rules: the staging buffers) */
 
     /* Every all-reduce by the ring. */
-    rules_file(path, sizeof path, dir, "ring", "allreduce any any any any ring   # comment\n");
+    rules_file(path, sizeof path, dir, "ring", "allreduce any any any any any ring   # comment\n");
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
 
     /* A rule for jobs whose ranks share CPUs: taken only when they do (SHMC_CPUS says how
      * many CPUs the job has, as shmrun itself does when it binds). */
     rules_file(path, sizeof path, dir, "shared",
-               "allreduce any any any shared ring\nallreduce any any any any stage\n");
+               "allreduce any any any shared any ring\nallreduce any any any any any stage\n");
     ck_assert_int_eq(
         run("-n 2 --bind-to none -x SHMC_CPUS=1 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
@@ -127,7 +127,8 @@ START_TEST(test_launcher_tuning_file)
     snprintf(path, sizeof path, "%s/elsewhere", dir);
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
-    fputs("# machine: a machine that is not this one, 9999 CPUs\nallreduce any any any any ring\n",
+    fputs("# machine: a machine that is not this one, 9999 CPUs\n"
+          "allreduce any any any any any ring\n",
           f);
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
@@ -136,7 +137,7 @@ START_TEST(test_launcher_tuning_file)
 
     /* A fault: refused at start, naming the file and the line. */
     rules_file(path, sizeof path, dir, "bad",
-               "allreduce any any any any tree\nallreduce 2 any any any ring\n");
+               "allreduce any any any any any tree\nallreduce 2 any any any any ring\n");
     ck_assert_int_ne(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("bad, line 10: never used");
     ASSERT_OUT("init: ");
@@ -154,6 +155,79 @@ START_TEST(test_launcher_tuning_file)
     ASSERT_OUT("rank 1's dispatch rules or SHMC_ALGO_* differ from this rank's");
     ASSERT_OUT("rank 0's dispatch rules or SHMC_ALGO_* differ from this rank's");
     ASSERT_OUT("init: ");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The rules' machine column: the round trip that shmrun measured (here, the one
+ * SHMC_LINE_RTT_NS makes it assume) against SHMC_FAR_NS picks the far or the near rules,
+ * alike on every rank; ranks with different bounds fail at start. A tuned file whose
+ * built-in digest is not this library's is stale: ignored, saying so. The user's tuned
+ * rules serve where SHMC_TUNING_FILE is not set. */
+START_TEST(test_launcher_machine_rules)
+{
+    char dir[] = "/tmp/shmc-machine-XXXXXX", path[128], prog[512], cmd[2048];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    shmct_build_path("tests/progs/tuning", prog, sizeof prog);
+    rules_file(path, sizeof path, dir, "far",
+               "allreduce any any any any far ring\nallreduce any any any any any stage\n");
+    const char *rtts[] = {"400", "100", "199", "200"};
+    const char *want[] = {"staged 0", "staged 20", "staged 20", "staged 0"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(cmd, sizeof cmd, "SHMC_LINE_RTT_NS=%s %s -n 2 -x SHMC_TUNING_FILE=%s %s 2>&1",
+                 rtts[i], shmrun, path, prog);
+        ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+        ASSERT_OUT(want[i]);
+    }
+    /* A higher bound makes 400 ns near. */
+    snprintf(cmd, sizeof cmd,
+             "SHMC_LINE_RTT_NS=400 %s -n 2 -x SHMC_FAR_NS=500 -x SHMC_TUNING_FILE=%s %s 2>&1",
+             shmrun, path, prog);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("staged 20");
+    /* Rank 1 with another bound than rank 0's: both fail at start. */
+    snprintf(cmd, sizeof cmd,
+             "%s -n 2 -x SHMC_TUNING_FILE=%s sh -c '[ \"$SHMC_RANK\" = 1 ] && export "
+             "SHMC_FAR_NS=300; exec %s' 2>&1",
+             shmrun, path, prog);
+    ck_assert_int_ne(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("rank 1's dispatch rules or SHMC_ALGO_* differ from this rank's");
+
+    /* Stale: tuned beside other built-in rules. */
+    snprintf(path, sizeof path, "%s/stale", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("# built-in: 0123456789abcdef\nallreduce any any any any any ring\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
+    ASSERT_OUT("tuned beside other built-in rules");
+    ASSERT_OUT("run bench/tune.py again");
+    ASSERT_OUT("staged 20");
+
+    /* The user's tuned rules ($XDG_CACHE_HOME/shmcomm/rules), which --info names; a fault
+     * in them stops the job as SHMC_TUNING_FILE's would; SHMC_TUNING_FILE comes first. */
+    snprintf(cmd, sizeof cmd, "mkdir %s/shmcomm", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    rules_file(path, sizeof path, dir, "shmcomm/rules", "allreduce any any any any any ring\n");
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s --info 2>&1", dir, shmrun);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("the user's tuned rules: ");
+    ASSERT_OUT(path);
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 -x SHMC_DEBUG=3 %s 2>&1", dir, shmrun,
+             prog);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("dispatch rules from the tuned rules ");
+    ASSERT_OUT("staged 0");
+    rules_file(path, sizeof path, dir, "stage", "allreduce any any any any any stage\n");
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 -x SHMC_TUNING_FILE=%s %s 2>&1", dir,
+             shmrun, path, prog);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("staged 20");
+    rules_file(path, sizeof path, dir, "shmcomm/rules", "allreduce 2 any any any any ring\n");
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 %s 2>&1", dir, shmrun, prog);
+    ck_assert_int_ne(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("no last rule for any call");
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
 }
@@ -690,13 +764,13 @@ START_TEST(test_launcher_cleanup)
     pid_t c = fork();
     if (c == 0) {
         struct shmc__arena a;
-        _exit(shmc__arena_create(&a, dead, &lay, 0, 0, 0) == SHMC_OK ? 0 : 1);
+        _exit(shmc__arena_create(&a, dead, &lay, 0, 0, 0, 0) == SHMC_OK ? 0 : 1);
     }
     int st;
     ck_assert_int_eq(waitpid(c, &st, 0), c);
     ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     struct shmc__arena mine;
-    ck_assert_int_eq(shmc__arena_create(&mine, live, &lay, 0, 0, 0), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(&mine, live, &lay, 0, 0, 0, 0), SHMC_OK);
 
     ck_assert_int_eq(run("--cleanup"), 0);
     char want[160];
@@ -793,6 +867,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_cleanup);
     tcase_add_test(t, test_launcher_info);
     tcase_add_test(t, test_launcher_tuning_file);
+    tcase_add_test(t, test_launcher_machine_rules);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
     tcase_add_test(t, test_launcher_bindings_gpus);

@@ -24,7 +24,7 @@ START_TEST(test_hang_report_left)
     char name[64], text[4096];
     ck_assert_int_eq(shmc__arena_layout(4, 0, &l), SHMC_OK);
     ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
-    ck_assert_int_eq(shmc__arena_create(&a, name, &l, 1, 0, 1), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(&a, name, &l, 1, 0, 1, 0), SHMC_OK);
     /* The reporter takes the time as an argument: a made-up one, three seconds after the
      * waits began. */
     uint64_t now = 100000000000ull, ago = now - 3000000000ull;

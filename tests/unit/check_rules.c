@@ -2,7 +2,8 @@
  * Unit test of the dispatch rules (coll/rules.h): the rules the library is built with are
  * whole; a text with any fault is refused, naming its line; a call takes the first rule
  * that matches it, with bounds per rank scaled by the ranks and rules for the world or
- * the other communicators only.
+ * the other communicators only, for ranks sharing CPUs or not, on a machine whose CPUs run
+ * near each other or far apart.
  */
 #include <check.h>
 #include <stdint.h>
@@ -14,6 +15,13 @@
 
 static struct shmc__rules r;
 
+/* The rules' choice for collective c of bytes on n ranks, world, shared, far (0 or 1). */
+static int pick(int c, int n, size_t bytes, int world, int shared, int far)
+{
+    struct shmc__where w = {n, world, shared, far};
+    return shmc__rules_pick(&r, c, &w, bytes);
+}
+
 /* Every collective but one (coll) with a rule for any call, then text. */
 static int parse_with(int coll, const char *text)
 {
@@ -21,7 +29,7 @@ static int parse_with(int coll, const char *text)
     size_t k = 0;
     for (int c = 0; c < SHMC_C_COUNT; c++)
         if (c != coll)
-            k += (size_t)snprintf(all + k, sizeof all - k, "%s any any any any tree\n",
+            k += (size_t)snprintf(all + k, sizeof all - k, "%s any any any any any tree\n",
                                   shmc__coll_names[c]);
     snprintf(all + k, sizeof all - k, "%s", text);
     return shmc__rules_parse(all, "test", &r);
@@ -32,15 +40,24 @@ START_TEST(test_rules_shipped)
     ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
     /* docs/collectives.md: the world's 2-rank all-reduce takes the one-step rounds up to
      * 1 KiB, then the staging buffers; elsewhere recursive doubling for small calls. */
-    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_ALLREDUCE, 2, 1024, 1, 0), SHMC_A_SHM);
-    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_ALLREDUCE, 2, 1025, 1, 0), SHMC_A_STAGE);
-    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_ALLREDUCE, 2, 1024, 0, 0), SHMC_A_RD);
-    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_ALLREDUCE, 64, SIZE_MAX, 0, 1), SHMC_A_RING);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1024, 1, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1025, 1, 0, 0), SHMC_A_STAGE);
+    /* ... with the CPUs far apart, recursive doubling up to 16 KiB; the ring from 16 to
+     * 64 KiB in both states, the staging buffers beyond. */
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1024, 1, 0, 1), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1), SHMC_A_RD);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0), SHMC_A_STAGE);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1), SHMC_A_RING);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 0), SHMC_A_RING);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 1), SHMC_A_STAGE);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 3, 16384, 1, 0, 1), SHMC_A_STAGE);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1024, 0, 0, 0), SHMC_A_RD);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 64, SIZE_MAX, 0, 1, 0), SHMC_A_RING);
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         ck_assert_int_gt(r.count[c], 0);
         for (int n = 1; n <= 300; n += 7)
             for (size_t b = 0; b < ((size_t)1 << 30); b = b * 3 + 1) {
-                int a = shmc__rules_pick(&r, c, n, b, n % 2, n % 3 == 0);
+                int a = pick(c, n, b, n % 2, n % 3 == 0, 0);
                 ck_assert_msg(a > SHMC_A_AUTO && shmc__algo_valid(c, a), "%s n=%d %zu: %d",
                               shmc__coll_names[c], n, b, a);
             }
@@ -51,51 +68,61 @@ END_TEST
 START_TEST(test_rules_first_match)
 {
     ck_assert_int_eq(parse_with(SHMC_C_GATHER, "# a comment\n"
-                                               "gather 2 <=4k any any shm   # two ranks\n"
-                                               "gather 3- <=1k/rank world any ring\n"
-                                               "gather 3-8 <=64k other any direct\n"
-                                               "gather 2 any any shared ring\n"
+                                               "gather 2 <=4k any any any shm   # two ranks\n"
+                                               "gather 3- <=1k/rank world any any ring\n"
+                                               "gather 3-8 <=64k other any any direct\n"
+                                               "gather 2 any any shared any ring\n"
+                                               "gather 2 <=1M any any far direct\n"
+                                               "gather 3 <=1M any any near shm\n"
                                                "\n"
-                                               "gather any any any any tree\n"),
+                                               "gather any any any any any tree\n"),
                      SHMC_OK);
     int g = SHMC_C_GATHER;
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 2, 4096, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 2, 4097, 0, 0), SHMC_A_TREE);
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 4, 4096, 1, 0), SHMC_A_RING); /* 1k x 4 ranks */
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 4, 4097, 1, 0), SHMC_A_TREE);
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 4, 4097, 0, 0), SHMC_A_DIRECT);
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 9, 4097, 0, 0), SHMC_A_TREE);
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 100, 100 * 1024, 1, 0), SHMC_A_RING);
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 1, 0, 0, 0), SHMC_A_TREE);
+    ck_assert_int_eq(pick(g, 2, 4096, 0, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(g, 2, 4097, 0, 0, 0), SHMC_A_TREE);
+    ck_assert_int_eq(pick(g, 4, 4096, 1, 0, 0), SHMC_A_RING); /* 1k x 4 ranks */
+    ck_assert_int_eq(pick(g, 4, 4097, 1, 0, 0), SHMC_A_TREE);
+    ck_assert_int_eq(pick(g, 4, 4097, 0, 0, 0), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick(g, 9, 4097, 0, 0, 0), SHMC_A_TREE);
+    ck_assert_int_eq(pick(g, 100, 100 * 1024, 1, 0, 0), SHMC_A_RING);
+    ck_assert_int_eq(pick(g, 1, 0, 0, 0, 0), SHMC_A_TREE);
     /* Ranks sharing CPUs, or each with its own. */
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 2, 8192, 0, 1), SHMC_A_RING);
-    ck_assert_int_eq(shmc__rules_pick(&r, g, 2, 8192, 0, 0), SHMC_A_TREE);
-    ck_assert_int_eq(shmc__rules_pick(&r, SHMC_C_BARRIER, 5, 0, 1, 0), SHMC_A_TREE);
+    ck_assert_int_eq(pick(g, 2, 8192, 0, 1, 0), SHMC_A_RING);
+    ck_assert_int_eq(pick(g, 2, 8192, 0, 0, 0), SHMC_A_TREE);
+    ck_assert_int_eq(pick(SHMC_C_BARRIER, 5, 0, 1, 0, 0), SHMC_A_TREE);
+    /* CPUs near each other, or far apart. */
+    ck_assert_int_eq(pick(g, 2, 8192, 0, 0, 1), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick(g, 2, 8192, 0, 1, 1), SHMC_A_RING); /* (the earlier rule) */
+    ck_assert_int_eq(pick(g, 2, 2 << 20, 0, 0, 1), SHMC_A_TREE);
+    ck_assert_int_eq(pick(g, 3, 8192, 1, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(g, 3, 8192, 1, 0, 1), SHMC_A_TREE);
 }
 END_TEST
 
 START_TEST(test_rules_faults)
 {
     const char *bad[] = {
-        "gather 2 any any any\n",                                  /* five words */
-        "gather 2 any any any tree extra\n",                       /* seven */
-        "gathr any any any any tree\n",                            /* no such collective */
-        "gather 0 any any any tree\n",                             /* no rank 0 */
-        "gather 5-3 any any any tree\n",                           /* backwards */
-        "gather x any any any tree\n",                             /* not a number */
-        "gather 70000 any any any tree\n",                         /* too many ranks */
-        "gather 2 <4k any any tree\n",                             /* not <= */
-        "gather 2 <=4q any any tree\n",                            /* not a size */
-        "gather 2 <=4k/node any any tree\n",                       /* per what? */
-        "gather 2 <=2000G/rank any any tree\n",                    /* too large per rank */
-        "gather 2 any local any tree\n",                           /* no such comm */
-        "gather 2 any any many tree\n",                            /* no such cpus */
-        "gather 2 any any any rd\n",                               /* gather has no rd */
-        "gather 2 any any any auto\n",                             /* auto is no algorithm */
-        "gather 2 any any any tree\n",                             /* no rule for any call */
-        "gather any any world any tree\n",                         /* world only */
-        "gather any any any own tree\n",                           /* own CPUs only */
-        "gather any any any any tree\ngather 2 any any any shm\n", /* never used */
+        "gather 2 any any any tree\n",                     /* six words */
+        "gather 2 any any any any tree extra\n",           /* eight */
+        "gathr any any any any any tree\n",                /* no such collective */
+        "gather 0 any any any any tree\n",                 /* no rank 0 */
+        "gather 5-3 any any any any tree\n",               /* backwards */
+        "gather x any any any any tree\n",                 /* not a number */
+        "gather 70000 any any any any tree\n",             /* too many ranks */
+        "gather 2 <4k any any any tree\n",                 /* not <= */
+        "gather 2 <=4q any any any tree\n",                /* not a size */
+        "gather 2 <=4k/node any any any tree\n",           /* per what? */
+        "gather 2 <=2000G/rank any any any tree\n",        /* too large per rank */
+        "gather 2 any local any any tree\n",               /* no such comm */
+        "gather 2 any any many any tree\n",                /* no such cpus */
+        "gather 2 any any any close tree\n",               /* no such machine */
+        "gather 2 any any any any rd\n",                   /* gather has no rd */
+        "gather 2 any any any any auto\n",                 /* auto is no algorithm */
+        "gather 2 any any any any tree\n",                 /* no rule for any call */
+        "gather any any world any any tree\n",             /* world only */
+        "gather any any any own any tree\n",               /* own CPUs only */
+        "gather any any any any far tree\n",               /* far machines only */
+        "gather any any any any any tree\ngather 2 any any any any shm\n", /* never used */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int rc = parse_with(SHMC_C_GATHER, bad[i]);
@@ -108,8 +135,8 @@ START_TEST(test_rules_faults)
     longline[sizeof longline - 1] = '\0';
     ck_assert_int_eq(parse_with(SHMC_C_GATHER, longline), SHMC_ERR_ENV);
     /* The same rules without their faults are taken. */
-    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 1-2 <=4k/rank world shared tree\n"
-                                               "gather any any any any shm\n"),
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 1-2 <=4k/rank world shared far tree\n"
+                                               "gather any any any any any shm\n"),
                      SHMC_OK);
 }
 END_TEST
@@ -120,15 +147,16 @@ START_TEST(test_rules_steps)
     ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
     static char room[sizeof(struct shmc__steps) + SHMC_RULES_MAX * sizeof(struct shmc__step)];
     struct shmc__steps *s = (struct shmc__steps *)(void *)room;
-    for (int w = 0; w < 4; w++)
+    for (int w = 0; w < 8; w++)
         for (int n = 1; n <= 300; n++) {
-            shmc__steps_build(&r, n, w & 1, w >> 1, s);
+            struct shmc__where at = {n, w & 1, (w >> 1) & 1, w >> 2};
+            shmc__steps_build(&r, &at, s);
             for (int c = 0; c < SHMC_C_COUNT; c++)
                 for (int e = 0; e < 40; e++)
                     for (int d = -1; d <= 1; d++) {
                         size_t b = ((size_t)1 << e) + (size_t)d;
                         ck_assert_msg(shmc__steps_pick(s, c, b) ==
-                                          shmc__rules_pick(&r, c, n, b, w & 1, w >> 1),
+                                          pick(c, n, b, w & 1, (w >> 1) & 1, w >> 2),
                                       "%s n=%d world=%d %zu bytes", shmc__coll_names[c], n, w, b);
                     }
         }

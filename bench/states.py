@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""shmcomm beside Open MPI and MPICH in both states of a shared host: the minutes in which
+the hypervisor runs this machine's two vCPUs near each other and those in which it runs
+them far apart (a cache line's round trip, build/bench/line_rtt, about 100 ns or 300 ns
+and more). Each round measures the round trip, runs build/bench/measure on every runtime
+one after the other (the order turning from round to round), at 2 ranks bound one per
+core, and measures the round trip again; a round whose two readings are both below --near
+or both above --far counts for that state, any other for neither. The table gives each
+runtime's median per state and shmcomm's time over Open MPI's and over the better of the
+two MPIs. Rounds go on until each state has --rounds of them or --minutes pass (a state
+the machine never entered has no rows).
+
+    python3 bench/states.py [--rounds 5] [--minutes 30] [--tests allreduce,barrier]
+        [--sizes 4,65536,16777216] [--near 150] [--far 250] [--out FILE.csv]
+    python3 bench/states.py --summarize FILE.csv
+
+Needs the measurement programs of bench/compare.sh (make bench-compare builds them:
+build/bench/measure, measure-openmpi, measure-mpich); a runtime without one is left out.
+"""
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+B = os.path.join(ROOT, "build", "bench")
+
+RUNTIMES = {
+    "shmcomm": [os.path.join(ROOT, "build", "bin", "shmrun"), "-n", "2", "--bind-to", "core",
+                os.path.join(B, "measure")],
+    "openmpi": ["mpirun.openmpi", "--allow-run-as-root", "-np", "2", "--bind-to", "core",
+                os.path.join(B, "measure-openmpi")],
+    "mpich": ["mpirun.mpich", "-np", "2", "-bind-to", "core", os.path.join(B, "measure-mpich")],
+}
+
+
+def rtt():
+    r = subprocess.run([os.path.join(B, "line_rtt"), "5000"], capture_output=True, text=True)
+    return int(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip().isdigit() else -1
+
+
+def state(a, b, near, far):
+    if 0 < a < near and 0 < b < near:
+        return "near"
+    if a > far and b > far:
+        return "far"
+    return "neither"
+
+
+def measure(args):
+    have = [k for k, cmd in RUNTIMES.items() if os.access(cmd[-1], os.X_OK)]
+    if "shmcomm" not in have:
+        sys.exit("states: build/bench/measure is missing (make bench-compare builds it)")
+    rows, count, rnd = [], {"near": 0, "far": 0}, 0
+    end = time.time() + args.minutes * 60
+    while time.time() < end and min(count.values()) < args.rounds:
+        before = rtt()
+        order = have[rnd % len(have):] + have[:rnd % len(have)]
+        got = []
+        for rt in order:
+            cmd = RUNTIMES[rt] + ["--tests", args.tests, "--sizes", args.sizes, "--samples", "5"]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.stderr.write(f"states: {rt} failed ({r.returncode}): {r.stderr[-500:]}\n")
+                continue
+            for line in r.stdout.splitlines():
+                w = line.split(",")
+                if len(w) == 5 and w[1].endswith("_us"):
+                    got.append((rt, w[1][:-3], int(w[3]), float(w[4])))
+        after = rtt()
+        st = state(before, after, args.near, args.far)
+        if st in count and count[st] < args.rounds:
+            count[st] += 1
+            rows += [[rnd, st, before, after, rt, metric, b, v] for rt, metric, b, v in got]
+            sys.stderr.write(f"states: round {rnd}: {st} ({before}, {after} ns)\n")
+        rnd += 1
+    return rows
+
+
+def table(rows):
+    med = {}
+    for _, st, _, _, rt, metric, b, v in rows:
+        med.setdefault((st, metric, int(b)), {}).setdefault(rt, []).append(float(v))
+    rtts = {}
+    for _, st, a, b, *_ in rows:
+        rtts.setdefault(st, set()).update([int(a), int(b)])
+    out = ["| state (round trip) | rounds | operation | bytes | shmcomm µs | Open MPI µs | "
+           "MPICH µs | shmcomm / Open MPI | shmcomm / best MPI |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for st in ("near", "far"):
+        if st not in rtts:
+            continue
+        n = len({r[0] for r in rows if r[1] == st})
+        for (s, metric, b) in sorted(k for k in med if k[0] == st):
+            m = {rt: statistics.median(v) for rt, v in med[(s, metric, b)].items()}
+            sh, om, mp = m.get("shmcomm"), m.get("openmpi"), m.get("mpich")
+            best = min(x for x in (om, mp) if x) if (om or mp) else None
+            f = lambda x: f"{x:.2f}" if x else "-"
+            out.append(f"| {st} ({min(rtts[st])}-{max(rtts[st])} ns) | {n} | {metric} | {b} | "
+                       f"{f(sh)} | {f(om)} | {f(mp)} | {f(sh / om) if sh and om else '-'} | "
+                       f"{f(sh / best) if sh and best else '-'} |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--tests", default="allreduce,barrier")
+    ap.add_argument("--sizes", default="4,65536,16777216")
+    ap.add_argument("--near", type=int, default=150)
+    ap.add_argument("--far", type=int, default=250)
+    ap.add_argument("--out")
+    ap.add_argument("--summarize")
+    args = ap.parse_args()
+    if args.summarize:
+        with open(args.summarize) as f:
+            rows = [r for r in csv.reader(f)][1:]
+    else:
+        rows = measure(args)
+        if args.out:
+            with open(args.out, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["round", "state", "rtt_before", "rtt_after", "runtime", "metric",
+                            "bytes", "us"])
+                w.writerows(rows)
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
