@@ -261,8 +261,9 @@ int main(int argc, char **argv)
     if (me == 0 && !csv && !picks)
         printf("%-15s %-5s %3s %10s %12s %12s %12s\n", "collective", "algo", "n", "bytes",
                "median_us", "min_us", "max_us");
-    if (me == 0 && csv && !picks)
-        printf("collective,algo,ranks,bytes,median_us,min_us,max_us\n");
+    if (me == 0 && csv && !picks) /* (the state the job found: bench/tune.py reads it) */
+        printf("# machine %s %u\ncollective,algo,ranks,bytes,median_us,min_us,max_us\n",
+               shmc__coll.far_machine ? "far" : "near", shmc__coll.arena->line_rtt_ns);
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         if (only >= 0 && c != only)
             continue;

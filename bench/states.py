@@ -8,10 +8,12 @@ core, and measures the round trip again; a round whose two readings are both bel
 or both above --far counts for that state, any other for neither. The table gives each
 runtime's median per state and shmcomm's time over Open MPI's and over the better of the
 two MPIs. Rounds go on until each state has --rounds of them or --minutes pass (a state
-the machine never entered has no rows).
+the machine never entered has no rows). --tuned FILE adds shmcomm with the dispatch rules
+of FILE (SHMC_TUNING_FILE; bench/tune.py writes them) to every round, and the table its
+time over the built-in rules'.
 
     python3 bench/states.py [--rounds 5] [--minutes 30] [--tests allreduce,barrier]
-        [--sizes 4,65536,16777216] [--near 150] [--far 250] [--out FILE.csv]
+        [--sizes 4,65536,16777216] [--near 150] [--far 250] [--tuned RULES] [--out FILE.csv]
     python3 bench/states.py --summarize FILE.csv
 
 Needs the measurement programs of bench/compare.sh (make bench-compare builds them:
@@ -52,6 +54,9 @@ def state(a, b, near, far):
 
 
 def measure(args):
+    if args.tuned:
+        RUNTIMES["tuned"] = RUNTIMES["shmcomm"][:1] + [
+            "-x", "SHMC_TUNING_FILE=" + os.path.abspath(args.tuned)] + RUNTIMES["shmcomm"][1:]
     have = [k for k, cmd in RUNTIMES.items() if os.access(cmd[-1], os.X_OK)]
     if "shmcomm" not in have:
         sys.exit("states: build/bench/measure is missing (make bench-compare builds it)")
@@ -88,9 +93,11 @@ def table(rows):
     rtts = {}
     for _, st, a, b, *_ in rows:
         rtts.setdefault(st, set()).update([int(a), int(b)])
+    tuned = any(r[4] == "tuned" for r in rows)
     out = ["| state (round trip) | rounds | operation | bytes | shmcomm µs | Open MPI µs | "
-           "MPICH µs | shmcomm / Open MPI | shmcomm / best MPI |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+           "MPICH µs | shmcomm / Open MPI | shmcomm / best MPI |" +
+           (" tuned µs | tuned / built-in |" if tuned else ""),
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if tuned else "")]
     for st in ("near", "far"):
         if st not in rtts:
             continue
@@ -100,9 +107,11 @@ def table(rows):
             sh, om, mp = m.get("shmcomm"), m.get("openmpi"), m.get("mpich")
             best = min(x for x in (om, mp) if x) if (om or mp) else None
             f = lambda x: f"{x:.2f}" if x else "-"
+            tu = m.get("tuned")
             out.append(f"| {st} ({min(rtts[st])}-{max(rtts[st])} ns) | {n} | {metric} | {b} | "
                        f"{f(sh)} | {f(om)} | {f(mp)} | {f(sh / om) if sh and om else '-'} | "
-                       f"{f(sh / best) if sh and best else '-'} |")
+                       f"{f(sh / best) if sh and best else '-'} |" +
+                       (f" {f(tu)} | {f(tu / sh) if tu and sh else '-'} |" if tuned else ""))
     return "\n".join(out)
 
 
@@ -114,6 +123,7 @@ def main():
     ap.add_argument("--sizes", default="4,65536,16777216")
     ap.add_argument("--near", type=int, default=150)
     ap.add_argument("--far", type=int, default=250)
+    ap.add_argument("--tuned")
     ap.add_argument("--out")
     ap.add_argument("--summarize")
     args = ap.parse_args()

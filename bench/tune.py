@@ -19,8 +19,9 @@ this machine beside the same built-in rules, its rules for the other state are k
 it once in each state (build/bench/line_rtt tells them apart) for rules for both.
 
 At each size the built-in rules' algorithm (as the library picks it: coll_bench --picks)
-stays unless another was faster by more than --margin, so that a tuned table is not
-slower than the built-in one where they differ only by noise.
+stays unless another was faster by more than --margin in each of two runs, so that a
+tuned table is not slower than the built-in one where they differ only by noise. Where
+the machine changed state between the runs, that rank count gets no rules (run again).
 
 Each call of coll_bench is a job of its own; run it on an otherwise idle machine (the
 ranks share its CPUs when they outnumber them, which the rules record as the library
@@ -53,22 +54,25 @@ def size(text):
 
 
 def measure(build, n, split, max_bytes, samples, env):
-    """{(coll, bytes): {algo: median_us}} of one coll_bench run."""
+    """{(coll, bytes): {algo: median_us}} of one coll_bench run, and the state the job
+    found the machine in ("near" or "far")."""
     cmd = [os.path.join(build, "bin", "shmrun"), "-n", str(n),
            os.path.join(build, "bench", "coll_bench"), "--coll", "all", "--algo", "each",
            "--csv", "--min", "4", "--max", str(size(max_bytes)), "--samples", str(samples)]
     if split:
         cmd.append("--split")
-    got = {}
+    got, state = {}, None
     for line in run(cmd, env).splitlines():
         # collective,algo,ranks,bytes,median_us,min_us,max_us
         w = line.split(",")
+        if line.startswith("# machine "):
+            state = line.split()[2]
         if len(w) != 7 or w[0] == "collective":
             continue
         got.setdefault((w[0], int(w[3])), {})[w[1]] = float(w[4])
-    if not got:
+    if not got or not state:
         sys.exit(f"tune: {' '.join(cmd)} measured nothing")
-    return got
+    return got, state
 
 
 def picks(build, n, split, max_bytes, env):
@@ -93,20 +97,25 @@ def picks(build, n, split, max_bytes, env):
     return got, cpus, machine
 
 
-def rules_for(got, picked, n, comm, cpus, machine, margin):
-    """The rules of one run: per collective, runs of sizes with the same chosen algorithm,
-    each up to its largest size. At each size the built-in rules' algorithm stays unless
-    another was faster by more than margin (a fraction): a tuned table is meant never to
-    be slower than the built-in one, and one sample's noise should not move it."""
+def rules_for(runs, picked, n, comm, cpus, machine, margin):
+    """The rules of two runs of the same measurement: per collective, runs of sizes with the
+    same chosen algorithm, each up to its largest size. At each size the built-in rules'
+    algorithm stays unless the first run's fastest was faster than it by more than margin
+    (a fraction) in both runs: a tuned table is meant never to be slower than the built-in
+    one, and the noise of sub-microsecond calls moves one run's order by more than any
+    margin that would still let real gains through."""
+    first, second = runs
     out = {}
-    for coll in sorted({c for c, _ in got}):
-        sizes = sorted(b for c, b in got if c == coll)
+    for coll in sorted({c for c, _ in first}):
+        sizes = sorted(b for c, b in first if c == coll)
         best = []
         for b in sizes:
-            t = got[(coll, b)]
+            t, u = first[(coll, b)], second.get((coll, b), {})
             fastest = min(t, key=t.get)
             keep = picked.get((coll, b))
-            if keep in t and t[fastest] > t[keep] * (1 - margin):
+            if keep in t and (t[fastest] > t[keep] * (1 - margin) or
+                              keep not in u or fastest not in u or
+                              u[fastest] > u[keep] * (1 - margin)):
                 fastest = keep
             best.append((b, fastest))
         rows = []
@@ -121,7 +130,7 @@ def rules_for(got, picked, n, comm, cpus, machine, margin):
     return out
 
 
-def earlier(path, machine, builtin, near_far):
+def earlier(path, machine, builtin, near_far, shipped):
     """{coll: [rule]} of the rules for the other state in the tuning at path, if it is one
     of this machine beside the same built-in rules; {} otherwise."""
     try:
@@ -135,7 +144,8 @@ def earlier(path, machine, builtin, near_far):
     kept = {}
     for l in text:
         w = l.split("#")[0].split()
-        if len(w) == 7 and w[5] == other:
+        # (the built-in rules follow the tuned ones in the file; they are written anew)
+        if len(w) == 7 and w[5] == other and " ".join(w) not in shipped:
             kept.setdefault(w[0], []).append(l.split("#")[0].rstrip())
     return kept
 
@@ -167,15 +177,24 @@ def main():
     tuned, rtts = {}, []
     for n in map(int, args.ranks.split(",")):
         for split, comm in ((False, "world"), (True, "other")):
-            got = measure(args.build, n, split, args.max, args.samples, env)
             picked, state, (near_far, rtt) = picks(args.build, n, split, args.max, env)
+            runs = [measure(args.build, n, split, args.max, args.samples, env)
+                    for _ in range(2)]
             rtts.append(rtt)
-            # Rules for the state of the machine the job found: near or far (a file tuned
-            # in one state leaves calls in the other to the rules that follow).
-            for coll, rows in rules_for(got, picked, n, comm, state, near_far,
-                                        args.margin).items():
+            # Rules for the state of the machine the jobs found: near or far (a file tuned
+            # in one state leaves calls in the other to the rules that follow); none where
+            # the machine changed state between the runs.
+            states = {near_far} | {s for _, s in runs}
+            if len(states) > 1:
+                sys.stderr.write(f"tune: the machine changed state while {n} ranks ({comm}) "
+                                 "were measured: no rules for them; run again\n")
+                continue
+            for coll, rows in rules_for([g for g, _ in runs], picked, n, comm, state,
+                                        near_far, args.margin).items():
                 tuned.setdefault(coll, []).extend(rows)
-    kept = earlier(args.out, machine, builtin, near_far)
+    if not tuned:
+        sys.exit("tune: nothing measured in one state; nothing written (run again)")
+    kept = earlier(args.out, machine, builtin, near_far, {" ".join(l.split()) for l in shipped})
     lines = [f"# machine: {machine}",
              f"# built-in: {builtin}",
              f"# measured: {datetime.datetime.now().isoformat(timespec='minutes')}, "
@@ -199,7 +218,9 @@ def main():
         with open(args.out + ".new", "w") as f:
             f.write(text)
         os.replace(args.out + ".new", args.out)  # (a job starting now reads one or the other)
-        sys.stderr.write(f"tune: rules for a {near_far} machine written to {args.out}\n")
+        made = sorted({r.split()[5] for rows in tuned.values() for r in rows})
+        sys.stderr.write(f"tune: rules for a {' and '.join(made)} machine written to "
+                         f"{args.out}\n")
 
 
 if __name__ == "__main__":

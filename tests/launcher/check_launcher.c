@@ -121,6 +121,22 @@ START_TEST(test_launcher_tuning_file)
         ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=3 %s", path, prog), 0);
         ASSERT_OUT("dispatch rules from SHMC_TUNING_FILE=");
         ASSERT_OUT("staged 20");
+        /* Tuned near, then far into the same file: the near rules stay beside the far
+         * ones, and the built-in rules are not copied again. */
+        for (int far = 0; far < 2; far++) {
+            snprintf(cmd, sizeof cmd,
+                     "SHMC_LINE_RTT_NS=%d python3 %s/bench/tune.py --build %s --ranks 2 --max 64 "
+                     "--samples 1 --out %s 2>&1",
+                     far ? 400 : 100, SHMC_SRC_DIR, build, path);
+            ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+        }
+        snprintf(cmd, sizeof cmd,
+                 "grep -c '^barrier *2 *<=0 *world *own *near ' %s; grep -c '^barrier *2 *<=0 "
+                 "*world *own *far ' %s; grep -c '^barrier *any *any *any *any *any ' %s",
+                 path, path, path);
+        ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+        ck_assert_str_eq(out, "1\n1\n1\n");
+        ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     }
 
     /* Another machine's: ignored, the built-in rules serve. */
