@@ -5,6 +5,9 @@
  *
  *   line_pingpong_us  one 8-byte value bounced between the processes through one cache
  *                     line each way: the floor of any message's one-way latency
+ *   pair_barrier_us   a barrier of the two processes in its cheapest form: each stores its
+ *                     round number in its own cache line and waits for the other's to
+ *                     reach it, both at once: the floor of a 2-rank barrier
  *   shm_pingpong_us   a ping-pong of `bytes` copied into shared memory and out again in
  *                     pipelined 32 KiB chunks: the floor of a two-copy protocol
  *   memcpy_MBps       one thread copying `bytes` between two private buffers, repeated
@@ -131,6 +134,20 @@ static double line_pingpong(int me, int iters)
     return (now_s() - t0) / iters / 2;
 }
 
+static double pair_barrier(int me, int iters)
+{
+    static uint64_t round;
+    _Atomic uint64_t *mine = sh->line[me], *theirs = sh->line[1 - me];
+    double t0 = now_s();
+    for (int i = 0; i < iters; i++) {
+        uint64_t r = ++round;
+        /* Release-acquire: what either did before round r is seen by the other after it. */
+        atomic_store_explicit(mine, r, memory_order_release);
+        wait_ge(theirs, r);
+    }
+    return (now_s() - t0) / iters;
+}
+
 static double shm_pingpong(int me, size_t bytes, int iters)
 {
     double t0 = now_s();
@@ -189,7 +206,7 @@ static double cma_bw(size_t bytes, int iters)
 
 /* ---- driving both processes ---- */
 
-enum cmd { C_LINE = 1, C_SHMPP, C_SHMCOPY, C_EXIT };
+enum cmd { C_LINE = 1, C_SHMPP, C_SHMCOPY, C_PAIRBAR, C_EXIT };
 
 static struct {
     _Atomic int cmd;
@@ -206,6 +223,8 @@ static double run_side(int me, int cmd, size_t bytes, int iters)
         return shm_pingpong(me, bytes, iters);
     case C_SHMCOPY:
         return shmcopy(me, bytes, iters);
+    case C_PAIRBAR:
+        return pair_barrier(me, iters);
     default:
         return 0;
     }
@@ -330,15 +349,16 @@ static double one(int metric, size_t bytes, int iters)
         return memcpy_bw(bytes, iters);
     if (metric == 4)
         return cma_bw(bytes, iters);
-    return both(metric == 0 ? C_LINE : metric == 1 ? C_SHMPP : C_SHMCOPY, bytes, iters);
+    static const enum cmd cmds[] = {C_LINE, C_SHMPP, C_SHMCOPY, 0, 0, C_PAIRBAR};
+    return both(cmds[metric], bytes, iters);
 }
 
 static const char *const metric_names[] = {"line_pingpong_us", "shm_pingpong_us", "shmcopy_MBps",
-                                           "memcpy_MBps", "cma_MBps"};
+                                           "memcpy_MBps", "cma_MBps", "pair_barrier_us"};
 
 static void report(int metric, size_t bytes)
 {
-    int is_time = metric <= 1;
+    int is_time = metric <= 1 || metric == 5;
     double w = one(metric, bytes, 1);
     double per = is_time ? w : (w > 0 ? (double)bytes / w : 1);
     int iters = per > 0 ? (int)(sample_s / per) : 100000;
@@ -421,6 +441,7 @@ int main(int argc, char **argv)
     if (header)
         printf("runtime,metric,ranks,bytes,value\n");
     report(0, 8);
+    report(5, 0);
     for (size_t b = 1; b <= max_bytes; b *= 2)
         report(1, b);
     for (size_t b = 1; b <= max_bytes; b *= 2)

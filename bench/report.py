@@ -91,9 +91,11 @@ class Report:
 
     def bound(self, metric, nbytes, ranks=2):
         """The physical limit beside a figure: the bare two-copy ping-pong for latency,
-        single-thread memcpy for bandwidth, the faster bare barrier (plain yield or
-        CPU-aware) for the 4-rank barrier, the fastest bare form of the 4-rank all-reduce
-        (bench/floor_allreduce.c)."""
+        single-thread memcpy for bandwidth, the bare pair barrier for the 2-rank barrier,
+        the faster bare barrier (plain yield or CPU-aware) for the 4-rank barrier, the
+        fastest bare form of the 4-rank all-reduce (bench/floor_allreduce.c)."""
+        if metric == "barrier_us" and ranks == 2:
+            return self.get("bare", "pair_barrier_us", 2, 0)
         if metric == "barrier_us" and ranks == 4:
             forms = [self.get("bare", f"{f}_barrier_us", 4, 0) for f in BAR_FLOORS]
             return min([x for x in forms if x is not None], default=None)
@@ -179,6 +181,8 @@ class Report:
         for n, lim in ((2, 0.7), (4, 0.5)):
             check(f"barrier {n} ranks / Open MPI",
                   ratio(g("shmcomm", "barrier_us", n, 0), g("openmpi", "barrier_us", n, 0)), lim)
+        floor(out, "bare pair barrier / Open MPI, 2 ranks",
+              ratio(self.bound("barrier_us", 0, 2), g("openmpi", "barrier_us", 2, 0)), 0.7)
         floor(out, "fastest bare barrier / Open MPI, 4 ranks",
               ratio(self.bound("barrier_us", 0, 4), g("openmpi", "barrier_us", 4, 0)), 0.5)
         check("start-up, shmrun / mpirun.mpich",
@@ -260,8 +264,9 @@ def write_table(rep, out, mode, machine, raw):
                 "round's median. Times in µs (start-up in ms), bandwidths in MB/s; ratios are "
                 "shmcomm's figure over the other's (below 1 is better for times, above 1 for "
                 "bandwidths). bound: the bare two-copy ping-pong for latency, single-thread "
-                "memcpy for bandwidth, the faster bare barrier (plain or CPU-aware yield) for "
-                "the 4-rank barrier, the fastest bare form of the 4-rank all-reduce.\n\n")
+                "memcpy for bandwidth, the bare pair barrier for the 2-rank barrier, the faster "
+                "bare barrier (plain or CPU-aware yield) for the 4-rank barrier, the fastest "
+                "bare form of the 4-rank all-reduce.\n\n")
         f.write("| " + " | ".join(head) + " |\n|" + "---|" * 3 + "---:|" * (len(head) - 3) + "\n")
         for l in lines:
             f.write("| " + " | ".join(l) + " |\n")
