@@ -14,7 +14,7 @@
 
 #include "base/config.h"
 
-#define SHMC_RULES_MAX 128
+#define SHMC_RULES_MAX 512 /* (room for tunings of several rank counts in both states) */
 
 enum { SHMC_RULE_ANY_COMM, SHMC_RULE_WORLD, SHMC_RULE_OTHER };
 enum { SHMC_RULE_ANY_CPUS, SHMC_RULE_SHARED, SHMC_RULE_OWN };

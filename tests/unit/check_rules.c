@@ -43,11 +43,13 @@ START_TEST(test_rules_shipped)
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1024, 1, 0, 0), SHMC_A_SHM);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1025, 1, 0, 0), SHMC_A_STAGE);
     /* ... with the CPUs far apart, recursive doubling up to 16 KiB; the ring from 16 to
-     * 64 KiB in both states, the staging buffers beyond; and the barrier far, by
-     * recursive doubling. */
+     * 64 KiB in both states, the staging buffers beyond. The 2-rank world barrier is the
+     * one-step round in both states, and the 2-rank broadcast direct up to 1 KiB. */
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 4, 1, 0, 1), SHMC_A_RD);
-    ck_assert_int_eq(pick(SHMC_C_BARRIER, 2, 0, 1, 0, 1), SHMC_A_RD);
+    ck_assert_int_eq(pick(SHMC_C_BARRIER, 2, 0, 1, 0, 1), SHMC_A_SHM);
     ck_assert_int_eq(pick(SHMC_C_BARRIER, 2, 0, 1, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1024, 0, 0, 0), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1025, 0, 0, 0), SHMC_A_SHM);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1), SHMC_A_RD);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0), SHMC_A_STAGE);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1), SHMC_A_RING);
