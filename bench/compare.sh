@@ -14,8 +14,10 @@
 #   4 ranks, oversubscribed (unbound, every runtime alike): every collective; gloo:
 #            all-reduce and barrier
 #   the physical limits (bench/limits) and launcher start-up (bench/startup.py)
-# then (full mode) shmcomm's all-reduce at 2 to 64 ranks (scaling). bench/report.py makes
-# the table, the target checks, summary CSV and the plots from the raw rows:
+# then (full mode) shmcomm's all-reduce at 2 to 64 ranks (scaling). Before every command
+# it records the cache line's round trip (build/bench/line_rtt), and bench/report.py
+# keeps the rounds run in one state of the machine; it makes the table, the target
+# checks, summary CSV and the plots from the raw rows:
 #   $OUT/raw.csv  $OUT/summary.csv  $OUT/table.md  $OUT/*.png
 # A runtime that cannot be installed or fails is left out of the table with a message.
 set -u -o pipefail
@@ -69,10 +71,13 @@ RAW=$OUT/raw.csv
 echo "round,runtime,metric,ranks,bytes,value" >"$RAW"
 : >"$OUT/errors.log"
 
-# run ROUND NAME COMMAND...: appends the command's CSV rows, prefixed with the round.
+# run ROUND NAME COMMAND...: appends the command's CSV rows, prefixed with the round,
+# after a row with the cache line's round trip between the two CPUs just before it
+# (runtime "machine"): bench/report.py keeps only rounds run in one state of the machine.
 run() {
     local round=$1 name=$2
     shift 2
+    echo "$round,machine,line_rtt_ns,2,0,$($B/line_rtt 5000 2>/dev/null || echo -1)" >>"$RAW"
     local t0=$SECONDS
     local as=${RENAME:-}
     if ! timeout 600 "$@" 2>>"$OUT/errors.log" |

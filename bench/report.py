@@ -21,6 +21,8 @@ import statistics
 import subprocess
 import sys
 
+from states import FAR_NS, NEAR_NS
+
 PEERS = ["openmpi", "mpich", "gloo"]
 RUNTIMES = ["shmcomm"] + PEERS
 COLLS = ["barrier", "broadcast", "reduce", "allreduce", "gather", "allgather", "scatter",
@@ -28,16 +30,46 @@ COLLS = ["barrier", "broadcast", "reduce", "allreduce", "gather", "allgather", "
 
 
 def load(path):
-    per = collections.defaultdict(list)
+    """The medians over the rounds kept, their counts, and a sentence on which rounds
+    those are: bench/compare.sh records the cache line's round trip before each command
+    (runtime "machine"), and only the rounds in which every reading was in one state of
+    the machine are kept, those of the state with more such rounds (bench/states.py's
+    bounds); where no round was, all are kept, and the sentence says so."""
+    rows = []
     with open(path) as f:
         for row in csv.DictReader(f):
             try:
-                key = (row["runtime"], row["metric"], int(row["ranks"]), int(row["bytes"]))
-                per[key].append(float(row["value"]))
+                rows.append((row["round"], row["runtime"], row["metric"], int(row["ranks"]),
+                             int(row["bytes"]), float(row["value"])))
             except (KeyError, TypeError, ValueError):
                 continue  # a partial line from a failed run
+    rtts = collections.defaultdict(list)
+    for rnd, rt, metric, _, _, v in rows:
+        if rt == "machine" and metric == "line_rtt_ns":
+            rtts[rnd].append(v)
+    state = {r: "near" if all(0 < x < NEAR_NS for x in v) else
+             "far" if all(x > FAR_NS for x in v) else "mixed" for r, v in rtts.items()}
+    clean = collections.Counter(st for st in state.values() if st != "mixed")
+    note = ""
+    if rtts:
+        if clean:
+            st = max(("near", "far"), key=lambda k: (clean[k], k == "near"))
+            keep = {r for r, x in state.items() if x == st}
+            seen = [x for r in keep for x in rtts[r]]
+            note = (f" Rounds kept: {len(keep)} of {len(rtts)}, those in which the cache "
+                    f"line's round trip read {st} ({min(seen):.0f}-{max(seen):.0f} ns) before "
+                    "every command.")
+            rows = [x for x in rows if x[0] in keep]
+        else:
+            seen = [x for v in rtts.values() for x in v]
+            note = (f" No round had every reading of the cache line's round trip in one state "
+                    f"({min(seen):.0f}-{max(seen):.0f} ns): all {len(rtts)} are kept.")
+    per = collections.defaultdict(list)
+    for _, rt, metric, ranks, nbytes, v in rows:
+        if rt != "machine":
+            per[(rt, metric, ranks, nbytes)].append(v)
     return {k: statistics.median(v) for k, v in per.items()}, \
-        {k: len(v) for k, v in per.items()}
+        {k: len(v) for k, v in per.items()}, note
 
 
 def size_name(b):
@@ -380,12 +412,12 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     raw, out, mode, machine = sys.argv[1:]
-    med, count = load(raw)
+    med, count, note = load(raw)
     if not med:
         print(f"report: no figures in {raw}", file=sys.stderr)
         return 1
     rep = Report(med, count)
-    write_table(rep, out, mode, machine, raw)
+    write_table(rep, out, mode, machine + "." + note.rstrip(".") if note else machine, raw)
     plot(rep, out)
     print(f"\nwritten: {out}/table.md, {out}/summary.csv, {out}/*.png")
     return 0

@@ -31,6 +31,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 B = os.path.join(ROOT, "build", "bench")
 
+# A round trip below NEAR_NS is the near state, above FAR_NS the far one (bench/report.py
+# classifies the rounds of bench/compare.sh by the same bounds).
+NEAR_NS, FAR_NS = 150, 250
+
 RUNTIMES = {
     "shmcomm": [os.path.join(ROOT, "build", "bin", "shmrun"), "-n", "2", "--bind-to", "core",
                 os.path.join(B, "measure")],
@@ -121,8 +125,8 @@ def main():
     ap.add_argument("--minutes", type=float, default=30)
     ap.add_argument("--tests", default="allreduce,barrier")
     ap.add_argument("--sizes", default="4,65536,16777216")
-    ap.add_argument("--near", type=int, default=150)
-    ap.add_argument("--far", type=int, default=250)
+    ap.add_argument("--near", type=int, default=NEAR_NS)
+    ap.add_argument("--far", type=int, default=FAR_NS)
     ap.add_argument("--tuned")
     ap.add_argument("--out")
     ap.add_argument("--summarize")
