@@ -88,6 +88,7 @@ run() {
 }
 
 SHMRUN=build/bin/shmrun
+export SHMC_TUNING_FILE=builtin # (the built-in rules, whatever the user tuned)
 OMPI="mpirun.openmpi --allow-run-as-root"
 MPICH=mpirun.mpich
 have_ompi() { [ -x $B/measure-openmpi ] && command -v mpirun.openmpi >/dev/null; }

@@ -67,6 +67,7 @@ struct chan {
 struct shared {
     struct chan ch[2]; /* ch[p] carries data from process p to the other */
     _Alignas(LINE) _Atomic uint64_t line[2][LINE / 8];
+    _Alignas(LINE) _Atomic uint64_t bar[2][LINE / 8]; /* pair_barrier's rounds, from 0 */
     _Alignas(LINE) _Atomic int go; /* a command for the child, see child() */
     _Atomic int done;
 };
@@ -137,7 +138,7 @@ static double line_pingpong(int me, int iters)
 static double pair_barrier(int me, int iters)
 {
     static uint64_t round;
-    _Atomic uint64_t *mine = sh->line[me], *theirs = sh->line[1 - me];
+    _Atomic uint64_t *mine = sh->bar[me], *theirs = sh->bar[1 - me];
     double t0 = now_s();
     for (int i = 0; i < iters; i++) {
         uint64_t r = ++round;

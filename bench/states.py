@@ -37,7 +37,7 @@ NEAR_NS, FAR_NS = 150, 250
 
 RUNTIMES = {
     "shmcomm": [os.path.join(ROOT, "build", "bin", "shmrun"), "-n", "2", "--bind-to", "core",
-                os.path.join(B, "measure")],
+                "-x", "SHMC_TUNING_FILE=builtin", os.path.join(B, "measure")],
     "openmpi": ["mpirun.openmpi", "--allow-run-as-root", "-np", "2", "--bind-to", "core",
                 os.path.join(B, "measure-openmpi")],
     "mpich": ["mpirun.mpich", "-np", "2", "-bind-to", "core", os.path.join(B, "measure-mpich")],
@@ -59,8 +59,9 @@ def state(a, b, near, far):
 
 def measure(args):
     if args.tuned:
-        RUNTIMES["tuned"] = RUNTIMES["shmcomm"][:1] + [
-            "-x", "SHMC_TUNING_FILE=" + os.path.abspath(args.tuned)] + RUNTIMES["shmcomm"][1:]
+        RUNTIMES["tuned"] = [a if a != "SHMC_TUNING_FILE=builtin" else
+                             "SHMC_TUNING_FILE=" + os.path.abspath(args.tuned)
+                             for a in RUNTIMES["shmcomm"]]
     have = [k for k, cmd in RUNTIMES.items() if os.access(cmd[-1], os.X_OK)]
     if "shmcomm" not in have:
         sys.exit("states: build/bench/measure is missing (make bench-compare builds it)")

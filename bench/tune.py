@@ -117,6 +117,10 @@ def rules_for(runs, picked, n, comm, cpus, machine, margin):
                               keep not in u or fastest not in u or
                               u[fastest] > u[keep] * (1 - margin)):
                 fastest = keep
+            elif keep not in t and (not u or min(u, key=u.get) != fastest):
+                fastest = keep  # (not confirmed: the built-in pick stays)
+            if fastest is None:
+                continue
             best.append((b, fastest))
         rows = []
         for i, (b, algo) in enumerate(best):
@@ -130,9 +134,10 @@ def rules_for(runs, picked, n, comm, cpus, machine, margin):
     return out
 
 
-def earlier(path, machine, builtin, near_far, shipped):
-    """{coll: [rule]} of the rules for the other state in the tuning at path, if it is one
-    of this machine beside the same built-in rules; {} otherwise."""
+def earlier(path, machine, builtin, made, shipped):
+    """{coll: [rule]} of the tuned rules in the file at path, if it is a tuning of this
+    machine beside the same built-in rules, that this run made none in place of: those
+    for a (collective, ranks, comm, state) it did not measure; {} otherwise."""
     try:
         with open(path) as f:
             text = f.read().splitlines()
@@ -140,12 +145,11 @@ def earlier(path, machine, builtin, near_far, shipped):
         return {}
     if f"# machine: {machine}" not in text or f"# built-in: {builtin}" not in text:
         return {}
-    other = "far" if near_far == "near" else "near"
     kept = {}
     for l in text:
         w = l.split("#")[0].split()
         # (the built-in rules follow the tuned ones in the file; they are written anew)
-        if len(w) == 7 and w[5] == other and " ".join(w) not in shipped:
+        if len(w) == 7 and " ".join(w) not in shipped and (w[0], w[1], w[3], w[5]) not in made:
             kept.setdefault(w[0], []).append(l.split("#")[0].rstrip())
     return kept
 
@@ -164,7 +168,7 @@ def main():
                     help="write the user's tuned rules (the file shmrun --info names)")
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHMC_ALGO_")}
-    env.pop("SHMC_TUNING_FILE", None)
+    env["SHMC_TUNING_FILE"] = "builtin"  # (beside the built-in rules, whatever the user's)
     info = run([os.path.join(args.build, "bin", "shmrun"), "--info"], env).splitlines()
     machine = info[0].split("on this machine: ", 1)[1]
     builtin = info[2].split("built-in dispatch rules: ", 1)[1].split(";")[0]
@@ -194,7 +198,8 @@ def main():
                 tuned.setdefault(coll, []).extend(rows)
     if not tuned:
         sys.exit("tune: nothing measured in one state; nothing written (run again)")
-    kept = earlier(args.out, machine, builtin, near_far, {" ".join(l.split()) for l in shipped})
+    made = {(w[0], w[1], w[3], w[5]) for rows in tuned.values() for w in map(str.split, rows)}
+    kept = earlier(args.out, machine, builtin, made, {" ".join(l.split()) for l in shipped})
     lines = [f"# machine: {machine}",
              f"# built-in: {builtin}",
              f"# measured: {datetime.datetime.now().isoformat(timespec='minutes')}, "
@@ -217,6 +222,15 @@ def main():
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out + ".new", "w") as f:
             f.write(text)
+        # The library reads it before it replaces the file, so that a fault (too many
+        # rules, say) never stops every job of the user.
+        check = dict(env, SHMC_TUNING_FILE=args.out + ".new")
+        r = subprocess.run([os.path.join(args.build, "bin", "shmrun"), "-n", "1",
+                            os.path.join(args.build, "bench", "coll_bench"), "--picks",
+                            "--max", "4"], capture_output=True, text=True, env=check)
+        if r.returncode != 0:
+            sys.exit(f"tune: the library refuses the rules made (left in {args.out}.new, "
+                     f"{args.out} unchanged):\n{r.stdout}{r.stderr}")
         os.replace(args.out + ".new", args.out)  # (a job starting now reads one or the other)
         made = sorted({r.split()[5] for rows in tuned.values() for r in rows})
         sys.stderr.write(f"tune: rules for a {' and '.join(made)} machine written to "

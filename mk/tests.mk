@@ -37,6 +37,11 @@ CK_MULT := $(if $(SAN),4,1)
 CHECK_ENV := CK_TIMEOUT_MULTIPLIER=$(CK_MULT) SHMC_TEST_BUILD=$(abspath $(BUILD)) \
              SHMC_TEST_SAN='$(SAN)' SHMC_TEST_CFLAGS='$(SANFLAGS)'
 
+# The tests expect the built-in dispatch rules: a user's tuned rules (bench/tune.py
+# --install, in XDG_CACHE_HOME or ~/.cache) must not change what they pick.
+check check-cuda check-stress check-coll-full check-torch check-torch-cuda: \
+    export XDG_CACHE_HOME := $(abspath $(BUILD))/no-user-cache
+
 # Which suites run: all, or what T names ("torch" is the torch backend's tests alone,
 # "mpi4py" mpi4py's smoke test).
 T ?=

@@ -36,8 +36,8 @@ static int same_rules(const struct shmc__arena *a, int size, uint64_t mine)
         uint64_t theirs = shmc__load_relaxed64(&shmc__arena_cb(a, (unsigned)r)->rules);
         if (theirs != mine) {
             SHMC_ERROR("rank %d's dispatch rules or SHMC_ALGO_* differ from this rank's: give "
-                       "every rank the same SHMC_TUNING_FILE (or none) and the same "
-                       "SHMC_ALGO_*",
+                       "every rank the same SHMC_TUNING_FILE (or the same user's tuned "
+                       "rules: HOME, XDG_CACHE_HOME), SHMC_FAR_NS and SHMC_ALGO_*",
                        r);
             return SHMC_ERR_MISMATCH;
         }

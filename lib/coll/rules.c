@@ -284,12 +284,11 @@ uint64_t shmc__rules_shipped_digest(void)
 void shmc__rules_cache_path(char *out, size_t len)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg == '/')
-        snprintf(out, len, "%s/shmcomm/rules", xdg);
-    else if (home && *home == '/')
-        snprintf(out, len, "%s/.cache/shmcomm/rules", home);
-    else
-        snprintf(out, len, "%s", "");
+    int n = xdg && *xdg == '/'     ? snprintf(out, len, "%s/shmcomm/rules", xdg)
+            : home && *home == '/' ? snprintf(out, len, "%s/.cache/shmcomm/rules", home)
+                                   : snprintf(out, len, "%s", "");
+    if (n < 0 || (size_t)n >= len)
+        out[0] = '\0'; /* (a path too long to hold is no path) */
 }
 
 /* Whether the file text, tuned on some machine against some built-in rules (its
@@ -324,6 +323,8 @@ int shmc__rules_load(struct shmc__rules *out, const char *path)
 {
     static char text[64 << 10];
     char cache[512], what[600];
+    if (path && !strcmp(path, SHMC_RULES_BUILTIN))
+        return parse_shipped(out);
     int from_cache = !path;
     if (from_cache) {
         shmc__rules_cache_path(cache, sizeof cache);
@@ -334,13 +335,22 @@ int shmc__rules_load(struct shmc__rules *out, const char *path)
     snprintf(what, sizeof what, "%s%s", from_cache ? "the tuned rules " : "SHMC_TUNING_FILE=",
              path);
     FILE *f = fopen(path, "r");
+    if (!f && from_cache) {
+        /* Not named by this job: a file it cannot read leaves the built-in rules. */
+        SHMC_WARN("%s cannot be read (%s): the built-in rules serve", what, strerror(errno));
+        return parse_shipped(out);
+    }
     if (!f) {
         SHMC_ERROR("%s cannot be read: %s", what, strerror(errno));
         return SHMC_ERR_ENV;
     }
     size_t n = fread(text, 1, sizeof text, f);
-    int err = ferror(f);
+    int err = ferror(f) ? errno : 0;
     fclose(f);
+    if (err && from_cache) {
+        SHMC_WARN("%s cannot be read (%s): the built-in rules serve", what, strerror(err));
+        return parse_shipped(out);
+    }
     if (err || n == sizeof text) {
         SHMC_ERROR("%s: %s", what, err ? "a read failed" : "longer than 64 KiB, more than rules need");
         return SHMC_ERR_ENV;

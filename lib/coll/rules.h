@@ -39,7 +39,11 @@ struct shmc__rules {
 /* The rules the library is built with (dispatch.rules). */
 extern const char shmc__rules_shipped[];
 
-/* The rules to use: those of the file path (SHMC_TUNING_FILE), or where path is NULL those
+/* SHMC_TUNING_FILE's word for the built-in rules, whatever the user's tuned rules. */
+#define SHMC_RULES_BUILTIN "builtin"
+
+/* The rules to use: the built-in ones where path is SHMC_RULES_BUILTIN; those of the file
+ * path (SHMC_TUNING_FILE), or where path is NULL those
  * of the user's tuned rules (shmc__rules_cache_path) if that file exists, or else the
  * built-in ones. A file whose "# machine:" line names another machine, or whose
  * "# built-in:" line another digest of the built-in rules than this library's (it was
