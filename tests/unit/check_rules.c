@@ -50,6 +50,14 @@ START_TEST(test_rules_shipped)
     ck_assert_int_eq(pick(SHMC_C_BARRIER, 2, 0, 1, 0, 0), SHMC_A_SHM);
     ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1024, 0, 0, 0), SHMC_A_DIRECT);
     ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1025, 0, 0, 0), SHMC_A_SHM);
+    /* Near, the slots up to 1 MiB for the 2-rank broadcast and all-gather; far, the tree
+     * and the ring beyond 32 and 64 KiB. */
+    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 1), SHMC_A_TREE);
+    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 65536, 0, 0, 0), SHMC_A_RING);
+    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 1), SHMC_A_RING);
+    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, (1 << 20) + 1, 1, 0, 0), SHMC_A_RING);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1), SHMC_A_RD);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0), SHMC_A_STAGE);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1), SHMC_A_RING);
