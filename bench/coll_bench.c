@@ -240,12 +240,14 @@ int main(int argc, char **argv)
     }
     memset(b.s, 0, max_bytes + 64);
     memset(b.r, 0, max_bytes + 64);
+    /* What the job found, which the rules are matched against (bench/tune.py reads it). */
+    if (me == 0 && (picks || csv))
+        printf("# cpus %s\n# machine %s %u\n", shmc__coll.shared_cpus ? "shared" : "own",
+               shmc__coll.far_machine ? "far" : "near", shmc__coll.arena->line_rtt_ns);
     if (picks) {
         /* What dispatch chooses (coll/dispatch.c: the rules, unless SHMC_ALGO_* forces). */
         if (me == 0)
-            printf("# cpus %s\n# machine %s %u\ncollective,picked,ranks,bytes\n",
-                   shmc__coll.shared_cpus ? "shared" : "own",
-                   shmc__coll.far_machine ? "far" : "near", shmc__coll.arena->line_rtt_ns);
+            printf("collective,picked,ranks,bytes\n");
         struct shmc__where at = {n, !split, shmc__coll.shared_cpus, shmc__coll.far_machine};
         for (int c = 0; c < SHMC_C_COUNT && me == 0; c++)
             for (size_t bytes = min_bytes; (only < 0 || c == only) && bytes <= max_bytes;
@@ -261,9 +263,8 @@ int main(int argc, char **argv)
     if (me == 0 && !csv && !picks)
         printf("%-15s %-5s %3s %10s %12s %12s %12s\n", "collective", "algo", "n", "bytes",
                "median_us", "min_us", "max_us");
-    if (me == 0 && csv && !picks) /* (the state the job found: bench/tune.py reads it) */
-        printf("# machine %s %u\ncollective,algo,ranks,bytes,median_us,min_us,max_us\n",
-               shmc__coll.far_machine ? "far" : "near", shmc__coll.arena->line_rtt_ns);
+    if (me == 0 && csv && !picks)
+        printf("collective,algo,ranks,bytes,median_us,min_us,max_us\n");
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         if (only >= 0 && c != only)
             continue;

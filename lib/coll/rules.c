@@ -276,8 +276,8 @@ static int parse_shipped(struct shmc__rules *out)
 
 uint64_t shmc__rules_shipped_digest(void)
 {
-    static struct shmc__rules r;
-    static uint8_t none[SHMC_C_COUNT]; /* (SHMC_A_AUTO: nothing forced) */
+    struct shmc__rules r; /* (on the stack: safe from any thread) */
+    static const uint8_t none[SHMC_C_COUNT]; /* (SHMC_A_AUTO: nothing forced) */
     return parse_shipped(&r) == SHMC_OK ? shmc__rules_digest(&r, none, 0) : 0;
 }
 
