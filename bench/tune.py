@@ -128,8 +128,9 @@ def rules_for(runs, picked, n, comm, cpus, machine, margin):
                 continue  # (the run goes on)
             # Up to the largest size measured, never beyond: the built-in rules take the
             # sizes not measured.
+            # (host memory: coll_bench measures host buffers)
             rows.append(f"{coll:<16} {n:<6} {'<=' + str(b):<12} {comm:<6} {cpus:<6} "
-                        f"{machine:<7} {algo}")
+                        f"{machine:<7} host    {algo}")
         out[coll] = rows
     return out
 
@@ -149,7 +150,7 @@ def earlier(path, machine, builtin, made, shipped):
     for l in text:
         w = l.split("#")[0].split()
         # (the built-in rules follow the tuned ones in the file; they are written anew)
-        if len(w) == 7 and " ".join(w) not in shipped and (w[0], w[1], w[3], w[5]) not in made:
+        if len(w) == 8 and " ".join(w) not in shipped and (w[0], w[1], w[3], w[5]) not in made:
             kept.setdefault(w[0], []).append(l.split("#")[0].rstrip())
     return kept
 
@@ -205,7 +206,7 @@ def main():
              f"# measured: {datetime.datetime.now().isoformat(timespec='minutes')}, "
              f"bench/tune.py --ranks {args.ranks} --max {args.max} --samples {args.samples} "
              f"--margin {args.margin}; line round trips {min(rtts)}-{max(rtts)} ns",
-             "# collective     ranks  bytes        comm   cpus   machine algorithm"]
+             "# collective     ranks  bytes        comm   cpus   machine memory  algorithm"]
     colls = []
     for l in shipped:
         if l.split()[0] not in colls:

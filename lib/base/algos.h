@@ -21,15 +21,19 @@
     X(REDUCE_SCATTER, "reduce_scatter")                                                            \
     X(ALLTOALL, "alltoall")
 
-/* X(ID, name): SHMC_A_<ID>. AUTO is no algorithm: the choice by size and rank count. */
+/* X(ID, name, device): SHMC_A_<ID>; device 1 if it takes device buffers, as the algorithms
+ * over the mailboxes do (their messages travel GPU to GPU through IPC handles, their
+ * copies and reductions run on the device) and the direct all-reduce's kernels
+ * (coll/devdirect.c); the slot and staging algorithms copy through host memory and never
+ * see device buffers. AUTO is no algorithm: the choice by the dispatch rules. */
 #define SHMC_ALGORITHMS(X)                                                                         \
-    X(AUTO, "auto")     /* chosen by size and rank count (coll/dispatch.c) */                      \
-    X(TREE, "tree")     /* binomial trees over the mailboxes (Bruck for all-to-all) */             \
-    X(RING, "ring")     /* rings and chains over the mailboxes */                                  \
-    X(SHM, "shm")       /* the shared staging slots of the arena */                                \
-    X(RD, "rd")         /* recursive doubling (barrier: dissemination), mailboxes */               \
-    X(DIRECT, "direct") /* reading peers' buffers in place (coll/direct.c) */                      \
-    X(STAGE, "stage")   /* all-reduce through the arena's staging buffers (coll/stage.c) */
+    X(AUTO, "auto", 0)     /* chosen by the dispatch rules (coll/dispatch.c) */                    \
+    X(TREE, "tree", 1)     /* binomial trees over the mailboxes (Bruck for all-to-all) */          \
+    X(RING, "ring", 1)     /* rings and chains over the mailboxes */                               \
+    X(SHM, "shm", 0)       /* the shared staging slots of the arena */                             \
+    X(RD, "rd", 1)         /* recursive doubling (barrier: dissemination), mailboxes */            \
+    X(DIRECT, "direct", 1) /* reading peers' buffers in place (coll/direct.c) */                   \
+    X(STAGE, "stage", 0)   /* all-reduce through the arena's staging buffers (coll/stage.c) */
 
 /* X(COLL, ALGO, stem): collective COLL has algorithm ALGO, whose descriptor is
  * shmc__<stem>_algo. Recursive doubling where it is the classic latency algorithm;

@@ -18,7 +18,7 @@
 /* The collectives, and the algorithms that implement them (base/algos.h,
  * docs/collectives.md). */
 #define SHMC__ENUM_C(id, name) SHMC_C_##id,
-#define SHMC__ENUM_A(id, name) SHMC_A_##id,
+#define SHMC__ENUM_A(id, name, device) SHMC_A_##id,
 enum shmc__coll_id { SHMC_COLLECTIVES(SHMC__ENUM_C) SHMC_C_COUNT };
 enum shmc__algo_id { SHMC_ALGORITHMS(SHMC__ENUM_A) SHMC_A_COUNT };
 #undef SHMC__ENUM_C
@@ -29,6 +29,8 @@ extern const char *const shmc__coll_names[SHMC_C_COUNT];
 extern const char *const shmc__algo_names[SHMC_A_COUNT];
 /* Is algorithm a implemented for collective c? */
 int shmc__algo_valid(int c, int a);
+/* Does algorithm a take device buffers (base/algos.h)? */
+int shmc__algo_device(int a);
 /* "SHMC_ALGO_ALLREDUCE" and the like, for collective c, into var. */
 void shmc__algo_var(int c, char *var, size_t len);
 

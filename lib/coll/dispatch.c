@@ -1,17 +1,17 @@
 /*
  * Choosing an algorithm for a call, and running it: SHMC_ALGO_<NAME> when set (or
- * shmc_config_set), otherwise, for host memory, the first of the dispatch rules that
- * matches the call (lib/coll/dispatch.rules, rules.h), whose crossover points come from
- * bench/coll_bench (docs/collectives.md). Every rank derives the same choice from the
- * same arguments, rank count and configuration.
+ * shmc_config_set), otherwise the first of the dispatch rules that matches the call
+ * (lib/coll/dispatch.rules, rules.h), whose crossover points come from bench/coll_bench
+ * (docs/collectives.md). Every rank derives the same choice from the same arguments,
+ * rank count and configuration.
  *
  * Device buffers: a call's buffers are all host or all device memory, on every member
  * (as NCCL and torch.distributed ask), so every member also derives the same choice for
- * a device call: one of the mailbox algorithms, whose messages travel GPU to GPU through
- * IPC handles (p2p/rndv.c) and whose local copies, reductions and scratch the device
- * backend does, or the one-kernel all-reduce (devdirect.c). The slot algorithms stage
- * through host memory and are never used for device buffers, even when SHMC_ALGO_* asks
- * for them.
+ * a device call: an algorithm that takes device buffers (base/algos.h), one over the
+ * mailboxes, whose messages travel GPU to GPU through IPC handles (p2p/rndv.c) and whose
+ * local copies, reductions and scratch the device backend does, or the one-kernel
+ * all-reduce (devdirect.c). The slot algorithms stage through host memory and are never
+ * used for device buffers, even when SHMC_ALGO_* asks for them: the rules choose then.
  */
 #include "coll/dispatch.h"
 
@@ -22,40 +22,6 @@
 #include "coll/algos.h"
 #include "coll/local.h"
 #include "coll/scratch.h"
-
-/* Device calls: the mailbox algorithms only. Every step of those costs a device copy or
- * kernel and its synchronisation (microseconds), so small calls take the fewest steps
- * (trees, recursive doubling) and large ones the rings, which move each byte least. */
-static int pick_dev(int coll, const struct shmc__cx *x, size_t bytes, int forced)
-{
-    if (forced == SHMC_A_TREE || forced == SHMC_A_RING || forced == SHMC_A_RD ||
-        forced == SHMC_A_DIRECT)
-        return forced;
-    int small = bytes <= (64u << 10) || x->n == 2;
-    switch (coll) {
-    case SHMC_C_BROADCAST:
-    case SHMC_C_REDUCE:
-        return small ? SHMC_A_TREE : SHMC_A_RING;
-    case SHMC_C_ALLREDUCE:
-        /* Kernels over every member's mapped buffers (devdirect.c), at every size: on a
-         * GPU shared by 4 ranks they beat recursive doubling at every size measured, with
-         * and without MPS (shmrun -n 4 build/bench/dev_bench --mode allreduce, against
-         * SHMC_ALGO_ALLREDUCE=rd). Beyond the kernel's inputs, the fewest steps or the
-         * ring. */
-        if (x->n <= SHMC_DEV_FOLD_MAX)
-            return SHMC_A_DIRECT;
-        return small ? SHMC_A_RD : SHMC_A_RING;
-    case SHMC_C_GATHER:
-    case SHMC_C_SCATTER:
-        return SHMC_A_TREE;
-    case SHMC_C_ALLGATHER:
-    case SHMC_C_REDUCE_SCATTER:
-    case SHMC_C_ALLTOALL:
-        return SHMC_A_RING;
-    default:
-        return SHMC_A_TREE;
-    }
-}
 
 /* The dispatch rules for calls on n ranks, the world or not (world non-zero), made when
  * first asked for and kept in co->steps; NULL if out of memory. Safe from any thread. */
@@ -71,7 +37,7 @@ static const struct shmc__steps *steps_of(struct shmc__coll *co, int n, int worl
         for (int c = 0; c < SHMC_C_COUNT; c++)
             rules += co->rules.count[c];
         struct shmc__steps *s = malloc(sizeof *s + rules * sizeof s->step[0]);
-        struct shmc__where w = {n, world, co->shared_cpus, co->far_machine};
+        struct shmc__where w = {n, world, co->shared_cpus, co->far_machine, 0};
         if (s)
             shmc__steps_build(&co->rules, &w, s);
         *at = s;
@@ -84,17 +50,18 @@ static const struct shmc__steps *steps_of(struct shmc__coll *co, int n, int worl
 static int pick(int coll, const struct shmc__cx *x, size_t bytes)
 {
     int forced = x->co->algo[coll];
-    if (x->dev)
-        return pick_dev(coll, x, bytes, forced);
-    if (forced != SHMC_A_AUTO)
+    if (forced != SHMC_A_AUTO && (!x->dev || shmc__algo_device(forced)))
         return forced;
+    struct shmc__where w = {x->n, shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine,
+                            x->dev};
+    /* A device call costs microseconds: the rules themselves, not steps kept for it. */
+    if (x->dev)
+        return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
     /* The communicator's rules, known after its first call (every member finds the same). */
     struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
     const struct shmc__steps *s = cc->steps;
-    if (!s && !(s = cc->steps = steps_of(x->co, x->n, shmc__cx_world(x)))) {
-        struct shmc__where w = {x->n, shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine};
+    if (!s && !(s = cc->steps = steps_of(x->co, x->n, w.world)))
         return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
-    }
     return shmc__steps_pick(s, coll, bytes);
 }
 

@@ -83,11 +83,18 @@ static int bytes_of(const char *w, struct shmc__rule *r)
     return 0;
 }
 
-static int catch_all(const struct shmc__rule *r)
+/* Does rule r apply to calls on memory kind m (SHMC_RULE_HOST or _DEVICE)? */
+static int for_memory(const struct shmc__rule *r, int m)
+{
+    return r->memory == SHMC_RULE_ANY_MEMORY || r->memory == m;
+}
+
+/* Does rule r match every call on memory kind m? */
+static int catch_all(const struct shmc__rule *r, int m)
 {
     return r->nlo == 1 && r->nhi == UINT16_MAX && r->max_bytes == SIZE_MAX &&
            r->comm == SHMC_RULE_ANY_COMM && r->cpus == SHMC_RULE_ANY_CPUS &&
-           r->machine == SHMC_RULE_ANY_MACHINE;
+           r->machine == SHMC_RULE_ANY_MACHINE && for_memory(r, m);
 }
 
 /* The index of w in words (ended by NULL), or -1. */
@@ -99,7 +106,7 @@ static int word_index(const char *w, const char *const *words)
     return -1;
 }
 
-/* One rule's seven words into r and its collective. */
+/* One rule's eight words into r and its collective. */
 static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *coll)
 {
     memset(r, 0, sizeof *r);
@@ -117,6 +124,7 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
     static const char *const comms[] = {"any", "world", "other", NULL};
     static const char *const cpus[] = {"any", "shared", "own", NULL};
     static const char *const machines[] = {"any", "near", "far", NULL};
+    static const char *const memories[] = {"any", "host", "device", NULL};
     int k;
     if ((k = word_index(w[3], comms)) < 0)
         return fault(l, "comm is world, other or any, not", w[3]);
@@ -127,12 +135,20 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
     if ((k = word_index(w[5], machines)) < 0)
         return fault(l, "machine is near, far or any, not", w[5]);
     r->machine = (uint8_t)k;
+    if ((k = word_index(w[6], memories)) < 0)
+        return fault(l, "memory is host, device or any, not", w[6]);
+    if (*coll == SHMC_C_BARRIER && k == SHMC_RULE_DEVICE)
+        return fault(l, "a barrier has no buffers, so no rule for memory", w[6]);
+    r->memory = (uint8_t)k;
     int algo = -1;
     for (int a = SHMC_A_AUTO + 1; a < SHMC_A_COUNT; a++)
-        if (!strcmp(w[6], shmc__algo_names[a]) && shmc__algo_valid(*coll, a))
+        if (!strcmp(w[7], shmc__algo_names[a]) && shmc__algo_valid(*coll, a))
             algo = a;
     if (algo < 0)
-        return fault(l, "the collective has no algorithm", w[6]);
+        return fault(l, "the collective has no algorithm", w[7]);
+    /* (a barrier's rules are the host's whatever they say: it has no buffers) */
+    if (*coll != SHMC_C_BARRIER && r->memory != SHMC_RULE_HOST && !shmc__algo_device(algo))
+        return fault(l, "device buffers are never taken by the algorithm", w[7]);
     r->algo = (uint8_t)algo;
     return 0;
 }
@@ -146,7 +162,7 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
     for (const char *p = text; *p;) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        char buf[256], *w[8], *save = NULL;
+        char buf[256], *w[9], *save = NULL;
         l.no++;
         if (len >= sizeof buf) {
             SHMC_ERROR("%s, line %d: longer than %zu characters", origin, l.no, sizeof buf - 1);
@@ -159,15 +175,15 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
         if (hash)
             *hash = '\0';
         int k = 0;
-        for (char *t = strtok_r(buf, " \t\r", &save); t && k < 8;
+        for (char *t = strtok_r(buf, " \t\r", &save); t && k < 9;
              t = strtok_r(NULL, " \t\r", &save))
             w[k++] = t;
         if (k == 0)
             continue;
-        if (k != 7) {
-            SHMC_ERROR("%s, line %d: a rule is seven words (collective ranks bytes comm cpus "
-                       "machine algorithm), not %d%s",
-                       origin, l.no, k, k == 8 ? " or more" : "");
+        if (k != 8) {
+            SHMC_ERROR("%s, line %d: a rule is eight words (collective ranks bytes comm cpus "
+                       "machine memory algorithm), not %d%s",
+                       origin, l.no, k, k == 9 ? " or more" : "");
             return SHMC_ERR_ENV;
         }
         if (n == SHMC_RULES_MAX) {
@@ -179,31 +195,43 @@ int shmc__rules_parse(const char *text, const char *origin, struct shmc__rules *
             return rc;
         line_of[n++] = l.no;
     }
-    /* Each collective's rules, in their order; the last one must match any call, and no
-     * earlier one may (the rules after it could never be used). */
+    /* Each collective's rules, in their order. For each kind of memory its rules take
+     * (a barrier's: the host's only), the last must match any call, and no rule may
+     * follow one that matches every call it could take (it could never be used). */
     memset(out, 0, sizeof *out);
     int at = 0;
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         out->first[c] = (uint16_t)at;
-        int last = -1;
+        int last[SHMC_RULE_DEVICE + 1] = {-1, -1, -1};
+        int kinds = c == SHMC_C_BARRIER ? SHMC_RULE_HOST : SHMC_RULE_DEVICE;
         for (int i = 0; i < n; i++) {
             if (coll_of[i] != c)
                 continue;
-            if (last >= 0 && catch_all(&got[last])) {
+            int used = 0, m;
+            for (m = SHMC_RULE_HOST; m <= kinds; m++)
+                used |= for_memory(&got[i], m) && (last[m] < 0 || !catch_all(&got[last[m]], m));
+            if (!used) {
+                m = for_memory(&got[i], SHMC_RULE_HOST) ? SHMC_RULE_HOST : SHMC_RULE_DEVICE;
                 SHMC_ERROR("%s, line %d: never used, since the %s rule of line %d before it "
-                           "matches every call",
-                           origin, line_of[i], shmc__coll_names[c], line_of[last]);
+                           "matches every call on %s memory",
+                           origin, line_of[i], shmc__coll_names[c], line_of[last[m]],
+                           m == SHMC_RULE_HOST ? "host" : "device");
                 return SHMC_ERR_ENV;
             }
             out->rule[at++] = got[i];
-            last = i;
+            for (m = SHMC_RULE_HOST; m <= SHMC_RULE_DEVICE; m++)
+                if (for_memory(&got[i], m) && (last[m] < 0 || !catch_all(&got[last[m]], m)))
+                    last[m] = i; /* (the last rule for m, until one takes every call) */
         }
         out->count[c] = (uint16_t)(at - out->first[c]);
-        if (last < 0 || !catch_all(&got[last])) {
-            SHMC_ERROR("%s: %s has no last rule for any call (%s any any any any any "
-                       "ALGORITHM)",
-                       origin, shmc__coll_names[c], shmc__coll_names[c]);
-            return SHMC_ERR_ENV;
+        for (int m = SHMC_RULE_HOST; m <= kinds; m++) {
+            if (last[m] < 0 || !catch_all(&got[last[m]], m)) {
+                const char *mem = m == SHMC_RULE_HOST ? "host" : "device";
+                SHMC_ERROR("%s: %s has no last rule for any call on %s memory (%s any any any "
+                           "any any %s ALGORITHM)",
+                           origin, shmc__coll_names[c], mem, shmc__coll_names[c], mem);
+                return SHMC_ERR_ENV;
+            }
         }
     }
     return SHMC_OK;
@@ -215,19 +243,20 @@ static int applies(const struct shmc__rule *x, const struct shmc__where *w)
     return w->n >= x->nlo && w->n <= x->nhi &&
            x->comm != (w->world ? SHMC_RULE_OTHER : SHMC_RULE_WORLD) &&
            x->cpus != (w->shared ? SHMC_RULE_OWN : SHMC_RULE_SHARED) &&
-           x->machine != (w->far ? SHMC_RULE_NEAR : SHMC_RULE_FAR);
+           x->machine != (w->far ? SHMC_RULE_NEAR : SHMC_RULE_FAR) &&
+           x->memory != (w->dev ? SHMC_RULE_HOST : SHMC_RULE_DEVICE);
 }
 
 int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w,
                      size_t bytes)
 {
     const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
-    for (; x < end - 1; x++) {
+    for (; x < end; x++) {
         size_t bound = x->per_rank ? x->max_bytes * (size_t)w->n : x->max_bytes;
         if (applies(x, w) && bytes <= bound)
             return x->algo;
     }
-    return end[-1].algo; /* (the collective's last rule matches any call) */
+    return end[-1].algo; /* (not reached: the last rule for each memory matches any call) */
 }
 
 void shmc__steps_build(const struct shmc__rules *r, const struct shmc__where *w,
@@ -380,8 +409,9 @@ uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC
         h = mix(h, r->count[c]);
         for (int i = r->first[c]; i < r->first[c] + r->count[c]; i++) {
             const struct shmc__rule *x = &r->rule[i];
-            h = mix(h, (uint64_t)x->nlo << 32 | (uint64_t)x->nhi << 16 | (uint64_t)x->comm << 12 |
-                           (uint64_t)x->cpus << 8 | (uint64_t)x->machine << 4 | x->per_rank);
+            h = mix(h, (uint64_t)x->memory << 48 | (uint64_t)x->nlo << 32 | (uint64_t)x->nhi << 16 |
+                           (uint64_t)x->comm << 12 | (uint64_t)x->cpus << 8 |
+                           (uint64_t)x->machine << 4 | x->per_rank);
             h = mix(h, (uint64_t)x->algo << 56 ^ x->max_bytes);
         }
     }

@@ -1,10 +1,11 @@
 /*
- * The dispatch rules as data: which algorithm a collective call on host memory takes,
- * when SHMC_ALGO_<NAME> does not force one. The rules are a text (lib/coll/dispatch.rules,
+ * The dispatch rules as data: which algorithm a collective call takes, on host or device
+ * memory, when SHMC_ALGO_<NAME> does not force one. The rules are a text (lib/coll/dispatch.rules,
  * built into the library, whose format it describes); the first rule that matches a call
  * gives its algorithm. shmc__rules_parse checks a text whole before anything uses it: every
- * rule well formed, every algorithm one its collective has, every collective ending with a
- * rule that matches any call.
+ * rule well formed, every algorithm one its collective has and, in a rule for device
+ * memory, one that takes device buffers; for each kind of memory, every collective's last
+ * rule for it matching any call of it (a barrier has no buffers: its rules are the host's).
  */
 #ifndef SHMC_RULES_H
 #define SHMC_RULES_H
@@ -19,12 +20,14 @@
 enum { SHMC_RULE_ANY_COMM, SHMC_RULE_WORLD, SHMC_RULE_OTHER };
 enum { SHMC_RULE_ANY_CPUS, SHMC_RULE_SHARED, SHMC_RULE_OWN };
 enum { SHMC_RULE_ANY_MACHINE, SHMC_RULE_NEAR, SHMC_RULE_FAR };
+enum { SHMC_RULE_ANY_MEMORY, SHMC_RULE_HOST, SHMC_RULE_DEVICE };
 
 struct shmc__rule {
     uint16_t nlo, nhi; /* ranks, inclusive */
     uint8_t comm;      /* SHMC_RULE_*_COMM, _WORLD, _OTHER */
     uint8_t cpus;      /* SHMC_RULE_ANY_CPUS, _SHARED, _OWN */
     uint8_t machine;   /* SHMC_RULE_ANY_MACHINE, _NEAR, _FAR */
+    uint8_t memory;    /* SHMC_RULE_ANY_MEMORY, _HOST, _DEVICE */
     uint8_t per_rank;  /* max_bytes counts per rank: the call's bound is max_bytes x ranks */
     uint8_t algo;
     size_t max_bytes; /* SIZE_MAX: any */
@@ -83,9 +86,10 @@ struct shmc__steps {
 };
 
 /* Where a communicator's calls run: its size, the world or not, whether the job's ranks
- * share CPUs and whether its CPUs run far apart (every rank finds the same: coll.c). */
+ * share CPUs and whether its CPUs run far apart (every rank finds the same: coll.c), and
+ * whether the call's buffers are device memory (the same on every member). */
 struct shmc__where {
-    int n, world, shared, far;
+    int n, world, shared, far, dev;
 };
 
 /* The steps of rules r for calls at w, in out, which has room for every rule of r. */

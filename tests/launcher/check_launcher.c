@@ -63,8 +63,8 @@ START_TEST(test_launcher_help_version)
 }
 END_TEST
 
-/* Writes dir/name: a rule for any call of every collective but the all-reduce, then the
- * all-reduce's rules; its path in path. */
+/* Writes dir/name: a rule for any call of every collective but the all-reduce, the
+ * all-reduce's rule for any call on device memory, then its rules; its path in path. */
 static void rules_file(char *path, size_t len, const char *dir, const char *name,
                        const char *allreduce)
 {
@@ -74,7 +74,8 @@ static void rules_file(char *path, size_t len, const char *dir, const char *name
     static const char *const others[] = {"barrier",   "broadcast", "reduce",         "gather",
                                          "allgather", "scatter",   "reduce_scatter", "alltoall"};
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
-        fprintf(f, "%s any any any any any tree\n", others[i]);
+        fprintf(f, "%s any any any any any any tree\n", others[i]);
+    fputs("allreduce any any any any any device ring\n", f);
     fputs(allreduce, f);
     ck_assert_int_eq(fclose(f), 0);
 }
@@ -91,14 +92,14 @@ START_TEST(test_launcher_tuning_file)
     ASSERT_OUT("staged 20"); /* (the built-in rules: the staging buffers) */
 
     /* Every all-reduce by the ring. */
-    rules_file(path, sizeof path, dir, "ring", "allreduce any any any any any ring   # comment\n");
+    rules_file(path, sizeof path, dir, "ring", "allreduce any any any any any any ring   # comment\n");
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
 
     /* A rule for jobs whose ranks share CPUs: taken only when they do (SHMC_CPUS says how
      * many CPUs the job has, as shmrun itself does when it binds). */
     rules_file(path, sizeof path, dir, "shared",
-               "allreduce any any any shared any ring\nallreduce any any any any any stage\n");
+               "allreduce any any any shared any any ring\nallreduce any any any any any host stage\n");
     ck_assert_int_eq(
         run("-n 2 --bind-to none -x SHMC_CPUS=1 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
@@ -144,7 +145,7 @@ START_TEST(test_launcher_tuning_file)
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fputs("# machine: a machine that is not this one, 9999 CPUs\n"
-          "allreduce any any any any any ring\n",
+          "allreduce any any any any any any ring\n",
           f);
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
@@ -153,9 +154,9 @@ START_TEST(test_launcher_tuning_file)
 
     /* A fault: refused at start, naming the file and the line. */
     rules_file(path, sizeof path, dir, "bad",
-               "allreduce any any any any any tree\nallreduce 2 any any any any ring\n");
+               "allreduce any any any any any any tree\nallreduce 2 any any any any any ring\n");
     ck_assert_int_ne(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
-    ASSERT_OUT("bad, line 10: never used");
+    ASSERT_OUT("bad, line 11: never used");
     ASSERT_OUT("init: ");
     ck_assert_int_ne(run("-n 2 -x SHMC_TUNING_FILE=%s/none %s", dir, prog), 0);
     ASSERT_OUT("cannot be read");
@@ -187,7 +188,7 @@ START_TEST(test_launcher_machine_rules)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     shmct_build_path("tests/progs/tuning", prog, sizeof prog);
     rules_file(path, sizeof path, dir, "far",
-               "allreduce any any any any far ring\nallreduce any any any any any stage\n");
+               "allreduce any any any any far any ring\nallreduce any any any any any host stage\n");
     const char *rtts[] = {"400", "100", "199", "200"};
     const char *want[] = {"staged 0", "staged 20", "staged 20", "staged 0"};
     for (int i = 0; i < 4; i++) {
@@ -214,7 +215,7 @@ START_TEST(test_launcher_machine_rules)
     snprintf(path, sizeof path, "%s/stale", dir);
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
-    fputs("# built-in: 0123456789abcdef\nallreduce any any any any any ring\n", f);
+    fputs("# built-in: 0123456789abcdef\nallreduce any any any any any any ring\n", f);
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
     ASSERT_OUT("tuned beside other built-in rules");
@@ -225,7 +226,7 @@ START_TEST(test_launcher_machine_rules)
      * in them stops the job as SHMC_TUNING_FILE's would; SHMC_TUNING_FILE comes first. */
     snprintf(cmd, sizeof cmd, "mkdir %s/shmcomm", dir);
     ck_assert_int_eq(system(cmd), 0);
-    rules_file(path, sizeof path, dir, "shmcomm/rules", "allreduce any any any any any ring\n");
+    rules_file(path, sizeof path, dir, "shmcomm/rules", "allreduce any any any any any any ring\n");
     snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s --info 2>&1", dir, shmrun);
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("the user's tuned rules: ");
@@ -239,12 +240,12 @@ START_TEST(test_launcher_machine_rules)
              dir, shmrun, prog);
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("staged 20"); /* (builtin: the built-in rules, whatever the user's) */
-    rules_file(path, sizeof path, dir, "stage", "allreduce any any any any any stage\n");
+    rules_file(path, sizeof path, dir, "stage", "allreduce any any any any any host stage\n");
     snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 -x SHMC_TUNING_FILE=%s %s 2>&1", dir,
              shmrun, path, prog);
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("staged 20");
-    rules_file(path, sizeof path, dir, "shmcomm/rules", "allreduce 2 any any any any ring\n");
+    rules_file(path, sizeof path, dir, "shmcomm/rules", "allreduce 2 any any any any any ring\n");
     snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 %s 2>&1", dir, shmrun, prog);
     ck_assert_int_ne(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("no last rule for any call");

@@ -3,7 +3,8 @@
  * whole; a text with any fault is refused, naming its line; a call takes the first rule
  * that matches it, with bounds per rank scaled by the ranks and rules for the world or
  * the other communicators only, for ranks sharing CPUs or not, on a machine whose CPUs run
- * near each other or far apart.
+ * near each other or far apart, and for host or device memory, whose rules name only
+ * algorithms that take device buffers.
  */
 #include <check.h>
 #include <stdint.h>
@@ -15,11 +16,22 @@
 
 static struct shmc__rules r;
 
-/* The rules' choice for collective c of bytes on n ranks, world, shared, far (0 or 1). */
+/* The rules' choice for collective c of bytes on n ranks, world, shared, far (0 or 1),
+ * on host memory; pick_dev on device memory. */
+static int pick_mem(int c, int n, size_t bytes, int world, int shared, int far, int dev)
+{
+    struct shmc__where w = {n, world, shared, far, dev};
+    return shmc__rules_pick(&r, c, &w, bytes);
+}
+
 static int pick(int c, int n, size_t bytes, int world, int shared, int far)
 {
-    struct shmc__where w = {n, world, shared, far};
-    return shmc__rules_pick(&r, c, &w, bytes);
+    return pick_mem(c, n, bytes, world, shared, far, 0);
+}
+
+static int pick_dev(int c, int n, size_t bytes)
+{
+    return pick_mem(c, n, bytes, 1, 0, 0, 1);
 }
 
 /* Every collective but one (coll) with a rule for any call, then text. */
@@ -29,7 +41,7 @@ static int parse_with(int coll, const char *text)
     size_t k = 0;
     for (int c = 0; c < SHMC_C_COUNT; c++)
         if (c != coll)
-            k += (size_t)snprintf(all + k, sizeof all - k, "%s any any any any any tree\n",
+            k += (size_t)snprintf(all + k, sizeof all - k, "%s any any any any any any tree\n",
                                   shmc__coll_names[c]);
     snprintf(all + k, sizeof all - k, "%s", text);
     return shmc__rules_parse(all, "test", &r);
@@ -66,6 +78,17 @@ START_TEST(test_rules_shipped)
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 3, 16384, 1, 0, 1), SHMC_A_STAGE);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1024, 0, 0, 0), SHMC_A_RD);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 64, SIZE_MAX, 0, 1, 0), SHMC_A_RING);
+    /* Device memory (docs/collectives.md, Device buffers): the all-reduce's kernels up to
+     * 16 members, then recursive doubling up to 64 KiB and the ring; trees for small
+     * broadcasts and reduces (at 2 ranks, any size), rings for large ones. */
+    ck_assert_int_eq(pick_dev(SHMC_C_ALLREDUCE, 16, SIZE_MAX), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick_dev(SHMC_C_ALLREDUCE, 17, 65536), SHMC_A_RD);
+    ck_assert_int_eq(pick_dev(SHMC_C_ALLREDUCE, 17, 65537), SHMC_A_RING);
+    ck_assert_int_eq(pick_dev(SHMC_C_BROADCAST, 2, SIZE_MAX), SHMC_A_TREE);
+    ck_assert_int_eq(pick_dev(SHMC_C_REDUCE, 3, 65536), SHMC_A_TREE);
+    ck_assert_int_eq(pick_dev(SHMC_C_REDUCE, 3, 65537), SHMC_A_RING);
+    ck_assert_int_eq(pick_dev(SHMC_C_GATHER, 4, 1), SHMC_A_TREE);
+    ck_assert_int_eq(pick_dev(SHMC_C_ALLTOALL, 2, 1), SHMC_A_RING);
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         ck_assert_int_gt(r.count[c], 0);
         for (int n = 1; n <= 300; n += 7)
@@ -73,6 +96,11 @@ START_TEST(test_rules_shipped)
                 int a = pick(c, n, b, n % 2, n % 3 == 0, 0);
                 ck_assert_msg(a > SHMC_A_AUTO && shmc__algo_valid(c, a), "%s n=%d %zu: %d",
                               shmc__coll_names[c], n, b, a);
+                if (c == SHMC_C_BARRIER)
+                    continue;
+                a = pick_mem(c, n, b, n % 2, n % 3 == 0, n % 5 == 0, 1);
+                ck_assert_msg(shmc__algo_valid(c, a) && shmc__algo_device(a),
+                              "device %s n=%d %zu: %d", shmc__coll_names[c], n, b, a);
             }
     }
 }
@@ -81,14 +109,15 @@ END_TEST
 START_TEST(test_rules_first_match)
 {
     ck_assert_int_eq(parse_with(SHMC_C_GATHER, "# a comment\n"
-                                               "gather 2 <=4k any any any shm   # two ranks\n"
-                                               "gather 3- <=1k/rank world any any ring\n"
-                                               "gather 3-8 <=64k other any any direct\n"
-                                               "gather 2 any any shared any ring\n"
-                                               "gather 2 <=1M any any far direct\n"
-                                               "gather 3 <=1M any any near shm\n"
+                                               "gather 2 <=4k any any any host shm   # two ranks\n"
+                                               "gather 3- <=1k/rank world any any any ring\n"
+                                               "gather 3-8 <=64k other any any host direct\n"
+                                               "gather 2 any any shared any any ring\n"
+                                               "gather 2 <=1M any any far host direct\n"
+                                               "gather 3 <=1M any any near host shm\n"
+                                               "gather 2 <=8k any any any device ring\n"
                                                "\n"
-                                               "gather any any any any any tree\n"),
+                                               "gather any any any any any any tree\n"),
                      SHMC_OK);
     int g = SHMC_C_GATHER;
     ck_assert_int_eq(pick(g, 2, 4096, 0, 0, 0), SHMC_A_SHM);
@@ -109,33 +138,47 @@ START_TEST(test_rules_first_match)
     ck_assert_int_eq(pick(g, 2, 2 << 20, 0, 0, 1), SHMC_A_TREE);
     ck_assert_int_eq(pick(g, 3, 8192, 1, 0, 0), SHMC_A_SHM);
     ck_assert_int_eq(pick(g, 3, 8192, 1, 0, 1), SHMC_A_TREE);
+    /* Device memory skips the host's rules, and the host the device's. */
+    ck_assert_int_eq(pick_dev(g, 2, 4096), SHMC_A_RING);
+    ck_assert_int_eq(pick_dev(g, 2, 8192), SHMC_A_RING);
+    ck_assert_int_eq(pick_dev(g, 2, 8193), SHMC_A_TREE);
+    ck_assert_int_eq(pick_mem(g, 2, 8192, 0, 1, 1, 1), SHMC_A_RING); /* (any memory) */
+    ck_assert_int_eq(pick_dev(g, 4, 4096), SHMC_A_RING); /* (any memory, world) */
+    ck_assert_int_eq(pick_dev(g, 4, 4097), SHMC_A_TREE); /* (not the host's direct) */
 }
 END_TEST
 
 START_TEST(test_rules_faults)
 {
     const char *bad[] = {
-        "gather 2 any any any tree\n",                     /* six words */
-        "gather 2 any any any any tree extra\n",           /* eight */
-        "gathr any any any any any tree\n",                /* no such collective */
-        "gather 0 any any any any tree\n",                 /* no rank 0 */
-        "gather 5-3 any any any any tree\n",               /* backwards */
-        "gather x any any any any tree\n",                 /* not a number */
-        "gather 70000 any any any any tree\n",             /* too many ranks */
-        "gather 2 <4k any any any tree\n",                 /* not <= */
-        "gather 2 <=4q any any any tree\n",                /* not a size */
-        "gather 2 <=4k/node any any any tree\n",           /* per what? */
-        "gather 2 <=2000G/rank any any any tree\n",        /* too large per rank */
-        "gather 2 any local any any tree\n",               /* no such comm */
-        "gather 2 any any many any tree\n",                /* no such cpus */
-        "gather 2 any any any close tree\n",               /* no such machine */
-        "gather 2 any any any any rd\n",                   /* gather has no rd */
-        "gather 2 any any any any auto\n",                 /* auto is no algorithm */
-        "gather 2 any any any any tree\n",                 /* no rule for any call */
-        "gather any any world any any tree\n",             /* world only */
-        "gather any any any own any tree\n",               /* own CPUs only */
-        "gather any any any any far tree\n",               /* far machines only */
-        "gather any any any any any tree\ngather 2 any any any any shm\n", /* never used */
+        "gather 2 any any any any tree\n",                     /* seven words */
+        "gather 2 any any any any any tree extra\n",           /* nine */
+        "gathr any any any any any any tree\n",                /* no such collective */
+        "gather 0 any any any any any tree\n",                 /* no rank 0 */
+        "gather 5-3 any any any any any tree\n",               /* backwards */
+        "gather x any any any any any tree\n",                 /* not a number */
+        "gather 70000 any any any any any tree\n",             /* too many ranks */
+        "gather 2 <4k any any any any tree\n",                 /* not <= */
+        "gather 2 <=4q any any any any tree\n",                /* not a size */
+        "gather 2 <=4k/node any any any any tree\n",           /* per what? */
+        "gather 2 <=2000G/rank any any any any tree\n",        /* too large per rank */
+        "gather 2 any local any any any tree\n",               /* no such comm */
+        "gather 2 any any many any any tree\n",                /* no such cpus */
+        "gather 2 any any any close any tree\n",               /* no such machine */
+        "gather 2 any any any any gpu tree\n",                 /* no such memory */
+        "gather 2 any any any any any rd\n",                   /* gather has no rd */
+        "gather 2 any any any any any auto\n",                 /* auto is no algorithm */
+        "gather 2 any any any any any shm\n",                  /* shm takes no device memory */
+        "gather 2 any any any any device shm\n",               /* ... nor here */
+        "gather 2 any any any any any tree\n",                 /* no rule for any call */
+        "gather any any world any any any tree\n",             /* world only */
+        "gather any any any own any any tree\n",               /* own CPUs only */
+        "gather any any any any far any tree\n",               /* far machines only */
+        "gather any any any any any host tree\n",              /* no device rule for any call */
+        "gather any any any any any device tree\n",            /* no host rule for any call */
+        "gather any any any any any any tree\ngather 2 any any any any host shm\n", /* unused */
+        "gather any any any any any host shm\ngather any any any any any device tree\n"
+        "gather 2 any any any any any ring\n",                 /* never used, either memory */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int rc = parse_with(SHMC_C_GATHER, bad[i]);
@@ -147,10 +190,23 @@ START_TEST(test_rules_faults)
     memset(longline, ' ', sizeof longline - 1);
     longline[sizeof longline - 1] = '\0';
     ck_assert_int_eq(parse_with(SHMC_C_GATHER, longline), SHMC_ERR_ENV);
-    /* The same rules without their faults are taken. */
-    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 1-2 <=4k/rank world shared far tree\n"
-                                               "gather any any any any any shm\n"),
+    /* A barrier has no buffers: a rule for its device memory is refused, and its rules
+     * name host algorithms whatever memory they say. */
+    ck_assert_int_eq(parse_with(SHMC_C_BARRIER, "barrier any any any any any device tree\n"),
+                     SHMC_ERR_ENV);
+    ck_assert_int_eq(parse_with(SHMC_C_BARRIER, "barrier any any any any any any shm\n"), SHMC_OK);
+    /* The same rules without their faults are taken: a rule for host memory after the
+     * device's last one, and the other way round. */
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 1-2 <=4k/rank world shared far any tree\n"
+                                               "gather any any any any any device tree\n"
+                                               "gather 2 <=1k any any any any ring\n"
+                                               "gather 2 any any any any host shm\n"
+                                               "gather any any any any any host shm\n"),
                      SHMC_OK);
+    ck_assert_int_eq(pick(SHMC_C_GATHER, 2, 1 << 20, 0, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick_dev(SHMC_C_GATHER, 2, 1 << 20), SHMC_A_TREE);
+    ck_assert_int_eq(pick_dev(SHMC_C_GATHER, 2, 1024), SHMC_A_TREE);
+    ck_assert_int_eq(pick(SHMC_C_GATHER, 2, 1024, 0, 0, 0), SHMC_A_RING);
 }
 END_TEST
 
@@ -162,7 +218,7 @@ START_TEST(test_rules_steps)
     struct shmc__steps *s = (struct shmc__steps *)(void *)room;
     for (int w = 0; w < 8; w++)
         for (int n = 1; n <= 300; n++) {
-            struct shmc__where at = {n, w & 1, (w >> 1) & 1, w >> 2};
+            struct shmc__where at = {n, w & 1, (w >> 1) & 1, w >> 2, 0};
             shmc__steps_build(&r, &at, s);
             for (int c = 0; c < SHMC_C_COUNT; c++)
                 for (int e = 0; e < 40; e++)
