@@ -43,11 +43,11 @@ static const char *const coll_names[C_COUNT] = {
 };
 
 /* Each collective's algorithms, as docs/collectives.md lists them (NULL-terminated). */
-static const char *const coll_algos[C_COUNT][7] = {
+static const char *const coll_algos[C_COUNT][8] = {
     [C_BARRIER] = {"tree", "ring", "shm", "rd"},
     [C_BROADCAST] = {"tree", "ring", "shm", "direct"},
     [C_REDUCE] = {"tree", "ring", "shm", "direct"},
-    [C_ALLREDUCE] = {"tree", "ring", "shm", "rd", "direct", "stage"},
+    [C_ALLREDUCE] = {"tree", "ring", "shm", "rd", "direct", "stage", "stream"},
     [C_GATHER] = {"tree", "ring", "shm", "direct"},
     [C_ALLGATHER] = {"tree", "ring", "shm"},
     [C_SCATTER] = {"tree", "ring", "shm", "direct"},

@@ -33,7 +33,8 @@
     X(SHM, "shm", 0)       /* the shared staging slots of the arena */                             \
     X(RD, "rd", 1)         /* recursive doubling (barrier: dissemination), mailboxes */            \
     X(DIRECT, "direct", 1) /* reading peers' buffers in place (coll/direct.c) */                   \
-    X(STAGE, "stage", 0)   /* all-reduce through the arena's staging buffers (coll/stage.c) */
+    X(STAGE, "stage", 0)   /* all-reduce through the arena's staging buffers (coll/stage.c) */ \
+    X(STREAM, "stream", 0) /* the same, their writes bypassing the caches (coll/stage.c) */
 
 /* X(COLL, ALGO, stem): collective COLL has algorithm ALGO, whose descriptor is
  * shmc__<stem>_algo. Recursive doubling where it is the classic latency algorithm;
@@ -57,6 +58,7 @@
     X(ALLREDUCE, RD, allreduce_rd)                                                                 \
     X(ALLREDUCE, DIRECT, allreduce_direct)                                                         \
     X(ALLREDUCE, STAGE, allreduce_stage)                                                           \
+    X(ALLREDUCE, STREAM, allreduce_stream)                                                         \
     X(GATHER, TREE, gather_tree)                                                                   \
     X(GATHER, RING, gather_ring)                                                                   \
     X(GATHER, SHM, gather_shm)                                                                     \

@@ -2,7 +2,8 @@
  * The vector copy loop of shmc__copy (copy.h): 128 bytes a step, every load of a step
  * before its stores. AVX2 where the CPU has it (chosen at each call: the check is one
  * load of what libgcc found at start-up), 16-byte moves otherwise, which every x86-64
- * and the compiler's generic vectors elsewhere give.
+ * and the compiler's generic vectors elsewhere give. And the streaming copy
+ * (shmc__copy_stream): 16-byte non-temporal stores, which every x86-64 has.
  */
 #include "base/copy.h"
 
@@ -56,3 +57,38 @@ void shmc__copy_pieces(void *dst, const void *src, size_t n)
     for (size_t i = 0; i < n; i += SHMC_COPY_PIECE)
         memcpy(d + i, s + i, n - i < SHMC_COPY_PIECE ? n - i : SHMC_COPY_PIECE);
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+void shmc__copy_stream(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (head > n)
+        head = n;
+    memcpy(d, s, head);
+    size_t i = head;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(void *)(d + i), a);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 48), e);
+    }
+    for (; i + 16 <= n; i += 16)
+        _mm_stream_si128((__m128i *)(void *)(d + i),
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+    memcpy(d + i, s + i, n - i);
+    /* Streaming stores are weakly ordered: they must be globally visible before any
+     * release store that follows publishes them (the caller's round). */
+    _mm_sfence();
+}
+#else
+void shmc__copy_stream(void *dst, const void *src, size_t n)
+{
+    shmc__copy(dst, src, n);
+}
+#endif

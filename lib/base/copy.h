@@ -36,6 +36,13 @@
 /* The copy for destinations 1 to 63 bytes after the source modulo 4096 (copy.c). */
 void shmc__copy_near(void *dst, const void *src, size_t n);
 
+/* A copy whose stores bypass the caches (non-temporal, on x86-64; a plain copy elsewhere)
+ * and are visible to every CPU when it returns, as plain stores would be before a
+ * release store that follows. For data that another core reads next, when the host runs
+ * the cores far apart: the reader then fetches it from memory, which was faster there
+ * than from the writer's cache, and slower when the cores are near (coll/stage.c). */
+void shmc__copy_stream(void *dst, const void *src, size_t n);
+
 /* A copy of more than SHMC_COPY_PIECE bytes at a gap memcpy is fast at (copy.c). */
 void shmc__copy_pieces(void *dst, const void *src, size_t n);
 

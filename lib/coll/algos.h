@@ -84,6 +84,9 @@ extern const struct shmc__coll_algo shmc__allreduce_direct_algo;
  * (elsewhere it is shm: same order, same bits). */
 int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 extern const struct shmc__coll_algo shmc__allreduce_stage_algo;
+/* The same, every write into the staging buffers a streaming one (base/copy.h). */
+int shmc__allreduce_stream(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__allreduce_stream_algo;
 /* devdirect.c. All-reduce of device buffers: every member's mapped, one kernel each. */
 int shmc__allreduce_devdirect(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 extern const struct shmc__coll_algo shmc__allreduce_devdirect_algo;

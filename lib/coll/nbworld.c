@@ -83,7 +83,7 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
     size_t per = shmc__nbr_elems(coll, x), bytes = count * x->es;
     if (coll == SHMC_C_ALLREDUCE) {
         int algo = shmc__coll_pick(coll, x, bytes);
-        if (algo == SHMC_A_STAGE)
+        if (algo == SHMC_A_STAGE || algo == SHMC_A_STREAM)
             return BY_STAGE;
         return algo == SHMC_A_SHM && bytes <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
     }
@@ -256,7 +256,9 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     if (rc != SHMC_OK)
         return rc;
     if (how == BY_STAGE)
-        w->st = (struct shmc__stage_run){.x = &w->x, .in = sbuf, .out = rbuf, .count = count};
+        w->st = (struct shmc__stage_run){
+            .x = &w->x, .in = sbuf, .out = rbuf, .count = count,
+            .stream = shmc__coll_pick(coll, x, count * x->es) == SHMC_A_STREAM};
     if (how == BY_SLOT)
         shmc__nbs_begin(&w->sl, &w->b, 0);
     /* What it can do now: its first round entered, if no call is ahead of it. */

@@ -73,6 +73,7 @@ struct shmc__stage_run {
     size_t e;   /* the current chunk's first element */
     unsigned b; /* its staging buffer */
     int phase;  /* 0: copy in; 1: round a entered; 2: round b entered */
+    int stream; /* the staging buffers written by streaming stores (`stream`) */
     struct shmc__wsync_look look;
 };
 /* What shmc__stage_step ends with when the world cannot use the staging buffers (some

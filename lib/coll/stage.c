@@ -36,6 +36,14 @@
  * `shm` for that call and all later ones (co->stage), having written nothing that
  * another reads.
  *
+ * `stream` is the same with every write into the staging buffers a streaming one
+ * (base/copy.h), bypassing the writer's cache: our copied-in blocks, and our combined
+ * block, combined into our output first and copied from there. When the host runs the two
+ * vCPUs far apart (docs/collectives.md, the "machine" column), a block read from the
+ * other core's cache came slower than from memory, and 2-rank all-reduces of 1 to 16 MiB
+ * took about two thirds of `stage`'s time; near, the shared cache serves a block faster
+ * than memory, and `stage` wins (coll_bench --algo each in each state).
+ *
  * The reduction order is rank order 0, 1, ..., n - 1 for every element, the order of
  * `shm` and `direct`: the same bits whichever runs. Nothing is written outside our own
  * output and our own buffers, so a failed round returns at once (no rank writes into
@@ -122,13 +130,18 @@ static void stage_reserve(const struct shmc__cx *x, struct shmc__lane *l)
 }
 
 /* The chunk's blocks of input cin (len elements) that other ranks combine, into our
- * buffer `mine`. */
-static void copy_in(const struct shmc__cx *x, const uint8_t *cin, size_t len, uint8_t *mine)
+ * buffer `mine`, by streaming stores if stream. */
+static void copy_in(const struct shmc__cx *x, const uint8_t *cin, size_t len, uint8_t *mine,
+                    int stream)
 {
     size_t off, blen;
     for (int d = 0; d < x->n; d++) {
         stage_block(len, x->es, x->n, d, &off, &blen);
-        if (d != x->me)
+        if (d == x->me)
+            continue;
+        if (stream)
+            shmc__copy_stream(mine + off * x->es, cin + off * x->es, blen * x->es);
+        else
             shmc__copy(mine + off * x->es, cin + off * x->es, blen * x->es);
     }
 }
@@ -162,19 +175,27 @@ static void combine_block(const struct shmc__cx *x, const struct shmc__lane *l, 
     shmc__reduce_finish(dst, blen, x->dt, x->op, x->n);
 }
 
-/* Our block of the chunk combined into our buffer b, and copied into cout. */
+/* Our block of the chunk combined into our buffer b, and copied into cout; if stream,
+ * combined into cout and streamed into our buffer, unless cout is cin (an input read
+ * after the first combining step would have been overwritten). */
 static void combine_mine(const struct shmc__cx *x, const struct shmc__lane *l, const uint8_t *cin,
-                         size_t len, unsigned b, uint8_t *cout)
+                         size_t len, unsigned b, uint8_t *cout, int stream)
 {
     size_t off, blen, es = x->es;
     uint8_t *mine = shmc__arena_stage(x->co->arena, l->id, (unsigned)x->me, b);
     stage_block(len, es, x->n, x->me, &off, &blen);
+    if (stream && cout != cin) {
+        combine_block(x, l, cin, b, off, blen, cout + off * es);
+        shmc__copy_stream(mine + off * es, cout + off * es, blen * es);
+        return;
+    }
     combine_block(x, l, cin, b, off, blen, mine + off * es);
     /* In place, our input block is read above, before this overwrites it. */
     shmc__copy(cout + off * es, mine + off * es, blen * es);
 }
 
-int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+static int stage_run(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
+                     int stream)
 {
     struct shmc__coll *co = x->co;
     struct shmc__lane *l = shmc__wsync_blk(co);
@@ -198,7 +219,7 @@ int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf
         unsigned b = (unsigned)(l->stage_seq++ & 1);
         const uint8_t *cin = in + e * es;
         uint8_t *cout = out + e * es;
-        copy_in(x, cin, len, shmc__arena_stage(a, l->id, (unsigned)x->me, b));
+        copy_in(x, cin, len, shmc__arena_stage(a, l->id, (unsigned)x->me, b), stream);
         if ((rc = stage_round(x, count, e == 0)) != SHMC_OK) {
             /* Members that made another call may not have counted this chunk: all take
              * the next one's buffer alike. */
@@ -208,13 +229,23 @@ int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf
         }
         if (l->stage < 0) /* some rank could not reserve: nobody read our copies */
             return shmc__allreduce_shm(x, sbuf, rbuf, count);
-        combine_mine(x, l, cin, len, b, cout);
+        combine_mine(x, l, cin, len, b, cout, stream);
         if ((rc = stage_round(x, count, 0)) != SHMC_OK)
             return rc;
         copy_out(x, l, len, b, cout);
     }
     co->staged++;
     return SHMC_OK;
+}
+
+int shmc__allreduce_stage(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    return stage_run(x, sbuf, rbuf, count, 0);
+}
+
+int shmc__allreduce_stream(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    return stage_run(x, sbuf, rbuf, count, 1);
 }
 
 /* The same in steps on the nonblocking lane (nbworld.c): each round is posted and looked
@@ -239,7 +270,8 @@ int shmc__stage_step(struct shmc__stage_run *s, int *rc)
             }
             s->b = (unsigned)(l->stage_seq++ & 1);
             if (l->stage_mine > 0) /* else only the round says so */
-                copy_in(x, cin, len, shmc__arena_stage(co->arena, l->id, (unsigned)x->me, s->b));
+                copy_in(x, cin, len, shmc__arena_stage(co->arena, l->id, (unsigned)x->me, s->b),
+                        s->stream);
             r = shmc__wsync_next(l);
             stage_pub(x, l, r, s->count, s->e == 0);
             shmc__wsync_post(co, l, r, tag, &s->look);
@@ -259,7 +291,7 @@ int shmc__stage_step(struct shmc__stage_run *s, int *rc)
                 *rc = SHMC_STAGE_REFUSED;
                 return 1;
             }
-            combine_mine(x, l, cin, len, s->b, cout);
+            combine_mine(x, l, cin, len, s->b, cout, s->stream);
             r = shmc__wsync_next(l);
             shmc__wsync_post(co, l, r, tag, &s->look);
             s->phase = 2;
@@ -281,3 +313,4 @@ int shmc__stage_step(struct shmc__stage_run *s, int *rc)
 }
 
 const struct shmc__coll_algo shmc__allreduce_stage_algo = {shmc__allreduce_stage, NULL};
+const struct shmc__coll_algo shmc__allreduce_stream_algo = {shmc__allreduce_stream, NULL};

@@ -558,7 +558,8 @@ static double dval(int r, size_t i)
 
 static void world_shared(shmc_comm *w, int me, int n, void *arg)
 {
-    (void)arg;
+    if (arg) /* an algorithm forced for every all-reduce */
+        T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", arg));
     static const size_t counts[] = {1, 37, 512, 600, 70000, (1u << 18) + 3};
     enum { K = sizeof counts / sizeof counts[0] };
     size_t most = counts[K - 1];
@@ -624,6 +625,14 @@ static void world_shared(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_nbc_world_shared)
 {
     ck_assert_int_eq(shmct_run(world_sizes[_i], world_shared, NULL), 0);
+}
+END_TEST
+
+/* The same through the staging buffers written by streaming stores (`stream`, which the
+ * rules take only on a machine whose CPUs run far apart). */
+START_TEST(test_nbc_world_stream)
+{
+    ck_assert_int_eq(shmct_run(world_sizes[_i], world_shared, "stream"), 0);
 }
 END_TEST
 
@@ -998,6 +1007,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_comm_idup);
     tcase_add_test(t, test_nbc_own_schedule);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
+    tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 6);
     tcase_add_test(t, test_nbc_persistent_order);

@@ -70,7 +70,7 @@ static void ordered(shmc_comm *w, int me, int n, void *arg)
     shmc_op op;
     T_OK(shmc_op_create(compose, (void *)compose, 0, &op));
     static const size_t counts[] = {1, 300, 9000};
-    static const char *const algos[] = {"auto", "tree", "ring", "shm", "rd", "direct", "stage"};
+    static const char *const algos[] = {"auto", "tree", "ring", "shm", "rd", "direct", "stage", "stream"};
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
         size_t count = counts[c], total = count * (size_t)n;
         struct affine *in = shmct_xmalloc(total * 8), *out = shmct_xmalloc(total * 8);

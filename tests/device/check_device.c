@@ -332,7 +332,7 @@ static void coll_rank(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
     use_device();
-    static const char *const algos[] = {"auto", "tree", "ring", "rd", "shm", "direct", "stage"};
+    static const char *const algos[] = {"auto", "tree", "ring", "rd", "shm", "direct", "stage", "stream"};
     struct call k = {.c = w, .me = me, .n = n, .dev = 1};
     for (size_t ci = 0; ci < sizeof all_colls / sizeof *all_colls; ci++) {
         int coll = all_colls[ci];

@@ -226,12 +226,12 @@ static const struct family {
     const char *env;
     int kind; /* do_call's, extended: 5 gather, 6 scatter, 7 reduce_scatter, 8 alltoall */
     int rooted, reduces;
-    const char *algos[7];
+    const char *algos[8];
 } families[] = {
     {"BARRIER", 3, 0, 0, {"tree", "ring", "rd", "shm"}},
     {"BROADCAST", 1, 1, 0, {"tree", "ring", "shm"}},
     {"REDUCE", 4, 1, 1, {"tree", "ring", "shm"}},
-    {"ALLREDUCE", 0, 0, 1, {"tree", "ring", "rd", "shm", "direct", "stage"}},
+    {"ALLREDUCE", 0, 0, 1, {"tree", "ring", "rd", "shm", "direct", "stage", "stream"}},
     {"GATHER", 5, 1, 0, {"tree", "ring", "shm"}},
     {"ALLGATHER", 2, 0, 0, {"tree", "ring", "shm"}},
     {"SCATTER", 6, 1, 0, {"tree", "ring", "shm"}},

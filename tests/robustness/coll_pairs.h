@@ -8,12 +8,12 @@
 #define SHMCT_COLL_PAIRS_H
 
 static const struct {
-    const char *coll, *env, *algos[7]; /* algos: NULL-terminated */
+    const char *coll, *env, *algos[8]; /* algos: NULL-terminated */
 } coll_pairs[] = {
     {"barrier", "BARRIER", {"tree", "ring", "rd", "shm"}},
     {"bcast", "BROADCAST", {"tree", "ring", "shm"}},
     {"reduce", "REDUCE", {"tree", "ring", "shm"}},
-    {"allreduce", "ALLREDUCE", {"tree", "ring", "rd", "shm", "direct", "stage"}},
+    {"allreduce", "ALLREDUCE", {"tree", "ring", "rd", "shm", "direct", "stage", "stream"}},
     {"gather", "GATHER", {"tree", "ring", "shm"}},
     {"allgather", "ALLGATHER", {"tree", "ring", "shm"}},
     {"scatter", "SCATTER", {"tree", "ring", "shm"}},

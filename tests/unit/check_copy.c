@@ -3,6 +3,8 @@
  * buffers modulo 4096 (the loop for 1 to 63, memcpy for the rest) and whatever the
  * length (the loop's 128-byte steps and its tail, and the memcpy calls of
  * SHMC_COPY_PIECE bytes of a long copy), and nothing outside the destination is written.
+ * The same of shmc__copy_stream, whose streaming stores start at the destination's first
+ * 16-byte boundary: every alignment of both ends, every tail.
  */
 #include <check.h>
 #include <stdint.h>
@@ -21,10 +23,15 @@ static uint8_t pattern(size_t i)
 
 /* Copies len bytes from src offset so to dst offset do and checks every byte of dst's
  * buffer: the copy where it should be, the fill elsewhere. */
+static void (*copy)(void *, const void *, size_t) = shmc__copy_near;
+
 static void one(uint8_t *src, uint8_t *dst, size_t so, size_t dof, size_t len)
 {
     memset(dst, 0xee, ROOM);
-    shmc__copy(dst + dof, src + so, len);
+    if (copy == shmc__copy_near)
+        shmc__copy(dst + dof, src + so, len);
+    else
+        copy(dst + dof, src + so, len);
     size_t bad = ROOM;
     for (size_t i = 0; i < ROOM && bad == ROOM; i++)
         if (dst[i] != (i >= dof && i < dof + len ? pattern(so + i - dof) : 0xee))
@@ -67,12 +74,31 @@ START_TEST(test_copy_every_distance)
 }
 END_TEST
 
+START_TEST(test_copy_stream)
+{
+    uint8_t *src = aligned_alloc(4096, ROOM), *dst = aligned_alloc(4096, ROOM);
+    ck_assert(src && dst);
+    for (size_t i = 0; i < ROOM; i++)
+        src[i] = pattern(i);
+    copy = shmc__copy_stream;
+    const size_t lens[] = {0, 1, 15, 16, 17, 63, 64, 65, 127, 4096 + 33, 64 * 1024 - 5};
+    for (size_t d = 0; d < 32; d++)
+        for (size_t so = 0; so < 20; so += 3)
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+                one(src, dst, so, 64 + d, lens[li]);
+    copy = shmc__copy_near;
+    free(src);
+    free(dst);
+}
+END_TEST
+
 static Suite *copy_suite(void)
 {
     Suite *s = suite_create("copy");
     TCase *t = tcase_create("copy");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_copy_every_distance);
+    tcase_add_test(t, test_copy_stream);
     suite_add_tcase(s, t);
     return s;
 }

@@ -24,14 +24,18 @@ START_TEST(test_dispatch_matches_config)
                 continue;
             n++;
             ck_assert_ptr_nonnull(d->run);
-            /* A device call never runs shm or stage (dispatch.c picks a mailbox
-             * algorithm), but every other one has a device descriptor. */
-            if (a != SHMC_A_SHM && a != SHMC_A_STAGE)
+            /* A device call runs only the algorithms that take device buffers
+             * (base/algos.h), and each of those has a device descriptor. */
+            if (shmc__algo_device(a))
                 ck_assert_ptr_nonnull(shmc__coll_algo(c, a, 1));
         }
         ck_assert_ptr_null(shmc__coll_algo(c, SHMC_A_AUTO, 0));
     }
-    ck_assert_int_eq(n, 35); /* 36 descriptors: these, and the device all-reduce */
+    ck_assert_int_eq(n, 36); /* 37 descriptors: these, and the device all-reduce */
+    /* Those that stage through host memory take no device buffers. */
+    ck_assert(!shmc__algo_device(SHMC_A_SHM) && !shmc__algo_device(SHMC_A_STAGE) &&
+              !shmc__algo_device(SHMC_A_STREAM) && !shmc__algo_device(SHMC_A_AUTO));
+    ck_assert(shmc__algo_device(SHMC_A_TREE) && shmc__algo_device(SHMC_A_RING));
     ck_assert_ptr_null(shmc__coll_algo(SHMC_C_COUNT, SHMC_A_TREE, 0));
     /* The device all-reduce of every member's mapped buffers is its own algorithm. */
     ck_assert_ptr_ne(shmc__coll_algo(SHMC_C_ALLREDUCE, SHMC_A_DIRECT, 1),

@@ -74,8 +74,16 @@ START_TEST(test_rules_shipped)
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0), SHMC_A_STAGE);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1), SHMC_A_RING);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 0), SHMC_A_RING);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 1), SHMC_A_STAGE);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 0), SHMC_A_STAGE);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 3, 16384, 1, 0, 1), SHMC_A_STAGE);
+    /* Far, the staging buffers written by streaming stores above 64 KiB, at 2 and 4
+     * ranks (docs/collectives.md, "Streaming into the staging buffers"). */
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 1), SHMC_A_STREAM);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 4, 65536, 1, 0, 1), SHMC_A_STAGE);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 4, 65537, 1, 0, 1), SHMC_A_STREAM);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 4, 65537, 1, 0, 0), SHMC_A_STAGE);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 3, 1 << 20, 1, 0, 1), SHMC_A_STAGE);
+    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1 << 20, 0, 0, 1), SHMC_A_RING);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1024, 0, 0, 0), SHMC_A_RD);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 64, SIZE_MAX, 0, 1, 0), SHMC_A_RING);
     /* Device memory (docs/collectives.md, Device buffers): the all-reduce's kernels up to
