@@ -8,6 +8,7 @@
 #include "coll/callword.h"
 #include "coll/local.h"
 #include "p2p/outq.h"
+#include "p2p/take.h"
 
 /* Messages carry their call's tag (base/callword.h; 0 with SHMC_CHECK=0). A receive takes
  * whatever comes next from its source on the context, and compares tags when it ends
@@ -50,9 +51,9 @@ int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
                                             x->hash ? SHMC_ANY : 0, x->ctx, x->c, x->dev, req));
 }
 
-/* A message from another call (another tag, shmc__cx_isend, or another size than the
- * algorithm expects): says so. */
-static void other_call(const struct shmc__cx *x, const struct shmc__request *r)
+/* A message from world rank peer of another call (another tag, shmc__cx_isend, or another
+ * size than the algorithm expects, if sized): says so. */
+static void other_call(const struct shmc__cx *x, int peer, int sized)
 {
     char mine[160], where[64];
     shmc__call_describe(x->call, mine, sizeof mine);
@@ -60,8 +61,8 @@ static void other_call(const struct shmc__cx *x, const struct shmc__request *r)
     SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d sent it a "
                "message of %s (another collective, count, dtype, op or root; SHMC_CHECK=1 "
                "says which)",
-               where, x->me, mine, shmc__comm_local_rank(x->c, r->peer),
-               r->msg_bytes != r->bytes ? "another size" : "another call");
+               where, x->me, mine, shmc__comm_local_rank(x->c, peer),
+               sized ? "another size" : "another call");
 }
 
 /* The failure protocol's rule for a call's own requests (p2p/quit.c): on the first that
@@ -85,7 +86,7 @@ int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **
          * made different calls. */
         int mismatch = shmc__req_other_call(r, want);
         if (mismatch && first != SHMC_ERR_MISMATCH)
-            other_call(x, r);
+            other_call(x, r->peer, r->msg_bytes != r->bytes);
         int rc = shmc__finish(p, r, NULL);
         if (mismatch)
             rc = SHMC_ERR_MISMATCH;
@@ -105,6 +106,24 @@ int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int d
 
 int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src)
 {
+    /* With nothing else pending, the message is taken from src's mailbox with no request
+     * (p2p/take.h), as shmc_recv does: a non-root's whole part of a small broadcast.
+     * What is first there is then this call's message or another call's, never a later
+     * one of this call (a receive takes whatever comes next from its source: above). */
+    struct shmc__p2p *p = x->co->p2p;
+    int w = shmc__comm_world_rank(x->c, src);
+    if (!x->c->quit && shmc__take_may(p, w, x->dev)) {
+        int want = x->hash ? shmc__call_tag(x->hash) : SHMC_ANY;
+        shmc_status st;
+        int rc = shmc__take_eager(p, buf, bytes, 1, w, x->hash ? SHMC_ANY_TAG : 0, x->ctx, w,
+                                  shmc__take_spins(p), &st);
+        if (rc != 1) {
+            if (rc == SHMC_OK && st.count == bytes && (want == SHMC_ANY || st.tag == want))
+                return SHMC_OK;
+            other_call(x, w, rc == SHMC_ERR_TRUNCATE || st.count != bytes);
+            return shmc__cx_quit(x, SHMC_ERR_MISMATCH);
+        }
+    }
     struct shmc__request *r;
     int rc = shmc__cx_irecv(x, buf, bytes, src, &r);
     return rc != SHMC_OK ? rc : shmc__cx_waitall(x, 1, &r);

@@ -146,10 +146,6 @@ static int shmc_send_call(const void *buf, size_t count, shmc_dtype dtype, int d
     return shmc__finish(p, s, NULL);
 }
 
-/* Polls of the one ring before a blocking receive falls back to the general engine: long
- * enough for a ping-pong reply, short enough that other peers are not kept waiting. */
-#define DIRECT_SPIN 512
-
 static int shmc_recv_call(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
                           shmc_comm *comm, shmc_status *status)
 {
@@ -168,10 +164,9 @@ static int shmc_recv_call(void *buf, size_t count, shmc_dtype dtype, int src, in
     int dev = shmc__mk_dev(buf);
     /* Nothing else pending: the one peer's mailbox read here (take.h), spinning no longer
      * than the wait policy would (64 polls when ranks share CPUs). */
-    if (w != SHMC_ANY && w != p->rank && !p->reqs.active && !p->match.nunexp &&
-        !p->out_busy_count && !p->peers[w].ep.broken && !dev &&
-        (rc = shmc__take_eager(p, buf, bytes, es, w, tag, c->ctx, src,
-                               p->spin < DIRECT_SPIN ? p->spin : DIRECT_SPIN, status)) != 1)
+    if (w != SHMC_ANY && shmc__take_may(p, w, dev) &&
+        (rc = shmc__take_eager(p, buf, bytes, es, w, tag, c->ctx, src, shmc__take_spins(p),
+                               status)) != 1)
         return rc;
     struct shmc__request *r;
     if ((rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, dev, &r)) != SHMC_OK)

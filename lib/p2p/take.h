@@ -16,6 +16,26 @@
 #include "base/copy.h"
 #include "p2p/p2p.h"
 
+/* Polls of the one ring before a blocking receive falls back to the general engine: long
+ * enough for a ping-pong reply, short enough that other peers are not kept waiting; never
+ * more than the wait policy would spin (64 polls when ranks share CPUs). */
+#define SHMC_TAKE_SPIN 512
+
+static inline unsigned shmc__take_spins(const struct shmc__p2p *p)
+{
+    return p->spin < SHMC_TAKE_SPIN ? p->spin : SHMC_TAKE_SPIN;
+}
+
+/* May a receive from world rank w take its message straight from w's mailbox (dev: into
+ * device memory)? Only while nothing else is pending: no request active (so no receive
+ * posted before it), no unexpected message kept, no send queued (which only the general
+ * engine moves), the mailbox whole. */
+static inline int shmc__take_may(const struct shmc__p2p *p, int w, int dev)
+{
+    return w >= 0 && w != p->rank && !p->reqs.active && !p->match.nunexp &&
+           !p->out_busy_count && !p->peers[w].ep.broken && !dev;
+}
+
 /* Receives into buf (bytes, elements of es) the first record of world rank w's ring if it is
  * an eager message of ctx that tag accepts, polling up to spins times for one to arrive;
  * src is the sender's rank as the status gives it. Returns SHMC_OK or SHMC_ERR_TRUNCATE with
