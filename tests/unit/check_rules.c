@@ -70,6 +70,23 @@ START_TEST(test_rules_shipped)
     ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 0), SHMC_A_SHM);
     ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 1), SHMC_A_RING);
     ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, (1 << 20) + 1, 1, 0, 0), SHMC_A_RING);
+    /* Far, the 2-rank calls that the slots serve near go by messages, whose sender runs
+     * ahead through the mailbox where a slot's writer waits for its reader
+     * (docs/collectives.md, "Rooted and gathering calls far apart"). */
+    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 16384, 0, 0, 1), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 16384, 0, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 65536, 0, 0, 1), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_REDUCE, 2, 16384, 1, 0, 1), SHMC_A_TREE);
+    ck_assert_int_eq(pick(SHMC_C_REDUCE, 2, 4, 1, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_REDUCE, 2, 65536, 1, 0, 1), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_REDUCE, 2, 65536, 1, 0, 0), SHMC_A_TREE);
+    ck_assert_int_eq(pick(SHMC_C_GATHER, 2, 4096, 1, 0, 1), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick(SHMC_C_GATHER, 2, 4097, 1, 0, 1), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_SCATTER, 2, 65536, 1, 0, 1), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick(SHMC_C_SCATTER, 2, 4, 1, 0, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 4, 1, 0, 1), SHMC_A_RING);
+    ck_assert_int_eq(pick(SHMC_C_ALLTOALL, 2, 4, 1, 0, 1), SHMC_A_RING);
+    ck_assert_int_eq(pick(SHMC_C_ALLTOALL, 2, 4, 1, 0, 0), SHMC_A_SHM);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1), SHMC_A_RD);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0), SHMC_A_STAGE);
     ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1), SHMC_A_RING);
