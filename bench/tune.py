@@ -22,6 +22,10 @@ At each size the built-in rules' algorithm (as the library picks it: coll_bench 
 stays unless another was faster by more than --margin in each of two runs, so that a
 tuned table is not slower than the built-in one where they differ only by noise. Where
 the machine changed state between the runs, that rank count gets no rules (run again).
+Then every collective is measured again as the library runs it, with the rules made and
+with the built-in ones, alternated, twice: one that is slower with the rules made at some
+size, by more than --margin in both, keeps the built-in rules (the fastest algorithm at
+the sizes measured may still lose between them, or its lead may not come back).
 
 Each call of coll_bench is a job of its own; run it on an otherwise idle machine (the
 ranks share its CPUs when they outnumber them, which the rules record as the library
@@ -53,11 +57,12 @@ def size(text):
         sys.exit(f"tune: --max {text}: give bytes, with k, M or G")
 
 
-def measure(build, n, split, max_bytes, samples, env):
-    """{(coll, bytes): {algo: median_us}} of one coll_bench run, and the state the job
-    found the machine in ("near" or "far")."""
+def measure(build, n, split, max_bytes, samples, env, algo="each"):
+    """{(coll, bytes): {algo: median_us}} of one coll_bench run (of every algorithm, or with
+    algo "auto" the rules' choice, keyed "auto"), and the state the job found the machine
+    in ("near" or "far")."""
     cmd = [os.path.join(build, "bin", "shmrun"), "-n", str(n),
-           os.path.join(build, "bench", "coll_bench"), "--coll", "all", "--algo", "each",
+           os.path.join(build, "bench", "coll_bench"), "--coll", "all", "--algo", algo,
            "--csv", "--min", "4", "--max", str(size(max_bytes)), "--samples", str(samples)]
     if split:
         cmd.append("--split")
@@ -69,7 +74,7 @@ def measure(build, n, split, max_bytes, samples, env):
             state = line.split()[2]
         if len(w) != 7 or w[0] == "collective":
             continue
-        got.setdefault((w[0], int(w[3])), {})[w[1]] = float(w[4])
+        got.setdefault((w[0], int(w[3])), {})["auto" if algo == "auto" else w[1]] = float(w[4])
     if not got or not state:
         sys.exit(f"tune: {' '.join(cmd)} measured nothing")
     return got, state
@@ -135,6 +140,23 @@ def rules_for(runs, picked, n, comm, cpus, machine, margin):
     return out
 
 
+def slower(build, n, split, max_bytes, samples, env, path, margin):
+    """The collectives that, with the rules of the file at path, took longer at some size
+    measured than with the built-in rules, by more than margin in each of two runs of both,
+    alternated; and the state the jobs found the machine in (None if it changed)."""
+    slow, states = None, set()
+    for _ in range(2):
+        t, st = {}, {}
+        for f in (path, "builtin"):
+            t[f], st[f] = measure(build, n, split, max_bytes, samples,
+                                  dict(env, SHMC_TUNING_FILE=f), "auto")
+        states |= set(st.values())
+        s = {c for (c, b), v in t[path].items()
+             if (c, b) in t["builtin"] and v["auto"] > t["builtin"][(c, b)]["auto"] * (1 + margin)}
+        slow = s if slow is None else slow & s
+    return slow, states.pop() if len(states) == 1 else None
+
+
 def earlier(path, machine, builtin, made, shipped):
     """{coll: [rule]} of the tuned rules in the file at path, if it is a tuning of this
     machine beside the same built-in rules, that this run made none in place of: those
@@ -179,7 +201,7 @@ def main():
             sys.exit("tune: --install: neither XDG_CACHE_HOME nor HOME names a directory")
     with open(os.path.join(ROOT, "lib", "coll", "dispatch.rules")) as f:
         shipped = [l.split("#")[0].rstrip() for l in f if l.split("#")[0].strip()]
-    tuned, rtts = {}, []
+    tuned, rtts, done = {}, [], []
     for n in map(int, args.ranks.split(",")):
         for split, comm in ((False, "world"), (True, "other")):
             picked, state, (near_far, rtt) = picks(args.build, n, split, args.max, env)
@@ -197,8 +219,42 @@ def main():
             for coll, rows in rules_for([g for g, _ in runs], picked, n, comm, state,
                                         near_far, args.margin).items():
                 tuned.setdefault(coll, []).extend(rows)
+            done.append((n, split, comm, near_far))
     if not tuned:
         sys.exit("tune: nothing measured in one state; nothing written (run again)")
+    text = rules_text(args, tuned, shipped, machine, builtin, rtts)
+    if args.out == "-":
+        sys.stdout.write(text)
+        return
+    write_checked(args, env, text)
+    # Measured again with the file and with the built-in rules: a collective that is
+    # slower with the file at some size (two runs' measurements can agree on a winner
+    # that the rules' choice, made again, does not bear out) keeps the built-in rules.
+    for n, split, comm, near_far in done:
+        slow, state = slower(args.build, n, split, args.max, args.samples, env,
+                             args.out + ".new", args.margin)
+        if state != near_far:
+            sys.exit(f"tune: the machine changed state while the rules for {n} ranks ({comm}) "
+                     f"were checked: nothing written ({args.out} unchanged); run again")
+        for coll in sorted(slow):
+            sys.stderr.write(f"tune: {coll} on {n} ranks ({comm}) was slower with the rules "
+                             "made than with the built-in ones: the built-in rules serve it\n")
+            tuned[coll] = [r for r in tuned.get(coll, [])
+                           if (r.split()[1], r.split()[3]) != (str(n), comm)]
+    write_checked(args, env, rules_text(args, tuned, shipped, machine, builtin, rtts))
+    os.replace(args.out + ".new", args.out)  # (a job starting now reads one or the other)
+    made = sorted({r.split()[5] for rows in tuned.values() for r in rows})
+    if made:
+        sys.stderr.write(f"tune: rules for a {' and '.join(made)} machine written to "
+                         f"{args.out}\n")
+    else:
+        sys.stderr.write(f"tune: no rule made was faster than the built-in ones; {args.out} "
+                         "written with the built-in rules (and those kept for the other "
+                         "state)\n")
+
+
+def rules_text(args, tuned, shipped, machine, builtin, rtts):
+    """The file's text: the rules made, those of an earlier run kept, the built-in ones."""
     made = {(w[0], w[1], w[3], w[5]) for rows in tuned.values() for w in map(str.split, rows)}
     kept = earlier(args.out, machine, builtin, made, {" ".join(l.split()) for l in shipped})
     lines = [f"# machine: {machine}",
@@ -216,26 +272,22 @@ def main():
         lines.extend(kept.get(coll, []))  # (after: where both have a state, this run's)
         lines.extend(l for l in shipped if l.split()[0] == coll)  # (every other call)
         lines.append("")
-    text = "\n".join(lines)
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out + ".new", "w") as f:
-            f.write(text)
-        # The library reads it before it replaces the file, so that a fault (too many
-        # rules, say) never stops every job of the user.
-        check = dict(env, SHMC_TUNING_FILE=args.out + ".new")
-        r = subprocess.run([os.path.join(args.build, "bin", "shmrun"), "-n", "1",
-                            os.path.join(args.build, "bench", "coll_bench"), "--picks",
-                            "--max", "4"], capture_output=True, text=True, env=check)
-        if r.returncode != 0:
-            sys.exit(f"tune: the library refuses the rules made (left in {args.out}.new, "
-                     f"{args.out} unchanged):\n{r.stdout}{r.stderr}")
-        os.replace(args.out + ".new", args.out)  # (a job starting now reads one or the other)
-        made = sorted({r.split()[5] for rows in tuned.values() for r in rows})
-        sys.stderr.write(f"tune: rules for a {' and '.join(made)} machine written to "
-                         f"{args.out}\n")
+    return "\n".join(lines)
+
+
+def write_checked(args, env, text):
+    """text into args.out + ".new", once the library has read it: a fault (too many rules,
+    say) must never stop every job of the user."""
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out + ".new", "w") as f:
+        f.write(text)
+    check = dict(env, SHMC_TUNING_FILE=args.out + ".new")
+    r = subprocess.run([os.path.join(args.build, "bin", "shmrun"), "-n", "1",
+                        os.path.join(args.build, "bench", "coll_bench"), "--picks",
+                        "--max", "4"], capture_output=True, text=True, env=check)
+    if r.returncode != 0:
+        sys.exit(f"tune: the library refuses the rules made (left in {args.out}.new, "
+                 f"{args.out} unchanged):\n{r.stdout}{r.stderr}")
 
 
 if __name__ == "__main__":
