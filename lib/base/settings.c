@@ -280,8 +280,8 @@ const struct shmc__setting shmc__settings[] = {
     {"SHMC_TUNING_FILE", SHMC_SET_TEXT, AT(tuning_file), 0, 0, 0,
      "the user's tuned rules, else the built-in ones", 0, NULL, NULL, NULL,
      "a file of dispatch rules (the format of lib/coll/dispatch.rules; bench/tune.py writes "
-     "one from measurements on this machine) that replaces the built-in ones: each call on "
-     "host memory takes the algorithm of its first matching rule. Unset, the user's tuned "
+     "one from measurements on this machine) that replaces the built-in ones: each call "
+     "takes the algorithm of its first matching rule. Unset, the user's tuned "
      "rules (`bench/tune.py --install`; `shmrun --info` names the file) serve where they "
      "exist; `builtin` takes the built-in rules whatever the user's. A fault in either "
      "stops `shmc_init`, naming the line (a user's file that cannot be read is passed over, "

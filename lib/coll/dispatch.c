@@ -52,17 +52,17 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
     int forced = x->co->algo[coll];
     if (forced != SHMC_A_AUTO && (!x->dev || shmc__algo_device(forced)))
         return forced;
+    /* A host call: the communicator's rules, known after its first call (every member
+     * finds the same). */
+    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
+    const struct shmc__steps *s = x->dev ? NULL : cc->steps;
+    if (s || (!x->dev && (s = cc->steps = steps_of(x->co, x->n, shmc__cx_world(x)))))
+        return shmc__steps_pick(s, coll, bytes);
+    /* A device call (it costs microseconds: the rules themselves, not steps kept for it),
+     * or no memory for the steps. */
     struct shmc__where w = {x->n, shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine,
                             x->dev};
-    /* A device call costs microseconds: the rules themselves, not steps kept for it. */
-    if (x->dev)
-        return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
-    /* The communicator's rules, known after its first call (every member finds the same). */
-    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
-    const struct shmc__steps *s = cc->steps;
-    if (!s && !(s = cc->steps = steps_of(x->co, x->n, w.world)))
-        return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
-    return shmc__steps_pick(s, coll, bytes);
+    return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
 }
 
 /* Every implemented (collective, algorithm), from the list shmc__algo_valid() reads too

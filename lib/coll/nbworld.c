@@ -38,7 +38,8 @@
 #include "coll/onestep.h"
 #include "p2p/request.h"
 
-enum { BY_ROUNDS = 1, BY_STAGE = 2, BY_GATE = 3, BY_SLOT = 4, BY_SLOT_GATE = 5 };
+/* (BY_STREAM is BY_STAGE with streaming stores: a call taken so runs as BY_STAGE) */
+enum { BY_ROUNDS = 1, BY_STAGE = 2, BY_GATE = 3, BY_SLOT = 4, BY_SLOT_GATE = 5, BY_STREAM = 6 };
 
 struct nbw {
     struct shmc__link link; /* in co->nbw, in the order of the calls */
@@ -83,8 +84,10 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
     size_t per = shmc__nbr_elems(coll, x), bytes = count * x->es;
     if (coll == SHMC_C_ALLREDUCE) {
         int algo = shmc__coll_pick(coll, x, bytes);
-        if (algo == SHMC_A_STAGE || algo == SHMC_A_STREAM)
+        if (algo == SHMC_A_STAGE)
             return BY_STAGE;
+        if (algo == SHMC_A_STREAM)
+            return BY_STREAM;
         return algo == SHMC_A_SHM && bytes <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
     }
     if (!per)
@@ -252,13 +255,15 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     struct nbw *w;
     struct shmc__nbr b = {
         .coll = coll, .sbuf = sbuf, .rbuf = rbuf, .count = coll == SHMC_C_BARRIER ? 0 : count};
+    int stream = how == BY_STREAM;
+    if (stream)
+        how = BY_STAGE;
     int rc = queue(x, how, &b, (unsigned)coll, count, x->nb, &w);
     if (rc != SHMC_OK)
         return rc;
     if (how == BY_STAGE)
         w->st = (struct shmc__stage_run){
-            .x = &w->x, .in = sbuf, .out = rbuf, .count = count,
-            .stream = shmc__coll_pick(coll, x, count * x->es) == SHMC_A_STREAM};
+            .x = &w->x, .in = sbuf, .out = rbuf, .count = count, .stream = stream};
     if (how == BY_SLOT)
         shmc__nbs_begin(&w->sl, &w->b, 0);
     /* What it can do now: its first round entered, if no call is ahead of it. */

@@ -50,70 +50,84 @@ static int parse_with(int coll, const char *text)
 START_TEST(test_rules_shipped)
 {
     ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
-    /* docs/collectives.md: the world's 2-rank all-reduce takes the one-step rounds up to
-     * 1 KiB, then the staging buffers; elsewhere recursive doubling for small calls. */
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1024, 1, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1025, 1, 0, 0), SHMC_A_STAGE);
-    /* ... with the CPUs far apart, recursive doubling up to 16 KiB; the ring from 16 to
-     * 64 KiB in both states, the staging buffers beyond. The 2-rank world barrier is the
-     * one-step round in both states, and the 2-rank broadcast direct up to 1 KiB. */
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 4, 1, 0, 1), SHMC_A_RD);
-    ck_assert_int_eq(pick(SHMC_C_BARRIER, 2, 0, 1, 0, 1), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_BARRIER, 2, 0, 1, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1024, 0, 0, 0), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1025, 0, 0, 0), SHMC_A_SHM);
-    /* Near, the slots up to 1 MiB for the 2-rank broadcast and all-gather; far, the tree
-     * and the ring beyond 32 and 64 KiB. */
-    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 1), SHMC_A_TREE);
-    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 65536, 0, 0, 0), SHMC_A_RING);
-    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 1), SHMC_A_RING);
-    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, (1 << 20) + 1, 1, 0, 0), SHMC_A_RING);
-    /* Far, the 2-rank calls that the slots serve near go by messages, whose sender runs
-     * ahead through the mailbox where a slot's writer waits for its reader
-     * (docs/collectives.md, "Rooted and gathering calls far apart"). */
-    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 16384, 0, 0, 1), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 16384, 0, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_BROADCAST, 2, 65536, 0, 0, 1), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_REDUCE, 2, 16384, 1, 0, 1), SHMC_A_TREE);
-    ck_assert_int_eq(pick(SHMC_C_REDUCE, 2, 4, 1, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_REDUCE, 2, 65536, 1, 0, 1), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_REDUCE, 2, 65536, 1, 0, 0), SHMC_A_TREE);
-    ck_assert_int_eq(pick(SHMC_C_GATHER, 2, 4096, 1, 0, 1), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick(SHMC_C_GATHER, 2, 4097, 1, 0, 1), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_SCATTER, 2, 65536, 1, 0, 1), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick(SHMC_C_SCATTER, 2, 4, 1, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_ALLGATHER, 2, 4, 1, 0, 1), SHMC_A_RING);
-    ck_assert_int_eq(pick(SHMC_C_ALLTOALL, 2, 4, 1, 0, 1), SHMC_A_RING);
-    ck_assert_int_eq(pick(SHMC_C_ALLTOALL, 2, 4, 1, 0, 0), SHMC_A_SHM);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1), SHMC_A_RD);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0), SHMC_A_STAGE);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1), SHMC_A_RING);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 0), SHMC_A_RING);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 0), SHMC_A_STAGE);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 3, 16384, 1, 0, 1), SHMC_A_STAGE);
-    /* Far, the staging buffers written by streaming stores above 64 KiB, at 2 and 4
-     * ranks (docs/collectives.md, "Streaming into the staging buffers"). */
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 1), SHMC_A_STREAM);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 4, 65536, 1, 0, 1), SHMC_A_STAGE);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 4, 65537, 1, 0, 1), SHMC_A_STREAM);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 4, 65537, 1, 0, 0), SHMC_A_STAGE);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 3, 1 << 20, 1, 0, 1), SHMC_A_STAGE);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1 << 20, 0, 0, 1), SHMC_A_RING);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 2, 1024, 0, 0, 0), SHMC_A_RD);
-    ck_assert_int_eq(pick(SHMC_C_ALLREDUCE, 64, SIZE_MAX, 0, 1, 0), SHMC_A_RING);
-    /* Device memory (docs/collectives.md, Device buffers): the all-reduce's kernels up to
-     * 16 members, then recursive doubling up to 64 KiB and the ring; trees for small
-     * broadcasts and reduces (at 2 ranks, any size), rings for large ones. */
-    ck_assert_int_eq(pick_dev(SHMC_C_ALLREDUCE, 16, SIZE_MAX), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick_dev(SHMC_C_ALLREDUCE, 17, 65536), SHMC_A_RD);
-    ck_assert_int_eq(pick_dev(SHMC_C_ALLREDUCE, 17, 65537), SHMC_A_RING);
-    ck_assert_int_eq(pick_dev(SHMC_C_BROADCAST, 2, SIZE_MAX), SHMC_A_TREE);
-    ck_assert_int_eq(pick_dev(SHMC_C_REDUCE, 3, 65536), SHMC_A_TREE);
-    ck_assert_int_eq(pick_dev(SHMC_C_REDUCE, 3, 65537), SHMC_A_RING);
-    ck_assert_int_eq(pick_dev(SHMC_C_GATHER, 4, 1), SHMC_A_TREE);
-    ck_assert_int_eq(pick_dev(SHMC_C_ALLTOALL, 2, 1), SHMC_A_RING);
+    /* Each (collective, ranks, bytes, world, shared CPUs, far, device) and the algorithm
+     * docs/collectives.md says it takes. */
+    static const struct {
+        int c, n;
+        size_t bytes;
+        int world, shared, far, dev, algo;
+    } want[] = {
+        /* The 2-rank all-reduce: on the world near, the one-step rounds up to 1 KiB, the
+         * staging buffers to 16 KiB, the ring to 64 KiB, the staging buffers beyond; far,
+         * recursive doubling to 16 KiB, the ring to 64 KiB, then the staging buffers
+         * written by streaming stores (at 4 ranks too, above 64 KiB); elsewhere recursive
+         * doubling for small calls. */
+        {SHMC_C_ALLREDUCE, 2, 1024, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_ALLREDUCE, 2, 1025, 1, 0, 0, 0, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 2, 4, 1, 0, 1, 0, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1, 0, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0, 0, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_RING},
+        {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 0, 0, SHMC_A_RING},
+        {SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 0, 0, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 3, 16384, 1, 0, 1, 0, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 1, 0, SHMC_A_STREAM},
+        {SHMC_C_ALLREDUCE, 4, 65536, 1, 0, 1, 0, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 4, 65537, 1, 0, 1, 0, SHMC_A_STREAM},
+        {SHMC_C_ALLREDUCE, 4, 65537, 1, 0, 0, 0, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 3, 1 << 20, 1, 0, 1, 0, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 2, 1 << 20, 0, 0, 1, 0, SHMC_A_RING},
+        {SHMC_C_ALLREDUCE, 2, 1024, 0, 0, 0, 0, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 64, SIZE_MAX, 0, 1, 0, 0, SHMC_A_RING},
+        /* The 2-rank world barrier is the one-step round in both states; the 2-rank
+         * broadcast direct up to 1 KiB; near, the slots up to 1 MiB for the broadcast and
+         * all-gather; far, the tree and the ring beyond 64 KiB. */
+        {SHMC_C_BARRIER, 2, 0, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_BARRIER, 2, 0, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 1024, 0, 0, 0, 0, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 2, 1025, 0, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_ALLGATHER, 2, 65536, 0, 0, 0, 0, SHMC_A_RING},
+        {SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 1, 0, SHMC_A_RING},
+        {SHMC_C_ALLGATHER, 2, (1 << 20) + 1, 1, 0, 0, 0, SHMC_A_RING},
+        /* Far, the 2-rank calls that the slots serve near go by messages, whose sender
+         * runs ahead through the mailbox where a slot's writer waits for its reader
+         * (docs/collectives.md, "Rooted and gathering calls far apart"). */
+        {SHMC_C_BROADCAST, 2, 16384, 0, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 2, 16384, 0, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 65536, 0, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 16384, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 4, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 65536, 1, 0, 0, 0, SHMC_A_TREE},
+        {SHMC_C_GATHER, 2, 4096, 1, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_GATHER, 2, 4097, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_SCATTER, 2, 65536, 1, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_SCATTER, 2, 4, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 4, 1, 0, 1, 0, SHMC_A_RING},
+        {SHMC_C_ALLTOALL, 2, 4, 1, 0, 1, 0, SHMC_A_RING},
+        {SHMC_C_ALLTOALL, 2, 4, 1, 0, 0, 0, SHMC_A_SHM},
+        /* Device memory (docs/collectives.md, Device buffers): the all-reduce's kernels up
+         * to 16 members, then recursive doubling up to 64 KiB and the ring; trees for
+         * small broadcasts and reduces (at 2 ranks, any size), rings for large ones. */
+        {SHMC_C_ALLREDUCE, 16, SIZE_MAX, 1, 0, 0, 1, SHMC_A_DIRECT},
+        {SHMC_C_ALLREDUCE, 17, 65536, 1, 0, 0, 1, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 17, 65537, 1, 0, 0, 1, SHMC_A_RING},
+        {SHMC_C_BROADCAST, 2, SIZE_MAX, 1, 0, 0, 1, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 3, 65536, 1, 0, 0, 1, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 3, 65537, 1, 0, 0, 1, SHMC_A_RING},
+        {SHMC_C_GATHER, 4, 1, 1, 0, 0, 1, SHMC_A_TREE},
+        {SHMC_C_ALLTOALL, 2, 1, 1, 0, 0, 1, SHMC_A_RING},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int a = pick_mem(want[i].c, want[i].n, want[i].bytes, want[i].world, want[i].shared,
+                         want[i].far, want[i].dev);
+        ck_assert_msg(a == want[i].algo, "row %zu: %s n=%d %zu bytes: %s, not %s", i,
+                      shmc__coll_names[want[i].c], want[i].n, want[i].bytes,
+                      shmc__algo_names[a], shmc__algo_names[want[i].algo]);
+    }
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         ck_assert_int_gt(r.count[c], 0);
         for (int n = 1; n <= 300; n += 7)
