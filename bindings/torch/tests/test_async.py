@@ -158,15 +158,24 @@ def test_in_flight_with_blocking(n):
     harness.run(n, in_flight_and_blocking)
 
 
-def async_mismatch(rank, n):
+def async_mismatch(rank, n, late):
     t = torch.ones(4 + rank)  # rank 1 passes one element more
+    if rank == late:
+        time.sleep(0.3)  # the other rank's call is there first: found as this one starts
     w = dist.all_reduce(t, async_op=True)
+    # Found at the start or later, the failure is the work's: its wait raises it.
     with pytest.raises(RuntimeError, match="different arguments|mismatch"):
         w.wait()
 
 
-def test_async_mismatch():
-    harness.run(2, async_mismatch, timeout=60)
+# The rules' choice (rounds of the world's lane), and a schedule of messages, which a
+# rank whose start meets the other's different call learns of in that start.
+@pytest.mark.parametrize("algo", [None, "ring"])
+@pytest.mark.parametrize("late", [0, 1])
+def test_async_mismatch(late, algo, monkeypatch):
+    if algo:
+        monkeypatch.setenv("SHMC_ALGO_ALLREDUCE", algo)
+    harness.run(2, async_mismatch, late, timeout=60)
 
 
 def async_late(rank, n):
