@@ -194,9 +194,10 @@ def main():
     env["SHMC_TUNING_FILE"] = "builtin"  # (beside the built-in rules, whatever the user's)
     info = run([os.path.join(args.build, "bin", "shmrun"), "--info"], env).splitlines()
     machine = info[0].split("on this machine: ", 1)[1]
-    builtin = info[2].split("built-in dispatch rules: ", 1)[1].split(";")[0]
+    rules = next(line for line in info if line.startswith("built-in dispatch rules: "))
+    builtin = rules.split("built-in dispatch rules: ", 1)[1].split(";")[0]
     if args.install:
-        args.out = info[2].split("the user's tuned rules: ", 1)[1].split(" (")[0]
+        args.out = rules.split("the user's tuned rules: ", 1)[1].split(" (")[0]
         if not args.out.startswith("/"):
             sys.exit("tune: --install: neither XDG_CACHE_HOME nor HOME names a directory")
     with open(os.path.join(ROOT, "lib", "coll", "dispatch.rules")) as f:

@@ -46,6 +46,32 @@ void shmc__machine_desc(char *out, size_t len)
     snprintf(out, len, "%s, %ld CPU%s", model, n, n == 1 ? "" : "s");
 }
 
+int shmc__cpu_maker(int assumed)
+{
+    if (assumed >= SHMC_MAKER_OTHER && assumed <= SHMC_MAKER_INTEL)
+        return assumed;
+    char line[256];
+    int maker = SHMC_MAKER_OTHER;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "vendor_id", 9) != 0)
+            continue;
+        if (strstr(line, "AuthenticAMD"))
+            maker = SHMC_MAKER_AMD;
+        else if (strstr(line, "GenuineIntel"))
+            maker = SHMC_MAKER_INTEL;
+        break;
+    }
+    if (f)
+        fclose(f);
+    return maker;
+}
+
+const char *shmc__cpu_maker_name(int maker)
+{
+    return maker == SHMC_MAKER_AMD ? "amd" : maker == SHMC_MAKER_INTEL ? "intel" : "other";
+}
+
 /* ---- the cache line's round trip ------------------------------------------------------ */
 
 #define RTT_BATCHES 16
@@ -79,8 +105,7 @@ static int await_value(struct rtt *m, uint64_t want)
     for (unsigned spins = 1;; spins++) {
         if (shmc__load_acquire64(&m->line) == want)
             return 0; /* (no pause between reads: as build/bench/line_rtt measures) */
-        if (!(spins & 255) &&
-            (shmc__load_relaxed32(&m->stop) || shmc__now_ns() > m->deadline))
+        if (!(spins & 255) && (shmc__load_relaxed32(&m->stop) || shmc__now_ns() > m->deadline))
             return -1;
     }
 }

@@ -200,9 +200,23 @@ static inline size_t extent(int n, const size_t *counts, const size_t *displs)
 
 /* ---- the nonblocking entry points --------------------------------------------------- */
 
-/* The handle of the request a nonblocking call made (*r), once it returned rc. */
+/* The handle of the request a nonblocking call made (*r), once it returned rc. A failure
+ * that the other members caused (a different call, a member gone, the job aborted, the
+ * communicator's time-out) is the call's outcome, which its wait or test returns, as one
+ * found a moment later would be: whether the start already sees it depends only on who
+ * came first (a schedule's gate meets a different call at once). The call's own faults
+ * (its arguments, memory) are returned at once. */
 static inline int nb_handle(int rc, struct shmc__request *const *r, shmc_request **req)
 {
+    if (rc == SHMC_ERR_MISMATCH || rc == SHMC_ERR_PEER_DEAD || rc == SHMC_ERR_ABORTED ||
+        rc == SHMC_ERR_TIMEOUT) {
+        struct shmc__request *ended = *r ? NULL : shmc__req_alloc(&shmc__p2p.reqs, 1);
+        if (ended) {
+            shmc__req_complete(&shmc__p2p.reqs, ended, rc);
+            *req = shmc__req_handle(ended);
+            return SHMC_OK;
+        }
+    }
     *req = rc == SHMC_OK && *r ? shmc__req_handle(*r) : NULL;
     return rc;
 }

@@ -94,7 +94,7 @@ static int catch_all(const struct shmc__rule *r, int m)
 {
     return r->nlo == 1 && r->nhi == UINT16_MAX && r->max_bytes == SIZE_MAX &&
            r->comm == SHMC_RULE_ANY_COMM && r->cpus == SHMC_RULE_ANY_CPUS &&
-           r->machine == SHMC_RULE_ANY_MACHINE && for_memory(r, m);
+           r->machine == SHMC_RULE_ANY_MACHINE && r->maker == SHMC_MAKER_OTHER && for_memory(r, m);
 }
 
 /* The index of w in words (ended by NULL), or -1. */
@@ -132,8 +132,22 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
     if ((k = word_index(w[4], cpus)) < 0)
         return fault(l, "cpus is shared, own or any, not", w[4]);
     r->cpus = (uint8_t)k;
-    if ((k = word_index(w[5], machines)) < 0)
-        return fault(l, "machine is near, far or any, not", w[5]);
+    /* The machine: its state, after the CPUs' maker where the rule is for one maker's. */
+    static const char *const makers[] = {"amd", "intel", NULL}; /* (SHMC_MAKER_* - 1) */
+    const char *colon = strchr(w[5], ':'), *state = colon ? colon + 1 : w[5];
+    int maker = 0;
+    if (colon) {
+        char name[8];
+        size_t len = (size_t)(colon - w[5]);
+        snprintf(name, sizeof name, "%.*s", (int)len, w[5]);
+        maker = len < sizeof name ? word_index(name, makers) + 1 : 0;
+    }
+    if ((colon && maker == 0) || (k = word_index(state, machines)) < 0)
+        return fault(l,
+                     "machine is near, far or any, after amd: or intel: for one maker's "
+                     "CPUs, not",
+                     w[5]);
+    r->maker = (uint8_t)maker;
     r->machine = (uint8_t)k;
     if ((k = word_index(w[6], memories)) < 0)
         return fault(l, "memory is host, device or any, not", w[6]);
@@ -244,11 +258,11 @@ static int applies(const struct shmc__rule *x, const struct shmc__where *w)
            x->comm != (w->world ? SHMC_RULE_OTHER : SHMC_RULE_WORLD) &&
            x->cpus != (w->shared ? SHMC_RULE_OWN : SHMC_RULE_SHARED) &&
            x->machine != (w->far ? SHMC_RULE_NEAR : SHMC_RULE_FAR) &&
+           (x->maker == SHMC_MAKER_OTHER || x->maker == w->maker) &&
            x->memory != (w->dev ? SHMC_RULE_HOST : SHMC_RULE_DEVICE);
 }
 
-int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w,
-                     size_t bytes)
+int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w, size_t bytes)
 {
     const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
     for (; x < end; x++) {
@@ -305,9 +319,9 @@ static int parse_shipped(struct shmc__rules *out)
 
 uint64_t shmc__rules_shipped_digest(void)
 {
-    struct shmc__rules r; /* (on the stack: safe from any thread) */
+    struct shmc__rules r;                    /* (on the stack: safe from any thread) */
     static const uint8_t none[SHMC_C_COUNT]; /* (SHMC_A_AUTO: nothing forced) */
-    return parse_shipped(&r) == SHMC_OK ? shmc__rules_digest(&r, none, 0) : 0;
+    return parse_shipped(&r) == SHMC_OK ? shmc__rules_digest(&r, none, 0, SHMC_MAKER_OTHER) : 0;
 }
 
 void shmc__rules_cache_path(char *out, size_t len)
@@ -361,8 +375,8 @@ int shmc__rules_load(struct shmc__rules *out, const char *path)
             return parse_shipped(out);
         path = cache;
     }
-    snprintf(what, sizeof what, "%s%s", from_cache ? "the tuned rules " : "SHMC_TUNING_FILE=",
-             path);
+    snprintf(what, sizeof what, "%s%s",
+             from_cache ? "the tuned rules " : "SHMC_TUNING_FILE=", path);
     FILE *f = fopen(path, "r");
     if (!f && from_cache) {
         /* Not named by this job: a file it cannot read leaves the built-in rules. */
@@ -381,7 +395,8 @@ int shmc__rules_load(struct shmc__rules *out, const char *path)
         return parse_shipped(out);
     }
     if (err || n == sizeof text) {
-        SHMC_ERROR("%s: %s", what, err ? "a read failed" : "longer than 64 KiB, more than rules need");
+        SHMC_ERROR("%s: %s", what,
+                   err ? "a read failed" : "longer than 64 KiB, more than rules need");
         return SHMC_ERR_ENV;
     }
     text[n] = '\0';
@@ -401,9 +416,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT],
-                            unsigned far_ns)
+                            unsigned far_ns, int maker)
 {
-    uint64_t h = mix(1469598103934665603ull, far_ns);
+    uint64_t h = mix(mix(1469598103934665603ull, far_ns), (uint64_t)maker);
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         h = mix(h, algo[c]);
         h = mix(h, r->count[c]);
@@ -411,7 +426,7 @@ uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC
             const struct shmc__rule *x = &r->rule[i];
             h = mix(h, (uint64_t)x->memory << 48 | (uint64_t)x->nlo << 32 | (uint64_t)x->nhi << 16 |
                            (uint64_t)x->comm << 12 | (uint64_t)x->cpus << 8 |
-                           (uint64_t)x->machine << 4 | x->per_rank);
+                           (uint64_t)x->machine << 4 | (uint64_t)x->maker << 1 | x->per_rank);
             h = mix(h, (uint64_t)x->algo << 56 ^ x->max_bytes);
         }
     }

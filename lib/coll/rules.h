@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/config.h"
+#include "base/machine.h"
 
 #define SHMC_RULES_MAX 512 /* (room for tunings of several rank counts in both states) */
 
@@ -27,6 +28,7 @@ struct shmc__rule {
     uint8_t comm;      /* SHMC_RULE_*_COMM, _WORLD, _OTHER */
     uint8_t cpus;      /* SHMC_RULE_ANY_CPUS, _SHARED, _OWN */
     uint8_t machine;   /* SHMC_RULE_ANY_MACHINE, _NEAR, _FAR */
+    uint8_t maker;     /* SHMC_MAKER_AMD or _INTEL (base/machine.h); 0: any */
     uint8_t memory;    /* SHMC_RULE_ANY_MEMORY, _HOST, _DEVICE */
     uint8_t per_rank;  /* max_bytes counts per rank: the call's bound is max_bytes x ranks */
     uint8_t algo;
@@ -62,11 +64,11 @@ void shmc__rules_cache_path(char *out, size_t len);
  * file records on its "# built-in:" line (as 16 hex digits; shmrun --info prints it). */
 uint64_t shmc__rules_shipped_digest(void);
 
-/* A digest of rules r, the forced algorithms algo (SHMC_ALGO_*) and the round trip from
- * which the machine is far (SHMC_FAR_NS): equal on two ranks if, and (but for collisions)
- * only if, they choose alike. */
+/* A digest of rules r, the forced algorithms algo (SHMC_ALGO_*), the round trip from
+ * which the machine is far (SHMC_FAR_NS) and the CPUs' maker (SHMC_MAKER_*): equal on two
+ * ranks if, and (but for collisions) only if, they choose alike. */
 uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT],
-                            unsigned far_ns);
+                            unsigned far_ns, int maker);
 
 /* Parses text (origin names it in messages) into out. SHMC_OK, or SHMC_ERR_ENV after
  * logging the first fault with its line. */
@@ -86,10 +88,11 @@ struct shmc__steps {
 };
 
 /* Where a communicator's calls run: its size, the world or not, whether the job's ranks
- * share CPUs and whether its CPUs run far apart (every rank finds the same: coll.c), and
- * whether the call's buffers are device memory (the same on every member). */
+ * share CPUs and whether its CPUs run far apart (every rank finds the same: coll.c),
+ * whether the call's buffers are device memory (the same on every member), and who made
+ * the CPUs (SHMC_MAKER_*, base/machine.h). */
 struct shmc__where {
-    int n, world, shared, far, dev;
+    int n, world, shared, far, dev, maker;
 };
 
 /* The steps of rules r for calls at w, in out, which has room for every rule of r. */
@@ -106,7 +109,6 @@ static inline int shmc__steps_pick(const struct shmc__steps *s, int c, size_t by
 }
 
 /* The same from the rules directly: what shmc__steps_build reduces. */
-int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w,
-                     size_t bytes);
+int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w, size_t bytes);
 
 #endif /* SHMC_RULES_H */

@@ -88,18 +88,25 @@ START_TEST(test_launcher_tuning_file)
     char dir[] = "/tmp/shmc-tuning-XXXXXX", path[128], prog[512];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     shmct_build_path("tests/progs/tuning", prog, sizeof prog);
+    /* The rules for any maker's CPUs, whoever made this machine's (the ranks inherit it). */
+    setenv("SHMC_CPU_MAKER", "other", 1);
     ck_assert_int_eq(run("-n 2 %s", prog), 0);
     ASSERT_OUT("staged 20"); /* (the built-in rules: the staging buffers) */
+    /* On Intel's CPUs the built-in rules take the direct all-reduce for these. */
+    ck_assert_int_eq(run("-n 2 -x SHMC_CPU_MAKER=intel %s", prog), 0);
+    ASSERT_OUT("staged 0");
 
     /* Every all-reduce by the ring. */
-    rules_file(path, sizeof path, dir, "ring", "allreduce any any any any any any ring   # comment\n");
+    rules_file(path, sizeof path, dir, "ring",
+               "allreduce any any any any any any ring   # comment\n");
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
 
     /* A rule for jobs whose ranks share CPUs: taken only when they do (SHMC_CPUS says how
      * many CPUs the job has, as shmrun itself does when it binds). */
-    rules_file(path, sizeof path, dir, "shared",
-               "allreduce any any any shared any any ring\nallreduce any any any any any host stage\n");
+    rules_file(
+        path, sizeof path, dir, "shared",
+        "allreduce any any any shared any any ring\nallreduce any any any any any host stage\n");
     ck_assert_int_eq(
         run("-n 2 --bind-to none -x SHMC_CPUS=1 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
@@ -187,8 +194,10 @@ START_TEST(test_launcher_machine_rules)
     char dir[] = "/tmp/shmc-machine-XXXXXX", path[128], prog[512], cmd[2048];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     shmct_build_path("tests/progs/tuning", prog, sizeof prog);
-    rules_file(path, sizeof path, dir, "far",
-               "allreduce any any any any far any ring\nallreduce any any any any any host stage\n");
+    setenv("SHMC_CPU_MAKER", "other", 1); /* (as above) */
+    rules_file(
+        path, sizeof path, dir, "far",
+        "allreduce any any any any far any ring\nallreduce any any any any any host stage\n");
     const char *rtts[] = {"400", "100", "199", "200"};
     const char *want[] = {"staged 0", "staged 20", "staged 20", "staged 0"};
     for (int i = 0; i < 4; i++) {
@@ -208,6 +217,12 @@ START_TEST(test_launcher_machine_rules)
              "%s -n 2 -x SHMC_TUNING_FILE=%s sh -c '[ \"$SHMC_RANK\" = 1 ] && export "
              "SHMC_FAR_NS=300; exec %s' 2>&1",
              shmrun, path, prog);
+    ck_assert_int_ne(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("rank 1's dispatch rules or SHMC_ALGO_* differ from this rank's");
+    /* Rank 1 taking the CPUs for another maker's: the same. */
+    snprintf(cmd, sizeof cmd,
+             "%s -n 2 sh -c '[ \"$SHMC_RANK\" = 1 ] && export SHMC_CPU_MAKER=intel; exec %s' 2>&1",
+             shmrun, prog);
     ck_assert_int_ne(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("rank 1's dispatch rules or SHMC_ALGO_* differ from this rank's");
 
@@ -236,8 +251,8 @@ START_TEST(test_launcher_machine_rules)
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("dispatch rules from the tuned rules ");
     ASSERT_OUT("staged 0");
-    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 -x SHMC_TUNING_FILE=builtin %s 2>&1",
-             dir, shmrun, prog);
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 -x SHMC_TUNING_FILE=builtin %s 2>&1", dir,
+             shmrun, prog);
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("staged 20"); /* (builtin: the built-in rules, whatever the user's) */
     rules_file(path, sizeof path, dir, "stage", "allreduce any any any any any host stage\n");
@@ -250,8 +265,9 @@ START_TEST(test_launcher_machine_rules)
     ck_assert_int_ne(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("no last rule for any call");
     /* One it cannot read (a directory there): passed over, saying so. */
-    snprintf(cmd, sizeof cmd, "rm %s && mkdir %s && XDG_CACHE_HOME=%s %s -n 2 -x SHMC_DEBUG=2 %s 2>&1",
-             path, path, dir, shmrun, prog);
+    snprintf(cmd, sizeof cmd,
+             "rm %s && mkdir %s && XDG_CACHE_HOME=%s %s -n 2 -x SHMC_DEBUG=2 %s 2>&1", path, path,
+             dir, shmrun, prog);
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("cannot be read");
     ASSERT_OUT("staged 20");

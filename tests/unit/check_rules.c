@@ -20,7 +20,14 @@ static struct shmc__rules r;
  * on host memory; pick_dev on device memory. */
 static int pick_mem(int c, int n, size_t bytes, int world, int shared, int far, int dev)
 {
-    struct shmc__where w = {n, world, shared, far, dev};
+    struct shmc__where w = {n, world, shared, far, dev, SHMC_MAKER_OTHER};
+    return shmc__rules_pick(&r, c, &w, bytes);
+}
+
+/* A host call on the world, its CPUs their own, on CPUs of maker. */
+static int pick_maker(int c, int n, size_t bytes, int far, int maker)
+{
+    struct shmc__where w = {n, 1, 0, far, 0, maker};
     return shmc__rules_pick(&r, c, &w, bytes);
 }
 
@@ -130,8 +137,8 @@ START_TEST(test_rules_shipped)
         int a = pick_mem(want[i].c, want[i].n, want[i].bytes, want[i].world, want[i].shared,
                          want[i].far, want[i].dev);
         ck_assert_msg(a == want[i].algo, "row %zu: %s n=%d %zu bytes: %s, not %s", i,
-                      shmc__coll_names[want[i].c], want[i].n, want[i].bytes,
-                      shmc__algo_names[a], shmc__algo_names[want[i].algo]);
+                      shmc__coll_names[want[i].c], want[i].n, want[i].bytes, shmc__algo_names[a],
+                      shmc__algo_names[want[i].algo]);
     }
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         ck_assert_int_gt(r.count[c], 0);
@@ -187,42 +194,49 @@ START_TEST(test_rules_first_match)
     ck_assert_int_eq(pick_dev(g, 2, 8192), SHMC_A_RING);
     ck_assert_int_eq(pick_dev(g, 2, 8193), SHMC_A_TREE);
     ck_assert_int_eq(pick_mem(g, 2, 8192, 0, 1, 1, 1), SHMC_A_RING); /* (any memory) */
-    ck_assert_int_eq(pick_dev(g, 4, 4096), SHMC_A_RING); /* (any memory, world) */
-    ck_assert_int_eq(pick_dev(g, 4, 4097), SHMC_A_TREE); /* (not the host's direct) */
+    ck_assert_int_eq(pick_dev(g, 4, 4096), SHMC_A_RING);             /* (any memory, world) */
+    ck_assert_int_eq(pick_dev(g, 4, 4097), SHMC_A_TREE);             /* (not the host's direct) */
 }
 END_TEST
 
 START_TEST(test_rules_faults)
 {
     const char *bad[] = {
-        "gather 2 any any any any tree\n",                     /* seven words */
-        "gather 2 any any any any any tree extra\n",           /* nine */
-        "gathr any any any any any any tree\n",                /* no such collective */
-        "gather 0 any any any any any tree\n",                 /* no rank 0 */
-        "gather 5-3 any any any any any tree\n",               /* backwards */
-        "gather x any any any any any tree\n",                 /* not a number */
-        "gather 70000 any any any any any tree\n",             /* too many ranks */
-        "gather 2 <4k any any any any tree\n",                 /* not <= */
-        "gather 2 <=4q any any any any tree\n",                /* not a size */
-        "gather 2 <=4k/node any any any any tree\n",           /* per what? */
-        "gather 2 <=2000G/rank any any any any tree\n",        /* too large per rank */
-        "gather 2 any local any any any tree\n",               /* no such comm */
-        "gather 2 any any many any any tree\n",                /* no such cpus */
-        "gather 2 any any any close any tree\n",               /* no such machine */
-        "gather 2 any any any any gpu tree\n",                 /* no such memory */
-        "gather 2 any any any any any rd\n",                   /* gather has no rd */
-        "gather 2 any any any any any auto\n",                 /* auto is no algorithm */
-        "gather 2 any any any any any shm\n",                  /* shm takes no device memory */
-        "gather 2 any any any any device shm\n",               /* ... nor here */
-        "gather 2 any any any any any tree\n",                 /* no rule for any call */
-        "gather any any world any any any tree\n",             /* world only */
-        "gather any any any own any any tree\n",               /* own CPUs only */
-        "gather any any any any far any tree\n",               /* far machines only */
-        "gather any any any any any host tree\n",              /* no device rule for any call */
-        "gather any any any any any device tree\n",            /* no host rule for any call */
+        "gather 2 any any any any tree\n",                   /* seven words */
+        "gather 2 any any any any any tree extra\n",         /* nine */
+        "gathr any any any any any any tree\n",              /* no such collective */
+        "gather 0 any any any any any tree\n",               /* no rank 0 */
+        "gather 5-3 any any any any any tree\n",             /* backwards */
+        "gather x any any any any any tree\n",               /* not a number */
+        "gather 70000 any any any any any tree\n",           /* too many ranks */
+        "gather 2 <4k any any any any tree\n",               /* not <= */
+        "gather 2 <=4q any any any any tree\n",              /* not a size */
+        "gather 2 <=4k/node any any any any tree\n",         /* per what? */
+        "gather 2 <=2000G/rank any any any any tree\n",      /* too large per rank */
+        "gather 2 any local any any any tree\n",             /* no such comm */
+        "gather 2 any any many any any tree\n",              /* no such cpus */
+        "gather 2 any any any close any tree\n",             /* no such machine */
+        "gather 2 any any any any gpu tree\n",               /* no such memory */
+        "gather 2 any any any any any rd\n",                 /* gather has no rd */
+        "gather 2 any any any any any auto\n",               /* auto is no algorithm */
+        "gather 2 any any any any any shm\n",                /* shm takes no device memory */
+        "gather 2 any any any any device shm\n",             /* ... nor here */
+        "gather 2 any any any any any tree\n",               /* no rule for any call */
+        "gather any any world any any any tree\n",           /* world only */
+        "gather any any any own any any tree\n",             /* own CPUs only */
+        "gather any any any any far any tree\n",             /* far machines only */
+        "gather any any any any any host tree\n",            /* no device rule for any call */
+        "gather 2 any any any arm:near any tree\n",          /* no such maker */
+        "gather 2 any any any intel: any tree\n",            /* a maker, no state */
+        "gather 2 any any any :far any tree\n",              /* a state after nothing */
+        "gather 2 any any any intel:close any tree\n",       /* no such state */
+        "gather 2 any any any amd:intel:any any tree\n",     /* two makers */
+        "gather 2 any any any longmakername:any any tree\n", /* no such maker */
+        "gather any any any any intel:any any tree\n",       /* one maker's CPUs only */
+        "gather any any any any any device tree\n",          /* no host rule for any call */
         "gather any any any any any any tree\ngather 2 any any any any host shm\n", /* unused */
         "gather any any any any any host shm\ngather any any any any any device tree\n"
-        "gather 2 any any any any any ring\n",                 /* never used, either memory */
+        "gather 2 any any any any any ring\n", /* never used, either memory */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int rc = parse_with(SHMC_C_GATHER, bad[i]);
@@ -254,23 +268,76 @@ START_TEST(test_rules_faults)
 }
 END_TEST
 
+/* A rule for one maker's CPUs applies on theirs alone, in either state where it says any. */
+START_TEST(test_rules_maker)
+{
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 2 <=4k any any intel:any host ring\n"
+                                               "gather 2 <=4k any any amd:near host shm\n"
+                                               "gather 2 <=4k any any amd:far host direct\n"
+                                               "gather any any any any any any tree\n"),
+                     SHMC_OK);
+    int g = SHMC_C_GATHER;
+    ck_assert_int_eq(pick_maker(g, 2, 4096, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(g, 2, 4096, 1, SHMC_MAKER_INTEL), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(g, 2, 4096, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
+    ck_assert_int_eq(pick_maker(g, 2, 4096, 1, SHMC_MAKER_AMD), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick_maker(g, 2, 4096, 0, SHMC_MAKER_OTHER), SHMC_A_TREE);
+    ck_assert_int_eq(pick_maker(g, 2, 4097, 0, SHMC_MAKER_INTEL), SHMC_A_TREE);
+    /* The steps kept for a communicator say the same. */
+    static union {
+        struct shmc__steps s;
+        char room[sizeof(struct shmc__steps) + SHMC_RULES_MAX * sizeof(struct shmc__step)];
+    } u;
+    struct shmc__where w = {2, 1, 0, 1, 0, SHMC_MAKER_AMD};
+    shmc__steps_build(&r, &w, &u.s);
+    ck_assert_int_eq(shmc__steps_pick(&u.s, g, 4096), SHMC_A_DIRECT);
+    ck_assert_int_eq(shmc__steps_pick(&u.s, g, 4097), SHMC_A_TREE);
+    /* The maker is part of what ranks agree on. */
+    struct shmc__rules a = r;
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 2 <=4k any any amd:any host ring\n"
+                                               "gather 2 <=4k any any amd:near host shm\n"
+                                               "gather 2 <=4k any any amd:far host direct\n"
+                                               "gather any any any any any any tree\n"),
+                     SHMC_OK);
+    static const uint8_t none[SHMC_C_COUNT];
+    ck_assert(shmc__rules_digest(&a, none, 200, 0) != shmc__rules_digest(&r, none, 200, 0));
+    ck_assert(shmc__rules_digest(&r, none, 200, SHMC_MAKER_AMD) !=
+              shmc__rules_digest(&r, none, 200, SHMC_MAKER_INTEL));
+    /* The shipped rules: on Intel's CPUs the 2-rank calls take messages and single copies
+     * in both states, elsewhere the rules for any maker. */
+    ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 1, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_RD);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 0, SHMC_MAKER_AMD), SHMC_A_STAGE);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 1, SHMC_MAKER_AMD), SHMC_A_STREAM);
+    ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 65536, 0, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 65536, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
+    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 65536, 0, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_OTHER), SHMC_A_SHM);
+    /* (beyond 2 ranks no rule names a maker) */
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 4, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_STAGE);
+}
+END_TEST
+
 /* The steps built for each size are the rules' first match, for every call. */
 START_TEST(test_rules_steps)
 {
     ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
     static char room[sizeof(struct shmc__steps) + SHMC_RULES_MAX * sizeof(struct shmc__step)];
     struct shmc__steps *s = (struct shmc__steps *)(void *)room;
-    for (int w = 0; w < 8; w++)
+    for (int w = 0; w < 8 * (SHMC_MAKER_INTEL + 1); w++)
         for (int n = 1; n <= 300; n++) {
-            struct shmc__where at = {n, w & 1, (w >> 1) & 1, w >> 2, 0};
+            struct shmc__where at = {n, w & 1, (w >> 1) & 1, (w >> 2) & 1, 0, w >> 3};
             shmc__steps_build(&r, &at, s);
             for (int c = 0; c < SHMC_C_COUNT; c++)
                 for (int e = 0; e < 40; e++)
                     for (int d = -1; d <= 1; d++) {
                         size_t b = ((size_t)1 << e) + (size_t)d;
-                        ck_assert_msg(shmc__steps_pick(s, c, b) ==
-                                          pick(c, n, b, w & 1, (w >> 1) & 1, w >> 2),
-                                      "%s n=%d world=%d %zu bytes", shmc__coll_names[c], n, w, b);
+                        ck_assert_msg(shmc__steps_pick(s, c, b) == shmc__rules_pick(&r, c, &at, b),
+                                      "%s n=%d where=%d %zu bytes", shmc__coll_names[c], n, w, b);
                     }
         }
 }
@@ -317,6 +384,7 @@ static Suite *rules_suite(void)
     tcase_add_test(t, test_rules_first_match);
     tcase_add_test(t, test_rules_faults);
     tcase_add_test(t, test_rules_steps);
+    tcase_add_test(t, test_rules_maker);
     tcase_add_test(t, test_rules_docs);
     suite_add_tcase(s, t);
     return s;
