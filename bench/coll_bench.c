@@ -179,10 +179,9 @@ static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: coll_bench [--coll NAME|all] [--algo auto|each|tree|ring|shm|rd] "
-            "[--min BYTES] [--max BYTES] (4096, 64k, 16M) [--samples N] [--csv] [--nonblocking] "
-            "[--split] [--picks]\n");
+    fprintf(stderr, "usage: coll_bench [--coll NAME|all] [--algo auto|each|tree|ring|shm|rd] "
+                    "[--min BYTES] [--max BYTES] (4096, 64k, 16M) [--samples N] [--csv] [--nonblocking] "
+                    "[--split] [--picks]\n");
     exit(2);
 }
 
@@ -249,8 +248,8 @@ int main(int argc, char **argv)
         /* What dispatch chooses (coll/dispatch.c: the rules, unless SHMC_ALGO_* forces). */
         if (me == 0)
             printf("collective,picked,ranks,bytes\n");
-        struct shmc__where at = {n, !split,          shmc__coll.shared_cpus, shmc__coll.far_machine,
-                                 0, shmc__coll.maker};
+        struct shmc__where at = {n, !split, shmc__coll.shared_cpus, shmc__coll.far_machine, 0,
+                                 shmc__coll.maker};
         for (int c = 0; c < SHMC_C_COUNT && me == 0; c++)
             for (size_t bytes = min_bytes; (only < 0 || c == only) && bytes <= max_bytes;
                  bytes *= 4) {

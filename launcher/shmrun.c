@@ -18,16 +18,15 @@
 #include "base/log.h"
 #include "base/machine.h"
 #include "base/settings.h"
-#include "cleanup.h"
 #include "coll/rules.h"
+#include "cleanup.h"
 #include "gpus.h"
 #include "job.h"
 #include "output.h"
 #include "shmcomm.h"
 
-/* --info's head: this machine as a tuned file names it and who made its CPUs as the rules
- * name them, how far apart its CPUs run now
- * (as a job starting now would find them), and the built-in rules' digest and the user's
+/* --info's head: this machine as a tuned file names it, who made its CPUs as the rules
+ * name them, how far apart its CPUs run now (as a job starting now would find them), and the built-in rules' digest and the user's
  * tuned rules, as bench/tune.py records and the library checks them (coll/rules.h). */
 static void print_machine(void)
 {
@@ -48,8 +47,8 @@ static void print_machine(void)
         printf("%u ns now\n", rtt);
     else
         printf("%u ns%s: %s (SHMC_FAR_NS %u)\n", rtt,
-               cfg.line_rtt_ns ? " (SHMC_LINE_RTT_NS)" : " now", rtt >= cfg.far_ns ? "far" : "near",
-               cfg.far_ns);
+               cfg.line_rtt_ns ? " (SHMC_LINE_RTT_NS)" : " now",
+               rtt >= cfg.far_ns ? "far" : "near", cfg.far_ns);
     shmc__rules_cache_path(cache, sizeof cache);
     printf("built-in dispatch rules: %016llx; the user's tuned rules: %s%s\n\n",
            (unsigned long long)shmc__rules_shipped_digest(), *cache ? cache : "(no HOME)",

@@ -62,7 +62,7 @@ struct shmc__config {
     const char *tuning_file; /* SHMC_TUNING_FILE: dispatch rules; NULL: the built-in ones */
     unsigned far_ns;         /* SHMC_FAR_NS: a line round trip from which the machine is far */
     unsigned line_rtt_ns;    /* SHMC_LINE_RTT_NS: the round trip to assume; 0: measure it */
-    int cpu_maker;           /* SHMC_CPU_MAKER: SHMC_MAKER_* to assume; -1: read it */
+    int cpu_maker;           /* SHMC_CPU_MAKER: SHMC_MAKER_* to assume; -1: read it (init does) */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
 

@@ -26,22 +26,31 @@ int shmc__job_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
-void shmc__machine_desc(char *out, size_t len)
+/* The value of /proc/cpuinfo's first line for key (its first CPU's), blanks trimmed, in
+ * out; 0 where there is none. */
+static int cpuinfo(const char *key, char *out, size_t len)
 {
-    char line[512], model[256] = "unknown CPU";
+    char line[512];
+    int found = 0;
     FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) != 0)
-            continue;
+    while (f && !found && fgets(line, sizeof line, f)) {
         const char *v = strchr(line, ':');
-        if (!v)
+        if (strncmp(line, key, strlen(key)) != 0 || !v)
             continue;
         v += 1 + strspn(v + 1, " \t");
-        snprintf(model, sizeof model, "%.*s", (int)strcspn(v, "\n"), v);
-        break;
+        snprintf(out, len, "%.*s", (int)strcspn(v, "\n"), v);
+        found = 1;
     }
     if (f)
         fclose(f);
+    return found;
+}
+
+void shmc__machine_desc(char *out, size_t len)
+{
+    char model[256];
+    if (!cpuinfo("model name", model, sizeof model))
+        snprintf(model, sizeof model, "%s", "unknown CPU");
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     snprintf(out, len, "%s, %ld CPU%s", model, n, n == 1 ? "" : "s");
 }
@@ -50,21 +59,12 @@ int shmc__cpu_maker(int assumed)
 {
     if (assumed >= SHMC_MAKER_OTHER && assumed <= SHMC_MAKER_INTEL)
         return assumed;
-    char line[256];
-    int maker = SHMC_MAKER_OTHER;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "vendor_id", 9) != 0)
-            continue;
-        if (strstr(line, "AuthenticAMD"))
-            maker = SHMC_MAKER_AMD;
-        else if (strstr(line, "GenuineIntel"))
-            maker = SHMC_MAKER_INTEL;
-        break;
-    }
-    if (f)
-        fclose(f);
-    return maker;
+    char vendor[64];
+    if (!cpuinfo("vendor_id", vendor, sizeof vendor))
+        return SHMC_MAKER_OTHER;
+    return !strcmp(vendor, "AuthenticAMD")   ? SHMC_MAKER_AMD
+           : !strcmp(vendor, "GenuineIntel") ? SHMC_MAKER_INTEL
+                                             : SHMC_MAKER_OTHER;
 }
 
 const char *shmc__cpu_maker_name(int maker)
@@ -105,7 +105,8 @@ static int await_value(struct rtt *m, uint64_t want)
     for (unsigned spins = 1;; spins++) {
         if (shmc__load_acquire64(&m->line) == want)
             return 0; /* (no pause between reads: as build/bench/line_rtt measures) */
-        if (!(spins & 255) && (shmc__load_relaxed32(&m->stop) || shmc__now_ns() > m->deadline))
+        if (!(spins & 255) &&
+            (shmc__load_relaxed32(&m->stop) || shmc__now_ns() > m->deadline))
             return -1;
     }
 }

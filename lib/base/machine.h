@@ -31,9 +31,9 @@ int shmc__job_cpus(void);
  * nanoseconds, as build/bench/line_rtt measures it but in a fraction of a millisecond: two
  * threads, one pinned to each, take turns storing into one line; the fastest of a few
  * short batches. 0 where it cannot tell: one CPU, no thread, or in four tries of 2 ms the
- * two threads never ran at once (their CPUs busy with other work). On a shared host the hypervisor
- * runs the vCPUs far apart for minutes at a time (docs/performance.md), which changes which
- * algorithms are fastest (coll/rules.h, the machine column). */
+ * two threads never ran at once (their CPUs busy with other work). On a shared host the hypervisor runs the vCPUs
+ * far apart for minutes at a time (docs/performance.md), which changes which algorithms
+ * are fastest (coll/rules.h, the machine column). */
 unsigned shmc__line_rtt_measure(void);
 
 /* What a job of nranks records as its round trip: assumed if non-zero (SHMC_LINE_RTT_NS),

@@ -64,8 +64,10 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
     if ((rc = shmc__config_load(&b->cfg)) != SHMC_OK ||
         (rc = shmc__rules_load(&b->rules, b->cfg.tuning_file)) != SHMC_OK)
         return rc;
-    b->rules_digest = shmc__rules_digest(&b->rules, b->cfg.algo, b->cfg.far_ns,
-                                         shmc__cpu_maker(b->cfg.cpu_maker));
+    /* The maker, read here once: the digest holds it and the collectives choose by it. */
+    b->cfg.cpu_maker = shmc__cpu_maker(b->cfg.cpu_maker);
+    b->rules_digest =
+        shmc__rules_digest(&b->rules, b->cfg.algo, b->cfg.far_ns, b->cfg.cpu_maker);
     shmc__mk_setup(b->cfg.cuda, b->cfg.fake_device, b->cfg.fake_gpus);
     if ((rc = shmc__boot_launch(b, join, left_a_job)) != SHMC_OK)
         goto fail_boot;

@@ -60,7 +60,7 @@ static int pick(int coll, const struct shmc__cx *x, size_t bytes)
         return shmc__steps_pick(s, coll, bytes);
     /* A device call (it costs microseconds: the rules themselves, not steps kept for it),
      * or no memory for the steps. */
-    struct shmc__where w = {x->n,   shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine,
+    struct shmc__where w = {x->n, shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine,
                             x->dev, x->co->maker};
     return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
 }

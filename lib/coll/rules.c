@@ -262,7 +262,8 @@ static int applies(const struct shmc__rule *x, const struct shmc__where *w)
            x->memory != (w->dev ? SHMC_RULE_HOST : SHMC_RULE_DEVICE);
 }
 
-int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w, size_t bytes)
+int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w,
+                     size_t bytes)
 {
     const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
     for (; x < end; x++) {
@@ -319,7 +320,7 @@ static int parse_shipped(struct shmc__rules *out)
 
 uint64_t shmc__rules_shipped_digest(void)
 {
-    struct shmc__rules r;                    /* (on the stack: safe from any thread) */
+    struct shmc__rules r; /* (on the stack: safe from any thread) */
     static const uint8_t none[SHMC_C_COUNT]; /* (SHMC_A_AUTO: nothing forced) */
     return parse_shipped(&r) == SHMC_OK ? shmc__rules_digest(&r, none, 0, SHMC_MAKER_OTHER) : 0;
 }
@@ -375,8 +376,8 @@ int shmc__rules_load(struct shmc__rules *out, const char *path)
             return parse_shipped(out);
         path = cache;
     }
-    snprintf(what, sizeof what, "%s%s",
-             from_cache ? "the tuned rules " : "SHMC_TUNING_FILE=", path);
+    snprintf(what, sizeof what, "%s%s", from_cache ? "the tuned rules " : "SHMC_TUNING_FILE=",
+             path);
     FILE *f = fopen(path, "r");
     if (!f && from_cache) {
         /* Not named by this job: a file it cannot read leaves the built-in rules. */
@@ -395,8 +396,7 @@ int shmc__rules_load(struct shmc__rules *out, const char *path)
         return parse_shipped(out);
     }
     if (err || n == sizeof text) {
-        SHMC_ERROR("%s: %s", what,
-                   err ? "a read failed" : "longer than 64 KiB, more than rules need");
+        SHMC_ERROR("%s: %s", what, err ? "a read failed" : "longer than 64 KiB, more than rules need");
         return SHMC_ERR_ENV;
     }
     text[n] = '\0';

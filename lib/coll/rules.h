@@ -109,6 +109,7 @@ static inline int shmc__steps_pick(const struct shmc__steps *s, int c, size_t by
 }
 
 /* The same from the rules directly: what shmc__steps_build reduces. */
-int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w, size_t bytes);
+int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w,
+                     size_t bytes);
 
 #endif /* SHMC_RULES_H */

@@ -97,16 +97,14 @@ START_TEST(test_launcher_tuning_file)
     ASSERT_OUT("staged 0");
 
     /* Every all-reduce by the ring. */
-    rules_file(path, sizeof path, dir, "ring",
-               "allreduce any any any any any any ring   # comment\n");
+    rules_file(path, sizeof path, dir, "ring", "allreduce any any any any any any ring   # comment\n");
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
 
     /* A rule for jobs whose ranks share CPUs: taken only when they do (SHMC_CPUS says how
      * many CPUs the job has, as shmrun itself does when it binds). */
-    rules_file(
-        path, sizeof path, dir, "shared",
-        "allreduce any any any shared any any ring\nallreduce any any any any any host stage\n");
+    rules_file(path, sizeof path, dir, "shared",
+               "allreduce any any any shared any any ring\nallreduce any any any any any host stage\n");
     ck_assert_int_eq(
         run("-n 2 --bind-to none -x SHMC_CPUS=1 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("staged 0");
@@ -195,9 +193,8 @@ START_TEST(test_launcher_machine_rules)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     shmct_build_path("tests/progs/tuning", prog, sizeof prog);
     setenv("SHMC_CPU_MAKER", "other", 1); /* (as above) */
-    rules_file(
-        path, sizeof path, dir, "far",
-        "allreduce any any any any far any ring\nallreduce any any any any any host stage\n");
+    rules_file(path, sizeof path, dir, "far",
+               "allreduce any any any any far any ring\nallreduce any any any any any host stage\n");
     const char *rtts[] = {"400", "100", "199", "200"};
     const char *want[] = {"staged 0", "staged 20", "staged 20", "staged 0"};
     for (int i = 0; i < 4; i++) {
@@ -251,8 +248,8 @@ START_TEST(test_launcher_machine_rules)
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("dispatch rules from the tuned rules ");
     ASSERT_OUT("staged 0");
-    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 -x SHMC_TUNING_FILE=builtin %s 2>&1", dir,
-             shmrun, prog);
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s %s -n 2 -x SHMC_TUNING_FILE=builtin %s 2>&1",
+             dir, shmrun, prog);
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("staged 20"); /* (builtin: the built-in rules, whatever the user's) */
     rules_file(path, sizeof path, dir, "stage", "allreduce any any any any any host stage\n");
@@ -265,9 +262,8 @@ START_TEST(test_launcher_machine_rules)
     ck_assert_int_ne(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("no last rule for any call");
     /* One it cannot read (a directory there): passed over, saying so. */
-    snprintf(cmd, sizeof cmd,
-             "rm %s && mkdir %s && XDG_CACHE_HOME=%s %s -n 2 -x SHMC_DEBUG=2 %s 2>&1", path, path,
-             dir, shmrun, prog);
+    snprintf(cmd, sizeof cmd, "rm %s && mkdir %s && XDG_CACHE_HOME=%s %s -n 2 -x SHMC_DEBUG=2 %s 2>&1",
+             path, path, dir, shmrun, prog);
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("cannot be read");
     ASSERT_OUT("staged 20");

@@ -108,6 +108,7 @@ START_TEST(test_rules_shipped)
         {SHMC_C_REDUCE, 2, 16384, 1, 0, 1, 0, SHMC_A_TREE},
         {SHMC_C_REDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_SHM},
         {SHMC_C_REDUCE, 2, 65536, 1, 0, 0, 0, SHMC_A_TREE},
+        {SHMC_C_GATHER, 2, 4096, 1, 0, 1, 0, SHMC_A_DIRECT},
         {SHMC_C_GATHER, 2, 4097, 1, 0, 1, 0, SHMC_A_SHM},
         {SHMC_C_SCATTER, 2, 65536, 1, 0, 1, 0, SHMC_A_DIRECT},
         /* In both states the small 2-rank reduce, gather and scatter go by messages, and
@@ -137,8 +138,8 @@ START_TEST(test_rules_shipped)
         int a = pick_mem(want[i].c, want[i].n, want[i].bytes, want[i].world, want[i].shared,
                          want[i].far, want[i].dev);
         ck_assert_msg(a == want[i].algo, "row %zu: %s n=%d %zu bytes: %s, not %s", i,
-                      shmc__coll_names[want[i].c], want[i].n, want[i].bytes, shmc__algo_names[a],
-                      shmc__algo_names[want[i].algo]);
+                      shmc__coll_names[want[i].c], want[i].n, want[i].bytes,
+                      shmc__algo_names[a], shmc__algo_names[want[i].algo]);
     }
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         ck_assert_int_gt(r.count[c], 0);
@@ -194,49 +195,49 @@ START_TEST(test_rules_first_match)
     ck_assert_int_eq(pick_dev(g, 2, 8192), SHMC_A_RING);
     ck_assert_int_eq(pick_dev(g, 2, 8193), SHMC_A_TREE);
     ck_assert_int_eq(pick_mem(g, 2, 8192, 0, 1, 1, 1), SHMC_A_RING); /* (any memory) */
-    ck_assert_int_eq(pick_dev(g, 4, 4096), SHMC_A_RING);             /* (any memory, world) */
-    ck_assert_int_eq(pick_dev(g, 4, 4097), SHMC_A_TREE);             /* (not the host's direct) */
+    ck_assert_int_eq(pick_dev(g, 4, 4096), SHMC_A_RING); /* (any memory, world) */
+    ck_assert_int_eq(pick_dev(g, 4, 4097), SHMC_A_TREE); /* (not the host's direct) */
 }
 END_TEST
 
 START_TEST(test_rules_faults)
 {
     const char *bad[] = {
-        "gather 2 any any any any tree\n",                   /* seven words */
-        "gather 2 any any any any any tree extra\n",         /* nine */
-        "gathr any any any any any any tree\n",              /* no such collective */
-        "gather 0 any any any any any tree\n",               /* no rank 0 */
-        "gather 5-3 any any any any any tree\n",             /* backwards */
-        "gather x any any any any any tree\n",               /* not a number */
-        "gather 70000 any any any any any tree\n",           /* too many ranks */
-        "gather 2 <4k any any any any tree\n",               /* not <= */
-        "gather 2 <=4q any any any any tree\n",              /* not a size */
-        "gather 2 <=4k/node any any any any tree\n",         /* per what? */
-        "gather 2 <=2000G/rank any any any any tree\n",      /* too large per rank */
-        "gather 2 any local any any any tree\n",             /* no such comm */
-        "gather 2 any any many any any tree\n",              /* no such cpus */
-        "gather 2 any any any close any tree\n",             /* no such machine */
-        "gather 2 any any any any gpu tree\n",               /* no such memory */
-        "gather 2 any any any any any rd\n",                 /* gather has no rd */
-        "gather 2 any any any any any auto\n",               /* auto is no algorithm */
-        "gather 2 any any any any any shm\n",                /* shm takes no device memory */
-        "gather 2 any any any any device shm\n",             /* ... nor here */
-        "gather 2 any any any any any tree\n",               /* no rule for any call */
-        "gather any any world any any any tree\n",           /* world only */
-        "gather any any any own any any tree\n",             /* own CPUs only */
-        "gather any any any any far any tree\n",             /* far machines only */
-        "gather any any any any any host tree\n",            /* no device rule for any call */
-        "gather 2 any any any arm:near any tree\n",          /* no such maker */
-        "gather 2 any any any intel: any tree\n",            /* a maker, no state */
-        "gather 2 any any any :far any tree\n",              /* a state after nothing */
-        "gather 2 any any any intel:close any tree\n",       /* no such state */
-        "gather 2 any any any amd:intel:any any tree\n",     /* two makers */
-        "gather 2 any any any longmakername:any any tree\n", /* no such maker */
-        "gather any any any any intel:any any tree\n",       /* one maker's CPUs only */
-        "gather any any any any any device tree\n",          /* no host rule for any call */
+        "gather 2 any any any any tree\n",                     /* seven words */
+        "gather 2 any any any any any tree extra\n",           /* nine */
+        "gathr any any any any any any tree\n",                /* no such collective */
+        "gather 0 any any any any any tree\n",                 /* no rank 0 */
+        "gather 5-3 any any any any any tree\n",               /* backwards */
+        "gather x any any any any any tree\n",                 /* not a number */
+        "gather 70000 any any any any any tree\n",             /* too many ranks */
+        "gather 2 <4k any any any any tree\n",                 /* not <= */
+        "gather 2 <=4q any any any any tree\n",                /* not a size */
+        "gather 2 <=4k/node any any any any tree\n",           /* per what? */
+        "gather 2 <=2000G/rank any any any any tree\n",        /* too large per rank */
+        "gather 2 any local any any any tree\n",               /* no such comm */
+        "gather 2 any any many any any tree\n",                /* no such cpus */
+        "gather 2 any any any close any tree\n",               /* no such machine */
+        "gather 2 any any any any gpu tree\n",                 /* no such memory */
+        "gather 2 any any any any any rd\n",                   /* gather has no rd */
+        "gather 2 any any any any any auto\n",                 /* auto is no algorithm */
+        "gather 2 any any any any any shm\n",                  /* shm takes no device memory */
+        "gather 2 any any any any device shm\n",               /* ... nor here */
+        "gather 2 any any any any any tree\n",                 /* no rule for any call */
+        "gather any any world any any any tree\n",             /* world only */
+        "gather any any any own any any tree\n",               /* own CPUs only */
+        "gather any any any any far any tree\n",               /* far machines only */
+        "gather any any any any any host tree\n",              /* no device rule for any call */
+        "gather 2 any any any arm:near any tree\n",            /* no such maker */
+        "gather 2 any any any intel: any tree\n",              /* a maker, no state */
+        "gather 2 any any any :far any tree\n",                /* a state after nothing */
+        "gather 2 any any any intel:close any tree\n",         /* no such state */
+        "gather 2 any any any amd:intel:any any tree\n",       /* two makers */
+        "gather 2 any any any longmakername:any any tree\n",   /* no such maker */
+        "gather any any any any intel:any any tree\n",         /* one maker's CPUs only */
+        "gather any any any any any device tree\n",            /* no host rule for any call */
         "gather any any any any any any tree\ngather 2 any any any any host shm\n", /* unused */
         "gather any any any any any host shm\ngather any any any any any device tree\n"
-        "gather 2 any any any any any ring\n", /* never used, either memory */
+        "gather 2 any any any any any ring\n",                 /* never used, either memory */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int rc = parse_with(SHMC_C_GATHER, bad[i]);
@@ -336,7 +337,8 @@ START_TEST(test_rules_steps)
                 for (int e = 0; e < 40; e++)
                     for (int d = -1; d <= 1; d++) {
                         size_t b = ((size_t)1 << e) + (size_t)d;
-                        ck_assert_msg(shmc__steps_pick(s, c, b) == shmc__rules_pick(&r, c, &at, b),
+                        ck_assert_msg(shmc__steps_pick(s, c, b) ==
+                                          shmc__rules_pick(&r, c, &at, b),
                                       "%s n=%d where=%d %zu bytes", shmc__coll_names[c], n, w, b);
                     }
         }

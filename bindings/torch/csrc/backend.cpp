@@ -240,13 +240,19 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupShmc::nonblocking(const char *what, s
     Engine::get().drain();
     std::vector<shmc_request *> reqs(steps.size(), nullptr);
     int rc = SHMC_OK;
-    for (size_t i = 0; i < steps.size() && rc == SHMC_OK; i++)
-        rc = steps[i].start(&reqs[i]);
-    // A start that failed (a mismatch the other ranks' calls revealed, a dead member) is
-    // the work's outcome, raised by its wait as one found later would be: whether the
-    // library sees it at the start or afterwards depends only on who came first.
+    size_t started = 0;
+    while (started < steps.size() && (rc = steps[started].start(&reqs[started])) == SHMC_OK)
+        started++;
+    if (rc != SHMC_OK) {
+        // The steps already issued are collectives the other ranks take part in: they
+        // run to their end, holding their tensors, while this call reports the failure.
+        auto hold = std::make_shared<Steps>(std::move(steps));
+        for (size_t i = 0; i < started; i++)
+            adopt(reqs[i], hold);
+        TORCH_CHECK(false, failure(what, bytes, where(), rc, timeout_));
+    }
     return c10::make_intrusive<ReqWork>(std::move(reqs), std::move(steps), std::move(outputs),
-                                        ReqWork::What{what, bytes, where(), timeout_}, rc);
+                                        ReqWork::What{what, bytes, where(), timeout_});
 }
 
 // The tensor the library reads and writes for t: t, or a contiguous (real-valued) copy

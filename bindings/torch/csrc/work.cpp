@@ -263,13 +263,11 @@ c10::intrusive_ptr<c10::ivalue::Future> LibWork::getFuture()
 // ---- an asynchronous collective on host tensors -------------------------------------------
 
 ReqWork::ReqWork(std::vector<shmc_request *> reqs, Steps steps, std::vector<at::Tensor> outputs,
-                 What what, int started)
+                 What what)
     : LibWork(c10d::OpType::UNKNOWN, what.op), reqs_(std::move(reqs)),
       steps_(std::make_shared<Steps>(std::move(steps))), outputs_(std::move(outputs)),
       what_(std::move(what))
 {
-    if (started != SHMC_OK)
-        finish_locked(started); // no other thread knows the work yet
 }
 
 // Dropped before it ended: the requests go on as orphans, holding the steps' tensors, and

@@ -113,11 +113,8 @@ class ReqWork : public LibWork
         std::string where;
         std::chrono::milliseconds timeout;
     };
-    // started: SHMC_OK, or the failure of the step that did not start (its request and
-    // those after it NULL): the work is then ended with it, and the steps started before
-    // it, collectives the other ranks take part in, go on as orphans.
     ReqWork(std::vector<shmc_request *> reqs, Steps steps, std::vector<at::Tensor> outputs,
-            What what, int started);
+            What what);
     ~ReqWork() override;
     bool isCompleted() override;
     bool wait(std::chrono::milliseconds timeout) override;
