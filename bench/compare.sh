@@ -38,7 +38,7 @@ quick)
     ;;
 full)
     ROUNDS=2
-    P2P=(--tests latency,bw,bibw --min 1 --max 64M --samples 11)
+    P2P=(--tests latency,relay,bw,bibw --min 1 --max 64M --samples 11)
     COLL2=(--tests coll --max 64M --samples 11)
     COLL4=(--tests coll --max 16M --samples 7)
     GLOO_SIZES=(--max 16M --samples 7)

@@ -10,6 +10,11 @@
  *            4-byte ack: bytes per second one way (osu_bw)
  *   bibw     both ranks post a window of receives and of sends: bytes per second both
  *            ways together (osu_bibw)
+ *   relay    the ping-pong, each rank sending back the buffer it has just received into:
+ *            half the round trip. osu_latency sends a buffer that nobody writes, whose
+ *            lines stay cached on both sides after a single copy has read it once; here
+ *            the data sent was just written, as a program's own results are. Not in
+ *            p2p or all: ask for it by name.
  *   <coll>   one collective: seconds per call on the slowest rank (osu_allreduce etc.)
  *
  * Each figure is the median of --samples samples after two warm-up samples. A sample
@@ -25,7 +30,7 @@
  * p2p tests use ranks 0 and 1; any other ranks only take part in the barriers.
  *
  * Output, from rank 0, one CSV row per figure: runtime,metric,ranks,bytes,value
- * (metrics latency_us, bw_MBps, bibw_MBps, <collective>_us).
+ * (metrics latency_us, bw_MBps, bibw_MBps, relay_us, <collective>_us).
  */
 #include "rt.h"
 #include "timing.h"
@@ -41,7 +46,7 @@ static const char *const coll_names[RT_COLL_COUNT] = {
     "allgather", "scatter",   "reduce_scatter", "alltoall",
 };
 
-enum { T_LATENCY = RT_COLL_COUNT, T_BW, T_BIBW, T_COUNT };
+enum { T_LATENCY = RT_COLL_COUNT, T_BW, T_BIBW, T_RELAY, T_COUNT };
 
 #define MAX_SIZES 64
 #define MAX_SAMPLES 64
@@ -63,17 +68,19 @@ static char *sbuf, *rbuf;
 
 /* ---- one sample of each test: seconds per operation ---- */
 
-static double pingpong(size_t bytes, int iters)
+/* Ranks 0 and 1 take turns: each receives into rbuf and sends `out`, which is sbuf
+ * (latency) or rbuf itself (relay: what it has just received). */
+static double pingpong(size_t bytes, int iters, const char *out)
 {
     rt_coll(RT_BARRIER, NULL, NULL, 0);
     double t0 = now_s();
     for (int i = 0; i < iters && me < 2; i++) {
         if (me == 0) {
-            rt_send(sbuf, bytes, 1, 1);
+            rt_send(out, bytes, 1, 1);
             rt_recv(rbuf, bytes, 1, 1);
         } else {
             rt_recv(rbuf, bytes, 0, 1);
-            rt_send(sbuf, bytes, 0, 1);
+            rt_send(out, bytes, 0, 1);
         }
     }
     return (now_s() - t0) / iters / 2;
@@ -143,11 +150,13 @@ static double one_sample(int test, size_t bytes, int iters)
 {
     switch (test) {
     case T_LATENCY:
-        return pingpong(bytes, iters);
+        return pingpong(bytes, iters, sbuf);
     case T_BW:
         return stream(bytes, iters);
     case T_BIBW:
         return bistream(bytes, iters);
+    case T_RELAY:
+        return pingpong(bytes, iters, rbuf);
     default:
         return coll(test, bytes, iters);
     }
@@ -182,6 +191,8 @@ static const char *metric(int test)
         return "bw_MBps";
     if (test == T_BIBW)
         return "bibw_MBps";
+    if (test == T_RELAY)
+        return "relay_us";
     snprintf(name, sizeof name, "%s_us", coll_names[test]);
     return name;
 }
@@ -207,7 +218,7 @@ static void run(int test)
             bytes = 0;
         else if (!p2p && bytes < 4)
             continue;
-        if (p2p && bytes == 0 && test != T_LATENCY)
+        if (p2p && bytes == 0 && test != T_LATENCY && test != T_RELAY)
             continue;
         double v = measure(test, bytes);
         if (me == 0) {
@@ -243,6 +254,8 @@ static int select_tests(char *list)
             opt.tests[T_BW] = found = 1;
         if (!strcmp(t, "bibw") || !strcmp(t, "p2p") || !strcmp(t, "all"))
             opt.tests[T_BIBW] = found = 1;
+        if (!strcmp(t, "relay"))
+            opt.tests[T_RELAY] = found = 1;
         if (!found)
             return -1;
     }
@@ -256,7 +269,8 @@ static void usage(const char *why)
                 "measure: %s\n"
                 "usage: measure [--tests LIST] [--min BYTES] [--max BYTES] [--sizes LIST]\n"
                 "               [--samples N] [--sample-ms MS] [--header]\n"
-                "  LIST: comma-separated latency,bw,bibw,p2p,coll,all or collective names\n",
+                "  LIST: comma-separated latency,bw,bibw,relay,p2p,coll,all or\n"
+                "        collective names\n",
                 why);
     rt_finalize();
     exit(2);

@@ -141,7 +141,7 @@ class Report:
         return None
 
     def rows(self):
-        order = [("latency_us", 2), ("bw_MBps", 2), ("bibw_MBps", 2)]
+        order = [("latency_us", 2), ("relay_us", 2), ("bw_MBps", 2), ("bibw_MBps", 2)]
         order += [(f"{c}_us", 2) for c in COLLS] + [(f"{c}_us", 4) for c in COLLS]
         order += [("start_ms", 2)]
         for metric, ranks in order:

@@ -14,6 +14,12 @@
 #include "base/atomics.h"
 #include "base/clock.h"
 
+size_t shmc__cache_l2(void)
+{
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? (size_t)v : 0;
+}
+
 int shmc__job_cpus(void)
 {
     const char *s = getenv("SHMC_CPUS");

@@ -23,6 +23,10 @@ int shmc__cpu_maker(int assumed);
 /* The maker's name as the rules write it ("amd", "intel"; "other"). */
 const char *shmc__cpu_maker_name(int maker);
 
+/* Bytes of one core's level-2 cache as the C library reports it; 0 where it does not
+ * know (some virtual machines and C libraries). */
+size_t shmc__cache_l2(void);
+
 /* CPUs this job may run on: shmrun says (SHMC_CPUS: it bound each rank to one core);
  * otherwise this process's affinity mask, which other launchers leave wide. */
 int shmc__job_cpus(void);

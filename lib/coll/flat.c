@@ -118,21 +118,31 @@ int shmc__reduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
             return rc;
     }
     for (size_t i = 0; i < w; i++)
-        if ((rc = shmc__cx_irecv(x, in + i * bytes, bytes, nonroot(i, root), &reqs[i])) != SHMC_OK)
+        if ((rc = shmc__cx_irecv_kept(x, in + i * bytes, bytes, nonroot(i, root), &reqs[i])) !=
+            SHMC_OK)
             goto fail;
     size_t i = 0; /* inputs folded from other ranks */
+    /* A root 0's own input, combined with rank 1's in one pass instead of copied first (an
+     * input in a block could not wait: its block takes the next input). */
+    const uint8_t *first = NULL;
     for (int r = 0; r < n; r++) {
         size_t k = r == root ? 0 : i % w; /* w is 0 on one rank */
         const uint8_t *src = r == root ? own : in + k * bytes;
         if (r != root && (rc = shmc__cx_waitall(x, 1, &reqs[k])) != SHMC_OK)
             goto fail;
-        rc = r == 0 ? (src == rbuf ? SHMC_OK : shmc__cx_copy(x, rbuf, src, bytes))
-                    : shmc__cx_reduce(x, rbuf, src, count, SHMC_ACC_LEFT);
+        if (r == 0 && src != rbuf && r == root && n > 1)
+            first = src;
+        else if (r == 0)
+            rc = src == rbuf ? SHMC_OK : shmc__cx_copy(x, rbuf, src, bytes);
+        else if (first)
+            rc = shmc__cx_reduce_into(x, rbuf, first, src, count), first = NULL;
+        else
+            rc = shmc__cx_reduce(x, rbuf, src, count, SHMC_ACC_LEFT);
         if (rc != SHMC_OK)
             goto fail;
         if (r != root && ++i + w <= others &&
-            (rc = shmc__cx_irecv(x, in + k * bytes, bytes, nonroot(i + w - 1, root), &reqs[k])) !=
-                SHMC_OK)
+            (rc = shmc__cx_irecv_kept(x, in + k * bytes, bytes, nonroot(i + w - 1, root),
+                                      &reqs[k])) != SHMC_OK)
             goto fail;
     }
     return shmc__cx_finish(x, rbuf, count);

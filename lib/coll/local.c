@@ -40,6 +40,25 @@ int shmc__cx_copy(const struct shmc__cx *x, void *dst, const void *src, size_t n
     return SHMC_OK;
 }
 
+int shmc__cx_reduce_into(const struct shmc__cx *x, void *out, const void *a, const void *b,
+                         size_t n)
+{
+    if (x->dev) {
+        int rc = shmc__cx_copy(x, out, a, n * x->es);
+        return rc != SHMC_OK ? rc : shmc__dev_reduce(out, b, n, x->dt, x->op, SHMC_ACC_LEFT);
+    }
+    size_t piece = SHMC_CX_PIECE / x->es;
+    for (size_t i = 0; i < n; i += piece) {
+        int rc;
+        if (i && (rc = stopped(x)) != SHMC_OK)
+            return rc;
+        size_t o = i * x->es;
+        shmc__reduce_into((uint8_t *)out + o, (const uint8_t *)a + o, (const uint8_t *)b + o,
+                          n - i < piece ? n - i : piece, x->dt, x->op);
+    }
+    return SHMC_OK;
+}
+
 int shmc__cx_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t n, int order)
 {
     if (x->dev)

@@ -24,6 +24,11 @@ int shmc__cx_copy(const struct shmc__cx *x, void *dst, const void *src, size_t n
  * on the host or the device; stops as shmc__cx_copy does. */
 int shmc__cx_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t n, int order);
 
+/* out = a OP b (a the left operand): the first combine of a reduction, one pass instead of
+ * a copy of a into out and a second pass; out must not overlap a or b. */
+int shmc__cx_reduce_into(const struct shmc__cx *x, void *out, const void *a, const void *b,
+                         size_t n);
+
 /* A local copy of the call's memory kind, as a statement that returns its error from the
  * enclosing function. */
 #define SHMC_CX_COPY(x, dst, src, n)                                                               \

@@ -42,16 +42,19 @@ int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
             return shmc__cx_send(x, acc ? acc : sbuf, bytes, shmc__rrank(v - mask, root, n));
         if (v + mask >= n)
             continue;
-        if (!acc) {
+        int first = !acc;
+        if (first) {
             acc = v == 0 ? rbuf : shmc__cx_scratch(x, 0, bytes);
             tmp = shmc__cx_scratch(x, 1, bytes);
             if (!acc || !tmp)
                 return SHMC_ERR_NOMEM;
-            if (acc != sbuf && (rc = shmc__cx_copy(x, acc, sbuf, bytes)) != SHMC_OK)
-                return rc;
         }
-        if ((rc = shmc__cx_recv(x, tmp, bytes, shmc__rrank(v + mask, root, n))) != SHMC_OK ||
-            (rc = shmc__cx_reduce(x, acc, tmp, count, SHMC_ACC_LEFT)) != SHMC_OK)
+        if ((rc = shmc__cx_recv_kept(x, tmp, bytes, shmc__rrank(v + mask, root, n))) != SHMC_OK)
+            return rc;
+        /* The first partial joins our own input in one pass, straight into acc. */
+        rc = first && acc != sbuf ? shmc__cx_reduce_into(x, acc, sbuf, tmp, count)
+                                  : shmc__cx_reduce(x, acc, tmp, count, SHMC_ACC_LEFT);
+        if (rc != SHMC_OK)
             return rc;
     }
     /* Only the root gets here (with n == 1 it never received: copy its own input). */
@@ -207,7 +210,7 @@ int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
                 return rc;
             return shmc__cx_recv(x, acc, bytes, me + 1);
         }
-        if ((rc = shmc__cx_recv(x, tmp, bytes, me - 1)) != SHMC_OK ||
+        if ((rc = shmc__cx_recv_kept(x, tmp, bytes, me - 1)) != SHMC_OK ||
             (rc = shmc__cx_reduce(x, acc, tmp, count, SHMC_ACC_RIGHT)) != SHMC_OK)
             return rc;
         id = me / 2;

@@ -41,14 +41,29 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
     return shmc__cx_quit(x, shmc__post_send(p, buf, bytes, 1, w, tag, x->ctx, x->c, x->dev, req));
 }
 
-int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
-                   struct shmc__request **req)
+static int irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src, int kept,
+                 struct shmc__request **req)
 {
     if (x->c->quit)
         return quit_already(x, req);
-    return shmc__cx_quit(x, shmc__post_recv(x->co->p2p, buf, bytes, 1,
-                                            shmc__comm_world_rank(x->c, src),
-                                            x->hash ? SHMC_ANY : 0, x->ctx, x->c, x->dev, req));
+    int w = shmc__comm_world_rank(x->c, src), tag = x->hash ? SHMC_ANY : 0;
+    struct shmc__p2p *p = x->co->p2p;
+    return shmc__cx_quit(x, kept ? shmc__post_recv_kept(p, buf, bytes, 1, w, tag, x->ctx, x->c,
+                                                        x->dev, req)
+                                 : shmc__post_recv(p, buf, bytes, 1, w, tag, x->ctx, x->c, x->dev,
+                                                   req));
+}
+
+int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
+                   struct shmc__request **req)
+{
+    return irecv(x, buf, bytes, src, 0, req);
+}
+
+int shmc__cx_irecv_kept(const struct shmc__cx *x, void *buf, size_t bytes, int src,
+                        struct shmc__request **req)
+{
+    return irecv(x, buf, bytes, src, 1, req);
 }
 
 /* A message from world rank peer of another call (another tag, shmc__cx_isend, or another
@@ -104,7 +119,7 @@ int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int d
     return rc != SHMC_OK ? rc : shmc__cx_waitall(x, 1, &r);
 }
 
-int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src)
+static int recv(const struct shmc__cx *x, void *buf, size_t bytes, int src, int kept)
 {
     /* With nothing else pending, the message is taken from src's mailbox with no request
      * (p2p/take.h), as shmc_recv does: a non-root's whole part of a small broadcast.
@@ -125,8 +140,18 @@ int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src)
         }
     }
     struct shmc__request *r;
-    int rc = shmc__cx_irecv(x, buf, bytes, src, &r);
+    int rc = irecv(x, buf, bytes, src, kept, &r);
     return rc != SHMC_OK ? rc : shmc__cx_waitall(x, 1, &r);
+}
+
+int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src)
+{
+    return recv(x, buf, bytes, src, 0);
+}
+
+int shmc__cx_recv_kept(const struct shmc__cx *x, void *buf, size_t bytes, int src)
+{
+    return recv(x, buf, bytes, src, 1);
 }
 
 int shmc__cx_sendrecv_copy(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,

@@ -12,6 +12,10 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
                    struct shmc__request **req);
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,
                    struct shmc__request **req);
+/* A receive whose data this rank reads right after (a reduction's input): the sender does
+ * not help copy it while it fits the cache (p2p.h, shmc__post_recv_kept). */
+int shmc__cx_irecv_kept(const struct shmc__cx *x, void *buf, size_t bytes, int src,
+                        struct shmc__request **req);
 /* Waits for n requests (NULL entries skipped), frees them and sets them NULL. A receive
  * whose message had another size is SHMC_ERR_MISMATCH. Returns the first error. */
 int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **reqs);
@@ -25,6 +29,7 @@ int shmc__cx_copy_waitall(const struct shmc__cx *x, void *dst, const void *src, 
                           size_t n, struct shmc__request **reqs);
 int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int dst);
 int shmc__cx_recv(const struct shmc__cx *x, void *buf, size_t bytes, int src);
+int shmc__cx_recv_kept(const struct shmc__cx *x, void *buf, size_t bytes, int src);
 /* Either side may be skipped with a peer of -1. */
 int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes, int dst,
                       void *rbuf, size_t rbytes, int src);

@@ -41,6 +41,7 @@ struct shmc__coop {
     uint64_t held;              /* sends complete, receiver not yet done with the entry */
     uint64_t offers;            /* descriptors offered so far (shmc_stat) */
     uint64_t accepted;          /* as receiver: offers taken, the sender copying too */
+    size_t kept_max;            /* a kept receive of at most this many bytes copies alone */
     int peer[SHMC_XDESC_COUNT]; /* the receiver of each entry */
 };
 
@@ -324,6 +325,11 @@ int shmc__post_send(struct shmc__p2p *p, const void *buf, size_t bytes, size_t e
                     struct shmc__request **out);
 int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
                     uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out);
+/* A receive whose data the receiver reads right after it lands (a reduction's input):
+ * up to the coop's kept_max the sender does not help copy it (coop.c says why). */
+int shmc__post_recv_kept(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc,
+                         int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
+                         struct shmc__request **out);
 /* A synchronous send: by rendezvous whatever its size (or, to oneself, waiting for the
  * receive), so that it completes only once a receive has matched it. */
 int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t elsize, int wdst,

@@ -132,13 +132,15 @@ int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,
     return SHMC_OK;
 }
 
-int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
-                    uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out)
+static inline int post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc,
+                            int tag, uint32_t ctx, const struct shmc__comm *c, int dev, int kept,
+                            struct shmc__request **out)
 {
     struct shmc__request *r = start(p, SHMC_REQ_RECV, buf, bytes, elsize, wsrc, tag, ctx, c, dev);
     *out = r;
     if (!r)
         return SHMC_ERR_NOMEM;
+    r->kept = (uint8_t)kept;
 
     /* Anything already in the mailboxes must be seen first, or the order breaks. */
     struct shmc__unexp *u = shmc__match_unexp(&p->match, wsrc, tag, ctx);
@@ -149,6 +151,19 @@ int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,
     r->proto = SHMC_P_POSTED;
     shmc__match_post(&p->match, r);
     return SHMC_OK;
+}
+
+int shmc__post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc, int tag,
+                    uint32_t ctx, const struct shmc__comm *c, int dev, struct shmc__request **out)
+{
+    return post_recv(p, buf, bytes, elsize, wsrc, tag, ctx, c, dev, 0, out);
+}
+
+int shmc__post_recv_kept(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize, int wsrc,
+                         int tag, uint32_t ctx, const struct shmc__comm *c, int dev,
+                         struct shmc__request **out)
+{
+    return post_recv(p, buf, bytes, elsize, wsrc, tag, ctx, c, dev, 1, out);
 }
 
 int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsize,

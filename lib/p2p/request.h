@@ -90,6 +90,7 @@ struct shmc__request {
     uint8_t dev;      /* buf is device memory: never memcpy'd, never single copy */
     uint8_t waited;   /* a wait of this rank includes it now (wait.c) */
     uint8_t detached; /* a driven request nobody holds: freed by progress once it ends */
+    uint8_t kept;     /* recv: the receiver reads buf next (shmc__post_recv_kept) */
     int err;
     uint32_t idx; /* slot in the request table; with gen, the cookie peers quote */
     uint32_t gen;

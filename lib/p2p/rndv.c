@@ -232,8 +232,10 @@ void shmc__rndv_matched(struct shmc__p2p *p, struct shmc__request *r, int src, i
          * split in halves while the sender's core is idle. Not when we are sending to
          * it too (an exchange, as in a pairwise step or osu_bibw), at any size: its core
          * then copies our message, and sharing each message between two busy cores
-         * only adds claims and cache traffic (osu_bibw under bench/osu_compare.sh). */
-        if (!r->dev && shmc__coop_usable(p, src, rts->flags) && !shmc__coop_sending_to(p, src)) {
+         * only adds claims and cache traffic (osu_bibw under bench/osu_compare.sh). Nor
+         * for a kept receive that fits the cache (coop.c). */
+        if (!r->dev && shmc__coop_usable(p, src, rts->flags) && !shmc__coop_sending_to(p, src) &&
+            !(r->kept && r->xfer_bytes <= p->coop.kept_max)) {
             r->xdesc = (int)((rts->flags >> 8) & 0xff);
             p->coop.accepted++;
         }
