@@ -1,6 +1,6 @@
 /*
  * Unit test of p2p/coop.c, large messages copied by both sides: the bookkeeping of the
- * sender's copy descriptors. (The protocol's behaviour, seen from outside, is
+ * sender's copy descriptors, and which receives take the sender's help. (The protocol's behaviour, seen from outside, is
  * tests/p2p/check_p2p.c's test_p2p_coop.)
  */
 #include <check.h>
@@ -43,6 +43,56 @@ START_TEST(test_coop_held)
 }
 END_TEST
 
+/* A kept receive (a reduction's input) of at most kept_max bytes is copied by the
+ * receiver alone; an ordinary one of the same size, and a kept one above kept_max, take
+ * the sender's help. */
+static void coop_kept(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    struct shmc__p2p *p = &shmc__p2p;
+    size_t small = p->coop.kept_max, big = p->coop.kept_max + SHMC_COOP_MIN;
+    uint8_t *b = shmct_xmalloc(big);
+    struct {
+        size_t bytes;
+        int kept, helped;
+    } cases[] = {{small, 1, 0}, {small, 0, 1}, {big, 1, 1}};
+    /* The first message to a peer proves single copy and is never offered to both. */
+    shmct_stream_0_to_1(w, me, b, big, 1, 7);
+    for (int k = 0; k < 3; k++) {
+        size_t bytes = cases[k].bytes;
+        if (bytes < SHMC_COOP_MIN)
+            continue; /* (a level-2 cache under 512 KiB: nothing that small is helped) */
+        if (me == 0) {
+            shmct_fill(b, bytes, 40u + (unsigned)k);
+            T_OK(shmc_send(b, bytes, SHMC_UINT8, 1, 8, w));
+        } else {
+            uint64_t accepted = p->coop.accepted;
+            struct shmc__comm *c = shmc__comm_get(&p->comms, w);
+            struct shmc__request *r;
+            memset(b, 0, bytes);
+            if (cases[k].kept)
+                T_OK(shmc__post_recv_kept(p, b, bytes, 1, 0, 8, c->ctx, c, 0, &r));
+            else
+                T_OK(shmc__post_recv(p, b, bytes, 1, 0, 8, c->ctx, c, 0, &r));
+            T_OK(shmc__finish(p, r, NULL));
+            shmct_check_data(b, bytes, 40u + (unsigned)k, 0);
+            T_ASSERT((p->coop.accepted > accepted) == cases[k].helped,
+                     "a%s receive of %zu bytes (kept up to %zu) was copied %s",
+                     cases[k].kept ? " kept" : "n ordinary", bytes, small,
+                     cases[k].helped ? "alone" : "with the sender's help");
+        }
+        T_OK(shmc_barrier(w));
+    }
+    free(b);
+}
+
+START_TEST(test_coop_kept)
+{
+    ck_assert_int_eq(shmct_run(2, coop_kept, NULL), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("coop");
@@ -50,6 +100,7 @@ int main(void)
     tcase_set_timeout(t, 60);
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_coop_held);
+    tcase_add_test(t, test_coop_kept);
     suite_add_tcase(s, t);
     return shmct_main(s);
 }
