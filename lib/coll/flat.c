@@ -130,14 +130,16 @@ int shmc__reduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         const uint8_t *src = r == root ? own : in + k * bytes;
         if (r != root && (rc = shmc__cx_waitall(x, 1, &reqs[k])) != SHMC_OK)
             goto fail;
-        if (r == 0 && src != rbuf && r == root && n > 1)
+        if (r == 0 && src != rbuf && r == root && n > 1) {
             first = src;
-        else if (r == 0)
+        } else if (r == 0) {
             rc = src == rbuf ? SHMC_OK : shmc__cx_copy(x, rbuf, src, bytes);
-        else if (first)
-            rc = shmc__cx_reduce_into(x, rbuf, first, src, count), first = NULL;
-        else
+        } else if (first) {
+            rc = shmc__cx_reduce_into(x, rbuf, first, src, count);
+            first = NULL;
+        } else {
             rc = shmc__cx_reduce(x, rbuf, src, count, SHMC_ACC_LEFT);
+        }
         if (rc != SHMC_OK)
             goto fail;
         if (r != root && ++i + w <= others &&
