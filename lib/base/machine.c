@@ -16,8 +16,12 @@
 
 size_t shmc__cache_l2(void)
 {
+#ifdef _SC_LEVEL2_CACHE_SIZE /* (glibc's) */
     long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
     return v > 0 ? (size_t)v : 0;
+#else
+    return 0;
+#endif
 }
 
 int shmc__job_cpus(void)

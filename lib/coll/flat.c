@@ -130,7 +130,7 @@ int shmc__reduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         const uint8_t *src = r == root ? own : in + k * bytes;
         if (r != root && (rc = shmc__cx_waitall(x, 1, &reqs[k])) != SHMC_OK)
             goto fail;
-        if (r == 0 && src != rbuf && r == root && n > 1) {
+        if (r == root && root == 0 && own != rbuf && n > 1) {
             first = src;
         } else if (r == 0) {
             rc = src == rbuf ? SHMC_OK : shmc__cx_copy(x, rbuf, src, bytes);

@@ -1,7 +1,7 @@
 /*
  * Unit test of p2p/coop.c, large messages copied by both sides: the bookkeeping of the
- * sender's copy descriptors, and which receives take the sender's help. (The protocol's behaviour, seen from outside, is
- * tests/p2p/check_p2p.c's test_p2p_coop.)
+ * sender's copy descriptors, and which receives take the sender's help. (The protocol's
+ * behaviour, seen from outside, is tests/p2p/check_p2p.c's test_p2p_coop.)
  */
 #include <check.h>
 #include <stdlib.h>
@@ -45,7 +45,8 @@ END_TEST
 
 /* A kept receive (a reduction's input) of at most kept_max bytes is copied by the
  * receiver alone; an ordinary one of the same size, and a kept one above kept_max, take
- * the sender's help. */
+ * the sender's help. Each posted before the message comes and after (late: the sender's
+ * request to send is already waiting, matched when the receive is posted). */
 static void coop_kept(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n;
@@ -59,28 +60,38 @@ static void coop_kept(shmc_comm *w, int me, int n, void *arg)
     } cases[] = {{small, 1, 0}, {small, 0, 1}, {big, 1, 1}};
     /* The first message to a peer proves single copy and is never offered to both. */
     shmct_stream_0_to_1(w, me, b, big, 1, 7);
-    for (int k = 0; k < 3; k++) {
-        size_t bytes = cases[k].bytes;
+    for (int k = 0; k < 6; k++) {
+        size_t bytes = cases[k % 3].bytes;
+        int late = k >= 3;
         if (bytes < SHMC_COOP_MIN)
             continue; /* (a level-2 cache under 512 KiB: nothing that small is helped) */
         if (me == 0) {
+            shmc_request *s;
             shmct_fill(b, bytes, 40u + (unsigned)k);
-            T_OK(shmc_send(b, bytes, SHMC_UINT8, 1, 8, w));
+            T_OK(shmc_isend(b, bytes, SHMC_UINT8, 1, 8, w, &s));
+            if (late)
+                T_OK(shmc_barrier(w));
+            T_OK(shmc_wait(&s, NULL));
         } else {
+            if (late) {
+                T_OK(shmc_barrier(w));
+                T_OK(shmc_probe(0, 8, SHMC_UINT8, w, NULL)); /* (the request to send has come) */
+            }
             uint64_t accepted = p->coop.accepted;
             struct shmc__comm *c = shmc__comm_get(&p->comms, w);
             struct shmc__request *r;
             memset(b, 0, bytes);
-            if (cases[k].kept)
+            if (cases[k % 3].kept)
                 T_OK(shmc__post_recv_kept(p, b, bytes, 1, 0, 8, c->ctx, c, 0, &r));
             else
                 T_OK(shmc__post_recv(p, b, bytes, 1, 0, 8, c->ctx, c, 0, &r));
             T_OK(shmc__finish(p, r, NULL));
             shmct_check_data(b, bytes, 40u + (unsigned)k, 0);
-            T_ASSERT((p->coop.accepted > accepted) == cases[k].helped,
-                     "a%s receive of %zu bytes (kept up to %zu) was copied %s",
-                     cases[k].kept ? " kept" : "n ordinary", bytes, small,
-                     cases[k].helped ? "alone" : "with the sender's help");
+            T_ASSERT((p->coop.accepted > accepted) == cases[k % 3].helped,
+                     "a%s receive of %zu bytes (kept up to %zu), posted %s, was copied %s",
+                     cases[k % 3].kept ? " kept" : "n ordinary", bytes, small,
+                     late ? "late" : "early",
+                     cases[k % 3].helped ? "alone" : "with the sender's help");
         }
         T_OK(shmc_barrier(w));
     }
