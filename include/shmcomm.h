@@ -686,9 +686,10 @@ SHMC_API int shmc_exscan(const void *sendbuf, void *recvbuf, size_t count, shmc_
  * of another size than the receiver expects is SHMC_ERR_MISMATCH (SHMC_CHECK's
  * agreement is the blocking calls' only). Such an error of the other members' making
  * (SHMC_ERR_MISMATCH, _PEER_DEAD, _ABORTED, _TIMEOUT) is always the request's, even when
- * the start already finds it: the start returns SHMC_OK and the wait or test the error. Host memory only: device buffers are
- * SHMC_ERR_ARG (use the blocking calls). The algorithms are built from messages
- * (docs/collectives.md names them) and combine in rank order, as the blocking calls do.
+ * the start already finds it: the start returns SHMC_OK and the wait or test the error.
+ * Host memory only: device buffers are SHMC_ERR_ARG (use the blocking calls). The
+ * algorithms are built from messages (docs/collectives.md names them) and combine in rank
+ * order, as the blocking calls do.
  * Thread-safe at SHMC_THREAD_MULTIPLE: threads may start and complete them in any order.
  */
 SHMC_API int shmc_ibarrier(shmc_comm *comm, shmc_request **req);

@@ -26,8 +26,9 @@
 #include "shmcomm.h"
 
 /* --info's head: this machine as a tuned file names it, who made its CPUs as the rules
- * name them, how far apart its CPUs run now (as a job starting now would find them), and the built-in rules' digest and the user's
- * tuned rules, as bench/tune.py records and the library checks them (coll/rules.h). */
+ * name them, how far apart its CPUs run now (as a job starting now would find them), and
+ * the built-in rules' digest and the user's tuned rules, as bench/tune.py records and the
+ * library checks them (coll/rules.h). */
 static void print_machine(void)
 {
     char desc[320], cache[512];

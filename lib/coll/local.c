@@ -40,6 +40,27 @@ int shmc__cx_copy(const struct shmc__cx *x, void *dst, const void *src, size_t n
     return SHMC_OK;
 }
 
+/* out = a OP b (out == a: in place, a on the side order says) on the host, in pieces
+ * between which a stopped call returns. */
+static int combine(const struct shmc__cx *x, void *out, const void *a, const void *b, size_t n,
+                   int order)
+{
+    size_t piece = SHMC_CX_PIECE / x->es;
+    for (size_t i = 0; i < n; i += piece) {
+        int rc;
+        if (i && (rc = stopped(x)) != SHMC_OK)
+            return rc;
+        size_t o = i * x->es, len = n - i < piece ? n - i : piece;
+        uint8_t *d = (uint8_t *)out + o;
+        const uint8_t *l = (const uint8_t *)a + o, *r = (const uint8_t *)b + o;
+        if (out == a)
+            shmc__reduce(d, r, len, x->dt, x->op, order);
+        else
+            shmc__reduce_into(d, l, r, len, x->dt, x->op);
+    }
+    return SHMC_OK;
+}
+
 int shmc__cx_reduce_into(const struct shmc__cx *x, void *out, const void *a, const void *b,
                          size_t n)
 {
@@ -47,31 +68,12 @@ int shmc__cx_reduce_into(const struct shmc__cx *x, void *out, const void *a, con
         int rc = shmc__cx_copy(x, out, a, n * x->es);
         return rc != SHMC_OK ? rc : shmc__dev_reduce(out, b, n, x->dt, x->op, SHMC_ACC_LEFT);
     }
-    size_t piece = SHMC_CX_PIECE / x->es;
-    for (size_t i = 0; i < n; i += piece) {
-        int rc;
-        if (i && (rc = stopped(x)) != SHMC_OK)
-            return rc;
-        size_t o = i * x->es;
-        shmc__reduce_into((uint8_t *)out + o, (const uint8_t *)a + o, (const uint8_t *)b + o,
-                          n - i < piece ? n - i : piece, x->dt, x->op);
-    }
-    return SHMC_OK;
+    return combine(x, out, a, b, n, SHMC_ACC_LEFT);
 }
 
 int shmc__cx_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t n, int order)
 {
     if (x->dev)
         return shmc__dev_reduce(acc, in, n, x->dt, x->op, order);
-    size_t piece = SHMC_CX_PIECE / x->es;
-    uint8_t *a = acc;
-    const uint8_t *b = in;
-    for (size_t i = 0; i < n; i += piece) {
-        int rc;
-        if (i && (rc = stopped(x)) != SHMC_OK)
-            return rc;
-        shmc__reduce(a + i * x->es, b + i * x->es, n - i < piece ? n - i : piece, x->dt, x->op,
-                     order);
-    }
-    return SHMC_OK;
+    return combine(x, acc, acc, in, n, order);
 }

@@ -133,16 +133,14 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
         return fault(l, "cpus is shared, own or any, not", w[4]);
     r->cpus = (uint8_t)k;
     /* The machine: its state, after the CPUs' maker where the rule is for one maker's. */
-    static const char *const makers[] = {"amd", "intel", NULL}; /* (SHMC_MAKER_* - 1) */
     const char *colon = strchr(w[5], ':'), *state = colon ? colon + 1 : w[5];
-    int maker = 0;
-    if (colon) {
-        char name[8];
-        size_t len = (size_t)(colon - w[5]);
-        snprintf(name, sizeof name, "%.*s", (int)len, w[5]);
-        maker = len < sizeof name ? word_index(name, makers) + 1 : 0;
+    int maker = SHMC_MAKER_OTHER;
+    for (int m = SHMC_MAKER_AMD; colon && m <= SHMC_MAKER_INTEL; m++) {
+        const char *name = shmc__cpu_maker_name(m);
+        if (strlen(name) == (size_t)(colon - w[5]) && !strncmp(w[5], name, strlen(name)))
+            maker = m;
     }
-    if ((colon && maker == 0) || (k = word_index(state, machines)) < 0)
+    if ((colon && maker == SHMC_MAKER_OTHER) || (k = word_index(state, machines)) < 0)
         return fault(l,
                      "machine is near, far or any, after amd: or intel: for one maker's "
                      "CPUs, not",

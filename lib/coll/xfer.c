@@ -46,12 +46,11 @@ static int irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src, int
 {
     if (x->c->quit)
         return quit_already(x, req);
-    int w = shmc__comm_world_rank(x->c, src), tag = x->hash ? SHMC_ANY : 0;
-    struct shmc__p2p *p = x->co->p2p;
-    return shmc__cx_quit(x, kept ? shmc__post_recv_kept(p, buf, bytes, 1, w, tag, x->ctx, x->c,
-                                                        x->dev, req)
-                                 : shmc__post_recv(p, buf, bytes, 1, w, tag, x->ctx, x->c, x->dev,
-                                                   req));
+    int (*post)(struct shmc__p2p *, void *, size_t, size_t, int, int, uint32_t,
+                const struct shmc__comm *, int, struct shmc__request **) =
+        kept ? shmc__post_recv_kept : shmc__post_recv;
+    return shmc__cx_quit(x, post(x->co->p2p, buf, bytes, 1, shmc__comm_world_rank(x->c, src),
+                                 x->hash ? SHMC_ANY : 0, x->ctx, x->c, x->dev, req));
 }
 
 int shmc__cx_irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src,

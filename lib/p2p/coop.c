@@ -42,11 +42,10 @@
  * right after) of at most kept_max bytes is copied by the receiver alone. The half the
  * sender writes lands in the sender's cache, and the receiver's next pass over the buffer
  * fetches it from there, line by line: in a 2-rank reduce that took longer than the second
- * core saved, while the receiver's own copy leaves the whole input in its cache (64 KiB
- * float sum, coll_bench --coll reduce --algo tree: 6.1 us alone, 10.1 with the sender's
- * help, on an Intel Xeon). Above an eighth of the level-2 cache (the input, the
- * receiver's own data and the result no longer stay there) the two cores' copy won
- * again (1 MiB: 140 us with help, 200 alone); 256 KiB where the cache's size is unknown.
+ * core saved, while the receiver's own copy leaves the whole input in its cache. Above an
+ * eighth of the level-2 cache (the input, the receiver's own data and the result no
+ * longer stay there) the two cores' copy won again (coll_bench --coll reduce --algo tree
+ * at each size, on an Intel Xeon); 256 KiB where the cache's size is unknown.
  *
  * The receiver arms an entry only once single copy from that sender has worked before
  * (SHMC_SC_PROVEN), so that a kernel refusing it is found on a message it can still
