@@ -8,8 +8,8 @@
  * as with MPI_THREAD_SERIALIZED). Calls on one communicator therefore come from one
  * thread at a time. The reason is speed: the message path takes no lock. A call that
  * finds another thread of its process inside the library returns SHMC_ERR_THREAD at
- * once and does nothing (one compare-and-swap per call checks it; docs/design.md,
- * "Threads"). shmc_init_thread(SHMC_THREAD_MULTIPLE, ...) asks for a mode in which
+ * once and does nothing (docs/design.md, "Threads": the first thread to call checks
+ * with plain loads and stores, any other with one compare-and-swap per call). shmc_init_thread(SHMC_THREAD_MULTIPLE, ...) asks for a mode in which
  * threads may overlap, at a cost (build/bench/thread_bench and measure show it).
  *
  * Return codes: every fallible function returns SHMC_OK (0) or a negative SHMC_ERR_*

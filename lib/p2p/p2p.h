@@ -109,9 +109,14 @@ struct shmc__p2p {
     unsigned test_looks;        /* tests that found requests pending (shmc__test_look) */
     uint64_t tests_probed_ns;   /* when such a test last looked for unannounced deaths */
     struct shmc__incall incall; /* the collective call this rank is in (incall.h) */
-    /* 1 while a thread is inside a public call, 0 between calls (SHMC_GUARDED). Not the
-     * thread's identity: nothing asks which thread is inside, only whether one is. */
+    /* The thread rule (SHMC_GUARDED, below): in_call is 1 while a thread that entered by
+     * compare-and-swap is inside a public call; owner is the one thread that enters
+     * without one (0: none chosen yet; SHMC__OWNER_NONE: none ever again), and owner_busy
+     * is 1 while it is inside. owner_ok: this process can revoke an owner (membarrier). */
     _Atomic int in_call;
+    _Atomic int owner_busy;
+    _Atomic uintptr_t owner;
+    int owner_ok;
     int out_busy_count; /* peers with out_busy set */
     int pumped;         /* some endpoint's transport moves records in progress */
 
@@ -182,12 +187,43 @@ void shmc__p2p_quit_settle(struct shmc__p2p *p, struct shmc__comm *c);
 void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
 /* Serialised use (shmcomm.h, Threads): one call into the library at a time per process.
  * Every public entry point but shmc_init and shmc_abort runs inside SHMC_GUARDED, which
- * claims p->in_call for the calling thread with one compare-and-swap and fails a call
- * that finds another thread there with SHMC_ERR_THREAD before it touches anything. A
- * plain load-then-store was not enough: two threads sending as fast as they could both
- * got in often enough to corrupt a mailbox within a second (tests/robustness/
- * check_threads.c). The CAS is on a line only this process writes; bench/path_cost.sh
- * counts its instructions. Leaving is a plain release store. */
+ * fails a call that finds another thread inside with SHMC_ERR_THREAD before it touches
+ * anything. A plain load-then-store was not enough: two threads sending as fast as they
+ * could both got in often enough to corrupt a mailbox within a second (tests/robustness/
+ * check_threads.c).
+ *
+ * A compare-and-swap on every call was enough, but a locked instruction waits for the
+ * call's earlier stores to reach the peer's lines (the last message's record), which
+ * showed in the small-message rate. Most programs call from one thread, so that thread
+ * enters without one, in a handshake made asymmetric as the doorbell's is
+ * (shm/doorbell.h):
+ *
+ *   owner (the first thread to call)          any other thread
+ *   owner_busy = 1                            CAS in_call 0 -> 1, else overlap
+ *   compiler barrier   <- no CPU fence        if there is an owner:
+ *   if (in_call || owner != me)                   membarrier(GLOBAL_EXPEDITED)
+ *       owner_busy = 0, take the other path       if (owner_busy) in_call = 0, overlap
+ *                                                 owner = NONE (all CAS from now on)
+ *                                             (no owner yet: the caller becomes it)
+ *
+ * The membarrier supplies the owner's missing store->load fence: either the owner's
+ * store comes before the barrier and the other thread sees it, or its loads come after
+ * and see in_call. Only one thread is ever the owner until shmc_finalize, so owner_busy
+ * has one writer. Without membarrier nobody becomes the owner. bench/path_cost.sh counts
+ * the instructions; leaving is a plain release store either way. */
+#define SHMC__OWNER_NONE ((uintptr_t)1)
+enum { SHMC__ENTERED_OWNER, SHMC__ENTERED_CAS }; /* how a call got in (>= 0; errors < 0) */
+
+/* The calling thread's identity: its thread pointer, which no two live threads share (one
+ * register read where the compiler offers it; pthread_self reads the same elsewhere). */
+#if defined(__has_builtin) && (defined(__x86_64__) || defined(__aarch64__))
+#if __has_builtin(__builtin_thread_pointer)
+#define SHMC__THREAD_SELF() ((uintptr_t)__builtin_thread_pointer())
+#endif
+#endif
+#ifndef SHMC__THREAD_SELF
+#define SHMC__THREAD_SELF() ((uintptr_t)pthread_self())
+#endif
 
 /* When the wait of this thread's current call gives up with SHMC_ERR_TIMEOUT (by
  * shmc__now_ns), or 0 for never. The calls that honour a communicator's time-out arm it
@@ -203,20 +239,34 @@ static inline void shmc__deadline_arm(uint32_t timeout_ms)
     shmc__deadline = timeout_ms ? shmc__now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
 }
 int shmc__call_overlap(void);
+/* The other path of the handshake above (guard.c): SHMC__ENTERED_CAS or SHMC_ERR_THREAD. */
+int shmc__call_claim(struct shmc__p2p *p, uintptr_t me);
 static inline int shmc__call_enter(struct shmc__p2p *p)
 {
-    int none = 0;
-    /* Acquire: what the previous caller did is visible to this one (it released below). */
-    if (!atomic_compare_exchange_strong_explicit(&p->in_call, &none, 1, memory_order_acquire,
-                                                 memory_order_relaxed))
-        return shmc__call_overlap();
-    return SHMC_OK;
+    uintptr_t me = SHMC__THREAD_SELF();
+    if (atomic_load_explicit(&p->owner, memory_order_relaxed) == me) {
+        atomic_store_explicit(&p->owner_busy, 1, memory_order_relaxed);
+        /* The store above and the loads below in program order on the CPU too: a thread
+         * that claims runs membarrier between its CAS and its look at owner_busy. */
+        atomic_signal_fence(memory_order_seq_cst);
+        /* Acquire pairs with the release in shmc__call_leave of a call that entered by
+         * CAS: reading its 0, this thread sees the owner it set (NONE after a revoke). */
+        if (!atomic_load_explicit(&p->in_call, memory_order_acquire) &&
+            atomic_load_explicit(&p->owner, memory_order_relaxed) == me)
+            return SHMC__ENTERED_OWNER;
+        atomic_store_explicit(&p->owner_busy, 0, memory_order_relaxed);
+    }
+    return shmc__call_claim(p, me);
 }
-static inline int shmc__call_leave(struct shmc__p2p *p, int rc)
+static inline int shmc__call_leave(struct shmc__p2p *p, int entered, int rc)
 {
-    /* Release, pairing with the acquire above: a call's effects are complete before the
-     * next thread may enter. shmc_finalize clears the whole state under us: 0 is fine. */
-    atomic_store_explicit(&p->in_call, 0, memory_order_release);
+    /* Release: a call's effects are complete before the next thread may enter (it
+     * acquires in_call by CAS, or owner_busy after its membarrier). shmc_finalize clears
+     * the whole state under us: 0 is fine. */
+    if (entered == SHMC__ENTERED_OWNER)
+        atomic_store_explicit(&p->owner_busy, 0, memory_order_release);
+    else
+        atomic_store_explicit(&p->in_call, 0, memory_order_release);
     return rc;
 }
 /* SHMC_THREAD_MULTIPLE (shmcomm.h): set by shmc_init_thread, cleared by shmc_finalize.
@@ -227,19 +277,21 @@ extern int shmc__multi;
 extern pthread_mutex_t shmc__big;
 
 /* Entering and leaving a public call: under SHMC_THREAD_MULTIPLE (m) the call takes extra
- * (the collective lock, or NULL) and then shmc__big; otherwise it claims g (NULL before
- * shmc_init). */
+ * (the collective lock, or NULL) and then shmc__big; otherwise it enters g (NULL before
+ * shmc_init). shmc__guard_in returns how the call got in (SHMC__ENTERED_*, passed to
+ * shmc__guard_out) or an error. */
 static inline int shmc__guard_in(struct shmc__p2p *g, int m, pthread_mutex_t *extra)
 {
     if (m) {
         if (extra)
             pthread_mutex_lock(extra);
         pthread_mutex_lock(&shmc__big);
-        return SHMC_OK;
+        return SHMC__ENTERED_CAS;
     }
-    return g ? shmc__call_enter(g) : SHMC_OK;
+    return g ? shmc__call_enter(g) : SHMC__ENTERED_CAS;
 }
-static inline int shmc__guard_out(struct shmc__p2p *g, int m, pthread_mutex_t *extra, int rc)
+static inline int shmc__guard_out(struct shmc__p2p *g, int m, pthread_mutex_t *extra, int entered,
+                                  int rc)
 {
     if (m) {
         pthread_mutex_unlock(&shmc__big);
@@ -247,7 +299,7 @@ static inline int shmc__guard_out(struct shmc__p2p *g, int m, pthread_mutex_t *e
             pthread_mutex_unlock(extra);
         return rc;
     }
-    return g ? shmc__call_leave(g, rc) : rc;
+    return g ? shmc__call_leave(g, entered, rc) : rc;
 }
 
 /* The body of a public entry point. `call` appears once, so that the compiler inlines it
@@ -257,9 +309,9 @@ static inline int shmc__guard_out(struct shmc__p2p *g, int m, pthread_mutex_t *e
         struct shmc__p2p *g_ = (p);                                                                \
         int m_ = shmc__multi;                                                                      \
         int e_ = shmc__guard_in(g_, m_, (extra));                                                  \
-        if (e_ != SHMC_OK)                                                                         \
+        if (e_ < 0)                                                                                \
             return e_;                                                                             \
-        return shmc__guard_out(g_, m_, (extra), (call));                                           \
+        return shmc__guard_out(g_, m_, (extra), e_, (call));                                       \
     } while (0)
 #define SHMC_GUARDED(p, call) SHMC_GUARDED_WITH(p, NULL, call)
 

@@ -34,6 +34,11 @@ int shmc__wait_register(void)
     return membarrier_ok;
 }
 
+int shmc__membarrier(void)
+{
+    return membarrier_ok && sys_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 ? 0 : -1;
+}
+
 void shmc__doorbell_ring(struct shmc__rank_cb *cb)
 {
     /* R3 pairs with A3 in shmc__sleep_prepare: a sleeper that read the old value fails
