@@ -396,7 +396,11 @@ SHMC_API int shmc_irecv(void *buf, size_t count, shmc_dtype dtype, int src, int 
  * *status (may be NULL) filled as shmc_wait would, and the call returns the receive's
  * result, SHMC_OK or SHMC_ERR_TRUNCATE. A receive from SHMC_PROC_NULL completes so too.
  * Otherwise *req is a request as shmc_irecv's (the call returns SHMC_OK) or, on error,
- * NULL. The counterpart of shmc_isend_now, for the same callers. */
+ * NULL. One that follows another shmc_irecv_now that found nothing to take, with no
+ * wait, test or other call that makes progress between, does not look and returns a
+ * request: looking at a mailbox the peer is writing costs both sides a cache line's round
+ * trip, which a run of receives posted ahead of their messages (a halo exchange) would
+ * pay once each. The counterpart of shmc_isend_now, for the same callers. */
 SHMC_API int shmc_irecv_now(void *buf, size_t count, shmc_dtype dtype, int src, int tag,
                             shmc_comm *comm, shmc_request **req, shmc_status *status);
 

@@ -57,19 +57,22 @@ static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int p
         rc = shmc__post_send(p, buf, bytes, es, w, tag, c->ctx, c, dev, &r);
     } else if (mode == RECV_NOW) {
         /* Complete as it starts if the message is first in its sender's mailbox and no
-         * posted receive or unexpected message could come before it (take.h). */
+         * posted receive or unexpected message could come before it (take.h). Not after
+         * another that found nothing, with no progress pass between (now_dry, p2p.h). */
         if (w == SHMC_PROC_NULL) {
             shmc__null_status(status);
             return SHMC_OK;
         }
         int dev = shmc__mk_dev(buf);
-        if (w != SHMC_ANY && w != p->rank && !p->match.nunexp && !p->peers[w].ep.broken && !dev &&
+        if (w != SHMC_ANY && w != p->rank && !p->now_dry && !p->match.nunexp &&
+            !p->peers[w].ep.broken && !dev &&
             /* Receives posted before this one first take what arrived for them (the work a
              * wait would do, done while the sender is still sending); what is first then is
              * no posted receive's. */
             (shmc__list_empty(&p->match.posted) || shmc__inbox_drain_matched(p, w)) &&
             (rc = shmc__take_eager(p, buf, bytes, es, w, tag, c->ctx, peer, 0, status)) != 1)
             return rc;
+        p->now_dry = 1;
         rc = shmc__post_recv(p, buf, bytes, es, w, tag, c->ctx, c, dev, &r);
     } else if (w == SHMC_PROC_NULL)
         rc = shmc__post_null(p, !recv, es, tag, c, &r);

@@ -118,6 +118,12 @@ struct shmc__p2p {
     _Atomic uintptr_t owner;
     int owner_ok;
     int out_busy_count; /* peers with out_busy set */
+    /* A shmc_irecv_now found no message to take since the last progress pass: the next
+     * ones post without looking. A look at a mailbox the peer is writing moves the line
+     * both ways, and a run of receives posted before the sends (a halo exchange,
+     * osu_bibw) would look once per receive; the pass that a wait or test makes looks
+     * for them all. */
+    int now_dry;
     int pumped;         /* some endpoint's transport moves records in progress */
 
     struct shmc__reqs reqs;

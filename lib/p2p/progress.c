@@ -76,6 +76,7 @@ static int drive(struct shmc__p2p *p)
 int shmc__progress(struct shmc__p2p *p)
 {
     int made = 0;
+    p->now_dry = 0; /* this pass looks: the next shmc_irecv_now may look again */
     /* Transports whose mailboxes the peer cannot read move their records first (none of
      * the shared-memory transport's: then this is one test). */
     for (int q = 0; p->pumped && q < p->size; q++)

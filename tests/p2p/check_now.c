@@ -3,8 +3,9 @@
  * whose message is first in its sender's mailbox, finish with no request (NULL *req); in
  * every other case they give a request as shmc_isend/shmc_irecv do. What is checked: the
  * data and the status of both kinds of completion, truncation, SHMC_PROC_NULL, that a
- * receive posted earlier still takes its message first (the order of matching), and that
- * a full mailbox turns sends into requests with nothing lost or reordered.
+ * receive posted earlier still takes its message first (the order of matching), that one
+ * after a receive that found nothing posts without looking until a wait, and that a full
+ * mailbox turns sends into requests with nothing lost or reordered.
  *
  * The ranks tell each other "the message is in the mailbox" through pipes (pipes.h).
  */
@@ -83,6 +84,53 @@ static void both_kinds(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_now_both_kinds)
 {
     ck_assert_int_eq(run_piped(2, both_kinds, env_default), 0);
+}
+END_TEST
+
+/* A receive that finds nothing makes the ones after it post without looking, until a wait
+ * or test makes a progress pass: rank 1 starts one for tag 1 before anything is sent
+ * (a request); with tags 1 and 2 then in the mailbox, one for tag 2 also gets a request
+ * though its message is there; after waiting for both, one for tag 3, whose message is
+ * there, completes at once again. */
+static void dry_run(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    struct shmct_pipes *pp = arg;
+    shmc_request *r = NULL;
+    if (me == 0) {
+        int32_t m[3] = {1, 2, 3};
+        shmct_await(pp->to0[0]);
+        T_OK(shmc_isend_now(&m[0], 1, SHMC_INT32, 1, 1, w, &r));
+        T_OK(shmc_isend_now(&m[1], 1, SHMC_INT32, 1, 2, w, &r));
+        shmct_signal(pp->to1[1]);
+        shmct_await(pp->to0[0]);
+        T_OK(shmc_isend_now(&m[2], 1, SHMC_INT32, 1, 3, w, &r));
+        shmct_signal(pp->to1[1]);
+        return;
+    }
+    int32_t x = 0, y = 0, z = 0;
+    shmc_request *rx = NULL, *ry = NULL;
+    shmc_status s;
+    T_OK(shmc_irecv_now(&x, 1, SHMC_INT32, 0, 1, w, &rx, &s));
+    T_ASSERT(rx != NULL, "nothing was sent yet: a request");
+    shmct_signal(pp->to0[1]);
+    shmct_await(pp->to1[0]);
+    T_OK(shmc_irecv_now(&y, 1, SHMC_INT32, 0, 2, w, &ry, &s));
+    T_ASSERT(ry != NULL, "after a receive that found nothing, a request without looking");
+    T_OK(shmc_wait(&ry, &s));
+    T_ASSERT(y == 2 && s.tag == 2, "tag 2 got %d", y);
+    T_OK(shmc_wait(&rx, &s));
+    T_ASSERT(x == 1 && s.tag == 1, "tag 1 got %d", x);
+    shmct_signal(pp->to0[1]);
+    shmct_await(pp->to1[0]);
+    r = JUNK_HANDLE;
+    T_OK(shmc_irecv_now(&z, 1, SHMC_INT32, 0, 3, w, &r, &s));
+    T_ASSERT(r == NULL && z == 3 && s.tag == 3, "after the waits it looks again (got %d)", z);
+}
+
+START_TEST(test_now_dry_run)
+{
+    ck_assert_int_eq(run_piped(2, dry_run, env_default), 0);
 }
 END_TEST
 
@@ -230,6 +278,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_now_both_kinds);
     tcase_add_test(t, test_now_posted_first);
+    tcase_add_test(t, test_now_dry_run);
     tcase_add_test(t, test_now_full_mailbox);
     tcase_add_test(t, test_now_any_source);
     suite_add_tcase(s, t);
