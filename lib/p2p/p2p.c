@@ -106,8 +106,8 @@ int shmc__p2p_init(struct shmc__p2p *p, struct shmc__arena *a, int rank, int siz
     shmc__list_init(&p->cma_active);
     shmc__list_init(&p->driven);
     shmc__list_init(&p->dev_active);
-    p->owner_ok = shmc__wait_register();
-    int fenced = !p->owner_ok || (a->flags & SHMC_ARENA_F_FENCED_WAKE);
+    p->owner_ok = shmc__membarrier_private_register();
+    int fenced = !shmc__wait_register() || (a->flags & SHMC_ARENA_F_FENCED_WAKE);
     shmc__tp_init(&p->tp, a, rank, size, fenced, params->single_copy);
 
     p->peers = calloc((size_t)size, sizeof *p->peers);

@@ -207,7 +207,7 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
  *   owner (the first thread to call)          any other thread
  *   owner_busy = 1                            CAS in_call 0 -> 1, else overlap
  *   compiler barrier   <- no CPU fence        if there is an owner:
- *   if (in_call || owner != me)                   membarrier(GLOBAL_EXPEDITED)
+ *   if (in_call || owner != me)                   membarrier(PRIVATE_EXPEDITED)
  *       owner_busy = 0, take the other path       if (owner_busy) in_call = 0, overlap
  *                                                 owner = NONE (all CAS from now on)
  *                                             (no owner yet: the caller becomes it)
@@ -221,15 +221,20 @@ void shmc__p2p_cancel(struct shmc__p2p *p, struct shmc__request *r, int err);
 enum { SHMC__ENTERED_OWNER, SHMC__ENTERED_CAS }; /* how a call got in (>= 0; errors < 0) */
 
 /* The calling thread's identity: its thread pointer, which no two live threads share (one
- * register read where the compiler offers it; pthread_self reads the same elsewhere). */
-#if defined(__has_builtin) && (defined(__x86_64__) || defined(__aarch64__))
-#if __has_builtin(__builtin_thread_pointer)
-#define SHMC__THREAD_SELF() ((uintptr_t)__builtin_thread_pointer())
+ * register read on x86-64 and AArch64, written out because compilers disagree on which
+ * targets have __builtin_thread_pointer; pthread_self returns the same elsewhere). */
+static inline uintptr_t shmc__thread_self(void)
+{
+    uintptr_t tp;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+#elif defined(__aarch64__) && defined(__GNUC__)
+    __asm__("mrs %0, tpidr_el0" : "=r"(tp));
+#else
+    tp = (uintptr_t)pthread_self();
 #endif
-#endif
-#ifndef SHMC__THREAD_SELF
-#define SHMC__THREAD_SELF() ((uintptr_t)pthread_self())
-#endif
+    return tp;
+}
 
 /* When the wait of this thread's current call gives up with SHMC_ERR_TIMEOUT (by
  * shmc__now_ns), or 0 for never. The calls that honour a communicator's time-out arm it
@@ -249,8 +254,12 @@ int shmc__call_overlap(void);
 int shmc__call_claim(struct shmc__p2p *p, uintptr_t me);
 static inline int shmc__call_enter(struct shmc__p2p *p)
 {
-    uintptr_t me = SHMC__THREAD_SELF();
+    uintptr_t me = shmc__thread_self();
     if (atomic_load_explicit(&p->owner, memory_order_relaxed) == me) {
+        /* Its own flag: set, this thread is inside already (a call from a user's
+         * reduction operator or a signal handler), which is an overlap too. */
+        if (atomic_load_explicit(&p->owner_busy, memory_order_relaxed))
+            return shmc__call_overlap();
         atomic_store_explicit(&p->owner_busy, 1, memory_order_relaxed);
         /* The store above and the loads below in program order on the CPU too: a thread
          * that claims runs membarrier between its CAS and its look at owner_busy. */

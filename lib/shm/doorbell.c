@@ -34,9 +34,19 @@ int shmc__wait_register(void)
     return membarrier_ok;
 }
 
-int shmc__membarrier(void)
+static int private_ok;
+
+int shmc__membarrier_private_register(void)
 {
-    return membarrier_ok && sys_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0 ? 0 : -1;
+    long q = sys_membarrier(MEMBARRIER_CMD_QUERY);
+    private_ok = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+                 sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+    return private_ok;
+}
+
+int shmc__membarrier_private(void)
+{
+    return private_ok && sys_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0 ? 0 : -1;
 }
 
 void shmc__doorbell_ring(struct shmc__rank_cb *cb)

@@ -47,10 +47,12 @@ int shmc__membarrier_available(void);
  * by this process, 0 if it must fence on both sides. */
 int shmc__wait_register(void);
 
-/* Makes every running thread of this process (and of the other registered ones) run a
- * full barrier, as the sleep protocol above does. 0, or -1 if this process could not
- * register (shmc__wait_register returned 0) or the call failed. */
-int shmc__membarrier(void);
+/* Registers this process for shmc__membarrier_private; 1 if it can use it. */
+int shmc__membarrier_private_register(void);
+/* Makes every running thread of this process (only) run a full barrier, as the sleep
+ * protocol above does across processes. 0, or -1 if this process could not register or
+ * the call failed. */
+int shmc__membarrier_private(void);
 
 /* Wakes the rank owning cb, unconditionally (slow paths: abort, state changes). */
 void shmc__doorbell_ring(struct shmc__rank_cb *cb);
