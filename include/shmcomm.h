@@ -9,8 +9,9 @@
  * thread at a time. The reason is speed: the message path takes no lock. A call that
  * finds another thread of its process inside the library returns SHMC_ERR_THREAD at
  * once and does nothing (docs/design.md, "Threads": the first thread to call checks
- * with plain loads and stores, any other with one compare-and-swap per call). shmc_init_thread(SHMC_THREAD_MULTIPLE, ...) asks for a mode in which
- * threads may overlap, at a cost (build/bench/thread_bench and measure show it).
+ * with plain loads and stores, any other with one compare-and-swap per call).
+ * shmc_init_thread(SHMC_THREAD_MULTIPLE, ...) asks for a mode in which threads may
+ * overlap, at a cost (build/bench/thread_bench and measure show it).
  *
  * Return codes: every fallible function returns SHMC_OK (0) or a negative SHMC_ERR_*
  * code; shmc_strerror() turns a code into a sentence. The library never exits or aborts

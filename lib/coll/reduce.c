@@ -191,27 +191,40 @@ int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
 
 /* ---- recursive doubling ------------------------------------------------------------------ */
 
+/* acc = *cur combined with tmp, tmp on the side order says. *cur is the value so far: our
+ * own input until the first combine, which writes into acc in one pass instead of a copy
+ * of the input into acc and a second pass; acc from then on. */
+static int rd_combine(const struct shmc__cx *x, uint8_t *acc, const uint8_t **cur,
+                      const uint8_t *tmp, size_t count, int order)
+{
+    if (*cur == acc)
+        return shmc__cx_reduce(x, acc, tmp, count, order);
+    const uint8_t *own = *cur;
+    *cur = acc;
+    return order == SHMC_ACC_RIGHT ? shmc__cx_reduce_into(x, acc, tmp, own, count)
+                                   : shmc__cx_reduce_into(x, acc, own, tmp, count);
+}
+
 int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int n = x->n, me = x->me, rc, p = 1;
     size_t bytes = count * x->es;
     uint8_t *acc = rbuf, *tmp = shmc__cx_scratch(x, 1, bytes);
+    const uint8_t *cur = sbuf;
     if (!tmp)
         return SHMC_ERR_NOMEM;
-    if (sbuf != rbuf && (rc = shmc__cx_copy(x, acc, sbuf, bytes)) != SHMC_OK)
-        return rc;
     while (p * 2 <= n)
         p *= 2;
     int rem = n - p, id;
     /* Fold: among the first 2*rem ranks, even ones hand their data to the odd one above. */
     if (me < 2 * rem) {
         if (!(me & 1)) {
-            if ((rc = shmc__cx_send(x, acc, bytes, me + 1)) != SHMC_OK)
+            if ((rc = shmc__cx_send(x, cur, bytes, me + 1)) != SHMC_OK)
                 return rc;
             return shmc__cx_recv(x, acc, bytes, me + 1);
         }
         if ((rc = shmc__cx_recv_kept(x, tmp, bytes, me - 1)) != SHMC_OK ||
-            (rc = shmc__cx_reduce(x, acc, tmp, count, SHMC_ACC_RIGHT)) != SHMC_OK)
+            (rc = rd_combine(x, acc, &cur, tmp, count, SHMC_ACC_RIGHT)) != SHMC_OK)
             return rc;
         id = me / 2;
     } else {
@@ -220,11 +233,14 @@ int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     for (int mask = 1; mask < p; mask <<= 1) {
         int pid = id ^ mask;
         int peer = pid < rem ? pid * 2 + 1 : pid + rem;
-        if ((rc = shmc__cx_sendrecv(x, acc, bytes, peer, tmp, bytes, peer)) != SHMC_OK ||
-            (rc = shmc__cx_reduce(x, acc, tmp, count, pid < id ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT)) !=
-                SHMC_OK)
+        if ((rc = shmc__cx_sendrecv(x, cur, bytes, peer, tmp, bytes, peer)) != SHMC_OK ||
+            (rc = rd_combine(x, acc, &cur, tmp, count,
+                             pid < id ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT)) != SHMC_OK)
             return rc;
     }
+    /* One rank alone combined nothing: its input is the result. */
+    if (cur != acc && (rc = shmc__cx_copy(x, acc, cur, bytes)) != SHMC_OK)
+        return rc;
     if ((rc = shmc__cx_finish(x, acc, count)) != SHMC_OK)
         return rc;
     if (me < 2 * rem)

@@ -42,7 +42,8 @@ int shmc__call_claim(struct shmc__p2p *p, uintptr_t me)
          * owner's release of owner_busy as it leaves. The barrier interrupts only this
          * process's threads, so a program that keeps overlapping its calls pays for its
          * retries alone. */
-        if (shmc__membarrier_private() != 0 || atomic_load_explicit(&p->owner_busy, memory_order_acquire)) {
+        if (shmc__membarrier_private() != 0 ||
+            atomic_load_explicit(&p->owner_busy, memory_order_acquire)) {
             atomic_store_explicit(&p->in_call, 0, memory_order_release);
             return shmc__call_overlap();
         }
