@@ -71,12 +71,20 @@ int shmc__gather_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     struct shmc__request *reqs[SHMC_MAX_RANKS];
     if (x->me != x->root)
         return shmc__cx_send(x, sbuf, bytes, x->root);
+    /* sbuf NULL: the root's block is already in place. */
+    uint8_t *mine = (uint8_t *)rbuf + (size_t)x->root * bytes;
+    size_t own = sbuf && mine != sbuf ? bytes : 0;
+    if (x->n == 2) {
+        /* One block to receive: taken straight from the mailbox where nothing else is
+         * pending, as a broadcast's is, with no request (xfer.c). */
+        int rc = shmc__cx_copy(x, mine, sbuf, own);
+        return rc != SHMC_OK ? rc : shmc__cx_recv(x, (uint8_t *)rbuf + (size_t)!x->root * bytes,
+                                                  bytes, !x->root);
+    }
     int rc = post_all(x, rbuf, bytes, bytes, 1, reqs, &nreq);
     if (rc != SHMC_OK)
         return rc;
-    /* sbuf NULL: the root's block is already in place. */
-    uint8_t *mine = (uint8_t *)rbuf + (size_t)x->root * bytes;
-    return shmc__cx_copy_waitall(x, mine, sbuf, sbuf && mine != sbuf ? bytes : 0, nreq, reqs);
+    return shmc__cx_copy_waitall(x, mine, sbuf, own, nreq, reqs);
 }
 
 /* How many inputs the root's scratch holds at once: all of them up to REDUCE_WINDOW bytes,
