@@ -6,7 +6,7 @@
  *
  *   round r1  publish {sbuf, rbuf, count, dtype, op, can read and write every peer,
  *             our span of pieces}; wait for everyone
- *             claim pieces of 64 KiB (a vector of one piece is cut into MIN_PIECES),
+ *             claim pieces of PIECE bytes (a vector of one is cut into MIN_PIECES),
  *             our span's from the front, then, once it is empty, other ranks' from the
  *             back of theirs; for each, read the piece of every
  *             rank's input (our own in place), combine them left to right into the
@@ -66,7 +66,11 @@
 #include "coll/scratch.h"
 #include "coll/wsync.h"
 
-#define PIECE (64u << 10) /* bytes combined per read: the staging buffers stay in cache */
+/* Bytes combined per read: the piece of the peer's input read, our own and the result
+ * stay in a core's L2 (1 or 2 MiB on the x86 servers measured), and each costs 2 (n - 1)
+ * system calls: pieces of 64 KiB were slower from 1 MiB up at 2 ranks on an Intel Xeon
+ * (SHMC_ALGO_ALLREDUCE=direct build/bench/coll_bench). */
+#define PIECE (256u << 10)
 /* A vector of one piece is cut into this many (whole pages), so that more than one core
  * works on it. Only then: cutting 128 and 256 KiB into more pieces was slower at 8 and 16
  * ranks (each piece costs 2 (n - 1) system calls; SHMC_ALGO_ALLREDUCE=direct shmrun -n N
@@ -227,6 +231,9 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
             /* Combine straight into out, except in place, where out is our own input,
              * which must stay intact until its turn in the rank order comes. */
             uint8_t *acc = in == out ? stage : out + e * es;
+            /* Rank 0's input when it is ours: combined with rank 1's in one pass, not
+             * copied into acc first (a copy of the whole vector on rank 0). */
+            const uint8_t *first = NULL;
             for (int q = 0; q < x->n; q++) {
                 const uint8_t *src = in + e * es;
                 if (q != x->me) {
@@ -236,12 +243,14 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
                         return read_error(q, rc);
                     src = to;
                 }
-                if (q == 0) {
-                    if (src != acc)
-                        shmc__copy(acc, src, bytes);
-                } else {
+                if (q == 0 && src != acc)
+                    first = src;
+                else if (first)
+                    shmc__reduce_into(acc, first, src, len, x->dt, x->op);
+                else if (q)
                     shmc__reduce(acc, src, len, x->dt, x->op, SHMC_ACC_LEFT);
-                }
+                if (q)
+                    first = NULL;
             }
             shmc__reduce_finish(acc, len, x->dt, x->op, x->n);
             if (acc != out + e * es)
