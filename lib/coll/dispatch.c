@@ -99,6 +99,29 @@ int shmc__coll_pick(int coll, const struct shmc__cx *x, size_t bytes)
     return in_order(coll, x, pick(coll, x, bytes));
 }
 
+int shmc__coll_rule(int coll, const struct shmc__cx *x, size_t bytes)
+{
+    return pick(coll, x, bytes);
+}
+
+int shmc__coll_rule_ever(int coll, const struct shmc__cx *x, int algo)
+{
+    int forced = x->co->algo[coll];
+    if (forced != SHMC_A_AUTO)
+        return forced == algo;
+    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
+    const struct shmc__steps *s =
+        cc->steps ? cc->steps : (cc->steps = steps_of(x->co, x->n, shmc__cx_world(x)));
+    if (!s)
+        return 1; /* (no memory for the steps: a maybe, dispatch.h) */
+    for (const struct shmc__step *t = &s->step[s->first[coll]];; t++) {
+        if (t->algo == algo)
+            return 1;
+        if (t->bound == SIZE_MAX)
+            return 0;
+    }
+}
+
 /* Memory first (scratch.c), agreed by all members, then the algorithm, whose requests
  * come from the reserve (p2p/request.c tells them by their context). An in-place
  * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is

@@ -151,7 +151,7 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
         /* The world's lane takes nonblocking calls in the order started: not a blocking
          * call's own schedule, nor a persistent collective (shmc_coll_as). */
         int own = x->nb == &shmc__coll_own || shmc__coll_as >= 0;
-        int how = own ? 0 : shmc__nbw_takes(coll, x, count);
+        int how = own ? 0 : shmc__nbw_takes(coll, x, count, bytes);
         if (how)
             return shmc__nbw_start(how, coll, x, sbuf, rbuf, count);
         if (!own && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)

@@ -78,8 +78,9 @@ int shmc__gather_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         /* One block to receive: taken straight from the mailbox where nothing else is
          * pending, as a broadcast's is, with no request (xfer.c). */
         int rc = shmc__cx_copy(x, mine, sbuf, own);
-        return rc != SHMC_OK ? rc : shmc__cx_recv(x, (uint8_t *)rbuf + (size_t)!x->root * bytes,
-                                                  bytes, !x->root);
+        return rc != SHMC_OK
+                   ? rc
+                   : shmc__cx_recv(x, (uint8_t *)rbuf + (size_t)!x->root * bytes, bytes, !x->root);
     }
     int rc = post_all(x, rbuf, bytes, bytes, 1, reqs, &nreq);
     if (rc != SHMC_OK)

@@ -81,7 +81,7 @@ static void reduce_steps(struct shmc__sched *s, const struct shmc__cx *x, void *
             return;
         }
         if (x->me + mask < x->n) {
-            shmc__sched_recv(s, tmp, bytes, x->me + mask);
+            shmc__sched_recv_kept(s, tmp, bytes, x->me + mask);
             shmc__sched_round(s);
             shmc__sched_reduce(s, acc, tmp, count, SHMC_ACC_LEFT);
         }
@@ -107,7 +107,7 @@ static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     for (int mask = 1; mask < x->n; mask <<= 1) {
         int peer = x->me ^ mask, first = mask == 1 && apart, low = peer < x->me;
         shmc__sched_send(s, first ? sbuf : rbuf, bytes, peer);
-        shmc__sched_recv(s, first ? rbuf : tmp, bytes, peer);
+        shmc__sched_recv_kept(s, first ? rbuf : tmp, bytes, peer);
         shmc__sched_round(s);
         if (first) /* (rbuf holds the peer's block, sbuf ours) */
             shmc__sched_reduce(s, rbuf, sbuf, count, low ? SHMC_ACC_LEFT : SHMC_ACC_RIGHT);
@@ -148,7 +148,7 @@ static char *ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, cons
             size_t sl = at < len[o] ? shmc__chunk(len[o], at, piece) : 0;
             size_t rl = at < len[i] ? shmc__chunk(len[i], at, piece) : 0;
             shmc__sched_send(s, send + at * es, sl * es, right);
-            shmc__sched_recv(s, in + at * es, rl * es, left);
+            shmc__sched_recv_kept(s, in + at * es, rl * es, left);
             shmc__sched_round(s);
             shmc__sched_reduce(s, in + at * es, src + (off[i] + at) * es, rl, SHMC_ACC_LEFT);
         }
@@ -202,7 +202,7 @@ static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf
         for (int k = 0; k < n - 1; k++) {
             int o = (me - k + n) % n, i = (me - k - 1 + n) % n;
             shmc__sched_send(s, r + off[o] * es, len[o] * es, right);
-            shmc__sched_recv(s, r + off[i] * es, len[i] * es, left);
+            shmc__sched_recv_kept(s, r + off[i] * es, len[i] * es, left);
             shmc__sched_round(s);
         }
     }
@@ -221,12 +221,15 @@ int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
     size_t bytes = count * x->es;
     int root = all ? 0 : x->root, zero_acc = x->me == 0 && root == 0;
     /* Rank 0 reduces into rbuf when the result stays there; the others (and rank 0 for
-     * another root) into memory of the call's own. */
-    struct shmc__sched *s = shmc__sched_new(x, zero_acc ? bytes : 2 * bytes);
+     * another root) into memory of the call's own; an odd rank, whose part of the tree is
+     * to send its input (reduce_steps), sends it from where it is. */
+    int leaf = x->me & 1;
+    struct shmc__sched *s = shmc__sched_new(x, leaf ? 0 : zero_acc ? bytes : 2 * bytes);
     if (!s)
         return go(s, req);
     char *mem = shmc__sched_tmp(s);
-    void *acc = zero_acc ? rbuf : mem, *tmp = zero_acc ? mem : mem + bytes;
+    void *acc = leaf ? (void *)sbuf : zero_acc ? rbuf : mem;
+    void *tmp = leaf ? NULL : zero_acc ? mem : mem + bytes;
     shmc__sched_copy(s, acc, sbuf, bytes);
     reduce_steps(s, x, acc, tmp, count);
     if (x->me == 0)
@@ -440,7 +443,7 @@ int shmc__nbc_scan(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_
         /* rbuf = (ranks 0 .. me - 1) OP mine; the sum goes on undivided (AVG) */
         shmc__sched_copy(s, rbuf, sbuf, bytes);
         if (me) {
-            shmc__sched_recv(s, tmp, bytes, me - 1);
+            shmc__sched_recv_kept(s, tmp, bytes, me - 1);
             shmc__sched_round(s);
             shmc__sched_reduce(s, rbuf, tmp, count, SHMC_ACC_RIGHT);
         }

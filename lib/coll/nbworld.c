@@ -63,13 +63,15 @@ static int rooted(int coll)
 }
 
 /* Can collective coll go by rounds on this world for some count (its gate's question
- * too: only then may members making the same call go different ways)? */
+ * too: only then may members making the same call go different ways)? A rooted one at 2
+ * ranks only where the blocking call's rules give `shm` (the rounds) to some size. */
 static int may_round(int coll, const struct shmc__cx *x)
 {
-    return coll >= 0 && coll < SHMC_C_COUNT && (!rooted(coll) || x->n == 2);
+    return coll >= 0 && coll < SHMC_C_COUNT &&
+           (!rooted(coll) || (x->n == 2 && shmc__coll_rule_ever(coll, x, SHMC_A_SHM)));
 }
 
-int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
+int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
     if (!shmc__cx_world(x) || x->n < 2 || x->dev)
         return 0;
@@ -81,7 +83,7 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
         return shmc__coll_pick(coll, x, 0) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (!count)
         return 0;
-    size_t per = shmc__nbr_elems(coll, x), bytes = count * x->es;
+    size_t per = shmc__nbr_elems(coll, x);
     if (coll == SHMC_C_ALLREDUCE) {
         int algo = shmc__coll_pick(coll, x, bytes);
         if (algo == SHMC_A_STAGE)
@@ -92,11 +94,12 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count)
     }
     if (!per)
         return 0;
-    /* A rooted call here is at 2 ranks (may_round): by as many rounds as it takes. The
-     * others by one round, at 2 ranks only up to SHMC_NBW_TWO_ROUND_MAX in all. */
+    /* A rooted call here is at 2 ranks (may_round): by as many rounds as it takes where
+     * the blocking call goes by them (nbworld.h). The others by one round, at 2 ranks
+     * only up to SHMC_NBW_TWO_ROUND_MAX in all (bytes: every rank's block). */
     if (rooted(coll))
-        return BY_ROUNDS;
-    return count <= per && (x->n > 2 || 2 * bytes <= SHMC_NBW_TWO_ROUND_MAX) ? BY_ROUNDS : 0;
+        return shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM ? BY_ROUNDS : 0;
+    return count <= per && (x->n > 2 || bytes <= SHMC_NBW_TWO_ROUND_MAX) ? BY_ROUNDS : 0;
 }
 
 /* Calls ended keep their memory here for the next ones (a small all-reduce is a few

@@ -17,9 +17,11 @@
  * SHMC_WSYNC_NB_BYTES of each rank: nbround.h), at 2 ranks only up to
  * SHMC_NBW_TWO_ROUND_MAX of data in all (both ranks' blocks); barriers and all-reduces as
  * dispatch.c picks for the blocking call; and at 2 ranks, in as many rounds as the call
- * needs, a reduce, broadcast, gather or scatter of any count (each round carries 32 KiB,
- * so a rooted call of megabytes takes fewer synchronisations than a schedule's messages
- * take round trips, and needs no single copy). Beyond them a schedule of messages
+ * needs, a reduce, broadcast, gather or scatter where the blocking call's rule gives `shm`
+ * (each round carries 32 KiB, so a rooted call of megabytes takes fewer synchronisations
+ * than a schedule's messages take round trips, and needs no single copy); where the rule
+ * gives messages, so does the schedule, whose sender does not wait for every rank's entry
+ * (docs/collectives.md has the measurements). Beyond them a schedule of messages
  * leads (a single copy of each block, or pieces that pipeline), and more so when the two
  * ranks' CPUs are far apart (bench/line_rtt's slow state), where each round costs a slow
  * line's round trip; the all-gather's, all-to-all's and reduce-scatter's of several rounds
@@ -39,7 +41,7 @@
  * The same answer on every member that made the same call (it depends on the
  * communicator, the call and the configuration only). Not to be asked for a persistent
  * collective, which schedules match by the number it was made with (shmc_coll_as). */
-int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count);
+int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
 /* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
  * or the world's collectives' failure. */
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,

@@ -18,6 +18,7 @@ enum { ST_SEND, ST_RECV, ST_COPY, ST_REDUCE, ST_FINISH, ST_CALL };
 struct step {
     unsigned char kind;
     unsigned char order;
+    unsigned char kept;   /* ST_RECV: a reduction's input (shmc__sched_recv_kept) */
     int peer;             /* comm rank (messages); ranks combined (ST_FINISH) */
     void *dst;            /* receive buffer, copy's or reduction's destination */
     const void *src;      /* send buffer, copy's or reduction's source */
@@ -36,7 +37,8 @@ struct shmc__sched {
     int nst, cap;
     int *ends; /* ends[i]: the first step after round i */
     int nrounds, rcap;
-    int failed; /* building ran out of memory */
+    int failed;     /* building ran out of memory */
+    int sends_only; /* no step receives: this rank could run ahead of its receivers */
     /* Running: the round, its messages in flight, the first error. */
     int round;
     struct shmc__request **reqs;
@@ -68,7 +70,7 @@ int shmc__sched_tag(const struct shmc__cx *x, int blocking)
  * (shmc_sched_free, which a program may call outside it, frees instead). */
 #define SPARE_MAX 8
 #define SPARE_STEPS 64
-#define SPARE_TMP ((size_t)64 << 10)
+#define SPARE_TMP ((size_t)256 << 10)
 static struct shmc__sched *spare[SPARE_MAX];
 static int nspare;
 
@@ -193,6 +195,13 @@ void shmc__sched_recv(struct shmc__sched *s, void *buf, size_t bytes, int peer)
     }
 }
 
+void shmc__sched_recv_kept(struct shmc__sched *s, void *buf, size_t bytes, int peer)
+{
+    shmc__sched_recv(s, buf, bytes, peer);
+    if (!s->failed)
+        s->st[s->nst - 1].kept = 1;
+}
+
 void shmc__sched_copy(struct shmc__sched *s, void *dst, const void *src, size_t bytes)
 {
     if (!bytes || dst == src)
@@ -298,6 +307,16 @@ static void local(struct shmc__sched *s, const struct step *t)
     }
 }
 
+/* The largest message a schedule that only sends sends eagerly: beyond it, synchronously
+ * (a rendezvous, which ends once the receive has matched it). Such a rank (the root of a
+ * broadcast, a member of a gather) ends its call once its eager messages are in the
+ * mailboxes, so a program that starts calls back to back runs ahead of its receivers
+ * without bound, and each message that finds no receive posted yet is copied out into
+ * memory of its own: beyond a few KiB each that cost more than the message (the heap
+ * grows and is given back to the kernel, and every page faults in again: perf on
+ * coll_bench --nonblocking), three to five times the synchronous send's time. */
+#define RUNAHEAD_EAGER_MAX ((size_t)2 << 10)
+
 /* Starts round s->round: its local steps, then its messages posted. */
 static void begin(struct shmc__sched *s)
 {
@@ -317,9 +336,11 @@ static void begin(struct shmc__sched *s)
         }
         struct shmc__request *r = NULL;
         int w = shmc__comm_world_rank(s->c, t->peer);
-        int rc = t->kind == ST_SEND
-                     ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
-                     : shmc__post_recv(p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r);
+        int rc = t->kind == ST_RECV ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
+                                          p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
+                 : s->sends_only && t->n > RUNAHEAD_EAGER_MAX
+                     ? shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r)
+                     : shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r);
         if (r)
             s->reqs[s->nreqs++] = r;
         if (rc != SHMC_OK)
@@ -383,10 +404,13 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     *req = NULL;
     shmc__sched_round(s);
     int most = 0; /* messages of the largest round */
+    s->sends_only = 1;
     for (int r = 0, first = 0; r < s->nrounds; first = s->ends[r++]) {
         int m = 0;
-        for (int i = first; i < s->ends[r]; i++)
+        for (int i = first; i < s->ends[r]; i++) {
             m += s->st[i].kind == ST_SEND || s->st[i].kind == ST_RECV;
+            s->sends_only &= s->st[i].kind != ST_RECV;
+        }
         most = m > most ? m : most;
     }
     if (!s->failed && most > s->reqcap) {

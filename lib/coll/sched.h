@@ -44,6 +44,9 @@ void *shmc__sched_tmp(struct shmc__sched *s);
 /* Steps of the current round (comm ranks; bytes may be 0). */
 void shmc__sched_send(struct shmc__sched *s, const void *buf, size_t bytes, int peer);
 void shmc__sched_recv(struct shmc__sched *s, void *buf, size_t bytes, int peer);
+/* A receive whose data a later step reduces: copied by this rank alone, so that it is in
+ * this CPU's cache when it is combined (p2p.h's kept receives). */
+void shmc__sched_recv_kept(struct shmc__sched *s, void *buf, size_t bytes, int peer);
 void shmc__sched_copy(struct shmc__sched *s, void *dst, const void *src, size_t bytes);
 /* acc = acc OP in (order SHMC_ACC_LEFT) or in OP acc (SHMC_ACC_RIGHT), count elements. */
 void shmc__sched_reduce(struct shmc__sched *s, void *acc, const void *in, size_t count, int order);

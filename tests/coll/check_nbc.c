@@ -773,6 +773,46 @@ START_TEST(test_nbc_world_rounds)
 }
 END_TEST
 
+/* Dispatch rules under which a rooted nonblocking call at 2 ranks goes by the world's
+ * rounds up to 1 KiB (the blocking call's rule gives `shm`) and by a schedule of messages
+ * beyond, as the built-in rules have it on some machines and not on others: written to a
+ * file of the test's own for SHMC_TUNING_FILE (a file without a "# machine:" line is
+ * taken as written). */
+static const char rooted_rules[] = "barrier any any any any any host shm\n"
+                                   "broadcast 2 <=1k any any any host shm\n"
+                                   "broadcast any any any any any host direct\n"
+                                   "broadcast any any any any any device tree\n"
+                                   "reduce 2 <=1k any any any host shm\n"
+                                   "reduce any any any any any host tree\n"
+                                   "reduce any any any any any device tree\n"
+                                   "allreduce any any any any any host shm\n"
+                                   "allreduce any any any any any device ring\n"
+                                   "gather 2 <=1k any any any host shm\n"
+                                   "gather any any any any any host direct\n"
+                                   "gather any any any any any device tree\n"
+                                   "allgather any any any any any any ring\n"
+                                   "scatter 2 <=1k any any any host shm\n"
+                                   "scatter any any any any any host direct\n"
+                                   "scatter any any any any any device tree\n"
+                                   "reduce_scatter any any any any any any ring\n"
+                                   "alltoall any any any any any any ring\n";
+
+/* Runs fn on n ranks under rooted_rules; the test's result. */
+static int with_rooted_rules(int n, shmct_fn fn, void *arg)
+{
+    char path[] = "/tmp/shmc_nbc_rules_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(write(fd, rooted_rules, sizeof rooted_rules - 1) ==
+              (ssize_t)(sizeof rooted_rules - 1));
+    close(fd);
+    setenv("SHMC_TUNING_FILE", path, 1);
+    int rc = shmct_run(n, fn, arg);
+    unsetenv("SHMC_TUNING_FILE");
+    unlink(path);
+    return rc;
+}
+
 /* A call by rounds on some ranks and by a schedule on others (another count past the
  * rounds' limit): every rank ends with
  * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h), and the
@@ -784,7 +824,9 @@ END_TEST
  * its gate beyond (lib/coll/nbslot.h): 4: a broadcast at 3 ranks, the root's through its
  * slot, which it ends on publishing (it cannot know), the others' by schedule, which meet
  * its words in their gates; 5: a gather at 3 ranks, the root's through the slots, which
- * meets the others' gates; the others' schedules then fail on the root's quitting. */
+ * meets the others' gates; the others' schedules then fail on the root's quitting.
+ * 6: a broadcast at 2 ranks under rooted_rules, rank 0's by rounds, rank 1's by a
+ * schedule and its gate. */
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
@@ -801,6 +843,9 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     } else if (which == 5) {
         size_t c = me == 0 ? TWO : OVER;
         rc = shmc_igather(buf, buf + OVER, c, SHMC_INT64, 0, w, &r);
+    } else if (which == 6) {
+        size_t c = me == 0 ? 64 : 512; /* by rounds, or by a schedule (rooted_rules) */
+        rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
     } else if (which == 2) {
         size_t c = me == 0 ? 4096 : 4097; /* a block of one round, or not */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
@@ -833,8 +878,69 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_nbc_rounds_against_schedule)
 {
     int which = _i;
+    if (which == 6) {
+        ck_assert_int_eq(with_rooted_rules(2, rounds_against_schedule, &which), 0);
+        return;
+    }
     ck_assert_int_eq(shmct_run(which == 2 || which > 3 ? 3 : 2, rounds_against_schedule, &which),
                      0);
+}
+END_TEST
+
+/* Under rooted_rules, every rooted call at 2 ranks, every root, of 64 and 512 elements (by
+ * the rounds, and by a schedule with its gate), started back to back alternately and
+ * waited for together: each equals its blocking call. */
+static void rooted_ways(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    enum { K = 16, BIG = 512 };
+    int64_t *in = shmct_xmalloc(BIG * 8 * 2), *out = shmct_xmalloc((size_t)K * BIG * 8 * 2),
+            *ref = shmct_xmalloc(BIG * 8 * 2);
+    fill(in, BIG * 2, me);
+    shmc_request *r[K];
+    for (int k = 0; k < K; k++) {
+        size_t c = k % 2 ? BIG : 64;
+        int root = (k / 2) % 2, coll = (k / 4) % 4;
+        int64_t *o = out + (size_t)k * BIG * 2;
+        memcpy(o, in, BIG * 8);
+        if (coll == 0)
+            T_OK(shmc_ibroadcast(o, c, SHMC_INT64, root, w, &r[k]));
+        else if (coll == 1)
+            T_OK(shmc_ireduce(in, o, c, SHMC_INT64, SHMC_SUM, root, w, &r[k]));
+        else if (coll == 2)
+            T_OK(shmc_igather(in, o, c / 2, SHMC_INT64, root, w, &r[k]));
+        else
+            T_OK(shmc_iscatter(in, o, c / 2, SHMC_INT64, root, w, &r[k]));
+    }
+    T_OK(shmc_waitall(K, r, NULL));
+    for (int k = 0; k < K; k++) {
+        size_t c = k % 2 ? BIG : 64;
+        int root = (k / 2) % 2, coll = (k / 4) % 4;
+        int64_t *o = out + (size_t)k * BIG * 2;
+        size_t len = c;
+        memcpy(ref, in, BIG * 8);
+        if (coll == 0) {
+            T_OK(shmc_broadcast(ref, c, SHMC_INT64, root, w));
+        } else if (coll == 1) {
+            T_OK(shmc_reduce(in, ref, c, SHMC_INT64, SHMC_SUM, root, w));
+            len = me == root ? c : 0;
+        } else if (coll == 2) {
+            T_OK(shmc_gather(in, ref, c / 2, SHMC_INT64, root, w));
+            len = me == root ? c / 2 * (size_t)n : 0;
+        } else {
+            T_OK(shmc_scatter(in, ref, c / 2, SHMC_INT64, root, w));
+            len = c / 2;
+        }
+        same(o, ref, len, "a rooted call by rounds or by a schedule", me);
+    }
+    free(in);
+    free(out);
+    free(ref);
+}
+
+START_TEST(test_nbc_rooted_ways)
+{
+    ck_assert_int_eq(with_rooted_rules(2, rooted_ways, NULL), 0);
 }
 END_TEST
 
@@ -1040,7 +1146,8 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
-    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 6);
+    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 7);
+    tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_test(t, test_nbc_persistent_order);
     tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
     tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 4);
