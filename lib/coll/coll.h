@@ -75,6 +75,8 @@ struct shmc__lane {
     uint64_t stage_seq;        /* chunks of the staged all-reduce so far: their buffer (stage.c) */
     int stage_mine;            /* our staging buffers: 0 not reserved yet, 1 reserved, -1 refused */
     int stage;                 /* every rank's reserved: 0 not known yet, 1 yes, -1 no (stage.c) */
+    void *direct_mem;          /* the direct all-reduce's memory, kept (direct.c) */
+    size_t direct_cap;
 };
 
 /* One of this rank's collective slots (slot.c): the blocking calls' (any communicator), or

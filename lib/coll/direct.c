@@ -56,12 +56,14 @@
  * world-sync rounds and use `shm` itself.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/copy.h"
 #include "base/log.h"
 #include "base/memcheck.h"
 #include "coll/algos.h"
+#include "coll/nbworld.h"
 #include "coll/onestep.h"
 #include "coll/scratch.h"
 #include "coll/wsync.h"
@@ -93,15 +95,18 @@ enum { CAN_READ = 1, CAN_WRITE = 2 };
 static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word-aligned");
 #define MAP_WORDS ((SHMC_WSYNC_BYTES - sizeof(struct pub)) / sizeof(uint64_t))
 #define MAX_PIECES (MAP_WORDS * 64)
+static_assert(SHMC_WSYNC_HALF(SHMC_LANE_NB) >= SHMC_WSYNC_BYTES, "the map fits either lane");
 
-static struct pub *my_pub(const struct shmc__coll *co, uint64_t round)
+/* Our and world rank q's publication in round `round` of lane `lane` (the blocking
+ * call's, or the nonblocking one's: shmc__direct_step). */
+static struct pub *my_pub(const struct shmc__coll *co, unsigned lane, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_mine(&co->lane[SHMC_LANE_BLOCKING], round);
+    return (struct pub *)(void *)shmc__wsync_mine(&co->lane[lane], round);
 }
 
-static struct pub *peer_pub(const struct shmc__coll *co, int q, uint64_t round)
+static struct pub *peer_pub(const struct shmc__coll *co, unsigned lane, int q, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_theirs(co, &co->lane[SHMC_LANE_BLOCKING], q, round);
+    return (struct pub *)(void *)shmc__wsync_theirs(co, &co->lane[lane], q, round);
 }
 
 static uint64_t *pub_map(struct pub *p)
@@ -152,7 +157,7 @@ static int can_write_all(const struct shmc__coll *co)
 }
 
 /* One byte from every peer not yet proven, so that the next call knows. */
-static void probe_peers(const struct shmc__coll *co, uint64_t round)
+static void probe_peers(const struct shmc__coll *co, unsigned lane, uint64_t round)
 {
     if (!shmc__p2p_single_copy(co->p2p))
         return;
@@ -161,7 +166,7 @@ static void probe_peers(const struct shmc__coll *co, uint64_t round)
         if (q == co->rank || ep->sc != SHMC_SC_ALLOWED)
             continue;
         uint8_t b;
-        int e = read_peer(co, q, &b, peer_pub(co, q, round)->src, 1);
+        int e = read_peer(co, q, &b, peer_pub(co, lane, q, round)->src, 1);
         if (!e)
             ep->sc = SHMC_SC_PROVEN;
         else if (e == EPERM || e == EACCES || e == ENOSYS)
@@ -169,18 +174,21 @@ static void probe_peers(const struct shmc__coll *co, uint64_t round)
     }
 }
 
-/* The peers' buffers, kept from round r1 (whose halves are reused from round r3). */
+/* The peers' buffers, kept from round r1 (whose halves are reused from round r3), the
+ * lane of the rounds, and the staging buffers of a piece each. */
 struct bufs {
     uint64_t *src, *dst;
     int push;     /* write finished pieces into the peers (everyone may) */
     int unpushed; /* a write failed: stop pushing, let the peers read */
+    unsigned lane;
+    uint8_t *stage, *tmp;
 };
 
 /* Takes one piece of rank q's block: the first if we are q, the last if we help. Returns
  * the piece, or -1 when none is left. */
-static int64_t claim(const struct shmc__coll *co, int q, int own, uint64_t r1)
+static int64_t claim(const struct shmc__coll *co, unsigned lane, int q, int own, uint64_t r1)
 {
-    shmc_atomic_u64 *span = &peer_pub(co, q, r1)->span;
+    shmc_atomic_u64 *span = &peer_pub(co, lane, q, r1)->span;
     uint64_t v = shmc__load_relaxed64(span);
     for (;;) {
         uint64_t first = v >> 32, end = v & 0xffffffffu;
@@ -217,11 +225,11 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
                           size_t count, size_t step, uint64_t r1, uint64_t *map)
 {
     size_t es = x->es, npieces = (count + step - 1) / step;
-    uint8_t *stage = shmc__cx_scratch(x, 0, step * es), *tmp = shmc__cx_scratch(x, 1, step * es);
+    uint8_t *stage = b->stage, *tmp = b->tmp;
     for (int i = 0; i < x->n; i++) {
         int owner = (x->me + i) % x->n;
         int64_t k;
-        while ((k = claim(x->co, owner, i == 0, r1)) >= 0) {
+        while ((k = claim(x->co, b->lane, owner, i == 0, r1)) >= 0) {
             if ((uint64_t)k >= npieces) { /* the span lives in shared memory: check it */
                 SHMC_ERROR("all-reduce: rank %d's span names piece %lld of %zu", owner,
                            (long long)k, npieces);
@@ -270,14 +278,14 @@ static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t
                          size_t step, uint64_t r2)
 {
     size_t es = x->es, npieces = (count + step - 1) / step;
-    const uint64_t *mine = pub_map(my_pub(x->co, r2));
+    const uint64_t *mine = pub_map(my_pub(x->co, b->lane, r2));
     int owner = -1;
     size_t run = 0; /* first piece of the current run of owner's pieces */
     for (size_t k = 0; k <= npieces; k++) {
         int who = -1;
         if (k < npieces && !map_has(mine, k))
             for (int q = 0; q < x->n && who < 0; q++)
-                if (q != x->me && map_has(pub_map(peer_pub(x->co, q, r2)), k))
+                if (q != x->me && map_has(pub_map(peer_pub(x->co, b->lane, q, r2)), k))
                     who = q;
         if (k < npieces && !map_has(mine, k) && who < 0) {
             SHMC_ERROR("all-reduce: no rank combined piece %zu", k);
@@ -297,23 +305,29 @@ static int gather_pieces(const struct shmc__cx *x, const struct bufs *b, uint8_t
     return SHMC_OK;
 }
 
+/* The first error any rank reported in round r (every rank finds the same). */
+static int first_status(const struct shmc__coll *co, unsigned lane, uint64_t r)
+{
+    for (int q = 0; q < co->size; q++) {
+        int s = peer_pub(co, lane, q, r)->status;
+        if (s != SHMC_OK)
+            return s;
+    }
+    return SHMC_OK;
+}
+
 /* Publishes status in a new round, waits for every rank, and returns the first error any
  * rank reported (every rank computes the same answer). */
 static int agree(const struct shmc__cx *x, int status, uint64_t *round)
 {
     struct shmc__coll *co = x->co;
     uint64_t r = shmc__wsync_next(shmc__wsync_blk(co));
-    my_pub(co, r)->status = status;
+    my_pub(co, SHMC_LANE_BLOCKING, r)->status = status;
     int rc = shmc__onestep_world_enter(x, r, 1);
     if (rc != SHMC_OK)
         return rc;
-    for (int q = 0; q < co->size; q++) {
-        int s = q == co->rank ? status : peer_pub(co, q, r)->status;
-        if (s != SHMC_OK)
-            return s;
-    }
     *round = r;
-    return SHMC_OK;
+    return first_status(co, SHMC_LANE_BLOCKING, r);
 }
 
 /* Elements per piece, which the staging buffers hold. */
@@ -337,6 +351,75 @@ static void direct_need(const struct shmc__cx *x, size_t count, size_t need[SHMC
     need[2] = 2 * (size_t)x->n * sizeof(uint64_t);
 }
 
+/* Our round r1 of lane `lane`: the buffers, the call, our span of pieces, and whether we
+ * can read (readable) and write every peer. Published by R7 when the round is entered. */
+static void publish(const struct shmc__cx *x, unsigned lane, uint64_t r1, const uint8_t *in,
+                    uint8_t *out, size_t count, size_t npieces, int readable)
+{
+    struct pub *p = my_pub(x->co, lane, r1);
+    p->src = (uintptr_t)in;
+    p->dst = (uintptr_t)out;
+    p->count = count;
+    p->dt = (uint32_t)x->dt;
+    p->op = (uint32_t)x->op;
+    p->status = SHMC_OK;
+    uint64_t first = npieces * (size_t)x->me / (size_t)x->n;
+    uint64_t end = npieces * (size_t)(x->me + 1) / (size_t)x->n;
+    shmc__store_relaxed64(&p->span, first << 32 | end);
+    p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all(x->co) ? CAN_WRITE : 0u);
+}
+
+/* Once every rank has entered r1: SHMC_ERR_MISMATCH where the calls differ, else SHMC_OK
+ * and *all_can, whether every rank can read every other, with b->push and, where all
+ * can, b's addresses set. */
+static int entered(const struct shmc__cx *x, uint64_t r1, size_t count, struct bufs *b,
+                   int *all_can)
+{
+    const struct pub *p = my_pub(x->co, b->lane, r1);
+    int all_write = 1;
+    *all_can = 1;
+    for (int q = 0; q < x->n; q++) {
+        const struct pub *o = peer_pub(x->co, b->lane, q, r1);
+        if (o->count != count || o->dt != p->dt || o->op != p->op) {
+            SHMC_ERROR("all-reduce arguments differ: rank %d passed count %llu dtype %u op %u, "
+                       "rank %d count %zu dtype %u op %u; every rank must pass the same",
+                       q, (unsigned long long)o->count, o->dt, o->op, x->me, count, p->dt, p->op);
+            return SHMC_ERR_MISMATCH;
+        }
+        *all_can &= (o->can & CAN_READ) != 0;
+        all_write &= (o->can & CAN_WRITE) != 0;
+    }
+    b->push = all_write;
+    b->unpushed = 0;
+    for (int q = 0; q < x->n && *all_can; q++) {
+        b->src[q] = peer_pub(x->co, b->lane, q, r1)->src;
+        b->dst[q] = peer_pub(x->co, b->lane, q, r1)->dst;
+    }
+    return SHMC_OK;
+}
+
+/* Our pieces combined, with round r1 + 1's half (free: everyone has entered r1, so
+ * finished reading r1 - 1) holding our map of them and whether a write failed; our status
+ * goes there too. */
+static void combine_all(const struct shmc__cx *x, struct bufs *b, const uint8_t *in, uint8_t *out,
+                        size_t count, size_t step, uint64_t r1)
+{
+    struct pub *p2 = my_pub(x->co, b->lane, r1 + 1);
+    uint64_t *map = pub_map(p2);
+    memset(map, 0, ((count + step - 1) / step + 63) / 64 * sizeof *map);
+    p2->status = combine_pieces(x, b, in, out, count, step, r1, map);
+    p2->unpushed = (uint32_t)(!b->push || b->unpushed);
+}
+
+/* After round r2: has every piece reached every buffer (no rank failed to write one)? */
+static int all_pushed(const struct shmc__coll *co, unsigned lane, uint64_t r2)
+{
+    for (int q = 0; q < co->size; q++)
+        if (peer_pub(co, lane, q, r2)->unpushed)
+            return 0;
+    return 1;
+}
+
 int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     struct shmc__coll *co = x->co;
@@ -348,64 +431,148 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     size_t npieces = (count + step - 1) / step;
 
     uint64_t r1 = shmc__wsync_next(shmc__wsync_blk(co));
-    struct pub *p = my_pub(co, r1);
-    p->src = (uintptr_t)in;
-    p->dst = (uintptr_t)out;
-    p->count = count;
-    p->dt = (uint32_t)x->dt;
-    p->op = (uint32_t)x->op;
-    /* Our block of pieces, published by R7 with the rest. */
-    uint64_t first = npieces * (size_t)x->me / (size_t)x->n;
-    uint64_t end = npieces * (size_t)(x->me + 1) / (size_t)x->n;
-    shmc__store_relaxed64(&p->span, first << 32 | end);
     /* Without memory for the staging buffers we say we cannot read: all take shm. */
     uint64_t *kept = shmc__cx_scratch_early(x, 2, 2 * (size_t)x->n * sizeof *kept);
-    int readable = can_read_all(co) && kept && shmc__cx_scratch_early(x, 0, step * es) &&
-                   shmc__cx_scratch_early(x, 1, step * es);
-    p->can = (readable ? CAN_READ : 0u) | (readable && can_write_all(co) ? CAN_WRITE : 0u);
+    struct bufs b = {.lane = SHMC_LANE_BLOCKING,
+                     .stage = shmc__cx_scratch_early(x, 0, step * es),
+                     .tmp = shmc__cx_scratch_early(x, 1, step * es)};
+    int readable = can_read_all(co) && kept && b.stage && b.tmp, all_can;
+    publish(x, SHMC_LANE_BLOCKING, r1, in, out, count, npieces, readable);
     int rc = shmc__onestep_world_enter(x, r1, 1);
     if (rc != SHMC_OK)
         return rc;
-    int all_can = 1, all_write = 1;
-    for (int q = 0; q < x->n; q++) {
-        const struct pub *o = peer_pub(co, q, r1);
-        if (o->count != count || o->dt != p->dt || o->op != p->op) {
-            SHMC_ERROR("all-reduce arguments differ: rank %d passed count %llu dtype %u op %u, "
-                       "rank %d count %zu dtype %u op %u; every rank must pass the same",
-                       q, (unsigned long long)o->count, o->dt, o->op, x->me, count, p->dt, p->op);
-            return SHMC_ERR_MISMATCH;
-        }
-        all_can &= (o->can & CAN_READ) != 0;
-        all_write &= (o->can & CAN_WRITE) != 0;
-    }
+    b.src = kept;
+    b.dst = kept ? kept + x->n : NULL;
+    if ((rc = entered(x, r1, count, &b, &all_can)) != SHMC_OK)
+        return rc;
     if (!all_can) {
-        probe_peers(co, r1);
+        probe_peers(co, SHMC_LANE_BLOCKING, r1);
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     }
-    struct bufs b = {kept, kept + x->n, all_write, 0};
-    for (int q = 0; q < x->n; q++) {
-        b.src[q] = peer_pub(co, q, r1)->src;
-        b.dst[q] = peer_pub(co, q, r1)->dst;
-    }
-
-    /* Our half of round r2 is free: everyone has entered r1, so finished reading r1 - 1. */
-    uint64_t *map = pub_map(my_pub(co, r1 + 1));
-    memset(map, 0, (npieces + 63) / 64 * sizeof *map);
-    int st = combine_pieces(x, &b, in, out, count, step, r1, map);
-    my_pub(co, r1 + 1)->unpushed = (uint32_t)(!b.push || b.unpushed);
-    uint64_t r2, r3;
-    if ((rc = agree(x, st, &r2)) != SHMC_OK)
+    combine_all(x, &b, in, out, count, step, r1);
+    uint64_t r2 = shmc__wsync_next(shmc__wsync_blk(co)), r3;
+    if ((rc = shmc__onestep_world_enter(x, r2, 1)) != SHMC_OK ||
+        (rc = first_status(co, SHMC_LANE_BLOCKING, r2)) != SHMC_OK)
         return rc;
     /* Every piece is in every buffer unless some rank could not write it: then all read
      * what they miss (the same decision everywhere, from the same flags). */
-    int all_pushed = 1;
-    for (int q = 0; q < x->n; q++)
-        all_pushed &= !peer_pub(co, q, r2)->unpushed;
     /* Peers wrote their pieces into out (base/memcheck.h). */
     shmc__mark_defined(out, count * x->es);
-    if (all_pushed)
+    if (all_pushed(co, SHMC_LANE_BLOCKING, r2))
         return SHMC_OK;
     return agree(x, gather_pieces(x, &b, out, count, step, r2), &r3);
+}
+
+/* ---- the same in steps on the nonblocking lane (nbworld.c) -------------------------- */
+
+/* The call's memory on the lane, kept for the next (one call at a time runs there): the
+ * peers' addresses, then the staging buffers of a piece each. NULL without memory. */
+static uint8_t *nb_memory(const struct shmc__cx *x, struct shmc__lane *l, size_t step)
+{
+    size_t need = 2 * (size_t)x->n * sizeof(uint64_t) + 2 * step * x->es;
+    if (l->direct_cap < need) {
+        free(l->direct_mem);
+        l->direct_cap = 0;
+        if (!(l->direct_mem = malloc(need)))
+            return NULL;
+        l->direct_cap = need;
+    }
+    return l->direct_mem;
+}
+
+/* b over the lane's memory (nb_memory), for steps after the first. */
+static struct bufs nb_bufs(const struct shmc__cx *x, struct shmc__lane *l, size_t step)
+{
+    uint64_t *a = l->direct_mem;
+    uint8_t *st = (uint8_t *)(a + 2 * (size_t)x->n);
+    return (struct bufs){
+        .src = a, .dst = a + x->n, .lane = SHMC_LANE_NB, .stage = st, .tmp = st + step * x->es};
+}
+
+/* The end of a round that failed (a rank gone or quit): the call ends once no rank can
+ * still write into our buffers (shmc__wsync_settle). */
+static int settling(struct shmc__direct_run *d, uint64_t r, int *rc)
+{
+    d->err = d->look.err;
+    d->r3 = r;
+    d->phase = 4;
+    if (!shmc__wsync_settled(d->x->co, SHMC_LANE_NB, r))
+        return 0;
+    *rc = d->err;
+    return 1;
+}
+
+int shmc__direct_step(struct shmc__direct_run *d, int *rc)
+{
+    const struct shmc__cx *x = d->x;
+    struct shmc__coll *co = x->co;
+    struct shmc__lane *l = &co->lane[SHMC_LANE_NB];
+    size_t es = x->es, step = direct_step(d->count, es);
+    uint64_t tag = shmc__wsync_tag(x->hash);
+    struct bufs b;
+    int all_can;
+    switch (d->phase) {
+    case 0: {
+        int readable = can_read_all(co) && nb_memory(x, l, step);
+        d->r1 = shmc__wsync_next(l);
+        publish(x, SHMC_LANE_NB, d->r1, d->in, d->out, d->count, (d->count + step - 1) / step,
+                readable);
+        shmc__wsync_post(co, l, d->r1, tag, &d->look);
+        d->phase = 1;
+    }
+        /* fall through */
+    case 1:
+        if (!shmc__wsync_look(&d->look))
+            return 0;
+        if (d->look.err != SHMC_OK)
+            return settling(d, d->r1, rc);
+        if ((*rc = shmc__onestep_world_outcome(x, &d->look)) != SHMC_OK)
+            return 1;
+        b = l->direct_mem ? nb_bufs(x, l, step) : (struct bufs){.lane = SHMC_LANE_NB};
+        if ((*rc = entered(x, d->r1, d->count, &b, &all_can)) != SHMC_OK)
+            return 1;
+        if (!all_can) {
+            probe_peers(co, SHMC_LANE_NB, d->r1);
+            *rc = SHMC_DIRECT_REFUSED;
+            return 1;
+        }
+        combine_all(x, &b, d->in, d->out, d->count, step, d->r1);
+        d->r2 = shmc__wsync_next(l);
+        shmc__wsync_post(co, l, d->r2, tag, &d->look);
+        d->phase = 2;
+        /* fall through */
+    case 2:
+        if (!shmc__wsync_look(&d->look))
+            return 0;
+        if (d->look.err != SHMC_OK)
+            return settling(d, d->r2, rc);
+        if ((*rc = shmc__onestep_world_outcome(x, &d->look)) != SHMC_OK ||
+            (*rc = first_status(co, SHMC_LANE_NB, d->r2)) != SHMC_OK)
+            return 1;
+        shmc__mark_defined(d->out, d->count * es);
+        if (all_pushed(co, SHMC_LANE_NB, d->r2))
+            return 1;
+        b = nb_bufs(x, l, step);
+        d->r3 = shmc__wsync_next(l);
+        my_pub(co, SHMC_LANE_NB, d->r3)->status =
+            gather_pieces(x, &b, d->out, d->count, step, d->r2);
+        shmc__wsync_post(co, l, d->r3, tag, &d->look);
+        d->phase = 3;
+        /* fall through */
+    case 3:
+        if (!shmc__wsync_look(&d->look))
+            return 0;
+        if (d->look.err != SHMC_OK)
+            return settling(d, d->r3, rc);
+        if ((*rc = shmc__onestep_world_outcome(x, &d->look)) == SHMC_OK)
+            *rc = first_status(co, SHMC_LANE_NB, d->r3);
+        return 1;
+    default: /* 4 */
+        if (!shmc__wsync_settled(co, SHMC_LANE_NB, d->r3))
+            return 0;
+        *rc = d->err;
+        return 1;
+    }
 }
 
 const struct shmc__coll_algo shmc__allreduce_direct_algo = {shmc__allreduce_direct, direct_need};

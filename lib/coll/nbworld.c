@@ -2,8 +2,9 @@
  * The world's nonblocking collectives on its shared memory (nbworld.h), as its blocking
  * ones: the one-step rounds for a barrier, small vectors and the other collectives of
  * equal blocks where the rule in nbworld.h takes them (nbround.c has what each puts and
- * takes), the staging buffers for a large all-reduce, as dispatch.c picks for the
- * blocking call, and beyond 2 ranks the lane's slots for the rooted calls (nbslot.c).
+ * takes), the staging buffers or the direct all-reduce's rounds (direct.c) for a large
+ * all-reduce, as dispatch.c picks for the blocking call, and beyond 2 ranks the lane's
+ * slots for the rooted calls (nbslot.c).
  * A schedule of messages (sched.c) cost a small call two to three times the blocking
  * call's time (bench/coll_bench --nonblocking): messages go through mailboxes and
  * matching, where a round is one store and a load per rank.
@@ -39,7 +40,15 @@
 #include "p2p/request.h"
 
 /* (BY_STREAM is BY_STAGE with streaming stores: a call taken so runs as BY_STAGE) */
-enum { BY_ROUNDS = 1, BY_STAGE = 2, BY_GATE = 3, BY_SLOT = 4, BY_SLOT_GATE = 5, BY_STREAM = 6 };
+enum {
+    BY_ROUNDS = 1,
+    BY_STAGE = 2,
+    BY_GATE = 3,
+    BY_SLOT = 4,
+    BY_SLOT_GATE = 5,
+    BY_STREAM = 6,
+    BY_DIRECT = 7
+};
 
 struct nbw {
     struct shmc__link link; /* in co->nbw, in the order of the calls */
@@ -52,7 +61,8 @@ struct nbw {
     struct shmc__request *req; /* its driven request: parked until the first in co->nbw */
     struct shmc__wsync_look look;
     struct shmc__stage_run st;
-    struct shmc__nbs sl; /* BY_SLOT, BY_SLOT_GATE */
+    struct shmc__nbs sl;        /* BY_SLOT, BY_SLOT_GATE */
+    struct shmc__direct_run dr; /* BY_DIRECT */
 };
 
 /* Is a rooted collective (it goes by rounds at 2 ranks only, nbworld.h)? */
@@ -90,6 +100,8 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t byt
             return BY_STAGE;
         if (algo == SHMC_A_STREAM)
             return BY_STREAM;
+        if (algo == SHMC_A_DIRECT)
+            return BY_DIRECT;
         return algo == SHMC_A_SHM && bytes <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
     }
     if (!per)
@@ -179,11 +191,12 @@ static int poll(void *arg, int *err)
             return 0;
         goto ended;
     }
-    if (w->how == BY_STAGE) {
-        over = shmc__stage_step(&w->st, &rc);
-        if (over && rc == SHMC_STAGE_REFUSED) {
+    if (w->how == BY_STAGE || w->how == BY_DIRECT) {
+        over = w->how == BY_STAGE ? shmc__stage_step(&w->st, &rc) : shmc__direct_step(&w->dr, &rc);
+        if (over && (w->how == BY_STAGE ? rc == SHMC_STAGE_REFUSED : rc == SHMC_DIRECT_REFUSED)) {
             /* Every rank learnt it in the same round: all go on by rounds. */
             w->how = BY_ROUNDS;
+            rc = SHMC_OK;
             over = by_rounds(w, &rc);
         }
     } else {
@@ -196,7 +209,9 @@ static int poll(void *arg, int *err)
      * both sides quit the world's collectives: the gate's rank to end its schedule, the
      * others to decline its messages (p2p/quit.c). A mismatch among rounds alone leaves
      * the world in step (a rank gone has made every rank quit already, wsync.c). */
-    const struct shmc__wsync_look *seen = w->how == BY_STAGE ? &w->st.look : &w->look;
+    const struct shmc__wsync_look *seen = w->how == BY_STAGE    ? &w->st.look
+                                          : w->how == BY_DIRECT ? &w->dr.look
+                                                                : &w->look;
     if (rc == SHMC_ERR_MISMATCH && (w->how == BY_GATE || seen->odd_gate))
         shmc__cx_quit(&w->x, rc);
 ended:
@@ -269,6 +284,8 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
             .x = &w->x, .in = sbuf, .out = rbuf, .count = count, .stream = stream};
     if (how == BY_SLOT)
         shmc__nbs_begin(&w->sl, &w->b, 0);
+    if (how == BY_DIRECT)
+        w->dr = (struct shmc__direct_run){.x = &w->x, .in = sbuf, .out = rbuf, .count = count};
     /* What it can do now: its first round entered, if no call is ahead of it. */
     struct shmc__request *r = *x->nb;
     int err;
@@ -307,6 +324,10 @@ int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 void shmc__nbw_release(struct shmc__coll *co)
 {
     struct shmc__link *l, *tmp;
+    struct shmc__lane *lane = &co->lane[SHMC_LANE_NB];
+    free(lane->direct_mem);
+    lane->direct_mem = NULL;
+    lane->direct_cap = 0;
     if (!co->nbw.next)
         return;
     shmc__list_each(&co->nbw, l, tmp)

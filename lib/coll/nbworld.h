@@ -86,4 +86,22 @@ struct shmc__stage_run {
  * SHMC_STAGE_REFUSED), 0 while it waits for a round. */
 int shmc__stage_step(struct shmc__stage_run *s, int *rc);
 
+/* One direct all-reduce in steps (direct.c). */
+struct shmc__direct_run {
+    const struct shmc__cx *x;
+    const uint8_t *in;
+    uint8_t *out;
+    size_t count;
+    int phase; /* 0: not begun; 1, 2, 3: round r1, r2, r3 entered; 4: settling */
+    int err;   /* settling: the call's error */
+    uint64_t r1, r2, r3;
+    struct shmc__wsync_look look;
+};
+/* What shmc__direct_step ends with when some rank cannot read every other with single
+ * copy (yet): every rank learns it in round r1, having written nothing another reads. */
+#define SHMC_DIRECT_REFUSED 2
+/* Moves d along without waiting: 1 once the call has ended (*rc: SHMC_OK, an error, or
+ * SHMC_DIRECT_REFUSED), 0 while it waits for a round. */
+int shmc__direct_step(struct shmc__direct_run *d, int *rc);
+
 #endif /* SHMC_NBWORLD_H */

@@ -200,6 +200,7 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
 struct settle_wait {
     struct shmc__coll *co;
     uint64_t want;
+    unsigned lane;
 };
 
 /* Has every other rank entered round `want`, left the job, or quit the world's
@@ -212,7 +213,7 @@ static int all_settled(void *arg)
     for (int q = 0; q < co->size; q++) {
         if (q == co->rank)
             continue;
-        struct shmc__wsync *o = shmc__arena_wsync(co->arena, SHMC_LANE_BLOCKING, (unsigned)q);
+        struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)q);
         if ((shmc__load_acquire64(&o->round[w->want & 1]) & SHMC_WSYNC_ROUND_MASK) >= w->want)
             continue;
         if (shmc__peer_lost(p, q) == SHMC_OK && !shmc__quit_by(p, q, p->comms.world.ctx + 1))
@@ -223,8 +224,14 @@ static int all_settled(void *arg)
 
 int shmc__wsync_settle(struct shmc__coll *co, uint64_t r)
 {
-    struct settle_wait w = {co, r};
+    struct settle_wait w = {co, r, SHMC_LANE_BLOCKING};
     if (all_settled(&w))
         return SHMC_OK;
     return shmc__wait_pred(co->p2p, all_settled, NULL, &w, SHMC_BLK_COLL);
+}
+
+int shmc__wsync_settled(struct shmc__coll *co, unsigned lane, uint64_t r)
+{
+    struct settle_wait w = {co, r, lane};
+    return all_settled(&w);
 }

@@ -93,5 +93,8 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
  * collectives, which each does only once it has stopped touching other ranks' buffers
  * for the call (direct.c writes into them). */
 int shmc__wsync_settle(struct shmc__coll *co, uint64_t r);
+/* The same question for round r of lane `lane`, without waiting: 1 once every other rank
+ * has entered r, left the job or quit the world's collectives. */
+int shmc__wsync_settled(struct shmc__coll *co, unsigned lane, uint64_t r);
 
 #endif /* SHMC_WSYNC_H */

@@ -666,6 +666,65 @@ START_TEST(test_nbc_world_stream)
 }
 END_TEST
 
+/* The same through the direct all-reduce in steps (the rules take it on some machines
+ * only): its first call falls back to the rounds (no rank has read another yet), the
+ * later ones read and write the peers' buffers. */
+START_TEST(test_nbc_world_direct)
+{
+    ck_assert_int_eq(shmct_run(world_sizes[_i], world_shared, "direct"), 0);
+}
+END_TEST
+
+/* A member killed inside a direct all-reduce in steps, after entering its first round
+ * and before the others enter it (they then find it gone at their start, reading its
+ * input, or waiting for its second round): each other rank's call ends with an error, not
+ * a hang, and the world's later collectives fail. */
+static void dead_in_direct(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    enum { BIG = 1 << 20 };
+    T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "direct"));
+    double *x = shmct_xmalloc(BIG * 8), *y = shmct_xmalloc(BIG * 8);
+    for (size_t i = 0; i < BIG; i++)
+        x[i] = dval(me, i);
+    shmc_request *r;
+    /* Twice whole: the first falls back to the rounds, and proves every peer readable. */
+    for (int k = 0; k < 2; k++) {
+        T_OK(shmc_iallreduce(x, y, BIG, SHMC_FLOAT64, SHMC_SUM, w, &r));
+        T_OK(shmc_wait(&r, NULL));
+    }
+    /* It starts first, so that its start can only enter round r1 (coming last, its start
+     * would run the whole call, every piece of it, and the others' calls end well), and
+     * tells the others so. */
+    int64_t go = 1;
+    int rc;
+    if (me == n - 1) {
+        T_OK(shmc_iallreduce(x, y, BIG, SHMC_FLOAT64, SHMC_SUM, w, &r));
+        for (int q = 0; q < n - 1; q++)
+            T_OK(shmc_send(&go, 1, SHMC_INT64, q, 7, w));
+        raise(SIGKILL);
+    }
+    T_OK(shmc_recv(&go, 1, SHMC_INT64, n - 1, 7, w, NULL));
+    rc = shmc_iallreduce(x, y, BIG, SHMC_FLOAT64, SHMC_SUM, w, &r);
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    T_ASSERT(rc != SHMC_OK, "the all-reduce ended well");
+    rc = shmc_ibarrier(w, &r);
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "a later ibarrier returned %s", shmc_strerror(rc));
+    free(x);
+    free(y);
+}
+
+START_TEST(test_nbc_dead_in_direct)
+{
+    struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
+    ck_assert_int_eq(shmct_run_opts(3, dead_in_direct, NULL, &o), 1);
+    ck_assert(WIFSIGNALED(shmct_status(2)) && WTERMSIG(shmct_status(2)) == SIGKILL);
+}
+END_TEST
+
 /* The same calls on a communicator that is not the world (schedules of messages at every
  * size), its ranks reversed. */
 static void against_blocking_split(shmc_comm *w, int me, int n, void *arg)
@@ -1145,6 +1204,8 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_mismatch_at_start);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
+    tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);
+    tcase_add_test(t, test_nbc_dead_in_direct);
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 7);
     tcase_add_test(t, test_nbc_rooted_ways);
