@@ -239,8 +239,8 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
             /* Combine straight into out, except in place, where out is our own input,
              * which must stay intact until its turn in the rank order comes. */
             uint8_t *acc = in == out ? stage : out + e * es;
-            /* Rank 0's input when it is ours: combined with rank 1's in one pass, not
-             * copied into acc first (a copy of the whole vector on rank 0). */
+            /* Rank 0's input when it is ours (read into acc otherwise): combined with
+             * rank 1's in one pass, not copied into acc first. */
             const uint8_t *first = NULL;
             for (int q = 0; q < x->n; q++) {
                 const uint8_t *src = in + e * es;
@@ -251,14 +251,14 @@ static int combine_pieces(const struct shmc__cx *x, struct bufs *b, const uint8_
                         return read_error(q, rc);
                     src = to;
                 }
-                if (q == 0 && src != acc)
-                    first = src;
-                else if (first)
+                if (q == 0) {
+                    first = src == acc ? NULL : src;
+                } else if (first) {
                     shmc__reduce_into(acc, first, src, len, x->dt, x->op);
-                else if (q)
-                    shmc__reduce(acc, src, len, x->dt, x->op, SHMC_ACC_LEFT);
-                if (q)
                     first = NULL;
+                } else {
+                    shmc__reduce(acc, src, len, x->dt, x->op, SHMC_ACC_LEFT);
+                }
             }
             shmc__reduce_finish(acc, len, x->dt, x->op, x->n);
             if (acc != out + e * es)
@@ -489,16 +489,21 @@ static struct bufs nb_bufs(const struct shmc__cx *x, struct shmc__lane *l, size_
         .src = a, .dst = a + x->n, .lane = SHMC_LANE_NB, .stage = st, .tmp = st + step * x->es};
 }
 
-/* The end of a round that failed (a rank gone or quit): the call ends once no rank can
- * still write into our buffers (shmc__wsync_settle). */
-static int settling(struct shmc__direct_run *d, uint64_t r, int *rc)
+/* Where the round d looks at stands: 0 while it waits, for the round or, after one that
+ * failed (a rank gone or quit), until no rank can still write into our buffers (as
+ * shmc__wsync_settle waits); else 1, with *rc SHMC_OK to go on or the call's error. */
+static int looked(struct shmc__direct_run *d, int *rc)
 {
-    d->err = d->look.err;
-    d->r3 = r;
-    d->phase = 4;
-    if (!shmc__wsync_settled(d->x->co, SHMC_LANE_NB, r))
+    if (d->phase != SHMC_DIRECT_SETTLING && !shmc__wsync_look(&d->look))
         return 0;
-    *rc = d->err;
+    if (d->look.err != SHMC_OK) {
+        d->phase = SHMC_DIRECT_SETTLING;
+        if (!shmc__wsync_settled(d->x->co, SHMC_LANE_NB, d->look.want))
+            return 0;
+        *rc = d->look.err;
+        return 1;
+    }
+    *rc = shmc__onestep_world_outcome(d->x, &d->look);
     return 1;
 }
 
@@ -508,70 +513,60 @@ int shmc__direct_step(struct shmc__direct_run *d, int *rc)
     struct shmc__coll *co = x->co;
     struct shmc__lane *l = &co->lane[SHMC_LANE_NB];
     size_t es = x->es, step = direct_step(d->count, es);
-    uint64_t tag = shmc__wsync_tag(x->hash);
+    uint64_t tag = shmc__wsync_tag(x->hash), r = d->look.want; /* the round entered last */
     struct bufs b;
-    int all_can;
+    int all_can, st;
     switch (d->phase) {
     case 0: {
         int readable = can_read_all(co) && nb_memory(x, l, step);
-        d->r1 = shmc__wsync_next(l);
-        publish(x, SHMC_LANE_NB, d->r1, d->in, d->out, d->count, (d->count + step - 1) / step,
+        r = shmc__wsync_next(l);
+        publish(x, SHMC_LANE_NB, r, d->in, d->out, d->count, (d->count + step - 1) / step,
                 readable);
-        shmc__wsync_post(co, l, d->r1, tag, &d->look);
+        shmc__wsync_post(co, l, r, tag, &d->look);
         d->phase = 1;
     }
         /* fall through */
-    case 1:
-        if (!shmc__wsync_look(&d->look))
+    case 1: /* round r1 entered */
+        if (!looked(d, rc))
             return 0;
-        if (d->look.err != SHMC_OK)
-            return settling(d, d->r1, rc);
-        if ((*rc = shmc__onestep_world_outcome(x, &d->look)) != SHMC_OK)
+        if (*rc != SHMC_OK)
             return 1;
         b = l->direct_mem ? nb_bufs(x, l, step) : (struct bufs){.lane = SHMC_LANE_NB};
-        if ((*rc = entered(x, d->r1, d->count, &b, &all_can)) != SHMC_OK)
+        if ((*rc = entered(x, r, d->count, &b, &all_can)) != SHMC_OK)
             return 1;
         if (!all_can) {
-            probe_peers(co, SHMC_LANE_NB, d->r1);
+            probe_peers(co, SHMC_LANE_NB, r);
             *rc = SHMC_DIRECT_REFUSED;
             return 1;
         }
-        combine_all(x, &b, d->in, d->out, d->count, step, d->r1);
-        d->r2 = shmc__wsync_next(l);
-        shmc__wsync_post(co, l, d->r2, tag, &d->look);
+        combine_all(x, &b, d->in, d->out, d->count, step, r);
+        r = shmc__wsync_next(l);
+        shmc__wsync_post(co, l, r, tag, &d->look);
         d->phase = 2;
         /* fall through */
-    case 2:
-        if (!shmc__wsync_look(&d->look))
+    case 2: /* round r2 entered */
+        if (!looked(d, rc))
             return 0;
-        if (d->look.err != SHMC_OK)
-            return settling(d, d->r2, rc);
-        if ((*rc = shmc__onestep_world_outcome(x, &d->look)) != SHMC_OK ||
-            (*rc = first_status(co, SHMC_LANE_NB, d->r2)) != SHMC_OK)
+        if (*rc != SHMC_OK || (*rc = first_status(co, SHMC_LANE_NB, r)) != SHMC_OK)
             return 1;
         shmc__mark_defined(d->out, d->count * es);
-        if (all_pushed(co, SHMC_LANE_NB, d->r2))
+        if (all_pushed(co, SHMC_LANE_NB, r))
             return 1;
         b = nb_bufs(x, l, step);
-        d->r3 = shmc__wsync_next(l);
-        my_pub(co, SHMC_LANE_NB, d->r3)->status =
-            gather_pieces(x, &b, d->out, d->count, step, d->r2);
-        shmc__wsync_post(co, l, d->r3, tag, &d->look);
+        st = gather_pieces(x, &b, d->out, d->count, step, r);
+        r = shmc__wsync_next(l);
+        my_pub(co, SHMC_LANE_NB, r)->status = st;
+        shmc__wsync_post(co, l, r, tag, &d->look);
         d->phase = 3;
         /* fall through */
-    case 3:
-        if (!shmc__wsync_look(&d->look))
+    case 3: /* round r3 entered */
+        if (!looked(d, rc))
             return 0;
-        if (d->look.err != SHMC_OK)
-            return settling(d, d->r3, rc);
-        if ((*rc = shmc__onestep_world_outcome(x, &d->look)) == SHMC_OK)
-            *rc = first_status(co, SHMC_LANE_NB, d->r3);
+        if (*rc == SHMC_OK)
+            *rc = first_status(co, SHMC_LANE_NB, r);
         return 1;
-    default: /* 4 */
-        if (!shmc__wsync_settled(co, SHMC_LANE_NB, d->r3))
-            return 0;
-        *rc = d->err;
-        return 1;
+    default: /* SHMC_DIRECT_SETTLING */
+        return looked(d, rc);
     }
 }
 

@@ -47,20 +47,25 @@ static const struct shmc__steps *steps_of(struct shmc__coll *co, int n, int worl
     return s;
 }
 
-static int pick(int coll, const struct shmc__cx *x, size_t bytes)
+/* The rules of host calls on x's communicator, made at its first call (every member finds
+ * the same); NULL without memory. */
+static inline const struct shmc__steps *host_steps(const struct shmc__cx *x)
+{
+    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
+    return cc->steps ? cc->steps : (cc->steps = steps_of(x->co, x->n, shmc__cx_world(x)));
+}
+
+static inline int pick(int coll, const struct shmc__cx *x, size_t bytes)
 {
     int forced = x->co->algo[coll];
     if (forced != SHMC_A_AUTO && (!x->dev || shmc__algo_device(forced)))
         return forced;
-    /* A host call: the communicator's rules, known after its first call (every member
-     * finds the same). */
-    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
-    const struct shmc__steps *s = x->dev ? NULL : cc->steps;
-    if (s || (!x->dev && (s = cc->steps = steps_of(x->co, x->n, shmc__cx_world(x)))))
+    const struct shmc__steps *s = x->dev ? NULL : host_steps(x);
+    if (s)
         return shmc__steps_pick(s, coll, bytes);
     /* A device call (it costs microseconds: the rules themselves, not steps kept for it),
      * or no memory for the steps. */
-    struct shmc__where w = {x->n, shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine,
+    struct shmc__where w = {x->n,   shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine,
                             x->dev, x->co->maker};
     return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
 }
@@ -109,17 +114,8 @@ int shmc__coll_rule_ever(int coll, const struct shmc__cx *x, int algo)
     int forced = x->co->algo[coll];
     if (forced != SHMC_A_AUTO)
         return forced == algo;
-    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
-    const struct shmc__steps *s =
-        cc->steps ? cc->steps : (cc->steps = steps_of(x->co, x->n, shmc__cx_world(x)));
-    if (!s)
-        return 1; /* (no memory for the steps: a maybe, dispatch.h) */
-    for (const struct shmc__step *t = &s->step[s->first[coll]];; t++) {
-        if (t->algo == algo)
-            return 1;
-        if (t->bound == SIZE_MAX)
-            return 0;
-    }
+    const struct shmc__steps *s = host_steps(x);
+    return s ? shmc__steps_ever(s, coll, algo) : 1; /* (no memory: a maybe, dispatch.h) */
 }
 
 /* Memory first (scratch.c), agreed by all members, then the algorithm, whose requests

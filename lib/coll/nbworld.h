@@ -92,11 +92,11 @@ struct shmc__direct_run {
     const uint8_t *in;
     uint8_t *out;
     size_t count;
-    int phase; /* 0: not begun; 1, 2, 3: round r1, r2, r3 entered; 4: settling */
-    int err;   /* settling: the call's error */
-    uint64_t r1, r2, r3;
-    struct shmc__wsync_look look;
+    int phase; /* 0: not begun; 1, 2, 3: round r1, r2, r3 entered; SHMC_DIRECT_SETTLING */
+    struct shmc__wsync_look look; /* of the round entered last */
 };
+/* Its phase after a round failed: it ends once no rank can write into its buffers. */
+#define SHMC_DIRECT_SETTLING 4
 /* What shmc__direct_step ends with when some rank cannot read every other with single
  * copy (yet): every rank learns it in round r1, having written nothing another reads. */
 #define SHMC_DIRECT_REFUSED 2

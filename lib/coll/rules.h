@@ -108,8 +108,17 @@ static inline int shmc__steps_pick(const struct shmc__steps *s, int c, size_t by
     return x->algo;
 }
 
+/* Does some call of collective c, of any size, take algorithm algo? */
+static inline int shmc__steps_ever(const struct shmc__steps *s, int c, int algo)
+{
+    for (const struct shmc__step *t = &s->step[s->first[c]];; t++) {
+        if (t->algo == algo)
+            return 1;
+        if (t->bound == SIZE_MAX)
+            return 0;
+    }
+}
 /* The same from the rules directly: what shmc__steps_build reduces. */
-int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w,
-                     size_t bytes);
+int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w, size_t bytes);
 
 #endif /* SHMC_RULES_H */

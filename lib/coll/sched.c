@@ -70,7 +70,7 @@ int shmc__sched_tag(const struct shmc__cx *x, int blocking)
  * (shmc_sched_free, which a program may call outside it, frees instead). */
 #define SPARE_MAX 8
 #define SPARE_STEPS 64
-#define SPARE_TMP ((size_t)256 << 10)
+#define SPARE_TMP ((size_t)64 << 10)
 static struct shmc__sched *spare[SPARE_MAX];
 static int nspare;
 
