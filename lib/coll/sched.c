@@ -5,13 +5,17 @@
 #include "coll/sched.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/reduction.h"
 #include "base/userop.h"
+#include "p2p/outq.h"
 #include "p2p/p2p.h"
 #include "p2p/progress.h"
+#include "p2p/take.h"
 
 enum { ST_SEND, ST_RECV, ST_COPY, ST_REDUCE, ST_FINISH, ST_CALL };
 
@@ -39,8 +43,9 @@ struct shmc__sched {
     int nrounds, rcap;
     int failed;     /* building ran out of memory */
     int sends_only; /* no step receives: this rank could run ahead of its receivers */
-    /* Running: the round, its messages in flight, the first error. */
-    int round;
+    /* Running: the round, its next step to start, its messages in flight, the first
+     * error. */
+    int round, at;
     struct shmc__request **reqs;
     int nreqs, reqcap;
     int err;
@@ -284,6 +289,25 @@ static void fail(struct shmc__sched *s, int err)
     shmc__p2p_quit(s->co->p2p, s->c, err);
 }
 
+/* A block of `got` bytes from comm rank peer where s expects `want`: the members made
+ * different calls. Said once per call (the first failure); SHMC_ERR_MISMATCH. */
+static int mismatch(const struct shmc__sched *s, int peer, size_t got, size_t want)
+{
+    if (s->err != SHMC_OK)
+        return SHMC_ERR_MISMATCH;
+    char where[64];
+    if (s->c->uid == 1)
+        snprintf(where, sizeof where, "the world");
+    else
+        snprintf(where, sizeof where, "a communicator of %d ranks (its own rank numbers)",
+                 s->c->size);
+    SHMC_ERROR("collective mismatch on %s: this rank (%d) expected a block of %zu bytes from "
+               "rank %d and got %zu (the members called different collectives, counts, dtypes "
+               "or roots)",
+               where, s->c->rank, want, peer, got);
+    return SHMC_ERR_MISMATCH;
+}
+
 static void local(struct shmc__sched *s, const struct step *t)
 {
     int rc;
@@ -310,22 +334,36 @@ static void local(struct shmc__sched *s, const struct step *t)
 /* The largest message a schedule that only sends sends eagerly: beyond it, synchronously
  * (a rendezvous, which ends once the receive has matched it). Such a rank (the root of a
  * broadcast, a member of a gather) ends its call once its eager messages are in the
- * mailboxes, so a program that starts calls back to back runs ahead of its receivers
- * without bound, and each message that finds no receive posted yet is copied out into
- * memory of its own: beyond a few KiB each that cost more than the message (the heap
- * grows and is given back to the kernel, and every page faults in again: perf on
- * coll_bench --nonblocking), three to five times the synchronous send's time. */
-#define RUNAHEAD_EAGER_MAX ((size_t)2 << 10)
+ * mailboxes, so a program that starts calls back to back runs ahead of its receivers; a
+ * receiver that starts late takes each from its mailbox (run_now), but one that waits for
+ * something else meanwhile copies them out into memory of its own as unexpected
+ * messages. Up to this size an eager message cost less than a rendezvous (bench/coll_bench
+ * --nonblocking at 2 ranks; the commit that set it has the figures), beyond it as much or
+ * more, and the rendezvous bounds how far the sender runs ahead. */
+#define RUNAHEAD_EAGER_MAX ((size_t)16 << 10)
 
-/* Starts round s->round: its local steps, then its messages posted. */
+/* The context of s's messages. */
+static uint32_t ctx_of(const struct shmc__sched *s)
+{
+    return s->c->ctx + SHMC_CTX_NBC;
+}
+
+/* May message step t be sent eagerly? Not beyond RUNAHEAD_EAGER_MAX where s only sends. */
+static int eager_ok(const struct shmc__sched *s, const struct step *t)
+{
+    return !s->sends_only || t->n <= RUNAHEAD_EAGER_MAX;
+}
+
+/* Starts the rest of round s->round from step s->at: its local steps run, its messages
+ * are posted. */
 static void begin(struct shmc__sched *s)
 {
     struct shmc__p2p *p = s->co->p2p;
-    int first = s->round ? s->ends[s->round - 1] : 0, end = s->ends[s->round];
-    uint32_t ctx = s->c->ctx + SHMC_CTX_NBC;
+    int end = s->ends[s->round];
+    uint32_t ctx = ctx_of(s);
     s->nreqs = 0;
-    for (int i = first; i < end && s->err == SHMC_OK; i++) {
-        const struct step *t = &s->st[i];
+    for (; s->at < end && s->err == SHMC_OK; s->at++) {
+        const struct step *t = &s->st[s->at];
         if (t->kind != ST_SEND && t->kind != ST_RECV) {
             local(s, t);
             continue;
@@ -338,14 +376,73 @@ static void begin(struct shmc__sched *s)
         int w = shmc__comm_world_rank(s->c, t->peer);
         int rc = t->kind == ST_RECV ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
                                           p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
-                 : s->sends_only && t->n > RUNAHEAD_EAGER_MAX
-                     ? shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r)
-                     : shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r);
+                 : eager_ok(s, t) ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
+                                  : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
         if (r)
             s->reqs[s->nreqs++] = r;
         if (rc != SHMC_OK)
             fail(s, rc);
     }
+}
+
+/* Message step t done now with no request, if it can be: a send that fits its peer's
+ * mailbox as an eager message, or a receive whose message is the first in its peer's
+ * mailbox, with no posted receive or kept message of this rank that could come before it
+ * (p2p/take.h). 1 when done (a message of another size is the call's mismatch, as in
+ * round_over), 0 if not. */
+static int now(struct shmc__sched *s, const struct step *t)
+{
+    struct shmc__p2p *p = s->co->p2p;
+    int w = shmc__comm_world_rank(s->c, t->peer);
+    if (t->kind == ST_SEND)
+        return eager_ok(s, t) && shmc__send_now(p, t->src, t->n, 0, w, s->tag, ctx_of(s));
+    if (!shmc__take_may_tagged(p, w, s->tag, ctx_of(s)))
+        return 0;
+    shmc_status st;
+    int rc = shmc__take_eager(p, t->dst, t->n, 1, w, s->tag, ctx_of(s), w, 0, &st);
+    if (rc == 1)
+        return 0;
+    if (rc != SHMC_OK || st.count != t->n)
+        fail(s, mismatch(s, t->peer, st.count, t->n));
+    return 1;
+}
+
+/* Runs what it can of s at its start, before it has a request: the steps of each round in
+ * order while every message can be done now (now()). A call whose members all started
+ * before this one's, and one of small sends alone, ends here at the cost of the blocking
+ * call's messages. Returns 1 when s has ended (s->err says how), else 0 with s->round and
+ * s->at where begin() goes on. */
+static int run_now(struct shmc__sched *s)
+{
+    for (; s->round < s->nrounds; s->round++) {
+        for (int end = s->ends[s->round]; s->at < end; s->at++) {
+            const struct step *t = &s->st[s->at];
+            if (s->err != SHMC_OK)
+                return 1;
+            if (t->kind != ST_SEND && t->kind != ST_RECV) {
+                local(s, t);
+                continue;
+            }
+            if (s->c->quit) {
+                fail(s, s->c->quit);
+                return 1;
+            }
+            if (!now(s, t))
+                return 0;
+        }
+        if (s->err != SHMC_OK)
+            return 1;
+    }
+    return 1;
+}
+
+/* The outcome of message r of s once it ended: a receive of a message of another size
+ * (truncated, or short) is the call's mismatch. */
+static int outcome(const struct shmc__sched *s, const struct shmc__request *r)
+{
+    if (!shmc__req_other_call(r, s->tag))
+        return r->err;
+    return mismatch(s, shmc__comm_local_rank(s->c, r->src), r->msg_bytes, r->bytes);
 }
 
 /* Has the current round ended? Its requests freed then; failures recorded. */
@@ -354,13 +451,8 @@ static int round_over(struct shmc__sched *s)
     for (int i = 0; i < s->nreqs; i++)
         if (s->reqs[i]->state == SHMC_RS_ACTIVE)
             return 0;
-    for (int i = 0; i < s->nreqs; i++) {
-        struct shmc__request *r = s->reqs[i];
-        if (r->err != SHMC_OK)
-            fail(s, r->err);
-        else if (shmc__req_other_call(r, s->tag))
-            fail(s, SHMC_ERR_MISMATCH);
-    }
+    for (int i = 0; i < s->nreqs; i++)
+        fail(s, outcome(s, s->reqs[i]));
     for (int i = 0; i < s->nreqs; i++)
         shmc__req_free(&s->co->p2p->reqs, s->reqs[i]);
     s->nreqs = 0;
@@ -382,8 +474,8 @@ static int poll(void *arg, int *err)
     while (s->round < s->nrounds) {
         /* A failed request of a round still in flight: fail now, wait for the rest. */
         for (int i = 0; i < s->nreqs && s->err == SHMC_OK; i++)
-            if (s->reqs[i]->state != SHMC_RS_ACTIVE && s->reqs[i]->err != SHMC_OK)
-                fail(s, s->reqs[i]->err);
+            if (s->reqs[i]->state != SHMC_RS_ACTIVE)
+                fail(s, outcome(s, s->reqs[i]));
         if (!round_over(s))
             return 0;
         if (s->err != SHMC_OK || ++s->round == s->nrounds)
@@ -421,23 +513,28 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
         else
             s->failed = 1;
     }
+    /* Its request, made once run_now has done what it can, is sure to be there then
+     * (shmc__req_ready): a request that could not be made after some of the call's
+     * messages went would leave the members waiting for the rest. */
+    struct shmc__p2p *p = s->co->p2p;
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
     if (rc == SHMC_OK)
-        rc = shmc__post_driven(s->co->p2p, &driven, s, s->c, s->tag, req);
+        rc = shmc__req_ready(&p->reqs);
+    int ended = rc == SHMC_OK && run_now(s);
+    if (rc == SHMC_OK && (rc = shmc__post_driven(p, &driven, s, s->c, s->tag, req)) != SHMC_OK)
+        fail(s, rc); /* (not expected) members may wait for what run_now did not send */
     if (rc != SHMC_OK) {
         if (s->done) /* (sched.h: it runs once the call ended, either way) */
             s->done(s->done_arg, rc);
         shmc__sched_free(s);
         return rc;
     }
-    if (s->nrounds)
+    if (!ended)
         begin(s);
     /* Whatever it can do now (a round of sends only, or no round at all, ends here; the
-     * poll that ends it frees s). Then the messages already in our mailboxes: a call
-     * whose members all started before this one's ends in its start, and its wait costs
-     * nothing (progress polls s again; not from inside another call's poll, where
-     * progress leaves driven requests alone). */
-    struct shmc__p2p *p = s->co->p2p;
+     * poll that ends it frees s). Then the messages already in our mailboxes (progress
+     * polls s again; not from inside another call's poll, where progress leaves driven
+     * requests alone). */
     int err;
     if (poll(s, &err))
         shmc__req_complete(&p->reqs, *req, err);

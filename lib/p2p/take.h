@@ -36,6 +36,36 @@ static inline int shmc__take_may(const struct shmc__p2p *p, int w, int dev)
            !p->out_busy_count && !p->peers[w].ep.broken && !dev;
 }
 
+/* Entries of each matching queue shmc__take_may_tagged looks through: a program's few
+ * receives posted for later, without a cost that grows with a long queue. */
+#define SHMC_TAKE_LOOK 8
+
+/* The same for a receive with an exact tag on ctx (a nonblocking collective's message),
+ * while other requests may be active: no posted receive could take a message from w with
+ * that tag on ctx, and no message from w waits on ctx among the unexpected ones, found
+ * within SHMC_TAKE_LOOK entries of each queue (longer queues: no). */
+static inline int shmc__take_may_tagged(const struct shmc__p2p *p, int w, int tag, uint32_t ctx)
+{
+    if (w < 0 || w == p->rank || p->out_busy_count || p->peers[w].ep.broken)
+        return 0;
+    const struct shmc__link *head = &p->match.posted, *l = head->next;
+    for (int k = 0; l != head; l = l->next, k++) {
+        const struct shmc__request *r = shmc__link_entry(l, struct shmc__request, link);
+        if (k == SHMC_TAKE_LOOK ||
+            (r->ctx == ctx && (r->peer == w || r->peer == SHMC_ANY) &&
+             (r->tag == tag || r->tag == SHMC_ANY)))
+            return 0;
+    }
+    head = &p->match.unexp;
+    l = head->next;
+    for (int k = 0; l != head; l = l->next, k++) {
+        const struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
+        if (k == SHMC_TAKE_LOOK || (u->ctx == ctx && u->src == w))
+            return 0;
+    }
+    return 1;
+}
+
 /* Receives into buf (bytes, elements of es) the first record of world rank w's ring if it is
  * an eager message of ctx that tag accepts, polling up to spins times for one to arrive;
  * src is the sender's rank as the status gives it. Returns SHMC_OK or SHMC_ERR_TRUNCATE with

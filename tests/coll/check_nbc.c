@@ -284,6 +284,55 @@ START_TEST(test_nbc_several_in_flight)
 }
 END_TEST
 
+/* The root runs ahead through calls started and waited for at once (blocks small enough to
+ * go eagerly, and past that limit, coll/sched.c) while each receiver has receives of its
+ * own posted: one of the program's from the root, never matched until the end, and one of
+ * the next call that a second call in flight holds. Each receiver takes what it can from
+ * its mailbox at its start, in order: every block is the root's, and the program's own
+ * receive gets the root's last message, not a block. On a communicator split from the
+ * world, whose calls are all schedules. */
+static void run_ahead(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    enum { CALLS = 300 };
+    static const size_t sizes[] = {1, 64, 1024, 4096};
+    size_t most = sizes[3];
+    int64_t *buf = shmct_xmalloc(2 * most * sizeof *buf), token = -1;
+    shmc_request *mine = NULL, *r[2];
+    if (me)
+        T_OK(shmc_irecv(&token, 1, SHMC_INT64, 0, 5, c, &mine));
+    for (int k = 0; k < CALLS; k++) {
+        size_t count = sizes[k % 4];
+        for (int h = 0; h < 2; h++)
+            for (size_t i = 0; i < count; i++)
+                buf[h * most + i] = me ? -7 : val(k * 2 + h, i);
+        for (int h = 0; h < 2; h++)
+            T_OK(shmc_ibroadcast(buf + h * most, count, SHMC_INT64, 0, c, &r[h]));
+        T_OK(shmc_waitall(2, r, NULL));
+        for (int h = 0; h < 2; h++)
+            for (size_t i = 0; i < count; i++)
+                T_ASSERT(buf[h * most + i] == val(k * 2 + h, i),
+                         "rank %d of %d, call %d/%d, element %zu", me, n, k, h, i);
+    }
+    if (me == 0)
+        for (int q = 1; q < n; q++)
+            T_OK(shmc_send(&(int64_t){42}, 1, SHMC_INT64, q, 5, c));
+    else
+        T_OK(shmc_wait(&mine, NULL));
+    T_ASSERT(me == 0 || token == 42, "rank %d's own receive got %lld", me, (long long)token);
+    T_OK(shmc_comm_free(&c));
+    free(buf);
+}
+
+START_TEST(test_nbc_run_ahead)
+{
+    ck_assert_int_eq(shmct_run(2, run_ahead, NULL), 0);
+    ck_assert_int_eq(shmct_run(4, run_ahead, NULL), 0);
+}
+END_TEST
+
 /* Rank 0 waits in a blocking barrier while the others wait for an ibarrier and an
  * iallreduce that need rank 0's messages: its blocking wait moves them along. */
 static void behind_blocking(shmc_comm *w, int me, int n, void *arg)
@@ -655,6 +704,57 @@ static void mismatch_at_start(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_nbc_mismatch_at_start)
 {
     ck_assert_int_eq(shmct_run(2, mismatch_at_start, NULL), 0);
+}
+END_TEST
+
+/* A receiver that starts after its block arrived takes it from the mailbox in its start
+ * (coll/sched.c) or, when a receive of the program's found it first, from the messages
+ * kept for later: a block of another size is the call's SHMC_ERR_MISMATCH either way (one
+ * element short: truncated; one more: a short message), the block is consumed, the
+ * receiver quits the communicator's collectives, so that the root's next call there ends
+ * too instead of waiting, and the world goes on. */
+static void mismatch_taken_at_start(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    for (int k = 0; k < 4; k++) {
+        int extra = k & 1 ? 1 : -1, token = k >> 1, rc;
+        shmc_comm *c;
+        T_OK(shmc_comm_split(w, 0, me, &c));
+        int64_t buf[65] = {0};
+        size_t count = me == 0 ? 64 : (size_t)(64 + extra);
+        shmc_request *r;
+        if (me == 0) {
+            for (int i = 0; i < 64; i++)
+                buf[i] = val(0, (size_t)i);
+            T_OK(shmc_ibroadcast(buf, count, SHMC_INT64, 0, c, &r));
+            T_OK(shmc_wait(&r, NULL)); /* (an eager block: sent at once) */
+            if (token)
+                T_OK(shmc_send(&token, 1, SHMC_INT32, 1, 7, w));
+            T_OK(shmc_ibarrier(c, &r));
+            rc = shmc_wait(&r, NULL);
+            T_ASSERT(rc != SHMC_OK, "the root's barrier after the mismatch: %s", shmc_strerror(rc));
+        } else {
+            /* (the token is found behind the block, which its receive keeps for later) */
+            if (token)
+                T_OK(shmc_recv(&token, 1, SHMC_INT32, 0, 7, w, NULL));
+            else
+                usleep(100000);
+            T_OK(shmc_ibroadcast(buf, count, SHMC_INT64, 0, c, &r));
+            rc = shmc_wait(&r, NULL);
+            T_ASSERT(rc == SHMC_ERR_MISMATCH, "count %zu, token %d: %s", count, token,
+                     shmc_strerror(rc));
+            rc = shmc_barrier(c);
+            T_ASSERT(rc != SHMC_OK, "a barrier after the mismatch: %s", shmc_strerror(rc));
+        }
+        T_OK(shmc_comm_free(&c));
+        T_OK(shmc_barrier(w));
+    }
+}
+
+START_TEST(test_nbc_mismatch_taken_at_start)
+{
+    ck_assert_int_eq(shmct_run(2, mismatch_taken_at_start, NULL), 0);
 }
 END_TEST
 
@@ -1194,6 +1294,7 @@ static Suite *nbc_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_loop_test(t, test_nbc_against_blocking, 0, 6);
     tcase_add_test(t, test_nbc_several_in_flight);
+    tcase_add_test(t, test_nbc_run_ahead);
     tcase_add_test(t, test_nbc_progress_inside_blocking_calls);
     tcase_add_test(t, test_nbc_threads_in_any_order);
     tcase_add_test(t, test_nbc_dead_member);
@@ -1202,6 +1303,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_comm_idup);
     tcase_add_test(t, test_nbc_own_schedule);
     tcase_add_test(t, test_nbc_mismatch_at_start);
+    tcase_add_test(t, test_nbc_mismatch_taken_at_start);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
     tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);
