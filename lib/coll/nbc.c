@@ -257,11 +257,11 @@ int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, v
         return go(s, req);
     }
     for (int q = 0; q < x->n; q++)
-        if (q == x->me)
-            shmc__sched_copy(s, b + displs[q] * x->es, own ? own : b + displs[q] * x->es,
-                             own ? counts[q] * x->es : 0);
-        else
+        if (q != x->me)
             shmc__sched_recv(s, b + displs[q] * x->es, counts[q] * x->es, q);
+    /* (its own block after the receives are posted: it is copied while they travel) */
+    if (own)
+        shmc__sched_copy(s, b + displs[x->me] * x->es, own, counts[x->me] * x->es);
     return go(s, req);
 }
 
@@ -314,12 +314,10 @@ int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *
         return go(s, req);
     }
     for (int q = 0; q < x->n; q++)
-        if (q == x->me) {
-            if (own)
-                shmc__sched_copy(s, own, b + displs[q] * x->es, counts[q] * x->es);
-        } else {
+        if (q != x->me)
             shmc__sched_send(s, b + displs[q] * x->es, counts[q] * x->es, q);
-        }
+    if (own) /* (after the sends: it is copied while they travel) */
+        shmc__sched_copy(s, own, b + displs[x->me] * x->es, counts[x->me] * x->es);
     return go(s, req);
 }
 
@@ -332,13 +330,13 @@ int shmc__nbc_allgatherv(const struct shmc__cx *x, const void *own, void *big, c
     char *b = big;
     size_t mine = counts[x->me] * x->es;
     const void *from = own ? own : b + displs[x->me] * x->es;
-    if (own)
-        shmc__sched_copy(s, b + displs[x->me] * x->es, own, mine);
     for (int k = 1; k < x->n; k++) { /* the nearest first: each peer hears from all alike */
         int to = (x->me + k) % x->n, from_q = (x->me - k + x->n) % x->n;
         shmc__sched_send(s, from, mine, to);
         shmc__sched_recv(s, b + displs[from_q] * x->es, counts[from_q] * x->es, from_q);
     }
+    if (own) /* (after the messages are posted: it is copied while they travel) */
+        shmc__sched_copy(s, b + displs[x->me] * x->es, own, mine);
     return go(s, req);
 }
 
@@ -362,13 +360,14 @@ int shmc__nbc_alltoallv(const struct shmc__cx *x, const void *sbuf, const size_t
         scounts = rcounts;
         sdispls = rdispls;
     }
-    shmc__sched_copy(s, rb + rdispls[x->me] * x->es, sb + sdispls[x->me] * x->es,
-                     scounts[x->me] * x->es);
     for (int k = 1; k < x->n; k++) {
         int to = (x->me + k) % x->n, from = (x->me - k + x->n) % x->n;
         shmc__sched_send(s, sb + sdispls[to] * x->es, scounts[to] * x->es, to);
         shmc__sched_recv(s, rb + rdispls[from] * x->es, rcounts[from] * x->es, from);
     }
+    /* (its own block after the messages are posted: it is copied while they travel) */
+    shmc__sched_copy(s, rb + rdispls[x->me] * x->es, sb + sdispls[x->me] * x->es,
+                     scounts[x->me] * x->es);
     return go(s, req);
 }
 

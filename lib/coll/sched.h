@@ -2,8 +2,9 @@
  * Schedules (sched.c): a nonblocking collective as rounds of steps, which progress moves
  * along (p2p's driven requests) while the caller goes on. A step is a send or a receive
  * to or from a member on the communicator's nonblocking context, or local work (a copy,
- * a reduction, the final step of AVG). A round's local steps run when it starts, in
- * order, and its messages are posted then; it ends when they have all ended; then the
+ * a reduction, the final step of AVG). A round starts with its steps in the order they
+ * were added: local steps run, messages are posted (a local step added after a message
+ * runs while the message travels); it ends when its messages have all ended; then the
  * next starts. So a reduction of what a round received is the next round's first step.
  *
  * Every message of one call carries the call's tag: its number among the communicator's
