@@ -67,25 +67,35 @@ int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct sh
     return go(s, req);
 }
 
-/* The steps of a reduction of count elements into rank 0's acc (which holds this rank's
- * input when they start); tmp receives. Returns with acc holding, on rank 0, the whole
- * reduction (AVG's division not made). */
-static void reduce_steps(struct shmc__sched *s, const struct shmc__cx *x, void *acc, void *tmp,
-                         size_t count)
+/* The steps of a reduction of count elements into rank 0's acc; own is this rank's input
+ * where it is, tmp receives. The partial is own itself until the first block arrives: that
+ * one is received into acc and own joins it on the left, so the input is never copied
+ * first, and a rank that only sends sends it from where it is (own may be acc: in place).
+ * Returns with acc holding, on rank 0, the whole reduction (AVG's division not made). */
+static void reduce_steps(struct shmc__sched *s, const struct shmc__cx *x, void *acc,
+                         const void *own, void *tmp, size_t count)
 {
     size_t bytes = count * x->es;
+    const void *part = own;
     for (int mask = 1; mask < x->n; mask <<= 1) {
         if (x->me & mask) {
-            shmc__sched_send(s, acc, bytes, x->me - mask);
+            shmc__sched_send(s, part, bytes, x->me - mask);
             shmc__sched_round(s);
             return;
         }
         if (x->me + mask < x->n) {
-            shmc__sched_recv_kept(s, tmp, bytes, x->me + mask);
+            int first = part != acc;
+            shmc__sched_recv_kept(s, first ? acc : tmp, bytes, x->me + mask);
             shmc__sched_round(s);
-            shmc__sched_reduce(s, acc, tmp, count, SHMC_ACC_LEFT);
+            if (first)
+                shmc__sched_reduce(s, acc, own, count, SHMC_ACC_RIGHT);
+            else
+                shmc__sched_reduce(s, acc, tmp, count, SHMC_ACC_LEFT);
+            part = acc;
         }
     }
+    if (part != acc) /* (a rank that neither sent nor received: the one of a single rank) */
+        shmc__sched_copy(s, acc, part, bytes);
 }
 
 /* All-reduce by recursive doubling (n a power of two): at step k each rank swaps its
@@ -230,8 +240,7 @@ int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
     char *mem = shmc__sched_tmp(s);
     void *acc = leaf ? (void *)sbuf : zero_acc ? rbuf : mem;
     void *tmp = leaf ? NULL : zero_acc ? mem : mem + bytes;
-    shmc__sched_copy(s, acc, sbuf, bytes);
-    reduce_steps(s, x, acc, tmp, count);
+    reduce_steps(s, x, acc, sbuf, tmp, count);
     if (x->me == 0)
         shmc__sched_finish(s, acc, count, x->n);
     if (all) {
@@ -413,8 +422,7 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
     if (!s)
         return go(s, req);
     char *acc = shmc__sched_tmp(s), *tmp = acc + bytes;
-    shmc__sched_copy(s, acc, sbuf, bytes);
-    reduce_steps(s, x, acc, tmp, total);
+    reduce_steps(s, x, acc, sbuf, tmp, total);
     if (x->me == 0) {
         shmc__sched_finish(s, acc, total, x->n);
         size_t at = 0;
@@ -576,8 +584,7 @@ int shmc__nbc_reduce_steps_into(struct shmc__sched *s, const struct shmc__cx *x,
     size_t bytes = count * x->es;
     /* out is every rank's accumulator: a rank's partial leaves in a round before the
      * result arrives in it */
-    shmc__sched_copy(s, out, in, bytes);
-    reduce_steps(s, x, out, shmc__sched_tmp(s), count);
+    reduce_steps(s, x, out, in, shmc__sched_tmp(s), count);
     if (x->me == 0)
         shmc__sched_finish(s, out, count, x->n);
     bcast_steps(s, x, out, bytes, 0);
