@@ -8,7 +8,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "base/callword.h"
 #include "base/dtype.h"
@@ -41,16 +40,6 @@ static inline void shmc__cx_enter(struct shmc__cx *x, const uint64_t w[2])
     shmc__incall_begin(x->co->p2p, x->c, seq, w);
 }
 
-/* Where a mismatch happened, for its message: "the world", or a communicator with its
- * size (rank numbers in messages are then its own). */
-static inline void shmc__cx_where(const struct shmc__cx *x, char *buf, size_t len)
-{
-    if (shmc__cx_world(x))
-        snprintf(buf, len, "the world");
-    else
-        snprintf(buf, len, "a communicator of %d ranks (its own rank numbers)", x->n);
-}
-
 /* Does member q's call (its words, theirs) differ from x's? Says so, naming both: 1; or 0. */
 static inline int shmc__cx_differs(const struct shmc__cx *x, int q, const uint64_t theirs[2])
 {
@@ -59,7 +48,7 @@ static inline int shmc__cx_differs(const struct shmc__cx *x, int q, const uint64
     char mine[160], other[160], where[64];
     shmc__call_describe(x->call, mine, sizeof mine);
     shmc__call_describe(theirs, other, sizeof other);
-    shmc__cx_where(x, where, sizeof where);
+    shmc__comm_where(x->c, where, sizeof where);
     SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d called %s", where,
                x->me, mine, q, other);
     return 1;

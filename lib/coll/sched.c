@@ -5,7 +5,6 @@
 #include "coll/sched.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,9 +42,8 @@ struct shmc__sched {
     int nrounds, rcap;
     int failed;     /* building ran out of memory */
     int sends_only; /* no step receives: this rank could run ahead of its receivers */
-    /* Running: the round, its next step to start, its messages in flight, the first
-     * error. */
-    int round, at;
+    /* Running: the round, its messages in flight, the first error. */
+    int round;
     struct shmc__request **reqs;
     int nreqs, reqcap;
     int err;
@@ -296,11 +294,7 @@ static int mismatch(const struct shmc__sched *s, int peer, size_t got, size_t wa
     if (s->err != SHMC_OK)
         return SHMC_ERR_MISMATCH;
     char where[64];
-    if (s->c->uid == 1)
-        snprintf(where, sizeof where, "the world");
-    else
-        snprintf(where, sizeof where, "a communicator of %d ranks (its own rank numbers)",
-                 s->c->size);
+    shmc__comm_where(s->c, where, sizeof where);
     SHMC_ERROR("collective mismatch on %s: this rank (%d) expected a block of %zu bytes from "
                "rank %d and got %zu (the members called different collectives, counts, dtypes "
                "or roots)",
@@ -335,7 +329,7 @@ static void local(struct shmc__sched *s, const struct step *t)
  * (a rendezvous, which ends once the receive has matched it). Such a rank (the root of a
  * broadcast, a member of a gather) ends its call once its eager messages are in the
  * mailboxes, so a program that starts calls back to back runs ahead of its receivers; a
- * receiver that starts late takes each from its mailbox (run_now), but one that waits for
+ * receiver that starts late takes each from its mailbox (now()), but one that waits for
  * something else meanwhile copies them out into memory of its own as unexpected
  * messages. Up to this size an eager message cost less than a rendezvous (bench/coll_bench
  * --nonblocking at 2 ranks; the commit that set it has the figures), beyond it as much or
@@ -352,37 +346,6 @@ static uint32_t ctx_of(const struct shmc__sched *s)
 static int eager_ok(const struct shmc__sched *s, const struct step *t)
 {
     return !s->sends_only || t->n <= RUNAHEAD_EAGER_MAX;
-}
-
-/* Starts the rest of round s->round from step s->at: its local steps run, its messages
- * are posted. */
-static void begin(struct shmc__sched *s)
-{
-    struct shmc__p2p *p = s->co->p2p;
-    int end = s->ends[s->round];
-    uint32_t ctx = ctx_of(s);
-    s->nreqs = 0;
-    for (; s->at < end && s->err == SHMC_OK; s->at++) {
-        const struct step *t = &s->st[s->at];
-        if (t->kind != ST_SEND && t->kind != ST_RECV) {
-            local(s, t);
-            continue;
-        }
-        if (s->c->quit) { /* a member quit already: nothing would answer */
-            fail(s, s->c->quit);
-            break;
-        }
-        struct shmc__request *r = NULL;
-        int w = shmc__comm_world_rank(s->c, t->peer);
-        int rc = t->kind == ST_RECV ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
-                                          p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
-                 : eager_ok(s, t) ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
-                                  : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
-        if (r)
-            s->reqs[s->nreqs++] = r;
-        if (rc != SHMC_OK)
-            fail(s, rc);
-    }
 }
 
 /* Message step t done now with no request, if it can be: a send that fits its peer's
@@ -407,33 +370,39 @@ static int now(struct shmc__sched *s, const struct step *t)
     return 1;
 }
 
-/* Runs what it can of s at its start, before it has a request: the steps of each round in
- * order while every message can be done now (now()). A call whose members all started
- * before this one's, and one of small sends alone, ends here at the cost of the blocking
- * call's messages. Returns 1 when s has ended (s->err says how), else 0 with s->round and
- * s->at where begin() goes on. */
-static int run_now(struct shmc__sched *s)
+/* Starts round s->round: its local steps run, its messages are done at once where they
+ * can be (now()), else posted. A call whose members all started before this one's, and
+ * one of small sends alone, ends in its start at the cost of the blocking call's messages.
+ * (From progress too: it polls driven requests once it has read the mailboxes.) */
+static void begin(struct shmc__sched *s)
 {
-    for (; s->round < s->nrounds; s->round++) {
-        for (int end = s->ends[s->round]; s->at < end; s->at++) {
-            const struct step *t = &s->st[s->at];
-            if (s->err != SHMC_OK)
-                return 1;
-            if (t->kind != ST_SEND && t->kind != ST_RECV) {
-                local(s, t);
-                continue;
-            }
-            if (s->c->quit) {
-                fail(s, s->c->quit);
-                return 1;
-            }
-            if (!now(s, t))
-                return 0;
+    struct shmc__p2p *p = s->co->p2p;
+    int first = s->round ? s->ends[s->round - 1] : 0, end = s->ends[s->round];
+    uint32_t ctx = ctx_of(s);
+    s->nreqs = 0;
+    for (int i = first; i < end && s->err == SHMC_OK; i++) {
+        const struct step *t = &s->st[i];
+        if (t->kind != ST_SEND && t->kind != ST_RECV) {
+            local(s, t);
+            continue;
         }
-        if (s->err != SHMC_OK)
-            return 1;
+        if (s->c->quit) { /* a member quit already: nothing would answer */
+            fail(s, s->c->quit);
+            break;
+        }
+        if (now(s, t))
+            continue;
+        struct shmc__request *r = NULL;
+        int w = shmc__comm_world_rank(s->c, t->peer);
+        int rc = t->kind == ST_RECV ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
+                                          p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
+                 : eager_ok(s, t) ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
+                                  : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
+        if (r)
+            s->reqs[s->nreqs++] = r;
+        if (rc != SHMC_OK)
+            fail(s, rc);
     }
-    return 1;
 }
 
 /* The outcome of message r of s once it ended: a receive of a message of another size
@@ -513,28 +482,22 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
         else
             s->failed = 1;
     }
-    /* Its request, made once run_now has done what it can, is sure to be there then
-     * (shmc__req_ready): a request that could not be made after some of the call's
-     * messages went would leave the members waiting for the rest. */
     struct shmc__p2p *p = s->co->p2p;
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
     if (rc == SHMC_OK)
-        rc = shmc__req_ready(&p->reqs);
-    int ended = rc == SHMC_OK && run_now(s);
-    if (rc == SHMC_OK && (rc = shmc__post_driven(p, &driven, s, s->c, s->tag, req)) != SHMC_OK)
-        fail(s, rc); /* (not expected) members may wait for what run_now did not send */
+        rc = shmc__post_driven(p, &driven, s, s->c, s->tag, req);
     if (rc != SHMC_OK) {
         if (s->done) /* (sched.h: it runs once the call ended, either way) */
             s->done(s->done_arg, rc);
         shmc__sched_free(s);
         return rc;
     }
-    if (!ended)
+    if (s->nrounds)
         begin(s);
-    /* Whatever it can do now (a round of sends only, or no round at all, ends here; the
-     * poll that ends it frees s). Then the messages already in our mailboxes (progress
-     * polls s again; not from inside another call's poll, where progress leaves driven
-     * requests alone). */
+    /* Whatever it can do now (rounds whose messages were all done at once, or no round at
+     * all, end here; the poll that ends it frees s). Then the messages already in our
+     * mailboxes (progress polls s again; not from inside another call's poll, where
+     * progress leaves driven requests alone). */
     int err;
     if (poll(s, &err))
         shmc__req_complete(&p->reqs, *req, err);

@@ -71,7 +71,7 @@ static void other_call(const struct shmc__cx *x, int peer, int sized)
 {
     char mine[160], where[64];
     shmc__call_describe(x->call, mine, sizeof mine);
-    shmc__cx_where(x, where, sizeof where);
+    shmc__comm_where(x->c, where, sizeof where);
     SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d sent it a "
                "message of %s (another collective, count, dtype, op or root; SHMC_CHECK=1 "
                "says which)",

@@ -2,8 +2,10 @@
  * The communicator table (comm.h): slots that turn handles into communicators, the list
  * of communicators made by split and create_group, and making and dropping one. What
  * members agree on when they make one (its uid, whether all could) is the collectives'
- * (coll/split.c); this file only gives it memory first and installs it after.
+ * (coll/split.c); this file only gives it memory first and installs it after, and names
+ * it in messages.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,4 +138,12 @@ int shmc__comm_remove(struct shmc__p2p *p, struct shmc__comm *c)
     p->comms.alive--;
     drop(&p->comms, c);
     return SHMC_OK;
+}
+
+void shmc__comm_where(const struct shmc__comm *c, char *buf, size_t len)
+{
+    if (c->uid == 1)
+        snprintf(buf, len, "the world");
+    else
+        snprintf(buf, len, "a communicator of %d ranks (its own rank numbers)", c->size);
 }

@@ -15,6 +15,7 @@
 #ifndef SHMC_COMM_H
 #define SHMC_COMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/list.h"
@@ -94,6 +95,10 @@ static inline struct shmc__comm *shmc__comm_get(struct shmc__comms *cs, const sh
         return NULL;
     return cs->slots[i].c;
 }
+
+/* Where a collective's mismatch happened, for its message: "the world", or a communicator
+ * with its size (rank numbers in messages are then its own). */
+void shmc__comm_where(const struct shmc__comm *c, char *buf, size_t len);
 
 static inline shmc_comm *shmc__comm_handle(const struct shmc__comms *cs, const struct shmc__comm *c)
 {

@@ -58,11 +58,7 @@ static void report(const struct shmc__p2p *p, int q, const uint64_t theirs[2])
     char mine[160], other[160], where[64];
     shmc__call_describe(ic->w, mine, sizeof mine);
     shmc__call_describe(theirs, other, sizeof other);
-    if (ic->c->uid == 1)
-        snprintf(where, sizeof where, "the world");
-    else
-        snprintf(where, sizeof where, "a communicator of %d ranks (its own rank numbers)",
-                 ic->c->size);
+    shmc__comm_where(ic->c, where, sizeof where);
     SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d called %s as "
                "the same collective call there, and both wait for the other",
                where, ic->c->rank, mine, q, other);

@@ -8,12 +8,6 @@
 
 #include "base/copy.h"
 
-static int accepts(int want_src, int want_tag, uint32_t want_ctx, int src, int tag, uint32_t ctx)
-{
-    return want_ctx == ctx && (want_src == SHMC_ANY || want_src == src) &&
-           (want_tag == SHMC_ANY || want_tag == tag);
-}
-
 void shmc__match_init(struct shmc__match *m)
 {
     shmc__list_init(&m->posted);
@@ -33,7 +27,7 @@ struct shmc__request *shmc__match_posted(struct shmc__match *m, int src, int tag
     shmc__list_each(&m->posted, l, tmp)
     {
         struct shmc__request *r = shmc__link_entry(l, struct shmc__request, link);
-        if (accepts(r->peer, r->tag, r->ctx, src, tag, ctx)) {
+        if (shmc__match_accepts(r->peer, r->tag, r->ctx, src, tag, ctx)) {
             shmc__req_unlink(r);
             return r;
         }
@@ -54,7 +48,7 @@ const struct shmc__unexp *shmc__match_peek(const struct shmc__match *m, int src,
     shmc__list_each(&m->unexp, l, tmp)
     {
         const struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-        if (accepts(src, tag, ctx, u->src, u->tag, u->ctx))
+        if (shmc__match_accepts(src, tag, ctx, u->src, u->tag, u->ctx))
             return u;
     }
     return NULL;

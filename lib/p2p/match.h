@@ -42,6 +42,14 @@ struct shmc__match {
     struct shmc__link claimed;
 };
 
+/* Does a receive of (want_src, want_tag, want_ctx) accept a message (src, tag, ctx)? */
+static inline int shmc__match_accepts(int want_src, int want_tag, uint32_t want_ctx, int src,
+                                      int tag, uint32_t ctx)
+{
+    return want_ctx == ctx && (want_src == SHMC_ANY || want_src == src) &&
+           (want_tag == SHMC_ANY || want_tag == tag);
+}
+
 void shmc__match_init(struct shmc__match *m);
 /* The oldest unexpected message a receive (src, tag, ctx) accepts, left on the queue
  * (a probe's answer), or NULL. */

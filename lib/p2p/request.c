@@ -67,11 +67,6 @@ static void put_back(struct shmc__reqs *t, struct shmc__request *r)
     *list = r;
 }
 
-int shmc__req_ready(struct shmc__reqs *t)
-{
-    return t->free || grow(t) == SHMC_OK ? SHMC_OK : SHMC_ERR_NOMEM;
-}
-
 struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll)
 {
     struct shmc__request **list = coll && t->spare ? &t->spare : &t->free;

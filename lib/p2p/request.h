@@ -156,8 +156,6 @@ static inline uint64_t shmc__req_cookie(const struct shmc__request *r)
 /* coll: for a collective's message, from the reserve while it lasts. NULL: no memory. */
 struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll);
 int shmc__req_reserve(struct shmc__reqs *t, uint32_t k); /* SHMC_OK or SHMC_ERR_NOMEM */
-/* Makes sure the next shmc__req_alloc finds a request: SHMC_OK or SHMC_ERR_NOMEM. */
-int shmc__req_ready(struct shmc__reqs *t);
 void shmc__req_free(struct shmc__reqs *t, struct shmc__request *r);
 /* Frees every slab (finalize). */
 void shmc__reqs_release(struct shmc__reqs *t);

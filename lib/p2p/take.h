@@ -26,14 +26,20 @@ static inline unsigned shmc__take_spins(const struct shmc__p2p *p)
     return p->spin < SHMC_TAKE_SPIN ? p->spin : SHMC_TAKE_SPIN;
 }
 
+/* What every take needs of world rank w: another rank, no send queued (which only the
+ * general engine moves), the mailbox whole. */
+static inline int shmc__take_peer_ok(const struct shmc__p2p *p, int w)
+{
+    return w >= 0 && w != p->rank && !p->out_busy_count && !p->peers[w].ep.broken;
+}
+
 /* May a receive from world rank w take its message straight from w's mailbox (dev: into
  * device memory)? Only while nothing else is pending: no request active (so no receive
  * posted before it), no unexpected message kept, no send queued (which only the general
  * engine moves), the mailbox whole. */
 static inline int shmc__take_may(const struct shmc__p2p *p, int w, int dev)
 {
-    return w >= 0 && w != p->rank && !p->reqs.active && !p->match.nunexp &&
-           !p->out_busy_count && !p->peers[w].ep.broken && !dev;
+    return !p->reqs.active && !p->match.nunexp && !dev && shmc__take_peer_ok(p, w);
 }
 
 /* Entries of each matching queue shmc__take_may_tagged looks through: a program's few
@@ -46,14 +52,12 @@ static inline int shmc__take_may(const struct shmc__p2p *p, int w, int dev)
  * within SHMC_TAKE_LOOK entries of each queue (longer queues: no). */
 static inline int shmc__take_may_tagged(const struct shmc__p2p *p, int w, int tag, uint32_t ctx)
 {
-    if (w < 0 || w == p->rank || p->out_busy_count || p->peers[w].ep.broken)
+    if (!shmc__take_peer_ok(p, w))
         return 0;
     const struct shmc__link *head = &p->match.posted, *l = head->next;
     for (int k = 0; l != head; l = l->next, k++) {
         const struct shmc__request *r = shmc__link_entry(l, struct shmc__request, link);
-        if (k == SHMC_TAKE_LOOK ||
-            (r->ctx == ctx && (r->peer == w || r->peer == SHMC_ANY) &&
-             (r->tag == tag || r->tag == SHMC_ANY)))
+        if (k == SHMC_TAKE_LOOK || shmc__match_accepts(r->peer, r->tag, r->ctx, w, tag, ctx))
             return 0;
     }
     head = &p->match.unexp;
