@@ -226,6 +226,75 @@ ended:
 
 static const struct shmc__driven_ops driven = {poll, far};
 
+/* The words of x's call (what, count) as the blocking call's, marked as nonblocking for
+ * messages, and their hash, which its rounds carry. */
+static void words(struct shmc__cx *x, unsigned what, size_t count)
+{
+    shmc__call_words(what, x, count, x->call);
+    x->call[1] |= SHMC_CALL_NONBLOCKING;
+    x->hash = shmc__call_hash(x->call);
+}
+
+/* A gate entered while nothing was queued on the lane is not queued itself: its round is
+ * looked at again only when something must follow it there (a round is entered only once
+ * every rank has entered the one before, wsync.c), or when a collective comes first
+ * (shmc__nbw_settle). By then every rank has as a rule entered it (at 2
+ * ranks a schedule's first message from the other rank comes after its gate), so a call
+ * by a schedule costs one store and one look here, where a queued gate's driven request,
+ * queue entry and polls cost more than half the schedule of a small all-reduce
+ * (bench/path_cost.sh with SHMC_ALGO_ALLREDUCE=rd). Not over then, it is queued as it
+ * would have been (queue_open). */
+static struct {
+    int open;
+    unsigned what; /* its call's collective and count, for its words */
+    size_t count;
+    struct shmc__cx x;
+    struct shmc__wsync_look look;
+} gate;
+
+int shmc__nbw_gate_open;
+
+static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, unsigned what,
+                 size_t count, struct shmc__request **req, struct nbw **out);
+
+/* A gate's round is over (look): a member whose call there differs makes every member
+ * quit, as poll does for a queued gate. */
+static void gate_over(const struct shmc__cx *x, const struct shmc__wsync_look *look)
+{
+    int rc = shmc__onestep_world_outcome(x, look);
+    if (rc == SHMC_ERR_MISMATCH)
+        shmc__cx_quit(x, rc);
+}
+
+/* The open gate done with if its round is over, else queued (its round entered) ahead of
+ * whatever follows; nothing open afterwards. SHMC_OK, or SHMC_ERR_NOMEM (its round
+ * then goes unwatched: a member whose call differs still meets this rank's words). */
+static int settle(void)
+{
+    if (!gate.open)
+        return SHMC_OK;
+    gate.open = shmc__nbw_gate_open = 0;
+    if (shmc__wsync_look(&gate.look)) {
+        gate_over(&gate.x, &gate.look);
+        return SHMC_OK;
+    }
+    struct nbw *w;
+    struct shmc__request *r;
+    int rc = queue(&gate.x, BY_GATE, &(struct shmc__nbr){.coll = SHMC_C_BARRIER}, gate.what,
+                   gate.count, &r, &w);
+    if (rc != SHMC_OK)
+        return rc == SHMC_ERR_NOMEM ? rc : SHMC_OK; /* (quit already: nothing to watch) */
+    w->look = gate.look;
+    w->posted = 1;
+    r->detached = 1;
+    return SHMC_OK;
+}
+
+void shmc__nbw_settle(void)
+{
+    settle();
+}
+
 /* Queues call x on the lane as w, run `how` over the buffers of b (b.coll; b.x is set
  * here), its driven request in *req: the call's words (what, count) go with its rounds
  * when the mismatch check is on. SHMC_OK, SHMC_ERR_NOMEM, or the world's failure. */
@@ -236,6 +305,9 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     *req = NULL;
     if (x->c->quit)
         return x->c->quit;
+    int rc = settle();
+    if (rc != SHMC_OK)
+        return rc;
     struct nbw *w = nbw_get();
     if (!w)
         return SHMC_ERR_NOMEM;
@@ -247,13 +319,9 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     w->per = b->coll == SHMC_C_BARRIER ? 1 : shmc__nbr_elems(b->coll, x);
     w->e = 0;
     w->posted = 0;
-    if (co->check) {
-        /* The words of the blocking call, marked as nonblocking for messages. */
-        shmc__call_words(what, x, count, w->x.call);
-        w->x.call[1] |= SHMC_CALL_NONBLOCKING;
-        w->x.hash = shmc__call_hash(w->x.call);
-    }
-    int rc = shmc__post_driven(co->p2p, &driven, w, x->c, 0, req);
+    if (co->check)
+        words(&w->x, what, count);
+    rc = shmc__post_driven(co->p2p, &driven, w, x->c, 0, req);
     if (rc != SHMC_OK) {
         free(w);
         return rc;
@@ -294,6 +362,31 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     return SHMC_OK;
 }
 
+/* Enters call x's gate round with nothing queued on the lane: over at once, or open
+ * (settle). */
+static int open_gate(const struct shmc__cx *x, int coll, size_t count)
+{
+    struct shmc__lane *l = &x->co->lane[SHMC_LANE_NB];
+    uint64_t call[2];
+    shmc__call_words((unsigned)coll, x, count, call);
+    call[1] |= SHMC_CALL_NONBLOCKING;
+    shmc__wsync_post_quiet(x->co, l, shmc__wsync_next(l),
+                           shmc__wsync_tag(shmc__call_hash(call)) | SHMC_WSYNC_GATE, &gate.look);
+    int over = shmc__wsync_look(&gate.look);
+    if (over && gate.look.odd < 0 && gate.look.err == SHMC_OK)
+        return SHMC_OK; /* (the common case: no copy of the call kept) */
+    gate.x = *x;
+    gate.x.nb = NULL;
+    gate.what = (unsigned)coll;
+    gate.count = count;
+    words(&gate.x, (unsigned)coll, count);
+    if (over)
+        gate_over(&gate.x, &gate.look);
+    else
+        gate.open = shmc__nbw_gate_open = 1;
+    return SHMC_OK;
+}
+
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
     if (!shmc__cx_world(x) || x->n < 2 || !x->co->check || coll < 0 || coll >= SHMC_C_COUNT)
@@ -301,6 +394,8 @@ int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
     int slots = shmc__nbs_rooted(coll, x);
     if (slots ? !shmc__nbs_gated(coll, x, count) : !may_round(coll, x))
         return SHMC_OK;
+    if (!slots && !x->c->quit && settle() == SHMC_OK && shmc__list_empty(&x->co->nbw))
+        return open_gate(x, coll, count);
     struct nbw *w;
     struct shmc__request *r;
     int rc = slots ? queue(x, BY_SLOT_GATE, &(struct shmc__nbr){.coll = coll}, (unsigned)coll,
@@ -323,6 +418,9 @@ int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 
 void shmc__nbw_release(struct shmc__coll *co)
 {
+    /* An open gate is dropped: point-to-point has ended, and with it the means to look
+     * (its round's members have all made their calls, or the job is ending anyway). */
+    gate.open = shmc__nbw_gate_open = 0;
     struct shmc__link *l, *tmp;
     struct shmc__lane *lane = &co->lane[SHMC_LANE_NB];
     free(lane->direct_mem);

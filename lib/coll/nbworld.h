@@ -63,6 +63,12 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
  * the order started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the
  * world's collectives' failure. */
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count);
+/* A gate whose round was not over when it was entered is left open (nbworld.c): a
+ * collective on the world looks at it first (shmc__nbw_settle), and so a member's
+ * different call there is found at the latest by the next collective there (at the
+ * library's end it is dropped). */
+extern int shmc__nbw_gate_open;
+void shmc__nbw_settle(void);
 /* Frees what nonblocking calls still in flight hold (shmc_finalize). */
 void shmc__nbw_release(struct shmc__coll *co);
 

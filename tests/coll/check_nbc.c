@@ -7,8 +7,8 @@
  * member killed while the others wait; a block of the wrong size; bad arguments; the
  * world's all-reduce on its shared memory, alone, in flight with a blocking call, and with
  * counts that differ; the world's other collectives by rounds, at their limits and past
- * them, and against a schedule on another rank; the same calls on a split communicator
- * (schedules).
+ * them, and against a schedule on another rank; schedules' gates left open, queued behind
+ * and meeting a different op; the same calls on a split communicator (schedules).
  */
 #include <check.h>
 #include <pthread.h>
@@ -1046,6 +1046,60 @@ START_TEST(test_nbc_rounds_against_schedule)
 }
 END_TEST
 
+/* Schedules on the world take a gate round of the lane (lib/coll/nbworld.h), which is
+ * queued only when something must follow it before every rank has entered it. Rank 0
+ * starts all-reduces by messages (forced rd), with all-gathers and barriers by rounds
+ * between, while the others are still away: each gate after the first finds the one
+ * before open and queues it. Each result equals the blocking call's; then a blocking
+ * call, which looks at a gate left open; then an all-reduce whose op differs on one rank
+ * (the same bytes travel, so only the gates' words tell): every rank's call ends with
+ * SHMC_ERR_MISMATCH, whichever comes first, and the world's collectives after it fail. */
+static void gates(shmc_comm *w, int me, int n, void *arg)
+{
+    int late = *(const int *)arg;
+    enum { K = 9 };
+    T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "rd"));
+    int64_t in[4], out[K][4], ref[4], g[K][8];
+    fill(in, 4, me);
+    if (me != 0)
+        usleep(100000);
+    shmc_request *r[K];
+    for (int k = 0; k < K; k++) {
+        if (k % 3 == 2)
+            T_OK(shmc_ibarrier(w, &r[k]));
+        else if (k % 3 == 1)
+            T_OK(shmc_iallgather(in, g[k], 1, SHMC_INT64, w, &r[k]));
+        else
+            T_OK(shmc_iallreduce(in, out[k], 4, SHMC_INT64, SHMC_SUM, w, &r[k]));
+    }
+    T_OK(shmc_waitall(K, r, NULL));
+    T_OK(shmc_allreduce(in, ref, 4, SHMC_INT64, SHMC_SUM, w));
+    for (int k = 0; k < K; k += 3)
+        same(out[k], ref, 4, "an all-reduce by a schedule behind gates", me);
+    T_OK(shmc_allgather(in, ref, 1, SHMC_INT64, w));
+    for (int k = 1; k < K; k += 3)
+        same(g[k], ref, (size_t)n, "an all-gather by rounds between gates", me);
+    if (me == late)
+        usleep(100000);
+    shmc_request *m;
+    T_OK(shmc_iallreduce(in, out[0], 4, SHMC_INT64, me == n - 1 ? SHMC_MAX : SHMC_SUM, w, &m));
+    int rc = shmc_wait(&m, NULL);
+    T_ASSERT(rc == SHMC_ERR_MISMATCH, "rank %d of %d, rank %d late: %s", me, n, late,
+             shmc_strerror(rc));
+    /* No rank leaves before every rank has its outcome (point-to-point outlives a quit). */
+    int v = me, got = -1;
+    T_OK(shmc_sendrecv(&v, 1, (me + 1) % n, 9, &got, 1, (me + n - 1) % n, 9, SHMC_INT32, w, NULL));
+    rc = shmc_allreduce(in, ref, 1, SHMC_INT64, SHMC_SUM, w);
+    T_ASSERT(rc != SHMC_OK, "rank %d: the world's collectives went on", me);
+}
+
+START_TEST(test_nbc_gates)
+{
+    int n = _i < 2 ? 2 : 4, late = _i % 2 ? n - 1 : 0;
+    ck_assert_int_eq(shmct_run(n, gates, &late), 0);
+}
+END_TEST
+
 /* Under rooted_rules, every rooted call at 2 ranks, every root, of 64 and 512 elements (by
  * the rounds, and by a schedule with its gate), started back to back alternately and
  * waited for together: each equals its blocking call. */
@@ -1311,6 +1365,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 7);
     tcase_add_test(t, test_nbc_rooted_ways);
+    tcase_add_loop_test(t, test_nbc_gates, 0, 4);
     tcase_add_test(t, test_nbc_persistent_order);
     tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
     tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 4);
