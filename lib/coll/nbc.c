@@ -53,9 +53,18 @@ static void bcast_steps(struct shmc__sched *s, const struct shmc__cx *x, void *b
  * (dispatch.c: no member waits for a forwarder to be scheduled, flat.c). */
 int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct shmc__request **req)
 {
-    struct shmc__sched *s = shmc__sched_new(x, 0);
     size_t bytes = count * x->es;
-    if (s && shmc__coll_pick(SHMC_C_BROADCAST, x, bytes) == SHMC_A_DIRECT) {
+    int n = x->n, vr = (x->me - x->root + n) % n;
+    int direct = shmc__coll_pick(SHMC_C_BROADCAST, x, bytes) == SHMC_A_DIRECT;
+    /* One message here: the root's of 2 ranks, a leaf's (every member's but the root's
+     * when direct) */
+    if (n == 2)
+        return shmc__sched_one(x, !vr, buf, bytes, 1 - x->me, NULL, NULL, 0, req);
+    if (vr && (direct || vr & 1 || vr == n - 1))
+        return shmc__sched_one(x, 0, buf, bytes, direct ? x->root : (vr - (vr & -vr) + x->root) % n,
+                               NULL, NULL, 0, req);
+    struct shmc__sched *s = shmc__sched_new(x, 0);
+    if (s && direct) {
         if (x->me != x->root)
             shmc__sched_recv(s, buf, bytes, x->root);
         for (int q = 0; x->me == x->root && q < x->n; q++)
@@ -234,6 +243,12 @@ int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
      * another root) into memory of the call's own; an odd rank, whose part of the tree is
      * to send its input (reduce_steps), sends it from where it is. */
     int leaf = x->me & 1;
+    /* One message here: a leaf's, and at 2 ranks root 0's (received into rbuf, then the
+     * input combined into it) */
+    if (leaf && !all && x->me != root)
+        return shmc__sched_one(x, 1, (void *)sbuf, bytes, x->me - 1, NULL, NULL, 0, req);
+    if (x->n == 2 && !all && zero_acc && sbuf != rbuf)
+        return shmc__sched_one_reduce(x, rbuf, sbuf, count, 1, 2, req);
     struct shmc__sched *s = shmc__sched_new(x, leaf ? 0 : zero_acc ? bytes : 2 * bytes);
     if (!s)
         return go(s, req);
@@ -257,14 +272,18 @@ int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
 int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, void *big,
                       const size_t *counts, const size_t *displs, struct shmc__request **req)
 {
+    char *b = big;
+    if (x->me != x->root)
+        return shmc__sched_one(x, 1, (void *)own, count * x->es, x->root, NULL, NULL, 0, req);
+    if (x->n == 2) {
+        int q = 1 - x->me;
+        return shmc__sched_one(x, 0, b + displs[q] * x->es, counts[q] * x->es, q,
+                               b + displs[x->me] * x->es, own, own ? counts[x->me] * x->es : 0,
+                               req);
+    }
     struct shmc__sched *s = shmc__sched_new(x, 0);
     if (!s)
         return go(s, req);
-    char *b = big;
-    if (x->me != x->root) {
-        shmc__sched_send(s, own, count * x->es, x->root);
-        return go(s, req);
-    }
     for (int q = 0; q < x->n; q++)
         if (q != x->me)
             shmc__sched_recv(s, b + displs[q] * x->es, counts[q] * x->es, q);
@@ -289,6 +308,13 @@ static int gather_tree(const struct shmc__cx *x, const void *own, size_t count, 
     /* The subtree's blocks: in rbuf at root 0, in memory of the call's own elsewhere but
      * at a leaf, which sends its block from where it is. */
     int in_rbuf = v == 0 && root == 0;
+    /* One message here: a leaf's, and root 0's of 2 ranks (with its own block's copy) */
+    if (v && size == 1)
+        return shmc__sched_one(x, 1, (void *)own, bytes, shmc__rrank(v - (v & -v), root, n), NULL,
+                               NULL, 0, req);
+    if (in_rbuf && n == 2)
+        return shmc__sched_one(x, 0, b + bytes, bytes, shmc__rrank(1, root, n), b, own ? own : b,
+                               bytes, req);
     struct shmc__sched *s = shmc__sched_new(x, size > 1 && !in_rbuf ? (size_t)size * bytes : 0);
     if (!s)
         return go(s, req);
@@ -314,14 +340,17 @@ static int gather_tree(const struct shmc__cx *x, const void *own, size_t count, 
 int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *counts,
                        const size_t *displs, void *own, size_t count, struct shmc__request **req)
 {
+    const char *b = big;
+    if (x->me != x->root)
+        return shmc__sched_one(x, 0, own, count * x->es, x->root, NULL, NULL, 0, req);
+    if (x->n == 2) {
+        int q = 1 - x->me;
+        return shmc__sched_one(x, 1, (void *)(b + displs[q] * x->es), counts[q] * x->es, q, own,
+                               b + displs[x->me] * x->es, own ? counts[x->me] * x->es : 0, req);
+    }
     struct shmc__sched *s = shmc__sched_new(x, 0);
     if (!s)
         return go(s, req);
-    const char *b = big;
-    if (x->me != x->root) {
-        shmc__sched_recv(s, own, count * x->es, x->root);
-        return go(s, req);
-    }
     for (int q = 0; q < x->n; q++)
         if (q != x->me)
             shmc__sched_send(s, b + displs[q] * x->es, counts[q] * x->es, q);

@@ -123,12 +123,10 @@ void shmc__sched_release_spares(void)
         destroy(spare[--nspare]);
 }
 
-struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
+/* A schedule for call x whose tag is taken already. */
+static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
 {
     struct shmc__sched *s = blank();
-    /* The call's number, taken on every member alike even if this one fails here. */
-    int blocking = x->nb == &shmc__coll_own;
-    int tag = shmc__sched_tag(x, blocking);
     if (!s)
         return NULL;
     s->co = x->co;
@@ -151,6 +149,18 @@ struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
     }
     s->tmpn = tmp;
     return s;
+}
+
+/* The tag of call x: its number among its kind of calls (shmc__sched_tag). */
+static int tag_of(const struct shmc__cx *x)
+{
+    return shmc__sched_tag(x, x->nb == &shmc__coll_own);
+}
+
+struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
+{
+    /* The call's number, taken on every member alike even if this one fails here. */
+    return make(x, tmp, tag_of(x));
 }
 
 void *shmc__sched_tmp(struct shmc__sched *s)
@@ -289,17 +299,20 @@ static void fail(struct shmc__sched *s, int err)
 
 /* A block of `got` bytes from comm rank peer where s expects `want`: the members made
  * different calls. Said once per call (the first failure); SHMC_ERR_MISMATCH. */
-static int mismatch(const struct shmc__sched *s, int peer, size_t got, size_t want)
+static int say_mismatch(const struct shmc__comm *c, int peer, size_t got, size_t want)
 {
-    if (s->err != SHMC_OK)
-        return SHMC_ERR_MISMATCH;
     char where[64];
-    shmc__comm_where(s->c, where, sizeof where);
+    shmc__comm_where(c, where, sizeof where);
     SHMC_ERROR("collective mismatch on %s: this rank (%d) expected a block of %zu bytes from "
                "rank %d and got %zu (the members called different collectives, counts, dtypes "
                "or roots)",
-               where, s->c->rank, want, peer, got);
+               where, c->rank, want, peer, got);
     return SHMC_ERR_MISMATCH;
+}
+
+static int mismatch(const struct shmc__sched *s, int peer, size_t got, size_t want)
+{
+    return s->err != SHMC_OK ? SHMC_ERR_MISMATCH : say_mismatch(s->c, peer, got, want);
 }
 
 static void local(struct shmc__sched *s, const struct step *t)
@@ -504,6 +517,91 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     else if (!p->driving)
         shmc__progress(p);
     return SHMC_OK;
+}
+
+/* The message of a call whose part here is that one message, done now where it can be
+ * (now()'s rules for a schedule of it, which only sends or only receives): 1 done, 0
+ * not, or the mismatch of a block of another size, which is consumed (said, and this rank
+ * quits the communicator's collectives, as a schedule's failure does). */
+static int one_now(const struct shmc__cx *x, int tag, int send, void *buf, size_t bytes, int peer)
+{
+    struct shmc__p2p *p = x->co->p2p;
+    int w = shmc__comm_world_rank(x->c, peer), rc;
+    uint32_t ctx = x->c->ctx + SHMC_CTX_NBC;
+    shmc_status st;
+    if (x->c->quit) /* (the schedule fails at its start, saying why) */
+        return 0;
+    if (send)
+        return bytes <= RUNAHEAD_EAGER_MAX && shmc__send_now(p, buf, bytes, 0, w, tag, ctx);
+    if (!shmc__take_may_tagged(p, w, tag, ctx) ||
+        (rc = shmc__take_eager(p, buf, bytes, 1, w, tag, ctx, w, 0, &st)) == 1)
+        return 0;
+    if (rc == SHMC_OK && st.count == bytes)
+        return 1;
+    rc = say_mismatch(x->c, peer, st.count, bytes);
+    shmc__p2p_quit(p, x->c, rc);
+    return rc;
+}
+
+/* The request of call x (tag), which ended in its start. If even the reserve of the
+ * collectives' requests (p2p/request.c) is out, the call's message went, so this rank quits
+ * the communicator's collectives (cx.h). */
+static int ended(const struct shmc__cx *x, int tag, struct shmc__request **req)
+{
+    struct shmc__p2p *p = x->co->p2p;
+    int rc = shmc__post_ended(p, x->c, tag, req);
+    if (rc != SHMC_OK)
+        shmc__p2p_quit(p, x->c, rc);
+    return rc;
+}
+
+int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
+                    void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req)
+{
+    *req = NULL;
+    int tag = tag_of(x), rc = one_now(x, tag, send, buf, bytes, peer);
+    if (rc < 0)
+        return rc;
+    if (!rc) {
+        struct shmc__sched *s = make(x, 0, tag);
+        if (!s)
+            return SHMC_ERR_NOMEM;
+        if (send)
+            shmc__sched_send(s, buf, bytes, peer);
+        else
+            shmc__sched_recv(s, buf, bytes, peer);
+        shmc__sched_copy(s, cdst, csrc, cbytes);
+        return shmc__sched_start(s, req);
+    }
+    if (cbytes && cdst != csrc)
+        memmove(cdst, csrc, cbytes);
+    return ended(x, tag, req);
+}
+
+int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,
+                           int peer, int ranks, struct shmc__request **req)
+{
+    *req = NULL;
+    size_t bytes = count * x->es;
+    int tag = tag_of(x), rc = one_now(x, tag, 0, acc, bytes, peer);
+    if (rc < 0)
+        return rc;
+    if (!rc) {
+        struct shmc__sched *s = make(x, 0, tag);
+        if (!s)
+            return SHMC_ERR_NOMEM;
+        shmc__sched_recv_kept(s, acc, bytes, peer);
+        shmc__sched_round(s);
+        shmc__sched_reduce(s, acc, in, count, SHMC_ACC_RIGHT);
+        shmc__sched_finish(s, acc, count, ranks);
+        return shmc__sched_start(s, req);
+    }
+    if (shmc__op_user(x->op))
+        shmc__userop_reduce(acc, in, count, x->dt, x->op, SHMC_ACC_RIGHT);
+    else
+        shmc__reduce(acc, in, count, x->dt, x->op, SHMC_ACC_RIGHT);
+    shmc__reduce_finish(acc, count, x->dt, x->op, ranks);
+    return ended(x, tag, req);
 }
 
 /* ---- the public schedules (shmcomm.h) --------------------------------------------------- */

@@ -65,6 +65,18 @@ void shmc__sched_round(struct shmc__sched *s);
  * round runs now. On failure s is freed and *req NULL. SHMC_OK, SHMC_ERR_NOMEM (also when
  * building it ran out), or the communicator's collectives' failure. */
 int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req);
+/* Call x whose whole part on this rank is one message (a send to peer from buf, or a
+ * receive into it), then a copy of cbytes from csrc to cdst (0: none): done now where it
+ * can be, as a schedule of those steps does in its start (a small send sent eagerly, a
+ * block first in its mailbox taken), and *req a request ended already, without building
+ * a schedule; else that schedule started. The same outcomes as shmc__sched_new and
+ * shmc__sched_start with those steps. */
+int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
+                    void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req);
+/* The same for a call whose part here is to receive count elements from peer into acc,
+ * then acc = in OP acc, then AVG's division by the ranks combined (a reduce's root). */
+int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,
+                           int peer, int ranks, struct shmc__request **req);
 /* Frees a schedule that is not started (kept for a later call: shmc__sched_new). */
 void shmc__sched_free(struct shmc__sched *s);
 /* Frees the schedules kept for later calls (the library's end). */

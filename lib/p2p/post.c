@@ -106,6 +106,18 @@ int shmc__post_driven(struct shmc__p2p *p, const struct shmc__driven_ops *ops, v
     return SHMC_OK;
 }
 
+int shmc__post_ended(struct shmc__p2p *p, const struct shmc__comm *c, int tag,
+                     struct shmc__request **out)
+{
+    struct shmc__request *r =
+        start(p, SHMC_REQ_DRIVEN, NULL, 0, 1, SHMC_ANY, tag, c->ctx + SHMC_CTX_GROUP - 1, c, 0);
+    *out = r;
+    if (!r)
+        return SHMC_ERR_NOMEM;
+    shmc__req_complete(&p->reqs, r, SHMC_OK);
+    return SHMC_OK;
+}
+
 void shmc__driven_park(struct shmc__request *r)
 {
     shmc__req_unlink(r);

@@ -1100,6 +1100,71 @@ START_TEST(test_nbc_gates)
 }
 END_TEST
 
+/* A rooted call whose part on a rank is one message (lib/coll/sched.h, shmc__sched_one)
+ * ends in its start where the message can go or is there already: at 2 ranks on a split
+ * communicator (schedules), every rooted collective, each root, with the sender's call
+ * made and waited for before the receiver starts (it sleeps), and then the other way
+ * round (the receiver's start finds nothing and waits); the reduce with SUM, AVG and a
+ * non-commutative op, in place at the root too. Each equals its blocking call. */
+static void one_message(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    shmc_op aff;
+    T_OK(shmc_op_create(affine, NULL, 0, &aff));
+    int64_t in[2 * C], a[2 * C], b[2 * C];
+    double fin[C], fa[C], fb[C];
+    for (int i = 0; i < C; i++)
+        fin[i] = (double)val(me, (size_t)i); /* exact sums: the same bits in any grouping */
+    /* collectives: 0 broadcast, 1 scatter, 2 gather, 3-6 reduce: SUM, SUM in place at the
+     * root, the affine op (pairs), AVG */
+    for (int k = 0; k < 7 * 2 * 2; k++) {
+        int coll = k / 4, root = k & 1, receiver_late = (k >> 1) & 1;
+        int receiver = coll <= 1 ? 1 - root : root;
+        fill(in, 2 * C, me);
+        memcpy(a, in, sizeof a);
+        memcpy(b, in, sizeof b);
+        if ((me == receiver) == receiver_late)
+            usleep(50000);
+        size_t len = 0;
+        if (coll == 0) {
+            NB(shmc_ibroadcast(a, C, SHMC_INT64, root, c, &r_));
+            T_OK(shmc_broadcast(b, C, SHMC_INT64, root, c));
+            len = C;
+        } else if (coll == 1) {
+            NB(shmc_iscatter(in, a, C, SHMC_INT64, root, c, &r_));
+            T_OK(shmc_scatter(in, b, C, SHMC_INT64, root, c));
+            len = C;
+        } else if (coll == 2) {
+            NB(shmc_igather(in, a, C, SHMC_INT64, root, c, &r_));
+            T_OK(shmc_gather(in, b, C, SHMC_INT64, root, c));
+            len = me == root ? 2 * C : 0;
+        } else if (coll == 6) {
+            NB(shmc_ireduce(fin, fa, C, SHMC_FLOAT64, SHMC_AVG, root, c, &r_));
+            T_OK(shmc_reduce(fin, fb, C, SHMC_FLOAT64, SHMC_AVG, root, c));
+            T_ASSERT(me != root || !memcmp(fa, fb, sizeof fa), "an average at root %d", root);
+        } else {
+            int pairs = coll == 5, inplace = coll == 4 && me == root;
+            shmc_dtype dt = pairs ? SHMC_DTYPE_BYTES(16) : SHMC_INT64;
+            size_t cnt = pairs ? C / 2 : C;
+            shmc_op op = pairs ? aff : SHMC_SUM;
+            NB(shmc_ireduce(inplace ? SHMC_IN_PLACE : in, a, cnt, dt, op, root, c, &r_));
+            T_OK(shmc_reduce(inplace ? SHMC_IN_PLACE : in, b, cnt, dt, op, root, c));
+            len = me == root ? (pairs ? 2 * cnt : cnt) : 0;
+        }
+        same(a, b, len, "a rooted call of one message", me);
+    }
+    T_OK(shmc_op_free(&aff));
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_nbc_one_message)
+{
+    ck_assert_int_eq(shmct_run(2, one_message, NULL), 0);
+}
+END_TEST
+
 /* Under rooted_rules, every rooted call at 2 ranks, every root, of 64 and 512 elements (by
  * the rounds, and by a schedule with its gate), started back to back alternately and
  * waited for together: each equals its blocking call. */
@@ -1366,6 +1431,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 7);
     tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_loop_test(t, test_nbc_gates, 0, 4);
+    tcase_add_test(t, test_nbc_one_message);
     tcase_add_test(t, test_nbc_persistent_order);
     tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
     tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 4);
