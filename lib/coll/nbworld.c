@@ -108,10 +108,17 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t byt
         return 0;
     /* A rooted call here is at 2 ranks (may_round): by as many rounds as it takes where
      * the blocking call goes by them (nbworld.h). The others by one round, at 2 ranks
-     * only up to SHMC_NBW_TWO_ROUND_MAX in all (bytes: every rank's block). */
+     * only up to SHMC_NBW_TWO_ROUND_MAX in all (bytes: every rank's block), and beyond
+     * SHMC_NBW_TWO_ROUND_ANY only where the blocking call goes by rounds too. */
     if (rooted(coll))
         return shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM ? BY_ROUNDS : 0;
-    return count <= per && (x->n > 2 || bytes <= SHMC_NBW_TWO_ROUND_MAX) ? BY_ROUNDS : 0;
+    if (count > per)
+        return 0;
+    if (x->n > 2 || bytes <= SHMC_NBW_TWO_ROUND_ANY)
+        return BY_ROUNDS;
+    return bytes <= SHMC_NBW_TWO_ROUND_MAX && shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM
+               ? BY_ROUNDS
+               : 0;
 }
 
 /* Calls ended keep their memory here for the next ones (a small all-reduce is a few

@@ -15,7 +15,10 @@
 /* Which nonblocking calls on the world run by its rounds (shmc__nbw_takes): every
  * collective of equal blocks whose call fits one round (a round carries
  * SHMC_WSYNC_NB_BYTES of each rank: nbround.h), at 2 ranks only up to
- * SHMC_NBW_TWO_ROUND_MAX of data in all (both ranks' blocks); barriers and all-reduces as
+ * SHMC_NBW_TWO_ROUND_MAX of data in all (both ranks' blocks), and beyond
+ * SHMC_NBW_TWO_ROUND_ANY only where the blocking call's rule gives `shm` too (its own
+ * rounds; where it exchanges messages, a schedule of the same messages led from 4 KiB on
+ * the Intel Xeon, docs/collectives.md); barriers and all-reduces as
  * dispatch.c picks for the blocking call; and at 2 ranks, in as many rounds as the call
  * needs, a reduce, broadcast, gather or scatter where the blocking call's rule gives `shm`
  * (each round carries 32 KiB, so a rooted call of megabytes takes fewer synchronisations
@@ -35,6 +38,7 @@
  * rooted calls take no rounds at all, but the lane's slots where they fit (nbslot.h;
  * docs/collectives.md has the measurements). */
 #define SHMC_NBW_TWO_ROUND_MAX ((size_t)8 << 10)
+#define SHMC_NBW_TWO_ROUND_ANY ((size_t)2 << 10)
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
  * and how: 0 (no: a schedule of messages runs it), or a nonzero way for shmc__nbw_start.

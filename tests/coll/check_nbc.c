@@ -24,7 +24,8 @@
 /* int64 elements up to the limit of a rooted call's data in one of the nonblocking lane's
  * slots (64 KiB, lib/coll/nbslot.h), and one past it: a test sees the library as a program does, so
  * the limit is restated here, as are a round's size (SHMC_WSYNC_NB_BYTES, 32 KiB of each rank) and
- * the 2-rank limit of the calls of n blocks in one round (SHMC_NBW_TWO_ROUND_MAX, 8 KiB in all). */
+ * the 2-rank limit of the calls of n blocks in one round (SHMC_NBW_TWO_ROUND_MAX, 8 KiB in all,
+ * where the blocking call goes by rounds too; SHMC_NBW_TWO_ROUND_ANY, 2 KiB, where not). */
 #define TWO 8192
 #define OVER (TWO + 1)
 /* The world's rank counts for the lane's tests. */
@@ -956,14 +957,33 @@ static const char rooted_rules[] = "barrier any any any any any host shm\n"
                                    "reduce_scatter any any any any any any ring\n"
                                    "alltoall any any any any any any ring\n";
 
-/* Runs fn on n ranks under rooted_rules; the test's result. */
-static int with_rooted_rules(int n, shmct_fn fn, void *arg)
+/* The same with the calls of n blocks by rounds at every size (as on a machine whose rules
+ * take `shm` for them): at 2 ranks such a call goes by one round up to 8 KiB in all. */
+static const char exchange_rules[] = "barrier any any any any any host shm\n"
+                                     "broadcast any any any any any host direct\n"
+                                     "broadcast any any any any any device tree\n"
+                                     "reduce any any any any any host tree\n"
+                                     "reduce any any any any any device tree\n"
+                                     "allreduce any any any any any host shm\n"
+                                     "allreduce any any any any any device ring\n"
+                                     "gather any any any any any host direct\n"
+                                     "gather any any any any any device tree\n"
+                                     "allgather any any any any any host shm\n"
+                                     "allgather any any any any any device ring\n"
+                                     "scatter any any any any any host direct\n"
+                                     "scatter any any any any any device tree\n"
+                                     "reduce_scatter any any any any any host shm\n"
+                                     "reduce_scatter any any any any any device ring\n"
+                                     "alltoall any any any any any host shm\n"
+                                     "alltoall any any any any any device ring\n";
+
+/* Runs fn on n ranks under the rules given; the test's result. */
+static int with_rules(const char *rules, int n, shmct_fn fn, void *arg)
 {
     char path[] = "/tmp/shmc_nbc_rules_XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
-    ck_assert(write(fd, rooted_rules, sizeof rooted_rules - 1) ==
-              (ssize_t)(sizeof rooted_rules - 1));
+    ck_assert(write(fd, rules, strlen(rules)) == (ssize_t)strlen(rules));
     close(fd);
     setenv("SHMC_TUNING_FILE", path, 1);
     int rc = shmct_run(n, fn, arg);
@@ -985,7 +1005,10 @@ static int with_rooted_rules(int n, shmct_fn fn, void *arg)
  * its words in their gates; 5: a gather at 3 ranks, the root's through the slots, which
  * meets the others' gates; the others' schedules then fail on the root's quitting.
  * 6: a broadcast at 2 ranks under rooted_rules, rank 0's by rounds, rank 1's by a
- * schedule and its gate. */
+ * schedule and its gate. Cases 0, 1 and 3 run under exchange_rules (the blocking calls by
+ * rounds, so the nonblocking ones too up to 8 KiB); 7: an all-gather at 2 ranks under
+ * rooted_rules (the blocking call's messages), rank 0's of 2 KiB in all by one round, rank
+ * 1's of a block more by a schedule. */
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
@@ -1005,6 +1028,9 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     } else if (which == 6) {
         size_t c = me == 0 ? 64 : 512; /* by rounds, or by a schedule (rooted_rules) */
         rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
+    } else if (which == 7) {
+        size_t c = me == 0 ? 128 : 129; /* one round (2 KiB in all), or a schedule */
+        rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
     } else if (which == 2) {
         size_t c = me == 0 ? 4096 : 4097; /* a block of one round, or not */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
@@ -1037,8 +1063,12 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_nbc_rounds_against_schedule)
 {
     int which = _i;
-    if (which == 6) {
-        ck_assert_int_eq(with_rooted_rules(2, rounds_against_schedule, &which), 0);
+    if (which >= 6) {
+        ck_assert_int_eq(with_rules(rooted_rules, 2, rounds_against_schedule, &which), 0);
+        return;
+    }
+    if (which < 2 || which == 3) {
+        ck_assert_int_eq(with_rules(exchange_rules, 2, rounds_against_schedule, &which), 0);
         return;
     }
     ck_assert_int_eq(shmct_run(which == 2 || which > 3 ? 3 : 2, rounds_against_schedule, &which),
@@ -1139,7 +1169,7 @@ static void one_message(shmc_comm *w, int me, int n, void *arg)
         } else if (coll == 2) {
             NB(shmc_igather(in, a, C, SHMC_INT64, root, c, &r_));
             T_OK(shmc_gather(in, b, C, SHMC_INT64, root, c));
-            len = me == root ? 2 * C : 0;
+            len = me == root ? (size_t)n * C : 0;
         } else if (coll == 6) {
             NB(shmc_ireduce(fin, fa, C, SHMC_FLOAT64, SHMC_AVG, root, c, &r_));
             T_OK(shmc_reduce(fin, fb, C, SHMC_FLOAT64, SHMC_AVG, root, c));
@@ -1218,7 +1248,7 @@ static void rooted_ways(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_nbc_rooted_ways)
 {
-    ck_assert_int_eq(with_rooted_rules(2, rooted_ways, NULL), 0);
+    ck_assert_int_eq(with_rules(rooted_rules, 2, rooted_ways, NULL), 0);
 }
 END_TEST
 
@@ -1428,7 +1458,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);
     tcase_add_test(t, test_nbc_dead_in_direct);
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
-    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 7);
+    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 8);
     tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_loop_test(t, test_nbc_gates, 0, 4);
     tcase_add_test(t, test_nbc_one_message);
