@@ -154,9 +154,9 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
          * call's own schedule, nor a persistent collective (shmc_coll_as). */
         int own = x->nb == &shmc__coll_own || shmc__coll_as >= 0;
         int how = own ? 0 : shmc__nbw_takes(coll, x, count, bytes);
-        if (how)
+        if (how > 0)
             return shmc__nbw_start(how, coll, x, sbuf, rbuf, count);
-        if (!own && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)
+        if (how == SHMC_NBW_GATED && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)
             return rc;
         return shmc__nbc_run(coll, x, sbuf, rbuf, count);
     }

@@ -81,14 +81,32 @@ static int may_round(int coll, const struct shmc__cx *x)
            (!rooted(coll) || (x->n == 2 && shmc__coll_rule_ever(coll, x, SHMC_A_SHM)));
 }
 
+/* A call that a schedule runs: behind a gate where a member's same call could go the lane's
+ * way with another count (need), and the words are compared. */
+static int gated(const struct shmc__cx *x, int need)
+{
+    return need && x->co->check ? SHMC_NBW_GATED : 0;
+}
+
+/* The way call x goes on the lane, where it may (may_round): a BY_* way, or 0 for a
+ * schedule. */
+static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
+
 int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
     if (!shmc__cx_world(x) || x->n < 2 || x->dev)
         return 0;
     if (shmc__nbs_rooted(coll, x))
-        return shmc__nbs_takes(coll, x, count) ? BY_SLOT : 0;
+        return shmc__nbs_takes(coll, x, count) ? BY_SLOT
+                                               : gated(x, shmc__nbs_gated(coll, x, count));
     if (!may_round(coll, x))
         return 0;
+    int how = lane_way(coll, x, count, bytes);
+    return how ? how : gated(x, 1);
+}
+
+static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
+{
     if (coll == SHMC_C_BARRIER)
         return shmc__coll_pick(coll, x, 0) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (!count)
@@ -396,11 +414,7 @@ static int open_gate(const struct shmc__cx *x, int coll, size_t count)
 
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
-    if (!shmc__cx_world(x) || x->n < 2 || !x->co->check || coll < 0 || coll >= SHMC_C_COUNT)
-        return SHMC_OK;
     int slots = shmc__nbs_rooted(coll, x);
-    if (slots ? !shmc__nbs_gated(coll, x, count) : !may_round(coll, x))
-        return SHMC_OK;
     if (!slots && !x->c->quit && settle() == SHMC_OK && shmc__list_empty(&x->co->nbw))
         return open_gate(x, coll, count);
     struct nbw *w;

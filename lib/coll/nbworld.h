@@ -41,11 +41,13 @@
 #define SHMC_NBW_TWO_ROUND_ANY ((size_t)2 << 10)
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
- * and how: 0 (no: a schedule of messages runs it), or a nonzero way for shmc__nbw_start.
+ * and how: a positive way for shmc__nbw_start; or no, a schedule of messages runs it:
+ * SHMC_NBW_GATED behind a gate (shmc__nbw_gate), 0 without.
  * The same answer on every member that made the same call (it depends on the
  * communicator, the call and the configuration only). Not to be asked for a persistent
  * collective, which schedules match by the number it was made with (shmc_coll_as). */
 int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
+#define SHMC_NBW_GATED (-1)
 /* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
  * or the world's collectives' failure. */
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
@@ -62,9 +64,10 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
  * the slots' gate instead (nbslot.h) past the slots' limit: a member's same call never
  * goes by rounds either, and a rank that called another collective there
  * is named by the hang report and bounded by the world's time-out, as for blocking calls.
- * coll (SHMC_C_*) and count: the call's words (shmc__call_words). Nothing with SHMC_CHECK=0 (no
- * words to compare); not for a persistent collective (matched by the number it was made with, not
- * the order started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the
+ * coll (SHMC_C_*) and count: the call's words (shmc__call_words). Only for a call that
+ * shmc__nbw_takes said SHMC_NBW_GATED of: none with SHMC_CHECK=0 (no words to compare),
+ * nor for a persistent collective (matched by the number it was made with, not the order
+ * started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the
  * world's collectives' failure. */
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count);
 /* A gate whose round was not over when it was entered is left open (nbworld.c): a
