@@ -252,30 +252,29 @@ ended:
 static const struct shmc__driven_ops driven = {poll, far};
 
 /* The words of x's call (what, count) as the blocking call's, marked as nonblocking for
- * messages, and their hash, which its rounds carry. */
-static void words(struct shmc__cx *x, unsigned what, size_t count)
+ * messages, into call; their hash, which its rounds carry. */
+static uint64_t words(const struct shmc__cx *x, unsigned what, size_t count, uint64_t call[2])
 {
-    shmc__call_words(what, x, count, x->call);
-    x->call[1] |= SHMC_CALL_NONBLOCKING;
-    x->hash = shmc__call_hash(x->call);
+    shmc__call_words(what, x, count, call);
+    call[1] |= SHMC_CALL_NONBLOCKING;
+    return shmc__call_hash(call);
 }
 
 /* A gate entered while nothing was queued on the lane is not queued itself: its round is
  * looked at again only when something must follow it there (a round is entered only once
- * every rank has entered the one before, wsync.c), or when a collective comes first
- * (shmc__nbw_settle). By then every rank has as a rule entered it (at 2
- * ranks a schedule's first message from the other rank comes after its gate), so a call
- * by a schedule costs one store and one look here, where a queued gate's driven request,
- * queue entry and polls cost more than half the schedule of a small all-reduce
- * (bench/path_cost.sh with SHMC_ALGO_ALLREDUCE=rd). Not over then, it is queued as it
- * would have been (queue_open). */
+ * every rank has entered the one before, wsync.c), or when another collective on the world
+ * comes first (shmc__nbw_settle). By then every rank has as a rule entered it (at 2 ranks
+ * a schedule's first message from the other rank comes after its gate), so a call by a
+ * schedule costs one store and one look here, where a queued gate's driven request, queue
+ * entry and polls were a large part of a small call's instructions (bench/path_cost.sh
+ * with SHMC_ALGO_ALLREDUCE=rd). Not over then, it is queued as it would have been
+ * (settle). */
 static struct {
-    int open;
     unsigned what; /* its call's collective and count, for its words */
     size_t count;
     struct shmc__cx x;
     struct shmc__wsync_look look;
-} gate;
+} gate; /* (open while shmc__nbw_gate_open) */
 
 int shmc__nbw_gate_open;
 
@@ -296,9 +295,9 @@ static void gate_over(const struct shmc__cx *x, const struct shmc__wsync_look *l
  * then goes unwatched: a member whose call differs still meets this rank's words). */
 static int settle(void)
 {
-    if (!gate.open)
+    if (!shmc__nbw_gate_open)
         return SHMC_OK;
-    gate.open = shmc__nbw_gate_open = 0;
+    shmc__nbw_gate_open = 0;
     if (shmc__wsync_look(&gate.look)) {
         gate_over(&gate.x, &gate.look);
         return SHMC_OK;
@@ -345,7 +344,7 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     w->e = 0;
     w->posted = 0;
     if (co->check)
-        words(&w->x, what, count);
+        w->x.hash = words(x, what, count, w->x.call);
     rc = shmc__post_driven(co->p2p, &driven, w, x->c, 0, req);
     if (rc != SHMC_OK) {
         free(w);
@@ -392,23 +391,23 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
 static int open_gate(const struct shmc__cx *x, int coll, size_t count)
 {
     struct shmc__lane *l = &x->co->lane[SHMC_LANE_NB];
-    uint64_t call[2];
-    shmc__call_words((unsigned)coll, x, count, call);
-    call[1] |= SHMC_CALL_NONBLOCKING;
-    shmc__wsync_post_quiet(x->co, l, shmc__wsync_next(l),
-                           shmc__wsync_tag(shmc__call_hash(call)) | SHMC_WSYNC_GATE, &gate.look);
+    uint64_t call[2], hash = words(x, (unsigned)coll, count, call);
+    shmc__wsync_post_quiet(x->co, l, shmc__wsync_next(l), shmc__wsync_tag(hash) | SHMC_WSYNC_GATE,
+                           &gate.look);
     int over = shmc__wsync_look(&gate.look);
     if (over && gate.look.odd < 0 && gate.look.err == SHMC_OK)
         return SHMC_OK; /* (the common case: no copy of the call kept) */
     gate.x = *x;
     gate.x.nb = NULL;
+    gate.x.call[0] = call[0];
+    gate.x.call[1] = call[1];
+    gate.x.hash = hash;
     gate.what = (unsigned)coll;
     gate.count = count;
-    words(&gate.x, (unsigned)coll, count);
     if (over)
         gate_over(&gate.x, &gate.look);
     else
-        gate.open = shmc__nbw_gate_open = 1;
+        shmc__nbw_gate_open = 1;
     return SHMC_OK;
 }
 
@@ -441,7 +440,7 @@ void shmc__nbw_release(struct shmc__coll *co)
 {
     /* An open gate is dropped: point-to-point has ended, and with it the means to look
      * (its round's members have all made their calls, or the job is ending anyway). */
-    gate.open = shmc__nbw_gate_open = 0;
+    shmc__nbw_gate_open = 0;
     struct shmc__link *l, *tmp;
     struct shmc__lane *lane = &co->lane[SHMC_LANE_NB];
     free(lane->direct_mem);

@@ -17,8 +17,8 @@
  * SHMC_WSYNC_NB_BYTES of each rank: nbround.h), at 2 ranks only up to
  * SHMC_NBW_TWO_ROUND_MAX of data in all (both ranks' blocks), and beyond
  * SHMC_NBW_TWO_ROUND_ANY only where the blocking call's rule gives `shm` too (its own
- * rounds; where it exchanges messages, a schedule of the same messages led from 4 KiB on
- * the Intel Xeon, docs/collectives.md); barriers and all-reduces as
+ * rounds; where it exchanges messages, a schedule of the same messages led beyond that,
+ * docs/collectives.md); barriers and all-reduces as
  * dispatch.c picks for the blocking call; and at 2 ranks, in as many rounds as the call
  * needs, a reduce, broadcast, gather or scatter where the blocking call's rule gives `shm`
  * (each round carries 32 KiB, so a rooted call of megabytes takes fewer synchronisations

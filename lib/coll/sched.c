@@ -316,6 +316,15 @@ static int mismatch(const struct shmc__sched *s, int peer, size_t got, size_t wa
     return s->err != SHMC_OK ? SHMC_ERR_MISMATCH : say_mismatch(s->c, peer, got, want);
 }
 
+/* acc = acc OP in or in OP acc (order), n elements of dt, a built-in op or the program's. */
+static void reduce_with(shmc_dtype dt, shmc_op op, void *acc, const void *in, size_t n, int order)
+{
+    if (shmc__op_user(op))
+        shmc__userop_reduce(acc, in, n, dt, op, order);
+    else
+        shmc__reduce(acc, in, n, dt, op, order);
+}
+
 static void local(struct shmc__sched *s, const struct step *t)
 {
     int rc;
@@ -324,10 +333,7 @@ static void local(struct shmc__sched *s, const struct step *t)
         memmove(t->dst, t->src, t->n);
         break;
     case ST_REDUCE:
-        if (shmc__op_user(s->op))
-            shmc__userop_reduce(t->dst, t->src, t->n, s->dt, s->op, t->order);
-        else
-            shmc__reduce(t->dst, t->src, t->n, s->dt, s->op, t->order);
+        reduce_with(s->dt, s->op, t->dst, t->src, t->n, t->order);
         break;
     case ST_CALL: /* an error every member meets alike: the call ends, nobody quits */
         if ((rc = t->fn(t->dst)) != SHMC_OK && s->err == SHMC_OK)
@@ -362,29 +368,46 @@ static int eager_ok(const struct shmc__sched *s, const struct step *t)
     return !s->sends_only || t->n <= RUNAHEAD_EAGER_MAX;
 }
 
-/* Message step t done now with no request, if it can be: a send that fits its peer's
- * mailbox as an eager message, or a receive whose message is the first in its peer's
- * mailbox, with no posted receive or kept message of this rank that could come before it
- * (p2p/take.h), in a round that only receives. 1 when done (a message of another size is
- * the call's mismatch, as in round_over), 0 if not. A round that sends too (an exchange:
- * all-gather, all-to-all, recursive doubling) posts its receives and takes them in the
- * progress after its local steps: taken at once, blocks of 4-8 KiB made a 2-rank exchange
- * a quarter slower than the blocking call's, which posts its receive first (coll_bench
- * --nonblocking --split, all-gather of 8 KiB; the commit that made it has the figures). */
+/* A message done now with no request, if it can be: a send (buf, bytes) that fits world
+ * rank w's mailbox as an eager message (and RUNAHEAD_EAGER_MAX where `capped`), or a
+ * receive into buf whose message is the first in w's mailbox, with no posted receive or
+ * kept message of this rank that could come before it (p2p/take.h). 1 when done, 0 if
+ * not; *got is the size of a block taken, which the caller compares with bytes (another
+ * size is the call's mismatch; the block is consumed either way). Inlined, as
+ * shmc__take_eager is: a call cost a small call's start a few dozen instructions
+ * (bench/path_cost.sh). */
+__attribute__((always_inline)) static inline int
+msg_now(struct shmc__p2p *p, uint32_t ctx, int tag, int send, void *buf, size_t bytes, int w,
+        int capped, size_t *got)
+{
+    *got = bytes;
+    if (send)
+        return (!capped || bytes <= RUNAHEAD_EAGER_MAX) &&
+               shmc__send_now(p, buf, bytes, 0, w, tag, ctx);
+    shmc_status st;
+    if (!shmc__take_may_tagged(p, w, tag, ctx) ||
+        shmc__take_eager(p, buf, bytes, 1, w, tag, ctx, w, 0, &st) == 1)
+        return 0;
+    *got = st.count; /* (a truncated block counts its whole size) */
+    return 1;
+}
+
+/* Message step t done now (msg_now), in a round that only receives where t receives. A
+ * round that sends too (an exchange: all-gather, all-to-all, recursive doubling) posts its
+ * receives and takes them in the progress after its local steps: taken at once, a 2-rank
+ * exchange of a few KiB ran well behind the blocking call's, which posts its receive first
+ * (coll_bench --nonblocking --split; the commit that made it has the figures). 1 when
+ * done (a block of another size is the call's mismatch, as in round_over), 0 if not. */
 static int now(struct shmc__sched *s, const struct step *t)
 {
-    struct shmc__p2p *p = s->co->p2p;
-    int w = shmc__comm_world_rank(s->c, t->peer);
-    if (t->kind == ST_SEND)
-        return eager_ok(s, t) && shmc__send_now(p, t->src, t->n, 0, w, s->tag, ctx_of(s));
-    if (s->round_sends || !shmc__take_may_tagged(p, w, s->tag, ctx_of(s)))
+    int send = t->kind == ST_SEND;
+    size_t got;
+    if ((!send && s->round_sends) ||
+        !msg_now(s->co->p2p, ctx_of(s), s->tag, send, send ? (void *)t->src : t->dst, t->n,
+                 shmc__comm_world_rank(s->c, t->peer), s->sends_only, &got))
         return 0;
-    shmc_status st;
-    int rc = shmc__take_eager(p, t->dst, t->n, 1, w, s->tag, ctx_of(s), w, 0, &st);
-    if (rc == 1)
-        return 0;
-    if (rc != SHMC_OK || st.count != t->n)
-        fail(s, mismatch(s, t->peer, st.count, t->n));
+    if (got != t->n)
+        fail(s, mismatch(s, t->peer, got, t->n));
     return 1;
 }
 
@@ -527,28 +550,38 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     return SHMC_OK;
 }
 
-/* The message of a call whose part here is that one message, done now where it can be
- * (now()'s rules for a schedule of it, which only sends or only receives): 1 done, 0
- * not, or the mismatch of a block of another size, which is consumed (said, and this rank
- * quits the communicator's collectives, as a schedule's failure does). */
-static int one_now(const struct shmc__cx *x, int tag, int send, void *buf, size_t bytes, int peer)
+/* The start of call x whose part here is one message (send, buf, bytes, peer), taking
+ * the call's tag into *tag: the message done now (msg_now, as a schedule of it, which only
+ * sends or only receives, would), 1; or not, 0, with *s the schedule of that message
+ * (received by this rank alone where `kept`) for the caller to add its later steps to and
+ * start; or an error: a block of another size, which is consumed (said, and this rank quits
+ * the communicator's collectives, as a schedule's failure does), or no memory. Inlined in
+ * both callers, for msg_now's reason. */
+__attribute__((always_inline)) static inline int
+one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer, int kept, int *tag,
+          struct shmc__sched **s)
 {
     struct shmc__p2p *p = x->co->p2p;
-    int w = shmc__comm_world_rank(x->c, peer), rc;
-    uint32_t ctx = x->c->ctx + SHMC_CTX_NBC;
-    shmc_status st;
-    if (x->c->quit) /* (the schedule fails at its start, saying why) */
-        return 0;
+    size_t got;
+    *tag = tag_of(x);
+    /* (a communicator quit already: the schedule fails at its start, saying why) */
+    if (!x->c->quit && msg_now(p, x->c->ctx + SHMC_CTX_NBC, *tag, send, buf, bytes,
+                               shmc__comm_world_rank(x->c, peer), 1, &got)) {
+        if (got == bytes)
+            return 1;
+        int rc = say_mismatch(x->c, peer, got, bytes);
+        shmc__p2p_quit(p, x->c, rc);
+        return rc;
+    }
+    if (!(*s = make(x, 0, *tag)))
+        return SHMC_ERR_NOMEM;
     if (send)
-        return bytes <= RUNAHEAD_EAGER_MAX && shmc__send_now(p, buf, bytes, 0, w, tag, ctx);
-    if (!shmc__take_may_tagged(p, w, tag, ctx) ||
-        (rc = shmc__take_eager(p, buf, bytes, 1, w, tag, ctx, w, 0, &st)) == 1)
-        return 0;
-    if (rc == SHMC_OK && st.count == bytes)
-        return 1;
-    rc = say_mismatch(x->c, peer, st.count, bytes);
-    shmc__p2p_quit(p, x->c, rc);
-    return rc;
+        shmc__sched_send(*s, buf, bytes, peer);
+    else if (kept)
+        shmc__sched_recv_kept(*s, buf, bytes, peer);
+    else
+        shmc__sched_recv(*s, buf, bytes, peer);
+    return 0;
 }
 
 /* The request of call x (tag), which ended in its start. If even the reserve of the
@@ -566,18 +599,12 @@ static int ended(const struct shmc__cx *x, int tag, struct shmc__request **req)
 int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
                     void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req)
 {
+    struct shmc__sched *s;
+    int tag, rc = one_start(x, send, buf, bytes, peer, 0, &tag, &s);
     *req = NULL;
-    int tag = tag_of(x), rc = one_now(x, tag, send, buf, bytes, peer);
     if (rc < 0)
         return rc;
     if (!rc) {
-        struct shmc__sched *s = make(x, 0, tag);
-        if (!s)
-            return SHMC_ERR_NOMEM;
-        if (send)
-            shmc__sched_send(s, buf, bytes, peer);
-        else
-            shmc__sched_recv(s, buf, bytes, peer);
         shmc__sched_copy(s, cdst, csrc, cbytes);
         return shmc__sched_start(s, req);
     }
@@ -589,25 +616,18 @@ int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes,
 int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,
                            int peer, int ranks, struct shmc__request **req)
 {
+    struct shmc__sched *s;
+    int tag, rc = one_start(x, 0, acc, count * x->es, peer, 1, &tag, &s);
     *req = NULL;
-    size_t bytes = count * x->es;
-    int tag = tag_of(x), rc = one_now(x, tag, 0, acc, bytes, peer);
     if (rc < 0)
         return rc;
     if (!rc) {
-        struct shmc__sched *s = make(x, 0, tag);
-        if (!s)
-            return SHMC_ERR_NOMEM;
-        shmc__sched_recv_kept(s, acc, bytes, peer);
         shmc__sched_round(s);
         shmc__sched_reduce(s, acc, in, count, SHMC_ACC_RIGHT);
         shmc__sched_finish(s, acc, count, ranks);
         return shmc__sched_start(s, req);
     }
-    if (shmc__op_user(x->op))
-        shmc__userop_reduce(acc, in, count, x->dt, x->op, SHMC_ACC_RIGHT);
-    else
-        shmc__reduce(acc, in, count, x->dt, x->op, SHMC_ACC_RIGHT);
+    reduce_with(x->dt, x->op, acc, in, count, SHMC_ACC_RIGHT);
     shmc__reduce_finish(acc, count, x->dt, x->op, ranks);
     return ended(x, tag, req);
 }
