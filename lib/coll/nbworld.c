@@ -13,7 +13,8 @@
  * numbered apart from the blocking calls, which a member may interleave with them
  * otherwise than the others. Within the lane every member takes the rounds in the order
  * of its nonblocking calls on the world, which MPI makes the same everywhere: the calls
- * queue in co->nbw and only the first moves. A rank that is not in the library holds the
+ * queue in co->nbw and only the first moves (a call of one round on the idle lane runs
+ * outside the queue until another follows it: `lean`). A rank that is not in the library holds the
  * others up, as in a blocking collective: nothing moves without a call (docs/collectives.md).
  *
  * Each step is the blocking algorithm's, with its waits for a round turned into a post
@@ -280,6 +281,7 @@ int shmc__nbw_gate_open;
 
 static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, unsigned what,
                  size_t count, struct shmc__request **req, struct nbw **out);
+static int lean_settle(void);
 
 /* A gate's round is over (look): a member whose call there differs makes every member
  * quit, as poll does for a queued gate. */
@@ -330,6 +332,8 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     if (x->c->quit)
         return x->c->quit;
     int rc = settle();
+    if (rc == SHMC_OK)
+        rc = lean_settle();
     if (rc != SHMC_OK)
         return rc;
     struct nbw *w = nbw_get();
@@ -359,9 +363,137 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     return SHMC_OK;
 }
 
+/* A call of one round started while the lane is idle (nothing queued, no gate open) is
+ * not queued: its round is entered at once, and the call ends in its start where every
+ * rank had entered it already (this rank came last), or else its driven request looks at
+ * that round alone (lean_poll). The queue's entry, its record's fill and its polls were a
+ * third of a small call's instructions, and at 2 ranks each rank's instructions between
+ * two calls, not the line's round trip alone, set the pace of calls made back to back
+ * (bench/coll_bench --nonblocking). A call that must follow it on the lane (a queued one,
+ * a gate) makes it an ordinary queued call first (lean_settle), so that the lane keeps the
+ * order of the calls. */
+static struct {
+    struct shmc__request *req; /* in flight: its driven request; NULL: none */
+    struct shmc__cx x;
+    struct shmc__nbr b; /* (b.x is &x) */
+    struct shmc__wsync_look look;
+} lean;
+
+/* The lean call's round is over: its outcome, and with it the result taken from the round
+ * (as by_rounds and poll do for a queued call). */
+static int lean_end(void)
+{
+    int rc = shmc__onestep_world_outcome(&lean.x, &lean.look);
+    if (rc == SHMC_OK && lean.b.count)
+        shmc__nbr_take(&lean.b, lean.look.want, 0, lean.b.count);
+    if (rc == SHMC_ERR_MISMATCH && lean.look.odd_gate)
+        shmc__cx_quit(&lean.x, rc); /* (a member's same call went by schedule: poll) */
+    return rc;
+}
+
+static int lean_poll(void *arg, int *err)
+{
+    (void)arg;
+    if (!shmc__wsync_look(&lean.look))
+        return 0;
+    *err = lean_end();
+    lean.req = NULL;
+    shmc__userop_hold(lean.x.op, -1);
+    return 1;
+}
+
+static int lean_far(void *arg, uint32_t cpu)
+{
+    (void)arg;
+    return shmc__wsync_far(&lean.look, cpu);
+}
+
+static const struct shmc__driven_ops lean_ops = {lean_poll, lean_far};
+
+/* The lean call in flight, if any, made the queue's first call, its request polled as that
+ * call's from now on. SHMC_OK, or SHMC_ERR_NOMEM (it stays lean: the caller fails). */
+static int lean_settle(void)
+{
+    if (!lean.req)
+        return SHMC_OK;
+    struct nbw *w = nbw_get();
+    if (!w)
+        return SHMC_ERR_NOMEM;
+    w->x = lean.x;
+    w->how = BY_ROUNDS;
+    w->b = lean.b;
+    w->b.x = &w->x;
+    w->per = lean.b.count ? lean.b.count : 1; /* (its one round carried all of it) */
+    w->e = 0;
+    w->posted = 1;
+    w->look = lean.look;
+    w->req = lean.req;
+    shmc__driven_retarget(w->req, &driven, w); /* (the op's hold goes with it) */
+    shmc__list_push(&lean.x.co->nbw, &w->link);
+    lean.req = NULL;
+    return SHMC_OK;
+}
+
+/* Starts call x of one round on the idle lane (as above) as *x->nb. What the call keeps
+ * in `lean` is written after the round is entered, and only where it is not over: the
+ * ranks waiting for this one go on meanwhile. */
+static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                      size_t count)
+{
+    struct shmc__coll *co = x->co;
+    struct shmc__lane *l = &co->lane[SHMC_LANE_NB];
+    struct shmc__request *r;
+    int rc = shmc__post_driven(co->p2p, &lean_ops, NULL, x->c, 0, &r);
+    *x->nb = r;
+    if (rc != SHMC_OK)
+        return rc;
+    uint64_t call[2], hash = co->check ? words(x, (unsigned)coll, count, call) : 0;
+    struct shmc__nbr b = {.coll = coll,
+                          .x = x,
+                          .sbuf = sbuf,
+                          .rbuf = rbuf,
+                          .count = coll == SHMC_C_BARRIER ? 0 : count};
+    uint64_t round = shmc__wsync_next(l);
+    if (b.count)
+        shmc__nbr_put(&b, round, 0, b.count);
+    shmc__wsync_post(co, l, round, shmc__wsync_tag(hash), &lean.look);
+    int over = shmc__wsync_look(&lean.look);
+    if (over && lean.look.odd < 0 && lean.look.err == SHMC_OK) {
+        if (b.count)
+            shmc__nbr_take(&b, round, 0, b.count);
+        shmc__req_complete(&co->p2p->reqs, r, SHMC_OK);
+        return SHMC_OK;
+    }
+    lean.x = *x;
+    lean.x.nb = NULL;
+    if (co->check) {
+        lean.x.call[0] = call[0];
+        lean.x.call[1] = call[1];
+        lean.x.hash = hash;
+    }
+    lean.b = b;
+    lean.b.x = &lean.x;
+    if (over) {
+        shmc__req_complete(&co->p2p->reqs, r, lean_end());
+        return SHMC_OK;
+    }
+    shmc__userop_hold(x->op, 1); /* the program may free it before the call ends */
+    lean.req = r;
+    return SHMC_OK;
+}
+
+/* May call x (of count elements) run lean: by rounds, in one, on the idle lane? */
+static int lean_fits(int how, int coll, const struct shmc__cx *x, size_t count)
+{
+    return how == BY_ROUNDS && !lean.req && !shmc__nbw_gate_open && shmc__list_empty(&x->co->nbw) &&
+           !x->c->quit && (coll == SHMC_C_BARRIER || count <= shmc__nbr_elems(coll, x));
+}
+
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
                     size_t count)
 {
+    if (lean_fits(how, coll, x, count))
+        return lean_start(coll, x, sbuf, rbuf, count);
     struct nbw *w;
     struct shmc__nbr b = {
         .coll = coll, .sbuf = sbuf, .rbuf = rbuf, .count = coll == SHMC_C_BARRIER ? 0 : count};
@@ -414,7 +546,7 @@ static int open_gate(const struct shmc__cx *x, int coll, size_t count)
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
     int slots = shmc__nbs_rooted(coll, x);
-    if (!slots && !x->c->quit && settle() == SHMC_OK && shmc__list_empty(&x->co->nbw))
+    if (!slots && !x->c->quit && settle() == SHMC_OK && !lean.req && shmc__list_empty(&x->co->nbw))
         return open_gate(x, coll, count);
     struct nbw *w;
     struct shmc__request *r;
@@ -441,6 +573,10 @@ void shmc__nbw_release(struct shmc__coll *co)
     /* An open gate is dropped: point-to-point has ended, and with it the means to look
      * (its round's members have all made their calls, or the job is ending anyway). */
     shmc__nbw_gate_open = 0;
+    if (lean.req) { /* (its request went with p2p's) */
+        lean.req = NULL;
+        shmc__userop_hold(lean.x.op, -1);
+    }
     struct shmc__link *l, *tmp;
     struct shmc__lane *lane = &co->lane[SHMC_LANE_NB];
     free(lane->direct_mem);

@@ -590,7 +590,7 @@ one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
 static int ended(const struct shmc__cx *x, int tag, struct shmc__request **req)
 {
     struct shmc__p2p *p = x->co->p2p;
-    int rc = shmc__post_ended(p, x->c, tag, req);
+    int rc = shmc__post_ended(p, x->c, tag, SHMC_OK, req);
     if (rc != SHMC_OK)
         shmc__p2p_quit(p, x->c, rc);
     return rc;

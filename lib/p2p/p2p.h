@@ -416,10 +416,10 @@ int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsi
 int shmc__post_driven(struct shmc__p2p *p, const struct shmc__driven_ops *ops, void *arg,
                       const struct shmc__comm *c, int tag, struct shmc__request **out);
 /* The same request for work that ended in its start (a collective's one message, done at
- * once): complete already, as a driven request whose poll ended at once would be, with
- * none of the driven queue. SHMC_ERR_NOMEM, from the collectives' reserve (request.c)
- * when c is a collective's. */
-int shmc__post_ended(struct shmc__p2p *p, const struct shmc__comm *c, int tag,
+ * once): complete already with err, as a driven request whose poll ended at once would
+ * be, with none of the driven queue. SHMC_ERR_NOMEM, from the collectives' reserve
+ * (request.c) when c is a collective's. */
+int shmc__post_ended(struct shmc__p2p *p, const struct shmc__comm *c, int tag, int err,
                      struct shmc__request **out);
 /* A driven request that cannot move before another has ended (the world's nonblocking
  * calls queue behind the first, coll/nbworld.c) is parked: progress does not poll it
@@ -428,6 +428,9 @@ int shmc__post_ended(struct shmc__p2p *p, const struct shmc__comm *c, int tag,
  * along until it is resumed and ends. */
 void shmc__driven_park(struct shmc__request *r);
 void shmc__driven_resume(struct shmc__p2p *p, struct shmc__request *r);
+/* A pending driven request handed to another poll and argument (its owner's work moved
+ * into another record); it stays where it is in the driven queue. */
+void shmc__driven_retarget(struct shmc__request *r, const struct shmc__driven_ops *ops, void *arg);
 /* Does every pending request of reqs (NULL entries skipped) wait for ranks that run on
  * other CPUs than cpu (1 + CPU), and run now? A driven one asks its hint. */
 int shmc__reqs_far(const struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,

@@ -106,7 +106,7 @@ int shmc__post_driven(struct shmc__p2p *p, const struct shmc__driven_ops *ops, v
     return SHMC_OK;
 }
 
-int shmc__post_ended(struct shmc__p2p *p, const struct shmc__comm *c, int tag,
+int shmc__post_ended(struct shmc__p2p *p, const struct shmc__comm *c, int tag, int err,
                      struct shmc__request **out)
 {
     struct shmc__request *r =
@@ -114,7 +114,7 @@ int shmc__post_ended(struct shmc__p2p *p, const struct shmc__comm *c, int tag,
     *out = r;
     if (!r)
         return SHMC_ERR_NOMEM;
-    shmc__req_complete(&p->reqs, r, SHMC_OK);
+    shmc__req_complete(&p->reqs, r, err);
     return SHMC_OK;
 }
 
@@ -127,6 +127,12 @@ void shmc__driven_resume(struct shmc__p2p *p, struct shmc__request *r)
 {
     if (r->state == SHMC_RS_ACTIVE && !shmc__linked(&r->link))
         shmc__req_enqueue(&p->driven, r, SHMC_Q_DRIVEN);
+}
+
+void shmc__driven_retarget(struct shmc__request *r, const struct shmc__driven_ops *ops, void *arg)
+{
+    r->ops = ops;
+    r->poll_arg = arg;
 }
 
 int shmc__post_null(struct shmc__p2p *p, int send, size_t elsize, int tag,

@@ -1078,9 +1078,10 @@ END_TEST
 
 /* Schedules on the world take a gate round of the lane (lib/coll/nbworld.h), which is
  * queued only when something must follow it before every rank has entered it. Rank 0
- * starts all-reduces by messages (forced rd), with all-gathers and barriers by rounds
- * between, while the others are still away: each gate after the first finds the one
- * before open and queues it. Each result equals the blocking call's; then a blocking
+ * starts barriers and all-gathers by rounds with all-reduces by messages (forced rd)
+ * between, while the others are still away: the first barrier runs outside the queue
+ * (nbworld.c, `lean`) until the gate after it queues it, and each gate after the first
+ * finds the one before open and queues it. Each result equals the blocking call's; then a blocking
  * call, which looks at a gate left open; then an all-reduce whose op differs on one rank
  * (the same bytes travel, so only the gates' words tell): every rank's call ends with
  * SHMC_ERR_MISMATCH, whichever comes first, and the world's collectives after it fail. */
@@ -1095,19 +1096,19 @@ static void gates(shmc_comm *w, int me, int n, void *arg)
         usleep(100000);
     shmc_request *r[K];
     for (int k = 0; k < K; k++) {
-        if (k % 3 == 2)
+        if (k % 3 == 0)
             T_OK(shmc_ibarrier(w, &r[k]));
-        else if (k % 3 == 1)
+        else if (k % 3 == 2)
             T_OK(shmc_iallgather(in, g[k], 1, SHMC_INT64, w, &r[k]));
         else
             T_OK(shmc_iallreduce(in, out[k], 4, SHMC_INT64, SHMC_SUM, w, &r[k]));
     }
     T_OK(shmc_waitall(K, r, NULL));
     T_OK(shmc_allreduce(in, ref, 4, SHMC_INT64, SHMC_SUM, w));
-    for (int k = 0; k < K; k += 3)
+    for (int k = 1; k < K; k += 3)
         same(out[k], ref, 4, "an all-reduce by a schedule behind gates", me);
     T_OK(shmc_allgather(in, ref, 1, SHMC_INT64, w));
-    for (int k = 1; k < K; k += 3)
+    for (int k = 2; k < K; k += 3)
         same(g[k], ref, (size_t)n, "an all-gather by rounds between gates", me);
     if (me == late)
         usleep(100000);
