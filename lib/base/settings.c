@@ -294,8 +294,9 @@ const struct shmc__setting shmc__settings[] = {
      "saying so); a file whose `# machine:` "
      "line names another machine than this one, or whose `# built-in:` line another digest "
      "of the built-in rules than this library's (both as `shmrun --info` prints them), is "
-     "ignored, saying so; ranks whose rules differ all fail `shmc_init` with "
-     "`SHMC_ERR_MISMATCH`"},
+     "ignored, saying so (at once where SHMC_TUNING_FILE names it, under SHMC_DEBUG=2 for "
+     "the user's tuned rules, which every job reads); ranks whose rules differ all fail "
+     "`shmc_init` with `SHMC_ERR_MISMATCH`"},
     {"SHMC_FAR_NS", SHMC_SET_UINT, AT(far_ns), 1, 1000000u, 200, NULL, 0, NULL, NULL, NULL,
      "nanoseconds of a cache line's round trip between the job's first two CPUs from which "
      "the dispatch rules' `far` apply instead of `near` (docs/collectives.md): on a shared "

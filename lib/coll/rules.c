@@ -335,26 +335,30 @@ void shmc__rules_cache_path(char *out, size_t len)
 
 /* Whether the file text, tuned on some machine against some built-in rules (its
  * "# machine:" and "# built-in:" lines, which bench/tune.py writes), may be used here:
- * one without those lines is taken as written. */
-static int fits(const char *text, const char *what)
+ * one without those lines is taken as written. One that may not is said at `level`: a
+ * file the job named (SHMC_TUNING_FILE) is said by default, since its user expects it to
+ * serve; the user's tuned rules, which every job of theirs reads, as a warning. */
+static int fits(const char *text, const char *what, int level)
 {
     char here[320], there[320];
     if (header(text, "# machine:", there, sizeof there)) {
         shmc__machine_desc(here, sizeof here);
         if (strcmp(here, there) != 0) {
-            SHMC_WARN("%s was measured on another machine (%s; this one: %s): ignored, the "
-                      "built-in rules serve",
-                      what, there, here);
+            SHMC_LOG(level,
+                     "%s was measured on another machine (%s; this one: %s): ignored, the "
+                     "built-in rules serve",
+                     what, there, here);
             return 0;
         }
     }
     if (header(text, "# built-in:", there, sizeof there)) {
         snprintf(here, sizeof here, "%016llx", (unsigned long long)shmc__rules_shipped_digest());
         if (strcmp(here, there) != 0) {
-            SHMC_WARN("%s was tuned beside other built-in rules than this library's (%s; these: "
-                      "%s), so it may now be slower than they are: ignored, the built-in rules "
-                      "serve; run bench/tune.py again",
-                      what, there, here);
+            SHMC_LOG(level,
+                     "%s was tuned beside other built-in rules than this library's (%s; these: "
+                     "%s), so it may now be slower than they are: ignored, the built-in rules "
+                     "serve; run bench/tune.py again",
+                     what, there, here);
             return 0;
         }
     }
@@ -398,7 +402,7 @@ int shmc__rules_load(struct shmc__rules *out, const char *path)
         return SHMC_ERR_ENV;
     }
     text[n] = '\0';
-    if (!fits(text, what))
+    if (!fits(text, what, from_cache ? SHMC_LOG_WARN : SHMC_LOG_ERROR))
         return parse_shipped(out);
     int rc = shmc__rules_parse(text, path, out);
     if (rc == SHMC_OK)

@@ -155,7 +155,7 @@ START_TEST(test_launcher_tuning_file)
           "allreduce any any any any any any ring\n",
           f);
     ck_assert_int_eq(fclose(f), 0);
-    ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
+    ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("measured on another machine");
     ASSERT_OUT("staged 20");
 
@@ -231,7 +231,7 @@ START_TEST(test_launcher_machine_rules)
     ck_assert_ptr_nonnull(f);
     fputs("# built-in: 0123456789abcdef\nallreduce any any any any any any ring\n", f);
     ck_assert_int_eq(fclose(f), 0);
-    ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=2 %s", path, prog), 0);
+    ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("tuned beside other built-in rules");
     ASSERT_OUT("run bench/tune.py again");
     ASSERT_OUT("staged 20");
