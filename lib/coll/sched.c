@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/reduction.h"
 #include "base/userop.h"
+#include "coll/xfer.h"
 #include "p2p/outq.h"
 #include "p2p/p2p.h"
 #include "p2p/progress.h"
@@ -40,9 +41,10 @@ struct shmc__sched {
     int nst, cap;
     int *ends; /* ends[i]: the first step after round i */
     int nrounds, rcap;
-    int failed;     /* building ran out of memory */
-    int sends_only; /* no step receives: this rank could run ahead of its receivers */
+    int failed;      /* building ran out of memory */
+    int sends_only;  /* no step receives: this rank could run ahead of its receivers */
     int round_sends; /* the current round has a send step */
+    int round_recvs; /* ... and a receive step */
     /* Running: the round, its messages in flight, the first error. */
     int round;
     struct shmc__request **reqs;
@@ -392,6 +394,14 @@ msg_now(struct shmc__p2p *p, uint32_t ctx, int tag, int send, void *buf, size_t 
     return 1;
 }
 
+/* Does send step t, in a round that receives too (an exchange), go by single copy
+ * (xfer.h, shmc__exchange_single_copy)? */
+static int by_single_copy(const struct shmc__sched *s, const struct step *t)
+{
+    return s->round_recvs &&
+           shmc__exchange_single_copy(s->co->p2p, shmc__comm_world_rank(s->c, t->peer), t->n, 0);
+}
+
 /* Message step t done now (msg_now), in a round that only receives where t receives. A
  * round that sends too (an exchange: all-gather, all-to-all, recursive doubling) posts its
  * receives and takes them in the progress after its local steps: taken at once, a 2-rank
@@ -402,7 +412,7 @@ static int now(struct shmc__sched *s, const struct step *t)
 {
     int send = t->kind == ST_SEND;
     size_t got;
-    if ((!send && s->round_sends) ||
+    if ((!send && s->round_sends) || (send && by_single_copy(s, t)) ||
         !msg_now(s->co->p2p, ctx_of(s), s->tag, send, send ? (void *)t->src : t->dst, t->n,
                  shmc__comm_world_rank(s->c, t->peer), s->sends_only, &got))
         return 0;
@@ -421,9 +431,11 @@ static void begin(struct shmc__sched *s)
     int first = s->round ? s->ends[s->round - 1] : 0, end = s->ends[s->round];
     uint32_t ctx = ctx_of(s);
     s->nreqs = 0;
-    s->round_sends = 0;
-    for (int i = first; i < end; i++)
+    s->round_sends = s->round_recvs = 0;
+    for (int i = first; i < end; i++) {
         s->round_sends |= s->st[i].kind == ST_SEND;
+        s->round_recvs |= s->st[i].kind == ST_RECV;
+    }
     for (int i = first; i < end && s->err == SHMC_OK; i++) {
         const struct step *t = &s->st[i];
         if (t->kind != ST_SEND && t->kind != ST_RECV) {
@@ -440,8 +452,9 @@ static void begin(struct shmc__sched *s)
         int w = shmc__comm_world_rank(s->c, t->peer);
         int rc = t->kind == ST_RECV ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
                                           p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
-                 : eager_ok(s, t) ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
-                                  : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
+                 : eager_ok(s, t) && !by_single_copy(s, t)
+                     ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
+                     : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
         if (r)
             s->reqs[s->nreqs++] = r;
         if (rc != SHMC_OK)

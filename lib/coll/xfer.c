@@ -41,6 +41,18 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
     return shmc__cx_quit(x, shmc__post_send(p, buf, bytes, 1, w, tag, x->ctx, x->c, x->dev, req));
 }
 
+/* The send of an exchange (shmc__exchange_single_copy says how it goes). */
+static int exchange_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
+                          struct shmc__request **req)
+{
+    struct shmc__p2p *p = x->co->p2p;
+    int w = shmc__comm_world_rank(x->c, dst);
+    if (x->c->quit || !shmc__exchange_single_copy(p, w, bytes, x->dev))
+        return shmc__cx_isend(x, buf, bytes, dst, req);
+    return shmc__cx_quit(
+        x, shmc__post_ssend(p, buf, bytes, 1, w, shmc__call_tag(x->hash), x->ctx, x->c, req));
+}
+
 static int irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src, int kept,
                  struct shmc__request **req)
 {
@@ -163,7 +175,8 @@ int shmc__cx_sendrecv_copy(const struct shmc__cx *x, const void *sbuf, size_t sb
     if (src >= 0)
         rc = shmc__cx_irecv(x, rbuf, rbytes, src, &r[0]);
     if (rc == SHMC_OK && dst >= 0)
-        rc = shmc__cx_isend(x, sbuf, sbytes, dst, &r[1]);
+        rc = src >= 0 ? exchange_isend(x, sbuf, sbytes, dst, &r[1])
+                      : shmc__cx_isend(x, sbuf, sbytes, dst, &r[1]);
     if (rc != SHMC_OK) {
         shmc__cx_cancel(x, 2, r);
         return rc;

@@ -6,6 +6,26 @@
 #define SHMC_XFER_H
 
 #include "coll/cx.h"
+#include "p2p/p2p.h"
+
+/* In an exchange, where every rank of the step sends and receives at once, a message of
+ * at least SHMC_EXCHANGE_SINGLE_COPY_MIN goes by single copy (a synchronous send that its
+ * receiver reads straight out of the sender's buffer) rather than eagerly through the
+ * mailbox, even below the eager limit: eagerly, both ranks copy into their mailboxes and
+ * out of the other's at once, each block crossing between the cores twice. Below it the
+ * system call costs more than the copies it saves. Measured at 2 ranks bound, each with
+ * the collective's exchanges forced either way (build/bench/measure --tests
+ * allgather,alltoall,allreduce; the commit that set it has the figures): messages of 4 KiB
+ * were faster eagerly, of 8 KiB and more by single copy; at 4 ranks on 2 cores level. */
+#define SHMC_EXCHANGE_SINGLE_COPY_MIN ((size_t)8 << 10)
+/* Does an exchange's message of `bytes` from host memory to world rank w go by single
+ * copy (the rule above, where single copy is offered to w: p2p.h)? */
+static inline int shmc__exchange_single_copy(const struct shmc__p2p *p, int w, size_t bytes,
+                                             int dev)
+{
+    return !dev && bytes >= SHMC_EXCHANGE_SINGLE_COPY_MIN && w != p->rank &&
+           shmc__p2p_single_copy(p) && shmc__p2p_offers_single_copy(p, w, bytes);
+}
 
 /* Start a send of `bytes` to, or a receive of exactly `bytes` from, comm rank peer. */
 int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,

@@ -378,6 +378,12 @@ static inline int shmc__p2p_single_copy(const struct shmc__p2p *p)
 {
     return p->single_copy && p->tp.cma_self;
 }
+/* Does a rendezvous of `bytes` to world rank w offer its receiver a single copy (rndv.c):
+ * single copy on, not refused by w before, and the message at least SHMC_SINGLE_COPY_MIN? */
+static inline int shmc__p2p_offers_single_copy(const struct shmc__p2p *p, int w, size_t bytes)
+{
+    return p->single_copy && p->peers[w].ep.sc != SHMC_SC_REFUSED && bytes >= p->single_copy_min;
+}
 /* Wakes world rank w if it may be asleep, after publishing what it waits for. */
 static inline void shmc__peer_notify(struct shmc__p2p *p, int w)
 {

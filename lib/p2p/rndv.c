@@ -97,9 +97,7 @@ int shmc__rndv_put_rts(struct shmc__p2p *p, int peer, struct shmc__request *s)
         .bytes = s->bytes,
         .addr = (uint64_t)(uintptr_t)s->buf,
         .cookie = shmc__req_cookie(s),
-        .flags = (p->single_copy && ep->sc != SHMC_SC_REFUSED && s->bytes >= p->single_copy_min)
-                     ? SHMC_RTS_SINGLE_COPY
-                     : 0,
+        .flags = shmc__p2p_offers_single_copy(p, peer, s->bytes) ? SHMC_RTS_SINGLE_COPY : 0,
     };
     uint8_t *dst = shmc__ring_reserve(&ep->out, sizeof rts);
     if (!dst)
