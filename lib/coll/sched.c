@@ -399,7 +399,7 @@ msg_now(struct shmc__p2p *p, uint32_t ctx, int tag, int send, void *buf, size_t 
 static int by_single_copy(const struct shmc__sched *s, const struct step *t)
 {
     return s->round_recvs &&
-           shmc__exchange_single_copy(s->co->p2p, shmc__comm_world_rank(s->c, t->peer), t->n, 0);
+           shmc__exchange_single_copy(s->co, shmc__comm_world_rank(s->c, t->peer), t->n, 0);
 }
 
 /* Message step t done now (msg_now), in a round that only receives where t receives. A

@@ -47,7 +47,7 @@ static int exchange_isend(const struct shmc__cx *x, const void *buf, size_t byte
 {
     struct shmc__p2p *p = x->co->p2p;
     int w = shmc__comm_world_rank(x->c, dst);
-    if (x->c->quit || !shmc__exchange_single_copy(p, w, bytes, x->dev))
+    if (x->c->quit || !shmc__exchange_single_copy(x->co, w, bytes, x->dev))
         return shmc__cx_isend(x, buf, bytes, dst, req);
     return shmc__cx_quit(
         x, shmc__post_ssend(p, buf, bytes, 1, w, shmc__call_tag(x->hash), x->ctx, x->c, req));

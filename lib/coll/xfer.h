@@ -16,14 +16,18 @@
  * system call costs more than the copies it saves. Measured at 2 ranks bound, each with
  * the collective's exchanges forced either way (build/bench/measure --tests
  * allgather,alltoall,allreduce; the commit that set it has the figures): messages of 4 KiB
- * were faster eagerly, of 8 KiB and more by single copy; at 4 ranks on 2 cores level. */
+ * were faster eagerly, of 8 KiB and more by single copy. Not where the job's ranks share
+ * CPUs: a synchronous send then waits for its receiver to be scheduled, and a schedule's
+ * ring of 16 KiB messages at 4 ranks on 2 cores took 1.7 times as long (the blocking
+ * calls there were level). */
 #define SHMC_EXCHANGE_SINGLE_COPY_MIN ((size_t)8 << 10)
 /* Does an exchange's message of `bytes` from host memory to world rank w go by single
  * copy (the rule above, where single copy is offered to w: p2p.h)? */
-static inline int shmc__exchange_single_copy(const struct shmc__p2p *p, int w, size_t bytes,
+static inline int shmc__exchange_single_copy(const struct shmc__coll *co, int w, size_t bytes,
                                              int dev)
 {
-    return !dev && bytes >= SHMC_EXCHANGE_SINGLE_COPY_MIN && w != p->rank &&
+    const struct shmc__p2p *p = co->p2p;
+    return !dev && bytes >= SHMC_EXCHANGE_SINGLE_COPY_MIN && !co->shared_cpus && w != p->rank &&
            shmc__p2p_single_copy(p) && shmc__p2p_offers_single_copy(p, w, bytes);
 }
 
