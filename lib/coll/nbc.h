@@ -32,7 +32,10 @@
 #include "coll/cx.h"
 
 /* The smallest all-reduce the schedules run as a ring: below it recursive doubling's
- * fewer rounds cost less than the ring's fewer bytes. */
+ * fewer rounds cost less than the ring's fewer bytes. At 2 ranks recursive doubling's one
+ * exchange of the whole vector goes on through this size itself, as the blocking call's
+ * rules have it on Intel's CPUs (lib/coll/dispatch.rules): by single copy it took half
+ * the ring's two exchanges of halves at 64 KiB (coll_bench --split, docs/collectives.md). */
 #define SHMC_NBC_RING_MIN ((size_t)64 << 10)
 
 int shmc__nbc_barrier(const struct shmc__cx *x, struct shmc__request **req);
