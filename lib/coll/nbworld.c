@@ -203,6 +203,20 @@ static int far(void *arg, uint32_t cpu)
            shmc__list_first(&w->x.co->nbw) == &w->link && shmc__wsync_far(&w->look, cpu);
 }
 
+/* A round where some rank's call went by schedule, another's not: the schedule waits
+ * for messages nobody will send, and its sends for receivers that will never post, so
+ * both sides quit the world's collectives: the gate's rank (`gate`) to end its schedule,
+ * the others (seeing a gate's words in the round they looked at) to decline its messages
+ * (p2p/quit.c). A mismatch among rounds alone leaves the world in step (a rank gone has
+ * made every rank quit already, wsync.c). rc: the call's outcome, returned. */
+static int quit_if_split(const struct shmc__cx *x, int rc, const struct shmc__wsync_look *seen,
+                         int gate)
+{
+    if (rc == SHMC_ERR_MISMATCH && (gate || seen->odd_gate))
+        shmc__cx_quit(x, rc);
+    return rc;
+}
+
 /* The driven request's poll (p2p.h): only the first queued call moves. */
 static int poll(void *arg, int *err)
 {
@@ -230,16 +244,10 @@ static int poll(void *arg, int *err)
     }
     if (!over)
         return 0;
-    /* A round where some rank's call went by schedule, another's not: the schedule waits
-     * for messages nobody will send, and its sends for receivers that will never post, so
-     * both sides quit the world's collectives: the gate's rank to end its schedule, the
-     * others to decline its messages (p2p/quit.c). A mismatch among rounds alone leaves
-     * the world in step (a rank gone has made every rank quit already, wsync.c). */
     const struct shmc__wsync_look *seen = w->how == BY_STAGE    ? &w->st.look
                                           : w->how == BY_DIRECT ? &w->dr.look
                                                                 : &w->look;
-    if (rc == SHMC_ERR_MISMATCH && (w->how == BY_GATE || seen->odd_gate))
-        shmc__cx_quit(&w->x, rc);
+    quit_if_split(&w->x, rc, seen, w->how == BY_GATE);
 ended:
     shmc__list_remove(&w->link);
     struct shmc__link *next = shmc__list_first(&co->nbw);
@@ -287,9 +295,7 @@ static int lean_settle(void);
  * quit, as poll does for a queued gate. */
 static void gate_over(const struct shmc__cx *x, const struct shmc__wsync_look *look)
 {
-    int rc = shmc__onestep_world_outcome(x, look);
-    if (rc == SHMC_ERR_MISMATCH)
-        shmc__cx_quit(x, rc);
+    quit_if_split(x, shmc__onestep_world_outcome(x, look), look, 1);
 }
 
 /* The open gate done with if its round is over, else queued (its round entered) ahead of
@@ -379,6 +385,12 @@ static struct {
     struct shmc__wsync_look look;
 } lean;
 
+/* Is the world's lane idle: nothing queued, no gate open, no lean call in flight? */
+static int lane_idle(const struct shmc__coll *co)
+{
+    return !lean.req && !shmc__nbw_gate_open && shmc__list_empty(&co->nbw);
+}
+
 /* The lean call's round is over: its outcome, and with it the result taken from the round
  * (as by_rounds and poll do for a queued call). */
 static int lean_end(void)
@@ -386,9 +398,7 @@ static int lean_end(void)
     int rc = shmc__onestep_world_outcome(&lean.x, &lean.look);
     if (rc == SHMC_OK && lean.b.count)
         shmc__nbr_take(&lean.b, lean.look.want, 0, lean.b.count);
-    if (rc == SHMC_ERR_MISMATCH && lean.look.odd_gate)
-        shmc__cx_quit(&lean.x, rc); /* (a member's same call went by schedule: poll) */
-    return rc;
+    return quit_if_split(&lean.x, rc, &lean.look, 0);
 }
 
 static int lean_poll(void *arg, int *err)
@@ -485,8 +495,8 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
 /* May call x (of count elements) run lean: by rounds, in one, on the idle lane? */
 static int lean_fits(int how, int coll, const struct shmc__cx *x, size_t count)
 {
-    return how == BY_ROUNDS && !lean.req && !shmc__nbw_gate_open && shmc__list_empty(&x->co->nbw) &&
-           !x->c->quit && (coll == SHMC_C_BARRIER || count <= shmc__nbr_elems(coll, x));
+    return how == BY_ROUNDS && lane_idle(x->co) && !x->c->quit &&
+           (coll == SHMC_C_BARRIER || count <= shmc__nbr_elems(coll, x));
 }
 
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
@@ -546,7 +556,7 @@ static int open_gate(const struct shmc__cx *x, int coll, size_t count)
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
     int slots = shmc__nbs_rooted(coll, x);
-    if (!slots && !x->c->quit && settle() == SHMC_OK && !lean.req && shmc__list_empty(&x->co->nbw))
+    if (!slots && !x->c->quit && settle() == SHMC_OK && lane_idle(x->co))
         return open_gate(x, coll, count);
     struct nbw *w;
     struct shmc__request *r;

@@ -364,10 +364,14 @@ static uint32_t ctx_of(const struct shmc__sched *s)
     return s->c->ctx + SHMC_CTX_NBC;
 }
 
-/* May message step t be sent eagerly? Not beyond RUNAHEAD_EAGER_MAX where s only sends. */
+/* May send step t go eagerly? Not beyond RUNAHEAD_EAGER_MAX where s only sends, nor where
+ * its round receives too (an exchange) and the exchange rule takes single copy (xfer.h,
+ * shmc__exchange_single_copy). Otherwise it goes synchronously. */
 static int eager_ok(const struct shmc__sched *s, const struct step *t)
 {
-    return !s->sends_only || t->n <= RUNAHEAD_EAGER_MAX;
+    return (!s->sends_only || t->n <= RUNAHEAD_EAGER_MAX) &&
+           !(s->round_recvs &&
+             shmc__exchange_single_copy(s->co, shmc__comm_world_rank(s->c, t->peer), t->n, 0));
 }
 
 /* A message done now with no request, if it can be: a send (buf, bytes) that fits world
@@ -394,14 +398,6 @@ msg_now(struct shmc__p2p *p, uint32_t ctx, int tag, int send, void *buf, size_t 
     return 1;
 }
 
-/* Does send step t, in a round that receives too (an exchange), go by single copy
- * (xfer.h, shmc__exchange_single_copy)? */
-static int by_single_copy(const struct shmc__sched *s, const struct step *t)
-{
-    return s->round_recvs &&
-           shmc__exchange_single_copy(s->co, shmc__comm_world_rank(s->c, t->peer), t->n, 0);
-}
-
 /* Message step t done now (msg_now), in a round that only receives where t receives. A
  * round that sends too (an exchange: all-gather, all-to-all, recursive doubling) posts its
  * receives and takes them in the progress after its local steps: taken at once, a 2-rank
@@ -412,9 +408,9 @@ static int now(struct shmc__sched *s, const struct step *t)
 {
     int send = t->kind == ST_SEND;
     size_t got;
-    if ((!send && s->round_sends) || (send && by_single_copy(s, t)) ||
+    if ((!send && s->round_sends) || (send && !eager_ok(s, t)) ||
         !msg_now(s->co->p2p, ctx_of(s), s->tag, send, send ? (void *)t->src : t->dst, t->n,
-                 shmc__comm_world_rank(s->c, t->peer), s->sends_only, &got))
+                 shmc__comm_world_rank(s->c, t->peer), 0, &got))
         return 0;
     if (got != t->n)
         fail(s, mismatch(s, t->peer, got, t->n));
@@ -452,9 +448,8 @@ static void begin(struct shmc__sched *s)
         int w = shmc__comm_world_rank(s->c, t->peer);
         int rc = t->kind == ST_RECV ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
                                           p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
-                 : eager_ok(s, t) && !by_single_copy(s, t)
-                     ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
-                     : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
+                 : eager_ok(s, t) ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
+                                  : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
         if (r)
             s->reqs[s->nreqs++] = r;
         if (rc != SHMC_OK)

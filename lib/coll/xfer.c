@@ -25,13 +25,17 @@ static int quit_already(const struct shmc__cx *x, struct shmc__request **req)
     return shmc__cx_quit(x, x->c->quit);
 }
 
-int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
-                   struct shmc__request **req)
+/* A send of `bytes` to comm rank dst; in an exchange (`exchange`: this rank receives in
+ * the same step) by single copy where the exchange rule takes it (xfer.h). */
+static int isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst, int exchange,
+                 struct shmc__request **req)
 {
     if (x->c->quit)
         return quit_already(x, req);
     struct shmc__p2p *p = x->co->p2p;
     int w = shmc__comm_world_rank(x->c, dst), tag = shmc__call_tag(x->hash);
+    if (exchange && shmc__exchange_single_copy(x->co, w, bytes, x->dev))
+        return shmc__cx_quit(x, shmc__post_ssend(p, buf, bytes, 1, w, tag, x->ctx, x->c, req));
     /* An eager message that fits the mailbox now needs no request: NULL is a finished
      * one to waitall and cancel (the roots of the flat collectives send n - 1 of them). */
     if (shmc__send_now(p, buf, bytes, x->dev, w, tag, x->ctx)) {
@@ -41,16 +45,10 @@ int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int 
     return shmc__cx_quit(x, shmc__post_send(p, buf, bytes, 1, w, tag, x->ctx, x->c, x->dev, req));
 }
 
-/* The send of an exchange (shmc__exchange_single_copy says how it goes). */
-static int exchange_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
-                          struct shmc__request **req)
+int shmc__cx_isend(const struct shmc__cx *x, const void *buf, size_t bytes, int dst,
+                   struct shmc__request **req)
 {
-    struct shmc__p2p *p = x->co->p2p;
-    int w = shmc__comm_world_rank(x->c, dst);
-    if (x->c->quit || !shmc__exchange_single_copy(x->co, w, bytes, x->dev))
-        return shmc__cx_isend(x, buf, bytes, dst, req);
-    return shmc__cx_quit(
-        x, shmc__post_ssend(p, buf, bytes, 1, w, shmc__call_tag(x->hash), x->ctx, x->c, req));
+    return isend(x, buf, bytes, dst, 0, req);
 }
 
 static int irecv(const struct shmc__cx *x, void *buf, size_t bytes, int src, int kept,
@@ -175,8 +173,7 @@ int shmc__cx_sendrecv_copy(const struct shmc__cx *x, const void *sbuf, size_t sb
     if (src >= 0)
         rc = shmc__cx_irecv(x, rbuf, rbytes, src, &r[0]);
     if (rc == SHMC_OK && dst >= 0)
-        rc = src >= 0 ? exchange_isend(x, sbuf, sbytes, dst, &r[1])
-                      : shmc__cx_isend(x, sbuf, sbytes, dst, &r[1]);
+        rc = isend(x, sbuf, sbytes, dst, src >= 0, &r[1]);
     if (rc != SHMC_OK) {
         shmc__cx_cancel(x, 2, r);
         return rc;
