@@ -58,6 +58,16 @@ typedef struct shmc_comm shmc_comm;
  * when a later request reuses its memory. */
 typedef struct shmc_request shmc_request;
 
+/* The one handle of every request complete as its call started: a nonblocking collective
+ * that this rank entered last, everyone else having arrived (a small one on the world),
+ * may set *req to it instead of a request of its own, whose making and freeing would be a
+ * large part of such a call. The waits, tests and array calls take it as any complete
+ * request (result SHMC_OK, a status that says nothing) and set it to NULL; several may be
+ * held at once, and one kept after its wait is taken as complete again (not refused, as
+ * other handles are). Comparing *req with it tells a caller the call ended as it began
+ * (as MPICH's completed "lightweight" requests). */
+#define SHMC_REQUEST_COMPLETE ((shmc_request *)(uintptr_t)0xffffffffu)
+
 typedef enum {
     SHMC_INT8,
     SHMC_UINT8,

@@ -511,6 +511,8 @@ int shmc__nbc_scan(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_
 
 int shmc__nbc_wait(struct shmc__request *r)
 {
+    if (r == &shmc__req_done) /* (ended in its start: no communicator to look at) */
+        return SHMC_OK;
     struct shmc__p2p *p = shmc__coll.p2p;
     /* (the request sees its communicator read-only; quitting is this layer's to do) */
     struct shmc__comm *c = (struct shmc__comm *)r->comm;

@@ -592,16 +592,12 @@ one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
     return 0;
 }
 
-/* The request of call x (tag), which ended in its start. If even the reserve of the
- * collectives' requests (p2p/request.c) is out, the call's message went, so this rank quits
- * the communicator's collectives (cx.h). */
-static int ended(const struct shmc__cx *x, int tag, struct shmc__request **req)
+/* The request of a call that ended in its start: the one that stands for all such
+ * (p2p/request.h), whose making and freeing would be a large part of the call. */
+static int ended(struct shmc__request **req)
 {
-    struct shmc__p2p *p = x->co->p2p;
-    int rc = shmc__post_ended(p, x->c, tag, SHMC_OK, req);
-    if (rc != SHMC_OK)
-        shmc__p2p_quit(p, x->c, rc);
-    return rc;
+    *req = &shmc__req_done;
+    return SHMC_OK;
 }
 
 int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
@@ -618,7 +614,7 @@ int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes,
     }
     if (cbytes && cdst != csrc)
         memmove(cdst, csrc, cbytes);
-    return ended(x, tag, req);
+    return ended(req);
 }
 
 int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,
@@ -637,7 +633,7 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
     }
     reduce_with(x->dt, x->op, acc, in, count, SHMC_ACC_RIGHT);
     shmc__reduce_finish(acc, count, x->dt, x->op, ranks);
-    return ended(x, tag, req);
+    return ended(req);
 }
 
 /* ---- the public schedules (shmcomm.h) --------------------------------------------------- */

@@ -201,6 +201,11 @@ static int shmc_wait_call(shmc_request **req, shmc_status *status)
             *status = empty_status;
         return SHMC_OK;
     }
+    if (*req == SHMC_REQUEST_COMPLETE) { /* (the common end of a small collective) */
+        shmc__req_fill_status(&shmc__req_done, status);
+        *req = NULL;
+        return SHMC_OK;
+    }
     int rc = check_req(p, *req, &r);
     if (rc != SHMC_OK)
         return rc;

@@ -421,12 +421,9 @@ int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsi
  * freed by progress once its poll has ended. */
 int shmc__post_driven(struct shmc__p2p *p, const struct shmc__driven_ops *ops, void *arg,
                       const struct shmc__comm *c, int tag, struct shmc__request **out);
-/* The same request for work that ended in its start (a collective's one message, done at
- * once): complete already with err, as a driven request whose poll ended at once would
- * be, with none of the driven queue. SHMC_ERR_NOMEM, from the collectives' reserve
- * (request.c) when c is a collective's. */
-int shmc__post_ended(struct shmc__p2p *p, const struct shmc__comm *c, int tag, int err,
-                     struct shmc__request **out);
+/* Makes sure that the next shmc__post_driven on c cannot fail (for a caller that cannot
+ * back out once it has begun): SHMC_OK or SHMC_ERR_NOMEM. */
+int shmc__post_driven_ready(struct shmc__p2p *p, const struct shmc__comm *c);
 /* A driven request that cannot move before another has ended (the world's nonblocking
  * calls queue behind the first, coll/nbworld.c) is parked: progress does not poll it
  * until its layer resumes it. Thousands may queue (the schedules' gates), and progress

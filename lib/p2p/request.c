@@ -67,6 +67,23 @@ static void put_back(struct shmc__reqs *t, struct shmc__request *r)
     *list = r;
 }
 
+/* Its cookie is SHMC_REQUEST_COMPLETE's: gen 0, which no live request has, and a slot beyond
+ * any table (grow). */
+struct shmc__request shmc__req_done = {.kind = SHMC_REQ_DRIVEN,
+                                       .state = SHMC_RS_DONE,
+                                       .idx = (uint32_t)(uintptr_t)SHMC_REQUEST_COMPLETE,
+                                       .elsize = 1,
+                                       .peer = SHMC_ANY,
+                                       .src = SHMC_ANY,
+                                       .msg_tag = SHMC_ANY,
+                                       .xdesc = -1,
+                                       .dev_token = -1};
+
+int shmc__req_ready(struct shmc__reqs *t, int coll)
+{
+    return (coll && t->spare) || t->free ? SHMC_OK : grow(t);
+}
+
 struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll)
 {
     struct shmc__request **list = coll && t->spare ? &t->spare : &t->free;
@@ -98,6 +115,8 @@ struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll)
 
 void shmc__req_free(struct shmc__reqs *t, struct shmc__request *r)
 {
+    if (r == &shmc__req_done)
+        return;
     if (r->state == SHMC_RS_ACTIVE)
         t->active--;
     r->state = SHMC_RS_FREE;
@@ -156,6 +175,8 @@ shmc_request *shmc__req_handle(const struct shmc__request *r)
 
 struct shmc__request *shmc__req_from_handle(const struct shmc__reqs *t, const shmc_request *h)
 {
+    if (h == SHMC_REQUEST_COMPLETE)
+        return &shmc__req_done;
     uint64_t cookie = (uint64_t)(uintptr_t)h;
     uint32_t idx = (uint32_t)cookie, gen = (uint32_t)(cookie >> 32);
     if (idx >= t->n)

@@ -135,6 +135,10 @@ struct shmc__request {
     uint8_t free_when_sent;
 };
 
+/* The request behind SHMC_REQUEST_COMPLETE (shmcomm.h): complete, a driven request's status,
+ * never freed, never on a list. Only read: many handles name it, from any thread. */
+extern struct shmc__request shmc__req_done;
+
 /* The request table and its free lists. */
 struct shmc__reqs {
     struct shmc__request **table;
@@ -155,6 +159,9 @@ static inline uint64_t shmc__req_cookie(const struct shmc__request *r)
 
 /* coll: for a collective's message, from the reserve while it lasts. NULL: no memory. */
 struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll);
+/* Makes sure the next shmc__req_alloc(t, coll) cannot fail (for a caller that must not fail
+ * once it has begun): SHMC_OK, or SHMC_ERR_NOMEM / SHMC_ERR_LIMIT. */
+int shmc__req_ready(struct shmc__reqs *t, int coll);
 int shmc__req_reserve(struct shmc__reqs *t, uint32_t k); /* SHMC_OK or SHMC_ERR_NOMEM */
 void shmc__req_free(struct shmc__reqs *t, struct shmc__request *r);
 /* Frees every slab (finalize). */

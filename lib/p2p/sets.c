@@ -43,11 +43,11 @@ static int live_get(struct shmc__p2p *p, size_t n, shmc_request **reqs, struct l
             rc = SHMC_ERR_ARG;
             break;
         }
-        if (l->r[i])
+        if (l->r[i] && l->r[i] != &shmc__req_done) /* (it may be named any number of times) */
             l->r[i]->listed = 1;
     }
     for (size_t j = 0; j < i; j++)
-        if (l->r[j])
+        if (l->r[j] && l->r[j]->listed)
             l->r[j]->listed = 0;
     if (rc != SHMC_OK) {
         live_release(l);

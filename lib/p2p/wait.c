@@ -364,8 +364,8 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
     }
     struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
     int rc = wait_until(p, reqs_done, &s, &b, &far);
-    for (size_t i = 0; i < n; i++)
-        if (reqs[i])
+    for (size_t i = 0; i < n; i++) /* (only where set: shmc__req_done is never written) */
+        if (reqs[i] && reqs[i]->waited)
             reqs[i]->waited = 0;
     return rc != SHMC_OK ? rc : s.err;
 }

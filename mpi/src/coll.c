@@ -59,6 +59,8 @@ int shmc_mpi__coll_started(const struct shmc_mpi_call *k, int err, shmc_request 
             return shmc_mpi__call_err(k, err);
         }
     }
+    if (!w && r == SHMC_REQUEST_COMPLETE) /* (ended in its start: request.c) */
+        return shmc_mpi__call_rc(k, shmc_mpi__request_done(out));
     return shmc_mpi__call_rc(k, shmc_mpi__request_coll(r, k->h, w ? views_fin : NULL, w, out));
 }
 

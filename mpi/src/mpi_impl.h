@@ -696,9 +696,10 @@ void shmc_mpi__ops_end(void);
  * remote rank 0 is the C library's rank roff (0 but on an intercommunicator). */
 void shmc_mpi__status_set(MPI_Status *st, const shmc_status *s, size_t cap, int roff);
 void shmc_mpi__status_empty(MPI_Status *st);
-/* The handle of every send complete as it started (request.c says why one serves all). */
-#define SHMC_MPI_REQUEST_SENT ((MPI_Request)1)
-int shmc_mpi__request_sent(MPI_Request *out);
+/* The handle of every send or collective complete as it started (request.c says why one
+ * serves all). */
+#define SHMC_MPI_REQUEST_DONE ((MPI_Request)1)
+int shmc_mpi__request_done(MPI_Request *out);
 /* Makes a request handle for a started operation r. */
 int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_mpi_view *v,
                           MPI_Request *out);

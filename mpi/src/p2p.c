@@ -180,7 +180,7 @@ static inline __attribute__((always_inline)) int isend(const void *buf, MPI_Coun
     if (err != SHMC_OK || !r) { /* failed, or complete already: the packed copy is done with */
         shmc_mpi__view_finish(&v, 0);
         return err != SHMC_OK ? shmc_mpi__call_err(&k.k, err)
-                              : shmc_mpi__call_rc(&k.k, shmc_mpi__request_sent(request));
+                              : shmc_mpi__call_rc(&k.k, shmc_mpi__request_done(request));
     }
     rc = shmc_mpi__request_new(r, comm, 0, &v, request); /* (a send's status has no source) */
     return shmc_mpi__call_rc(&k.k, rc);
@@ -259,7 +259,7 @@ static int ibsend(const void *buf, MPI_Count count, MPI_Datatype datatype, int d
     if (rc != MPI_SUCCESS)
         return rc;
     /* The message is in the attached buffer: the request is complete at once. */
-    rc = shmc_mpi__request_sent(request);
+    rc = shmc_mpi__request_done(request);
     return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(comm, rc, fn);
 }
 

@@ -176,7 +176,7 @@ int PMPI_Start(MPI_Request *request)
         return rc;
     q = shmc_mpi__req_entry(self); /* the call may have grown the table */
     q->p->active = 1;
-    if (t == SHMC_MPI_REQUEST_SENT) {
+    if (t == SHMC_MPI_REQUEST_DONE) {
         q->r = NULL;
         q->done = 1;
         q->err = MPI_SUCCESS;

@@ -5,11 +5,13 @@
  * completes, or the staging buffer of a non-contiguous receive, unpacked then. A request
  * that completed but is still held (MPI_Request_get_status saw it) keeps its result.
  *
- * A send complete as it started (shmc_isend_now gave no C request) gets the one handle
- * SHMC_MPI_REQUEST_SENT: a table entry made once, complete, with an empty status, that
- * delivering never frees. It costs such a send no entry of its own (MPICH's completed
- * "lightweight" requests do the same); a send's status says nothing but its error and
- * that it was not cancelled (MPI 4.1, 3.7.3), which this one holds.
+ * A send complete as it started (shmc_isend_now gave no C request), and a nonblocking
+ * collective that ended in its start with nothing left to do here (the C library's
+ * SHMC_REQUEST_COMPLETE, no view to finish), get the one handle SHMC_MPI_REQUEST_DONE: a
+ * table entry made once, complete, with an empty status, that delivering never frees. It
+ * costs such a call no entry of its own (MPICH's completed "lightweight" requests do the
+ * same); a send's status says nothing but its error and that it was not cancelled (MPI
+ * 4.1, 3.7.3), a collective's nothing at all, which this one holds.
  *
  * Persistent and generalized requests (persist.c) are entries of the same table: an
  * inactive persistent request reads as a null one to every completion call, and
@@ -125,12 +127,12 @@ int shmc_mpi__req_progress(struct req *q, int block)
         finish(q, err, &s);
     return done;
 }
-/* The entry behind SHMC_MPI_REQUEST_SENT: made with the table, never freed. */
-#define SENT_SLOT (SHMC_MPI_REQUEST_SENT - 1)
+/* The entry behind SHMC_MPI_REQUEST_DONE: made with the table, never freed. */
+#define DONE_SLOT (SHMC_MPI_REQUEST_DONE - 1)
 
 void shmc_mpi__req_drop(struct req *q)
 {
-    if (q->index == SENT_SLOT)
+    if (q->index == DONE_SLOT)
         return;
     shmc_mpi__persist_release(q);
     shmc_mpi__lock();
@@ -153,7 +155,7 @@ static void reap_orphans(void)
     }
 }
 
-/* Adds a chunk of entries (the first chunk's first is SHMC_MPI_REQUEST_SENT's). Under the
+/* Adds a chunk of entries (the first chunk's first is SHMC_MPI_REQUEST_DONE's). Under the
  * lock. */
 static int grow(void)
 {
@@ -171,12 +173,12 @@ static int grow(void)
     chunk[c] = t;
     for (int i = n - 1; i >= nreqs; i--) {
         entry(i)->index = i;
-        if (nreqs > 0 || i != SENT_SLOT)
+        if (nreqs > 0 || i != DONE_SLOT)
             free_list[nfree++] = i;
     }
     if (nreqs == 0) {
-        struct req *q = entry(SENT_SLOT);
-        *q = (struct req){.used = 1, .done = 1, .comm = MPI_COMM_WORLD, .index = SENT_SLOT};
+        struct req *q = entry(DONE_SLOT);
+        *q = (struct req){.used = 1, .done = 1, .comm = MPI_COMM_WORLD, .index = DONE_SLOT};
         shmc_mpi__status_empty(&q->st);
     }
     /* Publishes the chunk's entries with the count that covers them. */
@@ -184,7 +186,7 @@ static int grow(void)
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__request_sent(MPI_Request *out)
+int shmc_mpi__request_done(MPI_Request *out)
 {
     int rc = MPI_SUCCESS;
     if (!__atomic_load_n(&nreqs, __ATOMIC_ACQUIRE)) {
@@ -193,7 +195,7 @@ int shmc_mpi__request_sent(MPI_Request *out)
         shmc_mpi__unlock();
     }
     if (rc == MPI_SUCCESS)
-        *out = SHMC_MPI_REQUEST_SENT;
+        *out = SHMC_MPI_REQUEST_DONE;
     return rc;
 }
 
@@ -284,7 +286,7 @@ void shmc_mpi__request_end(void)
                 q->fin(q->fin_arg, 0);
             q->fin = NULL;
             shmc_mpi__view_finish(&q->v, 0);
-            if (i != SENT_SLOT)
+            if (i != DONE_SLOT)
                 shmc_mpi__persist_release(q);
         }
     }

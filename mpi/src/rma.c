@@ -301,7 +301,7 @@ static int done(MPI_Win win, int rc, MPI_Request *request, const char *fn)
     if (rc == MPI_SUCCESS && !request)
         rc = shmc_mpi__err(MPI_ERR_ARG, "request is NULL");
     if (rc == MPI_SUCCESS)
-        rc = shmc_mpi__request_sent(request);
+        rc = shmc_mpi__request_done(request);
     return shmc_mpi__win_raise(win, rc, fn);
 }
 

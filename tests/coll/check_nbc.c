@@ -1196,6 +1196,61 @@ START_TEST(test_nbc_one_message)
 }
 END_TEST
 
+/* A small call on the world that a rank starts once the other has started it ends in its
+ * start, with SHMC_REQUEST_COMPLETE: rank 1 starts each after a message that rank 0 sends
+ * once it has started its own. That handle is waited for, tested and named in the array
+ * calls as a complete request (twice in one array, and again after its wait), a cancel
+ * refuses it, and the result it stands for is there. */
+static void complete_at_start(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { K = 4 };
+    int64_t in[3] = {me + 1, 10 * (me + 1), -me}, out[K][3];
+    shmc_request *r[K];
+    for (int k = 0; k < K; k++) {
+        if (me == 1)
+            T_OK(shmc_recv(NULL, 0, SHMC_UINT8, 0, k, w, NULL));
+        if (k % 2)
+            T_OK(shmc_iallreduce(in, out[k], 3, SHMC_INT64, SHMC_SUM, w, &r[k]));
+        else
+            T_OK(shmc_ibarrier(w, &r[k]));
+        if (me == 0)
+            T_OK(shmc_send(NULL, 0, SHMC_UINT8, 1, k, w));
+        if (me == 0)
+            T_OK(shmc_wait(&r[k], NULL)); /* (the next starts on an idle lane) */
+        else
+            ck_assert_ptr_eq(r[k], SHMC_REQUEST_COMPLETE);
+    }
+    if (me == 1) {
+        shmc_request *kept = r[0];
+        ck_assert_int_eq(shmc_cancel(&r[0]), SHMC_ERR_STATE);
+        int done = 0;
+        shmc_status st;
+        T_OK(shmc_test(&r[0], &done, &st));
+        ck_assert(done && !r[0] && st.error == SHMC_OK && st.count == 0);
+        size_t index;
+        T_OK(shmc_waitany(K, r, &index, NULL));
+        ck_assert_uint_eq(index, 1);
+        r[0] = r[2] = kept; /* (named twice, and already waited for: complete still) */
+        T_OK(shmc_waitall(K, r, NULL));
+        for (int k = 0; k < K; k++)
+            ck_assert_ptr_null(r[k]);
+        T_OK(shmc_wait(&kept, NULL));
+    }
+    for (int k = 1; k < K; k += 2) {
+        ck_assert_int_eq(out[k][0], 3);
+        ck_assert_int_eq(out[k][1], 30);
+        ck_assert_int_eq(out[k][2], -1);
+    }
+}
+
+START_TEST(test_nbc_complete_at_start)
+{
+    ck_assert_int_eq(shmct_run(2, complete_at_start, NULL), 0);
+}
+END_TEST
+
 /* Under rooted_rules, every rooted call at 2 ranks, every root, of 64 and 512 elements (by
  * the rounds, and by a schedule with its gate), started back to back alternately and
  * waited for together: each equals its blocking call. */
@@ -1463,6 +1518,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_loop_test(t, test_nbc_gates, 0, 4);
     tcase_add_test(t, test_nbc_one_message);
+    tcase_add_test(t, test_nbc_complete_at_start);
     tcase_add_test(t, test_nbc_persistent_order);
     tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
     tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 4);
