@@ -421,9 +421,19 @@ int shmc__post_claimed(struct shmc__p2p *p, void *buf, size_t bytes, size_t elsi
  * freed by progress once its poll has ended. */
 int shmc__post_driven(struct shmc__p2p *p, const struct shmc__driven_ops *ops, void *arg,
                       const struct shmc__comm *c, int tag, struct shmc__request **out);
+/* A driven request's context: the group's unused one, which no rule for collective
+ * contexts touches: only its poll ends it (progress.c). */
+static inline uint32_t shmc__driven_ctx(const struct shmc__comm *c)
+{
+    return c->ctx + SHMC_CTX_GROUP - 1;
+}
 /* Makes sure that the next shmc__post_driven on c cannot fail (for a caller that cannot
  * back out once it has begun): SHMC_OK or SHMC_ERR_NOMEM. */
-int shmc__post_driven_ready(struct shmc__p2p *p, const struct shmc__comm *c);
+static inline int shmc__post_driven_ready(struct shmc__p2p *p, const struct shmc__comm *c)
+{
+    int rc = shmc__req_ready(&p->reqs, SHMC_CTX_IS_COLL(shmc__driven_ctx(c)));
+    return rc == SHMC_OK ? rc : SHMC_ERR_NOMEM;
+}
 /* A driven request that cannot move before another has ended (the world's nonblocking
  * calls queue behind the first, coll/nbworld.c) is parked: progress does not poll it
  * until its layer resumes it. Thousands may queue (the schedules' gates), and progress

@@ -90,24 +90,11 @@ int shmc__post_ssend(struct shmc__p2p *p, const void *buf, size_t bytes, size_t 
     return post_send(p, buf, bytes, elsize, wdst, tag, ctx, c, -1, 1, out);
 }
 
-/* A driven request's context: the group's unused one, which no rule for collective
- * contexts touches: only its poll ends it (progress.c). */
-static uint32_t driven_ctx(const struct shmc__comm *c)
-{
-    return c->ctx + SHMC_CTX_GROUP - 1;
-}
-
-int shmc__post_driven_ready(struct shmc__p2p *p, const struct shmc__comm *c)
-{
-    int rc = shmc__req_ready(&p->reqs, SHMC_CTX_IS_COLL(driven_ctx(c)));
-    return rc == SHMC_OK ? rc : SHMC_ERR_NOMEM;
-}
-
 int shmc__post_driven(struct shmc__p2p *p, const struct shmc__driven_ops *ops, void *arg,
                       const struct shmc__comm *c, int tag, struct shmc__request **out)
 {
     struct shmc__request *r =
-        start(p, SHMC_REQ_DRIVEN, NULL, 0, 1, SHMC_ANY, tag, driven_ctx(c), c, 0);
+        start(p, SHMC_REQ_DRIVEN, NULL, 0, 1, SHMC_ANY, tag, shmc__driven_ctx(c), c, 0);
     *out = r;
     if (!r)
         return SHMC_ERR_NOMEM;

@@ -79,9 +79,9 @@ struct shmc__request shmc__req_done = {.kind = SHMC_REQ_DRIVEN,
                                        .xdesc = -1,
                                        .dev_token = -1};
 
-int shmc__req_ready(struct shmc__reqs *t, int coll)
+int shmc__req_grow(struct shmc__reqs *t)
 {
-    return (coll && t->spare) || t->free ? SHMC_OK : grow(t);
+    return grow(t);
 }
 
 struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll)

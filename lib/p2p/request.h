@@ -160,8 +160,13 @@ static inline uint64_t shmc__req_cookie(const struct shmc__request *r)
 /* coll: for a collective's message, from the reserve while it lasts. NULL: no memory. */
 struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll);
 /* Makes sure the next shmc__req_alloc(t, coll) cannot fail (for a caller that must not fail
- * once it has begun): SHMC_OK, or SHMC_ERR_NOMEM / SHMC_ERR_LIMIT. */
-int shmc__req_ready(struct shmc__reqs *t, int coll);
+ * once it has begun): SHMC_OK, or SHMC_ERR_NOMEM / SHMC_ERR_LIMIT. Inline: a small
+ * nonblocking collective asks on every start. */
+int shmc__req_grow(struct shmc__reqs *t);
+static inline int shmc__req_ready(struct shmc__reqs *t, int coll)
+{
+    return (coll && t->spare) || t->free ? SHMC_OK : shmc__req_grow(t);
+}
 int shmc__req_reserve(struct shmc__reqs *t, uint32_t k); /* SHMC_OK or SHMC_ERR_NOMEM */
 void shmc__req_free(struct shmc__reqs *t, struct shmc__request *r);
 /* Frees every slab (finalize). */
