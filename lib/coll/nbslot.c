@@ -2,12 +2,11 @@
  * The world's rooted nonblocking collectives through the nonblocking lane's slots
  * (nbslot.h; slot.c has the protocol). A call is one publication on every rank that puts:
  *
- *   broadcast, scatter: the root puts the vector, or every rank's block, for all members;
- *                       the others take theirs from the root's slot;
- *   gather:             every other member puts its block for the root, which takes them;
- *   reduce:             every member puts its vector (the root's for itself, so that an
- *                       in-place root reads its input from there), and the root combines
- *                       them in rank order, left to right, as the blocking slots do.
+ *   broadcast: the root puts the vector for all members, which take it from its slot;
+ *   gather:    every other member puts its block for the root, which takes them;
+ *   reduce:    every member puts its vector (the root's for itself, so that an in-place
+ *              root reads its input from there), and the root combines them in rank
+ *              order, left to right, as the blocking slots do.
  *
  * A rank that puts first waits, without blocking, until the readers of its last
  * publication are done with it; one that takes waits for the publications it needs, and
@@ -28,22 +27,20 @@
 
 int shmc__nbs_rooted(int coll, const struct shmc__cx *x)
 {
-    return x->n > 2 && (coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE ||
-                        coll == SHMC_C_GATHER || coll == SHMC_C_SCATTER);
+    return x->n > 2 &&
+           (coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE || coll == SHMC_C_GATHER);
 }
 
-/* The call's data: the vector of a broadcast or reduce, all n blocks of a gather or scatter. */
+/* The call's data: the vector of a broadcast or reduce, all n blocks of a gather. */
 static size_t whole(int coll, const struct shmc__cx *x, size_t count)
 {
-    size_t blocks = coll == SHMC_C_GATHER || coll == SHMC_C_SCATTER ? (size_t)x->n : 1;
-    return blocks * count * x->es;
+    return (coll == SHMC_C_GATHER ? (size_t)x->n : 1) * count * x->es;
 }
 
 int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count)
 {
-    /* One publication: all a scatter's blocks, or a rank's block or vector. */
-    size_t most = SHMC_SLOT_BYTES / x->es / (coll == SHMC_C_SCATTER ? (size_t)x->n : 1);
-    return whole(coll, x, count) > SHMC_NBS_MIN && count <= most;
+    /* One publication: a rank's block or vector. */
+    return whole(coll, x, count) > SHMC_NBS_MIN && count <= SHMC_SLOT_BYTES / x->es;
 }
 
 int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count)
@@ -87,11 +84,6 @@ static void put(const struct shmc__nbr *b, uint8_t *mine)
     case SHMC_C_BROADCAST:
         shmc__copy(mine, b->rbuf, bytes);
         break;
-    case SHMC_C_SCATTER:
-        shmc__copy(mine, b->sbuf, (size_t)x->n * bytes);
-        if (b->rbuf) /* (NULL: the root's block stays in place) */
-            shmc__copy(b->rbuf, b->sbuf + (size_t)x->me * bytes, bytes);
-        break;
     default: /* a gather's block, a reduce's vector */
         shmc__copy(mine, b->sbuf, bytes);
         break;
@@ -106,9 +98,6 @@ static void take(const struct shmc__nbr *b, const uint8_t *mine)
     switch (b->coll) {
     case SHMC_C_BROADCAST:
         shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, x->root), bytes);
-        break;
-    case SHMC_C_SCATTER:
-        shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, x->root) + (size_t)x->me * bytes, bytes);
         break;
     case SHMC_C_GATHER:
         for (int q = 0; q < x->n; q++)

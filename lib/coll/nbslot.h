@@ -12,15 +12,16 @@
 
 #include "coll/nbround.h"
 
-/* Which calls go through the slots: a broadcast, reduce, gather or scatter on the world
- * beyond 2 ranks (shmc__nbs_rooted), whose rounds would wait for every member where these
- * wait for the root or for the root's inputs (nbworld.h), of more than SHMC_NBS_MIN bytes
- * of data in all (the vector, or all n blocks) that one publication holds (SHMC_SLOT_BYTES:
- * the vector of a broadcast or reduce, a gather's block, all of a scatter's blocks). Below
- * SHMC_NBS_MIN a schedule of messages leads: a message waits in a mailbox for its reader,
- * where the owner of a slot waits for every reader of its last publication before it
- * writes again, and with more ranks than cores back-to-back small calls then cost a
- * reader's turn on a CPU each (docs/collectives.md has the measurements). */
+/* Which calls go through the slots: a broadcast, reduce or gather on the world beyond 2
+ * ranks (shmc__nbs_rooted), whose rounds would wait for every member where these wait for
+ * the root or for the root's inputs (nbworld.h), of more than SHMC_NBS_MIN bytes of data in
+ * all (the vector, or all n blocks) that one publication holds (SHMC_SLOT_BYTES: the vector
+ * of a broadcast or reduce, a gather's block). Below SHMC_NBS_MIN a schedule of messages
+ * leads: a message waits in a mailbox for its reader, where the owner of a slot waits for
+ * every reader of its last publication before it writes again, and with more ranks than
+ * cores back-to-back small calls then cost a reader's turn on a CPU each. A scatter never
+ * goes through them: its root sends each member one block, so a slot saves it no copy and
+ * only adds that wait (docs/collectives.md has the measurements). */
 #define SHMC_NBS_MIN ((size_t)8 << 10)
 int shmc__nbs_rooted(int coll, const struct shmc__cx *x);
 int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count);
