@@ -10,7 +10,7 @@
  *
  * A rank that puts first waits, without blocking, until the readers of its last
  * publication are done with it; one that takes waits for the publications it needs, and
- * marks each done once read. Neither waits for a member it takes nothing from: the root of
+ * marks each done as soon as it has read it. Neither waits for a member it takes nothing from: the root of
  * a broadcast ends on publishing, as the blocking call's does. Every publication carries
  * the call's words, which a reader compares with its own (a mismatch: SHMC_ERR_MISMATCH,
  * said, and this rank quits the world's collectives, so that the others stop too).
@@ -90,29 +90,34 @@ static void put(const struct shmc__nbr *b, uint8_t *mine)
     }
 }
 
-/* (every publication it reads seen already, with the call's words) */
-static void take(const struct shmc__nbr *b, const uint8_t *mine)
+/* This rank's part from member q's publication (q == me: its own part of a gather or
+ * reduce), seen already with the call's words. A reduce combines in rank order, q after q,
+ * left to right. */
+static void take_part(const struct shmc__nbr *b, int q, const uint8_t *mine)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = b->count * x->es;
     switch (b->coll) {
     case SHMC_C_BROADCAST:
-        shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, x->root), bytes);
+        if (q == x->root)
+            shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, q), bytes);
         break;
     case SHMC_C_GATHER:
-        for (int q = 0; q < x->n; q++)
-            if (q != x->me)
-                shmc__copy(b->rbuf + (size_t)q * bytes, shmc__slot_nb_theirs(x, q), bytes);
-            else if (b->sbuf) /* (NULL: in place) */
-                shmc__copy(b->rbuf + (size_t)q * bytes, b->sbuf, bytes);
+        if (q != x->me)
+            shmc__copy(b->rbuf + (size_t)q * bytes, shmc__slot_nb_theirs(x, q), bytes);
+        else if (b->sbuf) /* (NULL: in place) */
+            shmc__copy(b->rbuf + (size_t)q * bytes, b->sbuf, bytes);
         break;
-    default: /* SHMC_C_REDUCE */
-        shmc__copy(b->rbuf, x->me == 0 ? mine : shmc__slot_nb_theirs(x, 0), bytes);
-        for (int q = 1; q < x->n; q++)
-            shmc__reduce(b->rbuf, q == x->me ? mine : shmc__slot_nb_theirs(x, q), b->count, x->dt,
-                         x->op, SHMC_ACC_LEFT);
-        shmc__reduce_finish(b->rbuf, b->count, x->dt, x->op, x->n);
+    default: { /* SHMC_C_REDUCE */
+        const uint8_t *in = q == x->me ? mine : shmc__slot_nb_theirs(x, q);
+        if (q == 0)
+            shmc__copy(b->rbuf, in, bytes);
+        else
+            shmc__reduce(b->rbuf, in, b->count, x->dt, x->op, SHMC_ACC_LEFT);
+        if (q == x->n - 1)
+            shmc__reduce_finish(b->rbuf, b->count, x->dt, x->op, x->n);
         break;
+    }
     }
 }
 
@@ -148,18 +153,23 @@ int shmc__nbs_step(struct shmc__nbs *s, int *rc)
         }
         s->put = 1;
     }
+    /* Each publication read as soon as it is there and handed back at once, so that its
+     * owner may write its next one while this rank waits for the others' (as the blocking
+     * gather's root does). */
     for (; s->q < x->n; s->q++) {
-        if (!takes_from(b, s->q))
+        int q = s->q, from = takes_from(b, q);
+        if (from) {
+            if (!shmc__slot_nb_wait(x, q, s->stamp, &err))
+                return 0;
+            if (err != SHMC_OK)
+                return failed(s, rc, err);
+        } else if (q != x->me || !taker(b)) {
             continue;
-        if (!shmc__slot_nb_wait(x, s->q, s->stamp, &err))
-            return 0;
-        if (err != SHMC_OK)
-            return failed(s, rc, err);
-    }
-    if (!s->gate && taker(b))
-        take(b, shmc__slot_nb_mine(x));
-    for (int q = 0; q < x->n; q++)
-        if (takes_from(b, q))
+        }
+        if (!s->gate)
+            take_part(b, q, shmc__slot_nb_mine(x));
+        if (from)
             shmc__slot_nb_done(x, q);
+    }
     return 1;
 }
