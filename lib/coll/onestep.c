@@ -171,9 +171,8 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
     uint8_t *slot;
     uint64_t stamp;
     if ((rc = slot_round(x, sbuf, bytes, &slot, &stamp)) != SHMC_OK ||
-        (rc = shmc__slot_combine(x, stamp, slot, 0, count, rbuf)) != SHMC_OK)
+        (rc = shmc__slot_combine(x, stamp, slot, 0, count, rbuf, 1)) != SHMC_OK)
         return rc;
-    shmc__slot_done_all(x);
     shmc__reduce_finish(rbuf, count, x->dt, x->op, x->n);
     return SHMC_OK;
 }

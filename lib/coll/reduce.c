@@ -273,16 +273,15 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         shmc__copy(slot, in + e * es, len * es);
         shmc__slot_publish(x, stamp, -1);
         if (one) {
-            if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out + e * es)) != SHMC_OK)
+            if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out + e * es, 1)) != SHMC_OK)
                 return rc;
-            shmc__slot_done_all(x);
             shmc__reduce_finish(out + e * es, len, x->dt, x->op, n);
             continue;
         }
         /* Phase 1: combine my block of this chunk into my slot's second half. */
         size_t boff, blen, half = SHMC_SLOT_BYTES / 2;
         shmc__block(len, n, x->me, &boff, &blen);
-        if ((rc = shmc__slot_combine(x, stamp, slot, boff, blen, slot + half + boff * es)) !=
+        if ((rc = shmc__slot_combine(x, stamp, slot, boff, blen, slot + half + boff * es, 0)) !=
             SHMC_OK)
             return rc;
         shmc__reduce_finish(slot + half + boff * es, blen, x->dt, x->op, n);
@@ -321,9 +320,8 @@ int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
             continue;
         }
         uint8_t *out = (uint8_t *)rbuf + e * es;
-        if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out)) != SHMC_OK)
+        if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out, 1)) != SHMC_OK)
             return rc;
-        shmc__slot_done_all(x);
         shmc__reduce_finish(out, len, x->dt, x->op, x->n);
     }
     return SHMC_OK;

@@ -290,7 +290,7 @@ void shmc__slot_nb_done(const struct shmc__cx *x, int owner)
 }
 
 int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,
-                       size_t len, uint8_t *out)
+                       size_t len, uint8_t *out, int hand_back)
 {
     size_t es = x->es;
     for (int r = 0; r < x->n; r++) {
@@ -305,6 +305,8 @@ int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *
             shmc__copy(out, src, len * es);
         else
             shmc__reduce(out, src, len, x->dt, x->op, SHMC_ACC_LEFT);
+        if (hand_back && r != x->me)
+            shmc__slot_done(x, r);
     }
     return SHMC_OK;
 }

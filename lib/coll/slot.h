@@ -32,9 +32,11 @@ int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp);
 void shmc__slot_done(const struct shmc__cx *x, int owner);
 /* out = in_0 OP in_1 OP ... in rank order, left to right, over len elements at element
  * offset eoff of every member's publication `stamp` (this rank's from own); host memory,
- * not AVG-finished. */
+ * not AVG-finished. With hand_back, done with each member's slot as soon as it is read
+ * (shmc__slot_done), so that its owner may publish again while this rank waits for the
+ * others'; without, the caller reads them again and hands them back itself. */
 int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,
-                       size_t len, uint8_t *out);
+                       size_t len, uint8_t *out, int hand_back);
 /* shmc__slot_done for every other member. */
 void shmc__slot_done_all(const struct shmc__cx *x);
 
