@@ -59,8 +59,9 @@ typedef struct shmc_comm shmc_comm;
 typedef struct shmc_request shmc_request;
 
 /* The one handle of every request complete as its call started: a nonblocking collective
- * that this rank entered last, everyone else having arrived (a small one on the world),
- * may set *req to it instead of a request of its own, whose making and freeing would be a
+ * whose part on this rank was all done in its start (the others had arrived, or it only
+ * sends, and what it sends fitted the mailboxes), and likewise shmc_sched_start and
+ * shmc_comm_idup, may set *req to it instead of a request of its own, whose making and freeing would be a
  * large part of such a call. The waits, tests and array calls take it as any complete
  * request (result SHMC_OK, a status that says nothing) and set it to NULL; several may be
  * held at once, and one kept after its wait is taken as complete again (not refused, as

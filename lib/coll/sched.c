@@ -535,9 +535,14 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
             s->failed = 1;
     }
     struct shmc__p2p *p = s->co->p2p;
-    int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
+    const struct shmc__comm *c = s->c;
+    int tag = s->tag;
+    /* Its request is made only where it does not end here (one that does is
+     * shmc__req_done, as a lean call's: nbworld.c says what that saves); the memory for
+     * one is made sure of first, since what begin() sends cannot be taken back. */
+    int rc = s->failed ? SHMC_ERR_NOMEM : c->quit;
     if (rc == SHMC_OK)
-        rc = shmc__post_driven(p, &driven, s, s->c, s->tag, req);
+        rc = shmc__post_driven_ready(p, c);
     if (rc != SHMC_OK) {
         if (s->done) /* (sched.h: it runs once the call ended, either way) */
             s->done(s->done_arg, rc);
@@ -551,9 +556,17 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
      * mailboxes (progress polls s again; not from inside another call's poll, where
      * progress leaves driven requests alone). */
     int err;
-    if (poll(s, &err))
+    if (poll(s, &err)) {
+        if (err == SHMC_OK) {
+            *req = &shmc__req_done;
+            return SHMC_OK;
+        }
+        shmc__post_driven(p, &driven, NULL, c, tag, req); /* (cannot fail: ready) */
         shmc__req_complete(&p->reqs, *req, err);
-    else if (!p->driving)
+        return SHMC_OK;
+    }
+    shmc__post_driven(p, &driven, s, c, tag, req);
+    if (!p->driving)
         shmc__progress(p);
     return SHMC_OK;
 }

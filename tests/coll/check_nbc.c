@@ -1197,7 +1197,7 @@ START_TEST(test_nbc_one_message)
 END_TEST
 
 /* A small call on the world that a rank starts once the other has started it ends in its
- * start, with SHMC_REQUEST_COMPLETE: rank 1 starts each after a message that rank 0 sends
+ * start, with SHMC_REQUEST_COMPLETE (and so does a schedule of sends alone, at the end): rank 1 starts each after a message that rank 0 sends
  * once it has started its own. That handle is waited for, tested and named in the array
  * calls as a complete request (twice in one array, and again after its wait), a cancel
  * refuses it, and the result it stands for is there. */
@@ -1243,6 +1243,22 @@ static void complete_at_start(shmc_comm *w, int me, int n, void *arg)
         ck_assert_int_eq(out[k][1], 30);
         ck_assert_int_eq(out[k][2], -1);
     }
+    /* A schedule of one's own that only sends, and fits the mailbox, ends in its start
+     * too; its receiver's gets the block. */
+    shmc_sched *s;
+    int64_t block[4] = {7, 8, 9, me}, got[4] = {0};
+    T_OK(shmc_sched_create(w, SHMC_INT64, SHMC_SUM, 0, &s));
+    if (me == 0)
+        T_OK(shmc_sched_send(s, block, sizeof block, 1));
+    else
+        T_OK(shmc_sched_recv(s, got, sizeof got, 0));
+    shmc_request *q;
+    T_OK(shmc_sched_start(s, &q));
+    if (me == 0)
+        ck_assert_ptr_eq(q, SHMC_REQUEST_COMPLETE);
+    T_OK(shmc_wait(&q, NULL));
+    if (me == 1)
+        ck_assert(got[0] == 7 && got[1] == 8 && got[2] == 9 && got[3] == 0);
 }
 
 START_TEST(test_nbc_complete_at_start)
