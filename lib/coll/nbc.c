@@ -63,16 +63,11 @@ int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct sh
     if (vr && (direct || vr & 1 || vr == n - 1))
         return shmc__sched_one(x, 0, buf, bytes, direct ? x->root : (vr - (vr & -vr) + x->root) % n,
                                NULL, NULL, 0, req);
+    if (direct) /* (the root: a leaf's is one message, above) */
+        return shmc__sched_root_sends(x, buf, bytes, NULL, NULL, NULL, NULL, 0, req);
     struct shmc__sched *s = shmc__sched_new(x, 0);
-    if (s && direct) {
-        if (x->me != x->root)
-            shmc__sched_recv(s, buf, bytes, x->root);
-        for (int q = 0; x->me == x->root && q < x->n; q++)
-            if (q != x->me)
-                shmc__sched_send(s, buf, bytes, q);
-    } else if (s) {
+    if (s)
         bcast_steps(s, x, buf, bytes, x->root);
-    }
     return go(s, req);
 }
 
@@ -350,15 +345,9 @@ int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *
         return shmc__sched_one(x, 1, (void *)(b + displs[q] * x->es), counts[q] * x->es, q, own,
                                b + displs[x->me] * x->es, own ? counts[x->me] * x->es : 0, req);
     }
-    struct shmc__sched *s = shmc__sched_new(x, 0);
-    if (!s)
-        return go(s, req);
-    for (int q = 0; q < x->n; q++)
-        if (q != x->me)
-            shmc__sched_send(s, b + displs[q] * x->es, counts[q] * x->es, q);
-    if (own) /* (after the sends: it is copied while they travel) */
-        shmc__sched_copy(s, own, b + displs[x->me] * x->es, counts[x->me] * x->es);
-    return go(s, req);
+    /* (its own block after the sends: it is copied while they travel) */
+    return shmc__sched_root_sends(x, b, 0, counts, displs, own, b + displs[x->me] * x->es,
+                                  own ? counts[x->me] * x->es : 0, req);
 }
 
 int shmc__nbc_allgatherv(const struct shmc__cx *x, const void *own, void *big, const size_t *counts,

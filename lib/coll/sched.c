@@ -649,6 +649,37 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
     return ended(req);
 }
 
+int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t bytes,
+                           const size_t *counts, const size_t *displs, void *cdst,
+                           const void *csrc, size_t cbytes, struct shmc__request **req)
+{
+    struct shmc__p2p *p = x->co->p2p;
+    const char *b = buf;
+    size_t es = x->es, got;
+    int tag = tag_of(x), q = 0;
+    *req = NULL;
+    for (; q < x->n && !x->c->quit; q++) {
+        const char *at = counts ? b + displs[q] * es : b;
+        size_t len = counts ? counts[q] * es : bytes;
+        if (q != x->me && !msg_now(p, x->c->ctx + SHMC_CTX_NBC, tag, 1, (void *)at, len,
+                                   shmc__comm_world_rank(x->c, q), 1, &got))
+            break;
+    }
+    if (q == x->n) {
+        if (cbytes && cdst != csrc)
+            memmove(cdst, csrc, cbytes);
+        return ended(req);
+    }
+    struct shmc__sched *s = make(x, 0, tag);
+    if (!s)
+        return SHMC_ERR_NOMEM;
+    for (; q < x->n; q++)
+        if (q != x->me)
+            shmc__sched_send(s, counts ? b + displs[q] * es : b, counts ? counts[q] * es : bytes, q);
+    shmc__sched_copy(s, cdst, csrc, cbytes);
+    return shmc__sched_start(s, req);
+}
+
 /* ---- the public schedules (shmcomm.h) --------------------------------------------------- */
 
 static struct shmc__sched *of(shmc_sched *s)

@@ -77,6 +77,14 @@ int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes,
  * then acc = in OP acc, then AVG's division by the ranks combined (a reduce's root). */
 int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,
                            int peer, int ranks, struct shmc__request **req);
+/* The same for a call whose part here is to send every other member its block (a
+ * broadcast's or scatter's root): buf's bytes to each where counts is NULL, else counts[q]
+ * elements at displs[q] of buf to member q; then a copy of cbytes from csrc to cdst (0:
+ * none). The blocks that fit the mailboxes go now, in rank order; the call ends here if
+ * all did, else a schedule sends the rest. */
+int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t bytes,
+                           const size_t *counts, const size_t *displs, void *cdst,
+                           const void *csrc, size_t cbytes, struct shmc__request **req);
 /* Frees a schedule that is not started (kept for a later call: shmc__sched_new). */
 void shmc__sched_free(struct shmc__sched *s);
 /* Frees the schedules kept for later calls (the library's end). */
