@@ -977,6 +977,28 @@ static const char exchange_rules[] = "barrier any any any any any host shm\n"
                                      "alltoall any any any any any host shm\n"
                                      "alltoall any any any any any device ring\n";
 
+/* exchange_rules with the reduce-scatter's rule by size: its shared-memory steps up to 64
+ * KiB in all, the ring beyond, so that a nonblocking call beyond 2 ranks goes by rounds of
+ * the lane below that and by a schedule above. */
+static const char split_rs_rules[] = "barrier any any any any any host shm\n"
+                                     "broadcast any any any any any host direct\n"
+                                     "broadcast any any any any any device tree\n"
+                                     "reduce any any any any any host tree\n"
+                                     "reduce any any any any any device tree\n"
+                                     "allreduce any any any any any host shm\n"
+                                     "allreduce any any any any any device ring\n"
+                                     "gather any any any any any host direct\n"
+                                     "gather any any any any any device tree\n"
+                                     "allgather any any any any any host shm\n"
+                                     "allgather any any any any any device ring\n"
+                                     "scatter any any any any any host direct\n"
+                                     "scatter any any any any any device tree\n"
+                                     "reduce_scatter 3 <=64k any any any host shm\n"
+                                     "reduce_scatter any any any any any host ring\n"
+                                     "reduce_scatter any any any any any device ring\n"
+                                     "alltoall any any any any any host shm\n"
+                                     "alltoall any any any any any device ring\n";
+
 /* Runs fn on n ranks under the rules given; the test's result. */
 static int with_rules(const char *rules, int n, shmct_fn fn, void *arg)
 {
@@ -991,6 +1013,15 @@ static int with_rules(const char *rules, int n, shmct_fn fn, void *arg)
     unlink(path);
     return rc;
 }
+
+/* The same where every blocking call goes by shared memory (exchange_rules), so that the
+ * reduce-scatter beyond 2 ranks takes several rounds of the lane past one round's blocks,
+ * whatever the machine's own rules say. */
+START_TEST(test_nbc_world_rounds_shm)
+{
+    ck_assert_int_eq(with_rules(exchange_rules, 3 + _i, world_rounds, NULL), 0);
+}
+END_TEST
 
 /* A call by rounds on some ranks and by a schedule on others (another count past the
  * rounds' limit): every rank ends with
@@ -1008,7 +1039,8 @@ static int with_rules(const char *rules, int n, shmct_fn fn, void *arg)
  * schedule and its gate. Cases 0, 1 and 3 run under exchange_rules (the blocking calls by
  * rounds, so the nonblocking ones too up to 8 KiB); 7: an all-gather at 2 ranks under
  * rooted_rules (the blocking call's messages), rank 0's of 2 KiB in all by one round, rank
- * 1's of a block more by a schedule. */
+ * 1's of a block more by a schedule. 8: a reduce-scatter at 3 ranks under split_rs_rules,
+ * rank 0's by several rounds of the lane, the others' by the ring's schedule and its gate. */
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
@@ -1034,6 +1066,14 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     } else if (which == 2) {
         size_t c = me == 0 ? 4096 : 4097; /* a block of one round, or not */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
+    } else if (which == 8) {
+        /* by several rounds (48000 bytes in all), or by the ring's schedule (72000) */
+        size_t c = me == 0 ? 2000 : 3000;
+        int64_t *out = shmct_xmalloc(OVER * 8);
+        rc = shmc_ireduce_scatter(buf, out, c, SHMC_INT64, SHMC_SUM, w, &r);
+        if (rc == SHMC_OK)
+            rc = shmc_wait(&r, NULL);
+        free(out);
     } else {
         size_t c = me == 0 ? 512 : 513; /* both blocks in one round (8 KiB), or not */
         int64_t *out = shmct_xmalloc(OVER * 8);
@@ -1063,6 +1103,10 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_nbc_rounds_against_schedule)
 {
     int which = _i;
+    if (which == 8) {
+        ck_assert_int_eq(with_rules(split_rs_rules, 3, rounds_against_schedule, &which), 0);
+        return;
+    }
     if (which >= 6) {
         ck_assert_int_eq(with_rules(rooted_rules, 2, rounds_against_schedule, &which), 0);
         return;
@@ -1530,7 +1574,8 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);
     tcase_add_test(t, test_nbc_dead_in_direct);
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
-    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 8);
+    tcase_add_loop_test(t, test_nbc_world_rounds_shm, 0, 2);
+    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 9);
     tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_loop_test(t, test_nbc_gates, 0, 4);
     tcase_add_test(t, test_nbc_one_message);
