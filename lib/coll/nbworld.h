@@ -21,15 +21,16 @@
  * docs/collectives.md); barriers and all-reduces as
  * dispatch.c picks for the blocking call; and at 2 ranks, in as many rounds as the call
  * needs, a reduce, broadcast, gather or scatter where the blocking call's rule gives `shm`,
- * and beyond 2 ranks so a reduce-scatter, whose schedule is a ring of n - 1 steps that each
- * wait for a neighbour's turn on a CPU when ranks share cores (each round carries 32 KiB, so a rooted call of megabytes takes fewer synchronisations
+ * and beyond 2 ranks so a reduce-scatter (whose schedule is a ring of n - 1 steps that each
+ * wait for a neighbour's turn on a CPU when ranks share cores) and an all-gather (whose
+ * schedule sends each block to every member) (each round carries 32 KiB, so a rooted call of megabytes takes fewer synchronisations
  * than a schedule's messages take round trips, and needs no single copy); where the rule
  * gives messages, so does the schedule, whose sender does not wait for every rank's entry
  * (docs/collectives.md has the measurements). Beyond them a schedule of messages
  * leads (a single copy of each block, or pieces that pipeline), and more so when the two
  * ranks' CPUs are far apart (bench/line_rtt's slow state), where each round costs a slow
- * line's round trip; the all-gather's and all-to-all's of several rounds (one round of
- * messages as a schedule) lose to theirs already, and at 2 ranks their single round too past
+ * line's round trip; the all-to-all's of several rounds (one round of messages as a
+ * schedule) loses to its own already, and at 2 ranks their single round too past
  * SHMC_NBW_TWO_ROUND_MAX: it copies each block in and out of a half where the schedule
  * copies it once (the reduce-scatter's ring is one exchange at 2 ranks, nbc.h). A round
  * waits for every rank, where the rooted schedules' messages and the blocking calls wait

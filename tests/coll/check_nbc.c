@@ -1028,7 +1028,8 @@ END_TEST
  * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h), and the
  * world's collectives fail after it on every rank (all quit them). Case 0: an all-gather at
  * 2 ranks, rank 0 by one round (8 KiB in all), the other by schedule; 1: the same, rank 1
- * by rounds; 2: an all-gather at 3 ranks, rank 0 by rounds; 3: a reduce-scatter at 2 ranks,
+ * by rounds; 2: an all-gather at 3 ranks under rooted_rules, rank 0 by one round, the
+ * others' of a block more by a schedule (the blocking call's rule gives messages); 3: a reduce-scatter at 2 ranks,
  * rank 0 by rounds (both blocks in one round).
  * Beyond 2 ranks the rooted calls go through the lane's slots up to 64 KiB, a schedule with
  * its gate beyond (lib/coll/nbslot.h): 4: a broadcast at 3 ranks, the root's through its
@@ -1113,6 +1114,10 @@ START_TEST(test_nbc_rounds_against_schedule)
     }
     if (which < 2 || which == 3) {
         ck_assert_int_eq(with_rules(exchange_rules, 2, rounds_against_schedule, &which), 0);
+        return;
+    }
+    if (which == 2) { /* (the all-gather's messages: more than a round goes by a schedule) */
+        ck_assert_int_eq(with_rules(rooted_rules, 3, rounds_against_schedule, &which), 0);
         return;
     }
     ck_assert_int_eq(shmct_run(which == 2 || which > 3 ? 3 : 2, rounds_against_schedule, &which),
