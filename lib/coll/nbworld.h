@@ -23,8 +23,9 @@
  * needs, a reduce, broadcast, gather or scatter where the blocking call's rule gives `shm`,
  * and beyond 2 ranks so a reduce-scatter (whose schedule is a ring of n - 1 steps that each
  * wait for a neighbour's turn on a CPU when ranks share cores) and an all-gather (whose
- * schedule sends each block to every member) (each round carries 32 KiB, so a rooted call of megabytes takes fewer synchronisations
- * than a schedule's messages take round trips, and needs no single copy); where the rule
+ * schedule sends each block to every member); each round carries SHMC_WSYNC_NB_BYTES
+ * (so a rooted call of megabytes takes fewer synchronisations than a schedule's messages
+ * take round trips, and needs no single copy); where the rule
  * gives messages, so does the schedule, whose sender does not wait for every rank's entry
  * (docs/collectives.md has the measurements). Beyond them a schedule of messages
  * leads (a single copy of each block, or pieces that pipeline), and more so when the two
