@@ -535,14 +535,11 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
             s->failed = 1;
     }
     struct shmc__p2p *p = s->co->p2p;
-    const struct shmc__comm *c = s->c;
-    int tag = s->tag;
-    /* Its request is made only where it does not end here (one that does is
-     * shmc__req_done, as a lean call's: nbworld.c says what that saves); the memory for
-     * one is made sure of first, since what begin() sends cannot be taken back. */
-    int rc = s->failed ? SHMC_ERR_NOMEM : c->quit;
+    /* Its request is made before its first round: what that round posts takes requests
+     * too, and what it sends cannot be taken back. */
+    int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
     if (rc == SHMC_OK)
-        rc = shmc__post_driven_ready(p, c);
+        rc = shmc__post_driven(p, &driven, s, s->c, s->tag, req);
     if (rc != SHMC_OK) {
         if (s->done) /* (sched.h: it runs once the call ended, either way) */
             s->done(s->done_arg, rc);
@@ -554,20 +551,18 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     /* Whatever it can do now (rounds whose messages were all done at once, or no round at
      * all, end here; the poll that ends it frees s). Then the messages already in our
      * mailboxes (progress polls s again; not from inside another call's poll, where
-     * progress leaves driven requests alone). */
+     * progress leaves driven requests alone). A schedule that ended well hands out
+     * shmc__req_done, which its wait finishes without a lookup. */
     int err;
     if (poll(s, &err)) {
-        if (err == SHMC_OK) {
-            *req = &shmc__req_done;
-            return SHMC_OK;
-        }
-        shmc__post_driven(p, &driven, NULL, c, tag, req); /* (cannot fail: ready) */
         shmc__req_complete(&p->reqs, *req, err);
-        return SHMC_OK;
-    }
-    shmc__post_driven(p, &driven, s, c, tag, req);
-    if (!p->driving)
+        if (err == SHMC_OK) {
+            shmc__req_free(&p->reqs, *req);
+            *req = &shmc__req_done;
+        }
+    } else if (!p->driving) {
         shmc__progress(p);
+    }
     return SHMC_OK;
 }
 
@@ -670,14 +665,21 @@ int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t byt
             memmove(cdst, csrc, cbytes);
         return ended(req);
     }
+    /* Blocks went to some members already: if the rest cannot, this rank quits the
+     * communicator's collectives, so that those left without theirs stop waiting. */
+    int went = q > (x->me < q), rc = SHMC_ERR_NOMEM;
     struct shmc__sched *s = make(x, 0, tag);
-    if (!s)
-        return SHMC_ERR_NOMEM;
-    for (; q < x->n; q++)
-        if (q != x->me)
-            shmc__sched_send(s, counts ? b + displs[q] * es : b, counts ? counts[q] * es : bytes, q);
-    shmc__sched_copy(s, cdst, csrc, cbytes);
-    return shmc__sched_start(s, req);
+    if (s) {
+        for (; q < x->n; q++)
+            if (q != x->me)
+                shmc__sched_send(s, counts ? b + displs[q] * es : b,
+                                 counts ? counts[q] * es : bytes, q);
+        shmc__sched_copy(s, cdst, csrc, cbytes);
+        rc = shmc__sched_start(s, req);
+    }
+    if (rc != SHMC_OK && went && !x->c->quit)
+        shmc__p2p_quit(p, x->c, rc);
+    return rc;
 }
 
 /* ---- the public schedules (shmcomm.h) --------------------------------------------------- */
