@@ -227,14 +227,13 @@ static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf
 int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
                      struct shmc__request **req)
 {
-    size_t whole = count * x->es;
+    size_t bytes = count * x->es;
     if (all && x->n > 1 && count >= (size_t)x->n &&
-        (x->n == 2 ? whole > SHMC_NBC_RING_MIN : whole >= SHMC_NBC_RING_MIN) &&
+        (x->n == 2 ? bytes > SHMC_NBC_RING_MIN : bytes >= SHMC_NBC_RING_MIN) &&
         shmc__op_commutes(x->op))
         return allreduce_ring(x, sbuf, rbuf, count, req);
     if (all && x->n > 1 && !(x->n & (x->n - 1)))
         return allreduce_rd(x, sbuf, rbuf, count, req);
-    size_t bytes = whole;
     int root = all ? 0 : x->root, zero_acc = x->me == 0 && root == 0;
     /* Rank 0 reduces into rbuf when the result stays there; the others (and rank 0 for
      * another root) into memory of the call's own; an odd rank, whose part of the tree is

@@ -48,46 +48,42 @@ int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count)
     return whole(coll, x, count) > SHMC_NBS_MIN;
 }
 
+/* Does the call's data flow to the root (a gather, a reduce), rather than from it (a
+ * broadcast)? */
+static int to_root(const struct shmc__nbr *b)
+{
+    return b->coll != SHMC_C_BROADCAST;
+}
+
 /* Does this rank put a publication, and for whom (a comm rank, or -1: every other)? */
 static int putter(const struct shmc__nbr *b)
 {
     int root = b->x->root, me = b->x->me;
-    return b->coll == SHMC_C_REDUCE || (b->coll == SHMC_C_GATHER ? me != root : me == root);
+    return b->coll == SHMC_C_REDUCE || (to_root(b) ? me != root : me == root);
 }
 
 static int reader(const struct shmc__nbr *b)
 {
-    return b->coll == SHMC_C_GATHER || b->coll == SHMC_C_REDUCE ? b->x->root : -1;
+    return to_root(b) ? b->x->root : -1;
 }
 
 /* Does this rank take anything (the root's own block of a gather included)? */
 static int taker(const struct shmc__nbr *b)
 {
-    int root_takes = b->coll == SHMC_C_GATHER || b->coll == SHMC_C_REDUCE;
-    return (b->x->me == b->x->root) == root_takes;
+    return (b->x->me == b->x->root) == to_root(b);
 }
 
 /* Does this rank take from member q's publication? */
 static int takes_from(const struct shmc__nbr *b, int q)
 {
     int root = b->x->root, me = b->x->me;
-    if (b->coll == SHMC_C_GATHER || b->coll == SHMC_C_REDUCE)
-        return me == root && q != me;
-    return me != root && q == root;
+    return to_root(b) ? me == root && q != me : me != root && q == root;
 }
 
+/* A broadcast's vector, a gather's block or a reduce's vector into this rank's slot. */
 static void put(const struct shmc__nbr *b, uint8_t *mine)
 {
-    const struct shmc__cx *x = b->x;
-    size_t bytes = b->count * x->es;
-    switch (b->coll) {
-    case SHMC_C_BROADCAST:
-        shmc__copy(mine, b->rbuf, bytes);
-        break;
-    default: /* a gather's block, a reduce's vector */
-        shmc__copy(mine, b->sbuf, bytes);
-        break;
-    }
+    shmc__copy(mine, to_root(b) ? b->sbuf : b->rbuf, b->count * b->x->es);
 }
 
 /* This rank's part from member q's publication (q == me: its own part of a gather or

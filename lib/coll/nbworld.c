@@ -452,8 +452,8 @@ static int lean_settle(void)
  * in `lean` is written after the round is entered, and only where it is not over: the
  * ranks waiting for this one go on meanwhile. A call over at once has no request of its
  * own (shmc__req_done): making and freeing one were a large part of the instructions of
- * a small call made by the rank that comes last (bench/path_cost.sh counts them). The memory of one is made
- * sure of before the round is entered, which there is no leaving. */
+ * a small call made by the rank that comes last (bench/path_cost.sh counts them). The
+ * memory of one is made sure of before the round is entered, which there is no leaving. */
 static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
                       size_t count)
 {

@@ -644,18 +644,24 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
     return ended(req);
 }
 
+/* Member q's block of a root's sends (shmc__sched_root_sends): its address, *len its size. */
+static const char *root_block(const struct shmc__cx *x, const char *buf, size_t bytes,
+                              const size_t *counts, const size_t *displs, int q, size_t *len)
+{
+    *len = counts ? counts[q] * x->es : bytes;
+    return counts ? buf + displs[q] * x->es : buf;
+}
+
 int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t bytes,
                            const size_t *counts, const size_t *displs, void *cdst,
                            const void *csrc, size_t cbytes, struct shmc__request **req)
 {
     struct shmc__p2p *p = x->co->p2p;
-    const char *b = buf;
-    size_t es = x->es, got;
+    size_t len, got;
     int tag = tag_of(x), q = 0;
     *req = NULL;
     for (; q < x->n && !x->c->quit; q++) {
-        const char *at = counts ? b + displs[q] * es : b;
-        size_t len = counts ? counts[q] * es : bytes;
+        const char *at = root_block(x, buf, bytes, counts, displs, q, &len);
         if (q != x->me && !msg_now(p, x->c->ctx + SHMC_CTX_NBC, tag, 1, (void *)at, len,
                                    shmc__comm_world_rank(x->c, q), 1, &got))
             break;
@@ -670,10 +676,11 @@ int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t byt
     int went = q > (x->me < q), rc = SHMC_ERR_NOMEM;
     struct shmc__sched *s = make(x, 0, tag);
     if (s) {
-        for (; q < x->n; q++)
+        for (; q < x->n; q++) {
+            const char *at = root_block(x, buf, bytes, counts, displs, q, &len);
             if (q != x->me)
-                shmc__sched_send(s, counts ? b + displs[q] * es : b,
-                                 counts ? counts[q] * es : bytes, q);
+                shmc__sched_send(s, at, len, q);
+        }
         shmc__sched_copy(s, cdst, csrc, cbytes);
         rc = shmc__sched_start(s, req);
     }

@@ -958,46 +958,35 @@ static const char rooted_rules[] = "barrier any any any any any host shm\n"
                                    "alltoall any any any any any any ring\n";
 
 /* The same with the calls of n blocks by rounds at every size (as on a machine whose rules
- * take `shm` for them): at 2 ranks such a call goes by one round up to 8 KiB in all. */
-static const char exchange_rules[] = "barrier any any any any any host shm\n"
-                                     "broadcast any any any any any host direct\n"
-                                     "broadcast any any any any any device tree\n"
-                                     "reduce any any any any any host tree\n"
-                                     "reduce any any any any any device tree\n"
-                                     "allreduce any any any any any host shm\n"
-                                     "allreduce any any any any any device ring\n"
-                                     "gather any any any any any host direct\n"
-                                     "gather any any any any any device tree\n"
-                                     "allgather any any any any any host shm\n"
-                                     "allgather any any any any any device ring\n"
-                                     "scatter any any any any any host direct\n"
-                                     "scatter any any any any any device tree\n"
-                                     "reduce_scatter any any any any any host shm\n"
-                                     "reduce_scatter any any any any any device ring\n"
-                                     "alltoall any any any any any host shm\n"
-                                     "alltoall any any any any any device ring\n";
+ * take `shm` for them): at 2 ranks such a call goes by one round up to 8 KiB in all. The
+ * rules of every collective but the reduce-scatter, which split_rs_rules (below) shares. */
+#define EXCHANGE_RULES_BUT_RS                                                                      \
+    "barrier any any any any any host shm\n"                                                    \
+    "broadcast any any any any any host direct\n"                                               \
+    "broadcast any any any any any device tree\n"                                               \
+    "reduce any any any any any host tree\n"                                                    \
+    "reduce any any any any any device tree\n"                                                  \
+    "allreduce any any any any any host shm\n"                                                  \
+    "allreduce any any any any any device ring\n"                                               \
+    "gather any any any any any host direct\n"                                                  \
+    "gather any any any any any device tree\n"                                                  \
+    "allgather any any any any any host shm\n"                                                  \
+    "allgather any any any any any device ring\n"                                               \
+    "scatter any any any any any host direct\n"                                                 \
+    "scatter any any any any any device tree\n"                                                 \
+    "alltoall any any any any any host shm\n"                                                   \
+    "alltoall any any any any any device ring\n"
+static const char exchange_rules[] = EXCHANGE_RULES_BUT_RS
+    "reduce_scatter any any any any any host shm\n"
+    "reduce_scatter any any any any any device ring\n";
 
 /* exchange_rules with the reduce-scatter's rule by size: its shared-memory steps up to 64
  * KiB in all, the ring beyond, so that a nonblocking call beyond 2 ranks goes by rounds of
  * the lane below that and by a schedule above. */
-static const char split_rs_rules[] = "barrier any any any any any host shm\n"
-                                     "broadcast any any any any any host direct\n"
-                                     "broadcast any any any any any device tree\n"
-                                     "reduce any any any any any host tree\n"
-                                     "reduce any any any any any device tree\n"
-                                     "allreduce any any any any any host shm\n"
-                                     "allreduce any any any any any device ring\n"
-                                     "gather any any any any any host direct\n"
-                                     "gather any any any any any device tree\n"
-                                     "allgather any any any any any host shm\n"
-                                     "allgather any any any any any device ring\n"
-                                     "scatter any any any any any host direct\n"
-                                     "scatter any any any any any device tree\n"
-                                     "reduce_scatter 3 <=64k any any any host shm\n"
-                                     "reduce_scatter any any any any any host ring\n"
-                                     "reduce_scatter any any any any any device ring\n"
-                                     "alltoall any any any any any host shm\n"
-                                     "alltoall any any any any any device ring\n";
+static const char split_rs_rules[] = EXCHANGE_RULES_BUT_RS
+    "reduce_scatter 3 <=64k any any any host shm\n"
+    "reduce_scatter any any any any any host ring\n"
+    "reduce_scatter any any any any any device ring\n";
 
 /* Runs fn on n ranks under the rules given; the test's result. */
 static int with_rules(const char *rules, int n, shmct_fn fn, void *arg)
