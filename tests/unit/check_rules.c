@@ -337,9 +337,11 @@ START_TEST(test_rules_steps)
                 for (int e = 0; e < 40; e++)
                     for (int d = -1; d <= 1; d++) {
                         size_t b = ((size_t)1 << e) + (size_t)d;
-                        ck_assert_msg(shmc__steps_pick(s, c, b) ==
-                                          shmc__rules_pick(&r, c, &at, b),
-                                      "%s n=%d where=%d %zu bytes", shmc__coll_names[c], n, w, b);
+                        /* (a passing ck_assert writes to check's pipe: millions of
+                         * them took longer than check's 4 s on some machines) */
+                        if (shmc__steps_pick(s, c, b) != shmc__rules_pick(&r, c, &at, b))
+                            ck_abort_msg("%s n=%d where=%d %zu bytes", shmc__coll_names[c], n,
+                                         w, b);
                     }
         }
 }
