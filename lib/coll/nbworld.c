@@ -178,11 +178,11 @@ static int by_rounds(struct nbw *w, int *rc)
             uint64_t r = shmc__wsync_next(l);
             if (len)
                 shmc__nbr_put(&w->b, r, w->e, len);
-            if (w->how == BY_GATE)
-                shmc__wsync_post_quiet(co, l, r, shmc__wsync_tag(x->hash) | SHMC_WSYNC_GATE,
-                                       &w->look);
-            else
-                shmc__wsync_post(co, l, r, shmc__wsync_tag(x->hash), &w->look);
+            /* (a queued gate's round wakes the others, unlike an open one's: a call
+             * queued behind it on another rank may be waited for, asleep) */
+            shmc__wsync_post(co, l, r,
+                             shmc__wsync_tag(x->hash) | (w->how == BY_GATE ? SHMC_WSYNC_GATE : 0),
+                             &w->look);
             w->posted = 1;
         }
         if (!shmc__wsync_look(&w->look))
@@ -507,9 +507,32 @@ static int lean_fits(int how, int coll, const struct shmc__cx *x, size_t count)
            (coll == SHMC_C_BARRIER || count <= shmc__nbr_elems(coll, x));
 }
 
+/* The gates first in the queue looked at again, each ended whose round is over. A gate's
+ * request is detached, so nothing else moves it but progress, and a rank whose calls end
+ * in their start (a root whose blocks went eagerly) does not run progress between them:
+ * it queued a gate per call, thousands in a few milliseconds, and a call that came after
+ * them waited for every one of their rounds in turn. Looked at here, on every start, the
+ * gates keep pace with the calls, and the lane is idle again (its lean and open forms
+ * taken) once the other ranks have entered the rounds. */
+static void gates_catch_up(struct shmc__coll *co)
+{
+    struct shmc__link *f;
+    while ((f = shmc__list_first(&co->nbw))) {
+        struct nbw *w = shmc__link_entry(f, struct nbw, link);
+        struct shmc__request *r = w->req;
+        int err;
+        if ((w->how != BY_GATE && w->how != BY_SLOT_GATE) || !poll(w, &err))
+            return;
+        shmc__req_complete(&co->p2p->reqs, r, err); /* (as progress ends a detached one) */
+        shmc__req_free(&co->p2p->reqs, r);
+    }
+}
+
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
                     size_t count)
 {
+    if (!shmc__list_empty(&x->co->nbw))
+        gates_catch_up(x->co);
     if (lean_fits(how, coll, x, count))
         return lean_start(coll, x, sbuf, rbuf, count);
     struct nbw *w;
@@ -563,6 +586,8 @@ static int open_gate(const struct shmc__cx *x, int coll, size_t count)
 
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
+    if (!shmc__list_empty(&x->co->nbw))
+        gates_catch_up(x->co);
     int slots = shmc__nbs_rooted(coll, x);
     if (!slots && !x->c->quit && settle() == SHMC_OK && lane_idle(x->co))
         return open_gate(x, coll, count);

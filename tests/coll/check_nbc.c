@@ -938,55 +938,63 @@ END_TEST
  * beyond, as the built-in rules have it on some machines and not on others: written to a
  * file of the test's own for SHMC_TUNING_FILE (a file without a "# machine:" line is
  * taken as written). */
-static const char rooted_rules[] = "barrier any any any any any host shm\n"
-                                   "broadcast 2 <=1k any any any host shm\n"
-                                   "broadcast any any any any any host direct\n"
-                                   "broadcast any any any any any device tree\n"
-                                   "reduce 2 <=1k any any any host shm\n"
-                                   "reduce any any any any any host tree\n"
-                                   "reduce any any any any any device tree\n"
-                                   "allreduce any any any any any host shm\n"
-                                   "allreduce any any any any any device ring\n"
-                                   "gather 2 <=1k any any any host shm\n"
-                                   "gather any any any any any host direct\n"
-                                   "gather any any any any any device tree\n"
-                                   "allgather any any any any any any ring\n"
-                                   "scatter 2 <=1k any any any host shm\n"
-                                   "scatter any any any any any host direct\n"
-                                   "scatter any any any any any device tree\n"
-                                   "reduce_scatter any any any any any any ring\n"
-                                   "alltoall any any any any any any ring\n";
+#define ROOTED_RULES_BUT_BCAST                                                                     \
+    "reduce 2 <=1k any any any host shm\n"                                                         \
+    "reduce any any any any any host tree\n"                                                       \
+    "reduce any any any any any device tree\n"                                                     \
+    "allreduce any any any any any host shm\n"                                                     \
+    "allreduce any any any any any device ring\n"                                                  \
+    "gather 2 <=1k any any any host shm\n"                                                         \
+    "gather any any any any any host direct\n"                                                     \
+    "gather any any any any any device tree\n"                                                     \
+    "allgather any any any any any any ring\n"                                                     \
+    "scatter 2 <=1k any any any host shm\n"                                                        \
+    "scatter any any any any any host direct\n"                                                    \
+    "scatter any any any any any device tree\n"                                                    \
+    "reduce_scatter any any any any any any ring\n"                                                \
+    "alltoall any any any any any any ring\n"
+static const char rooted_rules[] =
+    "barrier any any any any any host shm\n"
+    "broadcast 2 <=1k any any any host shm\n"
+    "broadcast any any any any any host direct\n"
+    "broadcast any any any any any device tree\n" ROOTED_RULES_BUT_BCAST;
+/* The same with the 2-rank broadcast by rounds up to one word only. */
+static const char gates_rules[] =
+    "barrier any any any any any host shm\n"
+    "broadcast 2 <=8 any any any host shm\n"
+    "broadcast any any any any any host direct\n"
+    "broadcast any any any any any device tree\n" ROOTED_RULES_BUT_BCAST;
 
 /* The same with the calls of n blocks by rounds at every size (as on a machine whose rules
  * take `shm` for them): at 2 ranks such a call goes by one round up to 8 KiB in all. The
  * rules of every collective but the reduce-scatter, which split_rs_rules (below) shares. */
 #define EXCHANGE_RULES_BUT_RS                                                                      \
-    "barrier any any any any any host shm\n"                                                    \
-    "broadcast any any any any any host direct\n"                                               \
-    "broadcast any any any any any device tree\n"                                               \
-    "reduce any any any any any host tree\n"                                                    \
-    "reduce any any any any any device tree\n"                                                  \
-    "allreduce any any any any any host shm\n"                                                  \
-    "allreduce any any any any any device ring\n"                                               \
-    "gather any any any any any host direct\n"                                                  \
-    "gather any any any any any device tree\n"                                                  \
-    "allgather any any any any any host shm\n"                                                  \
-    "allgather any any any any any device ring\n"                                               \
-    "scatter any any any any any host direct\n"                                                 \
-    "scatter any any any any any device tree\n"                                                 \
-    "alltoall any any any any any host shm\n"                                                   \
+    "barrier any any any any any host shm\n"                                                       \
+    "broadcast any any any any any host direct\n"                                                  \
+    "broadcast any any any any any device tree\n"                                                  \
+    "reduce any any any any any host tree\n"                                                       \
+    "reduce any any any any any device tree\n"                                                     \
+    "allreduce any any any any any host shm\n"                                                     \
+    "allreduce any any any any any device ring\n"                                                  \
+    "gather any any any any any host direct\n"                                                     \
+    "gather any any any any any device tree\n"                                                     \
+    "allgather any any any any any host shm\n"                                                     \
+    "allgather any any any any any device ring\n"                                                  \
+    "scatter any any any any any host direct\n"                                                    \
+    "scatter any any any any any device tree\n"                                                    \
+    "alltoall any any any any any host shm\n"                                                      \
     "alltoall any any any any any device ring\n"
-static const char exchange_rules[] = EXCHANGE_RULES_BUT_RS
-    "reduce_scatter any any any any any host shm\n"
-    "reduce_scatter any any any any any device ring\n";
+static const char exchange_rules[] =
+    EXCHANGE_RULES_BUT_RS "reduce_scatter any any any any any host shm\n"
+                          "reduce_scatter any any any any any device ring\n";
 
 /* exchange_rules with the reduce-scatter's rule by size: its shared-memory steps up to 64
  * KiB in all, the ring beyond, so that a nonblocking call beyond 2 ranks goes by rounds of
  * the lane below that and by a schedule above. */
-static const char split_rs_rules[] = EXCHANGE_RULES_BUT_RS
-    "reduce_scatter 3 <=64k any any any host shm\n"
-    "reduce_scatter any any any any any host ring\n"
-    "reduce_scatter any any any any any device ring\n";
+static const char split_rs_rules[] =
+    EXCHANGE_RULES_BUT_RS "reduce_scatter 3 <=64k any any any host shm\n"
+                          "reduce_scatter any any any any any host ring\n"
+                          "reduce_scatter any any any any any device ring\n";
 
 /* Runs fn on n ranks under the rules given; the test's result. */
 static int with_rules(const char *rules, int n, shmct_fn fn, void *arg)
@@ -1018,19 +1026,18 @@ END_TEST
  * world's collectives fail after it on every rank (all quit them). Case 0: an all-gather at
  * 2 ranks, rank 0 by one round (8 KiB in all), the other by schedule; 1: the same, rank 1
  * by rounds; 2: an all-gather at 3 ranks under rooted_rules, rank 0 by one round, the
- * others' of a block more by a schedule (the blocking call's rule gives messages); 3: a reduce-scatter at 2 ranks,
- * rank 0 by rounds (both blocks in one round).
- * Beyond 2 ranks the rooted calls go through the lane's slots up to 64 KiB, a schedule with
- * its gate beyond (lib/coll/nbslot.h): 4: a broadcast at 3 ranks, the root's through its
- * slot, which it ends on publishing (it cannot know), the others' by schedule, which meet
- * its words in their gates; 5: a gather at 3 ranks, the root's through the slots, which
- * meets the others' gates; the others' schedules then fail on the root's quitting.
- * 6: a broadcast at 2 ranks under rooted_rules, rank 0's by rounds, rank 1's by a
- * schedule and its gate. Cases 0, 1 and 3 run under exchange_rules (the blocking calls by
- * rounds, so the nonblocking ones too up to 8 KiB); 7: an all-gather at 2 ranks under
- * rooted_rules (the blocking call's messages), rank 0's of 2 KiB in all by one round, rank
- * 1's of a block more by a schedule. 8: a reduce-scatter at 3 ranks under split_rs_rules,
- * rank 0's by several rounds of the lane, the others' by the ring's schedule and its gate. */
+ * others' of a block more by a schedule (the blocking call's rule gives messages); 3: a
+ * reduce-scatter at 2 ranks, rank 0 by rounds (both blocks in one round). Beyond 2 ranks the rooted
+ * calls go through the lane's slots up to 64 KiB, a schedule with its gate beyond
+ * (lib/coll/nbslot.h): 4: a broadcast at 3 ranks, the root's through its slot, which it ends on
+ * publishing (it cannot know), the others' by schedule, which meet its words in their gates; 5: a
+ * gather at 3 ranks, the root's through the slots, which meets the others' gates; the others'
+ * schedules then fail on the root's quitting. 6: a broadcast at 2 ranks under rooted_rules, rank
+ * 0's by rounds, rank 1's by a schedule and its gate. Cases 0, 1 and 3 run under exchange_rules
+ * (the blocking calls by rounds, so the nonblocking ones too up to 8 KiB); 7: an all-gather at 2
+ * ranks under rooted_rules (the blocking call's messages), rank 0's of 2 KiB in all by one round,
+ * rank 1's of a block more by a schedule. 8: a reduce-scatter at 3 ranks under split_rs_rules, rank
+ * 0's by several rounds of the lane, the others' by the ring's schedule and its gate. */
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
@@ -1169,6 +1176,42 @@ START_TEST(test_nbc_gates)
 }
 END_TEST
 
+/* A root whose broadcasts by messages end in their start (each block goes eagerly) never
+ * waits, and so never runs progress, while the other rank is away: each call enters a gate
+ * (lib/coll/nbworld.h), and they must keep pace with the calls, not queue one per call to
+ * be gone through one round at a time by whatever call comes behind them (a broadcast by
+ * rounds, here). Under rooted_rules at 2 ranks: K broadcasts of 2 words (by messages),
+ * then one of a word by rounds, the root first while rank 1 sleeps, then rank 1; each
+ * result checked. Gates queued for each call and polled only by progress took a sleeping
+ * rank's slice each once both waited: SHMC_TIMEOUT ends the job then. */
+static void gates_keep_pace(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { K = 4000 };
+    int64_t v[2];
+    if (me == 1)
+        usleep(200000);
+    for (int k = 0; k < K; k++) {
+        v[0] = me == 0 ? k : -1;
+        v[1] = me == 0 ? 3 * k : -1;
+        NB(shmc_ibroadcast(v, 2, SHMC_INT64, 0, w, &r_));
+        T_ASSERT(v[0] == k && v[1] == 3 * k, "rank %d: broadcast %d gave %lld %lld", me, k,
+                 (long long)v[0], (long long)v[1]);
+    }
+    v[0] = me == 0 ? 77 : -1;
+    NB(shmc_ibroadcast(v, 1, SHMC_INT64, 0, w, &r_));
+    T_ASSERT(v[0] == 77, "rank %d: the broadcast by rounds gave %lld", me, (long long)v[0]);
+}
+
+START_TEST(test_nbc_gates_keep_pace)
+{
+    setenv("SHMC_TIMEOUT", "10", 1); /* (a minute and more, before) */
+    ck_assert_int_eq(with_rules(gates_rules, 2, gates_keep_pace, NULL), 0);
+    unsetenv("SHMC_TIMEOUT");
+}
+END_TEST
+
 /* A rooted call whose part on a rank is one message (lib/coll/sched.h, shmc__sched_one)
  * ends in its start where the message can go or is there already: at 2 ranks on a split
  * communicator (schedules), every rooted collective, each root, with the sender's call
@@ -1235,10 +1278,10 @@ START_TEST(test_nbc_one_message)
 END_TEST
 
 /* A small call on the world that a rank starts once the other has started it ends in its
- * start, with SHMC_REQUEST_COMPLETE (and so does a schedule of sends alone, at the end): rank 1 starts each after a message that rank 0 sends
- * once it has started its own. That handle is waited for, tested and named in the array
- * calls as a complete request (twice in one array, and again after its wait), a cancel
- * refuses it, and the result it stands for is there. */
+ * start, with SHMC_REQUEST_COMPLETE (and so does a schedule of sends alone, at the end): rank 1
+ * starts each after a message that rank 0 sends once it has started its own. That handle is waited
+ * for, tested and named in the array calls as a complete request (twice in one array, and again
+ * after its wait), a cancel refuses it, and the result it stands for is there. */
 static void complete_at_start(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n;
@@ -1572,6 +1615,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 9);
     tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_loop_test(t, test_nbc_gates, 0, 4);
+    tcase_add_test(t, test_nbc_gates_keep_pace);
     tcase_add_test(t, test_nbc_one_message);
     tcase_add_test(t, test_nbc_complete_at_start);
     tcase_add_test(t, test_nbc_persistent_order);
