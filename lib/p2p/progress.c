@@ -104,6 +104,10 @@ int shmc__progress(struct shmc__p2p *p)
 
 void shmc__peers_refresh(struct shmc__p2p *p, int probe)
 {
+    /* In an aborted job the ranks that leave are ending with it: what waits for them ends
+     * with SHMC_ERR_ABORTED (shmc__check_job), not as if a peer had died. */
+    if (shmc__job_aborted(p->arena))
+        return;
     for (int q = 0; q < p->size; q++) {
         if (q == p->rank || !shmc__ep_refresh(&p->tp, &p->peers[q].ep, probe))
             continue;
@@ -218,9 +222,20 @@ static void fail_requests(struct shmc__p2p *p, int abort)
 {
     for (uint32_t i = 0; i < p->reqs.n; i++) {
         struct shmc__request *r = p->reqs.table[i];
-        /* A driven request ends when its poll says so: its parts fail here. */
-        if (r->state != SHMC_RS_ACTIVE || r->kind == SHMC_REQ_DRIVEN)
+        if (r->state != SHMC_RS_ACTIVE)
             continue;
+        /* A driven request ends when its poll says so: its parts fail here. But one that
+         * waits on shared memory alone (a world round, a slot) learns of no abort, and
+         * every wait must end with the job: it ends here, off the driven queue, so that
+         * nothing polls it again. */
+        if (r->kind == SHMC_REQ_DRIVEN) {
+            if (abort) {
+                shmc__req_complete(&p->reqs, r, SHMC_ERR_ABORTED);
+                if (r->detached)
+                    shmc__req_free(&p->reqs, r);
+            }
+            continue;
+        }
         if (!abort && quit_request(p, r))
             continue;
         int err = abort ? SHMC_ERR_ABORTED : doomed(p, r);

@@ -314,6 +314,44 @@ START_TEST(test_failure_abort)
 }
 END_TEST
 
+/* An abort ends nonblocking collectives too, whichever way they wait: on the world a
+ * small all-reduce by a round of the lane, a barrier queued behind it, a broadcast through
+ * the lane's slots (4 ranks), a large all-reduce through the staging buffers; on a split
+ * of the world a barrier by messages. Rank 3 makes none of them and aborts: each request of
+ * the others ends with SHMC_ERR_ABORTED, by shmc_wait and by shmc_waitall (a request
+ * waiting on shared memory alone used to keep shmc_wait spinning for ever). */
+static void aborts_nonblocking(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { LARGE = 1 << 20 };
+    shmc_comm *d;
+    T_OK(shmc_comm_split(w, 0, me, &d));
+    if (me == 3) {
+        usleep(100000);
+        shmc_abort(7);
+    }
+    int64_t a[4] = {1, 2, 3, 4}, b[4], c[64] = {0};
+    float *big = calloc(LARGE, sizeof *big);
+    T_ASSERT(big, "memory");
+    shmc_request *r[5];
+    T_OK(shmc_iallreduce(a, b, 4, SHMC_INT64, SHMC_SUM, w, &r[0]));
+    T_OK(shmc_ibarrier(w, &r[1]));
+    T_OK(shmc_ibroadcast(c, 64, SHMC_INT64, 0, w, &r[2]));
+    T_OK(shmc_iallreduce(SHMC_IN_PLACE, big, LARGE, SHMC_FLOAT32, SHMC_SUM, w, &r[3]));
+    T_OK(shmc_ibarrier(d, &r[4]));
+    T_CALL(SHMC_ERR_ABORTED, shmc_wait(&r[0], NULL));
+    T_CALL(SHMC_ERR_ABORTED, shmc_waitall(4, r + 1, NULL));
+    _exit(0);
+}
+
+START_TEST(test_failure_abort_nonblocking)
+{
+    ck_assert_int_eq(run_expect_fail(4, aborts_nonblocking), 1);
+    ck_assert(WIFEXITED(shmct_status(3)) && WEXITSTATUS(shmct_status(3)) == 7);
+}
+END_TEST
+
 /* shmc_finalize delivers a rendezvous send the user never waited for. */
 static void finalize_delivers(shmc_comm *w, int me, int n, void *arg)
 {
@@ -414,6 +452,7 @@ static Suite *failure_suite(void)
     tcase_add_loop_test(t, test_failure_slot_reader_leaves, 0, 2);
     tcase_add_test(t, test_failure_killed);
     tcase_add_test(t, test_failure_abort);
+    tcase_add_test(t, test_failure_abort_nonblocking);
     tcase_add_test(t, test_failure_finalize_delivers);
     tcase_add_test(t, test_failure_finalize_unmatched);
     tcase_add_test(t, test_failure_completion_after_peer_left);
