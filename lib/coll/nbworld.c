@@ -521,9 +521,8 @@ static void gates_catch_up(struct shmc__coll *co)
         struct nbw *w = shmc__link_entry(f, struct nbw, link);
         struct shmc__request *r = w->req;
         int err;
-        if ((w->how != BY_GATE && w->how != BY_SLOT_GATE) || r->state != SHMC_RS_ACTIVE ||
-            !poll(w, &err))
-            return; /* (a request ended by the job's abort is polled no more) */
+        if ((w->how != BY_GATE && w->how != BY_SLOT_GATE) || !poll(w, &err))
+            return;
         shmc__req_complete(&co->p2p->reqs, r, err); /* (as progress ends a detached one) */
         shmc__req_free(&co->p2p->reqs, r);
     }

@@ -40,6 +40,7 @@
 #include "coll/callword.h"
 #include "p2p/quit.h"
 #include "shm/doorbell.h"
+#include "shm/job.h"
 
 static struct shmc__slot *slot_of(const struct shmc__cx *x, unsigned lane, int r)
 {
@@ -87,6 +88,16 @@ static int readers_done(const struct shmc__coll *co, const struct shmc__slot_own
     return 1;
 }
 
+/* Is the job aborted (w->err set then)? Nothing fails a wait on a slot for it, and a rank
+ * that leaves with the abort is no dead peer (p2p/progress.c). */
+static int aborted(struct slot_wait *w)
+{
+    if (!shmc__job_aborted(w->x->co->arena))
+        return 0;
+    w->err = SHMC_ERR_ABORTED;
+    return 1;
+}
+
 static int slot_ready(void *arg)
 {
     struct slot_wait *w = arg;
@@ -101,7 +112,7 @@ static int slot_ready(void *arg)
             w->err = w->x->c->quit;
             return 1;
         }
-        return 0;
+        return aborted(w);
     }
     /* A5 pairs with R5: the owner's data is visible once its stamp is. */
     if (stamp_reached(shmc__load_acquire64(w->stamp), w->want))
@@ -111,6 +122,8 @@ static int slot_ready(void *arg)
         w->err = w->x->c->quit;
         return 1;
     }
+    if (aborted(w))
+        return 1;
     /* The owner, gone without publishing what we wait for? */
     if (!shmc__peers_any_gone(p))
         return 0;

@@ -30,12 +30,19 @@
 #include "p2p/incall.h"
 #include "p2p/quit.h"
 #include "shm/doorbell.h"
+#include "shm/job.h"
 
 /* Will rank q never enter: has it left or broken, or has a rank quit the world's
  * collectives (p2p/quit.c)? Sets w->err then. */
 static int never_enters(struct shmc__wsync_look *w, int q)
 {
     struct shmc__p2p *p = w->co->p2p;
+    /* An aborted job: nothing fails a round's wait for it (it has no messages), and a
+     * rank that leaves with the abort is no dead peer (p2p/progress.c). */
+    if (shmc__job_aborted(p->arena)) {
+        w->err = SHMC_ERR_ABORTED;
+        return 1;
+    }
     if (shmc__peers_any_gone(p) && (w->err = shmc__peer_lost(p, q)) != SHMC_OK)
         return 1;
     if (p->comms.world.quit) {
@@ -204,12 +211,15 @@ struct settle_wait {
 };
 
 /* Has every other rank entered round `want`, left the job, or quit the world's
- * collectives? */
+ * collectives? Or is the job aborted: then its ranks stop where they are, and none tells
+ * (as every wait, this one ends with the job). */
 static int all_settled(void *arg)
 {
     struct settle_wait *w = arg;
     struct shmc__coll *co = w->co;
     struct shmc__p2p *p = co->p2p;
+    if (shmc__job_aborted(co->arena))
+        return 1;
     for (int q = 0; q < co->size; q++) {
         if (q == co->rank)
             continue;

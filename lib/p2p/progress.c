@@ -111,6 +111,10 @@ void shmc__peers_refresh(struct shmc__p2p *p, int probe)
     for (int q = 0; q < p->size; q++) {
         if (q == p->rank || !shmc__ep_refresh(&p->tp, &p->peers[q].ep, probe))
             continue;
+        /* Again: shmc_abort writes the abort word before its rank's state, which we may
+         * have read here after an abort word read as 0 above. */
+        if (shmc__job_aborted(p->arena))
+            return;
         p->ngone++;
         shmc__quit_member_gone(p, q);
         /* A death we found ourselves: look at the pending requests again. */
@@ -222,20 +226,10 @@ static void fail_requests(struct shmc__p2p *p, int abort)
 {
     for (uint32_t i = 0; i < p->reqs.n; i++) {
         struct shmc__request *r = p->reqs.table[i];
-        if (r->state != SHMC_RS_ACTIVE)
+        /* A driven request ends when its poll says so: its parts fail here (and one that
+         * waits on shared memory alone sees the abort itself: coll/wsync.c, slot.c). */
+        if (r->state != SHMC_RS_ACTIVE || r->kind == SHMC_REQ_DRIVEN)
             continue;
-        /* A driven request ends when its poll says so: its parts fail here. But one that
-         * waits on shared memory alone (a world round, a slot) learns of no abort, and
-         * every wait must end with the job: it ends here, off the driven queue, so that
-         * nothing polls it again. */
-        if (r->kind == SHMC_REQ_DRIVEN) {
-            if (abort) {
-                shmc__req_complete(&p->reqs, r, SHMC_ERR_ABORTED);
-                if (r->detached)
-                    shmc__req_free(&p->reqs, r);
-            }
-            continue;
-        }
         if (!abort && quit_request(p, r))
             continue;
         int err = abort ? SHMC_ERR_ABORTED : doomed(p, r);
@@ -272,6 +266,10 @@ int shmc__check_job(struct shmc__p2p *p)
     p->epoch_seen = ep;
     p->recheck = 0;
     shmc__peers_refresh(p, 0);
+    if (shmc__job_aborted(p->arena)) { /* (aborted since the look above: see refresh) */
+        fail_requests(p, 1);
+        return SHMC_ERR_ABORTED;
+    }
     read_cuts(p);
     shmc__quit_scan(p);
     fail_requests(p, 0);

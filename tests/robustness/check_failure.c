@@ -319,7 +319,8 @@ END_TEST
  * the lane's slots (4 ranks), a large all-reduce through the staging buffers; on a split
  * of the world a barrier by messages. Rank 3 makes none of them and aborts: each request of
  * the others ends with SHMC_ERR_ABORTED, by shmc_wait and by shmc_waitall (a request
- * waiting on shared memory alone used to keep shmc_wait spinning for ever). */
+ * waiting on shared memory alone used to keep shmc_wait spinning for ever), and so do a
+ * call after them and shmc_finalize. */
 static void aborts_nonblocking(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n;
@@ -342,6 +343,13 @@ static void aborts_nonblocking(shmc_comm *w, int me, int n, void *arg)
     T_OK(shmc_ibarrier(d, &r[4]));
     T_CALL(SHMC_ERR_ABORTED, shmc_wait(&r[0], NULL));
     T_CALL(SHMC_ERR_ABORTED, shmc_waitall(4, r + 1, NULL));
+    /* A call after it: refused at its start or in its wait; then finalize. */
+    shmc_request *late = NULL;
+    int rc = shmc_ibarrier(w, &late);
+    T_ASSERT(rc == SHMC_ERR_ABORTED || (rc == SHMC_OK && shmc_wait(&late, NULL) == SHMC_ERR_ABORTED),
+             "rank %d: a barrier after the abort: %s", me, shmc_strerror(rc));
+    T_CALL(SHMC_ERR_ABORTED, shmc_finalize());
+    free(big);
     _exit(0);
 }
 
