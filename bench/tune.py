@@ -235,6 +235,7 @@ def main():
         slow, state = slower(args.build, n, split, args.max, args.samples, env,
                              args.out + ".new", args.margin)
         if state != near_far:
+            os.remove(args.out + ".new")  # (nothing written: nothing left beside it either)
             sys.exit(f"tune: the machine changed state while the rules for {n} ranks ({comm}) "
                      f"were checked: nothing written ({args.out} unchanged); run again")
         for coll in sorted(slow):
