@@ -75,9 +75,9 @@ int shmc__wsync_look(struct shmc__wsync_look *w);
  * wait for the round spins rather than yield then (shm/doorbell.h). w: the look. */
 int shmc__wsync_far(void *w, uint32_t cpu);
 /* The same post without waking the other ranks: for a round nobody waits on for its own
- * sake (a schedule's gate entered on the idle lane, nbworld.h), where waking ranks asleep in other waits cost them
- * a trip through the scheduler each; a rank that does wait on it sees it at its next look
- * (a sleeper within its sleep slice). */
+ * sake (a schedule's gate entered on the idle lane, nbworld.h), where waking ranks asleep
+ * in other waits cost them a trip through the scheduler each; a rank that does wait on it
+ * sees it at its next look (a sleeper within its sleep slice). */
 void shmc__wsync_post_quiet(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
                             struct shmc__wsync_look *w);
 

@@ -104,15 +104,12 @@ int shmc__progress(struct shmc__p2p *p)
 
 void shmc__peers_refresh(struct shmc__p2p *p, int probe)
 {
-    /* In an aborted job the ranks that leave are ending with it: what waits for them ends
-     * with SHMC_ERR_ABORTED (shmc__check_job), not as if a peer had died. */
-    if (shmc__job_aborted(p->arena))
-        return;
     for (int q = 0; q < p->size; q++) {
         if (q == p->rank || !shmc__ep_refresh(&p->tp, &p->peers[q].ep, probe))
             continue;
-        /* Again: shmc_abort writes the abort word before its rank's state, which we may
-         * have read here after an abort word read as 0 above. */
+        /* In an aborted job the ranks that leave are ending with it: what waits for them
+         * ends with SHMC_ERR_ABORTED (shmc__check_job), not as if a peer had died. Read
+         * after the state, since shmc_abort writes the abort word before its rank's. */
         if (shmc__job_aborted(p->arena))
             return;
         p->ngone++;
