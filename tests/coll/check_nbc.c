@@ -1212,6 +1212,61 @@ START_TEST(test_nbc_gates_keep_pace)
 }
 END_TEST
 
+/* A gate not over when entered stays open, and the gates of the calls after it queue
+ * behind it (lib/coll/nbworld.c) while the other rank is away; a member whose call went by
+ * rounds at one of them still meets its words there. Under gates_rules at 2 ranks each
+ * rank starts K broadcasts of 2 words (schedules and their gates) before waiting for any,
+ * rank 1's call `odd` of one word (by rounds), rank `late` once the other has started all
+ * of its calls: rank 1's calls before it end with the root's data, that one with
+ * SHMC_ERR_MISMATCH and the ones after it with an error; every call of the root ends, and
+ * the world's collectives fail afterwards on both ranks. */
+static void queued_gates_mismatch(shmc_comm *w, int me, int n, void *arg)
+{
+    const int *c = arg;
+    int odd = c[0], late = c[1];
+    enum { K = 12 };
+    int64_t v[K][2];
+    shmc_request *r[K];
+    if (me == late)
+        usleep(100000);
+    for (int k = 0; k < K; k++) {
+        v[k][0] = me == 0 ? k : -1;
+        v[k][1] = me == 0 ? 5 * k : -1;
+        int rc = shmc_ibroadcast(v[k], me == 1 && k == odd ? 1 : 2, SHMC_INT64, 0, w, &r[k]);
+        T_ASSERT(rc == SHMC_OK || k >= odd, "rank %d: call %d refused: %s", me, k,
+                 shmc_strerror(rc));
+        if (rc != SHMC_OK)
+            r[k] = NULL; /* (refused at its start: the world had quit) */
+    }
+    for (int k = 0; k < K; k++) {
+        int rc = shmc_wait(&r[k], NULL);
+        if (me == 1 && k < odd)
+            T_ASSERT(rc == SHMC_OK && v[k][0] == k && v[k][1] == 5 * k,
+                     "rank 1, call %d: %s, %lld %lld", k, shmc_strerror(rc), (long long)v[k][0],
+                     (long long)v[k][1]);
+        else if (me == 1 && k == odd)
+            T_ASSERT(rc == SHMC_ERR_MISMATCH, "rank 1, call %d by rounds: %s", k,
+                     shmc_strerror(rc));
+        else if (me == 1)
+            T_ASSERT(rc != SHMC_OK || r[k] == NULL, "rank 1, call %d after the mismatch: ok", k);
+        T_ASSERT(r[k] == NULL, "rank %d, call %d: its request stayed", me, k);
+    }
+    /* No rank leaves before every rank has its outcome (point-to-point outlives a quit). */
+    int x = me, got = -1;
+    T_OK(shmc_sendrecv(&x, 1, (me + 1) % n, 9, &got, 1, (me + n - 1) % n, 9, SHMC_INT32, w, NULL));
+    int64_t in = 1, out = 0;
+    int rc = shmc_allreduce(&in, &out, 1, SHMC_INT64, SHMC_SUM, w);
+    T_ASSERT(rc != SHMC_OK, "rank %d: the world's collectives went on", me);
+}
+
+START_TEST(test_nbc_queued_gates_mismatch)
+{
+    /* the mismatch at the second call or deep in the queue; either rank late */
+    int c[2] = {_i / 2 ? 9 : 1, _i % 2};
+    ck_assert_int_eq(with_rules(gates_rules, 2, queued_gates_mismatch, c), 0);
+}
+END_TEST
+
 /* A rooted call whose part on a rank is one message (lib/coll/sched.h, shmc__sched_one)
  * ends in its start where the message can go or is there already: at 2 ranks on a split
  * communicator (schedules), every rooted collective, each root, with the sender's call
@@ -1616,6 +1671,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_loop_test(t, test_nbc_gates, 0, 4);
     tcase_add_test(t, test_nbc_gates_keep_pace);
+    tcase_add_loop_test(t, test_nbc_queued_gates_mismatch, 0, 4);
     tcase_add_test(t, test_nbc_one_message);
     tcase_add_test(t, test_nbc_complete_at_start);
     tcase_add_test(t, test_nbc_persistent_order);
