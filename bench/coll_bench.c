@@ -21,12 +21,20 @@
  * --algo each runs every algorithm of each collective (how the crossover points in
  * docs/collectives.md were measured); it sets the same override SHMC_ALGO_<NAME> does.
  * --picks measures nothing: it prints, for each collective and size, the algorithm the
- * dispatch rules in effect choose for such a call on this communicator (bench/tune.py
- * compares with it).
+ * dispatch rules in effect choose for such a call on this communicator, in each state of
+ * the machine (near, far: bench/tune.py compares with it).
+ * --by-state tells each sample's state of the machine by the round trip of a cache line
+ * between ranks 0 and 1 just before and just after it (bench/pair_rtt.h; far from
+ * SHMC_FAR_NS): a row per state that some samples fell in, with their count; a sample
+ * between which the state changed counts in none. SHMC_LINE_RTT_NS sets only the state the
+ * library takes the job to be in (its rules); SHMC_BENCH_LINE_RTT_NS, where set, is taken
+ * as the samples' round trip instead of measuring it (for tests; several, comma-separated,
+ * in turn sample by sample: a state that changes).
  */
 #include <shmcomm.h>
 
 #include "bench.h"
+#include "pair_rtt.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -44,6 +52,11 @@ static int samples = 11, csv, only = -1, algo_mode = -1; /* -1 auto, -2 each, el
 static int nonblocking;                                  /* --nonblocking */
 static int split;                                        /* --split */
 static int picks;                                        /* --picks */
+static int by_state;                                     /* --by-state */
+static struct pair_rtt pair;                             /* (--by-state) */
+static unsigned far_ns;                                  /* SHMC_FAR_NS (--by-state) */
+enum { NEAR, FAR, CHANGED };
+static const char *const state_names[] = {"near", "far"};
 
 struct bufs {
     void *s, *r;
@@ -124,16 +137,44 @@ static void call(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n)
     }
 }
 
-/* Seconds per call on the slowest rank, one sample. */
-static double sample(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n, int iters)
+/* The state of the machine by the round trips before and after a sample (rank 0's). */
+static int state_of(unsigned before, unsigned after)
 {
+    return (before >= far_ns) != (after >= far_ns) ? CHANGED : before >= far_ns ? FAR : NEAR;
+}
+
+/* Seconds per call on the slowest rank, one sample; with --by-state its state on rank 0
+ * (*state), else NEAR. */
+static double sample(int coll, shmc_comm *w, struct bufs *b, size_t bytes, int n, int iters,
+                     int *state)
+{
+    unsigned before = by_state ? pair_rtt_measure(&pair) : 0;
     CHECK(shmc_barrier(w));
     double t0 = now_s();
     for (int i = 0; i < iters; i++)
         call(coll, w, b, bytes, n);
     double t = (now_s() - t0) / iters;
+    *state = by_state ? state_of(before, pair_rtt_measure(&pair)) : NEAR;
     CHECK(shmc_allreduce(SHMC_IN_PLACE, &t, 1, SHMC_FLOAT64, SHMC_MAX, w));
     return t;
+}
+
+/* One row: the median, least and most of the k samples at v (sorted here). */
+static void row(int coll, int algo, int n, size_t bytes, double *v, int k, const char *state)
+{
+    const char *an = nonblocking ? "nb" : algo < 0 ? "auto" : shmc__algo_names[algo];
+    size_t shown = coll == SHMC_C_BARRIER ? 0 : bytes;
+    qsort(v, (size_t)k, sizeof v[0], cmp_double);
+    if (csv)
+        printf("%s,%s,%d,%zu,%.3f,%.3f,%.3f", shmc__coll_names[coll], an, n, shown,
+               v[k / 2] * 1e6, v[0] * 1e6, v[k - 1] * 1e6);
+    else
+        printf("%-15s %-5s %3d %10zu %12.2f %12.2f %12.2f", shmc__coll_names[coll], an, n, shown,
+               v[k / 2] * 1e6, v[0] * 1e6, v[k - 1] * 1e6);
+    if (state)
+        printf(csv ? ",%s,%d" : " %6s %7d", state, k);
+    printf("\n");
+    fflush(stdout);
 }
 
 /* Forces collective coll's algorithm (SHMC_ALGO_<NAME>, through shmc_config_set). */
@@ -154,24 +195,24 @@ static void run(int coll, int algo, shmc_comm *w, int me, int n, struct bufs *b)
         if (coll == SHMC_C_BARRIER && bytes > min_bytes)
             break;
         /* Iterations for about 20 ms per sample, agreed from the warm-up. */
-        double t = sample(coll, w, b, bytes, n, 1);
+        int st[64];
+        double t = sample(coll, w, b, bytes, n, 1, st);
         int iters = t > 0 ? (int)(0.02 / t) : 1000;
         iters = iters < 1 ? 1 : iters > 20000 ? 20000 : iters;
         CHECK(shmc_broadcast(&iters, 1, SHMC_INT32, 0, w));
         double v[64];
         for (int s = 0; s < samples; s++)
-            v[s] = sample(coll, w, b, bytes, n, iters);
-        qsort(v, (size_t)samples, sizeof v[0], cmp_double);
-        if (me == 0) {
-            const char *an = nonblocking ? "nb" : algo < 0 ? "auto" : shmc__algo_names[algo];
-            size_t shown = coll == SHMC_C_BARRIER ? 0 : bytes;
-            if (csv)
-                printf("%s,%s,%d,%zu,%.3f,%.3f,%.3f\n", shmc__coll_names[coll], an, n, shown,
-                       v[samples / 2] * 1e6, v[0] * 1e6, v[samples - 1] * 1e6);
-            else
-                printf("%-15s %-5s %3d %10zu %12.2f %12.2f %12.2f\n", shmc__coll_names[coll], an, n,
-                       shown, v[samples / 2] * 1e6, v[0] * 1e6, v[samples - 1] * 1e6);
-            fflush(stdout);
+            v[s] = sample(coll, w, b, bytes, n, iters, &st[s]);
+        if (me == 0 && !by_state)
+            row(coll, algo, n, bytes, v, samples, NULL);
+        for (int state = NEAR; me == 0 && by_state && state <= FAR; state++) {
+            double in[64];
+            int k = 0;
+            for (int s = 0; s < samples; s++)
+                if (st[s] == state)
+                    in[k++] = v[s];
+            if (k)
+                row(coll, algo, n, bytes, in, k, state_names[state]);
         }
     }
     force(coll, "auto");
@@ -181,7 +222,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: coll_bench [--coll NAME|all] [--algo auto|each|tree|ring|shm|rd] "
                     "[--min BYTES] [--max BYTES] (4096, 64k, 16M) [--samples N] [--csv] [--nonblocking] "
-                    "[--split] [--picks]\n");
+                    "[--split] [--picks] [--by-state]\n");
     exit(2);
 }
 
@@ -194,6 +235,8 @@ int main(int argc, char **argv)
             split = 1;
         } else if (!strcmp(argv[i], "--picks")) {
             picks = 1;
+        } else if (!strcmp(argv[i], "--by-state")) {
+            by_state = 1;
         } else if (!strcmp(argv[i], "--csv")) {
             csv = 1;
         } else if (i + 1 < argc && !strcmp(argv[i], "--coll")) {
@@ -240,6 +283,12 @@ int main(int argc, char **argv)
     }
     memset(b.s, 0, max_bytes + 64);
     memset(b.r, 0, max_bytes + 64);
+    if (by_state) {
+        struct shmc__config cfg;
+        CHECK(shmc__config_load(&cfg)); /* (as the library read it at shmc_init) */
+        far_ns = cfg.far_ns;
+        pair_rtt_init(&pair, w, getenv("SHMC_BENCH_LINE_RTT_NS"));
+    }
     /* What the job found, which the rules are matched against (bench/tune.py reads it). */
     if (me == 0 && (picks || csv))
         printf("# cpus %s\n# machine %s %u\n", shmc__coll.shared_cpus ? "shared" : "own",
@@ -247,25 +296,28 @@ int main(int argc, char **argv)
     if (picks) {
         /* What dispatch chooses (coll/dispatch.c: the rules, unless SHMC_ALGO_* forces). */
         if (me == 0)
-            printf("collective,picked,ranks,bytes\n");
-        struct shmc__where at = {n, !split, shmc__coll.shared_cpus, shmc__coll.far_machine, 0,
-                                 shmc__coll.maker};
-        for (int c = 0; c < SHMC_C_COUNT && me == 0; c++)
-            for (size_t bytes = min_bytes; (only < 0 || c == only) && bytes <= max_bytes;
-                 bytes *= 4) {
-                size_t as = c == SHMC_C_BARRIER ? 0 : bytes;
-                int a = shmc__rules_pick(&shmc__coll.rules, c, &at, as);
-                printf("%s,%s,%d,%zu\n", shmc__coll_names[c], shmc__algo_names[a], n, as);
-                if (c == SHMC_C_BARRIER)
-                    break;
-            }
+            printf("collective,picked,ranks,bytes,state\n");
+        for (int far = 0; far < 2; far++) {
+            struct shmc__where at = {n, !split, shmc__coll.shared_cpus, far, 0, shmc__coll.maker};
+            for (int c = 0; c < SHMC_C_COUNT && me == 0; c++)
+                for (size_t bytes = min_bytes; (only < 0 || c == only) && bytes <= max_bytes;
+                     bytes *= 4) {
+                    size_t as = c == SHMC_C_BARRIER ? 0 : bytes;
+                    int a = shmc__rules_pick(&shmc__coll.rules, c, &at, as);
+                    printf("%s,%s,%d,%zu,%s\n", shmc__coll_names[c], shmc__algo_names[a], n, as,
+                           state_names[far]);
+                    if (c == SHMC_C_BARRIER)
+                        break;
+                }
+        }
         only = SHMC_C_COUNT; /* (nothing to measure) */
     }
     if (me == 0 && !csv && !picks)
-        printf("%-15s %-5s %3s %10s %12s %12s %12s\n", "collective", "algo", "n", "bytes",
-               "median_us", "min_us", "max_us");
+        printf("%-15s %-5s %3s %10s %12s %12s %12s%s\n", "collective", "algo", "n", "bytes",
+               "median_us", "min_us", "max_us", by_state ? "  state samples" : "");
     if (me == 0 && csv && !picks)
-        printf("collective,algo,ranks,bytes,median_us,min_us,max_us\n");
+        printf("collective,algo,ranks,bytes,median_us,min_us,max_us%s\n",
+               by_state ? ",state,samples" : "");
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         if (only >= 0 && c != only)
             continue;
@@ -279,6 +331,8 @@ int main(int argc, char **argv)
     }
     free(b.s);
     free(b.r);
+    if (by_state)
+        pair_rtt_free(&pair);
     if (w != world)
         CHECK(shmc_comm_free(&w));
     CHECK(shmc_finalize());

@@ -3,9 +3,10 @@
 (lib/coll/dispatch.rules' format) for SHMC_TUNING_FILE: for each rank count asked for, on
 the world and on a communicator split from it, the fastest algorithm at each size that
 bench/coll_bench measures (sizes x4 apart, up to --max), as rules for exactly that rank
-count and those sizes, and for the state the machine is in (near or far: how far apart
-its CPUs run, as the library finds it when a job starts); the built-in rules follow for
-every other call. The file's "# machine:" line is this machine's and its "# built-in:"
+count and those sizes, and for each state the machine was in while it measured (near or
+far: how far apart its CPUs run, as the library finds it when a job starts, and as
+coll_bench --by-state tells each sample by the round trip around it); the built-in rules
+follow for every other call. The file's "# machine:" line is this machine's and its "# built-in:"
 line the digest of the library's built-in rules, as shmrun --info gives them: the library
 ignores the file on another machine, or once its built-in rules have changed. A
 "# measured:" line says when and with what.
@@ -15,17 +16,24 @@ ignores the file on another machine, or once its built-in rules have changed. A
 
 --install writes the user's tuned rules, which the library reads when SHMC_TUNING_FILE is
 not set (the path shmrun --info names). Where the file written to is already a tuning of
-this machine beside the same built-in rules, its rules for the other state are kept: run
-it once in each state (build/bench/line_rtt tells them apart) for rules for both.
+this machine beside the same built-in rules, its rules for a state this run made none for
+are kept: on a machine that stays in one state for minutes at a time, run it once in each
+(build/bench/line_rtt tells them apart) for rules for both; on one that changes state
+every few seconds, one run measures both.
 
 At each size the built-in rules' algorithm (as the library picks it: coll_bench --picks)
 stays unless another was faster by more than --margin in each of two runs, so that a
-tuned table is not slower than the built-in one where they differ only by noise. Where
-the machine changed state between the runs, that rank count gets no rules (run again).
-Then every collective is measured again as the library runs it, with the rules made and
-with the built-in ones, alternated, twice: one that is slower with the rules made at some
-size, by more than --margin in both, keeps the built-in rules (the fastest algorithm at
-the sizes measured may still lose between them, or its lead may not come back).
+tuned table is not slower than the built-in one where they differ only by noise; a size
+needs at least half of its samples in a state to count in it, and a state that either run
+has too few samples of gets no rules for that rank count (run again in it). Then every
+collective is measured again as the library runs it, with the rules made and with the
+built-in ones, alternated, in pairs of runs in the state the rules are for (each job made
+to take the machine to be in it, SHMC_LINE_RTT_NS, as the library picks its rules by the
+state it finds as a job begins; only the samples that ran in it count), until two pairs
+have samples of it (six at most, or the state's rules are not kept): one that is slower
+with the rules made at some size, by more than --margin in both, keeps the built-in rules
+(the fastest algorithm at the sizes measured may still lose between them, or its lead may
+not come back).
 
 Each call of coll_bench is a job of its own; run it on an otherwise idle machine (the
 ranks share its CPUs when they outnumber them, which the rules record as the library
@@ -57,67 +65,75 @@ def size(text):
         sys.exit(f"tune: --max {text}: give bytes, with k, M or G")
 
 
+STATES = ("near", "far")
+
+
 def measure(build, n, split, max_bytes, samples, env, algo="each"):
-    """{(coll, bytes): {algo: median_us}} of one coll_bench run (of every algorithm, or with
-    algo "auto" the rules' choice, keyed "auto"), and the state the job found the machine
-    in ("near" or "far")."""
+    """{state: {(coll, bytes): {algo: median_us}}} of one coll_bench run (of every
+    algorithm, or with algo "auto" the rules' choice, keyed "auto"), each sample in the
+    state of the machine it ran in (coll_bench --by-state; a state counts at a size only
+    with at least half the samples), and the state the job found the machine in as it
+    began ("near" or "far"), by which the library chose its rules."""
     cmd = [os.path.join(build, "bin", "shmrun"), "-n", str(n),
            os.path.join(build, "bench", "coll_bench"), "--coll", "all", "--algo", algo,
-           "--csv", "--min", "4", "--max", str(size(max_bytes)), "--samples", str(samples)]
+           "--csv", "--by-state", "--min", "4", "--max", str(size(max_bytes)),
+           "--samples", str(samples)]
     if split:
         cmd.append("--split")
-    got, state = {}, None
+    got, began = {}, None
     for line in run(cmd, env).splitlines():
-        # collective,algo,ranks,bytes,median_us,min_us,max_us
+        # collective,algo,ranks,bytes,median_us,min_us,max_us,state,samples
         w = line.split(",")
         if line.startswith("# machine "):
-            state = line.split()[2]
-        if len(w) != 7 or w[0] == "collective":
+            began = line.split()[2]
+        if len(w) != 9 or w[0] == "collective" or 2 * int(w[8]) < samples:
             continue
-        got.setdefault((w[0], int(w[3])), {})["auto" if algo == "auto" else w[1]] = float(w[4])
-    if not got or not state:
+        got.setdefault(w[7], {}).setdefault((w[0], int(w[3])), {})[
+            "auto" if algo == "auto" else w[1]] = float(w[4])
+    if not began:
         sys.exit(f"tune: {' '.join(cmd)} measured nothing")
-    return got, state
+    return got, began
 
 
 def picks(build, n, split, max_bytes, env):
-    """{(coll, bytes): algorithm} the library's rules in effect choose (coll_bench --picks:
-    the built-in ones, as the tuner runs without SHMC_TUNING_FILE), "shared" or "own":
-    whether the library finds the ranks sharing CPUs, and "near" or "far": whether it found
-    the CPUs far apart as the job began, with the round trip it measured (ns)."""
+    """{state: {(coll, bytes): algorithm}} the library's rules in effect choose in each
+    state of the machine (coll_bench --picks: the built-in ones, as the tuner runs without
+    SHMC_TUNING_FILE), "shared" or "own": whether the library finds the ranks sharing CPUs,
+    and the round trip the job measured as it began (ns)."""
     cmd = [os.path.join(build, "bin", "shmrun"), "-n", str(n),
            os.path.join(build, "bench", "coll_bench"), "--picks", "--min", "4", "--max",
            str(size(max_bytes))]
     if split:
         cmd.append("--split")
-    got, cpus, machine = {}, None, None
+    got, cpus, rtt = {}, None, None
     for line in run(cmd, env).splitlines():
         w = line.split(",")
         if line.startswith("# cpus "):
             cpus = line.split()[2]  # (whether the library sees the ranks share CPUs)
         elif line.startswith("# machine "):
-            machine = (line.split()[2], int(line.split()[3]))
-        elif len(w) == 4 and w[0] != "collective":
-            got[(w[0], int(w[3]))] = w[1]
-    return got, cpus, machine
+            rtt = int(line.split()[3])
+        elif len(w) == 5 and w[0] != "collective":
+            got.setdefault(w[4], {})[(w[0], int(w[3]))] = w[1]
+    return got, cpus, rtt
 
 
 def rules_for(runs, picked, n, comm, cpus, machine, margin):
-    """The rules of two runs of the same measurement: per collective, runs of sizes with the
-    same chosen algorithm, each up to its largest size. At each size the built-in rules'
-    algorithm stays unless the first run's fastest was faster than it by more than margin
-    (a fraction) in both runs: a tuned table is meant never to be slower than the built-in
-    one, and the noise of sub-microsecond calls moves one run's order by more than any
-    margin that would still let real gains through."""
+    """The rules of two runs of the same measurement, in one state of the machine: per
+    collective, runs of sizes with the same chosen algorithm, each up to its largest size.
+    At each size the built-in rules' algorithm (picked) stays unless the first run's fastest
+    was faster than it by more than margin (a fraction) in both runs: a tuned table is meant
+    never to be slower than the built-in one, and the noise of sub-microsecond calls moves
+    one run's order by more than any margin that would still let real gains through. A
+    size that either run has no samples of in this state keeps the built-in pick too."""
     first, second = runs
     out = {}
     for coll in sorted({c for c, _ in first}):
-        sizes = sorted(b for c, b in first if c == coll)
+        sizes = sorted(b for c, b in picked if c == coll)
         best = []
         for b in sizes:
-            t, u = first[(coll, b)], second.get((coll, b), {})
-            fastest = min(t, key=t.get)
+            t, u = first.get((coll, b), {}), second.get((coll, b), {})
             keep = picked.get((coll, b))
+            fastest = min(t, key=t.get) if t else keep
             if keep in t and (t[fastest] > t[keep] * (1 - margin) or
                               keep not in u or fastest not in u or
                               u[fastest] > u[keep] * (1 - margin)):
@@ -140,21 +156,30 @@ def rules_for(runs, picked, n, comm, cpus, machine, margin):
     return out
 
 
-def slower(build, n, split, max_bytes, samples, env, path, margin):
+def slower(build, n, split, max_bytes, samples, env, path, margin, state, rtt):
     """The collectives that, with the rules of the file at path, took longer at some size
-    measured than with the built-in rules, by more than margin in each of two runs of both,
-    alternated; and the state the jobs found the machine in (None if it changed)."""
-    slow, states = None, set()
-    for _ in range(2):
-        t, st = {}, {}
+    measured in state `state` than with the built-in rules, by more than margin in each of
+    two pairs of runs of both, alternated; None if two such pairs could not be had (six
+    pairs at most). Each run takes the machine to be in that state as it begins (rtt: a
+    round trip of it, as SHMC_LINE_RTT_NS), so that the library uses its rules for it, and
+    only the samples that ran in it count."""
+    slow, pairs = None, 0
+    for _ in range(6):
+        t = {}
         for f in (path, "builtin"):
-            t[f], st[f] = measure(build, n, split, max_bytes, samples,
-                                  dict(env, SHMC_TUNING_FILE=f), "auto")
-        states |= set(st.values())
-        s = {c for (c, b), v in t[path].items()
-             if (c, b) in t["builtin"] and v["auto"] > t["builtin"][(c, b)]["auto"] * (1 + margin)}
+            got, _ = measure(build, n, split, max_bytes, samples,
+                             dict(env, SHMC_TUNING_FILE=f, SHMC_LINE_RTT_NS=str(rtt)), "auto")
+            t[f] = got.get(state, {})
+        both = set(t[path]) & set(t["builtin"])
+        if not both:
+            continue
+        s = {c for (c, b) in both
+             if t[path][(c, b)]["auto"] > t["builtin"][(c, b)]["auto"] * (1 + margin)}
         slow = s if slow is None else slow & s
-    return slow, states.pop() if len(states) == 1 else None
+        pairs += 1
+        if pairs == 2:
+            return slow
+    return None
 
 
 def earlier(path, machine, builtin, made, shipped):
@@ -194,6 +219,12 @@ def main():
     env["SHMC_TUNING_FILE"] = "builtin"  # (beside the built-in rules, whatever the user's)
     info = run([os.path.join(args.build, "bin", "shmrun"), "--info"], env).splitlines()
     machine = info[0].split("on this machine: ", 1)[1]
+    # (SHMC_FAR_NS as the library reads it: its setting's current value in the listing)
+    at = info.index("SHMC_FAR_NS")
+    far_ns = int(info[at + 1].split("default: ", 1)[1].split()[0])
+    if os.environ.get("SHMC_FAR_NS", "").isdigit():
+        far_ns = int(os.environ["SHMC_FAR_NS"])
+    state_rtt = {"near": max(1, far_ns // 2), "far": 2 * far_ns}  # (as SHMC_LINE_RTT_NS)
     rules = next(line for line in info if line.startswith("built-in dispatch rules: "))
     builtin = rules.split("built-in dispatch rules: ", 1)[1].split(";")[0]
     if args.install:
@@ -205,24 +236,25 @@ def main():
     tuned, rtts, done = {}, [], []
     for n in map(int, args.ranks.split(",")):
         for split, comm in ((False, "world"), (True, "other")):
-            picked, state, (near_far, rtt) = picks(args.build, n, split, args.max, env)
-            runs = [measure(args.build, n, split, args.max, args.samples, env)
+            picked, cpus, rtt = picks(args.build, n, split, args.max, env)
+            runs = [measure(args.build, n, split, args.max, args.samples, env)[0]
                     for _ in range(2)]
             rtts.append(rtt)
-            # Rules for the state of the machine the jobs found: near or far (a file tuned
-            # in one state leaves calls in the other to the rules that follow); none where
-            # the machine changed state between the runs.
-            states = {near_far} | {s for _, s in runs}
-            if len(states) > 1:
-                sys.stderr.write(f"tune: the machine changed state while {n} ranks ({comm}) "
-                                 "were measured: no rules for them; run again\n")
-                continue
-            for coll, rows in rules_for([g for g, _ in runs], picked, n, comm, state,
-                                        near_far, args.margin).items():
-                tuned.setdefault(coll, []).extend(rows)
-            done.append((n, split, comm, near_far))
-    if not tuned:
-        sys.exit("tune: nothing measured in one state; nothing written (run again)")
+            # Rules for each state of the machine (near or far) that both runs have samples
+            # of: a file tuned in one state leaves calls in the other to the rules that
+            # follow, or to those an earlier run made for it.
+            for state in STATES:
+                got = [r.get(state, {}) for r in runs]
+                if not got[0] or not got[1]:
+                    sys.stderr.write(f"tune: {n} ranks ({comm}) ran too little in the {state} "
+                                     "state: no rules for it (run again then)\n")
+                    continue
+                for coll, rows in rules_for(got, picked[state], n, comm, cpus, state,
+                                            args.margin).items():
+                    tuned.setdefault(coll, []).extend(rows)
+                done.append((n, split, comm, state))
+    if not done:
+        sys.exit("tune: nothing measured long enough in one state; nothing written (run again)")
     text = rules_text(args, tuned, shipped, machine, builtin, rtts)
     if args.out == "-":
         sys.stdout.write(text)
@@ -230,19 +262,21 @@ def main():
     write_checked(args, env, text)
     # Measured again with the file and with the built-in rules: a collective that is
     # slower with the file at some size (two runs' measurements can agree on a winner
-    # that the rules' choice, made again, does not bear out) keeps the built-in rules.
-    for n, split, comm, near_far in done:
-        slow, state = slower(args.build, n, split, args.max, args.samples, env,
-                             args.out + ".new", args.margin)
-        if state != near_far:
-            os.remove(args.out + ".new")  # (nothing written: nothing left beside it either)
-            sys.exit(f"tune: the machine changed state while the rules for {n} ranks ({comm}) "
-                     f"were checked: nothing written ({args.out} unchanged); run again")
-        for coll in sorted(slow):
-            sys.stderr.write(f"tune: {coll} on {n} ranks ({comm}) was slower with the rules "
-                             "made than with the built-in ones: the built-in rules serve it\n")
+    # that the rules' choice, made again, does not bear out) keeps the built-in rules, and
+    # rules that could not be measured again in their state are not kept.
+    for n, split, comm, state in done:
+        slow = slower(args.build, n, split, args.max, args.samples, env, args.out + ".new",
+                      args.margin, state, state_rtt[state])
+        if slow is None:
+            sys.stderr.write(f"tune: the rules for {n} ranks ({comm}) in the {state} state could "
+                             "not be checked (the machine was seldom in that state): not kept\n")
+        for coll in sorted(tuned if slow is None else slow):
+            if slow is not None:
+                sys.stderr.write(f"tune: {coll} on {n} ranks ({comm}) was slower in the {state} "
+                                 "state with the rules made than with the built-in ones: the "
+                                 "built-in rules serve it\n")
             tuned[coll] = [r for r in tuned.get(coll, [])
-                           if (r.split()[1], r.split()[3]) != (str(n), comm)]
+                           if (r.split()[1], r.split()[3], r.split()[5]) != (str(n), comm, state)]
     write_checked(args, env, rules_text(args, tuned, shipped, machine, builtin, rtts))
     os.replace(args.out + ".new", args.out)  # (a job starting now reads one or the other)
     made = sorted({r.split()[5] for rows in tuned.values() for r in rows})

@@ -120,22 +120,24 @@ START_TEST(test_launcher_tuning_file)
                  shmrun);
         snprintf(path, sizeof path, "%s/tuned", dir);
         snprintf(cmd, sizeof cmd,
-                 "SHMC_LINE_RTT_NS=100 python3 %s/bench/tune.py --build %s --ranks 2 --max 256 "
+                 "SHMC_LINE_RTT_NS=100 SHMC_BENCH_LINE_RTT_NS=100 python3 %s/bench/tune.py "
+                 "--build %s --ranks 2 --max 256 "
                  "--samples 1 --out %s 2>&1",
                  SHMC_SRC_DIR, build, path);
         ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
         ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s -x SHMC_DEBUG=3 %s", path, prog), 0);
         ASSERT_OUT("dispatch rules from SHMC_TUNING_FILE=");
         ASSERT_OUT("staged 20");
-        /* Tuned near, then far into the same file: the near rules stay beside the far
+        /* Tuned near, then far into the same file (every sample taken to run in that
+         * state: SHMC_BENCH_LINE_RTT_NS, bench/coll_bench.c): the near rules stay beside the far
          * ones, and the built-in rules are not copied again. The margin keeps every
          * built-in pick and drops none for being slower, so that what the file holds does
          * not depend on the timings of one sample. */
         for (int far = 0; far < 2; far++) {
             snprintf(cmd, sizeof cmd,
-                     "SHMC_LINE_RTT_NS=%d python3 %s/bench/tune.py --build %s --ranks 2 --max 64 "
-                     "--samples 1 --margin 1000 --out %s 2>&1",
-                     far ? 400 : 100, SHMC_SRC_DIR, build, path);
+                     "SHMC_LINE_RTT_NS=%d SHMC_BENCH_LINE_RTT_NS=%d python3 %s/bench/tune.py "
+                     "--build %s --ranks 2 --max 64 --samples 1 --margin 1000 --out %s 2>&1",
+                     far ? 400 : 100, far ? 400 : 100, SHMC_SRC_DIR, build, path);
             ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
         }
         snprintf(cmd, sizeof cmd,
@@ -145,6 +147,20 @@ START_TEST(test_launcher_tuning_file)
         ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
         ck_assert_str_eq(out, "1\n1\n1\n");
         ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
+        /* A machine whose state changes from sample to sample (as a shared host's may
+         * every few seconds): one run makes the rules of both states, into a new file. */
+        snprintf(path, sizeof path, "%s/tuned2", dir);
+        snprintf(cmd, sizeof cmd,
+                 "SHMC_BENCH_LINE_RTT_NS=100,400 python3 %s/bench/tune.py --build %s --ranks 2 "
+                 "--max 64 --samples 4 --margin 1000 --out %s 2>&1",
+                 SHMC_SRC_DIR, build, path);
+        ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+        snprintf(cmd, sizeof cmd,
+                 "grep -c '^barrier *2 *<=0 *world *[a-z]* *near ' %s; grep -c '^barrier *2 *<=0 "
+                 "*world *[a-z]* *far ' %s",
+                 path, path);
+        ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+        ck_assert_str_eq(out, "1\n1\n");
     }
 
     /* Another machine's: ignored, the built-in rules serve. */
