@@ -12,8 +12,8 @@
  *                       shared-memory collectives: lane 0's slots of every rank (the
  *                       blocking calls'), then lane 1's (the world's nonblocking calls');
  *                       where they are follows from the fields above (nothing stored)
- *   wsync_off           SHMC_LANES * nranks world-sync blocks (struct shmc__wsync + 2
- *                       halves of SHMC_WSYNC_HALF(lane)), for the world's one-step
+ *   wsync_off           SHMC_LANES * nranks world-sync blocks (two parts each: a round
+ *                       word and a half of SHMC_WSYNC_HALF(lane)), for the world's one-step
  *                       collectives: lane 0's blocks of every rank, then lane 1's (larger),
  *                       wsync_bytes in all; also derived from the fields above
  *   xdesc_off           nranks tables of SHMC_XDESC_COUNT copy descriptors (struct
@@ -185,10 +185,13 @@ struct shmc__slot {
  * collectives' and the nonblocking ones', which each rank takes in two orders of their own. */
 #define SHMC_LANES 2u
 
-/* A rank's world-sync block of one lane (coll/wsync.c): `round` counts the one-step
- * collectives of the world communicator this rank has entered, published with release
- * once its input for that round is in data half (round & 1); the two halves follow at
- * +1 line. Only the owner writes; every other rank of the world reads. */
+/* A rank's world-sync block of one lane (coll/wsync.c): two parts, one per parity of the
+ * round, each a round word and right after it, in the same line, that parity's data half.
+ * The word counts the one-step collectives of the world communicator this rank has
+ * entered, published with release once its input for that round is in the half of the
+ * round's parity (round & 1), so that a small input travels with the word that announces
+ * it: a rank waiting for the round gets both in one line transfer (the slots' stamp and
+ * data are placed so too). Only the owner writes; every other rank of the world reads. */
 #define SHMC_WSYNC_BYTES (4u << 10)
 /* The nonblocking lane's halves (lane 1) are larger: its calls of equal blocks run in as
  * many rounds as their data needs (coll/nbworld.h), each a synchronisation of every rank,
@@ -197,12 +200,13 @@ struct shmc__slot {
 #define SHMC_WSYNC_NB_BYTES (32u << 10)
 #define SHMC_WSYNC_HALF(lane) ((lane) ? SHMC_WSYNC_NB_BYTES : SHMC_WSYNC_BYTES)
 struct shmc__wsync {
-    /* round[r & 1]: bits 0-39 the last round r of that parity the rank entered; bits
-     * 40-63 a hash of the call it was for, bit 40 marking a schedule's gate
-     * (coll/wsync.h), published by the same store, or 0. Two words, so that a rank already in round
-     * r + 1 still shows round r's hash to a rank that has not looked yet (it writes that word again
-     * only in r + 2). */
-    SHMC_ALIGNED_LINE shmc_atomic_u64 round[2];
+    /* Bits 0-39 the last round of this part's parity the rank entered; bits 40-63 a hash
+     * of the call it was for, bit 40 marking a schedule's gate (coll/wsync.h), published
+     * by the same store, or 0. One word per parity, so that a rank already in round r + 1
+     * still shows round r's hash to a rank that has not looked yet (it writes that word
+     * again only in r + 2). */
+    SHMC_ALIGNED_LINE shmc_atomic_u64 round;
+    uint8_t data[]; /* the half: SHMC_WSYNC_HALF(lane) bytes, 8-byte aligned */
 };
 #define SHMC_WSYNC_ROUND_MASK ((1ull << 40) - 1)
 
@@ -252,7 +256,7 @@ static_assert(sizeof(struct shmc__rank_cb) == 4 * SHMC_CACHELINE, "control block
 static_assert(sizeof(struct shmc__ring_ctrl) == 2 * SHMC_CACHELINE, "ring control: 2 lines");
 static_assert(sizeof(struct shmc__slot) == SHMC_MAX_RANKS * 8 + SHMC_CACHELINE,
               "slot header: a word per possible reader, then the owner's line");
-static_assert(sizeof(struct shmc__wsync) == SHMC_CACHELINE, "world-sync header: 1 line");
+static_assert(offsetof(struct shmc__wsync, data) == 8, "a half starts in its word's line");
 static_assert(sizeof(struct shmc__xdesc) == SHMC_CACHELINE, "copy descriptor: 1 line");
 static_assert(_Alignof(struct shmc__rank_cb) == SHMC_CACHELINE, "cb is line aligned");
 
@@ -389,10 +393,17 @@ static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
     return (uint8_t *)(s->call + 2);
 }
 
-/* A world-sync block of lane `lane`: its round words and two halves. */
+/* A part of a world-sync block of lane `lane` (a round word and its half), in whole
+ * lines; a block is two. */
+static inline uint64_t shmc__wsync_part(unsigned lane)
+{
+    uint64_t b = offsetof(struct shmc__wsync, data) + (uint64_t)SHMC_WSYNC_HALF(lane);
+    return (b + SHMC_CACHELINE - 1) / SHMC_CACHELINE * SHMC_CACHELINE;
+}
+
 static inline uint64_t shmc__wsync_stride(unsigned lane)
 {
-    return sizeof(struct shmc__wsync) + 2 * (uint64_t)SHMC_WSYNC_HALF(lane);
+    return 2 * shmc__wsync_part(lane);
 }
 
 /* Bytes of the world-sync blocks of nranks ranks in the lanes before `lane`: where that
@@ -405,8 +416,8 @@ static inline uint64_t shmc__wsync_lanes_bytes(uint32_t nranks, unsigned lane)
     return bytes;
 }
 
-/* World-sync block of rank r in lane `lane` (lane 0's blocks first), and its data half h
- * (0 or 1). */
+/* World-sync block of rank r in lane `lane` (lane 0's blocks first), its part of parity h
+ * (0 or 1: a round word), and that part's data half. */
 static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a, unsigned lane,
                                                     unsigned r)
 {
@@ -418,9 +429,15 @@ static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a,
                                   (uint64_t)r * shmc__wsync_stride(lane));
 }
 
+static inline struct shmc__wsync *shmc__wsync_half(struct shmc__wsync *w, unsigned lane,
+                                                    unsigned h)
+{
+    return (struct shmc__wsync *)((uint8_t *)w + h * shmc__wsync_part(lane));
+}
+
 static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned lane, unsigned h)
 {
-    return (uint8_t *)(w + 1) + (size_t)h * SHMC_WSYNC_HALF(lane);
+    return shmc__wsync_half(w, lane, h)->data;
 }
 
 /* Copy descriptor i of rank r. */
