@@ -26,7 +26,8 @@
  * --by-state tells each sample's state of the machine by the round trip of a cache line
  * between ranks 0 and 1 just before and just after it (bench/pair_rtt.h; far from
  * SHMC_FAR_NS): a row per state that some samples fell in, with their count; a sample
- * between which the state changed counts in none. SHMC_LINE_RTT_NS sets only the state the
+ * between which the state changed counts in none; with more ranks than CPUs every sample
+ * counts in the state the job began in. SHMC_LINE_RTT_NS sets only the state the
  * library takes the job to be in (its rules); SHMC_BENCH_LINE_RTT_NS, where set, is taken
  * as the samples' round trip instead of measuring it (for tests; several, comma-separated,
  * in turn sample by sample: a state that changes).
@@ -287,7 +288,16 @@ int main(int argc, char **argv)
         struct shmc__config cfg;
         CHECK(shmc__config_load(&cfg)); /* (as the library read it at shmc_init) */
         far_ns = cfg.far_ns;
-        pair_rtt_init(&pair, w, getenv("SHMC_BENCH_LINE_RTT_NS"));
+        /* With more ranks than CPUs, ranks 0 and 1 take turns with the others on theirs,
+         * and their round trip is the scheduler's: every sample is taken to be in the
+         * state the job began in. */
+        const char *assumed = getenv("SHMC_BENCH_LINE_RTT_NS");
+        char began[16];
+        if (!assumed && shmc__coll.shared_cpus) {
+            snprintf(began, sizeof began, "%u", shmc__coll.arena->line_rtt_ns);
+            assumed = began;
+        }
+        pair_rtt_init(&pair, w, assumed);
     }
     /* What the job found, which the rules are matched against (bench/tune.py reads it). */
     if (me == 0 && (picks || csv))

@@ -24,8 +24,10 @@ every few seconds, one run measures both.
 At each size the built-in rules' algorithm (as the library picks it: coll_bench --picks)
 stays unless another was faster by more than --margin in each of two runs, so that a
 tuned table is not slower than the built-in one where they differ only by noise; a size
-needs at least half of its samples in a state to count in it, and a state that either run
-has too few samples of gets no rules for that rank count (run again in it). Then every
+needs at least half of its samples in a state to count in it (with more ranks than CPUs,
+where the round trip between two ranks is the scheduler's, every sample counts in the state
+its job began in), and a state that either run has too few samples of gets no rules for
+that rank count (run again in it). Then every
 collective is measured again as the library runs it, with the rules made and with the
 built-in ones, alternated, in pairs of runs in the state the rules are for (each job made
 to take the machine to be in it, SHMC_LINE_RTT_NS, as the library picks its rules by the
