@@ -12,6 +12,7 @@
 #include "coll/cx.h"
 #include "coll/nbworld.h"
 #include "coll/onestep.h"
+#include "coll/sched.h"
 #include "coll/scratch.h"
 
 struct shmc__coll shmc__coll;
@@ -134,7 +135,7 @@ static int shmc_coll_reserve_call(shmc_comm *comm, uint32_t *n)
         return rc;
     if (!n)
         return SHMC_ERR_ARG;
-    *n = shmc__coll_comm(c)->nbc_calls++;
+    *n = shmc__sched_reserve(shmc__coll_comm(c));
     return SHMC_OK;
 }
 

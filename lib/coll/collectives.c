@@ -187,7 +187,7 @@ static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const si
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, se ? sbuf : NULL, re ? rbuf : NULL)) != SHMC_OK)
         return rc;
-    if (by_schedule(&x, &rc))
+    if (by_schedule_words(&x, SHMC_CALL_ALLTOALLV, 0, &rc))
         return rc != SHMC_OK
                    ? rc
                    : shmc__nbc_alltoallv(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls, x.nb);

@@ -129,6 +129,27 @@ static inline int by_schedule(struct shmc__cx *x, int *rc)
     return 1;
 }
 
+/* A call that runs as a schedule (by_schedule): unless SHMC_CHECK=0, its words (what,
+ * count: those its blocking form carries, start) and their hash, which its messages' tags
+ * carry (coll/sched.h), so that a member whose call differs is found by its messages. */
+static inline void schedule_words(struct shmc__cx *x, unsigned what, size_t count)
+{
+    if (!x->co->check)
+        return;
+    shmc__call_words(what, x, count, x->call);
+    x->hash = shmc__call_hash(x->call);
+}
+
+/* by_schedule for a call that, going by a schedule, goes by one of messages whatever its
+ * size (the v-forms, the scans, the all-to-allv), with its words (schedule_words). */
+static inline int by_schedule_words(struct shmc__cx *x, unsigned what, size_t count, int *rc)
+{
+    if (!by_schedule(x, rc))
+        return 0;
+    schedule_words(x, what, count);
+    return 1;
+}
+
 /* The body of a blocking collective's public entry point: the call, and then, if it
  * started a schedule of its own (by_schedule), the wait for it. Only shmc__big is held,
  * so that a schedule waited for here lets collectives on other communicators run meanwhile;
@@ -158,6 +179,7 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
             return shmc__nbw_start(how, coll, x, sbuf, rbuf, count);
         if (how == SHMC_NBW_GATED && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)
             return rc;
+        schedule_words(x, (unsigned)coll, count);
         return shmc__nbc_run(coll, x, sbuf, rbuf, count);
     }
     if (x->n == 1) {

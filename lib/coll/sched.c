@@ -4,6 +4,7 @@
  */
 #include "coll/sched.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,17 +57,27 @@ struct shmc__sched {
     void *done_arg;
 };
 
-/* The upper half of the tags: blocking calls' numbers. */
-#define BLOCKING_TAGS ((SHMC_TAG_MAX >> 1) + 1)
+static_assert(SHMC_SCHED_NUMBER == (1u << SHMC_SCHED_WORDS_SHIFT) - 1 &&
+                  (SHMC_TAG_LOOSE_BITS & SHMC_SCHED_BLOCKING),
+              "a loose receive compares a tag's kind and number, not its words' hash");
+
+/* Tag bits 20-29 of a call whose words hash to h (0: none). */
+static uint32_t words_bits(uint64_t h)
+{
+    return (uint32_t)(h >> 40) << SHMC_SCHED_WORDS_SHIFT & (SHMC_SCHED_BLOCKING - 1) &
+           ~SHMC_SCHED_NUMBER;
+}
 
 int shmc__sched_tag(const struct shmc__cx *x, int blocking)
 {
+    uint32_t words = words_bits(x->hash);
     if (blocking)
-        return (int)(BLOCKING_TAGS | (x->cc->blk_calls++ & (BLOCKING_TAGS - 1)));
+        return (int)(SHMC_SCHED_BLOCKING | words | (x->cc->blk_calls++ & SHMC_SCHED_NUMBER));
     /* A persistent collective's number was reserved when it was made (shmc_coll_as). */
-    uint32_t seq = shmc__coll_as >= 0 ? (uint32_t)shmc__coll_as : x->cc->nbc_calls++;
+    uint32_t seq = shmc__coll_as >= 0 ? (uint32_t)shmc__coll_as
+                                      : x->cc->nbc_calls++ & (SHMC_SCHED_PERSISTENT - 1);
     shmc__coll_as = -1;
-    return (int)(seq & (BLOCKING_TAGS - 1));
+    return (int)(words | (seq & SHMC_SCHED_NUMBER));
 }
 
 /* Schedules ended keep their memory here for the next calls (the schedule, its steps,
@@ -300,16 +311,23 @@ static void fail(struct shmc__sched *s, int err)
     shmc__p2p_quit(s->co->p2p, s->c, err);
 }
 
-/* A block of `got` bytes from comm rank peer where s expects `want`: the members made
- * different calls. Said once per call (the first failure); SHMC_ERR_MISMATCH. */
+/* A block of `got` bytes from comm rank peer where s expects `want`, or (got == want) one
+ * whose tag carries the words of another call: the members made different calls. Said
+ * once per call (the first failure); SHMC_ERR_MISMATCH. */
 static int say_mismatch(const struct shmc__comm *c, int peer, size_t got, size_t want)
 {
     char where[64];
     shmc__comm_where(c, where, sizeof where);
-    SHMC_ERROR("collective mismatch on %s: this rank (%d) expected a block of %zu bytes from "
-               "rank %d and got %zu (the members called different collectives, counts, dtypes "
-               "or roots)",
-               where, c->rank, want, peer, got);
+    if (got == want)
+        SHMC_ERROR("collective mismatch on %s: rank %d sent this rank (%d) a block of another "
+                   "call (the members called different collectives, counts, dtypes, ops or "
+                   "roots; SHMC_CHECK=1 says which)",
+                   where, peer, c->rank);
+    else
+        SHMC_ERROR("collective mismatch on %s: this rank (%d) expected a block of %zu bytes "
+                   "from rank %d and got %zu (the members called different collectives, "
+                   "counts, dtypes or roots)",
+                   where, c->rank, want, peer, got);
     return SHMC_ERR_MISMATCH;
 }
 
@@ -374,6 +392,9 @@ static int eager_ok(const struct shmc__sched *s, const struct step *t)
              shmc__exchange_single_copy(s->co, shmc__comm_world_rank(s->c, t->peer), t->n, 0));
 }
 
+/* What msg_now gives as the size of a block whose tag carries another call's words. */
+#define OTHER_CALL SIZE_MAX
+
 /* A message done now with no request, if it can be: a send (buf, bytes) that fits world
  * rank w's mailbox as an eager message (and RUNAHEAD_EAGER_MAX where `capped`), or a
  * receive into buf whose message is the first in w's mailbox, with no posted receive or
@@ -391,10 +412,13 @@ msg_now(struct shmc__p2p *p, uint32_t ctx, int tag, int send, void *buf, size_t 
         return (!capped || bytes <= RUNAHEAD_EAGER_MAX) &&
                shmc__send_now(p, buf, bytes, 0, w, tag, ctx);
     shmc_status st;
-    if (!shmc__take_may_tagged(p, w, tag, ctx) ||
-        shmc__take_eager(p, buf, bytes, 1, w, tag, ctx, w, 0, &st) == 1)
+    int loose = shmc__tag_loose(tag);
+    if (!shmc__take_may_tagged(p, w, loose, ctx) ||
+        shmc__take_eager(p, buf, bytes, 1, w, loose, ctx, w, 0, &st) == 1)
         return 0;
     *got = st.count; /* (a truncated block counts its whole size) */
+    if (st.tag != tag)
+        *got = OTHER_CALL;
     return 1;
 }
 
@@ -413,7 +437,7 @@ static int now(struct shmc__sched *s, const struct step *t)
                  shmc__comm_world_rank(s->c, t->peer), 0, &got))
         return 0;
     if (got != t->n)
-        fail(s, mismatch(s, t->peer, got, t->n));
+        fail(s, mismatch(s, t->peer, got == OTHER_CALL ? t->n : got, t->n));
     return 1;
 }
 
@@ -447,7 +471,8 @@ static void begin(struct shmc__sched *s)
         struct shmc__request *r = NULL;
         int w = shmc__comm_world_rank(s->c, t->peer);
         int rc = t->kind == ST_RECV ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
-                                          p, t->dst, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
+                                          p, t->dst, t->n, 1, w, shmc__tag_loose(s->tag), ctx,
+                                          s->c, 0, &r)
                  : eager_ok(s, t) ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
                                   : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
         if (r)
@@ -585,7 +610,7 @@ one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
                                shmc__comm_world_rank(x->c, peer), 1, &got)) {
         if (got == bytes)
             return 1;
-        int rc = say_mismatch(x->c, peer, got, bytes);
+        int rc = say_mismatch(x->c, peer, got == OTHER_CALL ? bytes : got, bytes);
         shmc__p2p_quit(p, x->c, rc);
         return rc;
     }
@@ -611,7 +636,7 @@ static int ended(struct shmc__request **req)
 int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
                     void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req)
 {
-    struct shmc__sched *s;
+    struct shmc__sched *s = NULL;
     int tag, rc = one_start(x, send, buf, bytes, peer, 0, &tag, &s);
     *req = NULL;
     if (rc < 0)
@@ -628,7 +653,7 @@ int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes,
 int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,
                            int peer, int ranks, struct shmc__request **req)
 {
-    struct shmc__sched *s;
+    struct shmc__sched *s = NULL;
     int tag, rc = one_start(x, 0, acc, count * x->es, peer, 1, &tag, &s);
     *req = NULL;
     if (rc < 0)

@@ -34,12 +34,33 @@ struct shmc__sched;
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp);
 /* The tag of call x's messages, taken now (shmc__sched_new takes it; a making that
  * exchanges its own messages takes it here, split.c): its number among the communicator's
- * blocking calls run by messages (blocking) or among its nonblocking calls. Both kinds
+ * blocking calls run by messages (blocking) or among its nonblocking calls, with a hash of
+ * x's words (x->hash, where set: entry.h) beside it. Both kinds
  * travel on the nonblocking context; the two counts run apart, in halves of the tags of
  * their own, so a member may make its blocking and nonblocking calls in another order
  * than the others, as other MPI libraries let programs do; each kind on its own must come
  * in one order on every member. */
 int shmc__sched_tag(const struct shmc__cx *x, int blocking);
+/* A schedule's tag: bit 30 (SHMC_SCHED_BLOCKING) set for a blocking call's, and in bits
+ * 0-19 (SHMC_SCHED_NUMBER) its number among its kind of calls, the bits a loose receive
+ * compares (p2p/match.h), of which the persistent collectives take the upper half
+ * (SHMC_SCHED_PERSISTENT) and the other nonblocking calls the lower; in bits 20-29 a hash
+ * of the call's words (SHMC_CHECK), so that the receive of a member whose call differs, in
+ * an op or in a dtype of the same size as much as in its sizes, takes the message and
+ * finds the difference instead of mixing data. So a call's number comes round after 2^19
+ * calls of its kind: no more may be in flight at once on one communicator. */
+#define SHMC_SCHED_BLOCKING ((uint32_t)(SHMC_TAG_MAX >> 1) + 1u)
+#define SHMC_SCHED_NUMBER ((uint32_t)SHMC_TAG_LOOSE_BITS & (SHMC_SCHED_BLOCKING - 1u))
+#define SHMC_SCHED_PERSISTENT ((SHMC_SCHED_NUMBER >> 1) + 1u)
+#define SHMC_SCHED_WORDS_SHIFT 20
+
+/* The number of a persistent collective made on the communicator of cc (shmc_coll_reserve),
+ * in numbers of their own: one made long before may still be running beside a call that
+ * the nonblocking calls' count, gone round, would give the same number. */
+static inline uint32_t shmc__sched_reserve(struct shmc__coll_comm *cc)
+{
+    return SHMC_SCHED_PERSISTENT | (cc->persistent_calls++ & (SHMC_SCHED_PERSISTENT - 1u));
+}
 /* Its own memory, from where it was made: tmp bytes, aligned for any dtype. */
 void *shmc__sched_tmp(struct shmc__sched *s);
 /* Steps of the current round (comm ranks; bytes may be 0). */

@@ -85,7 +85,7 @@ static int gatherv_call(const void *sbuf, size_t scount, void *rbuf, const size_
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK ||
         (rc = check_block_call(&x, sbuf, scount, rbuf, rcounts, displs, x.me == root, &own)))
         return rc;
-    if (by_schedule(&x, &rc))
+    if (by_schedule_words(&x, SHMC_CALL_GATHERV, 0, &rc))
         return rc != SHMC_OK ? rc : shmc__nbc_gatherv(&x, own, scount, rbuf, rcounts, displs, x.nb);
     if (x.n == 1)
         return one_rank(&x, own, scount, rbuf, rcounts, displs, 1);
@@ -104,7 +104,7 @@ static int scatterv_call(const void *sbuf, const size_t *scounts, const size_t *
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK ||
         (rc = check_block_call(&x, rbuf, rcount, sbuf, scounts, displs, x.me == root, &own)))
         return rc;
-    if (by_schedule(&x, &rc))
+    if (by_schedule_words(&x, SHMC_CALL_SCATTERV, 0, &rc))
         return rc != SHMC_OK
                    ? rc
                    : shmc__nbc_scatterv(&x, sbuf, scounts, displs, (void *)own, rcount, x.nb);
@@ -124,7 +124,7 @@ static int allgatherv_call(const void *sbuf, size_t scount, void *rbuf, const si
     x.nb = nb;
     if (rc != SHMC_OK || (rc = check_block_call(&x, sbuf, scount, rbuf, rcounts, displs, 1, &own)))
         return rc;
-    if (by_schedule(&x, &rc))
+    if (by_schedule_words(&x, SHMC_CALL_ALLGATHERV, 0, &rc))
         return rc != SHMC_OK ? rc : shmc__nbc_allgatherv(&x, own, rbuf, rcounts, displs, x.nb);
     if (x.n == 1)
         return one_rank(&x, own, scount, rbuf, rcounts, displs, 1);
@@ -158,7 +158,7 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, total ? sbuf : NULL, mine ? rbuf : NULL)) != SHMC_OK)
         return rc;
-    if (by_schedule(&x, &rc))
+    if (by_schedule_words(&x, SHMC_CALL_REDUCE_SCATTERV, total, &rc))
         return rc != SHMC_OK ? rc : shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, x.nb);
     /* One rank: its own part is the result (run's copy); nothing anywhere (every member
      * holds the same counts): nothing to do. */
@@ -174,7 +174,8 @@ static int scan_call(int exclusive, const void *sbuf, void *rbuf, size_t count, 
     struct shmc__cx x;
     int rc = vector_args(&x, comm, &sbuf, rbuf, count, dtype, op);
     x.nb = nb;
-    if (rc == SHMC_OK && (nb || count) && by_schedule(&x, &rc))
+    if (rc == SHMC_OK && (nb || count) &&
+        by_schedule_words(&x, exclusive ? SHMC_CALL_EXSCAN : SHMC_CALL_SCAN, count, &rc))
         return rc != SHMC_OK ? rc : shmc__nbc_scan(&x, sbuf, rbuf, count, exclusive, x.nb);
     if (rc != SHMC_OK || !count)
         return rc;

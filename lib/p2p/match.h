@@ -42,12 +42,33 @@ struct shmc__match {
     struct shmc__link claimed;
 };
 
+/* The bits of a tag that a loose receive (shmc__tag_loose) compares. The collectives'
+ * schedules put the number of their call there and a hash of its words in the others
+ * (coll/sched.c), so that a message of a member whose call differs is still taken by the
+ * receive of the call of that number, and found to differ, rather than left unmatched. */
+#define SHMC_TAG_LOOSE_BITS ((1u << 30) | ((1u << 20) - 1u))
+
+/* A receive's tag that accepts any message whose tag agrees with t on the loose bits (a
+ * negative value below SHMC_ANY, which no message's tag is). */
+static inline int shmc__tag_loose(int t)
+{
+    return SHMC_ANY - 1 - (int)((uint32_t)t & SHMC_TAG_LOOSE_BITS);
+}
+
+/* Does a receive's tag (a tag, SHMC_ANY, or a loose one) accept a message's tag? */
+static inline int shmc__tag_accepts(int want_tag, int tag)
+{
+    return want_tag == tag || want_tag == SHMC_ANY ||
+           (want_tag < SHMC_ANY && tag >= 0 &&
+            (int)((uint32_t)tag & SHMC_TAG_LOOSE_BITS) == SHMC_ANY - 1 - want_tag);
+}
+
 /* Does a receive of (want_src, want_tag, want_ctx) accept a message (src, tag, ctx)? */
 static inline int shmc__match_accepts(int want_src, int want_tag, uint32_t want_ctx, int src,
                                       int tag, uint32_t ctx)
 {
     return want_ctx == ctx && (want_src == SHMC_ANY || want_src == src) &&
-           (want_tag == SHMC_ANY || want_tag == tag);
+           shmc__tag_accepts(want_tag, tag);
 }
 
 void shmc__match_init(struct shmc__match *m);

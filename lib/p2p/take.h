@@ -91,7 +91,7 @@ shmc__take_eager(struct shmc__p2p *p, void *buf, size_t bytes, size_t es, int w,
     }
     int mtag = (int)(uint32_t)v.w1;
     if (v.kind != SHMC_REC_EAGER || (uint32_t)(v.w1 >> 32) != ctx || mtag < 0 ||
-        (tag != SHMC_ANY_TAG && tag != mtag))
+        !shmc__tag_accepts(tag, mtag))
         return 1;
     int err = v.len > bytes ? SHMC_ERR_TRUNCATE : SHMC_OK;
     size_t n = v.len <= bytes ? v.len : bytes;

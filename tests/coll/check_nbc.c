@@ -708,6 +708,64 @@ START_TEST(test_nbc_mismatch_at_start)
 }
 END_TEST
 
+/* On a communicator split from the world every nonblocking call is a schedule of
+ * messages, whose tags carry a hash of the call's words (lib/coll/sched.h): a member whose
+ * call differs where the sizes alone do not (an op; a dtype of the same size) is found by
+ * the ranks that receive from it, which return SHMC_ERR_MISMATCH, nobody waits for ever,
+ * and the communicator's collectives fail afterwards on every member while the world's
+ * go on. The last rank's call differs: 0, an all-reduce's op; 1, a gather's dtype (int32
+ * against float32: the root finds it); 2, an all-gatherv's dtype; 3, a broadcast's dtype
+ * (the last rank, a receiver, finds it); 4, the same all-reduce as a persistent
+ * collective (shmc_coll_reserve, numbered apart from the other calls). */
+static void words_in_messages(shmc_comm *w, int me, int n, void *arg)
+{
+    int which = *(const int *)arg, odd = me == n - 1, rc;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    int32_t in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[64];
+    size_t counts[16], displs[16];
+    for (int q = 0; q < n; q++) {
+        counts[q] = 2;
+        displs[q] = 2 * (size_t)q;
+    }
+    shmc_dtype dt = odd ? SHMC_FLOAT32 : SHMC_INT32;
+    shmc_request *r = NULL;
+    if (which == 4) {
+        uint32_t num;
+        T_OK(shmc_coll_reserve(c, &num));
+        shmc_coll_as(num);
+    }
+    if (which == 0 || which == 4)
+        rc = shmc_iallreduce(in, out, 4, SHMC_INT32, odd ? SHMC_MAX : SHMC_SUM, c, &r);
+    else if (which == 1)
+        rc = shmc_igather(in, out, 2, dt, 0, c, &r);
+    else if (which == 2)
+        rc = shmc_iallgatherv(in, 2, out, counts, displs, dt, c, &r);
+    else
+        rc = shmc_ibroadcast(in, 4, dt, 0, c, &r);
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    T_ASSERT(rc == SHMC_OK || rc == SHMC_ERR_MISMATCH, "case %d, rank %d: %s", which, me,
+             shmc_strerror(rc));
+    if ((which == 1 && me == 0) || (which == 3 && odd) || ((which == 0 || which == 4) && n == 2))
+        T_ASSERT(rc == SHMC_ERR_MISMATCH, "case %d, rank %d: %s", which, me, shmc_strerror(rc));
+    /* Somebody found it (the world's all-reduce counts them). */
+    int32_t found = rc == SHMC_ERR_MISMATCH, total = 0;
+    T_OK(shmc_allreduce(&found, &total, 1, SHMC_INT32, SHMC_SUM, w));
+    T_ASSERT(total > 0, "case %d: no rank found the different call", which);
+    rc = shmc_barrier(c);
+    T_ASSERT(rc != SHMC_OK, "case %d, rank %d: the communicator's collectives went on", which, me);
+    T_OK(shmc_comm_free(&c));
+    T_OK(shmc_barrier(w));
+}
+
+START_TEST(test_nbc_words_in_messages)
+{
+    int which = _i % 5, n = _i < 5 ? 2 : 4;
+    ck_assert_int_eq(shmct_run(n, words_in_messages, &which), 0);
+}
+END_TEST
+
 /* A receiver that starts after its block arrived takes it from the mailbox in its start
  * (coll/sched.c) or, when a receive of the program's found it first, from the messages
  * kept for later: a block of another size is the call's SHMC_ERR_MISMATCH either way (one
@@ -1661,6 +1719,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_own_schedule);
     tcase_add_test(t, test_nbc_mismatch_at_start);
     tcase_add_test(t, test_nbc_mismatch_taken_at_start);
+    tcase_add_loop_test(t, test_nbc_words_in_messages, 0, 10);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
     tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);
