@@ -564,7 +564,8 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
      * too, and what it sends cannot be taken back. */
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
     if (rc == SHMC_OK)
-        rc = shmc__post_driven(p, &driven, s, s->c, s->tag, req);
+        rc = shmc__post_driven(p, &driven, s, s->c, /* (its number: what hang reports name) */
+                                (int)((uint32_t)s->tag & SHMC_TAG_LOOSE_BITS), req);
     if (rc != SHMC_OK) {
         if (s->done) /* (sched.h: it runs once the call ended, either way) */
             s->done(s->done_arg, rc);

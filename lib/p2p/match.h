@@ -55,6 +55,13 @@ static inline int shmc__tag_loose(int t)
     return SHMC_ANY - 1 - (int)((uint32_t)t & SHMC_TAG_LOOSE_BITS);
 }
 
+/* The tag bits a receive's tag asks for: those of a loose one, or the tag itself (what a
+ * hang report names). */
+static inline int shmc__tag_shown(int want_tag)
+{
+    return want_tag < SHMC_ANY ? SHMC_ANY - 1 - want_tag : want_tag;
+}
+
 /* Does a receive's tag (a tag, SHMC_ANY, or a loose one) accept a message's tag? */
 static inline int shmc__tag_accepts(int want_tag, int tag)
 {

@@ -352,7 +352,7 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         if (!active++) { /* what a hang report names: the first still pending */
             b.op = r->kind;
             b.peer = r->peer;
-            b.tag = r->tag;
+            b.tag = shmc__tag_shown(r->tag);
             b.ctx = r->ctx;
             b.bytes = r->bytes;
         }

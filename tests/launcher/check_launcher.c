@@ -535,9 +535,12 @@ START_TEST(test_launcher_keep_going)
         for (int k = 0; k < 7; k++)
             ASSERT_OUT(want[k]);
     }
-    /* A rank that calls shmc_abort still ends the job. */
+    /* A rank that calls shmc_abort still ends the job, with its code. (Whether shmrun
+     * also says it ends the others depends on whether they, seeing the abort in their
+     * receive, have exited by then: under a loaded machine they had, once in five full
+     * runs of the suite.) */
     ck_assert_int_eq(run("--keep-going -n 3 %s abort 5 1", fail_rank), 5);
-    ASSERT_OUT("ending the job");
+    ASSERT_OUT(") called shmc_abort(5)\n");
     /* Its code is the job's even when the others, seeing the abort, exit (with 3) and
      * are reaped before it: with and without --keep-going. */
     ck_assert_int_eq(run("-n 3 %s abortlate 7 1", fail_rank), 7);
