@@ -24,6 +24,17 @@ static inline void shmc__call_words(unsigned coll, const struct shmc__cx *x, siz
     w[1] = shmc__call_word1(coll, shmc__dtype_code(x->dt), (unsigned)x->op, x->dev, x->root);
 }
 
+/* The same, marked as a nonblocking call's where it is one (a member's blocking call and
+ * another's nonblocking one differ), into call; their hash (what rounds and tags carry). */
+static inline uint64_t shmc__call_words_hash(unsigned coll, const struct shmc__cx *x, size_t count,
+                                             int nonblocking, uint64_t call[2])
+{
+    shmc__call_words(coll, x, count, call);
+    if (nonblocking)
+        call[1] |= SHMC_CALL_NONBLOCKING;
+    return shmc__call_hash(call);
+}
+
 /* The call starts: with SHMC_CHECK on, its words (w) go with every synchronisation of
  * it (x->call: one-step rounds and slots; x->hash: world rounds and message tags) and
  * with this rank's wait, if it blocks (p2p/incall.h). Every member numbers its calls on

@@ -40,11 +40,11 @@
 /* The collectives' state of one communicator, kept in the space p2p reserves for it in
  * struct shmc__comm (ext): zero when the communicator is made. */
 struct shmc__coll_comm {
-    uint32_t round;     /* shared-memory collective rounds so far (slot.c) */
-    uint32_t calls;     /* collective calls so far (callword.h) */
-    uint32_t nbc_calls; /* nonblocking collective calls so far (sched.c) */
+    uint32_t round;            /* shared-memory collective rounds so far (slot.c) */
+    uint32_t calls;            /* collective calls so far (callword.h) */
+    uint32_t nbc_calls;        /* nonblocking collective calls so far (sched.c) */
     uint32_t persistent_calls; /* persistent collectives made so far (sched.c) */
-    uint32_t blk_calls; /* blocking calls run by messages so far (sched.c) */
+    uint32_t blk_calls;        /* blocking calls run by messages so far (sched.c) */
     /* Its blocking collectives on host memory run as schedules (entry.h): a member could
      * call from several threads at once when it was made (split.c), so collectives on
      * other communicators may run beside them, in any order on each member. */

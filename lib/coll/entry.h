@@ -131,13 +131,12 @@ static inline int by_schedule(struct shmc__cx *x, int *rc)
 
 /* A call that runs as a schedule (by_schedule): unless SHMC_CHECK=0, its words (what,
  * count: those its blocking form carries, start) and their hash, which its messages' tags
- * carry (coll/sched.h), so that a member whose call differs is found by its messages. */
+ * carry (coll/sched.h), so that a member whose call differs is found by its messages, and
+ * a gate on the world's lane (nbworld.h) too. */
 static inline void schedule_words(struct shmc__cx *x, unsigned what, size_t count)
 {
-    if (!x->co->check)
-        return;
-    shmc__call_words(what, x, count, x->call);
-    x->hash = shmc__call_hash(x->call);
+    if (x->co->check)
+        x->hash = shmc__call_words_hash(what, x, count, x->nb != &shmc__coll_own, x->call);
 }
 
 /* by_schedule for a call that, going by a schedule, goes by one of messages whatever its
@@ -177,9 +176,9 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
         int how = own ? 0 : shmc__nbw_takes(coll, x, count, bytes);
         if (how > 0)
             return shmc__nbw_start(how, coll, x, sbuf, rbuf, count);
+        schedule_words(x, (unsigned)coll, count);
         if (how == SHMC_NBW_GATED && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)
             return rc;
-        schedule_words(x, (unsigned)coll, count);
         return shmc__nbc_run(coll, x, sbuf, rbuf, count);
     }
     if (x->n == 1) {

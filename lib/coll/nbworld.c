@@ -264,15 +264,6 @@ ended:
 
 static const struct shmc__driven_ops driven = {poll, far};
 
-/* The words of x's call (what, count) as the blocking call's, marked as nonblocking for
- * messages, into call; their hash, which its rounds carry. */
-static uint64_t words(const struct shmc__cx *x, unsigned what, size_t count, uint64_t call[2])
-{
-    shmc__call_words(what, x, count, call);
-    call[1] |= SHMC_CALL_NONBLOCKING;
-    return shmc__call_hash(call);
-}
-
 /* A gate entered while nothing was queued on the lane is not queued itself: its round is
  * looked at again only when something must follow it there (a round is entered only once
  * every rank has entered the one before, wsync.c), or when another collective on the world
@@ -358,7 +349,7 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     w->e = 0;
     w->posted = 0;
     if (co->check)
-        w->x.hash = words(x, what, count, w->x.call);
+        w->x.hash = shmc__call_words_hash(what, x, count, 1, w->x.call);
     rc = shmc__post_driven(co->p2p, &driven, w, x->c, 0, req);
     if (rc != SHMC_OK) {
         free(w);
@@ -463,7 +454,8 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
     int rc = shmc__post_driven_ready(co->p2p, x->c);
     if (rc != SHMC_OK)
         return rc;
-    uint64_t call[2], hash = co->check ? words(x, (unsigned)coll, count, call) : 0;
+    uint64_t call[2] = {0, 0};
+    uint64_t hash = co->check ? shmc__call_words_hash((unsigned)coll, x, count, 1, call) : 0;
     struct shmc__nbr b = {.coll = coll,
                           .x = x,
                           .sbuf = sbuf,
@@ -559,22 +551,18 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     return SHMC_OK;
 }
 
-/* Enters call x's gate round with nothing queued on the lane: over at once, or open
- * (settle). */
+/* Enters call x's gate round (its words, x->hash) with nothing queued on the lane: over
+ * at once, or open (settle). */
 static int open_gate(const struct shmc__cx *x, int coll, size_t count)
 {
     struct shmc__lane *l = &x->co->lane[SHMC_LANE_NB];
-    uint64_t call[2], hash = words(x, (unsigned)coll, count, call);
-    shmc__wsync_post_quiet(x->co, l, shmc__wsync_next(l), shmc__wsync_tag(hash) | SHMC_WSYNC_GATE,
-                           &gate.look);
+    shmc__wsync_post_quiet(x->co, l, shmc__wsync_next(l),
+                           shmc__wsync_tag(x->hash) | SHMC_WSYNC_GATE, &gate.look);
     int over = shmc__wsync_look(&gate.look);
     if (over && gate.look.odd < 0 && gate.look.err == SHMC_OK)
         return SHMC_OK; /* (the common case: no copy of the call kept) */
     gate.x = *x;
     gate.x.nb = NULL;
-    gate.x.call[0] = call[0];
-    gate.x.call[1] = call[1];
-    gate.x.hash = hash;
     gate.what = (unsigned)coll;
     gate.count = count;
     if (over)

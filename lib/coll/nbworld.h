@@ -67,7 +67,8 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
  * the slots' gate instead (nbslot.h) past the slots' limit: a member's same call never
  * goes by rounds either, and a rank that called another collective there
  * is named by the hang report and bounded by the world's time-out, as for blocking calls.
- * coll (SHMC_C_*) and count: the call's words (shmc__call_words). Only for a call that
+ * coll (SHMC_C_*) and count: the call's words, which x carries already (x->call, x->hash:
+ * entry.h, schedule_words, as its schedule's messages do). Only for a call that
  * shmc__nbw_takes said SHMC_NBW_GATED of: none with SHMC_CHECK=0 (no words to compare),
  * nor for a persistent collective (matched by the number it was made with, not the order
  * started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the

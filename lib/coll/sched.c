@@ -68,7 +68,9 @@ static uint32_t words_bits(uint64_t h)
            ~SHMC_SCHED_NUMBER;
 }
 
-int shmc__sched_tag(const struct shmc__cx *x, int blocking)
+/* shmc__sched_tag, inlined where a schedule is made (a call on the path of every small
+ * nonblocking collective cost it about 30 instructions: bench/path_cost.sh). */
+__attribute__((always_inline)) static inline int take_tag(const struct shmc__cx *x, int blocking)
 {
     uint32_t words = words_bits(x->hash);
     if (blocking)
@@ -78,6 +80,11 @@ int shmc__sched_tag(const struct shmc__cx *x, int blocking)
                                       : x->cc->nbc_calls++ & (SHMC_SCHED_PERSISTENT - 1);
     shmc__coll_as = -1;
     return (int)(words | (seq & SHMC_SCHED_NUMBER));
+}
+
+int shmc__sched_tag(const struct shmc__cx *x, int blocking)
+{
+    return take_tag(x, blocking);
 }
 
 /* Schedules ended keep their memory here for the next calls (the schedule, its steps,
@@ -166,9 +173,9 @@ static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
 }
 
 /* The tag of call x: its number among its kind of calls (shmc__sched_tag). */
-static int tag_of(const struct shmc__cx *x)
+__attribute__((always_inline)) static inline int tag_of(const struct shmc__cx *x)
 {
-    return shmc__sched_tag(x, x->nb == &shmc__coll_own);
+    return take_tag(x, x->nb == &shmc__coll_own);
 }
 
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
@@ -311,14 +318,18 @@ static void fail(struct shmc__sched *s, int err)
     shmc__p2p_quit(s->co->p2p, s->c, err);
 }
 
-/* A block of `got` bytes from comm rank peer where s expects `want`, or (got == want) one
- * whose tag carries the words of another call: the members made different calls. Said
- * once per call (the first failure); SHMC_ERR_MISMATCH. */
+/* What msg_now gives as the size of a block whose tag carries another call's words. */
+#define OTHER_CALL SIZE_MAX
+
+/* A block of `got` bytes from comm rank peer where s expects `want`, or one whose tag
+ * carries the words of another call (got OTHER_CALL, or want: a request's of the right
+ * size): the members made different calls. Said once per call (the first failure);
+ * SHMC_ERR_MISMATCH. */
 static int say_mismatch(const struct shmc__comm *c, int peer, size_t got, size_t want)
 {
     char where[64];
     shmc__comm_where(c, where, sizeof where);
-    if (got == want)
+    if (got == want || got == OTHER_CALL)
         SHMC_ERROR("collective mismatch on %s: rank %d sent this rank (%d) a block of another "
                    "call (the members called different collectives, counts, dtypes, ops or "
                    "roots; SHMC_CHECK=1 says which)",
@@ -392,9 +403,6 @@ static int eager_ok(const struct shmc__sched *s, const struct step *t)
              shmc__exchange_single_copy(s->co, shmc__comm_world_rank(s->c, t->peer), t->n, 0));
 }
 
-/* What msg_now gives as the size of a block whose tag carries another call's words. */
-#define OTHER_CALL SIZE_MAX
-
 /* A message done now with no request, if it can be: a send (buf, bytes) that fits world
  * rank w's mailbox as an eager message (and RUNAHEAD_EAGER_MAX where `capped`), or a
  * receive into buf whose message is the first in w's mailbox, with no posted receive or
@@ -437,7 +445,7 @@ static int now(struct shmc__sched *s, const struct step *t)
                  shmc__comm_world_rank(s->c, t->peer), 0, &got))
         return 0;
     if (got != t->n)
-        fail(s, mismatch(s, t->peer, got == OTHER_CALL ? t->n : got, t->n));
+        fail(s, mismatch(s, t->peer, got, t->n));
     return 1;
 }
 
@@ -470,9 +478,9 @@ static void begin(struct shmc__sched *s)
             continue;
         struct shmc__request *r = NULL;
         int w = shmc__comm_world_rank(s->c, t->peer);
-        int rc = t->kind == ST_RECV ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
-                                          p, t->dst, t->n, 1, w, shmc__tag_loose(s->tag), ctx,
-                                          s->c, 0, &r)
+        int rc = t->kind == ST_RECV
+                     ? (t->kept ? shmc__post_recv_kept : shmc__post_recv)(
+                           p, t->dst, t->n, 1, w, shmc__tag_loose(s->tag), ctx, s->c, 0, &r)
                  : eager_ok(s, t) ? shmc__post_send(p, t->src, t->n, 1, w, s->tag, ctx, s->c, 0, &r)
                                   : shmc__post_ssend(p, t->src, t->n, 1, w, s->tag, ctx, s->c, &r);
         if (r)
@@ -565,7 +573,7 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
     if (rc == SHMC_OK)
         rc = shmc__post_driven(p, &driven, s, s->c, /* (its number: what hang reports name) */
-                                (int)((uint32_t)s->tag & SHMC_TAG_LOOSE_BITS), req);
+                               (int)((uint32_t)s->tag & SHMC_TAG_LOOSE_BITS), req);
     if (rc != SHMC_OK) {
         if (s->done) /* (sched.h: it runs once the call ended, either way) */
             s->done(s->done_arg, rc);
@@ -611,7 +619,7 @@ one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
                                shmc__comm_world_rank(x->c, peer), 1, &got)) {
         if (got == bytes)
             return 1;
-        int rc = say_mismatch(x->c, peer, got == OTHER_CALL ? bytes : got, bytes);
+        int rc = say_mismatch(x->c, peer, got, bytes);
         shmc__p2p_quit(p, x->c, rc);
         return rc;
     }

@@ -200,7 +200,8 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
                     continue;
                 struct shmc__wsync *o =
                     shmc__arena_wsync(co->arena, SHMC_LANE_BLOCKING, (unsigned)q);
-                if ((shmc__load_relaxed64(word(o, SHMC_LANE_BLOCKING, r)) & ~SHMC_WSYNC_ROUND_MASK) != tag)
+                if ((shmc__load_relaxed64(word(o, SHMC_LANE_BLOCKING, r)) &
+                     ~SHMC_WSYNC_ROUND_MASK) != tag)
                     w.odd = q;
             }
         }
