@@ -165,8 +165,6 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
                       size_t bytes)
 {
     int rc;
-    if (shmc__nbw_gate_open && shmc__cx_world(x))
-        shmc__nbw_settle();
     if (by_schedule(x, &rc)) {
         if (rc != SHMC_OK)
             return rc;

@@ -22,8 +22,8 @@
  * same bits as the blocking call. A member gone or quit ends the call with its error and
  * quits the world's collectives (as the blocking rounds do); a mismatch, seen by every
  * member in the same round, ends it with SHMC_ERR_MISMATCH on all. A call that runs as a
- * schedule enters its gate round here (shmc__nbw_gate), so that a rank whose same call
- * went by rounds meets it instead of waiting for ever.
+ * schedule is counted among the lane's calls here all the same (shmc__nbw_gate), so that a
+ * rank whose same call went by rounds finds it instead of waiting for ever (wsync.c).
  */
 #include "coll/nbworld.h"
 
@@ -44,7 +44,6 @@
 enum {
     BY_ROUNDS = 1,
     BY_STAGE = 2,
-    BY_GATE = 3,
     BY_SLOT = 4,
     BY_SLOT_GATE = 5,
     BY_STREAM = 6,
@@ -55,6 +54,7 @@ struct nbw {
     struct shmc__link link; /* in co->nbw, in the order of the calls */
     struct shmc__cx x;
     int how;                   /* BY_* */
+    uint64_t seq;              /* its number among the lane's calls (lane_call); 0: none */
     struct shmc__nbr b;        /* the call's buffers (b.x is &x) */
     size_t per;                /* BY_ROUNDS: elements of each block a round carries */
     size_t e;                  /* BY_ROUNDS: the current chunk's first element */
@@ -82,8 +82,8 @@ static int may_round(int coll, const struct shmc__cx *x)
            (!rooted(coll) || (x->n == 2 && shmc__coll_rule_ever(coll, x, SHMC_A_SHM)));
 }
 
-/* A call that a schedule runs: behind a gate where a member's same call could go the lane's
- * way with another count (need), and the words are compared. */
+/* A call that a schedule runs: through a gate (shmc__nbw_gate) where a member's same call
+ * could go the lane's way with another count (need), and the words are compared. */
 static int gated(const struct shmc__cx *x, int need)
 {
     return need && x->co->check ? SHMC_NBW_GATED : 0;
@@ -178,11 +178,7 @@ static int by_rounds(struct nbw *w, int *rc)
             uint64_t r = shmc__wsync_next(l);
             if (len)
                 shmc__nbr_put(&w->b, r, w->e, len);
-            /* (a queued gate's round wakes the others, unlike an open one's: a call
-             * queued behind it on another rank may be waited for, asleep) */
-            shmc__wsync_post(co, l, r,
-                             shmc__wsync_tag(x->hash) | (w->how == BY_GATE ? SHMC_WSYNC_GATE : 0),
-                             &w->look);
+            shmc__wsync_post(co, l, r, shmc__wsync_tag(x->hash), &w->look);
             w->posted = 1;
         }
         if (!shmc__wsync_look(&w->look))
@@ -203,20 +199,19 @@ static int by_rounds(struct nbw *w, int *rc)
 static int far(void *arg, uint32_t cpu)
 {
     struct nbw *w = arg;
-    return (w->how == BY_ROUNDS || w->how == BY_GATE) && w->posted &&
+    return w->how == BY_ROUNDS && w->posted &&
            shmc__list_first(&w->x.co->nbw) == &w->link && shmc__wsync_far(&w->look, cpu);
 }
 
-/* A round where some rank's call went by schedule, another's not: the schedule waits
- * for messages nobody will send, and its sends for receivers that will never post, so
- * both sides quit the world's collectives: the gate's rank (`gate`) to end its schedule,
- * the others (seeing a gate's words in the round they looked at) to decline its messages
- * (p2p/quit.c). A mismatch among rounds alone leaves the world in step (a rank gone has
- * made every rank quit already, wsync.c). rc: the call's outcome, returned. */
-static int quit_if_split(const struct shmc__cx *x, int rc, const struct shmc__wsync_look *seen,
-                         int gate)
+/* A round where some rank's call went by schedule, another's not (odd_sched, wsync.h):
+ * the schedule waits for messages nobody will send, and its sends for receivers that
+ * will never post, so this rank quits the world's collectives, declining the schedule's
+ * messages (p2p/quit.c), and the schedule's rank fails on seeing it quit. A mismatch among
+ * rounds alone leaves the world in step (a rank gone has made every rank quit already,
+ * wsync.c). rc: the call's outcome, returned. */
+static int quit_if_split(const struct shmc__cx *x, int rc, const struct shmc__wsync_look *seen)
 {
-    if (rc == SHMC_ERR_MISMATCH && (gate || seen->odd_gate))
+    if (rc == SHMC_ERR_MISMATCH && seen->odd_sched)
         shmc__cx_quit(x, rc);
     return rc;
 }
@@ -228,6 +223,7 @@ static int poll(void *arg, int *err)
     struct shmc__coll *co = w->x.co;
     if (shmc__list_first(&co->nbw) != &w->link)
         return 0;
+    co->lane[SHMC_LANE_NB].moving = w->seq; /* (what its rounds' looks say: wsync.h) */
     int rc = SHMC_OK, over;
     if (w->how == BY_SLOT || w->how == BY_SLOT_GATE) {
         /* (an error has made this rank quit already: nbslot.c) */
@@ -251,7 +247,7 @@ static int poll(void *arg, int *err)
     const struct shmc__wsync_look *seen = w->how == BY_STAGE    ? &w->st.look
                                           : w->how == BY_DIRECT ? &w->dr.look
                                                                 : &w->look;
-    quit_if_split(&w->x, rc, seen, w->how == BY_GATE);
+    quit_if_split(&w->x, rc, seen);
 ended:
     shmc__list_remove(&w->link);
     struct shmc__link *next = shmc__list_first(&co->nbw);
@@ -264,62 +260,20 @@ ended:
 
 static const struct shmc__driven_ops driven = {poll, far};
 
-/* A gate entered while nothing was queued on the lane is not queued itself: its round is
- * looked at again only when something must follow it there (a round is entered only once
- * every rank has entered the one before, wsync.c), or when another collective on the world
- * comes first (shmc__nbw_settle). By then every rank has as a rule entered it (at 2 ranks
- * a schedule's first message from the other rank comes after its gate), so a call by a
- * schedule costs one store and one look here, where a queued gate's driven request, queue
- * entry and polls were a large part of a small call's instructions (bench/path_cost.sh
- * with SHMC_ALGO_ALLREDUCE=rd). Not over then, it is queued as it would have been
- * (settle). */
-static struct {
-    unsigned what; /* its call's collective and count, for its words */
-    size_t count;
-    struct shmc__cx x;
-    struct shmc__wsync_look look;
-} gate; /* (open while shmc__nbw_gate_open) */
-
-int shmc__nbw_gate_open;
-
-static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, unsigned what,
-                 size_t count, struct shmc__request **req, struct nbw **out);
 static int lean_settle(void);
 
-/* A gate's round is over (look): a member whose call there differs makes every member
- * quit, as poll does for a queued gate. */
-static void gate_over(const struct shmc__cx *x, const struct shmc__wsync_look *look)
+/* The lane's calls (coll.h): one more started, by a schedule (sched) or not, published in
+ * this rank's word of calls (shm/arena.h), where a rank waiting in a round of that call
+ * finds it ran as a schedule (wsync.c). Its number. */
+static uint64_t lane_call(struct shmc__coll *co, int sched)
 {
-    quit_if_split(x, shmc__onestep_world_outcome(x, look), look, 1);
-}
-
-/* The open gate done with if its round is over, else queued (its round entered) ahead of
- * whatever follows; nothing open afterwards. SHMC_OK, or SHMC_ERR_NOMEM (its round
- * then goes unwatched: a member whose call differs still meets this rank's words). */
-static int settle(void)
-{
-    if (!shmc__nbw_gate_open)
-        return SHMC_OK;
-    shmc__nbw_gate_open = 0;
-    if (shmc__wsync_look(&gate.look)) {
-        gate_over(&gate.x, &gate.look);
-        return SHMC_OK;
-    }
-    struct nbw *w;
-    struct shmc__request *r;
-    int rc = queue(&gate.x, BY_GATE, &(struct shmc__nbr){.coll = SHMC_C_BARRIER}, gate.what,
-                   gate.count, &r, &w);
-    if (rc != SHMC_OK)
-        return rc == SHMC_ERR_NOMEM ? rc : SHMC_OK; /* (quit already: nothing to watch) */
-    w->look = gate.look;
-    w->posted = 1;
-    r->detached = 1;
-    return SHMC_OK;
-}
-
-void shmc__nbw_settle(void)
-{
-    settle();
+    struct shmc__lane *l = &co->lane[SHMC_LANE_NB];
+    l->sched = l->sched << 1 | (uint64_t)sched;
+    uint64_t mask = ((uint64_t)1 << SHMC_WSYNC_CALLS_BITS) - 1;
+    /* (release: only the word itself is read by its readers) */
+    shmc__store_release64(shmc__wsync_calls(l->wsync),
+                          ++l->calls << SHMC_WSYNC_CALLS_BITS | (l->sched & mask));
+    return l->calls;
 }
 
 /* Queues call x on the lane as w, run `how` over the buffers of b (b.coll; b.x is set
@@ -332,9 +286,7 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     *req = NULL;
     if (x->c->quit)
         return x->c->quit;
-    int rc = settle();
-    if (rc == SHMC_OK)
-        rc = lean_settle();
+    int rc = lean_settle();
     if (rc != SHMC_OK)
         return rc;
     struct nbw *w = nbw_get();
@@ -346,6 +298,7 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     w->b = *b;
     w->b.x = &w->x;
     w->per = b->coll == SHMC_C_BARRIER ? 1 : shmc__nbr_elems(b->coll, x);
+    w->seq = 0;
     w->e = 0;
     w->posted = 0;
     if (co->check)
@@ -364,15 +317,15 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     return SHMC_OK;
 }
 
-/* A call of one round started while the lane is idle (nothing queued, no gate open) is
+/* A call of one round started while the lane is idle (nothing queued) is
  * not queued: its round is entered at once, and the call ends in its start where every
  * rank had entered it already (this rank came last), or else its driven request looks at
  * that round alone (lean_poll). The queue's entry, its record's fill and its polls were a
  * third of a small call's instructions, and at 2 ranks each rank's instructions between
  * two calls, not the line's round trip alone, set the pace of calls made back to back
  * (bench/coll_bench --nonblocking). A call that must follow it on the lane (a queued one,
- * a gate) makes it an ordinary queued call first (lean_settle), so that the lane keeps the
- * order of the calls. */
+ * a slots' gate) makes it an ordinary queued call first (lean_settle), so that the lane
+ * keeps the order of the calls. */
 static struct {
     struct shmc__request *req; /* in flight: its driven request; NULL: none */
     struct shmc__cx x;
@@ -380,10 +333,10 @@ static struct {
     struct shmc__wsync_look look;
 } lean;
 
-/* Is the world's lane idle: nothing queued, no gate open, no lean call in flight? */
+/* Is the world's lane idle: nothing queued, no lean call in flight? */
 static int lane_idle(const struct shmc__coll *co)
 {
-    return !lean.req && !shmc__nbw_gate_open && shmc__list_empty(&co->nbw);
+    return !lean.req && shmc__list_empty(&co->nbw);
 }
 
 /* The lean call's round is over: its outcome, and with it the result taken from the round
@@ -393,7 +346,7 @@ static int lean_end(void)
     int rc = shmc__onestep_world_outcome(&lean.x, &lean.look);
     if (rc == SHMC_OK && lean.b.count)
         shmc__nbr_take(&lean.b, lean.look.want, 0, lean.b.count);
-    return quit_if_split(&lean.x, rc, &lean.look, 0);
+    return quit_if_split(&lean.x, rc, &lean.look);
 }
 
 static int lean_poll(void *arg, int *err)
@@ -432,6 +385,7 @@ static int lean_settle(void)
     w->e = 0;
     w->posted = 1;
     w->look = lean.look;
+    w->seq = lean.look.call;
     w->req = lean.req;
     shmc__driven_retarget(w->req, &driven, w); /* (the op's hold goes with it) */
     shmc__list_push(&lean.x.co->nbw, &w->link);
@@ -464,6 +418,7 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
     uint64_t round = shmc__wsync_next(l);
     if (b.count)
         shmc__nbr_put(&b, round, 0, b.count);
+    l->moving = lane_call(co, 0);
     shmc__wsync_post(co, l, round, shmc__wsync_tag(hash), &lean.look);
     int over = shmc__wsync_look(&lean.look);
     if (over && lean.look.odd < 0 && lean.look.err == SHMC_OK) {
@@ -499,13 +454,13 @@ static int lean_fits(int how, int coll, const struct shmc__cx *x, size_t count)
            (coll == SHMC_C_BARRIER || count <= shmc__nbr_elems(coll, x));
 }
 
-/* The gates first in the queue looked at again, each ended whose round is over. A gate's
- * request is detached, so nothing else moves it but progress, and a rank whose calls end
- * in their start (a root whose blocks went eagerly) does not run progress between them:
- * it queued a gate per call, thousands in a few milliseconds, and a call that came after
- * them waited for every one of their rounds in turn. Looked at here, on every start, the
- * gates keep pace with the calls, and the lane is idle again (its lean and open forms
- * taken) once the other ranks have entered the rounds. */
+/* The slots' gates first in the queue looked at again, each ended whose publication all
+ * have read (nbslot.h). A gate's request is detached, so nothing else moves it but
+ * progress, and a rank whose calls end in their start (a root whose blocks went eagerly)
+ * does not run progress between them: it queued a gate per call, thousands in a few
+ * milliseconds, and a call that came after them waited for every one of them in turn.
+ * Looked at here, on every start, the gates keep pace with the calls, and the lane is idle
+ * again (its lean form taken) once the other ranks have caught up. */
 static void gates_catch_up(struct shmc__coll *co)
 {
     struct shmc__link *f;
@@ -513,7 +468,7 @@ static void gates_catch_up(struct shmc__coll *co)
         struct nbw *w = shmc__link_entry(f, struct nbw, link);
         struct shmc__request *r = w->req;
         int err;
-        if ((w->how != BY_GATE && w->how != BY_SLOT_GATE) || !poll(w, &err))
+        if (w->how != BY_SLOT_GATE || !poll(w, &err))
             return;
         shmc__req_complete(&co->p2p->reqs, r, err); /* (as progress ends a detached one) */
         shmc__req_free(&co->p2p->reqs, r);
@@ -536,6 +491,8 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     int rc = queue(x, how, &b, (unsigned)coll, count, x->nb, &w);
     if (rc != SHMC_OK)
         return rc;
+    if (how != BY_SLOT)
+        w->seq = lane_call(x->co, 0);
     if (how == BY_STAGE)
         w->st = (struct shmc__stage_run){
             .x = &w->x, .in = sbuf, .out = rbuf, .count = count, .stream = stream};
@@ -551,44 +508,21 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     return SHMC_OK;
 }
 
-/* Enters call x's gate round (its words, x->hash) with nothing queued on the lane: over
- * at once, or open (settle). */
-static int open_gate(const struct shmc__cx *x, int coll, size_t count)
-{
-    struct shmc__lane *l = &x->co->lane[SHMC_LANE_NB];
-    shmc__wsync_post_quiet(x->co, l, shmc__wsync_next(l),
-                           shmc__wsync_tag(x->hash) | SHMC_WSYNC_GATE, &gate.look);
-    int over = shmc__wsync_look(&gate.look);
-    if (over && gate.look.odd < 0 && gate.look.err == SHMC_OK)
-        return SHMC_OK; /* (the common case: no copy of the call kept) */
-    gate.x = *x;
-    gate.x.nb = NULL;
-    gate.what = (unsigned)coll;
-    gate.count = count;
-    if (over)
-        gate_over(&gate.x, &gate.look);
-    else
-        shmc__nbw_gate_open = 1;
-    return SHMC_OK;
-}
-
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
     if (!shmc__list_empty(&x->co->nbw))
         gates_catch_up(x->co);
-    int slots = shmc__nbs_rooted(coll, x);
-    if (!slots && !x->c->quit && settle() == SHMC_OK && lane_idle(x->co))
-        return open_gate(x, coll, count);
+    if (!shmc__nbs_rooted(coll, x)) {
+        lane_call(x->co, 1);
+        return SHMC_OK;
+    }
     struct nbw *w;
     struct shmc__request *r;
-    int rc = slots ? queue(x, BY_SLOT_GATE, &(struct shmc__nbr){.coll = coll}, (unsigned)coll,
-                           count, &r, &w)
-                   : queue(x, BY_GATE, &(struct shmc__nbr){.coll = SHMC_C_BARRIER}, (unsigned)coll,
-                           count, &r, &w);
+    int rc = queue(x, BY_SLOT_GATE, &(struct shmc__nbr){.coll = coll}, (unsigned)coll, count, &r,
+                   &w);
     if (rc != SHMC_OK)
         return rc;
-    if (slots)
-        shmc__nbs_begin(&w->sl, &w->b, 1);
+    shmc__nbs_begin(&w->sl, &w->b, 1);
     r->detached = 1;
     int err;
     if (poll(w, &err)) {
@@ -601,9 +535,6 @@ int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 
 void shmc__nbw_release(struct shmc__coll *co)
 {
-    /* An open gate is dropped: point-to-point has ended, and with it the means to look
-     * (its round's members have all made their calls, or the job is ending anyway). */
-    shmc__nbw_gate_open = 0;
     if (lean.req) { /* (its request went with p2p's) */
         lean.req = NULL;
         shmc__userop_hold(lean.x.op, -1);

@@ -56,15 +56,16 @@ int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t byt
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
                     size_t count);
 /* A nonblocking call on the world that runs as a schedule, of a collective that may run
- * by rounds at this rank count with another count, enters a round of the lane too, without
- * data and without waiting for it: the gate. A member whose same call went by rounds
- * (another count) then meets this call's words, marked as a gate's (SHMC_WSYNC_GATE), in
- * its round: both end with SHMC_ERR_MISMATCH and quit the world's collectives, this rank
- * to end its schedule, the member to decline the schedule's messages to it; without the
- * gate each would wait for the other for ever. The gate holds the lane for the calls after it until
- * every rank has entered it, as a round does. Collectives that never run by rounds at this rank
- * count (the v-forms, scans) take none, nor do the rooted ones beyond 2 ranks, which take
- * the slots' gate instead (nbslot.h) past the slots' limit: a member's same call never
+ * by rounds at this rank count with another count, passes the gate: at 2 ranks and beyond,
+ * but for the rooted calls there, it counts as one of the lane's calls, marked as run by a
+ * schedule in this rank's word of calls (shm/arena.h), one store to a line of its own. A
+ * member whose same call went by rounds (another count) waits in a round this rank never
+ * enters; while it waits it reads that word (wsync.c), finds the call ran as a schedule
+ * here, ends with SHMC_ERR_MISMATCH and quits the world's collectives, declining the
+ * schedule's messages to it, and this rank's schedule fails on its quitting: without it
+ * each would wait for the other for ever. The rooted calls beyond 2 ranks take the
+ * slots' gate instead (nbslot.h) past the slots' limit. Collectives that never run by
+ * rounds at this rank count (the v-forms, scans) take none: a member's same call never
  * goes by rounds either, and a rank that called another collective there
  * is named by the hang report and bounded by the world's time-out, as for blocking calls.
  * coll (SHMC_C_*) and count: the call's words, which x carries already (x->call, x->hash:
@@ -74,12 +75,6 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
  * started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the
  * world's collectives' failure. */
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count);
-/* A gate whose round was not over when it was entered is left open (nbworld.c): a
- * collective on the world looks at it first (shmc__nbw_settle), and so a member's
- * different call there is found at the latest by the next collective there (at the
- * library's end it is dropped). */
-extern int shmc__nbw_gate_open;
-void shmc__nbw_settle(void);
 /* Frees what nonblocking calls still in flight hold (shmc_finalize). */
 void shmc__nbw_release(struct shmc__coll *co);
 

@@ -58,6 +58,26 @@ static int never_enters(struct shmc__wsync_look *w, int q)
     return 0;
 }
 
+/* Do this rank and the rank of block o disagree on which of the nonblocking lane's calls
+ * that both have started ran as schedules (their words of calls, shm/arena.h)? Then they
+ * made different calls there, one of which went by the lane's rounds and the other by
+ * messages: neither meets the other, and the schedule would wait for ever. Only the last
+ * SHMC_WSYNC_CALLS_BITS calls of each are known: a rank that has started that many more
+ * than the other cannot tell (docs/collectives.md). */
+static int split_calls(const struct shmc__wsync_look *w, struct shmc__wsync *o)
+{
+    const struct shmc__lane *l = &w->co->lane[w->lane];
+    /* (acquire: the word is one store of its rank's; nothing else is read by it) */
+    uint64_t c = shmc__load_acquire64(shmc__wsync_calls(o));
+    uint64_t theirs = c >> SHMC_WSYNC_CALLS_BITS, ours = l->calls;
+    uint64_t both = theirs < ours ? theirs : ours;
+    uint64_t st = theirs - both, so = ours - both, skip = st > so ? st : so;
+    if (!both || skip >= SHMC_WSYNC_CALLS_BITS)
+        return 0;
+    uint64_t m = ((uint64_t)1 << (SHMC_WSYNC_CALLS_BITS - skip)) - 1;
+    return ((c >> st) & m) != ((l->sched >> so) & m);
+}
+
 static int all_entered(void *arg)
 {
     struct shmc__wsync_look *w = arg;
@@ -68,15 +88,27 @@ static int all_entered(void *arg)
         struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)w->next);
         /* A7 pairs with R7: that rank's input for this round is visible. */
         uint64_t v = shmc__load_acquire64(word(o, w->lane, w->want));
-        if ((v & SHMC_WSYNC_ROUND_MASK) < w->want)
-            break;
+        if ((v & SHMC_WSYNC_ROUND_MASK) < w->want) {
+            /* A rank short of a round of the nonblocking lane may be behind, or may have
+             * run this call as a schedule: asked only every SHMC_WSYNC_CALLS_EVERY looks,
+             * since its word of calls is written at each of its calls, and read at every
+             * look it would move between the CPUs for nothing while that rank catches up. */
+            if (!w->call || ++w->misses % SHMC_WSYNC_CALLS_EVERY || !split_calls(w, o))
+                break;
+            if (w->odd < 0)
+                w->odd = w->next;
+            w->odd_sched = 1;
+            w->next = co->size; /* (over: the call ends with SHMC_ERR_MISMATCH) */
+            return 1;
+        }
         /* Its call's hash came with the round number (this word is this round's until
-         * we have entered the next one). */
+         * we have entered the next one). A rank whose round here is of another call may
+         * have run this one as a schedule before it. */
         if (w->tag && (v & ~SHMC_WSYNC_ROUND_MASK) != w->tag) {
             if (w->odd < 0)
                 w->odd = w->next;
-            if (v & SHMC_WSYNC_GATE)
-                w->odd_gate = 1;
+            if (w->call && split_calls(w, o))
+                w->odd_sched = 1;
         }
     }
     return w->next >= co->size || never_enters(w, w->next);
@@ -109,19 +141,14 @@ int shmc__wsync_far(void *arg, uint32_t cpu)
     return 1;
 }
 
-void shmc__wsync_post_quiet(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
-                            struct shmc__wsync_look *w)
+void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
+                      struct shmc__wsync_look *w)
 {
     /* R7 pairs with A7 (all_entered): our input is written before the round number, which
      * carries our call's hash (tag, bits 40-63) in the same store. */
     shmc__store_release64(word(l->wsync, l->id, r), r | tag);
-    *w = (struct shmc__wsync_look){.co = co, .lane = l->id, .want = r, .tag = tag, .odd = -1};
-}
-
-void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
-                      struct shmc__wsync_look *w)
-{
-    shmc__wsync_post_quiet(co, l, r, tag, w);
+    *w = (struct shmc__wsync_look){
+        .co = co, .lane = l->id, .want = r, .tag = tag, .odd = -1, .call = l->moving};
     for (int q = 0; q < co->size; q++)
         if (q != co->rank)
             shmc__peer_notify(co->p2p, q);

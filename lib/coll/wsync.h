@@ -34,17 +34,12 @@ static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, const str
                             (unsigned)(r & 1));
 }
 
-/* A schedule's gate (nbworld.h) enters its round with this bit beside its call's tag, so
- * that a rank whose call there differs knows the other runs a schedule; no call's tag
- * has it. */
-#define SHMC_WSYNC_GATE (SHMC_WSYNC_ROUND_MASK + 1)
-
-/* What a world round carries of a call with hash h (base/callword.h): bits 41-63, never
+/* What a world round carries of a call with hash h (base/callword.h): bits 40-63, never
  * all 0 for a call; 0 for none (SHMC_CHECK=0). */
 static inline uint64_t shmc__wsync_tag(uint64_t h)
 {
-    uint64_t t = h & ~SHMC_WSYNC_ROUND_MASK & ~SHMC_WSYNC_GATE;
-    return t || !h ? t : SHMC_WSYNC_GATE << 1;
+    uint64_t t = h & ~SHMC_WSYNC_ROUND_MASK;
+    return t || !h ? t : SHMC_WSYNC_ROUND_MASK + 1;
 }
 
 /* Enters world round r of the blocking lane (this rank's input for it already in its
@@ -64,23 +59,26 @@ struct shmc__wsync_look {
     uint64_t want;
     int next; /* the first rank not yet seen at `want` */
     int err;
-    uint64_t tag; /* our call's hash in bits 41-63, to compare with each rank's; 0: none */
+    uint64_t tag; /* our call's hash in bits 40-63, to compare with each rank's; 0: none */
     int odd;      /* the first rank whose hash differs, or -1 */
-    int odd_gate; /* a rank whose hash differs entered by a gate (SHMC_WSYNC_GATE) */
+    /* The nonblocking lane: the number of the call the round is for (lane->moving when
+     * posted; 0: none), and the looks that found rank `next` short of it. A rank whose
+     * same call runs as a schedule (it never enters the round) is found by its word of
+     * calls (shm/arena.h), read every SHMC_WSYNC_CALLS_EVERY such looks: odd is that
+     * rank then, with odd_sched set, and the round counts as over; odd_sched is set too
+     * where a rank whose call differs entered the round after running an earlier call
+     * as a schedule that this rank ran by rounds. */
+    uint64_t call;
+    unsigned misses;
+    int odd_sched;
 };
+#define SHMC_WSYNC_CALLS_EVERY 32u
 void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
                       struct shmc__wsync_look *w);
 int shmc__wsync_look(struct shmc__wsync_look *w);
 /* Has every rank not yet in w's round last run on another CPU than cpu (1 + CPU)? A
  * wait for the round spins rather than yield then (shm/doorbell.h). w: the look. */
 int shmc__wsync_far(void *w, uint32_t cpu);
-/* The same post without waking the other ranks: for a round nobody waits on for its own
- * sake (a schedule's gate entered on the idle lane, nbworld.h), where waking ranks asleep
- * in other waits cost them a trip through the scheduler each; a rank that does wait on it
- * sees it at its next look (a sleeper within its sleep slice). */
-void shmc__wsync_post_quiet(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
-                            struct shmc__wsync_look *w);
-
 /* The same round entered as a barrier released by world rank 0: every other rank
  * publishes its entry and waits for rank 0 alone, which publishes its own only once it
  * has seen all of them. Rank 0 leaves first, so a rooted collective from it that follows

@@ -401,9 +401,11 @@ static inline uint64_t shmc__wsync_part(unsigned lane)
     return (b + SHMC_CACHELINE - 1) / SHMC_CACHELINE * SHMC_CACHELINE;
 }
 
+/* A block: the two parts, and on the nonblocking lane the line of the rank's calls
+ * (shmc__wsync_calls) after them. */
 static inline uint64_t shmc__wsync_stride(unsigned lane)
 {
-    return 2 * shmc__wsync_part(lane);
+    return 2 * shmc__wsync_part(lane) + (lane ? SHMC_CACHELINE : 0);
 }
 
 /* Bytes of the world-sync blocks of nranks ranks in the lanes before `lane`: where that
@@ -438,6 +440,18 @@ static inline struct shmc__wsync *shmc__wsync_half(struct shmc__wsync *w, unsign
 static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned lane, unsigned h)
 {
     return shmc__wsync_half(w, lane, h)->data;
+}
+
+/* The word of the nonblocking lane's calls in block w of that lane (coll/nbworld.c):
+ * bits 24-63 how many of the world's nonblocking calls that take the lane, or could with
+ * another count, the rank has started; bit k of bits 0-23 set where the call k before the
+ * last one started (k = 0: that one) runs as a schedule of messages instead. Written by
+ * its rank with release at each such call; read by another only while it waits for a
+ * round of the lane that this rank has not entered. */
+#define SHMC_WSYNC_CALLS_BITS 24
+static inline shmc_atomic_u64 *shmc__wsync_calls(struct shmc__wsync *w)
+{
+    return (shmc_atomic_u64 *)((uint8_t *)w + 2 * shmc__wsync_part(1));
 }
 
 /* Copy descriptor i of rank r. */

@@ -7,8 +7,9 @@
  * member killed while the others wait; a block of the wrong size; bad arguments; the
  * world's all-reduce on its shared memory, alone, in flight with a blocking call, and with
  * counts that differ; the world's other collectives by rounds, at their limits and past
- * them, and against a schedule on another rank; schedules' gates left open, queued behind
- * and meeting a different op; the same calls on a split communicator (schedules).
+ * them, and against a schedule on another rank; schedules passing their gates while the
+ * other rank is away, meeting a call by rounds, and a different op; the same calls on a
+ * split communicator (schedules).
  */
 #include <check.h>
 #include <pthread.h>
@@ -1102,7 +1103,7 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     int64_t *buf = shmct_xmalloc(OVER * 8 * (size_t)(n + 1)); /* a send block, n received */
     fill(buf, OVER * (size_t)n, me);
     shmc_request *r = NULL;
-    int rc; /* at the start (the gate met the other call at once) or in the wait */
+    int rc; /* at the start (a failure found at once) or in the wait */
     if (which < 2) {
         size_t c = me == which ? 512 : 513; /* one round (8 KiB in all), or a schedule */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
@@ -1179,15 +1180,54 @@ START_TEST(test_nbc_rounds_against_schedule)
 }
 END_TEST
 
-/* Schedules on the world take a gate round of the lane (lib/coll/nbworld.h), which is
- * queued only when something must follow it before every rank has entered it. Rank 0
- * starts barriers and all-gathers by rounds with all-reduces by messages (forced rd)
- * between, while the others are still away: the first barrier runs outside the queue
- * (nbworld.c, `lean`) until the gate after it queues it, and each gate after the first
- * finds the one before open and queues it. Each result equals the blocking call's; then a blocking
- * call, which looks at a gate left open; then an all-reduce whose op differs on one rank
- * (the same bytes travel, so only the gates' words tell): every rank's call ends with
- * SHMC_ERR_MISMATCH, whichever comes first, and the world's collectives after it fail. */
+/* A call by rounds on rank 0 and by a schedule on rank 1 (its all-gather of a block more,
+ * under exchange_rules), after which rank 1 starts a barrier, whose round is the one rank 0's
+ * all-gather waits in: rank 0 meets the barrier's words there, not the all-gather's, and
+ * only the two ranks' words of calls (lib/coll/wsync.c) tell that rank 1 ran the all-gather
+ * as a schedule, which would wait for ever for rank 0's messages unless rank 0 quits the
+ * world's collectives. Rank 0 makes no other call on the lane, so nothing else would find
+ * it. Every call ends with an error, either rank late. */
+static void split_then_rounds(shmc_comm *w, int me, int n, void *arg)
+{
+    int late = *(const int *)arg;
+    int64_t *buf = shmct_xmalloc(OVER * 8 * (size_t)(n + 1));
+    fill(buf, OVER * (size_t)n, me);
+    if (me == late)
+        usleep(100000);
+    shmc_request *r = NULL, *b = NULL;
+    T_OK(shmc_iallgather(buf, buf + OVER, me == 0 ? 512 : 513, SHMC_INT64, w, &r));
+    if (me == 1)
+        T_OK(shmc_ibarrier(w, &b));
+    int rc = shmc_wait(&r, NULL);
+    T_ASSERT(rc != SHMC_OK && r == NULL, "rank %d, rank %d late: the all-gather ended well", me,
+             late);
+    if (me == 1) {
+        rc = shmc_wait(&b, NULL);
+        T_ASSERT(rc != SHMC_OK && b == NULL, "rank 1, rank %d late: the barrier ended well", late);
+    }
+    int v = me, got = -1;
+    T_OK(shmc_sendrecv(&v, 1, (me + 1) % n, 9, &got, 1, (me + n - 1) % n, 9, SHMC_INT32, w, NULL));
+    int64_t x = 1, y = 0;
+    rc = shmc_allreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, w);
+    T_ASSERT(rc != SHMC_OK, "rank %d: the world's collectives went on", me);
+    free(buf);
+}
+
+START_TEST(test_nbc_split_then_rounds)
+{
+    int late = _i;
+    ck_assert_int_eq(with_rules(exchange_rules, 2, split_then_rounds, &late), 0);
+}
+END_TEST
+
+/* Schedules on the world pass a gate (lib/coll/nbworld.h): they count among the lane's
+ * calls without entering its rounds. Rank 0 starts barriers and all-gathers by rounds with
+ * all-reduces by messages (forced rd) between, while the others are still away: the first
+ * barrier runs outside the queue (nbworld.c, `lean`) until the all-gather by rounds after
+ * it queues it. Each result equals the blocking call's; then a blocking call; then an
+ * all-reduce whose op differs on one rank (the same bytes travel, so only the words in the
+ * messages' tags tell): every rank's call ends with SHMC_ERR_MISMATCH, whichever comes
+ * first, and the world's collectives after it fail. */
 static void gates(shmc_comm *w, int me, int n, void *arg)
 {
     int late = *(const int *)arg;
@@ -1235,10 +1275,10 @@ START_TEST(test_nbc_gates)
 END_TEST
 
 /* A root whose broadcasts by messages end in their start (each block goes eagerly) never
- * waits, and so never runs progress, while the other rank is away: each call enters a gate
- * (lib/coll/nbworld.h), and they must keep pace with the calls, not queue one per call to
- * be gone through one round at a time by whatever call comes behind them (a broadcast by
- * rounds, here). Under rooted_rules at 2 ranks: K broadcasts of 2 words (by messages),
+ * waits, and so never runs progress, while the other rank is away: each call passes a gate
+ * (lib/coll/nbworld.h), which must keep pace with the calls, not leave work per call to be
+ * gone through one at a time by whatever call comes behind them (a broadcast by rounds,
+ * here: when the gates were rounds of the lane, they queued). Under rooted_rules at 2 ranks: K broadcasts of 2 words (by messages),
  * then one of a word by rounds, the root first while rank 1 sleeps, then rank 1; each
  * result checked. Gates queued for each call and polled only by progress took a sleeping
  * rank's slice each once both waited: SHMC_TIMEOUT ends the job then. */
@@ -1270,9 +1310,9 @@ START_TEST(test_nbc_gates_keep_pace)
 }
 END_TEST
 
-/* A gate not over when entered stays open, and the gates of the calls after it queue
- * behind it (lib/coll/nbworld.c) while the other rank is away; a member whose call went by
- * rounds at one of them still meets its words there. Under gates_rules at 2 ranks each
+/* Schedules pass their gates (lib/coll/nbworld.c) while the other rank is away; a member
+ * whose call went by rounds at one of them finds, in the schedules' rank's word of calls,
+ * that it ran as a schedule there (lib/coll/wsync.c). Under gates_rules at 2 ranks each
  * rank starts K broadcasts of 2 words (schedules and their gates) before waiting for any,
  * rank 1's call `odd` of one word (by rounds), rank `late` once the other has started all
  * of its calls: rank 1's calls before it end with the root's data, that one with
@@ -1727,6 +1767,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_rounds_shm, 0, 2);
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 9);
+    tcase_add_loop_test(t, test_nbc_split_then_rounds, 0, 2);
     tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_loop_test(t, test_nbc_gates, 0, 4);
     tcase_add_test(t, test_nbc_gates_keep_pace);
