@@ -1220,6 +1220,86 @@ START_TEST(test_nbc_split_then_rounds)
 }
 END_TEST
 
+/* Calls of every way mixed, as a program makes them: batches of 1 to 6 nonblocking calls on
+ * the world started back to back and then waited for, all-reduces, all-gathers, broadcasts
+ * and barriers whose counts fall on either side of the rounds' limits (so that the same
+ * sequence runs lean rounds, queued rounds and schedules through their gates), in one
+ * sequence on every rank, with a rank now and then a little late. Every result is
+ * checked: the ranks' words of calls must agree at every call (lib/coll/wsync.c), so no
+ * call ends with a mismatch that is not there. */
+#define MIX_CALLS 6
+#define MIX_MAX 2048
+static void mixed_ways(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    static const size_t reduce_counts[] = {1, 100, 300, 600, 1500};
+    static const size_t gather_counts[] = {1, 100, 512, 513, 1000};
+    static const size_t bcast_counts[] = {1, 2, 64, 513};
+    int64_t *in = shmct_xmalloc(MIX_MAX * 8);
+    int64_t *out = shmct_xmalloc((size_t)MIX_CALLS * MIX_MAX * 8 * (size_t)n);
+    for (size_t i = 0; i < MIX_MAX; i++)
+        in[i] = me * 1000 + (int64_t)i;
+    unsigned seq = 12345, late = 777u + (unsigned)me;
+    for (int batch = 0; batch < 400; batch++) {
+        shmc_request *r[MIX_CALLS];
+        int kind[MIX_CALLS];
+        size_t cnt[MIX_CALLS];
+        int m = 1 + (int)(rand_r(&seq) % MIX_CALLS);
+        if (rand_r(&late) % 8 == 0)
+            usleep(rand_r(&late) % 50);
+        for (int k = 0; k < m; k++) {
+            int64_t *o = out + (size_t)k * MIX_MAX * (size_t)n;
+            kind[k] = (int)(rand_r(&seq) % 4);
+            if (kind[k] == 0) {
+                cnt[k] = reduce_counts[rand_r(&seq) % 5];
+                T_OK(shmc_iallreduce(in, o, cnt[k], SHMC_INT64, SHMC_SUM, w, &r[k]));
+            } else if (kind[k] == 1) {
+                cnt[k] = gather_counts[rand_r(&seq) % 5];
+                T_OK(shmc_iallgather(in, o, cnt[k], SHMC_INT64, w, &r[k]));
+            } else if (kind[k] == 2) {
+                cnt[k] = bcast_counts[rand_r(&seq) % 4];
+                for (size_t i = 0; i < cnt[k]; i++)
+                    o[i] = me == 0 ? 7 * (int64_t)i + batch : -1;
+                T_OK(shmc_ibroadcast(o, cnt[k], SHMC_INT64, 0, w, &r[k]));
+            } else {
+                cnt[k] = 0;
+                T_OK(shmc_ibarrier(w, &r[k]));
+            }
+        }
+        T_OK(shmc_waitall(m, r, NULL));
+        for (int k = 0; k < m; k++) {
+            const int64_t *o = out + (size_t)k * MIX_MAX * (size_t)n;
+            for (size_t i = 0; i < cnt[k]; i++) {
+                if (kind[k] == 0)
+                    T_ASSERT(o[i] == 1000 * n * (n - 1) / 2 + n * (int64_t)i,
+                             "batch %d call %d: all-reduce of %zu, element %zu: %lld", batch, k,
+                             cnt[k], i, (long long)o[i]);
+                else if (kind[k] == 2)
+                    T_ASSERT(o[i] == 7 * (int64_t)i + batch,
+                             "batch %d call %d: broadcast of %zu, element %zu: %lld", batch, k,
+                             cnt[k], i, (long long)o[i]);
+                else
+                    for (int q = 0; q < n; q++)
+                        T_ASSERT(o[(size_t)q * cnt[k] + i] == q * 1000 + (int64_t)i,
+                                 "batch %d call %d: all-gather of %zu, rank %d's element %zu",
+                                 batch, k, cnt[k], q, i);
+            }
+        }
+    }
+    free(in);
+    free(out);
+}
+
+START_TEST(test_nbc_mixed_ways)
+{
+    int n = 2 + _i % 2;
+    if (_i < 2)
+        ck_assert_int_eq(shmct_run(n, mixed_ways, NULL), 0);
+    else
+        ck_assert_int_eq(with_rules(_i < 4 ? exchange_rules : gates_rules, n, mixed_ways, NULL), 0);
+}
+END_TEST
+
 /* Schedules on the world pass a gate (lib/coll/nbworld.h): they count among the lane's
  * calls without entering its rounds. Rank 0 starts barriers and all-gathers by rounds with
  * all-reduces by messages (forced rd) between, while the others are still away: the first
@@ -1768,6 +1848,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_rounds_shm, 0, 2);
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 9);
     tcase_add_loop_test(t, test_nbc_split_then_rounds, 0, 2);
+    tcase_add_loop_test(t, test_nbc_mixed_ways, 0, 6);
     tcase_add_test(t, test_nbc_rooted_ways);
     tcase_add_loop_test(t, test_nbc_gates, 0, 4);
     tcase_add_test(t, test_nbc_gates_keep_pace);
