@@ -25,7 +25,11 @@ static const char *op_name(unsigned op, char *buf, size_t len)
 {
     if (op < sizeof op_names / sizeof *op_names)
         return op_names[op];
-    snprintf(buf, len, "user op %u", op);
+    if (op == SHMC_CALL_USER_OP)
+        return "a user op that does not commute";
+    if (op == SHMC_CALL_USER_OP + 1)
+        return "a user op";
+    snprintf(buf, len, "op %u", op);
     return buf;
 }
 

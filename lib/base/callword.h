@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/userop.h"
+
 /* Calls that are not one of the collectives of config.h but meet like them. */
 #define SHMC_CALL_SPLIT 0x40u        /* shmc_comm_split */
 #define SHMC_CALL_CREATE_GROUP 0x41u /* shmc_comm_create_group */
@@ -25,10 +27,22 @@
 /* Or-ed into a call's number: its nonblocking form, which meets only its own kind. */
 #define SHMC_CALL_NONBLOCKING 0x80u
 
+/* A user op in the words: SHMC_CALL_USER_OP, plus 1 where it commutes. Not its value, which
+ * is the process's own: the slot a new op takes depends on which ops before it were freed
+ * already, and a nonblocking call holds a freed op until it ends, which is not at the
+ * same moment on every rank (MPICH's test nonblocking3 made its calls differ so). So
+ * two different user ops with the same commutativity are not told apart, as MPI cannot
+ * either. */
+#define SHMC_CALL_USER_OP (SHMC__OP_USER0 + SHMC_OP_USER_MAX)
+static inline unsigned shmc__call_op(shmc_op op)
+{
+    return shmc__op_user(op) ? SHMC_CALL_USER_OP + (unsigned)shmc__userop_commutes(op)
+                             : (unsigned)op;
+}
+
 /* Word 1: bits 0-7 the call, 8 the memory kind (1: device), 9 always set (so that the
- * words are never both zero, which means "no call"), 10-19 the op (user ops are values
- * up to 319), 20-33 the dtype's code (shmc__dtype_code: opaque ones 0x100 + bytes), 34-63 the root.
- */
+ * words are never both zero, which means "no call"), 10-19 the op (shmc__call_op), 20-33
+ * the dtype's code (shmc__dtype_code: opaque ones 0x100 + bytes), 34-63 the root. */
 static inline uint64_t shmc__call_word1(unsigned coll, unsigned dt, unsigned op, int dev, int root)
 {
     return (uint64_t)(coll & 0xff) | (uint64_t)(dev & 1) << 8 | 1ull << 9 |

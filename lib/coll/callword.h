@@ -21,7 +21,7 @@ static inline void shmc__call_words(unsigned coll, const struct shmc__cx *x, siz
                                     uint64_t w[2])
 {
     w[0] = count;
-    w[1] = shmc__call_word1(coll, shmc__dtype_code(x->dt), (unsigned)x->op, x->dev, x->root);
+    w[1] = shmc__call_word1(coll, shmc__dtype_code(x->dt), shmc__call_op(x->op), x->dev, x->root);
 }
 
 /* The same, marked as a nonblocking call's where it is one (a member's blocking call and

@@ -188,7 +188,8 @@ static void commuting(shmc_comm *w, int me, int n, void *arg)
     T_OK(shmc_reduce_scatter(in, u, COUNT / 8, SHMC_INT32, op, w));
     T_OK(shmc_reduce_scatter(in, b, COUNT / 8, SHMC_INT32, SHMC_SUM, w));
     T_ASSERT(!memcmp(u, b, COUNT / 8 * 4), "reduce_scatter: the user sum differs");
-    /* The op's value is the same on every rank: SHMC_CHECK compares it. */
+    /* SHMC_CHECK=1 compares the calls: a user op counts as one, with its commutativity
+     * (test_userop_values_differ). */
     T_OK(shmc_op_free(&op));
     free(in);
     free(u);
@@ -205,6 +206,56 @@ START_TEST(test_userop_commutative)
 END_TEST
 
 /* The table: values, limit, reuse, refusals; shmc_reduce_local (no shmc_init needed). */
+/* A user op's value is the process's own: a nonblocking call holds a freed op until it
+ * ends, so the next op made takes another slot on a rank whose call has not ended yet
+ * (MPICH's nonblocking3 made user ops so). Rank 1 starts its all-reduce with op A before
+ * rank 0 does (so it cannot end), frees A and makes op B, which takes the next slot; only
+ * then does rank 0 start its call with A, wait for it, free A and make B, which takes A's
+ * slot. The calls with B must meet (the words carry a user op as such, not its value), on
+ * the world (a round of its lane) and on a split communicator (a schedule), and give the
+ * sum. */
+static void values_differ(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    (void)n;
+    shmc_comm *s;
+    T_OK(shmc_comm_split(w, 0, me, &s));
+    shmc_comm *comms[] = {w, s};
+    for (int c = 0; c < 2; c++) {
+        int32_t x = me + 1, y = 0, z = 0, ready = 1;
+        shmc_op a, b;
+        shmc_request *ra, *rb;
+        T_OK(shmc_op_create(add32, NULL, 1, &a));
+        if (me == 0)
+            T_OK(shmc_recv(&ready, 1, SHMC_INT32, 1, 4, w, NULL));
+        T_OK(shmc_iallreduce(&x, &y, 1, SHMC_INT32, a, comms[c], &ra));
+        T_OK(shmc_op_free(&a));
+        if (me == 0)
+            T_OK(shmc_wait(&ra, NULL));
+        T_OK(shmc_op_create(add32, NULL, 1, &b));
+        if (me == 1)
+            T_OK(shmc_send(&ready, 1, SHMC_INT32, 0, 4, w));
+        /* (the values differ: otherwise the test tests nothing) */
+        int32_t mine = (int32_t)b, other = -1;
+        T_OK(shmc_sendrecv(&mine, 1, 1 - me, 5, &other, 1, 1 - me, 5, SHMC_INT32, w, NULL));
+        T_ASSERT(other != mine, "rank %d: op B is %d on both ranks", me, mine);
+        T_OK(shmc_iallreduce(&x, &z, 1, SHMC_INT32, b, comms[c], &rb));
+        T_OK(shmc_wait(&rb, NULL));
+        if (me == 1)
+            T_OK(shmc_wait(&ra, NULL));
+        T_ASSERT(y == 3 && z == 3, "rank %d, communicator %d: sums %d and %d", me, c, (int)y,
+                 (int)z);
+        T_OK(shmc_op_free(&b));
+    }
+    T_OK(shmc_comm_free(&s));
+}
+
+START_TEST(test_userop_values_differ)
+{
+    ck_assert_int_eq(shmct_run(2, values_differ, NULL), 0);
+}
+END_TEST
+
 START_TEST(test_userop_table)
 {
     static shmc_op ops[SHMC_OP_USER_MAX];
@@ -284,6 +335,7 @@ static Suite *userop_suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_userop_rank_order);
     tcase_add_test(t, test_userop_commutative);
+    tcase_add_test(t, test_userop_values_differ);
     tcase_add_test(t, test_userop_table);
     tcase_add_test(t, test_userop_dtype_values);
     suite_add_tcase(s, t);
