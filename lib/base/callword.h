@@ -36,8 +36,9 @@
 #define SHMC_CALL_USER_OP (SHMC__OP_USER0 + SHMC_OP_USER_MAX)
 static inline unsigned shmc__call_op(shmc_op op)
 {
-    return shmc__op_user(op) ? SHMC_CALL_USER_OP + (unsigned)shmc__userop_commutes(op)
-                             : (unsigned)op;
+    return __builtin_expect(shmc__op_user(op), 0)
+               ? SHMC_CALL_USER_OP + (unsigned)shmc__userop_commutes(op)
+               : (unsigned)op;
 }
 
 /* Word 1: bits 0-7 the call, 8 the memory kind (1: device), 9 always set (so that the

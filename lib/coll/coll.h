@@ -73,9 +73,9 @@ struct shmc__lane {
     unsigned id;               /* SHMC_LANE_* */
     struct shmc__wsync *wsync; /* this rank's block (wsync.c) */
     uint64_t round;            /* the rounds this rank has entered */
-    uint64_t calls;            /* the nonblocking lane: its calls so far (nbworld.c) */
-    uint64_t sched;            /* and which of the last ones ran as schedules (bit 0: the last) */
-    uint64_t moving;           /* the number of its call whose rounds move now; 0: none */
+    /* The nonblocking lane: the number (nbworld.c, lane_call) of the call whose rounds
+     * move now, which its rounds' looks carry (wsync.h); 0: none. */
+    uint64_t moving;
     uint64_t stage_seq;        /* chunks of the staged all-reduce so far: their buffer (stage.c) */
     int stage_mine;            /* our staging buffers: 0 not reserved yet, 1 reserved, -1 refused */
     int stage;                 /* every rank's reserved: 0 not known yet, 1 yes, -1 no (stage.c) */

@@ -262,18 +262,17 @@ static const struct shmc__driven_ops driven = {poll, far};
 
 static int lean_settle(void);
 
-/* The lane's calls (coll.h): one more started, by a schedule (sched) or not, published in
- * this rank's word of calls (shm/arena.h), where a rank waiting in a round of that call
- * finds it ran as a schedule (wsync.c). Its number. */
+/* The lane's calls: one more started, by a schedule (sched) or not, counted in this rank's
+ * word of calls (shm/arena.h), where a rank waiting in a round of that call finds it ran as
+ * a schedule (wsync.c). Its number. */
 static uint64_t lane_call(struct shmc__coll *co, int sched)
 {
-    struct shmc__lane *l = &co->lane[SHMC_LANE_NB];
-    l->sched = l->sched << 1 | (uint64_t)sched;
-    uint64_t mask = ((uint64_t)1 << SHMC_WSYNC_CALLS_BITS) - 1;
-    /* (release: only the word itself is read by its readers) */
-    shmc__store_release64(shmc__wsync_calls(l->wsync),
-                          ++l->calls << SHMC_WSYNC_CALLS_BITS | (l->sched & mask));
-    return l->calls;
+    shmc_atomic_u64 *word = shmc__wsync_calls(co->lane[SHMC_LANE_NB].wsync);
+    /* (relaxed: only this rank writes it; release: the word is all its readers read) */
+    uint64_t c = shmc__load_relaxed64(word), mask = ((uint64_t)1 << SHMC_WSYNC_CALLS_BITS) - 1;
+    uint64_t calls = (c >> SHMC_WSYNC_CALLS_BITS) + 1;
+    shmc__store_release64(word, calls << SHMC_WSYNC_CALLS_BITS | ((c << 1 | (uint64_t)sched) & mask));
+    return calls;
 }
 
 /* Queues call x on the lane as w, run `how` over the buffers of b (b.coll; b.x is set

@@ -66,16 +66,17 @@ static int never_enters(struct shmc__wsync_look *w, int q)
  * than the other cannot tell (docs/collectives.md). */
 static int split_calls(const struct shmc__wsync_look *w, struct shmc__wsync *o)
 {
-    const struct shmc__lane *l = &w->co->lane[w->lane];
-    /* (acquire: the word is one store of its rank's; nothing else is read by it) */
+    /* (acquire: the word is one store of its rank's; nothing else is read by it; relaxed:
+     * our own word, which only we write) */
     uint64_t c = shmc__load_acquire64(shmc__wsync_calls(o));
-    uint64_t theirs = c >> SHMC_WSYNC_CALLS_BITS, ours = l->calls;
+    uint64_t me = shmc__load_relaxed64(shmc__wsync_calls(w->co->lane[w->lane].wsync));
+    uint64_t theirs = c >> SHMC_WSYNC_CALLS_BITS, ours = me >> SHMC_WSYNC_CALLS_BITS;
     uint64_t both = theirs < ours ? theirs : ours;
     uint64_t st = theirs - both, so = ours - both, skip = st > so ? st : so;
     if (!both || skip >= SHMC_WSYNC_CALLS_BITS)
         return 0;
     uint64_t m = ((uint64_t)1 << (SHMC_WSYNC_CALLS_BITS - skip)) - 1;
-    return ((c >> st) & m) != ((l->sched >> so) & m);
+    return ((c >> st) & m) != ((me >> so) & m);
 }
 
 static int all_entered(void *arg)
