@@ -376,15 +376,19 @@ static void local(struct shmc__sched *s, const struct step *t)
     }
 }
 
-/* The largest message a schedule that only sends sends eagerly: beyond it, synchronously
- * (a rendezvous, which ends once the receive has matched it). Such a rank (the root of a
- * broadcast, a member of a gather) ends its call once its eager messages are in the
- * mailboxes, so a program that starts calls back to back runs ahead of its receivers; a
- * receiver that starts late takes each from its mailbox (now()), but one that waits for
- * something else meanwhile copies them out into memory of its own as unexpected
- * messages. Up to this size an eager message cost less than a rendezvous (bench/coll_bench
- * --nonblocking at 2 ranks; the commit that set it has the figures), beyond it as much or
- * more, and the rendezvous bounds how far the sender runs ahead. */
+/* The largest message a schedule that only sends, and does more than one send, sends
+ * eagerly: beyond it, synchronously (a rendezvous, which ends once the receive has matched
+ * it). Such a rank (the root of a broadcast beyond 2 ranks, a scatter's root, which copies
+ * its own block too) ends its call once its eager messages are in the mailboxes, so a
+ * program that starts calls back to back runs ahead of its receivers; a receiver that
+ * starts late takes each from its mailbox (now()), but one that waits for something else
+ * meanwhile copies them out into memory of its own as unexpected messages. Up to this size
+ * an eager message cost less than a rendezvous (bench/coll_bench --nonblocking at 2 ranks;
+ * the commit that set it has the figures), beyond it as much or more: a scatter's root that
+ * sends its 32 KiB block synchronously copies its own block while the receiver reads. A
+ * rank whose whole part is one send (a broadcast's root at 2 ranks, a reduce's or gather's
+ * sender) sends as the blocking call does, eagerly up to the eager limit: it has nothing
+ * to do while a rendezvous waits, and the blocking call runs ahead just as far. */
 #define RUNAHEAD_EAGER_MAX ((size_t)16 << 10)
 
 /* The context of s's messages. */
@@ -393,12 +397,13 @@ static uint32_t ctx_of(const struct shmc__sched *s)
     return s->c->ctx + SHMC_CTX_NBC;
 }
 
-/* May send step t go eagerly? Not beyond RUNAHEAD_EAGER_MAX where s only sends, nor where
+/* May send step t go eagerly? Not beyond RUNAHEAD_EAGER_MAX where s only sends and has more
+ * steps than t, nor where
  * its round receives too (an exchange) and the exchange rule takes single copy (xfer.h,
  * shmc__exchange_single_copy). Otherwise it goes synchronously. */
 static int eager_ok(const struct shmc__sched *s, const struct step *t)
 {
-    return (!s->sends_only || t->n <= RUNAHEAD_EAGER_MAX) &&
+    return (!s->sends_only || s->nst == 1 || t->n <= RUNAHEAD_EAGER_MAX) &&
            !(s->round_recvs &&
              shmc__exchange_single_copy(s->co, shmc__comm_world_rank(s->c, t->peer), t->n, 0));
 }
@@ -602,21 +607,22 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
 
 /* The start of call x whose part here is one message (send, buf, bytes, peer), taking
  * the call's tag into *tag: the message done now (msg_now, as a schedule of it, which only
- * sends or only receives, would), 1; or not, 0, with *s the schedule of that message
+ * sends or only receives, would; a send eagerly only up to RUNAHEAD_EAGER_MAX where
+ * `capped`), 1; or not, 0, with *s the schedule of that message
  * (received by this rank alone where `kept`) for the caller to add its later steps to and
  * start; or an error: a block of another size, which is consumed (said, and this rank quits
  * the communicator's collectives, as a schedule's failure does), or no memory. Inlined in
  * both callers, for msg_now's reason. */
 __attribute__((always_inline)) static inline int
-one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer, int kept, int *tag,
-          struct shmc__sched **s)
+one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer, int kept, int capped,
+          int *tag, struct shmc__sched **s)
 {
     struct shmc__p2p *p = x->co->p2p;
     size_t got;
     *tag = tag_of(x);
     /* (a communicator quit already: the schedule fails at its start, saying why) */
     if (!x->c->quit && msg_now(p, x->c->ctx + SHMC_CTX_NBC, *tag, send, buf, bytes,
-                               shmc__comm_world_rank(x->c, peer), 1, &got)) {
+                               shmc__comm_world_rank(x->c, peer), capped, &got)) {
         if (got == bytes)
             return 1;
         int rc = say_mismatch(x->c, peer, got, bytes);
@@ -646,7 +652,8 @@ int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes,
                     void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req)
 {
     struct shmc__sched *s = NULL;
-    int tag, rc = one_start(x, send, buf, bytes, peer, 0, &tag, &s);
+    /* (capped where the call copies a block too: eager_ok) */
+    int tag, rc = one_start(x, send, buf, bytes, peer, 0, cbytes && cdst != csrc, &tag, &s);
     *req = NULL;
     if (rc < 0)
         return rc;
@@ -663,7 +670,7 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
                            int peer, int ranks, struct shmc__request **req)
 {
     struct shmc__sched *s = NULL;
-    int tag, rc = one_start(x, 0, acc, count * x->es, peer, 1, &tag, &s);
+    int tag, rc = one_start(x, 0, acc, count * x->es, peer, 1, 0, &tag, &s);
     *req = NULL;
     if (rc < 0)
         return rc;
