@@ -49,11 +49,15 @@ int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
             if (!acc || !tmp)
                 return SHMC_ERR_NOMEM;
         }
-        if ((rc = shmc__cx_recv_kept(x, tmp, bytes, shmc__rrank(v + mask, root, n))) != SHMC_OK)
+        /* The first partial is received straight into acc, which our own input then joins
+         * on the left (unless in place, where acc holds the input already): one buffer
+         * fewer through the cache than receiving it aside and combining both into acc. */
+        int into = first && acc != sbuf;
+        if ((rc = shmc__cx_recv_kept(x, into ? acc : tmp, bytes, shmc__rrank(v + mask, root, n))) !=
+            SHMC_OK)
             return rc;
-        /* The first partial joins our own input in one pass, straight into acc. */
-        rc = first && acc != sbuf ? shmc__cx_reduce_into(x, acc, sbuf, tmp, count)
-                                  : shmc__cx_reduce(x, acc, tmp, count, SHMC_ACC_LEFT);
+        rc = into ? shmc__cx_reduce(x, acc, sbuf, count, SHMC_ACC_RIGHT)
+                  : shmc__cx_reduce(x, acc, tmp, count, SHMC_ACC_LEFT);
         if (rc != SHMC_OK)
             return rc;
     }
@@ -191,18 +195,27 @@ int shmc__reduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
 
 /* ---- recursive doubling ------------------------------------------------------------------ */
 
-/* acc = *cur combined with tmp, tmp on the side order says. *cur is the value so far: our
- * own input until the first combine, which writes into acc in one pass instead of a copy
- * of the input into acc and a second pass; acc from then on. */
-static int rd_combine(const struct shmc__cx *x, uint8_t *acc, const uint8_t **cur,
-                      const uint8_t *tmp, size_t count, int order)
+/* The partial of peer joined with ours, *cur (our own input until the first exchange,
+ * acc from then on), the peer's on the left where low: exchanged (send, when not a fold
+ * step in which we only receive) and combined into acc. Unless in place, the first
+ * receives the peer's partial straight into acc, which our input then joins on its side,
+ * as the schedule does (nbc.c): one buffer fewer through the cache than receiving it
+ * aside and combining both into acc. */
+static int rd_step(const struct shmc__cx *x, uint8_t *acc, const uint8_t **cur, uint8_t *tmp,
+                   size_t count, int peer, int send, int low)
 {
-    if (*cur == acc)
-        return shmc__cx_reduce(x, acc, tmp, count, order);
+    size_t bytes = count * x->es;
+    int into = *cur != acc, rc;
+    uint8_t *in = into ? acc : tmp;
+    rc = send ? shmc__cx_sendrecv(x, *cur, bytes, peer, in, bytes, peer)
+              : shmc__cx_recv_kept(x, in, bytes, peer);
+    if (rc != SHMC_OK)
+        return rc;
+    if (!into)
+        return shmc__cx_reduce(x, acc, tmp, count, low ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT);
     const uint8_t *own = *cur;
     *cur = acc;
-    return order == SHMC_ACC_RIGHT ? shmc__cx_reduce_into(x, acc, tmp, own, count)
-                                   : shmc__cx_reduce_into(x, acc, own, tmp, count);
+    return shmc__cx_reduce(x, acc, own, count, low ? SHMC_ACC_LEFT : SHMC_ACC_RIGHT);
 }
 
 int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
@@ -223,8 +236,7 @@ int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
                 return rc;
             return shmc__cx_recv(x, acc, bytes, me + 1);
         }
-        if ((rc = shmc__cx_recv_kept(x, tmp, bytes, me - 1)) != SHMC_OK ||
-            (rc = rd_combine(x, acc, &cur, tmp, count, SHMC_ACC_RIGHT)) != SHMC_OK)
+        if ((rc = rd_step(x, acc, &cur, tmp, count, me - 1, 0, 1)) != SHMC_OK)
             return rc;
         id = me / 2;
     } else {
@@ -233,9 +245,7 @@ int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     for (int mask = 1; mask < p; mask <<= 1) {
         int pid = id ^ mask;
         int peer = pid < rem ? pid * 2 + 1 : pid + rem;
-        if ((rc = shmc__cx_sendrecv(x, cur, bytes, peer, tmp, bytes, peer)) != SHMC_OK ||
-            (rc = rd_combine(x, acc, &cur, tmp, count,
-                             pid < id ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT)) != SHMC_OK)
+        if ((rc = rd_step(x, acc, &cur, tmp, count, peer, 1, pid < id)) != SHMC_OK)
             return rc;
     }
     /* One rank alone combined nothing: its input is the result. */
