@@ -57,6 +57,8 @@ struct shmc__sched {
     void *done_arg;
 };
 
+static_assert(SHMC_SCHED_BLOCKING == SHMC_BLK_COLL_BLOCKING,
+              "hang reports tell a blocking call's schedule by the bit its tags carry");
 static_assert(SHMC_SCHED_NUMBER == (1u << SHMC_SCHED_WORDS_SHIFT) - 1 &&
                   (SHMC_TAG_LOOSE_BITS & SHMC_SCHED_BLOCKING),
               "a loose receive compares a tag's kind and number, not its words' hash");

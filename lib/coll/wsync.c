@@ -172,7 +172,7 @@ int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int 
     if (!all_entered(&w)) {
         /* Members that both wait here compare their calls here (p2p/incall.h). */
         shmc__incall_round(co->p2p, 1);
-        rc = shmc__wait_pred(co->p2p, all_entered, shmc__wsync_far, &w, SHMC_BLK_COLL);
+        rc = shmc__wait_coll(co->p2p, all_entered, shmc__wsync_far, &w, co->p2p->comms.world.ctx);
         shmc__incall_round(co->p2p, 0);
     }
     if (odd)
@@ -199,7 +199,8 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
     if (co->rank == 0) {
         if (!all_entered(&w)) {
             shmc__incall_round(co->p2p, 1);
-            rc = shmc__wait_pred(co->p2p, all_entered, shmc__wsync_far, &w, SHMC_BLK_COLL);
+            rc = shmc__wait_coll(co->p2p, all_entered, shmc__wsync_far, &w,
+                                 co->p2p->comms.world.ctx);
             shmc__incall_round(co->p2p, 0);
         }
         if (rc == SHMC_OK && w.err == SHMC_OK) {
@@ -215,7 +216,7 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
         if (!released(&w)) {
             /* shmc__wsync_far looks at every rank still short of r: any may hold rank 0 up. */
             shmc__incall_round(co->p2p, 1);
-            rc = shmc__wait_pred(co->p2p, released, shmc__wsync_far, &w, SHMC_BLK_COLL);
+            rc = shmc__wait_coll(co->p2p, released, shmc__wsync_far, &w, co->p2p->comms.world.ctx);
             shmc__incall_round(co->p2p, 0);
         }
         /* Every rank has entered r (rank 0 saw each), and none can write this half again
@@ -272,7 +273,7 @@ int shmc__wsync_settle(struct shmc__coll *co, uint64_t r)
     struct settle_wait w = {co, r, SHMC_LANE_BLOCKING};
     if (all_settled(&w))
         return SHMC_OK;
-    return shmc__wait_pred(co->p2p, all_settled, NULL, &w, SHMC_BLK_COLL);
+    return shmc__wait_coll(co->p2p, all_settled, NULL, &w, co->p2p->comms.world.ctx);
 }
 
 int shmc__wsync_settled(struct shmc__coll *co, unsigned lane, uint64_t r)

@@ -25,15 +25,14 @@
 #define SHMC_ANY (-1)
 
 /* Context ids follow from uids, a group of SHMC_CTX_GROUP (shm/arena.h) per uid:
- * SHMC_CTX_GROUP (uid - 1) for point-to-point, one more for the blocking collectives,
- * one more for the nonblocking ones (coll/sched.c), whose messages carry tags the
- * blocking collectives' receives of any tag must never take; the fourth is unused. The
+ * SHMC_CTX_GROUP (uid - 1) for point-to-point, one more for the blocking collectives
+ * (SHMC_CTX_COLL), one more for the nonblocking ones (SHMC_CTX_NBC, coll/sched.c), whose
+ * messages carry tags the blocking collectives' receives of any tag must never take; the
+ * fourth is the driven requests' (shmc__driven_ctx). The
  * world has uid 1 and contexts 0 .. 3. The collectives' two contexts fail together when a
  * member quits them (quit.c): SHMC_CTX_COLL_OF names the pair by the first. */
 #define SHMC_MAX_UID 0x3fffffffu
 #define SHMC_CTX_OF_UID(uid) (SHMC_CTX_GROUP * ((uint32_t)(uid)-1))
-#define SHMC_CTX_COLL 1u /* offsets in a group */
-#define SHMC_CTX_NBC 2u
 #define SHMC_CTX_IS_COLL(ctx)                                                                      \
     ((ctx) % SHMC_CTX_GROUP == SHMC_CTX_COLL || (ctx) % SHMC_CTX_GROUP == SHMC_CTX_NBC)
 #define SHMC_CTX_COLL_OF(ctx) ((ctx) - (ctx) % SHMC_CTX_GROUP + SHMC_CTX_COLL)

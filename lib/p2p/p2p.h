@@ -475,6 +475,10 @@ int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *stat
  * ran on another CPU than `cpu` (see shmc__runs_elsewhere in shm/doorbell.h). */
 int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
                     void *arg, unsigned op);
+/* The same for a blocking collective's shared-memory step on the communicator whose
+ * context group holds ctx (SHMC_BLK_COLL, as hang reports name it: shm/arena.h). */
+int shmc__wait_coll(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
+                    void *arg, uint32_t ctx);
 
 /* comm.c: the communicator table. */
 int shmc__comms_init(struct shmc__p2p *p, uint32_t gen0);

@@ -394,6 +394,14 @@ int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(v
     return wait_until(p, done, arg, &b, &far);
 }
 
+int shmc__wait_coll(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
+                    void *arg, uint32_t ctx)
+{
+    struct blk b = {.op = SHMC_BLK_COLL, .peer = SHMC_ANY, .tag = SHMC_ANY, .ctx = ctx};
+    struct spin_far far = {.elsewhere = elsewhere, .arg = arg};
+    return wait_until(p, done, arg, &b, &far);
+}
+
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status)
 {
     /* Never frees a request a peer may still fill: a wait that a call's time-out ended

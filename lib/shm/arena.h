@@ -76,6 +76,11 @@ enum {
  * communicators are made (p2p/comm.h says what each of a group is for): the group's
  * number, ctx / SHMC_CTX_GROUP, is what hang reports call it ("communicator #N"). */
 #define SHMC_CTX_GROUP 4u
+/* The contexts of a group, by offset: the blocking collectives' messages, the nonblocking
+ * collectives' (and the schedules of blocking calls that run by messages), so that a hang
+ * report tells a rank waiting in a collective from one waiting for a message. */
+#define SHMC_CTX_COLL 1u
+#define SHMC_CTX_NBC 2u
 
 /* What a rank is blocked on (shmc__rank_cb.blk_op), for hang reports. */
 enum {
@@ -83,10 +88,16 @@ enum {
     SHMC_BLK_SEND = 1, /* same values as the request kinds */
     SHMC_BLK_RECV = 2,
     SHMC_BLK_FINALIZE = 3, /* delivering what it owes before leaving */
-    SHMC_BLK_COLL = 4,     /* a shared-memory collective: a peer's slot or its readers */
+    SHMC_BLK_COLL = 4,     /* a collective: a peer's slot or its readers, or a schedule */
     SHMC_BLK_WIN = 5,      /* a window's lock (rma/) */
     SHMC_BLK_LAST = SHMC_BLK_WIN
 };
+
+/* The tag a rank blocked on SHMC_BLK_COLL publishes: SHMC_ANY (-1) in a blocking call's
+ * shared-memory step; else the number of its call among its kind on its communicator, with
+ * SHMC_BLK_COLL_BLOCKING set for a blocking call's (the schedules' tags: coll/sched.h).
+ * A message of a schedule carries the same bits in its tag. */
+#define SHMC_BLK_COLL_BLOCKING (1u << 30)
 
 /* Header flags. */
 #define SHMC_ARENA_F_FENCED_WAKE 1u /* membarrier unavailable: senders must fence */

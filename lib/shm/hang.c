@@ -72,6 +72,26 @@ static const char *size_text(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
+/* The kind of collective call a blocked rank waits in: a collective's own wait, by the
+ * tag it publishes (arena.h), or one of its messages, by their context and tag. */
+enum { NOT_COLL, BLOCKING, NONBLOCKING };
+static int coll_kind(const struct blk *b)
+{
+    unsigned off = b->ctx % SHMC_CTX_GROUP;
+    int blocking_tag = b->tag >= 0 && ((uint32_t)b->tag & SHMC_BLK_COLL_BLOCKING);
+    if (b->op == SHMC_BLK_COLL)
+        return b->tag < 0 || blocking_tag ? BLOCKING : NONBLOCKING;
+    if (b->op != SHMC_BLK_SEND && b->op != SHMC_BLK_RECV)
+        return NOT_COLL;
+    if (off == SHMC_CTX_COLL)
+        return BLOCKING;
+    if (off == SHMC_CTX_NBC)
+        return blocking_tag ? BLOCKING : NONBLOCKING;
+    return NOT_COLL;
+}
+
+static const char *const kind_text[] = {"", "a blocking collective", "a nonblocking collective"};
+
 /* "waits to send 64 MiB to rank 1" and the like. */
 static const char *wait_text(const struct blk *b, char *buf, size_t len)
 {
@@ -89,7 +109,7 @@ static const char *wait_text(const struct blk *b, char *buf, size_t len)
         snprintf(buf, len, "waits to receive up to %s from %s", sz, who);
         break;
     case SHMC_BLK_COLL:
-        snprintf(buf, len, "waits in a collective%s%s", b->peer >= 0 ? " for " : "",
+        snprintf(buf, len, "waits in %s%s%s", kind_text[coll_kind(b)], b->peer >= 0 ? " for " : "",
                  b->peer >= 0 ? who : "");
         break;
     case SHMC_BLK_WIN:
@@ -148,6 +168,47 @@ static int running(const struct blk *b, const int *alive, int r)
     return alive ? alive[r] : b->state <= SHMC_RANK_FINALIZING;
 }
 
+/* Is rank q blocked in a collective of kind k on the communicator of context group g? */
+static int in_coll(const struct blk *b, const int *alive, int q, int k, uint32_t g)
+{
+    return running(&b[q], alive, q) && blocked(&b[q]) && coll_kind(&b[q]) == k &&
+           b[q].ctx / SHMC_CTX_GROUP == g;
+}
+
+/* Ranks blocked in collectives of both kinds on one communicator: if they are in the same
+ * call, the members made it in different forms, which never match (each kind has its own
+ * numbering: coll/sched.h), and no rank can tell it from a wait for a late member. Said
+ * once per communicator, at its lowest rank blocked in a blocking collective. */
+static void mixed_kinds(const struct blk *b, int n, const int *alive, FILE *f, const char *prefix)
+{
+    for (int r = 0; r < n; r++) {
+        uint32_t g = b[r].ctx / SHMC_CTX_GROUP;
+        int first = in_coll(b, alive, r, BLOCKING, g), other = 0;
+        for (int q = 0; q < r && first; q++)
+            first = !in_coll(b, alive, q, BLOCKING, g);
+        for (int q = 0; q < n && first && !other; q++)
+            other = in_coll(b, alive, q, NONBLOCKING, g);
+        if (!other)
+            continue;
+        char comm[40], who[2][256];
+        int count[2] = {0, 0};
+        for (int k = BLOCKING; k <= NONBLOCKING; k++) {
+            size_t at = 0;
+            who[k - 1][0] = 0;
+            for (int q = 0; q < n; q++)
+                if (in_coll(b, alive, q, k, g) && at < sizeof who[0] - 12)
+                    at += (size_t)snprintf(who[k - 1] + at, sizeof who[0] - at, "%s%d",
+                                           count[k - 1]++ ? ", " : "", q);
+        }
+        fprintf(f,
+                "%son %s, %s %s %s in a blocking collective and %s %s in a nonblocking one: a "
+                "blocking collective call is matched only by the same blocking call on every "
+                "member, a nonblocking one by the nonblocking call\n",
+                prefix, comm_text(b[r].ctx, comm, sizeof comm), count[0] > 1 ? "ranks" : "rank",
+                who[0], count[0] > 1 ? "wait" : "waits", count[1] > 1 ? "ranks" : "rank", who[1]);
+    }
+}
+
 void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FILE *f,
                        const char *prefix)
 {
@@ -171,15 +232,23 @@ void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FIL
                     "  rank %d: STOPPED (process state %c: a SIGSTOP, SIGTSTP or a debugger)%s%s\n",
                     r, b[r].run, b[r].op != SHMC_BLK_NONE ? "; inside shmcomm it " : "",
                     b[r].op != SHMC_BLK_NONE ? wait_text(&b[r], what, sizeof what) : "");
-        else if (blocked(&b[r]))
-            fprintf(f, "  rank %d: %s (tag %d, on %s), for %.1f s\n", r,
-                    wait_text(&b[r], what, sizeof what), b[r].tag,
-                    comm_text(b[r].ctx, comm, sizeof comm),
-                    b[r].since_ns && now > b[r].since_ns ? (double)(now - b[r].since_ns) / 1e9
-                                                         : 0.0);
-        else
+        else if (blocked(&b[r])) {
+            /* A collective's tags are the library's: its kind is said instead. */
+            int k = coll_kind(&b[r]);
+            char tag[24] = "";
+            if (!k)
+                snprintf(tag, sizeof tag, "tag %d, ", b[r].tag);
+            fprintf(
+                f, "  rank %d: %s%s%s (%son %s), for %.1f s\n", r,
+                wait_text(&b[r], what, sizeof what), k && b[r].op != SHMC_BLK_COLL ? " in " : "",
+                b[r].op != SHMC_BLK_COLL ? kind_text[k] : "", tag,
+                comm_text(b[r].ctx, comm, sizeof comm),
+                b[r].since_ns && now > b[r].since_ns ? (double)(now - b[r].since_ns) / 1e9 : 0.0);
+        } else
             fprintf(f, "  rank %d: %s, not blocked in shmcomm\n", r, state_text(b[r].state));
     }
+
+    mixed_kinds(b, n, alive, f, prefix);
 
     /* Each blocked rank waits for at most one peer, so the wait-for graph has out-degree
      * one and every cycle is found by walking from each rank: mark 1 = on the current

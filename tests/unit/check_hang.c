@@ -68,12 +68,75 @@ START_TEST(test_hang_report_left)
 }
 END_TEST
 
+/* The report says in which kind of collective a rank waits (its own wait or its
+ * messages': arena.h), and where ranks of one communicator wait in both kinds, that a
+ * blocking call matches only a blocking one: a member that made the nonblocking form of
+ * the others' blocking call hangs with them, and this line is how a person finds out. */
+START_TEST(test_hang_report_kinds)
+{
+    struct shmc__layout l;
+    struct shmc__arena a;
+    char name[64], text[4096];
+    ck_assert_int_eq(shmc__arena_layout(6, 0, &l), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(&a, name, &l, 1, 0, 1, 0), SHMC_OK);
+    uint64_t now = 100000000000ull, ago = now - 3000000000ull;
+    /* On the world: rank 0 in a blocking call's shared-memory step, rank 1 in a
+     * nonblocking call (its driven request's context), rank 2 in a blocking call's
+     * schedule; on communicator #1: rank 3 receives a blocking collective's message, rank 4
+     * a nonblocking one's, rank 5 a point-to-point message. */
+    static const struct {
+        unsigned op, peer, ctx;
+        int tag;
+    } set[6] = {{SHMC_BLK_COLL, ~0u, SHMC_CTX_COLL, -1},
+                {SHMC_BLK_COLL, ~0u, SHMC_CTX_GROUP - 1, 3},
+                {SHMC_BLK_COLL, ~0u, SHMC_CTX_GROUP - 1, (int)(SHMC_BLK_COLL_BLOCKING | 2)},
+                {SHMC_BLK_RECV, 4, SHMC_CTX_GROUP + SHMC_CTX_COLL, 9},
+                {SHMC_BLK_RECV, 3, SHMC_CTX_GROUP + SHMC_CTX_NBC, 1},
+                {SHMC_BLK_RECV, 3, SHMC_CTX_GROUP, 7}};
+    for (unsigned r = 0; r < 6; r++) {
+        struct shmc__rank_cb *cb = shmc__arena_cb(&a, r);
+        atomic_store(&cb->state, SHMC_RANK_RUNNING);
+        atomic_store(&cb->blk_op, set[r].op);
+        atomic_store(&cb->blk_peer, set[r].peer);
+        atomic_store(&cb->blk_tag, (uint32_t)set[r].tag);
+        atomic_store(&cb->blk_ctx, set[r].ctx);
+        atomic_store(&cb->blk_bytes, 8);
+        atomic_store(&cb->blk_since_ns, ago);
+    }
+    FILE *f = fmemopen(text, sizeof text, "w");
+    ck_assert_ptr_nonnull(f);
+    shmc__hang_report(&a, 6, NULL, f, "test: ");
+    fclose(f);
+    SHMCT_ASSERT_CONTAINS(text, "rank 0: waits in a blocking collective (on the world), for ");
+    SHMCT_ASSERT_CONTAINS(text, "rank 1: waits in a nonblocking collective (on the world), for ");
+    SHMCT_ASSERT_CONTAINS(text, "rank 2: waits in a blocking collective (on the world), for ");
+    SHMCT_ASSERT_CONTAINS(text, "rank 3: waits to receive up to 8 B from rank 4 in a blocking "
+                                "collective (on communicator #1), for ");
+    SHMCT_ASSERT_CONTAINS(text, "rank 4: waits to receive up to 8 B from rank 3 in a "
+                                "nonblocking collective (on communicator #1), for ");
+    SHMCT_ASSERT_CONTAINS(text, "rank 5: waits to receive up to 8 B from rank 3 (tag 7, on "
+                                "communicator #1), for ");
+    SHMCT_ASSERT_CONTAINS(text, "test: on the world, ranks 0, 2 wait in a blocking collective "
+                                "and rank 1 in a nonblocking one: a blocking collective call is "
+                                "matched only by the same blocking call on every member");
+    SHMCT_ASSERT_CONTAINS(text, "test: on communicator #1, rank 3 waits in a blocking collective "
+                                "and rank 4 in a nonblocking one");
+    /* Said once per communicator. */
+    ck_assert_ptr_null(strstr(strstr(text, "test: on the world,") + 1, "test: on the world,"));
+    /* Ranks 3 and 4 wait for each other. */
+    SHMCT_ASSERT_CONTAINS(text, "test: deadlock: rank 3 waits to receive up to 8 B from rank 4");
+    shmc__arena_detach(&a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hang");
     TCase *t = tcase_create("report");
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_hang_report_left);
+    tcase_add_test(t, test_hang_report_kinds);
     suite_add_tcase(s, t);
     return shmct_main(s);
 }
