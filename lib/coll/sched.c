@@ -44,6 +44,7 @@ struct shmc__sched {
     int nrounds, rcap;
     int failed;      /* building ran out of memory */
     int sends_only;  /* no step receives: this rank could run ahead of its receivers */
+    int msgs, most;  /* messages of the round being built; of the largest round so far */
     int round_sends; /* the current round has a send step */
     int round_recvs; /* ... and a receive step */
     /* Running: the round, its messages in flight, the first error. */
@@ -158,6 +159,7 @@ static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
     s->op = x->op;
     s->es = x->es;
     s->tag = tag;
+    s->sends_only = 1; /* (until a receive is added) */
     shmc__userop_hold(s->op, 1); /* the program may free it before the call ends */
     /* (max_align_t: a reduction's scratch holds elements of any dtype) */
     size_t al = _Alignof(max_align_t), need = (tmp + al - 1) / al * al;
@@ -208,6 +210,10 @@ static struct step *add(struct shmc__sched *s, unsigned kind)
     struct step *t = &s->st[s->nst++];
     memset(t, 0, sizeof *t);
     t->kind = (unsigned char)kind;
+    /* Counted as built, for shmc__sched_start's requests: a pass over the steps there cost
+     * a small call's start about as much as building them (bench/path_cost.sh). */
+    s->msgs += kind == ST_SEND || kind == ST_RECV;
+    s->sends_only &= kind != ST_RECV;
     return t;
 }
 
@@ -290,6 +296,8 @@ void shmc__sched_round(struct shmc__sched *s)
 {
     if (s->failed || (s->nrounds && s->ends[s->nrounds - 1] == s->nst))
         return; /* (an empty round waits for nothing) */
+    s->most = s->msgs > s->most ? s->msgs : s->most;
+    s->msgs = 0;
     if (s->nrounds == s->rcap) {
         int n = s->rcap ? 2 * s->rcap : 8;
         int *e = realloc(s->ends, (size_t)n * sizeof *e);
@@ -556,16 +564,7 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
 {
     *req = NULL;
     shmc__sched_round(s);
-    int most = 0; /* messages of the largest round */
-    s->sends_only = 1;
-    for (int r = 0, first = 0; r < s->nrounds; first = s->ends[r++]) {
-        int m = 0;
-        for (int i = first; i < s->ends[r]; i++) {
-            m += s->st[i].kind == ST_SEND || s->st[i].kind == ST_RECV;
-            s->sends_only &= s->st[i].kind != ST_RECV;
-        }
-        most = m > most ? m : most;
-    }
+    int most = s->most; /* messages of the largest round */
     if (!s->failed && most > s->reqcap) {
         free(s->reqs);
         s->reqcap = 0;
