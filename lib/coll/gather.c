@@ -13,6 +13,7 @@
 #include "base/copy.h"
 #include "coll/algos.h"
 #include "coll/local.h"
+#include "coll/onestep.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
 #include "coll/xfer.h"
@@ -158,6 +159,19 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     uint8_t *mine = (uint8_t *)rbuf + (size_t)x->me * bytes, *slot;
     const uint8_t *own = sbuf ? sbuf : mine;
     int rc;
+    /* A block that one of the world's rounds carries goes in that one synchronisation
+     * (onestep.c), where the slots take two (a slot is written only once last call's
+     * readers are done with it; the commit that made it has the figures). In place, our
+     * block is taken aside first: the round copies every rank's block into rbuf, ours
+     * included. */
+    if (shmc__cx_world(x) && bytes <= SHMC_ONESTEP_MAX) {
+        uint8_t keep[SHMC_ONESTEP_MAX];
+        if (own == mine) {
+            memcpy(keep, mine, bytes);
+            own = keep;
+        }
+        return shmc__onestep_allgather(x, own, rbuf, bytes);
+    }
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x);
