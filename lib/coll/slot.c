@@ -135,7 +135,7 @@ static int slot_block(struct slot_wait *w)
 {
     if (slot_ready(w))
         return shmc__cx_quit(w->x, w->err);
-    int rc = shmc__wait_coll(w->x->co->p2p, slot_ready, NULL, w, w->x->c->ctx);
+    int rc = shmc__wait_pred(w->x->co->p2p, slot_ready, NULL, w, SHMC_BLK_COLL, w->x->c->ctx);
     return shmc__cx_quit(w->x, rc != SHMC_OK ? rc : w->err);
 }
 
@@ -228,7 +228,7 @@ int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp)
     struct settle_wait w = {x, stamp};
     if (members_settled(&w))
         return SHMC_OK;
-    return shmc__wait_coll(x->co->p2p, members_settled, NULL, &w, x->c->ctx);
+    return shmc__wait_pred(x->co->p2p, members_settled, NULL, &w, SHMC_BLK_COLL, x->c->ctx);
 }
 
 static void done(const struct shmc__cx *x, unsigned lane, int owner)

@@ -164,6 +164,15 @@ int shmc__wsync_look(struct shmc__wsync_look *w)
     return 1;
 }
 
+/* A blocking wait of the world's rounds, as hang reports name it (a blocking collective's
+ * shared-memory step on the world). */
+static int wait_world(struct shmc__coll *co, int (*done)(void *),
+                      int (*elsewhere)(void *, uint32_t), void *arg)
+{
+    return shmc__wait_pred(co->p2p, done, elsewhere, arg, SHMC_BLK_COLL,
+                           co->p2p->comms.world.ctx);
+}
+
 int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)
 {
     struct shmc__wsync_look w;
@@ -172,7 +181,7 @@ int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int 
     if (!all_entered(&w)) {
         /* Members that both wait here compare their calls here (p2p/incall.h). */
         shmc__incall_round(co->p2p, 1);
-        rc = shmc__wait_coll(co->p2p, all_entered, shmc__wsync_far, &w, co->p2p->comms.world.ctx);
+        rc = wait_world(co, all_entered, shmc__wsync_far, &w);
         shmc__incall_round(co->p2p, 0);
     }
     if (odd)
@@ -199,8 +208,7 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
     if (co->rank == 0) {
         if (!all_entered(&w)) {
             shmc__incall_round(co->p2p, 1);
-            rc = shmc__wait_coll(co->p2p, all_entered, shmc__wsync_far, &w,
-                                 co->p2p->comms.world.ctx);
+            rc = wait_world(co, all_entered, shmc__wsync_far, &w);
             shmc__incall_round(co->p2p, 0);
         }
         if (rc == SHMC_OK && w.err == SHMC_OK) {
@@ -216,7 +224,7 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
         if (!released(&w)) {
             /* shmc__wsync_far looks at every rank still short of r: any may hold rank 0 up. */
             shmc__incall_round(co->p2p, 1);
-            rc = shmc__wait_coll(co->p2p, released, shmc__wsync_far, &w, co->p2p->comms.world.ctx);
+            rc = wait_world(co, released, shmc__wsync_far, &w);
             shmc__incall_round(co->p2p, 0);
         }
         /* Every rank has entered r (rank 0 saw each), and none can write this half again
@@ -273,7 +281,7 @@ int shmc__wsync_settle(struct shmc__coll *co, uint64_t r)
     struct settle_wait w = {co, r, SHMC_LANE_BLOCKING};
     if (all_settled(&w))
         return SHMC_OK;
-    return shmc__wait_coll(co->p2p, all_settled, NULL, &w, co->p2p->comms.world.ctx);
+    return wait_world(co, all_settled, NULL, &w);
 }
 
 int shmc__wsync_settled(struct shmc__coll *co, unsigned lane, uint64_t r)

@@ -182,7 +182,7 @@ int shmc__p2p_finalize(struct shmc__p2p *p)
 {
     p->phase = SHMC_P2P_FINALIZING;
     shmc__job_set_state(p->arena, (unsigned)p->rank, SHMC_RANK_FINALIZING);
-    int rc = shmc__wait_pred(p, obligations_met, NULL, p, SHMC_BLK_FINALIZE);
+    int rc = shmc__wait_pred(p, obligations_met, NULL, p, SHMC_BLK_FINALIZE, 0);
     if (shmc__job_aborted(p->arena))
         rc = SHMC_ERR_ABORTED;
     shmc__job_set_state(p->arena, (unsigned)p->rank, SHMC_RANK_FINALIZED);

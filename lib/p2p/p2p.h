@@ -470,15 +470,13 @@ int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__reques
 int shmc__req_other_call(const struct shmc__request *r, int want_tag);
 /* Waits for r, fills status, frees r; returns its result. */
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
-/* Waits until done(arg) holds, making progress, as blocked on `op` for hang reports.
+/* Waits until done(arg) holds, making progress, as blocked on `op` on the communicator whose
+ * context group holds ctx for hang reports (a blocking collective's shared-memory step:
+ * SHMC_BLK_COLL, shm/arena.h).
  * elsewhere(arg, cpu), if not NULL, says whether every rank done() still waits for last
  * ran on another CPU than `cpu` (see shmc__runs_elsewhere in shm/doorbell.h). */
 int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
-                    void *arg, unsigned op);
-/* The same for a blocking collective's shared-memory step on the communicator whose
- * context group holds ctx (SHMC_BLK_COLL, as hang reports name it: shm/arena.h). */
-int shmc__wait_coll(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
-                    void *arg, uint32_t ctx);
+                    void *arg, unsigned op, uint32_t ctx);
 
 /* comm.c: the communicator table. */
 int shmc__comms_init(struct shmc__p2p *p, uint32_t gen0);

@@ -70,7 +70,7 @@ static int probe_call(int src, int tag, shmc_dtype dtype, shmc_comm *comm, int *
         if (p->ngone)
             p->recheck = 1;
         shmc__deadline_arm(c->timeout_ms);
-        rc = shmc__wait_pred(p, probe_done, NULL, &q, SHMC_BLK_RECV);
+        rc = shmc__wait_pred(p, probe_done, NULL, &q, SHMC_BLK_RECV, c->ctx);
         shmc__deadline = 0;
         if (rc != SHMC_OK)
             return rc;

@@ -387,17 +387,9 @@ int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__reques
 }
 
 int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
-                    void *arg, unsigned op)
+                    void *arg, unsigned op, uint32_t ctx)
 {
-    struct blk b = {.op = op, .peer = SHMC_ANY, .tag = SHMC_ANY};
-    struct spin_far far = {.elsewhere = elsewhere, .arg = arg};
-    return wait_until(p, done, arg, &b, &far);
-}
-
-int shmc__wait_coll(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
-                    void *arg, uint32_t ctx)
-{
-    struct blk b = {.op = SHMC_BLK_COLL, .peer = SHMC_ANY, .tag = SHMC_ANY, .ctx = ctx};
+    struct blk b = {.op = op, .peer = SHMC_ANY, .tag = SHMC_ANY, .ctx = ctx};
     struct spin_far far = {.elsewhere = elsewhere, .arg = arg};
     return wait_until(p, done, arg, &b, &far);
 }

@@ -258,7 +258,7 @@ int shmc__win_wait(struct shmc_win *w, int rank, int (*fn)(void *arg), void *arg
      * the count (shmc__win_woken): one of the two sees the other. */
     shmc__fetch_add32(&w->rec[rank].waiting, 1);
     shmc__fence_seq_cst();
-    int rc = shmc__wait_pred(&shmc__p2p, until, NULL, &x, SHMC_BLK_WIN);
+    int rc = shmc__wait_pred(&shmc__p2p, until, NULL, &x, SHMC_BLK_WIN, 0);
     shmc__fetch_add32(&w->rec[rank].waiting, (uint32_t)-1);
     return rc != SHMC_OK ? rc : x.lost;
 }

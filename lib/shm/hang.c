@@ -92,7 +92,8 @@ static int coll_kind(const struct blk *b)
 
 static const char *const kind_text[] = {"", "a blocking collective", "a nonblocking collective"};
 
-/* "waits to send 64 MiB to rank 1" and the like. */
+/* "waits to send 64 MiB to rank 1" and the like; a collective's message says in which kind
+ * of collective ("... from rank 1 in a blocking collective"). */
 static const char *wait_text(const struct blk *b, char *buf, size_t len)
 {
     char sz[32], who[32];
@@ -103,10 +104,12 @@ static const char *wait_text(const struct blk *b, char *buf, size_t len)
     size_text(b->bytes, sz, sizeof sz);
     switch (b->op) {
     case SHMC_BLK_SEND:
-        snprintf(buf, len, "waits to send %s to %s", sz, who);
+        snprintf(buf, len, "waits to send %s to %s%s%s", sz, who, coll_kind(b) ? " in " : "",
+                 kind_text[coll_kind(b)]);
         break;
     case SHMC_BLK_RECV:
-        snprintf(buf, len, "waits to receive up to %s from %s", sz, who);
+        snprintf(buf, len, "waits to receive up to %s from %s%s%s", sz, who,
+                 coll_kind(b) ? " in " : "", kind_text[coll_kind(b)]);
         break;
     case SHMC_BLK_COLL:
         snprintf(buf, len, "waits in %s%s%s", kind_text[coll_kind(b)], b->peer >= 0 ? " for " : "",
@@ -233,17 +236,15 @@ void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FIL
                     r, b[r].run, b[r].op != SHMC_BLK_NONE ? "; inside shmcomm it " : "",
                     b[r].op != SHMC_BLK_NONE ? wait_text(&b[r], what, sizeof what) : "");
         else if (blocked(&b[r])) {
-            /* A collective's tags are the library's: its kind is said instead. */
-            int k = coll_kind(&b[r]);
+            /* A collective's tags are the library's: wait_text says its kind instead. */
             char tag[24] = "";
-            if (!k)
+            if (!coll_kind(&b[r]))
                 snprintf(tag, sizeof tag, "tag %d, ", b[r].tag);
-            fprintf(
-                f, "  rank %d: %s%s%s (%son %s), for %.1f s\n", r,
-                wait_text(&b[r], what, sizeof what), k && b[r].op != SHMC_BLK_COLL ? " in " : "",
-                b[r].op != SHMC_BLK_COLL ? kind_text[k] : "", tag,
-                comm_text(b[r].ctx, comm, sizeof comm),
-                b[r].since_ns && now > b[r].since_ns ? (double)(now - b[r].since_ns) / 1e9 : 0.0);
+            fprintf(f, "  rank %d: %s (%son %s), for %.1f s\n", r,
+                    wait_text(&b[r], what, sizeof what), tag,
+                    comm_text(b[r].ctx, comm, sizeof comm),
+                    b[r].since_ns && now > b[r].since_ns ? (double)(now - b[r].since_ns) / 1e9
+                                                         : 0.0);
         } else
             fprintf(f, "  rank %d: %s, not blocked in shmcomm\n", r, state_text(b[r].state));
     }

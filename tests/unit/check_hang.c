@@ -12,6 +12,45 @@
 #include "shm/arena.h"
 #include "shm/hang.h"
 
+/* What a rank's control block says it waits on, as the tests set it by hand. */
+struct wait_set {
+    unsigned state, op, peer, ctx;
+    int tag;
+    uint64_t bytes;
+};
+
+/* The reporter takes the time as an argument: a made-up one, the waits three seconds old. */
+static const uint64_t now = 100000000000ull, ago = 100000000000ull - 3000000000ull;
+
+/* An arena of n ranks whose control blocks say set[r]. */
+static void arena_with(struct shmc__arena *a, int n, const struct wait_set *set)
+{
+    struct shmc__layout l;
+    char name[64];
+    ck_assert_int_eq(shmc__arena_layout((unsigned)n, 0, &l), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(a, name, &l, 1, 0, 1, 0), SHMC_OK);
+    for (int r = 0; r < n; r++) {
+        struct shmc__rank_cb *cb = shmc__arena_cb(a, (unsigned)r);
+        atomic_store(&cb->state, set[r].state);
+        atomic_store(&cb->blk_op, set[r].op);
+        atomic_store(&cb->blk_peer, set[r].peer);
+        atomic_store(&cb->blk_tag, (uint32_t)set[r].tag);
+        atomic_store(&cb->blk_ctx, set[r].ctx);
+        atomic_store(&cb->blk_bytes, set[r].bytes);
+        atomic_store(&cb->blk_since_ns, ago);
+    }
+}
+
+/* The hang report of arena a's n ranks, in text (len bytes). */
+static void report(const struct shmc__arena *a, int n, char *text, size_t len)
+{
+    FILE *f = fmemopen(text, len, "w");
+    ck_assert_ptr_nonnull(f);
+    shmc__hang_report(a, n, NULL, f, "test: ");
+    fclose(f);
+}
+
 /* The report's last part, on an arena whose control blocks are set by hand: a rank that
  * waits for one that has already left is named as such. In a live job the library ends
  * such a wait with SHMC_ERR_PEER_DEAD (the failure suite), at the latest one liveness
@@ -19,38 +58,16 @@
  * that left is also no candidate for SHMC_TIMEOUT's reporter, nor does it count as stuck. */
 START_TEST(test_hang_report_left)
 {
-    struct shmc__layout l;
     struct shmc__arena a;
-    char name[64], text[4096];
-    ck_assert_int_eq(shmc__arena_layout(4, 0, &l), SHMC_OK);
-    ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
-    ck_assert_int_eq(shmc__arena_create(&a, name, &l, 1, 0, 1, 0), SHMC_OK);
-    /* The reporter takes the time as an argument: a made-up one, three seconds after the
-     * waits began. */
-    uint64_t now = 100000000000ull, ago = now - 3000000000ull;
+    char text[4096];
     /* Rank 0 receives from rank 1, which finalized; rank 2 sends 1 MiB to rank 3, which
      * was killed; rank 1 and rank 3 are gone. */
-    static const struct {
-        unsigned state, op, peer;
-        uint64_t bytes;
-    } set[4] = {{SHMC_RANK_RUNNING, SHMC_BLK_RECV, 1, 8},
-                {SHMC_RANK_FINALIZED, SHMC_BLK_NONE, 0, 0},
-                {SHMC_RANK_RUNNING, SHMC_BLK_SEND, 3, 1u << 20},
-                {SHMC_RANK_DEAD, SHMC_BLK_NONE, 0, 0}};
-    for (unsigned r = 0; r < 4; r++) {
-        struct shmc__rank_cb *cb = shmc__arena_cb(&a, r);
-        atomic_store(&cb->state, set[r].state);
-        atomic_store(&cb->blk_op, set[r].op);
-        atomic_store(&cb->blk_peer, set[r].peer);
-        atomic_store(&cb->blk_tag, 7);
-        atomic_store(&cb->blk_ctx, 0);
-        atomic_store(&cb->blk_bytes, set[r].bytes);
-        atomic_store(&cb->blk_since_ns, ago);
-    }
-    FILE *f = fmemopen(text, sizeof text, "w");
-    ck_assert_ptr_nonnull(f);
-    shmc__hang_report(&a, 4, NULL, f, "test: ");
-    fclose(f);
+    static const struct wait_set set[4] = {{SHMC_RANK_RUNNING, SHMC_BLK_RECV, 1, 0, 7, 8},
+                                           {SHMC_RANK_FINALIZED, SHMC_BLK_NONE, 0, 0, 7, 0},
+                                           {SHMC_RANK_RUNNING, SHMC_BLK_SEND, 3, 0, 7, 1u << 20},
+                                           {SHMC_RANK_DEAD, SHMC_BLK_NONE, 0, 0, 7, 0}};
+    arena_with(&a, 4, set);
+    report(&a, 4, text, sizeof text);
     SHMCT_ASSERT_CONTAINS(text, "rank 1: exited (finalized)");
     SHMCT_ASSERT_CONTAINS(text, "rank 3: exited (dead)");
     SHMCT_ASSERT_CONTAINS(text, "test: rank 0 waits to receive up to 8 B from rank 1, which "
@@ -74,40 +91,22 @@ END_TEST
  * the others' blocking call hangs with them, and this line is how a person finds out. */
 START_TEST(test_hang_report_kinds)
 {
-    struct shmc__layout l;
     struct shmc__arena a;
-    char name[64], text[4096];
-    ck_assert_int_eq(shmc__arena_layout(6, 0, &l), SHMC_OK);
-    ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
-    ck_assert_int_eq(shmc__arena_create(&a, name, &l, 1, 0, 1, 0), SHMC_OK);
-    uint64_t now = 100000000000ull, ago = now - 3000000000ull;
+    char text[4096];
     /* On the world: rank 0 in a blocking call's shared-memory step, rank 1 in a
      * nonblocking call (its driven request's context), rank 2 in a blocking call's
      * schedule; on communicator #1: rank 3 receives a blocking collective's message, rank 4
      * a nonblocking one's, rank 5 a point-to-point message. */
-    static const struct {
-        unsigned op, peer, ctx;
-        int tag;
-    } set[6] = {{SHMC_BLK_COLL, ~0u, SHMC_CTX_COLL, -1},
-                {SHMC_BLK_COLL, ~0u, SHMC_CTX_GROUP - 1, 3},
-                {SHMC_BLK_COLL, ~0u, SHMC_CTX_GROUP - 1, (int)(SHMC_BLK_COLL_BLOCKING | 2)},
-                {SHMC_BLK_RECV, 4, SHMC_CTX_GROUP + SHMC_CTX_COLL, 9},
-                {SHMC_BLK_RECV, 3, SHMC_CTX_GROUP + SHMC_CTX_NBC, 1},
-                {SHMC_BLK_RECV, 3, SHMC_CTX_GROUP, 7}};
-    for (unsigned r = 0; r < 6; r++) {
-        struct shmc__rank_cb *cb = shmc__arena_cb(&a, r);
-        atomic_store(&cb->state, SHMC_RANK_RUNNING);
-        atomic_store(&cb->blk_op, set[r].op);
-        atomic_store(&cb->blk_peer, set[r].peer);
-        atomic_store(&cb->blk_tag, (uint32_t)set[r].tag);
-        atomic_store(&cb->blk_ctx, set[r].ctx);
-        atomic_store(&cb->blk_bytes, 8);
-        atomic_store(&cb->blk_since_ns, ago);
-    }
-    FILE *f = fmemopen(text, sizeof text, "w");
-    ck_assert_ptr_nonnull(f);
-    shmc__hang_report(&a, 6, NULL, f, "test: ");
-    fclose(f);
+    enum { RUN = SHMC_RANK_RUNNING, COLL = SHMC_BLK_COLL, RECV = SHMC_BLK_RECV };
+    static const struct wait_set set[6] = {
+        {RUN, COLL, ~0u, SHMC_CTX_COLL, -1, 8},
+        {RUN, COLL, ~0u, SHMC_CTX_GROUP - 1, 3, 8},
+        {RUN, COLL, ~0u, SHMC_CTX_GROUP - 1, (int)(SHMC_BLK_COLL_BLOCKING | 2), 8},
+        {RUN, RECV, 4, SHMC_CTX_GROUP + SHMC_CTX_COLL, 9, 8},
+        {RUN, RECV, 3, SHMC_CTX_GROUP + SHMC_CTX_NBC, 1, 8},
+        {RUN, RECV, 3, SHMC_CTX_GROUP, 7, 8}};
+    arena_with(&a, 6, set);
+    report(&a, 6, text, sizeof text);
     SHMCT_ASSERT_CONTAINS(text, "rank 0: waits in a blocking collective (on the world), for ");
     SHMCT_ASSERT_CONTAINS(text, "rank 1: waits in a nonblocking collective (on the world), for ");
     SHMCT_ASSERT_CONTAINS(text, "rank 2: waits in a blocking collective (on the world), for ");
