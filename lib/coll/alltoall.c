@@ -6,7 +6,8 @@
  *         (rotated) index has bit k set to rank + 2^k. Fewer, larger messages: the
  *         small-block algorithm.
  *   shm:  every rank stages a piece of each of its n blocks in its slot; each rank
- *         copies its piece from everyone (chunked by slot size / n).
+ *         copies its piece from everyone (chunked by slot size / n). A small call on the
+ *         world beyond 2 ranks does the same in one of the world's rounds (wround.h).
  * All-to-all-v (each rank's own counts and displacements) is the ring's pairwise exchange:
  * blocks of any size, each moved once, n - 1 steps.
  */
@@ -17,6 +18,7 @@
 #include "coll/local.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
+#include "coll/wround.h"
 #include "coll/xfer.h"
 
 int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
@@ -98,6 +100,8 @@ int shmc__alltoall_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
 
 int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
+    if (shmc__wround_blocking(SHMC_C_ALLTOALL, x, count))
+        return shmc__wround_run(SHMC_C_ALLTOALL, x, sbuf, rbuf, count);
     int n = x->n, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
     const uint8_t *s = sbuf;

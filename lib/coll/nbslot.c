@@ -50,38 +50,38 @@ int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count)
 
 /* Does the call's data flow to the root (a gather, a reduce), rather than from it (a
  * broadcast)? */
-static int to_root(const struct shmc__nbr *b)
+static int to_root(const struct shmc__wround *b)
 {
     return b->coll != SHMC_C_BROADCAST;
 }
 
 /* Does this rank put a publication, and for whom (a comm rank, or -1: every other)? */
-static int putter(const struct shmc__nbr *b)
+static int putter(const struct shmc__wround *b)
 {
     int root = b->x->root, me = b->x->me;
     return b->coll == SHMC_C_REDUCE || (to_root(b) ? me != root : me == root);
 }
 
-static int reader(const struct shmc__nbr *b)
+static int reader(const struct shmc__wround *b)
 {
     return to_root(b) ? b->x->root : -1;
 }
 
 /* Does this rank take anything (the root's own block of a gather included)? */
-static int taker(const struct shmc__nbr *b)
+static int taker(const struct shmc__wround *b)
 {
     return (b->x->me == b->x->root) == to_root(b);
 }
 
 /* Does this rank take from member q's publication? */
-static int takes_from(const struct shmc__nbr *b, int q)
+static int takes_from(const struct shmc__wround *b, int q)
 {
     int root = b->x->root, me = b->x->me;
     return to_root(b) ? me == root && q != me : me != root && q == root;
 }
 
 /* A broadcast's vector, a gather's block or a reduce's vector into this rank's slot. */
-static void put(const struct shmc__nbr *b, uint8_t *mine)
+static void put(const struct shmc__wround *b, uint8_t *mine)
 {
     shmc__copy(mine, to_root(b) ? b->sbuf : b->rbuf, b->count * b->x->es);
 }
@@ -89,7 +89,7 @@ static void put(const struct shmc__nbr *b, uint8_t *mine)
 /* This rank's part from member q's publication (q == me: its own part of a gather or
  * reduce), seen already with the call's words. A reduce combines in rank order, q after q,
  * left to right. */
-static void take_part(const struct shmc__nbr *b, int q, const uint8_t *mine)
+static void take_part(const struct shmc__wround *b, int q, const uint8_t *mine)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = b->count * x->es;
@@ -117,7 +117,7 @@ static void take_part(const struct shmc__nbr *b, int q, const uint8_t *mine)
     }
 }
 
-void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__nbr *b, int gate)
+void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__wround *b, int gate)
 {
     *s = (struct shmc__nbs){.b = b, .stamp = shmc__slot_nb_next(b->x), .gate = gate};
 }
@@ -132,7 +132,7 @@ static int failed(const struct shmc__nbs *s, int *rc, int err)
 
 int shmc__nbs_step(struct shmc__nbs *s, int *rc)
 {
-    const struct shmc__nbr *b = s->b;
+    const struct shmc__wround *b = s->b;
     const struct shmc__cx *x = b->x;
     uint8_t *mine = NULL;
     int err = SHMC_OK;

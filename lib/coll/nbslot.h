@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coll/nbround.h"
+#include "coll/wround.h"
 
 /* Which calls go through the slots: a broadcast, reduce or gather on the world beyond 2
  * ranks (shmc__nbs_rooted), whose rounds would wait for every member where these wait for
@@ -35,14 +35,14 @@ int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count);
 /* One call through the slots, or its gate (no data: the call's words alone, for a call that
  * runs as a schedule at another count). */
 struct shmc__nbs {
-    const struct shmc__nbr *b;
+    const struct shmc__wround *b;
     uint64_t stamp;
     int gate;
     int put; /* this rank's part published */
     int q;   /* the next owner whose publication it waits for */
 };
 /* Takes the call's stamp: in the order of the nonblocking calls on the world. */
-void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__nbr *b, int gate);
+void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__wround *b, int gate);
 /* Moves s along without waiting: 1 once ended (*rc: SHMC_OK or the error that ended it,
  * after which this rank has quit the world's collectives), 0 while it waits. */
 int shmc__nbs_step(struct shmc__nbs *s, int *rc);

@@ -1,7 +1,7 @@
 /*
  * The world's nonblocking collectives on its shared memory (nbworld.h), as its blocking
  * ones: the one-step rounds for a barrier, small vectors and the other collectives of
- * equal blocks where the rule in nbworld.h takes them (nbround.c has what each puts and
+ * equal blocks where the rule in nbworld.h takes them (wround.c has what each puts and
  * takes), the staging buffers or the direct all-reduce's rounds (direct.c) for a large
  * all-reduce, as dispatch.c picks for the blocking call, and beyond 2 ranks the lane's
  * slots for the rooted calls (nbslot.c).
@@ -35,9 +35,9 @@
 #include "base/userop.h"
 #include "coll/callword.h"
 #include "coll/dispatch.h"
-#include "coll/nbround.h"
 #include "coll/nbslot.h"
 #include "coll/onestep.h"
+#include "coll/wround.h"
 #include "p2p/request.h"
 
 /* (BY_STREAM is BY_STAGE with streaming stores: a call taken so runs as BY_STAGE) */
@@ -55,7 +55,7 @@ struct nbw {
     struct shmc__cx x;
     int how;                   /* BY_* */
     uint64_t seq;              /* its number among the lane's calls (lane_call); 0: none */
-    struct shmc__nbr b;        /* the call's buffers (b.x is &x) */
+    struct shmc__wround b;     /* the call's buffers (b.x is &x) */
     size_t per;                /* BY_ROUNDS: elements of each block a round carries */
     size_t e;                  /* BY_ROUNDS: the current chunk's first element */
     int posted;                /* BY_ROUNDS: its round is entered */
@@ -112,7 +112,7 @@ static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t byt
         return shmc__coll_pick(coll, x, 0) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (!count)
         return 0;
-    size_t per = shmc__nbr_elems(coll, x);
+    size_t per = shmc__wround_elems(coll, x, SHMC_LANE_NB);
     if (coll == SHMC_C_ALLREDUCE) {
         int algo = shmc__coll_pick(coll, x, bytes);
         if (algo == SHMC_A_STAGE)
@@ -165,7 +165,7 @@ static void nbw_put(struct nbw *w)
 }
 
 /* One-step rounds, a chunk of every block each: this rank's part of the chunk into its
- * half, the round entered, then the chunk of the result taken from the halves (nbround.c;
+ * half, the round entered, then the chunk of the result taken from the halves (wround.c;
  * for an all-reduce, onestep.c's, chunk by chunk). 1 once ended (*rc). */
 static int by_rounds(struct nbw *w, int *rc)
 {
@@ -177,7 +177,7 @@ static int by_rounds(struct nbw *w, int *rc)
         if (!w->posted) {
             uint64_t r = shmc__wsync_next(l);
             if (len)
-                shmc__nbr_put(&w->b, r, w->e, len);
+                shmc__wround_put(&w->b, r, w->e, len);
             shmc__wsync_post(co, l, r, shmc__wsync_tag(x->hash), &w->look);
             w->posted = 1;
         }
@@ -186,7 +186,7 @@ static int by_rounds(struct nbw *w, int *rc)
         if ((*rc = shmc__onestep_world_outcome(x, &w->look)) != SHMC_OK)
             return 1;
         if (len)
-            shmc__nbr_take(&w->b, w->look.want, w->e, len);
+            shmc__wround_take(&w->b, w->look.want, w->e, len);
         w->posted = 0;
         w->e += len;
         if (w->e >= w->b.count)
@@ -278,7 +278,7 @@ static uint64_t lane_call(struct shmc__coll *co, int sched)
 /* Queues call x on the lane as w, run `how` over the buffers of b (b.coll; b.x is set
  * here), its driven request in *req: the call's words (what, count) go with its rounds
  * when the mismatch check is on. SHMC_OK, SHMC_ERR_NOMEM, or the world's failure. */
-static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, unsigned what,
+static int queue(const struct shmc__cx *x, int how, const struct shmc__wround *b, unsigned what,
                  size_t count, struct shmc__request **req, struct nbw **out)
 {
     struct shmc__coll *co = x->co;
@@ -296,7 +296,7 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
     w->how = how;
     w->b = *b;
     w->b.x = &w->x;
-    w->per = b->coll == SHMC_C_BARRIER ? 1 : shmc__nbr_elems(b->coll, x);
+    w->per = b->coll == SHMC_C_BARRIER ? 1 : shmc__wround_elems(b->coll, x, SHMC_LANE_NB);
     w->seq = 0;
     w->e = 0;
     w->posted = 0;
@@ -328,7 +328,7 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__nbr *b, u
 static struct {
     struct shmc__request *req; /* in flight: its driven request; NULL: none */
     struct shmc__cx x;
-    struct shmc__nbr b; /* (b.x is &x) */
+    struct shmc__wround b; /* (b.x is &x) */
     struct shmc__wsync_look look;
 } lean;
 
@@ -344,7 +344,7 @@ static int lean_end(void)
 {
     int rc = shmc__onestep_world_outcome(&lean.x, &lean.look);
     if (rc == SHMC_OK && lean.b.count)
-        shmc__nbr_take(&lean.b, lean.look.want, 0, lean.b.count);
+        shmc__wround_take(&lean.b, lean.look.want, 0, lean.b.count);
     return quit_if_split(&lean.x, rc, &lean.look);
 }
 
@@ -409,20 +409,21 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
         return rc;
     uint64_t call[2] = {0, 0};
     uint64_t hash = co->check ? shmc__call_words_hash((unsigned)coll, x, count, 1, call) : 0;
-    struct shmc__nbr b = {.coll = coll,
-                          .x = x,
-                          .sbuf = sbuf,
-                          .rbuf = rbuf,
-                          .count = coll == SHMC_C_BARRIER ? 0 : count};
+    struct shmc__wround b = {.coll = coll,
+                             .lane = SHMC_LANE_NB,
+                             .x = x,
+                             .sbuf = sbuf,
+                             .rbuf = rbuf,
+                             .count = coll == SHMC_C_BARRIER ? 0 : count};
     uint64_t round = shmc__wsync_next(l);
     if (b.count)
-        shmc__nbr_put(&b, round, 0, b.count);
+        shmc__wround_put(&b, round, 0, b.count);
     l->moving = lane_call(co, 0);
     shmc__wsync_post(co, l, round, shmc__wsync_tag(hash), &lean.look);
     int over = shmc__wsync_look(&lean.look);
     if (over && lean.look.odd < 0 && lean.look.err == SHMC_OK) {
         if (b.count)
-            shmc__nbr_take(&b, round, 0, b.count);
+            shmc__wround_take(&b, round, 0, b.count);
         *x->nb = &shmc__req_done;
         return SHMC_OK;
     }
@@ -450,7 +451,7 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
 static int lean_fits(int how, int coll, const struct shmc__cx *x, size_t count)
 {
     return how == BY_ROUNDS && lane_idle(x->co) && !x->c->quit &&
-           (coll == SHMC_C_BARRIER || count <= shmc__nbr_elems(coll, x));
+           (coll == SHMC_C_BARRIER || count <= shmc__wround_elems(coll, x, SHMC_LANE_NB));
 }
 
 /* The slots' gates first in the queue looked at again, each ended whose publication all
@@ -482,8 +483,11 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     if (lean_fits(how, coll, x, count))
         return lean_start(coll, x, sbuf, rbuf, count);
     struct nbw *w;
-    struct shmc__nbr b = {
-        .coll = coll, .sbuf = sbuf, .rbuf = rbuf, .count = coll == SHMC_C_BARRIER ? 0 : count};
+    struct shmc__wround b = {.coll = coll,
+                             .sbuf = sbuf,
+                             .rbuf = rbuf,
+                             .count = coll == SHMC_C_BARRIER ? 0 : count,
+                             .lane = SHMC_LANE_NB};
     int stream = how == BY_STREAM;
     if (stream)
         how = BY_STAGE;
@@ -517,8 +521,8 @@ int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
     }
     struct nbw *w;
     struct shmc__request *r;
-    int rc = queue(x, BY_SLOT_GATE, &(struct shmc__nbr){.coll = coll}, (unsigned)coll, count, &r,
-                   &w);
+    struct shmc__wround gate = {.coll = coll, .lane = SHMC_LANE_NB};
+    int rc = queue(x, BY_SLOT_GATE, &gate, (unsigned)coll, count, &r, &w);
     if (rc != SHMC_OK)
         return rc;
     shmc__nbs_begin(&w->sl, &w->b, 1);

@@ -1,6 +1,6 @@
 /*
  * The world's nonblocking collectives on the world's own shared memory (nbworld.c): the
- * one-step rounds (wsync.c, nbround.c) and the staging buffers (stage.c), entered without
+ * one-step rounds (wsync.c, wround.c) and the staging buffers (stage.c), entered without
  * waiting and moved along by progress, on a lane of their own (coll.h).
  */
 #ifndef SHMC_NBWORLD_H
@@ -14,7 +14,7 @@
 
 /* Which nonblocking calls on the world run by its rounds (shmc__nbw_takes): every
  * collective of equal blocks whose call fits one round (a round carries
- * SHMC_WSYNC_NB_BYTES of each rank: nbround.h), at 2 ranks only up to
+ * SHMC_WSYNC_NB_BYTES of each rank: wround.h), at 2 ranks only up to
  * SHMC_NBW_TWO_ROUND_MAX of data in all (both ranks' blocks), and beyond
  * SHMC_NBW_TWO_ROUND_ANY only where the blocking call's rule gives `shm` too (its own
  * rounds; where it exchanges messages, a schedule of the same messages led beyond that,

@@ -4,7 +4,8 @@
  *   ring: block r is combined in the order r+1, r+2, ..., r (mod n), left to right.
  *   tree: the binomial tree reduce to rank 0 (coll/reduce.c), then a binomial scatter.
  *   shm:  rank order 0, 1, ..., n-1, left to right, each rank combining its own block
- *         from everyone's slot.
+ *         from everyone's slot; a small call on the world beyond 2 ranks from everyone's
+ *         half of one of the world's rounds (wround.h).
  */
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "coll/algos.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
+#include "coll/wround.h"
 
 int shmc__reduce_scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
@@ -32,6 +34,8 @@ int shmc__reduce_scatter_tree(const struct shmc__cx *x, const void *sbuf, void *
 
 int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
+    if (shmc__wround_blocking(SHMC_C_REDUCE_SCATTER, x, count))
+        return shmc__wround_run(SHMC_C_REDUCE_SCATTER, x, sbuf, rbuf, count);
     int n = x->n, me = x->me, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);
     const uint8_t *s = sbuf;

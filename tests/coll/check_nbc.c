@@ -902,7 +902,7 @@ START_TEST(test_nbc_against_blocking_split)
 }
 END_TEST
 
-/* The world's other collectives by its rounds (coll/nbround.c) and, past their limits, by
+/* The world's other collectives by its rounds (coll/wround.c) and, past their limits, by
  * schedules: counts of one element, of one round exactly and one element more, of several
  * rounds and of the most the rounds take (lib/coll/nbworld.h) and beyond, at the first and
  * last root, in place and not, a non-commutative op, each equal to the blocking call's. */

@@ -214,13 +214,15 @@ END_TEST
 /* ---- the default check, with every algorithm ----------------------------------------- *
  * Each case forces one algorithm of one collective on every member and has one member
  * (rank 1 of the communicator) make another call: another count (a barrier against a
- * small all-reduce), another root, another op. Nothing may hang; unless members only
+ * small all-reduce), another root, another op; with `shm`, also two small counts (both
+ * calls in one of the world's rounds or the slots' one-step path) and a small count
+ * against a large one (one call there, the other past it). Nothing may hang; unless members only
  * send to one another in that call (docs/reliability.md says which), one at least returns
  * SHMC_ERR_MISMATCH; a collective after it returns the same on every member: SHMC_OK
  * where the difference was found by every member in one round, or went unseen, and
  * SHMC_ERR_MISMATCH where some member found it alone and quit the communicator's
  * collectives. The world communicator then still works. */
-enum { S_COUNT, S_ROOT, S_OP, S_COUNT_OF };
+enum { S_COUNT, S_ROOT, S_OP, S_SMALL, S_CROSS, S_COUNT_OF };
 
 static const struct family {
     const char *env;
@@ -268,6 +270,9 @@ static int mcase(int i, const struct family **f, const char **algo, int *sc)
             for (int s = 0; s < S_COUNT_OF; s++) {
                 if ((s == S_ROOT && !families[k].rooted) || (s == S_OP && !families[k].reduces))
                     continue;
+                if ((s == S_SMALL || s == S_CROSS) &&
+                    (strcmp(families[k].algos[a], "shm") != 0 || families[k].kind == 3))
+                    continue;
                 if (i-- == 0) {
                     *f = &families[k];
                     *algo = families[k].algos[a];
@@ -304,6 +309,8 @@ static void one_mismatch(int i, shmc_comm *c, shmc_comm *w)
     size_t count = MCOUNT;
     shmc_op op = SHMC_SUM;
     int root = 0;
+    if (sc == S_SMALL || sc == S_CROSS)
+        count = odd ? (sc == S_SMALL ? 3 : MCOUNT) : 2;
     if (odd && sc == S_COUNT) {
         if (kind == 3)
             kind = 0, count = 64; /* a barrier against a small all-reduce */

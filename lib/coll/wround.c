@@ -1,22 +1,22 @@
 /*
- * The parts of a nonblocking world call's rounds, collective by collective (nbround.h).
+ * The parts of a world call's rounds, collective by collective (wround.h).
  * Combinations run in rank order from rank 0's part (shmc__reduce with the accumulator on
  * the left), as the one-step all-reduce and the slots combine, so any op, commutative or
  * not, gives the same bits on every member.
  */
-#include "coll/nbround.h"
+#include "coll/wround.h"
 
 #include "base/copy.h"
 #include "coll/onestep.h"
 #include "coll/wsync.h"
 
-static struct shmc__lane *lane(const struct shmc__nbr *b)
+static struct shmc__lane *lane(const struct shmc__wround *b)
 {
-    return &b->x->co->lane[SHMC_LANE_NB];
+    return &b->x->co->lane[b->lane];
 }
 
 /* Rank q's half of round r. */
-static const uint8_t *theirs(const struct shmc__nbr *b, int q, uint64_t r)
+static const uint8_t *theirs(const struct shmc__wround *b, int q, uint64_t r)
 {
     return shmc__wsync_theirs(b->x->co, lane(b), q, r);
 }
@@ -27,28 +27,28 @@ static int per_rank(int coll)
     return coll == SHMC_C_SCATTER || coll == SHMC_C_ALLTOALL || coll == SHMC_C_REDUCE_SCATTER;
 }
 
-size_t shmc__nbr_elems(int coll, const struct shmc__cx *x)
+size_t shmc__wround_elems(int coll, const struct shmc__cx *x, unsigned lane)
 {
     /* (a shift for the usual power-of-two elements: a division is most of this call) */
-    size_t es = x->es, half = SHMC_WSYNC_NB_BYTES,
+    size_t es = x->es, half = SHMC_WSYNC_HALF(lane),
            fit = (es & (es - 1)) ? half / es : half >> __builtin_ctzl(es);
     return per_rank(coll) ? fit / (size_t)x->n : fit;
 }
 
 /* Element i of block q of a buffer of n blocks of count. */
-static size_t at(const struct shmc__nbr *b, int q, size_t i)
+static size_t at(const struct shmc__wround *b, int q, size_t i)
 {
     return ((size_t)q * b->count + i) * b->x->es;
 }
 
 /* This rank's own block of an all-gather or gather: sbuf, or in place in rbuf. */
-static const uint8_t *own(const struct shmc__nbr *b)
+static const uint8_t *own(const struct shmc__wround *b)
 {
     return b->sbuf ? b->sbuf : b->rbuf + at(b, b->x->me, 0);
 }
 
 /* out = the chunks at offset `off` of every rank's half, combined in rank order. */
-static void combine(const struct shmc__nbr *b, uint64_t r, size_t off, uint8_t *out, size_t len)
+static void combine(const struct shmc__wround *b, uint64_t r, size_t off, uint8_t *out, size_t len)
 {
     const struct shmc__cx *x = b->x;
     shmc__copy(out, theirs(b, 0, r) + off, len * x->es);
@@ -57,7 +57,7 @@ static void combine(const struct shmc__nbr *b, uint64_t r, size_t off, uint8_t *
     shmc__reduce_finish(out, len, x->dt, x->op, x->n);
 }
 
-void shmc__nbr_put(const struct shmc__nbr *b, uint64_t r, size_t e, size_t len)
+void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
     const struct shmc__cx *x = b->x;
     uint8_t *mine = shmc__wsync_mine(lane(b), r);
@@ -95,7 +95,7 @@ void shmc__nbr_put(const struct shmc__nbr *b, uint64_t r, size_t e, size_t len)
     }
 }
 
-void shmc__nbr_take(const struct shmc__nbr *b, uint64_t r, size_t e, size_t len)
+void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = len * x->es, es = x->es;
@@ -142,4 +142,26 @@ void shmc__nbr_take(const struct shmc__nbr *b, uint64_t r, size_t e, size_t len)
     default:
         break;
     }
+}
+
+int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count)
+{
+    return x->n > 2 && shmc__cx_world(x) &&
+           count <= shmc__wround_elems(coll, x, SHMC_LANE_BLOCKING);
+}
+
+int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    struct shmc__wround b = {.coll = coll,
+                             .x = x,
+                             .sbuf = sbuf,
+                             .rbuf = rbuf,
+                             .count = count,
+                             .lane = SHMC_LANE_BLOCKING};
+    uint64_t r = shmc__wsync_next(lane(&b));
+    shmc__wround_put(&b, r, 0, count);
+    int rc = shmc__onestep_world_enter(x, r, 0);
+    if (rc == SHMC_OK)
+        shmc__wround_take(&b, r, 0, count);
+    return rc;
 }

@@ -1,0 +1,54 @@
+/*
+ * What each collective of equal blocks puts into a world round and takes out of it once
+ * every rank has entered (wround.c): the data half of the nonblocking world calls that
+ * run by rounds (nbworld.c), chunk by chunk, and of the blocking all-to-all's and
+ * reduce-scatter's small calls on the world (shmc__wround_blocking).
+ *
+ * A round carries, of every block the call moves, the elements [e, e + len): len is at
+ * most shmc__wround_elems (a rank's half of the lane holds SHMC_WSYNC_HALF(lane) bytes,
+ * shared by the n blocks of a call that sends one to each rank). Every member puts before it enters
+ * and takes after the round, and a round touches only its own chunk of each block, so calls in
+ * place need no copy of their own: a chunk is read into the half before the same chunk of the
+ * result is written.
+ */
+#ifndef SHMC_WROUND_H
+#define SHMC_WROUND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/cx.h"
+
+/* One call's buffers, as run() in entry.h passes them (algos.h), and the lane whose
+ * rounds it takes. */
+struct shmc__wround {
+    int coll; /* SHMC_C_* */
+    const struct shmc__cx *x;
+    const uint8_t *sbuf;
+    uint8_t *rbuf;
+    size_t count;  /* elements of each block */
+    unsigned lane; /* SHMC_LANE_* */
+};
+
+/* Elements of each block that one round carries; 0 when not even one element of each of
+ * the call's blocks fits a half. */
+size_t shmc__wround_elems(int coll, const struct shmc__cx *x, unsigned lane);
+/* This rank's part of chunk [e, e + len) into its half of round r of b's lane. */
+void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len);
+/* The result's chunk [e, e + len) out of round r, once every rank has entered it. */
+void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_t len);
+/* Does blocking call x of collective coll (the all-to-all or the reduce-scatter; count
+ * elements a block) go in one round of the world's blocking lane? On the world, beyond 2
+ * ranks, where the call fits one: one synchronisation where the slots take two (a slot is
+ * rewritten only once last call's readers are done with it), the Bruck exchange log2(n)
+ * rounds of messages and the ring n - 1. At 2 ranks the slots' second synchronisation
+ * has passed by the next call and the two ways cost the same, so the slots keep it (the
+ * commit that made this has the figures). The same answer on every member that made the
+ * same call. */
+int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count);
+/* Runs such a call (shmc__wround_blocking said yes): SHMC_OK, SHMC_ERR_MISMATCH on every
+ * member alike, or the error of a member that left or quit (onestep.h). */
+int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                     size_t count);
+
+#endif /* SHMC_WROUND_H */
