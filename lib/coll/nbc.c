@@ -13,10 +13,16 @@
 #include "coll/dispatch.h"
 #include "coll/sched.h"
 
+/* The key of the call shmc__nbc_run is building a schedule for, if any: the schedule
+ * started by go() is kept under it to run again (sched.h). */
+static const struct shmc__sched_key *building;
+
 /* Starts s, or reports that it could not be made. */
 static int go(struct shmc__sched *s, struct shmc__request **req)
 {
     *req = NULL;
+    if (s && building)
+        shmc__sched_keep(s, building);
     return s ? shmc__sched_start(s, req) : SHMC_ERR_NOMEM;
 }
 
@@ -550,11 +556,39 @@ static size_t *equal_blocks(int n, size_t count, size_t *own)
     return a;
 }
 
+/* The call's schedule as nbc_build makes it: kept schedules run again where one was
+ * kept for the same key. */
+static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+
 int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int rc = shmc__nbc_host(x);
     if (rc != SHMC_OK)
         return rc;
+    struct shmc__sched_key k = {.c = x->c,
+                                .uid = x->c->uid,
+                                .coll = coll,
+                                .root = x->root,
+                                .own = x->nb == &shmc__coll_own,
+                                .forced = x->co->algo[coll],
+                                .commutes = shmc__op_commutes(x->op),
+                                .dt = x->dt,
+                                .op = x->op,
+                                .count = count,
+                                .es = x->es,
+                                .sbuf = sbuf,
+                                .rbuf = rbuf};
+    if (shmc__sched_again(&k, x, x->nb, &rc))
+        return rc;
+    building = &k;
+    rc = build(coll, x, sbuf, rbuf, count);
+    building = NULL;
+    return rc;
+}
+
+static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    int rc;
     struct shmc__request **req = x->nb;
     switch (coll) {
     case SHMC_C_BARRIER:

@@ -56,6 +56,8 @@ struct shmc__sched {
     size_t tmpcap, tmpn;              /* bytes at tmp, of which the call asked for tmpn */
     void (*done)(void *arg, int err); /* shmc__sched_on_end */
     void *done_arg;
+    int keyed; /* kept once ended well, to run again for the call of key (shmc__sched_keep) */
+    struct shmc__sched_key key;
 };
 
 static_assert(SHMC_SCHED_BLOCKING == SHMC_BLK_COLL_BLOCKING,
@@ -128,23 +130,64 @@ static void destroy(struct shmc__sched *s)
     free(s);
 }
 
-/* The end of schedule s: its op's hold given back, its memory kept as a spare (keep) or
- * freed. */
-static void release(struct shmc__sched *s, int keep)
+/* Schedules that ended well, kept to run again for a call with the same key
+ * (shmc__sched_again): building a small call's schedule was a fifth of its start
+ * (bench/path_cost.sh with SPLIT=1; the commit that made this has the figures). The
+ * newest first; one pushed out goes to the spares. Under the library's lock, as the
+ * spares. */
+#define AGAIN_MAX 4
+static struct shmc__sched *again[AGAIN_MAX];
+static int nagain;
+
+static void spare_or_destroy(struct shmc__sched *s)
 {
-    if (!s)
-        return;
-    shmc__userop_hold(s->op, -1);
-    if (keep && nspare < SPARE_MAX && s->cap <= SPARE_STEPS && s->tmpcap <= SPARE_TMP)
+    if (nspare < SPARE_MAX && s->cap <= SPARE_STEPS && s->tmpcap <= SPARE_TMP)
         spare[nspare++] = s;
     else
         destroy(s);
 }
 
+/* The end of schedule s: its op's hold given back, s kept to run again (one keyed that
+ * ended well), its memory kept as a spare (keep) or freed. */
+static void release(struct shmc__sched *s, int keep)
+{
+    if (!s)
+        return;
+    shmc__userop_hold(s->op, -1);
+    if (!keep) {
+        destroy(s);
+    } else if (s->keyed && s->err == SHMC_OK && !s->done && s->cap <= SPARE_STEPS &&
+               s->tmpcap <= SPARE_TMP) {
+        if (nagain == AGAIN_MAX)
+            spare_or_destroy(again[--nagain]);
+        memmove(again + 1, again, (size_t)nagain * sizeof *again);
+        again[0] = s;
+        nagain++;
+    } else {
+        spare_or_destroy(s);
+    }
+}
+
 void shmc__sched_release_spares(void)
 {
+    while (nagain)
+        destroy(again[--nagain]);
     while (nspare)
         destroy(spare[--nspare]);
+}
+
+void shmc__sched_keep(struct shmc__sched *s, const struct shmc__sched_key *k)
+{
+    s->keyed = 1;
+    s->key = *k;
+}
+
+static int same_key(const struct shmc__sched_key *a, const struct shmc__sched_key *b)
+{
+    return a->c == b->c && a->uid == b->uid && a->coll == b->coll && a->root == b->root &&
+           a->own == b->own && a->forced == b->forced && a->commutes == b->commutes &&
+           a->dt == b->dt && a->op == b->op && a->count == b->count && a->es == b->es &&
+           a->sbuf == b->sbuf && a->rbuf == b->rbuf;
 }
 
 /* A schedule for call x whose tag is taken already. */
@@ -180,6 +223,28 @@ static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
 __attribute__((always_inline)) static inline int tag_of(const struct shmc__cx *x)
 {
     return take_tag(x, x->nb == &shmc__coll_own);
+}
+
+int shmc__sched_again(const struct shmc__sched_key *k, const struct shmc__cx *x,
+                      struct shmc__request **req, int *rc)
+{
+    for (int i = 0; i < nagain; i++) {
+        struct shmc__sched *s = again[i];
+        if (!same_key(&s->key, k))
+            continue;
+        memmove(again + i, again + i + 1, (size_t)(nagain - i - 1) * sizeof *again);
+        nagain--;
+        /* What a run changes: its tag, its round, requests and outcome. */
+        s->tag = tag_of(x);
+        s->round = 0;
+        s->nreqs = 0;
+        s->err = SHMC_OK;
+        shmc__userop_hold(s->op, 1); /* (as make takes it) */
+        *req = NULL;
+        *rc = shmc__sched_start(s, req);
+        return 1;
+    }
+    return 0;
 }
 
 struct shmc__sched *shmc__sched_new(const struct shmc__cx *x, size_t tmp)
@@ -583,6 +648,7 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     if (rc != SHMC_OK) {
         if (s->done) /* (sched.h: it runs once the call ended, either way) */
             s->done(s->done_arg, rc);
+        s->keyed = 0;
         shmc__sched_free(s);
         return rc;
     }

@@ -106,6 +106,28 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
 int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t bytes,
                            const size_t *counts, const size_t *displs, void *cdst,
                            const void *csrc, size_t cbytes, struct shmc__request **req);
+/* What makes a call's schedule the same as an earlier call's: the steps nbc.c builds
+ * follow from these alone (the communicator and this rank's place in it, the collective,
+ * its count, dtype, op and root, the buffers' addresses, whether it is a blocking call's
+ * own, and the algorithm the blocking rules force, which two builders consult). */
+struct shmc__sched_key {
+    const struct shmc__comm *c;
+    uint32_t uid; /* c's: never reused, so a freed communicator's schedule never matches */
+    int coll, root, own, forced, commutes;
+    shmc_dtype dt;
+    shmc_op op;
+    size_t count, es;
+    const void *sbuf;
+    const void *rbuf;
+};
+/* Schedule s (not started) is call k's: once it has ended well, it is kept to run again
+ * for the next call with the same key (shmc__sched_again) instead of building it anew. */
+void shmc__sched_keep(struct shmc__sched *s, const struct shmc__sched_key *k);
+/* Starts a kept schedule of key k again as call x (its own tag taken now, as
+ * shmc__sched_new takes one): 1 with *rc shmc__sched_start's outcome, or 0 where none is
+ * kept for k. Steps are the same bits of work in the same order as a new build's. */
+int shmc__sched_again(const struct shmc__sched_key *k, const struct shmc__cx *x,
+                      struct shmc__request **req, int *rc);
 /* Frees a schedule that is not started (kept for a later call: shmc__sched_new). */
 void shmc__sched_free(struct shmc__sched *s);
 /* Frees the schedules kept for later calls (the library's end). */

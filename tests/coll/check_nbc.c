@@ -9,7 +9,8 @@
  * counts that differ; the world's other collectives by rounds, at their limits and past
  * them, and against a schedule on another rank; schedules passing their gates while the
  * other rank is away, meeting a call by rounds, and a different op; the same calls on a
- * split communicator (schedules).
+ * split communicator (schedules); calls made again with the same arguments, which run
+ * the schedule kept from the last one.
  */
 #include <check.h>
 #include <pthread.h>
@@ -1821,6 +1822,91 @@ START_TEST(test_nbc_ring_split)
 }
 END_TEST
 
+/* The max of pairs of int64 (as affine's), commutative: another op than affine. */
+static void pairmax(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
+{
+    (void)dt, (void)ctx;
+    const int64_t *x = in;
+    int64_t *y = inout;
+    for (size_t i = 0; i < 2 * count; i++)
+        y[i] = x[i] > y[i] ? x[i] : y[i];
+}
+
+/* Calls made again with the same arguments run the schedule kept from the last one
+ * (coll/sched.c): each of seven calls, more than are kept, round and round with new
+ * inputs each time, against its blocking form; the same calls after the communicator is
+ * freed and another made, after the user op is freed and another made, and after the
+ * algorithm the blocking rules force for one of them changes. */
+static void again_round(shmc_comm *c, int me, int n, int64_t *in, int64_t *a, int64_t *b,
+                        shmc_op op, int turn)
+{
+    enum { K = 5 };
+    int root = turn % n;
+    for (size_t i = 0; i < (size_t)n * K; i++)
+        in[i] = val(me, i) * (turn + 1) + turn;
+    NB(shmc_iallreduce(in, a, K, SHMC_INT64, SHMC_SUM, c, &r_));
+    T_OK(shmc_allreduce(in, b, K, SHMC_INT64, SHMC_SUM, c));
+    same(a, b, K, "iallreduce again", me);
+    NB(shmc_iallreduce(in, a, K / 2, SHMC_DTYPE_BYTES(16), op, c, &r_));
+    T_OK(shmc_allreduce(in, b, K / 2, SHMC_DTYPE_BYTES(16), op, c));
+    same(a, b, 2 * (K / 2), "iallreduce, user op, again", me);
+    memcpy(a, in, K * 8);
+    memcpy(b, in, K * 8);
+    NB(shmc_ibroadcast(a, K, SHMC_INT64, root, c, &r_));
+    T_OK(shmc_broadcast(b, K, SHMC_INT64, root, c));
+    same(a, b, K, "ibroadcast again", me);
+    NB(shmc_iallgather(in, a, K, SHMC_INT64, c, &r_));
+    T_OK(shmc_allgather(in, b, K, SHMC_INT64, c));
+    same(a, b, (size_t)n * K, "iallgather again", me);
+    NB(shmc_ialltoall(in, a, K, SHMC_INT64, c, &r_));
+    T_OK(shmc_alltoall(in, b, K, SHMC_INT64, c));
+    same(a, b, (size_t)n * K, "ialltoall again", me);
+    memset(a, 0, (size_t)n * K * 8);
+    memset(b, 0, (size_t)n * K * 8);
+    NB(shmc_igather(in, a, K, SHMC_INT64, 0, c, &r_));
+    T_OK(shmc_gather(in, b, K, SHMC_INT64, 0, c));
+    if (me == 0)
+        same(a, b, (size_t)n * K, "igather again", me);
+    NB(shmc_ireduce_scatter(in, a, K, SHMC_INT64, SHMC_MAX, c, &r_));
+    T_OK(shmc_reduce_scatter(in, b, K, SHMC_INT64, SHMC_MAX, c));
+    same(a, b, K, "ireduce_scatter again", me);
+}
+
+static void again(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    int64_t *in = shmct_xmalloc((size_t)n * 5 * 8), *a = shmct_xmalloc((size_t)n * 5 * 8),
+            *b = shmct_xmalloc((size_t)n * 5 * 8);
+    shmc_op op;
+    T_OK(shmc_op_create(affine, NULL, 0, &op));
+    for (int life = 0; life < 2; life++) {
+        shmc_comm *c;
+        T_OK(shmc_comm_split(w, 0, n - 1 - me, &c));
+        for (int turn = 0; turn < 12; turn++) {
+            if (turn == 6) { /* another op, perhaps under the same handle */
+                T_OK(shmc_op_free(&op));
+                T_OK(shmc_op_create(life ? pairmax : affine, NULL, life, &op));
+            }
+            if (turn == 9)
+                T_OK(shmc_config_set("SHMC_ALGO_BROADCAST", life ? "direct" : "tree"));
+            again_round(c, shmc_comm_rank(c), n, in, a, b, op, turn);
+        }
+        T_OK(shmc_config_set("SHMC_ALGO_BROADCAST", "auto"));
+        T_OK(shmc_comm_free(&c));
+    }
+    T_OK(shmc_op_free(&op));
+    free(in);
+    free(a);
+    free(b);
+}
+
+START_TEST(test_nbc_again)
+{
+    static const int sizes[] = {2, 3, 4};
+    ck_assert_int_eq(shmct_run(sizes[_i], again, NULL), 0);
+}
+END_TEST
+
 static Suite *nbc_suite(void)
 {
     Suite *s = suite_create("nbc");
@@ -1859,6 +1945,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
     tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 4);
     tcase_add_loop_test(t, test_nbc_ring_split, 0, 6);
+    tcase_add_loop_test(t, test_nbc_again, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }
