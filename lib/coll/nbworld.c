@@ -112,7 +112,6 @@ static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t byt
         return shmc__coll_pick(coll, x, 0) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (!count)
         return 0;
-    size_t per = shmc__wround_elems(coll, x, SHMC_LANE_NB);
     if (coll == SHMC_C_ALLREDUCE) {
         int algo = shmc__coll_pick(coll, x, bytes);
         if (algo == SHMC_A_STAGE)
@@ -123,6 +122,7 @@ static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t byt
             return BY_DIRECT;
         return algo == SHMC_A_SHM && bytes <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
     }
+    size_t per = shmc__wround_elems(coll, x, SHMC_LANE_NB);
     if (!per)
         return 0;
     /* A rooted call here is at 2 ranks (may_round): by as many rounds as it takes where
