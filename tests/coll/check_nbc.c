@@ -1833,61 +1833,94 @@ static void pairmax(const void *in, void *inout, size_t count, shmc_dtype dt, vo
 }
 
 /* Calls made again with the same arguments run the schedule kept from the last one
- * (coll/sched.c): each of seven calls, more than are kept, round and round with new
- * inputs each time, against its blocking form; the same calls after the communicator is
- * freed and another made, after the user op is freed and another made, and after the
- * algorithm the blocking rules force for one of them changes. */
+ * (coll/sched.c): each of seven calls three times in a row (the second and third run the
+ * kept one), round and round (more calls than are kept, so each is pushed out between),
+ * with new inputs each time, in place and not, against its blocking form; the same after
+ * the user op is freed and another made, after the algorithm the blocking rules force
+ * for the broadcast changes, and after the communicator is freed and another made. */
+static void fresh(int64_t *in, size_t len, int me, int turn, int rep)
+{
+    for (size_t i = 0; i < len; i++)
+        in[i] = val(me, i) * (turn + 1) + turn * 3 + rep;
+}
+
 static void again_round(shmc_comm *c, int me, int n, int64_t *in, int64_t *a, int64_t *b,
                         shmc_op op, int turn)
 {
-    enum { K = 5 };
+    enum { K = 6, REPS = 3 };
+    size_t all = (size_t)n * K;
     int root = turn % n;
-    for (size_t i = 0; i < (size_t)n * K; i++)
-        in[i] = val(me, i) * (turn + 1) + turn;
-    NB(shmc_iallreduce(in, a, K, SHMC_INT64, SHMC_SUM, c, &r_));
-    T_OK(shmc_allreduce(in, b, K, SHMC_INT64, SHMC_SUM, c));
-    same(a, b, K, "iallreduce again", me);
-    NB(shmc_iallreduce(in, a, K / 2, SHMC_DTYPE_BYTES(16), op, c, &r_));
-    T_OK(shmc_allreduce(in, b, K / 2, SHMC_DTYPE_BYTES(16), op, c));
-    same(a, b, 2 * (K / 2), "iallreduce, user op, again", me);
-    memcpy(a, in, K * 8);
-    memcpy(b, in, K * 8);
-    NB(shmc_ibroadcast(a, K, SHMC_INT64, root, c, &r_));
-    T_OK(shmc_broadcast(b, K, SHMC_INT64, root, c));
-    same(a, b, K, "ibroadcast again", me);
-    NB(shmc_iallgather(in, a, K, SHMC_INT64, c, &r_));
-    T_OK(shmc_allgather(in, b, K, SHMC_INT64, c));
-    same(a, b, (size_t)n * K, "iallgather again", me);
-    NB(shmc_ialltoall(in, a, K, SHMC_INT64, c, &r_));
-    T_OK(shmc_alltoall(in, b, K, SHMC_INT64, c));
-    same(a, b, (size_t)n * K, "ialltoall again", me);
-    memset(a, 0, (size_t)n * K * 8);
-    memset(b, 0, (size_t)n * K * 8);
-    NB(shmc_igather(in, a, K, SHMC_INT64, 0, c, &r_));
-    T_OK(shmc_gather(in, b, K, SHMC_INT64, 0, c));
-    if (me == 0)
-        same(a, b, (size_t)n * K, "igather again", me);
-    NB(shmc_ireduce_scatter(in, a, K, SHMC_INT64, SHMC_MAX, c, &r_));
-    T_OK(shmc_reduce_scatter(in, b, K, SHMC_INT64, SHMC_MAX, c));
-    same(a, b, K, "ireduce_scatter again", me);
+    for (int rep = 0; rep < REPS; rep++) {
+        fresh(in, all, me, turn, rep);
+        NB(shmc_iallreduce(in, a, K, SHMC_INT64, SHMC_SUM, c, &r_));
+        T_OK(shmc_allreduce(in, b, K, SHMC_INT64, SHMC_SUM, c));
+        same(a, b, K, "iallreduce again", me);
+    }
+    for (int rep = 0; rep < REPS; rep++) { /* in place */
+        fresh(a, K, me, turn, rep);
+        fresh(b, K, me, turn, rep);
+        NB(shmc_iallreduce(SHMC_IN_PLACE, a, K, SHMC_INT64, SHMC_MAX, c, &r_));
+        T_OK(shmc_allreduce(SHMC_IN_PLACE, b, K, SHMC_INT64, SHMC_MAX, c));
+        same(a, b, K, "iallreduce in place again", me);
+    }
+    for (int rep = 0; rep < REPS; rep++) {
+        fresh(in, all, me, turn, rep);
+        NB(shmc_iallreduce(in, a, K / 2, SHMC_DTYPE_BYTES(16), op, c, &r_));
+        T_OK(shmc_allreduce(in, b, K / 2, SHMC_DTYPE_BYTES(16), op, c));
+        same(a, b, K, "iallreduce, user op, again", me);
+    }
+    for (int rep = 0; rep < REPS; rep++) {
+        fresh(a, K, me, turn, rep);
+        fresh(b, K, me, turn, rep);
+        NB(shmc_ibroadcast(a, K, SHMC_INT64, root, c, &r_));
+        T_OK(shmc_broadcast(b, K, SHMC_INT64, root, c));
+        same(a, b, K, "ibroadcast again", me);
+    }
+    for (int rep = 0; rep < REPS; rep++) {
+        fresh(in, all, me, turn, rep);
+        NB(shmc_iallgather(in, a, K, SHMC_INT64, c, &r_));
+        T_OK(shmc_allgather(in, b, K, SHMC_INT64, c));
+        same(a, b, all, "iallgather again", me);
+    }
+    for (int rep = 0; rep < REPS; rep++) {
+        fresh(in, all, me, turn, rep);
+        NB(shmc_ialltoall(in, a, K, SHMC_INT64, c, &r_));
+        T_OK(shmc_alltoall(in, b, K, SHMC_INT64, c));
+        same(a, b, all, "ialltoall again", me);
+    }
+    for (int rep = 0; rep < REPS; rep++) {
+        fresh(in, all, me, turn, rep);
+        memset(a, 0, all * 8);
+        memset(b, 0, all * 8);
+        NB(shmc_igather(in, a, K, SHMC_INT64, 0, c, &r_));
+        T_OK(shmc_gather(in, b, K, SHMC_INT64, 0, c));
+        if (me == 0)
+            same(a, b, all, "igather again", me);
+    }
+    for (int rep = 0; rep < REPS; rep++) {
+        fresh(in, all, me, turn, rep);
+        NB(shmc_ireduce_scatter(in, a, K, SHMC_INT64, SHMC_MAX, c, &r_));
+        T_OK(shmc_reduce_scatter(in, b, K, SHMC_INT64, SHMC_MAX, c));
+        same(a, b, K, "ireduce_scatter again", me);
+    }
 }
 
 static void again(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    int64_t *in = shmct_xmalloc((size_t)n * 5 * 8), *a = shmct_xmalloc((size_t)n * 5 * 8),
-            *b = shmct_xmalloc((size_t)n * 5 * 8);
+    int64_t *in = shmct_xmalloc((size_t)n * 6 * 8), *a = shmct_xmalloc((size_t)n * 6 * 8),
+            *b = shmct_xmalloc((size_t)n * 6 * 8);
     shmc_op op;
     T_OK(shmc_op_create(affine, NULL, 0, &op));
     for (int life = 0; life < 2; life++) {
         shmc_comm *c;
         T_OK(shmc_comm_split(w, 0, n - 1 - me, &c));
-        for (int turn = 0; turn < 12; turn++) {
-            if (turn == 6) { /* another op, perhaps under the same handle */
+        for (int turn = 0; turn < 8; turn++) {
+            if (turn == 3) { /* another op, perhaps under the same handle */
                 T_OK(shmc_op_free(&op));
                 T_OK(shmc_op_create(life ? pairmax : affine, NULL, life, &op));
             }
-            if (turn == 9)
+            if (turn == 5)
                 T_OK(shmc_config_set("SHMC_ALGO_BROADCAST", life ? "direct" : "tree"));
             again_round(c, shmc_comm_rank(c), n, in, a, b, op, turn);
         }
