@@ -52,7 +52,7 @@ static const char *const coll_algos[C_COUNT][8] = {
     [C_ALLGATHER] = {"tree", "ring", "shm"},
     [C_SCATTER] = {"tree", "ring", "shm", "direct"},
     [C_REDUCE_SCATTER] = {"tree", "ring", "shm"},
-    [C_ALLTOALL] = {"tree", "ring", "shm"},
+    [C_ALLTOALL] = {"tree", "ring", "shm", "direct"},
 };
 
 /* Forces collective coll's algorithm in this rank ("auto": the library's choice). Every

@@ -75,6 +75,7 @@
     X(REDUCE_SCATTER, SHM, reduce_scatter_shm)                                                     \
     X(ALLTOALL, TREE, alltoall_tree)                                                               \
     X(ALLTOALL, RING, alltoall_ring)                                                               \
-    X(ALLTOALL, SHM, alltoall_shm)
+    X(ALLTOALL, SHM, alltoall_shm)                                                                 \
+    X(ALLTOALL, DIRECT, alltoall_direct)
 
 #endif /* SHMC_BASE_ALGOS_H */

@@ -129,6 +129,8 @@ int shmc__alltoall_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
 extern const struct shmc__coll_algo shmc__alltoall_ring_algo;
 int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 extern const struct shmc__coll_algo shmc__alltoall_shm_algo;
+int shmc__alltoall_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+extern const struct shmc__coll_algo shmc__alltoall_direct_algo;
 /* alltoall.c: all-to-all with each rank's own counts and displacements (elements), by
  * pairwise exchange; a block whose size the two ranks disagree on is SHMC_ERR_MISMATCH. */
 int shmc__alltoallv_pairwise(const struct shmc__cx *x, const void *sbuf, const size_t *scounts,

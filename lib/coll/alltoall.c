@@ -8,6 +8,9 @@
  *   shm:  every rank stages a piece of each of its n blocks in its slot; each rank
  *         copies its piece from everyone (chunked by slot size / n). A small call on the
  *         world beyond 2 ranks does the same in one of the world's rounds (wround.h).
+ *   direct: every rank posts its n - 1 receives and n - 1 sends at once and waits for
+ *         them all (Open MPI's linear all-to-all): one step, where the ring's n - 1 steps
+ *         each wait for one peer to be scheduled when ranks share cores.
  * All-to-all-v (each rank's own counts and displacements) is the ring's pairwise exchange:
  * blocks of any size, each moved once, n - 1 steps.
  */
@@ -131,6 +134,34 @@ int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     return SHMC_OK;
 }
 
+int shmc__alltoall_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    int n = x->n, me = x->me, rc = SHMC_OK;
+    size_t bytes = count * x->es, nreq = 0;
+    const uint8_t *s = sbuf;
+    uint8_t *r = rbuf;
+    struct shmc__request *reqs[2 * SHMC_MAX_RANKS];
+    /* The receives first, so that a block arriving finds its place; each rank starts
+     * with the peer after it, so that the n - 1 senders spread over the receivers. */
+    for (int k = 1; k < n && rc == SHMC_OK; k++) {
+        int src = (me - k + n) % n;
+        if ((rc = shmc__cx_irecv(x, r + (size_t)src * bytes, bytes, src, &reqs[nreq])) == SHMC_OK)
+            nreq++;
+    }
+    for (int k = 1; k < n && rc == SHMC_OK; k++) {
+        int dst = (me + k) % n;
+        if ((rc = shmc__cx_isend(x, s + (size_t)dst * bytes, bytes, dst, &reqs[nreq])) == SHMC_OK)
+            nreq++;
+    }
+    if (rc != SHMC_OK) {
+        shmc__cx_cancel(x, nreq, reqs);
+        return rc;
+    }
+    /* Our own block while the others travel. */
+    return shmc__cx_copy_waitall(x, r + (size_t)me * bytes, s + (size_t)me * bytes, bytes, nreq,
+                                 reqs);
+}
+
 /* ---- what each borrows, and the descriptors ----------------------------------------- */
 
 /* Bruck: the rotated blocks, and half of them going out and coming in. */
@@ -144,3 +175,4 @@ static void tree_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_N
 const struct shmc__coll_algo shmc__alltoall_tree_algo = {shmc__alltoall_tree, tree_need};
 const struct shmc__coll_algo shmc__alltoall_ring_algo = {shmc__alltoall_ring, NULL};
 const struct shmc__coll_algo shmc__alltoall_shm_algo = {shmc__alltoall_shm, NULL};
+const struct shmc__coll_algo shmc__alltoall_direct_algo = {shmc__alltoall_direct, NULL};

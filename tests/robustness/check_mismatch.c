@@ -238,7 +238,7 @@ static const struct family {
     {"ALLGATHER", 2, 0, 0, {"tree", "ring", "shm"}},
     {"SCATTER", 6, 1, 0, {"tree", "ring", "shm"}},
     {"REDUCE_SCATTER", 7, 0, 1, {"tree", "ring", "shm"}},
-    {"ALLTOALL", 8, 0, 0, {"tree", "ring", "shm"}},
+    {"ALLTOALL", 8, 0, 0, {"tree", "ring", "shm", "direct"}},
 };
 #define NFAM (sizeof families / sizeof *families)
 #define MCOUNT 2048 /* elements per block: past the one-step path of the small calls */

@@ -18,7 +18,7 @@ static const struct {
     {"allgather", "ALLGATHER", {"tree", "ring", "shm"}},
     {"scatter", "SCATTER", {"tree", "ring", "shm"}},
     {"reduce_scatter", "REDUCE_SCATTER", {"tree", "ring", "shm"}},
-    {"alltoall", "ALLTOALL", {"tree", "ring", "shm"}},
+    {"alltoall", "ALLTOALL", {"tree", "ring", "shm", "direct"}},
     {"split", NULL, {"auto"}},
     {"create_group", NULL, {"auto"}},
 };
