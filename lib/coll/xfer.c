@@ -96,7 +96,7 @@ static void other_call(const struct shmc__cx *x, int peer, int sized)
 int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **reqs)
 {
     struct shmc__p2p *p = x->co->p2p;
-    int first = SHMC_OK, want = x->hash ? shmc__call_tag(x->hash) : SHMC_ANY;
+    int first = SHMC_OK, said = 0, want = x->hash ? shmc__call_tag(x->hash) : SHMC_ANY;
     int err = shmc__wait_requests_exact(p, n, reqs, want);
     if (err != SHMC_OK) {
         shmc__cx_quit(x, x->c->quit ? x->c->quit : err);
@@ -107,10 +107,14 @@ int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **
         if (!r)
             continue;
         /* A message of another size or tag than the algorithm expects means the ranks
-         * made different calls. */
+         * made different calls: said once, by every rank that got one, even where an
+         * earlier request ended with a peer's quit for it (with many messages in flight,
+         * every rank that found it may have seen another's quit first). */
         int mismatch = shmc__req_other_call(r, want);
-        if (mismatch && first != SHMC_ERR_MISMATCH)
+        if (mismatch && !said) {
             other_call(x, r->peer, r->msg_bytes != r->bytes);
+            said = 1;
+        }
         int rc = shmc__finish(p, r, NULL);
         if (mismatch)
             rc = SHMC_ERR_MISMATCH;
