@@ -136,30 +136,19 @@ int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
 
 int shmc__alltoall_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
-    int n = x->n, me = x->me, rc = SHMC_OK;
-    size_t bytes = count * x->es, nreq = 0;
-    const uint8_t *s = sbuf;
-    uint8_t *r = rbuf;
+    size_t bytes = count * x->es, nrecv, nsend;
+    uint8_t *s = (uint8_t *)sbuf, *r = rbuf;
     struct shmc__request *reqs[2 * SHMC_MAX_RANKS];
-    /* The receives first, so that a block arriving finds its place; each rank starts
-     * with the peer after it, so that the n - 1 senders spread over the receivers. */
-    for (int k = 1; k < n && rc == SHMC_OK; k++) {
-        int src = (me - k + n) % n;
-        if ((rc = shmc__cx_irecv(x, r + (size_t)src * bytes, bytes, src, &reqs[nreq])) == SHMC_OK)
-            nreq++;
-    }
-    for (int k = 1; k < n && rc == SHMC_OK; k++) {
-        int dst = (me + k) % n;
-        if ((rc = shmc__cx_isend(x, s + (size_t)dst * bytes, bytes, dst, &reqs[nreq])) == SHMC_OK)
-            nreq++;
-    }
-    if (rc != SHMC_OK) {
-        shmc__cx_cancel(x, nreq, reqs);
+    /* The receives first, so that a block arriving finds its place; each rank starts with
+     * the peer after it, so that the senders spread over the receivers. */
+    int rc = shmc__cx_post_all(x, r, bytes, bytes, 1, reqs, &nrecv);
+    if (rc == SHMC_OK && (rc = shmc__cx_post_all(x, s, bytes, bytes, 0, reqs + nrecv, &nsend)))
+        shmc__cx_cancel(x, nrecv, reqs);
+    if (rc != SHMC_OK)
         return rc;
-    }
     /* Our own block while the others travel. */
-    return shmc__cx_copy_waitall(x, r + (size_t)me * bytes, s + (size_t)me * bytes, bytes, nreq,
-                                 reqs);
+    size_t mine = (size_t)x->me * bytes;
+    return shmc__cx_copy_waitall(x, r + mine, s + mine, bytes, nrecv + nsend, reqs);
 }
 
 /* ---- what each borrows, and the descriptors ----------------------------------------- */

@@ -18,28 +18,6 @@
 #include "coll/scratch.h"
 #include "coll/xfer.h"
 
-/* Starts the root's n - 1 transfers of `bytes` each: block r at base + r * stride (stride
- * 0: the same bytes to everyone), sent to rank r or (recv) received from it. On a failed
- * post, the ones started are cancelled. */
-static int post_all(const struct shmc__cx *x, uint8_t *base, size_t stride, size_t bytes, int recv,
-                    struct shmc__request **reqs, size_t *nreq)
-{
-    int rc = SHMC_OK;
-    *nreq = 0;
-    for (int r = 0; r < x->n && rc == SHMC_OK; r++) {
-        if (r == x->root)
-            continue;
-        uint8_t *b = base + (size_t)r * stride;
-        rc = recv ? shmc__cx_irecv(x, b, bytes, r, &reqs[*nreq])
-                  : shmc__cx_isend(x, b, bytes, r, &reqs[*nreq]);
-        if (rc == SHMC_OK)
-            ++*nreq;
-    }
-    if (rc != SHMC_OK)
-        shmc__cx_cancel(x, *nreq, reqs);
-    return rc;
-}
-
 int shmc__bcast_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     (void)sbuf;
@@ -47,7 +25,7 @@ int shmc__bcast_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     struct shmc__request *reqs[SHMC_MAX_RANKS];
     if (x->me != x->root)
         return shmc__cx_recv(x, rbuf, bytes, x->root);
-    int rc = post_all(x, rbuf, 0, bytes, 0, reqs, &nreq);
+    int rc = shmc__cx_post_all(x, rbuf, 0, bytes, 0, reqs, &nreq);
     return rc != SHMC_OK ? rc : shmc__cx_waitall(x, nreq, reqs);
 }
 
@@ -57,7 +35,7 @@ int shmc__scatter_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf,
     struct shmc__request *reqs[SHMC_MAX_RANKS];
     if (x->me != x->root)
         return shmc__cx_recv(x, rbuf, bytes, x->root);
-    int rc = post_all(x, (uint8_t *)sbuf, bytes, bytes, 0, reqs, &nreq);
+    int rc = shmc__cx_post_all(x, (uint8_t *)sbuf, bytes, bytes, 0, reqs, &nreq);
     if (rc != SHMC_OK)
         return rc;
     /* The root's own block, while the others travel (rbuf NULL: it keeps it in sbuf). */
@@ -82,7 +60,7 @@ int shmc__gather_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
                    ? rc
                    : shmc__cx_recv(x, (uint8_t *)rbuf + (size_t)!x->root * bytes, bytes, !x->root);
     }
-    int rc = post_all(x, rbuf, bytes, bytes, 1, reqs, &nreq);
+    int rc = shmc__cx_post_all(x, rbuf, bytes, bytes, 1, reqs, &nreq);
     if (rc != SHMC_OK)
         return rc;
     return shmc__cx_copy_waitall(x, mine, sbuf, own, nreq, reqs);

@@ -556,36 +556,7 @@ static size_t *equal_blocks(int n, size_t count, size_t *own)
     return a;
 }
 
-/* The call's schedule as nbc_build makes it: kept schedules run again where one was
- * kept for the same key. */
-static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
-
-int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
-{
-    int rc = shmc__nbc_host(x);
-    if (rc != SHMC_OK)
-        return rc;
-    struct shmc__sched_key k = {.c = x->c,
-                                .uid = x->c->uid,
-                                .coll = coll,
-                                .root = x->root,
-                                .own = x->nb == &shmc__coll_own,
-                                .forced = x->co->algo[coll],
-                                .commutes = shmc__op_commutes(x->op),
-                                .dt = x->dt,
-                                .op = x->op,
-                                .count = count,
-                                .es = x->es,
-                                .sbuf = sbuf,
-                                .rbuf = rbuf};
-    if (shmc__sched_again(&k, x, x->nb, &rc))
-        return rc;
-    building = &k;
-    rc = build(coll, x, sbuf, rbuf, count);
-    building = NULL;
-    return rc;
-}
-
+/* The call's schedule, built (go() keeps it under `building`'s key). */
 static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     int rc;
@@ -630,6 +601,32 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
     }
     if (a != own)
         free(a);
+    return rc;
+}
+
+int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    int rc = shmc__nbc_host(x);
+    if (rc != SHMC_OK)
+        return rc;
+    struct shmc__sched_key k = {.c = x->c,
+                                .uid = x->c->uid,
+                                .coll = coll,
+                                .root = x->root,
+                                .own = x->nb == &shmc__coll_own,
+                                .forced = x->co->algo[coll],
+                                .commutes = shmc__op_commutes(x->op),
+                                .dt = x->dt,
+                                .op = x->op,
+                                .count = count,
+                                .es = x->es,
+                                .sbuf = sbuf,
+                                .rbuf = rbuf};
+    if (shmc__sched_again(&k, x, x->nb, &rc))
+        return rc;
+    building = &k;
+    rc = build(coll, x, sbuf, rbuf, count);
+    building = NULL;
     return rc;
 }
 

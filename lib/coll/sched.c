@@ -139,9 +139,15 @@ static void destroy(struct shmc__sched *s)
 static struct shmc__sched *again[AGAIN_MAX];
 static int nagain;
 
+/* Is s small enough to keep, as a spare or to run again? */
+static int keepable(const struct shmc__sched *s)
+{
+    return s->cap <= SPARE_STEPS && s->tmpcap <= SPARE_TMP;
+}
+
 static void spare_or_destroy(struct shmc__sched *s)
 {
-    if (nspare < SPARE_MAX && s->cap <= SPARE_STEPS && s->tmpcap <= SPARE_TMP)
+    if (nspare < SPARE_MAX && keepable(s))
         spare[nspare++] = s;
     else
         destroy(s);
@@ -156,8 +162,7 @@ static void release(struct shmc__sched *s, int keep)
     shmc__userop_hold(s->op, -1);
     if (!keep) {
         destroy(s);
-    } else if (s->keyed && s->err == SHMC_OK && !s->done && s->cap <= SPARE_STEPS &&
-               s->tmpcap <= SPARE_TMP) {
+    } else if (s->keyed && s->err == SHMC_OK && !s->done && keepable(s)) {
         if (nagain == AGAIN_MAX)
             spare_or_destroy(again[--nagain]);
         memmove(again + 1, again, (size_t)nagain * sizeof *again);

@@ -191,6 +191,24 @@ int shmc__cx_sendrecv(const struct shmc__cx *x, const void *sbuf, size_t sbytes,
     return shmc__cx_sendrecv_copy(x, sbuf, sbytes, dst, rbuf, rbytes, src, NULL, NULL, 0);
 }
 
+int shmc__cx_post_all(const struct shmc__cx *x, uint8_t *base, size_t stride, size_t bytes,
+                      int recv, struct shmc__request **reqs, size_t *nreq)
+{
+    int rc = SHMC_OK;
+    *nreq = 0;
+    for (int k = 1; k < x->n && rc == SHMC_OK; k++) {
+        int r = (x->me + k) % x->n;
+        uint8_t *b = base + (size_t)r * stride;
+        rc = recv ? shmc__cx_irecv(x, b, bytes, r, &reqs[*nreq])
+                  : shmc__cx_isend(x, b, bytes, r, &reqs[*nreq]);
+        if (rc == SHMC_OK)
+            ++*nreq;
+    }
+    if (rc != SHMC_OK)
+        shmc__cx_cancel(x, *nreq, reqs);
+    return rc;
+}
+
 void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **reqs)
 {
     struct shmc__p2p *p = x->co->p2p;

@@ -43,6 +43,12 @@ int shmc__cx_irecv_kept(const struct shmc__cx *x, void *buf, size_t bytes, int s
 /* Waits for n requests (NULL entries skipped), frees them and sets them NULL. A receive
  * whose message had another size is SHMC_ERR_MISMATCH. Returns the first error. */
 int shmc__cx_waitall(const struct shmc__cx *x, size_t n, struct shmc__request **reqs);
+/* Starts this rank's n - 1 transfers of `bytes` each, one with every other member, from
+ * the member after it round to the one before: block r at base + r * stride (stride 0:
+ * the same bytes to everyone), sent to rank r or (recv) received from it. On a failed
+ * post, the ones started are cancelled. */
+int shmc__cx_post_all(const struct shmc__cx *x, uint8_t *base, size_t stride, size_t bytes,
+                      int recv, struct shmc__request **reqs, size_t *nreq);
 /* Ends requests of a call that failed (a failed post or wait): quits the call if any is
  * still pending and waits for those a peer works on (waitall's rule), then frees them. */
 void shmc__cx_cancel(const struct shmc__cx *x, size_t n, struct shmc__request **reqs);

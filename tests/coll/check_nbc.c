@@ -1844,66 +1844,50 @@ static void fresh(int64_t *in, size_t len, int me, int turn, int rep)
         in[i] = val(me, i) * (turn + 1) + turn * 3 + rep;
 }
 
+/* One call REPS times in a row: fresh inputs (in place: into a and b; else into in, a and b
+ * cleared), the nonblocking form into a, the blocking one into b, equal over len elements. */
+#define AGAIN(inplace, len, what, nbcall, bcall)                                                   \
+    for (int rep = 0; rep < REPS; rep++) {                                                         \
+        if (inplace) {                                                                             \
+            fresh(a, K, me, turn, rep);                                                            \
+            fresh(b, K, me, turn, rep);                                                            \
+        } else {                                                                                   \
+            fresh(in, all, me, turn, rep);                                                         \
+            memset(a, 0, all * 8);                                                                 \
+            memset(b, 0, all * 8);                                                                 \
+        }                                                                                          \
+        NB(nbcall);                                                                                \
+        T_OK(bcall);                                                                               \
+        same(a, b, len, what, me);                                                                 \
+    }
+
 static void again_round(shmc_comm *c, int me, int n, int64_t *in, int64_t *a, int64_t *b,
                         shmc_op op, int turn)
 {
     enum { K = 6, REPS = 3 };
     size_t all = (size_t)n * K;
     int root = turn % n;
-    for (int rep = 0; rep < REPS; rep++) {
-        fresh(in, all, me, turn, rep);
-        NB(shmc_iallreduce(in, a, K, SHMC_INT64, SHMC_SUM, c, &r_));
-        T_OK(shmc_allreduce(in, b, K, SHMC_INT64, SHMC_SUM, c));
-        same(a, b, K, "iallreduce again", me);
-    }
-    for (int rep = 0; rep < REPS; rep++) { /* in place */
-        fresh(a, K, me, turn, rep);
-        fresh(b, K, me, turn, rep);
-        NB(shmc_iallreduce(SHMC_IN_PLACE, a, K, SHMC_INT64, SHMC_MAX, c, &r_));
-        T_OK(shmc_allreduce(SHMC_IN_PLACE, b, K, SHMC_INT64, SHMC_MAX, c));
-        same(a, b, K, "iallreduce in place again", me);
-    }
-    for (int rep = 0; rep < REPS; rep++) {
-        fresh(in, all, me, turn, rep);
-        NB(shmc_iallreduce(in, a, K / 2, SHMC_DTYPE_BYTES(16), op, c, &r_));
-        T_OK(shmc_allreduce(in, b, K / 2, SHMC_DTYPE_BYTES(16), op, c));
-        same(a, b, K, "iallreduce, user op, again", me);
-    }
-    for (int rep = 0; rep < REPS; rep++) {
-        fresh(a, K, me, turn, rep);
-        fresh(b, K, me, turn, rep);
-        NB(shmc_ibroadcast(a, K, SHMC_INT64, root, c, &r_));
-        T_OK(shmc_broadcast(b, K, SHMC_INT64, root, c));
-        same(a, b, K, "ibroadcast again", me);
-    }
-    for (int rep = 0; rep < REPS; rep++) {
-        fresh(in, all, me, turn, rep);
-        NB(shmc_iallgather(in, a, K, SHMC_INT64, c, &r_));
-        T_OK(shmc_allgather(in, b, K, SHMC_INT64, c));
-        same(a, b, all, "iallgather again", me);
-    }
-    for (int rep = 0; rep < REPS; rep++) {
-        fresh(in, all, me, turn, rep);
-        NB(shmc_ialltoall(in, a, K, SHMC_INT64, c, &r_));
-        T_OK(shmc_alltoall(in, b, K, SHMC_INT64, c));
-        same(a, b, all, "ialltoall again", me);
-    }
-    for (int rep = 0; rep < REPS; rep++) {
-        fresh(in, all, me, turn, rep);
-        memset(a, 0, all * 8);
-        memset(b, 0, all * 8);
-        NB(shmc_igather(in, a, K, SHMC_INT64, 0, c, &r_));
-        T_OK(shmc_gather(in, b, K, SHMC_INT64, 0, c));
-        if (me == 0)
-            same(a, b, all, "igather again", me);
-    }
-    for (int rep = 0; rep < REPS; rep++) {
-        fresh(in, all, me, turn, rep);
-        NB(shmc_ireduce_scatter(in, a, K, SHMC_INT64, SHMC_MAX, c, &r_));
-        T_OK(shmc_reduce_scatter(in, b, K, SHMC_INT64, SHMC_MAX, c));
-        same(a, b, K, "ireduce_scatter again", me);
-    }
+    AGAIN(0, K, "iallreduce again", shmc_iallreduce(in, a, K, SHMC_INT64, SHMC_SUM, c, &r_),
+          shmc_allreduce(in, b, K, SHMC_INT64, SHMC_SUM, c));
+    AGAIN(1, K, "iallreduce in place again",
+          shmc_iallreduce(SHMC_IN_PLACE, a, K, SHMC_INT64, SHMC_MAX, c, &r_),
+          shmc_allreduce(SHMC_IN_PLACE, b, K, SHMC_INT64, SHMC_MAX, c));
+    AGAIN(0, K, "iallreduce, user op, again",
+          shmc_iallreduce(in, a, K / 2, SHMC_DTYPE_BYTES(16), op, c, &r_),
+          shmc_allreduce(in, b, K / 2, SHMC_DTYPE_BYTES(16), op, c));
+    AGAIN(1, K, "ibroadcast again", shmc_ibroadcast(a, K, SHMC_INT64, root, c, &r_),
+          shmc_broadcast(b, K, SHMC_INT64, root, c));
+    AGAIN(0, all, "iallgather again", shmc_iallgather(in, a, K, SHMC_INT64, c, &r_),
+          shmc_allgather(in, b, K, SHMC_INT64, c));
+    AGAIN(0, all, "ialltoall again", shmc_ialltoall(in, a, K, SHMC_INT64, c, &r_),
+          shmc_alltoall(in, b, K, SHMC_INT64, c));
+    AGAIN(0, me == 0 ? all : 0, "igather again", shmc_igather(in, a, K, SHMC_INT64, 0, c, &r_),
+          shmc_gather(in, b, K, SHMC_INT64, 0, c));
+    AGAIN(0, K, "ireduce_scatter again",
+          shmc_ireduce_scatter(in, a, K, SHMC_INT64, SHMC_MAX, c, &r_),
+          shmc_reduce_scatter(in, b, K, SHMC_INT64, SHMC_MAX, c));
 }
+#undef AGAIN
 
 static void again(shmc_comm *w, int me, int n, void *arg)
 {
