@@ -31,15 +31,25 @@
  *
  * Output, from rank 0, one CSV row per figure: runtime,metric,ranks,bytes,value
  * (metrics latency_us, bw_MBps, bibw_MBps, relay_us, <collective>_us).
+ *
+ * --per-sample: a row per sample instead, runtime,metric,ranks,bytes,value,before,after,
+ * where before and after are the round trips of a cache line between ranks 0 and 1 (in
+ * ns, pair_line.h) just before and just after the sample: on a host that moves the two
+ * vCPUs near each other and apart every few seconds, each sample's state of the machine
+ * (bench/states.py --by-sample tells them apart).
  */
+#include "pair_line.h"
 #include "rt.h"
 #include "timing.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *const coll_names[RT_COLL_COUNT] = {
     "barrier",   "broadcast", "reduce",         "allreduce", "gather",
@@ -60,11 +70,59 @@ static struct {
     int samples;
     double sample_s;
     int header;
+    int per_sample;
     int tests[T_COUNT];
 } opt = {.min = 1, .max = 64u << 20, .samples = 11, .sample_s = 0.005};
 
 static int me, nranks;
 static char *sbuf, *rbuf;
+
+/* --per-sample: the line ranks 0 and 1 time their round trip over (pair_line.h), in a
+ * page of shared memory that rank 0 makes and rank 1 maps, its name unlinked as soon as
+ * both have it, so that nothing outlives the run. */
+static struct {
+    _Atomic uint64_t *line;
+    uint64_t next;
+} pair;
+
+static void pair_setup(void)
+{
+    char name[64];
+    int fd = -1, bad = 0;
+    snprintf(name, sizeof name, "/shmc-measure-rtt-%d", rt_bcast_int(me == 0 ? (int)getpid() : 0));
+    if (me == 0) {
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        bad = fd < 0 || ftruncate(fd, 4096) != 0;
+    }
+    if (rt_max(bad) > 0) {
+        if (me == 0 && fd >= 0)
+            shm_unlink(name);
+        fprintf(stderr, "measure: --per-sample: no shared page %s\n", name);
+        exit(1);
+    }
+    if (me == 1)
+        bad = (fd = shm_open(name, O_RDWR, 0)) < 0;
+    rt_coll(RT_BARRIER, NULL, NULL, 0);
+    if (me == 0)
+        shm_unlink(name);
+    void *m = MAP_FAILED;
+    if (fd >= 0) {
+        m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        bad |= m == MAP_FAILED;
+    }
+    if (rt_max(bad) > 0) {
+        fprintf(stderr, "measure: --per-sample: the shared page %s did not map\n", name);
+        exit(1);
+    }
+    pair.line = m == MAP_FAILED ? NULL : (_Atomic uint64_t *)m;
+}
+
+/* The round trip now, on rank 0; 0 elsewhere (ranks 0 and 1 take part). */
+static unsigned pair_rtt(void)
+{
+    return me < 2 && pair.line ? pair_line_measure(pair.line, &pair.next, me) : 0;
+}
 
 /* ---- one sample of each test: seconds per operation ---- */
 
@@ -162,7 +220,20 @@ static double one_sample(int test, size_t bytes, int iters)
     }
 }
 
-/* The figure for one test and size, in the unit its metric names. */
+static const char *metric(int test);
+
+/* Seconds per operation as the unit the test's metric names. */
+static double in_unit(int test, size_t bytes, double t)
+{
+    if (test == T_BW)
+        return (double)bytes * window(bytes) / t / 1e6;
+    if (test == T_BIBW)
+        return 2.0 * (double)bytes * window(bytes) / t / 1e6;
+    return t * 1e6;
+}
+
+/* The figure for one test and size, in the unit its metric names (--per-sample: each
+ * sample's row printed, with the round trips around it). */
 static double measure(int test, size_t bytes)
 {
     double t = rt_max(one_sample(test, bytes, 1));
@@ -170,16 +241,19 @@ static double measure(int test, size_t bytes)
     iters = rt_bcast_int(iters < 1 ? 1 : iters > 100000 ? 100000 : iters);
     double v[MAX_SAMPLES];
     for (int s = -2; s < opt.samples; s++) {
+        unsigned before = s >= 0 && opt.per_sample ? pair_rtt() : 0;
         double x = one_sample(test, bytes, iters);
-        if (s >= 0)
-            v[s] = x;
+        if (s < 0)
+            continue;
+        v[s] = x;
+        if (opt.per_sample) {
+            unsigned after = pair_rtt();
+            if (me == 0)
+                printf("%s,%s,%d,%zu,%.4f,%u,%u\n", rt_name(), metric(test), nranks, bytes,
+                       in_unit(test, bytes, x), before, after);
+        }
     }
-    double m = median(v, opt.samples);
-    if (test == T_BW)
-        return (double)bytes * window(bytes) / m / 1e6;
-    if (test == T_BIBW)
-        return 2.0 * (double)bytes * window(bytes) / m / 1e6;
-    return m * 1e6;
+    return in_unit(test, bytes, median(v, opt.samples));
 }
 
 static const char *metric(int test)
@@ -221,7 +295,7 @@ static void run(int test)
         if (p2p && bytes == 0 && test != T_LATENCY && test != T_RELAY)
             continue;
         double v = measure(test, bytes);
-        if (me == 0) {
+        if (me == 0 && !opt.per_sample) {
             printf("%s,%s,%d,%zu,%.4f\n", rt_name(), metric(test), nranks, bytes, v);
             fflush(stdout);
         }
@@ -268,7 +342,7 @@ static void usage(const char *why)
         fprintf(stderr,
                 "measure: %s\n"
                 "usage: measure [--tests LIST] [--min BYTES] [--max BYTES] [--sizes LIST]\n"
-                "               [--samples N] [--sample-ms MS] [--header]\n"
+                "               [--samples N] [--sample-ms MS] [--header] [--per-sample]\n"
                 "  LIST: comma-separated latency,bw,bibw,relay,p2p,coll,all or\n"
                 "        collective names\n",
                 why);
@@ -286,6 +360,10 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--header")) {
             opt.header = 1;
+            continue;
+        }
+        if (!strcmp(a, "--per-sample")) {
+            opt.per_sample = 1;
             continue;
         }
         if (!v)
@@ -339,14 +417,19 @@ int main(int argc, char **argv)
     if (nranks < 2)
         for (int t = T_LATENCY; t < T_COUNT; t++)
             opt.tests[t] = 0;
+    if (opt.per_sample && nranks >= 2)
+        pair_setup();
     if (me == 0 && opt.header)
-        printf("runtime,metric,ranks,bytes,value\n");
+        printf(opt.per_sample ? "runtime,metric,ranks,bytes,value,before,after\n"
+                              : "runtime,metric,ranks,bytes,value\n");
     for (int t = T_LATENCY; t < T_COUNT; t++)
         if (opt.tests[t])
             run(t);
     for (int c = 0; c < RT_COLL_COUNT; c++)
         if (opt.tests[c])
             run(c);
+    if (pair.line)
+        munmap((void *)pair.line, 4096);
     free(sbuf);
     free(rbuf);
     rt_finalize();

@@ -10,12 +10,12 @@
 #ifndef SHMC_BENCH_PAIR_RTT_H
 #define SHMC_BENCH_PAIR_RTT_H
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "bench.h"
+#include "pair_line.h"
 
 struct pair_rtt {
     shmc_win *win;
@@ -58,43 +58,18 @@ static inline void pair_rtt_free(struct pair_rtt *p)
     CHECK(shmc_win_free(&p->win));
 }
 
-/* Waits until *line holds v; a rank that is not on a CPU (more ranks than CPUs) is given
- * ours now and then. */
-static inline void pair_rtt_await(_Atomic uint64_t *line, uint64_t v)
-{
-    for (unsigned k = 1; atomic_load_explicit(line, memory_order_acquire) != v; k++)
-        if (!(k & 1023))
-            sched_yield();
-}
-
 /* Ranks 0 and 1 (each calls it, in the same order; the others return at once): the
  * fastest of a few short batches of round trips, in nanoseconds, as rank 0 times it (a
  * batch in which either rank was off its CPU is not the fastest); 0 on the other ranks;
  * the assumed value, where there are some. */
 static inline unsigned pair_rtt_measure(struct pair_rtt *p)
 {
-    enum { BATCHES = 5, TRIPS = 40 };
     unsigned k = p->calls++ / 2;
     if (p->nassumed)
         return p->assumed[k % (unsigned)p->nassumed];
     if (p->n < 2 || p->me > 1)
         return 0;
-    double best = 1.0;
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = now_s();
-        for (int i = 0; i < TRIPS; i++, p->next += 2) {
-            if (p->me == 0) {
-                atomic_store_explicit(p->line, p->next + 1, memory_order_release);
-                pair_rtt_await(p->line, p->next + 2);
-            } else {
-                pair_rtt_await(p->line, p->next + 1);
-                atomic_store_explicit(p->line, p->next + 2, memory_order_release);
-            }
-        }
-        double t = (now_s() - t0) / TRIPS;
-        best = t < best ? t : best;
-    }
-    return (unsigned)(best * 1e9 + 0.5);
+    return pair_line_measure(p->line, &p->next, p->me);
 }
 
 #endif

@@ -8,13 +8,22 @@ core, and measures the round trip again; a round whose two readings are both bel
 or both above --far counts for that state, any other for neither. The table gives each
 runtime's median per state and shmcomm's time over Open MPI's and over the better of the
 two MPIs. Rounds go on until each state has --rounds of them or --minutes pass (a state
-the machine never entered has no rows). --tuned FILE adds shmcomm with the dispatch rules
+the machine never entered has no rows).
+
+On a host that moves the vCPUs every few seconds few rounds stay in one state:
+--by-sample then runs build/bench/measure --per-sample, which measures the round trip
+just before and just after each sample, counts each sample for the state both its
+readings are in, and goes on until every runtime has --rounds samples of each state at
+every operation and size (or --minutes pass); the table gives the median over a state's
+samples and, in its samples column, the fewest samples any runtime's figure of that row
+rests on. --tuned FILE adds shmcomm with the dispatch rules
 of FILE (SHMC_TUNING_FILE; bench/tune.py writes them) to every round, and the table its
 time over the built-in rules'.
 
     python3 bench/states.py [--rounds 5] [--minutes 30] [--tests allreduce,barrier]
         [--sizes 4,65536,16777216] [--near 150] [--far 250] [--tuned RULES] [--out FILE.csv]
-    python3 bench/states.py --summarize FILE.csv
+        [--by-sample [--samples 11]]
+    python3 bench/states.py --summarize FILE.csv [--by-sample]
 
 Needs the measurement programs of bench/compare.sh (make bench-compare builds them:
 build/bench/measure, measure-openmpi, measure-mpich); a runtime without one is left out.
@@ -65,6 +74,8 @@ def measure(args):
     have = [k for k, cmd in RUNTIMES.items() if os.access(cmd[-1], os.X_OK)]
     if "shmcomm" not in have:
         sys.exit("states: build/bench/measure is missing (make bench-compare builds it)")
+    if args.by_sample:
+        return by_sample(args, have)
     rows, count, rnd = [], {"near": 0, "far": 0}, 0
     end = time.time() + args.minutes * 60
     while time.time() < end and min(count.values()) < args.rounds:
@@ -91,7 +102,47 @@ def measure(args):
     return rows
 
 
-def table(rows):
+def by_sample(args, have):
+    """Rows as measure() makes them, one per sample in a state (its round trips the two
+    measured around it), until every runtime has args.rounds samples of each state at
+    every operation and size, or args.minutes pass."""
+    rows, rnd, last = [], 0, -1
+    count = {}  # (runtime, metric, bytes, state) -> samples
+    end = time.time() + args.minutes * 60
+    while time.time() < end:
+        order = have[rnd % len(have):] + have[:rnd % len(have)]
+        for rt in order:
+            cmd = RUNTIMES[rt] + ["--tests", args.tests, "--sizes", args.sizes,
+                                  "--samples", str(args.samples), "--per-sample"]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.stderr.write(f"states: {rt} failed ({r.returncode}): {r.stderr[-500:]}\n")
+                continue
+            for line in r.stdout.splitlines():
+                w = line.split(",")
+                if len(w) != 7 or not w[1].endswith("_us"):
+                    continue
+                a, b = int(w[5]), int(w[6])
+                st = state(a, b, args.near, args.far)
+                if st == "neither":
+                    continue
+                key = (rt, w[1][:-3], int(w[3]), st)
+                count[key] = count.get(key, 0) + 1
+                rows.append([rnd, st, a, b, rt, w[1][:-3], int(w[3]), float(w[4])])
+        ops = {(k[1], k[2]) for k in count}
+        short = [(rt, m, b, st) for rt in have for m, b in ops for st in ("near", "far")
+                 if count.get((rt, m, b, st), 0) < args.rounds]
+        if len(short) != last:
+            sys.stderr.write(f"states: after round {rnd}: {len(short)} figures short of "
+                             f"{args.rounds} samples in a state\n")
+            last = len(short)
+        rnd += 1
+        if ops and not short:
+            break
+    return rows
+
+
+def table(rows, by_sample=False):
     med = {}
     for _, st, _, _, rt, metric, b, v in rows:
         med.setdefault((st, metric, int(b)), {}).setdefault(rt, []).append(float(v))
@@ -99,7 +150,7 @@ def table(rows):
     for _, st, a, b, *_ in rows:
         rtts.setdefault(st, set()).update([int(a), int(b)])
     tuned = any(r[4] == "tuned" for r in rows)
-    out = ["| state (round trip) | rounds | operation | bytes | shmcomm µs | Open MPI µs | "
+    out = ["| state (round trip) | " + ("samples" if by_sample else "rounds") + " | operation | bytes | shmcomm µs | Open MPI µs | "
            "MPICH µs | shmcomm / Open MPI | shmcomm / best MPI |" +
            (" tuned µs | tuned / built-in |" if tuned else ""),
            "|---|---:|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if tuned else "")]
@@ -109,6 +160,8 @@ def table(rows):
         n = len({r[0] for r in rows if r[1] == st})
         for (s, metric, b) in sorted(k for k in med if k[0] == st):
             m = {rt: statistics.median(v) for rt, v in med[(s, metric, b)].items()}
+            if by_sample:
+                n = min(len(v) for v in med[(s, metric, b)].values())
             sh, om, mp = m.get("shmcomm"), m.get("openmpi"), m.get("mpich")
             best = min(x for x in (om, mp) if x) if (om or mp) else None
             f = lambda x: f"{x:.2f}" if x else "-"
@@ -129,6 +182,8 @@ def main():
     ap.add_argument("--near", type=int, default=NEAR_NS)
     ap.add_argument("--far", type=int, default=FAR_NS)
     ap.add_argument("--tuned")
+    ap.add_argument("--by-sample", action="store_true")
+    ap.add_argument("--samples", type=int, default=11)
     ap.add_argument("--out")
     ap.add_argument("--summarize")
     args = ap.parse_args()
@@ -143,7 +198,7 @@ def main():
                 w.writerow(["round", "state", "rtt_before", "rtt_after", "runtime", "metric",
                             "bytes", "us"])
                 w.writerows(rows)
-    print(table(rows))
+    print(table(rows, args.by_sample))
 
 
 if __name__ == "__main__":

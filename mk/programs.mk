@@ -30,7 +30,7 @@ $(BUILD)/bench/%: bench/%.c bench/bench.h bench/timing.h $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC) $(STATIC_DEPS) -lm $(ALL_LDFLAGS)
 
-$(BUILD)/bench/measure: bench/measure.c bench/rt_shmcomm.c bench/rt.h bench/timing.h $(STATIC)
+$(BUILD)/bench/measure: bench/measure.c bench/rt_shmcomm.c bench/rt.h bench/timing.h bench/pair_line.h $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ bench/measure.c bench/rt_shmcomm.c $(STATIC) $(STATIC_DEPS) -lm \
 	    $(ALL_LDFLAGS)
@@ -44,16 +44,16 @@ $(BUILD)/bench/limits: bench/limits.c bench/floor_allreduce.c bench/floor_allred
 # The same measurement source on Open MPI and MPICH, built with their own compilers
 # (same optimisation flags as ours).
 MPI_BENCH_FLAGS := -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-stringop-overflow
-$(BUILD)/bench/measure-openmpi: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h
+$(BUILD)/bench/measure-openmpi: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h bench/pair_line.h
 	@mkdir -p $(@D)
 	mpicc.openmpi $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
 
-$(BUILD)/bench/measure-mpich: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h
+$(BUILD)/bench/measure-mpich: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h bench/pair_line.h
 	@mkdir -p $(@D)
 	mpicc.mpich $(MPI_BENCH_FLAGS) -o $@ bench/measure.c bench/rt_mpi.c
 
 # ... and on shmcomm's own MPI interface, against the native calls (docs/mpi.md, speed).
-$(BUILD)/bench/measure-shmcc: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h \
+$(BUILD)/bench/measure-shmcc: bench/measure.c bench/rt_mpi.c bench/rt.h bench/timing.h bench/pair_line.h \
                               $(SHMCC) $(MPI_SHARED) $(SHARED)
 	@mkdir -p $(@D)
 	$(SHMCC) $(MPI_BENCH_FLAGS) $(SANFLAGS) -o $@ bench/measure.c bench/rt_mpi.c

@@ -205,6 +205,56 @@ END_TEST
  * alike on every rank; ranks with different bounds fail at start. A tuned file whose
  * built-in digest is not this library's is stale: ignored, saying so. The user's tuned
  * rules serve where SHMC_TUNING_FILE is not set. */
+/* bench/measure --per-sample: a row per sample with the round trips measured around it
+ * (over a page of shared memory that no run leaves behind: the teardown's check), and
+ * bench/states.py --by-sample's table from such rows, each sample counted in the state
+ * both its round trips are in. */
+START_TEST(test_launcher_measure_per_sample)
+{
+    char measure[512], cmd[2048];
+    shmct_build_path("bench/measure", measure, sizeof measure);
+    ck_assert_int_eq(
+        run("-n 2 %s --tests barrier,latency --sizes 8 --samples 3 --per-sample", measure), 0);
+    int rows = 0;
+    for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+        char rt[32], metric[32];
+        int ranks;
+        unsigned long bytes, before, after;
+        double v;
+        ck_assert_int_eq(sscanf(l, "%31[^,],%31[^,],%d,%lu,%lf,%lu,%lu", rt, metric, &ranks, &bytes,
+                                &v, &before, &after),
+                         7);
+        ck_assert_str_eq(rt, "shmcomm");
+        ck_assert(v > 0 && before > 0 && after > 0);
+        rows++;
+    }
+    ck_assert_int_eq(rows, 6);
+
+    if (system("python3 -c '' 2>/dev/null") != 0)
+        return;
+    char dir[] = "/tmp/shmc-states-XXXXXX", path[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    /* round,state,rtt_before,rtt_after,runtime,metric,bytes,us, as --by-sample writes them */
+    fputs("round,state,rtt_before,rtt_after,runtime,metric,bytes,us\n"
+          "0,near,100,110,shmcomm,barrier,0,1.0\n0,near,105,100,shmcomm,barrier,0,3.0\n"
+          "0,near,100,100,openmpi,barrier,0,4.0\n0,far,300,310,shmcomm,barrier,0,5.0\n"
+          "0,far,320,300,openmpi,barrier,0,8.0\n1,far,330,300,openmpi,barrier,0,12.0\n",
+          f);
+    ck_assert_int_eq(fclose(f), 0);
+    snprintf(cmd, sizeof cmd, "python3 %s/bench/states.py --summarize %s --by-sample 2>&1",
+             SHMC_SRC_DIR, path);
+    ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+    ASSERT_OUT("| state (round trip) | samples |");
+    ASSERT_OUT("| near (100-110 ns) | 1 | barrier | 0 | 2.00 | 4.00 | - | 0.50 | 0.50 |");
+    ASSERT_OUT("| far (300-330 ns) | 1 | barrier | 0 | 5.00 | 10.00 | - | 0.50 | 0.50 |");
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_launcher_machine_rules)
 {
     char dir[] = "/tmp/shmc-machine-XXXXXX", path[128], prog[512], cmd[2048];
@@ -927,6 +977,7 @@ static Suite *launcher_suite(void)
     tcase_add_test(t, test_launcher_cleanup);
     tcase_add_test(t, test_launcher_info);
     tcase_add_test(t, test_launcher_tuning_file);
+    tcase_add_test(t, test_launcher_measure_per_sample);
     tcase_add_test(t, test_launcher_machine_rules);
     tcase_add_test(t, test_launcher_tag_output_and_env);
     tcase_add_test(t, test_launcher_bindings);
