@@ -36,7 +36,7 @@ void shmc__algo_var(int c, char *var, size_t len);
 
 struct shmc__config {
     int debug;                  /* SHMC_DEBUG: 0..4 */
-    size_t eager_limit;         /* SHMC_EAGER_LIMIT: largest eager message, bytes */
+    size_t eager_limit;         /* SHMC_EAGER_LIMIT: largest eager message, bytes; ~0: auto */
     size_t ring_bytes;          /* SHMC_RING_SIZE: data bytes per mailbox; 0 = by formula */
     int single_copy;            /* SHMC_SINGLE_COPY: 1 = use process_vm_readv if allowed */
     size_t single_copy_min;     /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy */

@@ -216,12 +216,12 @@ static const struct shmc__word makers[] = {{"read", -1},
 const struct shmc__setting shmc__settings[] = {
     {"SHMC_DEBUG", SHMC_SET_UINT, AT(debug), 0, 4, SHMC_LOG_ERROR, NULL, 1, NULL, NULL, NULL,
      "0 silent, 1 errors, 2 warnings, 3 info, 4 debug (stderr, prefixed with the rank)"},
-    {"SHMC_EAGER_LIMIT", SHMC_SET_SIZE, AT(eager_limit), 0, 1u << 20, 32768, NULL, 0, NULL, NULL,
+    {"SHMC_EAGER_LIMIT", SHMC_SET_SIZE, AT(eager_limit), 0, 1u << 20, AUTO, "auto", 0, NULL, NULL,
      NULL,
-     "largest message sent eagerly, in bytes; at most an eighth of a mailbox, whatever is "
-     "asked: 32768 up to 8 ranks, 16384 at 9 to 11, 8192 at 12 to 32, 4096 at 33 to 45, 2048 "
-     "at 46 to 64, 1024 from 65 (chosen by osu_bw and osu_latency beside Open MPI and MPICH "
-     "at each limit: bench/osu_compare.sh)"},
+     "largest message sent eagerly, in bytes; auto: 8192 on Intel's CPUs where each rank has "
+     "a CPU of its own, else 32768 (docs/design.md, \"Message protocols\"); at most an eighth "
+     "of a mailbox, whatever is asked: 32768 up to 8 ranks, 16384 at 9 to 11, 8192 at 12 to "
+     "32, 4096 at 33 to 45, 2048 at 46 to 64, 1024 from 65"},
     {"SHMC_RING_SIZE", SHMC_SET_OWN, AT(ring_bytes), 4096, 1u << 24, 0, "by rank count", 0, NULL,
      "a power of two", parse_ring,
      "bytes of data per mailbox, a power of two; by default 1 MiB up to 4 "

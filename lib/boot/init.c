@@ -81,6 +81,7 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
         .spin_elsewhere_us = b->cfg.spin_elsewhere_us,
         .hang_timeout_s = b->cfg.hang_timeout_s,
         .supervised = b->mode == SHMC_BOOT_SHMRUN,
+        .maker = b->cfg.cpu_maker,
     };
     if ((rc = shmc__p2p_init(p, &b->arena, b->rank, b->size, &params)) != SHMC_OK ||
         (rc = shmc__p2p_start(p, b->cfg.attach_timeout_s)) != SHMC_OK ||

@@ -112,7 +112,7 @@ static void reclaim(struct shmc__p2p *p)
 uint32_t shmc__coop_offer(struct shmc__p2p *p, struct shmc__request *s)
 {
     struct shmc__coop *co = &p->coop;
-    if (s->bytes < SHMC_COOP_MIN || !p->peers[s->peer].ep.put_ok || !p->single_copy)
+    if (s->bytes < p->coop_min || !p->peers[s->peer].ep.put_ok || !p->single_copy)
         return 0;
     if (!co->free)
         reclaim(p);

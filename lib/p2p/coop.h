@@ -8,8 +8,9 @@
 
 #include "p2p/p2p.h"
 
-/* Offered from here: below it, the second core's help cost more than it saved
- * (build/bench/measure --tests latency,bw at each size). */
+/* Offered from here (on Intel's CPUs from 16 KiB: p2p.c, choose_limits): below it, the
+ * second core's help cost more than it saved (build/bench/measure --tests latency,bw at
+ * each size). */
 #define SHMC_COOP_MIN (64u << 10)
 
 void shmc__coop_init(struct shmc__coop *c);

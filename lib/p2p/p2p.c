@@ -35,9 +35,29 @@
  * only when oversubscribed, as a dedicated rank spins SPIN_DEDICATED polls anyway. */
 #define SPIN_ELSEWHERE_US 20u
 
+/* The eager limit and the size from which both sides copy a message (coop.h), where
+ * SHMC_EAGER_LIMIT leaves them to the library. A message below the eager limit crosses
+ * between the cores twice, through the mailbox, one copy after the other; a single copy
+ * crosses once, after a system call and a round trip. On AMD's CPUs the mailbox was the
+ * faster up to 32 KiB; on Intel's (the Xeons of family 6 models 167 and 207) single copy
+ * was from 16 KiB, both sides copying, in latency and two-way bandwidth (one-way
+ * bandwidth at 16 KiB fell, to about Open MPI's): docs/design.md, "Message protocols",
+ * has the measurements. Not where ranks share CPUs: a send by single copy waits for its
+ * receiver to be scheduled, where the mailbox lets it go on. A smaller eager limit also
+ * buffers less of a send whose receive is not yet posted: 8 KiB there (Open MPI's
+ * shared-memory transport: 4 KiB). */
+#define EAGER_AUTO ((size_t)32 << 10)
+#define EAGER_AUTO_INTEL ((size_t)8 << 10)
+#define COOP_MIN_INTEL ((size_t)16 << 10)
+
 static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
 {
-    p->eager_limit = c->eager_limit;
+    int oversubscribed = p->size > shmc__job_cpus();
+    int intel_own = c->maker == SHMC_MAKER_INTEL && !oversubscribed;
+    p->eager_limit = c->eager_limit != (size_t)~0ull ? c->eager_limit
+                     : intel_own                     ? EAGER_AUTO_INTEL
+                                                     : EAGER_AUTO;
+    p->coop_min = intel_own ? COOP_MIN_INTEL : SHMC_COOP_MIN;
     p->chunk = 0;
     for (int q = 0; q < p->size; q++) {
         if (q == p->rank)
@@ -54,7 +74,6 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
         p->chunk = (maxp < SHMC_STREAM_CHUNK_MAX ? maxp : SHMC_STREAM_CHUNK_MAX) - 8;
         break;
     }
-    int oversubscribed = p->size > shmc__job_cpus();
     p->spin = c->spin != ~0u ? c->spin : (oversubscribed ? SPIN_OVERSUBSCRIBED : SPIN_DEDICATED);
     p->yield =
         c->yield != ~0u ? c->yield : (oversubscribed ? YIELD_OVERSUBSCRIBED : YIELD_DEDICATED);

@@ -75,6 +75,7 @@ struct shmc__p2p_params {
     unsigned spin, yield, spin_elsewhere_us; /* ~0u: automatic */
     unsigned hang_timeout_s;
     int supervised; /* a launcher watches the ranks and ends the job */
+    int maker;      /* the CPUs' maker (base/machine.h): the automatic protocol sizes */
 };
 
 struct shmc__p2p {
@@ -88,6 +89,7 @@ struct shmc__p2p {
 
     /* Settings, fixed at init but single_copy (shmc_config_set). */
     size_t eager_limit; /* effective: min(config, what one record can carry) */
+    size_t coop_min;    /* a single copy from this size is copied by both sides (coop.h) */
     size_t chunk;       /* payload bytes of one DATA record */
     int single_copy;
     size_t single_copy_min;

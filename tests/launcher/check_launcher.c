@@ -345,13 +345,13 @@ END_TEST
 START_TEST(test_launcher_info)
 {
     ck_assert_int_eq(run("--info"), 0);
-    ASSERT_OUT("SHMC_EAGER_LIMIT\n    default: 32768\n    read once, at shmc_init");
+    ASSERT_OUT("SHMC_EAGER_LIMIT\n    default: auto\n    read once, at shmc_init");
     ASSERT_OUT("SHMC_ALGO_<NAME>\n    default: auto\n    shmc_config_set may change it");
     ASSERT_OUT("ALLREDUCE: tree ring shm rd direct stage");
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "SHMC_EAGER_LIMIT=8k SHMC_ALGO_GATHER=ring %s --info 2>&1", shmrun);
     shmct_sh(cmd, out, sizeof out);
-    ASSERT_OUT("default: 32768; here: 8k");
+    ASSERT_OUT("default: auto; here: 8k");
     ASSERT_OUT("here SHMC_ALGO_GATHER=ring");
     ck_assert_int_eq(run("--info=markdown"), 0);
     ASSERT_OUT("| `SHMC_CHECK` | calls | yes | ");
