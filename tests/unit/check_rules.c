@@ -318,6 +318,9 @@ START_TEST(test_rules_maker)
     ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 1 << 20, 1, SHMC_MAKER_INTEL), SHMC_A_TREE);
     ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 1 << 20, 0, SHMC_MAKER_AMD), SHMC_A_RING);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2048, 0, SHMC_MAKER_INTEL), SHMC_A_SHM);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2048, 1, SHMC_MAKER_INTEL), SHMC_A_SHM);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2049, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_OTHER), SHMC_A_SHM);
     /* (beyond 2 ranks no rule names a maker) */
     ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 4, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_STAGE);
