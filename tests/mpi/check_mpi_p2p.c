@@ -741,6 +741,69 @@ static void isendrecv(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Finalize());
 }
 
+/* One MPI_Waitall with its statuses ignored over requests of every kind: plain receives
+ * and sends (only freed), a receive of a strided type (its data unpacked), a persistent
+ * receive (left inactive, startable again), a nonblocking collective, and a truncated
+ * receive (MPI_ERR_IN_STATUS, the others still done). */
+static void waitall_mixed(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    (void)n;
+    (void)arg;
+    mt_init();
+    M_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int peer = 1 - me;
+    int plain[4], strided[8], pers[2], big[6], small[2], sum = 0, one = me + 1;
+    int out[8] = {10, 11, 12, 13, 14, 15, 16, 17};
+    MPI_Datatype vec;
+    M_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &vec));
+    M_OK(MPI_Type_commit(&vec));
+    MPI_Request rq[7], p;
+    memset(strided, 0, sizeof strided);
+    M_OK(MPI_Recv_init(pers, 2, MPI_INT, peer, 3, MPI_COMM_WORLD, &p));
+    M_OK(MPI_Irecv(plain, 4, MPI_INT, peer, 1, MPI_COMM_WORLD, &rq[0]));
+    M_OK(MPI_Irecv(strided, 1, vec, peer, 2, MPI_COMM_WORLD, &rq[1]));
+    M_OK(MPI_Start(&p));
+    rq[2] = p;
+    M_OK(MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[3]));
+    M_OK(MPI_Isend(out, 4, MPI_INT, peer, 1, MPI_COMM_WORLD, &rq[4]));
+    M_OK(MPI_Isend(out, 4, MPI_INT, peer, 2, MPI_COMM_WORLD, &rq[5]));
+    M_OK(MPI_Isend(out + 4, 2, MPI_INT, peer, 3, MPI_COMM_WORLD, &rq[6]));
+    M_OK(MPI_Waitall(7, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 7; i++)
+        T_ASSERT(i == 2 ? rq[i] == p : rq[i] == MPI_REQUEST_NULL, "request %d after the wait", i);
+    for (int i = 0; i < 4; i++) {
+        T_ASSERT(plain[i] == 10 + i, "plain[%d] = %d", i, plain[i]);
+        T_ASSERT(strided[2 * i] == 10 + i && strided[2 * i + 1] == 0, "strided[%d] = %d", 2 * i,
+                 strided[2 * i]);
+    }
+    T_ASSERT(pers[0] == 14 && pers[1] == 15, "persistent %d %d", pers[0], pers[1]);
+    T_ASSERT(sum == 3, "all-reduce %d", sum);
+    /* The persistent receive again, then freed. */
+    M_OK(MPI_Start(&p));
+    M_OK(MPI_Send(out, 2, MPI_INT, peer, 3, MPI_COMM_WORLD));
+    M_OK(MPI_Waitall(1, &p, MPI_STATUSES_IGNORE));
+    T_ASSERT(pers[0] == 10 && pers[1] == 11, "persistent again %d %d", pers[0], pers[1]);
+    M_OK(MPI_Request_free(&p));
+    /* A truncated receive among successful ones. */
+    for (int i = 0; i < 6; i++)
+        big[i] = 20 + i;
+    M_OK(MPI_Irecv(small, 2, MPI_INT, peer, 4, MPI_COMM_WORLD, &rq[0]));
+    M_OK(MPI_Irecv(plain, 4, MPI_INT, peer, 5, MPI_COMM_WORLD, &rq[1]));
+    M_OK(MPI_Isend(big, 6, MPI_INT, peer, 4, MPI_COMM_WORLD, &rq[2]));
+    M_OK(MPI_Isend(out, 4, MPI_INT, peer, 5, MPI_COMM_WORLD, &rq[3]));
+    M_CLASS(MPI_ERR_IN_STATUS, MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+    T_ASSERT(small[0] == 20 && small[1] == 21 && plain[3] == 13, "data beside the truncation");
+    M_OK(MPI_Type_free(&vec));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_p2p_waitall_mixed)
+{
+    mt_run(2, waitall_mixed, NULL);
+}
+END_TEST
+
 START_TEST(test_mpi_p2p_isendrecv)
 {
     mt_run(2, isendrecv, NULL);
@@ -770,6 +833,7 @@ static Suite *mpi_p2p_suite(void)
     tcase_add_test(t, test_mpi_p2p_matched_probes);
     tcase_add_test(t, test_mpi_p2p_persistent_and_generalized_requests);
     tcase_add_test(t, test_mpi_p2p_isendrecv);
+    tcase_add_test(t, test_mpi_p2p_waitall_mixed);
     suite_add_tcase(s, t);
     return s;
 }
