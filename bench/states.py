@@ -66,6 +66,17 @@ def state(a, b, near, far):
     return "neither"
 
 
+def run_measure(rt, args, extra):
+    """Runtime rt's build/bench/measure on the tests and sizes asked for, with extra
+    options: its rows, each split at its commas ([] after a failure, which is reported)."""
+    cmd = RUNTIMES[rt] + ["--tests", args.tests, "--sizes", args.sizes] + extra
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(f"states: {rt} failed ({r.returncode}): {r.stderr[-500:]}\n")
+        return []
+    return [line.split(",") for line in r.stdout.splitlines()]
+
+
 def measure(args):
     if args.tuned:
         RUNTIMES["tuned"] = [a if a != "SHMC_TUNING_FILE=builtin" else
@@ -83,13 +94,7 @@ def measure(args):
         order = have[rnd % len(have):] + have[:rnd % len(have)]
         got = []
         for rt in order:
-            cmd = RUNTIMES[rt] + ["--tests", args.tests, "--sizes", args.sizes, "--samples", "5"]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                sys.stderr.write(f"states: {rt} failed ({r.returncode}): {r.stderr[-500:]}\n")
-                continue
-            for line in r.stdout.splitlines():
-                w = line.split(",")
+            for w in run_measure(rt, args, ["--samples", "5"]):
                 if len(w) == 5 and w[1].endswith("_us"):
                     got.append((rt, w[1][:-3], int(w[3]), float(w[4])))
         after = rtt()
@@ -112,14 +117,7 @@ def by_sample(args, have):
     while time.time() < end:
         order = have[rnd % len(have):] + have[:rnd % len(have)]
         for rt in order:
-            cmd = RUNTIMES[rt] + ["--tests", args.tests, "--sizes", args.sizes,
-                                  "--samples", str(args.samples), "--per-sample"]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                sys.stderr.write(f"states: {rt} failed ({r.returncode}): {r.stderr[-500:]}\n")
-                continue
-            for line in r.stdout.splitlines():
-                w = line.split(",")
+            for w in run_measure(rt, args, ["--samples", str(args.samples), "--per-sample"]):
                 if len(w) != 7 or not w[1].endswith("_us"):
                     continue
                 a, b = int(w[5]), int(w[6])

@@ -34,6 +34,12 @@ int shmc__algo_device(int a);
 /* "SHMC_ALGO_ALLREDUCE" and the like, for collective c, into var. */
 void shmc__algo_var(int c, char *var, size_t len);
 
+/* SHMC_EAGER_LIMIT's automatic values, in bytes: on Intel's CPUs where every rank has a CPU
+ * of its own, and elsewhere (p2p/p2p.c, choose_limits, says why). Plain numbers: the
+ * setting's documentation prints them (settings.c). */
+#define SHMC_EAGER_AUTO_INTEL 8192
+#define SHMC_EAGER_AUTO 32768
+
 struct shmc__config {
     int debug;                  /* SHMC_DEBUG: 0..4 */
     size_t eager_limit;         /* SHMC_EAGER_LIMIT: largest eager message, bytes; ~0: auto */

@@ -12,6 +12,7 @@
 #include "p2p/outq.h"
 #include "p2p/p2p.h"
 
+#include "base/config.h"
 #include "base/machine.h"
 #include "p2p/progress.h"
 #include "p2p/rndv.h"
@@ -46,8 +47,6 @@
  * receiver to be scheduled, where the mailbox lets it go on. A smaller eager limit also
  * buffers less of a send whose receive is not yet posted: 8 KiB there (Open MPI's
  * shared-memory transport: 4 KiB). */
-#define EAGER_AUTO ((size_t)32 << 10)
-#define EAGER_AUTO_INTEL ((size_t)8 << 10)
 #define COOP_MIN_INTEL ((size_t)16 << 10)
 
 static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
@@ -55,8 +54,8 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
     int oversubscribed = p->size > shmc__job_cpus();
     int intel_own = c->maker == SHMC_MAKER_INTEL && !oversubscribed;
     p->eager_limit = c->eager_limit != (size_t)~0ull ? c->eager_limit
-                     : intel_own                     ? EAGER_AUTO_INTEL
-                                                     : EAGER_AUTO;
+                     : intel_own                     ? (size_t)SHMC_EAGER_AUTO_INTEL
+                                                     : (size_t)SHMC_EAGER_AUTO;
     p->coop_min = intel_own ? COOP_MIN_INTEL : SHMC_COOP_MIN;
     p->chunk = 0;
     for (int q = 0; q < p->size; q++) {

@@ -231,7 +231,7 @@ void shmc__rndv_matched(struct shmc__p2p *p, struct shmc__request *r, int src, i
     } else if ((rts->flags & SHMC_RTS_SINGLE_COPY) && p->single_copy && ep->sc != SHMC_SC_REFUSED &&
                (!r->dev || get_bounce(p))) {
         r->proto = SHMC_P_CMA;
-        /* Both sides copy what the sender offered (from SHMC_COOP_MIN): a large message,
+        /* Both sides copy what the sender offered (from p->coop_min, coop.h): a large message,
          * one of several in flight (each side then takes whole messages), or a lone one
          * split in halves while the sender's core is idle. Not when we are sending to
          * it too (an exchange, as in a pairwise step or osu_bibw), at any size: its core

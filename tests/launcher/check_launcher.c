@@ -65,19 +65,29 @@ END_TEST
 
 /* Writes dir/name: a rule for any call of every collective but the all-reduce, the
  * all-reduce's rule for any call on device memory, then its rules; its path in path. */
-static void rules_file(char *path, size_t len, const char *dir, const char *name,
-                       const char *allreduce)
+/* Writes text into dir/name, its path in path. */
+static void text_file(char *path, size_t len, const char *dir, const char *name, const char *text)
 {
     snprintf(path, len, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static void rules_file(char *path, size_t len, const char *dir, const char *name,
+                       const char *allreduce)
+{
     static const char *const others[] = {"barrier",   "broadcast", "reduce",         "gather",
                                          "allgather", "scatter",   "reduce_scatter", "alltoall"};
+    char text[2048];
+    size_t at = 0;
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
-        fprintf(f, "%s any any any any any any tree\n", others[i]);
-    fputs("allreduce any any any any any device ring\n", f);
-    fputs(allreduce, f);
-    ck_assert_int_eq(fclose(f), 0);
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s any any any any any any tree\n",
+                               others[i]);
+    snprintf(text + at, sizeof text - at, "allreduce any any any any any device ring\n%s",
+             allreduce);
+    text_file(path, len, dir, name, text);
 }
 
 /* SHMC_TUNING_FILE: its rules replace the built-in ones; a fault in it stops the job at
@@ -164,13 +174,9 @@ START_TEST(test_launcher_tuning_file)
     }
 
     /* Another machine's: ignored, the built-in rules serve. */
-    snprintf(path, sizeof path, "%s/elsewhere", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("# machine: a machine that is not this one, 9999 CPUs\n"
-          "allreduce any any any any any any ring\n",
-          f);
-    ck_assert_int_eq(fclose(f), 0);
+    text_file(path, sizeof path, dir, "elsewhere",
+              "# machine: a machine that is not this one, 9999 CPUs\n"
+              "allreduce any any any any any any ring\n");
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("measured on another machine");
     ASSERT_OUT("staged 20");
@@ -234,16 +240,12 @@ START_TEST(test_launcher_measure_per_sample)
         return;
     char dir[] = "/tmp/shmc-states-XXXXXX", path[128];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/samples.csv", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
     /* round,state,rtt_before,rtt_after,runtime,metric,bytes,us, as --by-sample writes them */
-    fputs("round,state,rtt_before,rtt_after,runtime,metric,bytes,us\n"
-          "0,near,100,110,shmcomm,barrier,0,1.0\n0,near,105,100,shmcomm,barrier,0,3.0\n"
-          "0,near,100,100,openmpi,barrier,0,4.0\n0,far,300,310,shmcomm,barrier,0,5.0\n"
-          "0,far,320,300,openmpi,barrier,0,8.0\n1,far,330,300,openmpi,barrier,0,12.0\n",
-          f);
-    ck_assert_int_eq(fclose(f), 0);
+    text_file(path, sizeof path, dir, "samples.csv",
+              "round,state,rtt_before,rtt_after,runtime,metric,bytes,us\n"
+              "0,near,100,110,shmcomm,barrier,0,1.0\n0,near,105,100,shmcomm,barrier,0,3.0\n"
+              "0,near,100,100,openmpi,barrier,0,4.0\n0,far,300,310,shmcomm,barrier,0,5.0\n"
+              "0,far,320,300,openmpi,barrier,0,8.0\n1,far,330,300,openmpi,barrier,0,12.0\n");
     snprintf(cmd, sizeof cmd, "python3 %s/bench/states.py --summarize %s --by-sample 2>&1",
              SHMC_SRC_DIR, path);
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
@@ -292,11 +294,8 @@ START_TEST(test_launcher_machine_rules)
     ASSERT_OUT("rank 1's dispatch rules or SHMC_ALGO_* differ from this rank's");
 
     /* Stale: tuned beside other built-in rules. */
-    snprintf(path, sizeof path, "%s/stale", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("# built-in: 0123456789abcdef\nallreduce any any any any any any ring\n", f);
-    ck_assert_int_eq(fclose(f), 0);
+    text_file(path, sizeof path, dir, "stale",
+              "# built-in: 0123456789abcdef\nallreduce any any any any any any ring\n");
     ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
     ASSERT_OUT("tuned beside other built-in rules");
     ASSERT_OUT("run bench/tune.py again");
