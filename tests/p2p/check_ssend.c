@@ -136,6 +136,20 @@ START_TEST(test_eager_limit_follows_ring)
 }
 END_TEST
 
+/* Beyond 2 ranks too: Intel's 8 KiB where every rank has a CPU (SHMC_CPUS says how many
+ * the job has), 32 KiB where 3 ranks share 2. */
+static const struct edge edges3[] = {
+    {8192, {"SHMC_CPU_MAKER=intel", "SHMC_CPUS=4", NULL}},
+    {E, {"SHMC_CPU_MAKER=intel", "SHMC_CPUS=2", NULL}},
+};
+
+START_TEST(test_eager_limit_auto_3_ranks)
+{
+    ck_assert_msg(run_env(3, eager_edge, (void *)&edges3[_i], edges3[_i].env) == 0,
+                  "eager limit %zu", edges3[_i].limit);
+}
+END_TEST
+
 /* A ring of synchronous sends, each rank's receive posted first (a ring of blocking
  * synchronous sends would deadlock, as in MPI), then an exchange with sendrecv-like
  * ordering: even ranks send first. */
@@ -244,6 +258,8 @@ static Suite *ssend_suite(void)
     tcase_add_loop_test(t, test_ssend_completes_on_match, 0, NPROTO);
     tcase_add_loop_test(t, test_ssend_ring, 0, NPROTO);
     tcase_add_loop_test(t, test_eager_limit_follows_ring, 0, (int)(sizeof edges / sizeof edges[0]));
+    tcase_add_loop_test(t, test_eager_limit_auto_3_ranks, 0,
+                        (int)(sizeof edges3 / sizeof edges3[0]));
     tcase_add_test(t, test_ssend_self);
     tcase_add_test(t, test_ssend_gone);
     suite_add_tcase(s, t);
