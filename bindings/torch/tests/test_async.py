@@ -178,13 +178,11 @@ def test_async_mismatch(late, algo, monkeypatch):
     harness.run(2, async_mismatch, late, timeout=60)
 
 
-def async_late(rank, n):
+def async_late(rank, n, everyone):
     dist.init_process_group("shmc", rank=rank, world_size=n,
                             timeout=datetime.timedelta(seconds=1))
     t = torch.ones(4)
-    if rank == n - 1:
-        time.sleep(3)
-    else:
+    if rank != n - 1:
         w = dist.all_reduce(t, async_op=True)
         # The caller's own timeout: still pending afterwards.
         with pytest.raises(RuntimeError, match="did not complete within 100 ms"):
@@ -197,11 +195,14 @@ def async_late(rank, n):
         assert w.is_completed() and not w.is_success()
         with pytest.raises(RuntimeError, match="group's timeout"):
             w.wait()  # ended: the same error again
+    # No rank leaves before every one has seen its timeout: a rank that left first would
+    # end a slower one's collective as a peer's death, not as the timeout tested here.
+    everyone.wait(50)
     os._exit(0)  # the job's ranks disagree on what ran: no clean teardown to check
 
 
 def test_async_timeout():
-    harness.run(3, async_late, backend=None, timeout=60)
+    harness.run(3, async_late, harness.rendezvous(3), backend=None, timeout=60)
 
 
 def async_killed(rank, n):

@@ -4,7 +4,6 @@ raise a RuntimeError that says what happened, in time, and never hang; no assert
 long anything took beyond the harness's limit."""
 import datetime
 import os
-import time
 
 import pytest
 import torch
@@ -30,12 +29,12 @@ def test_killed_peer():
     harness.run(3, killed, may_die=(1,), timeout=60)
 
 
-def late(rank, n):
+def late(rank, n, everyone):
     dist.init_process_group("shmc", rank=rank, world_size=n,
                             timeout=datetime.timedelta(seconds=1))
     t = torch.ones(4)
     if rank == n - 1:
-        time.sleep(3)
+        everyone.wait(50)  # the others have given up on the collective
         with pytest.raises(RuntimeError):
             dist.all_reduce(t)
     else:
@@ -43,12 +42,14 @@ def late(rank, n):
                                                r"did not complete within the group's timeout "
                                                r"of 1000 ms"):
             dist.all_reduce(t)
-    # The group's point-to-point still works, then it is destroyed cleanly.
+        # Not before the other one has seen its timeout too: leaving the group first
+        # would end its collective as a peer's departure instead.
+        everyone.wait(50)
     dist.destroy_process_group()
 
 
 def test_timeout():
-    harness.run(3, late, backend=None, timeout=60)
+    harness.run(3, late, harness.rendezvous(3), backend=None, timeout=60)
 
 
 def recv_timeout(rank, n):
@@ -127,21 +128,20 @@ def test_bad_input():
     harness.run(2, bad_input, timeout=60)
 
 
-def monitored(rank, n):
+def monitored(rank, n, everyone):
     dist.monitored_barrier(timeout=datetime.timedelta(seconds=30))
-    if rank == 2:
-        time.sleep(2)
-        return
     if rank == 0:
         with pytest.raises(RuntimeError, match="rank 2 did not reach the barrier"):
             dist.monitored_barrier(timeout=datetime.timedelta(milliseconds=500))
-    else:
+    elif rank == 1:
         with pytest.raises(RuntimeError, match="rank 0 did not answer"):
             dist.monitored_barrier(timeout=datetime.timedelta(milliseconds=1000))
+    # Rank 2 never comes; none leaves before the others have seen their timeouts.
+    everyone.wait(50)
 
 
 def test_monitored_barrier():
-    harness.run(3, monitored, timeout=60)
+    harness.run(3, monitored, harness.rendezvous(3), timeout=60)
 
 
 def test_torch_debug_detail():
