@@ -547,11 +547,11 @@ START_TEST(test_launcher_hang_report)
     ASSERT_OUT("rank 1: waits to send 64 MiB to rank 0 (tag 5, on the world), for ");
     ASSERT_OUT("shmrun: deadlock: rank 0 waits to send 64 MiB to rank 1, which waits to send "
                "64 MiB to rank 0\n");
-    ck_assert_int_eq(run("--timeout 1 -n 3 %s lib", sleeper), 124);
+    ck_assert_int_eq(run("--timeout 3 -n 3 %s lib", sleeper), 124);
     ASSERT_OUT("shmrun: deadlock: rank 0 waits to receive up to 4 B from rank 1, which waits to "
                "receive up to 4 B from rank 2, which waits to receive up to 4 B from rank 0\n");
     /* Ranks blocked outside the library: no cycle, and each shown as not blocked. */
-    ck_assert_int_eq(run("--timeout 0.5 -n 2 %s pause", sleeper), 124);
+    ck_assert_int_eq(run("--timeout 2 -n 2 %s pause", sleeper), 124);
     ASSERT_OUT("rank 1: running, not blocked in shmcomm");
     ASSERT_OUT("no wait-for cycle among the blocked ranks");
 }

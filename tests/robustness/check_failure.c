@@ -328,8 +328,10 @@ static void aborts_nonblocking(shmc_comm *w, int me, int n, void *arg)
     enum { LARGE = 1 << 20 };
     shmc_comm *d;
     T_OK(shmc_comm_split(w, 0, me, &d));
-    if (me == 3) {
-        usleep(100000);
+    if (me == 3) { /* once every other rank has started its calls: a token from each */
+        int go;
+        for (int q = 0; q < 3; q++)
+            T_OK(shmc_recv(&go, 1, SHMC_INT32, q, 9, w, NULL));
         shmc_abort(7);
     }
     int64_t a[4] = {1, 2, 3, 4}, b[4], c[64] = {0};
@@ -341,6 +343,8 @@ static void aborts_nonblocking(shmc_comm *w, int me, int n, void *arg)
     T_OK(shmc_ibroadcast(c, 64, SHMC_INT64, 0, w, &r[2]));
     T_OK(shmc_iallreduce(SHMC_IN_PLACE, big, LARGE, SHMC_FLOAT32, SHMC_SUM, w, &r[3]));
     T_OK(shmc_ibarrier(d, &r[4]));
+    int go = 1;
+    T_OK(shmc_send(&go, 1, SHMC_INT32, 3, 9, w));
     T_CALL(SHMC_ERR_ABORTED, shmc_wait(&r[0], NULL));
     T_CALL(SHMC_ERR_ABORTED, shmc_waitall(4, r + 1, NULL));
     /* A call after it: refused at its start or in its wait; then finalize. */

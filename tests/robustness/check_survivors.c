@@ -14,7 +14,7 @@
  * SHMC_STRESS) turn with it, the victim and the moment (30-330 ms into the loop) are
  * drawn; every fourth case runs on a communicator other than the world, and every fifth
  * is started torchrun-style by a shell loop, with no launcher watching the ranks. make check runs one case per pair
- * with survivors idle 300 ms; make check-stress (SHMC_STRESS=1) runs 200 with 1 s.
+ * with survivors idle 600 ms; make check-stress (SHMC_STRESS=1) runs 200 with 1 s.
  *
  * How long each survivor took after the death became visible (its process ended, as a
  * watcher thread in each survivor sees through a pidfd; the earliest of their readings)
@@ -81,7 +81,7 @@ static void one_case(int index)
     size_t bytes = bytes_all[(index / 3 + index / pairs) % nbytes];
     int victim = (int)(rand_r(&seed) % (unsigned)n), delay = 30 + (int)(rand_r(&seed) % 300);
     const char *mode = index % 4 == 3 ? "subidle" : "idle";
-    int idle_ms = stress() ? 1000 : 300;
+    int idle_ms = stress() ? 1000 : 600;
 
     char prog[512], shmrun[512], cmd[2048], env[96] = "";
     shmct_build_path("tests/progs/coll_kill", prog, sizeof prog);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -20,6 +21,7 @@ enum { DONE_TAG = 999999, WORDS = 16 }; /* thread t sends tags t * 100000 + k */
 struct inside {
     shmc_comm *w;
     _Atomic int entered, left, refused;
+    volatile int *seen; /* shared with rank 1: a call of ours was refused */
 };
 
 static void *second_thread(void *arg)
@@ -37,6 +39,7 @@ static void *second_thread(void *arg)
             continue;
         }
         atomic_fetch_add(&s->refused, 1);
+        *s->seen = 1;
         rc = shmc_send(&v, 1, SHMC_INT32, 1, 7, s->w);
         if (rc == SHMC_ERR_THREAD)
             atomic_fetch_add(&s->refused, 1);
@@ -50,15 +53,16 @@ static void *second_thread(void *arg)
 static void refused_while_inside(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n;
-    (void)arg;
+    volatile int *seen = arg; /* in memory shared by the ranks, outside the library */
     int v = 0;
     if (me == 1) {
-        usleep(300 * 1000);
+        while (!*seen) /* rank 0's second thread was refused while the first is inside */
+            usleep(1000);
         T_OK(shmc_send(&v, 1, SHMC_INT32, 0, 5, w));
         T_OK(shmc_barrier(w));
         return;
     }
-    struct inside s = {.w = w};
+    struct inside s = {.w = w, .seen = seen};
     pthread_t t;
     T_ASSERT(pthread_create(&t, NULL, second_thread, &s) == 0, "pthread_create");
     atomic_store(&s.entered, 1);
@@ -77,7 +81,10 @@ static void refused_while_inside(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_threads_refused_while_inside)
 {
-    ck_assert_int_eq(shmct_run(2, refused_while_inside, NULL), 0);
+    int *seen = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(seen, MAP_FAILED);
+    ck_assert_int_eq(shmct_run(2, refused_while_inside, seen), 0);
+    munmap(seen, 4096);
 }
 END_TEST
 

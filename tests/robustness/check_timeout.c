@@ -8,7 +8,6 @@
  */
 #include <check.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "harness.h"
 
@@ -18,14 +17,18 @@ static void late_member(shmc_comm *w, int me, int n, void *arg)
     shmc_comm *c;
     T_OK(shmc_comm_split(w, 0, me, &c));
     T_OK(shmc_comm_set_timeout(c, 200));
-    if (me == n - 1)
-        usleep(1500 * 1000);
-    int one = 1, sum = 0;
+    int one = 1, sum = 0, token = 0;
+    if (me == n - 1) /* late: only once every other rank has given up (the world's sends are
+                      * not bounded) */
+        for (int q = 0; q < n - 1; q++)
+            T_OK(shmc_recv(&token, 1, SHMC_INT32, q, 8, w, NULL));
     int rc = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, c);
     T_ASSERT(rc != SHMC_OK, "rank %d: the all-reduce with a late member succeeded", me);
-    if (me != n - 1)
+    if (me != n - 1) {
         T_ASSERT(rc == SHMC_ERR_TIMEOUT || rc == SHMC_ERR_PEER_DEAD, "rank %d got %d (%s)", me, rc,
                  shmc_strerror(rc));
+        T_OK(shmc_send(&token, 1, SHMC_INT32, n - 1, 8, w));
+    }
     /* The communicator's collectives stay failed; its point-to-point works. */
     T_ASSERT(shmc_barrier(c) != SHMC_OK, "rank %d: a barrier after the time-out", me);
     int got = -1, mine = me;
@@ -68,7 +71,9 @@ static void wait_again(shmc_comm *w, int me, int n, void *arg)
         int done = 1;
         T_OK(shmc_test(&one, &done, NULL));
         T_ASSERT(!done, "nothing was sent yet");
-        /* Now let rank 1 send (a blocking send is not bounded). */
+        /* Now let rank 1 send (a blocking send is not bounded), and wait for it without
+         * the bound: rank 1 may be scheduled later than it allows. */
+        T_OK(shmc_comm_set_timeout(c, 0));
         int go = 1;
         T_OK(shmc_send(&go, 1, SHMC_INT32, 1, 9, w));
         shmc_status st[2];
@@ -111,10 +116,13 @@ static void late_maker(shmc_comm *w, int me, int n, void *arg)
     static const int pair[2] = {0, 1};
     shmc_comm *c = NULL;
     T_OK(shmc_comm_set_timeout(w, 200));
-    if (me == 1)
-        usleep(1000 * 1000);
+    int token = 0;
+    if (me == 1) /* late: only once rank 0 has given up (blocking sends are not bounded) */
+        T_OK(shmc_recv(&token, 1, SHMC_INT32, 0, 8, w, NULL));
     T_CALL(SHMC_ERR_TIMEOUT, shmc_comm_create_members(w, pair, 2, 5, &c));
     T_ASSERT(c == NULL, "a timed-out making leaves NULL");
+    if (me == 0)
+        T_OK(shmc_send(&token, 1, SHMC_INT32, 1, 8, w));
     T_OK(shmc_comm_set_timeout(w, 0));
     T_OK(shmc_comm_create_members(w, pair, 2, 6, &c));
     T_ASSERT(shmc_comm_rank(c) == me, "rank in the pair");

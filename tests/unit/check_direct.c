@@ -31,9 +31,11 @@ static void direct_expect(const int32_t *out, size_t count, int round, int n)
     }
 }
 
+/* Long enough for the other ranks, sharing the CPUs with it, to be scheduled and take
+ * its pieces even on a loaded machine (the tests that stall a rank need them to). */
 static void direct_stall(void)
 {
-    usleep(100000);
+    usleep(500000);
 }
 
 /* ---- holding a rank inside the algorithm ---------------------------------------------- *

@@ -5,8 +5,9 @@
  * CTS forever.) One rank's malloc fails while it receives (refuse_malloc.h).
  */
 #include <check.h>
+#include <sched.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/mman.h>
 
 #include "harness.h"
 #include "p2p/p2p.h"
@@ -25,7 +26,9 @@ enum { K = 600, SMALL = 16, BIG = 1 << 20 };
 static void queued_cts(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n;
-    (void)arg;
+    /* Set outside the library, in shared memory: [0] rank 0 has left the barrier, [1]
+     * rank 1 has looked at its queue (so neither depends on how soon it is scheduled). */
+    volatile int *flag = arg;
     uint8_t *big = malloc(BIG);
     static uint8_t small[K][SMALL];
     static shmc_request *rq[K + 1];
@@ -35,7 +38,9 @@ static void queued_cts(shmc_comm *w, int me, int n, void *arg)
         shmc_request *s;
         T_OK(shmc_isend(big, BIG, SHMC_UINT8, 1, 2, w, &s));
         T_OK(shmc_barrier(w));
-        usleep(300 * 1000); /* not draining anything */
+        flag[0] = 1;
+        while (!flag[1]) /* not draining anything */
+            sched_yield();
         for (int k = 0; k < K; k++) {
             T_OK(shmc_recv(small[k], SMALL, SHMC_UINT8, 1, 1, w, NULL));
             T_ASSERT(shmct_verify(small[k], SMALL, 100u + (unsigned)k) == (size_t)-1,
@@ -44,7 +49,8 @@ static void queued_cts(shmc_comm *w, int me, int n, void *arg)
         T_OK(shmc_wait(&s, NULL));
     } else {
         T_OK(shmc_barrier(w)); /* rank 0's RTS is in our mailbox (or already taken) */
-        usleep(20 * 1000);     /* rank 0 has left the barrier */
+        while (!flag[0])       /* rank 0 has left the barrier */
+            sched_yield();
         for (int k = 0; k < K; k++) {
             shmct_fill(small[k], SMALL, 100u + (unsigned)k);
             T_OK(shmc_isend(small[k], SMALL, SHMC_UINT8, 0, 1, w, &rq[k]));
@@ -57,6 +63,7 @@ static void queued_cts(shmc_comm *w, int me, int n, void *arg)
         refuse = 1;
         int rc = shmc_irecv(big, BIG, SHMC_UINT8, 0, 2, w, &rq[K]);
         int queued = !shmc__list_empty(&shmc__p2p.peers[0].ctrl);
+        flag[1] = 1;
         int rc_wait = rc == SHMC_OK ? shmc_wait(&rq[K], NULL) : rc;
         refuse = 0;
         T_OK(rc);
@@ -75,7 +82,10 @@ START_TEST(test_oom_queued_control_record)
         return;
     }
     struct shmct_opts o = {.env = env_mailbox};
-    ck_assert_int_eq(shmct_run_opts(2, queued_cts, NULL, &o), 0);
+    int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(flag, MAP_FAILED);
+    ck_assert_int_eq(shmct_run_opts(2, queued_cts, flag, &o), 0);
+    munmap(flag, 4096);
 }
 END_TEST
 

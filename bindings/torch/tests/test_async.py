@@ -178,12 +178,13 @@ def test_async_mismatch(late, algo, monkeypatch):
     harness.run(2, async_mismatch, late, timeout=60)
 
 
-def async_late(rank, n, everyone):
-    dist.init_process_group("shmc", rank=rank, world_size=n,
-                            timeout=datetime.timedelta(seconds=1))
+def async_late(rank, n, everyone, early):
+    dist.init_process_group("shmc", rank=rank, world_size=n)
+    g = dist.new_group(timeout=datetime.timedelta(seconds=1))
     t = torch.ones(4)
     if rank != n - 1:
-        w = dist.all_reduce(t, async_op=True)
+        early.wait(50)  # the two start together: neither's bound runs out first by much
+        w = dist.all_reduce(t, async_op=True, group=g)
         # The caller's own timeout: still pending afterwards.
         with pytest.raises(RuntimeError, match="did not complete within 100 ms"):
             w.wait(datetime.timedelta(milliseconds=100))
@@ -202,7 +203,8 @@ def async_late(rank, n, everyone):
 
 
 def test_async_timeout():
-    harness.run(3, async_late, harness.rendezvous(3), backend=None, timeout=60)
+    harness.run(3, async_late, harness.rendezvous(3), harness.rendezvous(2), backend=None,
+                timeout=60)
 
 
 def async_killed(rank, n):

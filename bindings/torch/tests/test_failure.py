@@ -30,18 +30,18 @@ def test_killed_peer():
 
 
 def late(rank, n, everyone):
-    dist.init_process_group("shmc", rank=rank, world_size=n,
-                            timeout=datetime.timedelta(seconds=1))
+    dist.init_process_group("shmc", rank=rank, world_size=n)
+    g = dist.new_group(timeout=datetime.timedelta(seconds=1))
     t = torch.ones(4)
     if rank == n - 1:
         everyone.wait(50)  # the others have given up on the collective
         with pytest.raises(RuntimeError):
-            dist.all_reduce(t)
+            dist.all_reduce(t, group=g)
     else:
         with pytest.raises(RuntimeError, match=r"all_reduce of 16 bytes on rank \d of 3 .*"
                                                r"did not complete within the group's timeout "
                                                r"of 1000 ms"):
-            dist.all_reduce(t)
+            dist.all_reduce(t, group=g)
         # Not before the other one has seen its timeout too: leaving the group first
         # would end its collective as a peer's departure instead.
         everyone.wait(50)
@@ -53,27 +53,34 @@ def test_timeout():
 
 
 def recv_timeout(rank, n):
-    dist.init_process_group("shmc", rank=rank, world_size=n,
-                            timeout=datetime.timedelta(milliseconds=300))
+    # The bound is the group's, made once every rank has joined (a bound this short on the
+    # joining itself would fail a rank started late on a loaded machine).
+    dist.init_process_group("shmc", rank=rank, world_size=n)
+    g = dist.new_group(timeout=datetime.timedelta(milliseconds=300))
     if rank == 0:
         t = torch.empty(2)
-        w = dist.irecv(t, 1, tag=4)
+        w = dist.irecv(t, 1, tag=4, group=g)
         with pytest.raises(RuntimeError, match=r"recv of 8 bytes from rank 1 \(tag 4\).*timeout"):
             w.wait()
-        dist.send(torch.tensor([1.0]), 1, tag=5)  # now rank 1 sends
-        w.wait()  # the receive was still posted: it completes
+        dist.send(torch.tensor([1.0]), 1, tag=5, group=g)  # now rank 1 sends
+        wait_past_timeouts(w)  # the receive was still posted: it completes
         assert torch.equal(t, torch.tensor([3.0, 4.0]))
     else:
         go = torch.empty(1)
-        w = dist.irecv(go, 0, tag=5)
-        for _ in range(50):  # each wait gives up after the group's 300 ms; waiting again works
-            try:
-                w.wait()
-                break
-            except RuntimeError as e:
-                assert "timeout" in str(e), e
-        dist.send(torch.tensor([3.0, 4.0]), 0, tag=4)
+        wait_past_timeouts(dist.irecv(go, 0, tag=5, group=g))
+        dist.send(torch.tensor([3.0, 4.0]), 0, tag=4, group=g)
     dist.destroy_process_group()
+
+
+def wait_past_timeouts(w):
+    """Each wait gives up after the group's bound; waiting again works."""
+    for _ in range(100):
+        try:
+            w.wait()
+            return
+        except RuntimeError as e:
+            assert "timeout" in str(e), e
+    raise AssertionError("still not complete after 100 of the group's timeouts")
 
 
 def test_recv_timeout_then_complete():
@@ -128,20 +135,24 @@ def test_bad_input():
     harness.run(2, bad_input, timeout=60)
 
 
-def monitored(rank, n, everyone):
+def monitored(rank, n, everyone, pair):
     dist.monitored_barrier(timeout=datetime.timedelta(seconds=30))
+    if rank < 2:
+        # Ranks 0 and 1 start together (rank 0's deadline must not pass before rank 1's
+        # token could reach it); rank 2 never comes.
+        pair.wait(50)
     if rank == 0:
         with pytest.raises(RuntimeError, match="rank 2 did not reach the barrier"):
-            dist.monitored_barrier(timeout=datetime.timedelta(milliseconds=500))
+            dist.monitored_barrier(timeout=datetime.timedelta(milliseconds=1000))
     elif rank == 1:
         with pytest.raises(RuntimeError, match="rank 0 did not answer"):
-            dist.monitored_barrier(timeout=datetime.timedelta(milliseconds=1000))
-    # Rank 2 never comes; none leaves before the others have seen their timeouts.
+            dist.monitored_barrier(timeout=datetime.timedelta(milliseconds=2000))
+    # None leaves before the others have seen their timeouts.
     everyone.wait(50)
 
 
 def test_monitored_barrier():
-    harness.run(3, monitored, harness.rendezvous(3), timeout=60)
+    harness.run(3, monitored, harness.rendezvous(3), harness.rendezvous(2), timeout=60)
 
 
 def test_torch_debug_detail():

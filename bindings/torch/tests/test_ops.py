@@ -324,7 +324,7 @@ def test_coalesced_and_futures(n):
     harness.run(n, coalesced_and_futures)
 
 
-def gil_released(rank, n):
+def gil_released(rank, n, both):
     """A blocking call and a wait let other Python threads of the process run: a counting
     thread advances by much more than the few steps of the calls' edges while rank 0
     waits in a barrier (and a Work.wait) for rank 1, which comes half a second late."""
@@ -341,6 +341,7 @@ def gil_released(rank, n):
     th.start()
     try:
         for how in ("barrier", "wait"):
+            both.wait(50)  # rank 0 is about to call when rank 1's half second begins
             if rank == 1:
                 time.sleep(0.5)
             c0 = count[0]
@@ -357,4 +358,4 @@ def gil_released(rank, n):
 
 
 def test_gil_released_while_waiting():
-    harness.run(2, gil_released)
+    harness.run(2, gil_released, harness.rendezvous(2))
