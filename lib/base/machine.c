@@ -95,6 +95,7 @@ struct rtt {
      * words below do not share it. */
     SHMC_ALIGNED_LINE shmc_atomic_u64 line;
     SHMC_ALIGNED_LINE shmc_atomic_u32 ready; /* the echo runs on its CPU (release-acquire) */
+    shmc_atomic_u32 go;                      /* the timer runs on its CPU (release-acquire) */
     shmc_atomic_u32 stop;                    /* the timer is done (relaxed: a flag alone) */
     int cpu[2];
     uint64_t deadline;
@@ -121,12 +122,30 @@ static int await_value(struct rtt *m, uint64_t want)
     }
 }
 
+/* Waits for flag to be set, yielding the CPU meanwhile: the thread that is to set it, or
+ * the one making the threads, may have to run on this CPU first. */
+static int await_flag(struct rtt *m, shmc_atomic_u32 *flag)
+{
+    while (!shmc__load_acquire32(flag)) {
+        if (shmc__load_relaxed32(&m->stop) || shmc__now_ns() > m->deadline)
+            return -1;
+        sched_yield();
+    }
+    return 0;
+}
+
+/* The echo spins only once the timer runs on its own CPU: spinning before, it held the
+ * CPU that the making thread (or the timer on its way to its CPU) needed for a
+ * scheduler's time slice, and the measurement took milliseconds instead of a fraction
+ * of one (or ran out of its budget and was tried again). */
 static void *echo(void *arg)
 {
     struct rtt *m = arg;
     if (pin_self(m->cpu[1]) != 0)
         return NULL;
     shmc__store_release32(&m->ready, 1);
+    if (await_flag(m, &m->go) != 0)
+        return NULL;
     for (uint64_t v = 1;; v += 2) {
         if (await_value(m, v) != 0)
             return NULL;
@@ -134,26 +153,33 @@ static void *echo(void *arg)
     }
 }
 
-static void *timer(void *arg)
+static void time_batches(struct rtt *m)
 {
-    struct rtt *m = arg;
-    if (pin_self(m->cpu[0]) != 0)
-        return NULL;
-    while (!shmc__load_acquire32(&m->ready))
-        if (shmc__now_ns() > m->deadline)
-            return NULL;
+    if (pin_self(m->cpu[0]) != 0 || await_flag(m, &m->ready) != 0)
+        return;
+    shmc__store_release32(&m->go, 1);
     uint64_t v = 1;
     for (int b = 0; b < RTT_BATCHES; b++) {
         uint64_t t0 = shmc__now_ns();
         for (int k = 0; k < RTT_PER_BATCH; k++, v += 2) {
             shmc__store_release64(&m->line, v);
             if (await_value(m, v + 1) != 0)
-                return NULL;
+                return;
         }
         uint64_t per = (shmc__now_ns() - t0) / RTT_PER_BATCH;
         if (!m->best || per < m->best)
             m->best = per ? per : 1;
     }
+}
+
+/* The timer stops the echo itself as it ends, from its own CPU: the making thread, which
+ * stopped it before, may be waiting for the echo's CPU, which the echo spun on until its
+ * budget ran out. */
+static void *timer(void *arg)
+{
+    struct rtt *m = arg;
+    time_batches(m);
+    shmc__store_relaxed32(&m->stop, 1);
     return NULL;
 }
 
