@@ -336,15 +336,25 @@ static void poll_driven(struct shmc__p2p *p, struct shmc__request *r)
         shmc__req_complete(&p->reqs, r, err);
 }
 
-/* polled: the caller has just polled the set's driven requests (shmc__finish). */
-static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
-                    int stop_on_error, int want_tag, int any, int polled)
+/* How wait_set waits (flags): WS_STOP done at the first failure, WS_ANY done at the first
+ * no longer pending, WS_POLLED the caller has just polled the set's driven requests
+ * (shmc__finish: polling them again before progress only adds to a schedule's wait). */
+enum { WS_STOP = 1, WS_ANY = 2, WS_POLLED = 4 };
+
+static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs, int flags,
+                    int want_tag)
 {
-    struct reqset s = {p, n, reqs, stop_on_error, want_tag, SHMC_OK, any};
+    int any = !!(flags & WS_ANY);
+    struct reqset s = {p, n, reqs, !!(flags & WS_STOP), want_tag, SHMC_OK, any};
     /* The set's driven requests polled first, which is all most waits for them need (a
      * world collective whose round is over), before progress reads every mailbox. */
-    for (size_t i = 0; i < n && !polled; i++)
-        poll_driven(p, reqs[i]);
+    for (size_t i = 0; i < n && !(flags & WS_POLLED) && !p->driving; i++) {
+        struct shmc__request *r = reqs[i];
+        int err = SHMC_OK;
+        if (r && r->state == SHMC_RS_ACTIVE && r->kind == SHMC_REQ_DRIVEN &&
+            r->ops->poll(r->poll_arg, &err))
+            shmc__req_complete(&p->reqs, r, err);
+    }
     /* Waiting for any one: one that is complete already ends it. */
     if (any && reqs_done(&s))
         return SHMC_OK;
@@ -377,18 +387,18 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
 
 int shmc__wait_requests(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
 {
-    return wait_set(p, n, reqs, 0, SHMC_ANY, 0, 0);
+    return wait_set(p, n, reqs, 0, SHMC_ANY);
 }
 
 int shmc__wait_any(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs)
 {
-    return wait_set(p, n, reqs, 0, SHMC_ANY, 1, 0);
+    return wait_set(p, n, reqs, WS_ANY, SHMC_ANY);
 }
 
 int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs,
                               int want_tag)
 {
-    return wait_set(p, n, reqs, 1, want_tag, 0, 0);
+    return wait_set(p, n, reqs, WS_STOP, want_tag);
 }
 
 int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(void *, uint32_t),
@@ -405,9 +415,11 @@ int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *stat
      * (p2p.h, shmc__deadline) is followed by one without it. A driven request is polled
      * first: a small collective's wait needs no more where its round is over, and the
      * set's wait cost such a call a tenth of its instructions. */
-    poll_driven(p, r);
-    if (r->state == SHMC_RS_ACTIVE)
-        wait_set(p, 1, &r, 0, SHMC_ANY, 0, 1);
+    if (r->kind == SHMC_REQ_DRIVEN && r->state == SHMC_RS_ACTIVE) {
+        poll_driven(p, r);
+        if (r->state == SHMC_RS_ACTIVE)
+            wait_set(p, 1, &r, WS_POLLED, SHMC_ANY);
+    }
     while (r->state == SHMC_RS_ACTIVE)
         shmc__wait_requests(p, 1, &r);
     shmc__req_fill_status(r, status);
