@@ -242,7 +242,8 @@ const struct shmc__setting shmc__settings[] = {
      "build/bench/measure --tests latency,bw with SHMC_SINGLE_COPY=0 and 1 chose)"},
     {"SHMC_SPIN", SHMC_SET_UINT, AT(spin), 0, 100000000u, AUTO, "auto", 0, NULL, NULL, NULL,
      "polls before a waiting rank yields the CPU; auto: 20000, or 1 when ranks outnumber "
-     "CPUs"},
+     "CPUs; where every rank has a CPU, waits after one that slept and was woken soon spin "
+     "longer (docs/design.md, \"Waiting\")"},
     {"SHMC_YIELD", SHMC_SET_UINT, AT(yield), 0, 1000000u, AUTO, "auto", 0, NULL, NULL, NULL,
      "`sched_yield` calls before a waiting rank sleeps; auto: 8, or 1000 when ranks "
      "outnumber CPUs"},

@@ -79,6 +79,8 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
     unsigned far = c->spin_elsewhere_us != ~0u ? c->spin_elsewhere_us
                                                : (oversubscribed ? SPIN_ELSEWHERE_US : 0u);
     p->spin_elsewhere_ns = (uint64_t)far * 1000u;
+    p->spin_adapt = !oversubscribed;
+    p->spin_more_ns = 0;
 }
 
 static void teardown(struct shmc__p2p *p)

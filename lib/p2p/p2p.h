@@ -95,6 +95,8 @@ struct shmc__p2p {
     size_t single_copy_min;
     unsigned spin, yield;       /* wait policy (shm/doorbell.h) */
     uint64_t spin_elsewhere_ns; /* spin this long, not yield, while peers run elsewhere */
+    int spin_adapt;             /* a CPU each: spin longer after slow wake-ups (wait.c) */
+    uint64_t spin_more_ns;      /* how much longer, now (wait.c) */
     unsigned hang_timeout_s;    /* SHMC_TIMEOUT */
 
     /* What this process knows of the job. */
@@ -472,6 +474,9 @@ int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__reques
 int shmc__req_other_call(const struct shmc__request *r, int want_tag);
 /* Waits for r, fills status, frees r; returns its result. */
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
+/* The extra spin of the waits after one that blocked (wait.c): cur, the extra spin now;
+ * slept, whether that wait slept; waited_ns, how long it waited past its spin budget. */
+uint64_t shmc__spin_more_next(uint64_t cur, int slept, uint64_t waited_ns);
 /* Waits until done(arg) holds, making progress, as blocked on `op` on the communicator whose
  * context group holds ctx for hang reports (a blocking collective's shared-memory step:
  * SHMC_BLK_COLL, shm/arena.h).

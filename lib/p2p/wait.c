@@ -151,11 +151,31 @@ static void hang_check(struct shmc__p2p *p, uint64_t blocked_ns)
  * serialised process. */
 static unsigned sleepers;
 
+/* Spinning past the spin budget, where ranks have a CPU each (p->spin_adapt). Waking a
+ * sleeping rank takes the kernel, and on a shared host the hypervisor, from tens of
+ * microseconds to milliseconds; once one wake-up outlasted a rank's spinning, both ranks
+ * of a pair could sleep in every call after it, each waiting for the other's slow
+ * wake-up, for as long as wake-ups stayed slow (docs/design.md, "Waiting"). A wait that
+ * slept and was woken within SPIN_MORE_MAX_NS of its spin running out spins twice that
+ * long in the waits after it, before yielding (at most SPIN_MORE_MAX_NS), so that it
+ * catches the answer instead of sleeping; one that slept longer (a peer computing) sets
+ * the extra spin back to none. */
+#define SPIN_MORE_MAX_NS 5000000u
+
+uint64_t shmc__spin_more_next(uint64_t cur, int slept, uint64_t waited_ns)
+{
+    if (!slept)
+        return cur;
+    if (waited_ns >= SPIN_MORE_MAX_NS)
+        return 0;
+    return 2 * waited_ns < SPIN_MORE_MAX_NS ? 2 * waited_ns : SPIN_MORE_MAX_NS;
+}
+
 static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const struct blk *b,
                       struct spin_far *far)
 {
     unsigned idle = 0;
-    int blocked = 0;
+    int blocked = 0, slept = 0;
     uint64_t since = 0; /* when we started to block, by our own clock */
     int rc = SHMC_OK;
     const int multi = shmc__multi;
@@ -202,6 +222,13 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
             rc = SHMC_ERR_TIMEOUT;
             break;
         }
+        if (p->spin_more_ns && shmc__now_ns() - since < p->spin_more_ns) {
+            idle = p->spin; /* (the yields come after it) */
+            shmc__pause_begin(multi);
+            shmc__cpu_relax();
+            shmc__pause_end(multi);
+            continue;
+        }
         if (idle <= p->spin + p->yield) {
             if (spin_far(p, far)) {
                 idle--; /* spinning does not use up the yields */
@@ -232,6 +259,7 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
             continue;
         }
         uint64_t t0 = shmc__now_ns();
+        slept = 1;
         shmc__pause_begin(multi);
         shmc__sleep_wait(p->me, seen, SHMC_SLEEP_SLICE_MS);
         shmc__pause_end(multi);
@@ -255,6 +283,8 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
     if (blocked) {
         shmc__store_relaxed32(&p->me->blk_op, SHMC_BLK_NONE);
         shmc__incall_clear(p);
+        if (p->spin_adapt)
+            p->spin_more_ns = shmc__spin_more_next(p->spin_more_ns, slept, shmc__now_ns() - since);
     }
     if (far->polling)
         shmc__cpu_publish(p->me, 0);

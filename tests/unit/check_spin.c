@@ -1,0 +1,100 @@
+/*
+ * Unit test of the waits' extra spin (p2p/wait.c): where ranks have a CPU each, a wait
+ * that slept and was woken soon after its spin ran out makes the waits after it spin
+ * longer before sleeping (so that two ranks cannot both sleep in every call while
+ * wake-ups are slow), and one that slept long sets the extra spin back to none; where
+ * ranks share CPUs there is none.
+ */
+#include <check.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "p2p/p2p.h"
+
+START_TEST(test_spin_more_next)
+{
+    /* No sleep: unchanged. */
+    ck_assert_uint_eq(shmc__spin_more_next(0, 0, 123456), 0);
+    ck_assert_uint_eq(shmc__spin_more_next(777, 0, 999999999), 777);
+    /* Woken soon: twice the wait, at most the bound (which a long wait meets). */
+    ck_assert_uint_eq(shmc__spin_more_next(0, 1, 1000), 2000);
+    ck_assert_uint_eq(shmc__spin_more_next(0, 1, 500000000), 0); /* half a second: long */
+    uint64_t most = 0;
+    for (uint64_t w = 1000; w < 100000000; w *= 2) {
+        uint64_t next = shmc__spin_more_next(0, 1, w);
+        if (next == 0)
+            break; /* from here the waits are long */
+        ck_assert_uint_ge(next, w); /* covers a wait as long again */
+        most = next > most ? next : most;
+    }
+    ck_assert_uint_gt(most, 0);
+    /* Slept long: none, whatever it was. */
+    ck_assert_uint_eq(shmc__spin_more_next(most, 1, 1000000000), 0);
+}
+END_TEST
+
+/* Rank 0 sends after staying out of the library for `away` microseconds; rank 1, which
+ * spins for 20 polls and yields not at all, sleeps in its receive. Rank 1's extra spin
+ * just after that receive (0 on rank 0). */
+static uint64_t late_send(shmc_comm *w, int me, unsigned away)
+{
+    int v = me;
+    uint64_t more = 0;
+    if (me == 0) {
+        usleep(away);
+        T_OK(shmc_send(&v, 1, SHMC_INT32, 1, 1, w));
+    } else {
+        T_OK(shmc_recv(&v, 1, SHMC_INT32, 0, 1, w, NULL));
+        more = shmc__p2p.spin_more_ns;
+    }
+    T_OK(shmc_barrier(w));
+    return more;
+}
+
+static void adapts(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n, (void)arg;
+    T_ASSERT(shmc__p2p.spin_adapt, "rank %d: a CPU each, yet no extra spin", me);
+    /* Woken 2 ms in (a wake-up slower than the extra spin's bound makes a try count as
+     * long: a few tries). */
+    int grew = 0;
+    for (int k = 0; k < 8 && !grew; k++) {
+        uint64_t more = late_send(w, me, 2000);
+        grew = me == 0 || more > 0;
+        T_OK(shmc_allreduce(SHMC_IN_PLACE, &grew, 1, SHMC_INT32, SHMC_MIN, w));
+    }
+    T_ASSERT(grew, "rank %d: no extra spin after waits woken 2 ms in", me);
+    /* A long wait: none again. */
+    T_ASSERT(late_send(w, me, 200000) == 0, "rank %d: extra spin after a 200 ms wait", me);
+}
+
+static void shares(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)n, (void)arg;
+    T_ASSERT(!shmc__p2p.spin_adapt, "rank %d: ranks share a CPU, yet an extra spin", me);
+    T_ASSERT(late_send(w, me, 2000) == 0 && shmc__p2p.spin_more_ns == 0,
+             "rank %d: extra spin where ranks share a CPU", me);
+}
+
+START_TEST(test_spin_adapts)
+{
+    static const char *const own[] = {"SHMC_CPUS=2", "SHMC_SPIN=20", "SHMC_YIELD=0", NULL};
+    static const char *const shared[] = {"SHMC_CPUS=1", "SHMC_SPIN=20", "SHMC_YIELD=0", NULL};
+    struct shmct_opts o = {.env = own};
+    ck_assert_int_eq(shmct_run_opts(2, adapts, NULL, &o), 0);
+    o.env = shared;
+    ck_assert_int_eq(shmct_run_opts(2, shares, NULL, &o), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("spin");
+    TCase *t = tcase_create("spin");
+    tcase_set_timeout(t, 60);
+    tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
+    tcase_add_test(t, test_spin_more_next);
+    tcase_add_test(t, test_spin_adapts);
+    suite_add_tcase(s, t);
+    return shmct_main(s);
+}
