@@ -156,10 +156,12 @@ static unsigned sleepers;
  * microseconds to milliseconds; once one wake-up outlasted a rank's spinning, both ranks
  * of a pair could sleep in every call after it, each waiting for the other's slow
  * wake-up, for as long as wake-ups stayed slow (docs/design.md, "Waiting"). A wait that
- * slept and was woken within SPIN_MORE_MAX_NS of its spin running out spins twice that
- * long in the waits after it, before yielding (at most SPIN_MORE_MAX_NS), so that it
- * catches the answer instead of sleeping; one that slept longer (a peer computing) sets
- * the extra spin back to none. */
+ * slept and ended within SPIN_MORE_MAX_NS of its spin running out (its extra spin
+ * included) makes the waits after it spin twice that long before yielding (at most
+ * SPIN_MORE_MAX_NS), so that they catch the answer instead of sleeping; one that ended
+ * later (a peer computing) sets the extra spin back to none. Not with
+ * SHMC_THREAD_MULTIPLE: a spinning thread takes the call lock again after every poll, and
+ * would keep the process's other threads out of the library. */
 #define SPIN_MORE_MAX_NS 5000000u
 
 uint64_t shmc__spin_more_next(uint64_t cur, int slept, uint64_t waited_ns)
@@ -179,6 +181,8 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
     uint64_t since = 0; /* when we started to block, by our own clock */
     int rc = SHMC_OK;
     const int multi = shmc__multi;
+    unsigned more_polls = 0;
+    uint64_t more = multi ? 0 : p->spin_more_ns; /* the extra spin, until spent */
 
     /* With peers gone, what we wait for may already be impossible: look once. */
     if (p->ngone)
@@ -222,12 +226,13 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
             rc = SHMC_ERR_TIMEOUT;
             break;
         }
-        if (p->spin_more_ns && shmc__now_ns() - since < p->spin_more_ns) {
-            idle = p->spin; /* (the yields come after it) */
-            shmc__pause_begin(multi);
-            shmc__cpu_relax();
-            shmc__pause_end(multi);
-            continue;
+        if (more) { /* (the clock read every 64 polls, as spin_far does) */
+            if ((++more_polls & 63) || shmc__now_ns() - since < more) {
+                idle = p->spin; /* (the yields come after it) */
+                shmc__cpu_relax();
+                continue;
+            }
+            more = 0;
         }
         if (idle <= p->spin + p->yield) {
             if (spin_far(p, far)) {
@@ -283,7 +288,7 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
     if (blocked) {
         shmc__store_relaxed32(&p->me->blk_op, SHMC_BLK_NONE);
         shmc__incall_clear(p);
-        if (p->spin_adapt)
+        if (p->spin_adapt && !multi)
             p->spin_more_ns = shmc__spin_more_next(p->spin_more_ns, slept, shmc__now_ns() - since);
     }
     if (far->polling)

@@ -2,8 +2,8 @@
  * Unit test of the waits' extra spin (p2p/wait.c): where ranks have a CPU each, a wait
  * that slept and was woken soon after its spin ran out makes the waits after it spin
  * longer before sleeping (so that two ranks cannot both sleep in every call while
- * wake-ups are slow), and one that slept long sets the extra spin back to none; where
- * ranks share CPUs there is none.
+ * wake-ups are slow), a wait that the extra spin covers does not sleep, and one that
+ * slept long sets the extra spin back to none; where ranks share CPUs there is none.
  */
 #include <check.h>
 #include <unistd.h>
@@ -34,19 +34,24 @@ START_TEST(test_spin_more_next)
 END_TEST
 
 /* Rank 0 sends after staying out of the library for `away` microseconds; rank 1, which
- * spins for 20 polls and yields not at all, sleeps in its receive. Rank 1's extra spin
- * just after that receive (0 on rank 0). */
-static uint64_t late_send(shmc_comm *w, int me, unsigned away)
+ * spins for 20 polls and yields not at all, waits in its receive. Rank 1's extra spin
+ * just after that receive, and in *slept how many full 50 ms slices the receive slept
+ * (0 on rank 0). */
+static uint64_t late_send(shmc_comm *w, int me, unsigned away, uint64_t *slept)
 {
     int v = me;
-    uint64_t more = 0;
+    uint64_t more = 0, s0 = 0, s1 = 0;
     if (me == 0) {
         usleep(away);
         T_OK(shmc_send(&v, 1, SHMC_INT32, 1, 1, w));
     } else {
+        T_OK(shmc_stat("slices_slept", &s0));
         T_OK(shmc_recv(&v, 1, SHMC_INT32, 0, 1, w, NULL));
         more = shmc__p2p.spin_more_ns;
+        T_OK(shmc_stat("slices_slept", &s1));
     }
+    if (slept)
+        *slept = s1 - s0;
     T_OK(shmc_barrier(w));
     return more;
 }
@@ -55,24 +60,43 @@ static void adapts(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n, (void)arg;
     T_ASSERT(shmc__p2p.spin_adapt, "rank %d: a CPU each, yet no extra spin", me);
-    /* Woken 2 ms in (a wake-up slower than the extra spin's bound makes a try count as
-     * long: a few tries). */
+    /* Woken half a millisecond in: an extra spin from then on (a try whose wake-up came
+     * later than the extra spin's bound counts as a long wait: many tries). */
     int grew = 0;
-    for (int k = 0; k < 8 && !grew; k++) {
-        uint64_t more = late_send(w, me, 2000);
+    for (int k = 0; k < 64 && !grew; k++) {
+        uint64_t more = late_send(w, me, 500, NULL);
         grew = me == 0 || more > 0;
         T_OK(shmc_allreduce(SHMC_IN_PLACE, &grew, 1, SHMC_INT32, SHMC_MIN, w));
     }
-    T_ASSERT(grew, "rank %d: no extra spin after waits woken 2 ms in", me);
-    /* A long wait: none again. */
-    T_ASSERT(late_send(w, me, 200000) == 0, "rank %d: extra spin after a 200 ms wait", me);
+    T_ASSERT(grew, "rank %d: no extra spin after waits woken half a millisecond in", me);
+    /* With an extra spin longer than the wait, rank 1 spins through it: no slice slept
+     * (without it, 100 ms would be two). */
+    uint64_t keep = shmc__p2p.spin_more_ns, slept = 0;
+    if (me == 1)
+        shmc__p2p.spin_more_ns = 10000000000ull;
+    late_send(w, me, 100000, &slept);
+    T_ASSERT(slept == 0, "rank 1 slept %llu slices of a wait its extra spin covered",
+             (unsigned long long)slept);
+    shmc__p2p.spin_more_ns = keep;
+    /* A wait that slept whole slices (it ended long after the bound): none again. A rank
+     * 1 that came to its receive late and did not sleep tries again. */
+    int reset = 0;
+    for (int k = 0; k < 8 && !reset; k++) {
+        uint64_t more = late_send(w, me, 200000, &slept);
+        reset = me == 0 || (slept > 0 && more == 0);
+        int again = me == 1 && slept == 0;
+        T_OK(shmc_allreduce(SHMC_IN_PLACE, &again, 1, SHMC_INT32, SHMC_MAX, w));
+        T_ASSERT(reset || again, "rank %d: extra spin after a wait that slept long", me);
+        if (!again)
+            break;
+    }
 }
 
 static void shares(shmc_comm *w, int me, int n, void *arg)
 {
     (void)w, (void)n, (void)arg;
     T_ASSERT(!shmc__p2p.spin_adapt, "rank %d: ranks share a CPU, yet an extra spin", me);
-    T_ASSERT(late_send(w, me, 2000) == 0 && shmc__p2p.spin_more_ns == 0,
+    T_ASSERT(late_send(w, me, 2000, NULL) == 0 && shmc__p2p.spin_more_ns == 0,
              "rank %d: extra spin where ranks share a CPU", me);
 }
 
