@@ -96,7 +96,7 @@ struct rtt {
     SHMC_ALIGNED_LINE shmc_atomic_u64 line;
     SHMC_ALIGNED_LINE shmc_atomic_u32 ready; /* the echo runs on its CPU (release-acquire) */
     shmc_atomic_u32 go;                      /* the timer runs on its CPU (release-acquire) */
-    shmc_atomic_u32 stop;                    /* the timer is done (relaxed: a flag alone) */
+    shmc_atomic_u32 stop; /* the timer is done, or one side failed (relaxed: a flag alone) */
     int cpu[2];
     uint64_t deadline;
     uint64_t best; /* the timer's fastest batch, in ns per round trip; 0 if none */
@@ -141,8 +141,10 @@ static int await_flag(struct rtt *m, shmc_atomic_u32 *flag)
 static void *echo(void *arg)
 {
     struct rtt *m = arg;
-    if (pin_self(m->cpu[1]) != 0)
+    if (pin_self(m->cpu[1]) != 0) {
+        shmc__store_relaxed32(&m->stop, 1); /* (the timer need not wait out its budget) */
         return NULL;
+    }
     shmc__store_release32(&m->ready, 1);
     if (await_flag(m, &m->go) != 0)
         return NULL;

@@ -13,8 +13,9 @@
  * them, the ranks (3, 4, 8) and the size per block (256 B, 1 MiB, 4 MiB; 16 MiB too with
  * SHMC_STRESS) turn with it, the victim and the moment (30-330 ms into the loop) are
  * drawn; every fourth case runs on a communicator other than the world, and every fifth
- * is started torchrun-style by a shell loop, with no launcher watching the ranks. make check runs one case per pair
- * with survivors idle 600 ms; make check-stress (SHMC_STRESS=1) runs 200 with 1 s.
+ * is started torchrun-style by a shell loop, with no launcher watching the ranks. make
+ * check runs one case per pair with survivors idle 600 ms; make check-stress
+ * (SHMC_STRESS=1) runs 200 with 1 s.
  *
  * How long each survivor took after the death became visible (its process ended, as a
  * watcher thread in each survivor sees through a pidfd; the earliest of their readings)

@@ -22,8 +22,8 @@ START_TEST(test_spin_more_next)
     uint64_t most = 0;
     for (uint64_t w = 1000; w < 100000000; w *= 2) {
         uint64_t next = shmc__spin_more_next(0, 1, w);
-        if (next == 0)
-            break; /* from here the waits are long */
+        if (next == 0) /* from here the waits are long */
+            break;
         ck_assert_uint_ge(next, w); /* covers a wait as long again */
         most = next > most ? next : most;
     }
