@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -357,4 +358,16 @@ int shmct_arena_view(struct shmc__arena *a)
     if (fd < 0 || shmc__arena_attach_fd(a, fd, 0) != SHMC_OK)
         shmct_fail(__FILE__, __LINE__, "shmct_arena_view", "cannot attach the job's arena");
     return 0;
+}
+
+void *shmct_page(void)
+{
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_msg(page != MAP_FAILED, "a shared page: %s", strerror(errno));
+    return page;
+}
+
+void shmct_page_free(void *page)
+{
+    munmap(page, 4096);
 }

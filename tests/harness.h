@@ -31,6 +31,12 @@ struct shmct_opts {
     int rank_env_rank;
 };
 
+/* A zeroed page of memory shared with the ranks and processes forked after it, outside
+ * the library: flags that order a test's steps across processes without sleeping
+ * (fails the test where it cannot be mapped). shmct_page_free releases it. */
+void *shmct_page(void);
+void shmct_page_free(void *page);
+
 /* Runs fn in n ranks. Returns the number of ranks that did not exit 0. */
 int shmct_run(int n, shmct_fn fn, void *arg);
 int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o);

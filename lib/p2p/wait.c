@@ -363,7 +363,7 @@ static int reqs_far(void *arg, uint32_t cpu)
 }
 
 /* A driven request polled once, outside progress (none inside a driven poll). */
-static void poll_driven(struct shmc__p2p *p, struct shmc__request *r)
+static inline void poll_driven(struct shmc__p2p *p, struct shmc__request *r)
 {
     int err = SHMC_OK;
     if (r && r->state == SHMC_RS_ACTIVE && r->kind == SHMC_REQ_DRIVEN && !p->driving &&
@@ -383,13 +383,8 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
     struct reqset s = {p, n, reqs, !!(flags & WS_STOP), want_tag, SHMC_OK, any};
     /* The set's driven requests polled first, which is all most waits for them need (a
      * world collective whose round is over), before progress reads every mailbox. */
-    for (size_t i = 0; i < n && !(flags & WS_POLLED) && !p->driving; i++) {
-        struct shmc__request *r = reqs[i];
-        int err = SHMC_OK;
-        if (r && r->state == SHMC_RS_ACTIVE && r->kind == SHMC_REQ_DRIVEN &&
-            r->ops->poll(r->poll_arg, &err))
-            shmc__req_complete(&p->reqs, r, err);
-    }
+    for (size_t i = 0; i < n && !(flags & WS_POLLED); i++)
+        poll_driven(p, reqs[i]);
     /* Waiting for any one: one that is complete already ends it. */
     if (any && reqs_done(&s))
         return SHMC_OK;

@@ -1002,10 +1002,9 @@ START_TEST(test_p2p_coop)
     ck_assert_int_eq(run_env(2, intel_sizes, NULL, env_intel), 0);
     ck_assert_int_eq(shmct_run(2, coop_window, NULL), 0);
     ck_assert_int_eq(shmct_run(3, coop_window, NULL), 0);
-    _Atomic int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    ck_assert(flag != MAP_FAILED);
+    _Atomic int *flag = shmct_page();
     ck_assert_int_eq(shmct_run(2, coop_sender_away, (void *)flag), 0);
-    munmap((void *)flag, 4096);
+    shmct_page_free((void *)flag);
     ck_assert_int_eq(shmct_run(2, coop_write_refused, NULL), 0);
     ck_assert_int_eq(shmct_run(2, coop_copy_fails, NULL), 0);
     ck_assert_int_eq(run_env(2, coop_queued, NULL, env_small_ring), 0);

@@ -8,7 +8,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -444,11 +443,9 @@ static void fin_then_finalize(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_failure_completion_after_peer_left)
 {
-    volatile int *flag =
-        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    ck_assert_ptr_ne((void *)flag, MAP_FAILED);
+    volatile int *flag = shmct_page();
     ck_assert_int_eq(shmct_run(3, fin_then_finalize, (void *)flag), 0);
-    munmap((void *)flag, 4096);
+    shmct_page_free((void *)flag);
 }
 END_TEST
 

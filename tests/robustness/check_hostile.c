@@ -13,7 +13,6 @@
 #include <check.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -130,14 +129,12 @@ static void scribbled(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_hostile_scribbler)
 {
-    _Atomic int *shared =
-        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    ck_assert(shared != MAP_FAILED);
+    _Atomic int *shared = shmct_page();
     atomic_store(&shared[0], 0);
     atomic_store(&shared[1], _i); /* a different garbage each run */
     struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
     int failed = shmct_run_opts(3, scribbled, (void *)shared, &o);
-    munmap((void *)shared, 4096);
+    shmct_page_free((void *)shared);
     ck_assert_int_eq(failed, 0);
 }
 END_TEST

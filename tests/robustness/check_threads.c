@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -81,10 +80,9 @@ static void refused_while_inside(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_threads_refused_while_inside)
 {
-    int *seen = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    ck_assert_ptr_ne(seen, MAP_FAILED);
+    int *seen = shmct_page();
     ck_assert_int_eq(shmct_run(2, refused_while_inside, seen), 0);
-    munmap(seen, 4096);
+    shmct_page_free(seen);
 }
 END_TEST
 

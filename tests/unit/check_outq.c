@@ -7,7 +7,6 @@
 #include <check.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "harness.h"
 #include "p2p/p2p.h"
@@ -82,10 +81,9 @@ START_TEST(test_oom_queued_control_record)
         return;
     }
     struct shmct_opts o = {.env = env_mailbox};
-    int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    ck_assert_ptr_ne(flag, MAP_FAILED);
+    int *flag = shmct_page();
     ck_assert_int_eq(shmct_run_opts(2, queued_cts, flag, &o), 0);
-    munmap(flag, 4096);
+    shmct_page_free(flag);
 }
 END_TEST
 

@@ -405,8 +405,7 @@ END_TEST
 START_TEST(test_ring_stress_processes)
 {
     struct ring_mem m = ring_new(RING * 4, 1);
-    uint64_t *result = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    ck_assert_ptr_ne(result, MAP_FAILED);
+    uint64_t *result = shmct_page();
     uint64_t n = stress_n();
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
@@ -420,7 +419,7 @@ START_TEST(test_ring_stress_processes)
     ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     ck_assert_uint_ne(got, ~0ull);
     ck_assert_uint_eq(got, *result);
-    munmap(result, 4096);
+    shmct_page_free(result);
     ring_delete(&m);
 }
 END_TEST
