@@ -40,6 +40,16 @@ void shmc__algo_var(int c, char *var, size_t len);
 #define SHMC_EAGER_AUTO_INTEL 8192
 #define SHMC_EAGER_AUTO 32768
 
+/* The waits' automatic budgets (shm/doorbell.h), where every rank has a CPU ("own") and
+ * where ranks outnumber CPUs ("shared"); p2p/p2p.c, choose_limits, says why each. Plain
+ * numbers, for settings.c as above. */
+#define SHMC_SPIN_AUTO_OWN 20000
+#define SHMC_SPIN_AUTO_SHARED 1
+#define SHMC_YIELD_AUTO_OWN 8
+#define SHMC_YIELD_AUTO_SHARED 1000
+#define SHMC_SPIN_ELSEWHERE_AUTO_US 20
+#define SHMC_SPIN_MORE_AUTO_US 5000
+
 struct shmc__config {
     int debug;                  /* SHMC_DEBUG: 0..4 */
     size_t eager_limit;         /* SHMC_EAGER_LIMIT: largest eager message, bytes; ~0: auto */
@@ -49,6 +59,7 @@ struct shmc__config {
     unsigned spin;              /* SHMC_SPIN: polls before yielding; ~0u = automatic */
     unsigned yield;             /* SHMC_YIELD: sched_yield()s before sleeping */
     unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see shm/doorbell.h; ~0u: auto */
+    unsigned spin_more_us;      /* SHMC_SPIN_MORE: longest extra spin (p2p/wait.c); ~0u: auto */
     unsigned attach_timeout_s;  /* SHMC_ATTACH_TIMEOUT: seconds to wait for the segment */
     unsigned hang_timeout_s;    /* SHMC_TIMEOUT: report and abort a job stuck this long; 0 off */
     int check;               /* SHMC_CHECK: 0 off; SHMC_CHECK_CALLS (default) the call's words with

@@ -215,6 +215,7 @@ static const struct shmc__word makers[] = {{"read", -1},
 #define STR(x) STR_(x)
 #define EAGER_AUTO_INTEL_S STR(SHMC_EAGER_AUTO_INTEL)
 #define EAGER_AUTO_S STR(SHMC_EAGER_AUTO)
+#define OWN_SHARED(own, shared) STR(own) ", or " STR(shared) " when ranks outnumber CPUs"
 
 /* In the order of docs/configuration.md. SHMC_DEBUG is first: the loader reads it before
  * the others, so that their messages obey it. */
@@ -241,16 +242,20 @@ const struct shmc__setting shmc__settings[] = {
      "smallest message sent by single copy (0: every message above the eager limit, as "
      "build/bench/measure --tests latency,bw with SHMC_SINGLE_COPY=0 and 1 chose)"},
     {"SHMC_SPIN", SHMC_SET_UINT, AT(spin), 0, 100000000u, AUTO, "auto", 0, NULL, NULL, NULL,
-     "polls before a waiting rank yields the CPU; auto: 20000, or 1 when ranks outnumber "
-     "CPUs; where every rank has a CPU, waits after one that slept and was woken soon spin "
-     "longer (docs/design.md, \"Waiting\")"},
+     "polls before a waiting rank yields the CPU; auto: " OWN_SHARED(SHMC_SPIN_AUTO_OWN,
+                                                                     SHMC_SPIN_AUTO_SHARED)},
     {"SHMC_YIELD", SHMC_SET_UINT, AT(yield), 0, 1000000u, AUTO, "auto", 0, NULL, NULL, NULL,
-     "`sched_yield` calls before a waiting rank sleeps; auto: 8, or 1000 when ranks "
-     "outnumber CPUs"},
+     "`sched_yield` calls before a waiting rank sleeps; auto: " OWN_SHARED(SHMC_YIELD_AUTO_OWN,
+                                                                           SHMC_YIELD_AUTO_SHARED)},
     {"SHMC_SPIN_ELSEWHERE", SHMC_SET_UINT, AT(spin_elsewhere_us), 0, 1000000u, AUTO, "auto", 0,
      NULL, NULL, NULL,
      "µs a waiting rank polls instead of yielding while every rank it waits for runs on "
-     "another CPU; auto: 20 when ranks outnumber CPUs, else 0"},
+     "another CPU; auto: " OWN_SHARED(0, SHMC_SPIN_ELSEWHERE_AUTO_US)},
+    {"SHMC_SPIN_MORE", SHMC_SET_UINT, AT(spin_more_us), 0, 1000000u, AUTO, "auto", 0, NULL, NULL,
+     NULL,
+     "longest extra spin, µs: waits after one that slept and was woken soon spin up to this "
+     "much longer before yielding (docs/design.md, \"Waiting\"); 0: never; auto: " OWN_SHARED(
+         SHMC_SPIN_MORE_AUTO_US, 0)},
     {"SHMC_ATTACH_TIMEOUT", SHMC_SET_UINT, AT(attach_timeout_s), 1, 86400u, 60, NULL, 0, NULL, NULL,
      NULL, "seconds to wait at start-up for the other ranks"},
     {"SHMC_TIMEOUT", SHMC_SET_UINT, AT(hang_timeout_s), 0, 86400u, 0, NULL, 0, NULL, NULL, NULL,
@@ -310,8 +315,8 @@ const struct shmc__setting shmc__settings[] = {
      "others (docs/performance.md, \"Machine\"). Measured once, in under a millisecond, by "
      "the process that makes the job's shared memory, so every rank finds the same; "
      "`shmrun --info` prints this machine's now. Every rank must have the same value"},
-    {"SHMC_LINE_RTT_NS", SHMC_SET_UINT, AT(line_rtt_ns), 0, 1000000u, 0, "measured", 0, NULL,
-     NULL, NULL,
+    {"SHMC_LINE_RTT_NS", SHMC_SET_UINT, AT(line_rtt_ns), 0, 1000000u, 0, "measured", 0, NULL, NULL,
+     NULL,
      "the cache line's round trip to assume instead of measuring it (0: measure), read by "
      "the process that makes the job's shared memory (shmrun, or local rank 0)"},
     {"SHMC_CPU_MAKER", SHMC_SET_WORDS, AT(cpu_maker), 0, 0, ~0ull, "read", 0, makers,

@@ -79,6 +79,7 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
         .spin = b->cfg.spin,
         .yield = b->cfg.yield,
         .spin_elsewhere_us = b->cfg.spin_elsewhere_us,
+        .spin_more_us = b->cfg.spin_more_us,
         .hang_timeout_s = b->cfg.hang_timeout_s,
         .supervised = b->mode == SHMC_BOOT_SHMRUN,
         .maker = b->cfg.cpu_maker,

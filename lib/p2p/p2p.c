@@ -21,20 +21,19 @@
  * measured; from larger rings a larger chunk would only delay the receiver's first copy. */
 #define SHMC_STREAM_CHUNK_MAX ((16u << 10) - 16u)
 
-/* Spin budgets (polls before yielding) and yield budgets (before sleeping), chosen with
- * make bench-compare and bench/osu_compare.sh at 2 and 4 ranks. */
-#define YIELD_DEDICATED 8u
-/* Ranks outnumber CPUs: yield longer before sleeping. A sleeper needs a wake-up and a
- * context switch to go on, and at 4 ranks on 2 CPUs some runs of a collective then took
- * several times as long as others (bench/osu_compare.sh at 4 ranks, round against
- * round). 1000 yields are a few milliseconds where other ranks want the CPU (the
- * scheduler runs them between our yields) and about one where none does. */
-#define YIELD_OVERSUBSCRIBED 1000u
-#define SPIN_DEDICATED 20000u
-#define SPIN_OVERSUBSCRIBED 1u
-/* Microseconds a waiter spins while what it waits for runs on other CPUs (doorbell.h);
- * only when oversubscribed, as a dedicated rank spins SPIN_DEDICATED polls anyway. */
-#define SPIN_ELSEWHERE_US 20u
+/* The waits' budgets (base/config.h: SHMC_SPIN_AUTO_OWN ...): polls before yielding and
+ * yields before sleeping, chosen with make bench-compare and bench/osu_compare.sh at 2 and
+ * 4 ranks. Where ranks outnumber CPUs a waiter yields longer before sleeping: a sleeper
+ * needs a wake-up and a context switch to go on, and at 4 ranks on 2 CPUs some runs of a
+ * collective then took several times as long as others (bench/osu_compare.sh at 4 ranks,
+ * round against round); 1000 yields are a few milliseconds where other ranks want the CPU
+ * (the scheduler runs them between our yields) and about one where none does. There too a
+ * waiter spins a few microseconds while what it waits for runs on other CPUs
+ * (doorbell.h), as a rank with a CPU of its own spins its long budget anyway. Only where
+ * every rank has a CPU do waits spin longer after slow wake-ups (wait.c): on a shared
+ * host both ranks of a pair slept in every call while wake-ups took up to a few
+ * milliseconds (docs/design.md, "Waiting"); where ranks share CPUs spinning only delays
+ * the peer. */
 
 /* The eager limit and the size from which both sides copy a message (coop.h), where
  * SHMC_EAGER_LIMIT leaves them to the library. A message below the eager limit crosses
@@ -73,13 +72,17 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
         p->chunk = (maxp < SHMC_STREAM_CHUNK_MAX ? maxp : SHMC_STREAM_CHUNK_MAX) - 8;
         break;
     }
-    p->spin = c->spin != ~0u ? c->spin : (oversubscribed ? SPIN_OVERSUBSCRIBED : SPIN_DEDICATED);
-    p->yield =
-        c->yield != ~0u ? c->yield : (oversubscribed ? YIELD_OVERSUBSCRIBED : YIELD_DEDICATED);
-    unsigned far = c->spin_elsewhere_us != ~0u ? c->spin_elsewhere_us
-                                               : (oversubscribed ? SPIN_ELSEWHERE_US : 0u);
+    p->spin =
+        c->spin != ~0u ? c->spin : (oversubscribed ? SHMC_SPIN_AUTO_SHARED : SHMC_SPIN_AUTO_OWN);
+    p->yield = c->yield != ~0u ? c->yield
+                               : (oversubscribed ? SHMC_YIELD_AUTO_SHARED : SHMC_YIELD_AUTO_OWN);
+    unsigned far = c->spin_elsewhere_us != ~0u
+                       ? c->spin_elsewhere_us
+                       : (oversubscribed ? SHMC_SPIN_ELSEWHERE_AUTO_US : 0u);
     p->spin_elsewhere_ns = (uint64_t)far * 1000u;
-    p->spin_adapt = !oversubscribed;
+    unsigned more =
+        c->spin_more_us != ~0u ? c->spin_more_us : (oversubscribed ? 0u : SHMC_SPIN_MORE_AUTO_US);
+    p->spin_more_max_ns = (uint64_t)more * 1000u;
     p->spin_more_ns = 0;
 }
 

@@ -72,7 +72,7 @@ struct shmc__p2p_params {
     size_t eager_limit;
     int single_copy;
     size_t single_copy_min;
-    unsigned spin, yield, spin_elsewhere_us; /* ~0u: automatic */
+    unsigned spin, yield, spin_elsewhere_us, spin_more_us; /* ~0u: automatic */
     unsigned hang_timeout_s;
     int supervised; /* a launcher watches the ranks and ends the job */
     int maker;      /* the CPUs' maker (base/machine.h): the automatic protocol sizes */
@@ -95,7 +95,7 @@ struct shmc__p2p {
     size_t single_copy_min;
     unsigned spin, yield;       /* wait policy (shm/doorbell.h) */
     uint64_t spin_elsewhere_ns; /* spin this long, not yield, while peers run elsewhere */
-    int spin_adapt;             /* a CPU each: spin longer after slow wake-ups (wait.c) */
+    uint64_t spin_more_max_ns;  /* spin longer after slow wake-ups, up to this (wait.c) */
     uint64_t spin_more_ns;      /* how much longer, now (wait.c) */
     unsigned hang_timeout_s;    /* SHMC_TIMEOUT */
 
@@ -476,7 +476,7 @@ int shmc__req_other_call(const struct shmc__request *r, int want_tag);
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
 /* The extra spin of the waits after one that blocked (wait.c): cur, the extra spin now;
  * slept, whether that wait slept; waited_ns, how long it waited past its spin budget. */
-uint64_t shmc__spin_more_next(uint64_t cur, int slept, uint64_t waited_ns);
+uint64_t shmc__spin_more_next(uint64_t cur, int slept, uint64_t waited_ns, uint64_t max_ns);
 /* Waits until done(arg) holds, making progress, as blocked on `op` on the communicator whose
  * context group holds ctx for hang reports (a blocking collective's shared-memory step:
  * SHMC_BLK_COLL, shm/arena.h).

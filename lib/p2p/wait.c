@@ -151,26 +151,24 @@ static void hang_check(struct shmc__p2p *p, uint64_t blocked_ns)
  * serialised process. */
 static unsigned sleepers;
 
-/* Spinning past the spin budget, where ranks have a CPU each (p->spin_adapt). Waking a
+/* Spinning past the spin budget, up to p->spin_more_max_ns (SHMC_SPIN_MORE). Waking a
  * sleeping rank takes the kernel, and on a shared host the hypervisor, from tens of
  * microseconds to milliseconds; once one wake-up outlasted a rank's spinning, both ranks
  * of a pair could sleep in every call after it, each waiting for the other's slow
  * wake-up, for as long as wake-ups stayed slow (docs/design.md, "Waiting"). A wait that
- * slept and ended within SPIN_MORE_MAX_NS of its spin running out (its extra spin
- * included) makes the waits after it spin twice that long before yielding (at most
- * SPIN_MORE_MAX_NS), so that they catch the answer instead of sleeping; one that ended
+ * slept and ended within the bound of its spin running out (its extra spin included)
+ * makes the waits after it spin twice that long before yielding (at most the bound), so
+ * that they catch the answer instead of sleeping; one that ended
  * later (a peer computing) sets the extra spin back to none. Not with
  * SHMC_THREAD_MULTIPLE: a spinning thread takes the call lock again after every poll, and
  * would keep the process's other threads out of the library. */
-#define SPIN_MORE_MAX_NS 5000000u
-
-uint64_t shmc__spin_more_next(uint64_t cur, int slept, uint64_t waited_ns)
+uint64_t shmc__spin_more_next(uint64_t cur, int slept, uint64_t waited_ns, uint64_t max_ns)
 {
     if (!slept)
         return cur;
-    if (waited_ns >= SPIN_MORE_MAX_NS)
+    if (waited_ns >= max_ns)
         return 0;
-    return 2 * waited_ns < SPIN_MORE_MAX_NS ? 2 * waited_ns : SPIN_MORE_MAX_NS;
+    return 2 * waited_ns < max_ns ? 2 * waited_ns : max_ns;
 }
 
 static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const struct blk *b,
@@ -288,8 +286,9 @@ static int wait_until(struct shmc__p2p *p, int (*done)(void *), void *arg, const
     if (blocked) {
         shmc__store_relaxed32(&p->me->blk_op, SHMC_BLK_NONE);
         shmc__incall_clear(p);
-        if (p->spin_adapt && !multi)
-            p->spin_more_ns = shmc__spin_more_next(p->spin_more_ns, slept, shmc__now_ns() - since);
+        if (p->spin_more_max_ns && !multi)
+            p->spin_more_ns = shmc__spin_more_next(p->spin_more_ns, slept, shmc__now_ns() - since,
+                                                   p->spin_more_max_ns);
     }
     if (far->polling)
         shmc__cpu_publish(p->me, 0);

@@ -3,7 +3,8 @@
  * that slept and was woken soon after its spin ran out makes the waits after it spin
  * longer before sleeping (so that two ranks cannot both sleep in every call while
  * wake-ups are slow), a wait that the extra spin covers does not sleep, and one that
- * slept long sets the extra spin back to none; where ranks share CPUs there is none.
+ * slept long sets the extra spin back to none; where ranks share CPUs, or SHMC_SPIN_MORE=0
+ * says so, there is none.
  */
 #include <check.h>
 #include <unistd.h>
@@ -13,23 +14,26 @@
 
 START_TEST(test_spin_more_next)
 {
+    const uint64_t max = 5000000; /* a bound of 5 ms */
     /* No sleep: unchanged. */
-    ck_assert_uint_eq(shmc__spin_more_next(0, 0, 123456), 0);
-    ck_assert_uint_eq(shmc__spin_more_next(777, 0, 999999999), 777);
+    ck_assert_uint_eq(shmc__spin_more_next(0, 0, 123456, max), 0);
+    ck_assert_uint_eq(shmc__spin_more_next(777, 0, 999999999, max), 777);
     /* Woken soon: twice the wait, at most the bound (which a long wait meets). */
-    ck_assert_uint_eq(shmc__spin_more_next(0, 1, 1000), 2000);
-    ck_assert_uint_eq(shmc__spin_more_next(0, 1, 500000000), 0); /* half a second: long */
+    ck_assert_uint_eq(shmc__spin_more_next(0, 1, 1000, max), 2000);
+    ck_assert_uint_eq(shmc__spin_more_next(0, 1, 3000000, max), max);
+    ck_assert_uint_eq(shmc__spin_more_next(0, 1, max, max), 0); /* as long as the bound: long */
     uint64_t most = 0;
     for (uint64_t w = 1000; w < 100000000; w *= 2) {
-        uint64_t next = shmc__spin_more_next(0, 1, w);
+        uint64_t next = shmc__spin_more_next(0, 1, w, max);
         if (next == 0) /* from here the waits are long */
             break;
         ck_assert_uint_ge(next, w); /* covers a wait as long again */
+        ck_assert_uint_le(next, max);
         most = next > most ? next : most;
     }
-    ck_assert_uint_gt(most, 0);
+    ck_assert_uint_eq(most, max);
     /* Slept long: none, whatever it was. */
-    ck_assert_uint_eq(shmc__spin_more_next(most, 1, 1000000000), 0);
+    ck_assert_uint_eq(shmc__spin_more_next(most, 1, 1000000000, max), 0);
 }
 END_TEST
 
@@ -59,7 +63,7 @@ static uint64_t late_send(shmc_comm *w, int me, unsigned away, uint64_t *slept)
 static void adapts(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n, (void)arg;
-    T_ASSERT(shmc__p2p.spin_adapt, "rank %d: a CPU each, yet no extra spin", me);
+    T_ASSERT(shmc__p2p.spin_more_max_ns > 0, "rank %d: a CPU each, yet no extra spin", me);
     /* Woken half a millisecond in: an extra spin from then on (a try whose wake-up came
      * later than the extra spin's bound counts as a long wait: many tries). */
     int grew = 0;
@@ -92,22 +96,31 @@ static void adapts(shmc_comm *w, int me, int n, void *arg)
     }
 }
 
-static void shares(shmc_comm *w, int me, int n, void *arg)
+/* No extra spin: where ranks share a CPU (arg NULL), or where SHMC_SPIN_MORE=0 turns it
+ * off (arg names the case). Rank 1 is woken after each of several short waits, which
+ * would make an extra spin. */
+static void none(shmc_comm *w, int me, int n, void *arg)
 {
-    (void)w, (void)n, (void)arg;
-    T_ASSERT(!shmc__p2p.spin_adapt, "rank %d: ranks share a CPU, yet an extra spin", me);
-    T_ASSERT(late_send(w, me, 2000, NULL) == 0 && shmc__p2p.spin_more_ns == 0,
-             "rank %d: extra spin where ranks share a CPU", me);
+    (void)n;
+    const char *why = arg ? arg : "ranks share a CPU";
+    T_ASSERT(shmc__p2p.spin_more_max_ns == 0, "rank %d: %s, yet an extra spin", me, why);
+    for (int k = 0; k < 8; k++)
+        T_ASSERT(late_send(w, me, 2000, NULL) == 0 && shmc__p2p.spin_more_ns == 0,
+                 "rank %d: extra spin where %s", me, why);
 }
 
 START_TEST(test_spin_adapts)
 {
     static const char *const own[] = {"SHMC_CPUS=2", "SHMC_SPIN=20", "SHMC_YIELD=0", NULL};
     static const char *const shared[] = {"SHMC_CPUS=1", "SHMC_SPIN=20", "SHMC_YIELD=0", NULL};
+    static const char *const off[] = {"SHMC_CPUS=2", "SHMC_SPIN=20", "SHMC_YIELD=0",
+                                      "SHMC_SPIN_MORE=0", NULL};
     struct shmct_opts o = {.env = own};
     ck_assert_int_eq(shmct_run_opts(2, adapts, NULL, &o), 0);
     o.env = shared;
-    ck_assert_int_eq(shmct_run_opts(2, shares, NULL, &o), 0);
+    ck_assert_int_eq(shmct_run_opts(2, none, NULL, &o), 0);
+    o.env = off;
+    ck_assert_int_eq(shmct_run_opts(2, none, "SHMC_SPIN_MORE=0", &o), 0);
 }
 END_TEST
 
