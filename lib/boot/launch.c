@@ -361,6 +361,7 @@ static int claim(struct shmc__boot *b)
     struct shmc__arena_hdr *h = b->arena.hdr;
     uint32_t n = shmc__fetch_add32(&h->attached, 1) + 1;
     syscall(SYS_futex, &h->attached, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    SHMC_DEBUG("rank %d joined the job: %u of %d ranks have", b->rank, n, b->size);
     if (b->arena.named && n == (uint32_t)b->size)
         shm_unlink(b->arena.name); /* everyone has it mapped: the name is no longer needed */
     return SHMC_OK;

@@ -239,17 +239,21 @@ END_TEST
 /* A process of a job still assembling dies: the creator of the shared memory (local rank
  * 0), or a rank that had joined. The ranks waiting for the rest say so at once and name
  * the right rank, where they used to wait for SHMC_ATTACH_TIMEOUT and blame the ranks not
- * yet started. Rank 2 of 3 never starts. */
+ * yet started. Rank 2 of 3 never starts. Each step waits for the one before: a rank has
+ * joined once its debug output says so. */
 START_TEST(test_embed_dies_while_assembling)
 {
     char cmd[2048];
     for (int victim = 0; victim < 2; victim++) {
         snprintf(cmd, sizeof cmd,
                  "export WORLD_SIZE=3 LOCAL_WORLD_SIZE=3 SHMC_JOB_ID=asm-%d-$$ "
-                 "SHMC_ATTACH_TIMEOUT=60; "
-                 "RANK=0 LOCAL_RANK=0 %s lib 2>&1 & p0=$!; sleep 0.5; "
-                 "RANK=1 LOCAL_RANK=1 %s lib 2>&1 & p1=$!; sleep 0.5; "
-                 "kill -9 $p%d; wait $p%d; wait $p%d; echo \"survivor status $?\"",
+                 "SHMC_ATTACH_TIMEOUT=60 SHMC_DEBUG=4; d=$(mktemp -d); "
+                 "joined() { for i in $(seq 1200); do "
+                 "grep -q \"rank $1 joined the job\" $d/$1 && return; sleep 0.05; done; }; "
+                 "RANK=0 LOCAL_RANK=0 %s lib >$d/0 2>&1 & p0=$!; joined 0; "
+                 "RANK=1 LOCAL_RANK=1 %s lib >$d/1 2>&1 & p1=$!; joined 1; "
+                 "kill -9 $p%d; wait $p%d; wait $p%d; echo \"survivor status $?\"; "
+                 "cat $d/0 $d/1; rm -rf $d",
                  victim, sleeper, sleeper, victim, victim, 1 - victim);
         shmct_sh(cmd, out, sizeof out);
         ASSERT_OUT("survivor status 1"); /* shmc_init failed; not 124 from timeout */
