@@ -3,7 +3,8 @@
  * header with pkg-config, linked to the installed shared library, runs under the
  * installed shmrun; a C++ MPI program built by the installed mpicxx (shmcxx) runs under
  * its mpiexec, as a script finds them with the MPI names' directory first in PATH; and
- * the man pages are there, and man reads them without a warning.
+ * the man pages are there, and man reads them without a warning. Under a sanitizer both
+ * programs are built with its flags (SHMC_TEST_CFLAGS), as the installed library is.
  */
 /* check: alone */
 #include <check.h>
@@ -47,7 +48,7 @@ START_TEST(test_install_prefix)
              "shmcomm) -Wl,-rpath,%s/usr/lib; "
              "%s/usr/bin/shmrun -n 3 %s/ring; "
              "ldd %s/ring | grep -c %s/usr/lib/libshmcomm.so.0; "
-             "(PATH=%s/usr/lib/shmcomm/mpi-bin:$PATH; mpicxx -o %s/sum %s/sum.cpp && "
+             "(PATH=%s/usr/lib/shmcomm/mpi-bin:$PATH; mpicxx %s -o %s/sum %s/sum.cpp && "
              " mpiexec -np 3 --oversubscribe %s/sum); "
              "for m in man1/shmrun.1 man1/shmcc.1 man1/shmcxx.1 man3/shmcomm.3; do "
              "  test -s %s/usr/share/man/$m || { echo \"no $m\"; exit 1; }; "
@@ -58,7 +59,7 @@ START_TEST(test_install_prefix)
              "rm -rf %s",
              SHMC_SRC_DIR, build ? build : "build", san ? san : "", dir, dir, SHMC_VERSION_STRING,
              dir, cflags ? cflags : "", dir, SHMC_SRC_DIR, SHMC_SRC_DIR, dir, dir, dir, dir, dir,
-             dir, dir, dir, dir, dir, dir, dir);
+             dir, cflags ? cflags : "", dir, dir, dir, dir, dir, dir);
     int st = shmct_sh(cmd, out, sizeof out);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "install failed:\n%s", out);
     ck_assert_msg(strstr(out, "ring: every rank received its left neighbour's rank: ok"), "%s",
