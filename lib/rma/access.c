@@ -210,9 +210,20 @@ static int acc_op_ok(shmc_dtype dtype, shmc_op op, int reads)
     return op != SHMC_AVG && shmc__reduce_check(dtype, op) == SHMC_OK;
 }
 
+/* A remote part's bytes, copied in (acc_begin). */
+static int acc_copy_in(struct shmc_win *w, int rank, size_t at, size_t bytes, char **p, char **copy)
+{
+    if (!(*copy = malloc(bytes ? bytes : 1)))
+        return SHMC_ERR_NOMEM;
+    *p = *copy;
+    return copy_at(w, rank, at, *copy, bytes, 0);
+}
+
 /* The target's bytes at offset at of its part (in range) to work on under the lock: in
- * the mapping, or a copy of a remote part's (*copy, written back by acc_end). */
-static int acc_begin(struct shmc_win *w, int rank, size_t at, size_t bytes, char **p, char **copy)
+ * the mapping, or a copy of a remote part's (*copy, written back by acc_end). Inline:
+ * the mapping is the common case, and a lone element's accumulate is a few moves. */
+static inline int acc_begin(struct shmc_win *w, int rank, size_t at, size_t bytes, char **p,
+                            char **copy)
 {
     const struct shmc__win_rec *r = &w->rec[rank];
     *copy = NULL;
@@ -220,10 +231,40 @@ static int acc_begin(struct shmc_win *w, int rank, size_t at, size_t bytes, char
         *p = r->remote ? (char *)(uintptr_t)(r->addr + at) : w->map + r->off + at;
         return SHMC_OK;
     }
-    if (!(*copy = malloc(bytes ? bytes : 1)))
-        return SHMC_ERR_NOMEM;
-    *p = *copy;
-    return copy_at(w, rank, at, *copy, bytes, 0);
+    return acc_copy_in(w, rank, at, bytes, p, copy);
+}
+
+/* memcpy and memcmp of one element: its usual sizes as single moves, which a call of a
+ * variable size costs several times over on a lone element's accumulate. */
+static inline void elem_copy(void *d, const void *s, size_t n)
+{
+    switch (n) {
+    case 1:
+        memcpy(d, s, 1);
+        break;
+    case 2:
+        memcpy(d, s, 2);
+        break;
+    case 4:
+        memcpy(d, s, 4);
+        break;
+    case 8:
+        memcpy(d, s, 8);
+        break;
+    default:
+        memcpy(d, s, n);
+    }
+}
+
+static inline int elem_same(const void *a, const void *b, size_t n)
+{
+    if (n == 1 || n == 2 || n == 4 || n == 8) {
+        uint64_t x = 0, y = 0;
+        memcpy(&x, a, n);
+        memcpy(&y, b, n);
+        return x == y;
+    }
+    return !memcmp(a, b, n);
 }
 
 static int acc_end(struct shmc_win *w, int rank, size_t at, size_t bytes, char *copy, int changed)
@@ -242,7 +283,7 @@ static void combine(char *p, const void *src, void *result, size_t count, shmc_d
 {
     size_t bytes = count * shmc__dtype_size(dtype);
     if (result)
-        memcpy(result, p, bytes);
+        elem_copy(result, p, bytes);
     if (op == SHMC_REPLACE)
         memmove(p, src, bytes); /* (src may lie in the window) */
     else if (shmc__op_user(op))
@@ -337,14 +378,14 @@ static int cas_call(const void *value, const void *compare, void *result, shmc_d
     char *p, *copy, old[SHMC_DTYPE_BYTES_MAX];
     int swap = 0;
     if ((rc = acc_begin(w, rank, at, es, &p, &copy)) == SHMC_OK) {
-        memcpy(old, p, es);
-        if ((swap = !memcmp(old, compare, es)))
-            memcpy(p, value, es);
+        elem_copy(old, p, es);
+        if ((swap = elem_same(old, compare, es)))
+            elem_copy(p, value, es);
     }
     int end = acc_end(w, rank, at, es, copy, rc == SHMC_OK && swap);
     acc_give(w, rank);
     if (rc == SHMC_OK)
-        memcpy(result, old, es);
+        elem_copy(result, old, es);
     return rc != SHMC_OK ? rc : end;
 }
 

@@ -268,11 +268,31 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 }
 SHMC_MPI_ALIAS(Get_accumulate);
 
+/* One element of a predefined datatype, whose bytes are its data, goes to the C library as
+ * it is: the general accumulate's origin and result views, and their checks, are for
+ * derived datatypes (a program that uses lone elements as counters or locks calls this in
+ * a loop). */
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    return RAISE(win, accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
-                                 target_disp, 1, datatype, op, win));
+    struct access a;
+    int rc = target(win, target_rank, target_disp, 1, datatype, &a);
+    if (rc != MPI_SUCCESS || a.none)
+        return RAISE(win, rc);
+    if (!a.tt->predefined || !a.tt->dense)
+        return RAISE(win, accumulate(origin_addr, 1, datatype, result_addr, 1, datatype,
+                                     target_rank, target_disp, 1, datatype, op, win));
+    shmc_dtype dtype;
+    shmc_op sop;
+    size_t count;
+    if ((rc = acc_red(op, &a, 1, datatype, &dtype, &sop, &count)) == MPI_SUCCESS) {
+        if (!result_addr || (!origin_addr && op != MPI_NO_OP))
+            rc = shmc_mpi__err(MPI_ERR_BUFFER, "a buffer is NULL");
+        else
+            rc = rma_err(shmc_get_accumulate(origin_addr, result_addr, count, dtype, sop,
+                                             target_rank, (size_t)target_disp, a.x->w));
+    }
+    return RAISE(win, rc);
 }
 SHMC_MPI_ALIAS(Fetch_and_op);
 

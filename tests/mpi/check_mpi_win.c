@@ -3,7 +3,8 @@
  * load and store, MPI_Win_shared_query (MPI_PROC_NULL too); MPI_Put and MPI_Get with
  * strided datatypes on both sides across fences; accumulates that add up exactly,
  * contiguous accesses of 200 KB, overlapping ones on a rank's own part included,
- * fetch-and-op tickets all different, one compare-and-swap winner, MPI_REPLACE and
+ * fetch-and-op tickets all different (on lone elements of every size too), one
+ * compare-and-swap winner, MPI_REPLACE and
  * MPI_NO_OP; an exclusive lock around read-modify-write by get and put, lock_all with
  * flushes, the request forms; post-start-complete-wait with groups; the window's
  * attributes, name, group and error handlers; the refusals with their classes.
@@ -396,6 +397,107 @@ static void large(int me, int n, int shared_win)
     free(back);
 }
 
+/* Lone elements of 1, 2, 4 and 8 bytes (and a double) in rank 0's part, each at its own
+ * displacement: every rank takes ROUNDS tickets with MPI_Fetch_and_op (all different, the
+ * count exact), one compare-and-swap per size has one winner, MPI_NO_OP with no origin
+ * reads, MPI_REPLACE swaps; MPI_PROC_NULL does nothing; the refusals. */
+static void lone(int me, int n)
+{
+    static const MPI_Datatype types[] = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_DOUBLE};
+    enum { NT = 5, SLOT = 16 }; /* bytes per element's slot */
+    MPI_Win win;
+    char *mine;
+    M_OK(MPI_Win_allocate(2 * NT * SLOT, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+    memset(mine, 0, 2 * NT * SLOT);
+    M_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    M_OK(MPI_Win_lock_all(0, win));
+    long tickets[NT][ROUNDS], won[NT];
+    int rounds = n * ROUNDS < 127 ? ROUNDS : 127 / n; /* (a signed char counts to 127) */
+    for (int k = 0; k < NT; k++) {
+        union {
+            signed char c;
+            short s;
+            int i;
+            long l;
+            double d;
+        } one, got, claim, zero = {0}, old;
+        memset(&one, 0, sizeof one);
+        memset(&claim, 0, sizeof claim);
+        switch (k) {
+        case 0:
+            one.c = 1, claim.c = (signed char)(me + 1);
+            break;
+        case 1:
+            one.s = 1, claim.s = (short)(me + 1);
+            break;
+        case 2:
+            one.i = 1, claim.i = me + 1;
+            break;
+        case 3:
+            one.l = 1, claim.l = me + 1;
+            break;
+        default:
+            one.d = 1, claim.d = me + 1;
+            break;
+        }
+        for (int i = 0; i < rounds; i++) {
+            M_OK(MPI_Fetch_and_op(&one, &got, types[k], 0, (MPI_Aint)k * SLOT, MPI_SUM, win));
+            tickets[k][i] = k == 0   ? got.c
+                            : k == 1 ? got.s
+                            : k == 2 ? got.i
+                            : k == 3 ? got.l
+                                     : (long)got.d;
+        }
+        memset(&old, 0x7f, sizeof old);
+        M_OK(
+            MPI_Compare_and_swap(&claim, &zero, &old, types[k], 0, (MPI_Aint)(NT + k) * SLOT, win));
+        won[k] = !memcmp(&old, &zero, k == 0 ? 1 : k == 1 ? 2 : k == 2 ? 4 : 8);
+    }
+    M_OK(MPI_Win_flush_all(win));
+    M_OK(MPI_Win_unlock_all(win));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    long *all = malloc(sizeof(long) * (size_t)rounds * (size_t)n);
+    char *hit = malloc((size_t)n * (size_t)rounds);
+    for (int k = 0; k < NT; k++) {
+        long wins;
+        M_OK(MPI_Allreduce(&won[k], &wins, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+        ck_assert_msg(wins == 1, "type %d: %ld compare-and-swap winners", k, wins);
+        M_OK(MPI_Allgather(tickets[k], rounds, MPI_LONG, all, rounds, MPI_LONG, MPI_COMM_WORLD));
+        memset(hit, 0, (size_t)n * (size_t)rounds);
+        for (int i = 0; i < n * rounds; i++) {
+            ck_assert_msg(all[i] >= 0 && all[i] < n * rounds && !hit[all[i]], "type %d ticket %ld",
+                          k, all[i]);
+            hit[all[i]] = 1;
+        }
+    }
+    free(all);
+    free(hit);
+    /* The last rank: MPI_NO_OP reads rank 0's int counter without an origin; MPI_REPLACE
+     * puts 5 there and hands back what was there. MPI_PROC_NULL leaves the result alone. */
+    int got = -1, five = 5, was = -1, kept = 77;
+    if (me == n - 1) {
+        M_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        M_OK(MPI_Fetch_and_op(NULL, &got, MPI_INT, 0, 2 * SLOT, MPI_NO_OP, win));
+        ck_assert_int_eq(got, n * rounds);
+        M_OK(MPI_Fetch_and_op(&five, &was, MPI_INT, 0, 2 * SLOT, MPI_REPLACE, win));
+        M_OK(MPI_Fetch_and_op(NULL, &got, MPI_INT, 0, 2 * SLOT, MPI_NO_OP, win));
+        M_OK(MPI_Win_unlock(0, win));
+        ck_assert(got == 5 && was == n * rounds);
+    }
+    M_OK(MPI_Win_lock_all(0, win));
+    M_OK(MPI_Fetch_and_op(&five, &kept, MPI_INT, MPI_PROC_NULL, 0, MPI_SUM, win));
+    ck_assert_int_eq(kept, 77);
+    M_CLASS(MPI_ERR_BUFFER, MPI_Fetch_and_op(&five, NULL, MPI_INT, 0, 0, MPI_SUM, win));
+    M_CLASS(MPI_ERR_BUFFER, MPI_Fetch_and_op(NULL, &got, MPI_INT, 0, 0, MPI_SUM, win));
+    M_CLASS(MPI_ERR_RMA_RANGE,
+            MPI_Fetch_and_op(&five, &got, MPI_INT, 0, 2 * NT * SLOT, MPI_SUM, win));
+    M_CLASS(MPI_ERR_RANK, MPI_Fetch_and_op(&five, &got, MPI_INT, n, 0, MPI_SUM, win));
+    M_OK(MPI_Win_unlock_all(win));
+    M_OK(MPI_Barrier(MPI_COMM_WORLD));
+    M_OK(MPI_Win_free(&win));
+}
+
 static void everything(shmc_comm *w0, int me, int n, void *arg)
 {
     (void)w0, (void)arg;
@@ -405,6 +507,7 @@ static void everything(shmc_comm *w0, int me, int n, void *arg)
     large(me, n, 0);
     large(me, n, 1);
     atomics(me, n);
+    lone(me, n);
     locked_counter(me, n);
     pscw(me, n);
     object(me, n);
