@@ -38,7 +38,8 @@ static int norphans;
 
 static inline struct req *entry(int i)
 {
-    return &chunk[i / CHUNK][i % CHUNK];
+    /* (unsigned: a shift and a mask; i is never negative) */
+    return &chunk[(unsigned)i / CHUNK][(unsigned)i % CHUNK];
 }
 
 /* The entry of a handle, or NULL beyond the table. */
