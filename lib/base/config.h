@@ -47,8 +47,10 @@ void shmc__algo_var(int c, char *var, size_t len);
 #define SHMC_SPIN_AUTO_SHARED 1
 #define SHMC_YIELD_AUTO_OWN 8
 #define SHMC_YIELD_AUTO_SHARED 1000
-#define SHMC_SPIN_ELSEWHERE_AUTO_US 20
-#define SHMC_SPIN_MORE_AUTO_US 5000
+#define SHMC_SPIN_ELSEWHERE_AUTO_OWN_US 0
+#define SHMC_SPIN_ELSEWHERE_AUTO_SHARED_US 20
+#define SHMC_SPIN_MORE_AUTO_OWN_US 5000
+#define SHMC_SPIN_MORE_AUTO_SHARED_US 0
 
 struct shmc__config {
     int debug;                  /* SHMC_DEBUG: 0..4 */

@@ -250,12 +250,13 @@ const struct shmc__setting shmc__settings[] = {
     {"SHMC_SPIN_ELSEWHERE", SHMC_SET_UINT, AT(spin_elsewhere_us), 0, 1000000u, AUTO, "auto", 0,
      NULL, NULL, NULL,
      "µs a waiting rank polls instead of yielding while every rank it waits for runs on "
-     "another CPU; auto: " OWN_SHARED(0, SHMC_SPIN_ELSEWHERE_AUTO_US)},
+     "another CPU; auto: " OWN_SHARED(SHMC_SPIN_ELSEWHERE_AUTO_OWN_US,
+                                      SHMC_SPIN_ELSEWHERE_AUTO_SHARED_US)},
     {"SHMC_SPIN_MORE", SHMC_SET_UINT, AT(spin_more_us), 0, 1000000u, AUTO, "auto", 0, NULL, NULL,
      NULL,
      "longest extra spin, µs: waits after one that slept and was woken soon spin up to this "
      "much longer before yielding (docs/design.md, \"Waiting\"); 0: never; auto: " OWN_SHARED(
-         SHMC_SPIN_MORE_AUTO_US, 0)},
+         SHMC_SPIN_MORE_AUTO_OWN_US, SHMC_SPIN_MORE_AUTO_SHARED_US)},
     {"SHMC_ATTACH_TIMEOUT", SHMC_SET_UINT, AT(attach_timeout_s), 1, 86400u, 60, NULL, 0, NULL, NULL,
      NULL, "seconds to wait at start-up for the other ranks"},
     {"SHMC_TIMEOUT", SHMC_SET_UINT, AT(hang_timeout_s), 0, 86400u, 0, NULL, 0, NULL, NULL, NULL,

@@ -26,7 +26,7 @@
  * 4 ranks. Where ranks outnumber CPUs a waiter yields longer before sleeping: a sleeper
  * needs a wake-up and a context switch to go on, and at 4 ranks on 2 CPUs some runs of a
  * collective then took several times as long as others (bench/osu_compare.sh at 4 ranks,
- * round against round); 1000 yields are a few milliseconds where other ranks want the CPU
+ * round against round); its yields are a few milliseconds where other ranks want the CPU
  * (the scheduler runs them between our yields) and about one where none does. There too a
  * waiter spins a few microseconds while what it waits for runs on other CPUs
  * (doorbell.h), as a rank with a CPU of its own spins its long budget anyway. Only where
@@ -76,12 +76,13 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
         c->spin != ~0u ? c->spin : (oversubscribed ? SHMC_SPIN_AUTO_SHARED : SHMC_SPIN_AUTO_OWN);
     p->yield = c->yield != ~0u ? c->yield
                                : (oversubscribed ? SHMC_YIELD_AUTO_SHARED : SHMC_YIELD_AUTO_OWN);
-    unsigned far = c->spin_elsewhere_us != ~0u
-                       ? c->spin_elsewhere_us
-                       : (oversubscribed ? SHMC_SPIN_ELSEWHERE_AUTO_US : 0u);
+    unsigned far = c->spin_elsewhere_us != ~0u ? c->spin_elsewhere_us
+                   : oversubscribed            ? SHMC_SPIN_ELSEWHERE_AUTO_SHARED_US
+                                               : SHMC_SPIN_ELSEWHERE_AUTO_OWN_US;
     p->spin_elsewhere_ns = (uint64_t)far * 1000u;
-    unsigned more =
-        c->spin_more_us != ~0u ? c->spin_more_us : (oversubscribed ? 0u : SHMC_SPIN_MORE_AUTO_US);
+    unsigned more = c->spin_more_us != ~0u ? c->spin_more_us
+                    : oversubscribed       ? SHMC_SPIN_MORE_AUTO_SHARED_US
+                                           : SHMC_SPIN_MORE_AUTO_OWN_US;
     p->spin_more_max_ns = (uint64_t)more * 1000u;
     p->spin_more_ns = 0;
 }

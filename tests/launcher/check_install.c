@@ -39,27 +39,30 @@ START_TEST(test_install_prefix)
     fclose(f);
     const char *build = getenv("SHMC_TEST_BUILD"), *san = getenv("SHMC_TEST_SAN");
     const char *cflags = getenv("SHMC_TEST_CFLAGS");
-    snprintf(cmd, sizeof cmd,
-             "set -e; make -s -C %s BUILD=%s SAN='%s' install PREFIX=%s/usr >/dev/null; "
-             "export PKG_CONFIG_PATH=%s/usr/lib/pkgconfig; "
-             "test \"$(pkg-config --modversion shmcomm)\" = %s; "
-             "test \"$(pkg-config --variable=prefix shmcomm)\" = %s/usr; "
-             "cc %s -o %s/ring %s/examples/ring.c -I%s/examples $(pkg-config --cflags --libs "
-             "shmcomm) -Wl,-rpath,%s/usr/lib; "
-             "%s/usr/bin/shmrun -n 3 %s/ring; "
-             "ldd %s/ring | grep -c %s/usr/lib/libshmcomm.so.0; "
-             "(PATH=%s/usr/lib/shmcomm/mpi-bin:$PATH; mpicxx %s -o %s/sum %s/sum.cpp && "
-             " mpiexec -np 3 --oversubscribe %s/sum); "
-             "for m in man1/shmrun.1 man1/shmcc.1 man1/shmcxx.1 man3/shmcomm.3; do "
-             "  test -s %s/usr/share/man/$m || { echo \"no $m\"; exit 1; }; "
-             "  if command -v man >/dev/null; then "
-             "    w=$(man --warnings -l %s/usr/share/man/$m 2>&1 >/dev/null); "
-             "    test -z \"$w\" || { echo \"$m: $w\"; exit 1; }; fi; "
-             "done; echo man pages ok; "
-             "rm -rf %s",
-             SHMC_SRC_DIR, build ? build : "build", san ? san : "", dir, dir, SHMC_VERSION_STRING,
-             dir, cflags ? cflags : "", dir, SHMC_SRC_DIR, SHMC_SRC_DIR, dir, dir, dir, dir, dir,
-             dir, cflags ? cflags : "", dir, dir, dir, dir, dir, dir);
+    int len =
+        snprintf(cmd, sizeof cmd,
+                 "set -e; make -s -C %s BUILD=%s SAN='%s' install PREFIX=%s/usr >/dev/null; "
+                 "export PKG_CONFIG_PATH=%s/usr/lib/pkgconfig; "
+                 "test \"$(pkg-config --modversion shmcomm)\" = %s; "
+                 "test \"$(pkg-config --variable=prefix shmcomm)\" = %s/usr; "
+                 "cc %s -o %s/ring %s/examples/ring.c -I%s/examples $(pkg-config --cflags --libs "
+                 "shmcomm) -Wl,-rpath,%s/usr/lib; "
+                 "%s/usr/bin/shmrun -n 3 %s/ring; "
+                 "ldd %s/ring | grep -c %s/usr/lib/libshmcomm.so.0; "
+                 "(PATH=%s/usr/lib/shmcomm/mpi-bin:$PATH; mpicxx %s -o %s/sum %s/sum.cpp && "
+                 " mpiexec -np 3 --oversubscribe %s/sum); "
+                 "for m in man1/shmrun.1 man1/shmcc.1 man1/shmcxx.1 man3/shmcomm.3; do "
+                 "  test -s %s/usr/share/man/$m || { echo \"no $m\"; exit 1; }; "
+                 "  if command -v man >/dev/null; then "
+                 "    w=$(man --warnings -l %s/usr/share/man/$m 2>&1 >/dev/null); "
+                 "    test -z \"$w\" || { echo \"$m: $w\"; exit 1; }; fi; "
+                 "done; echo man pages ok; "
+                 "rm -rf %s",
+                 SHMC_SRC_DIR, build ? build : "build", san ? san : "", dir, dir,
+                 SHMC_VERSION_STRING, dir, cflags ? cflags : "", dir, SHMC_SRC_DIR, SHMC_SRC_DIR,
+                 dir, dir, dir, dir, dir, dir, cflags ? cflags : "", dir, dir, dir, dir, dir, dir);
+    /* (a cut command could end in a partial `rm -rf`) */
+    ck_assert_msg(len > 0 && (size_t)len < sizeof cmd, "the install command is too long");
     int st = shmct_sh(cmd, out, sizeof out);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "install failed:\n%s", out);
     ck_assert_msg(strstr(out, "ring: every rank received its left neighbour's rank: ok"), "%s",

@@ -399,16 +399,19 @@ static void large(int me, int n, int shared_win)
 
 /* Lone elements of 1, 2, 4 and 8 bytes (and a double) in rank 0's part, each at its own
  * displacement: every rank takes ROUNDS tickets with MPI_Fetch_and_op (all different, the
- * count exact), one compare-and-swap per size has one winner, MPI_NO_OP with no origin
- * reads, MPI_REPLACE swaps; MPI_PROC_NULL does nothing; the refusals. */
+ * count exact), one compare-and-swap per size has one winner, and one of values that
+ * differ in their highest byte only does not swap, unaligned; MPI_NO_OP with no origin
+ * reads, MPI_REPLACE swaps; MPI_PROC_NULL does nothing; the refusals (NULL and
+ * MPI_IN_PLACE buffers, a derived datatype, past the part, a bad rank). */
 static void lone(int me, int n)
 {
     static const MPI_Datatype types[] = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_DOUBLE};
     enum { NT = 5, SLOT = 16 }; /* bytes per element's slot */
     MPI_Win win;
     char *mine;
-    M_OK(MPI_Win_allocate(2 * NT * SLOT, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
-    memset(mine, 0, 2 * NT * SLOT);
+    const MPI_Aint odd = 2 * NT * SLOT + 1; /* an unaligned long, then an unaligned short */
+    M_OK(MPI_Win_allocate(2 * NT * SLOT + 16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+    memset(mine, 0, 2 * NT * SLOT + 16);
     M_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     M_OK(MPI_Barrier(MPI_COMM_WORLD));
     M_OK(MPI_Win_lock_all(0, win));
@@ -482,16 +485,49 @@ static void lone(int me, int n)
         ck_assert_int_eq(got, n * rounds);
         M_OK(MPI_Fetch_and_op(&five, &was, MPI_INT, 0, 2 * SLOT, MPI_REPLACE, win));
         M_OK(MPI_Fetch_and_op(NULL, &got, MPI_INT, 0, 2 * SLOT, MPI_NO_OP, win));
-        M_OK(MPI_Win_unlock(0, win));
         ck_assert(got == 5 && was == n * rounds);
+        /* A compare-and-swap sees every byte: values that differ in their highest byte
+         * only do not swap, at displacements no element is aligned to. */
+        long high = 1L << 56, lv = 5, lold = -1, lzero = 0;
+        short shigh = 0x100, sv = 5, sold = -1, szero = 0;
+        M_OK(MPI_Fetch_and_op(&high, &lold, MPI_LONG, 0, odd, MPI_REPLACE, win));
+        M_OK(MPI_Fetch_and_op(&shigh, &sold, MPI_SHORT, 0, odd + 8, MPI_REPLACE, win));
+        M_OK(MPI_Compare_and_swap(&lv, &lzero, &lold, MPI_LONG, 0, odd, win));
+        M_OK(MPI_Compare_and_swap(&sv, &szero, &sold, MPI_SHORT, 0, odd + 8, win));
+        ck_assert(lold == high && sold == shigh);
+        M_OK(MPI_Compare_and_swap(&lv, &high, &lold, MPI_LONG, 0, odd, win));
+        M_OK(MPI_Compare_and_swap(&sv, &shigh, &sold, MPI_SHORT, 0, odd + 8, win));
+        ck_assert(lold == high && sold == shigh);
+        M_OK(MPI_Fetch_and_op(NULL, &lold, MPI_LONG, 0, odd, MPI_NO_OP, win));
+        M_OK(MPI_Fetch_and_op(NULL, &sold, MPI_SHORT, 0, odd + 8, MPI_NO_OP, win));
+        ck_assert(lold == 5 && sold == 5);
+        M_OK(MPI_Win_unlock(0, win));
     }
     M_OK(MPI_Win_lock_all(0, win));
     M_OK(MPI_Fetch_and_op(&five, &kept, MPI_INT, MPI_PROC_NULL, 0, MPI_SUM, win));
     ck_assert_int_eq(kept, 77);
     M_CLASS(MPI_ERR_BUFFER, MPI_Fetch_and_op(&five, NULL, MPI_INT, 0, 0, MPI_SUM, win));
     M_CLASS(MPI_ERR_BUFFER, MPI_Fetch_and_op(NULL, &got, MPI_INT, 0, 0, MPI_SUM, win));
+    M_CLASS(MPI_ERR_BUFFER, MPI_Fetch_and_op(MPI_IN_PLACE, &got, MPI_INT, 0, 0, MPI_SUM, win));
+    M_CLASS(MPI_ERR_BUFFER, MPI_Fetch_and_op(&five, MPI_IN_PLACE, MPI_INT, 0, 0, MPI_SUM, win));
+    M_CLASS(MPI_ERR_BUFFER, MPI_Fetch_and_op(NULL, NULL, MPI_INT, 0, 0, MPI_NO_OP, win));
+    struct {
+        short v;
+        int i;
+    } si = {1, 1};
+    M_CLASS(MPI_ERR_BUFFER, MPI_Fetch_and_op(&si, NULL, MPI_SHORT_INT, 0, 0, MPI_MAXLOC, win));
+    MPI_Datatype two_ints;
+    M_OK(MPI_Type_contiguous(2, MPI_INT, &two_ints));
+    M_OK(MPI_Type_commit(&two_ints));
+    int pair[2] = {1, 1}, pair_old[2];
+    M_CLASS(MPI_ERR_TYPE, MPI_Fetch_and_op(pair, pair_old, two_ints, 0, 0, MPI_SUM, win));
+    M_OK(MPI_Type_free(&two_ints));
+    for (int k = 0; k < 3; k++)
+        M_CLASS(MPI_ERR_BUFFER,
+                MPI_Compare_and_swap(k == 0 ? MPI_IN_PLACE : &five, k == 1 ? MPI_IN_PLACE : &five,
+                                     k == 2 ? MPI_IN_PLACE : &got, MPI_INT, 0, 0, win));
     M_CLASS(MPI_ERR_RMA_RANGE,
-            MPI_Fetch_and_op(&five, &got, MPI_INT, 0, 2 * NT * SLOT, MPI_SUM, win));
+            MPI_Fetch_and_op(&five, &got, MPI_INT, 0, 2 * NT * SLOT + 14, MPI_SUM, win));
     M_CLASS(MPI_ERR_RANK, MPI_Fetch_and_op(&five, &got, MPI_INT, n, 0, MPI_SUM, win));
     M_OK(MPI_Win_unlock_all(win));
     M_OK(MPI_Barrier(MPI_COMM_WORLD));
