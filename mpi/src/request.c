@@ -603,10 +603,14 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
             continue;
         }
         struct req *q = entry(h[i] - 1);
-        if (!q->done && st == MPI_STATUS_IGNORE && a.s[i].error == SHMC_OK && !q->p && !q->g &&
-            !q->coll && !q->v.tmp) {
-            /* A plain send or receive that succeeded, whose status nobody reads (a window
-             * of osu_bw's): nothing to record or unpack, only its entry to free. */
+        if (!q->done && a.s[i].error == SHMC_OK && !q->p && !q->g && !q->coll && !q->v.tmp) {
+            /* A plain send or receive that succeeded (a window of osu_bw's): nothing to
+             * record in its entry or unpack, only its status to hand over (what finish
+             * and deliver would give it) and its entry to free. */
+            if (st != MPI_STATUS_IGNORE) {
+                shmc_mpi__status_set(st, &a.s[i], q->v.bytes, q->roff);
+                st->MPI_ERROR = MPI_SUCCESS;
+            }
             shmc_mpi__req_drop(q);
             h[i] = MPI_REQUEST_NULL;
             continue;
