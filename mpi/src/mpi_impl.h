@@ -754,5 +754,15 @@ static inline int shmc_mpi__buffer_arg(const void *buf, MPI_Count count, MPI_Dat
  * detail recorded. */
 int shmc_mpi__check_count(MPI_Count count);
 int shmc_mpi__check_buf(const void *buf, MPI_Count count, const struct shmc_mpi_type *t);
+/* The buffer part of shmc_mpi__buffer_arg, for a type already resolved: not MPI_IN_PLACE,
+ * then shmc_mpi__check_buf, which has nothing to refuse in a buffer that is not NULL at a
+ * count that is not negative (inline: a lone element's accumulate checks two or three). */
+static inline int shmc_mpi__buffer_ok(const void *buf, MPI_Count count,
+                                      const struct shmc_mpi_type *t)
+{
+    if (buf == MPI_IN_PLACE)
+        return shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a buffer here");
+    return buf && count >= 0 ? MPI_SUCCESS : shmc_mpi__check_buf(buf, count, t);
+}
 
 #endif /* SHMC_MPI_IMPL_H */

@@ -77,9 +77,7 @@ int shmc_mpi__buffer_arg_full(const void *buf, MPI_Count count, MPI_Datatype typ
     int rc = MPI_SUCCESS;
     if (!(*t = shmc_mpi__type_usable(type, &rc)))
         return rc;
-    if (buf == MPI_IN_PLACE)
-        return shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a buffer here");
-    if ((rc = shmc_mpi__check_buf(buf, count, *t)) != MPI_SUCCESS)
+    if ((rc = shmc_mpi__buffer_ok(buf, count, *t)) != MPI_SUCCESS)
         return rc;
     return packed_bytes((size_t)count, *t, bytes);
 }

@@ -268,18 +268,6 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 }
 SHMC_MPI_ALIAS(Get_accumulate);
 
-/* A buffer of one element (fetch-and-op, compare-and-swap), what naming it: neither NULL
- * nor MPI_IN_PLACE, which the C library would read or write as an address. */
-static int elem_buf(const void *p, const char *what)
-{
-    if (!p)
-        return shmc_mpi__err(MPI_ERR_BUFFER, "the %s buffer is NULL", what);
-    if (p == MPI_IN_PLACE)
-        return shmc_mpi__err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a buffer here (the %s buffer)",
-                             what);
-    return MPI_SUCCESS;
-}
-
 /* One element of a predefined datatype (MPI), whose bytes are its data, goes to the C
  * library as it is: the general accumulate's origin and result views are for types with
  * holes (MPI_SHORT_INT), which take it. A program that uses lone elements as counters or
@@ -293,8 +281,8 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
         return RAISE(win, rc);
     if (!a.tt->predefined)
         return RAISE(win, shmc_mpi__err(MPI_ERR_TYPE, "fetch-and-op takes a predefined datatype"));
-    if ((rc = elem_buf(result_addr, "result")) ||
-        (op != MPI_NO_OP && (rc = elem_buf(origin_addr, "origin"))))
+    if ((rc = shmc_mpi__buffer_ok(result_addr, 1, a.tt)) ||
+        (op != MPI_NO_OP && (rc = shmc_mpi__buffer_ok(origin_addr, 1, a.tt))))
         return RAISE(win, rc);
     if (!a.tt->dense)
         return RAISE(win, accumulate(origin_addr, 1, datatype, result_addr, 1, datatype,
@@ -317,9 +305,9 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     if (rc == MPI_SUCCESS && !a.none) {
         if (!a.tt->predefined)
             rc = shmc_mpi__err(MPI_ERR_TYPE, "compare-and-swap takes a predefined datatype");
-        else if (!(rc = elem_buf(origin_addr, "origin")) &&
-                 !(rc = elem_buf(compare_addr, "compare")) &&
-                 !(rc = elem_buf(result_addr, "result")))
+        else if (!(rc = shmc_mpi__buffer_ok(origin_addr, 1, a.tt)) &&
+                 !(rc = shmc_mpi__buffer_ok(compare_addr, 1, a.tt)) &&
+                 !(rc = shmc_mpi__buffer_ok(result_addr, 1, a.tt)))
             rc = rma_err(shmc_compare_and_swap(origin_addr, compare_addr, result_addr,
                                                SHMC_DTYPE_BYTES(a.tt->size), target_rank,
                                                (size_t)target_disp, a.x->w));
