@@ -88,6 +88,11 @@ const char *shmc__cpu_maker_name(int maker)
 #define RTT_PER_BATCH 64
 #define RTT_BUDGET_NS 2000000 /* wall time for one try */
 #define RTT_TRIES 4
+/* Wall time after which no further try starts. A try that fails does so because another
+ * task holds one of the two CPUs, and it overruns its budget by the scheduler's time
+ * slice; tries made at once after it failed as well, so that four of them lengthened a
+ * job's start on a busy machine several times over, to learn nothing. */
+#define RTT_TOTAL_NS 3000000
 
 struct rtt {
     /* The line the two threads take turns on: odd values from the timer, even ones from
@@ -218,9 +223,11 @@ static unsigned line_rtt_once(void)
 
 unsigned shmc__line_rtt_measure(void)
 {
-    /* A try fails now and then where a vCPU is held back for milliseconds: a few more. */
+    /* A try fails now and then where a vCPU is held back for a moment: another, while
+     * time is left. */
     unsigned rtt = 0;
-    for (int k = 0; k < RTT_TRIES && !rtt; k++)
+    uint64_t end = shmc__now_ns() + RTT_TOTAL_NS;
+    for (int k = 0; k < RTT_TRIES && !rtt && (k == 0 || shmc__now_ns() < end); k++)
         rtt = line_rtt_once();
     return rtt;
 }

@@ -313,7 +313,9 @@ const struct shmc__setting shmc__settings[] = {
      "nanoseconds of a cache line's round trip between the job's first two CPUs from which "
      "the dispatch rules' `far` apply instead of `near` (docs/collectives.md): on a shared "
      "host the hypervisor runs the vCPUs near each other in some minutes and far apart in "
-     "others (docs/performance.md, \"Machine\"). Measured once, in under a millisecond, by "
+     "others (docs/performance.md, \"Machine\"). Measured once, in under a millisecond (a few "
+     "where another task holds one of the CPUs, "
+     "which then counts as near), by "
      "the process that makes the job's shared memory, so every rank finds the same; "
      "`shmrun --info` prints this machine's now. Every rank must have the same value"},
     {"SHMC_LINE_RTT_NS", SHMC_SET_UINT, AT(line_rtt_ns), 0, 1000000u, 0, "measured", 0, NULL, NULL,
