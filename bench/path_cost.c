@@ -23,6 +23,9 @@
  *   callgrind_annotate --inclusive=yes cg.0 | grep shmc_send
  *   callgrind_annotate --inclusive=yes cg.1 | grep shmc_recv
  *
+ * With ROOT=1 in the environment, the rooted calls (broadcast, reduce, gather, scatter)
+ * have rank 1, the one that comes last, as their root.
+ *
  * With SPLIT set in the environment, the collective's calls are made on a communicator
  * split from the world (the same two ranks), whose nonblocking calls run as schedules of
  * messages (coll/sched.c).
@@ -54,6 +57,10 @@ static void await(_Atomic long *step, long v)
 static const char *const colls[] = {"broadcast", "reduce",   "allreduce",      "gather",  "scatter",
                                     "allgather", "alltoall", "reduce_scatter", "barrier", NULL};
 
+/* The rooted calls' root: 0, or 1 with ROOT=1 in the environment (then the rank that
+ * comes last is the root, whose part sets the pace of calls made back to back). */
+static int root;
+
 /* Collective k on 8 bytes a rank (two int32 elements, one each for the block calls):
  * nonblocking (its request in *r) or blocking (r NULL). */
 static int call(int k, shmc_comm *w, shmc_request **r)
@@ -61,20 +68,20 @@ static int call(int k, shmc_comm *w, shmc_request **r)
     static int32_t s[4], d[4];
     switch (k) {
     case 0:
-        return r ? shmc_ibroadcast(d, 2, SHMC_INT32, 0, w, r)
-                 : shmc_broadcast(d, 2, SHMC_INT32, 0, w);
+        return r ? shmc_ibroadcast(d, 2, SHMC_INT32, root, w, r)
+                 : shmc_broadcast(d, 2, SHMC_INT32, root, w);
     case 1:
-        return r ? shmc_ireduce(s, d, 2, SHMC_INT32, SHMC_SUM, 0, w, r)
-                 : shmc_reduce(s, d, 2, SHMC_INT32, SHMC_SUM, 0, w);
+        return r ? shmc_ireduce(s, d, 2, SHMC_INT32, SHMC_SUM, root, w, r)
+                 : shmc_reduce(s, d, 2, SHMC_INT32, SHMC_SUM, root, w);
     case 2:
         return r ? shmc_iallreduce(s, d, 2, SHMC_INT32, SHMC_SUM, w, r)
                  : shmc_allreduce(s, d, 2, SHMC_INT32, SHMC_SUM, w);
     case 3:
-        return r ? shmc_igather(s, d, 1, SHMC_INT32, 0, w, r)
-                 : shmc_gather(s, d, 1, SHMC_INT32, 0, w);
+        return r ? shmc_igather(s, d, 1, SHMC_INT32, root, w, r)
+                 : shmc_gather(s, d, 1, SHMC_INT32, root, w);
     case 4:
-        return r ? shmc_iscatter(s, d, 1, SHMC_INT32, 0, w, r)
-                 : shmc_scatter(s, d, 1, SHMC_INT32, 0, w);
+        return r ? shmc_iscatter(s, d, 1, SHMC_INT32, root, w, r)
+                 : shmc_scatter(s, d, 1, SHMC_INT32, root, w);
     case 5:
         return r ? shmc_iallgather(s, d, 1, SHMC_INT32, w, r)
                  : shmc_allgather(s, d, 1, SHMC_INT32, w);
@@ -183,6 +190,8 @@ int main(int argc, char **argv)
     /* SPLIT set: on a communicator split from the world, whose nonblocking calls are
      * schedules of messages (the world's have algorithms of their own). */
     shmc_comm *on = w;
+    const char *r1 = getenv("ROOT");
+    root = r1 && !strcmp(r1, "1");
     if (k >= 0 && getenv("SPLIT") && shmc_comm_split(w, 0, me, &on) != SHMC_OK)
         return 1;
     if (k >= 0)

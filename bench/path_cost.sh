@@ -3,7 +3,8 @@
 # (bench/path_cost.c says what is counted); with COLL, per call of that collective on the
 # world of 2 ranks, its nonblocking form (start, wait) and its blocking one, each made by
 # the rank that comes last, and rank 0's start and wait, which comes first; with SPLIT=1
-# in the environment, on a communicator split from the world (its calls are schedules).
+# in the environment, on a communicator split from the world (its calls are schedules);
+# with ROOT=1, the rooted calls' root is the rank that comes last.
 #   bench/path_cost.sh [BUILD_DIR] [N] [COLL]     (build, 10000 by default; 1000 for COLL)
 set -eu
 B=$(cd "${1:-build}" && pwd)

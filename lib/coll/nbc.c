@@ -13,16 +13,49 @@
 #include "coll/dispatch.h"
 #include "coll/sched.h"
 
-/* The key of the call shmc__nbc_run is building a schedule for, if any: the schedule
- * started by go() is kept under it to run again (sched.h). */
-static const struct shmc__sched_key *building;
+/* A call of shmc__nbc_run, as its schedule's key is made from it. */
+struct call {
+    int coll;
+    const struct shmc__cx *x;
+    const void *sbuf;
+    void *rbuf;
+    size_t count;
+};
+
+/* The call shmc__nbc_run is building a schedule for, if any: the schedule started by go()
+ * is kept under its key to run again (sched.h). The key is made only then, or where a
+ * schedule is kept that it may match: most small calls end in their start without one
+ * (shmc__sched_one), and their key's making and look were a tenth of such a start
+ * (bench/path_cost.sh). */
+static const struct call *building;
+
+static void key_of(const struct call *b, struct shmc__sched_key *k)
+{
+    const struct shmc__cx *x = b->x;
+    *k = (struct shmc__sched_key){.c = x->c,
+                                  .uid = x->c->uid,
+                                  .coll = b->coll,
+                                  .root = x->root,
+                                  .own = x->nb == &shmc__coll_own,
+                                  .forced = x->co->algo[b->coll],
+                                  .commutes = shmc__op_commutes(x->op),
+                                  .dt = x->dt,
+                                  .op = x->op,
+                                  .count = b->count,
+                                  .es = x->es,
+                                  .sbuf = b->sbuf,
+                                  .rbuf = b->rbuf};
+}
 
 /* Starts s, or reports that it could not be made. */
 static int go(struct shmc__sched *s, struct shmc__request **req)
 {
     *req = NULL;
-    if (s && building)
-        shmc__sched_keep(s, building);
+    if (s && building) {
+        struct shmc__sched_key k;
+        key_of(building, &k);
+        shmc__sched_keep(s, &k);
+    }
     return s ? shmc__sched_start(s, req) : SHMC_ERR_NOMEM;
 }
 
@@ -245,12 +278,28 @@ int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
      * another root) into memory of the call's own; an odd rank, whose part of the tree is
      * to send its input (reduce_steps), sends it from where it is. */
     int leaf = x->me & 1;
-    /* One message here: a leaf's, and at 2 ranks root 0's (received into rbuf, then the
-     * input combined into it) */
-    if (leaf && !all && x->me != root)
-        return shmc__sched_one(x, 1, (void *)sbuf, bytes, x->me - 1, NULL, NULL, 0, req);
-    if (x->n == 2 && !all && zero_acc && sbuf != rbuf)
-        return shmc__sched_one_reduce(x, rbuf, sbuf, count, 1, 2, req);
+    /* One message here: a leaf's; at 2 ranks the other rank's, to the root whichever it
+     * is, and the root's, received into rbuf, then its input combined with it in rank
+     * order (the tree's result: rank 0's on the left) */
+    if (!all && x->me != root && (leaf || x->n == 2))
+        return shmc__sched_one(x, 1, (void *)sbuf, bytes, leaf ? x->me - 1 : root, NULL, NULL, 0,
+                               req);
+    if (x->n == 2 && !all) {
+        int peer = 1 - x->me;
+        if (sbuf != rbuf)
+            return shmc__sched_one_reduce(x, rbuf, sbuf, count, peer, 2,
+                                          x->me == 0 ? SHMC_ACC_RIGHT : SHMC_ACC_LEFT, req);
+        /* In place: the peer's input received beside it */
+        struct shmc__sched *s = shmc__sched_new(x, bytes);
+        if (s) {
+            void *tmp = shmc__sched_tmp(s);
+            shmc__sched_recv(s, tmp, bytes, peer);
+            shmc__sched_round(s);
+            shmc__sched_reduce(s, rbuf, tmp, count, x->me == 0 ? SHMC_ACC_LEFT : SHMC_ACC_RIGHT);
+            shmc__sched_finish(s, rbuf, count, 2);
+        }
+        return go(s, req);
+    }
     struct shmc__sched *s = shmc__sched_new(x, leaf ? 0 : zero_acc ? bytes : 2 * bytes);
     if (!s)
         return go(s, req);
@@ -606,25 +655,15 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
 
 int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
-    int rc = shmc__nbc_host(x);
-    if (rc != SHMC_OK)
-        return rc;
-    struct shmc__sched_key k = {.c = x->c,
-                                .uid = x->c->uid,
-                                .coll = coll,
-                                .root = x->root,
-                                .own = x->nb == &shmc__coll_own,
-                                .forced = x->co->algo[coll],
-                                .commutes = shmc__op_commutes(x->op),
-                                .dt = x->dt,
-                                .op = x->op,
-                                .count = count,
-                                .es = x->es,
-                                .sbuf = sbuf,
-                                .rbuf = rbuf};
-    if (shmc__sched_again(&k, x, x->nb, &rc))
-        return rc;
-    building = &k;
+    struct call b = {coll, x, sbuf, rbuf, count};
+    int rc;
+    if (shmc__sched_kept()) {
+        struct shmc__sched_key k;
+        key_of(&b, &k);
+        if (shmc__sched_again(&k, x, x->nb, &rc))
+            return rc;
+    }
+    building = &b;
     rc = build(coll, x, sbuf, rbuf, count);
     building = NULL;
     return rc;

@@ -67,7 +67,8 @@ struct shmc__sched;
 int shmc__nbc_reduce_steps_into(struct shmc__sched *s, const struct shmc__cx *x, const void *in,
                                 void *out, size_t count);
 /* The collectives of equal blocks (SHMC_C_*), with the buffers as the blocking algorithms
- * get them (algos.h; an in-place all-to-all's sbuf is SHMC_IN_PLACE), into *x->nb. */
+ * get them (algos.h; an in-place all-to-all's sbuf is SHMC_IN_PLACE), into *x->nb; host
+ * buffers only (the caller has made sure: shmc__nbc_host). */
 int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 /* Waits for schedule r that a blocking call of this library started, under shmc__big
  * alone: its communicator's time-out bounds the wait; when it passes, this rank quits the

@@ -447,11 +447,14 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
     return SHMC_OK;
 }
 
-/* May call x (of count elements) run lean: by rounds, in one, on the idle lane? */
+/* May call x (of count elements) run lean: by rounds, in one, on the idle lane? (An
+ * all-reduce goes by rounds only where one takes it: lane_way.) */
+_Static_assert(SHMC_ONESTEP_MAX <= SHMC_WSYNC_NB_BYTES, "an all-reduce by rounds fits one");
 static int lean_fits(int how, int coll, const struct shmc__cx *x, size_t count)
 {
     return how == BY_ROUNDS && lane_idle(x->co) && !x->c->quit &&
-           (coll == SHMC_C_BARRIER || count <= shmc__wround_elems(coll, x, SHMC_LANE_NB));
+           (coll == SHMC_C_BARRIER || coll == SHMC_C_ALLREDUCE ||
+            count <= shmc__wround_elems(coll, x, SHMC_LANE_NB));
 }
 
 /* The slots' gates first in the queue looked at again, each ended whose publication all

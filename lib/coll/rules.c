@@ -278,6 +278,7 @@ void shmc__steps_build(const struct shmc__rules *r, const struct shmc__where *w,
     uint16_t k = 0;
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         out->first[c] = k;
+        out->ever[c] = 0;
         const struct shmc__rule *x = &r->rule[r->first[c]], *end = x + r->count[c];
         size_t reached = 0; /* the calls up to a bound already given are taken */
         for (; x < end; x++) {
@@ -289,6 +290,7 @@ void shmc__steps_build(const struct shmc__rules *r, const struct shmc__where *w,
             if (k > out->first[c] && bound <= reached)
                 continue; /* (an earlier step takes all its calls) */
             out->step[k++] = (struct shmc__step){bound, x->algo};
+            out->ever[c] |= (uint32_t)1 << x->algo;
             reached = bound;
             if (bound == SIZE_MAX)
                 break;

@@ -84,8 +84,10 @@ struct shmc__step {
 };
 struct shmc__steps {
     uint16_t first[SHMC_C_COUNT];
-    struct shmc__step step[]; /* (as many as rules at most) */
+    uint32_t ever[SHMC_C_COUNT]; /* bit a: some call of the collective takes algorithm a */
+    struct shmc__step step[];    /* (as many as rules at most) */
 };
+_Static_assert(SHMC_A_COUNT <= 32, "struct shmc__steps' ever holds a bit per algorithm");
 
 /* Where a communicator's calls run: its size, the world or not, whether the job's ranks
  * share CPUs and whether its CPUs run far apart (every rank finds the same: coll.c),
@@ -108,15 +110,11 @@ static inline int shmc__steps_pick(const struct shmc__steps *s, int c, size_t by
     return x->algo;
 }
 
-/* Does some call of collective c, of any size, take algorithm algo? */
+/* Does some call of collective c, of any size, take algorithm algo? (Asked on the
+ * nonblocking calls' start: a bit, not a walk of the steps.) */
 static inline int shmc__steps_ever(const struct shmc__steps *s, int c, int algo)
 {
-    for (const struct shmc__step *t = &s->step[s->first[c]];; t++) {
-        if (t->algo == algo)
-            return 1;
-        if (t->bound == SIZE_MAX)
-            return 0;
-    }
+    return (int)(s->ever[c] >> algo & 1);
 }
 /* The same from the rules directly: what shmc__steps_build reduces. */
 int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w, size_t bytes);

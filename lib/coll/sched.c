@@ -137,7 +137,7 @@ static void destroy(struct shmc__sched *s)
  * spares. */
 #define AGAIN_MAX 4
 static struct shmc__sched *again[AGAIN_MAX];
-static int nagain;
+int shmc__sched_nkept; /* how many of again[] hold one (sched.h) */
 
 /* Is s small enough to keep, as a spare or to run again? */
 static int keepable(const struct shmc__sched *s)
@@ -163,11 +163,11 @@ static void release(struct shmc__sched *s, int keep)
     if (!keep) {
         destroy(s);
     } else if (s->keyed && s->err == SHMC_OK && !s->done && keepable(s)) {
-        if (nagain == AGAIN_MAX)
-            spare_or_destroy(again[--nagain]);
-        memmove(again + 1, again, (size_t)nagain * sizeof *again);
+        if (shmc__sched_nkept == AGAIN_MAX)
+            spare_or_destroy(again[--shmc__sched_nkept]);
+        memmove(again + 1, again, (size_t)shmc__sched_nkept * sizeof *again);
         again[0] = s;
-        nagain++;
+        shmc__sched_nkept++;
     } else {
         spare_or_destroy(s);
     }
@@ -175,8 +175,8 @@ static void release(struct shmc__sched *s, int keep)
 
 void shmc__sched_release_spares(void)
 {
-    while (nagain)
-        destroy(again[--nagain]);
+    while (shmc__sched_nkept)
+        destroy(again[--shmc__sched_nkept]);
     while (nspare)
         destroy(spare[--nspare]);
 }
@@ -233,12 +233,12 @@ __attribute__((always_inline)) static inline int tag_of(const struct shmc__cx *x
 int shmc__sched_again(const struct shmc__sched_key *k, const struct shmc__cx *x,
                       struct shmc__request **req, int *rc)
 {
-    for (int i = 0; i < nagain; i++) {
+    for (int i = 0; i < shmc__sched_nkept; i++) {
         struct shmc__sched *s = again[i];
         if (!same_key(&s->key, k))
             continue;
-        memmove(again + i, again + i + 1, (size_t)(nagain - i - 1) * sizeof *again);
-        nagain--;
+        memmove(again + i, again + i + 1, (size_t)(shmc__sched_nkept - i - 1) * sizeof *again);
+        shmc__sched_nkept--;
         /* What a run changes: its tag, its round, requests and outcome. */
         s->tag = tag_of(x);
         s->round = 0;
@@ -739,7 +739,7 @@ int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes,
 }
 
 int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,
-                           int peer, int ranks, struct shmc__request **req)
+                           int peer, int ranks, int side, struct shmc__request **req)
 {
     struct shmc__sched *s = NULL;
     int tag, rc = one_start(x, 0, acc, count * x->es, peer, 1, 0, &tag, &s);
@@ -748,11 +748,11 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
         return rc;
     if (!rc) {
         shmc__sched_round(s);
-        shmc__sched_reduce(s, acc, in, count, SHMC_ACC_RIGHT);
+        shmc__sched_reduce(s, acc, in, count, side);
         shmc__sched_finish(s, acc, count, ranks);
         return shmc__sched_start(s, req);
     }
-    reduce_with(x->dt, x->op, acc, in, count, SHMC_ACC_RIGHT);
+    reduce_with(x->dt, x->op, acc, in, count, side);
     shmc__reduce_finish(acc, count, x->dt, x->op, ranks);
     return ended(req);
 }

@@ -95,9 +95,11 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req);
 int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
                     void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req);
 /* The same for a call whose part here is to receive count elements from peer into acc,
- * then acc = in OP acc, then AVG's division by the ranks combined (a reduce's root). */
+ * then combine in with it on the side given (SHMC_ACC_RIGHT: acc = in OP acc, where the
+ * peer's rank is the higher; SHMC_ACC_LEFT: acc = acc OP in), then AVG's division by the
+ * ranks combined (a reduce's root). */
 int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,
-                           int peer, int ranks, struct shmc__request **req);
+                           int peer, int ranks, int side, struct shmc__request **req);
 /* The same for a call whose part here is to send every other member its block (a
  * broadcast's or scatter's root): buf's bytes to each where counts is NULL, else counts[q]
  * elements at displs[q] of buf to member q; then a copy of cbytes from csrc to cdst (0:
@@ -128,6 +130,13 @@ void shmc__sched_keep(struct shmc__sched *s, const struct shmc__sched_key *k);
  * kept for k. Steps are the same bits of work in the same order as a new build's. */
 int shmc__sched_again(const struct shmc__sched_key *k, const struct shmc__cx *x,
                       struct shmc__request **req, int *rc);
+/* How many schedules are kept to run again (sched.c's; read, never written, elsewhere). */
+extern int shmc__sched_nkept;
+/* Is any schedule kept to run again (else shmc__sched_again finds none, whatever the key)? */
+static inline int shmc__sched_kept(void)
+{
+    return shmc__sched_nkept != 0;
+}
 /* Frees a schedule that is not started (kept for a later call: shmc__sched_new). */
 void shmc__sched_free(struct shmc__sched *s);
 /* Frees the schedules kept for later calls (the library's end). */

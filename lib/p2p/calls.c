@@ -201,11 +201,6 @@ static int shmc_wait_call(shmc_request **req, shmc_status *status)
             *status = empty_status;
         return SHMC_OK;
     }
-    if (*req == SHMC_REQUEST_COMPLETE) { /* (the common end of a small collective) */
-        shmc__req_fill_status(&shmc__req_done, status);
-        *req = NULL;
-        return SHMC_OK;
-    }
     int rc = check_req(p, *req, &r);
     if (rc != SHMC_OK)
         return rc;
@@ -427,14 +422,46 @@ SHMC_API int shmc_recv(void *buf, size_t count, shmc_dtype dtype, int src, int t
     SHMC_GUARDED(&shmc__p2p, shmc_recv_call(buf, count, dtype, src, tag, comm, status));
 }
 
-SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
+/* A request that ended in its start (SHMC_REQUEST_COMPLETE: most small collectives) is
+ * the caller's own value and reads no state but the library's phase, so its wait or test
+ * ends before the call guard, which with the guarded call's frame was most of such a
+ * wait's instructions (bench/path_cost.sh): the guarded calls are functions of their own
+ * so that this path sets up no frame. 1 where it ended. */
+static inline int ended_at_start(shmc_request **req, shmc_status *status)
+{
+    if (!req || *req != SHMC_REQUEST_COMPLETE || shmc__p2p.phase != SHMC_P2P_READY)
+        return 0;
+    if (status)
+        shmc__req_fill_status(&shmc__req_done, status);
+    *req = NULL;
+    return 1;
+}
+
+static __attribute__((noinline)) int wait_guarded(shmc_request **req, shmc_status *status)
 {
     SHMC_GUARDED(&shmc__p2p, shmc_wait_call(req, status));
 }
 
-SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
+static __attribute__((noinline)) int test_guarded(shmc_request **req, int *done,
+                                                  shmc_status *status)
 {
     SHMC_GUARDED(&shmc__p2p, shmc_test_call(req, done, status));
+}
+
+SHMC_API int shmc_wait(shmc_request **req, shmc_status *status)
+{
+    if (ended_at_start(req, status))
+        return SHMC_OK;
+    return wait_guarded(req, status);
+}
+
+SHMC_API int shmc_test(shmc_request **req, int *done, shmc_status *status)
+{
+    if (done && ended_at_start(req, status)) {
+        *done = 1;
+        return SHMC_OK;
+    }
+    return test_guarded(req, done, status);
 }
 
 SHMC_API int shmc_sendrecv(const void *sbuf, size_t scount, int dst, int stag, void *rbuf,

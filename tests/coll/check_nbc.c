@@ -101,6 +101,12 @@ static void against_blocking(shmc_comm *w, int me, int n, void *arg)
             T_OK(shmc_reduce(in, b, cnt, dt, ops[o], root, w));
             if (me == root)
                 same(a, b, C, "ireduce", me);
+            /* in place at the root: its input combined in its rank's turn */
+            memcpy(a, in, C * 8);
+            NB(shmc_ireduce(me == root ? SHMC_IN_PLACE : in, a, cnt, dt, ops[o], root, w, &r_));
+            if (me == root)
+                same(a, b, o == 2 ? cnt * 2 : cnt, "ireduce in place", me);
+            memset(a, 0, big * 8);
             if (root == 0) {
                 NB(shmc_iallreduce(in, a, cnt, dt, ops[o], w, &r_));
                 T_OK(shmc_allreduce(in, b, cnt, dt, ops[o], w));

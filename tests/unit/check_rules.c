@@ -337,6 +337,22 @@ START_TEST(test_rules_steps)
         for (int n = 1; n <= 300; n++) {
             struct shmc__where at = {n, w & 1, (w >> 1) & 1, (w >> 2) & 1, 0, w >> 3};
             shmc__steps_build(&r, &at, s);
+            /* each collective's algorithms: those of its steps, every one */
+            for (int c = 0; c < SHMC_C_COUNT; c++) {
+                uint32_t seen = 0;
+                for (const struct shmc__step *t = &s->step[s->first[c]];; t++) {
+                    seen |= (uint32_t)1 << t->algo;
+                    if (t->bound == SIZE_MAX)
+                        break;
+                }
+                if (s->ever[c] != seen)
+                    ck_abort_msg("%s n=%d where=%d: ever %#x, steps %#x", shmc__coll_names[c], n, w,
+                                 s->ever[c], seen);
+                for (int a = SHMC_A_AUTO + 1; a < SHMC_A_COUNT; a++)
+                    if (shmc__steps_ever(s, c, a) != (int)(seen >> a & 1))
+                        ck_abort_msg("%s n=%d where=%d: ever of %s", shmc__coll_names[c], n, w,
+                                     shmc__algo_names[a]);
+            }
             for (int c = 0; c < SHMC_C_COUNT; c++)
                 for (int e = 0; e < 40; e++)
                     for (int d = -1; d <= 1; d++) {
