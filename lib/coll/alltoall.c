@@ -7,7 +7,7 @@
  *         small-block algorithm.
  *   shm:  every rank stages a piece of each of its n blocks in its slot; each rank
  *         copies its piece from everyone (chunked by slot size / n). A small call on the
- *         world beyond 2 ranks does the same in one of the world's rounds (wround.h).
+ *         world does the same in one of the world's rounds (wround.h).
  *   direct: every rank posts its n - 1 receives and n - 1 sends at once and waits for
  *         them all (Open MPI's linear all-to-all): one step, where the ring's n - 1 steps
  *         each wait for one peer to be scheduled when ranks share cores.

@@ -4,8 +4,8 @@
  *   ring: block r is combined in the order r+1, r+2, ..., r (mod n), left to right.
  *   tree: the binomial tree reduce to rank 0 (coll/reduce.c), then a binomial scatter.
  *   shm:  rank order 0, 1, ..., n-1, left to right, each rank combining its own block
- *         from everyone's slot; a small call on the world beyond 2 ranks from everyone's
- *         half of one of the world's rounds (wround.h).
+ *         from everyone's slot; a small call on the world from everyone's half of one of
+ *         the world's rounds (wround.h).
  */
 #include <string.h>
 

@@ -146,7 +146,7 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
 
 int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count)
 {
-    return x->n > 2 && shmc__cx_world(x) &&
+    return x->n > 1 && shmc__cx_world(x) &&
            count <= shmc__wround_elems(coll, x, SHMC_LANE_BLOCKING);
 }
 

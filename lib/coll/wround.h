@@ -38,13 +38,12 @@ void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t
 /* The result's chunk [e, e + len) out of round r, once every rank has entered it. */
 void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_t len);
 /* Does blocking call x of collective coll (the all-to-all or the reduce-scatter; count
- * elements a block) go in one round of the world's blocking lane? On the world, beyond 2
- * ranks, where the call fits one: one synchronisation where the slots take two (a slot is
- * rewritten only once last call's readers are done with it), the Bruck exchange log2(n)
- * rounds of messages and the ring n - 1. At 2 ranks the slots' second synchronisation
- * has passed by the next call and the two ways cost the same, so the slots keep it (the
- * commit that made this has the figures). The same answer on every member that made the
- * same call. */
+ * elements a block) go in one round of the world's blocking lane? On the world, where the
+ * call fits one: one synchronisation where the slots take two (a slot is rewritten only
+ * once last call's readers are done with it), the Bruck exchange log2(n) rounds of
+ * messages and the ring n - 1; at 2 ranks too, where the round also does less work than
+ * the slots' path (the commits that made this have the figures). The same answer on
+ * every member that made the same call. */
 int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count);
 /* Runs such a call (shmc__wround_blocking said yes): SHMC_OK, SHMC_ERR_MISMATCH on every
  * member alike, or the error of a member that left or quit (onestep.h). */

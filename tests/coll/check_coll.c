@@ -426,7 +426,7 @@ static void round_edges(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_coll_round_edges)
 {
-    const int ns[] = {3, 4, 8};
+    const int ns[] = {2, 3, 4, 8};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
         ck_assert_int_eq(shmct_run(ns[i], round_edges, NULL), 0);
 }
