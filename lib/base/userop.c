@@ -92,10 +92,8 @@ int shmc__userop_check(shmc_dtype dt, shmc_op op)
                : SHMC_ERR_ARG;
 }
 
-void shmc__userop_hold(shmc_op op, int delta)
+void shmc__userop_hold_user(shmc_op op, int delta)
 {
-    if (!shmc__op_user(op))
-        return;
     struct userop *u = &table[(unsigned)op - SHMC__OP_USER0];
     pthread_mutex_lock(&table_lock);
     u->holds += delta;

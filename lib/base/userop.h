@@ -23,8 +23,15 @@ int shmc__userop_check(shmc_dtype dt, shmc_op op);
 int shmc__userop_commutes(shmc_op op);
 /* A call that combines with user op op after it returns (a nonblocking collective) holds
  * it (delta 1) until it ends (-1): shmc_op_free meanwhile refuses it to new calls and
- * frees it with the last hold. Nothing for a built-in op. */
-void shmc__userop_hold(shmc_op op, int delta);
+ * frees it with the last hold. Nothing for a built-in op, tested here: the calls' own
+ * ops are nearly all built-in, and a call of this for each start and end of a small
+ * nonblocking collective was instructions for nothing (bench/path_cost.sh). */
+void shmc__userop_hold_user(shmc_op op, int delta);
+static inline void shmc__userop_hold(shmc_op op, int delta)
+{
+    if (shmc__op_user(op))
+        shmc__userop_hold_user(op, delta);
+}
 
 /* Does op commute? Built-in ops do; a user op as it was made. */
 static inline int shmc__op_commutes(shmc_op op)
