@@ -58,6 +58,7 @@ struct shmc__sched {
     void *done_arg;
     int keyed; /* kept once ended well, to run again for the call of key (shmc__sched_keep) */
     struct shmc__sched_key key;
+    uint64_t words[2]; /* the call's words (cx.h; zero with SHMC_CHECK=0): call() */
 };
 
 static_assert(SHMC_SCHED_BLOCKING == SHMC_BLK_COLL_BLOCKING,
@@ -207,6 +208,8 @@ static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
     s->op = x->op;
     s->es = x->es;
     s->tag = tag;
+    s->words[0] = x->call[0];
+    s->words[1] = x->call[1];
     s->sends_only = 1; /* (until a receive is added) */
     shmc__userop_hold(s->op, 1); /* the program may free it before the call ends */
     /* (max_align_t: a reduction's scratch holds elements of any dtype) */
@@ -239,8 +242,11 @@ int shmc__sched_again(const struct shmc__sched_key *k, const struct shmc__cx *x,
             continue;
         memmove(again + i, again + i + 1, (size_t)(shmc__sched_nkept - i - 1) * sizeof *again);
         shmc__sched_nkept--;
-        /* What a run changes: its tag, its round, requests and outcome. */
+        /* What a run changes: its tag (and the words it hashes), its round, requests and
+         * outcome. */
         s->tag = tag_of(x);
+        s->words[0] = x->call[0];
+        s->words[1] = x->call[1];
         s->round = 0;
         s->nreqs = 0;
         s->err = SHMC_OK;
@@ -628,7 +634,25 @@ static int poll(void *arg, int *err)
     return 1;
 }
 
-static const struct shmc__driven_ops driven = {poll, far};
+/* The driven request's call (p2p/incall.h): members that each wait for the other without
+ * a message between them (two that both take themselves for a gather's root) compare the
+ * calls they wait in once they have slept a slice, as a blocking call's members do. Its
+ * number is the one its tags carry, in the nonblocking calls' context, where a blocking
+ * call's own schedule keeps the bit that tells its numbers apart. */
+static int call(void *arg, struct shmc__incall *out)
+{
+    const struct shmc__sched *s = arg;
+    if (!(s->words[0] | s->words[1]))
+        return 0;
+    *out =
+        (struct shmc__incall){.c = s->c,
+                              .ctx = s->c->ctx + SHMC_CTX_NBC,
+                              .seq = (uint32_t)s->tag & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER),
+                              .w = {s->words[0], s->words[1]}};
+    return 1;
+}
+
+static const struct shmc__driven_ops driven = {poll, far, call};
 
 int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
 {

@@ -75,9 +75,13 @@ struct shmc__ctrl {
  * goes on; far(arg, cpu), the wait's hint (wait.c, spin_far; NULL: none), says whether
  * every rank it waits for now runs on another CPU than cpu, where a blocking call's wait
  * spins rather than yield (shm/doorbell.h). */
+struct shmc__incall;
 struct shmc__driven_ops {
     int (*poll)(void *arg, int *err);
     int (*far)(void *arg, uint32_t cpu);
+    /* Optional: the collective call the request runs, for a wait on it alone to publish
+     * (incall.h); 1 where *out was filled. */
+    int (*call)(void *arg, struct shmc__incall *out);
 };
 
 struct shmc__request {

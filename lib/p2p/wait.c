@@ -407,7 +407,15 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         return s.err;
     }
     struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
+    /* A wait for one collective call alone publishes it while blocked (incall.h), as a
+     * blocking collective's does, unless this thread is in one already; one thread only:
+     * the call published is the process's. */
+    struct shmc__request *one = active == 1 && n == 1 ? reqs[0] : NULL;
+    int in_call = one && one->kind == SHMC_REQ_DRIVEN && one->ops->call && !shmc__multi &&
+                  !p->incall.c && one->ops->call(one->poll_arg, &p->incall);
     int rc = wait_until(p, reqs_done, &s, &b, &far);
+    if (in_call)
+        shmc__incall_end(p);
     for (size_t i = 0; i < n; i++) /* (only where set: shmc__req_done is never written) */
         if (reqs[i] && reqs[i]->waited)
             reqs[i]->waited = 0;

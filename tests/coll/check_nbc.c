@@ -774,6 +774,42 @@ START_TEST(test_nbc_words_in_messages)
 }
 END_TEST
 
+/* Every member takes itself for the root of a gather or a reduce: each only receives, so
+ * no message tells them apart; blocked a whole slice, they compare the calls they wait in
+ * (p2p/incall.h) and end with SHMC_ERR_MISMATCH instead of waiting for ever. On a split
+ * communicator (its schedules) and on the world (its own ways for these calls). */
+static void roots_all_mine(shmc_comm *w, int me, int n, void *arg)
+{
+    int which = *(const int *)arg, on_world = which >= 2;
+    shmc_comm *c = w;
+    if (!on_world)
+        T_OK(shmc_comm_split(w, 0, me, &c));
+    int32_t in[4] = {1, 2, 3, 4}, out[64];
+    shmc_request *r = NULL;
+    shmct_stderr_begin();
+    int rc = which % 2 ? shmc_ireduce(in, out, 4, SHMC_INT32, SHMC_SUM, me, c, &r)
+                       : shmc_igather(in, out, 4, SHMC_INT32, me, c, &r);
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    char msg[2048];
+    shmct_stderr_end(msg, sizeof msg);
+    T_ASSERT(rc == SHMC_ERR_MISMATCH, "case %d, rank %d of %d: %s", which, me, n,
+             shmc_strerror(rc));
+    if (on_world)
+        return; /* (the world's collectives quit: nothing more to do there) */
+    T_ASSERT(shmc_barrier(c) == SHMC_ERR_MISMATCH, "case %d, rank %d: the communicator went on",
+             which, me);
+    T_OK(shmc_comm_free(&c));
+    T_OK(shmc_barrier(w));
+}
+
+START_TEST(test_nbc_roots_all_mine)
+{
+    int which = _i % 4, n = _i < 4 ? 2 : 3;
+    ck_assert_int_eq(shmct_run(n, roots_all_mine, &which), 0);
+}
+END_TEST
+
 /* A receiver that starts after its block arrived takes it from the mailbox in its start
  * (coll/sched.c) or, when a receive of the program's found it first, from the messages
  * kept for later: a block of another size is the call's SHMC_ERR_MISMATCH either way (one
@@ -1949,6 +1985,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_mismatch_at_start);
     tcase_add_test(t, test_nbc_mismatch_taken_at_start);
     tcase_add_loop_test(t, test_nbc_words_in_messages, 0, 10);
+    tcase_add_loop_test(t, test_nbc_roots_all_mine, 0, 8);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
     tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);
