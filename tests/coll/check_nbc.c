@@ -725,6 +725,16 @@ END_TEST
  * against float32: the root finds it); 2, an all-gatherv's dtype; 3, a broadcast's dtype
  * (the last rank, a receiver, finds it); 4, the same all-reduce as a persistent
  * collective (shmc_coll_reserve, numbered apart from the other calls). */
+/* After a mismatch on split communicator c: its collectives have quit (a barrier there
+ * fails), it is freed, and the world goes on. */
+static void after_mismatch(shmc_comm *w, shmc_comm *c, int which, int me)
+{
+    T_ASSERT(shmc_barrier(c) != SHMC_OK, "case %d, rank %d: the communicator's collectives went on",
+             which, me);
+    T_OK(shmc_comm_free(&c));
+    T_OK(shmc_barrier(w));
+}
+
 static void words_in_messages(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg, odd = me == n - 1, rc;
@@ -761,10 +771,7 @@ static void words_in_messages(shmc_comm *w, int me, int n, void *arg)
     int32_t found = rc == SHMC_ERR_MISMATCH, total = 0;
     T_OK(shmc_allreduce(&found, &total, 1, SHMC_INT32, SHMC_SUM, w));
     T_ASSERT(total > 0, "case %d: no rank found the different call", which);
-    rc = shmc_barrier(c);
-    T_ASSERT(rc != SHMC_OK, "case %d, rank %d: the communicator's collectives went on", which, me);
-    T_OK(shmc_comm_free(&c));
-    T_OK(shmc_barrier(w));
+    after_mismatch(w, c, which, me);
 }
 
 START_TEST(test_nbc_words_in_messages)
@@ -795,12 +802,8 @@ static void roots_all_mine(shmc_comm *w, int me, int n, void *arg)
     shmct_stderr_end(msg, sizeof msg);
     T_ASSERT(rc == SHMC_ERR_MISMATCH, "case %d, rank %d of %d: %s", which, me, n,
              shmc_strerror(rc));
-    if (on_world)
-        return; /* (the world's collectives quit: nothing more to do there) */
-    T_ASSERT(shmc_barrier(c) == SHMC_ERR_MISMATCH, "case %d, rank %d: the communicator went on",
-             which, me);
-    T_OK(shmc_comm_free(&c));
-    T_OK(shmc_barrier(w));
+    if (!on_world) /* (the world's collectives quit: nothing more to do there) */
+        after_mismatch(w, c, which, me);
 }
 
 START_TEST(test_nbc_roots_all_mine)
