@@ -27,7 +27,7 @@
 
 static uint64_t at_word(const struct shmc__incall *ic)
 {
-    return (uint64_t)(ic->ctx + 1) << 32 | (ic->round ? ROUND_BIT : 0) |
+    return (uint64_t)ic->ctx << 32 | (ic->round ? ROUND_BIT : 0) |
            (ic->seq & (uint32_t)(ROUND_BIT - 1));
 }
 

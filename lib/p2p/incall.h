@@ -26,7 +26,7 @@ static inline void shmc__incall_begin(struct shmc__p2p *p, struct shmc__comm *c,
                                       const uint64_t w[2])
 {
     p->incall.c = c;
-    p->incall.ctx = c->ctx;
+    p->incall.ctx = c->ctx + SHMC_CTX_COLL;
     p->incall.seq = seq;
     p->incall.round = 0;
     p->incall.w[0] = w[0];

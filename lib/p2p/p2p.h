@@ -50,7 +50,7 @@ struct shmc__coop {
  * whether they wait in the same call. */
 struct shmc__incall {
     struct shmc__comm *c; /* NULL: in none */
-    uint32_t ctx;         /* the context whose calls seq numbers (c's blocking ones: c->ctx) */
+    uint32_t ctx;         /* the context of the calls seq numbers (never 0: a collective's) */
     uint32_t seq;         /* its number among those calls */
     int round;            /* waiting in a one-step round (coll/onestep.c) */
     uint64_t w[2];        /* its words (base/callword.h) */

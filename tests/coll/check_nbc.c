@@ -802,8 +802,22 @@ static void roots_all_mine(shmc_comm *w, int me, int n, void *arg)
     shmct_stderr_end(msg, sizeof msg);
     T_ASSERT(rc == SHMC_ERR_MISMATCH, "case %d, rank %d of %d: %s", which, me, n,
              shmc_strerror(rc));
-    if (!on_world) /* (the world's collectives quit: nothing more to do there) */
+    if (!on_world) {
         after_mismatch(w, c, which, me);
+        return;
+    }
+    /* The world's collectives have quit: its point-to-point keeps every rank here until
+     * all have their outcome (one that finalized first would be a peer gone). */
+    int token = 0;
+    if (me == 0) {
+        for (int q = 1; q < n; q++)
+            T_OK(shmc_recv(&token, 1, SHMC_INT32, q, 7, w, NULL));
+        for (int q = 1; q < n; q++)
+            T_OK(shmc_send(&token, 1, SHMC_INT32, q, 7, w));
+    } else {
+        T_OK(shmc_send(&token, 1, SHMC_INT32, 0, 7, w));
+        T_OK(shmc_recv(&token, 1, SHMC_INT32, 0, 7, w, NULL));
+    }
 }
 
 START_TEST(test_nbc_roots_all_mine)
