@@ -74,9 +74,16 @@ static void send_then_leave(shmc_comm *w, int me, int n, void *arg)
     free(buf);
 }
 
+/* A job in which the receiver never reached the window fails on `held` (seen once under
+ * make check -j2; presumably the receiver's first step, off its CPU after arming, found
+ * every range copied by the sender, so no second step came), so the window is tried in
+ * up to 5 jobs. The fault the test is for fails every job that reaches the window. */
 START_TEST(test_coop_receive_outlives_its_sender)
 {
-    ck_assert_int_eq(shmct_run(2, send_then_leave, NULL), 0);
+    int failed = 1;
+    for (int job = 0; job < 5 && failed; job++)
+        failed = shmct_run(2, send_then_leave, NULL);
+    ck_assert_int_eq(failed, 0);
 }
 END_TEST
 
