@@ -389,11 +389,13 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         return SHMC_OK;
     struct blk b = {0};
     int active = 0;
+    struct shmc__request *first = NULL; /* the first still pending */
     for (size_t i = 0; i < n; i++) {
         struct shmc__request *r = reqs[i];
         if (!r || r->state != SHMC_RS_ACTIVE)
             continue;
         if (!active++) { /* what a hang report names: the first still pending */
+            first = r;
             b.op = r->kind;
             b.peer = r->peer;
             b.tag = shmc__tag_shown(r->tag);
@@ -407,10 +409,10 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         return s.err;
     }
     struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
-    /* A wait for one collective call alone publishes it while blocked (incall.h), as a
-     * blocking collective's does, unless this thread is in one already; one thread only:
-     * the call published is the process's. */
-    struct shmc__request *one = active == 1 && n == 1 ? reqs[0] : NULL;
+    /* A wait whose one pending request is a collective call publishes it while blocked
+     * (incall.h), as a blocking collective's does, unless this thread is in one already;
+     * one thread only: the call published is the process's. */
+    struct shmc__request *one = active == 1 ? first : NULL;
     int in_call = one && one->kind == SHMC_REQ_DRIVEN && one->ops->call && !shmc__multi &&
                   !p->incall.c && one->ops->call(one->poll_arg, &p->incall);
     int rc = wait_until(p, reqs_done, &s, &b, &far);

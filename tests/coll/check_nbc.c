@@ -784,10 +784,11 @@ END_TEST
 /* Every member takes itself for the root of a gather or a reduce: each only receives, so
  * no message tells them apart; blocked a whole slice, they compare the calls they wait in
  * (p2p/incall.h) and end with SHMC_ERR_MISMATCH instead of waiting for ever. On a split
- * communicator (its schedules) and on the world (its own ways for these calls). */
+ * communicator (its schedules) and on the world (its own ways for these calls), waited
+ * for alone (which 0-3) or by a waitall whose other entry is NULL (4-7). */
 static void roots_all_mine(shmc_comm *w, int me, int n, void *arg)
 {
-    int which = *(const int *)arg, on_world = which >= 2;
+    int which = *(const int *)arg, on_world = which % 4 >= 2;
     shmc_comm *c = w;
     if (!on_world)
         T_OK(shmc_comm_split(w, 0, me, &c));
@@ -796,8 +797,9 @@ static void roots_all_mine(shmc_comm *w, int me, int n, void *arg)
     shmct_stderr_begin();
     int rc = which % 2 ? shmc_ireduce(in, out, 4, SHMC_INT32, SHMC_SUM, me, c, &r)
                        : shmc_igather(in, out, 4, SHMC_INT32, me, c, &r);
+    shmc_request *rs[2] = {r, NULL};
     if (rc == SHMC_OK)
-        rc = shmc_wait(&r, NULL);
+        rc = which < 4 ? shmc_wait(&r, NULL) : shmc_waitall(2, rs, NULL);
     char msg[2048];
     shmct_stderr_end(msg, sizeof msg);
     T_ASSERT(rc == SHMC_ERR_MISMATCH, "case %d, rank %d of %d: %s", which, me, n,
@@ -822,7 +824,7 @@ static void roots_all_mine(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_nbc_roots_all_mine)
 {
-    int which = _i % 4, n = _i < 4 ? 2 : 3;
+    int which = _i % 8, n = _i < 8 ? 2 : 3;
     ck_assert_int_eq(shmct_run(n, roots_all_mine, &which), 0);
 }
 END_TEST
@@ -2002,7 +2004,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_mismatch_at_start);
     tcase_add_test(t, test_nbc_mismatch_taken_at_start);
     tcase_add_loop_test(t, test_nbc_words_in_messages, 0, 10);
-    tcase_add_loop_test(t, test_nbc_roots_all_mine, 0, 8);
+    tcase_add_loop_test(t, test_nbc_roots_all_mine, 0, 16);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
     tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);
