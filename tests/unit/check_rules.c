@@ -65,17 +65,18 @@ START_TEST(test_rules_shipped)
         int world, shared, far, dev, algo;
     } want[] = {
         /* The 2-rank all-reduce: on the world near, the one-step rounds up to 1 KiB, the
-         * staging buffers to 16 KiB, the ring to 64 KiB, the staging buffers beyond; far,
-         * recursive doubling to 16 KiB, the ring to 64 KiB, then the staging buffers
-         * written by streaming stores (at 4 ranks too, above 64 KiB); elsewhere recursive
-         * doubling for small calls. */
+         * staging buffers to 16 KiB, recursive doubling to 64 KiB, the staging buffers
+         * beyond; far, recursive doubling to 64 KiB, then the staging buffers written by
+         * streaming stores (at 4 ranks too, above 64 KiB); elsewhere recursive doubling
+         * for small calls. */
         {SHMC_C_ALLREDUCE, 2, 1024, 1, 0, 0, 0, SHMC_A_SHM},
         {SHMC_C_ALLREDUCE, 2, 1025, 1, 0, 0, 0, SHMC_A_STAGE},
         {SHMC_C_ALLREDUCE, 2, 4, 1, 0, 1, 0, SHMC_A_RD},
         {SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1, 0, SHMC_A_RD},
         {SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0, 0, SHMC_A_STAGE},
-        {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_RING},
-        {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 0, 0, SHMC_A_RING},
+        {SHMC_C_ALLREDUCE, 2, 16385, 1, 0, 0, 0, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 0, 0, SHMC_A_RD},
         {SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 0, 0, SHMC_A_STAGE},
         {SHMC_C_ALLREDUCE, 3, 16384, 1, 0, 1, 0, SHMC_A_STAGE},
         {SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 1, 0, SHMC_A_STREAM},
@@ -87,41 +88,59 @@ START_TEST(test_rules_shipped)
         {SHMC_C_ALLREDUCE, 2, 1024, 0, 0, 0, 0, SHMC_A_RD},
         {SHMC_C_ALLREDUCE, 64, SIZE_MAX, 0, 1, 0, 0, SHMC_A_RING},
         /* The 2-rank world barrier is the one-step round in both states; the 2-rank
-         * broadcast direct up to 1 KiB; near, the slots up to 1 MiB for the broadcast and
-         * all-gather; far, the tree and the ring beyond 64 KiB. */
+         * broadcast direct up to 1 KiB, near the slots to 32 KiB and single copies to 1
+         * MiB, far single copies to 64 KiB and the tree beyond; the all-gather through
+         * the slots to 32 KiB near, the ring beyond. */
         {SHMC_C_BARRIER, 2, 0, 1, 0, 1, 0, SHMC_A_SHM},
         {SHMC_C_BARRIER, 2, 0, 1, 0, 0, 0, SHMC_A_SHM},
         {SHMC_C_BROADCAST, 2, 1024, 0, 0, 0, 0, SHMC_A_DIRECT},
         {SHMC_C_BROADCAST, 2, 1025, 0, 0, 0, 0, SHMC_A_SHM},
-        {SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 32768, 0, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 32769, 0, 0, 0, 0, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 0, 0, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 2, (1 << 20) + 1, 0, 0, 0, 0, SHMC_A_TREE},
         {SHMC_C_BROADCAST, 2, 1 << 20, 0, 0, 1, 0, SHMC_A_TREE},
-        {SHMC_C_ALLGATHER, 2, 65536, 0, 0, 0, 0, SHMC_A_RING},
-        {SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 32768, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 32769, 1, 0, 0, 0, SHMC_A_RING},
+        {SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 0, 0, SHMC_A_RING},
         {SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 1, 0, SHMC_A_RING},
-        {SHMC_C_ALLGATHER, 2, (1 << 20) + 1, 1, 0, 0, 0, SHMC_A_RING},
-        /* Far, the 2-rank calls that the slots serve near go by messages, whose sender
-         * runs ahead through the mailbox where a slot's writer waits for its reader
+        /* Far, the 2-rank calls that the slots serve near go by messages and single
+         * copies, whose sender runs ahead where a slot's writer waits for its reader
          * (docs/collectives.md, "Rooted and gathering calls far apart"). */
         {SHMC_C_BROADCAST, 2, 16384, 0, 0, 1, 0, SHMC_A_DIRECT},
         {SHMC_C_BROADCAST, 2, 16384, 0, 0, 0, 0, SHMC_A_SHM},
-        {SHMC_C_BROADCAST, 2, 65536, 0, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 65536, 0, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 2, 65537, 0, 0, 1, 0, SHMC_A_TREE},
         {SHMC_C_REDUCE, 2, 16384, 1, 0, 1, 0, SHMC_A_TREE},
-        {SHMC_C_REDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_SHM},
-        {SHMC_C_REDUCE, 2, 65536, 1, 0, 0, 0, SHMC_A_TREE},
-        {SHMC_C_GATHER, 2, 4096, 1, 0, 1, 0, SHMC_A_DIRECT},
-        {SHMC_C_GATHER, 2, 4097, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 32768, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_GATHER, 2, 4097, 1, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_GATHER, 2, 65536, 1, 0, 1, 0, SHMC_A_DIRECT},
         {SHMC_C_SCATTER, 2, 65536, 1, 0, 1, 0, SHMC_A_DIRECT},
-        /* In both states the small 2-rank reduce, gather and scatter go by messages, and
-         * near the slots serve the sizes above them. */
+        /* In both states the small 2-rank reduce and scatter go by messages, and near
+         * the slots serve the sizes above them (the reduce's to 32 KiB, then the tree,
+         * whose root receives straight into the result); the gather by single copies
+         * to 64 KiB, then the ring. */
         {SHMC_C_REDUCE, 2, 4096, 1, 0, 0, 0, SHMC_A_TREE},
         {SHMC_C_REDUCE, 2, 4097, 1, 0, 0, 0, SHMC_A_SHM},
-        {SHMC_C_GATHER, 2, 4096, 1, 0, 0, 0, SHMC_A_DIRECT},
-        {SHMC_C_GATHER, 2, 4097, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 32768, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 32769, 1, 0, 0, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 1 << 24, 1, 0, 0, 0, SHMC_A_TREE},
+        {SHMC_C_GATHER, 2, 4097, 1, 0, 0, 0, SHMC_A_DIRECT},
+        {SHMC_C_GATHER, 2, 65536, 1, 0, 0, 0, SHMC_A_DIRECT},
+        {SHMC_C_GATHER, 2, 65537, 1, 0, 0, 0, SHMC_A_RING},
         {SHMC_C_SCATTER, 2, 16384, 1, 0, 0, 0, SHMC_A_DIRECT},
         {SHMC_C_SCATTER, 2, 16385, 1, 0, 0, 0, SHMC_A_SHM},
-        {SHMC_C_ALLGATHER, 2, 4, 1, 0, 1, 0, SHMC_A_RING},
-        {SHMC_C_ALLTOALL, 2, 4, 1, 0, 1, 0, SHMC_A_RING},
+        /* The world's 2-rank all-gather, all-to-all and reduce-scatter up to 2 KiB: one
+         * of the world's rounds (shm) in both states; elsewhere, far, the ring. */
+        {SHMC_C_ALLGATHER, 2, 4, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 4, 0, 0, 1, 0, SHMC_A_RING},
+        {SHMC_C_ALLTOALL, 2, 4, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_ALLTOALL, 2, 4, 0, 0, 1, 0, SHMC_A_RING},
         {SHMC_C_ALLTOALL, 2, 4, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE_SCATTER, 2, 2048, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE_SCATTER, 2, 2049, 1, 0, 0, 0, SHMC_A_RING},
+        {SHMC_C_REDUCE_SCATTER, 2, 4, 0, 0, 0, 0, SHMC_A_RING},
         /* Device memory (docs/collectives.md, Device buffers): the all-reduce's kernels up
          * to 16 members, then recursive doubling up to 64 KiB and the ring; trees for
          * small broadcasts and reduces (at 2 ranks, any size), rings for large ones. */
@@ -313,15 +332,18 @@ START_TEST(test_rules_maker)
     ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 0, SHMC_MAKER_AMD), SHMC_A_STAGE);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 1, SHMC_MAKER_AMD), SHMC_A_STREAM);
     ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 65536, 0, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 65536, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
+    ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
+    ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 16384, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
     ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 262144, 0, SHMC_MAKER_INTEL), SHMC_A_TREE);
     ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 1 << 20, 1, SHMC_MAKER_INTEL), SHMC_A_TREE);
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 1 << 20, 0, SHMC_MAKER_AMD), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_TREE);
+    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2048, 0, SHMC_MAKER_INTEL), SHMC_A_SHM);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2048, 1, SHMC_MAKER_INTEL), SHMC_A_SHM);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2049, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_OTHER), SHMC_A_SHM);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_OTHER), SHMC_A_SHM);
     /* (beyond 2 ranks no rule names a maker) */
     ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 4, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_STAGE);
 }
