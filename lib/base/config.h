@@ -34,10 +34,11 @@ int shmc__algo_device(int a);
 /* "SHMC_ALGO_ALLREDUCE" and the like, for collective c, into var. */
 void shmc__algo_var(int c, char *var, size_t len);
 
-/* SHMC_EAGER_LIMIT's automatic values, in bytes: on Intel's CPUs where every rank has a CPU
- * of its own, and elsewhere (p2p/p2p.c, choose_limits, says why). Plain numbers: the
- * setting's documentation prints them (settings.c). */
-#define SHMC_EAGER_AUTO_INTEL 8192
+/* SHMC_EAGER_LIMIT's automatic values, in bytes: where every rank has a CPU of its own on
+ * Intel's CPUs or on CPUs found far apart as the job began, and elsewhere (p2p/p2p.c,
+ * choose_limits, says why). Plain numbers: the setting's documentation prints them
+ * (settings.c). */
+#define SHMC_EAGER_AUTO_SMALL 8192
 #define SHMC_EAGER_AUTO 32768
 
 /* The waits' automatic budgets (shm/doorbell.h), where every rank has a CPU ("own") and

@@ -213,7 +213,7 @@ static const struct shmc__word makers[] = {{"read", -1},
 /* A number macro's digits, for the documentation. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
-#define EAGER_AUTO_INTEL_S STR(SHMC_EAGER_AUTO_INTEL)
+#define EAGER_AUTO_SMALL_S STR(SHMC_EAGER_AUTO_SMALL)
 #define EAGER_AUTO_S STR(SHMC_EAGER_AUTO)
 #define OWN_SHARED(own, shared) STR(own) ", or " STR(shared) " when ranks outnumber CPUs"
 
@@ -224,9 +224,9 @@ const struct shmc__setting shmc__settings[] = {
      "0 silent, 1 errors, 2 warnings, 3 info, 4 debug (stderr, prefixed with the rank)"},
     {"SHMC_EAGER_LIMIT", SHMC_SET_SIZE, AT(eager_limit), 0, 1u << 20, AUTO, "auto", 0, NULL, NULL,
      NULL,
-     "largest message sent eagerly, in bytes; auto: " EAGER_AUTO_INTEL_S " on Intel's CPUs "
-     "where each rank has a CPU of its own, else " EAGER_AUTO_S " (docs/design.md, \"Message "
-     "protocols\"); at most an eighth of a mailbox, whatever is asked: 32768 up to 8 ranks, "
+     "largest message sent eagerly, in bytes; auto: " EAGER_AUTO_SMALL_S " where each rank "
+     "has a CPU of its own on Intel's CPUs or on CPUs found far apart as the job began "
+     "(SHMC_FAR_NS), else " EAGER_AUTO_S " (docs/design.md, \"Message protocols\"); at most an eighth of a mailbox, whatever is asked: 32768 up to 8 ranks, "
      "16384 at 9 to 11, 8192 at 12 to 32, 4096 at 33 to 45, 2048 at 46 to 64, 1024 from 65"},
     {"SHMC_RING_SIZE", SHMC_SET_OWN, AT(ring_bytes), 4096, 1u << 24, 0, "by rank count", 0, NULL,
      "a power of two", parse_ring,

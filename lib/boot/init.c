@@ -83,6 +83,10 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
         .hang_timeout_s = b->cfg.hang_timeout_s,
         .supervised = b->mode == SHMC_BOOT_SHMRUN,
         .maker = b->cfg.cpu_maker,
+        /* Far or near from the one round trip the arena's creator measured and every rank
+         * read at attach, against a bound that every rank's digest holds (same_rules):
+         * the protocol sizes and the collectives' rules both take it from here. */
+        .far = b->arena.line_rtt_ns >= b->cfg.far_ns,
     };
     if ((rc = shmc__p2p_init(p, &b->arena, b->rank, b->size, &params)) != SHMC_OK ||
         (rc = shmc__p2p_start(p, b->cfg.attach_timeout_s)) != SHMC_OK ||

@@ -71,9 +71,7 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
         most = c > most ? c : most;
     }
     co->shared_cpus = (uint32_t)co->size > most;
-    /* Far or near from the one round trip the arena's creator measured and every rank
-     * read at attach, against a bound that every rank's digest holds (same_rules). */
-    co->far_machine = co->arena->line_rtt_ns >= cfg->far_ns;
+    co->far_machine = p2p->far; /* (read once, at init: boot/init.c) */
     co->maker = cfg->cpu_maker; /* (read once, at init: boot/init.c) */
     co->rules = *rules;
     co->steps = calloc(2 * ((size_t)co->size + 1), sizeof *co->steps);

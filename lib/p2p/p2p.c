@@ -45,15 +45,23 @@
  * has the measurements. Not where ranks share CPUs: a send by single copy waits for its
  * receiver to be scheduled, where the mailbox lets it go on. A smaller eager limit also
  * buffers less of a send whose receive is not yet posted: 8 KiB there (Open MPI's
- * shared-memory transport: 4 KiB). */
+ * shared-memory transport: 4 KiB). Where the job began with its CPUs far apart (the
+ * arena's round trip at or above SHMC_FAR_NS), each line of a mailbox that the sender has
+ * just written costs the receiver a slow round trip, and the receiver's single copy
+ * reading the sender's buffer was two to three times as fast from 16 to 32 KiB on an AMD
+ * EPYC: there too the eager limit is 8 KiB, while both sides copy from 64 KiB as before
+ * (the sender's half, written into the far receiver's buffer, was no faster than the
+ * mailbox). The state is the one the job began in, as the collectives' rules take it. */
 #define COOP_MIN_INTEL ((size_t)16 << 10)
 
 static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
 {
     int oversubscribed = p->size > shmc__job_cpus();
     int intel_own = c->maker == SHMC_MAKER_INTEL && !oversubscribed;
+    int small = intel_own || (c->far && !oversubscribed);
+    p->far = c->far;
     p->eager_limit = c->eager_limit != (size_t)~0ull ? c->eager_limit
-                     : intel_own                     ? (size_t)SHMC_EAGER_AUTO_INTEL
+                     : small                         ? (size_t)SHMC_EAGER_AUTO_SMALL
                                                      : (size_t)SHMC_EAGER_AUTO;
     p->coop_min = intel_own ? COOP_MIN_INTEL : SHMC_COOP_MIN;
     p->chunk = 0;

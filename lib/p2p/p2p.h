@@ -77,6 +77,7 @@ struct shmc__p2p_params {
     unsigned hang_timeout_s;
     int supervised; /* a launcher watches the ranks and ends the job */
     int maker;      /* the CPUs' maker (base/machine.h): the automatic protocol sizes */
+    int far;        /* the job's first two CPUs ran far apart as it began (likewise) */
 };
 
 struct shmc__p2p {
@@ -91,6 +92,7 @@ struct shmc__p2p {
     /* Settings, fixed at init but single_copy (shmc_config_set). */
     size_t eager_limit; /* effective: min(config, what one record can carry) */
     size_t coop_min;    /* a single copy from this size is copied by both sides (coop.h) */
+    int far;            /* the job's first two CPUs ran far apart as it began (params) */
     size_t chunk;       /* payload bytes of one DATA record */
     int single_copy;
     size_t single_copy_min;

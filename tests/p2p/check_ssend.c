@@ -78,7 +78,7 @@ END_TEST
  * one of limit + 1 bytes does not (it waits for its receive, as a rendezvous). */
 struct edge {
     size_t limit;
-    const char *env[4];
+    const char *env[5];
 };
 
 static void eager_edge(shmc_comm *w, int me, int n, void *arg)
@@ -116,12 +116,16 @@ static void eager_edge(shmc_comm *w, int me, int n, void *arg)
     free(b);
 }
 
-/* The default (on Intel's CPUs where each rank has a CPU, 8 KiB; elsewhere, and where
- * ranks share CPUs, E), the rings' cap on it (an eighth of a ring: a 64 KiB ring, as from
- * 16 ranks, keeps 8 KiB; a 1 MiB ring caps a larger setting at 128 KiB), and a setting
- * below the cap. */
+/* The default (where each rank has a CPU, 8 KiB on Intel's CPUs and on CPUs found far apart
+ * as the job began; elsewhere, and where ranks share CPUs, E), the rings' cap on it (an
+ * eighth of a ring: a 64 KiB ring, as from 16 ranks, keeps 8 KiB; a 1 MiB ring caps a
+ * larger setting at 128 KiB), and a setting below the cap. The harness's arena records the
+ * round trip that SHMC_LINE_RTT_NS names, or none (near). */
 static const struct edge edges[] = {
     {E, {"SHMC_CPU_MAKER=amd", "SHMC_CPUS=2", NULL}},
+    {8192, {"SHMC_CPU_MAKER=amd", "SHMC_CPUS=2", "SHMC_LINE_RTT_NS=400", NULL}},
+    {E, {"SHMC_CPU_MAKER=amd", "SHMC_CPUS=1", "SHMC_LINE_RTT_NS=400", NULL}},
+    {E, {"SHMC_CPU_MAKER=amd", "SHMC_CPUS=2", "SHMC_LINE_RTT_NS=400", "SHMC_FAR_NS=500", NULL}},
     {8192, {"SHMC_CPU_MAKER=intel", "SHMC_CPUS=2", NULL}},
     {E, {"SHMC_CPU_MAKER=intel", "SHMC_CPUS=1", NULL}},
     {8192, {"SHMC_RING_SIZE=65536", NULL}},
