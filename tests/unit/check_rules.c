@@ -344,6 +344,12 @@ START_TEST(test_rules_maker)
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2049, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
     ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_OTHER), SHMC_A_SHM);
+    /* The world's 2-rank reduce-scatter: one of the world's rounds up to 2 KiB, and on
+     * AMD's CPUs near the slots up to 16 KiB. */
+    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE_SCATTER, 2, 16384, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
+    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE_SCATTER, 2, 16385, 0, SHMC_MAKER_AMD), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE_SCATTER, 2, 4096, 1, SHMC_MAKER_AMD), SHMC_A_RING);
+    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE_SCATTER, 2, 4096, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
     /* (beyond 2 ranks no rule names a maker) */
     ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 4, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_STAGE);
 }
