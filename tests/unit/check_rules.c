@@ -324,34 +324,44 @@ START_TEST(test_rules_maker)
     ck_assert(shmc__rules_digest(&r, none, 200, SHMC_MAKER_AMD) !=
               shmc__rules_digest(&r, none, 200, SHMC_MAKER_INTEL));
     /* The shipped rules: on Intel's CPUs the 2-rank calls take messages and single copies
-     * in both states, elsewhere the rules for any maker. */
+     * in both states, elsewhere the rules for any maker; the world's 2-rank reduce-scatter
+     * takes one of the world's rounds up to 2 KiB, and on AMD's CPUs near the slots up to
+     * 16 KiB; beyond 2 ranks no rule names a maker. */
     ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 1, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_RD);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 0, SHMC_MAKER_AMD), SHMC_A_STAGE);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 2, 1 << 20, 1, SHMC_MAKER_AMD), SHMC_A_STREAM);
-    ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 65536, 0, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_DIRECT);
-    ck_assert_int_eq(pick_maker(SHMC_C_BROADCAST, 2, 16384, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 262144, 0, SHMC_MAKER_INTEL), SHMC_A_TREE);
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 1 << 20, 1, SHMC_MAKER_INTEL), SHMC_A_TREE);
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_TREE);
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2048, 0, SHMC_MAKER_INTEL), SHMC_A_SHM);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2048, 1, SHMC_MAKER_INTEL), SHMC_A_SHM);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 2049, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_OTHER), SHMC_A_SHM);
-    /* The world's 2-rank reduce-scatter: one of the world's rounds up to 2 KiB, and on
-     * AMD's CPUs near the slots up to 16 KiB. */
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE_SCATTER, 2, 16384, 0, SHMC_MAKER_AMD), SHMC_A_SHM);
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE_SCATTER, 2, 16385, 0, SHMC_MAKER_AMD), SHMC_A_RING);
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE_SCATTER, 2, 4096, 1, SHMC_MAKER_AMD), SHMC_A_RING);
-    ck_assert_int_eq(pick_maker(SHMC_C_REDUCE_SCATTER, 2, 4096, 0, SHMC_MAKER_INTEL), SHMC_A_RING);
-    /* (beyond 2 ranks no rule names a maker) */
-    ck_assert_int_eq(pick_maker(SHMC_C_ALLREDUCE, 4, 1 << 20, 0, SHMC_MAKER_INTEL), SHMC_A_STAGE);
+    static const struct {
+        int c, n;
+        size_t bytes;
+        int far, maker, algo;
+    } by_maker[] = {
+        {SHMC_C_ALLREDUCE, 2, 1 << 20, 0, SHMC_MAKER_INTEL, SHMC_A_DIRECT},
+        {SHMC_C_ALLREDUCE, 2, 1 << 20, 1, SHMC_MAKER_INTEL, SHMC_A_DIRECT},
+        {SHMC_C_ALLREDUCE, 2, 16384, 0, SHMC_MAKER_INTEL, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 2, 1 << 20, 0, SHMC_MAKER_AMD, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 2, 1 << 20, 1, SHMC_MAKER_AMD, SHMC_A_STREAM},
+        {SHMC_C_BROADCAST, 2, 65536, 0, SHMC_MAKER_INTEL, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 2, 16384, 0, SHMC_MAKER_INTEL, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 2, 16384, 0, SHMC_MAKER_AMD, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 262144, 0, SHMC_MAKER_INTEL, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 1 << 20, 1, SHMC_MAKER_INTEL, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_INTEL, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_AMD, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_INTEL, SHMC_A_RING},
+        {SHMC_C_ALLGATHER, 2, 2048, 0, SHMC_MAKER_INTEL, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 2048, 1, SHMC_MAKER_INTEL, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 2049, 0, SHMC_MAKER_INTEL, SHMC_A_RING},
+        {SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_INTEL, SHMC_A_RING},
+        {SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_OTHER, SHMC_A_SHM},
+        {SHMC_C_REDUCE_SCATTER, 2, 16384, 0, SHMC_MAKER_AMD, SHMC_A_SHM},
+        {SHMC_C_REDUCE_SCATTER, 2, 16385, 0, SHMC_MAKER_AMD, SHMC_A_RING},
+        {SHMC_C_REDUCE_SCATTER, 2, 4096, 1, SHMC_MAKER_AMD, SHMC_A_RING},
+        {SHMC_C_REDUCE_SCATTER, 2, 4096, 0, SHMC_MAKER_INTEL, SHMC_A_RING},
+        {SHMC_C_ALLREDUCE, 4, 1 << 20, 0, SHMC_MAKER_INTEL, SHMC_A_STAGE},
+    };
+    for (size_t i = 0; i < sizeof by_maker / sizeof by_maker[0]; i++)
+        ck_assert_msg(pick_maker(by_maker[i].c, by_maker[i].n, by_maker[i].bytes, by_maker[i].far,
+                                 by_maker[i].maker) == by_maker[i].algo,
+                      "row %zu: %s n=%d %zu bytes", i, shmc__coll_names[by_maker[i].c],
+                      by_maker[i].n, by_maker[i].bytes);
 }
 END_TEST
 
