@@ -17,7 +17,11 @@
 # then (full mode) shmcomm's all-reduce at 2 to 64 ranks (scaling). Before every command
 # it records the cache line's round trip (build/bench/line_rtt), and bench/report.py
 # keeps the rounds run in one state of the machine; it makes the table, the target
-# checks, summary CSV and the plots from the raw rows:
+# checks, summary CSV and the plots from the raw rows. On a host whose state changes every
+# few seconds no round stays in one: BY_SAMPLE=1 runs the 2-rank measurements with
+# `measure --per-sample`, which records the round trip just before and after each sample,
+# and bench/report.py then counts those sample by sample, in the state with more samples
+# (`bench/report.py $OUT/raw.csv DIR MODE MACHINE --state far` tables the other):
 #   $OUT/raw.csv  $OUT/summary.csv  $OUT/table.md  $OUT/*.png
 # A runtime that cannot be installed or fails is left out of the table with a message.
 set -u -o pipefail
@@ -68,7 +72,9 @@ command -v mpicc.mpich >/dev/null && targets+=("$B/measure-mpich")
 make -s "${targets[@]}" >&2 || { log "build failed"; exit 1; }
 
 RAW=$OUT/raw.csv
-echo "round,runtime,metric,ranks,bytes,value" >"$RAW"
+echo "round,runtime,metric,ranks,bytes,value,before,after" >"$RAW"
+SAMPLE=()
+[ "${BY_SAMPLE:-0}" = 1 ] && SAMPLE=(--per-sample)
 : >"$OUT/errors.log"
 
 # run ROUND NAME COMMAND...: appends the command's CSV rows, prefixed with the round,
@@ -98,15 +104,19 @@ have_gloo() { /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null; }
 start=$SECONDS
 for r in $(seq 1 $ROUNDS); do
     # 2 ranks, one per core.
-    run "$r" "shmcomm 2 ranks" $SHMRUN -n 2 --bind-to core $B/measure "${P2P[@]}"
-    run "$r" "shmcomm 2 ranks" $SHMRUN -n 2 --bind-to core $B/measure "${COLL2[@]}"
+    run "$r" "shmcomm 2 ranks" $SHMRUN -n 2 --bind-to core $B/measure "${P2P[@]}" "${SAMPLE[@]}"
+    run "$r" "shmcomm 2 ranks" $SHMRUN -n 2 --bind-to core $B/measure "${COLL2[@]}" "${SAMPLE[@]}"
     if have_ompi; then
-        run "$r" "openmpi 2 ranks" $OMPI -np 2 --bind-to core $B/measure-openmpi "${P2P[@]}"
-        run "$r" "openmpi 2 ranks" $OMPI -np 2 --bind-to core $B/measure-openmpi "${COLL2[@]}"
+        run "$r" "openmpi 2 ranks" $OMPI -np 2 --bind-to core $B/measure-openmpi "${P2P[@]}" \
+            "${SAMPLE[@]}"
+        run "$r" "openmpi 2 ranks" $OMPI -np 2 --bind-to core $B/measure-openmpi "${COLL2[@]}" \
+            "${SAMPLE[@]}"
     fi
     if have_mpich; then
-        run "$r" "mpich 2 ranks" $MPICH -np 2 -bind-to core $B/measure-mpich "${P2P[@]}"
-        run "$r" "mpich 2 ranks" $MPICH -np 2 -bind-to core $B/measure-mpich "${COLL2[@]}"
+        run "$r" "mpich 2 ranks" $MPICH -np 2 -bind-to core $B/measure-mpich "${P2P[@]}" \
+            "${SAMPLE[@]}"
+        run "$r" "mpich 2 ranks" $MPICH -np 2 -bind-to core $B/measure-mpich "${COLL2[@]}" \
+            "${SAMPLE[@]}"
     fi
     if have_gloo; then
         run "$r" "gloo 2 ranks" /usr/bin/python3 bench/gloo_bench.py --ranks 2 "${GLOO_SIZES[@]}"

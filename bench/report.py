@@ -1,11 +1,15 @@
 #!/usr/bin/python3
 """The table, target checks, summary CSV and plots of `make bench-compare`.
 
-    bench/report.py RAW.csv OUTDIR MODE "machine description"
+    bench/report.py RAW.csv OUTDIR MODE "machine description" [--state near|far]
 
 RAW.csv holds rows round,runtime,metric,ranks,bytes,value from bench/measure (every
 runtime), bench/gloo_bench.py, bench/limits ("bare") and bench/startup.py. Each figure
-reported is the median over the rounds of the per-round medians. Ratios are shmcomm's
+reported is the median over the rounds of the per-round medians. Rows that also carry
+before,after (bench/measure --per-sample, which bench/compare.sh takes with BY_SAMPLE=1:
+a sample's own round trips) are counted sample by sample instead: only the samples whose
+two round trips were both in one state count, those of --state, or else of the state
+with more of them, and each such figure is the median over its samples. Ratios are shmcomm's
 figure divided by the other's: below 1 is better for times, above 1 for bandwidths.
 
 Writes OUTDIR/summary.csv, OUTDIR/table.md (the table and target checks, in Markdown,
@@ -29,18 +33,24 @@ COLLS = ["barrier", "broadcast", "reduce", "allreduce", "gather", "allgather", "
          "reduce_scatter", "alltoall"]
 
 
-def load(path):
+def load(path, want=None):
     """The medians over the rounds kept, their counts, and a sentence on which rounds
-    those are: bench/compare.sh records the cache line's round trip before each command
+    (and samples) those are. Rows with a sample's round trips (before, after) count by
+    sample in the state `want` (or the one with more samples): see the module's text.
+    Of the others, bench/compare.sh records the cache line's round trip before each command
     (runtime "machine"), and only the rounds in which every reading was in one state of
     the machine are kept, those of the state with more such rounds (bench/states.py's
     bounds); where no round was, all are kept, and the sentence says so."""
-    rows = []
+    rows, samples = [], []
     with open(path) as f:
         for row in csv.DictReader(f):
             try:
-                rows.append((row["round"], row["runtime"], row["metric"], int(row["ranks"]),
-                             int(row["bytes"]), float(row["value"])))
+                r = (row["round"], row["runtime"], row["metric"], int(row["ranks"]),
+                     int(row["bytes"]), float(row["value"]))
+                if row.get("before") and row.get("after"):
+                    samples.append(r + (float(row["before"]), float(row["after"])))
+                else:
+                    rows.append(r)
             except (KeyError, TypeError, ValueError):
                 continue  # a partial line from a failed run
     rtts = collections.defaultdict(list)
@@ -68,8 +78,26 @@ def load(path):
     for _, rt, metric, ranks, nbytes, v in rows:
         if rt != "machine":
             per[(rt, metric, ranks, nbytes)].append(v)
-    return {k: statistics.median(v) for k, v in per.items()}, \
-        {k: len(v) for k, v in per.items()}, note
+    med = {k: statistics.median(v) for k, v in per.items()}
+    count = {k: len(v) for k, v in per.items()}
+    if samples:
+        def state_of(b, a):
+            return "near" if 0 < b < NEAR_NS and 0 < a < NEAR_NS else \
+                "far" if b > FAR_NS and a > FAR_NS else None
+        by = collections.Counter(state_of(s[6], s[7]) for s in samples)
+        st = want or max(("near", "far"), key=lambda k: (by[k], k == "near"))
+        kept = [s for s in samples if state_of(s[6], s[7]) == st]
+        sper = collections.defaultdict(list)
+        for _, rt, metric, ranks, nbytes, v, _, _ in kept:
+            sper[(rt, metric, ranks, nbytes)].append(v)
+        for k, v in sper.items():
+            med[k] = statistics.median(v)  # (count: the rounds of the other rows)
+        seen = [x for s in kept for x in s[6:8]]
+        span = f" ({min(seen):.0f}-{max(seen):.0f} ns)" if seen else ""
+        note += (f" Sample by sample ({len(samples)} samples with their round trips: "
+                 f"{by['near']} near, {by['far']} far, {by[None]} in neither): these figures "
+                 f"are the {st} samples'{span}; the rest (without round trips) as above.")
+    return med, count, note
 
 
 def size_name(b):
@@ -408,11 +436,16 @@ def plot(rep, out):
 
 
 def main():
-    if len(sys.argv) != 5:
+    args = sys.argv[1:]
+    want = None
+    if len(args) == 6 and args[4] == "--state" and args[5] in ("near", "far"):
+        want = args[5]
+        args = args[:4]
+    if len(args) != 4:
         print(__doc__, file=sys.stderr)
         return 2
-    raw, out, mode, machine = sys.argv[1:]
-    med, count, note = load(raw)
+    raw, out, mode, machine = args
+    med, count, note = load(raw, want)
     if not med:
         print(f"report: no figures in {raw}", file=sys.stderr)
         return 1
