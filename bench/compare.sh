@@ -21,7 +21,9 @@
 # few seconds no round stays in one: BY_SAMPLE=1 runs the 2-rank measurements with
 # `measure --per-sample`, which records the round trip just before and after each sample,
 # and bench/report.py then counts those sample by sample, in the state with more samples
-# (`bench/report.py $OUT/raw.csv DIR MODE MACHINE --state far` tables the other):
+# (`bench/report.py $OUT/raw.csv DIR MODE MACHINE --state far` tables the other; a
+# runtime's run of a few seconds may fall wholly in one state, so give it more rounds
+# there: ROUNDS=N, default 2):
 #   $OUT/raw.csv  $OUT/summary.csv  $OUT/table.md  $OUT/*.png
 # A runtime that cannot be installed or fails is left out of the table with a message.
 set -u -o pipefail
@@ -31,7 +33,7 @@ OUT=${OUT:-build/compare}
 B=build/bench
 case $MODE in
 quick)
-    ROUNDS=2
+    ROUNDS=${ROUNDS:-2}
     P2P=(--tests latency,bw,bibw --sizes 8,4096,65536,4194304 --samples 5)
     COLL2=(--tests allreduce,barrier --sizes 4,4096,65536,1048576,16777216 --samples 5)
     COLL4=(--tests allreduce,barrier --sizes 4,4096,65536,1048576 --samples 5)
@@ -41,7 +43,7 @@ quick)
     LIMITS=(--max 4194304 --samples 5)
     ;;
 full)
-    ROUNDS=2
+    ROUNDS=${ROUNDS:-2}
     P2P=(--tests latency,relay,bw,bibw --min 1 --max 64M --samples 11)
     COLL2=(--tests coll --max 64M --samples 11)
     COLL4=(--tests coll --max 16M --samples 7)
