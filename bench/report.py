@@ -25,7 +25,7 @@ import statistics
 import subprocess
 import sys
 
-from states import FAR_NS, NEAR_NS
+from states import FAR_NS, NEAR_NS, state as state_of
 
 PEERS = ["openmpi", "mpich", "gloo"]
 RUNTIMES = ["shmcomm"] + PEERS
@@ -81,12 +81,11 @@ def load(path, want=None):
     med = {k: statistics.median(v) for k, v in per.items()}
     count = {k: len(v) for k, v in per.items()}
     if samples:
-        def state_of(b, a):
-            return "near" if 0 < b < NEAR_NS and 0 < a < NEAR_NS else \
-                "far" if b > FAR_NS and a > FAR_NS else None
-        by = collections.Counter(state_of(s[6], s[7]) for s in samples)
+        def st_of(s):
+            return state_of(s[6], s[7], NEAR_NS, FAR_NS)
+        by = collections.Counter(st_of(s) for s in samples)
         st = want or max(("near", "far"), key=lambda k: (by[k], k == "near"))
-        kept = [s for s in samples if state_of(s[6], s[7]) == st]
+        kept = [s for s in samples if st_of(s) == st]
         sper = collections.defaultdict(list)
         for _, rt, metric, ranks, nbytes, v, _, _ in kept:
             sper[(rt, metric, ranks, nbytes)].append(v)
@@ -95,7 +94,7 @@ def load(path, want=None):
         seen = [x for s in kept for x in s[6:8]]
         span = f" ({min(seen):.0f}-{max(seen):.0f} ns)" if seen else ""
         note += (f" Sample by sample ({len(samples)} samples with their round trips: "
-                 f"{by['near']} near, {by['far']} far, {by[None]} in neither): these figures "
+                 f"{by['near']} near, {by['far']} far, {by['neither']} in neither): these figures "
                  f"are the {st} samples'{span}; the rest (without round trips) as above.")
     return med, count, note
 

@@ -226,7 +226,8 @@ const struct shmc__setting shmc__settings[] = {
      NULL,
      "largest message sent eagerly, in bytes; auto: " EAGER_AUTO_SMALL_S " where each rank "
      "has a CPU of its own on Intel's CPUs or on CPUs found far apart as the job began "
-     "(SHMC_FAR_NS), else " EAGER_AUTO_S " (docs/design.md, \"Message protocols\"); at most an eighth of a mailbox, whatever is asked: 32768 up to 8 ranks, "
+     "(SHMC_FAR_NS), else " EAGER_AUTO_S " (docs/design.md, \"Message protocols\"); at most "
+     "an eighth of a mailbox, whatever is asked: 32768 up to 8 ranks, "
      "16384 at 9 to 11, 8192 at 12 to 32, 4096 at 33 to 45, 2048 at 46 to 64, 1024 from 65"},
     {"SHMC_RING_SIZE", SHMC_SET_OWN, AT(ring_bytes), 4096, 1u << 24, 0, "by rank count", 0, NULL,
      "a power of two", parse_ring,

@@ -92,9 +92,9 @@ struct shmc__p2p {
     /* Settings, fixed at init but single_copy (shmc_config_set). */
     size_t eager_limit; /* effective: min(config, what one record can carry) */
     size_t coop_min;    /* a single copy from this size is copied by both sides (coop.h) */
-    int far;            /* the job's first two CPUs ran far apart as it began (params) */
     size_t chunk;       /* payload bytes of one DATA record */
     int single_copy;
+    int far; /* the job's first two CPUs ran far apart as it began (params) */
     size_t single_copy_min;
     unsigned spin, yield;       /* wait policy (shm/doorbell.h) */
     uint64_t spin_elsewhere_ns; /* spin this long, not yield, while peers run elsewhere */
