@@ -130,18 +130,16 @@ static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t byt
      * all-gather so too: the one's schedule is a ring of n - 1 steps that each wait for a
      * neighbour, the other's sends each block to every member, where a round's half holds
      * it once for all. (An all-to-all's block goes to one member: its messages copy no
-     * more than a round.) The others by one round, at 2 ranks only up to
-     * SHMC_NBW_TWO_ROUND_MAX in all (bytes: every rank's block), and beyond
-     * SHMC_NBW_TWO_ROUND_ANY only where the blocking call goes by rounds too. */
+     * more than a round.) The others by one round, at 2 ranks beyond
+     * SHMC_NBW_TWO_ROUND_ANY (bytes: every rank's block) only where the blocking call goes
+     * by rounds too. */
     if (rooted(coll) || (count > per && x->n > 2 && coll != SHMC_C_ALLTOALL))
         return shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (count > per)
         return 0;
     if (x->n > 2 || bytes <= SHMC_NBW_TWO_ROUND_ANY)
         return BY_ROUNDS;
-    return bytes <= SHMC_NBW_TWO_ROUND_MAX && shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM
-               ? BY_ROUNDS
-               : 0;
+    return shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM ? BY_ROUNDS : 0;
 }
 
 /* Calls ended keep their memory here for the next ones (a small all-reduce is a few

@@ -14,11 +14,10 @@
 
 /* Which nonblocking calls on the world run by its rounds (shmc__nbw_takes): every
  * collective of equal blocks whose call fits one round (a round carries
- * SHMC_WSYNC_NB_BYTES of each rank: wround.h), at 2 ranks only up to
- * SHMC_NBW_TWO_ROUND_MAX of data in all (both ranks' blocks), and beyond
- * SHMC_NBW_TWO_ROUND_ANY only where the blocking call's rule gives `shm` too (its own
- * rounds; where it exchanges messages, a schedule of the same messages led beyond that,
- * docs/collectives.md); barriers and all-reduces as
+ * SHMC_WSYNC_NB_BYTES of each rank: wround.h), at 2 ranks beyond
+ * SHMC_NBW_TWO_ROUND_ANY of data in all only where the blocking call's rule gives `shm`
+ * too (its own rounds or slots; where it exchanges messages, a schedule of the same
+ * messages led beyond that, docs/collectives.md); barriers and all-reduces as
  * dispatch.c picks for the blocking call; and at 2 ranks, in as many rounds as the call
  * needs, a reduce, broadcast, gather or scatter where the blocking call's rule gives `shm`,
  * and beyond 2 ranks so a reduce-scatter (whose schedule is a ring of n - 1 steps that each
@@ -31,16 +30,14 @@
  * leads (a single copy of each block, or pieces that pipeline), and more so when the two
  * ranks' CPUs are far apart (bench/line_rtt's slow state), where each round costs a slow
  * line's round trip; the all-to-all's of several rounds (one round of messages as a
- * schedule) loses to its own already, and at 2 ranks their single round too past
- * SHMC_NBW_TWO_ROUND_MAX: it copies each block in and out of a half where the schedule
- * copies it once (the reduce-scatter's ring is one exchange at 2 ranks, nbc.h). A round
+ * schedule) loses to its own already (the reduce-scatter's ring is one exchange at 2
+ * ranks, nbc.h). A round
  * waits for every rank, where the rooted schedules' messages and the blocking calls wait
  * for the root alone: with more ranks than cores that costs the rooted calls several times
  * the schedule, and
  * whether ranks share cores is not known alike on every member, so beyond 2 ranks the
  * rooted calls take no rounds at all, but the lane's slots where they fit (nbslot.h;
  * docs/collectives.md has the measurements). */
-#define SHMC_NBW_TWO_ROUND_MAX ((size_t)8 << 10)
 #define SHMC_NBW_TWO_ROUND_ANY ((size_t)2 << 10)
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,

@@ -26,8 +26,8 @@
 /* int64 elements up to the limit of a rooted call's data in one of the nonblocking lane's
  * slots (64 KiB, lib/coll/nbslot.h), and one past it: a test sees the library as a program does, so
  * the limit is restated here, as are a round's size (SHMC_WSYNC_NB_BYTES, 32 KiB of each rank) and
- * the 2-rank limit of the calls of n blocks in one round (SHMC_NBW_TWO_ROUND_MAX, 8 KiB in all,
- * where the blocking call goes by rounds too; SHMC_NBW_TWO_ROUND_ANY, 2 KiB, where not). */
+ * the 2-rank limit of the calls of n blocks in one round where the blocking call does not go by
+ * rounds (SHMC_NBW_TWO_ROUND_ANY, 2 KiB in all). */
 #define TWO 8192
 #define OVER (TWO + 1)
 /* The world's rank counts for the lane's tests. */
@@ -972,10 +972,9 @@ static void world_rounds(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
     /* int64s: a round carries 4096 of one block, 4096 / n of each of n blocks; at 2 ranks
-     * the calls of n blocks take one round up to 512 of each */
-    const size_t counts[] = {
-        1,    37,   512, 513, 4096 / (size_t)n, 4096 / (size_t)n + 1, 1500, 2048, 2049,
-        4096, 4097, TWO, OVER};
+     * the calls of n blocks take one round up to 128 of each whatever the rule */
+    const size_t counts[] = {1,    37,   128, 129, 512, 513, 4096 / (size_t)n, 4096 / (size_t)n + 1,
+                             1500, 2048, 2049, 4096, 4097, TWO, OVER};
     enum { K = sizeof counts / sizeof counts[0] };
     size_t most = OVER * (size_t)n;
     int64_t *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(most * 8),
@@ -1087,7 +1086,7 @@ static const char gates_rules[] =
     "broadcast any any any any any device tree\n" ROOTED_RULES_BUT_BCAST;
 
 /* The same with the calls of n blocks by rounds at every size (as on a machine whose rules
- * take `shm` for them): at 2 ranks such a call goes by one round up to 8 KiB in all. The
+ * take `shm` for them): at 2 ranks such a call goes by one round wherever it fits one. The
  * rules of every collective but the reduce-scatter, which split_rs_rules (below) shares. */
 #define EXCHANGE_RULES_BUT_RS                                                                      \
     "barrier any any any any any host shm\n"                                                       \
@@ -1145,7 +1144,8 @@ END_TEST
  * rounds' limit): every rank ends with
  * SHMC_ERR_MISMATCH, none waits for ever (the schedule's gate, nbworld.h), and the
  * world's collectives fail after it on every rank (all quit them). Case 0: an all-gather at
- * 2 ranks, rank 0 by one round (8 KiB in all), the other by schedule; 1: the same, rank 1
+ * 2 ranks, rank 0 by one round (a block that fills a half of the lane), the other's of an
+ * element more by schedule; 1: the same, rank 1
  * by rounds; 2: an all-gather at 3 ranks under rooted_rules, rank 0 by one round, the
  * others' of a block more by a schedule (the blocking call's rule gives messages); 3: a
  * reduce-scatter at 2 ranks, rank 0 by rounds (both blocks in one round). Beyond 2 ranks the rooted
@@ -1155,10 +1155,15 @@ END_TEST
  * gather at 3 ranks, the root's through the slots, which meets the others' gates; the others'
  * schedules then fail on the root's quitting. 6: a broadcast at 2 ranks under rooted_rules, rank
  * 0's by rounds, rank 1's by a schedule and its gate. Cases 0, 1 and 3 run under exchange_rules
- * (the blocking calls by rounds, so the nonblocking ones too up to 8 KiB); 7: an all-gather at 2
+ * (the blocking calls by rounds, so the nonblocking ones too up to a round's fill); 7: an all-gather at 2
  * ranks under rooted_rules (the blocking call's messages), rank 0's of 2 KiB in all by one round,
  * rank 1's of a block more by a schedule. 8: a reduce-scatter at 3 ranks under split_rs_rules, rank
  * 0's by several rounds of the lane, the others' by the ring's schedule and its gate. */
+/* The most elements of 8 bytes a round of the nonblocking lane carries at 2 ranks: of an
+ * all-gather's block (a block a half), and of a reduce-scatter's (both blocks in a half). */
+#define FILL_AG ((size_t)4096)
+#define FILL_RS (FILL_AG / 2)
+
 static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
 {
     int which = *(const int *)arg;
@@ -1167,7 +1172,7 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     shmc_request *r = NULL;
     int rc; /* at the start (a failure found at once) or in the wait */
     if (which < 2) {
-        size_t c = me == which ? 512 : 513; /* one round (8 KiB in all), or a schedule */
+        size_t c = me == which ? FILL_AG : FILL_AG + 1; /* one round, or a schedule */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
     } else if (which == 4) {
         size_t c = me == 0 ? TWO : OVER; /* through the slot; a word more: not */
@@ -1193,7 +1198,7 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
             rc = shmc_wait(&r, NULL);
         free(out);
     } else {
-        size_t c = me == 0 ? 512 : 513; /* both blocks in one round (8 KiB), or not */
+        size_t c = me == 0 ? FILL_RS : FILL_RS + 1; /* both blocks in one round, or not */
         int64_t *out = shmct_xmalloc(OVER * 8);
         rc = shmc_ireduce_scatter(buf, out, c, SHMC_INT64, SHMC_SUM, w, &r);
         if (rc == SHMC_OK)
@@ -1257,7 +1262,7 @@ static void split_then_rounds(shmc_comm *w, int me, int n, void *arg)
     if (me == late)
         usleep(100000);
     shmc_request *r = NULL, *b = NULL;
-    T_OK(shmc_iallgather(buf, buf + OVER, me == 0 ? 512 : 513, SHMC_INT64, w, &r));
+    T_OK(shmc_iallgather(buf, buf + OVER, me == 0 ? FILL_AG : FILL_AG + 1, SHMC_INT64, w, &r));
     if (me == 1)
         T_OK(shmc_ibarrier(w, &b));
     int rc = shmc_wait(&r, NULL);
