@@ -145,14 +145,20 @@ int shmc__onestep_barrier_settled(const struct shmc__cx *x)
 }
 
 void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
-                                 void *out, size_t count)
+                                 size_t off, const void *own, void *out, size_t count)
 {
+    size_t bytes = count * x->es;
+    const uint8_t *mine = own, *o = out;
+    if (x->me > 0 && mine < o + bytes && o < mine + bytes)
+        mine = shmc__wsync_theirs(x->co, l, x->me, r) + off; /* (overwritten before its turn) */
     for (int q = 0; q < x->n; q++) {
-        const uint8_t *src = shmc__wsync_theirs(x->co, l, q, r);
-        if (q == 0)
-            shmc__copy(out, src, count * x->es);
-        else
+        const uint8_t *src = q == x->me ? mine : shmc__wsync_theirs(x->co, l, q, r) + off;
+        if (q == 0) {
+            if (src != o)
+                shmc__copy(out, src, bytes);
+        } else {
             shmc__reduce(out, src, count, x->dt, x->op, SHMC_ACC_LEFT);
+        }
     }
     shmc__reduce_finish(out, count, x->dt, x->op, x->n);
 }
@@ -165,7 +171,7 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
     if (shmc__cx_world(x)) {
         if ((rc = world_round(x, sbuf, bytes, &r, 0)) != SHMC_OK)
             return rc;
-        shmc__onestep_world_combine(x, shmc__wsync_blk(x->co), r, rbuf, count);
+        shmc__onestep_world_combine(x, shmc__wsync_blk(x->co), r, 0, sbuf, rbuf, count);
         return SHMC_OK;
     }
     uint8_t *slot;

@@ -41,20 +41,24 @@ static size_t at(const struct shmc__wround *b, int q, size_t i)
     return ((size_t)q * b->count + i) * b->x->es;
 }
 
+/* The input of an all-to-all or reduce-scatter: sbuf, or in place rbuf. */
+static const uint8_t *src(const struct shmc__wround *b)
+{
+    return (const void *)b->sbuf == SHMC_IN_PLACE ? b->rbuf : b->sbuf;
+}
+
 /* This rank's own block of an all-gather or gather: sbuf, or in place in rbuf. */
 static const uint8_t *own(const struct shmc__wround *b)
 {
     return b->sbuf ? b->sbuf : b->rbuf + at(b, b->x->me, 0);
 }
 
-/* out = the chunks at offset `off` of every rank's half, combined in rank order. */
-static void combine(const struct shmc__wround *b, uint64_t r, size_t off, uint8_t *out, size_t len)
+/* out = the chunks at offset `off` of every rank's half, combined in rank order, this
+ * rank's from `own` where it may (onestep.h). */
+static void combine(const struct shmc__wround *b, uint64_t r, size_t off, const uint8_t *own,
+                    uint8_t *out, size_t len)
 {
-    const struct shmc__cx *x = b->x;
-    shmc__copy(out, theirs(b, 0, r) + off, len * x->es);
-    for (int q = 1; q < x->n; q++)
-        shmc__reduce(out, theirs(b, q, r) + off, len, x->dt, x->op, SHMC_ACC_LEFT);
-    shmc__reduce_finish(out, len, x->dt, x->op, x->n);
+    shmc__onestep_world_combine(b->x, lane(b), r, off, own, out, len);
 }
 
 void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
@@ -84,12 +88,10 @@ void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t
                 shmc__copy(mine + (size_t)q * bytes, b->sbuf + at(b, q, e), bytes);
         break;
     case SHMC_C_ALLTOALL:
-    case SHMC_C_REDUCE_SCATTER: {
-        const uint8_t *src = (const void *)b->sbuf == SHMC_IN_PLACE ? b->rbuf : b->sbuf;
+    case SHMC_C_REDUCE_SCATTER:
         for (int q = 0; q < x->n; q++)
-            shmc__copy(mine + (size_t)q * bytes, src + at(b, q, e), bytes);
+            shmc__copy(mine + (size_t)q * bytes, src(b) + at(b, q, e), bytes);
         break;
-    }
     default: /* a barrier: no data */
         break;
     }
@@ -107,10 +109,10 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
         break;
     case SHMC_C_REDUCE:
         if (me == root)
-            combine(b, r, 0, b->rbuf + e * es, len);
+            combine(b, r, 0, b->sbuf + e * es, b->rbuf + e * es, len);
         break;
     case SHMC_C_ALLREDUCE:
-        combine(b, r, 0, b->rbuf + e * es, len);
+        combine(b, r, 0, b->sbuf + e * es, b->rbuf + e * es, len);
         break;
     case SHMC_C_GATHER:
         if (me != root)
@@ -123,8 +125,10 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
         break;
     case SHMC_C_ALLGATHER:
         for (int q = 0; q < x->n; q++)
-            if (q != me || b->sbuf)
+            if (q != me)
                 shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r), bytes);
+            else if (b->sbuf)
+                shmc__copy(b->rbuf + at(b, q, e), b->sbuf + e * es, bytes);
         break;
     case SHMC_C_SCATTER:
         if (me != root)
@@ -134,10 +138,13 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
         break;
     case SHMC_C_ALLTOALL:
         for (int q = 0; q < x->n; q++)
-            shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r) + (size_t)me * bytes, bytes);
+            if (q != me)
+                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r) + (size_t)me * bytes, bytes);
+            else if (src(b) != b->rbuf) /* (in place, our block is there already) */
+                shmc__copy(b->rbuf + at(b, q, e), src(b) + at(b, q, e), bytes);
         break;
     case SHMC_C_REDUCE_SCATTER:
-        combine(b, r, (size_t)me * bytes, b->rbuf + e * es, len);
+        combine(b, r, (size_t)me * bytes, src(b) + at(b, me, e), b->rbuf + e * es, len);
         break;
     default:
         break;
