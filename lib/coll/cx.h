@@ -169,6 +169,19 @@ static inline void shmc__block(size_t count, int n, int i, size_t *off, size_t *
     *off = ui * base + (ui < rem ? ui : rem);
 }
 
+/* Where a combination in rank order into out (bytes long) reads this rank's own part:
+ * its input `in`, unless the input overlaps out and this rank's turn comes after rank 0's
+ * part has been written over it (in place), then the copy it shared (`staged`: its half
+ * or slot). A part another rank has just read from the shared copy came slower to the
+ * rank that wrote it than its input from its own memory (the commit that made this has
+ * the figures). The combination skips rank 0's copy where its source is out already. */
+static inline const uint8_t *shmc__own_part(const struct shmc__cx *x, const void *in,
+                                            const uint8_t *staged, const void *out, size_t bytes)
+{
+    const uint8_t *i = in, *o = out;
+    return x->me > 0 && i < o + bytes && o < i + bytes ? staged : i;
+}
+
 /* Elements (or bytes) in the chunk that starts at off: at most max, and what is left. */
 static inline size_t shmc__chunk(size_t total, size_t off, size_t max)
 {

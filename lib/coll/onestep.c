@@ -148,13 +148,12 @@ void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__la
                                  size_t off, const void *own, void *out, size_t count)
 {
     size_t bytes = count * x->es;
-    const uint8_t *mine = own, *o = out;
-    if (x->me > 0 && mine < o + bytes && o < mine + bytes)
-        mine = shmc__wsync_theirs(x->co, l, x->me, r) + off; /* (overwritten before its turn) */
+    const uint8_t *mine = shmc__own_part(x, own, shmc__wsync_theirs(x->co, l, x->me, r) + off, out,
+                                         bytes);
     for (int q = 0; q < x->n; q++) {
         const uint8_t *src = q == x->me ? mine : shmc__wsync_theirs(x->co, l, q, r) + off;
         if (q == 0) {
-            if (src != o)
+            if (src != (const uint8_t *)out)
                 shmc__copy(out, src, bytes);
         } else {
             shmc__reduce(out, src, count, x->dt, x->op, SHMC_ACC_LEFT);
@@ -177,7 +176,8 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
     uint8_t *slot;
     uint64_t stamp;
     if ((rc = slot_round(x, sbuf, bytes, &slot, &stamp)) != SHMC_OK ||
-        (rc = shmc__slot_combine(x, stamp, slot, 0, count, rbuf, 1)) != SHMC_OK)
+        (rc = shmc__slot_combine(x, stamp, shmc__own_part(x, sbuf, slot, rbuf, bytes), 0, count,
+                                 rbuf, 1)) != SHMC_OK)
         return rc;
     shmc__reduce_finish(rbuf, count, x->dt, x->op, x->n);
     return SHMC_OK;

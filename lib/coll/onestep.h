@@ -39,9 +39,7 @@ int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsy
 /* out = every rank's count elements at byte `off` of its half of world round r of lane l,
  * combined in rank order (AVG-finished): what a one-step all-reduce does once its round is
  * over. This rank's own elements come from `own`, its input (those it put into its half),
- * wherever that does not overlap out before they are read (in place, they are out at rank
- * 0 only): a half that another rank has just read came slower to the rank that wrote it
- * than the input from its own memory (the commit that made this has the figures). */
+ * where they may (shmc__own_part, cx.h). */
 struct shmc__lane;
 void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
                                  size_t off, const void *own, void *out, size_t count);

@@ -283,7 +283,8 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         shmc__copy(slot, in + e * es, len * es);
         shmc__slot_publish(x, stamp, -1);
         if (one) {
-            if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out + e * es, 1)) != SHMC_OK)
+            const uint8_t *own = shmc__own_part(x, in + e * es, slot, out + e * es, len * es);
+            if ((rc = shmc__slot_combine(x, stamp, own, 0, len, out + e * es, 1)) != SHMC_OK)
                 return rc;
             shmc__reduce_finish(out + e * es, len, x->dt, x->op, n);
             continue;
@@ -291,8 +292,8 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         /* Phase 1: combine my block of this chunk into my slot's second half. */
         size_t boff, blen, half = SHMC_SLOT_BYTES / 2;
         shmc__block(len, n, x->me, &boff, &blen);
-        if ((rc = shmc__slot_combine(x, stamp, slot, boff, blen, slot + half + boff * es, 0)) !=
-            SHMC_OK)
+        if ((rc = shmc__slot_combine(x, stamp, in + e * es, boff, blen, slot + half + boff * es,
+                                     0)) != SHMC_OK)
             return rc;
         shmc__reduce_finish(slot + half + boff * es, blen, x->dt, x->op, n);
         uint64_t stamp2 = shmc__slot_next(x);
@@ -321,16 +322,22 @@ int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
     for (size_t e = 0; e < count; e += chunk) {
         size_t len = shmc__chunk(count, e, chunk);
         uint64_t stamp = shmc__slot_next(x);
-        /* The root stages its own input too, so that an in-place root can write rbuf. */
-        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
-            return rc;
-        shmc__copy(slot, in + e * es, len * es);
+        /* The root combines its own input straight from it, but in place after rank 0's
+         * turn (shmc__own_part), where it stages the input in its slot first, so that it
+         * may write rbuf. (Others' rbuf may be NULL.) */
+        uint8_t *out = x->me == root ? (uint8_t *)rbuf + e * es : NULL;
+        const uint8_t *own = in + e * es;
+        if (!out || !shmc__own_part(x, own, NULL, out, len * es)) {
+            if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+                return rc;
+            shmc__copy(slot, own, len * es);
+            own = slot;
+        }
         if (x->me != root) {
             shmc__slot_publish(x, stamp, root);
             continue;
         }
-        uint8_t *out = (uint8_t *)rbuf + e * es;
-        if ((rc = shmc__slot_combine(x, stamp, slot, 0, len, out, 1)) != SHMC_OK)
+        if ((rc = shmc__slot_combine(x, stamp, own, 0, len, out, 1)) != SHMC_OK)
             return rc;
         shmc__reduce_finish(out, len, x->dt, x->op, x->n);
     }

@@ -314,10 +314,12 @@ int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *
                 return rc;
         }
         src += eoff * es;
-        if (r == 0)
-            shmc__copy(out, src, len * es);
-        else
+        if (r == 0) {
+            if (src != out)
+                shmc__copy(out, src, len * es);
+        } else {
             shmc__reduce(out, src, len, x->dt, x->op, SHMC_ACC_LEFT);
+        }
         if (hand_back && r != x->me)
             shmc__slot_done(x, r);
     }

@@ -31,7 +31,8 @@ int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp);
 /* This rank is done reading owner's slot for one publication. */
 void shmc__slot_done(const struct shmc__cx *x, int owner);
 /* out = in_0 OP in_1 OP ... in rank order, left to right, over len elements at element
- * offset eoff of every member's publication `stamp` (this rank's from own); host memory,
+ * offset eoff of every member's publication `stamp` (this rank's from own, its slot or its
+ * input where it may: shmc__own_part, cx.h); host memory,
  * not AVG-finished. With hand_back, done with each member's slot as soon as it is read
  * (shmc__slot_done), so that its owner may publish again while this rank waits for the
  * others'; without, the caller reads them again and hands them back itself. */
