@@ -82,15 +82,21 @@ void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t
     case SHMC_C_ALLGATHER:
         shmc__copy(mine, own(b) + e * es, bytes);
         break;
+    /* Of the calls that put a block for each rank, this rank's own block stays out of its
+     * half: nobody reads it there (take copies it from the input, and a reduce-scatter's
+     * combination reads it from there too: its output, block 0's chunk, never overlaps
+     * another rank's own block, and rank 0's own block is its output in place). */
     case SHMC_C_SCATTER:
         if (x->me == x->root)
             for (int q = 0; q < x->n; q++)
-                shmc__copy(mine + (size_t)q * bytes, b->sbuf + at(b, q, e), bytes);
+                if (q != x->me)
+                    shmc__copy(mine + (size_t)q * bytes, b->sbuf + at(b, q, e), bytes);
         break;
     case SHMC_C_ALLTOALL:
     case SHMC_C_REDUCE_SCATTER:
         for (int q = 0; q < x->n; q++)
-            shmc__copy(mine + (size_t)q * bytes, src(b) + at(b, q, e), bytes);
+            if (q != x->me)
+                shmc__copy(mine + (size_t)q * bytes, src(b) + at(b, q, e), bytes);
         break;
     default: /* a barrier: no data */
         break;
