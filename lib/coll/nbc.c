@@ -94,11 +94,11 @@ int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct sh
 {
     size_t bytes = count * x->es;
     int n = x->n, vr = (x->me - x->root + n) % n;
-    int direct = shmc__coll_pick(SHMC_C_BROADCAST, x, bytes) == SHMC_A_DIRECT;
     /* One message here: the root's of 2 ranks, a leaf's (every member's but the root's
      * when direct) */
     if (n == 2)
         return shmc__sched_one(x, !vr, buf, bytes, 1 - x->me, NULL, NULL, 0, req);
+    int direct = shmc__coll_pick(SHMC_C_BROADCAST, x, bytes) == SHMC_A_DIRECT;
     if (vr && (direct || vr & 1 || vr == n - 1))
         return shmc__sched_one(x, 0, buf, bytes, direct ? x->root : (vr - (vr & -vr) + x->root) % n,
                                NULL, NULL, 0, req);
@@ -626,8 +626,8 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
         return SHMC_ERR_NOMEM;
     const size_t *cnt = a, *dsp = a + x->n;
     switch (coll) {
-    case SHMC_C_GATHER:
-        rc = shmc__coll_pick(coll, x, (size_t)x->n * count * x->es) == SHMC_A_TREE
+    case SHMC_C_GATHER: /* (at 2 ranks both are one message: gatherv's without asking) */
+        rc = x->n > 2 && shmc__coll_pick(coll, x, (size_t)x->n * count * x->es) == SHMC_A_TREE
                  ? gather_tree(x, sbuf, count, rbuf, req)
                  : shmc__nbc_gatherv(x, sbuf, count, rbuf, cnt, dsp, req);
         break;

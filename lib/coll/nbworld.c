@@ -122,18 +122,23 @@ static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t byt
             return BY_DIRECT;
         return algo == SHMC_A_SHM && bytes <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
     }
+    /* A rooted call here is at 2 ranks (may_round): by as many rounds as it takes where
+     * the blocking call goes by them (nbworld.h), if an element of each block fits one. */
+    if (rooted(coll))
+        return shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM &&
+                       shmc__wround_elems(coll, x, SHMC_LANE_NB)
+                   ? BY_ROUNDS
+                   : 0;
     size_t per = shmc__wround_elems(coll, x, SHMC_LANE_NB);
     if (!per)
         return 0;
-    /* A rooted call here is at 2 ranks (may_round): by as many rounds as it takes where
-     * the blocking call goes by them (nbworld.h). Beyond 2 ranks a reduce-scatter and an
-     * all-gather so too: the one's schedule is a ring of n - 1 steps that each wait for a
-     * neighbour, the other's sends each block to every member, where a round's half holds
-     * it once for all. (An all-to-all's block goes to one member: its messages copy no
+    /* Beyond 2 ranks a reduce-scatter and an all-gather by as many rounds too: the one's
+     * schedule is a ring of n - 1 steps that each wait for a neighbour, the other's sends
+     * each block to every member, where a round's half holds it once for all. (An all-to-all's block goes to one member: its messages copy no
      * more than a round.) The others by one round, at 2 ranks beyond
      * SHMC_NBW_TWO_ROUND_ANY (bytes: every rank's block) only where the blocking call goes
      * by rounds too. */
-    if (rooted(coll) || (count > per && x->n > 2 && coll != SHMC_C_ALLTOALL))
+    if (count > per && x->n > 2 && coll != SHMC_C_ALLTOALL)
         return shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (count > per)
         return 0;
