@@ -325,8 +325,9 @@ START_TEST(test_rules_maker)
               shmc__rules_digest(&r, none, 200, SHMC_MAKER_INTEL));
     /* The shipped rules: on Intel's CPUs the 2-rank calls take messages and single copies
      * in both states, elsewhere the rules for any maker; the world's 2-rank reduce-scatter
-     * takes one of the world's rounds up to 2 KiB, and on AMD's CPUs near the slots up to
-     * 16 KiB; beyond 2 ranks no rule names a maker. */
+     * takes one of the world's rounds up to 2 KiB, and on AMD's CPUs the slots up to 16
+     * KiB near and 8 KiB far; the world's 2-rank all-gather and all-to-all far go through
+     * shared memory up to 8 KiB but on Intel's; beyond 2 ranks no rule names a maker. */
     ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
     static const struct {
         int c, n;
@@ -353,7 +354,14 @@ START_TEST(test_rules_maker)
         {SHMC_C_ALLGATHER, 2, 16384, 0, SHMC_MAKER_OTHER, SHMC_A_SHM},
         {SHMC_C_REDUCE_SCATTER, 2, 16384, 0, SHMC_MAKER_AMD, SHMC_A_SHM},
         {SHMC_C_REDUCE_SCATTER, 2, 16385, 0, SHMC_MAKER_AMD, SHMC_A_RING},
-        {SHMC_C_REDUCE_SCATTER, 2, 4096, 1, SHMC_MAKER_AMD, SHMC_A_RING},
+        {SHMC_C_REDUCE_SCATTER, 2, 8192, 1, SHMC_MAKER_AMD, SHMC_A_SHM},
+        {SHMC_C_REDUCE_SCATTER, 2, 8193, 1, SHMC_MAKER_AMD, SHMC_A_RING},
+        {SHMC_C_REDUCE_SCATTER, 2, 4096, 1, SHMC_MAKER_OTHER, SHMC_A_RING},
+        {SHMC_C_ALLGATHER, 2, 8192, 1, SHMC_MAKER_AMD, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 8193, 1, SHMC_MAKER_AMD, SHMC_A_RING},
+        {SHMC_C_ALLTOALL, 2, 8192, 1, SHMC_MAKER_OTHER, SHMC_A_SHM},
+        {SHMC_C_ALLTOALL, 2, 8193, 1, SHMC_MAKER_OTHER, SHMC_A_RING},
+        {SHMC_C_ALLTOALL, 2, 8192, 1, SHMC_MAKER_INTEL, SHMC_A_RING},
         {SHMC_C_REDUCE_SCATTER, 2, 4096, 0, SHMC_MAKER_INTEL, SHMC_A_RING},
         {SHMC_C_ALLREDUCE, 4, 1 << 20, 0, SHMC_MAKER_INTEL, SHMC_A_STAGE},
     };
