@@ -37,6 +37,10 @@
  * ns, pair_line.h) just before and just after the sample: on a host that moves the two
  * vCPUs near each other and apart every few seconds, each sample's state of the machine
  * (bench/states.py --by-sample tells them apart).
+ *
+ * --machine: first a line "# machine STATE RTT", the state of the machine (near, far) the
+ * runtime took its settings by as the job began and the round trip it measured then (ns),
+ * where it chooses by one (shmcomm: its rules and eager limit); nothing for an MPI.
  */
 #include "pair_line.h"
 #include "rt.h"
@@ -71,6 +75,7 @@ static struct {
     double sample_s;
     int header;
     int per_sample;
+    int machine;
     int tests[T_COUNT];
 } opt = {.min = 1, .max = 64u << 20, .samples = 11, .sample_s = 0.005};
 
@@ -342,7 +347,7 @@ static void usage(const char *why)
         fprintf(stderr,
                 "measure: %s\n"
                 "usage: measure [--tests LIST] [--min BYTES] [--max BYTES] [--sizes LIST]\n"
-                "               [--samples N] [--sample-ms MS] [--header] [--per-sample]\n"
+                "               [--samples N] [--sample-ms MS] [--header] [--per-sample] [--machine]\n"
                 "  LIST: comma-separated latency,bw,bibw,relay,p2p,coll,all or\n"
                 "        collective names\n",
                 why);
@@ -364,6 +369,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--per-sample")) {
             opt.per_sample = 1;
+            continue;
+        }
+        if (!strcmp(a, "--machine")) {
+            opt.machine = 1;
             continue;
         }
         if (!v)
@@ -400,6 +409,10 @@ int main(int argc, char **argv)
         char all[] = "all";
         select_tests(all);
     }
+    unsigned rtt;
+    const char *state = rt_machine(&rtt);
+    if (opt.machine && state && me == 0)
+        printf("# machine %s %u\n", state, rtt);
     size_t top = opt.max;
     for (int i = 0; i < opt.nsizes; i++)
         top = opt.sizes[i] > top ? opt.sizes[i] : top;

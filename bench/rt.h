@@ -32,6 +32,10 @@ void rt_init(int *argc, char ***argv);
 void rt_finalize(void);
 int rt_rank(void);
 int rt_size(void);
+/* The state of the machine ("near" or "far") this job took its settings by as it began,
+ * and the round trip in ns it measured then (*rtt_ns), where the runtime chooses by it;
+ * NULL where it does not. */
+const char *rt_machine(unsigned *rtt_ns);
 
 void rt_send(const void *buf, size_t bytes, int peer, int tag);
 void rt_recv(void *buf, size_t bytes, int peer, int tag);

@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "rt.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 static shmc_comm *world;
@@ -21,6 +22,15 @@ void rt_init(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     CHECK(shmc_init(&world));
+}
+
+const char *rt_machine(unsigned *rtt_ns)
+{
+    uint64_t rtt = 0, far = 0;
+    CHECK(shmc_stat("line_rtt_ns", &rtt));
+    CHECK(shmc_stat("machine_far", &far));
+    *rtt_ns = (unsigned)rtt;
+    return far ? "far" : "near";
 }
 
 void rt_finalize(void)

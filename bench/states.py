@@ -16,13 +16,17 @@ just before and just after each sample, counts each sample for the state both it
 readings are in, and goes on until every runtime has --rounds samples of each state at
 every operation and size (or --minutes pass); the table gives the median over a state's
 samples and, in its samples column, the fewest samples any runtime's figure of that row
-rests on. --tuned FILE adds shmcomm with the dispatch rules
+rests on. A shmcomm job takes its rules and eager limit from the state it began in
+(measure --machine prints it): its samples count only where they ran in that state, so
+that each state's figures are that state's settings (--any-start counts them all, as a
+program that starts in one state and runs on into the other meets them). --tuned FILE
+adds shmcomm with the dispatch rules
 of FILE (SHMC_TUNING_FILE; bench/tune.py writes them) to every round, and the table its
 time over the built-in rules'.
 
     python3 bench/states.py [--rounds 5] [--minutes 30] [--tests allreduce,barrier]
         [--sizes 4,65536,16777216] [--near 150] [--far 250] [--tuned RULES] [--out FILE.csv]
-        [--by-sample [--samples 11]]
+        [--by-sample [--samples 11] [--any-start]]
     python3 bench/states.py --summarize FILE.csv [--by-sample]
 
 Needs the measurement programs of bench/compare.sh (make bench-compare builds them:
@@ -77,6 +81,15 @@ def run_measure(rt, args, extra):
     return [line.split(",") for line in r.stdout.splitlines()]
 
 
+def job_state(rows):
+    """The state a shmcomm job took its settings by (measure --machine's first line), or
+    None (an MPI's, or no such line)."""
+    for w in rows:
+        if len(w) == 1 and w[0].startswith("# machine "):
+            return w[0].split()[2]
+    return None
+
+
 def measure(args):
     if args.tuned:
         RUNTIMES["tuned"] = [a if a != "SHMC_TUNING_FILE=builtin" else
@@ -117,12 +130,15 @@ def by_sample(args, have):
     while time.time() < end:
         order = have[rnd % len(have):] + have[:rnd % len(have)]
         for rt in order:
-            for w in run_measure(rt, args, ["--samples", str(args.samples), "--per-sample"]):
+            got = run_measure(rt, args,
+                              ["--samples", str(args.samples), "--per-sample", "--machine"])
+            began = None if args.any_start else job_state(got)
+            for w in got:
                 if len(w) != 7 or not w[1].endswith("_us"):
                     continue
                 a, b = int(w[5]), int(w[6])
                 st = state(a, b, args.near, args.far)
-                if st == "neither":
+                if st == "neither" or (began and st != began):
                     continue
                 key = (rt, w[1][:-3], int(w[3]), st)
                 count[key] = count.get(key, 0) + 1
@@ -181,6 +197,8 @@ def main():
     ap.add_argument("--far", type=int, default=FAR_NS)
     ap.add_argument("--tuned")
     ap.add_argument("--by-sample", action="store_true")
+    ap.add_argument("--any-start", action="store_true",
+                    help="--by-sample: count a shmcomm job's samples in either state")
     ap.add_argument("--samples", type=int, default=11)
     ap.add_argument("--out")
     ap.add_argument("--summarize")

@@ -1017,7 +1017,10 @@ SHMC_API int shmc_get_accumulatev(const void *src, void *result, size_t count, s
  * collectives run as schedules, on communicators made for threads: docs/collectives.md,
  * "Threads"), "dev_ipc_opens" and "dev_ipc_hits" (peers'
  * device buffers opened, and found open in the cache), "arena_bytes" (the size of the
- * job's shared memory; all of it but the staging buffers reserved at start). Returns SHMC_OK;
+ * job's shared memory; all of it but the staging buffers reserved at start), "line_rtt_ns"
+ * (the round trip of a cache line between the job's first two CPUs as the job began,
+ * or SHMC_LINE_RTT_NS), "machine_far" (1 if that was SHMC_FAR_NS or more: the job took
+ * the far state's rules and eager limit, docs/collectives.md). Returns SHMC_OK;
  * SHMC_ERR_ARG for an unknown name or a NULL value; SHMC_ERR_NOT_INIT. */
 SHMC_API int shmc_stat(const char *name, uint64_t *value);
 

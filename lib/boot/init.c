@@ -202,6 +202,10 @@ static int shmc_stat_call(const char *name, uint64_t *value)
         *value = boot.arena.size;
     else if (!strcmp(name, "dev_ipc_hits"))
         *value = hits;
+    else if (!strcmp(name, "line_rtt_ns"))
+        *value = boot.arena.line_rtt_ns;
+    else if (!strcmp(name, "machine_far"))
+        *value = boot.arena.line_rtt_ns >= boot.cfg.far_ns;
     else if (!shmc__p2p_stat(&shmc__p2p, name, value) && !shmc__coll_stat(&shmc__coll, name, value))
         return SHMC_ERR_ARG;
     return SHMC_OK;

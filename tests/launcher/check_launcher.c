@@ -212,7 +212,8 @@ END_TEST
  * built-in digest is not this library's is stale: ignored, saying so. The user's tuned
  * rules serve where SHMC_TUNING_FILE is not set. */
 /* bench/measure --per-sample: a row per sample with the round trips measured around it
- * (over a page of shared memory that no run leaves behind: the teardown's check), and
+ * (over a page of shared memory that no run leaves behind: the teardown's check); with
+ * --machine, the job's own state of the machine first; and
  * bench/states.py --by-sample's table from such rows, each sample counted in the state
  * both its round trips are in. */
 START_TEST(test_launcher_measure_per_sample)
@@ -235,6 +236,16 @@ START_TEST(test_launcher_measure_per_sample)
         rows++;
     }
     ck_assert_int_eq(rows, 6);
+    /* --machine: first, the state the job took its settings by and its round trip. */
+    static const char *const states[][2] = {{"400", "# machine far 400\n"},
+                                            {"100", "# machine near 100\n"}};
+    for (int i = 0; i < 2; i++) {
+        setenv("SHMC_LINE_RTT_NS", states[i][0], 1);
+        int rc = run("-n 2 %s --tests barrier --samples 1 --machine", measure);
+        unsetenv("SHMC_LINE_RTT_NS");
+        ck_assert_int_eq(rc, 0);
+        ck_assert_msg(!strncmp(out, states[i][1], strlen(states[i][1])), "%s", out);
+    }
 
     if (system("python3 -c '' 2>/dev/null") != 0)
         return;

@@ -81,11 +81,30 @@ struct edge {
     const char *env[5];
 };
 
+/* Does the edge's environment hold the setting s? */
+static int has(const struct edge *e, const char *s)
+{
+    for (int i = 0; e->env[i]; i++)
+        if (!strcmp(e->env[i], s))
+            return 1;
+    return 0;
+}
+
 static void eager_edge(shmc_comm *w, int me, int n, void *arg)
 {
     (void)n;
     const struct edge *e = arg;
     size_t big = e->limit + 1;
+    /* What the job began with, as shmc_stat tells it: the round trip the arena recorded
+     * (SHMC_LINE_RTT_NS here, none otherwise), far from 400 ns but where SHMC_FAR_NS is
+     * above it. */
+    uint64_t rtt = 1, far = 2;
+    T_OK(shmc_stat("line_rtt_ns", &rtt));
+    T_OK(shmc_stat("machine_far", &far));
+    int set = has(e, "SHMC_LINE_RTT_NS=400");
+    T_ASSERT(rtt == (set ? 400u : 0u), "line_rtt_ns %llu", (unsigned long long)rtt);
+    T_ASSERT(far == (uint64_t)(set && !has(e, "SHMC_FAR_NS=500")), "machine_far %llu",
+             (unsigned long long)far);
     uint8_t *a = shmct_xmalloc(big), *b = shmct_xmalloc(big);
     int go = 1, done = 0;
     if (me == 0) {
