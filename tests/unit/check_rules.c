@@ -66,16 +66,18 @@ START_TEST(test_rules_shipped)
     } want[] = {
         /* The 2-rank all-reduce: on the world near, the one-step rounds up to 1 KiB, the
          * staging buffers to 16 KiB, recursive doubling to 64 KiB, the staging buffers
-         * beyond; far, recursive doubling to 64 KiB, then the staging buffers written by
-         * streaming stores (at 4 ranks too, above 64 KiB); elsewhere recursive doubling
-         * for small calls. */
+         * beyond; far, the one-step rounds up to 1 KiB, then the staging buffers written
+         * by streaming stores (at 4 ranks too, above 64 KiB); elsewhere recursive
+         * doubling for small calls. */
         {SHMC_C_ALLREDUCE, 2, 1024, 1, 0, 0, 0, SHMC_A_SHM},
         {SHMC_C_ALLREDUCE, 2, 1025, 1, 0, 0, 0, SHMC_A_STAGE},
-        {SHMC_C_ALLREDUCE, 2, 4, 1, 0, 1, 0, SHMC_A_RD},
-        {SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1, 0, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 2, 4, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_ALLREDUCE, 2, 1024, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_ALLREDUCE, 2, 1025, 1, 0, 1, 0, SHMC_A_STREAM},
+        {SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 1, 0, SHMC_A_STREAM},
         {SHMC_C_ALLREDUCE, 2, 16384, 1, 0, 0, 0, SHMC_A_STAGE},
         {SHMC_C_ALLREDUCE, 2, 16385, 1, 0, 0, 0, SHMC_A_RD},
-        {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_STREAM},
         {SHMC_C_ALLREDUCE, 2, 65536, 1, 0, 0, 0, SHMC_A_RD},
         {SHMC_C_ALLREDUCE, 2, 65537, 1, 0, 0, 0, SHMC_A_STAGE},
         {SHMC_C_ALLREDUCE, 3, 16384, 1, 0, 1, 0, SHMC_A_STAGE},
