@@ -20,7 +20,9 @@
 # checks, summary CSV and the plots from the raw rows. On a host whose state changes every
 # few seconds no round stays in one: BY_SAMPLE=1 runs the 2-rank measurements with
 # `measure --per-sample`, which records the round trip just before and after each sample,
-# and bench/report.py then counts those sample by sample, in the state with more samples
+# and `--machine`, the state a shmcomm job took its settings by as it began (a row
+# shmcomm,job_near|job_far,2,0,RTT before its samples), and bench/report.py then counts
+# those sample by sample, a shmcomm sample only in its job's state, in the state with more samples
 # (`bench/report.py $OUT/raw.csv DIR MODE MACHINE --state far` tables the other; a
 # runtime's run of a few seconds may fall wholly in one state, so give it more rounds
 # there: ROUNDS=N, default 2):
@@ -76,7 +78,7 @@ make -s "${targets[@]}" >&2 || { log "build failed"; exit 1; }
 RAW=$OUT/raw.csv
 echo "round,runtime,metric,ranks,bytes,value,before,after" >"$RAW"
 SAMPLE=()
-[ "${BY_SAMPLE:-0}" = 1 ] && SAMPLE=(--per-sample)
+[ "${BY_SAMPLE:-0}" = 1 ] && SAMPLE=(--per-sample --machine)
 : >"$OUT/errors.log"
 
 # run ROUND NAME COMMAND...: appends the command's CSV rows, prefixed with the round,
@@ -89,7 +91,8 @@ run() {
     local t0=$SECONDS
     local as=${RENAME:-}
     if ! timeout 600 "$@" 2>>"$OUT/errors.log" |
-        sed -e "s/^/$round,/" ${as:+-e "s/^$round,shmcomm,/$round,$as,/"} >>"$RAW"; then
+        sed -e 's/^# machine \(near\|far\) \([0-9]*\)$/shmcomm,job_\1,2,0,\2/' -e "s/^/$round,/" \
+            ${as:+-e "s/^$round,shmcomm,/$round,$as,/"} >>"$RAW"; then
         log "round $round: $name failed: $* (see $OUT/errors.log)"
     fi
     log "round $round: $name done ($((SECONDS - t0)) s)"

@@ -9,7 +9,10 @@ reported is the median over the rounds of the per-round medians. Rows that also 
 before,after (bench/measure --per-sample, which bench/compare.sh takes with BY_SAMPLE=1:
 a sample's own round trips) are counted sample by sample instead: only the samples whose
 two round trips were both in one state count, those of --state, or else of the state
-with more of them, and each such figure is the median over its samples. Ratios are shmcomm's
+with more of them, and each such figure is the median over its samples; a shmcomm
+sample counts only where its job began in that state (the job_near or job_far row that
+bench/compare.sh writes from measure --machine before the job's samples), since a job
+takes its rules and eager limit from the state it began in. Ratios are shmcomm's
 figure divided by the other's: below 1 is better for times, above 1 for bandwidths.
 
 Writes OUTDIR/summary.csv, OUTDIR/table.md (the table and target checks, in Markdown,
@@ -42,15 +45,21 @@ def load(path, want=None):
     the machine are kept, those of the state with more such rounds (bench/states.py's
     bounds); where no round was, all are kept, and the sentence says so."""
     rows, samples = [], []
+    began = {}  # runtime -> the state its job now running began in (its job_* row)
     with open(path) as f:
         for row in csv.DictReader(f):
             try:
                 r = (row["round"], row["runtime"], row["metric"], int(row["ranks"]),
                      int(row["bytes"]), float(row["value"]))
-                if row.get("before") and row.get("after"):
-                    samples.append(r + (float(row["before"]), float(row["after"])))
+                if r[2] in ("job_near", "job_far"):
+                    began[r[1]] = r[2][4:]
+                elif row.get("before") and row.get("after"):
+                    samples.append(r + (float(row["before"]), float(row["after"]),
+                                        began.get(r[1])))
                 else:
                     rows.append(r)
+                if r[1] == "machine":
+                    began.clear()  # (a new command: a job without a job_* row began in none)
             except (KeyError, TypeError, ValueError):
                 continue  # a partial line from a failed run
     rtts = collections.defaultdict(list)
@@ -85,9 +94,11 @@ def load(path, want=None):
             return state_of(s[6], s[7], NEAR_NS, FAR_NS)
         by = collections.Counter(st_of(s) for s in samples)
         st = want or max(("near", "far"), key=lambda k: (by[k], k == "near"))
-        kept = [s for s in samples if st_of(s) == st]
+        # (a shmcomm sample counts only in the state its job began in, where known)
+        kept = [s for s in samples if st_of(s) == st and s[8] in (None, st)]
+        other = sum(1 for s in samples if st_of(s) == st and s[8] not in (None, st))
         sper = collections.defaultdict(list)
-        for _, rt, metric, ranks, nbytes, v, _, _ in kept:
+        for _, rt, metric, ranks, nbytes, v, _, _, _ in kept:
             sper[(rt, metric, ranks, nbytes)].append(v)
         for k, v in sper.items():
             med[k] = statistics.median(v)  # (count: the rounds of the other rows)
@@ -95,7 +106,10 @@ def load(path, want=None):
         span = f" ({min(seen):.0f}-{max(seen):.0f} ns)" if seen else ""
         note += (f" Sample by sample ({len(samples)} samples with their round trips: "
                  f"{by['near']} near, {by['far']} far, {by['neither']} in neither): these figures "
-                 f"are the {st} samples'{span}; the rest (without round trips) as above.")
+                 f"are the {st} samples'{span}"
+                 + (f", less {other} of shmcomm's whose job began in the other state "
+                    "(they ran that state's rules and eager limit)" if other else "")
+                 + "; the rest (without round trips) as above.")
     return med, count, note
 
 
