@@ -119,14 +119,20 @@ START_TEST(test_rules_shipped)
         {SHMC_C_GATHER, 2, 4097, 1, 0, 1, 0, SHMC_A_DIRECT},
         {SHMC_C_GATHER, 2, 65536, 1, 0, 1, 0, SHMC_A_DIRECT},
         {SHMC_C_SCATTER, 2, 65536, 1, 0, 1, 0, SHMC_A_DIRECT},
-        /* In both states the small 2-rank reduce and scatter go by messages, and near
-         * the slots serve the sizes above them (the reduce's to 32 KiB, then the tree,
-         * whose root receives straight into the result); the gather by single copies
-         * to 64 KiB, then the ring. */
-        {SHMC_C_REDUCE, 2, 4096, 1, 0, 0, 0, SHMC_A_TREE},
-        {SHMC_C_REDUCE, 2, 4097, 1, 0, 0, 0, SHMC_A_SHM},
-        {SHMC_C_REDUCE, 2, 32768, 1, 0, 0, 0, SHMC_A_SHM},
-        {SHMC_C_REDUCE, 2, 32769, 1, 0, 0, 0, SHMC_A_TREE},
+        /* In both states the 2-rank reduce of up to 256 bytes and the small scatter go
+         * by messages; the world's reduce by shared memory beyond, far to 2 KiB, near to
+         * 8 KiB (another communicator's near from 4 to 8 KiB), then the tree, whose root
+         * receives straight into the result; the gather by single copies to 64 KiB, then
+         * the ring. */
+        {SHMC_C_REDUCE, 2, 256, 1, 0, 0, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 256, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 257, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 2048, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 2049, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 4096, 0, 0, 0, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 4097, 0, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 8192, 1, 0, 0, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 8193, 1, 0, 0, 0, SHMC_A_TREE},
         {SHMC_C_REDUCE, 2, 1 << 24, 1, 0, 0, 0, SHMC_A_TREE},
         {SHMC_C_GATHER, 2, 4097, 1, 0, 0, 0, SHMC_A_DIRECT},
         {SHMC_C_GATHER, 2, 65536, 1, 0, 0, 0, SHMC_A_DIRECT},
@@ -347,7 +353,8 @@ START_TEST(test_rules_maker)
         {SHMC_C_REDUCE, 2, 262144, 0, SHMC_MAKER_INTEL, SHMC_A_TREE},
         {SHMC_C_REDUCE, 2, 1 << 20, 1, SHMC_MAKER_INTEL, SHMC_A_TREE},
         {SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_INTEL, SHMC_A_TREE},
-        {SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_AMD, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 8192, 0, SHMC_MAKER_AMD, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 16384, 0, SHMC_MAKER_AMD, SHMC_A_TREE},
         {SHMC_C_ALLGATHER, 2, 1 << 20, 0, SHMC_MAKER_INTEL, SHMC_A_RING},
         {SHMC_C_ALLGATHER, 2, 2048, 0, SHMC_MAKER_INTEL, SHMC_A_SHM},
         {SHMC_C_ALLGATHER, 2, 2048, 1, SHMC_MAKER_INTEL, SHMC_A_SHM},
