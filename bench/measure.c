@@ -347,7 +347,8 @@ static void usage(const char *why)
         fprintf(stderr,
                 "measure: %s\n"
                 "usage: measure [--tests LIST] [--min BYTES] [--max BYTES] [--sizes LIST]\n"
-                "               [--samples N] [--sample-ms MS] [--header] [--per-sample] [--machine]\n"
+                "               [--samples N] [--sample-ms MS] [--header] [--per-sample]\n"
+                "               [--machine]\n"
                 "  LIST: comma-separated latency,bw,bibw,relay,p2p,coll,all or\n"
                 "        collective names\n",
                 why);

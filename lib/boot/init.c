@@ -205,7 +205,7 @@ static int shmc_stat_call(const char *name, uint64_t *value)
     else if (!strcmp(name, "line_rtt_ns"))
         *value = boot.arena.line_rtt_ns;
     else if (!strcmp(name, "machine_far"))
-        *value = boot.arena.line_rtt_ns >= boot.cfg.far_ns;
+        *value = (uint64_t)shmc__p2p.far; /* (as init_at decided it, once) */
     else if (!shmc__p2p_stat(&shmc__p2p, name, value) && !shmc__coll_stat(&shmc__coll, name, value))
         return SHMC_ERR_ARG;
     return SHMC_OK;

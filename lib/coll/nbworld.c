@@ -134,10 +134,10 @@ static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t byt
         return 0;
     /* Beyond 2 ranks a reduce-scatter and an all-gather by as many rounds too: the one's
      * schedule is a ring of n - 1 steps that each wait for a neighbour, the other's sends
-     * each block to every member, where a round's half holds it once for all. (An all-to-all's block goes to one member: its messages copy no
-     * more than a round.) The others by one round, at 2 ranks beyond
-     * SHMC_NBW_TWO_ROUND_ANY (bytes: every rank's block) only where the blocking call goes
-     * by rounds too. */
+     * each block to every member, where a round's half holds it once for all. (An
+     * all-to-all's block goes to one member: its messages copy no more than a round.) The
+     * others by one round, at 2 ranks beyond SHMC_NBW_TWO_ROUND_ANY (bytes: every rank's
+     * block) only where the blocking call goes by rounds too. */
     if (count > per && x->n > 2 && coll != SHMC_C_ALLTOALL)
         return shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (count > per)
