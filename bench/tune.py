@@ -5,8 +5,9 @@ the world and on a communicator split from it, the fastest algorithm at each siz
 bench/coll_bench measures (sizes x4 apart, up to --max), as rules for exactly that rank
 count and those sizes, and for each state the machine was in while it measured (near or
 far: how far apart its CPUs run, as the library finds it when a job starts, and as
-coll_bench --by-state tells each sample by the round trip around it); the built-in rules
-follow for every other call. The file's "# machine:" line is this machine's and its "# built-in:"
+coll_bench --by-state tells each sample by the round trip around it). Each state is
+measured by jobs made to take the machine to be in it as they begin (SHMC_LINE_RTT_NS), and
+only their samples that ran in it count; the built-in rules follow for every other call. The file's "# machine:" line is this machine's and its "# built-in:"
 line the digest of the library's built-in rules, as shmrun --info gives them: the library
 ignores the file on another machine, or once its built-in rules have changed. A
 "# measured:" line says when and with what.
@@ -239,15 +240,23 @@ def main():
     for n in map(int, args.ranks.split(",")):
         for split, comm in ((False, "world"), (True, "other")):
             picked, cpus, rtt = picks(args.build, n, split, args.max, env)
-            runs = [measure(args.build, n, split, args.max, args.samples, env)[0]
-                    for _ in range(2)]
             rtts.append(rtt)
             # Rules for each state of the machine (near or far) that both runs have samples
             # of: a file tuned in one state leaves calls in the other to the rules that
-            # follow, or to those an earlier run made for it.
+            # follow, or to those an earlier run made for it. Each run takes the machine to
+            # be in the state measured as it begins, as a job that began in it would: an
+            # algorithm's own choices follow that state (how the point-to-point layer sends,
+            # say), and a sample of a job begun in the other state would time a call that
+            # no job in this one makes.
             for state in STATES:
-                got = [r.get(state, {}) for r in runs]
-                if not got[0] or not got[1]:
+                senv = dict(env, SHMC_LINE_RTT_NS=str(state_rtt[state]))
+                got = []
+                for _ in range(2):
+                    got.append(measure(args.build, n, split, args.max, args.samples,
+                                       senv)[0].get(state, {}))
+                    if not got[-1]:
+                        break  # (the machine was not in it: no second run)
+                if len(got) < 2 or not got[1]:
                     sys.stderr.write(f"tune: {n} ranks ({comm}) ran too little in the {state} "
                                      "state: no rules for it (run again then)\n")
                     continue
