@@ -11,9 +11,10 @@
 # runtime's compiler wrapper (CC=shmcc, mpicc.openmpi, mpicc.mpich; docs/performance.md,
 # "OSU Micro-Benchmarks" has the commands): the programs are under c/mpi/ there. This
 # script builds nothing. OUT (default build/osu-compare) gets raw/RUNTIME.PROG.N.ROUND.txt,
-# the runtimes' own output, raw/line-RUNTIME.PROG.N.ROUND.txt (build/bench/line_rtt's
-# cache-line round trip in ns, taken just before each run, where `make bench` built it),
-# and what osu_report.py makes from them.
+# the runtimes' own output, raw/line-RUNTIME.PROG.N.ROUND.txt and
+# raw/after-RUNTIME.PROG.N.ROUND.txt (build/bench/line_rtt's cache-line round trip in ns,
+# taken just before and just after each run, where `make bench` built it), and what
+# osu_report.py makes from them.
 #
 # Environment: ROUNDS (default 3), NS (rank counts, default "2 4"), P2P2 / P2P4 / COLL
 # (the programs; set empty for none; the one-sided ones, osu_put_latency and the rest, go
@@ -58,7 +59,7 @@ launcher() { # runtime index, ranks
 
 path_of() { # OSU dir, program
     local p
-    for p in pt2pt/standard collective/blocking pt2pt one-sided; do
+    for p in pt2pt/standard collective/blocking collective/non_blocking pt2pt one-sided; do
         [ -x "$1/c/mpi/$p/$2" ] && { echo "$1/c/mpi/$p/$2"; return; }
     done
     echo "osu_compare: $2 not built in $1" >&2
@@ -85,6 +86,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
                 [ "$n" -gt 2 ] && args="$args ${OSU_ARGS_OVER--i 100 -x 10}"
                 timeout "$TMO" $(launcher $i "$n") "$exe" $args > "$f" 2>&1
                 rc=$?
+                # ... and just after it: a run whose two readings are in one state ran in
+                # it, as far as two readings tell (osu_report.py --state).
+                [ -x "$HERE/build/bench/line_rtt" ] &&
+                    "$HERE/build/bench/line_rtt" > "$OUT/raw/after-${NAMES[$i]}.$prog.$n.$r.txt" 2>&1
                 [ $rc -eq 0 ] || echo "osu_compare: round $r: ${NAMES[$i]} $prog at $n ranks: exit $rc" >&2
                 echo "round $r/$ROUNDS  $n ranks  $prog  ${NAMES[$i]}: exit $rc"
             done

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tables and a plot from bench/osu_compare.sh's raw OSU output.
 
-    bench/osu_report.py OUT
+    bench/osu_report.py OUT [--state near|far] [--near NS] [--far NS]
 
 Reads OUT/raw/RUNTIME.PROG.N.ROUND.txt (the OSU programs' own output), takes each size's
 median over the rounds, leaving out runs made in a host's slow spell (bench/line_rtt's
@@ -9,11 +9,19 @@ reading before the run, raw/line-RUNTIME.PROG.N.ROUND.txt, or before the program
 raw/line.PROG.N.ROUND.txt, above SPELL_FACTOR times the median reading; a runtime keeps
 all its runs of a program if every one was slow), and writes OUT/summary.csv (one row per program, rank count and
 size: each runtime's median and shmcomm's lead over the better of Open MPI and MPICH,
-above 1 where shmcomm is ahead), OUT/tables.md (the same as markdown tables, sizes where
-shmcomm is behind in bold, with a list of them), and, when gnuplot is installed,
+above 1 where shmcomm is ahead), OUT/tables.md (a table of each program's leads, then
+the rows as markdown tables, sizes where shmcomm is behind in bold, with a list of them), and, when gnuplot is installed,
 OUT/osu.png (latency, bandwidth, all-reduce at 2 and 4 ranks, broadcast and
 all-to-all at 4).
+
+--state takes only the runs made in one state of the machine, its two vCPUs near each
+other or far apart (docs/performance.md, "Machine"): those whose readings just before and
+just after (raw/after-RUNTIME.PROG.N.ROUND.txt) are both below --near ns (default 150), or
+both above --far (default 250); no slow spell is then left out, and the files are
+OUT/summary-STATE.csv and OUT/tables-STATE.md, each size's row naming how many runs of
+each runtime it took (no plot).
 """
+import argparse
 import csv
 import glob
 import os
@@ -54,9 +62,13 @@ def parse(path):
 SPELL_FACTOR = 2.0
 
 
-def line_reading(out, rt, prog, ranks, rnd):
-    """bench/line_rtt's ns before the run (per run, else per program round), or None."""
-    for name in (f"line-{rt}.{prog}.{ranks}.{rnd}.txt", f"line.{prog}.{ranks}.{rnd}.txt"):
+def line_reading(out, rt, prog, ranks, rnd, when="line"):
+    """bench/line_rtt's ns before the run (per run, else per program round), or with when
+    "after" just after it (per run only), or None."""
+    names = [f"{when}-{rt}.{prog}.{ranks}.{rnd}.txt"]
+    if when == "line":
+        names.append(f"line.{prog}.{ranks}.{rnd}.txt")
+    for name in names:
         try:
             with open(os.path.join(out, "raw", name)) as f:
                 return float(f.read().split()[0])
@@ -65,7 +77,18 @@ def line_reading(out, rt, prog, ranks, rnd):
     return None
 
 
-def load(out):
+def in_state(before, after, state, near, far):
+    """Whether a run with these readings (ns, or None) ran in state (near or far)."""
+    if before is None or after is None:
+        return False
+    if state == "near":
+        return before < near and after < near
+    return before > far and after > far
+
+
+def load(out, state=None, near=150, far=250):
+    """{(prog, ranks, size, runtime): median}, the programs, the runs left out, the slow
+    spell's limit (None with a state) and {(prog, ranks, size, runtime): runs counted}."""
     samples = {}  # (prog, ranks, size, runtime) -> [values]
     progs = {}
     runs = {}  # (rt, prog, ranks) -> [(round, path, line ns or None)]
@@ -78,9 +101,16 @@ def load(out):
         runs.setdefault((rt, prog, ranks), []).append(
             (rnd, path, line_reading(out, rt, prog, ranks, rnd)))
     lines = [ln for rs in runs.values() for _, _, ln in rs if ln is not None]
-    limit = SPELL_FACTOR * statistics.median(lines) if lines else None
+    limit = SPELL_FACTOR * statistics.median(lines) if lines and not state else None
     dropped = []
     for (rt, prog, ranks), rs in runs.items():
+        if state:
+            keep = [r for r in rs if in_state(r[2], line_reading(out, rt, prog, ranks, r[0],
+                                                                  "after"), state, near, far)]
+            for _, path, _ in keep:
+                for size, v in parse(path).items():
+                    samples.setdefault((prog, ranks, size, rt), []).append(v)
+            continue
         keep = [r for r in rs if limit is None or r[2] is None or r[2] <= limit]
         if not keep:  # every run in a spell: keep them all rather than nothing
             keep = rs
@@ -90,7 +120,8 @@ def load(out):
             for size, v in parse(path).items():
                 samples.setdefault((prog, ranks, size, rt), []).append(v)
     med = {k: statistics.median(v) for k, v in samples.items()}
-    return med, sorted(progs, key=lambda p: (p[1], p[0])), sorted(dropped), limit
+    count = {k: len(v) for k, v in samples.items()}
+    return med, sorted(progs, key=lambda p: (p[1], p[0])), sorted(dropped), limit, count
 
 
 def lead(prog, vals):
@@ -104,43 +135,69 @@ def lead(prog, vals):
     return min(peers) / me
 
 
+# A lead that shows as 1.00 (two decimals) is level, not behind.
+LEVEL = 0.995
+
+
+def summary(rows):
+    """The markdown table of each program's rows: sizes, how many at or ahead of the
+    better peer, the median lead and the lowest (with its size)."""
+    out = ["| program | ranks | sizes | shmcomm ahead or level at | median lead | "
+           "lowest lead (size) |", "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for prog, ranks in sorted({(r[0], r[1]) for r in rows}):
+        got = [(r[4], r[2]) for r in rows if (r[0], r[1]) == (prog, ranks) and r[4]]
+        if not got:
+            continue
+        low = min(got)
+        out.append(f"| {prog} | {ranks} | {len(got)} | {sum(ld >= LEVEL for ld, _ in got)} | "
+                   f"{statistics.median(ld for ld, _ in got):.2f} | {low[0]:.2f} ({low[1]} B) |")
+    ahead = sum(1 for r in rows if r[4] and r[4] >= LEVEL)
+    return out + ["", f"Ahead or level at {ahead} of the {sum(1 for r in rows if r[4])} rows.",
+                  ""]
+
+
 def fmt(v):
     if v is None:
         return "—"
     return f"{v:.2f}" if v < 100 else f"{v:.0f}"
 
 
-def report(out):
-    med, progs, dropped, limit = load(out)
+def report(out, state=None, near=150, far=250):
+    med, progs, dropped, limit, count = load(out, state, near, far)
+    tail = f"-{state}" if state else ""
     rows = []
     for prog, ranks in progs:
         sizes = sorted({k[2] for k in med if k[0] == prog and k[1] == ranks})
         for size in sizes:
             vals = {rt: med.get((prog, ranks, size, rt)) for rt in RUNTIMES}
             rows.append((prog, ranks, size, vals, lead(prog, vals)))
-    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
+    with open(os.path.join(out, f"summary{tail}.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["program", "ranks", "bytes"] + RUNTIMES + ["shmcomm_lead"])
         for prog, ranks, size, vals, ld in rows:
             w.writerow([prog, ranks, size] + [vals[r] if vals[r] is not None else ""
                                               for r in RUNTIMES]
                        + [f"{ld:.3f}" if ld else ""])
-    md = []
+    md = summary(rows)
     behind = []
     for prog, ranks in progs:
+        if not any((r[0], r[1]) == (prog, ranks) for r in rows):
+            continue  # (no run of it in this state)
         unit = UNITS.get(prog, "µs")
         md += [f"### {prog}, {ranks} ranks ({unit}; lead: shmcomm against the better "
                "peer, above 1 ahead)", "",
-               "| bytes | shmcomm | Open MPI | MPICH | lead |", "| ---: | ---: | ---: | ---: | ---: |"]
+               "| bytes | shmcomm | Open MPI | MPICH | lead |" + (" runs |" if state else ""),
+               "| ---: | ---: | ---: | ---: | ---: |" + (" ---: |" if state else "")]
         for p, r, size, vals, ld in rows:
             if (p, r) != (prog, ranks):
                 continue
             cell = "—" if ld is None else f"{ld:.2f}"
-            if ld is not None and ld < 1:
+            if ld is not None and ld < LEVEL:
                 cell = f"**{cell}**"
                 behind.append(f"{prog} {ranks} ranks {size} B ({ld:.2f})")
+            runs = "/".join(str(count.get((prog, ranks, size, rt), 0)) for rt in RUNTIMES)
             md.append(f"| {size} | {fmt(vals['shmcomm'])} | {fmt(vals['openmpi'])} | "
-                      f"{fmt(vals['mpich'])} | {cell} |")
+                      f"{fmt(vals['mpich'])} | {cell} |" + (f" {runs} |" if state else ""))
         md.append("")
     md += ["### Where shmcomm is behind", ""]
     md += [f"- {b}" for b in behind] or ["- nowhere"]
@@ -148,11 +205,13 @@ def report(out):
         md += ["", f"### Runs left out: in a host's slow spell (line round trip above "
                    f"{limit:.0f} ns)", ""]
         md += [f"- {d}" for d in dropped] or ["- none"]
-    with open(os.path.join(out, "tables.md"), "w") as f:
+    with open(os.path.join(out, f"tables{tail}.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    plot(med, out)
+    if not state:
+        plot(med, out)
     print(f"osu_report: {len(rows)} rows, shmcomm behind at {len(behind)}; "
-          f"{len(dropped)} runs left out (slow spells); {os.path.join(out, 'tables.md')}")
+          + (f"runs {state} only" if state else f"{len(dropped)} runs left out (slow spells)")
+          + f"; {os.path.join(out, f'tables{tail}.md')}")
 
 
 def plot(med, out):
@@ -196,7 +255,10 @@ def plot(med, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    report(sys.argv[1])
+    ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1])
+    ap.add_argument("out")
+    ap.add_argument("--state", choices=("near", "far"))
+    ap.add_argument("--near", type=float, default=150)
+    ap.add_argument("--far", type=float, default=250)
+    a = ap.parse_args()
+    report(a.out, a.state, a.near, a.far)
