@@ -34,9 +34,11 @@ built-in ones, alternated, in pairs of runs in the state the rules are for (each
 to take the machine to be in it, SHMC_LINE_RTT_NS, as the library picks its rules by the
 state it finds as a job begins; only the samples that ran in it count), until two pairs
 have samples of it (six at most, or the state's rules are not kept): one that is slower
-with the rules made at some size, by more than --margin in both, keeps the built-in rules
-(the fastest algorithm at the sizes measured may still lose between them, or its lead may
-not come back).
+with the rules made at some size, by more than --margin in the geometric mean of the two
+pairs, keeps the built-in rules (the fastest algorithm at the sizes measured may still
+lose between them, or its lead may not come back, or the two runs' samples were too few to
+see it lose). Asking for it to be slower in both pairs let a clear loser through;
+asking for either dropped nearly every rule for one pair's noise (docs/collectives.md).
 
 Each call of coll_bench is a job of its own; run it on an otherwise idle machine (the
 ranks share its CPUs when they outnumber them, which the rules record as the library
@@ -44,6 +46,7 @@ finds it: cpus shared or own).
 """
 import argparse
 import datetime
+import math
 import os
 import subprocess
 import sys
@@ -161,12 +164,12 @@ def rules_for(runs, picked, n, comm, cpus, machine, margin):
 
 def slower(build, n, split, max_bytes, samples, env, path, margin, state, rtt):
     """The collectives that, with the rules of the file at path, took longer at some size
-    measured in state `state` than with the built-in rules, by more than margin in each of
-    two pairs of runs of both, alternated; None if two such pairs could not be had (six
-    pairs at most). Each run takes the machine to be in that state as it begins (rtt: a
+    measured in state `state` than with the built-in rules, by more than margin in the
+    geometric mean of two pairs of runs of both, alternated (of one, at a size that only one
+    measured); None if two such pairs could not be had (six pairs at most). Each run takes the machine to be in that state as it begins (rtt: a
     round trip of it, as SHMC_LINE_RTT_NS), so that the library uses its rules for it, and
     only the samples that ran in it count."""
-    slow, pairs = None, 0
+    ratios, pairs = {}, 0  # (coll, bytes) -> [time with the rules made / with the built-in]
     for _ in range(6):
         t = {}
         for f in (path, "builtin"):
@@ -176,12 +179,11 @@ def slower(build, n, split, max_bytes, samples, env, path, margin, state, rtt):
         both = set(t[path]) & set(t["builtin"])
         if not both:
             continue
-        s = {c for (c, b) in both
-             if t[path][(c, b)]["auto"] > t["builtin"][(c, b)]["auto"] * (1 + margin)}
-        slow = s if slow is None else slow & s
+        for k in both:
+            ratios.setdefault(k, []).append(t[path][k]["auto"] / t["builtin"][k]["auto"])
         pairs += 1
         if pairs == 2:
-            return slow
+            return {c for (c, b), r in ratios.items() if math.prod(r) > (1 + margin) ** len(r)}
     return None
 
 
