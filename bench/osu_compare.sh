@@ -89,7 +89,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
                 # ... and just after it: a run whose two readings are in one state ran in
                 # it, as far as two readings tell (osu_report.py --state).
                 [ -x "$HERE/build/bench/line_rtt" ] &&
-                    "$HERE/build/bench/line_rtt" > "$OUT/raw/after-${NAMES[$i]}.$prog.$n.$r.txt" 2>&1
+                    "$HERE/build/bench/line_rtt" \
+                        > "$OUT/raw/after-${NAMES[$i]}.$prog.$n.$r.txt" 2>&1
                 [ $rc -eq 0 ] || echo "osu_compare: round $r: ${NAMES[$i]} $prog at $n ranks: exit $rc" >&2
                 echo "round $r/$ROUNDS  $n ranks  $prog  ${NAMES[$i]}: exit $rc"
             done

@@ -7,12 +7,12 @@ Reads OUT/raw/RUNTIME.PROG.N.ROUND.txt (the OSU programs' own output), takes eac
 median over the rounds, leaving out runs made in a host's slow spell (bench/line_rtt's
 reading before the run, raw/line-RUNTIME.PROG.N.ROUND.txt, or before the program's round,
 raw/line.PROG.N.ROUND.txt, above SPELL_FACTOR times the median reading; a runtime keeps
-all its runs of a program if every one was slow), and writes OUT/summary.csv (one row per program, rank count and
-size: each runtime's median and shmcomm's lead over the better of Open MPI and MPICH,
-above 1 where shmcomm is ahead), OUT/tables.md (a table of each program's leads, then
-the rows as markdown tables, sizes where shmcomm is behind in bold, with a list of them), and, when gnuplot is installed,
-OUT/osu.png (latency, bandwidth, all-reduce at 2 and 4 ranks, broadcast and
-all-to-all at 4).
+all its runs of a program if every one was slow), and writes OUT/summary.csv (one row
+per program, rank count and size: each runtime's median and shmcomm's lead over the better
+of Open MPI and MPICH, above 1 where shmcomm is ahead), OUT/tables.md (a table of each
+program's leads, then the rows as markdown tables, sizes where shmcomm is behind in bold,
+with a list of them), and, when gnuplot is installed, OUT/osu.png (latency, bandwidth,
+all-reduce at 2 and 4 ranks, broadcast and all-to-all at 4).
 
 --state takes only the runs made in one state of the machine, its two vCPUs near each
 other or far apart (docs/performance.md, "Machine"): those whose readings just before and

@@ -7,10 +7,11 @@ count and those sizes, and for each state the machine was in while it measured (
 far: how far apart its CPUs run, as the library finds it when a job starts, and as
 coll_bench --by-state tells each sample by the round trip around it). Each state is
 measured by jobs made to take the machine to be in it as they begin (SHMC_LINE_RTT_NS), and
-only their samples that ran in it count; the built-in rules follow for every other call. The file's "# machine:" line is this machine's and its "# built-in:"
-line the digest of the library's built-in rules, as shmrun --info gives them: the library
-ignores the file on another machine, or once its built-in rules have changed. A
-"# measured:" line says when and with what.
+only their samples that ran in it count; the built-in rules follow for every other call.
+The file's "# machine:" line is this machine's and its "# built-in:" line the digest of
+the library's built-in rules, as shmrun --info gives them: the library ignores the file on
+another machine, or once its built-in rules have changed. A "# measured:" line says when
+and with what.
 
     python3 bench/tune.py [--ranks 2,4] [--max 16M] [--samples 5] [--margin 0.1]
         [--out FILE | --install] [--build build]
@@ -166,9 +167,10 @@ def slower(build, n, split, max_bytes, samples, env, path, margin, state, rtt):
     """The collectives that, with the rules of the file at path, took longer at some size
     measured in state `state` than with the built-in rules, by more than margin in the
     geometric mean of two pairs of runs of both, alternated (of one, at a size that only one
-    measured); None if two such pairs could not be had (six pairs at most). Each run takes the machine to be in that state as it begins (rtt: a
-    round trip of it, as SHMC_LINE_RTT_NS), so that the library uses its rules for it, and
-    only the samples that ran in it count."""
+    measured); None if two such pairs could not be had (six pairs at most). Each run takes
+    the machine to be in that state as it begins (rtt: a round trip of it, as
+    SHMC_LINE_RTT_NS), so that the library uses its rules for it, and only the samples that
+    ran in it count."""
     ratios, pairs = {}, 0  # (coll, bytes) -> [time with the rules made / with the built-in]
     for _ in range(6):
         t = {}
