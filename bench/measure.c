@@ -410,10 +410,12 @@ int main(int argc, char **argv)
         char all[] = "all";
         select_tests(all);
     }
-    unsigned rtt;
-    const char *state = rt_machine(&rtt);
-    if (opt.machine && state && me == 0)
-        printf("# machine %s %u\n", state, rtt);
+    if (opt.machine && me == 0) {
+        unsigned rtt;
+        const char *state = rt_machine(&rtt);
+        if (state)
+            printf("# machine %s %u\n", state, rtt);
+    }
     size_t top = opt.max;
     for (int i = 0; i < opt.nsizes; i++)
         top = opt.sizes[i] > top ? opt.sizes[i] : top;

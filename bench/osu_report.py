@@ -16,10 +16,10 @@ all-reduce at 2 and 4 ranks, broadcast and all-to-all at 4).
 
 --state takes only the runs made in one state of the machine, its two vCPUs near each
 other or far apart (docs/performance.md, "Machine"): those whose readings just before and
-just after (raw/after-RUNTIME.PROG.N.ROUND.txt) are both below --near ns (default 150), or
-both above --far (default 250); no slow spell is then left out, and the files are
-OUT/summary-STATE.csv and OUT/tables-STATE.md, each size's row naming how many runs of
-each runtime it took (no plot).
+just after (raw/after-RUNTIME.PROG.N.ROUND.txt) are both below --near ns, or both above
+--far (bench/states.py's rule and bounds by default); no slow spell is then left out, and
+the files are OUT/summary-STATE.csv and OUT/tables-STATE.md, each size's row naming how
+many runs of each runtime it took (no plot).
 """
 import argparse
 import csv
@@ -30,6 +30,8 @@ import shutil
 import statistics
 import subprocess
 import sys
+
+from states import FAR_NS, NEAR_NS, state as state_of
 
 RUNTIMES = ["shmcomm", "openmpi", "mpich"]
 HIGHER_IS_BETTER = {"osu_bw", "osu_bibw", "osu_mbw_mr", "osu_put_bw", "osu_get_bw"}
@@ -77,16 +79,7 @@ def line_reading(out, rt, prog, ranks, rnd, when="line"):
     return None
 
 
-def in_state(before, after, state, near, far):
-    """Whether a run with these readings (ns, or None) ran in state (near or far)."""
-    if before is None or after is None:
-        return False
-    if state == "near":
-        return before < near and after < near
-    return before > far and after > far
-
-
-def load(out, state=None, near=150, far=250):
+def load(out, state=None, near=NEAR_NS, far=FAR_NS):
     """{(prog, ranks, size, runtime): median}, the programs, the runs left out, the slow
     spell's limit (None with a state) and {(prog, ranks, size, runtime): runs counted}."""
     samples = {}  # (prog, ranks, size, runtime) -> [values]
@@ -104,18 +97,16 @@ def load(out, state=None, near=150, far=250):
     limit = SPELL_FACTOR * statistics.median(lines) if lines and not state else None
     dropped = []
     for (rt, prog, ranks), rs in runs.items():
-        if state:
-            keep = [r for r in rs if in_state(r[2], line_reading(out, rt, prog, ranks, r[0],
-                                                                  "after"), state, near, far)]
-            for _, path, _ in keep:
-                for size, v in parse(path).items():
-                    samples.setdefault((prog, ranks, size, rt), []).append(v)
-            continue
-        keep = [r for r in rs if limit is None or r[2] is None or r[2] <= limit]
-        if not keep:  # every run in a spell: keep them all rather than nothing
-            keep = rs
-        dropped += [f"{rt} {prog} {ranks} ranks round {r[0]} ({r[2]:.0f} ns)"
-                    for r in rs if r not in keep]
+        if state:  # (a reading missing counts as -1: in neither state)
+            keep = [r for r in rs if state_of(
+                r[2] or -1, line_reading(out, rt, prog, ranks, r[0], "after") or -1,
+                near, far) == state]
+        else:
+            keep = [r for r in rs if limit is None or r[2] is None or r[2] <= limit]
+            if not keep:  # every run in a spell: keep them all rather than nothing
+                keep = rs
+            dropped += [f"{rt} {prog} {ranks} ranks round {r[0]} ({r[2]:.0f} ns)"
+                        for r in rs if r not in keep]
         for _, path, _ in keep:
             for size, v in parse(path).items():
                 samples.setdefault((prog, ranks, size, rt), []).append(v)
@@ -162,7 +153,7 @@ def fmt(v):
     return f"{v:.2f}" if v < 100 else f"{v:.0f}"
 
 
-def report(out, state=None, near=150, far=250):
+def report(out, state=None, near=NEAR_NS, far=FAR_NS):
     med, progs, dropped, limit, count = load(out, state, near, far)
     tail = f"-{state}" if state else ""
     rows = []
@@ -258,7 +249,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1])
     ap.add_argument("out")
     ap.add_argument("--state", choices=("near", "far"))
-    ap.add_argument("--near", type=float, default=150)
-    ap.add_argument("--far", type=float, default=250)
+    ap.add_argument("--near", type=float, default=NEAR_NS)
+    ap.add_argument("--far", type=float, default=FAR_NS)
     a = ap.parse_args()
     report(a.out, a.state, a.near, a.far)
