@@ -35,6 +35,7 @@
 #include "base/userop.h"
 #include "coll/callword.h"
 #include "coll/dispatch.h"
+#include "coll/linger.h"
 #include "coll/nbslot.h"
 #include "coll/onestep.h"
 #include "coll/wround.h"
@@ -395,6 +396,12 @@ static int lean_settle(void)
     return SHMC_OK;
 }
 
+/* A lean call's step while its start lingers (linger.h). */
+static int lean_step(void *arg)
+{
+    return shmc__wsync_look(arg) ? SHMC_LINGER_OVER : SHMC_LINGER_WAIT;
+}
+
 /* Starts call x of one round on the idle lane (as above) as *x->nb. What the call keeps
  * in `lean` is written after the round is entered, and only where it is not over: the
  * ranks waiting for this one go on meanwhile. A call over at once has no request of its
@@ -423,7 +430,7 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
         shmc__wround_put(&b, round, 0, b.count);
     l->moving = lane_call(co, 0);
     shmc__wsync_post(co, l, round, shmc__wsync_tag(hash), &lean.look);
-    int over = shmc__wsync_look(&lean.look);
+    int over = shmc__wsync_look(&lean.look) || shmc__linger(co, lean_step, &lean.look);
     if (over && lean.look.odd < 0 && lean.look.err == SHMC_OK) {
         if (b.count)
             shmc__wround_take(&b, round, 0, b.count);
@@ -481,6 +488,22 @@ static void gates_catch_up(struct shmc__coll *co)
     }
 }
 
+/* A queued call lingered over (linger.h): its poll, its outcome in err. */
+struct queued {
+    struct nbw *w;
+    int err;
+};
+
+static int queued_step(void *arg)
+{
+    struct queued *q = arg;
+    const struct shmc__lane *l = &q->w->x.co->lane[SHMC_LANE_NB];
+    uint64_t round = l->round;
+    if (poll(q->w, &q->err))
+        return SHMC_LINGER_OVER;
+    return l->round != round ? SHMC_LINGER_MOVED : SHMC_LINGER_WAIT;
+}
+
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
                     size_t count)
 {
@@ -488,6 +511,7 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
         gates_catch_up(x->co);
     if (lean_fits(how, coll, x, count))
         return lean_start(coll, x, sbuf, rbuf, count);
+    int first = shmc__list_empty(&x->co->nbw) && !lean.req;
     struct nbw *w;
     struct shmc__wround b = {.coll = coll,
                              .sbuf = sbuf,
@@ -509,11 +533,12 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
         shmc__nbs_begin(&w->sl, &w->b, 0);
     if (how == BY_DIRECT)
         w->dr = (struct shmc__direct_run){.x = &w->x, .in = sbuf, .out = rbuf, .count = count};
-    /* What it can do now: its first round entered, if no call is ahead of it. */
+    /* What it can do now: its first round entered, if no call is ahead of it; and, first
+     * on the lane, as much more as lingering finds. */
     struct shmc__request *r = *x->nb;
-    int err;
-    if (poll(w, &err))
-        shmc__req_complete(&x->co->p2p->reqs, r, err);
+    struct queued q = {w, SHMC_OK};
+    if (poll(w, &q.err) || (first && shmc__linger(x->co, queued_step, &q)))
+        shmc__req_complete(&x->co->p2p->reqs, r, q.err);
     return SHMC_OK;
 }
 

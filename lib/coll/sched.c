@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/reduction.h"
 #include "base/userop.h"
+#include "coll/linger.h"
 #include "coll/xfer.h"
 #include "p2p/outq.h"
 #include "p2p/p2p.h"
@@ -701,6 +702,37 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     return SHMC_OK;
 }
 
+/* A receive of one message lingered over (linger.h): msg_now's, *got its size taken. */
+struct one_recv {
+    const struct shmc__cx *x;
+    int tag;
+    void *buf;
+    size_t bytes;
+    int w;
+    size_t got;
+};
+
+static int one_recv_step(void *arg)
+{
+    struct one_recv *o = arg;
+    return msg_now(o->x->co->p2p, o->x->c->ctx + SHMC_CTX_NBC, o->tag, 0, o->buf, o->bytes, o->w,
+                   0, &o->got)
+               ? SHMC_LINGER_OVER
+               : SHMC_LINGER_WAIT;
+}
+
+/* The receive of call x's one message (one_start), not in the mailbox at the first look,
+ * lingered over: 1 when taken, with *got as msg_now gives it. */
+static int linger_recv(const struct shmc__cx *x, int tag, void *buf, size_t bytes, int peer,
+                       size_t *got)
+{
+    struct one_recv o = {x, tag, buf, bytes, shmc__comm_world_rank(x->c, peer), 0};
+    if (!shmc__linger(x->co, one_recv_step, &o))
+        return 0;
+    *got = o.got;
+    return 1;
+}
+
 /* The start of call x whose part here is one message (send, buf, bytes, peer), taking
  * the call's tag into *tag: the message done now (msg_now, as a schedule of it, which only
  * sends or only receives, would; a send eagerly only up to RUNAHEAD_EAGER_MAX where
@@ -717,8 +749,9 @@ one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
     size_t got;
     *tag = tag_of(x);
     /* (a communicator quit already: the schedule fails at its start, saying why) */
-    if (!x->c->quit && msg_now(p, x->c->ctx + SHMC_CTX_NBC, *tag, send, buf, bytes,
-                               shmc__comm_world_rank(x->c, peer), capped, &got)) {
+    if (!x->c->quit && (msg_now(p, x->c->ctx + SHMC_CTX_NBC, *tag, send, buf, bytes,
+                                shmc__comm_world_rank(x->c, peer), capped, &got) ||
+                        (!send && linger_recv(x, *tag, buf, bytes, peer, &got)))) {
         if (got == bytes)
             return 1;
         int rc = say_mismatch(x->c, peer, got, bytes);
