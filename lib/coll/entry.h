@@ -116,18 +116,24 @@ __attribute__((always_inline)) static inline int start(int coll, struct shmc__cx
 /* Does call x run as a schedule? A nonblocking call does (its buffers checked into *rc,
  * shmc__nbc_host); so does a blocking one with host buffers on several ranks of a
  * communicator whose blocking collectives run as schedules (struct shmc__coll_comm),
- * which takes shmc__coll_own as its request for SHMC_COLL_GUARDED to wait for. */
+ * which takes shmc__coll_own as its request for SHMC_COLL_GUARDED to wait for. Either
+ * fails at once where a member quit the communicator's collectives, and this rank quits
+ * them too, as SHMC_CX_RUN's check does: a member's offer that reached this rank for the
+ * call (a schedule's rendezvous send) is declined then, where a start that only returned
+ * the error left it unanswered, and its sender waiting for ever. */
 static inline int by_schedule(struct shmc__cx *x, int *rc)
 {
     if (x->nb) {
         *rc = shmc__nbc_host(x);
+        if (*rc == SHMC_OK)
+            *rc = shmc__cx_failed(x);
         return 1;
     }
     if (!x->cc->sched || x->dev || x->n == 1)
         return 0;
     x->nb = &shmc__coll_own;
     x->co->scheduled++;
-    *rc = SHMC_OK;
+    *rc = shmc__cx_failed(x);
     return 1;
 }
 

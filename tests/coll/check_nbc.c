@@ -1223,6 +1223,49 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     free(buf);
 }
 
+/* A member that starts the call only once another has quit the world's collectives: rank 0's
+ * all-gather by one round meets the schedules of ranks 1 and 2 (a block more, under
+ * rooted_rules: messages), fails, and tells rank 2, which starts its call only after
+ * seeing the quit. Its call fails at its start, and it quits in turn, which declines the
+ * offer of rank 1's schedule (its block, past the eager limit, sent to rank 2): when the
+ * start only returned the error, rank 1 waited for ever for an answer, and rank 2 for
+ * rank 1 in the ring below. */
+static void late_after_quit(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    int64_t *buf = shmct_xmalloc(OVER * 8 * (size_t)(n + 1));
+    fill(buf, OVER * (size_t)n, me);
+    shmc_request *r = NULL;
+    int rc, token = 0;
+    if (me == 2) {
+        /* (shmc_test looks at the job, where the quit shows, as it takes the token) */
+        shmc_request *t = NULL;
+        int done = 0;
+        T_OK(shmc_irecv(&token, 1, SHMC_INT32, 0, 7, w, &t));
+        while (!done)
+            T_OK(shmc_test(&t, &done, NULL));
+    }
+    rc = shmc_iallgather(buf, buf + OVER, me == 0 ? FILL_AG : FILL_AG + 1, SHMC_INT64, w, &r);
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    if (me == 0)
+        T_OK(shmc_send(&token, 1, SHMC_INT32, 2, 7, w));
+    T_ASSERT(rc != SHMC_OK && r == NULL, "rank %d: %s", me, shmc_strerror(rc));
+    int v = me, got = -1;
+    T_OK(shmc_sendrecv(&v, 1, (me + 1) % n, 9, &got, 1, (me + n - 1) % n, 9, SHMC_INT32, w, NULL));
+    int64_t x = 1, y = 0;
+    T_ASSERT(shmc_allreduce(&x, &y, 1, SHMC_INT64, SHMC_SUM, w) != SHMC_OK,
+             "rank %d: the world's collectives went on", me);
+    free(buf);
+}
+
+START_TEST(test_nbc_late_after_quit)
+{
+    int dummy = 0;
+    ck_assert_int_eq(with_rules(rooted_rules, 3, late_after_quit, &dummy), 0);
+}
+END_TEST
+
 START_TEST(test_nbc_rounds_against_schedule)
 {
     int which = _i;
@@ -2017,6 +2060,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_rounds_shm, 0, 2);
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 9);
+    tcase_add_test(t, test_nbc_late_after_quit);
     tcase_add_loop_test(t, test_nbc_split_then_rounds, 0, 2);
     tcase_add_loop_test(t, test_nbc_mixed_ways, 0, 6);
     tcase_add_test(t, test_nbc_rooted_ways);
