@@ -18,7 +18,8 @@
 
 /* Polls of the one ring before a blocking receive falls back to the general engine: long
  * enough for a ping-pong reply, short enough that other peers are not kept waiting; never
- * more than the wait policy would spin (64 polls when ranks share CPUs). */
+ * more than the wait policy would spin (SHMC_SPIN: SHMC_SPIN_AUTO_SHARED polls by default when
+ * ranks share CPUs). */
 #define SHMC_TAKE_SPIN 512
 
 static inline unsigned shmc__take_spins(const struct shmc__p2p *p)
