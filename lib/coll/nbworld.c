@@ -287,8 +287,8 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__wround *b
 {
     struct shmc__coll *co = x->co;
     *req = NULL;
-    if (x->c->quit)
-        return x->c->quit;
+    if (x->c->quit) /* (this rank quits in turn, as a schedule's start does) */
+        return shmc__cx_quit(x, x->c->quit);
     int rc = lean_settle();
     if (rc != SHMC_OK)
         return rc;

@@ -672,6 +672,10 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     /* Its request is made before its first round: what that round posts takes requests
      * too, and what it sends cannot be taken back. */
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
+    /* A member quit already: this rank quits in turn (as begin() does once running), so
+     * that an offer a member made it for this call is declined, not left unanswered. */
+    if (!s->failed && rc != SHMC_OK)
+        shmc__p2p_quit(p, s->c, rc);
     if (rc == SHMC_OK)
         rc = shmc__post_driven(p, &driven, s, s->c, /* (its number: what hang reports name) */
                                (int)((uint32_t)s->tag & SHMC_TAG_LOOSE_BITS), req);
