@@ -698,7 +698,8 @@ SHMC_API int shmc_exscan(const void *sendbuf, void *recvbuf, size_t count, shmc_
  *
  * The checks, in-place forms and errors are the blocking call's, found at the start
  * (SHMC_ERR_ARG ... , *req NULL), or at completion: a member that fails or quits makes
- * every member's pending collectives on that communicator end with an error, and a block
+ * every member's pending collectives on that communicator end with an error (a start
+ * that returns SHMC_ERR_NOMEM quits: the members started the call too), and a block
  * of another size than the receiver expects is SHMC_ERR_MISMATCH (SHMC_CHECK's
  * agreement is the blocking calls' only). Such an error of the other members' making
  * (SHMC_ERR_MISMATCH, _PEER_DEAD, _ABORTED, _TIMEOUT) is always the request's, even when

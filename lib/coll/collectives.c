@@ -187,10 +187,11 @@ static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const si
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, se ? sbuf : NULL, re ? rbuf : NULL)) != SHMC_OK)
         return rc;
-    if (by_schedule_words(&x, SHMC_CALL_ALLTOALLV, 0, &rc))
-        return rc != SHMC_OK
-                   ? rc
-                   : shmc__nbc_alltoallv(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls, x.nb);
+    if (by_schedule_words(&x, SHMC_CALL_ALLTOALLV, 0, &rc)) {
+        if (rc == SHMC_OK)
+            rc = shmc__nbc_alltoallv(&x, sbuf, scounts, sdispls, rbuf, rcounts, rdispls, x.nb);
+        return sched_began(&x, rc);
+    }
     if (x.n == 1) {
         if (scounts[0] != rcounts[0])
             return SHMC_ERR_MISMATCH;

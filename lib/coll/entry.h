@@ -157,6 +157,20 @@ static inline int by_schedule_words(struct shmc__cx *x, unsigned what, size_t co
     return 1;
 }
 
+/* What the start of a call run as a schedule (by_schedule) returns, rc: where it ran out
+ * of memory (on this rank alone: its schedule, a request, its blocks' table), this rank
+ * quits the communicator's collectives, as a failure does, since the members started the
+ * same call and would wait for its messages for ever. (The blocking calls agree on their
+ * memory before any data moves instead: scratch.c.) */
+static inline int sched_began(const struct shmc__cx *x, int rc)
+{
+    if (rc == SHMC_ERR_NOMEM) {
+        shmc__cx_quit(x, rc);
+        shmc__p2p_quit_settle(x->co->p2p, x->c);
+    }
+    return rc;
+}
+
 /* The body of a blocking collective's public entry point: the call, and then, if it
  * started a schedule of its own (by_schedule), the wait for it. Only shmc__big is held,
  * so that a schedule waited for here lets collectives on other communicators run meanwhile;
@@ -181,11 +195,11 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
         int own = x->nb == &shmc__coll_own || shmc__coll_as >= 0;
         int how = own ? 0 : shmc__nbw_takes(coll, x, count, bytes);
         if (how > 0)
-            return shmc__nbw_start(how, coll, x, sbuf, rbuf, count);
+            return sched_began(x, shmc__nbw_start(how, coll, x, sbuf, rbuf, count));
         schedule_words(x, (unsigned)coll, count);
         if (how == SHMC_NBW_GATED && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)
-            return rc;
-        return shmc__nbc_run(coll, x, sbuf, rbuf, count);
+            return sched_began(x, rc);
+        return sched_began(x, shmc__nbc_run(coll, x, sbuf, rbuf, count));
     }
     if (x->n == 1) {
         if (count && sbuf && rbuf && sbuf != rbuf)

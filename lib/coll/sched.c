@@ -673,9 +673,12 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
      * too, and what it sends cannot be taken back. */
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
     /* A member quit already: this rank quits in turn (as begin() does once running), so
-     * that an offer a member made it for this call is declined, not left unanswered. */
-    if (!s->failed && rc != SHMC_OK)
+     * that an offer a member made it for this call is declined, not left unanswered. Out
+     * of memory, it quits too: the members' schedules would wait for its messages. */
+    if (rc != SHMC_OK) {
         shmc__p2p_quit(p, s->c, rc);
+        shmc__p2p_quit_settle(p, s->c);
+    }
     if (rc == SHMC_OK)
         rc = shmc__post_driven(p, &driven, s, s->c, /* (its number: what hang reports name) */
                                (int)((uint32_t)s->tag & SHMC_TAG_LOOSE_BITS), req);

@@ -85,8 +85,11 @@ static int gatherv_call(const void *sbuf, size_t scount, void *rbuf, const size_
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK ||
         (rc = check_block_call(&x, sbuf, scount, rbuf, rcounts, displs, x.me == root, &own)))
         return rc;
-    if (by_schedule_words(&x, SHMC_CALL_GATHERV, 0, &rc))
-        return rc != SHMC_OK ? rc : shmc__nbc_gatherv(&x, own, scount, rbuf, rcounts, displs, x.nb);
+    if (by_schedule_words(&x, SHMC_CALL_GATHERV, 0, &rc)) {
+        if (rc == SHMC_OK)
+            rc = shmc__nbc_gatherv(&x, own, scount, rbuf, rcounts, displs, x.nb);
+        return sched_began(&x, rc);
+    }
     if (x.n == 1)
         return one_rank(&x, own, scount, rbuf, rcounts, displs, 1);
     SHMC_CX_RUN(SHMC_CALL_GATHERV, &x, 0,
@@ -104,10 +107,11 @@ static int scatterv_call(const void *sbuf, const size_t *scounts, const size_t *
     if (rc != SHMC_OK || (rc = check_root(&x, root)) != SHMC_OK ||
         (rc = check_block_call(&x, rbuf, rcount, sbuf, scounts, displs, x.me == root, &own)))
         return rc;
-    if (by_schedule_words(&x, SHMC_CALL_SCATTERV, 0, &rc))
-        return rc != SHMC_OK
-                   ? rc
-                   : shmc__nbc_scatterv(&x, sbuf, scounts, displs, (void *)own, rcount, x.nb);
+    if (by_schedule_words(&x, SHMC_CALL_SCATTERV, 0, &rc)) {
+        if (rc == SHMC_OK)
+            rc = shmc__nbc_scatterv(&x, sbuf, scounts, displs, (void *)own, rcount, x.nb);
+        return sched_began(&x, rc);
+    }
     if (x.n == 1)
         return one_rank(&x, own, rcount, sbuf, scounts, displs, 0);
     SHMC_CX_RUN(SHMC_CALL_SCATTERV, &x, 0,
@@ -124,8 +128,11 @@ static int allgatherv_call(const void *sbuf, size_t scount, void *rbuf, const si
     x.nb = nb;
     if (rc != SHMC_OK || (rc = check_block_call(&x, sbuf, scount, rbuf, rcounts, displs, 1, &own)))
         return rc;
-    if (by_schedule_words(&x, SHMC_CALL_ALLGATHERV, 0, &rc))
-        return rc != SHMC_OK ? rc : shmc__nbc_allgatherv(&x, own, rbuf, rcounts, displs, x.nb);
+    if (by_schedule_words(&x, SHMC_CALL_ALLGATHERV, 0, &rc)) {
+        if (rc == SHMC_OK)
+            rc = shmc__nbc_allgatherv(&x, own, rbuf, rcounts, displs, x.nb);
+        return sched_began(&x, rc);
+    }
     if (x.n == 1)
         return one_rank(&x, own, scount, rbuf, rcounts, displs, 1);
     SHMC_CX_RUN(SHMC_CALL_ALLGATHERV, &x, 0,
@@ -158,8 +165,11 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, total ? sbuf : NULL, mine ? rbuf : NULL)) != SHMC_OK)
         return rc;
-    if (by_schedule_words(&x, SHMC_CALL_REDUCE_SCATTERV, total, &rc))
-        return rc != SHMC_OK ? rc : shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, x.nb);
+    if (by_schedule_words(&x, SHMC_CALL_REDUCE_SCATTERV, total, &rc)) {
+        if (rc == SHMC_OK)
+            rc = shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, x.nb);
+        return sched_began(&x, rc);
+    }
     /* One rank: its own part is the result (run's copy); nothing anywhere (every member
      * holds the same counts): nothing to do. */
     if (x.n == 1 || !total)
@@ -175,8 +185,11 @@ static int scan_call(int exclusive, const void *sbuf, void *rbuf, size_t count, 
     int rc = vector_args(&x, comm, &sbuf, rbuf, count, dtype, op);
     x.nb = nb;
     if (rc == SHMC_OK && (nb || count) &&
-        by_schedule_words(&x, exclusive ? SHMC_CALL_EXSCAN : SHMC_CALL_SCAN, count, &rc))
-        return rc != SHMC_OK ? rc : shmc__nbc_scan(&x, sbuf, rbuf, count, exclusive, x.nb);
+        by_schedule_words(&x, exclusive ? SHMC_CALL_EXSCAN : SHMC_CALL_SCAN, count, &rc)) {
+        if (rc == SHMC_OK)
+            rc = shmc__nbc_scan(&x, sbuf, rbuf, count, exclusive, x.nb);
+        return sched_began(&x, rc);
+    }
     if (rc != SHMC_OK || !count)
         return rc;
     if (x.n == 1) /* run's copy: scan, the rank's own input; exscan, nothing */

@@ -3,6 +3,11 @@
  * with one rank's malloc failing (refuse_malloc.h) return SHMC_ERR_NOMEM on every rank,
  * and no rank is left with the new communicator; the parent, and a later split, work.
  *
+ * Out of memory as a nonblocking collective starts: the start returns SHMC_ERR_NOMEM on
+ * that rank alone, and the members, which started the same call, end it with an error
+ * instead of waiting for its messages for ever; the communicator's collectives stay
+ * quit, its point-to-point and the parent work.
+ *
  * The library's own rules for memory inside calls are unit tests of the modules that keep
  * them: a queued control record needs none (tests/unit/check_outq.c), and a collective
  * never allocates once its data moves (tests/unit/check_scratch.c).
@@ -53,6 +58,99 @@ START_TEST(test_oom_comm_creation)
 }
 END_TEST
 
+/* The nonblocking calls of nb_oom, each on a communicator split off the world (made as
+ * schedules of messages). */
+enum { NB_ALLREDUCE, NB_ALLGATHERV, NB_ALLTOALLV, NB_SCAN, NB_CALLS };
+
+static int nb_start(int call, shmc_comm *c, int me, int n, shmc_request **r)
+{
+    static int32_t in[64 * 16], out[64 * 16];
+    size_t counts[16], displs[16];
+    for (int q = 0; q < n; q++) {
+        counts[q] = 64;
+        displs[q] = (size_t)q * 64;
+    }
+    for (int i = 0; i < 64 * n; i++)
+        in[i] = me + i;
+    switch (call) {
+    case NB_ALLREDUCE:
+        return shmc_iallreduce(in, out, 64, SHMC_INT32, SHMC_SUM, c, r);
+    case NB_ALLGATHERV:
+        return shmc_iallgatherv(in, 64, out, counts, displs, SHMC_INT32, c, r);
+    case NB_ALLTOALLV:
+        return shmc_ialltoallv(in, counts, displs, out, counts, displs, SHMC_INT32, c, r);
+    default:
+        return shmc_iscan(in, out, 64, SHMC_INT32, SHMC_SUM, c, r);
+    }
+}
+
+/* Call `call` started with rc on c and request *r, the poor rank out of memory as it
+ * started it: the poor rank's start failed, the members' waits do (but a rank whose
+ * part needs nothing of the poor one, may_end), and c's collectives stay quit. */
+static void ended_by_poor(int call, int rc, shmc_request **r, shmc_comm *c, int me, int poor,
+                          unsigned refusals, int may_end)
+{
+    if (me == poor) {
+        T_ASSERT(refusals > 0, "call %d: nothing was refused", call);
+        T_CALL(SHMC_ERR_NOMEM, rc);
+        T_ASSERT(*r == NULL, "call %d: a request after SHMC_ERR_NOMEM", call);
+    } else {
+        T_OK(rc);
+        rc = shmc_wait(r, NULL);
+        T_ASSERT(rc != SHMC_OK || may_end, "call %d: the wait returned SHMC_OK", call);
+    }
+    T_ASSERT(shmc_barrier(c) != SHMC_OK, "call %d: a barrier after the quit", call);
+    /* Its point-to-point works: a token round the ranks. */
+    int n = shmc_comm_size(c), token = 0;
+    if (me > 0)
+        T_OK(shmc_recv(&token, 1, SHMC_INT32, me - 1, call, c, NULL));
+    token += me;
+    T_OK(shmc_send(&token, 1, SHMC_INT32, (me + 1) % n, call, c));
+    if (me == 0) {
+        T_OK(shmc_recv(&token, 1, SHMC_INT32, n - 1, call, c, NULL));
+        T_ASSERT(token == n * (n - 1) / 2, "call %d: token %d", call, token);
+    }
+}
+
+/* One rank (arg: which) out of memory as it starts each call, on a communicator of its
+ * own; then on the world, as the first call its lane queues. */
+static void nb_oom(shmc_comm *w, int me, int n, void *arg)
+{
+    int poor = *(const int *)arg;
+    shmc_request *r = NULL;
+    for (int call = 0; call < NB_CALLS; call++) {
+        shmc_comm *c = NULL;
+        T_OK(shmc_comm_split(w, 0, me, &c));
+        unsigned before = refused;
+        refuse = me == poor;
+        int rc = nb_start(call, c, me, n, &r);
+        refuse = 0;
+        /* (a scan's rank before the poor one needs nothing of it) */
+        ended_by_poor(call, rc, &r, c, me, poor, refused - before, call == NB_SCAN && me < poor);
+        int one = 1, sum = 0;
+        T_OK(shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w));
+        T_ASSERT(sum == n, "call %d: sum %d", call, sum);
+        T_OK(shmc_comm_free(&c));
+    }
+    static int32_t in[1 << 14], out[1 << 14];
+    unsigned before = refused;
+    refuse = me == poor;
+    int rc = shmc_iallreduce(in, out, 1 << 14, SHMC_INT32, SHMC_SUM, w, &r);
+    refuse = 0;
+    ended_by_poor(NB_CALLS, rc, &r, w, me, poor, refused - before, 0);
+}
+
+START_TEST(test_oom_nonblocking)
+{
+    if (SANITIZED) {
+        fprintf(stderr, "test_oom_nonblocking: skipped under a sanitizer\n");
+        return;
+    }
+    for (int poor = 0; poor < 3; poor++)
+        ck_assert_int_eq(shmct_run(3, nb_oom, &poor), 0);
+}
+END_TEST
+
 static Suite *oom_suite(void)
 {
     Suite *s = suite_create("oom");
@@ -60,6 +158,7 @@ static Suite *oom_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_oom_comm_creation);
+    tcase_add_test(t, test_oom_nonblocking);
     suite_add_tcase(s, t);
     return s;
 }
