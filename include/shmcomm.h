@@ -772,8 +772,10 @@ SHMC_API void shmc_coll_as(int64_t n);
  * it as *req, a request like a nonblocking collective's, and takes it over (also on
  * failure); shmc_sched_free frees one not started. Building fails only for bad arguments
  * (SHMC_ERR_ARG: a NULL schedule or buffer, a peer outside comm); running out of memory
- * while building shows at start (SHMC_ERR_NOMEM). A failed or quit member ends every
- * member's schedules on comm with an error, as for the collectives. Host memory only.
+ * while building shows at start (SHMC_ERR_NOMEM; shmc_sched_create's own SHMC_ERR_NOMEM
+ * and a start's make this rank quit comm's collectives, as a nonblocking collective's
+ * start does). A failed or quit member ends every member's schedules on comm with an
+ * error, as for the collectives. Host memory only.
  */
 typedef struct shmc_sched shmc_sched;
 SHMC_API int shmc_sched_create(shmc_comm *comm, shmc_dtype dtype, shmc_op op, size_t tmp,
@@ -843,7 +845,8 @@ SHMC_API int shmc_comm_create_group(shmc_comm *comm, const int *ranks, int n, sh
  * new communicator that *out names once *req has completed (shmc_wait ...; it may
  * complete within this call); *out is NULL until then and must stay valid. Collective over comm,
  * started by every member in the same order as its nonblocking collectives. Returns SHMC_OK;
- * SHMC_ERR_NOT_INIT; SHMC_ERR_ARG for a bad comm or NULL out or req; SHMC_ERR_NOMEM; at completion,
+ * SHMC_ERR_NOT_INIT; SHMC_ERR_ARG for a bad comm or NULL out or req; SHMC_ERR_NOMEM (then
+ * this rank quits comm's collectives, as a nonblocking collective's start does); at completion,
  * the collectives' errors, or SHMC_ERR_NOMEM on every member when one could not hold the new
  * communicator (then nothing is made). */
 SHMC_API int shmc_comm_idup(shmc_comm *comm, shmc_comm **out, shmc_request **req);

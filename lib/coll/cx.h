@@ -79,6 +79,20 @@ static inline int shmc__cx_quit(const struct shmc__cx *x, int err)
     return err;
 }
 
+/* This rank cannot take part in a call of c's collectives that the members started too
+ * (a member quit already, or its memory ran short as the call began): it quits c's
+ * collectives and, having posted nothing for the call, settles the quit at once, so that
+ * the members end the call with an error rather than wait for its messages (p2p/quit.c).
+ * A communicator of one has nobody waiting: it stays usable. Returns err. */
+static inline int shmc__cx_drop(struct shmc__p2p *p, struct shmc__comm *c, int err)
+{
+    if (err != SHMC_OK && c->size > 1) {
+        shmc__p2p_quit(p, c, err);
+        shmc__p2p_quit_settle(p, c);
+    }
+    return err;
+}
+
 /* A collective that failed part-way (a member gone, a mailbox broken, a copy failed, a
  * message of the wrong size) leaves the members out of step: some returned early, others
  * are still inside. This rank quits the communicator's collectives, which tells the

@@ -158,17 +158,12 @@ static inline int by_schedule_words(struct shmc__cx *x, unsigned what, size_t co
 }
 
 /* What the start of a call run as a schedule (by_schedule) returns, rc: where it ran out
- * of memory (on this rank alone: its schedule, a request, its blocks' table), this rank
- * quits the communicator's collectives, as a failure does, since the members started the
- * same call and would wait for its messages for ever. (The blocking calls agree on their
- * memory before any data moves instead: scratch.c.) */
+ * of memory (its schedule, a request, its blocks' table), on this rank alone, this rank
+ * drops out of the communicator's collectives (shmc__cx_drop), since the members started
+ * the same call and would wait for its messages for ever. */
 static inline int sched_began(const struct shmc__cx *x, int rc)
 {
-    if (rc == SHMC_ERR_NOMEM) {
-        shmc__cx_quit(x, rc);
-        shmc__p2p_quit_settle(x->co->p2p, x->c);
-    }
-    return rc;
+    return rc == SHMC_ERR_NOMEM ? shmc__cx_drop(x->co->p2p, x->c, rc) : rc;
 }
 
 /* The body of a blocking collective's public entry point: the call, and then, if it

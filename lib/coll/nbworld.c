@@ -14,8 +14,9 @@
  * otherwise than the others. Within the lane every member takes the rounds in the order
  * of its nonblocking calls on the world, which MPI makes the same everywhere: the calls
  * queue in co->nbw and only the first moves (a call of one round on the idle lane runs
- * outside the queue until another follows it: `lean`). A rank that is not in the library holds the
- * others up, as in a blocking collective: nothing moves without a call (docs/collectives.md).
+ * outside the queue until another follows it: `lean`; a staged one, in its start:
+ * stage_start). A rank that is not in the library holds the others up, as in a blocking
+ * collective: nothing moves without a call (docs/collectives.md).
  *
  * Each step is the blocking algorithm's, with its waits for a round turned into a post
  * (wsync.h) and looks from progress: the same reads, writes and reduction order, so the
@@ -573,7 +574,8 @@ static int stage_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
             *x->nb = &shmc__req_done;
             return SHMC_OK;
         }
-        shmc__post_driven(co->p2p, &lean_ops, NULL, x->c, 0, &r); /* (cannot fail: ready) */
+        /* (cannot fail: ready; complete at once, its ops are never called) */
+        shmc__post_driven(co->p2p, &lean_ops, NULL, x->c, 0, &r);
         shmc__req_complete(&co->p2p->reqs, r, t.rc);
         *x->nb = r;
         return SHMC_OK;
@@ -585,13 +587,13 @@ static int stage_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
     w->seq = seq;
     w->st = st;
     w->st.x = &w->x;
-    int err;
     /* Refused the buffers, as every rank learnt in the same round: by rounds, as poll
-     * goes on after it. */
+     * goes on after it, lingered over as the first queued call is. */
     if (over) {
         w->how = BY_ROUNDS;
-        if (poll(w, &err))
-            shmc__req_complete(&co->p2p->reqs, *x->nb, err);
+        struct queued q = {w, SHMC_OK};
+        if (poll(w, &q.err) || shmc__linger(co, queued_step, &q))
+            shmc__req_complete(&co->p2p->reqs, *x->nb, q.err);
     }
     return SHMC_OK;
 }

@@ -198,11 +198,15 @@ static int same_key(const struct shmc__sched_key *a, const struct shmc__sched_ke
 }
 
 /* A schedule for call x whose tag is taken already. */
+/* A schedule for call x, numbered tag, or NULL: out of memory, this rank drops out of
+ * the communicator's collectives (shmc__cx_drop), since the members make the same call. */
 static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
 {
     struct shmc__sched *s = blank();
-    if (!s)
+    if (!s) {
+        shmc__cx_drop(x->co->p2p, x->c, SHMC_ERR_NOMEM);
         return NULL;
+    }
     s->co = x->co;
     s->c = x->c;
     s->dt = x->dt;
@@ -220,6 +224,7 @@ static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
         s->tmpcap = 0;
         if (!(s->tmp = aligned_alloc(al, need))) {
             release(s, 0);
+            shmc__cx_drop(x->co->p2p, x->c, SHMC_ERR_NOMEM);
             return NULL;
         }
         s->tmpcap = need;
@@ -672,17 +677,14 @@ int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req)
     /* Its request is made before its first round: what that round posts takes requests
      * too, and what it sends cannot be taken back. */
     int rc = s->failed ? SHMC_ERR_NOMEM : s->c->quit;
-    /* A member quit already: this rank quits in turn (as begin() does once running), so
-     * that an offer a member made it for this call is declined, not left unanswered. Out
-     * of memory, it quits too: the members' schedules would wait for its messages. */
-    if (rc != SHMC_OK) {
-        shmc__p2p_quit(p, s->c, rc);
-        shmc__p2p_quit_settle(p, s->c);
-    }
     if (rc == SHMC_OK)
         rc = shmc__post_driven(p, &driven, s, s->c, /* (its number: what hang reports name) */
                                (int)((uint32_t)s->tag & SHMC_TAG_LOOSE_BITS), req);
+    /* A member quit already: this rank quits in turn (as begin() does once running), so
+     * that an offer a member made it for this call is declined, not left unanswered; out
+     * of memory, it drops out too, as the members' schedules wait for its messages. */
     if (rc != SHMC_OK) {
+        shmc__cx_drop(p, s->c, rc);
         if (s->done) /* (sched.h: it runs once the call ended, either way) */
             s->done(s->done_arg, rc);
         s->keyed = 0;

@@ -281,8 +281,8 @@ static int shmc_comm_idup_call(shmc_comm *comm, shmc_comm **out, struct shmc__re
     shmc__cx_init(&x, &shmc__coll, c, SHMC_UINT32);
     x.op = SHMC_MAX;
     struct idup *d = calloc(1, sizeof *d);
-    if (!d)
-        return SHMC_ERR_NOMEM; /* (on this rank alone: before anything is agreed) */
+    if (!d) /* (on this rank alone: the members' agreement would wait for it) */
+        return shmc__cx_drop(p, c, SHMC_ERR_NOMEM);
     d->p = p;
     d->parent = c;
     d->out = out;

@@ -5,8 +5,9 @@
  *
  * Out of memory as a nonblocking collective starts: the start returns SHMC_ERR_NOMEM on
  * that rank alone, and the members, which started the same call, end it with an error
- * instead of waiting for its messages for ever; the communicator's collectives stay
- * quit, its point-to-point and the parent work.
+ * instead of waiting for its messages for ever (shmc_comm_idup's too); the communicator's
+ * collectives stay quit, its point-to-point and the parent work; a communicator of one
+ * stays usable.
  *
  * The library's own rules for memory inside calls are unit tests of the modules that keep
  * them: a queued control record needs none (tests/unit/check_outq.c), and a collective
@@ -113,7 +114,8 @@ static void ended_by_poor(int call, int rc, shmc_request **r, shmc_comm *c, int 
 }
 
 /* One rank (arg: which) out of memory as it starts each call, on a communicator of its
- * own; then on the world, as the first call its lane queues. */
+ * own; then as it starts a duplicate; then alone on a communicator of one; then on the
+ * world, as the first call its lane queues. */
 static void nb_oom(shmc_comm *w, int me, int n, void *arg)
 {
     int poor = *(const int *)arg;
@@ -132,12 +134,39 @@ static void nb_oom(shmc_comm *w, int me, int n, void *arg)
         T_ASSERT(sum == n, "call %d: sum %d", call, sum);
         T_OK(shmc_comm_free(&c));
     }
-    static int32_t in[1 << 14], out[1 << 14];
+    /* A duplicate started (its members' agreement waits for the poor rank). */
+    shmc_comm *c = NULL, *dup = NULL;
+    T_OK(shmc_comm_split(w, 0, me, &c));
     unsigned before = refused;
     refuse = me == poor;
-    int rc = shmc_iallreduce(in, out, 1 << 14, SHMC_INT32, SHMC_SUM, w, &r);
+    int rc = shmc_comm_idup(c, &dup, &r);
     refuse = 0;
-    ended_by_poor(NB_CALLS, rc, &r, w, me, poor, refused - before, 0);
+    ended_by_poor(NB_CALLS, rc, &r, c, me, poor, refused - before, 0);
+    T_ASSERT(dup == NULL, "a duplicate was made");
+    T_OK(shmc_comm_free(&c));
+    /* A communicator of one: nobody waits for it, it stays usable. */
+    int32_t one = 1, got = 0;
+    T_OK(shmc_comm_split(w, me, 0, &c));
+    before = refused;
+    refuse = me == poor;
+    rc = shmc_iallreduce(&one, &got, 1, SHMC_INT32, SHMC_SUM, c, &r);
+    refuse = 0;
+    T_ASSERT(me != poor || refused > before, "alone: nothing was refused");
+    T_CALL(me == poor ? SHMC_ERR_NOMEM : SHMC_OK, rc);
+    if (r)
+        T_OK(shmc_wait(&r, NULL));
+    T_OK(shmc_iallreduce(&one, &got, 1, SHMC_INT32, SHMC_SUM, c, &r));
+    T_OK(shmc_wait(&r, NULL));
+    T_ASSERT(got == 1, "alone: got %d", got);
+    T_OK(shmc_barrier(c));
+    T_OK(shmc_comm_free(&c));
+    /* The world's lane. */
+    static int32_t in[1 << 14], out[1 << 14];
+    before = refused;
+    refuse = me == poor;
+    rc = shmc_iallreduce(in, out, 1 << 14, SHMC_INT32, SHMC_SUM, w, &r);
+    refuse = 0;
+    ended_by_poor(NB_CALLS + 1, rc, &r, w, me, poor, refused - before, 0);
 }
 
 START_TEST(test_oom_nonblocking)
