@@ -10,8 +10,9 @@
  * figures). Where the other members started the same call as this rank did, their
  * entries are under way: one trip of a cache line for each line's move, and the ranks'
  * paths differ by as much again. So the start looks again for SHMC_LINGER_RTTS round
- * trips (measured at start-up, shm/arena.h), restarting the span each time the call
- * moves on (a call of several rounds), and a call over by then ends in its start.
+ * trips (measured at start-up, shm/arena.h), and a receive as long again as its sender
+ * takes to copy the block (linger.h), restarting the span each time the call moves on
+ * (a call of several rounds), and a call over by then ends in its start.
  *
  * A program that computes between its starts and its waits would lose that time at each
  * start: a linger that found nothing makes the next calls skip it, as many as the
@@ -33,13 +34,14 @@
 /* (per process: the collectives of one process run one at a time, shmc__coll_lock) */
 static unsigned skip, missed;
 
-int shmc__linger(const struct shmc__coll *co, int (*step)(void *arg), void *arg)
+int shmc__linger(const struct shmc__coll *co, int (*step)(void *arg), void *arg,
+                 uint64_t more_ns)
 {
     if (skip) {
         skip--;
         return 0;
     }
-    uint64_t end = 0, span = (uint64_t)co->arena->line_rtt_ns * SHMC_LINGER_RTTS;
+    uint64_t end = 0, span = (uint64_t)co->arena->line_rtt_ns * SHMC_LINGER_RTTS + more_ns;
     /* The clock read every fourth look: a read costs as much as a few looks. */
     for (unsigned i = 0; i < co->p2p->spin; i++) {
         shmc__cpu_relax();

@@ -454,7 +454,7 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
         shmc__wround_put(&b, round, 0, b.count);
     l->moving = lane_call(co, 0);
     shmc__wsync_post(co, l, round, shmc__wsync_tag(hash), &lean.look);
-    int over = shmc__wsync_look(&lean.look) || shmc__linger(co, lean_step, &lean.look);
+    int over = shmc__wsync_look(&lean.look) || shmc__linger(co, lean_step, &lean.look, 0);
     if (over && lean.look.odd < 0 && lean.look.err == SHMC_OK) {
         if (b.count)
             shmc__wround_take(&b, round, 0, b.count);
@@ -566,7 +566,7 @@ static int stage_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
     uint64_t seq = lane_call(co, 0);
     co->lane[SHMC_LANE_NB].moving = seq; /* (as poll sets it for a queued call) */
     struct staged t = {&st, SHMC_OK};
-    int over = shmc__stage_step(&st, &t.rc) || shmc__linger(co, staged_step, &t);
+    int over = shmc__stage_step(&st, &t.rc) || shmc__linger(co, staged_step, &t, 0);
     struct shmc__request *r;
     if (over && t.rc != SHMC_STAGE_REFUSED) {
         quit_if_split(&sx, t.rc, &st.look);
@@ -592,7 +592,7 @@ static int stage_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
     if (over) {
         w->how = BY_ROUNDS;
         struct queued q = {w, SHMC_OK};
-        if (poll(w, &q.err) || shmc__linger(co, queued_step, &q))
+        if (poll(w, &q.err) || shmc__linger(co, queued_step, &q, 0))
             shmc__req_complete(&co->p2p->reqs, *x->nb, q.err);
     }
     return SHMC_OK;
@@ -633,7 +633,7 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
      * on the lane, as much more as lingering finds. */
     struct shmc__request *r = *x->nb;
     struct queued q = {w, SHMC_OK};
-    if (poll(w, &q.err) || (first && shmc__linger(x->co, queued_step, &q)))
+    if (poll(w, &q.err) || (first && shmc__linger(x->co, queued_step, &q, 0)))
         shmc__req_complete(&x->co->p2p->reqs, r, q.err);
     return SHMC_OK;
 }
