@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/dtype.h"
+#include "base/log.h"
 #include "base/reduction.h"
 #include "coll/coll.h"
 #include "device/device.h"
@@ -83,13 +84,22 @@ static inline int shmc__cx_quit(const struct shmc__cx *x, int err)
  * (a member quit already, or its memory ran short as the call began): it quits c's
  * collectives and, having posted nothing for the call, settles the quit at once, so that
  * the members end the call with an error rather than wait for its messages (p2p/quit.c).
- * A communicator of one has nobody waiting: it stays usable. Returns err. */
+ * Out of memory, it says so: the members' error names only a member gone. A communicator
+ * of one has nobody waiting: it stays usable. Returns err. */
 static inline int shmc__cx_drop(struct shmc__p2p *p, struct shmc__comm *c, int err)
 {
-    if (err != SHMC_OK && c->size > 1) {
-        shmc__p2p_quit(p, c, err);
-        shmc__p2p_quit_settle(p, c);
+    if (err == SHMC_OK || c->size == 1)
+        return err;
+    if (err == SHMC_ERR_NOMEM && !c->quit_self) {
+        char where[64];
+        shmc__comm_where(c, where, sizeof where);
+        SHMC_ERROR("out of memory as a collective started on %s: this rank leaves its "
+                   "collectives, and the members' calls on it end with SHMC_ERR_PEER_DEAD; "
+                   "free memory and go on with another communicator",
+                   where);
     }
+    shmc__p2p_quit(p, c, err);
+    shmc__p2p_quit_settle(p, c);
     return err;
 }
 

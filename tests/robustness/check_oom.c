@@ -86,8 +86,9 @@ static int nb_start(int call, shmc_comm *c, int me, int n, shmc_request **r)
 }
 
 /* Call `call` started with rc on c and request *r, the poor rank out of memory as it
- * started it: the poor rank's start failed, the members' waits do (but a rank whose
- * part needs nothing of the poor one, may_end), and c's collectives stay quit. */
+ * started it: the poor rank's start failed, the members' waits do with a member gone
+ * (but a rank whose part needs nothing of the poor one, may_end), and c's collectives
+ * stay quit. */
 static void ended_by_poor(int call, int rc, shmc_request **r, shmc_comm *c, int me, int poor,
                           unsigned refusals, int may_end)
 {
@@ -98,7 +99,8 @@ static void ended_by_poor(int call, int rc, shmc_request **r, shmc_comm *c, int 
     } else {
         T_OK(rc);
         rc = shmc_wait(r, NULL);
-        T_ASSERT(rc != SHMC_OK || may_end, "call %d: the wait returned SHMC_OK", call);
+        T_ASSERT(rc == SHMC_ERR_PEER_DEAD || (rc == SHMC_OK && may_end),
+                 "call %d: the wait returned %d, not SHMC_ERR_PEER_DEAD", call, rc);
     }
     T_ASSERT(shmc_barrier(c) != SHMC_OK, "call %d: a barrier after the quit", call);
     /* Its point-to-point works: a token round the ranks. */
