@@ -6,7 +6,7 @@
  * from its start with its round open whenever the other members' entries had not yet
  * arrived: it then made a request, and its wait went through the progress engine, so
  * that it noticed the round's end later than the blocking call's wait does. Near, that
- * cost such calls 1.1-1.25x the blocking call's time (the commit that added this has the
+ * put such calls well behind the blocking call (the commit that added this has the
  * figures). Where the other members started the same call as this rank did, their
  * entries are under way: one trip of a cache line for each line's move, and the ranks'
  * paths differ by as much again. So the start looks again for SHMC_LINGER_RTTS round

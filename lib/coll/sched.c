@@ -733,10 +733,10 @@ static int one_recv_step(void *arg)
 /* The receive of call x's one message (one_start), not in the mailbox at the first look,
  * lingered over: 1 when taken, with *got as msg_now gives it. A block the sender sends
  * eagerly arrives once it has been copied into the mailbox: the linger lasts that much
- * longer (linger.h), or a gather of 16 KiB blocks made and waited for at once found its
- * block in the start one time in two to eight, and cost 1.1-1.2x the blocking call with
- * the schedule it then took (the commit that made it has the figures). A block too
- * large to go eagerly is not taken here at all (msg_now). */
+ * longer (linger.h), or a gather of blocks of several KiB made and waited for at once
+ * seldom found its block in the start, and the schedule it then took cost it more than
+ * the blocking call (the commit that made it has the figures). A block too large to go
+ * eagerly is not taken here at all (msg_now). */
 static int linger_recv(const struct shmc__cx *x, int tag, void *buf, size_t bytes, int peer,
                        size_t *got)
 {
