@@ -15,8 +15,15 @@ static int shmc_barrier_call(shmc_comm *comm, struct shmc__request **nb)
     struct shmc__cx x;
     int rc = setup(&x, comm, 0, NO_DATA, SHMC_UINT8);
     x.nb = nb;
+    if (rc != SHMC_OK)
+        return rc;
+    /* A blocking barrier of several members by shared memory or by messages (not a
+     * schedule of its own: run's by_schedule) goes to its algorithm kept per communicator
+     * (shmc__coll_barrier). */
+    if (!nb && x.n > 1 && !x.cc->sched)
+        SHMC_CX_RUN(SHMC_C_BARRIER, &x, 1, shmc__coll_barrier(&x));
     /* No data, but never skipped: count 1 keeps run() from returning early. */
-    return rc != SHMC_OK ? rc : run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
+    return run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
 }
 
 static int shmc_broadcast_call(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm,

@@ -124,6 +124,18 @@ int shmc__coll_rule_ever(int coll, const struct shmc__cx *x, int algo)
  * both sent and overwritten. Most small calls borrow nothing: an algorithm that never
  * borrows has no scratch_need, and that one test is all they pay (computing every call's
  * needs cost instructions that a barrier's time would show: bench/path_cost.sh). */
+/* The barrier is the call made most often with nothing in it, and the choice of its
+ * algorithm (the rules' lookup, the descriptor, the scratch check) was a sixth of its
+ * instructions, and as much of its time near (the commit that made this has the figures):
+ * it is made at a communicator's first barrier and kept. */
+int shmc__coll_barrier(const struct shmc__cx *x)
+{
+    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
+    if (!cc->barrier)
+        cc->barrier = (uint8_t)(shmc__coll_pick(SHMC_C_BARRIER, x, 0) + 1);
+    return algorithms[SHMC_C_BARRIER][cc->barrier - 1]->run(x, NULL, NULL, 1);
+}
+
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes)
 {
