@@ -49,8 +49,8 @@ struct shmc__coll_comm {
      * call from several threads at once when it was made (split.c), so collectives on
      * other communicators may run beside them, in any order on each member. */
     uint8_t sched;
-    /* Its barrier's algorithm (SHMC_A_*) plus one (dispatch.c), once known, else 0: a
-     * barrier carries nothing the choice could depend on. */
+    /* Its barrier's algorithm by the rules (SHMC_A_*) plus one (dispatch.c), once known,
+     * else 0: a barrier carries nothing the choice could depend on. */
     uint8_t barrier;
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */

@@ -127,13 +127,19 @@ int shmc__coll_rule_ever(int coll, const struct shmc__cx *x, int algo)
 /* The barrier is the call made most often with nothing in it, and the choice of its
  * algorithm (the rules' lookup, the descriptor, the scratch check) was a sixth of its
  * instructions, and as much of its time near (the commit that made this has the figures):
- * it is made at a communicator's first barrier and kept. */
+ * the rules' choice is made at a communicator's first barrier and kept (they do not change
+ * while the library runs); one forced by SHMC_ALGO_BARRIER, which shmc_config_set may
+ * change at any time, is read at every call. */
 int shmc__coll_barrier(const struct shmc__cx *x)
 {
-    struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
-    if (!cc->barrier)
-        cc->barrier = (uint8_t)(shmc__coll_pick(SHMC_C_BARRIER, x, 0) + 1);
-    return algorithms[SHMC_C_BARRIER][cc->barrier - 1]->run(x, NULL, NULL, 1);
+    int algo = x->co->algo[SHMC_C_BARRIER];
+    if (algo == SHMC_A_AUTO) {
+        struct shmc__coll_comm *cc = shmc__coll_comm(x->c);
+        if (!cc->barrier)
+            cc->barrier = (uint8_t)(shmc__coll_pick(SHMC_C_BARRIER, x, 0) + 1);
+        algo = cc->barrier - 1;
+    }
+    return algorithms[SHMC_C_BARRIER][algo]->run(x, NULL, NULL, 1);
 }
 
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
