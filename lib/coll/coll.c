@@ -118,6 +118,8 @@ int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
         *v = co->staged;
     else if (!strcmp(name, "coll_scheduled"))
         *v = co->scheduled;
+    else if (!strcmp(name, "coll_shm_barriers"))
+        *v = co->shm_barriers;
     else
         return 0;
     return 1;

@@ -132,6 +132,7 @@ struct shmc__coll {
     uint64_t direct_helped; /* pieces of the direct all-reduce combined for others */
     uint64_t staged;        /* all-reduces that went through the staging buffers */
     uint64_t scheduled;     /* blocking collectives run as schedules (entry.h) */
+    uint64_t shm_barriers;  /* barriers run by the shared-memory rounds (barrier.c) */
 };
 
 /* The process's collectives: made by shmc_init (boot/), reached by the public calls of

@@ -299,6 +299,32 @@ static void barrier_order(shmc_comm *w, int me, int n, void *arg)
     }
 }
 
+/* The barrier's algorithm follows SHMC_ALGO_BARRIER as shmc_config_set changes it, after
+ * barriers that went by the rules too: the shared-memory rounds (the world's choice, on
+ * any machine) count in "coll_shm_barriers", the others do not. */
+static void barrier_algo_changes(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)me, (void)n, (void)arg;
+    static const char *const seq[] = {"auto", "rd", "tree", "shm", "ring", "auto"};
+    for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
+        uint64_t before, after;
+        set_algo(C_BARRIER, seq[i]);
+        T_OK(shmc_stat("coll_shm_barriers", &before));
+        T_OK(shmc_barrier(w));
+        T_OK(shmc_stat("coll_shm_barriers", &after));
+        int shm = !strcmp(seq[i], "auto") || !strcmp(seq[i], "shm");
+        T_ASSERT(after - before == (uint64_t)shm, "barrier %zu (%s): %llu shared-memory rounds",
+                 i, seq[i], (unsigned long long)(after - before));
+    }
+}
+
+START_TEST(test_coll_barrier_algo_changes)
+{
+    ck_assert_int_eq(shmct_run(2, barrier_algo_changes, NULL), 0);
+    ck_assert_int_eq(shmct_run(3, barrier_algo_changes, NULL), 0);
+}
+END_TEST
+
 START_TEST(test_coll_barrier)
 {
     for (int i = 0; i < NRC; i++)
@@ -490,6 +516,7 @@ static Suite *coll_suite(void)
     tcase_set_timeout(t, 600);
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_coll_barrier);
+    tcase_add_test(t, test_coll_barrier_algo_changes);
     tcase_add_test(t, test_coll_broadcast);
     tcase_add_test(t, test_coll_reduce);
     tcase_add_test(t, test_coll_allreduce);
