@@ -118,15 +118,9 @@ int shmc__coll_rule_ever(int coll, const struct shmc__cx *x, int algo)
     return s ? shmc__steps_ever(s, coll, algo) : 1; /* (no memory: a maybe, dispatch.h) */
 }
 
-/* Memory first (scratch.c), agreed by all members, then the algorithm, whose requests
- * come from the reserve (p2p/request.c tells them by their context). An in-place
- * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is
- * both sent and overwritten. Most small calls borrow nothing: an algorithm that never
- * borrows has no scratch_need, and that one test is all they pay (computing every call's
- * needs cost instructions that a barrier's time would show: bench/path_cost.sh). */
 /* The barrier is the call made most often with nothing in it, and the choice of its
- * algorithm (the rules' lookup, the descriptor, the scratch check) was a sixth of its
- * instructions, and as much of its time near (the commit that made this has the figures):
+ * algorithm (the rules' lookup, the descriptor, the scratch check) was a good part of its
+ * instructions and of its time near (the commit that made this has the figures):
  * the rules' choice is made at a communicator's first barrier and kept (they do not change
  * while the library runs); one forced by SHMC_ALGO_BARRIER, which shmc_config_set may
  * change at any time, is read at every call. */
@@ -142,6 +136,12 @@ int shmc__coll_barrier(const struct shmc__cx *x)
     return algorithms[SHMC_C_BARRIER][algo]->run(x, NULL, NULL, 1);
 }
 
+/* Memory first (scratch.c), agreed by all members, then the algorithm, whose requests
+ * come from the reserve (p2p/request.c tells them by their context). An in-place
+ * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is
+ * both sent and overwritten. Most small calls borrow nothing: an algorithm that never
+ * borrows has no scratch_need, and that one test is all they pay (computing every call's
+ * needs cost instructions that a barrier's time would show: bench/path_cost.sh). */
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes)
 {
