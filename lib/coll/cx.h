@@ -133,11 +133,7 @@ static inline int shmc__cx_own_mismatch(const struct shmc__cx *x)
  * having no request on the communicator it has left the call at once), or SHMC_OK. */
 static inline int shmc__cx_failed(const struct shmc__cx *x)
 {
-    if (!x->c->quit)
-        return SHMC_OK;
-    shmc__cx_quit(x, x->c->quit);
-    shmc__p2p_quit_settle(x->co->p2p, x->c);
-    return x->c->quit;
+    return x->c->quit ? shmc__cx_drop(x->co->p2p, x->c, x->c->quit) : SHMC_OK;
 }
 
 /* Is x on the world communicator (which alone has the one-step rounds of wsync.c)? */

@@ -31,7 +31,8 @@
 #define SHMC_LINGER_RTTS 2u
 #define SKIP_MAX 64u
 
-/* (per process: the collectives of one process run one at a time, shmc__coll_lock) */
+/* (per process: every start that lingers runs under the process's call guard,
+ * shmc__big, one at a time) */
 static unsigned skip, missed;
 
 int shmc__linger(const struct shmc__coll *co, int (*step)(void *arg), void *arg,

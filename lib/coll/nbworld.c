@@ -329,7 +329,7 @@ static int queue(const struct shmc__cx *x, int how, const struct shmc__wround *b
     struct shmc__coll *co = x->co;
     *req = NULL;
     if (x->c->quit) /* (this rank quits in turn, as a schedule's start does) */
-        return shmc__cx_quit(x, x->c->quit);
+        return shmc__cx_failed(x);
     int rc = lean_settle();
     if (rc != SHMC_OK)
         return rc;
@@ -518,14 +518,21 @@ struct queued {
     int err;
 };
 
+/* What a lingered-over step of the lane says (linger.h): over, or the lane's round moved
+ * on from `round` (it was before the step), or nothing new. */
+static int lane_step(const struct shmc__coll *co, uint64_t round, int over)
+{
+    if (over)
+        return SHMC_LINGER_OVER;
+    return co->lane[SHMC_LANE_NB].round != round ? SHMC_LINGER_MOVED : SHMC_LINGER_WAIT;
+}
+
 static int queued_step(void *arg)
 {
     struct queued *q = arg;
-    const struct shmc__lane *l = &q->w->x.co->lane[SHMC_LANE_NB];
-    uint64_t round = l->round;
-    if (poll(q->w, &q->err))
-        return SHMC_LINGER_OVER;
-    return l->round != round ? SHMC_LINGER_MOVED : SHMC_LINGER_WAIT;
+    const struct shmc__coll *co = q->w->x.co;
+    uint64_t round = co->lane[SHMC_LANE_NB].round;
+    return lane_step(co, round, poll(q->w, &q->err));
 }
 
 /* A staged call on the idle lane while its start lingers (linger.h). */
@@ -537,11 +544,9 @@ struct staged {
 static int staged_step(void *arg)
 {
     struct staged *t = arg;
-    const struct shmc__lane *l = &t->st->x->co->lane[SHMC_LANE_NB];
-    uint64_t round = l->round;
-    if (shmc__stage_step(t->st, &t->rc))
-        return SHMC_LINGER_OVER;
-    return l->round != round ? SHMC_LINGER_MOVED : SHMC_LINGER_WAIT;
+    const struct shmc__coll *co = t->st->x->co;
+    uint64_t round = co->lane[SHMC_LANE_NB].round;
+    return lane_step(co, round, shmc__stage_step(t->st, &t->rc));
 }
 
 /* Starts call x by the staging buffers (stream: written past the caches) on the idle

@@ -197,7 +197,6 @@ static int same_key(const struct shmc__sched_key *a, const struct shmc__sched_ke
            a->sbuf == b->sbuf && a->rbuf == b->rbuf;
 }
 
-/* A schedule for call x whose tag is taken already. */
 /* A schedule for call x, numbered tag, or NULL: out of memory, this rank drops out of
  * the communicator's collectives (shmc__cx_drop), since the members make the same call. */
 static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)

@@ -48,14 +48,20 @@ static void comm_creation(shmc_comm *w, int me, int n, void *arg)
     }
 }
 
-START_TEST(test_oom_comm_creation)
+/* Runs fn in a job of 3 ranks once for each rank as the poor one (fn's arg). */
+static void each_poor(const char *test, shmct_fn fn)
 {
     if (SANITIZED) {
-        fprintf(stderr, "test_oom_comm_creation: skipped under a sanitizer\n");
+        fprintf(stderr, "%s: skipped under a sanitizer\n", test);
         return;
     }
     for (int poor = 0; poor < 3; poor++)
-        ck_assert_int_eq(shmct_run(3, comm_creation, &poor), 0);
+        ck_assert_int_eq(shmct_run(3, fn, &poor), 0);
+}
+
+START_TEST(test_oom_comm_creation)
+{
+    each_poor("test_oom_comm_creation", comm_creation);
 }
 END_TEST
 
@@ -173,12 +179,7 @@ static void nb_oom(shmc_comm *w, int me, int n, void *arg)
 
 START_TEST(test_oom_nonblocking)
 {
-    if (SANITIZED) {
-        fprintf(stderr, "test_oom_nonblocking: skipped under a sanitizer\n");
-        return;
-    }
-    for (int poor = 0; poor < 3; poor++)
-        ck_assert_int_eq(shmct_run(3, nb_oom, &poor), 0);
+    each_poor("test_oom_nonblocking", nb_oom);
 }
 END_TEST
 
