@@ -18,6 +18,8 @@
 struct shmc__coll shmc__coll;
 pthread_mutex_t shmc__coll_lock = PTHREAD_MUTEX_INITIALIZER;
 _Thread_local struct shmc__request *shmc__coll_own;
+_Thread_local int shmc__coll_owning;
+int shmc__coll_owners;
 
 void shmc__coll_configure(struct shmc__coll *co, const struct shmc__config *cfg)
 {
@@ -126,6 +128,7 @@ int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
 }
 
 _Thread_local int64_t shmc__coll_as = -1;
+int shmc__coll_as_set;
 
 static int shmc_coll_reserve_call(shmc_comm *comm, uint32_t *n)
 {
@@ -146,5 +149,8 @@ SHMC_API int shmc_coll_reserve(shmc_comm *comm, uint32_t *n)
 
 SHMC_API void shmc_coll_as(int64_t n)
 {
+    int64_t was = shmc__coll_as;
     shmc__coll_as = n < 0 ? -1 : (int64_t)(uint32_t)n;
+    if ((was >= 0) != (shmc__coll_as >= 0))
+        __atomic_fetch_add(&shmc__coll_as_set, shmc__coll_as >= 0 ? 1 : -1, __ATOMIC_RELAXED);
 }

@@ -171,12 +171,36 @@ static inline int shmc__coll_threads(const struct shmc__coll *co)
 }
 
 /* The schedule a blocking collective on a communicator with `sched` set started (entry.h),
- * which its public entry point waits for; NULL otherwise. */
+ * which its public entry point waits for; NULL otherwise. shmc__coll_owning says that this
+ * thread's call went that way (set by entry.h's by_schedule, cleared by
+ * shmc__nbc_wait_own), and shmc__coll_owners counts the threads for which it is set: while
+ * that is 0, as it is for every call that did not go by a schedule of its own, the public
+ * entry point's wait reads no thread-local storage, whose every access from a shared
+ * library is a call (__tls_get_addr). */
 extern _Thread_local struct shmc__request *shmc__coll_own;
+extern _Thread_local int shmc__coll_owning;
+extern int shmc__coll_owners;
 
 /* shmc_coll_as: the number the next nonblocking collective of this thread takes, or -1
- * (sched.c takes it). */
+ * (sched.c takes it). shmc__coll_as_set counts the threads for which it is not -1, so
+ * that the nonblocking calls read thread-local storage (a call from a shared library) only
+ * while some thread has set one. Relaxed: a thread reads back its own count. */
 extern _Thread_local int64_t shmc__coll_as;
+extern int shmc__coll_as_set;
+static inline int64_t shmc__coll_as_get(void)
+{
+    return __atomic_load_n(&shmc__coll_as_set, __ATOMIC_RELAXED) ? shmc__coll_as : -1;
+}
+/* This thread's number, given up (-1 where it set none). */
+static inline int64_t shmc__coll_as_take(void)
+{
+    int64_t as = shmc__coll_as_get();
+    if (as >= 0) {
+        shmc__coll_as = -1;
+        __atomic_fetch_sub(&shmc__coll_as_set, 1, __ATOMIC_RELAXED);
+    }
+    return as;
+}
 
 /* coll.c: after shmc__p2p_start; takes what no collective may allocate later (scratch
  * and the requests of collectives' messages), and the dispatch rules (shmc__rules_load),

@@ -13,15 +13,22 @@
 static int shmc_barrier_call(shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
-    int rc = setup(&x, comm, 0, NO_DATA, SHMC_UINT8);
+    const shmc_dtype dt = SHMC_UINT8;
+    int rc = setup(&x, comm, 0, NO_DATA, dt);
     x.nb = nb;
     if (rc != SHMC_OK)
         return rc;
     /* A blocking barrier of several members by shared memory or by messages (not a
      * schedule of its own: run's by_schedule) goes to its algorithm kept per communicator
-     * (shmc__coll_barrier). */
-    if (!nb && x.n > 1 && !x.cc->sched)
-        SHMC_CX_RUN(SHMC_C_BARRIER, &x, 1, shmc__coll_barrier(&x));
+     * (shmc__coll_barrier). Its words, those of x, are worked out by the compiler from a
+     * copy it can see whole (x's address goes to functions it cannot see). */
+    if (!nb && x.n > 1 && !x.cc->sched) {
+        struct shmc__cx same;
+        uint64_t w[2];
+        shmc__cx_init(&same, x.co, x.c, dt);
+        shmc__call_words(SHMC_C_BARRIER, &same, 1, w);
+        SHMC_CX_RUN_WORDS(SHMC_C_BARRIER, &x, 1, w, shmc__coll_barrier(&x));
+    }
     /* No data, but never skipped: count 1 keeps run() from returning early. */
     return run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
 }

@@ -23,6 +23,7 @@ struct shmc__cx {
     struct shmc__coll_comm *cc; /* c's collective state */
     int n, me;                  /* size of and rank in c */
     uint32_t ctx;               /* c->ctx + 1 */
+    int armed;                  /* the call armed the thread's deadline (callword.h) */
     size_t es;                  /* bytes per element */
     shmc_dtype dt;
     shmc_op op;
@@ -36,6 +37,7 @@ struct shmc__cx {
     /* A nonblocking call (shmc_iallreduce ...): where its request goes; NULL for a
      * blocking one. The public calls share their checks and run a schedule (nbc.h). */
     struct shmc__request **nb;
+    int own; /* nb is shmc__coll_own: a blocking call run as a schedule (entry.h) */
 };
 
 /* An algorithm. run: the call on every member. Buffers are resolved by collectives.c: sbuf is
@@ -59,6 +61,7 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->n = c->size;
     x->me = c->rank;
     x->ctx = c->ctx + 1;
+    x->armed = 0;
     x->es = shmc__dtype_size(dt);
     x->dt = dt;
     x->op = SHMC_SUM;
@@ -67,6 +70,7 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->call[0] = x->call[1] = 0;
     x->hash = 0;
     x->nb = NULL;
+    x->own = 0;
 }
 
 /* This rank gives up the call with err: it quits the communicator's collectives

@@ -80,37 +80,43 @@ static inline int check_apart(const void *sbuf, size_t sbytes, const void *rbuf,
 
 /* ---- the common start and tail ------------------------------------------------------ */
 
-/* The call starts on every member alike: its words ride in every synchronisation of it
- * unless SHMC_CHECK=0 (callword.h), and SHMC_CHECK=1 also agrees on them before anything
- * runs (check.c). The caller then runs the call unless this failed, and leaves it
+/* The call starts on every member alike: its words (w) ride in every synchronisation of
+ * it unless SHMC_CHECK=0 (callword.h), and SHMC_CHECK=1 also agrees on them before
+ * anything runs (check.c). The caller then runs the call unless this failed, and leaves it
  * (shmc__cx_leave) either way. Inlined: left to the compiler, it became a call of its own
  * on every blocking collective's path once a user op's words took a branch (22
  * instructions more, bench/path_cost.sh). */
-__attribute__((always_inline)) static inline int start(int coll, struct shmc__cx *x, size_t count)
+__attribute__((always_inline)) static inline int start(int coll, struct shmc__cx *x, size_t count,
+                                                       const uint64_t w[2])
 {
-    uint64_t w[2];
-    shmc__call_words((unsigned)coll, x, count, w);
     shmc__cx_enter(x, w);
     return x->co->check == SHMC_CHECK_FULL ? shmc__coll_check(coll, x, count) : SHMC_OK;
 }
 
 /* After the call's arguments are checked: one more member-wide check that the call is
  * alive (after a failure part-way, here or on a member, every collective fails: cx.h),
- * the start (its words, SHMC_CHECK), the algorithm, and the outcome (cx.h); returns from
- * the enclosing function. A macro because the algorithm must run between the start and
- * the leaving, whatever its arguments. */
-#define SHMC_CX_RUN(coll, x, count, algorithm)                                                     \
+ * the start (its words w, SHMC_CHECK), the algorithm, and the outcome (cx.h); returns
+ * from the enclosing function. A macro because the algorithm must run between the start
+ * and the leaving, whatever its arguments. SHMC_CX_RUN works the words out from x and
+ * count; a call whose words are a constant (the barrier's) gives them. */
+#define SHMC_CX_RUN_WORDS(coll, x, count, w, algorithm)                                            \
     do {                                                                                           \
         int cx_run_rc_ = shmc__cx_failed(x);                                                       \
         if (cx_run_rc_ != SHMC_OK)                                                                 \
             return cx_run_rc_;                                                                     \
         shmc__coll_lock_take();                                                                    \
-        cx_run_rc_ = start((coll), (x), (count));                                                  \
+        cx_run_rc_ = start((coll), (x), (count), (w));                                             \
         if (cx_run_rc_ == SHMC_OK)                                                                 \
             cx_run_rc_ = (algorithm);                                                              \
         cx_run_rc_ = shmc__cx_leave((x), shmc__cx_outcome((x), cx_run_rc_));                       \
         shmc__coll_lock_give();                                                                    \
         return cx_run_rc_;                                                                         \
+    } while (0)
+#define SHMC_CX_RUN(coll, x, count, algorithm)                                                     \
+    do {                                                                                           \
+        uint64_t cx_run_w_[2];                                                                     \
+        shmc__call_words((unsigned)(coll), (x), (count), cx_run_w_);                               \
+        SHMC_CX_RUN_WORDS(coll, x, count, cx_run_w_, algorithm);                                   \
     } while (0)
 
 /* Does call x run as a schedule? A nonblocking call does (its buffers checked into *rc,
@@ -132,6 +138,10 @@ static inline int by_schedule(struct shmc__cx *x, int *rc)
     if (!x->cc->sched || x->dev || x->n == 1)
         return 0;
     x->nb = &shmc__coll_own;
+    x->own = 1;
+    shmc__coll_owning = 1;
+    /* (relaxed: only this thread's own read of it in shmc__nbc_wait_own must see it) */
+    __atomic_fetch_add(&shmc__coll_owners, 1, __ATOMIC_RELAXED);
     x->co->scheduled++;
     *rc = shmc__cx_failed(x);
     return 1;
@@ -144,7 +154,7 @@ static inline int by_schedule(struct shmc__cx *x, int *rc)
 static inline void schedule_words(struct shmc__cx *x, unsigned what, size_t count)
 {
     if (x->co->check)
-        x->hash = shmc__call_words_hash(what, x, count, x->nb != &shmc__coll_own, x->call);
+        x->hash = shmc__call_words_hash(what, x, count, !x->own, x->call);
 }
 
 /* by_schedule for a call that, going by a schedule, goes by one of messages whatever its
@@ -187,7 +197,7 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
             return rc;
         /* The world's lane takes nonblocking calls in the order started: not a blocking
          * call's own schedule, nor a persistent collective (shmc_coll_as). */
-        int own = x->nb == &shmc__coll_own || shmc__coll_as >= 0;
+        int own = x->own || shmc__coll_as_get() >= 0;
         int how = own ? 0 : shmc__nbw_takes(coll, x, count, bytes);
         if (how > 0)
             return sched_began(x, shmc__nbw_start(how, coll, x, sbuf, rbuf, count));

@@ -36,7 +36,7 @@ static void key_of(const struct call *b, struct shmc__sched_key *k)
                                   .uid = x->c->uid,
                                   .coll = b->coll,
                                   .root = x->root,
-                                  .own = x->nb == &shmc__coll_own,
+                                  .own = x->own,
                                   .forced = x->co->algo[b->coll],
                                   .commutes = shmc__op_commutes(x->op),
                                   .dt = x->dt,
@@ -573,8 +573,12 @@ int shmc__nbc_wait(struct shmc__request *r)
     return timed_out ? SHMC_ERR_TIMEOUT : rc;
 }
 
-int shmc__nbc_wait_own(int rc)
+int shmc__nbc_wait_owned(int rc)
 {
+    if (!shmc__coll_owning)
+        return rc; /* another thread's call went by a schedule of its own, not ours */
+    shmc__coll_owning = 0;
+    __atomic_fetch_sub(&shmc__coll_owners, 1, __ATOMIC_RELAXED);
     struct shmc__request *r = shmc__coll_own;
     if (!r)
         return rc;

@@ -76,8 +76,14 @@ int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rb
  * waiting for it) and returns SHMC_ERR_TIMEOUT. Frees r; returns its outcome. */
 int shmc__nbc_wait(struct shmc__request *r);
 /* A blocking public collective's return: rc, or, when the call started a schedule of its
- * own (shmc__coll_own, entry.h), the outcome of waiting for it. */
-int shmc__nbc_wait_own(int rc);
+ * own (shmc__coll_own, entry.h), the outcome of waiting for it. A thread reads its own
+ * count back (coll.h), so relaxed is enough: another thread's count only sends this one
+ * to look at its own flag. */
+int shmc__nbc_wait_owned(int rc);
+static inline int shmc__nbc_wait_own(int rc)
+{
+    return __atomic_load_n(&shmc__coll_owners, __ATOMIC_RELAXED) ? shmc__nbc_wait_owned(rc) : rc;
+}
 /* SHMC_OK for a call the schedules can run: host memory (device buffers are refused with
  * a message). */
 int shmc__nbc_host(const struct shmc__cx *x);

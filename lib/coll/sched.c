@@ -83,9 +83,8 @@ __attribute__((always_inline)) static inline int take_tag(const struct shmc__cx 
     if (blocking)
         return (int)(SHMC_SCHED_BLOCKING | words | (x->cc->blk_calls++ & SHMC_SCHED_NUMBER));
     /* A persistent collective's number was reserved when it was made (shmc_coll_as). */
-    uint32_t seq = shmc__coll_as >= 0 ? (uint32_t)shmc__coll_as
-                                      : x->cc->nbc_calls++ & (SHMC_SCHED_PERSISTENT - 1);
-    shmc__coll_as = -1;
+    int64_t as = shmc__coll_as_take();
+    uint32_t seq = as >= 0 ? (uint32_t)as : x->cc->nbc_calls++ & (SHMC_SCHED_PERSISTENT - 1);
     return (int)(words | (seq & SHMC_SCHED_NUMBER));
 }
 
@@ -235,7 +234,7 @@ static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
 /* The tag of call x: its number among its kind of calls (shmc__sched_tag). */
 __attribute__((always_inline)) static inline int tag_of(const struct shmc__cx *x)
 {
-    return take_tag(x, x->nb == &shmc__coll_own);
+    return take_tag(x, x->own);
 }
 
 int shmc__sched_again(const struct shmc__sched_key *k, const struct shmc__cx *x,
