@@ -77,20 +77,30 @@ struct req *shmc_mpi__req_entry(MPI_Request h)
     return q && q->used ? q : NULL;
 }
 
-struct req *shmc_mpi__req_lookup(MPI_Request h, int *rc)
+static __attribute__((noinline, cold)) struct req *not_active(MPI_Request h, int *rc)
 {
-    struct req *q = of(h);
-    if (q && q->used && !q->orphan)
-        return q;
     *rc = shmc_mpi__err(MPI_ERR_REQUEST, "%d is not an active request", h);
     return NULL;
+}
+
+/* shmc_mpi__req_lookup, inline for the completion calls here, which look up every
+ * request of an array. */
+static inline struct req *lookup(MPI_Request h, int *rc)
+{
+    struct req *q = of(h);
+    return q && q->used && !q->orphan ? q : not_active(h, rc);
+}
+
+struct req *shmc_mpi__req_lookup(MPI_Request h, int *rc)
+{
+    return lookup(h, rc);
 }
 
 /* The request *request names, where request itself may be NULL. */
 static struct req *lookup_at(const MPI_Request *request, int *rc)
 {
     if (request)
-        return shmc_mpi__req_lookup(*request, rc);
+        return lookup(*request, rc);
     *rc = shmc_mpi__err(MPI_ERR_REQUEST, "request is NULL");
     return NULL;
 }
@@ -201,21 +211,33 @@ int shmc_mpi__request_done(MPI_Request *out)
     return rc;
 }
 
-int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_mpi_view *v,
-                          MPI_Request *out)
+/* Under the lock, where request_new finds orphans to reap or no free entry: the orphans
+ * reaped, and the table grown if it must be (its error then, after r is completed here,
+ * since it cannot be tracked, and v finished). Out of line, so that request_new's common
+ * path saves no registers for it. */
+static __attribute__((noinline, cold)) int make_room(shmc_request *r, struct shmc_mpi_view *v)
 {
-    shmc_mpi__lock();
     if (norphans > 0)
         reap_orphans();
     int rc;
     if (nfree == 0 && (rc = grow()) != MPI_SUCCESS) {
         shmc_mpi__unlock();
         if (r)
-            shmc_wait(&r, NULL); /* cannot be tracked: completed here instead */
+            shmc_wait(&r, NULL);
         if (v)
             shmc_mpi__view_finish(v, v->bytes);
         return rc;
     }
+    return MPI_SUCCESS;
+}
+
+int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_mpi_view *v,
+                          MPI_Request *out)
+{
+    shmc_mpi__lock();
+    int rc;
+    if ((norphans > 0 || nfree == 0) && (rc = make_room(r, v)) != MPI_SUCCESS)
+        return rc; /* (unlocked) */
     /* Only what completion reads is set: err and st are written when it completes. */
     struct req *q = entry(free_list[--nfree]);
     shmc_mpi__unlock();
@@ -338,7 +360,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    struct req *q = shmc_mpi__req_lookup(*request, &rc);
+    struct req *q = lookup(*request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (shmc_mpi__req_inactive(q)) {
@@ -363,7 +385,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    struct req *q = shmc_mpi__req_lookup(*request, &rc);
+    struct req *q = lookup(*request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (shmc_mpi__req_inactive(q)) {
@@ -392,7 +414,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    struct req *q = shmc_mpi__req_lookup(request, &rc);
+    struct req *q = lookup(request, &rc);
     if (!q)
         return SHMC_MPI_RAISE(MPI_COMM_WORLD, rc);
     if (shmc_mpi__req_inactive(q)) {
@@ -496,11 +518,14 @@ static int gather(int count, MPI_Request *h, struct arr *a, int *rc)
         }
     }
     int pending = 0;
+    /* A send complete as it started (SHMC_MPI_REQUEST_DONE, half of a window's requests)
+     * has nothing to gather: passed over once the table exists, as a lookup would. */
+    int done_ok = __atomic_load_n(&nreqs, __ATOMIC_ACQUIRE) > 0;
     for (int i = 0; i < count; i++) {
         a->r[i] = NULL;
-        if (h[i] == MPI_REQUEST_NULL)
+        if (h[i] == MPI_REQUEST_NULL || (h[i] == SHMC_MPI_REQUEST_DONE && done_ok))
             continue;
-        struct req *q = shmc_mpi__req_lookup(h[i], rc);
+        struct req *q = lookup(h[i], rc);
         if (!q) {
             if (a->r != a->stack) {
                 free(a->r);
@@ -600,6 +625,12 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
         MPI_Status *st = ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[i];
         if (passive(h[i])) {
             empty_status(st);
+            continue;
+        }
+        if (h[i] == SHMC_MPI_REQUEST_DONE) { /* what deliver would hand over: its empty status */
+            if (st != MPI_STATUS_IGNORE)
+                shmc_mpi__status_empty(st);
+            h[i] = MPI_REQUEST_NULL;
             continue;
         }
         struct req *q = entry(h[i] - 1);
