@@ -757,6 +757,18 @@ SHMC_API int shmc_iexscan(const void *sendbuf, void *recvbuf, size_t count, shmc
 SHMC_API int shmc_coll_reserve(shmc_comm *comm, uint32_t *n);
 SHMC_API void shmc_coll_as(int64_t n);
 
+/* This rank gives up comm's collectives, as one that fails part-way does: every member's
+ * pending and later collectives on comm, nonblocking ones included, end with
+ * SHMC_ERR_PEER_DEAD, and this rank's later ones with err. For a layer above whose
+ * collective failed on this rank alone after the members began the same call (memory of
+ * its own ran short, a buffer could not be packed): they would wait for this rank for
+ * ever. Point-to-point calls on comm go on; a communicator of one stays usable (nobody
+ * waits for it); make a new communicator for collectives. The quit is comm's, not one
+ * call's: a member still inside the collective before it on comm can fail too. err is
+ * the reason, an error code (SHMC_ERR_NOMEM says so in an error message). Returns
+ * SHMC_OK, SHMC_ERR_ARG (comm, or err not an error), SHMC_ERR_NOT_INIT. */
+SHMC_API int shmc_coll_quit(shmc_comm *comm, int err);
+
 /*
  * Schedules of one's own: a collective built of rounds, as the nonblocking collectives
  * are (docs/collectives.md), for collectives this library does not have (an MPI

@@ -147,6 +147,36 @@ SHMC_API int shmc_coll_reserve(shmc_comm *comm, uint32_t *n)
     SHMC_GUARDED(&shmc__p2p, shmc_coll_reserve_call(comm, n));
 }
 
+/* Is err one of the error codes (shmcomm.h's list)? */
+static int an_error(int err)
+{
+    switch (err) {
+#define SHMC_XX_CASE(name, value, text) case SHMC_ERR_##name:
+        SHMC_ERROR_MAP(SHMC_XX_CASE)
+#undef SHMC_XX_CASE
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int shmc_coll_quit_call(shmc_comm *comm, int err)
+{
+    struct shmc__comm *c;
+    int rc = shmc__coll_lookup(comm, &c);
+    if (rc != SHMC_OK)
+        return rc;
+    if (!an_error(err))
+        return SHMC_ERR_ARG;
+    shmc__cx_drop(shmc__coll.p2p, c, err);
+    return SHMC_OK;
+}
+
+SHMC_API int shmc_coll_quit(shmc_comm *comm, int err)
+{
+    SHMC_GUARDED(&shmc__p2p, shmc_coll_quit_call(comm, err));
+}
+
 SHMC_API void shmc_coll_as(int64_t n)
 {
     int64_t was = shmc__coll_as;

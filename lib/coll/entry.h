@@ -258,9 +258,8 @@ static inline int nb_handle(int rc, struct shmc__request *const *r, shmc_request
 {
     if (rc == SHMC_ERR_MISMATCH || rc == SHMC_ERR_PEER_DEAD || rc == SHMC_ERR_ABORTED ||
         rc == SHMC_ERR_TIMEOUT) {
-        struct shmc__request *ended = *r ? NULL : shmc__req_alloc(&shmc__p2p.reqs, 1);
+        struct shmc__request *ended = *r ? NULL : shmc__req_ended(&shmc__p2p.reqs, rc);
         if (ended) {
-            shmc__req_complete(&shmc__p2p.reqs, ended, rc);
             *req = shmc__req_handle(ended);
             return SHMC_OK;
         }

@@ -113,6 +113,19 @@ struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll)
     return r;
 }
 
+struct shmc__request *shmc__req_ended(struct shmc__reqs *t, int err)
+{
+    struct shmc__request *r = shmc__req_alloc(t, 1);
+    if (!r)
+        return NULL;
+    r->kind = SHMC_REQ_DRIVEN;
+    r->elsize = 1;
+    r->peer = SHMC_ANY;
+    r->tag = SHMC_ANY;
+    shmc__req_complete(t, r, err);
+    return r;
+}
+
 void shmc__req_free(struct shmc__reqs *t, struct shmc__request *r)
 {
     if (r == &shmc__req_done)

@@ -163,6 +163,10 @@ static inline uint64_t shmc__req_cookie(const struct shmc__request *r)
 
 /* coll: for a collective's message, from the reserve while it lasts. NULL: no memory. */
 struct shmc__request *shmc__req_alloc(struct shmc__reqs *t, int coll);
+/* A driven request, from the reserve, complete with err as it is made (a nonblocking
+ * collective whose start found the members' failure): its status is a driven request's
+ * (any source and tag, no elements), as SHMC_REQUEST_COMPLETE's. NULL: no memory. */
+struct shmc__request *shmc__req_ended(struct shmc__reqs *t, int err);
 /* Makes sure the next shmc__req_alloc(t, coll) cannot fail (for a caller that must not fail
  * once it has begun): SHMC_OK, or SHMC_ERR_NOMEM / SHMC_ERR_LIMIT. Inline: a small
  * nonblocking collective asks on every start. */

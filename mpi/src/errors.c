@@ -492,6 +492,15 @@ int shmc_mpi__raise(MPI_Comm comm, int code, const char *fn)
                   comm_label(comm, lbl, sizeof lbl), code, fn);
 }
 
+int shmc_mpi__call_fail(const struct shmc_mpi_call *k, int rc)
+{
+    /* Before the handler runs: a fatal one ends the job, a returning one lets the program
+     * go on, and the members must not be left waiting either way (mpi_impl.h). */
+    if (k->coll && rc == MPI_ERR_NO_MEM)
+        shmc_coll_quit(k->c->c, SHMC_ERR_NOMEM);
+    return shmc_mpi__raise(k->h, rc, k->fn);
+}
+
 int shmc_mpi__raise_session(MPI_Session s, MPI_Errhandler h, int code, const char *fn)
 {
     if (code == MPI_SUCCESS)

@@ -39,6 +39,7 @@ static int setup(MPI_Comm comm, const MPI_Request *request, const char *fn, stru
     int rc = shmc_mpi__call_p2p(comm, fn, &x->k);
     if (rc)
         return rc;
+    x->k.coll = 1; /* (its schedules run on the communicator spanning both groups) */
     x->c = x->k.c;
     if (!request)
         return shmc_mpi__call_rc(&x->k, shmc_mpi__err(MPI_ERR_ARG, "request is NULL"));

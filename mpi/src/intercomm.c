@@ -198,6 +198,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     int rc = shmc_mpi__call(local_comm, __func__, &k);
     if (rc != MPI_SUCCESS)
         return rc;
+    k.coll = 0; /* its failures are the members' alike, local_comm stays usable (below) */
     /* Every member passes the same local_leader: a bad one is refused by all alike. */
     if (local_leader < 0 || local_leader >= k.c->size)
         return shmc_mpi__call_rc(&k, shmc_mpi__err(MPI_ERR_RANK, "local_leader %d is outside 0..%d",

@@ -242,17 +242,26 @@ size_t *shmc_mpi__comm_scratch(struct shmc_mpi_comm *c, int *rc);
 
 /* A call on a communicator: its errors name the call (fn, "PMPI_Send") and go to the
  * communicator's handler. shmc_mpi__call fills k, or raises (on the world's handler) for a
- * handle that is no communicator and returns that code. */
+ * handle that is no communicator and returns that code. coll: the call is collective,
+ * made by every member (shmc_mpi__call sets it; shmc_mpi__call_p2p does not, and the
+ * intercommunicator collectives set it after; the window and intercommunicator makings,
+ * which fail on every member alike, clear it): where such a call runs out of memory of
+ * this layer's own (a packed copy, a table, the schedule it builds), the members have
+ * begun it or will, and would wait for this rank for ever, so this rank quits the
+ * communicator's collectives as it raises the error (shmc_mpi__call_rc, shmc_coll_quit);
+ * the C library's own calls do so themselves. */
 struct shmc_mpi_call {
     struct shmc_mpi_comm *c;
     MPI_Comm h;
     const char *fn;
+    int coll;
 };
 static inline int shmc_mpi__call(MPI_Comm comm, const char *fn, struct shmc_mpi_call *k)
 {
     int rc = MPI_SUCCESS;
     k->h = comm;
     k->fn = fn;
+    k->coll = 1;
     k->c = shmc_mpi__comm(comm, &rc);
     return k->c ? MPI_SUCCESS : shmc_mpi__raise(comm, rc, fn);
 }
@@ -262,6 +271,7 @@ static inline int shmc_mpi__call_p2p(MPI_Comm comm, const char *fn, struct shmc_
     int rc = MPI_SUCCESS;
     k->h = comm;
     k->fn = fn;
+    k->coll = 0;
     k->c = shmc_mpi__comm_any(comm, &rc);
     return k->c ? MPI_SUCCESS : shmc_mpi__raise(comm, rc, fn);
 }
@@ -280,9 +290,10 @@ static inline int shmc_mpi__peer(const struct shmc_mpi_comm *c, int r, int *out)
     *out = r + c->roff;
     return MPI_SUCCESS;
 }
+int shmc_mpi__call_fail(const struct shmc_mpi_call *k, int rc);
 static inline int shmc_mpi__call_rc(const struct shmc_mpi_call *k, int rc)
 {
-    return rc == MPI_SUCCESS ? rc : shmc_mpi__raise(k->h, rc, k->fn);
+    return rc == MPI_SUCCESS ? rc : shmc_mpi__call_fail(k, rc);
 }
 static inline int shmc_mpi__call_err(const struct shmc_mpi_call *k, int err)
 {

@@ -95,6 +95,8 @@ static int nb_start(int call, shmc_comm *c, int me, int n, shmc_request **r)
  * started it: the poor rank's start failed, the members' waits do with a member gone
  * (but a rank whose part needs nothing of the poor one, may_end), and c's collectives
  * stay quit. */
+static void stays_quit(int call, shmc_comm *c, int me);
+
 static void ended_by_poor(int call, int rc, shmc_request **r, shmc_comm *c, int me, int poor,
                           unsigned refusals, int may_end)
 {
@@ -108,6 +110,12 @@ static void ended_by_poor(int call, int rc, shmc_request **r, shmc_comm *c, int 
         T_ASSERT(rc == SHMC_ERR_PEER_DEAD || (rc == SHMC_OK && may_end),
                  "call %d: the wait returned %d, not SHMC_ERR_PEER_DEAD", call, rc);
     }
+    stays_quit(call, c, me);
+}
+
+/* After a quit: c's collectives fail, its point-to-point works. */
+static void stays_quit(int call, shmc_comm *c, int me)
+{
     T_ASSERT(shmc_barrier(c) != SHMC_OK, "call %d: a barrier after the quit", call);
     /* Its point-to-point works: a token round the ranks. */
     int n = shmc_comm_size(c), token = 0;
@@ -183,6 +191,49 @@ START_TEST(test_oom_nonblocking)
 }
 END_TEST
 
+/* shmc_coll_quit, a layer above's way out (arg: the rank that takes it): on a
+ * communicator of its own it quits instead of starting the all-reduce the members start,
+ * and they end theirs with SHMC_ERR_PEER_DEAD, whether their start already saw the quit
+ * (a request ended as it was made) or the wait does; the waits ask for a status. Its own
+ * later collectives there return the reason. Wrong arguments are refused; a communicator
+ * of one stays usable. */
+static void quit_api(shmc_comm *w, int me, int n, void *arg)
+{
+    int poor = *(int *)arg;
+    shmc_comm *c = NULL, *alone = NULL;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    T_CALL(SHMC_ERR_ARG, shmc_coll_quit(c, SHMC_OK));
+    T_CALL(SHMC_ERR_ARG, shmc_coll_quit(c, 7));
+    T_CALL(SHMC_ERR_ARG, shmc_coll_quit(NULL, SHMC_ERR_NOMEM));
+    int in[4] = {me, me, me, me}, out[4];
+    if (me == poor) {
+        T_OK(shmc_coll_quit(c, SHMC_ERR_NOMEM));
+        T_CALL(SHMC_ERR_NOMEM, shmc_allreduce(in, out, 4, SHMC_INT32, SHMC_SUM, c));
+    } else {
+        shmc_request *r = NULL;
+        shmc_status st;
+        T_OK(shmc_iallreduce(in, out, 4, SHMC_INT32, SHMC_SUM, c, &r));
+        T_CALL(SHMC_ERR_PEER_DEAD, shmc_wait(&r, &st));
+        T_ASSERT(st.error == SHMC_ERR_PEER_DEAD, "the status says %d", st.error);
+    }
+    stays_quit(0, c, me);
+    T_OK(shmc_comm_split(w, me, 0, &alone));
+    T_OK(shmc_coll_quit(alone, SHMC_ERR_NOMEM));
+    T_OK(shmc_allreduce(in, out, 4, SHMC_INT32, SHMC_SUM, alone));
+    int one = 1, sum = 0;
+    T_OK(shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w));
+    T_ASSERT(sum == n, "sum %d", sum);
+    T_OK(shmc_comm_free(&alone));
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_coll_quit)
+{
+    for (int poor = 0; poor < 3; poor++)
+        ck_assert_int_eq(shmct_run(3, quit_api, &poor), 0);
+}
+END_TEST
+
 static Suite *oom_suite(void)
 {
     Suite *s = suite_create("oom");
@@ -191,6 +242,7 @@ static Suite *oom_suite(void)
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_oom_comm_creation);
     tcase_add_test(t, test_oom_nonblocking);
+    tcase_add_test(t, test_coll_quit);
     suite_add_tcase(s, t);
     return s;
 }
