@@ -173,7 +173,7 @@ static inline int shmc__coll_threads(const struct shmc__coll *co)
 /* The schedule a blocking collective on a communicator with `sched` set started (entry.h),
  * which its public entry point waits for; NULL otherwise. shmc__coll_owning says that this
  * thread's call went that way (set by entry.h's by_schedule, cleared by
- * shmc__nbc_wait_own), and shmc__coll_owners counts the threads for which it is set: while
+ * shmc__nbc_wait_owned), and shmc__coll_owners counts the threads for which it is set: while
  * that is 0, as it is for every call that did not go by a schedule of its own, the public
  * entry point's wait reads no thread-local storage, whose every access from a shared
  * library is a call (__tls_get_addr). */

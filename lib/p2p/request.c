@@ -121,7 +121,6 @@ struct shmc__request *shmc__req_ended(struct shmc__reqs *t, int err)
     r->kind = SHMC_REQ_DRIVEN;
     r->elsize = 1;
     r->peer = SHMC_ANY;
-    r->tag = SHMC_ANY;
     shmc__req_complete(t, r, err);
     return r;
 }

@@ -59,9 +59,12 @@ int shmc_mpi__coll_started(const struct shmc_mpi_call *k, int err, shmc_request 
             return shmc_mpi__call_err(k, err);
         }
     }
-    if (!w && r == SHMC_REQUEST_COMPLETE) /* (ended in its start: request.c) */
-        return shmc_mpi__call_rc(k, shmc_mpi__request_done(out));
-    return shmc_mpi__call_rc(k, shmc_mpi__request_coll(r, k->h, w ? views_fin : NULL, w, out));
+    /* A handle that cannot be made comes after the call began on every member (and
+     * request_coll waited for it): raised without quitting (mpi_impl.h, coll). */
+    int rc = !w && r == SHMC_REQUEST_COMPLETE /* (ended in its start: request.c) */
+                 ? shmc_mpi__request_done(out)
+                 : shmc_mpi__request_coll(r, k->h, w ? views_fin : NULL, w, out);
+    return shmc_mpi__raise(k->h, rc, k->fn);
 }
 
 static int barrier(MPI_Comm comm, MPI_Request *nb, const char *fn)

@@ -163,7 +163,8 @@ int shmc_mpi__neighbor(const struct shmc_mpi_nargs *a, MPI_Comm comm, MPI_Reques
         blocks_fin(b, err == SHMC_OK);
         return shmc_mpi__call_err(&k, err);
     }
-    return shmc_mpi__call_rc(&k, shmc_mpi__request_coll(q, comm, blocks_fin, b, request));
+    /* (after the call began: raised without quitting, as shmc_mpi__coll_started does) */
+    return shmc_mpi__raise(comm, shmc_mpi__request_coll(q, comm, blocks_fin, b, request), fn);
 }
 
 /* ---- persistent forms ----------------------------------------------------------------- */

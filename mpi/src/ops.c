@@ -563,13 +563,17 @@ int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, MPI_Count 
     const char *mine = (const char *)(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
     char *got = me == at ? malloc(span * (size_t)n + 1) : NULL;
     char *packed = malloc((size_t)count * (size_t)t->size + 1);
-    int err = (me == at && !got) || !packed ? SHMC_ERR_NOMEM : SHMC_OK;
-    /* (a rank without memory still takes part, so that no other waits for it) */
-    err = shmc_gather(mine + lo, err == SHMC_OK ? got : NULL, span, SHMC_UINT8, at, c->c) !=
-                      SHMC_OK &&
-                  err == SHMC_OK
-              ? SHMC_ERR_PEER_DEAD
-              : err;
+    if ((me == at && !got) || !packed) {
+        /* The members began the call: this rank leaves the communicator's collectives, so
+         * that they end it with an error rather than wait for it (shmc_coll_quit). */
+        free(got);
+        free(packed);
+        shmc_coll_quit(c->c, SHMC_ERR_NOMEM);
+        return shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes for a user op's elements", span);
+    }
+    int err = shmc_gather(mine + lo, got, span, SHMC_UINT8, at, c->c) != SHMC_OK
+                  ? SHMC_ERR_PEER_DEAD
+                  : SHMC_OK;
     if (err == SHMC_OK && me == at && span) {
         /* x0 op (x1 op (... op x(n-1))): the function makes inout = in op inout */
         char *acc = got + (size_t)(n - 1) * span - lo;

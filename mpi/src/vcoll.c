@@ -202,7 +202,8 @@ static int nb_started(const struct shmc_mpi_call *k, int err, shmc_request *q,
     }
     if (err != SHMC_OK)
         return shmc_mpi__call_err(k, err);
-    return shmc_mpi__call_rc(k, shmc_mpi__request_coll(q, k->h, f ? vfin : NULL, f, nb));
+    /* (after the call began: raised without quitting, as shmc_mpi__coll_started does) */
+    return shmc_mpi__raise(k->h, shmc_mpi__request_coll(q, k->h, f ? vfin : NULL, f, nb), k->fn);
 }
 
 static int vside_of(const struct shmc_mpi_call *k, size_t *scr, struct vside *v, void *buf,

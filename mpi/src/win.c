@@ -79,7 +79,7 @@ static int make(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     int rc = shmc_mpi__call(comm, fn, &k);
     if (rc)
         return rc;
-    k.coll = 0; /* a member's failure is every member's, comm stays usable (below) */
+    k.coll = 0; /* (its failures go through the steps below on every member, no quit) */
     if (size < 0)
         rc = shmc_mpi__err(MPI_ERR_SIZE, "size %lld is negative", (long long)size);
     else if (disp_unit <= 0)

@@ -381,31 +381,41 @@ START_TEST(test_mpi_nbc_everything)
 }
 END_TEST
 
-/* Each rank in turn has no memory for the packed copy of a strided all-reduce, the
- * nonblocking form and then the blocking one, on a duplicate of the world: it gets
- * MPI_ERR_NO_MEM, and the members, which began the same call, an error instead of a wait
- * for ever (this layer's own allocation failed: the rank quits the communicator's
- * collectives, mpi_impl.h); a member whose start already sees the quit gets a request
- * that ends with the error. The world goes on. */
+/* Each rank in turn runs short of memory of the MPI layer's own as a collective begins,
+ * on a duplicate of the world: the packed copy of a strided all-reduce, nonblocking and
+ * blocking, and the gathered elements of a user op on elements too large for the C
+ * library (BIG ints, over SHMC_DTYPE_BYTES_MAX). It gets MPI_ERR_NO_MEM, and the members,
+ * which began the same call, an error instead of a wait for ever (the rank quits the
+ * communicator's collectives, mpi_impl.h); a member whose start already sees the quit
+ * gets a request that ends with the error. The world goes on. */
+#define BIG 1100
 static void own_nomem(shmc_comm *w, int me, int n, void *arg)
 {
     (void)w, (void)arg;
     mt_init();
-    MPI_Datatype v;
+    MPI_Datatype v, big;
+    MPI_Op op;
     M_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v));
     M_OK(MPI_Type_commit(&v));
-    int a[3] = {me, -1, me}, b[3] = {0};
+    M_OK(MPI_Type_contiguous(BIG, MPI_INT, &big));
+    M_OK(MPI_Type_commit(&big));
+    M_OK(MPI_Op_create(sum_fn, 1, &op));
+    static int a[BIG], b[BIG];
+    for (int i = 0; i < BIG; i++)
+        a[i] = me;
+    enum { NONBLOCKING, BLOCKING, USER_OP, HOWS };
     for (int poor = 0; poor < n; poor++) {
-        for (int blocking = 0; blocking < 2; blocking++) {
+        for (int how = 0; how < HOWS; how++) {
             MPI_Comm c;
             M_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
             M_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
             MPI_Request r = MPI_REQUEST_NULL;
             refuse = me == poor;
-            int rc = blocking ? MPI_Allreduce(a, b, 1, v, MPI_SUM, c)
-                              : MPI_Iallreduce(a, b, 1, v, MPI_SUM, c, &r);
+            int rc = how == NONBLOCKING ? MPI_Iallreduce(a, b, 1, v, MPI_SUM, c, &r)
+                     : how == BLOCKING  ? MPI_Allreduce(a, b, 1, v, MPI_SUM, c)
+                                        : MPI_Allreduce(a, b, 1, big, op, c);
             refuse = 0;
-            if (rc == MPI_SUCCESS && !blocking)
+            if (rc == MPI_SUCCESS && how == NONBLOCKING)
                 rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
             if (me == poor) {
                 M_CLASS(MPI_ERR_NO_MEM, rc);
@@ -422,6 +432,8 @@ static void own_nomem(shmc_comm *w, int me, int n, void *arg)
     int sum = me;
     M_OK(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     ck_assert_int_eq(sum, n * (n - 1) / 2);
+    M_OK(MPI_Op_free(&op));
+    M_OK(MPI_Type_free(&big));
     M_OK(MPI_Type_free(&v));
     M_OK(MPI_Finalize());
 }
