@@ -356,5 +356,10 @@ int shmc_mpi__persist_coll(MPI_Comm comm, MPI_Info info, MPI_Request *request,
     }
     free(p);
     free(args);
+    /* Out of memory, this rank's numbering of the communicator's collectives would fall
+     * behind the members', which made this one too, and their later calls would wait for
+     * it: it quits them instead (shmc_coll_quit; mpi_impl.h, coll). */
+    if (rc == MPI_ERR_NO_MEM && c)
+        shmc_coll_quit(c->c, SHMC_ERR_NOMEM);
     return shmc_mpi__raise(comm, rc, fn);
 }

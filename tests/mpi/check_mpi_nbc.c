@@ -383,8 +383,9 @@ END_TEST
 
 /* Each rank in turn runs short of memory of the MPI layer's own as a collective begins,
  * on a duplicate of the world: the packed copy of a strided all-reduce, nonblocking and
- * blocking, and the gathered elements of a user op on elements too large for the C
- * library (BIG ints, over SHMC_DTYPE_BYTES_MAX). It gets MPI_ERR_NO_MEM, and the members,
+ * blocking, the gathered elements of a user op on elements too large for the C library
+ * (BIG ints, over SHMC_DTYPE_BYTES_MAX), and a persistent all-reduce's making (which
+ * numbers it among the communicator's collectives). It gets MPI_ERR_NO_MEM, and the members,
  * which began the same call, an error instead of a wait for ever (the rank quits the
  * communicator's collectives, mpi_impl.h); a member whose start already sees the quit
  * gets a request that ends with the error. The world goes on. */
@@ -403,18 +404,29 @@ static void own_nomem(shmc_comm *w, int me, int n, void *arg)
     static int a[BIG], b[BIG];
     for (int i = 0; i < BIG; i++)
         a[i] = me;
-    enum { NONBLOCKING, BLOCKING, USER_OP, HOWS };
+    enum { NONBLOCKING, BLOCKING, USER_OP, PERSISTENT, HOWS };
     for (int poor = 0; poor < n; poor++) {
         for (int how = 0; how < HOWS; how++) {
             MPI_Comm c;
             M_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
             M_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+            /* The duplicate's making (whose last step is a collective on it) ends on every
+             * member before one quits it: a quit is the communicator's, and a member still
+             * in that step would fail too (docs/mpi.md, Limits). */
+            M_OK(MPI_Barrier(MPI_COMM_WORLD));
             MPI_Request r = MPI_REQUEST_NULL;
             refuse = me == poor;
             int rc = how == NONBLOCKING ? MPI_Iallreduce(a, b, 1, v, MPI_SUM, c, &r)
                      : how == BLOCKING  ? MPI_Allreduce(a, b, 1, v, MPI_SUM, c)
-                                        : MPI_Allreduce(a, b, 1, big, op, c);
+                     : how == USER_OP   ? MPI_Allreduce(a, b, 1, big, op, c)
+                                        : MPI_Allreduce_init(a, b, 1, MPI_INT, MPI_SUM, c,
+                                                             MPI_INFO_NULL, &r);
             refuse = 0;
+            if (rc == MPI_SUCCESS && how == PERSISTENT) {
+                if ((rc = MPI_Start(&r)) == MPI_SUCCESS)
+                    rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+                M_OK(MPI_Request_free(&r));
+            }
             if (rc == MPI_SUCCESS && how == NONBLOCKING)
                 rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
             if (me == poor) {
@@ -424,9 +436,6 @@ static void own_nomem(shmc_comm *w, int me, int n, void *arg)
                 M_CLASS(MPI_ERR_PROC_ABORTED, rc);
             }
             M_OK(MPI_Comm_free(&c));
-            /* Before the next duplicate's first call: a rank that quits there could fail a
-             * member still inside the duplication's own call on it (docs/mpi.md, Limits). */
-            M_OK(MPI_Barrier(MPI_COMM_WORLD));
         }
     }
     int sum = me;
