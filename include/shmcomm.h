@@ -156,7 +156,8 @@ typedef struct {
     XX(RANK, -2, "rank out of range for this communicator")                                        \
     XX(TAG, -3, "invalid tag (tags are 0..SHMC_TAG_MAX; SHMC_ANY_TAG only for receives)")          \
     XX(TRUNCATE, -4, "message larger than the receive buffer (the buffer holds its start)")        \
-    XX(PEER_DEAD, -5, "the peer process died or finalized before the operation completed")         \
+    XX(PEER_DEAD, -5, "the peer process died or finalized before the operation completed, or a "   \
+                      "member left the communicator's collectives after a failure of its own")   \
     XX(ABORTED, -6, "the job was aborted (shmc_abort or the launcher ended it)")                   \
     XX(TIMEOUT, -7, "timed out")                                                                   \
     XX(MISMATCH, -8, "ranks called a collective with different arguments")                         \

@@ -78,7 +78,8 @@ static const char *const class_names[] = {
     "MPI_ERR_RMA_FLAVOR: wrong window flavor",
     "MPI_ERR_RMA_RANGE: target memory out of the window",
     "MPI_ERR_RMA_SHARED: memory cannot be shared",
-    "MPI_ERR_PROC_ABORTED: a peer process aborted or died",
+    "MPI_ERR_PROC_ABORTED: a peer process aborted or died, or a member left the "
+    "communicator's collectives after a failure of its own (its error message says which)",
     "MPI_ERR_SESSION: invalid session",
     "MPI_ERR_VALUE_TOO_LARGE: value too large",
 };
