@@ -96,6 +96,7 @@ enum fn {
     F_IMPROBE,
     F_MRECV,
     F_IMRECV,
+    F_COLLQUIT,
     NFN
 };
 
@@ -157,6 +158,7 @@ static const char *const fn_name[NFN] = {
     "shmc_improbe",
     "shmc_mrecv",
     "shmc_imrecv",
+    "shmc_coll_quit",
 };
 
 /* The kinds that apply to each function, as letters: B before, A after, C comm, N NULL
@@ -219,6 +221,7 @@ static const char *const need[NFN] = {
     [F_IMPROBE] = "BACDRTP",
     [F_MRECV] = "BANDSQP",
     [F_IMRECV] = "BANDSQP",
+    [F_COLLQUIT] = "BAC",
 };
 static const char letters[NKIND + 1] = "BACNDORTVSQP";
 
@@ -311,6 +314,7 @@ static void every_comm_call(shmc_comm *c, enum kind k, int want)
     BAD(F_GROUP, k, want, shmc_comm_create_group(c, &zero, 1, &out));
     BAD(F_MEMBERS, k, want, shmc_comm_create_members(c, &zero, 1, 0, &out));
     BAD(F_SETTIMEOUT, k, want, shmc_comm_set_timeout(c, 5));
+    BAD(F_COLLQUIT, k, want, shmc_coll_quit(c, SHMC_ERR_NOMEM));
     T_ASSERT(out == NULL, "a refused create_group leaves *out NULL");
     shmc_comm *copy = c;
     /* The world is not freed either: shmc_comm_free refuses it with SHMC_ERR_ARG. */
