@@ -42,12 +42,8 @@ static inline uint64_t shmc__call_words_hash(unsigned coll, const struct shmc__c
 static inline void shmc__cx_enter(struct shmc__cx *x, const uint64_t w[2])
 {
     uint32_t seq = ++x->cc->calls;
-    /* The call's waits end by then (p2p.h). Armed only for a communicator with a time-out
-     * (the deadline is 0 outside the calls that arm it): thread-local storage costs a call
-     * at each access. */
-    x->armed = x->c->timeout_ms != 0;
-    if (x->armed)
-        shmc__deadline_arm(x->c->timeout_ms);
+    x->armed = x->c->timeout_ms;
+    shmc__deadline_arm(x->armed); /* the call's waits end by then (p2p.h) */
     if (!x->co->check)
         return;
     x->call[0] = w[0];
@@ -75,8 +71,7 @@ static inline int shmc__cx_differs(const struct shmc__cx *x, int q, const uint64
  * test here keeps that call off the path of every collective that did not quit. */
 static inline int shmc__cx_leave(const struct shmc__cx *x, int rc)
 {
-    if (x->armed)
-        shmc__deadline = 0;
+    shmc__deadline_disarm(x->armed);
     shmc__incall_end(x->co->p2p);
     if (__builtin_expect(x->c->quit != 0, 0))
         shmc__p2p_quit_settle(x->co->p2p, x->c);

@@ -23,7 +23,7 @@ struct shmc__cx {
     struct shmc__coll_comm *cc; /* c's collective state */
     int n, me;                  /* size of and rank in c */
     uint32_t ctx;               /* c->ctx + 1 */
-    int armed;                  /* the call armed the thread's deadline (callword.h) */
+    uint32_t armed;             /* the time-out it armed the deadline with (callword.h) */
     size_t es;                  /* bytes per element */
     shmc_dtype dt;
     shmc_op op;

@@ -146,7 +146,8 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
                        fresh ? SHMC_OK : SHMC_ERR_NOMEM, (uint32_t)shmc__coll_threads(&shmc__coll),
                        0};
     struct answer ans = {mine.next_uid, mine.verdict, mine.threads};
-    shmc__deadline_arm(c->timeout_ms); /* the agreement's waits end by then (p2p.h) */
+    uint32_t bound = c->timeout_ms;
+    shmc__deadline_arm(bound); /* the agreement's waits end by then (p2p.h) */
     if (n > 1)
         rc = me == 0 ? lead(p, c, world, n, tag, &mine, &ans)
                      : one(p, c, 1, &mine, sizeof mine, world[0], tag);
@@ -164,7 +165,7 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
     }
     shmc__comm_unreserve(p, fresh);
     free(world);
-    shmc__deadline = 0;
+    shmc__deadline_disarm(bound);
     return rc;
 }
 

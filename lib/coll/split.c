@@ -99,7 +99,8 @@ static int agree(const struct shmc__cx *x, int local, int color, int key, struct
     int tag = shmc__sched_tag(x, 1), rc = SHMC_OK;
     if (all)
         all[x->me] = mine;
-    shmc__deadline_arm(x->c->timeout_ms); /* the agreement's waits end by then (p2p.h) */
+    uint32_t bound = x->c->timeout_ms;
+    shmc__deadline_arm(bound); /* the agreement's waits end by then (p2p.h) */
     for (int i = 1; i < x->n && rc == SHMC_OK; i++)
         rc = one(x, 1, &mine, (x->me + i) % x->n, tag);
     for (int i = 1; i < x->n && rc == SHMC_OK; i++) {
@@ -111,7 +112,7 @@ static int agree(const struct shmc__cx *x, int local, int color, int key, struct
         if (all)
             all[q] = t;
     }
-    shmc__deadline = 0;
+    shmc__deadline_disarm(bound);
     if (rc != SHMC_OK)
         return shmc__cx_outcome(x, rc);
     if (v.trouble)

@@ -246,15 +246,27 @@ static inline uintptr_t shmc__thread_self(void)
 /* When the wait of this thread's current call gives up with SHMC_ERR_TIMEOUT (by
  * shmc__now_ns), or 0 for never. The calls that honour a communicator's time-out arm it
  * (shmc__deadline_arm) where their waiting starts and set it back to 0 where it ends
- * (a collective's enter and leave, coll/callword.h; shmc_wait, shmc_waitall and
- * shmc_comm_create_members), so no other call meets it and none pays for it. The first
- * wait that passes it returns SHMC_ERR_TIMEOUT and disarms it, so that what the call
- * then waits for to end cleanly (requests a peer is working on) is waited for in full. */
+ * (shmc__deadline_disarm: a collective's enter and leave, coll/callword.h; shmc_wait,
+ * shmc_waitall and shmc_comm_create_members), so no other call meets it and none pays for
+ * it. The first wait that passes it returns SHMC_ERR_TIMEOUT and disarms it, so that what
+ * the call then waits for to end cleanly (requests a peer is working on) is waited for in
+ * full. */
 extern _Thread_local uint64_t shmc__deadline;
 
+/* Arms it for a call on a communicator of time-out timeout_ms, and disarm, given the same
+ * value, sets it back. Without a time-out (0) both leave it alone: it is 0 outside the
+ * calls that arm it, and every access to thread-local storage from a shared library, as
+ * programs and bindings use this one, is a call (__tls_get_addr: docs/design.md, Threads),
+ * which the calls without a time-out, nearly all, need not pay. */
 static inline void shmc__deadline_arm(uint32_t timeout_ms)
 {
-    shmc__deadline = timeout_ms ? shmc__now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+    if (timeout_ms)
+        shmc__deadline = shmc__now_ns() + (uint64_t)timeout_ms * 1000000u;
+}
+static inline void shmc__deadline_disarm(uint32_t timeout_ms)
+{
+    if (timeout_ms)
+        shmc__deadline = 0;
 }
 int shmc__call_overlap(void);
 /* The other path of the handshake above (guard.c): SHMC__ENTERED_CAS or SHMC_ERR_THREAD. */

@@ -69,9 +69,10 @@ static int probe_call(int src, int tag, shmc_dtype dtype, shmc_comm *comm, int *
     if (!probe_done(&q) && wait) {
         if (p->ngone)
             p->recheck = 1;
-        shmc__deadline_arm(c->timeout_ms);
+        uint32_t bound = c->timeout_ms;
+        shmc__deadline_arm(bound);
         rc = shmc__wait_pred(p, probe_done, NULL, &q, SHMC_BLK_RECV, c->ctx);
-        shmc__deadline = 0;
+        shmc__deadline_disarm(bound);
         if (rc != SHMC_OK)
             return rc;
     }

@@ -108,13 +108,10 @@ static int shmc_waitall_call(size_t n, shmc_request **reqs, shmc_status *statuse
     int rc = live_get(p, n, reqs, &l);
     if (rc != SHMC_OK)
         return rc;
-    /* All stay pending if the time-out passes. The deadline is touched only under one
-     * (each access to thread-local storage is a call: docs/design.md, Threads). */
-    if (l.timeout_ms)
-        shmc__deadline_arm(l.timeout_ms);
+    /* All stay pending if the time-out passes. */
+    shmc__deadline_arm(l.timeout_ms);
     rc = shmc__wait_requests(p, n, l.r);
-    if (l.timeout_ms)
-        shmc__deadline = 0;
+    shmc__deadline_disarm(l.timeout_ms);
     if (rc != SHMC_ERR_TIMEOUT)
         rc = finish_all(p, n, reqs, &l, statuses);
     live_release(&l);
@@ -170,11 +167,9 @@ static int any_call(size_t n, shmc_request **reqs, size_t *index, int *done, shm
         return SHMC_OK;
     }
     if (wait) {
-        if (l.timeout_ms) /* (as in shmc_waitall) */
-            shmc__deadline_arm(l.timeout_ms);
+        shmc__deadline_arm(l.timeout_ms);
         rc = shmc__wait_any(p, n, l.r);
-        if (l.timeout_ms)
-            shmc__deadline = 0;
+        shmc__deadline_disarm(l.timeout_ms);
     } else if (first_done(n, &l) == SHMC_INDEX_NONE) {
         shmc__test_look(p);
     }

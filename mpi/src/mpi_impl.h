@@ -696,7 +696,9 @@ int shmc_mpi__call_op(MPI_Op op, MPI_Datatype type, struct shmc_mpi_red *r, void
 /* MPI_Reduce (all: MPI_Allreduce) with a user op on count elements of a type whose data
  * does not lie within one extent of at most SHMC_DTYPE_BYTES_MAX bytes from 0: the
  * elements' memory gathered to the root, combined there in rank order, the result
- * unpacked (and, for all, broadcast packed). Returns an MPI error code, not raised. */
+ * unpacked (and, for all, broadcast packed). Returns an MPI error code, not raised: the
+ * caller raises it on the call (MPI_ERR_NO_MEM, its own memory short before the gather,
+ * then makes this rank leave the communicator's collectives: shmc_mpi__call_rc). */
 int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, MPI_Count count,
                          MPI_Datatype type, MPI_Op op, int root, struct shmc_mpi_comm *c);
 void shmc_mpi__ops_end(void);

@@ -564,11 +564,11 @@ int shmc_mpi__reduce_big(int all, const void *sendbuf, void *recvbuf, MPI_Count 
     char *got = me == at ? malloc(span * (size_t)n + 1) : NULL;
     char *packed = malloc((size_t)count * (size_t)t->size + 1);
     if ((me == at && !got) || !packed) {
-        /* The members began the call: this rank leaves the communicator's collectives, so
-         * that they end it with an error rather than wait for it (shmc_coll_quit). */
+        /* Out before the gather, which it cannot take part in: the members began the call,
+         * and the caller's raise of MPI_ERR_NO_MEM on a collective makes this rank leave
+         * the communicator's collectives (coll.c, shmc_mpi__call_rc), ending theirs. */
         free(got);
         free(packed);
-        shmc_coll_quit(c->c, SHMC_ERR_NOMEM);
         return shmc_mpi__err(MPI_ERR_NO_MEM, "%zu bytes for a user op's elements", span);
     }
     int err = shmc_gather(mine + lo, got, span, SHMC_UINT8, at, c->c) != SHMC_OK
