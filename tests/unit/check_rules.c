@@ -134,6 +134,14 @@ START_TEST(test_rules_shipped)
         {SHMC_C_REDUCE, 2, 8192, 1, 0, 0, 0, SHMC_A_SHM},
         {SHMC_C_REDUCE, 2, 8193, 1, 0, 0, 0, SHMC_A_TREE},
         {SHMC_C_REDUCE, 2, 1 << 24, 1, 0, 0, 0, SHMC_A_TREE},
+        /* Small gathers of 3 and 4 ranks that share CPUs go direct (no rank waits for
+         * another to be scheduled but the root); with a CPU each, and from 5 ranks, the
+         * tree. */
+        {SHMC_C_GATHER, 4, 8192, 1, 1, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_GATHER, 3, 64, 0, 1, 0, 0, SHMC_A_DIRECT},
+        {SHMC_C_GATHER, 4, 8192, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_GATHER, 8, 64, 1, 1, 1, 0, SHMC_A_TREE},
+        {SHMC_C_GATHER, 4, 8193, 1, 1, 1, 0, SHMC_A_SHM},
         {SHMC_C_GATHER, 2, 4097, 1, 0, 0, 0, SHMC_A_DIRECT},
         {SHMC_C_GATHER, 2, 65536, 1, 0, 0, 0, SHMC_A_DIRECT},
         {SHMC_C_GATHER, 2, 65537, 1, 0, 0, 0, SHMC_A_RING},
