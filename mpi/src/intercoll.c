@@ -18,12 +18,23 @@
  * MPI_IN_PLACE is not for intercommunicators (MPI says so) and is refused. The bridge's
  * messages all carry one tag: each call's messages between two ranks are received in the
  * order they were sent, and calls on one communicator are made in one order by all.
+ *
+ * A rank that fails on its own part-way (its memory, or arguments only it holds: a root's
+ * counts) leaves nobody waiting: in place of each message it owes the other group it
+ * sends an empty one tagged TAG_FAIL, which ends the receiver's call with
+ * MPI_ERR_PROC_ABORTED, and it takes (and drops) each message owed to it, so that no
+ * sender waits for a receive; where the members of its own group wait in a step within
+ * the group (a reduction, a broadcast, a scatter), it gives up that group's collectives
+ * (shmc_coll_quit, as a failing intracommunicator collective does), and they end with
+ * MPI_ERR_PROC_ABORTED too. The bridge stays in step: each call still moves one message
+ * each way between the ranks it pairs.
  */
 #include "mpi_impl.h"
 
 #include <stdlib.h>
 
 #define TAG 0
+#define TAG_FAIL 1
 
 /* The call: its intercommunicator and name, for the error raised. */
 struct ic {
@@ -94,18 +105,74 @@ static int scratch(int count, MPI_Datatype type, void **mem, void **buf)
     return MPI_SUCCESS;
 }
 
+/* ---- failures part-way ---------------------------------------------------------------- */
+
+/* The other group's rank peer sent TAG_FAIL's word in place of its message. */
+static int failed_there(int peer)
+{
+    return shmc_mpi__err(MPI_ERR_PROC_ABORTED,
+                         "rank %d of the other group failed in this call (it reports why)", peer);
+}
+
+/* This rank's part with the other group's rank peer, after a failure of its own before
+ * it: the failure's word in place of the message it owes (send), and the message owed to
+ * it taken and dropped (recv). The failure may have been this process's memory, so
+ * neither step makes a request: an empty send goes straight into the mailbox, and the
+ * receive waits for its message by a probe, then takes it as it lies. Their own errors
+ * are not this call's to report. */
+static void bridge_fail(const struct ic *k, int send, int recv, int peer)
+{
+    char none = 0;
+    if (send)
+        PMPI_Send(&none, 0, MPI_BYTE, peer, TAG_FAIL, k->c->bridge);
+    if (recv && PMPI_Probe(peer, MPI_ANY_TAG, k->c->bridge, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+        PMPI_Recv(&none, 0, MPI_BYTE, peer, MPI_ANY_TAG, k->c->bridge, MPI_STATUS_IGNORE);
+}
+
+/* This group's collectives given up after rc on this rank, where its members would wait
+ * for it in a step within the group. */
+static int quit_local(const struct ic *k, int rc)
+{
+    const struct shmc_mpi_comm *l = shmc_mpi__table_get(&shmc_mpi__comms, k->c->local);
+    shmc_coll_quit(l->c, rc == MPI_ERR_NO_MEM ? SHMC_ERR_NOMEM : SHMC_ERR_PEER_DEAD);
+    return rc;
+}
+
+/* A receive on the bridge from the other group's rank peer: its message, or its word
+ * that it failed. */
+static int bridge_recv(const struct ic *k, void *buf, int count, MPI_Datatype type, int peer)
+{
+    MPI_Status st;
+    int rc = PMPI_Recv(buf, count, type, peer, MPI_ANY_TAG, k->c->bridge, &st);
+    return rc == MPI_SUCCESS && st.MPI_TAG == TAG_FAIL ? failed_there(peer) : rc;
+}
+
+/* The rank 0s' swap: count elements from sbuf to the other's rbuf, each way. */
+static int bridge_swap(const struct ic *k, const void *sbuf, void *rbuf, int count,
+                       MPI_Datatype type)
+{
+    MPI_Status st;
+    int rc = PMPI_Sendrecv(sbuf, count, type, 0, TAG, rbuf, count, type, 0, MPI_ANY_TAG,
+                           k->c->bridge, &st);
+    return rc == MPI_SUCCESS && st.MPI_TAG == TAG_FAIL ? failed_there(0) : rc;
+}
+
 /* ---- messages between the groups ----------------------------------------------------------- */
 
-/* Posted messages: their requests, waited for together. */
+/* Posted messages: their requests, waited for together, and their statuses (a receive's
+ * tag says whether its sender failed). */
 struct posted {
     MPI_Request *q;
+    MPI_Status *st;
     int n;
 };
 
 static int posted_start(struct posted *p, int max)
 {
+    size_t m = (size_t)(max ? max : 1);
     p->n = 0;
-    p->q = malloc((size_t)(max ? max : 1) * sizeof *p->q);
+    p->q = malloc(m * (sizeof *p->q + sizeof *p->st));
+    p->st = p->q ? (MPI_Status *)(void *)(p->q + m) : NULL;
     return p->q ? MPI_SUCCESS : shmc_mpi__err(MPI_ERR_NO_MEM, "%d requests", max);
 }
 
@@ -113,7 +180,7 @@ static int post(struct posted *p, int recv, const void *buf, MPI_Aint disp, int 
                 MPI_Datatype type, int peer, MPI_Comm bridge)
 {
     char *at = (char *)(uintptr_t)buf + disp;
-    int rc = recv ? PMPI_Irecv(at, count, type, peer, TAG, bridge, &p->q[p->n])
+    int rc = recv ? PMPI_Irecv(at, count, type, peer, MPI_ANY_TAG, bridge, &p->q[p->n])
                   : PMPI_Isend(at, count, type, peer, TAG, bridge, &p->q[p->n]);
     if (rc == MPI_SUCCESS)
         p->n++;
@@ -121,10 +188,14 @@ static int post(struct posted *p, int recv, const void *buf, MPI_Aint disp, int 
 }
 
 /* Waits for what was posted (also after a failure part-way: the buffers are the
- * caller's) and returns rc, or the wait's error. */
-static int posted_end(struct posted *p, int rc)
+ * caller's) and returns rc, or the wait's error, or that of a sender that failed (the
+ * first nrecv requests are receives from the other group's ranks 0, 1, ...). */
+static int posted_end(struct posted *p, int rc, int nrecv)
 {
-    int w = p->n ? PMPI_Waitall(p->n, p->q, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    int w = p->n ? PMPI_Waitall(p->n, p->q, p->st) : MPI_SUCCESS;
+    for (int i = 0; i < nrecv && i < p->n && w == MPI_SUCCESS; i++)
+        if (p->st[i].MPI_TAG == TAG_FAIL)
+            w = failed_there(i);
     free(p->q);
     return rc != MPI_SUCCESS ? rc : w;
 }
@@ -158,8 +229,8 @@ int shmc_mpi__ic_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
         return end(&k, rc);
     if (r == ROOT)
         return end(&k, PMPI_Send(buffer, count, datatype, 0, TAG, k.c->bridge));
-    if (k.c->rank == 0)
-        rc = PMPI_Recv(buffer, count, datatype, root, TAG, k.c->bridge, MPI_STATUS_IGNORE);
+    if (k.c->rank == 0 && (rc = bridge_recv(&k, buffer, count, datatype, root)) != MPI_SUCCESS)
+        quit_local(&k, rc); /* the members wait in the broadcast */
     if (rc == MPI_SUCCESS)
         rc = PMPI_Bcast(buffer, count, datatype, 0, k.c->local);
     return end(&k, rc);
@@ -174,9 +245,25 @@ static int reduce_here(const struct ic *k, const void *sendbuf, int count, MPI_D
     int rc = not_in_place(sendbuf);
     if (rc == MPI_SUCCESS && k->c->rank == 0)
         rc = scratch(count, type, mem, buf);
+    if (rc != MPI_SUCCESS)
+        return quit_local(k, rc); /* the members wait in the reduction */
+    return PMPI_Reduce(sendbuf, *buf, count, type, op, 0, k->c->local);
+}
+
+/* After this group's reduction (rc), rank 0's swap with the other group's: the result of
+ * this group's from buf, the other's into theirs. Where either failed, the other rank 0
+ * learns of it, and this group's members, who wait for what the swap brings, are not left
+ * waiting. Returns rc, or the swap's error. */
+static int swap_reduced(const struct ic *k, int rc, const void *buf, void *theirs, int count,
+                        MPI_Datatype type)
+{
+    if (k->c->rank != 0)
+        return rc;
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Reduce(sendbuf, *buf, count, type, op, 0, k->c->local);
-    return rc;
+        rc = bridge_swap(k, buf, theirs, count, type);
+    else
+        bridge_fail(k, 1, 1, 0);
+    return rc == MPI_SUCCESS ? rc : quit_local(k, rc);
 }
 
 int shmc_mpi__ic_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -188,11 +275,13 @@ int shmc_mpi__ic_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     if (rc != MPI_SUCCESS || r == NONE)
         return end(&k, rc);
     if (r == ROOT)
-        return end(&k, PMPI_Recv(recvbuf, count, datatype, 0, TAG, k.c->bridge, MPI_STATUS_IGNORE));
+        return end(&k, bridge_recv(&k, recvbuf, count, datatype, 0));
     void *mem, *buf;
     rc = reduce_here(&k, sendbuf, count, datatype, op, &mem, &buf);
-    if (rc == MPI_SUCCESS && k.c->rank == 0)
+    if (k.c->rank == 0 && rc == MPI_SUCCESS)
         rc = PMPI_Send(buf, count, datatype, root, TAG, k.c->bridge);
+    else if (k.c->rank == 0)
+        bridge_fail(&k, 1, 0, root);
     free(mem);
     return end(&k, rc);
 }
@@ -203,13 +292,21 @@ int shmc_mpi__ic_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
     struct ic k = call(comm, fn);
     void *mem, *buf;
     int rc = reduce_here(&k, sendbuf, count, datatype, op, &mem, &buf);
-    if (rc == MPI_SUCCESS && k.c->rank == 0)
-        rc = PMPI_Sendrecv(buf, count, datatype, 0, TAG, recvbuf, count, datatype, 0, TAG,
-                           k.c->bridge, MPI_STATUS_IGNORE);
+    rc = swap_reduced(&k, rc, buf, recvbuf, count, datatype);
     free(mem);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Bcast(recvbuf, count, datatype, 0, k.c->local);
     return end(&k, rc);
+}
+
+/* A failure of this rank's own before the group's reduction: neither the members (in the
+ * reduction) nor the other group's rank 0 (in the swap) are left waiting. */
+static int give_up(const struct ic *k, int rc)
+{
+    quit_local(k, rc);
+    if (k->c->rank == 0)
+        bridge_fail(k, 1, 1, 0);
+    return rc;
 }
 
 /* Reduce_scatter: counts[i] elements of the other group's reduction to local rank i. */
@@ -218,7 +315,7 @@ static int reduce_scatter(const struct ic *k, const void *sendbuf, void *recvbuf
 {
     int n = k->c->size, *displs = malloc((size_t)n * sizeof *displs), total = 0, rc = MPI_SUCCESS;
     if (!displs)
-        return shmc_mpi__err(MPI_ERR_NO_MEM, "%d displacements", n);
+        return give_up(k, shmc_mpi__err(MPI_ERR_NO_MEM, "%d displacements", n));
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         if (counts[i] < 0 || __builtin_add_overflow(total, counts[i], &total))
             rc = shmc_mpi__err(MPI_ERR_COUNT, "recvcounts[%d] = %d (or the sum past an int)", i,
@@ -229,10 +326,9 @@ static int reduce_scatter(const struct ic *k, const void *sendbuf, void *recvbuf
     void *mem = NULL, *buf = NULL, *mem2 = NULL, *theirs = NULL;
     if (rc == MPI_SUCCESS)
         rc = reduce_here(k, sendbuf, total, type, op, &mem, &buf);
-    if (rc == MPI_SUCCESS && k->c->rank == 0 &&
-        (rc = scratch(total, type, &mem2, &theirs)) == MPI_SUCCESS)
-        rc = PMPI_Sendrecv(buf, total, type, 0, TAG, theirs, total, type, 0, TAG, k->c->bridge,
-                           MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && k->c->rank == 0)
+        rc = scratch(total, type, &mem2, &theirs);
+    rc = swap_reduced(k, rc, buf, theirs, total, type);
     free(mem);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Scatterv(theirs, counts, displs, type, recvbuf, counts[k->c->rank], type, 0,
@@ -258,7 +354,7 @@ int shmc_mpi__ic_reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
     struct ic k = call(comm, fn);
     int n = k.c->size, *counts = malloc((size_t)n * sizeof *counts);
     if (!counts)
-        return end(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "%d counts", n));
+        return end(&k, give_up(&k, shmc_mpi__err(MPI_ERR_NO_MEM, "%d counts", n)));
     for (int i = 0; i < n; i++)
         counts[i] = recvcount;
     int rc = reduce_scatter(&k, sendbuf, recvbuf, counts, datatype, op);
@@ -267,45 +363,53 @@ int shmc_mpi__ic_reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
 }
 
 /* Gather(v) and scatter(v): the root's side, one message with each member of the other
- * group (block i at displs[i], or at i * count, in extents of type). */
+ * group (block i at displs[i] (v: the v-form), or at i * count, in extents of type); rc,
+ * a failure already found. */
 static int root_side(const struct ic *k, int recv, const void *buf, int count, const int *counts,
-                     const int *displs, MPI_Datatype type)
+                     const int *displs, MPI_Datatype type, int v, int rc)
 {
     MPI_Aint ext = 0;
-    int nr = k->c->remote_size, rc = extent_of(type, &ext);
-    if (rc == MPI_SUCCESS && counts && (!displs))
-        rc = shmc_mpi__err(MPI_ERR_ARG, "the root's displs is NULL");
-    struct posted p;
-    if (rc != MPI_SUCCESS || (rc = posted_start(&p, nr)) != MPI_SUCCESS)
-        return rc;
-    for (int i = 0; i < nr && rc == MPI_SUCCESS; i++) {
-        MPI_Aint at = (MPI_Aint)(counts ? displs[i] : i * (MPI_Aint)count) * ext;
-        rc = post(&p, recv, buf, at, counts ? counts[i] : count, type, i, k->c->bridge);
+    int nr = k->c->remote_size, i = 0;
+    if (rc == MPI_SUCCESS && v && (!counts || !displs))
+        rc = shmc_mpi__err(MPI_ERR_ARG, "the root's %s is NULL",
+                           !counts ? (recv ? "recvcounts" : "sendcounts") : "displs");
+    if (rc == MPI_SUCCESS && !v && count < 0)
+        rc = shmc_mpi__err(MPI_ERR_COUNT, "count %d", count);
+    if (rc == MPI_SUCCESS)
+        rc = extent_of(type, &ext);
+    struct posted p = {NULL, NULL, 0};
+    if (rc == MPI_SUCCESS)
+        rc = posted_start(&p, nr);
+    for (; i < nr && rc == MPI_SUCCESS; i++) {
+        MPI_Aint at = (MPI_Aint)(v ? displs[i] : i * (MPI_Aint)count) * ext;
+        rc = post(&p, recv, buf, at, v ? counts[i] : count, type, i, k->c->bridge);
     }
-    return posted_end(&p, rc);
+    /* Only the root knows of its failure: the members it did not reach are told. */
+    for (i = p.n; rc != MPI_SUCCESS && i < nr; i++)
+        bridge_fail(k, !recv, recv, i);
+    return p.q ? posted_end(&p, rc, recv ? p.n : 0) : rc;
 }
 
 /* A rooted data call: the root's side above, the other group's one message with the root,
  * the root's group's other members nothing. */
 static int rooted(const struct ic *k, int gather, const void *sendbuf, int sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  const int *counts, const int *displs, int root)
+                  const int *counts, const int *displs, int v, int root)
 {
     enum role r = NONE;
     int rc = role_of(k, root, &r);
-    if (rc == MPI_SUCCESS)
-        rc = not_in_place(gather ? sendbuf : recvbuf);
     if (rc != MPI_SUCCESS || r == NONE)
         return rc;
-    if (r == ROOT) {
-        if (counts == NULL && (gather ? recvcount : sendcount) < 0)
-            return shmc_mpi__err(MPI_ERR_COUNT, "count %d", gather ? recvcount : sendcount);
-        return gather ? root_side(k, 1, recvbuf, recvcount, counts, displs, recvtype)
-                      : root_side(k, 0, sendbuf, sendcount, counts, displs, sendtype);
+    rc = not_in_place(gather ? sendbuf : recvbuf);
+    if (r == ROOT)
+        return gather ? root_side(k, 1, recvbuf, recvcount, counts, displs, recvtype, v, rc)
+                      : root_side(k, 0, sendbuf, sendcount, counts, displs, sendtype, v, rc);
+    if (rc != MPI_SUCCESS) {
+        bridge_fail(k, gather, !gather, root); /* the root waits for this rank's part */
+        return rc;
     }
     return gather ? PMPI_Send(sendbuf, sendcount, sendtype, root, TAG, k->c->bridge)
-                  : PMPI_Recv(recvbuf, recvcount, recvtype, root, TAG, k->c->bridge,
-                              MPI_STATUS_IGNORE);
+                  : bridge_recv(k, recvbuf, recvcount, recvtype, root);
 }
 
 int shmc_mpi__ic_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -314,7 +418,7 @@ int shmc_mpi__ic_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 {
     struct ic k = call(comm, fn);
     return end(&k, rooted(&k, 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL,
-                          NULL, root));
+                          NULL, 0, root));
 }
 
 int shmc_mpi__ic_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -322,10 +426,8 @@ int shmc_mpi__ic_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          int root, MPI_Comm comm, const char *fn)
 {
     struct ic k = call(comm, fn);
-    if (root == MPI_ROOT && !recvcounts)
-        return end(&k, shmc_mpi__err(MPI_ERR_ARG, "the root's recvcounts is NULL"));
     return end(&k, rooted(&k, 1, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, recvcounts,
-                          displs, root));
+                          displs, 1, root));
 }
 
 int shmc_mpi__ic_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -334,7 +436,7 @@ int shmc_mpi__ic_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     struct ic k = call(comm, fn);
     return end(&k, rooted(&k, 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL,
-                          NULL, root));
+                          NULL, 0, root));
 }
 
 int shmc_mpi__ic_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
@@ -342,10 +444,8 @@ int shmc_mpi__ic_scatterv(const void *sendbuf, const int sendcounts[], const int
                           MPI_Datatype recvtype, int root, MPI_Comm comm, const char *fn)
 {
     struct ic k = call(comm, fn);
-    if (root == MPI_ROOT && !sendcounts)
-        return end(&k, shmc_mpi__err(MPI_ERR_ARG, "the root's sendcounts is NULL"));
     return end(&k, rooted(&k, 0, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype, sendcounts,
-                          displs, root));
+                          displs, 1, root));
 }
 
 /* One side of an exchange with every member of the other group: block i (count elements
@@ -372,9 +472,9 @@ static int exchange(const struct ic *k, const struct side *s, const struct side 
         rc = extent_of(s->type, &sext);
     if (rc == MPI_SUCCESS && !r->types && !r->bytes)
         rc = extent_of(r->type, &rext);
-    struct posted p;
-    if (rc != MPI_SUCCESS || (rc = posted_start(&p, 2 * nr)) != MPI_SUCCESS)
-        return rc;
+    struct posted p = {NULL, NULL, 0};
+    if (rc == MPI_SUCCESS)
+        rc = posted_start(&p, 2 * nr);
     /* Receives first, so that every send finds its receive posted. */
     for (int pass = 0; pass < 2; pass++) {
         const struct side *x = pass ? s : r;
@@ -387,7 +487,11 @@ static int exchange(const struct ic *k, const struct side *s, const struct side 
                       x->types ? x->types[i] : x->type, i, k->c->bridge);
         }
     }
-    return posted_end(&p, rc);
+    /* The members of the other group this rank did not reach are told of its failure:
+     * request j < nr is the receive from rank j, nr + j the send to it. */
+    for (int i = 0; rc != MPI_SUCCESS && i < nr; i++)
+        bridge_fail(k, p.n <= nr + i, p.n <= i, i);
+    return p.q ? posted_end(&p, rc, p.n < nr ? p.n : nr) : rc;
 }
 
 int shmc_mpi__ic_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

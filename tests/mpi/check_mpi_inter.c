@@ -2,12 +2,14 @@
  * Intercommunicators in use: point-to-point with remote ranks, every collective in both
  * directions, and the communicator calls that take one (dup, split, split_type, create,
  * create_from_groups, compare), on groups of unequal sizes with either group first
- * underneath (whose leader has the lower world rank).
+ * underneath (whose leader has the lower world rank); and a rank that fails on its own
+ * part-way (its memory refused, an argument only it holds), which leaves none waiting.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi_test.h"
+#include "refuse_malloc.h"
 
 /* One intercommunicator as a rank sees it. */
 struct ic {
@@ -428,6 +430,157 @@ START_TEST(test_mpi_inter_everything_on_intercommunicators)
 }
 END_TEST
 
+/* ---- failures of one rank's own ----------------------------------------------------------- */
+
+/* The calls made while one rank's malloc refuses (or, for the last two, while it passes an
+ * argument the others cannot check). Blocks of BLOCK ints, more than the eager limit, so
+ * that a rank that fails takes messages sent by single copy too. */
+enum { F_ALLREDUCE, F_REDUCE, F_REDUCE_SCATTER, F_ALLTOALL, F_GATHER, F_SCATTER, F_BCAST,
+       F_GATHERV_NO_COUNTS, F_SCATTER_IN_PLACE, F_CALLS };
+#define BLOCK 40000
+
+/* What rank x (of group a, local rank r) gets from call f when world rank poor failed
+ * (group pa, local rank pr): MPI_SUCCESS, MPI_ERR_PROC_ABORTED (it depended on the one
+ * that failed) or the failure's own class. Group A's rank 0 is every rooted call's root. */
+static int expected(int f, int me, int a, int r, int poor, int pa, int pr)
+{
+    int mine = f == F_GATHERV_NO_COUNTS ? MPI_ERR_ARG
+               : f == F_SCATTER_IN_PLACE ? MPI_ERR_BUFFER
+                                         : MPI_ERR_NO_MEM;
+    switch (f) {
+    case F_ALLREDUCE: /* a group's rank 0 holds its reduction: both groups wait for it */
+        if (pr != 0)
+            return -1; /* (no allocation of its own: either way) */
+        return me == poor ? mine : MPI_ERR_PROC_ABORTED;
+    case F_REDUCE: /* group B reduces to A's rank 0 */
+        if (pa || pr != 0)
+            return -1;
+        return me == poor ? mine : a && r != 0 ? MPI_SUCCESS : MPI_ERR_PROC_ABORTED;
+    case F_REDUCE_SCATTER: /* every rank allocates its counts */
+        return me == poor ? mine : MPI_ERR_PROC_ABORTED;
+    case F_ALLTOALL: /* every rank allocates its requests; only the other group waits for it */
+        return me == poor ? mine : a != pa ? MPI_ERR_PROC_ABORTED : MPI_SUCCESS;
+    case F_GATHER:
+    case F_GATHERV_NO_COUNTS: /* the root: its senders' messages are taken and dropped */
+        if (!pa || pr != 0)
+            return -1;
+        return me == poor ? mine : MPI_SUCCESS;
+    case F_SCATTER: /* the root: its receivers are told */
+        if (!pa || pr != 0)
+            return -1;
+        return me == poor ? mine : a ? MPI_SUCCESS : MPI_ERR_PROC_ABORTED;
+    case F_SCATTER_IN_PLACE: /* a receiver: the root's message to it is taken and dropped */
+        if (pa)
+            return -1;
+        return me == poor ? mine : MPI_SUCCESS;
+    default: /* F_BCAST: nothing to allocate, nobody fails */
+        return -1;
+    }
+}
+
+static int failing_call(int f, MPI_Comm ic, int a, int r, int rn, int *sb, int *rb, int poorly)
+{
+    int root = a ? (r == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, one = 1;
+    int *counts = malloc((size_t)rn * sizeof *counts), *displs = malloc((size_t)rn * sizeof *displs);
+    for (int i = 0; i < rn; i++) {
+        counts[i] = BLOCK;
+        displs[i] = i * BLOCK;
+    }
+    refuse_once = poorly && f < F_GATHERV_NO_COUNTS;
+    int rc;
+    switch (f) {
+    case F_ALLREDUCE:
+        rc = MPI_Allreduce(sb, rb, BLOCK, MPI_INT, MPI_SUM, ic);
+        break;
+    case F_REDUCE:
+        rc = MPI_Reduce(sb, rb, BLOCK, MPI_INT, MPI_SUM, root, ic);
+        break;
+    case F_REDUCE_SCATTER:
+        rc = MPI_Reduce_scatter_block(sb, rb, one, MPI_INT, MPI_SUM, ic);
+        break;
+    case F_ALLTOALL:
+        rc = MPI_Alltoall(sb, BLOCK, MPI_INT, rb, BLOCK, MPI_INT, ic);
+        break;
+    case F_GATHER:
+        rc = MPI_Gather(sb, BLOCK, MPI_INT, rb, BLOCK, MPI_INT, root, ic);
+        break;
+    case F_SCATTER:
+        rc = MPI_Scatter(sb, BLOCK, MPI_INT, rb, BLOCK, MPI_INT, root, ic);
+        break;
+    case F_BCAST:
+        rc = MPI_Bcast(rb, BLOCK, MPI_INT, root, ic);
+        break;
+    case F_GATHERV_NO_COUNTS:
+        rc = MPI_Gatherv(sb, BLOCK, MPI_INT, rb, poorly ? NULL : counts, displs, MPI_INT, root,
+                         ic);
+        break;
+    default:
+        rc = MPI_Scatter(sb, BLOCK, MPI_INT, poorly ? MPI_IN_PLACE : rb, BLOCK, MPI_INT, root, ic);
+        break;
+    }
+    refuse_once = 0;
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+static void own_failures(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w, (void)arg;
+    mt_init();
+    int *sb = malloc((size_t)n * BLOCK * sizeof *sb), *rb = malloc((size_t)n * BLOCK * sizeof *rb);
+    for (int i = 0; i < n * BLOCK; i++)
+        sb[i] = me;
+    int a = me < n / 2, r, s, rn;
+    MPI_Comm local;
+    M_OK(MPI_Comm_split(MPI_COMM_WORLD, a, me, &local));
+    M_OK(MPI_Comm_rank(local, &r));
+    M_OK(MPI_Comm_size(local, &s));
+    /* (the predefined datatypes are made at their first use, not in a refused call) */
+    M_OK(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    for (int f = 0; f < F_CALLS; f++) {
+        for (int poor = 0; poor < n; poor++) {
+            int pa = poor < n / 2, pr = pa ? poor : poor - n / 2;
+            int fails = expected(f, poor, pa, pr, poor, pa, pr) != -1;
+            if (!fails && poor != 0)
+                continue; /* (one round of a call with no failure to make, failing none) */
+            /* A quit is its group's for good: a new intercommunicator every round. */
+            MPI_Comm ic;
+            M_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, a ? n / 2 : 0, 13, &ic));
+            M_OK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+            M_OK(MPI_Comm_remote_size(ic, &rn));
+            M_OK(MPI_Barrier(MPI_COMM_WORLD));
+            int rc = failing_call(f, ic, a, r, rn, sb, rb, fails && me == poor);
+            int cls = MPI_SUCCESS, want = fails ? expected(f, me, a, r, poor, pa, pr) : MPI_SUCCESS;
+            if (rc != MPI_SUCCESS)
+                MPI_Error_class(rc, &cls);
+            T_ASSERT(cls == want, "call %d, world rank %d failing (%d): world rank %d got class %d, "
+                     "not %d", f, poor, fails, me, cls, want);
+            M_OK(MPI_Comm_free(&ic));
+        }
+    }
+    /* The world and a new intercommunicator still work. */
+    MPI_Comm ic;
+    M_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, a ? n / 2 : 0, 14, &ic));
+    int v = me, sum = -1;
+    M_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, ic));
+    int other = a ? (n - n / 2) * (n / 2 + n - 1) / 2 : (n / 2) * (n / 2 - 1) / 2;
+    ck_assert_int_eq(sum, other);
+    M_OK(MPI_Comm_free(&ic));
+    M_OK(MPI_Comm_free(&local));
+    free(sb);
+    free(rb);
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_inter_own_failures_leave_none_waiting)
+{
+    if (SANITIZED)
+        return; /* (the sanitizers' malloc cannot be made to refuse: refuse_malloc.h) */
+    mt_run(4, own_failures, NULL);
+}
+END_TEST
+
 static Suite *mpi_inter_suite(void)
 {
     Suite *s = suite_create("mpi_inter");
@@ -435,6 +588,7 @@ static Suite *mpi_inter_suite(void)
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_mpi_inter_everything_on_intercommunicators);
+    tcase_add_test(t, test_mpi_inter_own_failures_leave_none_waiting);
     suite_add_tcase(s, t);
     return s;
 }
