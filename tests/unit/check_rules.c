@@ -134,6 +134,15 @@ START_TEST(test_rules_shipped)
         {SHMC_C_REDUCE, 2, 8192, 1, 0, 0, 0, SHMC_A_SHM},
         {SHMC_C_REDUCE, 2, 8193, 1, 0, 0, 0, SHMC_A_TREE},
         {SHMC_C_REDUCE, 2, 1 << 24, 1, 0, 0, 0, SHMC_A_TREE},
+        /* The broadcast of 4 ranks that share CPUs: direct up to 8 KiB, and far up to 64
+         * KiB; near from 8 to 64 KiB through the slots; with a CPU each, direct to 4 KiB
+         * and the slots to 64 KiB. */
+        {SHMC_C_BROADCAST, 4, 8192, 1, 1, 0, 0, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 4, 8193, 1, 1, 0, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 4, 65536, 1, 1, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 4, 65536, 1, 1, 0, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 4, 8192, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 4, 4096, 1, 0, 0, 0, SHMC_A_DIRECT},
         /* Small gathers of 3 and 4 ranks that share CPUs go direct (no rank waits for
          * another to be scheduled but the root); with a CPU each, and from 5 ranks, the
          * tree. */
