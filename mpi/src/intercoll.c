@@ -171,8 +171,9 @@ static int posted_start(struct posted *p, int max)
 {
     size_t m = (size_t)(max ? max : 1);
     p->n = 0;
-    p->q = malloc(m * (sizeof *p->q + sizeof *p->st));
-    p->st = p->q ? (MPI_Status *)(void *)(p->q + m) : NULL;
+    /* (the statuses first: their alignment is the stricter) */
+    p->st = malloc(m * (sizeof *p->st + sizeof *p->q));
+    p->q = p->st ? (MPI_Request *)(void *)(p->st + m) : NULL;
     return p->q ? MPI_SUCCESS : shmc_mpi__err(MPI_ERR_NO_MEM, "%d requests", max);
 }
 
@@ -196,7 +197,7 @@ static int posted_end(struct posted *p, int rc, int nrecv)
     for (int i = 0; i < nrecv && i < p->n && w == MPI_SUCCESS; i++)
         if (p->st[i].MPI_TAG == TAG_FAIL)
             w = failed_there(i);
-    free(p->q);
+    free(p->st);
     return rc != MPI_SUCCESS ? rc : w;
 }
 
