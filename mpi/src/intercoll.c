@@ -16,8 +16,9 @@
  *   went within each group.
  *
  * MPI_IN_PLACE is not for intercommunicators (MPI says so) and is refused. The bridge's
- * messages all carry one tag: each call's messages between two ranks are received in the
- * order they were sent, and calls on one communicator are made in one order by all.
+ * messages carry one tag (TAG_FAIL apart): each call's messages between two ranks are
+ * received in the order they were sent, and calls on one communicator are made in one
+ * order by all.
  *
  * A rank that fails on its own part-way (its memory, or arguments only it holds: a root's
  * counts) leaves nobody waiting: in place of each message it owes the other group it
@@ -138,12 +139,33 @@ static int quit_local(const struct ic *k, int rc)
     return rc;
 }
 
+/* Did a point-to-point call that returned rc leave its message where it was? Every error
+ * but truncation comes before a message moves (its arguments, its packing memory): a
+ * point-to-point call that fails does nothing. */
+static int unmoved(int rc)
+{
+    return rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE;
+}
+
+/* A send on the bridge to the other group's rank peer; where it fails, the failure's word
+ * goes in its place. */
+static int bridge_send(const struct ic *k, const void *buf, int count, MPI_Datatype type,
+                       int peer)
+{
+    int rc = PMPI_Send(buf, count, type, peer, TAG, k->c->bridge);
+    if (unmoved(rc))
+        bridge_fail(k, 1, 0, peer);
+    return rc;
+}
+
 /* A receive on the bridge from the other group's rank peer: its message, or its word
- * that it failed. */
+ * that it failed; where the receive fails, the message is taken and dropped. */
 static int bridge_recv(const struct ic *k, void *buf, int count, MPI_Datatype type, int peer)
 {
     MPI_Status st;
     int rc = PMPI_Recv(buf, count, type, peer, MPI_ANY_TAG, k->c->bridge, &st);
+    if (unmoved(rc))
+        bridge_fail(k, 0, 1, peer);
     return rc == MPI_SUCCESS && st.MPI_TAG == TAG_FAIL ? failed_there(peer) : rc;
 }
 
@@ -154,6 +176,8 @@ static int bridge_swap(const struct ic *k, const void *sbuf, void *rbuf, int cou
     MPI_Status st;
     int rc = PMPI_Sendrecv(sbuf, count, type, 0, TAG, rbuf, count, type, 0, MPI_ANY_TAG,
                            k->c->bridge, &st);
+    if (unmoved(rc))
+        bridge_fail(k, 1, 1, 0);
     return rc == MPI_SUCCESS && st.MPI_TAG == TAG_FAIL ? failed_there(0) : rc;
 }
 
@@ -194,8 +218,13 @@ static int post(struct posted *p, int recv, const void *buf, MPI_Aint disp, int 
 static int posted_end(struct posted *p, int rc, int nrecv)
 {
     int w = p->n ? PMPI_Waitall(p->n, p->q, p->st) : MPI_SUCCESS;
-    for (int i = 0; i < nrecv && i < p->n && w == MPI_SUCCESS; i++)
-        if (p->st[i].MPI_TAG == TAG_FAIL)
+    /* Under MPI_ERR_IN_STATUS a request's own error says what went wrong (the call's
+     * caller has no statuses to look in). */
+    for (int i = 0; i < p->n && w == MPI_ERR_IN_STATUS; i++)
+        if (p->st[i].MPI_ERROR != MPI_SUCCESS && p->st[i].MPI_ERROR != MPI_ERR_PENDING)
+            w = p->st[i].MPI_ERROR;
+    for (int i = 0; i < nrecv && i < p->n; i++)
+        if (!unmoved(p->st[i].MPI_ERROR) && p->st[i].MPI_TAG == TAG_FAIL)
             w = failed_there(i);
     free(p->st);
     return rc != MPI_SUCCESS ? rc : w;
@@ -209,8 +238,9 @@ int shmc_mpi__ic_barrier(MPI_Comm comm, const char *fn)
     int rc = PMPI_Barrier(k.c->local), peer = MPI_SUCCESS;
     char none = 0;
     if (rc == MPI_SUCCESS && k.c->rank == 0)
-        peer = PMPI_Sendrecv(&none, 0, MPI_BYTE, 0, TAG, &none, 0, MPI_BYTE, 0, TAG, k.c->bridge,
-                             MPI_STATUS_IGNORE);
+        peer = bridge_swap(&k, &none, &none, 0, MPI_BYTE);
+    else if (k.c->rank == 0)
+        bridge_fail(&k, 1, 1, 0); /* (this group's barrier failed: the other's rank 0 waits) */
     /* Rank 0 tells its group how the swap went: none is left waiting when it failed. */
     if (rc == MPI_SUCCESS)
         rc = PMPI_Bcast(&peer, 1, MPI_INT, 0, k.c->local);
@@ -229,7 +259,7 @@ int shmc_mpi__ic_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     if (rc != MPI_SUCCESS || r == NONE)
         return end(&k, rc);
     if (r == ROOT)
-        return end(&k, PMPI_Send(buffer, count, datatype, 0, TAG, k.c->bridge));
+        return end(&k, bridge_send(&k, buffer, count, datatype, 0));
     if (k.c->rank == 0 && (rc = bridge_recv(&k, buffer, count, datatype, root)) != MPI_SUCCESS)
         quit_local(&k, rc); /* the members wait in the broadcast */
     if (rc == MPI_SUCCESS)
@@ -280,7 +310,7 @@ int shmc_mpi__ic_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     void *mem, *buf;
     rc = reduce_here(&k, sendbuf, count, datatype, op, &mem, &buf);
     if (k.c->rank == 0 && rc == MPI_SUCCESS)
-        rc = PMPI_Send(buf, count, datatype, root, TAG, k.c->bridge);
+        rc = bridge_send(&k, buf, count, datatype, root);
     else if (k.c->rank == 0)
         bridge_fail(&k, 1, 0, root);
     free(mem);
@@ -324,6 +354,8 @@ static int reduce_scatter(const struct ic *k, const void *sendbuf, void *recvbuf
         else
             displs[i] = total - counts[i];
     }
+    if (rc != MPI_SUCCESS)
+        quit_local(k, rc); /* (where a member's counts differ, the others wait for it) */
     void *mem = NULL, *buf = NULL, *mem2 = NULL, *theirs = NULL;
     if (rc == MPI_SUCCESS)
         rc = reduce_here(k, sendbuf, total, type, op, &mem, &buf);
@@ -344,7 +376,7 @@ int shmc_mpi__ic_reduce_scatter(const void *sendbuf, void *recvbuf, const int re
 {
     struct ic k = call(comm, fn);
     if (!recvcounts)
-        return end(&k, shmc_mpi__err(MPI_ERR_ARG, "recvcounts is NULL"));
+        return end(&k, give_up(&k, shmc_mpi__err(MPI_ERR_ARG, "recvcounts is NULL")));
     return end(&k, reduce_scatter(&k, sendbuf, recvbuf, recvcounts, datatype, op));
 }
 
@@ -409,7 +441,7 @@ static int rooted(const struct ic *k, int gather, const void *sendbuf, int sendc
         bridge_fail(k, gather, !gather, root); /* the root waits for this rank's part */
         return rc;
     }
-    return gather ? PMPI_Send(sendbuf, sendcount, sendtype, root, TAG, k->c->bridge)
+    return gather ? bridge_send(k, sendbuf, sendcount, sendtype, root)
                   : bridge_recv(k, recvbuf, recvcount, recvtype, root);
 }
 
@@ -461,9 +493,11 @@ struct side {
     int bytes, same;
 };
 
-static int exchange(const struct ic *k, const struct side *s, const struct side *r)
+static int exchange(const struct ic *k, const struct side *s, const struct side *r, int rc)
 {
-    int nr = k->c->remote_size, rc = not_in_place(s->buf);
+    int nr = k->c->remote_size;
+    if (rc == MPI_SUCCESS)
+        rc = not_in_place(s->buf);
     MPI_Aint sext = 1, rext = 1;
     if (rc == MPI_SUCCESS && (!r->counts) != (!r->displs))
         rc = shmc_mpi__err(MPI_ERR_ARG, "a counts or displacements array is NULL");
@@ -501,7 +535,7 @@ int shmc_mpi__ic_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
     struct ic k = call(comm, fn);
     struct side s = {.buf = sendbuf, .count = sendcount, .type = sendtype, .same = 1};
     struct side r = {.buf = recvbuf, .count = recvcount, .type = recvtype};
-    return end(&k, exchange(&k, &s, &r));
+    return end(&k, exchange(&k, &s, &r, MPI_SUCCESS));
 }
 
 int shmc_mpi__ic_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -511,9 +545,8 @@ int shmc_mpi__ic_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
     struct ic k = call(comm, fn);
     struct side s = {.buf = sendbuf, .count = sendcount, .type = sendtype, .same = 1};
     struct side r = {.buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
-    if (!recvcounts)
-        return end(&k, shmc_mpi__err(MPI_ERR_ARG, "recvcounts is NULL"));
-    return end(&k, exchange(&k, &s, &r));
+    int rc = recvcounts ? MPI_SUCCESS : shmc_mpi__err(MPI_ERR_ARG, "recvcounts is NULL");
+    return end(&k, exchange(&k, &s, &r, rc));
 }
 
 int shmc_mpi__ic_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -522,7 +555,7 @@ int shmc_mpi__ic_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
     struct ic k = call(comm, fn);
     struct side s = {.buf = sendbuf, .count = sendcount, .type = sendtype};
     struct side r = {.buf = recvbuf, .count = recvcount, .type = recvtype};
-    return end(&k, exchange(&k, &s, &r));
+    return end(&k, exchange(&k, &s, &r, MPI_SUCCESS));
 }
 
 int shmc_mpi__ic_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -533,9 +566,10 @@ int shmc_mpi__ic_alltoallv(const void *sendbuf, const int sendcounts[], const in
     struct ic k = call(comm, fn);
     struct side s = {.buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     struct side r = {.buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
-    if (!sendcounts || !recvcounts)
-        return end(&k, shmc_mpi__err(MPI_ERR_ARG, "sendcounts or recvcounts is NULL"));
-    return end(&k, exchange(&k, &s, &r));
+    int rc = sendcounts && recvcounts
+                 ? MPI_SUCCESS
+                 : shmc_mpi__err(MPI_ERR_ARG, "sendcounts or recvcounts is NULL");
+    return end(&k, exchange(&k, &s, &r, rc));
 }
 
 int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -544,13 +578,14 @@ int shmc_mpi__ic_alltoallw(const void *sendbuf, const int sendcounts[], const in
                            const char *fn)
 {
     struct ic k = call(comm, fn);
-    if (!sendcounts || !recvcounts || !sendtypes || !recvtypes)
-        return end(&k, shmc_mpi__err(MPI_ERR_ARG, "a counts or types array is NULL"));
+    int rc = sendcounts && recvcounts && sendtypes && recvtypes
+                 ? MPI_SUCCESS
+                 : shmc_mpi__err(MPI_ERR_ARG, "a counts or types array is NULL");
     struct side s = {
         .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .types = sendtypes, .bytes = 1};
     struct side r = {
         .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .types = recvtypes, .bytes = 1};
-    return end(&k, exchange(&k, &s, &r));
+    return end(&k, exchange(&k, &s, &r, rc));
 }
 
 /* ---- the large-count forms ------------------------------------------------------------- */

@@ -432,20 +432,23 @@ END_TEST
 
 /* ---- failures of one rank's own ----------------------------------------------------------- */
 
-/* The calls made while one rank's malloc refuses (or, for the last two, while it passes an
- * argument the others cannot check). Blocks of BLOCK ints, more than the eager limit, so
- * that a rank that fails takes messages sent by single copy too. */
+/* The calls made while one rank's malloc refuses (or, from F_GATHERV_NO_COUNTS on, while
+ * it passes an argument the others cannot check). Blocks of BLOCK ints, more than the
+ * eager limit, so that a rank that fails takes messages sent by single copy too;
+ * F_BCAST_PACK broadcasts a strided type, which the root packs into memory of its own. */
 enum { F_ALLREDUCE, F_REDUCE, F_REDUCE_SCATTER, F_ALLTOALL, F_GATHER, F_SCATTER, F_BCAST,
-       F_GATHERV_NO_COUNTS, F_SCATTER_IN_PLACE, F_CALLS };
+       F_BCAST_PACK, F_GATHERV_NO_COUNTS, F_SCATTER_IN_PLACE, F_GATHER_BAD_COUNT, F_CALLS };
 #define BLOCK 40000
+static MPI_Datatype strided; /* BLOCK ints, every other one */
 
 /* What rank x (of group a, local rank r) gets from call f when world rank poor failed
  * (group pa, local rank pr): MPI_SUCCESS, MPI_ERR_PROC_ABORTED (it depended on the one
  * that failed) or the failure's own class. Group A's rank 0 is every rooted call's root. */
 static int expected(int f, int me, int a, int r, int poor, int pa, int pr)
 {
-    int mine = f == F_GATHERV_NO_COUNTS ? MPI_ERR_ARG
+    int mine = f == F_GATHERV_NO_COUNTS  ? MPI_ERR_ARG
                : f == F_SCATTER_IN_PLACE ? MPI_ERR_BUFFER
+               : f == F_GATHER_BAD_COUNT ? MPI_ERR_COUNT
                                          : MPI_ERR_NO_MEM;
     switch (f) {
     case F_ALLREDUCE: /* a group's rank 0 holds its reduction: both groups wait for it */
@@ -473,6 +476,14 @@ static int expected(int f, int me, int a, int r, int poor, int pa, int pr)
         if (pa)
             return -1;
         return me == poor ? mine : MPI_SUCCESS;
+    case F_GATHER_BAD_COUNT: /* a member: the root is told */
+        if (pa)
+            return -1;
+        return me == poor ? mine : a && r == 0 ? MPI_ERR_PROC_ABORTED : MPI_SUCCESS;
+    case F_BCAST_PACK: /* the root: group B is told, its rank 0 quits B's collectives */
+        if (!pa || pr != 0)
+            return -1;
+        return me == poor ? mine : a ? MPI_SUCCESS : MPI_ERR_PROC_ABORTED;
     default: /* F_BCAST: nothing to allocate, nobody fails */
         return -1;
     }
@@ -510,6 +521,12 @@ static int failing_call(int f, MPI_Comm ic, int a, int r, int rn, int *sb, int *
     case F_BCAST:
         rc = MPI_Bcast(rb, BLOCK, MPI_INT, root, ic);
         break;
+    case F_BCAST_PACK:
+        rc = MPI_Bcast(a ? sb : rb, 1, strided, root, ic);
+        break;
+    case F_GATHER_BAD_COUNT:
+        rc = MPI_Gather(sb, poorly ? -1 : BLOCK, MPI_INT, rb, BLOCK, MPI_INT, root, ic);
+        break;
     case F_GATHERV_NO_COUNTS:
         rc = MPI_Gatherv(sb, BLOCK, MPI_INT, rb, poorly ? NULL : counts, displs, MPI_INT, root,
                          ic);
@@ -538,6 +555,8 @@ static void own_failures(shmc_comm *w, int me, int n, void *arg)
     M_OK(MPI_Comm_size(local, &s));
     /* (the predefined datatypes are made at their first use, not in a refused call) */
     M_OK(MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    M_OK(MPI_Type_vector(BLOCK, 1, 2, MPI_INT, &strided));
+    M_OK(MPI_Type_commit(&strided));
     for (int f = 0; f < F_CALLS; f++) {
         for (int poor = 0; poor < n; poor++) {
             int pa = poor < n / 2, pr = pa ? poor : poor - n / 2;
@@ -556,6 +575,24 @@ static void own_failures(shmc_comm *w, int me, int n, void *arg)
                 MPI_Error_class(rc, &cls);
             T_ASSERT(cls == want, "call %d, world rank %d failing (%d): world rank %d got class %d, "
                      "not %d", f, poor, fails, me, cls, want);
+            /* The bridge is in step: a call between the groups alone works on it, and one
+             * with a step within a group that quit fails (or works) without waiting. */
+            int out[8], in[8];
+            for (int i = 0; i < rn; i++)
+                out[i] = me * 10 + i;
+            M_OK(MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, ic));
+            for (int i = 0; i < rn; i++) {
+                int from = a ? n / 2 + i : i;
+                T_ASSERT(in[i] == from * 10 + r, "after call %d: %d from remote %d", f, in[i], i);
+            }
+            rc = MPI_Barrier(ic);
+            cls = MPI_SUCCESS;
+            if (rc != MPI_SUCCESS)
+                MPI_Error_class(rc, &cls);
+            /* (a rank that quit its group's collectives fails its later ones as it did) */
+            T_ASSERT(cls == MPI_SUCCESS || cls == MPI_ERR_PROC_ABORTED ||
+                         (me == poor && cls == want),
+                     "barrier after call %d: %d", f, cls);
             M_OK(MPI_Comm_free(&ic));
         }
     }
@@ -568,6 +605,7 @@ static void own_failures(shmc_comm *w, int me, int n, void *arg)
     ck_assert_int_eq(sum, other);
     M_OK(MPI_Comm_free(&ic));
     M_OK(MPI_Comm_free(&local));
+    M_OK(MPI_Type_free(&strided));
     free(sb);
     free(rb);
     M_OK(MPI_Finalize());
