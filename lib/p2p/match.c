@@ -11,9 +11,11 @@
 void shmc__match_init(struct shmc__match *m)
 {
     shmc__list_init(&m->posted);
-    shmc__list_init(&m->unexp);
+    for (int s = 0; s < (int)SHMC_MAX_RANKS; s++)
+        shmc__list_init(&m->unexp[s]);
     shmc__list_init(&m->claimed);
-    m->nunexp = 0;
+    m->nunexp = m->seq = 0;
+    m->senders = 0;
 }
 
 void shmc__match_post(struct shmc__match *m, struct shmc__request *r)
@@ -41,17 +43,33 @@ static void unexp_take(struct shmc__match *m, struct shmc__unexp *u)
     m->nunexp--;
 }
 
-const struct shmc__unexp *shmc__match_peek(const struct shmc__match *m, int src, int tag,
-                                           uint32_t ctx)
+/* The first message of sender s's queue that a receive (src, tag, ctx) accepts, or NULL. */
+static struct shmc__unexp *first_of(const struct shmc__match *m, int s, int src, int tag,
+                                    uint32_t ctx)
 {
-    struct shmc__link *l, *tmp;
-    shmc__list_each(&m->unexp, l, tmp)
-    {
-        const struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
+    const struct shmc__link *head = &m->unexp[s], *l = head->next;
+    for (; l != head; l = l->next) {
+        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
         if (shmc__match_accepts(src, tag, ctx, u->src, u->tag, u->ctx))
             return u;
     }
     return NULL;
+}
+
+const struct shmc__unexp *shmc__match_peek(const struct shmc__match *m, int src, int tag,
+                                           uint32_t ctx)
+{
+    if (!m->nunexp)
+        return NULL;
+    if (src != SHMC_ANY)
+        return src >= 0 && src < m->senders ? first_of(m, src, src, tag, ctx) : NULL;
+    const struct shmc__unexp *best = NULL;
+    for (int s = 0; s < m->senders; s++) {
+        const struct shmc__unexp *u = first_of(m, s, src, tag, ctx);
+        if (u && (!best || u->seq < best->seq))
+            best = u;
+    }
+    return best;
 }
 
 struct shmc__unexp *shmc__match_unexp(struct shmc__match *m, int src, int tag, uint32_t ctx)
@@ -74,9 +92,13 @@ static struct shmc__unexp *unexp_new(int src, int tag, uint32_t ctx, size_t extr
     return u;
 }
 
+/* (u->src is a world rank: the library's own, from the mailbox a message came by) */
 static void unexp_append(struct shmc__match *m, struct shmc__unexp *u)
 {
-    shmc__list_push(&m->unexp, &u->link);
+    u->seq = m->seq++;
+    shmc__list_push(&m->unexp[u->src], &u->link);
+    if (u->src >= m->senders)
+        m->senders = u->src + 1;
     m->nunexp++;
 }
 
@@ -128,7 +150,7 @@ int shmc__unexp_add_self(struct shmc__match *m, struct shmc__request *send)
 void shmc__unexp_drop_self(struct shmc__match *m, const struct shmc__request *send)
 {
     struct shmc__link *l, *tmp;
-    shmc__list_each(&m->unexp, l, tmp)
+    shmc__list_each(&m->unexp[send->peer], l, tmp)
     {
         struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
         if (u->self_send == send) {
@@ -142,12 +164,13 @@ void shmc__unexp_drop_self(struct shmc__match *m, const struct shmc__request *se
 void shmc__unexp_free_all(struct shmc__match *m)
 {
     struct shmc__link *l, *tmp;
-    shmc__list_each(&m->unexp, l, tmp)
-    {
-        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-        unexp_take(m, u);
-        free(u);
-    }
+    for (int s = 0; s < m->senders; s++)
+        shmc__list_each(&m->unexp[s], l, tmp)
+        {
+            struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
+            unexp_take(m, u);
+            free(u);
+        }
     shmc__list_each(&m->claimed, l, tmp)
     {
         shmc__list_remove(l);
@@ -184,16 +207,21 @@ void shmc__match_unclaim(struct shmc__unexp *u)
 
 struct shmc__unexp *shmc__unexp_take_ctx(struct shmc__match *m, uint32_t ctx)
 {
-    struct shmc__link *l, *tmp;
-    shmc__list_each(&m->unexp, l, tmp)
-    {
-        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-        if (u->ctx == ctx && u->kind != 0) {
-            unexp_take(m, u);
-            return u;
+    struct shmc__unexp *best = NULL;
+    for (int s = 0; s < m->senders; s++) {
+        const struct shmc__link *head = &m->unexp[s], *l = head->next;
+        for (; l != head; l = l->next) {
+            struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
+            if (u->ctx == ctx && u->kind != 0) {
+                if (!best || u->seq < best->seq)
+                    best = u;
+                break;
+            }
         }
     }
-    return NULL;
+    if (best)
+        unexp_take(m, best);
+    return best;
 }
 
 /* Rendezvous offers stay: their senders are still waiting and learn nothing from a silent
@@ -201,12 +229,13 @@ struct shmc__unexp *shmc__unexp_take_ctx(struct shmc__match *m, uint32_t ctx)
 void shmc__unexp_drop_ctx(struct shmc__match *m, uint32_t ctx)
 {
     struct shmc__link *l, *tmp;
-    shmc__list_each(&m->unexp, l, tmp)
-    {
-        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-        if (u->ctx == ctx && u->kind == SHMC_REC_EAGER) {
-            unexp_take(m, u);
-            free(u);
+    for (int s = 0; s < m->senders; s++)
+        shmc__list_each(&m->unexp[s], l, tmp)
+        {
+            struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
+            if (u->ctx == ctx && u->kind == SHMC_REC_EAGER) {
+                unexp_take(m, u);
+                free(u);
+            }
         }
-    }
 }
