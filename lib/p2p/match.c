@@ -11,11 +11,11 @@
 void shmc__match_init(struct shmc__match *m)
 {
     shmc__list_init(&m->posted);
+    shmc__list_init(&m->unexp);
     for (int s = 0; s < (int)SHMC_MAX_RANKS; s++)
-        shmc__list_init(&m->unexp[s]);
+        shmc__list_init(&m->unexp_of[s]);
     shmc__list_init(&m->claimed);
-    m->nunexp = m->seq = 0;
-    m->senders = 0;
+    m->nunexp = 0;
 }
 
 void shmc__match_post(struct shmc__match *m, struct shmc__request *r)
@@ -40,36 +40,31 @@ struct shmc__request *shmc__match_posted(struct shmc__match *m, int src, int tag
 static void unexp_take(struct shmc__match *m, struct shmc__unexp *u)
 {
     shmc__list_remove(&u->link);
+    shmc__list_remove(&u->all);
     m->nunexp--;
-}
-
-/* The first message of sender s's queue that a receive (src, tag, ctx) accepts, or NULL. */
-static struct shmc__unexp *first_of(const struct shmc__match *m, int s, int src, int tag,
-                                    uint32_t ctx)
-{
-    const struct shmc__link *head = &m->unexp[s], *l = head->next;
-    for (; l != head; l = l->next) {
-        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-        if (shmc__match_accepts(src, tag, ctx, u->src, u->tag, u->ctx))
-            return u;
-    }
-    return NULL;
 }
 
 const struct shmc__unexp *shmc__match_peek(const struct shmc__match *m, int src, int tag,
                                            uint32_t ctx)
 {
-    if (!m->nunexp)
+    if (src != SHMC_ANY) {
+        if (src < 0 || src >= (int)SHMC_MAX_RANKS)
+            return NULL;
+        const struct shmc__link *head = &m->unexp_of[src], *l = head->next;
+        for (; l != head; l = l->next) {
+            const struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
+            if (shmc__match_accepts(src, tag, ctx, u->src, u->tag, u->ctx))
+                return u;
+        }
         return NULL;
-    if (src != SHMC_ANY)
-        return src >= 0 && src < m->senders ? first_of(m, src, src, tag, ctx) : NULL;
-    const struct shmc__unexp *best = NULL;
-    for (int s = 0; s < m->senders; s++) {
-        const struct shmc__unexp *u = first_of(m, s, src, tag, ctx);
-        if (u && (!best || u->seq < best->seq))
-            best = u;
     }
-    return best;
+    const struct shmc__link *head = &m->unexp, *l = head->next;
+    for (; l != head; l = l->next) {
+        const struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, all);
+        if (shmc__match_accepts(src, tag, ctx, u->src, u->tag, u->ctx))
+            return u;
+    }
+    return NULL;
 }
 
 struct shmc__unexp *shmc__match_unexp(struct shmc__match *m, int src, int tag, uint32_t ctx)
@@ -95,10 +90,8 @@ static struct shmc__unexp *unexp_new(int src, int tag, uint32_t ctx, size_t extr
 /* (u->src is a world rank: the library's own, from the mailbox a message came by) */
 static void unexp_append(struct shmc__match *m, struct shmc__unexp *u)
 {
-    u->seq = m->seq++;
-    shmc__list_push(&m->unexp[u->src], &u->link);
-    if (u->src >= m->senders)
-        m->senders = u->src + 1;
+    shmc__list_push(&m->unexp_of[u->src], &u->link);
+    shmc__list_push(&m->unexp, &u->all);
     m->nunexp++;
 }
 
@@ -150,7 +143,7 @@ int shmc__unexp_add_self(struct shmc__match *m, struct shmc__request *send)
 void shmc__unexp_drop_self(struct shmc__match *m, const struct shmc__request *send)
 {
     struct shmc__link *l, *tmp;
-    shmc__list_each(&m->unexp[send->peer], l, tmp)
+    shmc__list_each(&m->unexp_of[send->peer], l, tmp)
     {
         struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
         if (u->self_send == send) {
@@ -164,13 +157,12 @@ void shmc__unexp_drop_self(struct shmc__match *m, const struct shmc__request *se
 void shmc__unexp_free_all(struct shmc__match *m)
 {
     struct shmc__link *l, *tmp;
-    for (int s = 0; s < m->senders; s++)
-        shmc__list_each(&m->unexp[s], l, tmp)
-        {
-            struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-            unexp_take(m, u);
-            free(u);
-        }
+    shmc__list_each(&m->unexp, l, tmp)
+    {
+        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, all);
+        unexp_take(m, u);
+        free(u);
+    }
     shmc__list_each(&m->claimed, l, tmp)
     {
         shmc__list_remove(l);
@@ -207,21 +199,16 @@ void shmc__match_unclaim(struct shmc__unexp *u)
 
 struct shmc__unexp *shmc__unexp_take_ctx(struct shmc__match *m, uint32_t ctx)
 {
-    struct shmc__unexp *best = NULL;
-    for (int s = 0; s < m->senders; s++) {
-        const struct shmc__link *head = &m->unexp[s], *l = head->next;
-        for (; l != head; l = l->next) {
-            struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-            if (u->ctx == ctx && u->kind != 0) {
-                if (!best || u->seq < best->seq)
-                    best = u;
-                break;
-            }
+    struct shmc__link *l, *tmp;
+    shmc__list_each(&m->unexp, l, tmp)
+    {
+        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, all);
+        if (u->ctx == ctx && u->kind != 0) {
+            unexp_take(m, u);
+            return u;
         }
     }
-    if (best)
-        unexp_take(m, best);
-    return best;
+    return NULL;
 }
 
 /* Rendezvous offers stay: their senders are still waiting and learn nothing from a silent
@@ -229,13 +216,12 @@ struct shmc__unexp *shmc__unexp_take_ctx(struct shmc__match *m, uint32_t ctx)
 void shmc__unexp_drop_ctx(struct shmc__match *m, uint32_t ctx)
 {
     struct shmc__link *l, *tmp;
-    for (int s = 0; s < m->senders; s++)
-        shmc__list_each(&m->unexp[s], l, tmp)
-        {
-            struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-            if (u->ctx == ctx && u->kind == SHMC_REC_EAGER) {
-                unexp_take(m, u);
-                free(u);
-            }
+    shmc__list_each(&m->unexp, l, tmp)
+    {
+        struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, all);
+        if (u->ctx == ctx && u->kind == SHMC_REC_EAGER) {
+            unexp_take(m, u);
+            free(u);
         }
+    }
 }

@@ -5,10 +5,11 @@
  * peer's ring is read in order, messages from one sender on one communicator never
  * overtake each other. Delivering a matched message is deliver.c's.
  *
- * The unexpected messages are kept in one queue per sender, each numbered as it arrives:
- * a receive from one rank looks at that rank's queue alone, and a receive from any rank
- * takes the lowest-numbered of each queue's first message it accepts. In one queue, a
- * receive from one rank walked past every message of the others: the ranks of a
+ * Each unexpected message is on two queues: all of them in arrival order, and its sender's
+ * own. A receive from one rank looks at that rank's queue alone; a receive from any rank,
+ * a probe of any and the queries by context look at the queue of all, whose first entry
+ * is then the one they mostly want. With the one queue alone, a receive from one rank
+ * walked past every message of the others: the ranks of a
  * back-to-back gather run ahead of its root, and its receives' walks grew with their lead,
  * so that each call cost as much as all the calls still ahead of it (quadratic: a 4-rank
  * gather of 4 bytes took tens of microseconds a call after 10000 calls).
@@ -27,9 +28,9 @@
 
 /* An unexpected message: arrived before any receive matched it. */
 struct shmc__unexp {
-    struct shmc__link link;
-    uint64_t seq; /* its number in arrival order, among all senders' */
-    int src;      /* world rank */
+    struct shmc__link link; /* on its sender's queue (or, claimed, on the claimed list) */
+    struct shmc__link all;  /* on the queue of all */
+    int src;                /* world rank */
     int tag;
     uint32_t ctx;
     unsigned kind;                   /* SHMC_REC_EAGER or SHMC_REC_RTS, or 0 for self rndv */
@@ -45,10 +46,9 @@ struct shmc__unexp {
 
 struct shmc__match {
     struct shmc__link posted;                /* receives, as SHMC_Q_POSTED */
-    struct shmc__link unexp[SHMC_MAX_RANKS]; /* struct shmc__unexp, by sender's world rank */
+    struct shmc__link unexp;                 /* struct shmc__unexp, by `all`, in arrival order */
+    struct shmc__link unexp_of[SHMC_MAX_RANKS]; /* ...by `link`, each sender's (world rank) */
     uint64_t nunexp;
-    uint64_t seq;  /* the next unexpected message's number */
-    int senders;   /* 1 + the highest sender whose queue was ever used */
     /* Messages a matched probe took off the unexpected queue (shmc_mprobe): no receive
      * but the one given the message handle may have them. */
     struct shmc__link claimed;

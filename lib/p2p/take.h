@@ -61,7 +61,7 @@ static inline int shmc__take_may_tagged(const struct shmc__p2p *p, int w, int ta
         if (k == SHMC_TAKE_LOOK || shmc__match_accepts(r->peer, r->tag, r->ctx, w, tag, ctx))
             return 0;
     }
-    head = &p->match.unexp[w];
+    head = &p->match.unexp_of[w];
     l = head->next;
     for (int k = 0; l != head; l = l->next, k++) {
         const struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
