@@ -6,13 +6,12 @@
  * overtake each other. Delivering a matched message is deliver.c's.
  *
  * Each unexpected message is on two queues: all of them in arrival order, and its sender's
- * own. A receive from one rank looks at that rank's queue alone; a receive from any rank,
- * a probe of any and the queries by context look at the queue of all, whose first entry
- * is then the one they mostly want. With the one queue alone, a receive from one rank
- * walked past every message of the others: the ranks of a
- * back-to-back gather run ahead of its root, and its receives' walks grew with their lead,
- * so that each call cost as much as all the calls still ahead of it (quadratic: a 4-rank
- * gather of 4 bytes took tens of microseconds a call after 10000 calls).
+ * own. A receive from one rank looks at that rank's queue alone, never past the messages
+ * of the others: members running ahead of a root (a gather back to back) leave it a
+ * backlog from each, which progress drains one mailbox at a time, and a walk past it at
+ * every receive would grow with their lead. A receive from any rank, a probe of any and
+ * the queries by context look at the queue of all, whose first entry is then the one
+ * they mostly want.
  */
 #ifndef SHMC_MATCH_H
 #define SHMC_MATCH_H

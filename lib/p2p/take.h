@@ -65,7 +65,7 @@ static inline int shmc__take_may_tagged(const struct shmc__p2p *p, int w, int ta
     l = head->next;
     for (int k = 0; l != head; l = l->next, k++) {
         const struct shmc__unexp *u = shmc__link_entry(l, struct shmc__unexp, link);
-        if (k == SHMC_TAKE_LOOK || (u->ctx == ctx && u->src == w))
+        if (k == SHMC_TAKE_LOOK || u->ctx == ctx) /* (w's own queue) */
             return 0;
     }
     return 1;

@@ -108,9 +108,12 @@ static int scratch(int count, MPI_Datatype type, void **mem, void **buf)
 
 /* ---- failures part-way ---------------------------------------------------------------- */
 
-/* The other group's rank peer sent TAG_FAIL's word in place of its message. */
-static int failed_there(int peer)
+/* The outcome rc of a receive from the other group's rank peer, whose status is st: its
+ * error, or the sender's word (TAG_FAIL) that it failed in this call. */
+static int heard(int rc, const MPI_Status *st, int peer)
 {
+    if (rc != MPI_SUCCESS || st->MPI_TAG != TAG_FAIL)
+        return rc;
     return shmc_mpi__err(MPI_ERR_PROC_ABORTED,
                          "rank %d of the other group failed in this call (it reports why)", peer);
 }
@@ -166,7 +169,7 @@ static int bridge_recv(const struct ic *k, void *buf, int count, MPI_Datatype ty
     int rc = PMPI_Recv(buf, count, type, peer, MPI_ANY_TAG, k->c->bridge, &st);
     if (unmoved(rc))
         bridge_fail(k, 0, 1, peer);
-    return rc == MPI_SUCCESS && st.MPI_TAG == TAG_FAIL ? failed_there(peer) : rc;
+    return heard(rc, &st, peer);
 }
 
 /* The rank 0s' swap: count elements from sbuf to the other's rbuf, each way. */
@@ -178,7 +181,7 @@ static int bridge_swap(const struct ic *k, const void *sbuf, void *rbuf, int cou
                            k->c->bridge, &st);
     if (unmoved(rc))
         bridge_fail(k, 1, 1, 0);
-    return rc == MPI_SUCCESS && st.MPI_TAG == TAG_FAIL ? failed_there(0) : rc;
+    return heard(rc, &st, 0);
 }
 
 /* ---- messages between the groups ----------------------------------------------------------- */
@@ -224,8 +227,8 @@ static int posted_end(struct posted *p, int rc, int nrecv)
         if (p->st[i].MPI_ERROR != MPI_SUCCESS && p->st[i].MPI_ERROR != MPI_ERR_PENDING)
             w = p->st[i].MPI_ERROR;
     for (int i = 0; i < nrecv && i < p->n; i++)
-        if (!unmoved(p->st[i].MPI_ERROR) && p->st[i].MPI_TAG == TAG_FAIL)
-            w = failed_there(i);
+        if (p->st[i].MPI_ERROR == MPI_SUCCESS && p->st[i].MPI_TAG == TAG_FAIL)
+            w = heard(MPI_SUCCESS, &p->st[i], i);
     free(p->st);
     return rc != MPI_SUCCESS ? rc : w;
 }
@@ -312,7 +315,7 @@ int shmc_mpi__ic_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     if (k.c->rank == 0 && rc == MPI_SUCCESS)
         rc = bridge_send(&k, buf, count, datatype, root);
     else if (k.c->rank == 0)
-        bridge_fail(&k, 1, 0, root);
+        bridge_fail(&k, 1, 0, root); /* (the root waits for this group's result) */
     free(mem);
     return end(&k, rc);
 }
