@@ -52,10 +52,15 @@ struct shmc__coll_comm {
     /* Its barrier's algorithm by the rules (SHMC_A_*) plus one (dispatch.c), once known,
      * else 0: a barrier carries nothing the choice could depend on. */
     uint8_t barrier;
+    /* The world: the collectives (a bit by SHMC_C_*) whose nonblocking calls were found to
+     * take the lane at no count while no algorithm is forced (nbworld.h), so that their
+     * starts skip the rules' look. */
+    uint16_t lane_none;
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
     const struct shmc__steps *steps;     /* the dispatch rules for it (dispatch.c), once known */
 };
+static_assert(SHMC_C_COUNT <= 16, "a collective's bit fits lane_none");
 static_assert(sizeof(struct shmc__coll_comm) <= sizeof(((struct shmc__comm *)0)->ext),
               "the collectives' per-communicator state fits the space p2p keeps for it");
 

@@ -609,6 +609,27 @@ static size_t *equal_blocks(int n, size_t count, size_t *own)
     return a;
 }
 
+/* A gather (gather) or scatter of equal blocks of bytes at 2 ranks: one message each way
+ * there is one, as the v-forms' own 2-rank case, without their tables of counts (their
+ * making was a tenth of the start of a call that ends in it, bench/path_cost.sh). own
+ * (sbuf of a gather, rbuf of a scatter) NULL: the root's block is in place. */
+static int two_ranks(int gather, const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                     size_t bytes, struct shmc__request **req)
+{
+    int q = 1 - x->me;
+    if (x->me != x->root)
+        return gather ? shmc__sched_one(x, 1, (void *)sbuf, bytes, q, NULL, NULL, 0, req)
+                      : shmc__sched_one(x, 0, rbuf, bytes, q, NULL, NULL, 0, req);
+    if (gather) {
+        char *b = rbuf;
+        return shmc__sched_one(x, 0, b + (size_t)q * bytes, bytes, q, b + (size_t)x->me * bytes,
+                               sbuf, sbuf ? bytes : 0, req);
+    }
+    const char *b = sbuf;
+    return shmc__sched_one(x, 1, (void *)(b + (size_t)q * bytes), bytes, q, rbuf,
+                           b + (size_t)x->me * bytes, rbuf ? bytes : 0, req);
+}
+
 /* The call's schedule, built (go() keeps it under `building`'s key). */
 static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
@@ -622,6 +643,11 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
     case SHMC_C_REDUCE:
     case SHMC_C_ALLREDUCE:
         return shmc__nbc_reduce(x, sbuf, rbuf, count, coll == SHMC_C_ALLREDUCE, req);
+    case SHMC_C_GATHER:
+    case SHMC_C_SCATTER:
+        if (x->n == 2)
+            return two_ranks(coll == SHMC_C_GATHER, x, sbuf, rbuf, count * x->es, req);
+        break;
     default:
         break;
     }
@@ -630,7 +656,7 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
         return SHMC_ERR_NOMEM;
     const size_t *cnt = a, *dsp = a + x->n;
     switch (coll) {
-    case SHMC_C_GATHER: /* (at 2 ranks both are one message: gatherv's without asking) */
+    case SHMC_C_GATHER:
         rc = x->n > 2 && shmc__coll_pick(coll, x, (size_t)x->n * count * x->es) == SHMC_A_TREE
                  ? gather_tree(x, sbuf, count, rbuf, req)
                  : shmc__nbc_gatherv(x, sbuf, count, rbuf, cnt, dsp, req);

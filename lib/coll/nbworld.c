@@ -95,15 +95,20 @@ static int gated(const struct shmc__cx *x, int need)
  * schedule. */
 static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
 
-int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
+int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
     if (!shmc__cx_world(x) || x->n < 2 || x->dev)
         return 0;
     if (shmc__nbs_rooted(coll, x))
         return shmc__nbs_takes(coll, x, count) ? BY_SLOT
                                                : gated(x, shmc__nbs_gated(coll, x, count));
-    if (!may_round(coll, x))
+    if (!may_round(coll, x)) {
+        /* (not by rounds at any count: the rules do not change while the library runs,
+         * the forced algorithm may, shmc__nbw_takes looks at it) */
+        if (x->co->algo[coll] == SHMC_A_AUTO)
+            x->cc->lane_none |= (uint16_t)(1u << coll);
         return 0;
+    }
     int how = lane_way(coll, x, count, bytes);
     return how ? how : gated(x, 1);
 }

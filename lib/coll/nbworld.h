@@ -46,7 +46,14 @@
  * The same answer on every member that made the same call (it depends on the
  * communicator, the call and the configuration only). Not to be asked for a persistent
  * collective, which schedules match by the number it was made with (shmc_coll_as). */
-int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
+int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
+static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
+{
+    if ((unsigned)coll < SHMC_C_COUNT && x->cc->lane_none >> coll & 1 &&
+        x->co->algo[coll] == SHMC_A_AUTO)
+        return 0;
+    return shmc__nbw_way(coll, x, count, bytes);
+}
 #define SHMC_NBW_GATED (-1)
 /* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
  * or the world's collectives' failure. */
