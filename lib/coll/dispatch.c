@@ -124,7 +124,7 @@ int shmc__coll_rule_ever(int coll, const struct shmc__cx *x, int algo)
  * the rules' choice is made at a communicator's first barrier and kept (they do not change
  * while the library runs); one forced by SHMC_ALGO_BARRIER, which shmc_config_set may
  * change at any time, is read at every call. */
-int shmc__coll_barrier(const struct shmc__cx *x)
+int shmc__coll_barrier_algo(const struct shmc__cx *x)
 {
     int algo = x->co->algo[SHMC_C_BARRIER];
     if (algo == SHMC_A_AUTO) {
@@ -133,7 +133,12 @@ int shmc__coll_barrier(const struct shmc__cx *x)
             cc->barrier = (uint8_t)(shmc__coll_pick(SHMC_C_BARRIER, x, 0) + 1);
         algo = cc->barrier - 1;
     }
-    return algorithms[SHMC_C_BARRIER][algo]->run(x, NULL, NULL, 1);
+    return algo;
+}
+
+int shmc__coll_barrier(const struct shmc__cx *x)
+{
+    return algorithms[SHMC_C_BARRIER][shmc__coll_barrier_algo(x)]->run(x, NULL, NULL, 1);
 }
 
 /* Memory first (scratch.c), agreed by all members, then the algorithm, whose requests

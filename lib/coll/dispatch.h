@@ -14,6 +14,8 @@ int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *r
                    size_t bytes);
 /* shmc__coll_run for a blocking barrier: its algorithm chosen once per communicator. */
 int shmc__coll_barrier(const struct shmc__cx *x);
+/* That algorithm (SHMC_A_*): forced, or the rules' choice kept per communicator. */
+int shmc__coll_barrier_algo(const struct shmc__cx *x);
 /* The algorithm the call gets (forced by the configuration, or chosen by the rules
  * here, then kept in rank order for a non-commutative op), with no argument checks. */
 int shmc__coll_pick(int coll, const struct shmc__cx *x, size_t bytes);

@@ -116,7 +116,7 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
 static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
     if (coll == SHMC_C_BARRIER)
-        return shmc__coll_pick(coll, x, 0) == SHMC_A_SHM ? BY_ROUNDS : 0;
+        return shmc__coll_barrier_algo(x) == SHMC_A_SHM ? BY_ROUNDS : 0;
     if (!count)
         return 0;
     if (coll == SHMC_C_ALLREDUCE) {
