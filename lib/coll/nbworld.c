@@ -648,6 +648,11 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     return SHMC_OK;
 }
 
+int shmc__nbw_barrier(const struct shmc__cx *x)
+{
+    return shmc__nbw_start(BY_ROUNDS, SHMC_C_BARRIER, x, NULL, NULL, 1);
+}
+
 int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
     if (!shmc__list_empty(&x->co->nbw))

@@ -55,6 +55,10 @@ static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t cou
     return shmc__nbw_way(coll, x, count, bytes);
 }
 #define SHMC_NBW_GATED (-1)
+/* Starts a nonblocking barrier x on the world whose algorithm is `shm`
+ * (shmc__coll_barrier_algo), where shmc__nbw_takes sends it, as *x->nb: the same as
+ * shmc__nbw_start would. */
+int shmc__nbw_barrier(const struct shmc__cx *x);
 /* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
  * or the world's collectives' failure. */
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
