@@ -459,6 +459,8 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
         shmc__wround_put(&b, round, 0, b.count);
     l->moving = lane_call(co, 0);
     shmc__wsync_post(co, l, round, shmc__wsync_tag(hash), &lean.look);
+    if (b.count && shmc__wround_has_own(coll))
+        shmc__wround_own(&b, 0, b.count);
     int over = shmc__wsync_look(&lean.look) || shmc__linger(co, lean_step, &lean.look, 0);
     if (over && lean.look.odd < 0 && lean.look.err == SHMC_OK) {
         if (b.count)

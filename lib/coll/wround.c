@@ -103,11 +103,15 @@ void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t
     }
 }
 
+static void own_block(const struct shmc__wround *b, size_t e, size_t len);
+
 void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = len * x->es, es = x->es;
     int me = x->me, root = x->root;
+    if (!b->own_early)
+        own_block(b, e, len);
     switch (b->coll) {
     case SHMC_C_BROADCAST:
         if (me != root)
@@ -126,28 +130,20 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
         for (int q = 0; q < x->n; q++)
             if (q != me)
                 shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r), bytes);
-            else if (b->sbuf)
-                shmc__copy(b->rbuf + at(b, q, e), b->sbuf + e * es, bytes);
         break;
     case SHMC_C_ALLGATHER:
         for (int q = 0; q < x->n; q++)
             if (q != me)
                 shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r), bytes);
-            else if (b->sbuf)
-                shmc__copy(b->rbuf + at(b, q, e), b->sbuf + e * es, bytes);
         break;
     case SHMC_C_SCATTER:
         if (me != root)
             shmc__copy(b->rbuf + e * es, theirs(b, root, r) + (size_t)me * bytes, bytes);
-        else if (b->rbuf)
-            shmc__copy(b->rbuf + e * es, b->sbuf + at(b, me, e), bytes);
         break;
     case SHMC_C_ALLTOALL:
         for (int q = 0; q < x->n; q++)
             if (q != me)
                 shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r) + (size_t)me * bytes, bytes);
-            else if (src(b) != b->rbuf) /* (in place, our block is there already) */
-                shmc__copy(b->rbuf + at(b, q, e), src(b) + at(b, q, e), bytes);
         break;
     case SHMC_C_REDUCE_SCATTER:
         combine(b, r, (size_t)me * bytes, src(b) + at(b, me, e), b->rbuf + e * es, len);
@@ -155,6 +151,39 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
     default:
         break;
     }
+}
+
+static void own_block(const struct shmc__wround *b, size_t e, size_t len)
+{
+    const struct shmc__cx *x = b->x;
+    size_t bytes = len * x->es, es = x->es;
+    int me = x->me;
+    switch (b->coll) {
+    case SHMC_C_GATHER:
+        if (me == x->root && b->sbuf) /* (NULL: in place) */
+            shmc__copy(b->rbuf + at(b, me, e), b->sbuf + e * es, bytes);
+        break;
+    case SHMC_C_ALLGATHER:
+        if (b->sbuf)
+            shmc__copy(b->rbuf + at(b, me, e), b->sbuf + e * es, bytes);
+        break;
+    case SHMC_C_SCATTER:
+        if (me == x->root && b->rbuf)
+            shmc__copy(b->rbuf + e * es, b->sbuf + at(b, me, e), bytes);
+        break;
+    case SHMC_C_ALLTOALL:
+        if (src(b) != b->rbuf) /* (in place, our block is there already) */
+            shmc__copy(b->rbuf + at(b, me, e), src(b) + at(b, me, e), bytes);
+        break;
+    default:
+        break;
+    }
+}
+
+void shmc__wround_own(struct shmc__wround *b, size_t e, size_t len)
+{
+    own_block(b, e, len);
+    b->own_early = 1;
 }
 
 int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count)
