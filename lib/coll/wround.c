@@ -110,7 +110,7 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
     const struct shmc__cx *x = b->x;
     size_t bytes = len * x->es, es = x->es;
     int me = x->me, root = x->root;
-    if (!b->own_early)
+    if (!b->own_early && shmc__wround_has_own(b->coll))
         own_block(b, e, len);
     switch (b->coll) {
     case SHMC_C_BROADCAST:
