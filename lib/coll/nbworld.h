@@ -46,6 +46,20 @@
  * The same answer on every member that made the same call (it depends on the
  * communicator, the call and the configuration only). Not to be asked for a persistent
  * collective, which schedules match by the number it was made with (shmc_coll_as). */
+static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
+#define SHMC_NBW_GATED (-1)
+/* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
+ * or the world's collectives' failure. */
+int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                    size_t count);
+/* Starts a nonblocking barrier x on the world whose algorithm is `shm`
+ * (shmc__coll_barrier_algo), where shmc__nbw_takes sends it, as *x->nb: the same as
+ * shmc__nbw_start would. */
+int shmc__nbw_barrier(const struct shmc__cx *x);
+
+/* shmc__nbw_takes asks this; a collective it found never to take the lane on x's
+ * communicator, while no algorithm is forced, is answered from the communicator's
+ * lane_none without it. */
 int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
 static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
@@ -54,15 +68,7 @@ static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t cou
         return 0;
     return shmc__nbw_way(coll, x, count, bytes);
 }
-#define SHMC_NBW_GATED (-1)
-/* Starts a nonblocking barrier x on the world whose algorithm is `shm`
- * (shmc__coll_barrier_algo), where shmc__nbw_takes sends it, as *x->nb: the same as
- * shmc__nbw_start would. */
-int shmc__nbw_barrier(const struct shmc__cx *x);
-/* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
- * or the world's collectives' failure. */
-int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                    size_t count);
+
 /* A nonblocking call on the world that runs as a schedule, of a collective that may run
  * by rounds at this rank count with another count, passes the gate: at 2 ranks and beyond,
  * but for the rooted calls there, it counts as one of the lane's calls, marked as run by a
