@@ -29,10 +29,11 @@ static int shmc_barrier_call(shmc_comm *comm, struct shmc__request **nb)
         shmc__call_words(SHMC_C_BARRIER, &same, 1, w);
         SHMC_CX_RUN_WORDS(SHMC_C_BARRIER, &x, 1, w, shmc__coll_barrier(&x));
     }
-    /* A nonblocking one of the world by shared memory goes to the lane's rounds at once:
-     * run()'s questions on the way there (a schedule's memory kind and words, which lane
-     * and how) have one answer here, and asking them was a tenth of such a barrier's time
-     * near (the commit that made this has the figures). */
+    /* A nonblocking one of the world by shared memory goes to the lane's rounds at once,
+     * as the blocking one goes to its kept algorithm above: run()'s questions on the way
+     * there (a schedule's memory kind and words, which lane and how) have one answer here,
+     * shmc__nbw_takes's for a barrier, and asking them cost such a barrier's time near
+     * (the commit that made this has the figures). */
     if (nb && x.n > 1 && shmc__cx_world(&x) && shmc__coll_as_get() < 0 &&
         shmc__coll_barrier_algo(&x) == SHMC_A_SHM) {
         if ((rc = shmc__cx_failed(&x)) != SHMC_OK)

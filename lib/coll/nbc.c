@@ -320,6 +320,18 @@ int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
     return go(s, req);
 }
 
+/* Block q's count and displacement in elements: the tables', or, where they are NULL (a
+ * call of equal blocks at 2 ranks, nbc.h), count and q count. */
+static size_t blk_count(const size_t *counts, int q, size_t count)
+{
+    return counts ? counts[q] : count;
+}
+
+static size_t blk_displ(const size_t *displs, int q, size_t count)
+{
+    return displs ? displs[q] : (size_t)q * count;
+}
+
 int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, void *big,
                       const size_t *counts, const size_t *displs, struct shmc__request **req)
 {
@@ -328,9 +340,10 @@ int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, v
         return shmc__sched_one(x, 1, (void *)own, count * x->es, x->root, NULL, NULL, 0, req);
     if (x->n == 2) {
         int q = 1 - x->me;
-        return shmc__sched_one(x, 0, b + displs[q] * x->es, counts[q] * x->es, q,
-                               b + displs[x->me] * x->es, own, own ? counts[x->me] * x->es : 0,
-                               req);
+        size_t es = x->es, mine = own ? blk_count(counts, x->me, count) * es : 0;
+        return shmc__sched_one(x, 0, b + blk_displ(displs, q, count) * es,
+                               blk_count(counts, q, count) * es, q,
+                               b + blk_displ(displs, x->me, count) * es, own, mine, req);
     }
     struct shmc__sched *s = shmc__sched_new(x, 0);
     if (!s)
@@ -396,8 +409,10 @@ int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *
         return shmc__sched_one(x, 0, own, count * x->es, x->root, NULL, NULL, 0, req);
     if (x->n == 2) {
         int q = 1 - x->me;
-        return shmc__sched_one(x, 1, (void *)(b + displs[q] * x->es), counts[q] * x->es, q, own,
-                               b + displs[x->me] * x->es, own ? counts[x->me] * x->es : 0, req);
+        size_t es = x->es, mine = own ? blk_count(counts, x->me, count) * es : 0;
+        return shmc__sched_one(x, 1, (void *)(b + blk_displ(displs, q, count) * es),
+                               blk_count(counts, q, count) * es, q, own,
+                               b + blk_displ(displs, x->me, count) * es, mine, req);
     }
     /* (its own block after the sends: it is copied while they travel) */
     return shmc__sched_root_sends(x, b, 0, counts, displs, own, b + displs[x->me] * x->es,
@@ -609,27 +624,6 @@ static size_t *equal_blocks(int n, size_t count, size_t *own)
     return a;
 }
 
-/* A gather (gather) or scatter of equal blocks of bytes at 2 ranks: one message each way
- * there is one, as the v-forms' own 2-rank case, without their tables of counts (their
- * making was a tenth of the start of a call that ends in it, bench/path_cost.sh). own
- * (sbuf of a gather, rbuf of a scatter) NULL: the root's block is in place. */
-static int two_ranks(int gather, const struct shmc__cx *x, const void *sbuf, void *rbuf,
-                     size_t bytes, struct shmc__request **req)
-{
-    int q = 1 - x->me;
-    if (x->me != x->root)
-        return gather ? shmc__sched_one(x, 1, (void *)sbuf, bytes, q, NULL, NULL, 0, req)
-                      : shmc__sched_one(x, 0, rbuf, bytes, q, NULL, NULL, 0, req);
-    if (gather) {
-        char *b = rbuf;
-        return shmc__sched_one(x, 0, b + (size_t)q * bytes, bytes, q, b + (size_t)x->me * bytes,
-                               sbuf, sbuf ? bytes : 0, req);
-    }
-    const char *b = sbuf;
-    return shmc__sched_one(x, 1, (void *)(b + (size_t)q * bytes), bytes, q, rbuf,
-                           b + (size_t)x->me * bytes, rbuf ? bytes : 0, req);
-}
-
 /* The call's schedule, built (go() keeps it under `building`'s key). */
 static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
@@ -643,10 +637,13 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
     case SHMC_C_REDUCE:
     case SHMC_C_ALLREDUCE:
         return shmc__nbc_reduce(x, sbuf, rbuf, count, coll == SHMC_C_ALLREDUCE, req);
-    case SHMC_C_GATHER:
+    case SHMC_C_GATHER: /* (at 2 ranks one message each way: no tables, nbc.h) */
+        if (x->n == 2)
+            return shmc__nbc_gatherv(x, sbuf, count, rbuf, NULL, NULL, req);
+        break;
     case SHMC_C_SCATTER:
         if (x->n == 2)
-            return two_ranks(coll == SHMC_C_GATHER, x, sbuf, rbuf, count * x->es, req);
+            return shmc__nbc_scatterv(x, sbuf, NULL, NULL, rbuf, count, req);
         break;
     default:
         break;

@@ -43,8 +43,8 @@ int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct sh
 /* all: every member gets the result (allreduce), else the root alone. */
 int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
                      struct shmc__request **req);
-/* counts and displs are the root's (NULL elsewhere); own NULL: the root's block is in
- * place. */
+/* counts and displs are the root's (NULL elsewhere, and at 2 ranks where the blocks are
+ * equal: count each, in rank order); own NULL: the root's block is in place. */
 int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, void *big,
                       const size_t *counts, const size_t *displs, struct shmc__request **req);
 int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *counts,

@@ -40,13 +40,24 @@
  * docs/collectives.md has the measurements). */
 #define SHMC_NBW_TWO_ROUND_ANY ((size_t)2 << 10)
 
+/* What shmc__nbw_takes says, worked out: a collective found never to take the lane on
+ * x's communicator, while no algorithm is forced, is answered from the communicator's
+ * lane_none without it. */
+int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
+
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
  * and how: a positive way for shmc__nbw_start; or no, a schedule of messages runs it:
  * SHMC_NBW_GATED behind a gate (shmc__nbw_gate), 0 without.
  * The same answer on every member that made the same call (it depends on the
  * communicator, the call and the configuration only). Not to be asked for a persistent
  * collective, which schedules match by the number it was made with (shmc_coll_as). */
-static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
+static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
+{
+    if ((unsigned)coll < SHMC_C_COUNT && x->cc->lane_none >> coll & 1 &&
+        x->co->algo[coll] == SHMC_A_AUTO)
+        return 0;
+    return shmc__nbw_way(coll, x, count, bytes);
+}
 #define SHMC_NBW_GATED (-1)
 /* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
  * or the world's collectives' failure. */
@@ -56,18 +67,6 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
  * (shmc__coll_barrier_algo), where shmc__nbw_takes sends it, as *x->nb: the same as
  * shmc__nbw_start would. */
 int shmc__nbw_barrier(const struct shmc__cx *x);
-
-/* shmc__nbw_takes asks this; a collective it found never to take the lane on x's
- * communicator, while no algorithm is forced, is answered from the communicator's
- * lane_none without it. */
-int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
-static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
-{
-    if ((unsigned)coll < SHMC_C_COUNT && x->cc->lane_none >> coll & 1 &&
-        x->co->algo[coll] == SHMC_A_AUTO)
-        return 0;
-    return shmc__nbw_way(coll, x, count, bytes);
-}
 
 /* A nonblocking call on the world that runs as a schedule, of a collective that may run
  * by rounds at this rank count with another count, passes the gate: at 2 ranks and beyond,

@@ -103,7 +103,33 @@ void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t
     }
 }
 
-static void own_block(const struct shmc__wround *b, size_t e, size_t len);
+/* take's part that needs no round (shmc__wround_own). */
+static void own_block(const struct shmc__wround *b, size_t e, size_t len)
+{
+    const struct shmc__cx *x = b->x;
+    size_t bytes = len * x->es, es = x->es;
+    int me = x->me;
+    switch (b->coll) {
+    case SHMC_C_GATHER:
+        if (me == x->root && b->sbuf) /* (NULL: in place) */
+            shmc__copy(b->rbuf + at(b, me, e), b->sbuf + e * es, bytes);
+        break;
+    case SHMC_C_ALLGATHER:
+        if (b->sbuf)
+            shmc__copy(b->rbuf + at(b, me, e), b->sbuf + e * es, bytes);
+        break;
+    case SHMC_C_SCATTER:
+        if (me == x->root && b->rbuf)
+            shmc__copy(b->rbuf + e * es, b->sbuf + at(b, me, e), bytes);
+        break;
+    case SHMC_C_ALLTOALL:
+        if (src(b) != b->rbuf) /* (in place, our block is there already) */
+            shmc__copy(b->rbuf + at(b, me, e), src(b) + at(b, me, e), bytes);
+        break;
+    default:
+        break;
+    }
+}
 
 void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
@@ -147,33 +173,6 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
         break;
     case SHMC_C_REDUCE_SCATTER:
         combine(b, r, (size_t)me * bytes, src(b) + at(b, me, e), b->rbuf + e * es, len);
-        break;
-    default:
-        break;
-    }
-}
-
-static void own_block(const struct shmc__wround *b, size_t e, size_t len)
-{
-    const struct shmc__cx *x = b->x;
-    size_t bytes = len * x->es, es = x->es;
-    int me = x->me;
-    switch (b->coll) {
-    case SHMC_C_GATHER:
-        if (me == x->root && b->sbuf) /* (NULL: in place) */
-            shmc__copy(b->rbuf + at(b, me, e), b->sbuf + e * es, bytes);
-        break;
-    case SHMC_C_ALLGATHER:
-        if (b->sbuf)
-            shmc__copy(b->rbuf + at(b, me, e), b->sbuf + e * es, bytes);
-        break;
-    case SHMC_C_SCATTER:
-        if (me == x->root && b->rbuf)
-            shmc__copy(b->rbuf + e * es, b->sbuf + at(b, me, e), bytes);
-        break;
-    case SHMC_C_ALLTOALL:
-        if (src(b) != b->rbuf) /* (in place, our block is there already) */
-            shmc__copy(b->rbuf + at(b, me, e), src(b) + at(b, me, e), bytes);
         break;
     default:
         break;
