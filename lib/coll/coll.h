@@ -76,7 +76,6 @@ static inline struct shmc__coll_comm *shmc__coll_comm(struct shmc__comm *c)
  * MPICH number them apart too, and programs rely on it (mpi4py's tests: one rank starts
  * an MPIX_Comm_iagree before a barrier that the others enter first). */
 enum { SHMC_LANE_BLOCKING = 0, SHMC_LANE_NB = 1 };
-static_assert(SHMC_WSYNC_HALF(SHMC_LANE_NB) == SHMC_WSYNC_NB_BYTES, "the arena's lane 1 is ours");
 struct shmc__lane {
     unsigned id;               /* SHMC_LANE_* */
     struct shmc__wsync *wsync; /* this rank's block (wsync.c) */

@@ -95,7 +95,6 @@ enum { CAN_READ = 1, CAN_WRITE = 2 };
 static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word-aligned");
 #define MAP_WORDS ((SHMC_WSYNC_BYTES - sizeof(struct pub)) / sizeof(uint64_t))
 #define MAX_PIECES (MAP_WORDS * 64)
-static_assert(SHMC_WSYNC_HALF(SHMC_LANE_NB) >= SHMC_WSYNC_BYTES, "the map fits either lane");
 
 /* Our and world rank q's publication in round `round` of lane `lane` (the blocking
  * call's, or the nonblocking one's: shmc__direct_step). */

@@ -133,10 +133,10 @@ static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t byt
      * the blocking call goes by them (nbworld.h), if an element of each block fits one. */
     if (rooted(coll))
         return shmc__coll_rule(coll, x, bytes) == SHMC_A_SHM &&
-                       shmc__wround_elems(coll, x, SHMC_LANE_NB)
+                       shmc__wround_elems(coll, x)
                    ? BY_ROUNDS
                    : 0;
-    size_t per = shmc__wround_elems(coll, x, SHMC_LANE_NB);
+    size_t per = shmc__wround_elems(coll, x);
     if (!per)
         return 0;
     /* Beyond 2 ranks a reduce-scatter and an all-gather by as many rounds too: the one's
@@ -309,7 +309,7 @@ static int enqueue(struct nbw *w, const struct shmc__cx *x, int how, const struc
     w->how = how;
     w->b = *b;
     w->b.x = &w->x;
-    w->per = b->coll == SHMC_C_BARRIER ? 1 : shmc__wround_elems(b->coll, x, SHMC_LANE_NB);
+    w->per = b->coll == SHMC_C_BARRIER ? 1 : shmc__wround_elems(b->coll, x);
     w->seq = 0;
     w->e = 0;
     w->posted = 0;
@@ -490,12 +490,12 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
 
 /* May call x (of count elements) run lean: by rounds, in one, on the idle lane? (An
  * all-reduce goes by rounds only where one takes it: lane_way.) */
-_Static_assert(SHMC_ONESTEP_MAX <= SHMC_WSYNC_NB_BYTES, "an all-reduce by rounds fits one");
+_Static_assert(SHMC_ONESTEP_MAX <= SHMC_WSYNC_BYTES, "an all-reduce by rounds fits one");
 static int lean_fits(int how, int coll, const struct shmc__cx *x, size_t count)
 {
     return how == BY_ROUNDS && lane_idle(x->co) && !x->c->quit &&
            (coll == SHMC_C_BARRIER || coll == SHMC_C_ALLREDUCE ||
-            count <= shmc__wround_elems(coll, x, SHMC_LANE_NB));
+            count <= shmc__wround_elems(coll, x));
 }
 
 /* The slots' gates first in the queue looked at again, each ended whose publication all

@@ -14,7 +14,7 @@
 
 /* Which nonblocking calls on the world run by its rounds (shmc__nbw_takes): every
  * collective of equal blocks whose call fits one round (a round carries
- * SHMC_WSYNC_NB_BYTES of each rank: wround.h), at 2 ranks beyond
+ * SHMC_WSYNC_BYTES of each rank: wround.h), at 2 ranks beyond
  * SHMC_NBW_TWO_ROUND_ANY of data in all only where the blocking call's rule gives `shm`
  * too (its own rounds or slots; where it exchanges messages, a schedule of the same
  * messages led beyond that, docs/collectives.md); barriers and all-reduces as
@@ -22,7 +22,7 @@
  * needs, a reduce, broadcast, gather or scatter where the blocking call's rule gives `shm`,
  * and beyond 2 ranks so a reduce-scatter (whose schedule is a ring of n - 1 steps that each
  * wait for a neighbour's turn on a CPU when ranks share cores) and an all-gather (whose
- * schedule sends each block to every member); each round carries SHMC_WSYNC_NB_BYTES
+ * schedule sends each block to every member); each round carries SHMC_WSYNC_BYTES
  * (so a rooted call of megabytes takes fewer synchronisations than a schedule's messages
  * take round trips, and needs no single copy); where the rule
  * gives messages, so does the schedule, whose sender does not wait for every rank's entry

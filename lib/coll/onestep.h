@@ -10,8 +10,12 @@
 
 #include "coll/cx.h"
 
-/* The most one member contributes: what the world's rounds carry. */
-#define SHMC_ONESTEP_MAX SHMC_WSYNC_BYTES
+/* The most one member contributes, and what the world's blocking all-to-all takes in one
+ * of its rounds: less than a round carries (SHMC_WSYNC_BYTES). The all-reduce and the
+ * all-gather in one step, and the all-to-all in a round, were measured against the other
+ * algorithms up to it (docs/collectives.md). */
+#define SHMC_ONESTEP_MAX (4u << 10)
+static_assert(SHMC_ONESTEP_MAX <= SHMC_WSYNC_BYTES, "a one-step part fits a round's half");
 
 /* Every member has entered. */
 int shmc__onestep_barrier(const struct shmc__cx *x);

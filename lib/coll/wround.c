@@ -27,10 +27,10 @@ static int per_rank(int coll)
     return coll == SHMC_C_SCATTER || coll == SHMC_C_ALLTOALL || coll == SHMC_C_REDUCE_SCATTER;
 }
 
-size_t shmc__wround_elems(int coll, const struct shmc__cx *x, unsigned lane)
+size_t shmc__wround_elems(int coll, const struct shmc__cx *x)
 {
     /* (a shift for the usual power-of-two elements: a division is most of this call) */
-    size_t es = x->es, half = SHMC_WSYNC_HALF(lane),
+    size_t es = x->es, half = SHMC_WSYNC_BYTES,
            fit = (es & (es - 1)) ? half / es : half >> __builtin_ctzl(es);
     return per_rank(coll) ? fit / (size_t)x->n : fit;
 }
@@ -187,8 +187,11 @@ void shmc__wround_own(struct shmc__wround *b, size_t e, size_t len)
 
 int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count)
 {
-    return x->n > 1 && shmc__cx_world(x) &&
-           count <= shmc__wround_elems(coll, x, SHMC_LANE_BLOCKING);
+    if (x->n < 2 || !shmc__cx_world(x))
+        return 0;
+    if (coll == SHMC_C_ALLTOALL)
+        return count <= SHMC_ONESTEP_MAX / x->es / (size_t)x->n;
+    return count <= shmc__wround_elems(coll, x);
 }
 
 int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)

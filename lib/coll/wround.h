@@ -5,7 +5,7 @@
  * reduce-scatter's small calls on the world (shmc__wround_blocking).
  *
  * A round carries, of every block the call moves, the elements [e, e + len): len is at
- * most shmc__wround_elems (a rank's half of the lane holds SHMC_WSYNC_HALF(lane) bytes,
+ * most shmc__wround_elems (a rank's half of the lane holds SHMC_WSYNC_BYTES,
  * shared by the n blocks of a call that sends one to each rank). Every member puts before it enters
  * and takes after the round, and a round touches only its own chunk of each block, so calls in
  * place need no copy of their own: a chunk is read into the half before the same chunk of the
@@ -33,7 +33,7 @@ struct shmc__wround {
 
 /* Elements of each block that one round carries; 0 when not even one element of each of
  * the call's blocks fits a half. */
-size_t shmc__wround_elems(int coll, const struct shmc__cx *x, unsigned lane);
+size_t shmc__wround_elems(int coll, const struct shmc__cx *x);
 /* This rank's part of chunk [e, e + len) into its half of round r of b's lane. */
 void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len);
 /* The result's chunk [e, e + len) out of round r, once every rank has entered it. */
@@ -50,13 +50,15 @@ static inline int shmc__wround_has_own(int coll)
     return coll == SHMC_C_GATHER || coll == SHMC_C_ALLGATHER || coll == SHMC_C_SCATTER ||
            coll == SHMC_C_ALLTOALL;
 }
-/* Does blocking call x of collective coll (the all-to-all or the reduce-scatter; count
- * elements a block) go in one round of the world's blocking lane? On the world, where the
- * call fits one: one synchronisation where the slots take two (a slot is rewritten only
- * once last call's readers are done with it), the Bruck exchange log2(n) rounds of
- * messages and the ring n - 1; at 2 ranks too, where the round also does less work than
- * the slots' path (the commits that made this have the figures). The same answer on
- * every member that made the same call. */
+/* Does blocking call x of collective coll by `shm` (the all-to-all or the reduce-scatter;
+ * count elements a block) go in one round of the world's blocking lane? On the world:
+ * one synchronisation where the slots take two (a slot is rewritten only once last
+ * call's readers are done with it), the Bruck exchange log2(n) rounds of messages and
+ * the ring n - 1; at 2 ranks too, where the round also does less work than the slots'
+ * path. The reduce-scatter where the call fits a round, the all-to-all up to
+ * SHMC_ONESTEP_MAX of each rank's data (beyond it the round measured slower than the
+ * slots; the commits that made these have the figures). The same answer on every
+ * member that made the same call. */
 int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count);
 /* Runs such a call (shmc__wround_blocking said yes): SHMC_OK, SHMC_ERR_MISMATCH on every
  * member alike, or the error of a member that left or quit (onestep.h). */

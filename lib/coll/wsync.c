@@ -32,10 +32,10 @@
 #include "shm/doorbell.h"
 #include "shm/job.h"
 
-/* The word of rank block o of lane `lane` for round r (the part of r's parity). */
-static inline shmc_atomic_u64 *word(struct shmc__wsync *o, unsigned lane, uint64_t r)
+/* The word of rank block o (of either lane) for round r (the part of r's parity). */
+static inline shmc_atomic_u64 *word(struct shmc__wsync *o, uint64_t r)
 {
-    return &shmc__wsync_half(o, lane, (unsigned)(r & 1))->round;
+    return &shmc__wsync_half(o, (unsigned)(r & 1))->round;
 }
 
 /* Will rank q never enter: has it left or broken, or has a rank quit the world's
@@ -88,7 +88,7 @@ static int all_entered(void *arg)
             continue;
         struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)w->next);
         /* A7 pairs with R7: that rank's input for this round is visible. */
-        uint64_t v = shmc__load_acquire64(word(o, w->lane, w->want));
+        uint64_t v = shmc__load_acquire64(word(o, w->want));
         if ((v & SHMC_WSYNC_ROUND_MASK) < w->want) {
             /* A rank short of a round of the nonblocking lane may be behind, or may have
              * run this call as a schedule: asked only every SHMC_WSYNC_CALLS_EVERY looks,
@@ -135,7 +135,7 @@ int shmc__wsync_far(void *arg, uint32_t cpu)
             continue;
         struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)q);
         /* Relaxed: only a hint; all_entered takes the acquire. */
-        if ((shmc__load_relaxed64(word(o, w->lane, w->want)) & SHMC_WSYNC_ROUND_MASK) < w->want &&
+        if ((shmc__load_relaxed64(word(o, w->want)) & SHMC_WSYNC_ROUND_MASK) < w->want &&
             !shmc__runs_elsewhere(shmc__arena_cb(co->arena, (unsigned)q), cpu))
             return 0;
     }
@@ -147,7 +147,7 @@ void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, u
 {
     /* R7 pairs with A7 (all_entered): our input is written before the round number, which
      * carries our call's hash (tag, bits 40-63) in the same store. */
-    shmc__store_release64(word(l->wsync, l->id, r), r | tag);
+    shmc__store_release64(word(l->wsync, r), r | tag);
     *w = (struct shmc__wsync_look){
         .co = co, .lane = l->id, .want = r, .tag = tag, .odd = -1, .call = l->moving};
     for (int q = 0; q < co->size; q++)
@@ -196,7 +196,7 @@ static int released(void *arg)
     struct shmc__coll *co = w->co;
     struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, 0);
     /* A8 pairs with R8: rank 0 saw every rank enter this round before releasing it. */
-    return (shmc__load_acquire64(word(o, w->lane, w->want)) & SHMC_WSYNC_ROUND_MASK) >= w->want ||
+    return (shmc__load_acquire64(word(o, w->want)) & SHMC_WSYNC_ROUND_MASK) >= w->want ||
            never_enters(w, 0);
 }
 
@@ -213,13 +213,13 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
         }
         if (rc == SHMC_OK && w.err == SHMC_OK) {
             /* R8 pairs with A8 (released): published only now, after A7 on every rank. */
-            shmc__store_release64(word(shmc__wsync_blk(co)->wsync, SHMC_LANE_BLOCKING, r), r | tag);
+            shmc__store_release64(word(shmc__wsync_blk(co)->wsync, r), r | tag);
             for (int q = 1; q < co->size; q++)
                 shmc__peer_notify(co->p2p, q);
         }
     } else {
         /* R7: as in shmc__wsync_enter_call; only rank 0 waits for it. */
-        shmc__store_release64(word(shmc__wsync_blk(co)->wsync, SHMC_LANE_BLOCKING, r), r | tag);
+        shmc__store_release64(word(shmc__wsync_blk(co)->wsync, r), r | tag);
         shmc__peer_notify(co->p2p, 0);
         if (!released(&w)) {
             /* shmc__wsync_far looks at every rank still short of r: any may hold rank 0 up. */
@@ -237,7 +237,7 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
                     continue;
                 struct shmc__wsync *o =
                     shmc__arena_wsync(co->arena, SHMC_LANE_BLOCKING, (unsigned)q);
-                if ((shmc__load_relaxed64(word(o, SHMC_LANE_BLOCKING, r)) &
+                if ((shmc__load_relaxed64(word(o, r)) &
                      ~SHMC_WSYNC_ROUND_MASK) != tag)
                     w.odd = q;
             }
@@ -268,7 +268,7 @@ static int all_settled(void *arg)
         if (q == co->rank)
             continue;
         struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)q);
-        if ((shmc__load_acquire64(word(o, w->lane, w->want)) & SHMC_WSYNC_ROUND_MASK) >= w->want)
+        if ((shmc__load_acquire64(word(o, w->want)) & SHMC_WSYNC_ROUND_MASK) >= w->want)
             continue;
         if (shmc__peer_lost(p, q) == SHMC_OK && !shmc__quit_by(p, q, p->comms.world.ctx + 1))
             return 0;

@@ -24,14 +24,13 @@ static inline struct shmc__lane *shmc__wsync_blk(struct shmc__coll *co)
 /* Where this rank writes its input for round r of lane l, and where world rank q's is. */
 static inline uint8_t *shmc__wsync_mine(const struct shmc__lane *l, uint64_t r)
 {
-    return shmc__wsync_data(l->wsync, l->id, (unsigned)(r & 1));
+    return shmc__wsync_data(l->wsync, (unsigned)(r & 1));
 }
 
 static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, const struct shmc__lane *l,
                                           int q, uint64_t r)
 {
-    return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), l->id,
-                            (unsigned)(r & 1));
+    return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), (unsigned)(r & 1));
 }
 
 /* What a world round carries of a call with hash h (base/callword.h): bits 40-63, never

@@ -13,7 +13,7 @@
  *                       blocking calls'), then lane 1's (the world's nonblocking calls');
  *                       where they are follows from the fields above (nothing stored)
  *   wsync_off           SHMC_LANES * nranks world-sync blocks (two parts each: a round
- *                       word and a half of SHMC_WSYNC_HALF(lane)), for the world's one-step
+ *                       word and a half of SHMC_WSYNC_BYTES), for the world's one-step
  *                       collectives: lane 0's blocks of every rank, then lane 1's (larger),
  *                       wsync_bytes in all; also derived from the fields above
  *   xdesc_off           nranks tables of SHMC_XDESC_COUNT copy descriptors (struct
@@ -203,13 +203,13 @@ struct shmc__slot {
  * round's parity (round & 1), so that a small input travels with the word that announces
  * it: a rank waiting for the round gets both in one line transfer (the slots' stamp and
  * data are placed so too). Only the owner writes; every other rank of the world reads. */
-#define SHMC_WSYNC_BYTES (4u << 10)
-/* The nonblocking lane's halves (lane 1) are larger: its calls of equal blocks run in as
- * many rounds as their data needs (coll/nbworld.h), each a synchronisation of every rank,
- * so fewer, larger rounds are faster; the blocking lane's one-step calls take at most
- * SHMC_WSYNC_BYTES (coll/dispatch.c). Pages of a half no call reaches are never touched. */
-#define SHMC_WSYNC_NB_BYTES (32u << 10)
-#define SHMC_WSYNC_HALF(lane) ((lane) ? SHMC_WSYNC_NB_BYTES : SHMC_WSYNC_BYTES)
+/* The halves of both lanes are this large: the nonblocking lane's calls of equal blocks
+ * run in as many rounds as their data needs (coll/nbworld.h), each a synchronisation of
+ * every rank, so fewer, larger rounds are faster; the blocking lane's reduce-scatter goes
+ * in one round as far as one carries it (coll/wround.h), and its one-step exchanges take
+ * at most SHMC_ONESTEP_MAX (coll/onestep.h). Pages of a half no call reaches are never
+ * touched. */
+#define SHMC_WSYNC_BYTES (32u << 10)
 struct shmc__wsync {
     /* Bits 0-39 the last round of this part's parity the rank entered; bits 40-63 a hash
      * of the call it was for, bit 40 marking a schedule's gate (coll/wsync.h), published
@@ -217,7 +217,7 @@ struct shmc__wsync {
      * still shows round r's hash to a rank that has not looked yet (it writes that word
      * again only in r + 2). */
     SHMC_ALIGNED_LINE shmc_atomic_u64 round;
-    uint8_t data[]; /* the half: SHMC_WSYNC_HALF(lane) bytes, 8-byte aligned */
+    uint8_t data[]; /* the half: SHMC_WSYNC_BYTES bytes, 8-byte aligned */
 };
 #define SHMC_WSYNC_ROUND_MASK ((1ull << 40) - 1)
 
@@ -404,11 +404,11 @@ static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
     return (uint8_t *)(s->call + 2);
 }
 
-/* A part of a world-sync block of lane `lane` (a round word and its half), in whole
- * lines; a block is two. */
-static inline uint64_t shmc__wsync_part(unsigned lane)
+/* A part of a world-sync block (a round word and its half), in whole lines; a block is
+ * two. */
+static inline uint64_t shmc__wsync_part(void)
 {
-    uint64_t b = offsetof(struct shmc__wsync, data) + (uint64_t)SHMC_WSYNC_HALF(lane);
+    uint64_t b = offsetof(struct shmc__wsync, data) + (uint64_t)SHMC_WSYNC_BYTES;
     return (b + SHMC_CACHELINE - 1) / SHMC_CACHELINE * SHMC_CACHELINE;
 }
 
@@ -416,7 +416,7 @@ static inline uint64_t shmc__wsync_part(unsigned lane)
  * (shmc__wsync_calls) after them. */
 static inline uint64_t shmc__wsync_stride(unsigned lane)
 {
-    return 2 * shmc__wsync_part(lane) + (lane ? SHMC_CACHELINE : 0);
+    return 2 * shmc__wsync_part() + (lane ? SHMC_CACHELINE : 0);
 }
 
 /* Bytes of the world-sync blocks of nranks ranks in the lanes before `lane`: where that
@@ -442,15 +442,14 @@ static inline struct shmc__wsync *shmc__arena_wsync(const struct shmc__arena *a,
                                   (uint64_t)r * shmc__wsync_stride(lane));
 }
 
-static inline struct shmc__wsync *shmc__wsync_half(struct shmc__wsync *w, unsigned lane,
-                                                    unsigned h)
+static inline struct shmc__wsync *shmc__wsync_half(struct shmc__wsync *w, unsigned h)
 {
-    return (struct shmc__wsync *)((uint8_t *)w + h * shmc__wsync_part(lane));
+    return (struct shmc__wsync *)((uint8_t *)w + h * shmc__wsync_part());
 }
 
-static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned lane, unsigned h)
+static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned h)
 {
-    return shmc__wsync_half(w, lane, h)->data;
+    return shmc__wsync_half(w, h)->data;
 }
 
 /* The word of the nonblocking lane's calls in block w of that lane (coll/nbworld.c):
@@ -462,7 +461,7 @@ static inline uint8_t *shmc__wsync_data(struct shmc__wsync *w, unsigned lane, un
 #define SHMC_WSYNC_CALLS_BITS 24
 static inline shmc_atomic_u64 *shmc__wsync_calls(struct shmc__wsync *w)
 {
-    return (shmc_atomic_u64 *)((uint8_t *)w + 2 * shmc__wsync_part(1));
+    return (shmc_atomic_u64 *)((uint8_t *)w + 2 * shmc__wsync_part());
 }
 
 /* Copy descriptor i of rank r. */

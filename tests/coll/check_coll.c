@@ -389,15 +389,63 @@ START_TEST(test_coll_wsync_reuse)
 END_TEST
 
 /* The world's all-to-all and reduce-scatter by `shm` at the edge of one round of the
- * world's blocking lane (4 KiB of each rank: lib/shm/arena.h, restated here as a program
- * sees the library): counts that fill a rank's half exactly, one element less and one
- * more (the slots then), for 4-, 8- and 12-byte elements, in place and not, each
+ * world's blocking lane (lib/shm/arena.h and coll/wround.c, restated here as a program
+ * sees the library: the reduce-scatter takes a rank's whole half, 32 KiB; the all-to-all
+ * up to 4 KiB of each rank's data): counts that fill it exactly, one element less and
+ * one more (the slots then), for 4-, 8- and 12-byte elements, in place and not, each
  * element checked against its sender's formula. */
-#define ROUND_HALF 4096u
+#define ROUND_HALF (32u << 10)
+#define ALLTOALL_ROUND (4u << 10)
 
 static int32_t edge_val(int q, int d, size_t i)
 {
     return (int32_t)(q * 100003 + d * 1009 + (int)(i % 997));
+}
+
+/* The all-to-all of count elements of es bytes (dt) a block, in place or not: word k of
+ * element i of block d, from this rank. */
+static void edge_alltoall(shmc_comm *w, int me, int n, size_t count, size_t es, shmc_dtype dt,
+                          int inpl)
+{
+    size_t blk = count * (es / 4), all = blk * (size_t)n;
+    int32_t *in = shmct_xmalloc(all * 4), *out = shmct_xmalloc(all * 4);
+    for (int d = 0; d < n; d++)
+        for (size_t e = 0; e < blk; e++)
+            (inpl ? out : in)[(size_t)d * blk + e] = edge_val(me, d, e);
+    T_OK(shmc_alltoall(inpl ? SHMC_IN_PLACE : in, out, count, dt, w));
+    for (int q = 0; q < n; q++)
+        for (size_t e = 0; e < blk; e++)
+            T_ASSERT(out[(size_t)q * blk + e] == edge_val(q, me, e),
+                     "alltoall %zu x %zu B%s: block %d word %zu", count, es,
+                     inpl ? " in place" : "", q, e);
+    free(in);
+    free(out);
+}
+
+/* The reduce-scatter (sum) of the same: int32 or int64 (the high words zero). */
+static void edge_reduce_scatter(shmc_comm *w, int me, int n, size_t count, size_t es,
+                                shmc_dtype dt, int inpl)
+{
+    size_t blk = count * (es / 4), all = blk * (size_t)n;
+    int32_t *in = shmct_xmalloc(all * 4), *out = shmct_xmalloc(all * 4);
+    for (int d = 0; d < n; d++)
+        for (size_t e = 0; e < blk; e++)
+            (inpl ? out : in)[(size_t)d * blk + e] = edge_val(me, d, e) & 0xffff;
+    if (es == 8)
+        for (size_t e = 1; e < all; e += 2)
+            (inpl ? out : in)[e] = 0;
+    T_OK(shmc_reduce_scatter(inpl ? SHMC_IN_PLACE : in, out, count, dt, SHMC_SUM, w));
+    for (size_t e = 0; e < blk; e++) {
+        int32_t want = 0;
+        for (int q = 0; q < n; q++)
+            want += edge_val(q, me, e) & 0xffff;
+        if (es == 8 && (e & 1))
+            want = 0;
+        T_ASSERT(out[e] == want, "reduce_scatter %zu x %zu B%s: word %zu: %d, not %d", count, es,
+                 inpl ? " in place" : "", e, out[e], want);
+    }
+    free(in);
+    free(out);
 }
 
 static void round_edges(shmc_comm *w, int me, int n, void *arg)
@@ -407,44 +455,15 @@ static void round_edges(shmc_comm *w, int me, int n, void *arg)
     T_OK(shmc_config_set("SHMC_ALGO_REDUCE_SCATTER", "shm"));
     const size_t sizes[] = {4, 8, 12};
     for (size_t si = 0; si < 3; si++) {
-        size_t es = sizes[si], fit = ROUND_HALF / es / (size_t)n;
+        size_t es = sizes[si];
         shmc_dtype dt = es == 4 ? SHMC_INT32 : es == 8 ? SHMC_INT64 : SHMC_DTYPE_BYTES(12);
-        for (size_t count = fit - 1; count <= fit + 1; count++) {
-            size_t words = es / 4, blk = count * words, all = blk * (size_t)n;
-            int32_t *in = shmct_xmalloc(all * 4), *out = shmct_xmalloc(all * 4);
-            for (int inpl = 0; inpl < 2; inpl++) {
-                /* all-to-all: word k of element i of block d, from this rank */
-                for (int d = 0; d < n; d++)
-                    for (size_t e = 0; e < blk; e++)
-                        (inpl ? out : in)[(size_t)d * blk + e] = edge_val(me, d, e);
-                T_OK(shmc_alltoall(inpl ? SHMC_IN_PLACE : in, out, count, dt, w));
-                for (int q = 0; q < n; q++)
-                    for (size_t e = 0; e < blk; e++)
-                        T_ASSERT(out[(size_t)q * blk + e] == edge_val(q, me, e),
-                                 "alltoall %zu x %zu B%s: block %d word %zu", count, es,
-                                 inpl ? " in place" : "", q, e);
-                if (es == 12)
-                    continue; /* (no reduction of opaque elements) */
-                for (int d = 0; d < n; d++)
-                    for (size_t e = 0; e < blk; e++)
-                        (inpl ? out : in)[(size_t)d * blk + e] = edge_val(me, d, e) & 0xffff;
-                if (es == 8) /* int64 elements: the high words zero */
-                    for (size_t e = 1; e < all; e += 2)
-                        (inpl ? out : in)[e] = 0;
-                T_OK(shmc_reduce_scatter(inpl ? SHMC_IN_PLACE : in, out, count, dt, SHMC_SUM, w));
-                for (size_t e = 0; e < blk; e++) {
-                    int32_t want = 0;
-                    for (int q = 0; q < n; q++)
-                        want += edge_val(q, me, e) & 0xffff;
-                    if (es == 8 && (e & 1))
-                        want = 0;
-                    T_ASSERT(out[e] == want, "reduce_scatter %zu x %zu B%s: word %zu: %d, not %d",
-                             count, es, inpl ? " in place" : "", e, out[e], want);
-                }
+        size_t fit = ALLTOALL_ROUND / es / (size_t)n, rs_fit = ROUND_HALF / es / (size_t)n;
+        for (int inpl = 0; inpl < 2; inpl++)
+            for (size_t d = 0; d < 3; d++) {
+                edge_alltoall(w, me, n, fit - 1 + d, es, dt, inpl);
+                if (es != 12) /* (no reduction of opaque elements) */
+                    edge_reduce_scatter(w, me, n, rs_fit - 1 + d, es, dt, inpl);
             }
-            free(in);
-            free(out);
-        }
     }
     T_OK(shmc_config_set("SHMC_ALGO_ALLTOALL", "auto"));
     T_OK(shmc_config_set("SHMC_ALGO_REDUCE_SCATTER", "auto"));
@@ -453,8 +472,9 @@ static void round_edges(shmc_comm *w, int me, int n, void *arg)
 START_TEST(test_coll_round_edges)
 {
     const int ns[] = {2, 3, 4, 8};
-    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         ck_assert_int_eq(shmct_run(ns[i], round_edges, NULL), 0);
+    }
 }
 END_TEST
 

@@ -25,7 +25,7 @@
 #define C 37 /* elements per block */
 /* int64 elements up to the limit of a rooted call's data in one of the nonblocking lane's
  * slots (64 KiB, lib/coll/nbslot.h), and one past it: a test sees the library as a program does, so
- * the limit is restated here, as are a round's size (SHMC_WSYNC_NB_BYTES, 32 KiB of each rank) and
+ * the limit is restated here, as are a round's size (SHMC_WSYNC_BYTES, 32 KiB of each rank) and
  * the 2-rank limit of the calls of n blocks in one round where the blocking call does not go by
  * rounds (SHMC_NBW_TWO_ROUND_ANY, 2 KiB in all). */
 #define TWO 8192

@@ -241,7 +241,7 @@ static const struct family {
     {"ALLTOALL", 8, 0, 0, {"tree", "ring", "shm", "direct"}},
 };
 #define NFAM (sizeof families / sizeof *families)
-#define MCOUNT 2048 /* elements per block: past the one-step path of the small calls */
+#define MCOUNT 16384 /* elements per block: past one of the world's rounds (32 KiB a rank) */
 
 static int do_any(int kind, size_t count, shmc_op op, int root, shmc_comm *c, int32_t *a,
                   int32_t *b)
