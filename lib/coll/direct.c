@@ -333,7 +333,7 @@ static int agree(const struct shmc__cx *x, int status, uint64_t *round)
 static size_t direct_step(size_t count, size_t es)
 {
     size_t step = PIECE / es;
-    if (count / step >= MAX_PIECES) /* beyond 2 GiB the pieces grow to fit the map */
+    if (count / step >= MAX_PIECES) /* past MAX_PIECES pieces they grow to fit the map */
         step = count / (MAX_PIECES - 1);
     if (count <= step) { /* one piece, which one rank would combine alone: cut it */
         size_t page = 4096 / es;

@@ -189,9 +189,9 @@ int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count)
 {
     if (x->n < 2 || !shmc__cx_world(x))
         return 0;
-    if (coll == SHMC_C_ALLTOALL)
-        return count <= SHMC_ONESTEP_MAX / x->es / (size_t)x->n;
-    return count <= shmc__wround_elems(coll, x);
+    if (coll == SHMC_C_REDUCE_SCATTER)
+        return count <= shmc__wround_elems(coll, x);
+    return count <= SHMC_ONESTEP_MAX / x->es / (size_t)x->n;
 }
 
 int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)

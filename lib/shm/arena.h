@@ -14,7 +14,8 @@
  *                       where they are follows from the fields above (nothing stored)
  *   wsync_off           SHMC_LANES * nranks world-sync blocks (two parts each: a round
  *                       word and a half of SHMC_WSYNC_BYTES), for the world's one-step
- *                       collectives: lane 0's blocks of every rank, then lane 1's (larger),
+ *                       collectives: lane 0's blocks of every rank, then lane 1's (a line
+ *                       larger: its calls' word),
  *                       wsync_bytes in all; also derived from the fields above
  *   xdesc_off           nranks tables of SHMC_XDESC_COUNT copy descriptors (struct
  *                       shmc__xdesc), for large messages that both sides copy (p2p/coop.c)
@@ -45,7 +46,7 @@
 #include "base/atomics.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 12u
+#define SHMC_ARENA_VERSION 13u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)

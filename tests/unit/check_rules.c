@@ -350,8 +350,8 @@ START_TEST(test_rules_maker)
               shmc__rules_digest(&r, none, 200, SHMC_MAKER_INTEL));
     /* The shipped rules: on Intel's CPUs the 2-rank calls take messages and single copies
      * in both states, elsewhere the rules for any maker; the world's 2-rank reduce-scatter
-     * takes one of the world's rounds up to 2 KiB, and on AMD's CPUs the slots up to 16
-     * KiB near and 8 KiB far; the world's 2-rank all-gather and all-to-all far go through
+     * takes shared memory up to 2 KiB, and on AMD's CPUs up to 32 KiB in both states (one
+     * of the world's rounds); the world's 2-rank all-gather and all-to-all far go through
      * shared memory up to 8 KiB but on Intel's; beyond 2 ranks no rule names a maker. */
     ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
     static const struct {
