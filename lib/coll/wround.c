@@ -191,7 +191,9 @@ int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count)
         return 0;
     if (coll == SHMC_C_REDUCE_SCATTER)
         return count <= shmc__wround_elems(coll, x);
-    return count <= SHMC_ONESTEP_MAX / x->es / (size_t)x->n;
+    /* (a product, not two divisions; count first, so that it cannot overflow: es is at most
+     * SHMC_DTYPE_BYTES_MAX and n SHMC_MAX_RANKS) */
+    return count <= SHMC_ONESTEP_MAX && count * x->es * (size_t)x->n <= SHMC_ONESTEP_MAX;
 }
 
 int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
