@@ -1038,7 +1038,11 @@ SHMC_API int shmc_get_accumulatev(const void *src, void *result, size_t count, s
  * job's shared memory; all of it but the staging buffers reserved at start), "line_rtt_ns"
  * (the round trip of a cache line between the job's first two CPUs as the job began,
  * or SHMC_LINE_RTT_NS), "machine_far" (1 if that was SHMC_FAR_NS or more: the job took
- * the far state's rules and eager limit, docs/collectives.md). Returns SHMC_OK;
+ * the far state's rules and eager limit, docs/collectives.md), "single_copy_cost" (a
+ * single copy's time over a plain copy's between the same CPUs, in percent, as the job
+ * began, or SHMC_SINGLE_COPY_COST; 0 not known), "single_copy_min" (the smallest message
+ * this process sends by single copy: SHMC_SINGLE_COPY_MIN, or what that cost made it).
+ * Returns SHMC_OK;
  * SHMC_ERR_ARG for an unknown name or a NULL value; SHMC_ERR_NOT_INIT. */
 SHMC_API int shmc_stat(const char *name, uint64_t *value);
 

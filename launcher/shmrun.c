@@ -29,6 +29,11 @@
  * name them, how far apart its CPUs run now (as a job starting now would find them), and
  * the built-in rules' digest and the user's tuned rules, as bench/tune.py records and the
  * library checks them (coll/rules.h). */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define SC_SLOW_MIN_S STR(SHMC_SC_SLOW_MIN)
+#define SC_SLOW_MIN_FAR_S STR(SHMC_SC_SLOW_MIN_FAR)
+
 static void print_machine(void)
 {
     char desc[320], cache[512];
@@ -40,7 +45,9 @@ static void print_machine(void)
     printf("its CPUs' maker, as the dispatch rules name it: %s%s\n",
            shmc__cpu_maker_name(shmc__cpu_maker(ok ? cfg.cpu_maker : -1)),
            ok && cfg.cpu_maker >= 0 ? " (SHMC_CPU_MAKER)" : "");
-    unsigned rtt = shmc__line_rtt(ok ? cfg.line_rtt_ns : 0, 2);
+    struct shmc__pair_cost pc;
+    shmc__pair_cost(ok ? cfg.line_rtt_ns : 0, ok ? cfg.sc_cost_pct : 0, 2, &pc);
+    unsigned rtt = pc.rtt_ns;
     printf("a cache line's round trip between the first two CPUs: ");
     if (!rtt)
         printf("not measured (one CPU, or the two never ran at once): near\n");
@@ -50,6 +57,17 @@ static void print_machine(void)
         printf("%u ns%s: %s (SHMC_FAR_NS %u)\n", rtt,
                cfg.line_rtt_ns ? " (SHMC_LINE_RTT_NS)" : " now",
                rtt >= cfg.far_ns ? "far" : "near", cfg.far_ns);
+    printf("a single copy of %u KiB between them against a plain copy: ", SHMC_PAIR_COPY_BYTES >> 10);
+    if (!pc.sc_pct)
+        printf("not measured: large messages by single copy\n");
+    else
+        printf("%u%%%s: %s (SHMC_SC_SLOW_PCT %u)\n", pc.sc_pct,
+               ok && cfg.sc_cost_pct ? " (SHMC_SINGLE_COPY_COST)" : " now",
+               pc.sc_pct < SHMC_SC_SLOW_PCT ? "messages above the eager limit by single copy"
+               : ok && pc.rtt_ns >= cfg.far_ns
+                   ? "messages below " SC_SLOW_MIN_FAR_S " bytes through the mailboxes"
+                   : "messages below " SC_SLOW_MIN_S " bytes through the mailboxes",
+               SHMC_SC_SLOW_PCT);
     shmc__rules_cache_path(cache, sizeof cache);
     printf("built-in dispatch rules: %016llx; the user's tuned rules: %s%s\n\n",
            (unsigned long long)shmc__rules_shipped_digest(), *cache ? cache : "(no HOME)",
@@ -65,11 +83,12 @@ static int make_arena(struct shmrun_job *j)
     if (shmc__config_load(&cfg) != SHMC_OK)
         return -1;
     int rc = shmc__arena_layout((unsigned)j->n, cfg.ring_bytes, &lay);
+    struct shmc__pair_cost pc;
+    shmc__pair_cost(cfg.line_rtt_ns, cfg.sc_cost_pct, (unsigned)j->n, &pc);
     if (rc == SHMC_OK)
         rc = shmc__arena_unique_name(name, sizeof name);
     if (rc == SHMC_OK)
-        rc = shmc__arena_create(&j->arena, name, &lay, 1, (int)getpid(), cfg.memfd,
-                                shmc__line_rtt(cfg.line_rtt_ns, (unsigned)j->n));
+        rc = shmc__arena_create(&j->arena, name, &lay, 1, (int)getpid(), cfg.memfd, &pc);
     if (rc != SHMC_OK) {
         fprintf(stderr, "shmrun: cannot set up shared memory for %d ranks: %s\n", j->n,
                 shmc_strerror(rc));

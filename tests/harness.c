@@ -94,20 +94,23 @@ int shmct_run_opts(int n, shmct_fn fn, void *arg, const struct shmct_opts *o)
 
     if (n < 1 || n > MAX_TEST_RANKS)
         return n;
-    /* SHMC_RING_SIZE shapes the arena, and SHMC_LINE_RTT_NS is the round trip its creator
-     * records (as a launcher measures it; unset, 0: unknown, taken as near); the ranks see
-     * every variable of the test. */
+    /* SHMC_RING_SIZE shapes the arena, and SHMC_LINE_RTT_NS and SHMC_SINGLE_COPY_COST are
+     * the figures its creator records (as a launcher measures them; unset, 0: unknown,
+     * taken as near and single copy from the eager limit, whatever the machine); the
+     * ranks see every variable of the test. */
     size_t ring_req = 0;
-    unsigned rtt = 0;
+    struct shmc__pair_cost pc = {0, 0};
     for (const char *const *e = o && o->env ? o->env : NULL; e && *e; e++) {
         if (!strncmp(*e, "SHMC_RING_SIZE=", 15) && shmc__parse_size(*e + 15, &ring_req) != 0)
             ring_req = 0;
         if (!strncmp(*e, "SHMC_LINE_RTT_NS=", 17))
-            rtt = (unsigned)strtoul(*e + 17, NULL, 10);
+            pc.rtt_ns = (unsigned)strtoul(*e + 17, NULL, 10);
+        if (!strncmp(*e, "SHMC_SINGLE_COPY_COST=", 22))
+            pc.sc_pct = (unsigned)strtoul(*e + 22, NULL, 10);
     }
     int ok = shmc__arena_layout((unsigned)n, ring_req, &lay) == SHMC_OK &&
              shmc__arena_unique_name(name, sizeof name) == SHMC_OK &&
-             shmc__arena_create(&a, name, &lay, 1, (int)getpid(), 0, rtt) == SHMC_OK;
+             shmc__arena_create(&a, name, &lay, 1, (int)getpid(), 0, &pc) == SHMC_OK;
     if (!ok) {
         fprintf(stderr, "harness: cannot create an arena for %d ranks\n", n);
         return n;

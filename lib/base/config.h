@@ -41,6 +41,16 @@ void shmc__algo_var(int c, char *var, size_t len);
 #define SHMC_EAGER_AUTO_SMALL 8192
 #define SHMC_EAGER_AUTO 32768
 
+/* SHMC_SINGLE_COPY_MIN's automatic value (p2p/p2p.c, choose_limits, says why): where a
+ * single copy between the job's first two CPUs took at least SHMC_SC_SLOW_PCT percent of
+ * a plain copy's time as the job began (base/machine.h), messages below SHMC_SC_SLOW_MIN
+ * bytes (SHMC_SC_SLOW_MIN_FAR where those CPUs ran far apart) stream through the
+ * mailboxes; elsewhere every message above the eager limit goes by single copy. Plain
+ * numbers, for settings.c as above. */
+#define SHMC_SC_SLOW_PCT 200
+#define SHMC_SC_SLOW_MIN 16777216
+#define SHMC_SC_SLOW_MIN_FAR 4194304
+
 /* The waits' automatic budgets (shm/doorbell.h), where every rank has a CPU ("own") and
  * where ranks outnumber CPUs ("shared"); p2p/p2p.c, choose_limits, says why each. Plain
  * numbers, for settings.c as above. */
@@ -58,7 +68,8 @@ struct shmc__config {
     size_t eager_limit;         /* SHMC_EAGER_LIMIT: largest eager message, bytes; ~0: auto */
     size_t ring_bytes;          /* SHMC_RING_SIZE: data bytes per mailbox; 0 = by formula */
     int single_copy;            /* SHMC_SINGLE_COPY: 1 = use process_vm_readv if allowed */
-    size_t single_copy_min;     /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy */
+    size_t single_copy_min;     /* SHMC_SINGLE_COPY_MIN: smallest message sent single-copy;
+                                 * ~0: auto */
     unsigned spin;              /* SHMC_SPIN: polls before yielding; ~0u = automatic */
     unsigned yield;             /* SHMC_YIELD: sched_yield()s before sleeping */
     unsigned spin_elsewhere_us; /* SHMC_SPIN_ELSEWHERE: see shm/doorbell.h; ~0u: auto */
@@ -82,6 +93,8 @@ struct shmc__config {
     const char *tuning_file; /* SHMC_TUNING_FILE: dispatch rules; NULL: the built-in ones */
     unsigned far_ns;         /* SHMC_FAR_NS: a line round trip from which the machine is far */
     unsigned line_rtt_ns;    /* SHMC_LINE_RTT_NS: the round trip to assume; 0: measure it */
+    unsigned sc_cost_pct;    /* SHMC_SINGLE_COPY_COST: the single copy's cost to assume, percent
+                              * of a plain copy's; 0: measure it */
     int cpu_maker;           /* SHMC_CPU_MAKER: SHMC_MAKER_* to assume; -1: read it (init does) */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };

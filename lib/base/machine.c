@@ -1,5 +1,6 @@
 /*
- * The machine's description, and the cache line's round trip between its CPUs (machine.h).
+ * The machine's description, and what its first two CPUs cost each other: the cache
+ * line's round trip, and a single copy against a plain one (machine.h).
  */
 #include "base/machine.h"
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "base/atomics.h"
@@ -82,7 +84,7 @@ const char *shmc__cpu_maker_name(int maker)
     return maker == SHMC_MAKER_AMD ? "amd" : maker == SHMC_MAKER_INTEL ? "intel" : "other";
 }
 
-/* ---- the cache line's round trip ------------------------------------------------------ */
+/* ---- the pair of CPUs: a line's round trip, then the copies -------------------------- */
 
 #define RTT_BATCHES 16
 #define RTT_PER_BATCH 64
@@ -93,6 +95,8 @@ const char *shmc__cpu_maker_name(int maker)
  * slice; tries made at once after it failed as well, so that four of them lengthened a
  * job's start on a busy machine several times over, to learn nothing. */
 #define RTT_TOTAL_NS 3000000
+/* Copies timed of each kind: the fastest counts, as the round trip's fastest batch does. */
+#define COPY_TRIES 4
 
 struct rtt {
     /* The line the two threads take turns on: odd values from the timer, even ones from
@@ -105,6 +109,13 @@ struct rtt {
     int cpu[2];
     uint64_t deadline;
     uint64_t best; /* the timer's fastest batch, in ns per round trip; 0 if none */
+    /* The copies' phase: the echo writes src before it answers each value while fill is
+     * set (the timer sets it before the release store of the value that starts the phase;
+     * the echo reads it after its acquire of that value, and its answer's release
+     * publishes src), and the timer copies src into dst. */
+    int fill;
+    uint8_t *src, *dst;
+    uint64_t best_copy, best_sc; /* the fastest of each kind, ns; 0 if none */
 };
 
 static int pin_self(int cpu)
@@ -156,14 +167,17 @@ static void *echo(void *arg)
     for (uint64_t v = 1;; v += 2) {
         if (await_value(m, v) != 0)
             return NULL;
+        if (m->fill)
+            memset(m->src, (int)(v >> 1), SHMC_PAIR_COPY_BYTES);
         shmc__store_release64(&m->line, v + 1);
     }
 }
 
-static void time_batches(struct rtt *m)
+/* The round trip's batches; the next value to store, or 0 where a wait failed. */
+static uint64_t time_batches(struct rtt *m)
 {
     if (pin_self(m->cpu[0]) != 0 || await_flag(m, &m->ready) != 0)
-        return;
+        return 0;
     shmc__store_release32(&m->go, 1);
     uint64_t v = 1;
     for (int b = 0; b < RTT_BATCHES; b++) {
@@ -171,11 +185,37 @@ static void time_batches(struct rtt *m)
         for (int k = 0; k < RTT_PER_BATCH; k++, v += 2) {
             shmc__store_release64(&m->line, v);
             if (await_value(m, v + 1) != 0)
-                return;
+                return 0;
         }
         uint64_t per = (shmc__now_ns() - t0) / RTT_PER_BATCH;
         if (!m->best || per < m->best)
             m->best = per ? per : 1;
+    }
+    return v;
+}
+
+/* The copies, in turn: each of src as the echo has just written it, so that its lines
+ * come from the other CPU's cache, as a message's do. */
+static void time_copies(struct rtt *m, uint64_t v)
+{
+    m->fill = 1;
+    for (int k = 0; k < 2 * COPY_TRIES; k++, v += 2) {
+        shmc__store_release64(&m->line, v);
+        if (await_value(m, v + 1) != 0)
+            return;
+        uint64_t t0 = shmc__now_ns();
+        if (k & 1) {
+            struct iovec l = {.iov_base = m->dst, .iov_len = SHMC_PAIR_COPY_BYTES};
+            struct iovec r = {.iov_base = m->src, .iov_len = SHMC_PAIR_COPY_BYTES};
+            if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)SHMC_PAIR_COPY_BYTES)
+                return; /* (best_sc stays 0: not known) */
+        } else {
+            memcpy(m->dst, m->src, SHMC_PAIR_COPY_BYTES);
+        }
+        uint64_t d = shmc__now_ns() - t0, *best = k & 1 ? &m->best_sc : &m->best_copy;
+        d = d ? d : 1;
+        if (!*best || d < *best)
+            *best = d;
     }
 }
 
@@ -185,17 +225,20 @@ static void time_batches(struct rtt *m)
 static void *timer(void *arg)
 {
     struct rtt *m = arg;
-    time_batches(m);
+    uint64_t v = time_batches(m);
+    if (v && m->src)
+        time_copies(m, v);
     shmc__store_relaxed32(&m->stop, 1);
     return NULL;
 }
 
-/* One try: the round trip, or 0 where no batch ended within the budget. */
-static unsigned line_rtt_once(void)
+/* One try: out's figures, 0 each where none ended within the budget. */
+static void pair_once(struct shmc__pair_cost *out)
 {
+    memset(out, 0, sizeof *out);
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2)
-        return 0;
+        return;
     static struct rtt m; /* (aligned; one measurement at a time) */
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&lock);
@@ -203,6 +246,13 @@ static unsigned line_rtt_once(void)
     for (int c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
         if (CPU_ISSET(c, &set))
             m.cpu[k++] = c;
+    /* Touched here, so that no copy timed takes a page fault. (No memory: no copies.) */
+    uint8_t *bufs = aligned_alloc(4096, 2 * SHMC_PAIR_COPY_BYTES);
+    if (bufs) {
+        memset(bufs, 0, 2 * SHMC_PAIR_COPY_BYTES);
+        m.src = bufs;
+        m.dst = bufs + SHMC_PAIR_COPY_BYTES;
+    }
     m.deadline = shmc__now_ns() + RTT_BUDGET_NS;
     pthread_t t[2];
     int made = 0;
@@ -216,23 +266,35 @@ static unsigned line_rtt_once(void)
     shmc__store_relaxed32(&m.stop, 1);
     if (made)
         pthread_join(t[0], NULL);
-    unsigned best = made == 2 ? (unsigned)m.best : 0;
+    if (made == 2) {
+        out->rtt_ns = (unsigned)m.best;
+        if (m.best_copy && m.best_sc) {
+            uint64_t pct = m.best_sc * 100 / m.best_copy;
+            out->sc_pct = (unsigned)(pct ? (pct < 1000000 ? pct : 1000000) : 1);
+        }
+    }
     pthread_mutex_unlock(&lock);
-    return best;
+    free(bufs);
 }
 
-unsigned shmc__line_rtt_measure(void)
+void shmc__pair_measure(struct shmc__pair_cost *out)
 {
     /* A try fails now and then where a vCPU is held back for a moment: another, while
      * time is left. */
-    unsigned rtt = 0;
     uint64_t end = shmc__now_ns() + RTT_TOTAL_NS;
-    for (int k = 0; k < RTT_TRIES && !rtt && (k == 0 || shmc__now_ns() < end); k++)
-        rtt = line_rtt_once();
-    return rtt;
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < RTT_TRIES && !out->rtt_ns && (k == 0 || shmc__now_ns() < end); k++)
+        pair_once(out);
 }
 
-unsigned shmc__line_rtt(unsigned assumed, unsigned nranks)
+void shmc__pair_cost(unsigned assumed_rtt_ns, unsigned assumed_sc_pct, unsigned nranks,
+                     struct shmc__pair_cost *out)
 {
-    return assumed ? assumed : nranks < 2 ? 0 : shmc__line_rtt_measure();
+    memset(out, 0, sizeof *out);
+    if (nranks >= 2 && (!assumed_rtt_ns || !assumed_sc_pct))
+        shmc__pair_measure(out);
+    if (assumed_rtt_ns)
+        out->rtt_ns = assumed_rtt_ns;
+    if (assumed_sc_pct)
+        out->sc_pct = assumed_sc_pct;
 }

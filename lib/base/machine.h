@@ -31,17 +31,36 @@ size_t shmc__cache_l2(void);
  * otherwise this process's affinity mask, which other launchers leave wide. */
 int shmc__job_cpus(void);
 
-/* The round trip of a cache line between the first two CPUs this process may run on, in
- * nanoseconds, as build/bench/line_rtt measures it but in a fraction of a millisecond: two
- * threads, one pinned to each, take turns storing into one line; the fastest of a few
- * short batches. 0 where it cannot tell: one CPU, no thread, or in four tries of 2 ms the
- * two threads never ran at once (their CPUs busy with other work). On a shared host the hypervisor runs the vCPUs
- * far apart for minutes at a time (docs/performance.md), which changes which algorithms
- * are fastest (coll/rules.h, the machine column). */
-unsigned shmc__line_rtt_measure(void);
+/* What the job's first two CPUs cost each other now, measured together by two threads, one
+ * pinned to each (shmc__pair_measure); 0 in a field: not known. */
+struct shmc__pair_cost {
+    /* The round trip of a cache line, in nanoseconds, as build/bench/line_rtt measures it
+     * but in a fraction of a millisecond: the threads take turns storing into one line;
+     * the fastest of a few short batches. On a shared host the hypervisor runs the vCPUs
+     * far apart for minutes at a time (docs/performance.md), which changes which
+     * algorithms are fastest (coll/rules.h, the machine column). */
+    unsigned rtt_ns;
+    /* A single copy's time over a plain copy's, in percent: one thread copies
+     * SHMC_PAIR_COPY_BYTES that the other has just written, once with memcpy, once with
+     * process_vm_readv of its own process, the fastest of a few of each. The kernel's
+     * copy pins every page and copies it alone; how much that costs against a copy in
+     * user space depends on the kernel and the hypervisor, and decides whether a large
+     * message is faster through the mailbox or by single copy (p2p/p2p.c, choose_limits). */
+    unsigned sc_pct;
+};
 
-/* What a job of nranks records as its round trip: assumed if non-zero (SHMC_LINE_RTT_NS),
- * 0 for one rank (nothing to compare), else a measurement. */
-unsigned shmc__line_rtt(unsigned assumed, unsigned nranks);
+/* The bytes of the copies shmc__pair_measure times: the size from which both sides copy a
+ * single copy (p2p/coop.h), where the choice between the protocols starts to matter. */
+#define SHMC_PAIR_COPY_BYTES (64u << 10)
+
+/* Both figures, 0 where it cannot tell: one CPU, no thread, or in four tries of 2 ms the
+ * two threads never ran at once (their CPUs busy with other work); the single copy's also
+ * where process_vm_readv fails. */
+void shmc__pair_measure(struct shmc__pair_cost *out);
+
+/* What a job of nranks records: each figure assumed where non-zero (SHMC_LINE_RTT_NS,
+ * SHMC_SINGLE_COPY_COST), 0s for one rank (nothing to compare), else measured. */
+void shmc__pair_cost(unsigned assumed_rtt_ns, unsigned assumed_sc_pct, unsigned nranks,
+                     struct shmc__pair_cost *out);
 
 #endif /* SHMC_MACHINE_H */

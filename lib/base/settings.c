@@ -215,6 +215,9 @@ static const struct shmc__word makers[] = {{"read", -1},
 #define STR(x) STR_(x)
 #define EAGER_AUTO_SMALL_S STR(SHMC_EAGER_AUTO_SMALL)
 #define EAGER_AUTO_S STR(SHMC_EAGER_AUTO)
+#define SC_SLOW_MIN_S STR(SHMC_SC_SLOW_MIN)
+#define SC_SLOW_PCT_S STR(SHMC_SC_SLOW_PCT)
+#define SC_SLOW_MIN_FAR_S STR(SHMC_SC_SLOW_MIN_FAR)
 #define OWN_SHARED(own, shared) STR(own) ", or " STR(shared) " when ranks outnumber CPUs"
 
 /* In the order of docs/configuration.md. SHMC_DEBUG is first: the loader reads it before
@@ -238,10 +241,13 @@ const struct shmc__setting shmc__settings[] = {
     {"SHMC_SINGLE_COPY", SHMC_SET_BOOL, AT(single_copy), 0, 1, 1, NULL, 1, NULL, NULL, NULL,
      "0: large messages stream through the mailboxes instead of being copied once with "
      "`process_vm_readv`"},
-    {"SHMC_SINGLE_COPY_MIN", SHMC_SET_SIZE, AT(single_copy_min), 0, SIZE_MAX, 0, NULL, 0, NULL,
-     NULL, NULL,
-     "smallest message sent by single copy (0: every message above the eager limit, as "
-     "build/bench/measure --tests latency,bw with SHMC_SINGLE_COPY=0 and 1 chose)"},
+    {"SHMC_SINGLE_COPY_MIN", SHMC_SET_SIZE, AT(single_copy_min), 0, (size_t)1 << 40, AUTO, "auto",
+     0, NULL, NULL, NULL,
+     "smallest message sent by single copy, in bytes (0: every message above the eager "
+     "limit); auto: " SC_SLOW_MIN_S " where a single copy between the job's first two CPUs "
+     "took at least " SC_SLOW_PCT_S "% of a plain copy's time as the job began "
+     "(SHMC_SINGLE_COPY_COST), " SC_SLOW_MIN_FAR_S " where it did and they ran far apart "
+     "(SHMC_FAR_NS), else 0 (docs/design.md, \"Message protocols\")"},
     {"SHMC_SPIN", SHMC_SET_UINT, AT(spin), 0, 100000000u, AUTO, "auto", 0, NULL, NULL, NULL,
      "polls before a waiting rank yields the CPU; auto: " OWN_SHARED(SHMC_SPIN_AUTO_OWN,
                                                                      SHMC_SPIN_AUTO_SHARED)},
@@ -323,6 +329,11 @@ const struct shmc__setting shmc__settings[] = {
      NULL,
      "the cache line's round trip to assume instead of measuring it (0: measure), read by "
      "the process that makes the job's shared memory (shmrun, or local rank 0)"},
+    {"SHMC_SINGLE_COPY_COST", SHMC_SET_UINT, AT(sc_cost_pct), 0, 1000000u, 0, "measured", 0, NULL,
+     NULL, NULL,
+     "a single copy's time over a plain copy's between the job's first two CPUs, in percent, "
+     "to assume instead of measuring it with the round trip (0: measure; `shmrun --info` "
+     "prints this machine's now), read by the process that makes the job's shared memory"},
     {"SHMC_CPU_MAKER", SHMC_SET_WORDS, AT(cpu_maker), 0, 0, ~0ull, "read", 0, makers,
      "read, other, amd or intel", NULL,
      "whose CPUs the dispatch rules take these for (their machine column's `amd:` and "

@@ -87,6 +87,7 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
          * read at attach, against a bound that every rank's digest holds (same_rules):
          * the protocol sizes and the collectives' rules both take it from here. */
         .far = b->arena.line_rtt_ns >= b->cfg.far_ns,
+        .sc_cost_pct = b->arena.sc_cost_pct,
     };
     if ((rc = shmc__p2p_init(p, &b->arena, b->rank, b->size, &params)) != SHMC_OK ||
         (rc = shmc__p2p_start(p, b->cfg.attach_timeout_s)) != SHMC_OK ||
@@ -204,6 +205,8 @@ static int shmc_stat_call(const char *name, uint64_t *value)
         *value = hits;
     else if (!strcmp(name, "line_rtt_ns"))
         *value = boot.arena.line_rtt_ns;
+    else if (!strcmp(name, "single_copy_cost"))
+        *value = boot.arena.sc_cost_pct;
     else if (!strcmp(name, "machine_far"))
         *value = (uint64_t)shmc__p2p.far; /* (as init_at decided it, once) */
     else if (!shmc__p2p_stat(&shmc__p2p, name, value) && !shmc__coll_stat(&shmc__coll, name, value))

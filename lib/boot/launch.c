@@ -256,8 +256,9 @@ static int create_memfd(struct shmc__boot *b, const char *name, const struct shm
         return same_key(name);
     if (rc != SHMC_OK)
         return rc;
-    rc = shmc__arena_create(&b->arena, name, lay, 1, 0, 1,
-                            shmc__line_rtt(b->cfg.line_rtt_ns, lay->nranks));
+    struct shmc__pair_cost pc;
+    shmc__pair_cost(b->cfg.line_rtt_ns, b->cfg.sc_cost_pct, lay->nranks, &pc);
+    rc = shmc__arena_create(&b->arena, name, lay, 1, 0, 1, &pc);
     if (rc != SHMC_OK) {
         close(lfd);
         return rc;
@@ -274,9 +275,10 @@ static int create_embedded(struct shmc__boot *b, const char *name, unsigned nran
         return rc;
     if (b->cfg.memfd)
         return create_memfd(b, name, &lay);
-    unsigned rtt = shmc__line_rtt(b->cfg.line_rtt_ns, nranks);
+    struct shmc__pair_cost pc;
+    shmc__pair_cost(b->cfg.line_rtt_ns, b->cfg.sc_cost_pct, nranks, &pc);
     for (int attempt = 0; attempt < 3; attempt++) {
-        rc = shmc__arena_create(&b->arena, name, &lay, 0, 0, 0, rtt);
+        rc = shmc__arena_create(&b->arena, name, &lay, 0, 0, 0, &pc);
         if (rc != SHMC_ERR_STATE)
             return rc;
         /* The name exists: something another user put there, a running job with the
@@ -458,7 +460,7 @@ int shmc__boot_launch(struct shmc__boot *b, const struct shmc__join *join, int a
         char name[64];
         if ((rc = shmc__arena_layout(1, 0, &lay)) == SHMC_OK &&
             (rc = shmc__arena_unique_name(name, sizeof name)) == SHMC_OK)
-            rc = shmc__arena_create(&b->arena, name, &lay, 1, 0, b->cfg.memfd, 0);
+            rc = shmc__arena_create(&b->arena, name, &lay, 1, 0, b->cfg.memfd, NULL);
     } else {
         char name[64];
         const char *key = b->cfg.job_id && l.mode != SHMC_BOOT_JOIN ? b->cfg.job_id : l.key;

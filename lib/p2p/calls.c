@@ -356,6 +356,8 @@ int shmc__p2p_stat(const struct shmc__p2p *p, const char *name, uint64_t *v)
         *v = p->match.nunexp;
     } else if (!strcmp(name, "single_copy")) {
         *v = (uint64_t)shmc__p2p_single_copy(p);
+    } else if (!strcmp(name, "single_copy_min")) {
+        *v = (uint64_t)p->single_copy_min;
     } else if (!strcmp(name, "single_copy_proven")) {
         *v = 0;
         for (int q = 0; q < p->size; q++)

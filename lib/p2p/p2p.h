@@ -64,6 +64,7 @@ struct shmc__peer {
     struct shmc__link ctrl;    /* control records waiting for ring space (outq.c) */
     int out_busy; /* 1 while any of the three is non-empty (or was, until the next push) */
     uint64_t quit_seen[SHMC_QUIT_WORDS]; /* its quit words as last read (quit.c) */
+    uint64_t unknown_cookie; /* the last unknown request its records named (rndv.c) */
 };
 
 enum { SHMC_P2P_OFF = 0, SHMC_P2P_READY = 1, SHMC_P2P_FINALIZING = 2 };
@@ -78,6 +79,7 @@ struct shmc__p2p_params {
     int supervised; /* a launcher watches the ranks and ends the job */
     int maker;      /* the CPUs' maker (base/machine.h): the automatic protocol sizes */
     int far;        /* the job's first two CPUs ran far apart as it began (likewise) */
+    unsigned sc_cost_pct; /* a single copy's cost against a plain copy's (likewise; 0 unknown) */
 };
 
 struct shmc__p2p {

@@ -378,13 +378,18 @@ out:
     return made;
 }
 
-static void protocol_error(const struct shmc__p2p *p, int peer, const char *what, uint64_t cookie)
+/* Said once for each run of records naming one unknown request: a stream's records for a
+ * receive that ended (failed, or its memory overwritten) come by the dozen, and a
+ * message each would bury whatever the program says next. */
+static void protocol_error(struct shmc__p2p *p, int peer, const char *what, uint64_t cookie)
 {
     /* While finalizing, records for receives we cancelled are expected. */
-    if (p->phase == SHMC_P2P_FINALIZING)
+    if (p->phase == SHMC_P2P_FINALIZING || p->peers[peer].unknown_cookie == cookie)
         return;
-    SHMC_ERROR("rank %d sent a %s record for unknown request %#llx; ignored", peer, what,
-               (unsigned long long)cookie);
+    p->peers[peer].unknown_cookie = cookie;
+    SHMC_ERROR("rank %d sent a %s record for unknown request %#llx; ignored (and any more of "
+               "its records for that request)",
+               peer, what, (unsigned long long)cookie);
 }
 
 void shmc__rndv_on_cts(struct shmc__p2p *p, int peer, uint64_t w1, const uint8_t *payload,

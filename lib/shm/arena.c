@@ -241,7 +241,8 @@ int shmc__arena_unique_name(char *buf, size_t len)
 }
 
 int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shmc__layout *l,
-                       int unlink_now, int launcher_pid, int memfd, unsigned line_rtt_ns)
+                       int unlink_now, int launcher_pid, int memfd,
+                       const struct shmc__pair_cost *pc)
 {
     int rc = SHMC_ERR_SYS;
     memset(a, 0, sizeof *a);
@@ -339,8 +340,10 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
     h->creator_pid = (int32_t)getpid();
     h->creator_uid = (uint32_t)geteuid();
     h->launcher_pid = launcher_pid;
-    h->line_rtt_ns = line_rtt_ns;
-    a->line_rtt_ns = line_rtt_ns;
+    h->line_rtt_ns = pc ? pc->rtt_ns : 0;
+    a->line_rtt_ns = h->line_rtt_ns;
+    h->sc_cost_pct = pc ? pc->sc_pct : 0;
+    a->sc_cost_pct = h->sc_cost_pct;
     h->creator_start = shmc__proc_start_time((int)getpid());
     a->creator_start = h->creator_start;
     /* R0 pairs with A0 in attach: every header field above is visible before magic. */
@@ -431,6 +434,7 @@ int shmc__arena_attach_fd(struct shmc__arena *a, int fd, unsigned expect_nranks)
     a->flags = h->flags;
     a->nonce = h->nonce;
     a->line_rtt_ns = h->line_rtt_ns;
+    a->sc_cost_pct = h->sc_cost_pct;
     a->creator_pid = h->creator_pid;
     a->creator_start = h->creator_start;
     return SHMC_OK;

@@ -44,9 +44,10 @@
 #include <stdint.h>
 
 #include "base/atomics.h"
+#include "base/machine.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 13u
+#define SHMC_ARENA_VERSION 14u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -121,9 +122,13 @@ struct shmc__arena_hdr {
     uint32_t creator_uid;
     int32_t launcher_pid; /* shmrun's pid, or 0 when embedded */
     /* A cache line's round trip between the job's CPUs, in ns, as the creator found it
-     * (shmc__line_rtt_measure), 0 unknown: one figure every rank reads, so that all find
+     * (shmc__pair_measure), 0 unknown: one figure every rank reads, so that all find
      * the same machine class for the dispatch rules (coll/rules.h). */
     uint32_t line_rtt_ns;
+    /* A single copy's time over a plain copy's between the same CPUs, in percent, as the
+     * creator found it (base/machine.h), 0 unknown: the point-to-point protocol sizes
+     * follow it (p2p/p2p.c). */
+    uint32_t sc_cost_pct;
     uint64_t creator_start; /* creator's start time (clock ticks since boot), vs pid reuse */
     /* Line 2: job state. */
     SHMC_ALIGNED_LINE shmc_atomic_u32 abort; /* 0, or SHMC_ABORT_FLAG | exit code */
@@ -304,6 +309,7 @@ struct shmc__arena {
     int32_t creator_pid;          /* who made the arena, as validated at attach */
     uint64_t creator_start;       /* its start time, against pid reuse */
     uint32_t line_rtt_ns;         /* the header's, as validated at attach */
+    uint32_t sc_cost_pct;         /* likewise */
     int32_t pids[SHMC_MAX_RANKS]; /* each rank's pid; 0 until the job is assembled */
     unsigned quit_next;           /* this rank's next quit word to fill (job.c) */
     char name[64];
@@ -343,10 +349,11 @@ int shmc__arena_peek_ready(int fd, int *creator_alive);
  * memfd (only with unlink_now, since nothing can then attach by name): 1 makes the
  * arena an anonymous memory file (memfd_create), outside /dev/shm and its size limit,
  * which the ranks get as an inherited descriptor (shmrun) or through a socket
- * (fdpass.h). line_rtt_ns: what the creator measured (shmc__line_rtt_measure), or 0.
+ * (fdpass.h). pc: what the creator measured (shmc__pair_cost), or NULL: not known.
  */
 int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shmc__layout *l,
-                       int unlink_now, int launcher_pid, int memfd, unsigned line_rtt_ns);
+                       int unlink_now, int launcher_pid, int memfd,
+                       const struct shmc__pair_cost *pc);
 
 /* Maps the arena open on fd and checks owner, mode, size, magic, version, rank count and
  * every offset. Returns SHMC_OK, SHMC_ERR_CORRUPT (with a logged reason) or SHMC_ERR_SYS.

@@ -884,13 +884,13 @@ START_TEST(test_launcher_cleanup)
     pid_t c = fork();
     if (c == 0) {
         struct shmc__arena a;
-        _exit(shmc__arena_create(&a, dead, &lay, 0, 0, 0, 0) == SHMC_OK ? 0 : 1);
+        _exit(shmc__arena_create(&a, dead, &lay, 0, 0, 0, NULL) == SHMC_OK ? 0 : 1);
     }
     int st;
     ck_assert_int_eq(waitpid(c, &st, 0), c);
     ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     struct shmc__arena mine;
-    ck_assert_int_eq(shmc__arena_create(&mine, live, &lay, 0, 0, 0, 0), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(&mine, live, &lay, 0, 0, 0, NULL), SHMC_OK);
 
     ck_assert_int_eq(run("--cleanup"), 0);
     char want[160];

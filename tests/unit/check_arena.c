@@ -76,7 +76,8 @@ static int make_arena(struct shmc__arena *a)
     char name[64];
     ck_assert_int_eq(shmc__arena_layout(4, 0, &l), SHMC_OK);
     ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
-    ck_assert_int_eq(shmc__arena_create(a, name, &l, 1, 0, 0, 123), SHMC_OK);
+    const struct shmc__pair_cost pc = {123, 456};
+    ck_assert_int_eq(shmc__arena_create(a, name, &l, 1, 0, 0, &pc), SHMC_OK);
     return a->fd;
 }
 
@@ -97,7 +98,9 @@ START_TEST(test_arena_attach_checks)
     int fd = make_arena(&a);
     ck_assert_int_eq(shmc__arena_attach_fd(&b, dup(fd), 4), SHMC_OK);
     ck_assert_uint_eq(b.hdr->nranks, 4);
-    ck_assert_uint_eq(b.line_rtt_ns, 123); /* (the creator's round trip, for every rank) */
+    /* (the creator's figures, for every rank) */
+    ck_assert_uint_eq(b.line_rtt_ns, 123);
+    ck_assert_uint_eq(b.sc_cost_pct, 456);
     shmc__arena_detach(&b);
 
     int fd2 = dup(fd);

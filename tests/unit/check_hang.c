@@ -29,7 +29,7 @@ static void arena_with(struct shmc__arena *a, int n, const struct wait_set *set)
     char name[64];
     ck_assert_int_eq(shmc__arena_layout((unsigned)n, 0, &l), SHMC_OK);
     ck_assert_int_eq(shmc__arena_unique_name(name, sizeof name), SHMC_OK);
-    ck_assert_int_eq(shmc__arena_create(a, name, &l, 1, 0, 1, 0), SHMC_OK);
+    ck_assert_int_eq(shmc__arena_create(a, name, &l, 1, 0, 1, NULL), SHMC_OK);
     for (int r = 0; r < n; r++) {
         struct shmc__rank_cb *cb = shmc__arena_cb(a, (unsigned)r);
         atomic_store(&cb->state, set[r].state);

@@ -1,7 +1,8 @@
 /*
- * Unit test of what the library finds about the machine (base/machine.h): the cache
- * line's round trip between the first two CPUs, 0 where there is one CPU to run on, and
- * what a job records (assumed, none for one rank, else measured).
+ * Unit test of what the library finds about the machine (base/machine.h): what its first
+ * two CPUs cost each other (the cache line's round trip, a single copy against a plain
+ * one), 0s where there is one CPU to run on, and what a job records (each figure assumed,
+ * none for one rank, else measured).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -10,16 +11,21 @@
 #include "base/machine.h"
 #include "harness.h"
 
-START_TEST(test_machine_line_rtt)
+START_TEST(test_machine_pair)
 {
     cpu_set_t all, one;
+    struct shmc__pair_cost pc;
     ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
     if (CPU_COUNT(&all) >= 2) {
         /* Measured, or 0 where the two threads never ran at once (a busy machine); per
-         * round trip, not per batch: a batch of 64 within one try's 2 ms. */
-        unsigned rtt = shmc__line_rtt_measure();
-        ck_assert_msg(rtt <= 2000000 / 64, "%u ns", rtt);
-        ck_assert_uint_le(shmc__line_rtt(0, 2), 2000000 / 64);
+         * round trip, not per batch: a batch of 64 within one try's 2 ms. The copies
+         * follow the round trip in the same try: none without it. */
+        shmc__pair_measure(&pc);
+        ck_assert_msg(pc.rtt_ns <= 2000000 / 64, "%u ns", pc.rtt_ns);
+        ck_assert_msg(pc.rtt_ns || !pc.sc_pct, "%u%% without a round trip", pc.sc_pct);
+        ck_assert_uint_le(pc.sc_pct, 1000000);
+        shmc__pair_cost(0, 0, 2, &pc);
+        ck_assert_uint_le(pc.rtt_ns, 2000000 / 64);
     }
     /* One CPU: nothing to measure between. */
     CPU_ZERO(&one);
@@ -29,11 +35,24 @@ START_TEST(test_machine_line_rtt)
             break;
         }
     ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
-    ck_assert_uint_eq(shmc__line_rtt_measure(), 0);
+    shmc__pair_measure(&pc);
+    ck_assert_uint_eq(pc.rtt_ns, 0);
+    ck_assert_uint_eq(pc.sc_pct, 0);
+    /* One figure assumed, the other measured: here 0, with one CPU. */
+    shmc__pair_cost(250, 0, 4, &pc);
+    ck_assert_uint_eq(pc.rtt_ns, 250);
+    ck_assert_uint_eq(pc.sc_pct, 0);
+    shmc__pair_cost(0, 300, 4, &pc);
+    ck_assert_uint_eq(pc.rtt_ns, 0);
+    ck_assert_uint_eq(pc.sc_pct, 300);
     ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
-    /* What a job records. */
-    ck_assert_uint_eq(shmc__line_rtt(250, 4), 250);
-    ck_assert_uint_eq(shmc__line_rtt(0, 1), 0);
+    /* What a job records: both assumed, or nothing for one rank. */
+    shmc__pair_cost(250, 300, 4, &pc);
+    ck_assert_uint_eq(pc.rtt_ns, 250);
+    ck_assert_uint_eq(pc.sc_pct, 300);
+    shmc__pair_cost(0, 0, 1, &pc);
+    ck_assert_uint_eq(pc.rtt_ns, 0);
+    ck_assert_uint_eq(pc.sc_pct, 0);
 }
 END_TEST
 
@@ -41,7 +60,7 @@ static Suite *machine_suite(void)
 {
     Suite *s = suite_create("machine");
     TCase *t = tcase_create("machine");
-    tcase_add_test(t, test_machine_line_rtt);
+    tcase_add_test(t, test_machine_pair);
     suite_add_tcase(s, t);
     return s;
 }
