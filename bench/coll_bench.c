@@ -308,7 +308,8 @@ int main(int argc, char **argv)
         if (me == 0)
             printf("collective,picked,ranks,bytes,state\n");
         for (int far = 0; far < 2; far++) {
-            struct shmc__where at = {n, !split, shmc__coll.shared_cpus, far, 0, shmc__coll.maker};
+            struct shmc__where at = {n, !split, shmc__coll.shared_cpus, far, 0, shmc__coll.maker,
+                                     shmc__coll.family};
             for (int c = 0; c < SHMC_C_COUNT && me == 0; c++)
                 for (size_t bytes = min_bytes; (only < 0 || c == only) && bytes <= max_bytes;
                      bytes *= 4) {

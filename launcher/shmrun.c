@@ -42,9 +42,11 @@ static void print_machine(void)
     printf("shmcomm %s on this machine: %s\n", shmc_version(), desc);
     /* (a bad variable, said on stderr, leaves the defaults: --info lists them all) */
     int ok = shmc__config_load(&cfg) == SHMC_OK;
-    printf("its CPUs' maker, as the dispatch rules name it: %s%s\n",
+    printf("its CPUs' maker and family, as the dispatch rules name them: %s%s, %u%s\n",
            shmc__cpu_maker_name(shmc__cpu_maker(ok ? cfg.cpu_maker : -1)),
-           ok && cfg.cpu_maker >= 0 ? " (SHMC_CPU_MAKER)" : "");
+           ok && cfg.cpu_maker >= 0 ? " (SHMC_CPU_MAKER)" : "",
+           shmc__cpu_family(ok ? cfg.cpu_family : ~0u),
+           ok && cfg.cpu_family != ~0u ? " (SHMC_CPU_FAMILY)" : "");
     struct shmc__pair_cost pc;
     shmc__pair_cost(ok ? cfg.line_rtt_ns : 0, ok ? cfg.sc_cost_pct : 0, 2, &pc);
     unsigned rtt = pc.rtt_ns;

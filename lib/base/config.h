@@ -96,6 +96,7 @@ struct shmc__config {
     unsigned sc_cost_pct;    /* SHMC_SINGLE_COPY_COST: the single copy's cost to assume, percent
                               * of a plain copy's; 0: measure it */
     int cpu_maker;           /* SHMC_CPU_MAKER: SHMC_MAKER_* to assume; -1: read it (init does) */
+    unsigned cpu_family;     /* SHMC_CPU_FAMILY: the family to assume; ~0u: read it (init does) */
     uint8_t algo[SHMC_C_COUNT]; /* SHMC_ALGO_<NAME>: forced algorithm, or SHMC_A_AUTO */
 };
 

@@ -79,6 +79,17 @@ int shmc__cpu_maker(int assumed)
                                              : SHMC_MAKER_OTHER;
 }
 
+unsigned shmc__cpu_family(unsigned assumed)
+{
+    if (assumed != ~0u)
+        return assumed;
+    char family[64];
+    if (!cpuinfo("cpu family", family, sizeof family))
+        return 0;
+    long f = strtol(family, NULL, 10);
+    return f >= 1 && f <= 255 ? (unsigned)f : 0;
+}
+
 const char *shmc__cpu_maker_name(int maker)
 {
     return maker == SHMC_MAKER_AMD ? "amd" : maker == SHMC_MAKER_INTEL ? "intel" : "other";

@@ -23,6 +23,13 @@ int shmc__cpu_maker(int assumed);
 /* The maker's name as the rules write it ("amd", "intel"; "other"). */
 const char *shmc__cpu_maker_name(int maker);
 
+/* The CPUs' family (/proc/cpuinfo's first "cpu family"), 1 to 255: the dispatch rules'
+ * machine column may name one after the maker (amd26:near), where the machines of one
+ * family were measured to favour other algorithms than the rules for the maker's. The
+ * family assumed (SHMC_CPU_FAMILY) where it is not ~0u; else the one read, 0 where it
+ * cannot be read or is out of range. Every process of one machine finds the same. */
+unsigned shmc__cpu_family(unsigned assumed);
+
 /* Bytes of one core's level-2 cache as the C library reports it; 0 where it does not
  * know (some virtual machines and C libraries). */
 size_t shmc__cache_l2(void);

@@ -339,6 +339,11 @@ const struct shmc__setting shmc__settings[] = {
      "whose CPUs the dispatch rules take these for (their machine column's `amd:` and "
      "`intel:`, docs/collectives.md): `read` from `/proc/cpuinfo`; `other` takes only the "
      "rules for any maker. Every rank must have the same value"},
+    {"SHMC_CPU_FAMILY", SHMC_SET_UINT, AT(cpu_family), 0, 255, AUTO, "read", 0, NULL, NULL,
+     NULL,
+     "the CPUs' family the dispatch rules take these for (their machine column's `amd26:` "
+     "and the like, docs/collectives.md): `read` from `/proc/cpuinfo`'s `cpu family`; 0 "
+     "takes only the rules for any family. Every rank must have the same value"},
     {"SHMC_ALGO_<NAME>", SHMC_SET_OWN, AT(algo), 0, 0, 0, "auto", 1, NULL, NULL, parse_algo,
      "force a collective's algorithm (docs/collectives.md); NAME and the algorithms each "
      "takes:"},

@@ -66,8 +66,9 @@ static int init_at(int level, shmc_comm **world, const struct shmc__join *join)
         return rc;
     /* The maker, read here once: the digest holds it and the collectives choose by it. */
     b->cfg.cpu_maker = shmc__cpu_maker(b->cfg.cpu_maker);
-    b->rules_digest =
-        shmc__rules_digest(&b->rules, b->cfg.algo, b->cfg.far_ns, b->cfg.cpu_maker);
+    b->cfg.cpu_family = shmc__cpu_family(b->cfg.cpu_family);
+    b->rules_digest = shmc__rules_digest(&b->rules, b->cfg.algo, b->cfg.far_ns,
+                                         b->cfg.cpu_maker, b->cfg.cpu_family);
     shmc__mk_setup(b->cfg.cuda, b->cfg.fake_device, b->cfg.fake_gpus);
     if ((rc = shmc__boot_launch(b, join, left_a_job)) != SHMC_OK)
         goto fail_boot;

@@ -75,6 +75,7 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
     co->shared_cpus = (uint32_t)co->size > most;
     co->far_machine = p2p->far; /* (read once, at init: boot/init.c) */
     co->maker = cfg->cpu_maker; /* (read once, at init: boot/init.c) */
+    co->family = cfg->cpu_family;
     co->rules = *rules;
     co->steps = calloc(2 * ((size_t)co->size + 1), sizeof *co->steps);
     if (!co->steps)

@@ -112,6 +112,7 @@ struct shmc__coll {
     int shared_cpus; /* the job has more ranks than CPUs (every rank finds the same) */
     int far_machine; /* its first two CPUs ran far apart when the job began (likewise) */
     int maker;       /* who made the CPUs (SHMC_MAKER_*: the same on every rank) */
+    unsigned family; /* their family (base/machine.h; likewise) */
     int check;       /* SHMC_CHECK: members agree on each call first */
     int overlap;     /* SHMC_COLL_OVERLAP */
 

@@ -37,7 +37,8 @@ static const struct shmc__steps *steps_of(struct shmc__coll *co, int n, int worl
         for (int c = 0; c < SHMC_C_COUNT; c++)
             rules += co->rules.count[c];
         struct shmc__steps *s = malloc(sizeof *s + rules * sizeof s->step[0]);
-        struct shmc__where w = {n, world, co->shared_cpus, co->far_machine, 0, co->maker};
+        struct shmc__where w = {n,         world, co->shared_cpus, co->far_machine, 0,
+                                co->maker, co->family};
         if (s)
             shmc__steps_build(&co->rules, &w, s);
         *at = s;
@@ -66,7 +67,7 @@ static inline int pick(int coll, const struct shmc__cx *x, size_t bytes)
     /* A device call (it costs microseconds: the rules themselves, not steps kept for it),
      * or no memory for the steps. */
     struct shmc__where w = {x->n,   shmc__cx_world(x), x->co->shared_cpus, x->co->far_machine,
-                            x->dev, x->co->maker};
+                            x->dev, x->co->maker, x->co->family};
     return shmc__rules_pick(&x->co->rules, coll, &w, bytes);
 }
 

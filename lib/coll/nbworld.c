@@ -127,7 +127,7 @@ static int lane_way(int coll, const struct shmc__cx *x, size_t count, size_t byt
             return BY_STREAM;
         if (algo == SHMC_A_DIRECT)
             return BY_DIRECT;
-        return algo == SHMC_A_SHM && bytes <= SHMC_ONESTEP_MAX ? BY_ROUNDS : 0;
+        return algo == SHMC_A_SHM && count <= shmc__wround_elems(coll, x) ? BY_ROUNDS : 0;
     }
     /* A rooted call here is at 2 ranks (may_round): by as many rounds as it takes where
      * the blocking call goes by them (nbworld.h), if an element of each block fits one. */
@@ -490,7 +490,6 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
 
 /* May call x (of count elements) run lean: by rounds, in one, on the idle lane? (An
  * all-reduce goes by rounds only where one takes it: lane_way.) */
-_Static_assert(SHMC_ONESTEP_MAX <= SHMC_WSYNC_BYTES, "an all-reduce by rounds fits one");
 static int lean_fits(int how, int coll, const struct shmc__cx *x, size_t count)
 {
     return how == BY_ROUNDS && lane_idle(x->co) && !x->c->quit &&

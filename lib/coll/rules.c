@@ -132,20 +132,26 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
     if ((k = word_index(w[4], cpus)) < 0)
         return fault(l, "cpus is shared, own or any, not", w[4]);
     r->cpus = (uint8_t)k;
-    /* The machine: its state, after the CPUs' maker where the rule is for one maker's. */
+    /* The machine: its state, after the CPUs' maker (and family) where the rule is for one
+     * maker's (one family's) CPUs: amd:near, amd26:near. */
     const char *colon = strchr(w[5], ':'), *state = colon ? colon + 1 : w[5];
-    int maker = SHMC_MAKER_OTHER;
+    int maker = SHMC_MAKER_OTHER, family = 0;
     for (int m = SHMC_MAKER_AMD; colon && m <= SHMC_MAKER_INTEL; m++) {
         const char *name = shmc__cpu_maker_name(m);
-        if (strlen(name) == (size_t)(colon - w[5]) && !strncmp(w[5], name, strlen(name)))
-            maker = m;
+        size_t len = strlen(name), digits = (size_t)(colon - w[5]) - len;
+        if ((size_t)(colon - w[5]) < len || strncmp(w[5], name, len) != 0 || digits > 3 ||
+            strspn(w[5] + len, "0123456789") != digits)
+            continue;
+        family = digits ? atoi(w[5] + len) : 0;
+        maker = digits && (family < 1 || family > 255) ? SHMC_MAKER_OTHER : m;
     }
     if ((colon && maker == SHMC_MAKER_OTHER) || (k = word_index(state, machines)) < 0)
         return fault(l,
                      "machine is near, far or any, after amd: or intel: for one maker's "
-                     "CPUs, not",
+                     "CPUs (amd26: for one family of them, 1 to 255), not",
                      w[5]);
     r->maker = (uint8_t)maker;
+    r->family = (uint8_t)family;
     r->machine = (uint8_t)k;
     if ((k = word_index(w[6], memories)) < 0)
         return fault(l, "memory is host, device or any, not", w[6]);
@@ -257,6 +263,7 @@ static int applies(const struct shmc__rule *x, const struct shmc__where *w)
            x->cpus != (w->shared ? SHMC_RULE_OWN : SHMC_RULE_SHARED) &&
            x->machine != (w->far ? SHMC_RULE_NEAR : SHMC_RULE_FAR) &&
            (x->maker == SHMC_MAKER_OTHER || x->maker == w->maker) &&
+           (x->family == 0 || x->family == w->family) &&
            x->memory != (w->dev ? SHMC_RULE_HOST : SHMC_RULE_DEVICE);
 }
 
@@ -322,7 +329,7 @@ uint64_t shmc__rules_shipped_digest(void)
 {
     struct shmc__rules r; /* (on the stack: safe from any thread) */
     static const uint8_t none[SHMC_C_COUNT]; /* (SHMC_A_AUTO: nothing forced) */
-    return parse_shipped(&r) == SHMC_OK ? shmc__rules_digest(&r, none, 0, SHMC_MAKER_OTHER) : 0;
+    return parse_shipped(&r) == SHMC_OK ? shmc__rules_digest(&r, none, 0, SHMC_MAKER_OTHER, 0) : 0;
 }
 
 void shmc__rules_cache_path(char *out, size_t len)
@@ -420,9 +427,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT],
-                            unsigned far_ns, int maker)
+                            unsigned far_ns, int maker, unsigned family)
 {
-    uint64_t h = mix(mix(1469598103934665603ull, far_ns), (uint64_t)maker);
+    uint64_t h = mix(mix(mix(1469598103934665603ull, far_ns), (uint64_t)maker), family);
     for (int c = 0; c < SHMC_C_COUNT; c++) {
         h = mix(h, algo[c]);
         h = mix(h, r->count[c]);
@@ -431,7 +438,7 @@ uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC
             h = mix(h, (uint64_t)x->memory << 48 | (uint64_t)x->nlo << 32 | (uint64_t)x->nhi << 16 |
                            (uint64_t)x->comm << 12 | (uint64_t)x->cpus << 8 |
                            (uint64_t)x->machine << 4 | (uint64_t)x->maker << 1 | x->per_rank);
-            h = mix(h, (uint64_t)x->algo << 56 ^ x->max_bytes);
+            h = mix(h, (uint64_t)x->algo << 56 ^ (uint64_t)x->family << 48 ^ x->max_bytes);
         }
     }
     return h;

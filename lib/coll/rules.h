@@ -29,6 +29,7 @@ struct shmc__rule {
     uint8_t cpus;      /* SHMC_RULE_ANY_CPUS, _SHARED, _OWN */
     uint8_t machine;   /* SHMC_RULE_ANY_MACHINE, _NEAR, _FAR */
     uint8_t maker;     /* SHMC_MAKER_AMD or _INTEL (base/machine.h); 0: any */
+    uint8_t family;    /* the CPUs' family, after the maker (amd26:); 0: any */
     uint8_t memory;    /* SHMC_RULE_ANY_MEMORY, _HOST, _DEVICE */
     uint8_t per_rank;  /* max_bytes counts per rank: the call's bound is max_bytes x ranks */
     uint8_t algo;
@@ -65,10 +66,10 @@ void shmc__rules_cache_path(char *out, size_t len);
 uint64_t shmc__rules_shipped_digest(void);
 
 /* A digest of rules r, the forced algorithms algo (SHMC_ALGO_*), the round trip from
- * which the machine is far (SHMC_FAR_NS) and the CPUs' maker (SHMC_MAKER_*): equal on two
- * ranks if, and (but for collisions) only if, they choose alike. */
+ * which the machine is far (SHMC_FAR_NS) and the CPUs' maker (SHMC_MAKER_*) and family:
+ * equal on two ranks if, and (but for collisions) only if, they choose alike. */
 uint64_t shmc__rules_digest(const struct shmc__rules *r, const uint8_t algo[SHMC_C_COUNT],
-                            unsigned far_ns, int maker);
+                            unsigned far_ns, int maker, unsigned family);
 
 /* Parses text (origin names it in messages) into out. SHMC_OK, or SHMC_ERR_ENV after
  * logging the first fault with its line. */
@@ -95,6 +96,7 @@ _Static_assert(SHMC_A_COUNT <= 32, "struct shmc__steps' ever holds a bit per alg
  * the CPUs (SHMC_MAKER_*, base/machine.h). */
 struct shmc__where {
     int n, world, shared, far, dev, maker;
+    unsigned family;
 };
 
 /* The steps of rules r for calls at w, in out, which has room for every rule of r. */

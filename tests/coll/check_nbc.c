@@ -1039,6 +1039,17 @@ static void world_rounds(shmc_comm *w, int me, int n, void *arg)
         NB(shmc_ireduce_scatter(fin, fa, c, SHMC_FLOAT64, SHMC_AVG, w, &r_));
         T_OK(shmc_reduce_scatter(fin, fb, c, SHMC_FLOAT64, SHMC_AVG, w));
         T_ASSERT(!memcmp(fa, fb, c * 8), "ireduce_scatter AVG of %zu differs", c);
+        /* The all-reduce by shared memory: by the rounds while one carries it (a round's
+         * half: 4096 of these), in place and not, beyond them by a schedule. */
+        T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "shm"));
+        for (int inplace = 0; inplace < 2; inplace++) {
+            memcpy(fa, fin, c * 8);
+            NB(shmc_iallreduce(inplace ? SHMC_IN_PLACE : fin, fa, c, SHMC_FLOAT64, SHMC_SUM, w,
+                               &r_));
+            T_OK(shmc_allreduce(fin, fb, c, SHMC_FLOAT64, SHMC_SUM, w));
+            T_ASSERT(!memcmp(fa, fb, c * 8), "iallreduce of %zu differs", c);
+        }
+        T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "auto"));
         fill(in, most, me);
     }
     T_OK(shmc_op_free(&aff));

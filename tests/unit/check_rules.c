@@ -24,11 +24,16 @@ static int pick_mem(int c, int n, size_t bytes, int world, int shared, int far, 
     return shmc__rules_pick(&r, c, &w, bytes);
 }
 
-/* A host call on the world, its CPUs their own, on CPUs of maker. */
+/* A host call on the world, its CPUs their own, on CPUs of maker and family. */
+static int pick_family(int c, int n, size_t bytes, int far, int maker, unsigned family)
+{
+    struct shmc__where w = {n, 1, 0, far, 0, maker, family};
+    return shmc__rules_pick(&r, c, &w, bytes);
+}
+
 static int pick_maker(int c, int n, size_t bytes, int far, int maker)
 {
-    struct shmc__where w = {n, 1, 0, far, 0, maker};
-    return shmc__rules_pick(&r, c, &w, bytes);
+    return pick_family(c, n, bytes, far, maker, 0);
 }
 
 static int pick(int c, int n, size_t bytes, int world, int shared, int far)
@@ -278,6 +283,13 @@ START_TEST(test_rules_faults)
         "gather 2 any any any amd:intel:any any tree\n",       /* two makers */
         "gather 2 any any any longmakername:any any tree\n",   /* no such maker */
         "gather any any any any intel:any any tree\n",         /* one maker's CPUs only */
+        "gather 2 any any any amd0:near any tree\n",           /* no family 0 */
+        "gather 2 any any any amd256:near any tree\n",         /* nor 256 */
+        "gather 2 any any any amd2600:near any tree\n",        /* nor four digits */
+        "gather 2 any any any amd-1:near any tree\n",          /* nor a sign */
+        "gather 2 any any any amd26x:near any tree\n",         /* nor letters after */
+        "gather 2 any any any 26:near any tree\n",             /* a family, no maker */
+        "gather any any any any amd26:any any tree\n",         /* one family's CPUs only */
         "gather any any any any any device tree\n",            /* no host rule for any call */
         "gather any any any any any any tree\ngather 2 any any any any host shm\n", /* unused */
         "gather any any any any any host shm\ngather any any any any any device tree\n"
@@ -345,9 +357,26 @@ START_TEST(test_rules_maker)
                                                "gather any any any any any any tree\n"),
                      SHMC_OK);
     static const uint8_t none[SHMC_C_COUNT];
-    ck_assert(shmc__rules_digest(&a, none, 200, 0) != shmc__rules_digest(&r, none, 200, 0));
-    ck_assert(shmc__rules_digest(&r, none, 200, SHMC_MAKER_AMD) !=
-              shmc__rules_digest(&r, none, 200, SHMC_MAKER_INTEL));
+    ck_assert(shmc__rules_digest(&a, none, 200, 0, 0) != shmc__rules_digest(&r, none, 200, 0, 0));
+    ck_assert(shmc__rules_digest(&r, none, 200, SHMC_MAKER_AMD, 0) !=
+              shmc__rules_digest(&r, none, 200, SHMC_MAKER_INTEL, 0));
+    /* And the family, and which family a rule names. */
+    ck_assert(shmc__rules_digest(&r, none, 200, SHMC_MAKER_AMD, 25) !=
+              shmc__rules_digest(&r, none, 200, SHMC_MAKER_AMD, 26));
+    a = r;
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 2 <=4k any any amd25:any host ring\n"
+                                               "gather 2 <=4k any any amd:near host shm\n"
+                                               "gather 2 <=4k any any amd:far host direct\n"
+                                               "gather any any any any any any tree\n"),
+                     SHMC_OK);
+    struct shmc__rules b = r;
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 2 <=4k any any amd26:any host ring\n"
+                                               "gather 2 <=4k any any amd:near host shm\n"
+                                               "gather 2 <=4k any any amd:far host direct\n"
+                                               "gather any any any any any any tree\n"),
+                     SHMC_OK);
+    ck_assert(shmc__rules_digest(&b, none, 200, 0, 0) != shmc__rules_digest(&r, none, 200, 0, 0));
+    ck_assert(shmc__rules_digest(&a, none, 200, 0, 0) != shmc__rules_digest(&r, none, 200, 0, 0));
     /* The shipped rules: on Intel's CPUs the 2-rank calls take messages and single copies
      * in both states, elsewhere the rules for any maker; the world's 2-rank reduce-scatter
      * takes shared memory up to 2 KiB, and on AMD's CPUs up to 32 KiB in both states (one
@@ -399,15 +428,72 @@ START_TEST(test_rules_maker)
 }
 END_TEST
 
+/* A rule for one family of a maker's CPUs applies on that family's alone: the same maker's
+ * other families, and a family not known (0), take the next rule. The shipped rules name
+ * the family of the AMD EPYC they were measured on (family 26) for its 2-rank rules near:
+ * the broadcast by single messages up to 1 MiB, the reduce's tree up to 8 KiB, the world
+ * all-reduce's shared memory up to 16 KiB and its ring up to 64 KiB; other AMD CPUs, and
+ * that family far, keep the maker's rules. */
+START_TEST(test_rules_family)
+{
+    ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 2 <=4k any any amd26:near host ring\n"
+                                               "gather 2 <=4k any any amd:any host shm\n"
+                                               "gather any any any any any any tree\n"),
+                     SHMC_OK);
+    int g = SHMC_C_GATHER;
+    ck_assert_int_eq(pick_family(g, 2, 4096, 0, SHMC_MAKER_AMD, 26), SHMC_A_RING);
+    ck_assert_int_eq(pick_family(g, 2, 4096, 1, SHMC_MAKER_AMD, 26), SHMC_A_SHM);
+    ck_assert_int_eq(pick_family(g, 2, 4096, 0, SHMC_MAKER_AMD, 25), SHMC_A_SHM);
+    ck_assert_int_eq(pick_family(g, 2, 4096, 0, SHMC_MAKER_AMD, 0), SHMC_A_SHM);
+    ck_assert_int_eq(pick_family(g, 2, 4096, 0, SHMC_MAKER_INTEL, 26), SHMC_A_TREE);
+    ck_assert_int_eq(pick_family(g, 2, 4097, 0, SHMC_MAKER_AMD, 26), SHMC_A_TREE);
+    ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
+    static const struct {
+        int c;
+        size_t bytes;
+        int far;
+        unsigned family;
+        int algo;
+    } rows[] = {
+        {SHMC_C_BROADCAST, 16384, 0, 26, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 16384, 0, 25, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 1 << 20, 0, 26, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, (1 << 20) + 1, 0, 26, SHMC_A_TREE},
+        {SHMC_C_BROADCAST, 65537, 1, 26, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 8192, 0, 26, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 8192, 0, 25, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2048, 1, 26, SHMC_A_SHM},
+        {SHMC_C_ALLREDUCE, 4096, 0, 26, SHMC_A_SHM},
+        {SHMC_C_ALLREDUCE, 4096, 0, 25, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 16385, 0, 26, SHMC_A_RING},
+        {SHMC_C_ALLREDUCE, 65536, 0, 26, SHMC_A_RING},
+        {SHMC_C_ALLREDUCE, 65536, 0, 25, SHMC_A_RD},
+        {SHMC_C_ALLREDUCE, 65537, 0, 26, SHMC_A_STAGE},
+        {SHMC_C_ALLREDUCE, 4096, 1, 26, SHMC_A_STREAM},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        ck_assert_msg(pick_family(rows[i].c, 2, rows[i].bytes, rows[i].far, SHMC_MAKER_AMD,
+                                  rows[i].family) == rows[i].algo,
+                      "row %zu: %s %zu bytes, family %u", i, shmc__coll_names[rows[i].c],
+                      rows[i].bytes, rows[i].family);
+    /* Beyond 2 ranks, and on the other communicators' all-reduce, no family's rule. */
+    ck_assert_int_eq(pick_family(SHMC_C_BROADCAST, 4, 16384, 0, SHMC_MAKER_AMD, 26),
+                     pick_family(SHMC_C_BROADCAST, 4, 16384, 0, SHMC_MAKER_AMD, 25));
+}
+END_TEST
+
 /* The steps built for each size are the rules' first match, for every call. */
 START_TEST(test_rules_steps)
 {
     ck_assert_int_eq(shmc__rules_parse(shmc__rules_shipped, "shipped", &r), SHMC_OK);
     static char room[sizeof(struct shmc__steps) + SHMC_RULES_MAX * sizeof(struct shmc__step)];
     struct shmc__steps *s = (struct shmc__steps *)(void *)room;
-    for (int w = 0; w < 8 * (SHMC_MAKER_INTEL + 1); w++)
+    /* (w: world, shared, far, the maker; then the family: none, or the one the rules name) */
+    for (int w = 0; w < 2 * 8 * (SHMC_MAKER_INTEL + 1); w++)
         for (int n = 1; n <= 300; n++) {
-            struct shmc__where at = {n, w & 1, (w >> 1) & 1, (w >> 2) & 1, 0, w >> 3};
+            struct shmc__where at = {n,      w & 1, (w >> 1) & 1, (w >> 2) & 1,
+                                     0,      (w >> 3) % (SHMC_MAKER_INTEL + 1),
+                                     w >= 8 * (SHMC_MAKER_INTEL + 1) ? 26u : 0u};
             shmc__steps_build(&r, &at, s);
             /* each collective's algorithms: those of its steps, every one */
             for (int c = 0; c < SHMC_C_COUNT; c++) {
@@ -481,6 +567,7 @@ static Suite *rules_suite(void)
     tcase_add_test(t, test_rules_faults);
     tcase_add_test(t, test_rules_steps);
     tcase_add_test(t, test_rules_maker);
+    tcase_add_test(t, test_rules_family);
     tcase_add_test(t, test_rules_docs);
     suite_add_tcase(s, t);
     return s;
