@@ -38,21 +38,17 @@ START_TEST(test_machine_pair)
     shmc__pair_measure(&pc);
     ck_assert_uint_eq(pc.rtt_ns, 0);
     ck_assert_uint_eq(pc.sc_pct, 0);
-    /* One figure assumed, the other measured: here 0, with one CPU. */
-    shmc__pair_cost(250, 0, 4, &pc);
-    ck_assert_uint_eq(pc.rtt_ns, 250);
-    ck_assert_uint_eq(pc.sc_pct, 0);
-    shmc__pair_cost(0, 300, 4, &pc);
-    ck_assert_uint_eq(pc.rtt_ns, 0);
-    ck_assert_uint_eq(pc.sc_pct, 300);
+    /* What a job records (assumed round trip, assumed cost, ranks -> the figures), still
+     * on one CPU: one figure assumed and the other measured (here 0), both assumed, or
+     * nothing for one rank. */
+    static const unsigned jobs[][5] = {
+        {250, 0, 4, 250, 0}, {0, 300, 4, 0, 300}, {250, 300, 4, 250, 300}, {0, 0, 1, 0, 0}};
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        shmc__pair_cost(jobs[i][0], jobs[i][1], jobs[i][2], &pc);
+        ck_assert_msg(pc.rtt_ns == jobs[i][3] && pc.sc_pct == jobs[i][4], "job %zu: %u ns, %u%%",
+                      i, pc.rtt_ns, pc.sc_pct);
+    }
     ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
-    /* What a job records: both assumed, or nothing for one rank. */
-    shmc__pair_cost(250, 300, 4, &pc);
-    ck_assert_uint_eq(pc.rtt_ns, 250);
-    ck_assert_uint_eq(pc.sc_pct, 300);
-    shmc__pair_cost(0, 0, 1, &pc);
-    ck_assert_uint_eq(pc.rtt_ns, 0);
-    ck_assert_uint_eq(pc.sc_pct, 0);
 }
 END_TEST
 
