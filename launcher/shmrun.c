@@ -60,7 +60,13 @@ static void print_machine(void)
                cfg.line_rtt_ns ? " (SHMC_LINE_RTT_NS)" : " now",
                rtt >= cfg.far_ns ? "far" : "near", cfg.far_ns);
     printf("a single copy of %u KiB between them against a plain copy: ", SHMC_PAIR_COPY_BYTES >> 10);
-    if (!pc.sc_pct)
+    if (ok && !cfg.single_copy)
+        printf("not consulted (SHMC_SINGLE_COPY=0: large messages through the mailboxes)\n");
+    else if (ok && cfg.single_copy_min != (size_t)~0ull)
+        printf("not consulted (SHMC_SINGLE_COPY_MIN=%zu: single copy from that size, above the "
+               "eager limit)\n",
+               cfg.single_copy_min);
+    else if (!pc.sc_pct)
         printf("not measured: large messages by single copy\n");
     else
         printf("%u%%%s: %s (SHMC_SC_SLOW_PCT %u)\n", pc.sc_pct,

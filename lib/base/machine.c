@@ -99,7 +99,8 @@ const char *shmc__cpu_maker_name(int maker)
 
 #define RTT_BATCHES 16
 #define RTT_PER_BATCH 64
-#define RTT_BUDGET_NS 2000000 /* wall time for one try */
+#define RTT_BUDGET_NS 2000000 /* wall time for one try's round trips */
+#define COPY_BUDGET_NS 1000000 /* and for its copies after them (far: about 0.1 ms) */
 #define RTT_TRIES 4
 /* Wall time after which no further try starts. A try that fails does so because another
  * task holds one of the two CPUs, and it overruns its budget by the scheduler's time
@@ -108,6 +109,9 @@ const char *shmc__cpu_maker_name(int maker)
 #define RTT_TOTAL_NS 3000000
 /* Copies timed of each kind: the fastest counts, as the round trip's fastest batch does. */
 #define COPY_TRIES 4
+/* The first value of the copies' phase, after every batch's round trips: from it the echo
+ * writes the buffer before it answers. */
+#define COPY_FIRST_V (1u + 2u * RTT_BATCHES * RTT_PER_BATCH)
 
 struct rtt {
     /* The line the two threads take turns on: odd values from the timer, even ones from
@@ -120,11 +124,9 @@ struct rtt {
     int cpu[2];
     uint64_t deadline;
     uint64_t best; /* the timer's fastest batch, in ns per round trip; 0 if none */
-    /* The copies' phase: the echo writes src before it answers each value while fill is
-     * set (the timer sets it before the release store of the value that starts the phase;
-     * the echo reads it after its acquire of that value, and its answer's release
-     * publishes src), and the timer copies src into dst. */
-    int fill;
+    /* The copies' phase (values from COPY_FIRST_V): the echo writes src before it answers
+     * each value (its answer's release publishes src), and the timer copies src into dst
+     * once it has acquired the answer. */
     uint8_t *src, *dst;
     uint64_t best_copy, best_sc; /* the fastest of each kind, ns; 0 if none */
 };
@@ -178,7 +180,7 @@ static void *echo(void *arg)
     for (uint64_t v = 1;; v += 2) {
         if (await_value(m, v) != 0)
             return NULL;
-        if (m->fill)
+        if (v >= COPY_FIRST_V && m->src)
             memset(m->src, (int)(v >> 1), SHMC_PAIR_COPY_BYTES);
         shmc__store_release64(&m->line, v + 1);
     }
@@ -209,7 +211,6 @@ static uint64_t time_batches(struct rtt *m)
  * come from the other CPU's cache, as a message's do. */
 static void time_copies(struct rtt *m, uint64_t v)
 {
-    m->fill = 1;
     for (int k = 0; k < 2 * COPY_TRIES; k++, v += 2) {
         shmc__store_release64(&m->line, v);
         if (await_value(m, v + 1) != 0)
@@ -264,7 +265,7 @@ static void pair_once(struct shmc__pair_cost *out)
         m.src = bufs;
         m.dst = bufs + SHMC_PAIR_COPY_BYTES;
     }
-    m.deadline = shmc__now_ns() + RTT_BUDGET_NS;
+    m.deadline = shmc__now_ns() + RTT_BUDGET_NS + COPY_BUDGET_NS;
     pthread_t t[2];
     int made = 0;
     if (pthread_create(&t[0], NULL, echo, &m) == 0) {

@@ -56,8 +56,8 @@ struct shmc__pair_cost {
     unsigned sc_pct;
 };
 
-/* The bytes of the copies shmc__pair_measure times: the size from which both sides copy a
- * single copy (p2p/coop.h), where the choice between the protocols starts to matter. */
+/* The bytes of the copies shmc__pair_measure times: where both sides copy a single copy
+ * (from 64 KiB, p2p/coop.h, on AMD's CPUs), and the choice between the protocols matters. */
 #define SHMC_PAIR_COPY_BYTES (64u << 10)
 
 /* Both figures, 0 where it cannot tell: one CPU, no thread, or in four tries of 2 ms the

@@ -62,30 +62,44 @@ int shmc__parse_size(const char *s, size_t *out)
     return 0;
 }
 
-static int parse_size(const char *name, const char *s, size_t lo, size_t hi, size_t *out)
+/* word: what else the setting takes (its default's word), for the message; NULL: none. */
+static int parse_size(const char *name, const char *s, size_t lo, size_t hi, size_t *out,
+                      const char *word)
 {
     size_t v;
     if (shmc__parse_size(s, &v) != 0 || v < lo || v > hi) {
         SHMC_ERROR("%s='%s' is not a valid size: use a number of bytes from %zu to %zu, "
-                   "optionally with a k, M or G suffix",
-                   name, s, lo, hi);
+                   "optionally with a k, M or G suffix%s%s",
+                   name, s, lo, hi, word ? ", or " : "", word ? word : "");
         return SHMC_ERR_ENV;
     }
     *out = v;
     return SHMC_OK;
 }
 
-static int parse_uint(const char *name, const char *s, unsigned lo, unsigned hi, unsigned *out)
+static int parse_uint(const char *name, const char *s, unsigned lo, unsigned hi, unsigned *out,
+                      const char *word)
 {
     char *end;
     errno = 0;
     unsigned long v = strtoul(s, &end, 10);
     if (errno || *end || !isdigit((unsigned char)*s) || v < lo || v > hi) {
-        SHMC_ERROR("%s='%s' is not valid: use a whole number from %u to %u", name, s, lo, hi);
+        SHMC_ERROR("%s='%s' is not valid: use a whole number from %u to %u%s%s", name, s, lo,
+                   hi, word ? ", or " : "", word ? word : "");
         return SHMC_ERR_ENV;
     }
     *out = (unsigned)v;
     return SHMC_OK;
+}
+
+/* The word a number's setting documents as its default (auto, read, measured), which it
+ * takes too, meaning that default; NULL where the default is a number or a phrase. */
+static const char *default_word(const struct shmc__setting *s)
+{
+    return (s->kind == SHMC_SET_UINT || s->kind == SHMC_SET_SIZE) && s->shown &&
+                   !strchr(s->shown, ' ')
+               ? s->shown
+               : NULL;
 }
 
 static const struct shmc__word bools[] = {
@@ -172,7 +186,7 @@ static int parse_ring(const char *name, const char *s, struct shmc__config *cfg)
 {
     const struct shmc__setting *row = shmc__setting_find(name);
     size_t v;
-    int rc = parse_size(name, s, (size_t)row->lo, (size_t)row->hi, &v);
+    int rc = parse_size(name, s, (size_t)row->lo, (size_t)row->hi, &v, NULL);
     if (rc == SHMC_OK && (v & (v - 1))) {
         SHMC_ERROR("%s=%s is not a power of two (for example 16k, 64k)", name, s);
         rc = SHMC_ERR_ENV;
@@ -394,11 +408,16 @@ int shmc__setting_parse(const struct shmc__setting *s, const char *name, const c
     void *p = (char *)cfg + s->at;
     if (!value || !*value)
         return SHMC_OK;
+    const char *word = default_word(s);
+    if (word && !strcasecmp(value, word)) {
+        shmc__setting_default(s, cfg);
+        return SHMC_OK;
+    }
     switch (s->kind) {
     case SHMC_SET_UINT:
-        return parse_uint(name, value, (unsigned)s->lo, (unsigned)s->hi, (unsigned *)p);
+        return parse_uint(name, value, (unsigned)s->lo, (unsigned)s->hi, (unsigned *)p, word);
     case SHMC_SET_SIZE:
-        return parse_size(name, value, (size_t)s->lo, (size_t)s->hi, (size_t *)p);
+        return parse_size(name, value, (size_t)s->lo, (size_t)s->hi, (size_t *)p, word);
     case SHMC_SET_BOOL:
         return parse_words(name, value, bools, "1/on/auto or 0/off", (int *)p);
     case SHMC_SET_WORDS:

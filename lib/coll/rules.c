@@ -138,9 +138,12 @@ static int rule_of(char **w, const struct line *l, struct shmc__rule *r, int *co
     int maker = SHMC_MAKER_OTHER, family = 0;
     for (int m = SHMC_MAKER_AMD; colon && m <= SHMC_MAKER_INTEL; m++) {
         const char *name = shmc__cpu_maker_name(m);
-        size_t len = strlen(name), digits = (size_t)(colon - w[5]) - len;
-        if ((size_t)(colon - w[5]) < len || strncmp(w[5], name, len) != 0 || digits > 3 ||
-            strspn(w[5] + len, "0123456789") != digits)
+        size_t len = strlen(name), word = (size_t)(colon - w[5]);
+        if (word < len || strncmp(w[5], name, len) != 0)
+            continue;
+        size_t digits = word - len; /* (a family: 1 to 255, no leading zero) */
+        if (digits > 3 || strspn(w[5] + len, "0123456789") != digits ||
+            (digits && w[5][len] == '0'))
             continue;
         family = digits ? atoi(w[5] + len) : 0;
         maker = digits && (family < 1 || family > 255) ? SHMC_MAKER_OTHER : m;

@@ -92,8 +92,8 @@ _Static_assert(SHMC_A_COUNT <= 32, "struct shmc__steps' ever holds a bit per alg
 
 /* Where a communicator's calls run: its size, the world or not, whether the job's ranks
  * share CPUs and whether its CPUs run far apart (every rank finds the same: coll.c),
- * whether the call's buffers are device memory (the same on every member), and who made
- * the CPUs (SHMC_MAKER_*, base/machine.h). */
+ * whether the call's buffers are device memory (the same on every member), who made the
+ * CPUs (SHMC_MAKER_*, base/machine.h) and their family (0: not known). */
 struct shmc__where {
     int n, world, shared, far, dev, maker;
     unsigned family;

@@ -64,7 +64,8 @@ struct shmc__peer {
     struct shmc__link ctrl;    /* control records waiting for ring space (outq.c) */
     int out_busy; /* 1 while any of the three is non-empty (or was, until the next push) */
     uint64_t quit_seen[SHMC_QUIT_WORDS]; /* its quit words as last read (quit.c) */
-    uint64_t unknown_cookie; /* the last unknown request its records named (rndv.c) */
+    uint64_t unknown_cookie; /* the last unknown request its records named, plus 1 (0: none;
+                              * rndv.c) */
 };
 
 enum { SHMC_P2P_OFF = 0, SHMC_P2P_READY = 1, SHMC_P2P_FINALIZING = 2 };

@@ -384,9 +384,9 @@ out:
 static void protocol_error(struct shmc__p2p *p, int peer, const char *what, uint64_t cookie)
 {
     /* While finalizing, records for receives we cancelled are expected. */
-    if (p->phase == SHMC_P2P_FINALIZING || p->peers[peer].unknown_cookie == cookie)
+    if (p->phase == SHMC_P2P_FINALIZING || p->peers[peer].unknown_cookie == cookie + 1)
         return;
-    p->peers[peer].unknown_cookie = cookie;
+    p->peers[peer].unknown_cookie = cookie + 1;
     SHMC_ERROR("rank %d sent a %s record for unknown request %#llx; ignored (and any more of "
                "its records for that request)",
                peer, what, (unsigned long long)cookie);

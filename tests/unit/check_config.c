@@ -73,7 +73,25 @@ START_TEST(test_config_bad_values)
     ck_assert_int_eq(load_with("SHMC_RING_SIZE", "12000", &cfg, msg, sizeof msg), SHMC_ERR_ENV);
     SHMCT_ASSERT_CONTAINS(msg, "not a power of two");
     ck_assert_int_eq(load_with("SHMC_SPIN", "-3", &cfg, msg, sizeof msg), SHMC_ERR_ENV);
-    SHMCT_ASSERT_CONTAINS(msg, "SHMC_SPIN='-3' is not valid");
+    SHMCT_ASSERT_CONTAINS(msg, "SHMC_SPIN='-3' is not valid: use a whole number from 0 to "
+                               "100000000, or auto");
+    /* A number's setting takes the word its default is documented as, meaning it. */
+    ck_assert_int_eq(load_with("SHMC_SPIN", "42", &cfg, msg, sizeof msg), SHMC_OK);
+    ck_assert_uint_eq(cfg.spin, 42);
+    ck_assert_int_eq(load_with("SHMC_SPIN", "auto", &cfg, msg, sizeof msg), SHMC_OK);
+    ck_assert_uint_eq(cfg.spin, ~0u);
+    ck_assert_int_eq(load_with("SHMC_SINGLE_COPY_MIN", "AUTO", &cfg, msg, sizeof msg), SHMC_OK);
+    ck_assert(cfg.single_copy_min == (size_t)~0ull);
+    ck_assert_int_eq(load_with("SHMC_SINGLE_COPY_MIN", "0", &cfg, msg, sizeof msg), SHMC_OK);
+    ck_assert(cfg.single_copy_min == 0);
+    ck_assert_int_eq(load_with("SHMC_CPU_FAMILY", "read", &cfg, msg, sizeof msg), SHMC_OK);
+    ck_assert_uint_eq(cfg.cpu_family, ~0u);
+    ck_assert_int_eq(load_with("SHMC_LINE_RTT_NS", "measured", &cfg, msg, sizeof msg), SHMC_OK);
+    ck_assert_uint_eq(cfg.line_rtt_ns, 0);
+    ck_assert_int_eq(load_with("SHMC_CPU_FAMILY", "auto", &cfg, msg, sizeof msg), SHMC_ERR_ENV);
+    SHMCT_ASSERT_CONTAINS(msg, "from 0 to 255, or read");
+    ck_assert_int_eq(load_with("SHMC_EAGER_LIMIT", "autox", &cfg, msg, sizeof msg), SHMC_ERR_ENV);
+    SHMCT_ASSERT_CONTAINS(msg, "optionally with a k, M or G suffix, or auto");
     ck_assert_int_eq(load_with("SHMC_CHECK", "perhaps", &cfg, msg, sizeof msg), SHMC_ERR_ENV);
     SHMCT_ASSERT_CONTAINS(
         msg, "SHMC_CHECK='perhaps' is not valid: use calls (the default), 1/full, or 0/off");

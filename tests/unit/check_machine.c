@@ -18,14 +18,14 @@ START_TEST(test_machine_pair)
     ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
     if (CPU_COUNT(&all) >= 2) {
         /* Measured, or 0 where the two threads never ran at once (a busy machine); per
-         * round trip, not per batch: a batch of 64 within one try's 2 ms. The copies
+         * round trip, not per batch: a batch of 64 within one try's 3 ms. The copies
          * follow the round trip in the same try: none without it. */
         shmc__pair_measure(&pc);
-        ck_assert_msg(pc.rtt_ns <= 2000000 / 64, "%u ns", pc.rtt_ns);
+        ck_assert_msg(pc.rtt_ns <= 3000000 / 64, "%u ns", pc.rtt_ns);
         ck_assert_msg(pc.rtt_ns || !pc.sc_pct, "%u%% without a round trip", pc.sc_pct);
         ck_assert_uint_le(pc.sc_pct, 1000000);
         shmc__pair_cost(0, 0, 2, &pc);
-        ck_assert_uint_le(pc.rtt_ns, 2000000 / 64);
+        ck_assert_uint_le(pc.rtt_ns, 3000000 / 64);
     }
     /* One CPU: nothing to measure between. */
     CPU_ZERO(&one);

@@ -284,6 +284,7 @@ START_TEST(test_rules_faults)
         "gather 2 any any any longmakername:any any tree\n",   /* no such maker */
         "gather any any any any intel:any any tree\n",         /* one maker's CPUs only */
         "gather 2 any any any amd0:near any tree\n",           /* no family 0 */
+        "gather 2 any any any amd026:near any tree\n",         /* nor a leading zero */
         "gather 2 any any any amd256:near any tree\n",         /* nor 256 */
         "gather 2 any any any amd2600:near any tree\n",        /* nor four digits */
         "gather 2 any any any amd-1:near any tree\n",          /* nor a sign */
