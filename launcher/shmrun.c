@@ -29,11 +29,6 @@
  * name them, how far apart its CPUs run now (as a job starting now would find them), and
  * the built-in rules' digest and the user's tuned rules, as bench/tune.py records and the
  * library checks them (coll/rules.h). */
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define SC_SLOW_MIN_S STR(SHMC_SC_SLOW_MIN)
-#define SC_SLOW_MIN_FAR_S STR(SHMC_SC_SLOW_MIN_FAR)
-
 static void print_machine(void)
 {
     char desc[320], cache[512];
@@ -59,7 +54,8 @@ static void print_machine(void)
         printf("%u ns%s: %s (SHMC_FAR_NS %u)\n", rtt,
                cfg.line_rtt_ns ? " (SHMC_LINE_RTT_NS)" : " now",
                rtt >= cfg.far_ns ? "far" : "near", cfg.far_ns);
-    printf("a single copy of %u KiB between them against a plain copy: ", SHMC_PAIR_COPY_BYTES >> 10);
+    printf("a single copy of %u KiB between them against a plain copy: ",
+           SHMC_PAIR_COPY_BYTES >> 10);
     if (ok && !cfg.single_copy)
         printf("not consulted (SHMC_SINGLE_COPY=0: large messages through the mailboxes)\n");
     else if (ok && cfg.single_copy_min != (size_t)~0ull)
@@ -68,14 +64,14 @@ static void print_machine(void)
                cfg.single_copy_min);
     else if (!pc.sc_pct)
         printf("not measured: large messages by single copy\n");
-    else
-        printf("%u%%%s: %s (SHMC_SC_SLOW_PCT %u)\n", pc.sc_pct,
-               ok && cfg.sc_cost_pct ? " (SHMC_SINGLE_COPY_COST)" : " now",
-               pc.sc_pct < SHMC_SC_SLOW_PCT ? "messages above the eager limit by single copy"
-               : ok && pc.rtt_ns >= cfg.far_ns
-                   ? "messages below " SC_SLOW_MIN_FAR_S " bytes through the mailboxes"
-                   : "messages below " SC_SLOW_MIN_S " bytes through the mailboxes",
-               SHMC_SC_SLOW_PCT);
+    else {
+        size_t min = shmc__single_copy_min_auto(pc.sc_pct, ok && pc.rtt_ns >= cfg.far_ns);
+        printf("%u%%%s: ", pc.sc_pct, ok && cfg.sc_cost_pct ? " (SHMC_SINGLE_COPY_COST)" : " now");
+        if (min)
+            printf("messages below %zu bytes through the mailboxes\n", min);
+        else
+            printf("messages above the eager limit by single copy\n");
+    }
     shmc__rules_cache_path(cache, sizeof cache);
     printf("built-in dispatch rules: %016llx; the user's tuned rules: %s%s\n\n",
            (unsigned long long)shmc__rules_shipped_digest(), *cache ? cache : "(no HOME)",

@@ -41,9 +41,9 @@ void shmc__algo_var(int c, char *var, size_t len);
 #define SHMC_EAGER_AUTO_SMALL 8192
 #define SHMC_EAGER_AUTO 32768
 
-/* SHMC_SINGLE_COPY_MIN's automatic value (p2p/p2p.c, choose_limits, says why): where a
- * single copy between the job's first two CPUs took at least SHMC_SC_SLOW_PCT percent of
- * a plain copy's time as the job began (base/machine.h), messages below SHMC_SC_SLOW_MIN
+/* SHMC_SINGLE_COPY_MIN's automatic value (shmc__single_copy_min_auto in base/machine.c says
+ * why): where a single copy between the job's first two CPUs took at least SHMC_SC_SLOW_PCT
+ * percent of a plain copy's time as the job began, messages below SHMC_SC_SLOW_MIN
  * bytes (SHMC_SC_SLOW_MIN_FAR where those CPUs ran far apart) stream through the
  * mailboxes; elsewhere every message above the eager limit goes by single copy. Plain
  * numbers, for settings.c as above. */

@@ -52,7 +52,7 @@ struct shmc__pair_cost {
      * process_vm_readv of its own process, the fastest of a few of each. The kernel's
      * copy pins every page and copies it alone; how much that costs against a copy in
      * user space depends on the kernel and the hypervisor, and decides whether a large
-     * message is faster through the mailbox or by single copy (p2p/p2p.c, choose_limits). */
+     * message is faster through the mailbox or by single copy (shmc__single_copy_min_auto). */
     unsigned sc_pct;
 };
 
@@ -64,6 +64,11 @@ struct shmc__pair_cost {
  * two threads never ran at once (their CPUs busy with other work); the single copy's also
  * where process_vm_readv fails. */
 void shmc__pair_measure(struct shmc__pair_cost *out);
+
+/* The smallest message sent by single copy where SHMC_SINGLE_COPY_MIN leaves it to the
+ * library: from a single copy's cost sc_pct (0: not known) and whether the job began far
+ * (machine.c says why; every process computes the same from the arena's figures). */
+size_t shmc__single_copy_min_auto(unsigned sc_pct, int far);
 
 /* What a job of nranks records: each figure assumed where non-zero (SHMC_LINE_RTT_NS,
  * SHMC_SINGLE_COPY_COST), 0s for one rank (nothing to compare), else measured. */

@@ -54,31 +54,6 @@
  * mailbox). The state is the one the job began in, as the collectives' rules take it. */
 #define COOP_MIN_INTEL ((size_t)16 << 10)
 
-/* Where single copy starts, where SHMC_SINGLE_COPY_MIN leaves it to the library. The
- * kernel's copy (process_vm_readv/writev) pins each page and copies it alone; how much
- * that costs against a copy in user space is the kernel's and the hypervisor's doing, not
- * the CPU's. On an AMD EPYC of family 26 in a virtual machine (Linux 6.18) a single copy
- * of 64 KiB that the other CPU had just written took 3.7-6.6 times as long as memcpy of
- * the same lines (base/machine.h measures that as the job begins), and a message
- * streamed through the mailbox (both ranks copying at once, in pieces) beat it near at
- * every size from 64 KiB to 8 MiB (latency 0.40-0.62 of its time, the collectives that
- * exchange or pass such messages 0.16-0.76, at 2 ranks and at 4 on 2 CPUs), while from
- * 16 MiB one-way bandwidth fell to 0.57 of single copy's (two copies then stream out of
- * the cache where the single copy makes one); far, where every line the receiver reads
- * costs a slow round trip, streaming led up to 1 MiB and was mixed at 4 MiB (bandwidth
- * 0.81, a scatter 1.23 of single copy's time): docs/design.md, "Message protocols", has
- * the figures. On the EPYC of family 25 single copy won from the eager limit. So the
- * measurement decides: a single copy costing at least twice a plain copy (the mailbox
- * crosses the cores once too, its copy into the ring staying in this core's cache) makes
- * messages below SHMC_SC_SLOW_MIN stream, below SHMC_SC_SLOW_MIN_FAR where the job began
- * far. */
-static size_t auto_single_copy_min(unsigned sc_cost_pct, int far)
-{
-    return sc_cost_pct < SHMC_SC_SLOW_PCT ? 0
-           : far                          ? (size_t)SHMC_SC_SLOW_MIN_FAR
-                                          : (size_t)SHMC_SC_SLOW_MIN;
-}
-
 static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
 {
     int oversubscribed = p->size > shmc__job_cpus();
@@ -89,8 +64,9 @@ static void choose_limits(struct shmc__p2p *p, const struct shmc__p2p_params *c)
                      : small                         ? (size_t)SHMC_EAGER_AUTO_SMALL
                                                      : (size_t)SHMC_EAGER_AUTO;
     p->coop_min = intel_own ? COOP_MIN_INTEL : SHMC_COOP_MIN;
-    p->single_copy_min = c->single_copy_min != (size_t)~0ull ? c->single_copy_min
-                                                              : auto_single_copy_min(c->sc_cost_pct, c->far);
+    p->single_copy_min = c->single_copy_min != (size_t)~0ull
+                             ? c->single_copy_min
+                             : shmc__single_copy_min_auto(c->sc_cost_pct, c->far);
     p->chunk = 0;
     for (int q = 0; q < p->size; q++) {
         if (q == p->rank)
