@@ -9,9 +9,11 @@ coll_bench --by-state tells each sample by the round trip around it). Each state
 measured by jobs made to take the machine to be in it as they begin (SHMC_LINE_RTT_NS), and
 only their samples that ran in it count; the built-in rules follow for every other call.
 The file's "# machine:" line is this machine's and its "# built-in:" line the digest of
-the library's built-in rules, as shmrun --info gives them: the library ignores the file on
-another machine, or once its built-in rules have changed. A "# measured:" line says when
-and with what.
+the library's built-in rules, as shmrun --info gives them (the machine: its CPUs' name,
+family, model and count): the library ignores the file on another machine, or once its
+built-in rules have changed. A "# measured:" line says when and with what, and what a
+single copy cost against a plain one as the tuner began (shmrun --info): every job it runs
+assumes that cost (SHMC_SINGLE_COPY_COST), so that all send large messages the same way.
 
     python3 bench/tune.py [--ranks 2,4] [--max 16M] [--samples 5] [--margin 0.1]
         [--out FILE | --install] [--build build]
@@ -232,6 +234,18 @@ def main():
     if os.environ.get("SHMC_FAR_NS", "").isdigit():
         far_ns = int(os.environ["SHMC_FAR_NS"])
     state_rtt = {"near": max(1, far_ns // 2), "far": 2 * far_ns}  # (as SHMC_LINE_RTT_NS)
+    # Every job assumes the single copy's cost measured here (unless the user gives one or
+    # the sizes outright): each job measures it as it begins, and one that read it on the
+    # other side of SHMC_SINGLE_COPY_COST's threshold would send large messages the other
+    # way (docs/design.md, "Message protocols"), timing algorithms no other run times.
+    sc = next((line for line in info if line.startswith("a single copy of ")), "")
+    sc_pct = sc.split(": ", 1)[1].split("%", 1)[0] if ": " in sc else ""
+    if sc_pct.isdigit() and not any(k in env for k in ("SHMC_SINGLE_COPY_COST",
+                                                       "SHMC_SINGLE_COPY_MIN")):
+        env["SHMC_SINGLE_COPY_COST"] = sc_pct
+    single_copy = "a single copy " + (
+        f"{env['SHMC_SINGLE_COPY_COST']}% of a plain copy (SHMC_SINGLE_COPY_COST)"
+        if "SHMC_SINGLE_COPY_COST" in env else sc.split(": ", 1)[-1] or "not said")
     rules = next(line for line in info if line.startswith("built-in dispatch rules: "))
     builtin = rules.split("built-in dispatch rules: ", 1)[1].split(";")[0]
     if args.install:
@@ -270,7 +284,7 @@ def main():
                 done.append((n, split, comm, state))
     if not done:
         sys.exit("tune: nothing measured long enough in one state; nothing written (run again)")
-    text = rules_text(args, tuned, shipped, machine, builtin, rtts)
+    text = rules_text(args, tuned, shipped, machine, builtin, rtts, single_copy)
     if args.out == "-":
         sys.stdout.write(text)
         return
@@ -292,7 +306,8 @@ def main():
                                  "built-in rules serve it\n")
             tuned[coll] = [r for r in tuned.get(coll, [])
                            if (r.split()[1], r.split()[3], r.split()[5]) != (str(n), comm, state)]
-    write_checked(args, env, rules_text(args, tuned, shipped, machine, builtin, rtts))
+    write_checked(args, env, rules_text(args, tuned, shipped, machine, builtin, rtts,
+                                        single_copy))
     os.replace(args.out + ".new", args.out)  # (a job starting now reads one or the other)
     made = sorted({r.split()[5] for rows in tuned.values() for r in rows})
     if made:
@@ -304,7 +319,7 @@ def main():
                          "state)\n")
 
 
-def rules_text(args, tuned, shipped, machine, builtin, rtts):
+def rules_text(args, tuned, shipped, machine, builtin, rtts, single_copy):
     """The file's text: the rules made, those of an earlier run kept, the built-in ones."""
     made = {(w[0], w[1], w[3], w[5]) for rows in tuned.values() for w in map(str.split, rows)}
     kept = earlier(args.out, machine, builtin, made, {" ".join(l.split()) for l in shipped})
@@ -312,7 +327,8 @@ def rules_text(args, tuned, shipped, machine, builtin, rtts):
              f"# built-in: {builtin}",
              f"# measured: {datetime.datetime.now().isoformat(timespec='minutes')}, "
              f"bench/tune.py --ranks {args.ranks} --max {args.max} --samples {args.samples} "
-             f"--margin {args.margin}; line round trips {min(rtts)}-{max(rtts)} ns",
+             f"--margin {args.margin}; line round trips {min(rtts)}-{max(rtts)} ns; "
+             f"{single_copy}",
              "# collective     ranks  bytes        comm   cpus   machine memory  algorithm"]
     colls = []
     for l in shipped:

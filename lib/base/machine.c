@@ -48,7 +48,9 @@ static int cpuinfo(const char *key, char *out, size_t len)
     FILE *f = fopen("/proc/cpuinfo", "r");
     while (f && !found && fgets(line, sizeof line, f)) {
         const char *v = strchr(line, ':');
-        if (strncmp(line, key, strlen(key)) != 0 || !v)
+        size_t k = strlen(key);
+        /* (the key whole: "model" is not "model name") */
+        if (strncmp(line, key, k) != 0 || !v || line + k + strspn(line + k, " \t") != v)
             continue;
         v += 1 + strspn(v + 1, " \t");
         snprintf(out, len, "%.*s", (int)strcspn(v, "\n"), v);
@@ -61,11 +63,15 @@ static int cpuinfo(const char *key, char *out, size_t len)
 
 void shmc__machine_desc(char *out, size_t len)
 {
-    char model[256];
-    if (!cpuinfo("model name", model, sizeof model))
-        snprintf(model, sizeof model, "%s", "unknown CPU");
+    char name[256], family[32], model[32], kind[96] = "";
+    if (!cpuinfo("model name", name, sizeof name))
+        snprintf(name, sizeof name, "%s", "unknown CPU");
+    /* A hypervisor may name CPUs of different generations alike ("AMD EPYC"): the family
+     * and model tell them apart, as a tuning file must. */
+    if (cpuinfo("cpu family", family, sizeof family) && cpuinfo("model", model, sizeof model))
+        snprintf(kind, sizeof kind, " (family %s, model %s)", family, model);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(out, len, "%s, %ld CPU%s", model, n, n == 1 ? "" : "s");
+    snprintf(out, len, "%s%s, %ld CPU%s", name, kind, n, n == 1 ? "" : "s");
 }
 
 int shmc__cpu_maker(int assumed)

@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 
-/* "AMD EPYC 9B45, 2 CPUs" into out; "unknown CPU, N CPUs" where the model is not known. */
+/* "AMD EPYC 9B45 (family 26, model 2), 2 CPUs" into out: the CPUs' name, family and model
+ * as /proc/cpuinfo gives them, "unknown CPU, N CPUs" where it gives no name. */
 void shmc__machine_desc(char *out, size_t len);
 
 /* Who made the CPUs (/proc/cpuinfo's first "vendor_id"): the dispatch rules' machine

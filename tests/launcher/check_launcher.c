@@ -171,6 +171,26 @@ START_TEST(test_launcher_tuning_file)
                  path, path);
         ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
         ck_assert_str_eq(out, "1\n1\n");
+        /* It says what a single copy cost as it began, which its jobs assumed. */
+        snprintf(cmd, sizeof cmd, "grep -c '^# measured: .*; a single copy ' %s", path);
+        ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
+        ck_assert_str_eq(out, "1\n");
+    }
+
+    /* A machine whose CPUs bear this one's name but not its family and model (a
+     * hypervisor names two generations of EPYC alike): another machine. */
+    char same_name[1024];
+    snprintf(same_name, sizeof same_name,
+             "%s --info 2>/dev/null | sed -n '1s/.*on this machine: //; 1s/ (family [^)]*)//p'",
+             shmrun);
+    if (shmct_sh(same_name, out, sizeof out) == 0 && strchr(out, '\n')) {
+        char head[600];
+        snprintf(head, sizeof head, "# machine: %.*s\nallreduce any any any any any any ring\n",
+                 (int)strcspn(out, "\n"), out);
+        text_file(path, sizeof path, dir, "same_name", head);
+        ck_assert_int_eq(run("-n 2 -x SHMC_TUNING_FILE=%s %s", path, prog), 0);
+        ASSERT_OUT("measured on another machine");
+        ASSERT_OUT("staged 20");
     }
 
     /* Another machine's: ignored, the built-in rules serve. */

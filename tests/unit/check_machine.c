@@ -2,11 +2,14 @@
  * Unit test of what the library finds about the machine (base/machine.h): what its first
  * two CPUs cost each other (the cache line's round trip, a single copy against a plain
  * one), 0s where there is one CPU to run on, and what a job records (each figure assumed,
- * none for one rank, else measured).
+ * none for one rank, else measured), and how it names the machine to a tuning file.
  */
 #define _GNU_SOURCE
 #include <check.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "base/machine.h"
 #include "harness.h"
@@ -52,11 +55,58 @@ START_TEST(test_machine_pair)
 }
 END_TEST
 
+/* The value of /proc/cpuinfo's first line whose key is key exactly, as the test reads it
+ * itself; 0 where there is none. */
+static int cpuinfo_value(const char *key, char *out, size_t len)
+{
+    char line[512], k[64];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon || sscanf(line, "%63[^\t:]", k) != 1)
+            continue;
+        while (strlen(k) && (k[strlen(k) - 1] == ' ' || k[strlen(k) - 1] == '\t'))
+            k[strlen(k) - 1] = '\0';
+        if (strcmp(k, key) == 0) {
+            snprintf(out, len, "%.*s", (int)strcspn(colon + 2, "\n"), colon + 2);
+            found = 1;
+        }
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* The description names the CPUs' family and model beside their name, since a hypervisor
+ * may give CPUs of two generations one name, and a tuning file made on one must not serve
+ * the other; "model" is its own key there, not "model name"'s first word. */
+START_TEST(test_machine_desc)
+{
+    char desc[512], name[256], family[32], model[32], want[400];
+    shmc__machine_desc(desc, sizeof desc);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!cpuinfo_value("model name", name, sizeof name))
+        snprintf(name, sizeof name, "unknown CPU");
+    if (cpuinfo_value("cpu family", family, sizeof family) &&
+        cpuinfo_value("model", model, sizeof model))
+        snprintf(want, sizeof want, "%s (family %s, model %s), %ld CPU%s", name, family, model,
+                 n, n == 1 ? "" : "s");
+    else
+        snprintf(want, sizeof want, "%s, %ld CPU%s", name, n, n == 1 ? "" : "s");
+    ck_assert_str_eq(desc, want);
+    /* Cut short, still a string. */
+    shmc__machine_desc(desc, 8);
+    ck_assert_uint_eq(strlen(desc), 7);
+}
+END_TEST
+
 static Suite *machine_suite(void)
 {
     Suite *s = suite_create("machine");
     TCase *t = tcase_create("machine");
     tcase_add_test(t, test_machine_pair);
+    tcase_add_test(t, test_machine_desc);
     suite_add_tcase(s, t);
     return s;
 }
