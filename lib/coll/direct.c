@@ -42,7 +42,8 @@
  *
  * Every rank decides the same way whether to go on: the first round carries each rank's
  * count, dtype and op (a difference is SHMC_ERR_MISMATCH everywhere) and whether it has
- * read from every peer with single copy before. If any rank has not, the ranks that
+ * read from every peer with single copy before and would move a vector of that size by
+ * single copy (SHMC_SINGLE_COPY_MIN: by_single_copy). If any rank has not, the ranks that
  * lack the proof read one byte from each unproven peer now (so the next call can go
  * direct) and everyone falls back to `shm` for this call, which combines in the same
  * order, so that the result has the same bits either way. A read that fails later
@@ -135,10 +136,21 @@ static int read_error(int q, int e)
     return SHMC_ERR_ARG;
 }
 
-/* Has this process read from every peer before (SHMC_SC_PROVEN)? */
-static int can_read_all(const struct shmc__coll *co)
+/* Would this process move a vector of `bytes` by single copy? Not below the size from
+ * which its messages go so (SHMC_SINGLE_COPY_MIN): where single copy measured slower than
+ * the mailboxes' two copies, reading and writing peers in place is as slow (a 2-rank
+ * all-reduce of 64 KiB-1 MiB took 1.4-3.2 times `shm`'s time there), and `shm` combines
+ * such a vector instead. */
+static int by_single_copy(const struct shmc__coll *co, size_t bytes)
 {
-    if (!shmc__p2p_single_copy(co->p2p))
+    return shmc__p2p_single_copy(co->p2p) && bytes >= co->p2p->single_copy_min;
+}
+
+/* Has this process read from every peer before (SHMC_SC_PROVEN), and would it move a
+ * vector of `bytes` by single copy? */
+static int can_read_all(const struct shmc__coll *co, size_t bytes)
+{
+    if (!by_single_copy(co, bytes))
         return 0;
     for (int q = 0; q < co->size; q++)
         if (q != co->rank && shmc__peer_ep(co->p2p, q)->sc != SHMC_SC_PROVEN)
@@ -155,10 +167,10 @@ static int can_write_all(const struct shmc__coll *co)
     return 1;
 }
 
-/* One byte from every peer not yet proven, so that the next call knows. */
-static void probe_peers(const struct shmc__coll *co, unsigned lane, uint64_t round)
+/* One byte from every peer not yet proven, so that the next call of `bytes` knows. */
+static void probe_peers(const struct shmc__coll *co, unsigned lane, uint64_t round, size_t bytes)
 {
-    if (!shmc__p2p_single_copy(co->p2p))
+    if (!by_single_copy(co, bytes))
         return;
     for (int q = 0; q < co->size; q++) {
         struct shmc__ep *ep = shmc__peer_ep(co->p2p, q);
@@ -435,7 +447,7 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     struct bufs b = {.lane = SHMC_LANE_BLOCKING,
                      .stage = shmc__cx_scratch_early(x, 0, step * es),
                      .tmp = shmc__cx_scratch_early(x, 1, step * es)};
-    int readable = can_read_all(co) && kept && b.stage && b.tmp, all_can;
+    int readable = can_read_all(co, count * es) && kept && b.stage && b.tmp, all_can;
     publish(x, SHMC_LANE_BLOCKING, r1, in, out, count, npieces, readable);
     int rc = shmc__onestep_world_enter(x, r1, 1);
     if (rc != SHMC_OK)
@@ -445,7 +457,7 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     if ((rc = entered(x, r1, count, &b, &all_can)) != SHMC_OK)
         return rc;
     if (!all_can) {
-        probe_peers(co, SHMC_LANE_BLOCKING, r1);
+        probe_peers(co, SHMC_LANE_BLOCKING, r1, count * es);
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     }
     combine_all(x, &b, in, out, count, step, r1);
@@ -517,7 +529,7 @@ int shmc__direct_step(struct shmc__direct_run *d, int *rc)
     int all_can, st;
     switch (d->phase) {
     case 0: {
-        int readable = can_read_all(co) && nb_memory(x, l, step);
+        int readable = can_read_all(co, d->count * es) && nb_memory(x, l, step);
         r = shmc__wsync_next(l);
         publish(x, SHMC_LANE_NB, r, d->in, d->out, d->count, (d->count + step - 1) / step,
                 readable);
@@ -534,7 +546,7 @@ int shmc__direct_step(struct shmc__direct_run *d, int *rc)
         if ((*rc = entered(x, r, d->count, &b, &all_can)) != SHMC_OK)
             return 1;
         if (!all_can) {
-            probe_peers(co, SHMC_LANE_NB, r);
+            probe_peers(co, SHMC_LANE_NB, r, d->count * es);
             *rc = SHMC_DIRECT_REFUSED;
             return 1;
         }

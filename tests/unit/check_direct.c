@@ -4,8 +4,8 @@
  * takes shm), then direct, in place, a rank that may not read (everyone falls back),
  * differing counts (every rank gets SHMC_ERR_MISMATCH), a rank held back inside the call
  * while the others take its pieces, small vectors cut into pieces, a read that fails
- * half-way, a rank that scribbles over what it published, and a kernel that refuses
- * writes.
+ * half-way, a rank that scribbles over what it published, a kernel that refuses
+ * writes, and single copy measured slow (vectors below its size combined by `shm`).
  *
  * A rank is held back, or scribbles, from inside the algorithm through the link: this
  * program wraps the entry into a world round (-Wl,--wrap=shmc__wsync_enter_call, the
@@ -248,6 +248,52 @@ static void direct_write_refused(shmc_comm *w, int me, int n, void *arg)
     direct_end(in, out);
 }
 
+/* One all-reduce of count elements of round's inputs (direct_fill's values); its return. */
+static int direct_sized(shmc_comm *w, int me, int32_t *in, int32_t *out, size_t count, int round)
+{
+    for (size_t i = 0; i < count; i++)
+        in[i] = round * 7 + me * 1009 + (int32_t)i;
+    return shmc_allreduce(in, out, count, SHMC_INT32, SHMC_SUM, w);
+}
+
+/* Single copy measured slow (SHMC_SINGLE_COPY_COST, as a launcher records it): vectors
+ * below the size from which messages go by single copy are combined by `shm` even where
+ * `direct` is asked for, those above by `direct`. Shown by the kernel refusing every
+ * read of another process once the peers are proven readable: a small vector still
+ * comes out right, a large one fails as a read fails. */
+static void direct_slow_copy(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    size_t min = (size_t)shmct_stat("single_copy_min");
+    if (!shmct_stat("single_copy"))
+        return;
+    T_ASSERT(min > (1u << 20), "single copy from %zu bytes with its cost said to be slow", min);
+    size_t big = min / sizeof(int32_t) + 5, small = (256u << 10) + 3;
+    int32_t *in = shmct_xmalloc(big * sizeof *in), *out = shmct_xmalloc(big * sizeof *out);
+    set_algo(C_ALLREDUCE, "direct");
+    for (int round = 0; round < 2; round++) {
+        T_OK(direct_sized(w, me, in, out, big, round));
+        direct_expect(out, big, round, n);
+    }
+    T_ASSERT(shmct_stat("single_copy_proven") == (uint64_t)n - 1, "peers proven: %llu of %d",
+             (unsigned long long)shmct_stat("single_copy_proven"), n - 1);
+    T_ASSERT(shmct_refuse_syscall(SYS_process_vm_readv, EFAULT) == 0, "seccomp: %s",
+             strerror(errno));
+    for (int round = 2; round < 4; round++) {
+        T_OK(direct_sized(w, me, in, out, small, round));
+        direct_expect(out, small, round, n);
+    }
+    char msg[1024];
+    shmct_stderr_begin();
+    int rc = direct_sized(w, me, in, out, big, 4);
+    shmct_stderr_end(msg, sizeof msg);
+    T_ASSERT(rc == SHMC_ERR_ARG || rc == SHMC_ERR_PEER_DEAD,
+             "rank %d: %d (%s) where every read of a peer fails", me, rc, shmc_strerror(rc));
+    set_algo(C_ALLREDUCE, "auto");
+    free(in);
+    free(out);
+}
+
 START_TEST(test_coll_direct)
 {
     const int ns[] = {2, 3, 4};
@@ -257,6 +303,10 @@ START_TEST(test_coll_direct)
         ck_assert_int_eq(shmct_run(ns[i], direct_scribble, NULL), 0);
         ck_assert_int_eq(shmct_run(ns[i], direct_write_refused, NULL), 0);
     }
+    static const char *const slow[] = {"SHMC_SINGLE_COPY_COST=500", NULL};
+    struct shmct_opts o = {.env = slow};
+    ck_assert_int_eq(shmct_run_opts(2, direct_slow_copy, NULL, &o), 0);
+    ck_assert_int_eq(shmct_run_opts(3, direct_slow_copy, NULL, &o), 0);
 }
 END_TEST
 
