@@ -191,16 +191,33 @@ def slower(build, n, split, max_bytes, samples, env, path, margin, state, rtt):
     return None
 
 
-def earlier(path, machine, builtin, made, shipped):
+SAID = set()  # (files whose earlier rules were dropped, said once)
+
+
+def slow_copy(text):
+    """Whether the "# measured:" line among the lines text (or that line's clause itself)
+    says large messages went through the mailboxes, single copy being slow."""
+    return any(l.startswith("# measured:") and "through the mailboxes" in l for l in text)
+
+
+def earlier(path, machine, builtin, made, shipped, single_copy):
     """{coll: [rule]} of the tuned rules in the file at path, if it is a tuning of this
-    machine beside the same built-in rules, that this run made none in place of: those
-    for a (collective, ranks, comm, state) it did not measure; {} otherwise."""
+    machine beside the same built-in rules, measured while large messages went the way
+    they go now (single_copy: this run's clause), that this run made none in place of:
+    those for a (collective, ranks, comm, state) it did not measure; {} otherwise."""
     try:
         with open(path) as f:
             text = f.read().splitlines()
     except OSError:
         return {}
     if f"# machine: {machine}" not in text or f"# built-in: {builtin}" not in text:
+        return {}
+    if slow_copy(text) != slow_copy(["# measured: " + single_copy]):
+        if path not in SAID:
+            SAID.add(path)
+            sys.stderr.write(f"tune: {path} was tuned while large messages went the other way "
+                             "(single copy): its rules for the states not measured now are "
+                             "not kept\n")
         return {}
     kept = {}
     for l in text:
@@ -243,9 +260,9 @@ def main():
     if sc_pct.isdigit() and not any(k in env for k in ("SHMC_SINGLE_COPY_COST",
                                                        "SHMC_SINGLE_COPY_MIN")):
         env["SHMC_SINGLE_COPY_COST"] = sc_pct
-    single_copy = "a single copy " + (
-        f"{env['SHMC_SINGLE_COPY_COST']}% of a plain copy (SHMC_SINGLE_COPY_COST)"
-        if "SHMC_SINGLE_COPY_COST" in env else sc.split(": ", 1)[-1] or "not said")
+    # (what --info says of it: its cost, and how large messages go, "... through the
+    # mailboxes" where single copy is slow)
+    single_copy = "a single copy " + (sc.split(": ", 1)[-1] or "not said")
     rules = next(line for line in info if line.startswith("built-in dispatch rules: "))
     builtin = rules.split("built-in dispatch rules: ", 1)[1].split(";")[0]
     if args.install:
@@ -322,7 +339,8 @@ def main():
 def rules_text(args, tuned, shipped, machine, builtin, rtts, single_copy):
     """The file's text: the rules made, those of an earlier run kept, the built-in ones."""
     made = {(w[0], w[1], w[3], w[5]) for rows in tuned.values() for w in map(str.split, rows)}
-    kept = earlier(args.out, machine, builtin, made, {" ".join(l.split()) for l in shipped})
+    kept = earlier(args.out, machine, builtin, made, {" ".join(l.split()) for l in shipped},
+                   single_copy)
     lines = [f"# machine: {machine}",
              f"# built-in: {builtin}",
              f"# measured: {datetime.datetime.now().isoformat(timespec='minutes')}, "

@@ -39,13 +39,11 @@ int shmc__job_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
-/* The value of /proc/cpuinfo's first line for key (its first CPU's), blanks trimmed, in
- * out; 0 where there is none. */
-static int cpuinfo(const char *key, char *out, size_t len)
+int shmc__cpuinfo_at(const char *path, const char *key, char *out, size_t len)
 {
     char line[512];
     int found = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
+    FILE *f = fopen(path, "r");
     while (f && !found && fgets(line, sizeof line, f)) {
         const char *v = strchr(line, ':');
         size_t k = strlen(key);
@@ -59,6 +57,11 @@ static int cpuinfo(const char *key, char *out, size_t len)
     if (f)
         fclose(f);
     return found;
+}
+
+static int cpuinfo(const char *key, char *out, size_t len)
+{
+    return shmc__cpuinfo_at("/proc/cpuinfo", key, out, len);
 }
 
 void shmc__machine_desc(char *out, size_t len)

@@ -12,6 +12,10 @@
  * as /proc/cpuinfo gives them, "unknown CPU, N CPUs" where it gives no name. */
 void shmc__machine_desc(char *out, size_t len);
 
+/* The value of the first line of the file at path (/proc/cpuinfo's format: "key<blanks>:
+ * value") whose key is key, whole, blanks trimmed, into out; 0 where there is none. */
+int shmc__cpuinfo_at(const char *path, const char *key, char *out, size_t len);
+
 /* Who made the CPUs (/proc/cpuinfo's first "vendor_id"): the dispatch rules' machine
  * column may name one (coll/rules.h), since the same algorithm costs differently on
  * another maker's caches. SHMC_MAKER_OTHER where it is neither or cannot be read. Every

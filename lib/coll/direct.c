@@ -42,8 +42,8 @@
  *
  * Every rank decides the same way whether to go on: the first round carries each rank's
  * count, dtype and op (a difference is SHMC_ERR_MISMATCH everywhere) and whether it has
- * read from every peer with single copy before and would move a vector of that size by
- * single copy (SHMC_SINGLE_COPY_MIN: by_single_copy). If any rank has not, the ranks that
+ * read from every peer with single copy before and would move its pieces by single copy
+ * (SHMC_SINGLE_COPY_MIN: by_single_copy). If any rank has not, the ranks that
  * lack the proof read one byte from each unproven peer now (so the next call can go
  * direct) and everyone falls back to `shm` for this call, which combines in the same
  * order, so that the result has the same bits either way. A read that fails later
@@ -136,18 +136,19 @@ static int read_error(int q, int e)
     return SHMC_ERR_ARG;
 }
 
-/* Would this process move a vector of `bytes` by single copy? Not below the size from
- * which its messages go so (SHMC_SINGLE_COPY_MIN): where single copy measured slower than
- * the mailboxes' two copies, reading and writing peers in place is as slow (a 2-rank
- * all-reduce of 64 KiB-1 MiB took 1.4-3.2 times `shm`'s time there), and `shm` combines
- * such a vector instead. */
+/* Would this process read and write peers in pieces of `bytes` by single copy? Not below
+ * the size from which its messages go so (SHMC_SINGLE_COPY_MIN): where single copy
+ * measured slower than the mailboxes' two copies, reading and writing peers in place is
+ * as slow (a 2-rank all-reduce of 64 KiB, 1 MiB and 16 MiB took 3.2, 1.4 and 1.6 times
+ * `shm`'s time there), and `shm` combines the vector instead. The pieces are what each
+ * system call moves (PIECE bytes at most), so with single copy from 16 MiB none goes. */
 static int by_single_copy(const struct shmc__coll *co, size_t bytes)
 {
     return shmc__p2p_single_copy(co->p2p) && bytes >= co->p2p->single_copy_min;
 }
 
-/* Has this process read from every peer before (SHMC_SC_PROVEN), and would it move a
- * vector of `bytes` by single copy? */
+/* Has this process read from every peer before (SHMC_SC_PROVEN), and would it move
+ * pieces of `bytes` by single copy? */
 static int can_read_all(const struct shmc__coll *co, size_t bytes)
 {
     if (!by_single_copy(co, bytes))
@@ -167,7 +168,8 @@ static int can_write_all(const struct shmc__coll *co)
     return 1;
 }
 
-/* One byte from every peer not yet proven, so that the next call of `bytes` knows. */
+/* One byte from every peer not yet proven, so that the next call in pieces of `bytes`
+ * knows. */
 static void probe_peers(const struct shmc__coll *co, unsigned lane, uint64_t round, size_t bytes)
 {
     if (!by_single_copy(co, bytes))
@@ -442,12 +444,14 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     size_t npieces = (count + step - 1) / step;
 
     uint64_t r1 = shmc__wsync_next(shmc__wsync_blk(co));
-    /* Without memory for the staging buffers we say we cannot read: all take shm. */
-    uint64_t *kept = shmc__cx_scratch_early(x, 2, 2 * (size_t)x->n * sizeof *kept);
+    /* Without memory for the staging buffers we say we cannot read: all take shm. (None
+     * is asked for where this rank cannot read anyway.) */
+    int may = can_read_all(co, step * es), all_can;
+    uint64_t *kept = may ? shmc__cx_scratch_early(x, 2, 2 * (size_t)x->n * sizeof *kept) : NULL;
     struct bufs b = {.lane = SHMC_LANE_BLOCKING,
-                     .stage = shmc__cx_scratch_early(x, 0, step * es),
-                     .tmp = shmc__cx_scratch_early(x, 1, step * es)};
-    int readable = can_read_all(co, count * es) && kept && b.stage && b.tmp, all_can;
+                     .stage = may ? shmc__cx_scratch_early(x, 0, step * es) : NULL,
+                     .tmp = may ? shmc__cx_scratch_early(x, 1, step * es) : NULL};
+    int readable = may && kept && b.stage && b.tmp;
     publish(x, SHMC_LANE_BLOCKING, r1, in, out, count, npieces, readable);
     int rc = shmc__onestep_world_enter(x, r1, 1);
     if (rc != SHMC_OK)
@@ -457,7 +461,7 @@ int shmc__allreduce_direct(const struct shmc__cx *x, const void *sbuf, void *rbu
     if ((rc = entered(x, r1, count, &b, &all_can)) != SHMC_OK)
         return rc;
     if (!all_can) {
-        probe_peers(co, SHMC_LANE_BLOCKING, r1, count * es);
+        probe_peers(co, SHMC_LANE_BLOCKING, r1, step * es);
         return shmc__allreduce_shm(x, sbuf, rbuf, count);
     }
     combine_all(x, &b, in, out, count, step, r1);
@@ -529,7 +533,7 @@ int shmc__direct_step(struct shmc__direct_run *d, int *rc)
     int all_can, st;
     switch (d->phase) {
     case 0: {
-        int readable = can_read_all(co, d->count * es) && nb_memory(x, l, step);
+        int readable = can_read_all(co, step * es) && nb_memory(x, l, step);
         r = shmc__wsync_next(l);
         publish(x, SHMC_LANE_NB, r, d->in, d->out, d->count, (d->count + step - 1) / step,
                 readable);
@@ -546,7 +550,7 @@ int shmc__direct_step(struct shmc__direct_run *d, int *rc)
         if ((*rc = entered(x, r, d->count, &b, &all_can)) != SHMC_OK)
             return 1;
         if (!all_can) {
-            probe_peers(co, SHMC_LANE_NB, r, d->count * es);
+            probe_peers(co, SHMC_LANE_NB, r, step * es);
             *rc = SHMC_DIRECT_REFUSED;
             return 1;
         }

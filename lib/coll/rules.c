@@ -358,7 +358,7 @@ static int fits(const char *text, const char *what, int level)
         if (strcmp(here, there) != 0) {
             SHMC_LOG(level,
                      "%s was measured on another machine (%s; this one: %s): ignored, the "
-                     "built-in rules serve",
+                     "built-in rules serve; run bench/tune.py again here",
                      what, there, here);
             return 0;
         }

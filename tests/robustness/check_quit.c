@@ -25,11 +25,10 @@ static char out[1 << 16];
 /* Runs one case; mode is "kill", "sub" or "own". */
 static void one_case(int n, struct pick p, size_t bytes, int victim, int delay, const char *mode)
 {
-    char prog[512], shmrun[512], cmd[2048], env[96] = "";
+    char prog[512], shmrun[512], cmd[2048], env[128];
     shmct_build_path("tests/progs/coll_kill", prog, sizeof prog);
     shmct_build_path("bin/shmrun", shmrun, sizeof shmrun);
-    if (p.env)
-        snprintf(env, sizeof env, "SHMC_ALGO_%s=%s ", p.env, p.algo);
+    pick_env(p, env, sizeof env);
     snprintf(cmd, sizeof cmd, "%s%s -n %d --keep-going --timeout 30 %s %s %zu %d %d %s 2>&1", env,
              shmrun, n, prog, p.coll, bytes, victim, delay, mode);
     int st = shmct_sh(cmd, out, sizeof out);

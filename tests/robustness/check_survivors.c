@@ -84,11 +84,10 @@ static void one_case(int index)
     const char *mode = index % 4 == 3 ? "subidle" : "idle";
     int idle_ms = stress() ? 1000 : 600;
 
-    char prog[512], shmrun[512], cmd[2048], env[96] = "";
+    char prog[512], shmrun[512], cmd[2048], env[128];
     shmct_build_path("tests/progs/coll_kill", prog, sizeof prog);
     shmct_build_path("bin/shmrun", shmrun, sizeof shmrun);
-    if (p.env)
-        snprintf(env, sizeof env, "SHMC_ALGO_%s=%s ", p.env, p.algo);
+    pick_env(p, env, sizeof env);
     if (index % 5 == 4)
         /* No launcher watching: the ranks started torchrun-style by a shell loop, so each
          * survivor finds the death with its own liveness probe. */

@@ -7,6 +7,9 @@
 #ifndef SHMCT_COLL_PAIRS_H
 #define SHMCT_COLL_PAIRS_H
 
+#include <stdio.h>
+#include <string.h>
+
 static const struct {
     const char *coll, *env, *algos[8]; /* algos: NULL-terminated */
 } coll_pairs[] = {
@@ -45,6 +48,20 @@ static inline struct pick pick(int index)
             if (k-- == 0)
                 return (struct pick){coll_pairs[c].coll, coll_pairs[c].env, coll_pairs[c].algos[a]};
     return (struct pick){0};
+}
+
+/* The environment that forces pair p ("" for none), before a command: the world's direct
+ * all-reduce with single copy from any size, as it goes on a machine where single copy is
+ * no slower than a plain copy (shmrun measures it: where it is slower, `direct` would
+ * leave every call to `shm`). */
+static inline void pick_env(struct pick p, char *env, size_t len)
+{
+    env[0] = '\0';
+    if (p.env)
+        snprintf(env, len, "SHMC_ALGO_%s=%s %s", p.env, p.algo,
+                 !strcmp(p.env, "ALLREDUCE") && !strcmp(p.algo, "direct")
+                     ? "SHMC_SINGLE_COPY_MIN=0 "
+                     : "");
 }
 
 #endif /* SHMCT_COLL_PAIRS_H */

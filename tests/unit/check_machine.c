@@ -4,10 +4,10 @@
  * one), 0s where there is one CPU to run on, and what a job records (each figure assumed,
  * none for one rank, else measured), and how it names the machine to a tuning file.
  */
-#define _GNU_SOURCE
 #include <check.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -101,12 +101,39 @@ START_TEST(test_machine_desc)
 }
 END_TEST
 
+/* The reader takes a key whole whatever the order of the lines: "model" after "model
+ * name", keys ending in tabs, a key that begins another. */
+START_TEST(test_machine_cpuinfo_keys)
+{
+    char path[] = "/tmp/shmct_cpuinfo_XXXXXX", v[64];
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    static const char text[] = "processor\t: 0\nmodel name\t: Fake CPU 9000\n"
+                               "cpu family\t: 26\nmodel\t\t: 2\ncpu MHz\t\t: 1.0\n";
+    ck_assert_int_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    static const char *const want[][2] = {{"model", "2"},
+                                          {"model name", "Fake CPU 9000"},
+                                          {"cpu family", "26"},
+                                          {"processor", "0"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        ck_assert_int_eq(shmc__cpuinfo_at(path, want[i][0], v, sizeof v), 1);
+        ck_assert_str_eq(v, want[i][1]);
+    }
+    ck_assert_int_eq(shmc__cpuinfo_at(path, "cpu", v, sizeof v), 0);
+    ck_assert_int_eq(shmc__cpuinfo_at(path, "stepping", v, sizeof v), 0);
+    unlink(path);
+    ck_assert_int_eq(shmc__cpuinfo_at(path, "model", v, sizeof v), 0);
+}
+END_TEST
+
 static Suite *machine_suite(void)
 {
     Suite *s = suite_create("machine");
     TCase *t = tcase_create("machine");
     tcase_add_test(t, test_machine_pair);
     tcase_add_test(t, test_machine_desc);
+    tcase_add_test(t, test_machine_cpuinfo_keys);
     suite_add_tcase(s, t);
     return s;
 }
