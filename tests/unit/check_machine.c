@@ -55,41 +55,18 @@ START_TEST(test_machine_pair)
 }
 END_TEST
 
-/* The value of /proc/cpuinfo's first line whose key is key exactly, as the test reads it
- * itself; 0 where there is none. */
-static int cpuinfo_value(const char *key, char *out, size_t len)
-{
-    char line[512], k[64];
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!colon || sscanf(line, "%63[^\t:]", k) != 1)
-            continue;
-        while (strlen(k) && (k[strlen(k) - 1] == ' ' || k[strlen(k) - 1] == '\t'))
-            k[strlen(k) - 1] = '\0';
-        if (strcmp(k, key) == 0) {
-            snprintf(out, len, "%.*s", (int)strcspn(colon + 2, "\n"), colon + 2);
-            found = 1;
-        }
-    }
-    if (f)
-        fclose(f);
-    return found;
-}
-
 /* The description names the CPUs' family and model beside their name, since a hypervisor
  * may give CPUs of two generations one name, and a tuning file made on one must not serve
- * the other; "model" is its own key there, not "model name"'s first word. */
+ * the other. (The reader it uses is tested on a file of its own below.) */
 START_TEST(test_machine_desc)
 {
     char desc[512], name[256], family[32], model[32], want[400];
     shmc__machine_desc(desc, sizeof desc);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!cpuinfo_value("model name", name, sizeof name))
+    if (!shmc__cpuinfo_at("/proc/cpuinfo", "model name", name, sizeof name))
         snprintf(name, sizeof name, "unknown CPU");
-    if (cpuinfo_value("cpu family", family, sizeof family) &&
-        cpuinfo_value("model", model, sizeof model))
+    if (shmc__cpuinfo_at("/proc/cpuinfo", "cpu family", family, sizeof family) &&
+        shmc__cpuinfo_at("/proc/cpuinfo", "model", model, sizeof model))
         snprintf(want, sizeof want, "%s (family %s, model %s), %ld CPU%s", name, family, model,
                  n, n == 1 ? "" : "s");
     else

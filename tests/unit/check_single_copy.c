@@ -2,8 +2,8 @@
  * Unit test of where single copy starts when SHMC_SINGLE_COPY_MIN leaves it to the library
  * (shmc__single_copy_min_auto, base/machine.c): from the cost of a single copy that the
  * arena's creator recorded (SHMC_SINGLE_COPY_COST here, as a launcher measures it), and the
- * state the job began in. Messages of 1 MiB and of the size where single copy starts, each sent twice
- * (the first offer to a peer comes once single copy has worked with it), are offered to
+ * state the job began in. Messages of 1 MiB and of the size where single copy starts, each
+ * sent twice (the first offer to a peer comes once single copy has worked with it), are offered to
  * both sides (coop_offers) only where single copy carries them; every message arrives
  * whole.
  */
