@@ -244,9 +244,8 @@ static double measure(int test, size_t bytes)
 {
     /* A sample's calls are counted from the time of a run of them: the time of one call
      * alone counts the work a runtime does at its first call of a kind (setting up the
-     * algorithm, its buffers), and so few calls to a sample that the barrier before it
-     * counted in each call's time (4 oversubscribed ranks: a first gather of 16 B took 0.5
-     * µs, 0.2 once measured again in the same job). */
+     * algorithm, its buffers), and gave a sample so few calls that the barrier before it
+     * counted in each call's time (the commit that made this has the figures). */
     double t = rt_max(one_sample(test, bytes, 1));
     int first = t > 0 ? (int)(opt.sample_s / 10 / t) : 1000;
     first = rt_bcast_int(first < 1 ? 1 : first > 1000 ? 1000 : first);

@@ -324,17 +324,11 @@ void shmc__pair_cost(unsigned assumed_rtt_ns, unsigned assumed_sc_pct, unsigned 
 /* Where single copy starts, where SHMC_SINGLE_COPY_MIN leaves it to the library. The
  * kernel's copy (process_vm_readv/writev) pins each page and copies it alone; how much
  * that costs against a copy in user space is the kernel's and the hypervisor's doing, not
- * the CPU's. On an AMD EPYC of family 26 in a virtual machine (Linux 6.18) a single copy
- * of 64 KiB that the other CPU had just written took 3.7-6.6 times as long as memcpy of
- * the same lines (shmc__pair_measure measures that as the job begins), and a message
- * streamed through the mailbox (both ranks copying at once, in pieces) beat it near at
- * every size from 64 KiB to 8 MiB (latency 0.40-0.62 of its time, the collectives that
- * exchange or pass such messages 0.16-0.76, at 2 ranks and at 4 on 2 CPUs), while from
- * 16 MiB one-way bandwidth fell to 0.57 of single copy's (two copies then stream out of
- * the cache where the single copy makes one); far, where every line the receiver reads
- * costs a slow round trip, streaming led up to 1 MiB and was mixed at 4 MiB (bandwidth
- * 0.81, a scatter 1.23 of single copy's time): docs/design.md, "Message protocols", has
- * the figures. On the EPYC of family 25 single copy won from the eager limit. So the
+ * the CPU's (shmc__pair_measure measures it as the job begins). Where it is several times
+ * a plain copy, a message streamed through the mailbox (both ranks copying at once, in
+ * pieces) beat it up to 8 MiB near and about 1 MiB far, where every line the receiver
+ * reads costs a slow round trip; beyond, two copies stream out of the cache where the
+ * single copy makes one (docs/design.md, "Message protocols", has the figures). So the
  * measurement decides: a single copy costing at least twice a plain copy (the mailbox
  * crosses the cores once too, its copy into the ring staying in this core's cache) makes
  * messages below SHMC_SC_SLOW_MIN stream, below SHMC_SC_SLOW_MIN_FAR where the job began

@@ -139,9 +139,8 @@ static int read_error(int q, int e)
 /* Would this process read and write peers in pieces of `bytes` by single copy? Not below
  * the size from which its messages go so (SHMC_SINGLE_COPY_MIN): where single copy
  * measured slower than the mailboxes' two copies, reading and writing peers in place is
- * as slow (a 2-rank all-reduce of 64 KiB, 1 MiB and 16 MiB took 3.2, 1.4 and 1.6 times
- * `shm`'s time there), and `shm` combines the vector instead. The pieces are what each
- * system call moves (PIECE bytes at most), so with single copy from 16 MiB none goes. */
+ * as slow, and `shm` combines the vector instead (docs/collectives.md, "The direct
+ * all-reduce"). The pieces are what each system call moves (PIECE bytes at most). */
 static int by_single_copy(const struct shmc__coll *co, size_t bytes)
 {
     return shmc__p2p_single_copy(co->p2p) && bytes >= co->p2p->single_copy_min;
