@@ -433,8 +433,8 @@ END_TEST
  * other families, and a family not known (0), take the next rule. The shipped rules name
  * the family of the AMD EPYC they were measured on (family 26) for its 2-rank rules near:
  * the broadcast by single messages up to 1 MiB, the reduce's tree up to 8 KiB, the world
- * all-reduce's shared memory up to 16 KiB and its ring up to 64 KiB; other AMD CPUs, and
- * that family far, keep the maker's rules. */
+ * all-reduce's shared memory up to 16 KiB and its ring up to 64 KiB; far, the world
+ * all-reduce's shared memory up to 32 KiB; other AMD CPUs keep the maker's rules. */
 START_TEST(test_rules_family)
 {
     ck_assert_int_eq(parse_with(SHMC_C_GATHER, "gather 2 <=4k any any amd26:near host ring\n"
@@ -470,7 +470,10 @@ START_TEST(test_rules_family)
         {SHMC_C_ALLREDUCE, 65536, 0, 26, SHMC_A_RING},
         {SHMC_C_ALLREDUCE, 65536, 0, 25, SHMC_A_RD},
         {SHMC_C_ALLREDUCE, 65537, 0, 26, SHMC_A_STAGE},
-        {SHMC_C_ALLREDUCE, 4096, 1, 26, SHMC_A_STREAM},
+        {SHMC_C_ALLREDUCE, 4096, 1, 26, SHMC_A_SHM},
+        {SHMC_C_ALLREDUCE, 32768, 1, 26, SHMC_A_SHM},
+        {SHMC_C_ALLREDUCE, 32769, 1, 26, SHMC_A_STREAM},
+        {SHMC_C_ALLREDUCE, 4096, 1, 25, SHMC_A_STREAM},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         ck_assert_msg(pick_family(rows[i].c, 2, rows[i].bytes, rows[i].far, SHMC_MAKER_AMD,
