@@ -1,12 +1,13 @@
 /*
  * Barrier then broadcast, as OSU's osu_bcast loops, timed together: the slowest rank's
- * time per iteration. osu_bcast times only the broadcast, so where a runtime's ranks wait
- * for each other (in the untimed barrier or in the timed broadcast) moves its figure;
- * this one does not care. With --trace it also stamps every iteration on every rank (1-byte
- * broadcasts) and prints where the time goes: how far apart the ranks leave the barrier,
- * how long the broadcast runs on after the last of them left it, how often the root is
- * the last one out, and each rank's mean broadcast time. An MPI program: build it with
- * each runtime's wrapper,
+ * time per iteration; with --scatter first, a scatter (root 0) of as many bytes to each
+ * rank, as osu_scatter loops. OSU times only the rooted call, so where a runtime's ranks
+ * wait for each other (in the untimed barrier or in the timed call) moves its figure;
+ * this one does not care. With --trace [BYTES] (1 by default, up to 1 MiB in all) it
+ * stamps every iteration on every rank instead and prints where the time goes: how far
+ * apart the ranks leave the barrier, how long the call runs on after the last of them
+ * left it, how often the root is the last one out, and each rank's mean time in the call.
+ * An MPI program: build it with each runtime's wrapper,
  *   build/bin/shmcc -O2 bench/barrier_bcast.c -o /tmp/bb-shmcc
  *   mpicc.openmpi -O2 bench/barrier_bcast.c -o /tmp/bb-openmpi
  * and run each at the same rank count (shmrun -n 4, mpirun.openmpi -np 4 --oversubscribe).
@@ -16,48 +17,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { WARMUP = 200, ITERS = 5000, TRACED = 3000 };
+enum { WARMUP = 200, ITERS = 5000, TRACED = 3000, MAX_BYTES = 1 << 20 };
 
-static void timed(int me)
+static int scatter; /* --scatter: the rooted call is a scatter, not a broadcast */
+static const char *call_name = "broadcast";
+
+/* The rooted call, root 0, of `bytes` to each rank (buf holds MAX_BYTES). */
+static void rooted(char *buf, int bytes, int n)
 {
-    static char buf[1024];
+    static char out[MAX_BYTES];
+    if (!scatter)
+        MPI_Bcast(buf, bytes, MPI_CHAR, 0, MPI_COMM_WORLD);
+    else if ((long)bytes * n <= MAX_BYTES)
+        MPI_Scatter(buf, bytes, MPI_CHAR, out, bytes, MPI_CHAR, 0, MPI_COMM_WORLD);
+    else
+        MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+static void timed(int me, int n)
+{
+    static char buf[MAX_BYTES];
     static const int sizes[] = {1, 64, 1024};
     for (int s = 0; s < 3; s++) {
         for (int i = 0; i < WARMUP; i++) {
             MPI_Barrier(MPI_COMM_WORLD);
-            MPI_Bcast(buf, sizes[s], MPI_CHAR, 0, MPI_COMM_WORLD);
+            rooted(buf, sizes[s], n);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         for (int i = 0; i < ITERS; i++) {
             MPI_Barrier(MPI_COMM_WORLD);
-            MPI_Bcast(buf, sizes[s], MPI_CHAR, 0, MPI_COMM_WORLD);
+            rooted(buf, sizes[s], n);
         }
         double us = (MPI_Wtime() - t0) / ITERS * 1e6, slowest = 0;
         MPI_Reduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (me == 0)
-            printf("%d B: barrier + broadcast %.2f us per iteration (slowest rank)\n", sizes[s],
-                   slowest);
+            printf("%d B: barrier + %s %.2f us per iteration (slowest rank)\n", sizes[s],
+                   call_name, slowest);
     }
 }
 
 /* Per iteration and rank: when it left the barrier and when it left the broadcast
  * (MPI_Wtime: one clock for every process of the machine). */
-static void traced(int me, int n)
+static void traced(int me, int n, int bytes)
 {
-    char b = 0;
+    static char b[MAX_BYTES];
     double *t = malloc(sizeof *t * 2 * TRACED),
            *all = me == 0 ? malloc(sizeof *all * 2 * TRACED * n) : NULL;
     if (!t || (me == 0 && !all))
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (int i = 0; i < WARMUP; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Bcast(&b, 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+        rooted(b, bytes, n);
     }
     for (int i = 0; i < TRACED; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
         t[2 * i] = MPI_Wtime();
-        MPI_Bcast(&b, 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+        rooted(b, bytes, n);
         t[2 * i + 1] = MPI_Wtime();
     }
     MPI_Gather(t, 2 * TRACED, MPI_DOUBLE, all, 2 * TRACED, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -81,11 +97,12 @@ static void traced(int me, int n)
             after += end - last;
             root_last += who == 0;
         }
-        printf("1 B traced: ranks leave the barrier %.2f us apart; the broadcast ends %.2f us "
+        printf("%d B traced: ranks leave the barrier %.2f us apart; the %s ends %.2f us "
                "after the last left it; the root is the last out %.0f%% of the time\n",
-               spread / TRACED * 1e6, after / TRACED * 1e6, 100.0 * root_last / TRACED);
+               bytes, spread / TRACED * 1e6, call_name, after / TRACED * 1e6,
+               100.0 * root_last / TRACED);
         for (int r = 0; r < n; r++)
-            printf("  rank %d: broadcast %.2f us\n", r, per[r] / TRACED * 1e6);
+            printf("  rank %d: %s %.2f us\n", r, call_name, per[r] / TRACED * 1e6);
         free(per);
     }
     free(t);
@@ -98,10 +115,25 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    if (argc > 1 && strcmp(argv[1], "--trace") == 0)
-        traced(me, n);
-    else
-        timed(me);
+    int a = 1;
+    if (a < argc && strcmp(argv[a], "--scatter") == 0) {
+        scatter = 1;
+        call_name = "scatter";
+        a++;
+    }
+    if (a < argc && strcmp(argv[a], "--trace") == 0) {
+        int bytes = a + 1 < argc ? atoi(argv[a + 1]) : 1;
+        if (bytes < 1 || (long)bytes * n > MAX_BYTES) {
+            if (me == 0)
+                fprintf(stderr, "barrier_bcast: --trace BYTES takes 1 to %d bytes in all\n",
+                        MAX_BYTES);
+            MPI_Finalize();
+            return 2;
+        }
+        traced(me, n, bytes);
+    } else {
+        timed(me, n);
+    }
     MPI_Finalize();
     return 0;
 }
