@@ -33,7 +33,10 @@
 #define MAX_CHUNKS 4096
 static struct req *chunk[MAX_CHUNKS];
 static int nreqs;
-static int *free_list, nfree;
+/* The free entries, linked through next_free: a pop is one load of the head and one of its
+ * link, where a stack of indices took four dependent loads (the count, the array, the
+ * index, its chunk) before the entry's first store. */
+static struct req *free_head;
 static int norphans;
 
 static inline struct req *entry(int i)
@@ -149,7 +152,8 @@ void shmc_mpi__req_drop(struct req *q)
         shmc_mpi__persist_release(q);
     shmc_mpi__lock();
     q->used = 0;
-    free_list[nfree++] = q->index;
+    q->next_free = free_head;
+    free_head = q;
     shmc_mpi__unlock();
 }
 
@@ -176,17 +180,16 @@ static int grow(void)
         return shmc_mpi__err(MPI_ERR_NO_MEM, "more than %d requests at once",
                              MAX_CHUNKS * CHUNK - 1);
     struct req *t = calloc(CHUNK, sizeof *t);
-    int *f = t ? realloc(free_list, (size_t)n * sizeof *f) : NULL;
-    if (!f) {
-        free(t);
+    if (!t)
         return shmc_mpi__err(MPI_ERR_NO_MEM, "a request");
-    }
-    free_list = f;
     chunk[c] = t;
     for (int i = n - 1; i >= nreqs; i--) {
-        entry(i)->index = i;
-        if (nreqs > 0 || i != DONE_SLOT)
-            free_list[nfree++] = i;
+        struct req *q = entry(i);
+        q->index = i;
+        if (nreqs > 0 || i != DONE_SLOT) {
+            q->next_free = free_head;
+            free_head = q;
+        }
     }
     if (nreqs == 0) {
         struct req *q = entry(DONE_SLOT);
@@ -220,7 +223,7 @@ static __attribute__((noinline, cold)) int make_room(shmc_request *r, struct shm
     if (norphans > 0)
         reap_orphans();
     int rc;
-    if (nfree == 0 && (rc = grow()) != MPI_SUCCESS) {
+    if (!free_head && (rc = grow()) != MPI_SUCCESS) {
         shmc_mpi__unlock();
         if (r)
             shmc_wait(&r, NULL);
@@ -236,10 +239,11 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_
 {
     shmc_mpi__lock();
     int rc;
-    if ((norphans > 0 || nfree == 0) && (rc = make_room(r, v)) != MPI_SUCCESS)
+    if ((norphans > 0 || !free_head) && (rc = make_room(r, v)) != MPI_SUCCESS)
         return rc; /* (unlocked) */
     /* Only what completion reads is set: err and st are written when it completes. */
-    struct req *q = entry(free_list[--nfree]);
+    struct req *q = free_head;
+    free_head = q->next_free;
     shmc_mpi__unlock();
     q->used = 1;
     q->orphan = 0;
@@ -318,9 +322,8 @@ void shmc_mpi__request_end(void)
         free(chunk[c]);
         chunk[c] = NULL;
     }
-    free(free_list);
-    free_list = NULL;
-    nreqs = nfree = norphans = 0;
+    free_head = NULL;
+    nreqs = norphans = 0;
 }
 
 /* Hands q's result to the program and frees it; returns its error code. */

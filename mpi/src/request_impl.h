@@ -64,6 +64,7 @@ struct req {
     int coll;
     void (*fin)(void *arg, int ok);
     void *fin_arg;
+    struct req *next_free; /* on the free list (request.c) */
 };
 
 /* A generalized request made by this layer: its callbacks as MPI_Grequest_start takes
