@@ -194,10 +194,10 @@ def slower(build, n, split, max_bytes, samples, env, path, margin, state, rtt):
 SAID = set()  # (files whose earlier rules were dropped, said once)
 
 
-def slow_copy(text):
-    """Whether the "# measured:" line among the lines text (or that line's clause itself)
-    says large messages went through the mailboxes, single copy being slow."""
-    return any(l.startswith("# measured:") and "through the mailboxes" in l for l in text)
+def slow_copy(clause):
+    """Whether a single-copy clause (shmrun --info's, as a file's "# measured:" line holds
+    it) says large messages go through the mailboxes, single copy being slow."""
+    return "through the mailboxes" in clause
 
 
 def earlier(path, machine, builtin, made, shipped, single_copy):
@@ -212,7 +212,8 @@ def earlier(path, machine, builtin, made, shipped, single_copy):
         return {}
     if f"# machine: {machine}" not in text or f"# built-in: {builtin}" not in text:
         return {}
-    if slow_copy(text) != slow_copy(["# measured: " + single_copy]):
+    measured = next((l for l in text if l.startswith("# measured:")), "")
+    if slow_copy(measured) != slow_copy(single_copy):
         if path not in SAID:
             SAID.add(path)
             sys.stderr.write(f"tune: {path} was tuned while large messages went the other way "

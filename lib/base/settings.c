@@ -261,8 +261,8 @@ const struct shmc__setting shmc__settings[] = {
      "reads or writes in place (it takes `shm` where its pieces are smaller), in bytes (0: "
      "every message above the eager limit); auto: " SC_SLOW_MIN_S " where a single copy "
      "between the job's first two CPUs took at least " SC_SLOW_PCT_S "% of a plain copy's "
-     "time as the job began (SHMC_SINGLE_COPY_COST), " SC_SLOW_MIN_FAR_S " where it did and they ran far apart "
-     "(SHMC_FAR_NS), else 0 (docs/design.md, \"Message protocols\")"},
+     "time as the job began (SHMC_SINGLE_COPY_COST), " SC_SLOW_MIN_FAR_S " where it did and "
+     "they ran far apart (SHMC_FAR_NS), else 0 (docs/design.md, \"Message protocols\")"},
     {"SHMC_SPIN", SHMC_SET_UINT, AT(spin), 0, 100000000u, AUTO, "auto", 0, NULL, NULL, NULL,
      "polls before a waiting rank yields the CPU; auto: " OWN_SHARED(SHMC_SPIN_AUTO_OWN,
                                                                      SHMC_SPIN_AUTO_SHARED)},

@@ -33,9 +33,9 @@
 #define MAX_CHUNKS 4096
 static struct req *chunk[MAX_CHUNKS];
 static int nreqs;
-/* The free entries, linked through next_free: a pop is one load of the head and one of its
- * link, where a stack of indices took four dependent loads (the count, the array, the
- * index, its chunk) before the entry's first store. */
+/* The free entries, linked through next_free, the most recently freed first: taking one
+ * is a load of the head and one of its link, so that an MPI_Irecv reaches its entry's
+ * first store after two dependent loads. */
 static struct req *free_head;
 static int norphans;
 
