@@ -57,6 +57,22 @@ int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle)
     return world_enter(x, r, settle, 0);
 }
 
+void shmc__onestep_world_post(const struct shmc__cx *x, uint64_t r, struct shmc__wsync_look *w)
+{
+    shmc__wsync_post(x->co, shmc__wsync_blk(x->co), r, shmc__wsync_tag(x->hash), w);
+}
+
+int shmc__onestep_world_wait(const struct shmc__cx *x, struct shmc__wsync_look *w, int settle)
+{
+    int odd, rc = shmc__wsync_wait(w, &odd);
+    if (rc != SHMC_OK) {
+        if (settle)
+            shmc__wsync_settle(x->co, w->want);
+        return rc;
+    }
+    return odd >= 0 ? world_mismatch(x, odd) : SHMC_OK;
+}
+
 int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsync_look *w)
 {
     if (w->err != SHMC_OK)
@@ -189,12 +205,20 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
     int rc;
     uint64_t r;
     if (shmc__cx_world(x)) {
-        if ((rc = world_round(x, mine, bytes, &r, 0)) != SHMC_OK)
+        /* Our own block goes to its place between our entry and the wait for the others',
+         * while they enter (mine never lies in all). */
+        struct shmc__lane *l = shmc__wsync_blk(x->co);
+        struct shmc__wsync_look w;
+        r = shmc__wsync_next(l);
+        if (bytes)
+            shmc__copy(shmc__wsync_mine(l, r), mine, bytes);
+        shmc__onestep_world_post(x, r, &w);
+        shmc__copy(out + (size_t)x->me * bytes, mine, bytes);
+        if ((rc = shmc__onestep_world_wait(x, &w, 0)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++)
-            shmc__copy(out + (size_t)q * bytes,
-                       q == x->me ? mine : shmc__wsync_theirs(x->co, shmc__wsync_blk(x->co), q, r),
-                       bytes);
+            if (q != x->me)
+                shmc__copy(out + (size_t)q * bytes, shmc__wsync_theirs(x->co, l, q, r), bytes);
         return SHMC_OK;
     }
     uint8_t *slot;

@@ -36,9 +36,14 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
  * once every other rank has entered it, left or quit (wsync.h): ranks that passed an
  * earlier round may be writing into this rank's buffers (coll/direct.c). */
 int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle);
+/* The same in two parts, for a call with work between them that needs no other rank's
+ * part (its own block into its output, while the others enter): post publishes this
+ * rank's entry, wait then waits for the others' with enter's outcome. */
+struct shmc__wsync_look;
+void shmc__onestep_world_post(const struct shmc__cx *x, uint64_t r, struct shmc__wsync_look *w);
+int shmc__onestep_world_wait(const struct shmc__cx *x, struct shmc__wsync_look *w, int settle);
 /* The same outcome for a round entered without waiting (wsync.h), once look said it is
  * over. */
-struct shmc__wsync_look;
 int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsync_look *w);
 /* out = every rank's count elements at byte `off` of its half of world round r of lane l,
  * combined in rank order (AVG-finished): what a one-step all-reduce does once its round is

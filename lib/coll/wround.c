@@ -205,8 +205,13 @@ int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void 
                              .count = count,
                              .lane = SHMC_LANE_BLOCKING};
     uint64_t r = shmc__wsync_next(lane(&b));
+    struct shmc__wsync_look w;
     shmc__wround_put(&b, r, 0, count);
-    int rc = shmc__onestep_world_enter(x, r, 0);
+    shmc__onestep_world_post(x, r, &w);
+    /* (as the nonblocking call's one round does, while the others enter) */
+    if (shmc__wround_has_own(coll))
+        shmc__wround_own(&b, 0, count);
+    int rc = shmc__onestep_world_wait(x, &w, 0);
     if (rc == SHMC_OK)
         shmc__wround_take(&b, r, 0, count);
     return rc;

@@ -173,20 +173,26 @@ static int wait_world(struct shmc__coll *co, int (*done)(void *),
                            co->p2p->comms.world.ctx);
 }
 
+int shmc__wsync_wait(struct shmc__wsync_look *w, int *odd)
+{
+    struct shmc__coll *co = w->co;
+    int rc = SHMC_OK;
+    if (!all_entered(w)) {
+        /* Members that both wait here compare their calls here (p2p/incall.h). */
+        shmc__incall_round(co->p2p, 1);
+        rc = wait_world(co, all_entered, shmc__wsync_far, w);
+        shmc__incall_round(co->p2p, 0);
+    }
+    if (odd)
+        *odd = w->odd;
+    return quit_world(co, rc != SHMC_OK ? rc : w->err);
+}
+
 int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)
 {
     struct shmc__wsync_look w;
     shmc__wsync_post(co, shmc__wsync_blk(co), r, tag, &w);
-    int rc = SHMC_OK;
-    if (!all_entered(&w)) {
-        /* Members that both wait here compare their calls here (p2p/incall.h). */
-        shmc__incall_round(co->p2p, 1);
-        rc = wait_world(co, all_entered, shmc__wsync_far, &w);
-        shmc__incall_round(co->p2p, 0);
-    }
-    if (odd)
-        *odd = w.odd;
-    return quit_world(co, rc != SHMC_OK ? rc : w.err);
+    return shmc__wsync_wait(&w, odd);
 }
 
 /* Has world rank 0 released round `want` (or left, or has the world quit)? */

@@ -75,6 +75,10 @@ struct shmc__wsync_look {
 void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
                       struct shmc__wsync_look *w);
 int shmc__wsync_look(struct shmc__wsync_look *w);
+/* Waits until the round a post of the blocking lane readied w for is over: what
+ * shmc__wsync_enter_call does after its post, for a call that has work of its own to do
+ * between the two (onestep.h). */
+int shmc__wsync_wait(struct shmc__wsync_look *w, int *odd);
 /* Has every rank not yet in w's round last run on another CPU than cpu (1 + CPU)? A
  * wait for the round spins rather than yield then (shm/doorbell.h). w: the look. */
 int shmc__wsync_far(void *w, uint32_t cpu);
