@@ -195,18 +195,11 @@ int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count)
 {
     if (x->n < 2 || !shmc__cx_world(x))
         return 0;
-    if (coll != SHMC_C_ALLTOALL)
+    if (coll == SHMC_C_REDUCE_SCATTER)
         return count <= shmc__wround_elems(coll, x);
     /* (a product, not two divisions; count first, so that it cannot overflow: es is at most
      * SHMC_DTYPE_BYTES_MAX and n SHMC_MAX_RANKS) */
     return count <= SHMC_ONESTEP_MAX && count * x->es * (size_t)x->n <= SHMC_ONESTEP_MAX;
-}
-
-int shmc__wround_pass(const struct shmc__cx *x)
-{
-    if (x->n < 2 || !shmc__cx_world(x))
-        return SHMC_OK;
-    return shmc__onestep_world_enter(x, shmc__wsync_next(shmc__wsync_blk(x->co)), 0);
 }
 
 int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)

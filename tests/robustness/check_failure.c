@@ -231,32 +231,29 @@ static void slot_reader_leaves(shmc_comm *w, int me, int n, void *arg)
     int reads = *(const int *)arg == 0;
     static const int pair[] = {0, 1};
     shmc_comm *c = NULL;
-    /* (past one of the world's rounds, which takes a call of up to 32 KiB instead of the
-     * slots) */
-    enum { N = 16384 };
-    static int32_t v[N];
+    int32_t v[64];
     T_OK(shmc_comm_create_group(w, pair, 2, &c));
     if (me == 2) {
         if (reads)
-            T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, w));
+            T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w));
         T_OK(shmc_finalize());
         _exit(0);
     }
     if (me == 0) {
-        for (int i = 0; i < N; i++)
+        for (int i = 0; i < 64; i++)
             v[i] = i;
-        T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, w)); /* the root only publishes */
-        for (int i = 0; i < N; i++)
+        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w)); /* the root only publishes */
+        for (int i = 0; i < 64; i++)
             v[i] = 1000 + i;
-        T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, c));
+        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, c));
     } else {
         int x;
         T_CALL(SHMC_ERR_PEER_DEAD, shmc_recv(&x, 1, SHMC_INT32, 2, 9, w, NULL)); /* it left */
-        T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, w));
-        for (int i = 0; i < N; i++)
+        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w));
+        for (int i = 0; i < 64; i++)
             T_ASSERT(v[i] == i, "world broadcast: element %d is %d", i, v[i]);
-        T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, c));
-        for (int i = 0; i < N; i++)
+        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, c));
+        for (int i = 0; i < 64; i++)
             T_ASSERT(v[i] == 1000 + i, "broadcast on {0, 1}: element %d is %d", i, v[i]);
     }
     T_OK(shmc_comm_free(&c));
