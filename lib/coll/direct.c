@@ -101,12 +101,13 @@ static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word
  * call's, or the nonblocking one's: shmc__direct_step). */
 static struct pub *my_pub(const struct shmc__coll *co, unsigned lane, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_mine(&co->lane[lane], round);
+    return (struct pub *)(void *)shmc__wsync_mine(&co->lane[lane], round, sizeof(struct pub));
 }
 
 static struct pub *peer_pub(const struct shmc__coll *co, unsigned lane, int q, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_theirs(co, &co->lane[lane], q, round);
+    return (struct pub *)(void *)shmc__wsync_theirs(co, &co->lane[lane], q, round,
+                                                    sizeof(struct pub));
 }
 
 static uint64_t *pub_map(struct pub *p)

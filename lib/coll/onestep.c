@@ -87,7 +87,7 @@ static int world_round(const struct shmc__cx *x, const void *mine, size_t bytes,
 {
     *r = shmc__wsync_next(shmc__wsync_blk(x->co));
     if (bytes)
-        shmc__copy(shmc__wsync_mine(shmc__wsync_blk(x->co), *r), mine, bytes);
+        shmc__copy(shmc__wsync_mine(shmc__wsync_blk(x->co), *r, bytes), mine, bytes);
     return shmc__onestep_world_enter(x, *r, settle);
 }
 
@@ -161,13 +161,13 @@ int shmc__onestep_barrier_settled(const struct shmc__cx *x)
 }
 
 void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
-                                 size_t off, const void *own, void *out, size_t count)
+                                 size_t half, size_t off, const void *own, void *out, size_t count)
 {
     size_t bytes = count * x->es;
-    const uint8_t *mine = shmc__own_part(x, own, shmc__wsync_theirs(x->co, l, x->me, r) + off, out,
-                                         bytes);
+    const uint8_t *mine =
+        shmc__own_part(x, own, shmc__wsync_theirs(x->co, l, x->me, r, half) + off, out, bytes);
     for (int q = 0; q < x->n; q++) {
-        const uint8_t *src = q == x->me ? mine : shmc__wsync_theirs(x->co, l, q, r) + off;
+        const uint8_t *src = q == x->me ? mine : shmc__wsync_theirs(x->co, l, q, r, half) + off;
         if (q == 0) {
             if (src != (const uint8_t *)out)
                 shmc__copy(out, src, bytes);
@@ -186,7 +186,7 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
     if (shmc__cx_world(x)) {
         if ((rc = world_round(x, sbuf, bytes, &r, 0)) != SHMC_OK)
             return rc;
-        shmc__onestep_world_combine(x, shmc__wsync_blk(x->co), r, 0, sbuf, rbuf, count);
+        shmc__onestep_world_combine(x, shmc__wsync_blk(x->co), r, bytes, 0, sbuf, rbuf, count);
         return SHMC_OK;
     }
     uint8_t *slot;
@@ -211,14 +211,15 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
         struct shmc__wsync_look w;
         r = shmc__wsync_next(l);
         if (bytes)
-            shmc__copy(shmc__wsync_mine(l, r), mine, bytes);
+            shmc__copy(shmc__wsync_mine(l, r, bytes), mine, bytes);
         shmc__onestep_world_post(x, r, &w);
         shmc__copy(out + (size_t)x->me * bytes, mine, bytes);
         if ((rc = shmc__onestep_world_wait(x, &w, 0)) != SHMC_OK)
             return rc;
         for (int q = 0; q < x->n; q++)
             if (q != x->me)
-                shmc__copy(out + (size_t)q * bytes, shmc__wsync_theirs(x->co, l, q, r), bytes);
+                shmc__copy(out + (size_t)q * bytes, shmc__wsync_theirs(x->co, l, q, r, bytes),
+                           bytes);
         return SHMC_OK;
     }
     uint8_t *slot;

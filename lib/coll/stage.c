@@ -82,7 +82,7 @@ static void stage_block(size_t len, size_t es, int n, int d, size_t *off, size_t
 static void stage_pub(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
                       size_t count, int first)
 {
-    struct pub *p = (struct pub *)(void *)shmc__wsync_mine(l, r);
+    struct pub *p = (struct pub *)(void *)shmc__wsync_mine(l, r, sizeof(struct pub));
     if (first)
         *p = (struct pub){count, (uint32_t)x->dt, (uint32_t)x->op, l->stage_mine > 0};
 }
@@ -91,10 +91,12 @@ static void stage_pub(const struct shmc__cx *x, const struct shmc__lane *l, uint
  * first time, whether every rank could reserve its buffers of lane l (l->stage). */
 static int stage_check(const struct shmc__cx *x, struct shmc__lane *l, uint64_t r, size_t count)
 {
-    const struct pub *p = (const struct pub *)(const void *)shmc__wsync_mine(l, r);
+    const struct pub *p =
+        (const struct pub *)(const void *)shmc__wsync_mine(l, r, sizeof(struct pub));
     int all_ready = 1;
     for (int q = 0; q < x->n; q++) {
-        const struct pub *o = (const struct pub *)(const void *)shmc__wsync_theirs(x->co, l, q, r);
+        const struct pub *o = (const struct pub *)(const void *)shmc__wsync_theirs(
+            x->co, l, q, r, sizeof(struct pub));
         if (o->count != count || o->dt != p->dt || o->op != p->op) {
             SHMC_ERROR("all-reduce arguments differ: rank %d passed count %llu dtype %u op %u, "
                        "rank %d count %zu dtype %u op %u; every rank must pass the same",

@@ -15,16 +15,22 @@ static struct shmc__lane *lane(const struct shmc__wround *b)
     return &b->x->co->lane[b->lane];
 }
 
-/* Rank q's half of round r. */
-static const uint8_t *theirs(const struct shmc__wround *b, int q, uint64_t r)
-{
-    return shmc__wsync_theirs(b->x->co, lane(b), q, r);
-}
-
 /* Does the call put one chunk per rank into a half (rather than one for all)? */
 static int per_rank(int coll)
 {
     return coll == SHMC_C_SCATTER || coll == SHMC_C_ALLTOALL || coll == SHMC_C_REDUCE_SCATTER;
+}
+
+/* The bytes a round of chunks of `bytes` puts into a half (wsync.h places them by it). */
+static size_t half_bytes(const struct shmc__wround *b, size_t bytes)
+{
+    return per_rank(b->coll) ? (size_t)b->x->n * bytes : bytes;
+}
+
+/* Rank q's data in its half of round r, of chunks of `bytes`. */
+static const uint8_t *theirs(const struct shmc__wround *b, int q, uint64_t r, size_t bytes)
+{
+    return shmc__wsync_theirs(b->x->co, lane(b), q, r, half_bytes(b, bytes));
 }
 
 size_t shmc__wround_elems(int coll, const struct shmc__cx *x)
@@ -58,14 +64,15 @@ static const uint8_t *own(const struct shmc__wround *b)
 static void combine(const struct shmc__wround *b, uint64_t r, size_t off, const uint8_t *own,
                     uint8_t *out, size_t len)
 {
-    shmc__onestep_world_combine(b->x, lane(b), r, off, own, out, len);
+    shmc__onestep_world_combine(b->x, lane(b), r, half_bytes(b, len * b->x->es), off, own, out,
+                                len);
 }
 
 void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
     const struct shmc__cx *x = b->x;
-    uint8_t *mine = shmc__wsync_mine(lane(b), r);
     size_t bytes = len * x->es, es = x->es;
+    uint8_t *mine = shmc__wsync_mine(lane(b), r, half_bytes(b, bytes));
     switch (b->coll) {
     case SHMC_C_BROADCAST:
         if (x->me == x->root)
@@ -147,7 +154,7 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
     switch (b->coll) {
     case SHMC_C_BROADCAST:
         if (me != root)
-            shmc__copy(b->rbuf + e * es, theirs(b, root, r), bytes);
+            shmc__copy(b->rbuf + e * es, theirs(b, root, r, bytes), bytes);
         break;
     case SHMC_C_REDUCE:
         if (me == root)
@@ -161,21 +168,21 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
             break;
         for (int q = 0; q < x->n; q++)
             if (q != me)
-                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r), bytes);
+                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r, bytes), bytes);
         break;
     case SHMC_C_ALLGATHER:
         for (int q = 0; q < x->n; q++)
             if (q != me)
-                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r), bytes);
+                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r, bytes), bytes);
         break;
     case SHMC_C_SCATTER:
         if (me != root)
-            shmc__copy(b->rbuf + e * es, theirs(b, root, r) + (size_t)me * bytes, bytes);
+            shmc__copy(b->rbuf + e * es, theirs(b, root, r, bytes) + (size_t)me * bytes, bytes);
         break;
     case SHMC_C_ALLTOALL:
         for (int q = 0; q < x->n; q++)
             if (q != me)
-                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r) + (size_t)me * bytes, bytes);
+                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r, bytes) + (size_t)me * bytes, bytes);
         break;
     case SHMC_C_REDUCE_SCATTER:
         combine(b, r, (size_t)me * bytes, src(b) + at(b, me, e), b->rbuf + e * es, len);

@@ -4,6 +4,7 @@
 #ifndef SHMC_WSYNC_H
 #define SHMC_WSYNC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "coll/coll.h"
@@ -21,16 +22,39 @@ static inline struct shmc__lane *shmc__wsync_blk(struct shmc__coll *co)
     return &co->lane[SHMC_LANE_BLOCKING];
 }
 
-/* Where this rank writes its input for round r of lane l, and where world rank q's is. */
-static inline uint8_t *shmc__wsync_mine(const struct shmc__lane *l, uint64_t r)
+/* Where a round's input of `bytes` in all starts in its half: in the round word's line
+ * where it fits there (a reader that has loaded the word has it too), else at the next
+ * line. The data of a part sits 8 bytes past a line, and a copy between memory whose
+ * page offsets lie 1 to 63 bytes apart, the destination after the source, makes each
+ * load wait for the stores just made at the same page offset: a rank that took a
+ * round's data from a page-aligned buffer's partner at that gap fetched the far CPU's
+ * lines one after another (OSU's broadcast by a round of 16 KiB far, 2.5-2.9 us in the
+ * half that sat so against 1.0 in the other: the commit has the figures). From a line
+ * boundary the take's gap is benign for buffers at the page offsets allocators give
+ * (0, 16). Every member computes the same from the same call. */
+static inline size_t shmc__wsync_skip(size_t bytes)
 {
-    return shmc__wsync_data(l->wsync, (unsigned)(r & 1));
+    size_t in_line = SHMC_CACHELINE - offsetof(struct shmc__wsync, data);
+    return bytes <= in_line ? 0 : in_line;
+}
+static_assert((offsetof(struct shmc__wsync, data) + SHMC_WSYNC_BYTES + SHMC_CACHELINE - 1) /
+                          SHMC_CACHELINE * SHMC_CACHELINE >=
+                      SHMC_CACHELINE + SHMC_WSYNC_BYTES,
+              "a half's data from the line after its word still fits its part "
+              "(shmc__wsync_part)");
+
+/* Where this rank writes its input of `bytes` in all for round r of lane l, and where
+ * world rank q's is. */
+static inline uint8_t *shmc__wsync_mine(const struct shmc__lane *l, uint64_t r, size_t bytes)
+{
+    return shmc__wsync_data(l->wsync, (unsigned)(r & 1)) + shmc__wsync_skip(bytes);
 }
 
 static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, const struct shmc__lane *l,
-                                          int q, uint64_t r)
+                                          int q, uint64_t r, size_t bytes)
 {
-    return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), (unsigned)(r & 1));
+    return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), (unsigned)(r & 1)) +
+           shmc__wsync_skip(bytes);
 }
 
 /* What a world round carries of a call with hash h (base/callword.h): bits 40-63, never
