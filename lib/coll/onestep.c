@@ -36,13 +36,9 @@ static int world_mismatch(const struct shmc__cx *x, int odd)
     return SHMC_ERR_MISMATCH;
 }
 
-/* Round r entered, as a barrier released by rank 0 when `released` (wsync.h). */
-static int world_enter(const struct shmc__cx *x, uint64_t r, int settle, int released)
+/* The outcome of round r entered (rc, odd: shmc__wsync_enter_call's), with settle. */
+static int world_outcome(const struct shmc__cx *x, uint64_t r, int rc, int odd, int settle)
 {
-    int odd;
-    uint64_t tag = shmc__wsync_tag(x->hash);
-    int rc = released ? shmc__wsync_enter_released(x->co, r, tag, &odd)
-                      : shmc__wsync_enter_call(x->co, r, tag, &odd);
     if (rc != SHMC_OK) {
         if (settle)
             shmc__wsync_settle(x->co, r);
@@ -50,11 +46,6 @@ static int world_enter(const struct shmc__cx *x, uint64_t r, int settle, int rel
     }
     /* Every member sees a difference in the same round: none goes on. */
     return odd >= 0 ? world_mismatch(x, odd) : SHMC_OK;
-}
-
-int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle)
-{
-    return world_enter(x, r, settle, 0);
 }
 
 void shmc__onestep_world_post(const struct shmc__cx *x, uint64_t r, struct shmc__wsync_look *w)
@@ -65,12 +56,22 @@ void shmc__onestep_world_post(const struct shmc__cx *x, uint64_t r, struct shmc_
 int shmc__onestep_world_wait(const struct shmc__cx *x, struct shmc__wsync_look *w, int settle)
 {
     int odd, rc = shmc__wsync_wait(w, &odd);
-    if (rc != SHMC_OK) {
-        if (settle)
-            shmc__wsync_settle(x->co, w->want);
-        return rc;
-    }
-    return odd >= 0 ? world_mismatch(x, odd) : SHMC_OK;
+    return world_outcome(x, w->want, rc, odd, settle);
+}
+
+/* Round r entered, as a barrier released by rank 0 when `released` (wsync.h). */
+static int world_enter(const struct shmc__cx *x, uint64_t r, int settle, int released)
+{
+    int odd;
+    uint64_t tag = shmc__wsync_tag(x->hash);
+    int rc = released ? shmc__wsync_enter_released(x->co, r, tag, &odd)
+                      : shmc__wsync_enter_call(x->co, r, tag, &odd);
+    return world_outcome(x, r, rc, odd, settle);
+}
+
+int shmc__onestep_world_enter(const struct shmc__cx *x, uint64_t r, int settle)
+{
+    return world_enter(x, r, settle, 0);
 }
 
 int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsync_look *w)

@@ -47,8 +47,9 @@ int shmc__onestep_world_wait(const struct shmc__cx *x, struct shmc__wsync_look *
 int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsync_look *w);
 /* out = every rank's count elements at byte `off` of its data in its half of world round r
  * of lane l (`half` bytes in all: wsync.h places them by it), combined in rank order
- * (AVG-finished): what a one-step all-reduce does once its round is over. This rank's own elements come from `own`, its input (those it put into its half),
- * where they may (shmc__own_part, cx.h). */
+ * (AVG-finished): what a one-step all-reduce does once its round is over. This rank's own
+ * elements come from `own`, its input (those it put into its half), where they may
+ * (shmc__own_part, cx.h). */
 struct shmc__lane;
 void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
                                  size_t half, size_t off, const void *own, void *out, size_t count);

@@ -182,7 +182,8 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
     case SHMC_C_ALLTOALL:
         for (int q = 0; q < x->n; q++)
             if (q != me)
-                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r, bytes) + (size_t)me * bytes, bytes);
+                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r, bytes) + (size_t)me * bytes,
+                           bytes);
         break;
     case SHMC_C_REDUCE_SCATTER:
         combine(b, r, (size_t)me * bytes, src(b) + at(b, me, e), b->rbuf + e * es, len);

@@ -27,9 +27,8 @@ static inline struct shmc__lane *shmc__wsync_blk(struct shmc__coll *co)
  * line. The data of a part sits 8 bytes past a line, and a copy between memory whose
  * page offsets lie 1 to 63 bytes apart, the destination after the source, makes each
  * load wait for the stores just made at the same page offset: a rank that took a
- * round's data from a page-aligned buffer's partner at that gap fetched the far CPU's
- * lines one after another (OSU's broadcast by a round of 16 KiB far, 2.5-2.9 us in the
- * half that sat so against 1.0 in the other: the commit has the figures). From a line
+ * round's data at that gap from a page-aligned buffer's partner fetched the far CPU's
+ * lines one after another (the commit that made this has the figures). From a line
  * boundary the take's gap is benign for buffers at the page offsets allocators give
  * (0, 16). Every member computes the same from the same call. */
 static inline size_t shmc__wsync_skip(size_t bytes)
