@@ -13,6 +13,7 @@
 #include "base/copy.h"
 #include "coll/algos.h"
 #include "coll/slot.h"
+#include "coll/wround.h"
 #include "coll/xfer.h"
 
 #define RING_CHUNK (256u << 10)
@@ -83,6 +84,8 @@ int shmc__bcast_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
 
 int shmc__bcast_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
+    if (shmc__wround_blocking(SHMC_C_BROADCAST, x, count))
+        return shmc__wround_run(SHMC_C_BROADCAST, x, sbuf, rbuf, count);
     int root = x->root;
     (void)sbuf;
     size_t bytes = count * x->es;

@@ -16,6 +16,7 @@
 #include "coll/onestep.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
+#include "coll/wround.h"
 #include "coll/xfer.h"
 
 /* ---- gather -------------------------------------------------------------------------- */
@@ -109,6 +110,11 @@ int shmc__gather_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
 
 int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
+    if (shmc__wround_blocking(SHMC_C_GATHER, x, count))
+        return shmc__wround_run(SHMC_C_GATHER, x, sbuf, rbuf, count);
+    int pass = shmc__wround_pass(x);
+    if (pass != SHMC_OK)
+        return pass;
     int root = x->root;
     size_t bytes = count * x->es;
     int rc;
@@ -163,7 +169,8 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
      * (onestep.c), where the slots take two (a slot is written only once last call's
      * readers are done with it; the commit that made it has the figures). In place, our
      * block is taken aside first: the round copies every rank's block into rbuf, ours
-     * included. */
+     * included. A larger one that still fits a round goes by the world rounds' general
+     * form (wround.h), which a few more instructions per call cost the smallest calls. */
     if (shmc__cx_world(x) && bytes <= SHMC_ONESTEP_MAX) {
         uint8_t keep[SHMC_ONESTEP_MAX];
         if (own == mine) {
@@ -172,6 +179,8 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         }
         return shmc__onestep_allgather(x, own, rbuf, bytes);
     }
+    if (shmc__wround_blocking(SHMC_C_ALLGATHER, x, count))
+        return shmc__wround_run(SHMC_C_ALLGATHER, x, sbuf, rbuf, count);
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x);
@@ -294,6 +303,8 @@ int shmc__scatter_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
 
 int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
+    if (shmc__wround_blocking(SHMC_C_SCATTER, x, count))
+        return shmc__wround_run(SHMC_C_SCATTER, x, sbuf, rbuf, count);
     int root = x->root;
     int n = x->n, rc;
     size_t es = x->es, sub = SHMC_SLOT_BYTES / ((size_t)n * es);

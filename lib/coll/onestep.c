@@ -162,12 +162,15 @@ int shmc__onestep_barrier_settled(const struct shmc__cx *x)
 }
 
 void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
-                                 size_t half, size_t off, const void *own, void *out, size_t count)
+                                 size_t half, size_t off, const void *own, void *out, size_t count,
+                                 struct shmc__wsync_look *w)
 {
     size_t bytes = count * x->es;
     const uint8_t *mine =
         shmc__own_part(x, own, shmc__wsync_theirs(x->co, l, x->me, r, half) + off, out, bytes);
     for (int q = 0; q < x->n; q++) {
+        if (w && q != x->me && !shmc__wsync_wait_rank(w, q))
+            return;
         const uint8_t *src = q == x->me ? mine : shmc__wsync_theirs(x->co, l, q, r, half) + off;
         if (q == 0) {
             if (src != (const uint8_t *)out)
@@ -187,7 +190,8 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
     if (shmc__cx_world(x)) {
         if ((rc = world_round(x, sbuf, bytes, &r, 0)) != SHMC_OK)
             return rc;
-        shmc__onestep_world_combine(x, shmc__wsync_blk(x->co), r, bytes, 0, sbuf, rbuf, count);
+        shmc__onestep_world_combine(x, shmc__wsync_blk(x->co), r, bytes, 0, sbuf, rbuf, count,
+                                    NULL);
         return SHMC_OK;
     }
     uint8_t *slot;

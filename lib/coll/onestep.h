@@ -49,9 +49,12 @@ int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsy
  * of lane l (`half` bytes in all: wsync.h places them by it), combined in rank order
  * (AVG-finished): what a one-step all-reduce does once its round is over. This rank's own
  * elements come from `own`, its input (those it put into its half), where they may
- * (shmc__own_part, cx.h). */
+ * (shmc__own_part, cx.h). w NULL: every rank has entered the round; else each rank's part
+ * is waited for (shmc__wsync_wait_rank) as the combination comes to it, which stops where
+ * that wait fails: the caller's shmc__onestep_world_wait says how. */
 struct shmc__lane;
 void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
-                                 size_t half, size_t off, const void *own, void *out, size_t count);
+                                 size_t half, size_t off, const void *own, void *out, size_t count,
+                                 struct shmc__wsync_look *w);
 
 #endif /* SHMC_ONESTEP_H */

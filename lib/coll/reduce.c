@@ -25,6 +25,7 @@
 #include "coll/onestep.h"
 #include "coll/scratch.h"
 #include "coll/slot.h"
+#include "coll/wround.h"
 #include "coll/xfer.h"
 
 /* ---- tree ------------------------------------------------------------------------------ */
@@ -314,6 +315,11 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
 
 int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
+    if (shmc__wround_blocking(SHMC_C_REDUCE, x, count))
+        return shmc__wround_run(SHMC_C_REDUCE, x, sbuf, rbuf, count);
+    int pass = shmc__wround_pass(x);
+    if (pass != SHMC_OK)
+        return pass;
     int root = x->root;
     size_t es = x->es, chunk = SHMC_SLOT_BYTES / es;
     const uint8_t *in = sbuf;

@@ -33,6 +33,15 @@ static const uint8_t *theirs(const struct shmc__wround *b, int q, uint64_t r, si
     return shmc__wsync_theirs(b->x->co, lane(b), q, r, half_bytes(b, bytes));
 }
 
+/* The same once rank q has entered round r: NULL where the round failed first (b->look:
+ * the blocking call's round, waited for rank by rank; NULL: every rank is in already). */
+static const uint8_t *got(const struct shmc__wround *b, int q, uint64_t r, size_t bytes)
+{
+    if (b->look && !shmc__wsync_wait_rank(b->look, q))
+        return NULL;
+    return theirs(b, q, r, bytes);
+}
+
 size_t shmc__wround_elems(int coll, const struct shmc__cx *x)
 {
     /* (a shift for the usual power-of-two elements: a division is most of this call) */
@@ -64,8 +73,8 @@ static const uint8_t *own(const struct shmc__wround *b)
 static void combine(const struct shmc__wround *b, uint64_t r, size_t off, const uint8_t *own,
                     uint8_t *out, size_t len)
 {
-    shmc__onestep_world_combine(b->x, lane(b), r, half_bytes(b, len * b->x->es), off, own, out,
-                                len);
+    shmc__onestep_world_combine(b->x, lane(b), r, half_bytes(b, len * b->x->es), off, own, out, len,
+                                b->look);
 }
 
 void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
@@ -149,12 +158,13 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
     const struct shmc__cx *x = b->x;
     size_t bytes = len * x->es, es = x->es;
     int me = x->me, root = x->root;
+    const uint8_t *from;
     if (!b->own_early && shmc__wround_has_own(b->coll))
         own_block(b, e, len);
     switch (b->coll) {
     case SHMC_C_BROADCAST:
-        if (me != root)
-            shmc__copy(b->rbuf + e * es, theirs(b, root, r, bytes), bytes);
+        if (me != root && (from = got(b, root, r, bytes)))
+            shmc__copy(b->rbuf + e * es, from, bytes);
         break;
     case SHMC_C_REDUCE:
         if (me == root)
@@ -166,24 +176,35 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
     case SHMC_C_GATHER:
         if (me != root)
             break;
-        for (int q = 0; q < x->n; q++)
-            if (q != me)
-                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r, bytes), bytes);
+        for (int q = 0; q < x->n; q++) {
+            if (q == me)
+                continue;
+            if (!(from = got(b, q, r, bytes)))
+                return;
+            shmc__copy(b->rbuf + at(b, q, e), from, bytes);
+        }
         break;
     case SHMC_C_ALLGATHER:
-        for (int q = 0; q < x->n; q++)
-            if (q != me)
-                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r, bytes), bytes);
+        for (int q = 0; q < x->n; q++) {
+            if (q == me)
+                continue;
+            if (!(from = got(b, q, r, bytes)))
+                return;
+            shmc__copy(b->rbuf + at(b, q, e), from, bytes);
+        }
         break;
     case SHMC_C_SCATTER:
-        if (me != root)
-            shmc__copy(b->rbuf + e * es, theirs(b, root, r, bytes) + (size_t)me * bytes, bytes);
+        if (me != root && (from = got(b, root, r, bytes)))
+            shmc__copy(b->rbuf + e * es, from + (size_t)me * bytes, bytes);
         break;
     case SHMC_C_ALLTOALL:
-        for (int q = 0; q < x->n; q++)
-            if (q != me)
-                shmc__copy(b->rbuf + at(b, q, e), theirs(b, q, r, bytes) + (size_t)me * bytes,
-                           bytes);
+        for (int q = 0; q < x->n; q++) {
+            if (q == me)
+                continue;
+            if (!(from = got(b, q, r, bytes)))
+                return;
+            shmc__copy(b->rbuf + at(b, q, e), from + (size_t)me * bytes, bytes);
+        }
         break;
     case SHMC_C_REDUCE_SCATTER:
         combine(b, r, (size_t)me * bytes, src(b) + at(b, me, e), b->rbuf + e * es, len);
@@ -203,11 +224,18 @@ int shmc__wround_blocking(int coll, const struct shmc__cx *x, size_t count)
 {
     if (x->n < 2 || !shmc__cx_world(x))
         return 0;
-    if (coll == SHMC_C_REDUCE_SCATTER)
+    if (coll != SHMC_C_ALLTOALL)
         return count <= shmc__wround_elems(coll, x);
     /* (a product, not two divisions; count first, so that it cannot overflow: es is at most
      * SHMC_DTYPE_BYTES_MAX and n SHMC_MAX_RANKS) */
     return count <= SHMC_ONESTEP_MAX && count * x->es * (size_t)x->n <= SHMC_ONESTEP_MAX;
+}
+
+int shmc__wround_pass(const struct shmc__cx *x)
+{
+    if (x->n < 2 || !shmc__cx_world(x))
+        return SHMC_OK;
+    return shmc__onestep_world_enter(x, shmc__wsync_next(shmc__wsync_blk(x->co)), 0);
 }
 
 int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
@@ -225,8 +253,11 @@ int shmc__wround_run(int coll, const struct shmc__cx *x, const void *sbuf, void 
     /* (as the nonblocking call's one round does, while the others enter) */
     if (shmc__wround_has_own(coll))
         shmc__wround_own(&b, 0, count);
-    int rc = shmc__onestep_world_wait(x, &w, 0);
-    if (rc == SHMC_OK)
-        shmc__wround_take(&b, r, 0, count);
-    return rc;
+    /* Each rank's part taken as soon as that rank is in, as the slots' readers take theirs:
+     * a reduce's root combines rank 0's part, a gather's root copies it, while the others
+     * still write. The wait that follows ends the round; where it fails, what take wrote
+     * is no result. */
+    b.look = &w;
+    shmc__wround_take(&b, r, 0, count);
+    return shmc__onestep_world_wait(x, &w, 0);
 }

@@ -83,7 +83,10 @@ static int all_entered(void *arg)
 {
     struct shmc__wsync_look *w = arg;
     struct shmc__coll *co = w->co;
-    for (; w->next < co->size; w->next++) {
+    int end = w->upto ? w->upto : co->size;
+    if (w->err != SHMC_OK) /* (a look that found a rank that never enters is over) */
+        return 1;
+    for (; w->next < end; w->next++) {
         if (w->next == co->rank)
             continue;
         struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)w->next);
@@ -112,7 +115,7 @@ static int all_entered(void *arg)
                 w->odd_sched = 1;
         }
     }
-    return w->next >= co->size || never_enters(w, w->next);
+    return w->next >= end || never_enters(w, w->next);
 }
 
 /* Gives up a world collective with err (p2p/quit.c). */
@@ -186,6 +189,24 @@ int shmc__wsync_wait(struct shmc__wsync_look *w, int *odd)
     if (odd)
         *odd = w->odd;
     return quit_world(co, rc != SHMC_OK ? rc : w->err);
+}
+
+int shmc__wsync_wait_rank(struct shmc__wsync_look *w, int q)
+{
+    struct shmc__coll *co = w->co;
+    int rc = SHMC_OK;
+    w->upto = q + 1;
+    if (!all_entered(w)) {
+        shmc__incall_round(co->p2p, 1);
+        rc = wait_world(co, all_entered, shmc__wsync_far, w);
+        shmc__incall_round(co->p2p, 0);
+    }
+    w->upto = 0;
+    /* (kept, so that shmc__wsync_wait ends at once with it: a timed-out wait is not
+     * waited for a second time) */
+    if (rc != SHMC_OK && w->err == SHMC_OK)
+        w->err = rc;
+    return w->err == SHMC_OK && w->odd < 0;
 }
 
 int shmc__wsync_enter_call(struct shmc__coll *co, uint64_t r, uint64_t tag, int *odd)

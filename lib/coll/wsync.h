@@ -80,6 +80,7 @@ struct shmc__wsync_look {
     unsigned lane;
     uint64_t want;
     int next; /* the first rank not yet seen at `want` */
+    int upto; /* (shmc__wsync_wait_rank's bound while it waits; 0: every rank) */
     int err;
     uint64_t tag; /* our call's hash in bits 40-63, to compare with each rank's; 0: none */
     int odd;      /* the first rank whose hash differs, or -1 */
@@ -102,6 +103,13 @@ int shmc__wsync_look(struct shmc__wsync_look *w);
  * shmc__wsync_enter_call does after its post, for a call that has work of its own to do
  * between the two (onestep.h). */
 int shmc__wsync_wait(struct shmc__wsync_look *w, int *odd);
+/* Part of that wait: until world rank q, and every rank before it, has entered w's round
+ * (those ranks' inputs are visible then), for a call that takes each rank's part as soon
+ * as it is in, as the slots' readers do (a reduce's root combines rank 0's part while
+ * rank 1 still writes its own). 1 when they have, with calls like ours; 0 when the round
+ * failed or a rank's call differs: the caller stops taking, and shmc__wsync_wait, which
+ * ends the round in every case, says how. */
+int shmc__wsync_wait_rank(struct shmc__wsync_look *w, int q);
 /* Has every rank not yet in w's round last run on another CPU than cpu (1 + CPU)? A
  * wait for the round spins rather than yield then (shm/doorbell.h). w: the look. */
 int shmc__wsync_far(void *w, uint32_t cpu);

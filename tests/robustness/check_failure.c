@@ -157,6 +157,23 @@ START_TEST(test_failure_collectives_dead_member)
 }
 END_TEST
 
+/* The same with every collective by `shm`: on the world a small call goes by one of the
+ * world's rounds, whose readers take each member's part as it enters (a gather's root
+ * waits for rank 1, then 2, then the dead one), a large one by the slots after a round
+ * that keeps the members in step. */
+START_TEST(test_failure_collectives_dead_member_shm)
+{
+    static const char *const env[] = {
+        "SHMC_ALGO_ALLREDUCE=shm",      "SHMC_ALGO_ALLGATHER=shm", "SHMC_ALGO_REDUCE_SCATTER=shm",
+        "SHMC_ALGO_ALLTOALL=shm",       "SHMC_ALGO_BROADCAST=shm", "SHMC_ALGO_REDUCE=shm",
+        "SHMC_ALGO_GATHER=shm",         "SHMC_ALGO_SCATTER=shm",   NULL};
+    struct shmct_opts o = {.expect_fail = 1, .keep_going = 1, .env = env};
+    int k = _i;
+    ck_assert_int_eq(shmct_run_opts(4, collectives_dead_member, &k, &o), 1);
+    ck_assert(WIFSIGNALED(shmct_status(3)) && WTERMSIG(shmct_status(3)) == SIGKILL);
+}
+END_TEST
+
 /* The sender is killed half-way through a large single-copy message: the receiver's
  * copy fails with SHMC_ERR_PEER_DEAD, not a crash or another error, and the survivors
  * then exchange a message as before. */
@@ -231,29 +248,32 @@ static void slot_reader_leaves(shmc_comm *w, int me, int n, void *arg)
     int reads = *(const int *)arg == 0;
     static const int pair[] = {0, 1};
     shmc_comm *c = NULL;
-    int32_t v[64];
+    /* (past one of the world's rounds, which takes a call of up to 32 KiB instead of the
+     * slots) */
+    enum { N = 16384 };
+    static int32_t v[N];
     T_OK(shmc_comm_create_group(w, pair, 2, &c));
     if (me == 2) {
         if (reads)
-            T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w));
+            T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, w));
         T_OK(shmc_finalize());
         _exit(0);
     }
     if (me == 0) {
-        for (int i = 0; i < 64; i++)
+        for (int i = 0; i < N; i++)
             v[i] = i;
-        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w)); /* the root only publishes */
-        for (int i = 0; i < 64; i++)
+        T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, w)); /* the root only publishes */
+        for (int i = 0; i < N; i++)
             v[i] = 1000 + i;
-        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, c));
+        T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, c));
     } else {
         int x;
         T_CALL(SHMC_ERR_PEER_DEAD, shmc_recv(&x, 1, SHMC_INT32, 2, 9, w, NULL)); /* it left */
-        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, w));
-        for (int i = 0; i < 64; i++)
+        T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, w));
+        for (int i = 0; i < N; i++)
             T_ASSERT(v[i] == i, "world broadcast: element %d is %d", i, v[i]);
-        T_OK(shmc_broadcast(v, 64, SHMC_INT32, 0, c));
-        for (int i = 0; i < 64; i++)
+        T_OK(shmc_broadcast(v, N, SHMC_INT32, 0, c));
+        for (int i = 0; i < N; i++)
             T_ASSERT(v[i] == 1000 + i, "broadcast on {0, 1}: element %d is %d", i, v[i]);
     }
     T_OK(shmc_comm_free(&c));
@@ -349,7 +369,8 @@ static void aborts_nonblocking(shmc_comm *w, int me, int n, void *arg)
     /* A call after it: refused at its start or in its wait; then finalize. */
     shmc_request *late = NULL;
     int rc = shmc_ibarrier(w, &late);
-    T_ASSERT(rc == SHMC_ERR_ABORTED || (rc == SHMC_OK && shmc_wait(&late, NULL) == SHMC_ERR_ABORTED),
+    T_ASSERT(rc == SHMC_ERR_ABORTED ||
+                 (rc == SHMC_OK && shmc_wait(&late, NULL) == SHMC_ERR_ABORTED),
              "rank %d: a barrier after the abort: %s", me, shmc_strerror(rc));
     T_CALL(SHMC_ERR_ABORTED, shmc_finalize());
     free(big);
@@ -466,6 +487,7 @@ static Suite *failure_suite(void)
     tcase_add_test(t, test_failure_finalize_unmatched);
     tcase_add_test(t, test_failure_completion_after_peer_left);
     tcase_add_loop_test(t, test_failure_collectives_dead_member, 0, 2 * NCOLL);
+    tcase_add_loop_test(t, test_failure_collectives_dead_member_shm, 0, 2 * NCOLL);
     tcase_add_test(t, test_failure_sender_killed_midway);
     suite_add_tcase(s, t);
     return s;
