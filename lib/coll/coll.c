@@ -60,8 +60,10 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
     for (unsigned l = 0; l < SHMC_LANES; l++)
         co->own[l].slot = shmc__arena_slot(co->arena, l, (unsigned)co->rank);
     for (unsigned l = 0; l < SHMC_LANES; l++)
-        co->lane[l] = (struct shmc__lane){
-            .id = l, .wsync = shmc__arena_wsync(co->arena, l, (unsigned)co->rank)};
+        co->lane[l] =
+            (struct shmc__lane){.id = l,
+                                .wsync = shmc__arena_wsync(co->arena, l, (unsigned)co->rank),
+                                .shift_seen = co->shift_seen[l]};
     int rc = same_rules(co->arena, co->size, digest);
     if (rc != SHMC_OK)
         return rc;

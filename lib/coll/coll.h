@@ -83,6 +83,14 @@ struct shmc__lane {
     /* The nonblocking lane: the number (nbworld.c, lane_call) of the call whose rounds
      * move now, which its rounds' looks carry (wsync.h); 0: none. */
     uint64_t moving;
+    /* The round whose input shmc__wsync_mine placed past the word's line, and its shift,
+     * for its entry to store beside the round's word (coll/wsync.h); 0: none. And 1 +
+     * the shift last stored in each part, 0 where unknown (an input in the word's line
+     * has been there since). */
+    uint64_t shift_round;
+    unsigned shift;
+    unsigned shift_stored[2];
+    uint8_t *shift_seen; /* each world rank's last shift, as read (shmc__coll's, below) */
     uint64_t stage_seq;        /* chunks of the staged all-reduce so far: their buffer (stage.c) */
     int stage_mine;            /* our staging buffers: 0 not reserved yet, 1 reserved, -1 refused */
     int stage;                 /* every rank's reserved: 0 not known yet, 1 yes, -1 no (stage.c) */
@@ -138,6 +146,9 @@ struct shmc__coll {
     uint64_t staged;        /* all-reduces that went through the staging buffers */
     uint64_t scheduled;     /* blocking collectives run as schedules (entry.h) */
     uint64_t shm_barriers;  /* barriers run by the shared-memory rounds (barrier.c) */
+
+    /* The lanes' shift_seen (out of the lanes' hot fields). */
+    uint8_t shift_seen[SHMC_LANES][SHMC_MAX_RANKS];
 };
 
 /* The process's collectives: made by shmc_init (boot/), reached by the public calls of

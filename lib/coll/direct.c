@@ -94,6 +94,7 @@ struct pub {
 enum { CAN_READ = 1, CAN_WRITE = 2 };
 
 static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word-aligned");
+static_assert(sizeof(struct pub) <= SHMC_WSYNC_IN_LINE, "a publication starts in the word's line");
 #define MAP_WORDS ((SHMC_WSYNC_BYTES - sizeof(struct pub)) / sizeof(uint64_t))
 #define MAX_PIECES (MAP_WORDS * 64)
 
@@ -101,13 +102,12 @@ static_assert(sizeof(struct pub) % sizeof(uint64_t) == 0, "the piece map is word
  * call's, or the nonblocking one's: shmc__direct_step). */
 static struct pub *my_pub(const struct shmc__coll *co, unsigned lane, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_mine(&co->lane[lane], round, sizeof(struct pub));
+    return (struct pub *)(void *)shmc__wsync_line(&co->lane[lane], round);
 }
 
 static struct pub *peer_pub(const struct shmc__coll *co, unsigned lane, int q, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_theirs(co, &co->lane[lane], q, round,
-                                                    sizeof(struct pub));
+    return (struct pub *)(void *)shmc__wsync_line_of(co, &co->lane[lane], q, round);
 }
 
 static uint64_t *pub_map(struct pub *p)

@@ -88,7 +88,7 @@ static int world_round(const struct shmc__cx *x, const void *mine, size_t bytes,
 {
     *r = shmc__wsync_next(shmc__wsync_blk(x->co));
     if (bytes)
-        shmc__copy(shmc__wsync_mine(shmc__wsync_blk(x->co), *r, bytes), mine, bytes);
+        shmc__copy(shmc__wsync_mine(shmc__wsync_blk(x->co), *r, bytes, mine), mine, bytes);
     return shmc__onestep_world_enter(x, *r, settle);
 }
 
@@ -161,7 +161,7 @@ int shmc__onestep_barrier_settled(const struct shmc__cx *x)
     return barrier(x, 1);
 }
 
-void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
+void shmc__onestep_world_combine(const struct shmc__cx *x, struct shmc__lane *l, uint64_t r,
                                  size_t half, size_t off, const void *own, void *out, size_t count,
                                  struct shmc__wsync_look *w)
 {
@@ -216,7 +216,7 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
         struct shmc__wsync_look w;
         r = shmc__wsync_next(l);
         if (bytes)
-            shmc__copy(shmc__wsync_mine(l, r, bytes), mine, bytes);
+            shmc__copy(shmc__wsync_mine(l, r, bytes, mine), mine, bytes);
         shmc__onestep_world_post(x, r, &w);
         shmc__copy(out + (size_t)x->me * bytes, mine, bytes);
         if ((rc = shmc__onestep_world_wait(x, &w, 0)) != SHMC_OK)

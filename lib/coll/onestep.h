@@ -53,7 +53,7 @@ int shmc__onestep_world_outcome(const struct shmc__cx *x, const struct shmc__wsy
  * is waited for (shmc__wsync_wait_rank) as the combination comes to it, which stops where
  * that wait fails: the caller's shmc__onestep_world_wait says how. */
 struct shmc__lane;
-void shmc__onestep_world_combine(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
+void shmc__onestep_world_combine(const struct shmc__cx *x, struct shmc__lane *l, uint64_t r,
                                  size_t half, size_t off, const void *own, void *out, size_t count,
                                  struct shmc__wsync_look *w);
 

@@ -66,6 +66,7 @@ struct pub {
     uint32_t dt, op;
     uint32_t ready; /* this rank's staging buffers are reserved (shm/arena.h) */
 };
+static_assert(sizeof(struct pub) <= SHMC_WSYNC_IN_LINE, "a publication sits in the word's line");
 
 /* Block d of a chunk of len elements: whole cache lines, so that vector loops start
  * aligned wherever the buffers are. */
@@ -82,7 +83,7 @@ static void stage_block(size_t len, size_t es, int n, int d, size_t *off, size_t
 static void stage_pub(const struct shmc__cx *x, const struct shmc__lane *l, uint64_t r,
                       size_t count, int first)
 {
-    struct pub *p = (struct pub *)(void *)shmc__wsync_mine(l, r, sizeof(struct pub));
+    struct pub *p = (struct pub *)(void *)shmc__wsync_line(l, r);
     if (first)
         *p = (struct pub){count, (uint32_t)x->dt, (uint32_t)x->op, l->stage_mine > 0};
 }
@@ -91,12 +92,10 @@ static void stage_pub(const struct shmc__cx *x, const struct shmc__lane *l, uint
  * first time, whether every rank could reserve its buffers of lane l (l->stage). */
 static int stage_check(const struct shmc__cx *x, struct shmc__lane *l, uint64_t r, size_t count)
 {
-    const struct pub *p =
-        (const struct pub *)(const void *)shmc__wsync_mine(l, r, sizeof(struct pub));
+    const struct pub *p = (const struct pub *)(const void *)shmc__wsync_line(l, r);
     int all_ready = 1;
     for (int q = 0; q < x->n; q++) {
-        const struct pub *o = (const struct pub *)(const void *)shmc__wsync_theirs(
-            x->co, l, q, r, sizeof(struct pub));
+        const struct pub *o = (const struct pub *)(const void *)shmc__wsync_line_of(x->co, l, q, r);
         if (o->count != count || o->dt != p->dt || o->op != p->op) {
             SHMC_ERROR("all-reduce arguments differ: rank %d passed count %llu dtype %u op %u, "
                        "rank %d count %zu dtype %u op %u; every rank must pass the same",

@@ -77,11 +77,37 @@ static void combine(const struct shmc__wround *b, uint64_t r, size_t off, const 
                                 b->look);
 }
 
+/* Where put copies the chunk at element e from (of block 0, for the calls that put one
+ * for each rank): the half's data takes its place modulo a line (wsync.h). NULL where
+ * this rank puts nothing. */
+static const void *put_src(const struct shmc__wround *b, size_t e)
+{
+    const struct shmc__cx *x = b->x;
+    size_t at0 = at(b, 0, e);
+    switch (b->coll) {
+    case SHMC_C_BROADCAST:
+        return x->me == x->root ? b->rbuf + e * x->es : NULL;
+    case SHMC_C_REDUCE:
+    case SHMC_C_ALLREDUCE:
+    case SHMC_C_GATHER:
+        return b->sbuf ? b->sbuf + e * x->es : NULL;
+    case SHMC_C_ALLGATHER:
+        return own(b) + e * x->es;
+    case SHMC_C_SCATTER:
+        return x->me == x->root ? b->sbuf + at0 : NULL;
+    case SHMC_C_ALLTOALL:
+    case SHMC_C_REDUCE_SCATTER:
+        return src(b) + at0;
+    default:
+        return NULL;
+    }
+}
+
 void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = len * x->es, es = x->es;
-    uint8_t *mine = shmc__wsync_mine(lane(b), r, half_bytes(b, bytes));
+    uint8_t *mine = shmc__wsync_mine(lane(b), r, half_bytes(b, bytes), put_src(b, e));
     switch (b->coll) {
     case SHMC_C_BROADCAST:
         if (x->me == x->root)

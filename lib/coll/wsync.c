@@ -148,14 +148,31 @@ int shmc__wsync_far(void *arg, uint32_t cpu)
 void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
                       struct shmc__wsync_look *w)
 {
-    /* R7 pairs with A7 (all_entered): our input is written before the round number, which
-     * carries our call's hash (tag, bits 40-63) in the same store. */
+    /* R7 pairs with A7 (all_entered): our input, and its shift in the word's line
+     * (wsync.h), are written before the round number, which carries our call's hash (tag,
+     * bits 40-63) in the same store. */
+    unsigned part = (unsigned)(r & 1);
+    if (l->shift_round != r) {
+        l->shift_stored[part] = 0;
+    } else if (l->shift_stored[part] != 1 + l->shift) {
+        /* (only when it changes: a store more into the line the others wait on, even
+         * just before the round's, cost a small call by a round a tenth of its time far;
+         * reading it back to compare cost more, as the line is theirs by then) */
+        shmc__wsync_data(l->wsync, part)[0] = (uint8_t)l->shift;
+        l->shift_stored[part] = 1 + l->shift;
+    }
     shmc__store_release64(word(l->wsync, r), r | tag);
     *w = (struct shmc__wsync_look){
         .co = co, .lane = l->id, .want = r, .tag = tag, .odd = -1, .call = l->moving};
     for (int q = 0; q < co->size; q++)
         if (q != co->rank)
             shmc__peer_notify(co->p2p, q);
+}
+
+uint8_t *shmc__wsync_shift_changed(struct shmc__lane *l, int q, uint8_t *d, unsigned shift)
+{
+    l->shift_seen[q] = (uint8_t)shift;
+    return d + SHMC_WSYNC_IN_LINE + shift;
 }
 
 int shmc__wsync_look(struct shmc__wsync_look *w)

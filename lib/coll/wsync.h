@@ -22,38 +22,89 @@ static inline struct shmc__lane *shmc__wsync_blk(struct shmc__coll *co)
     return &co->lane[SHMC_LANE_BLOCKING];
 }
 
-/* Where a round's input of `bytes` in all starts in its half: in the round word's line
- * where it fits there (a reader that has loaded the word has it too), else at the next
- * line. The data of a part sits 8 bytes past a line, and a copy between memory whose
- * page offsets lie 1 to 63 bytes apart, the destination after the source, makes each
- * load wait for the stores just made at the same page offset: a rank that took a
- * round's data at that gap from a page-aligned buffer's partner fetched the far CPU's
- * lines one after another (the commit that made this has the figures). From a line
- * boundary the take's gap is benign for buffers at the page offsets allocators give
- * (0, 16). Every member computes the same from the same call. */
-static inline size_t shmc__wsync_skip(size_t bytes)
-{
-    size_t in_line = SHMC_CACHELINE - offsetof(struct shmc__wsync, data);
-    return bytes <= in_line ? 0 : in_line;
-}
-static_assert((offsetof(struct shmc__wsync, data) + SHMC_WSYNC_BYTES + SHMC_CACHELINE - 1) /
-                          SHMC_CACHELINE * SHMC_CACHELINE >=
-                      SHMC_CACHELINE + SHMC_WSYNC_BYTES,
-              "a half's data from the line after its word still fits its part "
+/* Where a round's input of `bytes` in all starts in its half:
+ * - up to SHMC_WSYNC_IN_LINE bytes, in the round word's line (a reader that has loaded
+ *   the word has it too);
+ * - up to SHMC_WSYNC_SHIFT_MIN, at the next line boundary: a copy from a page-aligned
+ *   buffer into a half 8 bytes past one had each load wait for the stores just made at
+ *   its page offset, and far the lines came one at a time;
+ * - from SHMC_WSYNC_SHIFT_MIN, past that boundary by the writer's source's page offset
+ *   modulo a line (its shift, which its entry stores in the word's line, unused by data
+ *   then): the writer's copy then keeps its page offsets whatever the buffer's, and so
+ *   does a reader's into a buffer at the same offset (the same allocator's, most often).
+ *   From the boundary a broadcast of 8-32 KiB from buffers at page offset 16 (glibc's
+ *   for large blocks) took 1.5 to 2.3 times as long as from page-aligned ones; below
+ *   4 KiB the shift gained nothing and its line more cost the smallest calls (the commits
+ *   that placed the data have the figures).
+ * Every member computes the same from the same call and the writer's shift. */
+#define SHMC_WSYNC_IN_LINE (SHMC_CACHELINE - offsetof(struct shmc__wsync, data))
+#define SHMC_WSYNC_SHIFT_MIN 4096u
+static_assert(SHMC_WSYNC_IN_LINE >= 1, "the shift fits in the word's line");
+static_assert(2 * SHMC_CACHELINE - 1 + SHMC_WSYNC_BYTES <=
+                  (offsetof(struct shmc__wsync, data) + SHMC_WSYNC_BYTES + 2 * SHMC_CACHELINE - 1) /
+                      SHMC_CACHELINE * SHMC_CACHELINE,
+              "a half's data shifted by up to a line past the word's line still fits its part "
               "(shmc__wsync_part)");
 
-/* Where this rank writes its input of `bytes` in all for round r of lane l, and where
- * world rank q's is. */
-static inline uint8_t *shmc__wsync_mine(const struct shmc__lane *l, uint64_t r, size_t bytes)
+/* Where this rank writes its input of `bytes` in all, copied from src, for round r of
+ * lane l, which it enters next. The shift is stored by the entry (shmc__wsync_post), just
+ * before the round's word, and only when it changes: the others wait on that line, and a
+ * store into it before the copy took it from them once more (a broadcast of 2 KiB near
+ * took a tenth longer so). */
+static inline uint8_t *shmc__wsync_mine(struct shmc__lane *l, uint64_t r, size_t bytes,
+                                        const void *src)
 {
-    return shmc__wsync_data(l->wsync, (unsigned)(r & 1)) + shmc__wsync_skip(bytes);
+    uint8_t *d = shmc__wsync_data(l->wsync, (unsigned)(r & 1));
+    if (bytes <= SHMC_WSYNC_IN_LINE)
+        return d;
+    if (bytes < SHMC_WSYNC_SHIFT_MIN)
+        return d + SHMC_WSYNC_IN_LINE;
+    l->shift_round = r;
+    l->shift = (unsigned)((uintptr_t)src & (SHMC_CACHELINE - 1));
+    return d + SHMC_WSYNC_IN_LINE + l->shift;
 }
 
-static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, const struct shmc__lane *l,
-                                          int q, uint64_t r, size_t bytes)
+/* This rank's input for round r of lane l that starts in the word's line and is written
+ * in place there (a struct of at most SHMC_WSYNC_IN_LINE bytes, which may run on into the
+ * lines after it: direct.c's map of pieces), and world rank q's. */
+static inline uint8_t *shmc__wsync_line(const struct shmc__lane *l, uint64_t r)
 {
-    return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), (unsigned)(r & 1)) +
-           shmc__wsync_skip(bytes);
+    return shmc__wsync_data(l->wsync, (unsigned)(r & 1));
+}
+static inline uint8_t *shmc__wsync_line_of(const struct shmc__coll *co, const struct shmc__lane *l,
+                                           int q, uint64_t r)
+{
+    return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), (unsigned)(r & 1));
+}
+
+/* (shmc__wsync_theirs where rank q's shift is not the one it used last: noted.) */
+uint8_t *shmc__wsync_shift_changed(struct shmc__lane *l, int q, uint8_t *d, unsigned shift);
+
+/* Where world rank q's input of `bytes` for round r of lane l is, once q has entered r;
+ * this rank's own too, once it has entered. Ours from what we chose (the word's line is
+ * the others' while they wait: a load from it went to their CPU and back). Theirs at the
+ * shift q used last in this lane, checked against the one it stored (masked, so that a
+ * scribbled one still points inside the part): an address computed from a load of the
+ * word's line waits for that line, where loads at an address known before were under
+ * way while it came (a far reduce of 4 KiB took a fifth longer so). */
+static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, struct shmc__lane *l, int q,
+                                          uint64_t r, size_t bytes)
+{
+    uint8_t *d = shmc__wsync_line_of(co, l, q, r);
+    if (bytes <= SHMC_WSYNC_IN_LINE)
+        return d;
+    if (bytes < SHMC_WSYNC_SHIFT_MIN)
+        return d + SHMC_WSYNC_IN_LINE;
+    if (q == co->rank)
+        return d + SHMC_WSYNC_IN_LINE + (l->shift_round == r ? l->shift : 0);
+    unsigned seen = l->shift_seen[q], shift = d[0] & (SHMC_CACHELINE - 1);
+    uint8_t *at = d + SHMC_WSYNC_IN_LINE + seen;
+    /* (hidden from the compiler, which would otherwise compute it from the loaded shift
+     * once the two compare equal) */
+    __asm__("" : "+r"(at));
+    if (__builtin_expect(shift != seen, 0))
+        return shmc__wsync_shift_changed(l, q, d, shift);
+    return at;
 }
 
 /* What a world round carries of a call with hash h (base/callword.h): bits 40-63, never

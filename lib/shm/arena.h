@@ -47,7 +47,7 @@
 #include "base/machine.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 14u
+#define SHMC_ARENA_VERSION 15u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -413,10 +413,11 @@ static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
 }
 
 /* A part of a world-sync block (a round word and its half), in whole lines; a block is
- * two. */
+ * two. A line more than the half needs: a round's data may start up to a line past the
+ * word's line (coll/wsync.h places it). */
 static inline uint64_t shmc__wsync_part(void)
 {
-    uint64_t b = offsetof(struct shmc__wsync, data) + (uint64_t)SHMC_WSYNC_BYTES;
+    uint64_t b = offsetof(struct shmc__wsync, data) + (uint64_t)SHMC_WSYNC_BYTES + SHMC_CACHELINE;
     return (b + SHMC_CACHELINE - 1) / SHMC_CACHELINE * SHMC_CACHELINE;
 }
 

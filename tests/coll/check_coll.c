@@ -488,6 +488,95 @@ START_TEST(test_coll_round_edges)
 }
 END_TEST
 
+/* The world's rounds place a large input at its writer's buffer's offset modulo a line
+ * (lib/coll/wsync.h), which its readers read beside the round's word and foresee from the
+ * call before. Here every rank's buffers move to another offset from call to call, apart
+ * from the others', between calls small enough for the word's line (whose data overwrite
+ * where the offset is kept) and calls under the size that moves them: every collective
+ * by `shm`, each element checked. */
+static int32_t off_val(int q, int it, size_t i)
+{
+    return (int32_t)(q * 7919 + it * 104729 + (int)(i % 4093));
+}
+
+static void round_offsets(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    static const char *const names[] = {
+        "SHMC_ALGO_BROADCAST", "SHMC_ALGO_REDUCE",  "SHMC_ALGO_ALLREDUCE",     "SHMC_ALGO_GATHER",
+        "SHMC_ALGO_ALLGATHER", "SHMC_ALGO_SCATTER", "SHMC_ALGO_REDUCE_SCATTER"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        T_OK(shmc_config_set(names[k], "shm"));
+    const size_t counts[] = {8, 300, 2048, 4096 / (size_t)n, 8192 / (size_t)n};
+    size_t most = 8192 * (size_t)n + 64;
+    int32_t *a = shmct_xmalloc(most * 4 + 64), *b = shmct_xmalloc(most * 4 + 64);
+    for (int it = 0; it < 40; it++) {
+        size_t c = counts[(size_t)it % 5], all = c * (size_t)n;
+        int32_t *in = a + ((size_t)(it + me) % 4) * 4 + (size_t)(it % 3 == 2),
+                *out = b + (size_t)(it % 16);
+        int root = it % n;
+        for (size_t i = 0; i < all; i++)
+            in[i] = off_val(me, it, i);
+        switch (it % 7) {
+        case 0:
+            T_OK(shmc_broadcast(in, c, SHMC_INT32, root, w));
+            for (size_t i = 0; i < c; i++)
+                T_ASSERT(in[i] == off_val(root, it, i), "call %d broadcast %zu: %zu", it, c, i);
+            break;
+        case 1:
+        case 2:
+            if (it % 7 == 1)
+                T_OK(shmc_reduce(in, out, c, SHMC_INT32, SHMC_SUM, root, w));
+            else
+                T_OK(shmc_allreduce(in, out, c, SHMC_INT32, SHMC_SUM, w));
+            for (size_t i = 0; i < c && (it % 7 == 2 || me == root); i++) {
+                int32_t want = 0;
+                for (int q = 0; q < n; q++)
+                    want += off_val(q, it, i);
+                T_ASSERT(out[i] == want, "call %d reduce %zu: %zu", it, c, i);
+            }
+            break;
+        case 3:
+        case 4:
+            if (it % 7 == 3)
+                T_OK(shmc_gather(in, out, c, SHMC_INT32, root, w));
+            else
+                T_OK(shmc_allgather(in, out, c, SHMC_INT32, w));
+            for (int q = 0; q < n && (it % 7 == 4 || me == root); q++)
+                for (size_t i = 0; i < c; i++)
+                    T_ASSERT(out[(size_t)q * c + i] == off_val(q, it, i),
+                             "call %d gather %zu: block %d %zu", it, c, q, i);
+            break;
+        case 5:
+            T_OK(shmc_scatter(in, out, c, SHMC_INT32, root, w));
+            for (size_t i = 0; i < c; i++)
+                T_ASSERT(out[i] == off_val(root, it, (size_t)me * c + i),
+                         "call %d scatter %zu: %zu", it, c, i);
+            break;
+        default:
+            T_OK(shmc_reduce_scatter(in, out, c, SHMC_INT32, SHMC_SUM, w));
+            for (size_t i = 0; i < c; i++) {
+                int32_t want = 0;
+                for (int q = 0; q < n; q++)
+                    want += off_val(q, it, (size_t)me * c + i);
+                T_ASSERT(out[i] == want, "call %d reduce_scatter %zu: %zu", it, c, i);
+            }
+        }
+    }
+    free(a);
+    free(b);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        T_OK(shmc_config_set(names[k], "auto"));
+}
+
+START_TEST(test_coll_round_offsets)
+{
+    const int ns[] = {2, 3, 4};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        ck_assert_int_eq(shmct_run(ns[i], round_offsets, NULL), 0);
+}
+END_TEST
+
 /* ---- determinism ------------------------------------------------------------------------ */
 
 /* Random floats (inexact sums): every rank's all-reduce result has the same bits, and a
@@ -558,6 +647,7 @@ static Suite *coll_suite(void)
     tcase_add_test(t, test_coll_bit_identical);
     tcase_add_test(t, test_coll_wsync_reuse);
     tcase_add_test(t, test_coll_round_edges);
+    tcase_add_test(t, test_coll_round_offsets);
     tcase_add_test(t, test_coll_many_ranks);
     suite_add_tcase(s, t);
 

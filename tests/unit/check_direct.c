@@ -208,7 +208,7 @@ static void direct_fault(shmc_comm *w, int me, int n, void *arg)
 static void direct_scribble_hook(void)
 {
     struct shmc__lane *l = shmc__wsync_blk(&shmc__coll);
-    uint64_t *w = (uint64_t *)(void *)shmc__wsync_mine(l, l->round, 0);
+    uint64_t *w = (uint64_t *)(void *)shmc__wsync_line(l, l->round);
     for (size_t i = 0; i < SHMC_WSYNC_BYTES / sizeof *w; i++)
         w[i] = 1ull << 32 | 0x7fffffffu;
 }
