@@ -270,6 +270,8 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     size_t es = x->es, bytes = count * es;
     if (shmc__cx_world(x) && bytes <= SHMC_ONESTEP_MAX)
         return shmc__onestep_allreduce(x, sbuf, rbuf, count);
+    if (shmc__wround_blocking(SHMC_C_ALLREDUCE, x, count))
+        return shmc__wround_run(SHMC_C_ALLREDUCE, x, sbuf, rbuf, count);
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf, *slot;
     int n = x->n, rc, one = n <= 2 || bytes <= SHM_ONE_PHASE_MAX;
