@@ -113,17 +113,31 @@ START_TEST(test_rules_shipped)
         {SHMC_C_ALLGATHER, 2, 1 << 20, 1, 0, 1, 0, SHMC_A_RING},
         /* Far, the 2-rank calls that the slots serve near go by messages and single
          * copies, whose sender runs ahead where a slot's writer waits for its reader
-         * (docs/collectives.md, "Rooted and gathering calls far apart"). */
+         * (docs/collectives.md, "Rooted and gathering calls far apart"); but on the
+         * world, past the far eager limit, by the world's rounds, which cost less than a
+         * rendezvous (docs/collectives.md, after the rules). */
         {SHMC_C_BROADCAST, 2, 16384, 0, 0, 1, 0, SHMC_A_DIRECT},
         {SHMC_C_BROADCAST, 2, 16384, 0, 0, 0, 0, SHMC_A_SHM},
         {SHMC_C_BROADCAST, 2, 65536, 0, 0, 1, 0, SHMC_A_DIRECT},
         {SHMC_C_BROADCAST, 2, 65537, 0, 0, 1, 0, SHMC_A_TREE},
-        {SHMC_C_REDUCE, 2, 16384, 1, 0, 1, 0, SHMC_A_TREE},
-        {SHMC_C_REDUCE, 2, 32768, 1, 0, 1, 0, SHMC_A_TREE},
-        {SHMC_C_REDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_BROADCAST, 2, 8192, 1, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_BROADCAST, 2, 8193, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 65536, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_BROADCAST, 2, 65537, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 8192, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 8193, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 65536, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_REDUCE, 2, 65537, 1, 0, 1, 0, SHMC_A_TREE},
+        {SHMC_C_REDUCE, 2, 16384, 0, 0, 1, 0, SHMC_A_TREE},
         {SHMC_C_GATHER, 2, 4097, 1, 0, 1, 0, SHMC_A_DIRECT},
-        {SHMC_C_GATHER, 2, 65536, 1, 0, 1, 0, SHMC_A_DIRECT},
-        {SHMC_C_SCATTER, 2, 65536, 1, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_GATHER, 2, 16384, 1, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_GATHER, 2, 16385, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_GATHER, 2, 131072, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_GATHER, 2, 131073, 1, 0, 1, 0, SHMC_A_RING},
+        {SHMC_C_GATHER, 2, 65536, 0, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_SCATTER, 2, 16384, 1, 0, 1, 0, SHMC_A_DIRECT},
+        {SHMC_C_SCATTER, 2, 65536, 1, 0, 1, 0, SHMC_A_SHM},
+        {SHMC_C_SCATTER, 2, 65536, 0, 0, 1, 0, SHMC_A_DIRECT},
         /* In both states the 2-rank reduce of up to 256 bytes and the small scatter go
          * by messages; the world's reduce by shared memory beyond, far to 2 KiB, near to
          * 8 KiB (another communicator's near from 4 to 8 KiB), then the tree, whose root
@@ -413,8 +427,8 @@ START_TEST(test_rules_maker)
         {SHMC_C_REDUCE_SCATTER, 2, 32768, 1, SHMC_MAKER_AMD, SHMC_A_SHM},
         {SHMC_C_REDUCE_SCATTER, 2, 32769, 1, SHMC_MAKER_AMD, SHMC_A_RING},
         {SHMC_C_REDUCE_SCATTER, 2, 4096, 1, SHMC_MAKER_OTHER, SHMC_A_RING},
-        {SHMC_C_ALLGATHER, 2, 8192, 1, SHMC_MAKER_AMD, SHMC_A_SHM},
-        {SHMC_C_ALLGATHER, 2, 8193, 1, SHMC_MAKER_AMD, SHMC_A_RING},
+        {SHMC_C_ALLGATHER, 2, 65536, 1, SHMC_MAKER_AMD, SHMC_A_SHM},
+        {SHMC_C_ALLGATHER, 2, 65537, 1, SHMC_MAKER_AMD, SHMC_A_RING},
         {SHMC_C_ALLTOALL, 2, 8192, 1, SHMC_MAKER_OTHER, SHMC_A_SHM},
         {SHMC_C_ALLTOALL, 2, 8193, 1, SHMC_MAKER_OTHER, SHMC_A_RING},
         {SHMC_C_ALLTOALL, 2, 8192, 1, SHMC_MAKER_INTEL, SHMC_A_RING},
