@@ -212,6 +212,24 @@ const char *shmct_build_path(const char *rel, char *buf, size_t len)
     return buf;
 }
 
+/* Is /dev/shm/name a job's arena whose creator, not this process, still runs (its
+ * header's pid)? An embedded job's arena is named for its key, not its maker: one of a
+ * suite running beside this one (make -j2 check) is live, not left behind. */
+static int live_elsewhere(const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/dev/shm/%s", name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct shmc__arena_hdr h;
+    ssize_t got = pread(fd, &h, sizeof h, 0);
+    close(fd);
+    if (got != (ssize_t)sizeof h || h.creator_pid == getpid())
+        return 0;
+    return shmc__arena_creator_alive(&h);
+}
+
 int shmct_shm_segments(char *buf, size_t len)
 {
     char prefix[32];
@@ -234,6 +252,8 @@ int shmct_shm_segments(char *buf, size_t len)
         long pid = strtol(e->d_name + strlen(prefix), &end, 10);
         if (end != e->d_name + strlen(prefix) && *end == '-' && pid > 0 && pid != getpid() &&
             (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+            continue;
+        if (e->d_name[strlen(prefix)] == 'j' && live_elsewhere(e->d_name))
             continue;
         n++;
         if (used + strlen(e->d_name) + 2 < len)
