@@ -179,6 +179,20 @@ static void own_block(const struct shmc__wround *b, size_t e, size_t len)
     }
 }
 
+/* Every other rank's chunk of `bytes` at byte `off` of its data in round r, to its
+ * block's place in the result; stops where the round failed first. */
+static void take_each(const struct shmc__wround *b, uint64_t r, size_t e, size_t bytes, size_t off)
+{
+    for (int q = 0; q < b->x->n; q++) {
+        const uint8_t *from;
+        if (q == b->x->me)
+            continue;
+        if (!(from = got(b, q, r, bytes)))
+            return;
+        shmc__copy(b->rbuf + at(b, q, e), from + off, bytes);
+    }
+}
+
 void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
     const struct shmc__cx *x = b->x;
@@ -200,37 +214,18 @@ void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_
         combine(b, r, 0, b->sbuf + e * es, b->rbuf + e * es, len);
         break;
     case SHMC_C_GATHER:
-        if (me != root)
-            break;
-        for (int q = 0; q < x->n; q++) {
-            if (q == me)
-                continue;
-            if (!(from = got(b, q, r, bytes)))
-                return;
-            shmc__copy(b->rbuf + at(b, q, e), from, bytes);
-        }
+        if (me == root)
+            take_each(b, r, e, bytes, 0);
         break;
     case SHMC_C_ALLGATHER:
-        for (int q = 0; q < x->n; q++) {
-            if (q == me)
-                continue;
-            if (!(from = got(b, q, r, bytes)))
-                return;
-            shmc__copy(b->rbuf + at(b, q, e), from, bytes);
-        }
+        take_each(b, r, e, bytes, 0);
         break;
     case SHMC_C_SCATTER:
         if (me != root && (from = got(b, root, r, bytes)))
             shmc__copy(b->rbuf + e * es, from + (size_t)me * bytes, bytes);
         break;
     case SHMC_C_ALLTOALL:
-        for (int q = 0; q < x->n; q++) {
-            if (q == me)
-                continue;
-            if (!(from = got(b, q, r, bytes)))
-                return;
-            shmc__copy(b->rbuf + at(b, q, e), from + (size_t)me * bytes, bytes);
-        }
+        take_each(b, r, e, bytes, (size_t)me * bytes);
         break;
     case SHMC_C_REDUCE_SCATTER:
         combine(b, r, (size_t)me * bytes, src(b) + at(b, me, e), b->rbuf + e * es, len);
