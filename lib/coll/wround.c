@@ -78,27 +78,27 @@ static void combine(const struct shmc__wround *b, uint64_t r, size_t off, const 
 }
 
 /* Where put copies the chunk at element e from (of block 0, for the calls that put one
- * for each rank): the half's data takes its place modulo a line (wsync.h). NULL where
- * this rank puts nothing. */
-static const void *put_src(const struct shmc__wround *b, size_t e)
+ * for each rank; block q lies q blocks further): the half's data takes its place modulo a
+ * line (wsync.h). NULL where this rank puts nothing. */
+static const uint8_t *put_src(const struct shmc__wround *b, size_t e)
 {
     const struct shmc__cx *x = b->x;
-    size_t at0 = at(b, 0, e);
     switch (b->coll) {
     case SHMC_C_BROADCAST:
         return x->me == x->root ? b->rbuf + e * x->es : NULL;
     case SHMC_C_REDUCE:
     case SHMC_C_ALLREDUCE:
+        return b->sbuf + e * x->es;
     case SHMC_C_GATHER:
-        return b->sbuf ? b->sbuf + e * x->es : NULL;
+        return x->me != x->root ? b->sbuf + e * x->es : NULL;
     case SHMC_C_ALLGATHER:
         return own(b) + e * x->es;
     case SHMC_C_SCATTER:
-        return x->me == x->root ? b->sbuf + at0 : NULL;
+        return x->me == x->root ? b->sbuf + at(b, 0, e) : NULL;
     case SHMC_C_ALLTOALL:
     case SHMC_C_REDUCE_SCATTER:
-        return src(b) + at0;
-    default:
+        return src(b) + at(b, 0, e);
+    default: /* a barrier: no data */
         return NULL;
     }
 }
@@ -106,49 +106,27 @@ static const void *put_src(const struct shmc__wround *b, size_t e)
 void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
     const struct shmc__cx *x = b->x;
-    size_t bytes = len * x->es, es = x->es;
-    uint8_t *mine = shmc__wsync_mine(lane(b), r, half_bytes(b, bytes), put_src(b, e));
-    switch (b->coll) {
-    case SHMC_C_BROADCAST:
-        if (x->me == x->root)
-            shmc__copy(mine, b->rbuf + e * es, bytes);
-        break;
-    case SHMC_C_REDUCE:
-        /* Only the root reads the halves, and its own part from its input where it may
-         * (shmc__own_part, which says NULL where the half must hold it). */
-        if (x->me == x->root && shmc__own_part(x, b->sbuf + e * es, NULL, b->rbuf + e * es, bytes))
-            break;
-        shmc__copy(mine, b->sbuf + e * es, bytes);
-        break;
-    case SHMC_C_ALLREDUCE:
-        shmc__copy(mine, b->sbuf + e * es, bytes);
-        break;
-    case SHMC_C_GATHER:
-        if (x->me != x->root)
-            shmc__copy(mine, b->sbuf + e * es, bytes);
-        break;
-    case SHMC_C_ALLGATHER:
-        shmc__copy(mine, own(b) + e * es, bytes);
-        break;
+    size_t bytes = len * x->es;
+    const uint8_t *from = put_src(b, e);
+    uint8_t *mine = shmc__wsync_mine(lane(b), r, half_bytes(b, bytes), from);
+    if (!from)
+        return;
+    if (!per_rank(b->coll)) {
+        /* Only a reduce's root reads the halves, and its own part from its input where it
+         * may (shmc__own_part, which says NULL where the half must hold it). */
+        if (b->coll == SHMC_C_REDUCE && x->me == x->root &&
+            shmc__own_part(x, from, NULL, b->rbuf + e * x->es, bytes))
+            return;
+        shmc__copy(mine, from, bytes);
+        return;
+    }
     /* Of the calls that put a block for each rank, this rank's own block stays out of its
      * half: nobody reads it there (take copies it from the input, and a reduce-scatter's
      * combination reads it from there too: its output, block 0's chunk, never overlaps
      * another rank's own block, and rank 0's own block is its output in place). */
-    case SHMC_C_SCATTER:
-        if (x->me == x->root)
-            for (int q = 0; q < x->n; q++)
-                if (q != x->me)
-                    shmc__copy(mine + (size_t)q * bytes, b->sbuf + at(b, q, e), bytes);
-        break;
-    case SHMC_C_ALLTOALL:
-    case SHMC_C_REDUCE_SCATTER:
-        for (int q = 0; q < x->n; q++)
-            if (q != x->me)
-                shmc__copy(mine + (size_t)q * bytes, src(b) + at(b, q, e), bytes);
-        break;
-    default: /* a barrier: no data */
-        break;
-    }
+    for (int q = 0; q < x->n; q++)
+        if (q != x->me)
+            shmc__copy(mine + (size_t)q * bytes, from + at(b, q, 0), bytes);
 }
 
 /* take's part that needs no round (shmc__wround_own). */

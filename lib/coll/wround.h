@@ -39,13 +39,14 @@ struct shmc__wround {
 size_t shmc__wround_elems(int coll, const struct shmc__cx *x);
 /* This rank's part of chunk [e, e + len) into its half of round r of b's lane. */
 void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len);
-/* The result's chunk [e, e + len) out of round r, once every rank has entered it. */
+/* The result's chunk [e, e + len) out of round r, once every rank has entered it, or
+ * (b->look) each rank's part as that rank enters. */
 void shmc__wround_take(const struct shmc__wround *b, uint64_t r, size_t e, size_t len);
 /* The part of take that needs no round: this rank's own block of chunk [e, e + len), from
  * its input to its place in the result, for a call that has one (a gather's root, an
  * all-gather, a scatter's root, an all-to-all). A call of one round copies it between its
- * post and its look, while the others enter (near, a scatter's root of 32 KiB at 2 ranks
- * copied its 16 KiB after the round and took a tenth longer than the blocking call); take
+ * post and its look, while the others enter (a scatter's root that copied its block
+ * after the round was slower than the blocking call; the commit has the figures); take
  * then leaves it. */
 void shmc__wround_own(struct shmc__wround *b, size_t e, size_t len);
 static inline int shmc__wround_has_own(int coll)

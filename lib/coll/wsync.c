@@ -155,9 +155,9 @@ void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, u
     if (l->shift_round != r) {
         l->shift_stored[part] = 0;
     } else if (l->shift_stored[part] != 1 + l->shift) {
-        /* (only when it changes: a store more into the line the others wait on, even
-         * just before the round's, cost a small call by a round a tenth of its time far;
-         * reading it back to compare cost more, as the line is theirs by then) */
+        /* (only when it changes: even just before the round's, a store more into the
+         * line the others wait on slowed small calls far; reading it back to compare
+         * cost more, as the line is theirs by then) */
         shmc__wsync_data(l->wsync, part)[0] = (uint8_t)l->shift;
         l->shift_stored[part] = 1 + l->shift;
     }
@@ -193,7 +193,9 @@ static int wait_world(struct shmc__coll *co, int (*done)(void *),
                            co->p2p->comms.world.ctx);
 }
 
-int shmc__wsync_wait(struct shmc__wsync_look *w, int *odd)
+/* Waits until all_entered(w) holds (up to w->upto, where set). Inlined: as a call of its
+ * own it slowed the rank-by-rank take of a reduce's root, which checks each rank here. */
+__attribute__((always_inline)) static inline int wait_entered(struct shmc__wsync_look *w)
 {
     struct shmc__coll *co = w->co;
     int rc = SHMC_OK;
@@ -203,6 +205,13 @@ int shmc__wsync_wait(struct shmc__wsync_look *w, int *odd)
         rc = wait_world(co, all_entered, shmc__wsync_far, w);
         shmc__incall_round(co->p2p, 0);
     }
+    return rc;
+}
+
+int shmc__wsync_wait(struct shmc__wsync_look *w, int *odd)
+{
+    struct shmc__coll *co = w->co;
+    int rc = wait_entered(w);
     if (odd)
         *odd = w->odd;
     return quit_world(co, rc != SHMC_OK ? rc : w->err);
@@ -210,14 +219,8 @@ int shmc__wsync_wait(struct shmc__wsync_look *w, int *odd)
 
 int shmc__wsync_wait_rank(struct shmc__wsync_look *w, int q)
 {
-    struct shmc__coll *co = w->co;
-    int rc = SHMC_OK;
     w->upto = q + 1;
-    if (!all_entered(w)) {
-        shmc__incall_round(co->p2p, 1);
-        rc = wait_world(co, all_entered, shmc__wsync_far, w);
-        shmc__incall_round(co->p2p, 0);
-    }
+    int rc = wait_entered(w);
     w->upto = 0;
     /* (kept, so that shmc__wsync_wait ends at once with it: a timed-out wait is not
      * waited for a second time) */

@@ -32,10 +32,10 @@ static inline struct shmc__lane *shmc__wsync_blk(struct shmc__coll *co)
  *   modulo a line (its shift, which its entry stores in the word's line, unused by data
  *   then): the writer's copy then keeps its page offsets whatever the buffer's, and so
  *   does a reader's into a buffer at the same offset (the same allocator's, most often).
- *   From the boundary a broadcast of 8-32 KiB from buffers at page offset 16 (glibc's
- *   for large blocks) took 1.5 to 2.3 times as long as from page-aligned ones; below
- *   4 KiB the shift gained nothing and its line more cost the smallest calls (the commits
- *   that placed the data have the figures).
+ *   From the boundary, buffers at page offset 16 (glibc's for large blocks) made the
+ *   writer's copy meet that distance; below SHMC_WSYNC_SHIFT_MIN the shift gained
+ *   nothing and its line more cost the smallest calls (the commits that placed the data
+ *   have the figures).
  * Every member computes the same from the same call and the writer's shift. */
 #define SHMC_WSYNC_IN_LINE (SHMC_CACHELINE - offsetof(struct shmc__wsync, data))
 #define SHMC_WSYNC_SHIFT_MIN 4096u
@@ -49,8 +49,7 @@ static_assert(2 * SHMC_CACHELINE - 1 + SHMC_WSYNC_BYTES <=
 /* Where this rank writes its input of `bytes` in all, copied from src, for round r of
  * lane l, which it enters next. The shift is stored by the entry (shmc__wsync_post), just
  * before the round's word, and only when it changes: the others wait on that line, and a
- * store into it before the copy took it from them once more (a broadcast of 2 KiB near
- * took a tenth longer so). */
+ * store into it before the copy took it from them once more. */
 static inline uint8_t *shmc__wsync_mine(struct shmc__lane *l, uint64_t r, size_t bytes,
                                         const void *src)
 {
@@ -86,7 +85,7 @@ uint8_t *shmc__wsync_shift_changed(struct shmc__lane *l, int q, uint8_t *d, unsi
  * shift q used last in this lane, checked against the one it stored (masked, so that a
  * scribbled one still points inside the part): an address computed from a load of the
  * word's line waits for that line, where loads at an address known before were under
- * way while it came (a far reduce of 4 KiB took a fifth longer so). */
+ * way while it came. */
 static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, struct shmc__lane *l, int q,
                                           uint64_t r, size_t bytes)
 {
