@@ -106,6 +106,10 @@ check: $(SIDE_RUNS) $(ALONE_RUNS) | $(CHECK_READY)
 	else \
 	    echo "== mpi4py: skipped (MPICC=build/bin/shmcc pip install --no-binary mpi4py mpi4py; docs/mpi.md)"; \
 	fi; \
+	for s in $$failed; do case $$s in $(BUILD)/tests/*) \
+	    r=$$(echo $$s | sed 's|^$(BUILD)/tests/|$(BUILD)/check/|'); \
+	    echo "== $$s failed; its log ends:"; tail -n 40 $$r.log;; esac; \
+	done; \
 	if [ $$fail -ne 0 ]; then echo "make check: FAILED:$$failed"; exit 1; fi; \
 	echo "make check: all suites passed"
 

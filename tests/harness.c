@@ -285,7 +285,8 @@ int shmct_sh(const char *cmd, char *out, size_t len)
         _exit(127);
     }
     close(p[1]);
-    size_t used = 0;
+    static const char gap[] = "\n[... output left out here ...]\n";
+    size_t cap = len ? len - 1 : 0, head = cap / 2, used = 0, dropped = 0;
     char tmp[4096];
     ssize_t r;
     while ((r = read(p[0], tmp, sizeof tmp)) != 0) {
@@ -294,10 +295,22 @@ int shmct_sh(const char *cmd, char *out, size_t len)
                 continue;
             break;
         }
+        const char *in = tmp;
         size_t take = (size_t)r;
-        if (len && used + take >= len)
-            take = len - 1 - used;
-        memcpy(out + used, tmp, take);
+        if (used + take > cap && cap > head + sizeof gap + sizeof tmp) {
+            /* Full: the oldest bytes after the head go, the gap's line takes their place
+             * once. */
+            if (!dropped) {
+                memcpy(out + head, gap, sizeof gap - 1);
+                dropped = 1;
+            }
+            size_t keep_from = head + sizeof gap - 1, drop = used + take - cap;
+            memmove(out + keep_from, out + keep_from + drop, used - keep_from - drop);
+            used -= drop;
+        } else if (used + take > cap) {
+            take = cap - used; /* too small a buffer for a head and a tail: the head */
+        }
+        memcpy(out + used, in, take);
         used += take;
     }
     if (len)

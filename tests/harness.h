@@ -170,7 +170,9 @@ const char *shmct_tail(const char *text);
     ck_assert_msg(strstr((text), (substr)), "'%s' not in output:\n%s", (substr),                 \
                   shmct_tail(text))
 
-/* Runs a command line with /bin/sh, capturing stdout+stderr into out (truncated to len).
+/* Runs a command line with /bin/sh, capturing stdout+stderr into out. Output longer than
+ * len keeps its first half and its last bytes, with a line saying how much was left out
+ * between them: a job's final lines (statuses, faults) survive a flood of messages.
  * Returns the wait status. */
 int shmct_sh(const char *cmd, char *out, size_t len);
 

@@ -139,6 +139,54 @@ START_TEST(test_hostile_scribbler)
 }
 END_TEST
 
+/* DATA records naming many requests the receiver never had, as a peer makes them when
+ * the receiver's receives keep failing (or its memory is overwritten): each is ignored,
+ * and only the first few are reported, the last of those saying that the rest are not. */
+enum { FORGED_UNKNOWN = 40 };
+
+static void unknown_requests(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    shmct_stderr_begin();
+    int rc = shmc_barrier(w);
+    if (me == 1) {
+        struct shmc__arena a;
+        shmct_arena_view(&a);
+        /* The ring to rank 0 starts at 0: only the world's one-step round went before. */
+        static struct shmc__ring_prod out;
+        shmc__ring_prod_init(&out, shmc__arena_ring(&a, 1, 0), a.lay.ring_bytes);
+        for (uint64_t k = 0; k < FORGED_UNKNOWN; k++) {
+            uint8_t *dst = shmc__ring_reserve(&out, 16);
+            if (!dst)
+                break;
+            memset(dst, 0, 16);
+            shmc__ring_commit(&out, SHMC_REC_DATA, (k + 1) << 33 | 0x19, 16);
+        }
+        _exit(0);
+    }
+    int v[4];
+    int rrc = shmc_recv(v, 4, SHMC_INT32, 1, SHMC_ANY_TAG, w, NULL);
+    static char err[65536];
+    shmct_stderr_end(err, sizeof err);
+    T_OK(rc);
+    T_ASSERT(acceptable(rrc), "receive from the forger: %s", shmc_strerror(rrc));
+    int said = 0;
+    for (const char *q = err; (q = strstr(q, "record for unknown request")); q++)
+        said++;
+    T_ASSERT(said >= 1 && said < FORGED_UNKNOWN / 2, "%d reports of unknown requests:\n%s", said,
+             err);
+    T_ASSERT(strstr(err, "not reported from now on") != NULL,
+             "no word that the rest go unsaid:\n%s", err);
+}
+
+START_TEST(test_hostile_unknown_requests)
+{
+    struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
+    ck_assert_int_eq(shmct_run_opts(2, unknown_requests, NULL, &o), 0);
+}
+END_TEST
+
 static Suite *hostile_suite(void)
 {
     Suite *s = suite_create("hostile");
@@ -146,6 +194,7 @@ static Suite *hostile_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_loop_test(t, test_hostile_scribbler, 0, 20);
+    tcase_add_test(t, test_hostile_unknown_requests);
     suite_add_tcase(s, t);
     return s;
 }
