@@ -26,6 +26,13 @@
  * With ROOT=1 in the environment, the rooted calls (broadcast, reduce, gather, scatter)
  * have rank 1, the one that comes last, as their root.
  *
+ * With COUNT=N in the environment, N elements a block (2N for the calls of one vector);
+ * their buffers are then a mapping's, as with MMAP=1.
+ *
+ * With MMAP=1 in the environment, the collectives' buffers lie in a mapping of their own
+ * (as a large malloc's or OSU's page-aligned buffers do) rather than in the executable's
+ * image, where the test of a buffer's memory kind has its cheapest answer.
+ *
  * With SPLIT set in the environment, the collective's calls are made on a communicator
  * split from the world (the same two ranks), whose nonblocking calls run as schedules of
  * messages (coll/sched.c).
@@ -63,34 +70,36 @@ static int root;
 
 /* Collective k on 8 bytes a rank (two int32 elements, one each for the block calls):
  * nonblocking (its request in *r) or blocking (r NULL). */
+static int32_t *s, *d;
+static size_t cnt = 1; /* elements per block (COUNT); a vector call's are 2 * cnt */
+
 static int call(int k, shmc_comm *w, shmc_request **r)
 {
-    static int32_t s[4], d[4];
     switch (k) {
     case 0:
-        return r ? shmc_ibroadcast(d, 2, SHMC_INT32, root, w, r)
-                 : shmc_broadcast(d, 2, SHMC_INT32, root, w);
+        return r ? shmc_ibroadcast(d, 2 * cnt, SHMC_INT32, root, w, r)
+                 : shmc_broadcast(d, 2 * cnt, SHMC_INT32, root, w);
     case 1:
-        return r ? shmc_ireduce(s, d, 2, SHMC_INT32, SHMC_SUM, root, w, r)
-                 : shmc_reduce(s, d, 2, SHMC_INT32, SHMC_SUM, root, w);
+        return r ? shmc_ireduce(s, d, 2 * cnt, SHMC_INT32, SHMC_SUM, root, w, r)
+                 : shmc_reduce(s, d, 2 * cnt, SHMC_INT32, SHMC_SUM, root, w);
     case 2:
-        return r ? shmc_iallreduce(s, d, 2, SHMC_INT32, SHMC_SUM, w, r)
-                 : shmc_allreduce(s, d, 2, SHMC_INT32, SHMC_SUM, w);
+        return r ? shmc_iallreduce(s, d, 2 * cnt, SHMC_INT32, SHMC_SUM, w, r)
+                 : shmc_allreduce(s, d, 2 * cnt, SHMC_INT32, SHMC_SUM, w);
     case 3:
-        return r ? shmc_igather(s, d, 1, SHMC_INT32, root, w, r)
-                 : shmc_gather(s, d, 1, SHMC_INT32, root, w);
+        return r ? shmc_igather(s, d, cnt, SHMC_INT32, root, w, r)
+                 : shmc_gather(s, d, cnt, SHMC_INT32, root, w);
     case 4:
-        return r ? shmc_iscatter(s, d, 1, SHMC_INT32, root, w, r)
-                 : shmc_scatter(s, d, 1, SHMC_INT32, root, w);
+        return r ? shmc_iscatter(s, d, cnt, SHMC_INT32, root, w, r)
+                 : shmc_scatter(s, d, cnt, SHMC_INT32, root, w);
     case 5:
-        return r ? shmc_iallgather(s, d, 1, SHMC_INT32, w, r)
-                 : shmc_allgather(s, d, 1, SHMC_INT32, w);
+        return r ? shmc_iallgather(s, d, cnt, SHMC_INT32, w, r)
+                 : shmc_allgather(s, d, cnt, SHMC_INT32, w);
     case 6:
-        return r ? shmc_ialltoall(s, d, 1, SHMC_INT32, w, r)
-                 : shmc_alltoall(s, d, 1, SHMC_INT32, w);
+        return r ? shmc_ialltoall(s, d, cnt, SHMC_INT32, w, r)
+                 : shmc_alltoall(s, d, cnt, SHMC_INT32, w);
     case 7:
-        return r ? shmc_ireduce_scatter(s, d, 1, SHMC_INT32, SHMC_SUM, w, r)
-                 : shmc_reduce_scatter(s, d, 1, SHMC_INT32, SHMC_SUM, w);
+        return r ? shmc_ireduce_scatter(s, d, cnt, SHMC_INT32, SHMC_SUM, w, r)
+                 : shmc_reduce_scatter(s, d, cnt, SHMC_INT32, SHMC_SUM, w);
     default:
         return r ? shmc_ibarrier(w, r) : shmc_barrier(w);
     }
@@ -139,6 +148,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "path_cost: no collective named %s\n", argv[2]);
         return 2;
     }
+    static int32_t image[8];
+    const char *m = getenv("MMAP"), *c = getenv("COUNT");
+    if (c && atol(c) > 0)
+        cnt = (size_t)atol(c);
+    s = image;
+    if ((m && *m == '1') || cnt > 1) {
+        s = mmap(NULL, 8 * cnt * sizeof *s, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                 -1, 0);
+        if (s == MAP_FAILED)
+            return 1;
+    }
+    d = s + 4 * cnt;
     shmc_comm *w;
     if (shmc_init(&w) != SHMC_OK || shmc_comm_size(w) != 2) {
         fprintf(stderr, "run with: shmrun -n 2 %s [N]\n", argv[0]);

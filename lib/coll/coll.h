@@ -91,6 +91,11 @@ struct shmc__lane {
     unsigned shift;
     unsigned shift_stored[2];
     uint8_t *shift_seen; /* each world rank's last shift, as read (shmc__coll's, below) */
+    /* The round whose input shmc__wsync_mine placed from the line after the word's, and
+     * the bytes of each other rank's input this rank takes there (from ahead_off on), for
+     * its look to ask for their lines ahead (coll/wsync.h); 0: none. */
+    uint64_t ahead_round;
+    size_t ahead_off, ahead_len;
     uint64_t stage_seq;        /* chunks of the staged all-reduce so far: their buffer (stage.c) */
     int stage_mine;            /* our staging buffers: 0 not reserved yet, 1 reserved, -1 refused */
     int stage;                 /* every rank's reserved: 0 not known yet, 1 yes, -1 no (stage.c) */

@@ -103,12 +103,33 @@ static const uint8_t *put_src(const struct shmc__wround *b, size_t e)
     }
 }
 
+/* Does this rank take nothing from the others' halves (the root of a broadcast or a
+ * scatter, a member of a reduce or a gather other than its root)? */
+static int takes_none(const struct shmc__wround *b)
+{
+    int root = b->x->me == b->x->root;
+    switch (b->coll) {
+    case SHMC_C_BROADCAST:
+    case SHMC_C_SCATTER:
+        return root;
+    case SHMC_C_REDUCE:
+    case SHMC_C_GATHER:
+        return !root;
+    default:
+        return 0;
+    }
+}
+
 void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t len)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = len * x->es;
     const uint8_t *from = put_src(b, e);
     uint8_t *mine = shmc__wsync_mine(lane(b), r, half_bytes(b, bytes), from);
+    if (takes_none(b))
+        shmc__wsync_takes(lane(b), r, 0, 0);
+    else if (per_rank(b->coll))
+        shmc__wsync_takes(lane(b), r, (size_t)x->me * bytes, bytes);
     if (!from)
         return;
     if (!per_rank(b->coll)) {

@@ -79,6 +79,11 @@ static int split_calls(const struct shmc__wsync_look *w, struct shmc__wsync *o)
     return ((c >> st) & m) != ((me >> so) & m);
 }
 
+/* The most lines of a rank's input asked for ahead of its entry: beyond them it did not
+ * pay (the writer's copy of more lines met the reader's requests; the commit that made
+ * this has the figures). */
+#define AHEAD_MAX 8u
+
 static int all_entered(void *arg)
 {
     struct shmc__wsync_look *w = arg;
@@ -93,6 +98,16 @@ static int all_entered(void *arg)
         /* A7 pairs with R7: that rank's input for this round is visible. */
         uint64_t v = shmc__load_acquire64(word(o, w->want));
         if ((v & SHMC_WSYNC_ROUND_MASK) < w->want) {
+            /* The lines of its input that we take, past the word's, asked for while we
+             * wait: loaded only once the word is seen, they cost a trip between the CPUs
+             * more (a prefetch reads nothing, so the acquire above still orders the
+             * loads that do). */
+            if (w->ahead) {
+                const uint8_t *d = shmc__wsync_data(o, (unsigned)(w->want & 1)) +
+                                   SHMC_WSYNC_IN_LINE + (size_t)w->ahead_from * SHMC_CACHELINE;
+                for (unsigned i = 0; i < w->ahead; i++)
+                    __builtin_prefetch(d + (size_t)i * SHMC_CACHELINE);
+            }
             /* A rank short of a round of the nonblocking lane may be behind, or may have
              * run this call as a schedule: asked only every SHMC_WSYNC_CALLS_EVERY looks,
              * since its word of calls is written at each of its calls, and read at every
@@ -164,6 +179,14 @@ void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, u
     shmc__store_release64(word(l->wsync, r), r | tag);
     *w = (struct shmc__wsync_look){
         .co = co, .lane = l->id, .want = r, .tag = tag, .odd = -1, .call = l->moving};
+    if (l->ahead_round == r && l->ahead_len) {
+        size_t from = l->ahead_off / SHMC_CACHELINE,
+               lines = (l->ahead_off + l->ahead_len - 1) / SHMC_CACHELINE + 1 - from;
+        if (lines <= AHEAD_MAX) {
+            w->ahead_from = (unsigned)from;
+            w->ahead = (unsigned)lines;
+        }
+    }
     for (int q = 0; q < co->size; q++)
         if (q != co->rank)
             shmc__peer_notify(co->p2p, q);

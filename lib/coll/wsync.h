@@ -56,11 +56,25 @@ static inline uint8_t *shmc__wsync_mine(struct shmc__lane *l, uint64_t r, size_t
     uint8_t *d = shmc__wsync_data(l->wsync, (unsigned)(r & 1));
     if (bytes <= SHMC_WSYNC_IN_LINE)
         return d;
-    if (bytes < SHMC_WSYNC_SHIFT_MIN)
+    if (bytes < SHMC_WSYNC_SHIFT_MIN) {
+        l->ahead_round = r;
+        l->ahead_off = 0;
+        l->ahead_len = bytes;
         return d + SHMC_WSYNC_IN_LINE;
+    }
     l->shift_round = r;
     l->shift = (unsigned)((uintptr_t)src & (SHMC_CACHELINE - 1));
     return d + SHMC_WSYNC_IN_LINE + l->shift;
+}
+
+/* After shmc__wsync_mine for round r: of each other rank's input, this rank takes only
+ * the `len` bytes at `off` (a block of its own in a call that puts one for each rank). */
+static inline void shmc__wsync_takes(struct shmc__lane *l, uint64_t r, size_t off, size_t len)
+{
+    if (l->ahead_round == r) {
+        l->ahead_off = off;
+        l->ahead_len = len;
+    }
 }
 
 /* This rank's input for round r of lane l that starts in the word's line and is written
@@ -144,6 +158,9 @@ struct shmc__wsync_look {
     uint64_t call;
     unsigned misses;
     int odd_sched;
+    /* The lines of each other rank's input that this rank takes, counted from the line
+     * after the word's: ahead of them from ahead_from (0: none; wsync.c). */
+    unsigned ahead_from, ahead;
 };
 #define SHMC_WSYNC_CALLS_EVERY 32u
 void shmc__wsync_post(struct shmc__coll *co, struct shmc__lane *l, uint64_t r, uint64_t tag,
