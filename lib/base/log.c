@@ -1,10 +1,14 @@
 /*
  * stderr logging with a "shmcomm[rank N]" prefix. One write() per message so that lines
- * from different ranks do not interleave mid-line.
+ * from different ranks do not interleave mid-line. An error or warning said
+ * SHMC_LOG_REPEAT_MAX times (the same message, whatever its numbers) is not said again by this
+ * process: the last one says so. Shared memory that another process overwrites can make the same
+ * failure recur at every call, and a line each would bury what the program says.
  */
 #include "base/log.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,12 +16,43 @@
 int shmc__log_level = SHMC_LOG_ERROR;
 int shmc__log_rank = -1;
 
+/* Errors and warnings are counted by their format (one call site's message), in a table
+ * of FORMATS; a format that finds the table full goes uncounted. */
+enum { FORMATS = 64 };
+static struct {
+    const char *fmt;
+    unsigned said;
+} said[FORMATS];
+
+/* Is a message of format fmt to be said: 1 yes, 2 yes and for the last time, 0 no. */
+static int say(const char *fmt)
+{
+    size_t h = (size_t)((uintptr_t)fmt >> 3) % FORMATS;
+    for (size_t i = 0; i < FORMATS; i++) {
+        size_t k = (h + i) % FORMATS;
+        if (!said[k].fmt)
+            said[k].fmt = fmt;
+        if (said[k].fmt != fmt)
+            continue;
+        if (said[k].said >= SHMC_LOG_REPEAT_MAX)
+            return 0;
+        return ++said[k].said == SHMC_LOG_REPEAT_MAX ? 2 : 1;
+    }
+    return 1;
+}
+
 void shmc__log(int level, const char *fmt, ...)
 {
     static const char *const names[] = {"", "error", "warning", "info", "debug"};
     char line[1024];
-    int n;
+    int n, last = 0;
 
+    if (level <= SHMC_LOG_WARN) {
+        int s = say(fmt);
+        if (!s)
+            return;
+        last = s == 2;
+    }
     if (shmc__log_rank >= 0)
         n = snprintf(line, sizeof line, "shmcomm[rank %d] %s: ", shmc__log_rank, names[level]);
     else
@@ -31,6 +66,11 @@ void shmc__log(int level, const char *fmt, ...)
     va_end(ap);
     if (m < 0)
         return;
+    if (last) {
+        size_t at = strlen(line);
+        snprintf(line + at, sizeof line - at - 1,
+                 " (said %d times: this process does not say it again)", SHMC_LOG_REPEAT_MAX);
+    }
     size_t len = strlen(line);
     if (len + 1 < sizeof line) {
         line[len++] = '\n';

@@ -15,6 +15,10 @@ enum {
     SHMC_LOG_DEBUG = 4
 };
 
+/* How many times one process says an error or warning (the same message, whatever its
+ * numbers) before it stops saying it (log.c). */
+#define SHMC_LOG_REPEAT_MAX 50
+
 extern int shmc__log_level;
 extern int shmc__log_rank; /* -1 until the rank is known */
 

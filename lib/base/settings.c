@@ -232,13 +232,15 @@ static const struct shmc__word makers[] = {{"read", -1},
 #define SC_SLOW_MIN_S STR(SHMC_SC_SLOW_MIN)
 #define SC_SLOW_PCT_S STR(SHMC_SC_SLOW_PCT)
 #define SC_SLOW_MIN_FAR_S STR(SHMC_SC_SLOW_MIN_FAR)
+#define LOG_REPEAT_MAX_S STR(SHMC_LOG_REPEAT_MAX)
 #define OWN_SHARED(own, shared) STR(own) ", or " STR(shared) " when ranks outnumber CPUs"
 
 /* In the order of docs/configuration.md. SHMC_DEBUG is first: the loader reads it before
  * the others, so that their messages obey it. */
 const struct shmc__setting shmc__settings[] = {
     {"SHMC_DEBUG", SHMC_SET_UINT, AT(debug), 0, 4, SHMC_LOG_ERROR, NULL, 1, NULL, NULL, NULL,
-     "0 silent, 1 errors, 2 warnings, 3 info, 4 debug (stderr, prefixed with the rank)"},
+     "0 silent, 1 errors, 2 warnings, 3 info, 4 debug (stderr, prefixed with the rank; an "
+     "error or warning that a process has said " LOG_REPEAT_MAX_S " times is not said again)"},
     {"SHMC_EAGER_LIMIT", SHMC_SET_SIZE, AT(eager_limit), 0, 1u << 20, AUTO, "auto", 0, NULL, NULL,
      NULL,
      "largest message sent eagerly, in bytes; auto: " EAGER_AUTO_SMALL_S " where each rank "
@@ -354,8 +356,7 @@ const struct shmc__setting shmc__settings[] = {
      "whose CPUs the dispatch rules take these for (their machine column's `amd:` and "
      "`intel:`, docs/collectives.md): `read` from `/proc/cpuinfo`; `other` takes only the "
      "rules for any maker. Every rank must have the same value"},
-    {"SHMC_CPU_FAMILY", SHMC_SET_UINT, AT(cpu_family), 0, 255, AUTO, "read", 0, NULL, NULL,
-     NULL,
+    {"SHMC_CPU_FAMILY", SHMC_SET_UINT, AT(cpu_family), 0, 255, AUTO, "read", 0, NULL, NULL, NULL,
      "the CPUs' family the dispatch rules take these for (their machine column's `amd26:` "
      "and the like, docs/collectives.md): `read` from `/proc/cpuinfo`'s `cpu family`; 0 "
      "takes only the rules for any family. Every rank must have the same value"},
