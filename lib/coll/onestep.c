@@ -168,6 +168,18 @@ void shmc__onestep_world_combine(const struct shmc__cx *x, struct shmc__lane *l,
     size_t bytes = count * x->es;
     const uint8_t *mine =
         shmc__own_part(x, own, shmc__wsync_theirs(x->co, l, x->me, r, half) + off, out, bytes);
+    if (!w && x->n == 2) {
+        /* Two parts, both in: out = part 0 OP part 1 in one pass rather than a copy and a
+         * pass, with the same bits (the kernels take their operands in that order), where
+         * neither part is out (in place, rank 0's own part is). */
+        const uint8_t *theirs = shmc__wsync_theirs(x->co, l, 1 - x->me, r, half) + off;
+        const uint8_t *p0 = x->me ? theirs : mine, *p1 = x->me ? mine : theirs;
+        if (p0 != (const uint8_t *)out && p1 != (const uint8_t *)out) {
+            shmc__reduce_into(out, p0, p1, count, x->dt, x->op);
+            shmc__reduce_finish(out, count, x->dt, x->op, 2);
+            return;
+        }
+    }
     for (int q = 0; q < x->n; q++) {
         if (w && q != x->me && !shmc__wsync_wait_rank(w, q))
             return;

@@ -101,6 +101,11 @@ static void ordered(shmc_comm *w, int me, int n, void *arg)
             T_OK(shmc_allreduce(in, out, count, AFF, op, w));
             snprintf(what, sizeof what, "allreduce %s count %zu", al, count);
             expect(out, count, 0, 0, n, what);
+            /* In place: this rank's input is the output the combination writes. */
+            memcpy(out, in, count * 8);
+            T_OK(shmc_allreduce(SHMC_IN_PLACE, out, count, AFF, op, w));
+            snprintf(what, sizeof what, "allreduce in place %s count %zu", al, count);
+            expect(out, count, 0, 0, n, what);
         }
         set("REDUCE", "auto");
         set("REDUCE_SCATTER", "auto");
