@@ -79,9 +79,10 @@ static int split_calls(const struct shmc__wsync_look *w, struct shmc__wsync *o)
     return ((c >> st) & m) != ((me >> so) & m);
 }
 
-/* The most lines of a rank's input asked for ahead of its entry: beyond them it did not
- * pay (the writer's copy of more lines met the reader's requests; the commit that made
- * this has the figures). */
+/* The most lines of a rank's input asked for ahead of its entry: asking for the first
+ * lines of a longer input made the call slower, perhaps as the requests took lines from
+ * the writer while it still copied into them (the commit that made this has the
+ * figures). */
 #define AHEAD_MAX 8u
 
 static int all_entered(void *arg)
