@@ -161,6 +161,13 @@ int shmc__onestep_barrier_settled(const struct shmc__cx *x)
     return barrier(x, 1);
 }
 
+/* World rank q's part of a combination of round r (shmc__onestep_world_combine). */
+static const uint8_t *part(const struct shmc__cx *x, struct shmc__lane *l, uint64_t r, size_t half,
+                           size_t off, const uint8_t *mine, int q)
+{
+    return q == x->me ? mine : shmc__wsync_theirs(x->co, l, q, r, half) + off;
+}
+
 void shmc__onestep_world_combine(const struct shmc__cx *x, struct shmc__lane *l, uint64_t r,
                                  size_t half, size_t off, const void *own, void *out, size_t count,
                                  struct shmc__wsync_look *w)
@@ -168,27 +175,23 @@ void shmc__onestep_world_combine(const struct shmc__cx *x, struct shmc__lane *l,
     size_t bytes = count * x->es;
     const uint8_t *mine =
         shmc__own_part(x, own, shmc__wsync_theirs(x->co, l, x->me, r, half) + off, out, bytes);
-    if (!w && x->n == 2) {
-        /* Two parts, both in: out = part 0 OP part 1 in one pass rather than a copy and a
-         * pass, with the same bits (the kernels take their operands in that order), where
-         * neither part is out (in place, rank 0's own part is). */
-        const uint8_t *theirs = shmc__wsync_theirs(x->co, l, 1 - x->me, r, half) + off;
-        const uint8_t *p0 = x->me ? theirs : mine, *p1 = x->me ? mine : theirs;
-        if (p0 != (const uint8_t *)out && p1 != (const uint8_t *)out) {
-            shmc__reduce_into(out, p0, p1, count, x->dt, x->op);
-            shmc__reduce_finish(out, count, x->dt, x->op, 2);
-            return;
-        }
-    }
     for (int q = 0; q < x->n; q++) {
         if (w && q != x->me && !shmc__wsync_wait_rank(w, q))
             return;
-        const uint8_t *src = q == x->me ? mine : shmc__wsync_theirs(x->co, l, q, r, half) + off;
-        if (q == 0) {
-            if (src != (const uint8_t *)out)
-                shmc__copy(out, src, bytes);
-        } else {
+        const uint8_t *src = part(x, l, r, half, off, mine, q);
+        if (q > 0) {
             shmc__reduce(out, src, count, x->dt, x->op, SHMC_ACC_LEFT);
+            continue;
+        }
+        /* Parts 0 and 1 in one pass where every part is in already (no look) and neither
+         * is out (in place, rank 0's own part is): out = part 0 OP part 1, the bits of a
+         * copy and a pass (the kernels take their operands in that order). */
+        const uint8_t *next = !w && x->n > 1 ? part(x, l, r, half, off, mine, 1) : NULL;
+        if (next && src != (const uint8_t *)out && next != (const uint8_t *)out) {
+            shmc__reduce_into(out, src, next, count, x->dt, x->op);
+            q = 1;
+        } else if (src != (const uint8_t *)out) {
+            shmc__copy(out, src, bytes);
         }
     }
     shmc__reduce_finish(out, count, x->dt, x->op, x->n);
