@@ -66,7 +66,6 @@ struct shmc__peer {
     uint64_t quit_seen[SHMC_QUIT_WORDS]; /* its quit words as last read (quit.c) */
     uint64_t unknown_cookie; /* the last unknown request its records named, plus 1 (0: none;
                               * rndv.c) */
-    unsigned unknown_said;   /* how many such requests were reported (rndv.c) */
 };
 
 enum { SHMC_P2P_OFF = 0, SHMC_P2P_READY = 1, SHMC_P2P_FINALIZING = 2 };
@@ -78,9 +77,9 @@ struct shmc__p2p_params {
     size_t single_copy_min;
     unsigned spin, yield, spin_elsewhere_us, spin_more_us; /* ~0u: automatic */
     unsigned hang_timeout_s;
-    int supervised;       /* a launcher watches the ranks and ends the job */
-    int maker;            /* the CPUs' maker (base/machine.h): the automatic protocol sizes */
-    int far;              /* the job's first two CPUs ran far apart as it began (likewise) */
+    int supervised; /* a launcher watches the ranks and ends the job */
+    int maker;      /* the CPUs' maker (base/machine.h): the automatic protocol sizes */
+    int far;        /* the job's first two CPUs ran far apart as it began (likewise) */
     unsigned sc_cost_pct; /* a single copy's cost against a plain copy's (likewise; 0 unknown) */
 };
 
@@ -135,7 +134,7 @@ struct shmc__p2p {
      * osu_bibw) would look once per receive; the pass that a wait or test makes looks
      * for them all. */
     int now_dry;
-    int pumped; /* some endpoint's transport moves records in progress */
+    int pumped;         /* some endpoint's transport moves records in progress */
 
     struct shmc__reqs reqs;
     struct shmc__match match;

@@ -378,30 +378,20 @@ out:
     return made;
 }
 
-/* How many unknown requests are reported for one peer before the rest go unsaid. */
-enum { UNKNOWN_REPORTS = 4 };
-
 /* Said once for each run of records naming one unknown request: a stream's records for a
  * receive that ended (failed, or its memory overwritten) come by the dozen, and a
- * message each would bury whatever the program says next. A program that goes on after
- * such failures (or a peer whose memory is overwritten) makes a new run each message,
- * so only a peer's first few runs are reported. */
+ * message each would bury whatever the program says next. (A new run each message, as a
+ * program that goes on after such failures makes, is bounded as every repeated error is:
+ * base/log.c.) */
 static void protocol_error(struct shmc__p2p *p, int peer, const char *what, uint64_t cookie)
 {
-    struct shmc__peer *pe = &p->peers[peer];
     /* While finalizing, records for receives we cancelled are expected. */
-    if (p->phase == SHMC_P2P_FINALIZING || pe->unknown_cookie == cookie + 1)
+    if (p->phase == SHMC_P2P_FINALIZING || p->peers[peer].unknown_cookie == cookie + 1)
         return;
-    pe->unknown_cookie = cookie + 1;
-    if (pe->unknown_said >= UNKNOWN_REPORTS)
-        return;
-    pe->unknown_said++;
+    p->peers[peer].unknown_cookie = cookie + 1;
     SHMC_ERROR("rank %d sent a %s record for unknown request %#llx; ignored (and any more of "
-               "its records for that request%s)",
-               peer, what, (unsigned long long)cookie,
-               pe->unknown_said == UNKNOWN_REPORTS ? "; records for unknown requests from this "
-                                                     "rank are not reported from now on"
-                                                   : "");
+               "its records for that request)",
+               peer, what, (unsigned long long)cookie);
 }
 
 void shmc__rndv_on_cts(struct shmc__p2p *p, int peer, uint64_t w1, const uint8_t *payload,
