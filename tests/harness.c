@@ -295,7 +295,6 @@ int shmct_sh(const char *cmd, char *out, size_t len)
                 continue;
             break;
         }
-        const char *in = tmp;
         size_t take = (size_t)r;
         if (used + take > cap && cap > head + sizeof gap + sizeof tmp) {
             /* Full: the oldest bytes after the head go, the gap's line takes their place
@@ -310,7 +309,7 @@ int shmct_sh(const char *cmd, char *out, size_t len)
         } else if (used + take > cap) {
             take = cap - used; /* too small a buffer for a head and a tail: the head */
         }
-        memcpy(out + used, in, take);
+        memcpy(out + used, tmp, take);
         used += take;
     }
     if (len)
