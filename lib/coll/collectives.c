@@ -10,7 +10,13 @@
 
 /* ---- the collectives ------------------------------------------------------------------- */
 
-static int shmc_barrier_call(shmc_comm *comm, struct shmc__request **nb)
+/* Each call's body, shared by its blocking and nonblocking entry points, is inlined into
+ * both: as a function of its own it cost every call a frame (its return address and saved
+ * registers among them), and stores count on the path of small calls made back to back
+ * (flat.c, shmc__bcast_direct). */
+#define CALL_BODY inline __attribute__((always_inline))
+
+static CALL_BODY int shmc_barrier_call(shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     const shmc_dtype dt = SHMC_UINT8;
@@ -44,8 +50,8 @@ static int shmc_barrier_call(shmc_comm *comm, struct shmc__request **nb)
     return run(SHMC_C_BARRIER, &x, NULL, NULL, 1, 0);
 }
 
-static int shmc_broadcast_call(void *buf, size_t count, shmc_dtype dtype, int root, shmc_comm *comm,
-                               struct shmc__request **nb)
+static CALL_BODY int shmc_broadcast_call(void *buf, size_t count, shmc_dtype dtype, int root,
+                                         shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
@@ -59,8 +65,9 @@ static int shmc_broadcast_call(void *buf, size_t count, shmc_dtype dtype, int ro
     return run(SHMC_C_BROADCAST, &x, NULL, buf, count, count * x.es);
 }
 
-static int shmc_reduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                            shmc_op op, int root, shmc_comm *comm, struct shmc__request **nb)
+static CALL_BODY int shmc_reduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                                      shmc_op op, int root, shmc_comm *comm,
+                                      struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, ONE_BLOCK, dtype);
@@ -78,8 +85,9 @@ static int shmc_reduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dty
     return run(SHMC_C_REDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
-static int shmc_allreduce_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                               shmc_op op, shmc_comm *comm, struct shmc__request **nb)
+static CALL_BODY int shmc_allreduce_call(const void *sbuf, void *rbuf, size_t count,
+                                         shmc_dtype dtype, shmc_op op, shmc_comm *comm,
+                                         struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = vector_args(&x, comm, &sbuf, rbuf, count, dtype, op);
@@ -87,8 +95,8 @@ static int shmc_allreduce_call(const void *sbuf, void *rbuf, size_t count, shmc_
     return rc != SHMC_OK ? rc : run(SHMC_C_ALLREDUCE, &x, sbuf, rbuf, count, count * x.es);
 }
 
-static int shmc_gather_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
-                            shmc_comm *comm, struct shmc__request **nb)
+static CALL_BODY int shmc_gather_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                                      int root, shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
@@ -110,8 +118,9 @@ static int shmc_gather_call(const void *sbuf, void *rbuf, size_t count, shmc_dty
     return run(SHMC_C_GATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
-static int shmc_allgather_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                               shmc_comm *comm, struct shmc__request **nb)
+static CALL_BODY int shmc_allgather_call(const void *sbuf, void *rbuf, size_t count,
+                                         shmc_dtype dtype, shmc_comm *comm,
+                                         struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
@@ -129,8 +138,8 @@ static int shmc_allgather_call(const void *sbuf, void *rbuf, size_t count, shmc_
     return run(SHMC_C_ALLGATHER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
-static int shmc_scatter_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype, int root,
-                             shmc_comm *comm, struct shmc__request **nb)
+static CALL_BODY int shmc_scatter_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
+                                       int root, shmc_comm *comm, struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
@@ -152,9 +161,9 @@ static int shmc_scatter_call(const void *sbuf, void *rbuf, size_t count, shmc_dt
     return run(SHMC_C_SCATTER, &x, sbuf, rbuf, count, count * x.es * (size_t)x.n);
 }
 
-static int shmc_reduce_scatter_call(const void *sbuf, void *rbuf, size_t recvcount,
-                                    shmc_dtype dtype, shmc_op op, shmc_comm *comm,
-                                    struct shmc__request **nb)
+static CALL_BODY int shmc_reduce_scatter_call(const void *sbuf, void *rbuf, size_t recvcount,
+                                              shmc_dtype dtype, shmc_op op, shmc_comm *comm,
+                                              struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, recvcount, BLOCK_PER_RANK, dtype);
@@ -171,8 +180,9 @@ static int shmc_reduce_scatter_call(const void *sbuf, void *rbuf, size_t recvcou
     return run(SHMC_C_REDUCE_SCATTER, &x, sbuf, rbuf, recvcount, recvcount * x.es * (size_t)x.n);
 }
 
-static int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,
-                              shmc_comm *comm, struct shmc__request **nb)
+static CALL_BODY int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count,
+                                        shmc_dtype dtype, shmc_comm *comm,
+                                        struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, count, BLOCK_PER_RANK, dtype);
@@ -192,9 +202,10 @@ static int shmc_alltoall_call(const void *sbuf, void *rbuf, size_t count, shmc_d
     return run(SHMC_C_ALLTOALL, &x, sbuf, rbuf, count, total);
 }
 
-static int shmc_alltoallv_call(const void *sbuf, const size_t *scounts, const size_t *sdispls,
-                               void *rbuf, const size_t *rcounts, const size_t *rdispls,
-                               shmc_dtype dtype, shmc_comm *comm, struct shmc__request **nb)
+static CALL_BODY int shmc_alltoallv_call(const void *sbuf, const size_t *scounts,
+                                         const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                                         const size_t *rdispls, shmc_dtype dtype, shmc_comm *comm,
+                                         struct shmc__request **nb)
 {
     struct shmc__cx x;
     int rc = setup(&x, comm, 0, NO_DATA, dtype);

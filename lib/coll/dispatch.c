@@ -100,9 +100,17 @@ static int in_order(int coll, const struct shmc__cx *x, int algo)
     return algo;
 }
 
-int shmc__coll_pick(int coll, const struct shmc__cx *x, size_t bytes)
+/* The choice, inlined into shmc__coll_run: a call of its own cost every collective a
+ * frame on its path (flat.c, shmc__bcast_direct, says why stores count). */
+static inline __attribute__((always_inline)) int choose(int coll, const struct shmc__cx *x,
+                                                        size_t bytes)
 {
     return in_order(coll, x, pick(coll, x, bytes));
+}
+
+int shmc__coll_pick(int coll, const struct shmc__cx *x, size_t bytes)
+{
+    return choose(coll, x, bytes);
 }
 
 int shmc__coll_rule(int coll, const struct shmc__cx *x, size_t bytes)
@@ -151,8 +159,7 @@ int shmc__coll_barrier(const struct shmc__cx *x)
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes)
 {
-    const struct shmc__coll_algo *a =
-        shmc__coll_algo(coll, shmc__coll_pick(coll, x, bytes), x->dev);
+    const struct shmc__coll_algo *a = shmc__coll_algo(coll, choose(coll, x, bytes), x->dev);
     int rc;
     if (a->scratch_need || sbuf == SHMC_IN_PLACE) {
         size_t need[SHMC_NSCRATCH] = {0};

@@ -136,7 +136,8 @@ int shmc__cx_send(const struct shmc__cx *x, const void *buf, size_t bytes, int d
 {
     struct shmc__request *r;
     int rc = shmc__cx_isend(x, buf, bytes, dst, &r);
-    return rc != SHMC_OK ? rc : shmc__cx_waitall(x, 1, &r);
+    /* (an eager message that went at once has no request: no wait to call) */
+    return rc != SHMC_OK || !r ? rc : shmc__cx_waitall(x, 1, &r);
 }
 
 static int recv(const struct shmc__cx *x, void *buf, size_t bytes, int src, int kept)
