@@ -17,7 +17,10 @@ int shmc__log_level = SHMC_LOG_ERROR;
 int shmc__log_rank = -1;
 
 /* Errors and warnings are counted by their format (one call site's message), in a table
- * of FORMATS; a format that finds the table full goes uncounted. */
+ * of FORMATS; a format that finds the table full goes uncounted. Threads of a process may
+ * log at once (a program's own threads around the library's calls, its start-up
+ * measurement's): an entry is claimed and counted atomically, relaxed, since the pointer
+ * and the count are all there is to see. */
 enum { FORMATS = 64 };
 static struct {
     const char *fmt;
@@ -30,13 +33,15 @@ static int say(const char *fmt)
     size_t h = (size_t)((uintptr_t)fmt >> 3) % FORMATS;
     for (size_t i = 0; i < FORMATS; i++) {
         size_t k = (h + i) % FORMATS;
-        if (!said[k].fmt)
-            said[k].fmt = fmt;
-        if (said[k].fmt != fmt)
+        const char *f = NULL;
+        if (!__atomic_compare_exchange_n(&said[k].fmt, &f, fmt, 0, __ATOMIC_RELAXED,
+                                         __ATOMIC_RELAXED) &&
+            f != fmt)
             continue;
-        if (said[k].said >= SHMC_LOG_REPEAT_MAX)
+        if (__atomic_load_n(&said[k].said, __ATOMIC_RELAXED) >= SHMC_LOG_REPEAT_MAX)
             return 0;
-        return ++said[k].said == SHMC_LOG_REPEAT_MAX ? 2 : 1;
+        unsigned n = __atomic_add_fetch(&said[k].said, 1, __ATOMIC_RELAXED);
+        return n < SHMC_LOG_REPEAT_MAX ? 1 : n == SHMC_LOG_REPEAT_MAX ? 2 : 0;
     }
     return 1;
 }

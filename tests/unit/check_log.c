@@ -4,6 +4,7 @@
  * messages and the levels a person asked for (info, debug) go on.
  */
 #include <check.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -47,11 +48,40 @@ START_TEST(test_log_repeats_bounded)
 }
 END_TEST
 
+static void *repeat(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 100; i++)
+        SHMC_WARN("a failure that threads repeat, number %d", i);
+    return NULL;
+}
+
+/* Threads that log the same message at once share its count: the bound holds exactly and
+ * the last line alone says so. */
+START_TEST(test_log_repeats_threads)
+{
+    enum { THREADS = 4 };
+    int level = shmc__log_level;
+    shmc__log_level = SHMC_LOG_WARN;
+    shmct_stderr_begin();
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, repeat, NULL), 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    shmct_stderr_end(out, sizeof out);
+    shmc__log_level = level;
+    ck_assert_int_eq(lines_with(out, "threads repeat"), SHMC_LOG_REPEAT_MAX);
+    ck_assert_int_eq(lines_with(out, "does not say it again"), 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("log");
     TCase *t = tcase_create("log");
     tcase_add_test(t, test_log_repeats_bounded);
+    tcase_add_test(t, test_log_repeats_threads);
     suite_add_tcase(s, t);
     return shmct_main(s);
 }
