@@ -213,8 +213,9 @@ START_TEST(test_reduce_refused_pairs)
 }
 END_TEST
 
-/* The float32 sum must be vectorised in both of its builds (the baseline one and the AVX2
- * one the machine picks at load time): each one's disassembly holds packed adds. */
+/* The float32 sum must be vectorised in every one of its builds (the baseline one, the
+ * AVX2 one and, built by GCC 12 or later, the AVX-512 one, of which the machine picks one
+ * at load time): each one's disassembly holds packed adds. */
 START_TEST(test_reduce_float32_sum_is_vectorised)
 {
     char obj[512], cmd[1024], out[8192];
@@ -222,12 +223,15 @@ START_TEST(test_reduce_float32_sum_is_vectorised)
     if (san && *san)
         return; /* sanitizer instrumentation keeps loops scalar; the plain build is checked */
     shmct_build_path("lib/base/reduction.o", obj, sizeof obj);
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+    static const char *const clones[] = {"k_f32_sum.default", "k_f32_sum.avx2",
+                                         "k_f32_sum.arch_x86_64_v4"};
+#elif defined(__x86_64__)
     static const char *const clones[] = {"k_f32_sum.default", "k_f32_sum.avx2"};
 #else
-    static const char *const clones[] = {"k_f32_sum", "k_f32_sum"};
+    static const char *const clones[] = {"k_f32_sum"};
 #endif
-    for (int c = 0; c < 2; c++) {
+    for (size_t c = 0; c < sizeof clones / sizeof clones[0]; c++) {
         snprintf(cmd, sizeof cmd,
                  "command -v objdump >/dev/null || exit 77; objdump -d --no-show-raw-insn '%s' | "
                  "awk '/<%s>:/{p=1;next} /^$/{p=0} p' | grep -c 'v\\?addps'",
