@@ -682,6 +682,17 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
 
 int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
+    /* At 2 ranks these are one message each way (shmc__sched_one), never a schedule kept
+     * for the next call: straight there, without the look for a kept one or the record
+     * of the building, whose stores a small call's start would pay. */
+    if (x->n == 2) {
+        if (coll == SHMC_C_BROADCAST)
+            return shmc__nbc_bcast(x, rbuf, count, x->nb);
+        if (coll == SHMC_C_GATHER)
+            return shmc__nbc_gatherv(x, sbuf, count, rbuf, NULL, NULL, x->nb);
+        if (coll == SHMC_C_SCATTER)
+            return shmc__nbc_scatterv(x, sbuf, NULL, NULL, rbuf, count, x->nb);
+    }
     struct call b = {coll, x, sbuf, rbuf, count};
     int rc;
     if (shmc__sched_kept()) {
