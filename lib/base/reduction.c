@@ -65,8 +65,7 @@ uint16_t shmc__float_to_bf16(float f)
 /* Not under ThreadSanitizer: the clones' resolvers run while the dynamic loader relocates
  * the program, before the sanitizer's runtime is up, and their instrumented code crashed
  * there (every test of `make SAN=thread`). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 &&       \
-    !defined(__SANITIZE_THREAD__)
+#if SHMC_REDUCE_AVX512 && !defined(__SANITIZE_THREAD__)
 #define CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #elif defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
 #define CLONES __attribute__((target_clones("avx2", "default")))

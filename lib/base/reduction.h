@@ -27,6 +27,14 @@
 
 enum { SHMC_ACC_LEFT = 0, SHMC_ACC_RIGHT = 1 };
 
+/* Whether the x86-64 kernels (reduction.c) have an x86-64-v4 (AVX-512) build beside the
+ * AVX2 and baseline ones: GCC 12 and later name that level in target_clones. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define SHMC_REDUCE_AVX512 1
+#else
+#define SHMC_REDUCE_AVX512 0
+#endif
+
 /* SHMC_OK if op applies to dtype, else SHMC_ERR_ARG (also for values out of range). */
 int shmc__reduce_check(shmc_dtype dt, shmc_op op);
 

@@ -637,15 +637,7 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
     case SHMC_C_REDUCE:
     case SHMC_C_ALLREDUCE:
         return shmc__nbc_reduce(x, sbuf, rbuf, count, coll == SHMC_C_ALLREDUCE, req);
-    case SHMC_C_GATHER: /* (at 2 ranks one message each way: no tables, nbc.h) */
-        if (x->n == 2)
-            return shmc__nbc_gatherv(x, sbuf, count, rbuf, NULL, NULL, req);
-        break;
-    case SHMC_C_SCATTER:
-        if (x->n == 2)
-            return shmc__nbc_scatterv(x, sbuf, NULL, NULL, rbuf, count, req);
-        break;
-    default:
+    default: /* (a 2-rank gather or scatter went to its one message: shmc__nbc_run) */
         break;
     }
     size_t own[2 * OWN_BLOCKS], *a = equal_blocks(x->n, count, own);
@@ -683,8 +675,9 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
 int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     /* At 2 ranks these are one message each way (shmc__sched_one), never a schedule kept
-     * for the next call: straight there, without the look for a kept one or the record
-     * of the building, whose stores a small call's start would pay. */
+     * for the next call, and no tables of blocks (nbc.h): straight there, without the look
+     * for a kept one or the record of the building, whose stores a small call's start
+     * would pay. */
     if (x->n == 2) {
         if (coll == SHMC_C_BROADCAST)
             return shmc__nbc_bcast(x, rbuf, count, x->nb);

@@ -223,7 +223,7 @@ START_TEST(test_reduce_float32_sum_is_vectorised)
     if (san && *san)
         return; /* sanitizer instrumentation keeps loops scalar; the plain build is checked */
     shmct_build_path("lib/base/reduction.o", obj, sizeof obj);
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#if SHMC_REDUCE_AVX512
     static const char *const clones[] = {"k_f32_sum.default", "k_f32_sum.avx2",
                                          "k_f32_sum.arch_x86_64_v4"};
 #elif defined(__x86_64__)
