@@ -161,7 +161,7 @@ static void tree_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_N
     need[1] = need[2] = (size_t)(x->n + 1) / 2 * b;
 }
 
-const struct shmc__coll_algo shmc__alltoall_tree_algo = {shmc__alltoall_tree, tree_need};
+const struct shmc__coll_algo shmc__alltoall_tree_algo = {shmc__alltoall_tree, tree_need, 1};
 const struct shmc__coll_algo shmc__alltoall_ring_algo = {shmc__alltoall_ring, NULL};
 const struct shmc__coll_algo shmc__alltoall_shm_algo = {shmc__alltoall_shm, NULL};
 const struct shmc__coll_algo shmc__alltoall_direct_algo = {shmc__alltoall_direct, NULL};

@@ -49,6 +49,10 @@ struct shmc__cx {
 struct shmc__coll_algo {
     int (*run)(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
     void (*scratch_need)(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSCRATCH]);
+    /* 1: every need is at most the call's bytes, as shmc__coll_run is given them (a test
+     * checks it: check_scratch), so that a host call no larger than what every member
+     * holds from shmc_init skips the agreement without working its needs out. */
+    int within_bytes;
 };
 
 /* A call on communicator c of elements of dt (op SUM and root 0 until set). */

@@ -155,13 +155,15 @@ int shmc__coll_barrier(const struct shmc__cx *x)
  * all-to-all sends from a copy of rbuf in the last scratch buffer, since every block is
  * both sent and overwritten. Most small calls borrow nothing: an algorithm that never
  * borrows has no scratch_need, and that one test is all they pay (computing every call's
- * needs cost instructions that a barrier's time would show: bench/path_cost.sh). */
+ * needs cost instructions that a barrier's time would show: bench/path_cost.sh); nor do
+ * those that borrow within what every member holds from the start (shmc__scratch_held),
+ * whose needs' array and the agreement's frame were a sixth of a 2-rank reduce's stores. */
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes)
 {
     const struct shmc__coll_algo *a = shmc__coll_algo(coll, choose(coll, x, bytes), x->dev);
     int rc;
-    if (a->scratch_need || sbuf == SHMC_IN_PLACE) {
+    if ((a->scratch_need || sbuf == SHMC_IN_PLACE) && !shmc__scratch_held(x, a, bytes)) {
         size_t need[SHMC_NSCRATCH] = {0};
         if (a->scratch_need)
             a->scratch_need(x, count, need);
@@ -169,11 +171,11 @@ int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *r
             need[SHMC_SCRATCH_INPLACE] = bytes;
         if ((rc = shmc__scratch_prepare(x, need)) != SHMC_OK)
             return rc;
-        if (sbuf == SHMC_IN_PLACE) {
-            void *copy = shmc__cx_scratch(x, SHMC_SCRATCH_INPLACE, bytes);
-            SHMC_CX_COPY(x, copy, rbuf, bytes);
-            sbuf = copy;
-        }
+    }
+    if (sbuf == SHMC_IN_PLACE) {
+        void *copy = shmc__cx_scratch(x, SHMC_SCRATCH_INPLACE, bytes);
+        SHMC_CX_COPY(x, copy, rbuf, bytes);
+        sbuf = copy;
     }
     return a->run(x, sbuf, rbuf, count);
 }

@@ -347,12 +347,12 @@ static void ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_N
     need[0] = (size_t)(x->n - 2) * count * x->es;
 }
 
-const struct shmc__coll_algo shmc__gather_tree_algo = {shmc__gather_tree, tree_need};
-const struct shmc__coll_algo shmc__gather_ring_algo = {shmc__gather_ring, ring_need};
+const struct shmc__coll_algo shmc__gather_tree_algo = {shmc__gather_tree, tree_need, 1};
+const struct shmc__coll_algo shmc__gather_ring_algo = {shmc__gather_ring, ring_need, 1};
 const struct shmc__coll_algo shmc__gather_shm_algo = {shmc__gather_shm, NULL};
-const struct shmc__coll_algo shmc__allgather_tree_algo = {shmc__allgather_tree, tree_need};
+const struct shmc__coll_algo shmc__allgather_tree_algo = {shmc__allgather_tree, tree_need, 1};
 const struct shmc__coll_algo shmc__allgather_ring_algo = {shmc__allgather_ring, NULL};
 const struct shmc__coll_algo shmc__allgather_shm_algo = {shmc__allgather_shm, NULL};
-const struct shmc__coll_algo shmc__scatter_tree_algo = {shmc__scatter_tree, tree_need};
-const struct shmc__coll_algo shmc__scatter_ring_algo = {shmc__scatter_ring, ring_need};
+const struct shmc__coll_algo shmc__scatter_tree_algo = {shmc__scatter_tree, tree_need, 1};
+const struct shmc__coll_algo shmc__scatter_ring_algo = {shmc__scatter_ring, ring_need, 1};
 const struct shmc__coll_algo shmc__scatter_shm_algo = {shmc__scatter_shm, NULL};

@@ -75,5 +75,10 @@ int shmc__cx_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t 
 {
     if (x->dev)
         return shmc__dev_reduce(acc, in, n, x->dt, x->op, order);
+    /* One piece: no frame for combine's loop (its stores count on a small call's path). */
+    if (n <= SHMC_CX_PIECE / x->es) {
+        shmc__reduce(acc, in, n, x->dt, x->op, order);
+        return SHMC_OK;
+    }
     return combine(x, acc, acc, in, n, order);
 }

@@ -30,9 +30,31 @@
 
 /* ---- tree ------------------------------------------------------------------------------ */
 
-/* The binomial reduce towards root. At the root the result is left in rbuf; elsewhere
- * rbuf is untouched. */
-int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+/* The root of 2 ranks: one message in, the root's input on the left (it is virtual rank
+ * 0). A function of its own, without the loop's many live values: its frame is a few
+ * stores on a small call's path, which back to back far set its pace (flat.c,
+ * bcast_direct). */
+static __attribute__((noinline)) int pair_root(const struct shmc__cx *x, const void *sbuf,
+                                               void *rbuf, size_t count)
+{
+    size_t bytes = count * x->es;
+    int rc, other = 1 - x->me;
+    if (rbuf != sbuf) {
+        rc = shmc__cx_recv_kept(x, rbuf, bytes, other);
+        rc = rc != SHMC_OK ? rc : shmc__cx_reduce(x, rbuf, sbuf, count, SHMC_ACC_RIGHT);
+    } else {
+        uint8_t *in = shmc__cx_scratch(x, 1, bytes);
+        if (!in)
+            return SHMC_ERR_NOMEM;
+        rc = shmc__cx_recv_kept(x, in, bytes, other);
+        rc = rc != SHMC_OK ? rc : shmc__cx_reduce(x, rbuf, in, count, SHMC_ACC_LEFT);
+    }
+    return rc != SHMC_OK ? rc : shmc__cx_finish(x, rbuf, count);
+}
+
+/* The binomial tree of more ranks. */
+static __attribute__((noinline)) int tree(const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                                          size_t count)
 {
     int root = x->root;
     int n = x->n, v = shmc__vrank(x->me, root, n), rc, mask;
@@ -66,6 +88,17 @@ int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     if (!acc && rbuf != sbuf && (rc = shmc__cx_copy(x, rbuf, sbuf, bytes)) != SHMC_OK)
         return rc;
     return shmc__cx_finish(x, rbuf, count);
+}
+
+/* The binomial reduce towards root. At the root the result is left in rbuf; elsewhere
+ * rbuf is untouched. Each way is a tail call from here: no frame of this one. */
+int shmc__reduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    if (x->n != 2)
+        return tree(x, sbuf, rbuf, count);
+    if (x->me != x->root)
+        return shmc__cx_send(x, sbuf, count * x->es, x->root);
+    return pair_root(x, sbuf, rbuf, count);
 }
 
 int shmc__allreduce_tree(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
@@ -382,11 +415,11 @@ static void rd_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_NSC
     need[1] = count * x->es;
 }
 
-const struct shmc__coll_algo shmc__reduce_tree_algo = {shmc__reduce_tree, tree_need};
-const struct shmc__coll_algo shmc__reduce_ring_algo = {shmc__reduce_ring, reduce_ring_need};
+const struct shmc__coll_algo shmc__reduce_tree_algo = {shmc__reduce_tree, tree_need, 1};
+const struct shmc__coll_algo shmc__reduce_ring_algo = {shmc__reduce_ring, reduce_ring_need, 1};
 const struct shmc__coll_algo shmc__reduce_shm_algo = {shmc__reduce_shm, NULL};
-const struct shmc__coll_algo shmc__allreduce_tree_algo = {shmc__allreduce_tree, tree_need};
+const struct shmc__coll_algo shmc__allreduce_tree_algo = {shmc__allreduce_tree, tree_need, 1};
 const struct shmc__coll_algo shmc__allreduce_ring_algo = {shmc__allreduce_ring,
-                                                          shmc__allreduce_ring_need};
-const struct shmc__coll_algo shmc__allreduce_rd_algo = {shmc__allreduce_rd, rd_need};
+                                                          shmc__allreduce_ring_need, 1};
+const struct shmc__coll_algo shmc__allreduce_rd_algo = {shmc__allreduce_rd, rd_need, 1};
 const struct shmc__coll_algo shmc__allreduce_shm_algo = {shmc__allreduce_shm, NULL};

@@ -80,8 +80,8 @@ static void ring_need(const struct shmc__cx *x, size_t count, size_t need[SHMC_N
     need[1] = need[2] = (count + 1) * x->es;
 }
 
-const struct shmc__coll_algo shmc__reduce_scatter_tree_algo = {shmc__reduce_scatter_tree,
-                                                               tree_need};
-const struct shmc__coll_algo shmc__reduce_scatter_ring_algo = {shmc__reduce_scatter_ring,
-                                                               ring_need};
+const struct shmc__coll_algo shmc__reduce_scatter_tree_algo = {shmc__reduce_scatter_tree, tree_need,
+                                                               1};
+const struct shmc__coll_algo shmc__reduce_scatter_ring_algo = {shmc__reduce_scatter_ring, ring_need,
+                                                               1};
 const struct shmc__coll_algo shmc__reduce_scatter_shm_algo = {shmc__reduce_scatter_shm, NULL};

@@ -19,7 +19,7 @@
  *
  * The buffers themselves are per process, shared by all communicators (one collective
  * runs at a time), and only grow: a buffer is at least the largest mark of any
- * communicator. Each starts at SCRATCH_MIN, taken at shmc_init, so small collectives,
+ * communicator. Each starts at SHMC_SCRATCH_MIN, taken at shmc_init, so small collectives,
  * and the agreement itself, never allocate. Growth goes to 5/4 of the mark or the need,
  * whichever is larger, so a stream of growing calls agrees a logarithmic number of
  * times. Should an algorithm ask for more than its need said (a bug in the table),
@@ -39,16 +39,14 @@
 #include "base/log.h"
 #include "coll/onestep.h"
 
-#define SCRATCH_MIN 4096u
-
 int shmc__scratch_init(struct shmc__coll *co)
 {
     for (int i = 0; i < SHMC_NSCRATCH; i++) {
-        if (!(co->scratch[0][i].p = malloc(SCRATCH_MIN))) {
+        if (!(co->scratch[0][i].p = malloc(SHMC_SCRATCH_MIN))) {
             shmc__scratch_release(co);
             return SHMC_ERR_NOMEM;
         }
-        co->scratch[0][i].cap = SCRATCH_MIN;
+        co->scratch[0][i].cap = SHMC_SCRATCH_MIN;
     }
     return SHMC_OK;
 }
@@ -123,7 +121,7 @@ int shmc__scratch_prepare(const struct shmc__cx *x, const size_t need[SHMC_NSCRA
 {
     struct shmc__coll_comm *cc = x->cc;
     size_t mark[SHMC_NSCRATCH], *agreed = x->dev ? cc->dscratch_mark : cc->scratch_mark;
-    size_t least = x->dev ? 0 : SCRATCH_MIN;
+    size_t least = x->dev ? 0 : SHMC_SCRATCH_MIN;
     int beyond = 0;
     for (int i = 0; i < SHMC_NSCRATCH; i++) {
         size_t m = agreed[i] < least ? least : agreed[i];

@@ -8,7 +8,11 @@
 
 #include "coll/cx.h"
 
-/* Takes the host buffers' first SCRATCH_MIN bytes (shmc_init), and gives all back. */
+/* What every host scratch buffer holds from shmc_init on: a call that needs no more
+ * never grows one, and never agrees (shmc__scratch_held). */
+#define SHMC_SCRATCH_MIN 4096u
+
+/* Takes the host buffers' first SHMC_SCRATCH_MIN bytes (shmc_init), and gives all back. */
 int shmc__scratch_init(struct shmc__coll *co);
 void shmc__scratch_release(struct shmc__coll *co);
 /* Scratch buffer `which` (0 to SHMC_NSCRATCH - 1) of at least bytes, kept between calls.
@@ -22,5 +26,15 @@ void *shmc__cx_scratch_early(const struct shmc__cx *x, int which, size_t bytes);
  * than the communicator's members already hold; SHMC_ERR_NOMEM on every member if any
  * could not, before any data moved. */
 int shmc__scratch_prepare(const struct shmc__cx *x, const size_t need[SHMC_NSCRATCH]);
+
+/* Does every member hold what call x of `bytes` borrows with algorithm a, whatever its
+ * needs (an algorithm whose needs stay within the call's bytes, on host memory, within
+ * SHMC_SCRATCH_MIN)? Then shmc__scratch_prepare would do nothing; a small call's path
+ * skips it, and the stores of working the needs out (dispatch.c). */
+static inline int shmc__scratch_held(const struct shmc__cx *x, const struct shmc__coll_algo *a,
+                                     size_t bytes)
+{
+    return (a->within_bytes || !a->scratch_need) && !x->dev && bytes <= SHMC_SCRATCH_MIN;
+}
 
 #endif /* SHMC_SCRATCH_H */

@@ -111,7 +111,7 @@ static int needs_scratch(int coll, int algo, int me, int n, size_t count, int in
     if (inplace)
         need[SHMC_SCRATCH_INPLACE] = (size_t)n * count * 4;
     for (int i = 0; i < SHMC_NSCRATCH; i++)
-        if (need[i] > 4096)
+        if (need[i] > SHMC_SCRATCH_MIN)
             return 1;
     return 0;
 }
@@ -266,6 +266,53 @@ START_TEST(test_oom_collective_requests)
 }
 END_TEST
 
+/* The bytes a call of count elements of es bytes sizes its choice by, as the entry points
+ * give them to shmc__coll_run (coll/entry.h, run): the vector of the broadcast, reduce
+ * and all-reduce, all n blocks of the others. */
+static size_t call_bytes(int coll, int n, size_t count, size_t es)
+{
+    if (coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE || coll == SHMC_C_ALLREDUCE)
+        return count * es;
+    return (size_t)n * count * es;
+}
+
+/* An algorithm that says its needs stay within its call's bytes (within_bytes) skips the
+ * agreement for small calls (shmc__scratch_held): were one of its needs larger, a member
+ * would borrow beyond what the members agreed to hold. Every such algorithm, at every
+ * rank count, element size and a spread of counts. */
+START_TEST(test_needs_within_bytes)
+{
+    static const size_t sizes[] = {1, 2, 4, 8, 16};
+    int checked = 0;
+    for (int coll = SHMC_C_BARRIER; coll < SHMC_C_COUNT; coll++) {
+        for (int a = SHMC_A_TREE; a < SHMC_A_COUNT; a++) {
+            const struct shmc__coll_algo *d =
+                shmc__algo_valid(coll, a) ? shmc__coll_algo(coll, a, 0) : NULL;
+            if (!d || !d->within_bytes)
+                continue;
+            ck_assert_msg(d->scratch_need != NULL, "%s/%s: within_bytes and no scratch_need",
+                          shmc__coll_names[coll], shmc__algo_names[a]);
+            checked++;
+            for (int n = 2; n <= SHMC_MAX_RANKS; n += n < 17 ? 1 : 61)
+                for (size_t e = 0; e < sizeof sizes / sizeof sizes[0]; e++)
+                    for (size_t count = 1; count < 70000; count += count < 300 ? 1 : count / 3) {
+                        struct shmc__cx x = {.n = n, .es = sizes[e]};
+                        size_t need[SHMC_NSCRATCH] = {0}, bytes = call_bytes(coll, n, count, x.es);
+                        d->scratch_need(&x, count, need);
+                        for (int i = 0; i < SHMC_NSCRATCH; i++)
+                            ck_assert_msg(need[i] <= bytes,
+                                          "%s/%s: %d ranks, %zu elements of %zu bytes: need %d "
+                                          "is %zu, beyond the call's %zu bytes",
+                                          shmc__coll_names[coll], shmc__algo_names[a], n, count,
+                                          x.es, i, need[i], bytes);
+                    }
+        }
+    }
+    ck_assert_msg(checked >= 5, "only %d algorithms say within_bytes: the test tests little",
+                  checked);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scratch");
@@ -275,5 +322,8 @@ int main(void)
     tcase_add_test(t, test_oom_collectives);
     tcase_add_test(t, test_oom_collective_requests);
     suite_add_tcase(s, t);
+    TCase *b = tcase_create("bounds");
+    tcase_add_test(b, test_needs_within_bytes);
+    suite_add_tcase(s, b);
     return shmct_main(s);
 }
