@@ -110,7 +110,10 @@ def main():
                     order.append(key)
                 pairs[(sb,) + key].append((blk[key], nb[key]))
     for state in ("near", "far"):
-        keys = [k for k in order if (state,) + k in pairs]
+        # (each collective's rows together, by size, whichever round first had a row)
+        colls = list(dict.fromkeys(c for c, _ in order))
+        keys = sorted((k for k in order if (state,) + k in pairs),
+                      key=lambda k: (colls.index(k[0]), k[1]))
         if not keys:
             continue
         print(f"## {state.capitalize()}\n")
