@@ -18,64 +18,98 @@
 #include "coll/scratch.h"
 #include "coll/xfer.h"
 
-int shmc__bcast_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+/* The root's part of a broadcast to more than 2 ranks. (Each rank's part is a function of
+ * its own, so that the one message of the others is a tail call from the entry, without
+ * the frame the root's table of requests needs: each store a call makes between two
+ * messages into a mailbox counts far, since a store to the line the receiver polls waits
+ * for that line and the stores after it wait behind it: docs/performance.md.) */
+static __attribute__((noinline)) int bcast_root(const struct shmc__cx *x, void *buf, size_t bytes)
 {
-    (void)sbuf;
-    size_t bytes = count * x->es, nreq;
+    size_t nreq;
     struct shmc__request *reqs[SHMC_MAX_RANKS];
-    if (x->me != x->root)
-        return shmc__cx_recv(x, rbuf, bytes, x->root);
-    /* One message to send: no table of requests. Each store a call makes between two
-     * messages into a mailbox counts far: a store to the line the receiver polls waits for
-     * that line, and the stores after it wait behind it (docs/performance.md). */
-    if (x->n == 2)
-        return shmc__cx_send(x, rbuf, bytes, !x->root);
-    int rc = shmc__cx_post_all(x, rbuf, 0, bytes, 0, reqs, &nreq);
+    int rc = shmc__cx_post_all(x, buf, 0, bytes, 0, reqs, &nreq);
     return rc != SHMC_OK ? rc : shmc__cx_waitall(x, nreq, reqs);
 }
 
-int shmc__scatter_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+int shmc__bcast_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
-    size_t bytes = count * x->es, nreq;
-    struct shmc__request *reqs[SHMC_MAX_RANKS];
+    (void)sbuf;
+    size_t bytes = count * x->es;
     if (x->me != x->root)
         return shmc__cx_recv(x, rbuf, bytes, x->root);
-    int rc;
-    if (x->n == 2) { /* one message: as the broadcast's */
-        nreq = 1;
-        rc = shmc__cx_isend(x, (const uint8_t *)sbuf + (size_t)!x->root * bytes, bytes, !x->root,
-                            &reqs[0]);
-    } else {
-        rc = shmc__cx_post_all(x, (uint8_t *)sbuf, bytes, bytes, 0, reqs, &nreq);
-    }
+    /* One message to send: no table of requests. */
+    if (x->n == 2)
+        return shmc__cx_send(x, rbuf, bytes, !x->root);
+    return bcast_root(x, rbuf, bytes);
+}
+
+/* The root's part of a 2-rank scatter: one message, as the broadcast's, and its own block
+ * copied while it travels (rbuf NULL: it keeps it in sbuf). */
+static __attribute__((noinline)) int scatter_pair_root(const struct shmc__cx *x, const void *sbuf,
+                                                       void *rbuf, size_t bytes)
+{
+    struct shmc__request *r;
+    int rc =
+        shmc__cx_isend(x, (const uint8_t *)sbuf + (size_t)!x->root * bytes, bytes, !x->root, &r);
     if (rc != SHMC_OK)
         return rc;
-    /* The root's own block, while the others travel (rbuf NULL: it keeps it in sbuf). */
+    const uint8_t *mine = (const uint8_t *)sbuf + (size_t)x->root * bytes;
+    return shmc__cx_copy_waitall(x, rbuf, mine, rbuf && rbuf != mine ? bytes : 0, 1, &r);
+}
+
+/* The root's part of a scatter to more ranks. */
+static __attribute__((noinline)) int scatter_root(const struct shmc__cx *x, const void *sbuf,
+                                                  void *rbuf, size_t bytes)
+{
+    size_t nreq;
+    struct shmc__request *reqs[SHMC_MAX_RANKS];
+    int rc = shmc__cx_post_all(x, (uint8_t *)sbuf, bytes, bytes, 0, reqs, &nreq);
+    if (rc != SHMC_OK)
+        return rc;
     const uint8_t *mine = (const uint8_t *)sbuf + (size_t)x->root * bytes;
     return shmc__cx_copy_waitall(x, rbuf, mine, rbuf && rbuf != mine ? bytes : 0, nreq, reqs);
 }
 
-int shmc__gather_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+int shmc__scatter_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
-    size_t bytes = count * x->es, nreq;
-    struct shmc__request *reqs[SHMC_MAX_RANKS];
+    size_t bytes = count * x->es;
     if (x->me != x->root)
-        return shmc__cx_send(x, sbuf, bytes, x->root);
-    /* sbuf NULL: the root's block is already in place. */
+        return shmc__cx_recv(x, rbuf, bytes, x->root);
+    return x->n == 2 ? scatter_pair_root(x, sbuf, rbuf, bytes) : scatter_root(x, sbuf, rbuf, bytes);
+}
+
+/* The root's part of a 2-rank gather: one block to receive, taken straight from the
+ * mailbox where nothing else is pending, as a broadcast's is, with no request (xfer.c);
+ * sbuf NULL: the root's block is already in place. */
+static __attribute__((noinline)) int gather_pair_root(const struct shmc__cx *x, const void *sbuf,
+                                                      void *rbuf, size_t bytes)
+{
     uint8_t *mine = (uint8_t *)rbuf + (size_t)x->root * bytes;
-    size_t own = sbuf && mine != sbuf ? bytes : 0;
-    if (x->n == 2) {
-        /* One block to receive: taken straight from the mailbox where nothing else is
-         * pending, as a broadcast's is, with no request (xfer.c). */
-        int rc = shmc__cx_copy(x, mine, sbuf, own);
-        return rc != SHMC_OK
-                   ? rc
-                   : shmc__cx_recv(x, (uint8_t *)rbuf + (size_t)!x->root * bytes, bytes, !x->root);
-    }
+    int rc = shmc__cx_copy(x, mine, sbuf, sbuf && mine != sbuf ? bytes : 0);
+    return rc != SHMC_OK
+               ? rc
+               : shmc__cx_recv(x, (uint8_t *)rbuf + (size_t)!x->root * bytes, bytes, !x->root);
+}
+
+/* The root's part of a gather from more ranks. */
+static __attribute__((noinline)) int gather_root(const struct shmc__cx *x, const void *sbuf,
+                                                 void *rbuf, size_t bytes)
+{
+    size_t nreq;
+    struct shmc__request *reqs[SHMC_MAX_RANKS];
+    uint8_t *mine = (uint8_t *)rbuf + (size_t)x->root * bytes;
     int rc = shmc__cx_post_all(x, rbuf, bytes, bytes, 1, reqs, &nreq);
     if (rc != SHMC_OK)
         return rc;
-    return shmc__cx_copy_waitall(x, mine, sbuf, own, nreq, reqs);
+    return shmc__cx_copy_waitall(x, mine, sbuf, sbuf && mine != sbuf ? bytes : 0, nreq, reqs);
+}
+
+int shmc__gather_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    size_t bytes = count * x->es;
+    if (x->me != x->root)
+        return shmc__cx_send(x, sbuf, bytes, x->root);
+    return x->n == 2 ? gather_pair_root(x, sbuf, rbuf, bytes) : gather_root(x, sbuf, rbuf, bytes);
 }
 
 /* How many inputs the root's scratch holds at once: all of them up to REDUCE_WINDOW bytes,
