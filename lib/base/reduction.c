@@ -65,12 +65,12 @@ uint16_t shmc__float_to_bf16(float f)
 /* Not under ThreadSanitizer: the clones' resolvers run while the dynamic loader relocates
  * the program, before the sanitizer's runtime is up, and their instrumented code crashed
  * there (every test of `make SAN=thread`). */
-#if SHMC_REDUCE_AVX512 && !defined(__SANITIZE_THREAD__)
-#define CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
-#define CLONES __attribute__((target_clones("avx2", "default")))
-#else
+#if !defined(__x86_64__) || !defined(__GNUC__) || defined(__SANITIZE_THREAD__)
 #define CLONES
+#elif SHMC_REDUCE_AVX512
+#define CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define CLONES __attribute__((target_clones("avx2", "default")))
 #endif
 #define KERNELS(name, S, T, U, LOAD, STORE, OP)                                                    \
     CLONES static void name(void *restrict accv, const void *restrict inv, size_t n, int order)    \

@@ -157,7 +157,7 @@ int shmc__coll_barrier(const struct shmc__cx *x)
  * borrows has no scratch_need, and that one test is all they pay (computing every call's
  * needs cost instructions that a barrier's time would show: bench/path_cost.sh); nor do
  * those that borrow within what every member holds from the start (shmc__scratch_held),
- * whose needs' array and the agreement's frame were a sixth of a 2-rank reduce's stores. */
+ * whose needs' array and the agreement's frame were stores on a small call's path. */
 int shmc__coll_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count,
                    size_t bytes)
 {

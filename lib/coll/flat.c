@@ -18,11 +18,7 @@
 #include "coll/scratch.h"
 #include "coll/xfer.h"
 
-/* The root's part of a broadcast to more than 2 ranks. (Each rank's part is a function of
- * its own, so that the one message of the others is a tail call from the entry, without
- * the frame the root's table of requests needs: each store a call makes between two
- * messages into a mailbox counts far, since a store to the line the receiver polls waits
- * for that line and the stores after it wait behind it: docs/performance.md.) */
+/* The root's part of a broadcast to more than 2 ranks. */
 static __attribute__((noinline)) int bcast_root(const struct shmc__cx *x, void *buf, size_t bytes)
 {
     size_t nreq;
@@ -31,6 +27,11 @@ static __attribute__((noinline)) int bcast_root(const struct shmc__cx *x, void *
     return rc != SHMC_OK ? rc : shmc__cx_waitall(x, nreq, reqs);
 }
 
+/* Each rank's part of the direct calls is a function of its own, so that a rank whose
+ * part is one message sends or receives it by a tail call from the entry, without the
+ * frame that the root's table of requests needs: each store a call makes between two
+ * messages into a mailbox counts far, since a store to the line the receiver polls waits
+ * for that line and the stores after it wait behind it (docs/performance.md). */
 int shmc__bcast_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     (void)sbuf;
@@ -43,18 +44,23 @@ int shmc__bcast_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     return bcast_root(x, rbuf, bytes);
 }
 
-/* The root's part of a 2-rank scatter: one message, as the broadcast's, and its own block
- * copied while it travels (rbuf NULL: it keeps it in sbuf). */
+/* A scatter root's own block, copied while the others' travel (rbuf NULL: it keeps it in
+ * sbuf), then the wait for the n requests of its sends. */
+static inline int scatter_own(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t bytes,
+                              size_t n, struct shmc__request **reqs)
+{
+    const uint8_t *mine = (const uint8_t *)sbuf + (size_t)x->root * bytes;
+    return shmc__cx_copy_waitall(x, rbuf, mine, rbuf && rbuf != mine ? bytes : 0, n, reqs);
+}
+
+/* The root's part of a 2-rank scatter: one message, as the broadcast's. */
 static __attribute__((noinline)) int scatter_pair_root(const struct shmc__cx *x, const void *sbuf,
                                                        void *rbuf, size_t bytes)
 {
     struct shmc__request *r;
     int rc =
         shmc__cx_isend(x, (const uint8_t *)sbuf + (size_t)!x->root * bytes, bytes, !x->root, &r);
-    if (rc != SHMC_OK)
-        return rc;
-    const uint8_t *mine = (const uint8_t *)sbuf + (size_t)x->root * bytes;
-    return shmc__cx_copy_waitall(x, rbuf, mine, rbuf && rbuf != mine ? bytes : 0, 1, &r);
+    return rc != SHMC_OK ? rc : scatter_own(x, sbuf, rbuf, bytes, 1, &r);
 }
 
 /* The root's part of a scatter to more ranks. */
@@ -64,10 +70,7 @@ static __attribute__((noinline)) int scatter_root(const struct shmc__cx *x, cons
     size_t nreq;
     struct shmc__request *reqs[SHMC_MAX_RANKS];
     int rc = shmc__cx_post_all(x, (uint8_t *)sbuf, bytes, bytes, 0, reqs, &nreq);
-    if (rc != SHMC_OK)
-        return rc;
-    const uint8_t *mine = (const uint8_t *)sbuf + (size_t)x->root * bytes;
-    return shmc__cx_copy_waitall(x, rbuf, mine, rbuf && rbuf != mine ? bytes : 0, nreq, reqs);
+    return rc != SHMC_OK ? rc : scatter_own(x, sbuf, rbuf, bytes, nreq, reqs);
 }
 
 int shmc__scatter_direct(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)

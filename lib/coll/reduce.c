@@ -33,7 +33,7 @@
 /* The root of 2 ranks: one message in, the root's input on the left (it is virtual rank
  * 0). A function of its own, without the loop's many live values: its frame is a few
  * stores on a small call's path, which back to back far set its pace (flat.c,
- * bcast_direct). */
+ * shmc__bcast_direct). */
 static __attribute__((noinline)) int pair_root(const struct shmc__cx *x, const void *sbuf,
                                                void *rbuf, size_t count)
 {
