@@ -56,6 +56,11 @@ struct shmc__coll_comm {
      * take the lane at no count while no algorithm is forced (nbworld.h), so that their
      * starts skip the rules' look. */
     uint16_t lane_none;
+    /* The world of 2 ranks: for each rooted collective (by SHMC_C_*), the fewest bytes of a
+     * call the rules give the lane's rounds (`shm`), found at the first call that asked
+     * while no algorithm is forced; 0 until then. Its nonblocking calls of fewer bytes run
+     * as schedules (behind the gate) without the rules' look (nbworld.h). */
+    uint32_t lane_from[SHMC_C_COUNT];
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
     const struct shmc__steps *steps;     /* the dispatch rules for it (dispatch.c), once known */
@@ -80,7 +85,7 @@ struct shmc__lane {
     unsigned id;               /* SHMC_LANE_* */
     struct shmc__wsync *wsync; /* this rank's block (wsync.c) */
     uint64_t round;            /* the rounds this rank has entered */
-    /* The nonblocking lane: the number (nbworld.c, lane_call) of the call whose rounds
+    /* The nonblocking lane: the number (nbworld.h, shmc__nbw_lane_call) of the call whose rounds
      * move now, which its rounds' looks carry (wsync.h); 0: none. */
     uint64_t moving;
     /* The round whose input shmc__wsync_mine placed past the word's line, and its shift,

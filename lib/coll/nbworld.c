@@ -56,7 +56,7 @@ struct nbw {
     struct shmc__link link; /* in co->nbw, in the order of the calls */
     struct shmc__cx x;
     int how;                   /* BY_* */
-    uint64_t seq;              /* its number among the lane's calls (lane_call); 0: none */
+    uint64_t seq;              /* its number in the lane's calls (shmc__nbw_lane_call); 0: none */
     struct shmc__wround b;     /* the call's buffers (b.x is &x) */
     size_t per;                /* BY_ROUNDS: elements of each block a round carries */
     size_t e;                  /* BY_ROUNDS: the current chunk's first element */
@@ -108,6 +108,10 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
         if (x->co->algo[coll] == SHMC_A_AUTO)
             x->cc->lane_none |= (uint16_t)(1u << coll);
         return 0;
+    }
+    if (rooted(coll) && x->co->algo[coll] == SHMC_A_AUTO && !x->cc->lane_from[coll]) {
+        size_t from = shmc__coll_rule_from(coll, x, SHMC_A_SHM);
+        x->cc->lane_from[coll] = from < UINT32_MAX ? (uint32_t)from : UINT32_MAX;
     }
     int how = lane_way(coll, x, count, bytes);
     return how ? how : gated(x, 1);
@@ -284,19 +288,6 @@ static const struct shmc__driven_ops driven = {poll, far};
 
 static int lean_settle(void);
 
-/* The lane's calls: one more started, by a schedule (sched) or not, counted in this rank's
- * word of calls (shm/arena.h), where a rank waiting in a round of that call finds it ran as
- * a schedule (wsync.c). Its number. */
-static uint64_t lane_call(struct shmc__coll *co, int sched)
-{
-    shmc_atomic_u64 *word = shmc__wsync_calls(co->lane[SHMC_LANE_NB].wsync);
-    /* (relaxed: only this rank writes it; release: the word is all its readers read) */
-    uint64_t c = shmc__load_relaxed64(word), mask = ((uint64_t)1 << SHMC_WSYNC_CALLS_BITS) - 1;
-    uint64_t calls = (c >> SHMC_WSYNC_CALLS_BITS) + 1;
-    shmc__store_release64(word, calls << SHMC_WSYNC_CALLS_BITS | ((c << 1 | (uint64_t)sched) & mask));
-    return calls;
-}
-
 /* Puts call x in the queue of the lane as w, run `how` over the buffers of b (b.coll;
  * b.x is set here) with x's words and hash as they are, its driven request in *req.
  * SHMC_OK, or SHMC_ERR_NOMEM (w freed). */
@@ -457,7 +448,7 @@ static int lean_start(int coll, const struct shmc__cx *x, const void *sbuf, void
     uint64_t round = shmc__wsync_next(l);
     if (b.count)
         shmc__wround_put(&b, round, 0, b.count);
-    l->moving = lane_call(co, 0);
+    l->moving = shmc__nbw_lane_call(co, 0);
     shmc__wsync_post(co, l, round, shmc__wsync_tag(hash), &lean.look);
     if (b.count && shmc__wround_has_own(coll))
         shmc__wround_own(&b, 0, b.count);
@@ -574,7 +565,7 @@ static int stage_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
         sx.hash = shmc__call_words_hash((unsigned)coll, x, count, 1, sx.call);
     struct shmc__stage_run st = {
         .x = &sx, .in = sbuf, .out = rbuf, .count = count, .stream = stream};
-    uint64_t seq = lane_call(co, 0);
+    uint64_t seq = shmc__nbw_lane_call(co, 0);
     co->lane[SHMC_LANE_NB].moving = seq; /* (as poll sets it for a queued call) */
     struct staged t = {&st, SHMC_OK};
     int over = shmc__stage_step(&st, &t.rc) || shmc__linger(co, staged_step, &t, 0);
@@ -632,7 +623,7 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
     if (rc != SHMC_OK)
         return rc;
     if (how != BY_SLOT)
-        w->seq = lane_call(x->co, 0);
+        w->seq = shmc__nbw_lane_call(x->co, 0);
     if (how == BY_STAGE)
         w->st = (struct shmc__stage_run){
             .x = &w->x, .in = sbuf, .out = rbuf, .count = count, .stream = stream};
@@ -654,12 +645,12 @@ int shmc__nbw_barrier(const struct shmc__cx *x)
     return shmc__nbw_start(BY_ROUNDS, SHMC_C_BARRIER, x, NULL, NULL, 1);
 }
 
-int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
+int shmc__nbw_gate_queued(const struct shmc__cx *x, int coll, size_t count)
 {
     if (!shmc__list_empty(&x->co->nbw))
         gates_catch_up(x->co);
     if (!shmc__nbs_rooted(coll, x)) {
-        lane_call(x->co, 1);
+        shmc__nbw_lane_call(x->co, 1);
         return SHMC_OK;
     }
     struct nbw *w;

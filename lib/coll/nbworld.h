@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/list.h"
 #include "coll/cx.h"
 #include "coll/wsync.h"
 
@@ -42,7 +43,9 @@
 
 /* What shmc__nbw_takes says, worked out: a collective found never to take the lane on
  * x's communicator, while no algorithm is forced, is answered from the communicator's
- * lane_none without it. */
+ * lane_none without it, and so is a rooted call at 2 ranks of fewer bytes than the
+ * fewest the rules give the rounds (its lane_from, found here: struct shmc__coll_comm),
+ * which runs as a schedule behind the gate: on a far machine, every small one. */
 int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
@@ -51,14 +54,17 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
  * The same answer on every member that made the same call (it depends on the
  * communicator, the call and the configuration only). Not to be asked for a persistent
  * collective, which schedules match by the number it was made with (shmc_coll_as). */
+#define SHMC_NBW_GATED (-1)
 static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
-    if ((unsigned)coll < SHMC_C_COUNT && x->cc->lane_none >> coll & 1 &&
-        x->co->algo[coll] == SHMC_A_AUTO)
-        return 0;
+    if ((unsigned)coll < SHMC_C_COUNT && x->co->algo[coll] == SHMC_A_AUTO) {
+        if (x->cc->lane_none >> coll & 1)
+            return 0;
+        if (bytes < x->cc->lane_from[coll] && !x->dev)
+            return x->co->check ? SHMC_NBW_GATED : 0;
+    }
     return shmc__nbw_way(coll, x, count, bytes);
 }
-#define SHMC_NBW_GATED (-1)
 /* Starts it the way `how` said as *x->nb (sbuf may equal rbuf). SHMC_OK, SHMC_ERR_NOMEM,
  * or the world's collectives' failure. */
 int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
@@ -87,7 +93,32 @@ int shmc__nbw_barrier(const struct shmc__cx *x);
  * nor for a persistent collective (matched by the number it was made with, not the order
  * started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the
  * world's collectives' failure. */
-int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count);
+/* The lane's calls: one more started, by a schedule (sched) or not, counted in this rank's
+ * word of calls (shm/arena.h), where a rank waiting in a round of that call finds it ran
+ * as a schedule (wsync.c). Its number. */
+static inline uint64_t shmc__nbw_lane_call(struct shmc__coll *co, int sched)
+{
+    shmc_atomic_u64 *word = shmc__wsync_calls(co->lane[SHMC_LANE_NB].wsync);
+    /* (relaxed: only this rank writes it; release: the word is all its readers read) */
+    uint64_t c = shmc__load_relaxed64(word), mask = ((uint64_t)1 << SHMC_WSYNC_CALLS_BITS) - 1;
+    uint64_t calls = (c >> SHMC_WSYNC_CALLS_BITS) + 1;
+    shmc__store_release64(word,
+                          calls << SHMC_WSYNC_CALLS_BITS | ((c << 1 | (uint64_t)sched) & mask));
+    return calls;
+}
+/* The gate beside calls of the lane that are queued, or beyond 2 ranks (nbworld.c). */
+int shmc__nbw_gate_queued(const struct shmc__cx *x, int coll, size_t count);
+/* The gate. At 2 ranks with no call of the lane queued it is only the mark in the word of
+ * calls: inlined, since every small rooted call there passes it where the machine is far
+ * (the rules give the rounds to larger ones), and a call of its own cost it a frame. */
+static inline int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
+{
+    if (x->n == 2 && shmc__list_empty(&x->co->nbw)) {
+        shmc__nbw_lane_call(x->co, 1);
+        return SHMC_OK;
+    }
+    return shmc__nbw_gate_queued(x, coll, count);
+}
 /* Frees what nonblocking calls still in flight hold (shmc_finalize). */
 void shmc__nbw_release(struct shmc__coll *co);
 

@@ -1096,6 +1096,17 @@ static const char gates_rules[] =
     "broadcast any any any any any host direct\n"
     "broadcast any any any any any device tree\n" ROOTED_RULES_BUT_BCAST;
 
+/* The same with the 2-rank broadcast by messages up to 64 bytes, by rounds up to 1 KiB
+ * and by messages beyond, as the built-in rules have it where the machine is far: a
+ * start below the rounds' range answers from the fewest bytes the rules give them, once
+ * a call has found it (lib/coll/nbworld.h). */
+static const char rooted_mid_rules[] =
+    "barrier any any any any any host shm\n"
+    "broadcast 2 <=64 any any any host direct\n"
+    "broadcast 2 <=1k any any any host shm\n"
+    "broadcast any any any any any host direct\n"
+    "broadcast any any any any any device tree\n" ROOTED_RULES_BUT_BCAST;
+
 /* The same with the calls of n blocks by rounds at every size (as on a machine whose rules
  * take `shm` for them): at 2 ranks such a call goes by one round wherever it fits one. The
  * rules of every collective but the reduce-scatter, which split_rs_rules (below) shares. */
@@ -1166,10 +1177,13 @@ END_TEST
  * gather at 3 ranks, the root's through the slots, which meets the others' gates; the others'
  * schedules then fail on the root's quitting. 6: a broadcast at 2 ranks under rooted_rules, rank
  * 0's by rounds, rank 1's by a schedule and its gate. Cases 0, 1 and 3 run under exchange_rules
- * (the blocking calls by rounds, so the nonblocking ones too up to a round's fill); 7: an all-gather at 2
- * ranks under rooted_rules (the blocking call's messages), rank 0's of 2 KiB in all by one round,
- * rank 1's of a block more by a schedule. 8: a reduce-scatter at 3 ranks under split_rs_rules, rank
- * 0's by several rounds of the lane, the others' by the ring's schedule and its gate. */
+ * (the blocking calls by rounds, so the nonblocking ones too up to a round's fill); 7: an
+ * all-gather at 2 ranks under rooted_rules (the blocking call's messages), rank 0's of 2 KiB in all
+ * by one round, rank 1's of a block more by a schedule. 8: a reduce-scatter at 3 ranks under
+ * split_rs_rules, rank 0's by several rounds of the lane, the others' by the ring's schedule and
+ * its gate. 9: a broadcast at 2 ranks under rooted_mid_rules, after broadcasts that agree (4, 64
+ * and 200 words: by messages, by rounds, by messages) and are checked: rank 0's of 64 words by
+ * rounds, rank 1's of 4 by a schedule and its gate, answered without the rules' look. */
 /* The most elements of 8 bytes a round of the nonblocking lane carries at 2 ranks: of an
  * all-gather's block (a block a half), and of a reduce-scatter's (both blocks in a half). */
 #define FILL_AG ((size_t)4096)
@@ -1194,6 +1208,21 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
     } else if (which == 6) {
         size_t c = me == 0 ? 64 : 512; /* by rounds, or by a schedule (rooted_rules) */
         rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
+    } else if (which == 9) {
+        static const size_t agree[] = {4, 64, 200};
+        int64_t *ref = shmct_xmalloc(OVER * 8);
+        for (int k = 0; k < 3; k++) {
+            fill(ref, agree[k], 0);
+            if (me == 0)
+                fill(buf, agree[k], 0);
+            else
+                memset(buf, 0, agree[k] * 8);
+            T_OK(shmc_ibroadcast(buf, agree[k], SHMC_INT64, 0, w, &r));
+            T_OK(shmc_wait(&r, NULL));
+            same(buf, ref, agree[k], "a broadcast by the lane's rules", me);
+        }
+        free(ref);
+        rc = shmc_ibroadcast(buf, me == 0 ? 64 : 4, SHMC_INT64, 0, w, &r);
     } else if (which == 7) {
         size_t c = me == 0 ? 128 : 129; /* one round (2 KiB in all), or a schedule */
         rc = shmc_iallgather(buf, buf + OVER, c, SHMC_INT64, w, &r);
@@ -1285,7 +1314,8 @@ START_TEST(test_nbc_rounds_against_schedule)
         return;
     }
     if (which >= 6) {
-        ck_assert_int_eq(with_rules(rooted_rules, 2, rounds_against_schedule, &which), 0);
+        const char *rules = which == 9 ? rooted_mid_rules : rooted_rules;
+        ck_assert_int_eq(with_rules(rules, 2, rounds_against_schedule, &which), 0);
         return;
     }
     if (which < 2 || which == 3) {
@@ -2070,7 +2100,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_dead_in_direct);
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_rounds_shm, 0, 2);
-    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 9);
+    tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 10);
     tcase_add_test(t, test_nbc_late_after_quit);
     tcase_add_loop_test(t, test_nbc_split_then_rounds, 0, 2);
     tcase_add_loop_test(t, test_nbc_mixed_ways, 0, 6);
