@@ -88,26 +88,33 @@ static void bcast_steps(struct shmc__sched *s, const struct shmc__cx *x, void *b
     shmc__sched_round(s);
 }
 
-/* The binomial tree, or the root sending to each member where the blocking call does
- * (dispatch.c: no member waits for a forwarder to be scheduled, flat.c). */
-int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct shmc__request **req)
+/* Beyond 2 ranks: the binomial tree, or the root sending to each member where the
+ * blocking call does (dispatch.c: no member waits for a forwarder to be scheduled,
+ * flat.c). Out of line for shmc__nbc_bcast's sake (flat.c, shmc__bcast_direct, says why). */
+static __attribute__((noinline)) int bcast_more(const struct shmc__cx *x, void *buf, size_t count,
+                                                struct shmc__request **req)
 {
     size_t bytes = count * x->es;
     int n = x->n, vr = (x->me - x->root + n) % n;
-    /* One message here: the root's of 2 ranks, a leaf's (every member's but the root's
-     * when direct) */
-    if (n == 2)
-        return shmc__sched_one(x, !vr, buf, bytes, 1 - x->me, NULL, NULL, 0, req);
+    /* One message here: a leaf's (every member's but the root's when direct) */
     int direct = shmc__coll_pick(SHMC_C_BROADCAST, x, bytes) == SHMC_A_DIRECT;
     if (vr && (direct || vr & 1 || vr == n - 1))
         return shmc__sched_one(x, 0, buf, bytes, direct ? x->root : (vr - (vr & -vr) + x->root) % n,
-                               NULL, NULL, 0, req);
+                               req);
     if (direct) /* (the root: a leaf's is one message, above) */
         return shmc__sched_root_sends(x, buf, bytes, NULL, NULL, NULL, NULL, 0, req);
     struct shmc__sched *s = shmc__sched_new(x, 0);
     if (s)
         bcast_steps(s, x, buf, bytes, x->root);
     return go(s, req);
+}
+
+int shmc__nbc_bcast(const struct shmc__cx *x, void *buf, size_t count, struct shmc__request **req)
+{
+    /* At 2 ranks one message each way: its start is reached by a jump. */
+    if (x->n == 2)
+        return shmc__sched_one(x, x->me == x->root, buf, count * x->es, 1 - x->me, req);
+    return bcast_more(x, buf, count, req);
 }
 
 /* The steps of a reduction of count elements into rank 0's acc; own is this rank's input
@@ -263,8 +270,11 @@ static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf
     return go(s, req);
 }
 
-int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
-                     struct shmc__request **req)
+/* The reduction where this rank's part is more than a leaf's one send
+ * (shmc__nbc_reduce). */
+static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const void *sbuf,
+                                                 void *rbuf, size_t count, int all,
+                                                 struct shmc__request **req)
 {
     size_t bytes = count * x->es;
     if (all && x->n > 1 && count >= (size_t)x->n &&
@@ -278,12 +288,8 @@ int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
      * another root) into memory of the call's own; an odd rank, whose part of the tree is
      * to send its input (reduce_steps), sends it from where it is. */
     int leaf = x->me & 1;
-    /* One message here: a leaf's; at 2 ranks the other rank's, to the root whichever it
-     * is, and the root's, received into rbuf, then its input combined with it in rank
-     * order (the tree's result: rank 0's on the left) */
-    if (!all && x->me != root && (leaf || x->n == 2))
-        return shmc__sched_one(x, 1, (void *)sbuf, bytes, leaf ? x->me - 1 : root, NULL, NULL, 0,
-                               req);
+    /* At 2 ranks the root's message, received into rbuf, then its input combined with it
+     * in rank order (the tree's result: rank 0's on the left) */
     if (x->n == 2 && !all) {
         int peer = 1 - x->me;
         if (sbuf != rbuf)
@@ -320,6 +326,18 @@ int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
     return go(s, req);
 }
 
+int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
+                     struct shmc__request **req)
+{
+    /* One message here, reached by a jump: a leaf's (an odd rank's part of the tree is to
+     * send its input, reduce_steps, from where it is), and at 2 ranks the other rank's,
+     * to the root whichever it is */
+    int leaf = x->me & 1;
+    if (!all && x->me != x->root && (leaf || x->n == 2))
+        return shmc__sched_one(x, 1, (void *)sbuf, count * x->es, leaf ? x->me - 1 : x->root, req);
+    return reduce_more(x, sbuf, rbuf, count, all, req);
+}
+
 /* Block q's count and displacement in elements: the tables', or, where they are NULL (a
  * call of equal blocks at 2 ranks, nbc.h), count and q count. */
 static size_t blk_count(const size_t *counts, int q, size_t count)
@@ -332,18 +350,31 @@ static size_t blk_displ(const size_t *displs, int q, size_t count)
     return displs ? displs[q] : (size_t)q * count;
 }
 
-int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, void *big,
-                      const size_t *counts, const size_t *displs, struct shmc__request **req)
+/* A gather's or scatter's member: its one message, reached by a jump. */
+static inline int gather_member(const struct shmc__cx *x, const void *own, size_t count,
+                                struct shmc__request **req)
+{
+    return shmc__sched_one(x, 1, (void *)own, count * x->es, x->root, req);
+}
+
+static inline int scatter_member(const struct shmc__cx *x, void *own, size_t count,
+                                 struct shmc__request **req)
+{
+    return shmc__sched_one(x, 0, own, count * x->es, x->root, req);
+}
+
+/* The gather's root (shmc__nbc_gatherv). */
+static __attribute__((noinline)) int gatherv_root(const struct shmc__cx *x, const void *own,
+                                                  size_t count, void *big, const size_t *counts,
+                                                  const size_t *displs, struct shmc__request **req)
 {
     char *b = big;
-    if (x->me != x->root)
-        return shmc__sched_one(x, 1, (void *)own, count * x->es, x->root, NULL, NULL, 0, req);
     if (x->n == 2) {
         int q = 1 - x->me;
         size_t es = x->es, mine = own ? blk_count(counts, x->me, count) * es : 0;
-        return shmc__sched_one(x, 0, b + blk_displ(displs, q, count) * es,
-                               blk_count(counts, q, count) * es, q,
-                               b + blk_displ(displs, x->me, count) * es, own, mine, req);
+        return shmc__sched_one_copy(x, 0, b + blk_displ(displs, q, count) * es,
+                                    blk_count(counts, q, count) * es, q,
+                                    b + blk_displ(displs, x->me, count) * es, own, mine, req);
     }
     struct shmc__sched *s = shmc__sched_new(x, 0);
     if (!s)
@@ -355,6 +386,14 @@ int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, v
     if (own)
         shmc__sched_copy(s, b + displs[x->me] * x->es, own, counts[x->me] * x->es);
     return go(s, req);
+}
+
+int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, void *big,
+                      const size_t *counts, const size_t *displs, struct shmc__request **req)
+{
+    if (x->me != x->root)
+        return gather_member(x, own, count, req);
+    return gatherv_root(x, own, count, big, counts, displs, req);
 }
 
 /* A gather of equal blocks by the binomial tree, where the blocking call takes it
@@ -374,11 +413,10 @@ static int gather_tree(const struct shmc__cx *x, const void *own, size_t count, 
     int in_rbuf = v == 0 && root == 0;
     /* One message here: a leaf's, and root 0's of 2 ranks (with its own block's copy) */
     if (v && size == 1)
-        return shmc__sched_one(x, 1, (void *)own, bytes, shmc__rrank(v - (v & -v), root, n), NULL,
-                               NULL, 0, req);
+        return shmc__sched_one(x, 1, (void *)own, bytes, shmc__rrank(v - (v & -v), root, n), req);
     if (in_rbuf && n == 2)
-        return shmc__sched_one(x, 0, b + bytes, bytes, shmc__rrank(1, root, n), b, own ? own : b,
-                               bytes, req);
+        return shmc__sched_one_copy(x, 0, b + bytes, bytes, shmc__rrank(1, root, n), b,
+                                    own ? own : b, bytes, req);
     struct shmc__sched *s = shmc__sched_new(x, size > 1 && !in_rbuf ? (size_t)size * bytes : 0);
     if (!s)
         return go(s, req);
@@ -401,22 +439,31 @@ static int gather_tree(const struct shmc__cx *x, const void *own, size_t count, 
     return go(s, req);
 }
 
-int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *counts,
-                       const size_t *displs, void *own, size_t count, struct shmc__request **req)
+/* The scatter's root (shmc__nbc_scatterv). */
+static __attribute__((noinline)) int scatterv_root(const struct shmc__cx *x, const void *big,
+                                                   const size_t *counts, const size_t *displs,
+                                                   void *own, size_t count,
+                                                   struct shmc__request **req)
 {
     const char *b = big;
-    if (x->me != x->root)
-        return shmc__sched_one(x, 0, own, count * x->es, x->root, NULL, NULL, 0, req);
     if (x->n == 2) {
         int q = 1 - x->me;
         size_t es = x->es, mine = own ? blk_count(counts, x->me, count) * es : 0;
-        return shmc__sched_one(x, 1, (void *)(b + blk_displ(displs, q, count) * es),
-                               blk_count(counts, q, count) * es, q, own,
-                               b + blk_displ(displs, x->me, count) * es, mine, req);
+        return shmc__sched_one_copy(x, 1, (void *)(b + blk_displ(displs, q, count) * es),
+                                    blk_count(counts, q, count) * es, q, own,
+                                    b + blk_displ(displs, x->me, count) * es, mine, req);
     }
     /* (its own block after the sends: it is copied while they travel) */
     return shmc__sched_root_sends(x, b, 0, counts, displs, own, b + displs[x->me] * x->es,
                                   own ? counts[x->me] * x->es : 0, req);
+}
+
+int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *counts,
+                       const size_t *displs, void *own, size_t count, struct shmc__request **req)
+{
+    if (x->me != x->root)
+        return scatter_member(x, own, count, req);
+    return scatterv_root(x, big, counts, displs, own, count, req);
 }
 
 int shmc__nbc_allgatherv(const struct shmc__cx *x, const void *own, void *big, const size_t *counts,
@@ -672,20 +719,11 @@ static int build(int coll, const struct shmc__cx *x, const void *sbuf, void *rbu
     return rc;
 }
 
-int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+/* The call by a schedule kept from an earlier call with the same arguments, or built
+ * (shmc__nbc_run). */
+static __attribute__((noinline)) int kept_or_built(int coll, const struct shmc__cx *x,
+                                                   const void *sbuf, void *rbuf, size_t count)
 {
-    /* At 2 ranks these are one message each way (shmc__sched_one), never a schedule kept
-     * for the next call, and no tables of blocks (nbc.h): straight there, without the look
-     * for a kept one or the record of the building, whose stores a small call's start
-     * would pay. */
-    if (x->n == 2) {
-        if (coll == SHMC_C_BROADCAST)
-            return shmc__nbc_bcast(x, rbuf, count, x->nb);
-        if (coll == SHMC_C_GATHER)
-            return shmc__nbc_gatherv(x, sbuf, count, rbuf, NULL, NULL, x->nb);
-        if (coll == SHMC_C_SCATTER)
-            return shmc__nbc_scatterv(x, sbuf, NULL, NULL, rbuf, count, x->nb);
-    }
     struct call b = {coll, x, sbuf, rbuf, count};
     int rc;
     if (shmc__sched_kept()) {
@@ -698,6 +736,27 @@ int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rb
     rc = build(coll, x, sbuf, rbuf, count);
     building = NULL;
     return rc;
+}
+
+int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
+{
+    /* At 2 ranks these are one message each way (shmc__sched_one; the reduce's root's with
+     * its combining, but in place), never a schedule kept for the next call, and no tables
+     * of blocks (nbc.h): straight there, without the look for a kept one or the record of
+     * the building, whose stores a small call's start would pay; a member's by jumps. */
+    if (x->n == 2) {
+        if (coll == SHMC_C_BROADCAST)
+            return shmc__nbc_bcast(x, rbuf, count, x->nb);
+        if (coll == SHMC_C_REDUCE && (x->me != x->root || sbuf != rbuf))
+            return shmc__nbc_reduce(x, sbuf, rbuf, count, 0, x->nb);
+        if (coll == SHMC_C_GATHER)
+            return x->me != x->root ? gather_member(x, sbuf, count, x->nb)
+                                    : gatherv_root(x, sbuf, count, rbuf, NULL, NULL, x->nb);
+        if (coll == SHMC_C_SCATTER)
+            return x->me != x->root ? scatter_member(x, rbuf, count, x->nb)
+                                    : scatterv_root(x, sbuf, NULL, NULL, rbuf, count, x->nb);
+    }
+    return kept_or_built(coll, x, sbuf, rbuf, count);
 }
 
 int shmc__nbc_reduce_steps_into(struct shmc__sched *s, const struct shmc__cx *x, const void *in,

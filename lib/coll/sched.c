@@ -792,8 +792,13 @@ static int ended(struct shmc__request **req)
     return SHMC_OK;
 }
 
-int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
-                    void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req)
+/* shmc__sched_one and shmc__sched_one_copy: one body, inlined in both, so that the calls
+ * without a copy (every member's) pass their arguments in registers, and their callers
+ * reach them by a jump, not a frame of their own. */
+__attribute__((always_inline)) static inline int one(const struct shmc__cx *x, int send, void *buf,
+                                                     size_t bytes, int peer, void *cdst,
+                                                     const void *csrc, size_t cbytes,
+                                                     struct shmc__request **req)
 {
     struct shmc__sched *s = NULL;
     /* (capped where the call copies a block too: eager_ok) */
@@ -808,6 +813,18 @@ int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes,
     if (cbytes && cdst != csrc)
         memmove(cdst, csrc, cbytes);
     return ended(req);
+}
+
+int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
+                    struct shmc__request **req)
+{
+    return one(x, send, buf, bytes, peer, NULL, NULL, 0, req);
+}
+
+int shmc__sched_one_copy(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
+                         void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req)
+{
+    return one(x, send, buf, bytes, peer, cdst, csrc, cbytes, req);
 }
 
 int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, size_t count,

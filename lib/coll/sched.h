@@ -87,13 +87,15 @@ void shmc__sched_round(struct shmc__sched *s);
  * building it ran out), or the communicator's collectives' failure. */
 int shmc__sched_start(struct shmc__sched *s, struct shmc__request **req);
 /* Call x whose whole part on this rank is one message (a send to peer from buf, or a
- * receive into it), then a copy of cbytes from csrc to cdst (0: none): done now where it
- * can be, as a schedule of those steps does in its start (a small send sent eagerly, a
- * block first in its mailbox taken), and *req a request ended already, without building
- * a schedule; else that schedule started. The same outcomes as shmc__sched_new and
- * shmc__sched_start with those steps. */
+ * receive into it): done now where it can be, as a schedule of that step does in its
+ * start (a small send sent eagerly, a block first in its mailbox taken), and *req a
+ * request ended already, without building a schedule; else that schedule started. The
+ * same outcomes as shmc__sched_new and shmc__sched_start with that step. */
 int shmc__sched_one(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
-                    void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req);
+                    struct shmc__request **req);
+/* The same with a copy of cbytes from csrc to cdst after the message (0: none). */
+int shmc__sched_one_copy(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer,
+                         void *cdst, const void *csrc, size_t cbytes, struct shmc__request **req);
 /* The same for a call whose part here is to receive count elements from peer into acc,
  * then combine in with it on the side given (SHMC_ACC_RIGHT: acc = in OP acc, where the
  * peer's rank is the higher; SHMC_ACC_LEFT: acc = acc OP in), then AVG's division by the
