@@ -143,6 +143,14 @@ struct shmc__coll {
     /* The world's nonblocking calls on their lane, in the order they were made
      * (nbworld.c). */
     struct shmc__link nbw;
+    /* The way (nbworld.c's BY_*, 0: a schedule) that the world's last nonblocking call of
+     * each collective by the lane's rules took, with a built-in op and host buffers while
+     * no algorithm was forced, and that call's bytes and element size (es 0: none yet):
+     * the way of every such call with those (nbworld.h, shmc__nbw_takes). */
+    struct {
+        size_t bytes, es;
+        int how;
+    } lane_last[SHMC_C_COUNT];
 
     /* Scratch buffers (scratch.c): [0] host, [1] device. */
     struct {

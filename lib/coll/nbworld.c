@@ -114,6 +114,12 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
         x->cc->lane_from[coll] = from < UINT32_MAX ? (uint32_t)from : UINT32_MAX;
     }
     int how = lane_way(coll, x, count, bytes);
+    /* (x is on the world of 2 ranks or more, host memory, here) */
+    if (x->co->algo[coll] == SHMC_A_AUTO && !shmc__op_user(x->op)) {
+        x->co->lane_last[coll].bytes = bytes;
+        x->co->lane_last[coll].es = x->es;
+        x->co->lane_last[coll].how = how;
+    }
     return how ? how : gated(x, 1);
 }
 

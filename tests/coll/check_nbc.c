@@ -1299,6 +1299,76 @@ static void late_after_quit(shmc_comm *w, int me, int n, void *arg)
     free(buf);
 }
 
+/* Rules under which an all-reduce on the world goes through the staging buffers beyond
+ * 1 KiB (coll_staged counts such calls), by one round below. */
+static const char staged_rules[] = "barrier any any any any any host shm\n"
+                                   "broadcast any any any any any host direct\n"
+                                   "broadcast any any any any any device tree\n"
+                                   "reduce any any any any any host tree\n"
+                                   "reduce any any any any any device tree\n"
+                                   "allreduce any <=1k world any any host shm\n"
+                                   "allreduce any any world any any host stage\n"
+                                   "allreduce any any any any any host shm\n"
+                                   "allreduce any any any any any device ring\n"
+                                   "gather any any any any any host direct\n"
+                                   "gather any any any any any device tree\n"
+                                   "allgather any any any any any any ring\n"
+                                   "scatter any any any any any host direct\n"
+                                   "scatter any any any any any device tree\n"
+                                   "reduce_scatter any any any any any any ring\n"
+                                   "alltoall any any any any any any ring\n";
+
+/* A start answered from the way of the collective's last call like it (nbworld.h,
+ * co->lane_last) only where that way still holds: the same all-reduce of 4 KiB made six
+ * times, the third and fourth with the ring forced (shmc_config_set, as a program may
+ * between calls), then the rules again: staged each time but those two, whose schedule
+ * must not take the way kept from the calls before; results checked; then one of
+ * float64 of the same bytes. */
+/* (its elements: 4 KiB of int64) */
+#define LL 512
+static void lane_last_forced(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    int64_t in[LL], out[LL];
+    for (int k = 0; k < 7; k++) {
+        int forced = k == 2 || k == 3;
+        T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", forced ? "ring" : "auto"));
+        uint64_t before = shmct_stat("coll_staged");
+        fill(in, LL, me + k);
+        shmc_request *r = NULL;
+        if (k < 6) {
+            T_OK(shmc_iallreduce(in, out, LL, SHMC_INT64, SHMC_SUM, w, &r));
+        } else {
+            double d[LL], e[LL];
+            for (size_t i = 0; i < LL; i++)
+                d[i] = (double)in[i];
+            T_OK(shmc_iallreduce(d, e, LL, SHMC_FLOAT64, SHMC_SUM, w, &r));
+            T_OK(shmc_wait(&r, NULL));
+            for (size_t i = 0; i < LL; i++)
+                out[i] = (int64_t)e[i];
+        }
+        if (r)
+            T_OK(shmc_wait(&r, NULL));
+        for (size_t i = 0; i < LL; i++) {
+            int64_t want = 0;
+            for (int q = 0; q < n; q++)
+                want += val(q + k, i);
+            T_ASSERT(out[i] == want, "call %d, rank %d, element %zu: %lld, not %lld", k, me, i,
+                     (long long)out[i], (long long)want);
+        }
+        uint64_t staged = shmct_stat("coll_staged") - before;
+        T_ASSERT(staged == (uint64_t)!forced, "call %d, rank %d: staged %llu times", k, me,
+                 (unsigned long long)staged);
+    }
+    T_OK(shmc_config_set("SHMC_ALGO_ALLREDUCE", "auto"));
+}
+
+START_TEST(test_nbc_lane_last_forced)
+{
+    ck_assert_int_eq(with_rules(staged_rules, 2 + _i, lane_last_forced, NULL), 0);
+}
+END_TEST
+
 START_TEST(test_nbc_late_after_quit)
 {
     int dummy = 0;
@@ -2101,6 +2171,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_rounds, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_rounds_shm, 0, 2);
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 10);
+    tcase_add_loop_test(t, test_nbc_lane_last_forced, 0, 2);
     tcase_add_test(t, test_nbc_late_after_quit);
     tcase_add_loop_test(t, test_nbc_split_then_rounds, 0, 2);
     tcase_add_loop_test(t, test_nbc_mixed_ways, 0, 6);
