@@ -58,8 +58,10 @@ struct shmc__coll_comm {
     uint16_t lane_none;
     /* The world of 2 ranks: for each rooted collective (by SHMC_C_*), the fewest bytes of a
      * call the rules give the lane's rounds (`shm`), found at the first call that asked
-     * while no algorithm is forced; 0 until then. Its nonblocking calls of fewer bytes run
-     * as schedules (behind the gate) without the rules' look (nbworld.h). */
+     * while no algorithm is forced; 0 until then (and where the rules give them from 0
+     * bytes, or were out of memory: such starts look at the rules each time). Its
+     * nonblocking calls of fewer bytes run as schedules (behind the gate) without the
+     * rules' look (nbworld.h). */
     uint32_t lane_from[SHMC_C_COUNT];
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */

@@ -88,7 +88,7 @@ static void bcast_steps(struct shmc__sched *s, const struct shmc__cx *x, void *b
     shmc__sched_round(s);
 }
 
-/* Beyond 2 ranks: the binomial tree, or the root sending to each member where the
+/* Other than 2 ranks: the binomial tree, or the root sending to each member where the
  * blocking call does (dispatch.c: no member waits for a forwarder to be scheduled,
  * flat.c). Out of line for shmc__nbc_bcast's sake (flat.c, shmc__bcast_direct, says why). */
 static __attribute__((noinline)) int bcast_more(const struct shmc__cx *x, void *buf, size_t count,
@@ -270,8 +270,8 @@ static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf
     return go(s, req);
 }
 
-/* The reduction where this rank's part is more than a leaf's one send
- * (shmc__nbc_reduce). */
+/* The reduction but a leaf's one send (shmc__nbc_reduce): the all-reduce, the root's
+ * part, an inner rank's of the tree. */
 static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const void *sbuf,
                                                  void *rbuf, size_t count, int all,
                                                  struct shmc__request **req)
@@ -741,7 +741,8 @@ static __attribute__((noinline)) int kept_or_built(int coll, const struct shmc__
 int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     /* At 2 ranks these are one message each way (shmc__sched_one; the reduce's root's with
-     * its combining, but in place), never a schedule kept for the next call, and no tables
+     * its combining, shmc__sched_one_reduce, but in place), never a schedule kept for the
+     * next call, and no tables
      * of blocks (nbc.h): straight there, without the look for a kept one or the record of
      * the building, whose stores a small call's start would pay; a member's by jumps. */
     if (x->n == 2) {

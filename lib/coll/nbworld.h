@@ -66,7 +66,8 @@ static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t cou
         if (x->cc->lane_none >> coll & 1)
             return 0;
         if (!x->dev) {
-            int how = -1;
+            int how = -1; /* (not known) */
+            /* (lane_from is set on the world of 2 ranks alone: shmc__nbw_way) */
             if (bytes < x->cc->lane_from[coll])
                 how = 0;
             else if (x->co->lane_last[coll].es == x->es && x->co->lane_last[coll].bytes == bytes &&
@@ -87,6 +88,21 @@ int shmc__nbw_start(int how, int coll, const struct shmc__cx *x, const void *sbu
  * shmc__nbw_start would. */
 int shmc__nbw_barrier(const struct shmc__cx *x);
 
+/* The lane's calls: one more started, by a schedule (sched) or not, counted in this rank's
+ * word of calls (shm/arena.h), where a rank waiting in a round of that call finds it ran
+ * as a schedule (wsync.c). Its number. */
+static inline uint64_t shmc__nbw_lane_call(struct shmc__coll *co, int sched)
+{
+    shmc_atomic_u64 *word = shmc__wsync_calls(co->lane[SHMC_LANE_NB].wsync);
+    /* (relaxed: only this rank writes it; release: the word is all its readers read) */
+    uint64_t c = shmc__load_relaxed64(word), mask = ((uint64_t)1 << SHMC_WSYNC_CALLS_BITS) - 1;
+    uint64_t calls = (c >> SHMC_WSYNC_CALLS_BITS) + 1;
+    shmc__store_release64(word,
+                          calls << SHMC_WSYNC_CALLS_BITS | ((c << 1 | (uint64_t)sched) & mask));
+    return calls;
+}
+/* The gate beside calls of the lane that are queued, or beyond 2 ranks (nbworld.c). */
+int shmc__nbw_gate_queued(const struct shmc__cx *x, int coll, size_t count);
 /* A nonblocking call on the world that runs as a schedule, of a collective that may run
  * by rounds at this rank count with another count, passes the gate: at 2 ranks and beyond,
  * but for the rooted calls there, it counts as one of the lane's calls, marked as run by a
@@ -105,25 +121,10 @@ int shmc__nbw_barrier(const struct shmc__cx *x);
  * shmc__nbw_takes said SHMC_NBW_GATED of: none with SHMC_CHECK=0 (no words to compare),
  * nor for a persistent collective (matched by the number it was made with, not the order
  * started, so it must not take a place in the lane). SHMC_OK, SHMC_ERR_NOMEM, or the
- * world's collectives' failure. */
-/* The lane's calls: one more started, by a schedule (sched) or not, counted in this rank's
- * word of calls (shm/arena.h), where a rank waiting in a round of that call finds it ran
- * as a schedule (wsync.c). Its number. */
-static inline uint64_t shmc__nbw_lane_call(struct shmc__coll *co, int sched)
-{
-    shmc_atomic_u64 *word = shmc__wsync_calls(co->lane[SHMC_LANE_NB].wsync);
-    /* (relaxed: only this rank writes it; release: the word is all its readers read) */
-    uint64_t c = shmc__load_relaxed64(word), mask = ((uint64_t)1 << SHMC_WSYNC_CALLS_BITS) - 1;
-    uint64_t calls = (c >> SHMC_WSYNC_CALLS_BITS) + 1;
-    shmc__store_release64(word,
-                          calls << SHMC_WSYNC_CALLS_BITS | ((c << 1 | (uint64_t)sched) & mask));
-    return calls;
-}
-/* The gate beside calls of the lane that are queued, or beyond 2 ranks (nbworld.c). */
-int shmc__nbw_gate_queued(const struct shmc__cx *x, int coll, size_t count);
-/* The gate. At 2 ranks with no call of the lane queued it is only the mark in the word of
- * calls: inlined, since every small rooted call there passes it where the machine is far
- * (the rules give the rounds to larger ones), and a call of its own cost it a frame. */
+ * world's collectives' failure.
+ * At 2 ranks with no call of the lane queued it is only the mark in the word of calls:
+ * inlined, since every small rooted call there passes it where the machine is far (the
+ * rules give the rounds to larger ones), and a call of its own cost it a frame. */
 static inline int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t count)
 {
     if (x->n == 2 && shmc__list_empty(&x->co->nbw)) {

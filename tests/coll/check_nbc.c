@@ -1322,8 +1322,8 @@ static const char staged_rules[] = "barrier any any any any any host shm\n"
  * co->lane_last) only where that way still holds: the same all-reduce of 4 KiB made six
  * times, the third and fourth with the ring forced (shmc_config_set, as a program may
  * between calls), then the rules again: staged each time but those two, whose schedule
- * must not take the way kept from the calls before; results checked; then one of
- * float64 of the same bytes. */
+ * must not take the way kept from the calls before; results checked; then one of int32
+ * of the same bytes (another element size: the way is worked out again). */
 /* (its elements: 4 KiB of int64) */
 #define LL 512
 static void lane_last_forced(shmc_comm *w, int me, int n, void *arg)
@@ -1339,13 +1339,14 @@ static void lane_last_forced(shmc_comm *w, int me, int n, void *arg)
         if (k < 6) {
             T_OK(shmc_iallreduce(in, out, LL, SHMC_INT64, SHMC_SUM, w, &r));
         } else {
-            double d[LL], e[LL];
-            for (size_t i = 0; i < LL; i++)
-                d[i] = (double)in[i];
-            T_OK(shmc_iallreduce(d, e, LL, SHMC_FLOAT64, SHMC_SUM, w, &r));
+            /* (the same bytes in elements of another size) */
+            int32_t d[2 * LL], e[2 * LL];
+            for (size_t i = 0; i < 2 * LL; i++)
+                d[i] = (int32_t)in[i / 2];
+            T_OK(shmc_iallreduce(d, e, 2 * LL, SHMC_INT32, SHMC_SUM, w, &r));
             T_OK(shmc_wait(&r, NULL));
             for (size_t i = 0; i < LL; i++)
-                out[i] = (int64_t)e[i];
+                out[i] = e[2 * i] == e[2 * i + 1] ? e[2 * i] : INT64_MIN;
         }
         if (r)
             T_OK(shmc_wait(&r, NULL));
