@@ -56,13 +56,6 @@ struct shmc__coll_comm {
      * take the lane at no count while no algorithm is forced (nbworld.h), so that their
      * starts skip the rules' look. */
     uint16_t lane_none;
-    /* The world of 2 ranks: for each rooted collective (by SHMC_C_*), the fewest bytes of a
-     * call the rules give the lane's rounds (`shm`), found at the first call that asked
-     * while no algorithm is forced; 0 until then (and where the rules give them from 0
-     * bytes, or were out of memory: such starts look at the rules each time). Its
-     * nonblocking calls of fewer bytes run as schedules (behind the gate) without the
-     * rules' look (nbworld.h). */
-    uint32_t lane_from[SHMC_C_COUNT];
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
     const struct shmc__steps *steps;     /* the dispatch rules for it (dispatch.c), once known */
@@ -149,7 +142,7 @@ struct shmc__coll {
      * each collective by the lane's rules took, with a built-in op and host buffers while
      * no algorithm was forced, and that call's bytes and element size (es 0: none yet):
      * the way of every such call with those (nbworld.h, shmc__nbw_takes). */
-    struct {
+    struct shmc__lane_last {
         size_t bytes, es;
         int how;
     } lane_last[SHMC_C_COUNT];

@@ -127,12 +127,6 @@ int shmc__coll_rule_ever(int coll, const struct shmc__cx *x, int algo)
     return s ? shmc__steps_ever(s, coll, algo) : 1; /* (no memory: a maybe, dispatch.h) */
 }
 
-size_t shmc__coll_rule_from(int coll, const struct shmc__cx *x, int algo)
-{
-    const struct shmc__steps *s = host_steps(x);
-    return s ? shmc__steps_from(s, coll, algo) : 0;
-}
-
 /* The barrier is the call made most often with nothing in it, and the choice of its
  * algorithm (the rules' lookup, the descriptor, the scratch check) was a good part of its
  * instructions and of its time near (the commit that made this has the figures):

@@ -25,9 +25,6 @@ int shmc__coll_rule(int coll, const struct shmc__cx *x, size_t bytes);
 /* Do they give algo to some call of collective coll with host buffers on x's
  * communicator, of any size? 1 also where that is not known (no memory). */
 int shmc__coll_rule_ever(int coll, const struct shmc__cx *x, int algo);
-/* The fewest bytes of such a call that they give algo, nothing forced: SIZE_MAX where
- * none; 0 where that is not known (no memory). */
-size_t shmc__coll_rule_from(int coll, const struct shmc__cx *x, int algo);
 /* The descriptor of algorithm algo (SHMC_A_*, not AUTO) of collective coll, for host
  * (dev 0) or device calls; NULL where there is none. */
 const struct shmc__coll_algo *shmc__coll_algo(int coll, int algo, int dev);

@@ -109,10 +109,6 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
             x->cc->lane_none |= (uint16_t)(1u << coll);
         return 0;
     }
-    if (rooted(coll) && x->co->algo[coll] == SHMC_A_AUTO && !x->cc->lane_from[coll]) {
-        size_t from = shmc__coll_rule_from(coll, x, SHMC_A_SHM);
-        x->cc->lane_from[coll] = from < UINT32_MAX ? (uint32_t)from : UINT32_MAX;
-    }
     int how = lane_way(coll, x, count, bytes);
     /* (x is on the world of 2 ranks or more, host memory, here) */
     if (x->co->algo[coll] == SHMC_A_AUTO && !shmc__op_user(x->op)) {

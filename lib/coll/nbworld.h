@@ -42,15 +42,13 @@
  * docs/collectives.md has the measurements). */
 #define SHMC_NBW_TWO_ROUND_ANY ((size_t)2 << 10)
 
-/* What shmc__nbw_takes says, worked out. While no algorithm is forced, on host memory,
- * three kinds of call are answered from what this found before, without it: of a
- * collective found never to take the lane on x's communicator (its lane_none); a rooted
- * call at 2 ranks of fewer bytes than the fewest the rules give the rounds (its
- * lane_from: struct shmc__coll_comm), which runs as a schedule behind the gate (on a far
- * machine, every small one); and a call on the world with a built-in op of the bytes and
- * element size of the collective's last call worked out here (co->lane_last: the way
- * depends on nothing else then, and programs repeat their calls). Working it out was a
- * good part of a small call's start (the commits that made these have the figures). */
+/* What shmc__nbw_takes says, worked out. While no algorithm is forced two kinds of call
+ * are answered from what this found before, without it: of a collective found never to
+ * take the lane on x's communicator (its lane_none), and a call on the world, of host
+ * memory and a built-in op, with the bytes and element size of the collective's last
+ * call worked out here (co->lane_last: the way depends on nothing else then, and programs
+ * repeat their calls). Working it out was a good part of a small call's start (the
+ * commits that made these have the figures). */
 int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
@@ -65,17 +63,10 @@ static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t cou
     if ((unsigned)coll < SHMC_C_COUNT && x->co->algo[coll] == SHMC_A_AUTO) {
         if (x->cc->lane_none >> coll & 1)
             return 0;
-        if (!x->dev) {
-            int how = -1; /* (not known) */
-            /* (lane_from is set on the world of 2 ranks alone: shmc__nbw_way) */
-            if (bytes < x->cc->lane_from[coll])
-                how = 0;
-            else if (x->co->lane_last[coll].es == x->es && x->co->lane_last[coll].bytes == bytes &&
-                     !shmc__op_user(x->op) && shmc__cx_world(x))
-                how = x->co->lane_last[coll].how;
-            if (how >= 0)
-                return how ? how : x->co->check ? SHMC_NBW_GATED : 0;
-        }
+        const struct shmc__lane_last *last = &x->co->lane_last[coll];
+        if (last->es == x->es && last->bytes == bytes && !x->dev && !shmc__op_user(x->op) &&
+            shmc__cx_world(x))
+            return last->how ? last->how : x->co->check ? SHMC_NBW_GATED : 0;
     }
     return shmc__nbw_way(coll, x, count, bytes);
 }

@@ -118,19 +118,6 @@ static inline int shmc__steps_ever(const struct shmc__steps *s, int c, int algo)
 {
     return (int)(s->ever[c] >> algo & 1);
 }
-/* The fewest bytes of a call of collective c that takes algorithm algo; SIZE_MAX where
- * none does. */
-static inline size_t shmc__steps_from(const struct shmc__steps *s, int c, int algo)
-{
-    size_t from = 0;
-    for (const struct shmc__step *x = &s->step[s->first[c]];; x++) {
-        if (x->algo == algo)
-            return from;
-        if (x->bound == SIZE_MAX)
-            return SIZE_MAX;
-        from = x->bound + 1;
-    }
-}
 /* The same from the rules directly: what shmc__steps_build reduces. */
 int shmc__rules_pick(const struct shmc__rules *r, int c, const struct shmc__where *w, size_t bytes);
 

@@ -1097,9 +1097,7 @@ static const char gates_rules[] =
     "broadcast any any any any any device tree\n" ROOTED_RULES_BUT_BCAST;
 
 /* The same with the 2-rank broadcast by messages up to 64 bytes, by rounds up to 1 KiB
- * and by messages beyond, as the built-in rules have it where the machine is far: a
- * start below the rounds' range answers from the fewest bytes the rules give them, once
- * a call has found it (lib/coll/nbworld.h). */
+ * and by messages beyond, as the built-in rules have it where the machine is far. */
 static const char rooted_mid_rules[] =
     "barrier any any any any any host shm\n"
     "broadcast 2 <=64 any any any host direct\n"
@@ -1181,9 +1179,10 @@ END_TEST
  * all-gather at 2 ranks under rooted_rules (the blocking call's messages), rank 0's of 2 KiB in all
  * by one round, rank 1's of a block more by a schedule. 8: a reduce-scatter at 3 ranks under
  * split_rs_rules, rank 0's by several rounds of the lane, the others' by the ring's schedule and
- * its gate. 9: a broadcast at 2 ranks under rooted_mid_rules, after broadcasts that agree (4, 64
- * and 200 words: by messages, by rounds, by messages) and are checked: rank 0's of 64 words by
- * rounds, rank 1's of 4 by a schedule and its gate, answered without the rules' look. */
+ * its gate. 9: a broadcast at 2 ranks under rooted_mid_rules, after broadcasts that agree (64,
+ * 200 and 4 words: by rounds, by messages, by messages) and are checked: rank 0's of 64 words by
+ * rounds, rank 1's of 4 by a schedule and its gate, answered from the way of the last call
+ * like it (lib/coll/nbworld.h) without the rules' look. */
 /* The most elements of 8 bytes a round of the nonblocking lane carries at 2 ranks: of an
  * all-gather's block (a block a half), and of a reduce-scatter's (both blocks in a half). */
 #define FILL_AG ((size_t)4096)
@@ -1209,7 +1208,7 @@ static void rounds_against_schedule(shmc_comm *w, int me, int n, void *arg)
         size_t c = me == 0 ? 64 : 512; /* by rounds, or by a schedule (rooted_rules) */
         rc = shmc_ibroadcast(buf, c, SHMC_INT64, 0, w, &r);
     } else if (which == 9) {
-        static const size_t agree[] = {4, 64, 200};
+        static const size_t agree[] = {64, 200, 4};
         int64_t *ref = shmct_xmalloc(OVER * 8);
         for (int k = 0; k < 3; k++) {
             fill(ref, agree[k], 0);
