@@ -411,12 +411,9 @@ static int gather_tree(const struct shmc__cx *x, const void *own, size_t count, 
     /* The subtree's blocks: in rbuf at root 0, in memory of the call's own elsewhere but
      * at a leaf, which sends its block from where it is. */
     int in_rbuf = v == 0 && root == 0;
-    /* One message here: a leaf's, and root 0's of 2 ranks (with its own block's copy) */
+    /* One message here: a leaf's (build takes this tree beyond 2 ranks only) */
     if (v && size == 1)
         return shmc__sched_one(x, 1, (void *)own, bytes, shmc__rrank(v - (v & -v), root, n), req);
-    if (in_rbuf && n == 2)
-        return shmc__sched_one_copy(x, 0, b + bytes, bytes, shmc__rrank(1, root, n), b,
-                                    own ? own : b, bytes, req);
     struct shmc__sched *s = shmc__sched_new(x, size > 1 && !in_rbuf ? (size_t)size * bytes : 0);
     if (!s)
         return go(s, req);
@@ -742,9 +739,9 @@ int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rb
 {
     /* At 2 ranks these are one message each way (shmc__sched_one; the reduce's root's with
      * its combining, shmc__sched_one_reduce, but in place), never a schedule kept for the
-     * next call, and no tables
-     * of blocks (nbc.h): straight there, without the look for a kept one or the record of
-     * the building, whose stores a small call's start would pay; a member's by jumps. */
+     * next call, and no tables of blocks (nbc.h): straight there, without the look for a
+     * kept one or the record of the building, whose stores a small call's start would
+     * pay; a member's by jumps. */
     if (x->n == 2) {
         if (coll == SHMC_C_BROADCAST)
             return shmc__nbc_bcast(x, rbuf, count, x->nb);
