@@ -29,6 +29,9 @@
  * With COUNT=N in the environment, N elements a block (2N for the calls of one vector);
  * their buffers are then a mapping's, as with MMAP=1.
  *
+ * With ALT=1 in the environment, the collective's calls alternate between that count and
+ * twice it (the odd ones), as a program that makes calls of two sizes does.
+ *
  * With MMAP=1 in the environment, the collectives' buffers lie in a mapping of their own
  * (as a large malloc's or OSU's page-aligned buffers do) rather than in the executable's
  * image, where the test of a buffer's memory kind has its cheapest answer.
@@ -72,6 +75,7 @@ static int root;
  * nonblocking (its request in *r) or blocking (r NULL). */
 static int32_t *s, *d;
 static size_t cnt = 1; /* elements per block (COUNT); a vector call's are 2 * cnt */
+static size_t cnt0;    /* COUNT's, where cnt alternates between it and twice it (ALT) */
 
 static int call(int k, shmc_comm *w, shmc_request **r)
 {
@@ -110,6 +114,8 @@ static void collective(int k, shmc_comm *w, int me, long n, _Atomic long *step)
 {
     for (long i = 0; i < n; i++) {
         shmc_request *r = NULL;
+        if (cnt0)
+            cnt = i & 1 ? 2 * cnt0 : cnt0;
         if (me == 0) {
             await(step, 3 * i);
             call(k, w, &r);
@@ -125,6 +131,8 @@ static void collective(int k, shmc_comm *w, int me, long n, _Atomic long *step)
         }
     }
     for (long i = 0; i < n; i++) {
+        if (cnt0)
+            cnt = i & 1 ? 2 * cnt0 : cnt0;
         await(step, 3 * n + 2 * i + me);
         if (me == 0) {
             atomic_store(step, 3 * n + 2 * i + 1);
@@ -160,6 +168,9 @@ int main(int argc, char **argv)
             return 1;
     }
     d = s + 4 * cnt;
+    const char *alt = getenv("ALT");
+    if (alt && *alt == '1')
+        cnt0 = cnt; /* (twice it fits: a vector call of 4 * cnt0 elements in each buffer) */
     shmc_comm *w;
     if (shmc_init(&w) != SHMC_OK || shmc_comm_size(w) != 2) {
         fprintf(stderr, "run with: shmrun -n 2 %s [N]\n", argv[0]);

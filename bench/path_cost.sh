@@ -4,7 +4,8 @@
 # world of 2 ranks, its nonblocking form (start, wait) and its blocking one, each made by
 # the rank that comes last, and rank 0's start and wait, which comes first; with SPLIT=1
 # in the environment, on a communicator split from the world (its calls are schedules);
-# with ROOT=1, the rooted calls' root is the rank that comes last; with STORES=1, each
+# with ROOT=1, the rooted calls' root is the rank that comes last; with ALT=1, the calls
+# alternate between two sizes (bench/path_cost.c); with STORES=1, each
 # figure is followed by the stores the calls make (callgrind's cache simulation counts
 # them): back to back, far, a call's stores set its pace (docs/performance.md).
 #   bench/path_cost.sh [BUILD_DIR] [N] [COLL]     (build, 10000 by default; 1000 for COLL)

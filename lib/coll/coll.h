@@ -37,6 +37,12 @@
 #define SHMC_NSCRATCH 4
 #define SHMC_SCRATCH_INPLACE 3
 
+/* How many sizes of each collective the world keeps the nonblocking way of (lane_last
+ * below): two, for programs that alternate two calls of one collective (a scalar and a
+ * vector, a framework's buckets of two sizes), which missed at every call where one size
+ * was kept (the commit that made it two has the figures). */
+#define SHMC_LANE_LAST 2
+
 /* The collectives' state of one communicator, kept in the space p2p reserves for it in
  * struct shmc__comm (ext): zero when the communicator is made. */
 struct shmc__coll_comm {
@@ -138,14 +144,15 @@ struct shmc__coll {
     /* The world's nonblocking calls on their lane, in the order they were made
      * (nbworld.c). */
     struct shmc__link nbw;
-    /* The way (nbworld.c's BY_*, 0: a schedule) that the world's last nonblocking call of
-     * each collective by the lane's rules took, with a built-in op and host buffers while
-     * no algorithm was forced, and that call's bytes and element size (es 0: none yet):
-     * the way of every such call with those (nbworld.h, shmc__nbw_takes). */
+    /* The ways (nbworld.c's BY_*, 0: a schedule) that the world's last nonblocking calls
+     * of each collective of SHMC_LANE_LAST different sizes took by the lane's rules, with a
+     * built-in op and host buffers while no algorithm was forced, and those calls' bytes
+     * and element size (es 0: none yet), the latest first: the way of every such call with
+     * those (nbworld.h, shmc__nbw_takes). */
     struct shmc__lane_last {
         size_t bytes, es;
         int how;
-    } lane_last[SHMC_C_COUNT];
+    } lane_last[SHMC_C_COUNT][SHMC_LANE_LAST];
 
     /* Scratch buffers (scratch.c): [0] host, [1] device. */
     struct {

@@ -112,9 +112,10 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
     int how = lane_way(coll, x, count, bytes);
     /* (x is on the world of 2 ranks or more, host memory, here) */
     if (x->co->algo[coll] == SHMC_A_AUTO && !shmc__op_user(x->op)) {
-        x->co->lane_last[coll].bytes = bytes;
-        x->co->lane_last[coll].es = x->es;
-        x->co->lane_last[coll].how = how;
+        /* (a call found in lane_last is answered there: this one is in neither entry) */
+        struct shmc__lane_last *last = x->co->lane_last[coll];
+        last[1] = last[0];
+        last[0] = (struct shmc__lane_last){.bytes = bytes, .es = x->es, .how = how};
     }
     return how ? how : gated(x, 1);
 }

@@ -45,10 +45,10 @@
 /* What shmc__nbw_takes says, worked out. While no algorithm is forced two kinds of call
  * are answered from what this found before, without it: of a collective found never to
  * take the lane on x's communicator (its lane_none), and a call on the world, of host
- * memory and a built-in op, with the bytes and element size of the collective's last
- * call worked out here (co->lane_last: the way depends on nothing else then, and programs
- * repeat their calls). Working it out was a good part of a small call's start (the
- * commits that made these have the figures). */
+ * memory and a built-in op, with the bytes and element size of one of the collective's
+ * last two calls of different sizes worked out here (co->lane_last: the way depends on
+ * nothing else then, and programs repeat their calls). Working it out was a good part of
+ * a small call's start (the commits that made these have the figures). */
 int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
@@ -58,12 +58,16 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
  * communicator, the call and the configuration only). Not to be asked for a persistent
  * collective, which schedules match by the number it was made with (shmc_coll_as). */
 #define SHMC_NBW_GATED (-1)
+static_assert(SHMC_LANE_LAST == 2, "shmc__nbw_takes and shmc__nbw_way keep two entries");
 static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
     if ((unsigned)coll < SHMC_C_COUNT && x->co->algo[coll] == SHMC_A_AUTO) {
         if (x->cc->lane_none >> coll & 1)
             return 0;
-        const struct shmc__lane_last *last = &x->co->lane_last[coll];
+        /* (the latest size first; the one before where it is not this one's) */
+        const struct shmc__lane_last *last = x->co->lane_last[coll];
+        if (last->es != x->es || last->bytes != bytes)
+            last++;
         if (last->es == x->es && last->bytes == bytes && !x->dev && !shmc__op_user(x->op) &&
             shmc__cx_world(x))
             return last->how ? last->how : x->co->check ? SHMC_NBW_GATED : 0;

@@ -1369,6 +1369,42 @@ START_TEST(test_nbc_lane_last_forced)
 }
 END_TEST
 
+/* The ways of the last two sizes of a collective are kept (co->lane_last), each answered
+ * as its own: all-reduces of 4 KiB (staged) and 256 B (one round) alternating, then one
+ * of 8 KiB (staged) that takes the place of the older, and the three again in another
+ * order; each call staged exactly when it is over 1 KiB, its result checked. */
+static void lane_last_sizes(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    static const size_t sizes[] = {512, 32, 512, 32, 512, 32, 1024, 32, 512, 1024, 32, 32};
+    int64_t in[1024], out[1024];
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t c = sizes[k];
+        uint64_t before = shmct_stat("coll_staged");
+        for (size_t i = 0; i < c; i++)
+            in[i] = val(me + (int)k, i);
+        shmc_request *r = NULL;
+        T_OK(shmc_iallreduce(in, out, c, SHMC_INT64, SHMC_SUM, w, &r));
+        T_OK(shmc_wait(&r, NULL));
+        for (size_t i = 0; i < c; i++) {
+            int64_t want = 0;
+            for (int q = 0; q < n; q++)
+                want += val(q + (int)k, i);
+            T_ASSERT(out[i] == want, "call %zu, rank %d, element %zu: %lld, not %lld", k, me, i,
+                     (long long)out[i], (long long)want);
+        }
+        uint64_t staged = shmct_stat("coll_staged") - before;
+        T_ASSERT(staged == (c * sizeof *in > 1024), "call %zu (%zu B), rank %d: staged %llu times",
+                 k, c * sizeof *in, me, (unsigned long long)staged);
+    }
+}
+
+START_TEST(test_nbc_lane_last_sizes)
+{
+    ck_assert_int_eq(with_rules(staged_rules, 2 + _i, lane_last_sizes, NULL), 0);
+}
+END_TEST
+
 START_TEST(test_nbc_late_after_quit)
 {
     int dummy = 0;
@@ -2172,6 +2208,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_world_rounds_shm, 0, 2);
     tcase_add_loop_test(t, test_nbc_rounds_against_schedule, 0, 10);
     tcase_add_loop_test(t, test_nbc_lane_last_forced, 0, 2);
+    tcase_add_loop_test(t, test_nbc_lane_last_sizes, 0, 2);
     tcase_add_test(t, test_nbc_late_after_quit);
     tcase_add_loop_test(t, test_nbc_split_then_rounds, 0, 2);
     tcase_add_loop_test(t, test_nbc_mixed_ways, 0, 6);
