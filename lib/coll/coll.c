@@ -63,6 +63,8 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
         co->lane[l] =
             (struct shmc__lane){.id = l,
                                 .wsync = shmc__arena_wsync(co->arena, l, (unsigned)co->rank),
+                                .blocks = (uint8_t *)shmc__arena_wsync(co->arena, l, 0),
+                                .stride = shmc__wsync_stride(l),
                                 .shift_seen = co->shift_seen[l]};
     int rc = same_rules(co->arena, co->size, digest);
     if (rc != SHMC_OK)

@@ -85,6 +85,11 @@ enum { SHMC_LANE_BLOCKING = 0, SHMC_LANE_NB = 1 };
 struct shmc__lane {
     unsigned id;               /* SHMC_LANE_* */
     struct shmc__wsync *wsync; /* this rank's block (wsync.c) */
+    /* Every world rank's block of the lane, world rank q's at blocks + q * stride: the
+     * arena's layout (shm/arena.h, shmc__arena_wsync) worked out once, where each look at
+     * another rank's word or input worked it out again (shmc__wsync_of). */
+    uint8_t *blocks;
+    uint64_t stride;
     uint64_t round;            /* the rounds this rank has entered */
     /* The nonblocking lane: the number (nbworld.h, shmc__nbw_lane_call) of the call whose rounds
      * move now, which its rounds' looks carry (wsync.h); 0: none. */

@@ -107,7 +107,7 @@ static struct pub *my_pub(const struct shmc__coll *co, unsigned lane, uint64_t r
 
 static struct pub *peer_pub(const struct shmc__coll *co, unsigned lane, int q, uint64_t round)
 {
-    return (struct pub *)(void *)shmc__wsync_line_of(co, &co->lane[lane], q, round);
+    return (struct pub *)(void *)shmc__wsync_line_of(&co->lane[lane], q, round);
 }
 
 static uint64_t *pub_map(struct pub *p)

@@ -95,7 +95,7 @@ static int stage_check(const struct shmc__cx *x, struct shmc__lane *l, uint64_t 
     const struct pub *p = (const struct pub *)(const void *)shmc__wsync_line(l, r);
     int all_ready = 1;
     for (int q = 0; q < x->n; q++) {
-        const struct pub *o = (const struct pub *)(const void *)shmc__wsync_line_of(x->co, l, q, r);
+        const struct pub *o = (const struct pub *)(const void *)shmc__wsync_line_of(l, q, r);
         if (o->count != count || o->dt != p->dt || o->op != p->op) {
             SHMC_ERROR("all-reduce arguments differ: rank %d passed count %llu dtype %u op %u, "
                        "rank %d count %zu dtype %u op %u; every rank must pass the same",

@@ -35,7 +35,8 @@ static const uint8_t *theirs(const struct shmc__wround *b, int q, uint64_t r, si
 
 /* The same once rank q has entered round r: NULL where the round failed first (b->look:
  * the blocking call's round, waited for rank by rank; NULL: every rank is in already). */
-static const uint8_t *got(const struct shmc__wround *b, int q, uint64_t r, size_t bytes)
+static inline __attribute__((always_inline)) const uint8_t *got(const struct shmc__wround *b, int q,
+                                                                uint64_t r, size_t bytes)
 {
     if (b->look && !shmc__wsync_wait_rank(b->look, q))
         return NULL;
@@ -151,7 +152,8 @@ void shmc__wround_put(const struct shmc__wround *b, uint64_t r, size_t e, size_t
 }
 
 /* take's part that needs no round (shmc__wround_own). */
-static void own_block(const struct shmc__wround *b, size_t e, size_t len)
+static inline __attribute__((always_inline)) void own_block(const struct shmc__wround *b, size_t e,
+                                                            size_t len)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = len * x->es, es = x->es;
@@ -180,7 +182,8 @@ static void own_block(const struct shmc__wround *b, size_t e, size_t len)
 
 /* Every other rank's chunk of `bytes` at byte `off` of its data in round r, to its
  * block's place in the result; stops where the round failed first. */
-static void take_each(const struct shmc__wround *b, uint64_t r, size_t e, size_t bytes, size_t off)
+static inline __attribute__((always_inline)) void
+take_each(const struct shmc__wround *b, uint64_t r, size_t e, size_t bytes, size_t off)
 {
     for (int q = 0; q < b->x->n; q++) {
         const uint8_t *from;

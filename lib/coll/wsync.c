@@ -95,7 +95,7 @@ static int all_entered(void *arg)
     for (; w->next < end; w->next++) {
         if (w->next == co->rank)
             continue;
-        struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)w->next);
+        struct shmc__wsync *o = shmc__wsync_of(&co->lane[w->lane], w->next);
         /* A7 pairs with R7: that rank's input for this round is visible. */
         uint64_t v = shmc__load_acquire64(word(o, w->want));
         if ((v & SHMC_WSYNC_ROUND_MASK) < w->want) {
@@ -152,7 +152,7 @@ int shmc__wsync_far(void *arg, uint32_t cpu)
     for (int q = w->next; q < co->size; q++) {
         if (q == co->rank)
             continue;
-        struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)q);
+        struct shmc__wsync *o = shmc__wsync_of(&co->lane[w->lane], q);
         /* Relaxed: only a hint; all_entered takes the acquire. */
         if ((shmc__load_relaxed64(word(o, w->want)) & SHMC_WSYNC_ROUND_MASK) < w->want &&
             !shmc__runs_elsewhere(shmc__arena_cb(co->arena, (unsigned)q), cpu))
@@ -265,7 +265,7 @@ static int released(void *arg)
 {
     struct shmc__wsync_look *w = arg;
     struct shmc__coll *co = w->co;
-    struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, 0);
+    struct shmc__wsync *o = shmc__wsync_of(&co->lane[w->lane], 0);
     /* A8 pairs with R8: rank 0 saw every rank enter this round before releasing it. */
     return (shmc__load_acquire64(word(o, w->want)) & SHMC_WSYNC_ROUND_MASK) >= w->want ||
            never_enters(w, 0);
@@ -306,8 +306,7 @@ int shmc__wsync_enter_released(struct shmc__coll *co, uint64_t r, uint64_t tag, 
             for (int q = 0; q < co->size && w.odd < 0; q++) {
                 if (q == co->rank)
                     continue;
-                struct shmc__wsync *o =
-                    shmc__arena_wsync(co->arena, SHMC_LANE_BLOCKING, (unsigned)q);
+                struct shmc__wsync *o = shmc__wsync_of(&co->lane[SHMC_LANE_BLOCKING], q);
                 if ((shmc__load_relaxed64(word(o, r)) &
                      ~SHMC_WSYNC_ROUND_MASK) != tag)
                     w.odd = q;
@@ -338,7 +337,7 @@ static int all_settled(void *arg)
     for (int q = 0; q < co->size; q++) {
         if (q == co->rank)
             continue;
-        struct shmc__wsync *o = shmc__arena_wsync(co->arena, w->lane, (unsigned)q);
+        struct shmc__wsync *o = shmc__wsync_of(&co->lane[w->lane], q);
         if ((shmc__load_acquire64(word(o, w->want)) & SHMC_WSYNC_ROUND_MASK) >= w->want)
             continue;
         if (shmc__peer_lost(p, q) == SHMC_OK && !shmc__quit_by(p, q, p->comms.world.ctx + 1))

@@ -77,6 +77,12 @@ static inline void shmc__wsync_takes(struct shmc__lane *l, uint64_t r, size_t of
     }
 }
 
+/* World rank q's block of lane l (as shmc__arena_wsync gives it). */
+static inline struct shmc__wsync *shmc__wsync_of(const struct shmc__lane *l, int q)
+{
+    return (struct shmc__wsync *)(void *)(l->blocks + (uint64_t)q * l->stride);
+}
+
 /* This rank's input for round r of lane l that starts in the word's line and is written
  * in place there (a struct of at most SHMC_WSYNC_IN_LINE bytes, which may run on into the
  * lines after it: direct.c's map of pieces), and world rank q's. */
@@ -84,10 +90,9 @@ static inline uint8_t *shmc__wsync_line(const struct shmc__lane *l, uint64_t r)
 {
     return shmc__wsync_data(l->wsync, (unsigned)(r & 1));
 }
-static inline uint8_t *shmc__wsync_line_of(const struct shmc__coll *co, const struct shmc__lane *l,
-                                           int q, uint64_t r)
+static inline uint8_t *shmc__wsync_line_of(const struct shmc__lane *l, int q, uint64_t r)
 {
-    return shmc__wsync_data(shmc__arena_wsync(co->arena, l->id, (unsigned)q), (unsigned)(r & 1));
+    return shmc__wsync_data(shmc__wsync_of(l, q), (unsigned)(r & 1));
 }
 
 /* (shmc__wsync_theirs where rank q's shift is not the one it used last: noted.) */
@@ -103,7 +108,7 @@ uint8_t *shmc__wsync_shift_changed(struct shmc__lane *l, int q, uint8_t *d, unsi
 static inline uint8_t *shmc__wsync_theirs(const struct shmc__coll *co, struct shmc__lane *l, int q,
                                           uint64_t r, size_t bytes)
 {
-    uint8_t *d = shmc__wsync_line_of(co, l, q, r);
+    uint8_t *d = shmc__wsync_line_of(l, q, r);
     if (bytes <= SHMC_WSYNC_IN_LINE)
         return d;
     if (bytes < SHMC_WSYNC_SHIFT_MIN)
