@@ -1033,7 +1033,9 @@ SHMC_API int shmc_get_accumulatev(const void *src, void *result, size_t count, s
  * buffers: 0 where some rank could not reserve them), "coll_scheduled" (blocking
  * collectives run as schedules, on communicators made for threads: docs/collectives.md,
  * "Threads"), "coll_shm_barriers" (barriers run by the shared-memory rounds, the world's
- * default), "dev_ipc_opens" and "dev_ipc_hits" (peers'
+ * default), "coll_lane_ways" (nonblocking calls on the world, of host memory and a built-in
+ * op, whose way the dispatch rules worked out rather than one kept from an earlier call of
+ * that collective and size), "dev_ipc_opens" and "dev_ipc_hits" (peers'
  * device buffers opened, and found open in the cache), "arena_bytes" (the size of the
  * job's shared memory; all of it but the staging buffers reserved at start), "line_rtt_ns"
  * (the round trip of a cache line between the job's first two CPUs as the job began,

@@ -127,6 +127,8 @@ int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
         *v = co->scheduled;
     else if (!strcmp(name, "coll_shm_barriers"))
         *v = co->shm_barriers;
+    else if (!strcmp(name, "coll_lane_ways"))
+        *v = co->lane_ways;
     else
         return 0;
     return 1;

@@ -149,11 +149,12 @@ struct shmc__coll {
     /* The world's nonblocking calls on their lane, in the order they were made
      * (nbworld.c). */
     struct shmc__link nbw;
-    /* The ways (nbworld.c's BY_*, 0: a schedule) that the world's last nonblocking calls
-     * of each collective of SHMC_LANE_LAST different sizes took by the lane's rules, with a
-     * built-in op and host buffers while no algorithm was forced, and those calls' bytes
-     * and element size (es 0: none yet), the latest first: the way of every such call with
-     * those (nbworld.h, shmc__nbw_takes). */
+    /* The ways (nbworld.c's BY_*, 0: a schedule) of the world's last SHMC_LANE_LAST
+     * nonblocking calls of each collective whose way the lane's rules worked out (each of
+     * another size), with a built-in op and host buffers while no algorithm was forced, and
+     * those calls' bytes and element size (es 0: none yet), the latest worked out first
+     * (a call answered from them moves nothing): the way of every such call with those
+     * (nbworld.h, shmc__nbw_takes). */
     struct shmc__lane_last {
         size_t bytes, es;
         int how;
@@ -171,6 +172,7 @@ struct shmc__coll {
     uint64_t staged;        /* all-reduces that went through the staging buffers */
     uint64_t scheduled;     /* blocking collectives run as schedules (entry.h) */
     uint64_t shm_barriers;  /* barriers run by the shared-memory rounds (barrier.c) */
+    uint64_t lane_ways;     /* world nonblocking calls whose way the rules worked out */
 
     /* The lanes' shift_seen (out of the lanes' hot fields). */
     uint8_t shift_seen[SHMC_LANES][SHMC_MAX_RANKS];

@@ -114,6 +114,7 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
     if (x->co->algo[coll] == SHMC_A_AUTO && !shmc__op_user(x->op)) {
         /* (a call found in lane_last is answered there: this one is in neither entry) */
         struct shmc__lane_last *last = x->co->lane_last[coll];
+        x->co->lane_ways++;
         last[1] = last[0];
         last[0] = (struct shmc__lane_last){.bytes = bytes, .es = x->es, .how = how};
     }

@@ -50,6 +50,7 @@
  * nothing else then, and programs repeat their calls). Working it out was a good part of
  * a small call's start (the commits that made these have the figures). */
 int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes);
+static_assert(SHMC_LANE_LAST == 2, "shmc__nbw_takes and shmc__nbw_way keep two entries");
 
 /* Does a nonblocking call x of collective coll (any SHMC_C_*) of count elements run here,
  * and how: a positive way for shmc__nbw_start; or no, a schedule of messages runs it:
@@ -58,7 +59,6 @@ int shmc__nbw_way(int coll, const struct shmc__cx *x, size_t count, size_t bytes
  * communicator, the call and the configuration only). Not to be asked for a persistent
  * collective, which schedules match by the number it was made with (shmc_coll_as). */
 #define SHMC_NBW_GATED (-1)
-static_assert(SHMC_LANE_LAST == 2, "shmc__nbw_takes and shmc__nbw_way keep two entries");
 static inline int shmc__nbw_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
     if ((unsigned)coll < SHMC_C_COUNT && x->co->algo[coll] == SHMC_A_AUTO) {

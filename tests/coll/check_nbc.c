@@ -1371,14 +1371,19 @@ END_TEST
 
 /* The ways of the last two sizes of a collective are kept (co->lane_last), each answered
  * as its own: all-reduces of 4 KiB (staged) and 256 B (one round) alternating, then one
- * of 8 KiB (staged) that takes the place of the older, and the three again in another
- * order; each call staged exactly when it is over 1 KiB, its result checked. */
+ * of 8 KiB (staged) that takes the place of the one worked out first, and the three again
+ * in another order; each call staged exactly when it is over 1 KiB, its result checked,
+ * and the rules asked for the 5 calls that neither kept size answers (coll_lane_ways),
+ * after two calls of other sizes that fill both entries. */
 static void lane_last_sizes(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
-    static const size_t sizes[] = {512, 32, 512, 32, 512, 32, 1024, 32, 512, 1024, 32, 32};
+    static const size_t sizes[] = {3, 5, 512, 32, 512, 32, 512, 32, 1024, 32, 512, 1024, 32, 32};
     int64_t in[1024], out[1024];
+    uint64_t ways = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        if (k == 2)
+            ways = shmct_stat("coll_lane_ways");
         size_t c = sizes[k];
         uint64_t before = shmct_stat("coll_staged");
         for (size_t i = 0; i < c; i++)
@@ -1397,6 +1402,8 @@ static void lane_last_sizes(shmc_comm *w, int me, int n, void *arg)
         T_ASSERT(staged == (c * sizeof *in > 1024), "call %zu (%zu B), rank %d: staged %llu times",
                  k, c * sizeof *in, me, (unsigned long long)staged);
     }
+    ways = shmct_stat("coll_lane_ways") - ways;
+    T_ASSERT(ways == 5, "rank %d: the rules asked %llu times, not 5", me, (unsigned long long)ways);
 }
 
 START_TEST(test_nbc_lane_last_sizes)
