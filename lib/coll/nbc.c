@@ -350,19 +350,6 @@ static size_t blk_displ(const size_t *displs, int q, size_t count)
     return displs ? displs[q] : (size_t)q * count;
 }
 
-/* A gather's or scatter's member: its one message, reached by a jump. */
-static inline int gather_member(const struct shmc__cx *x, const void *own, size_t count,
-                                struct shmc__request **req)
-{
-    return shmc__sched_one(x, 1, (void *)own, count * x->es, x->root, req);
-}
-
-static inline int scatter_member(const struct shmc__cx *x, void *own, size_t count,
-                                 struct shmc__request **req)
-{
-    return shmc__sched_one(x, 0, own, count * x->es, x->root, req);
-}
-
 /* The gather's root (shmc__nbc_gatherv). */
 static __attribute__((noinline)) int gatherv_root(const struct shmc__cx *x, const void *own,
                                                   size_t count, void *big, const size_t *counts,
@@ -391,8 +378,9 @@ static __attribute__((noinline)) int gatherv_root(const struct shmc__cx *x, cons
 int shmc__nbc_gatherv(const struct shmc__cx *x, const void *own, size_t count, void *big,
                       const size_t *counts, const size_t *displs, struct shmc__request **req)
 {
+    /* A member's one message, reached by a jump. */
     if (x->me != x->root)
-        return gather_member(x, own, count, req);
+        return shmc__sched_one(x, 1, (void *)own, count * x->es, x->root, req);
     return gatherv_root(x, own, count, big, counts, displs, req);
 }
 
@@ -459,7 +447,7 @@ int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *
                        const size_t *displs, void *own, size_t count, struct shmc__request **req)
 {
     if (x->me != x->root)
-        return scatter_member(x, own, count, req);
+        return shmc__sched_one(x, 0, own, count * x->es, x->root, req);
     return scatterv_root(x, big, counts, displs, own, count, req);
 }
 
@@ -748,11 +736,9 @@ int shmc__nbc_run(int coll, const struct shmc__cx *x, const void *sbuf, void *rb
         if (coll == SHMC_C_REDUCE && (x->me != x->root || sbuf != rbuf))
             return shmc__nbc_reduce(x, sbuf, rbuf, count, 0, x->nb);
         if (coll == SHMC_C_GATHER)
-            return x->me != x->root ? gather_member(x, sbuf, count, x->nb)
-                                    : gatherv_root(x, sbuf, count, rbuf, NULL, NULL, x->nb);
+            return shmc__nbc_gatherv(x, sbuf, count, rbuf, NULL, NULL, x->nb);
         if (coll == SHMC_C_SCATTER)
-            return x->me != x->root ? scatter_member(x, rbuf, count, x->nb)
-                                    : scatterv_root(x, sbuf, NULL, NULL, rbuf, count, x->nb);
+            return shmc__nbc_scatterv(x, sbuf, NULL, NULL, rbuf, count, x->nb);
     }
     return kept_or_built(coll, x, sbuf, rbuf, count);
 }
