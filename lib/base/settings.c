@@ -292,8 +292,9 @@ const struct shmc__setting shmc__settings[] = {
      "`calls`: every collective carries its call (collective, count, dtype, op, root) in the "
      "synchronisation it already makes, so members that made different calls return "
      "`SHMC_ERR_MISMATCH` instead of hanging; `1` (`full`): also agree on the call in a "
-     "round of its own before any data moves (names which ranks called what; doubles a "
-     "small collective's time); `0` (`off`): neither"},
+     "round of its own before any data moves (names which ranks called what; a small "
+     "all-reduce takes about twice as long, a small rooted call several times: "
+     "docs/collectives.md); `0` (`off`): neither"},
     {"SHMC_MEMFD", SHMC_SET_BOOL, AT(memfd), 0, 1, 1, NULL, 0, NULL, NULL, NULL,
      "1: the job's memory is an anonymous memory file, never in `/dev/shm`, handed to the "
      "ranks as a descriptor (docs/design.md, \"The arena\"); 0: a name in `/dev/shm`, for "
