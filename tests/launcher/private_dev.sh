@@ -33,6 +33,13 @@ none)
     ln -s /proc/self/fd/2 /dev/stderr
     [ ! -e /dev/shm ] || exit 77
     "$@"
+    rc=$?
+    # The directory is in /tmp outside the namespace too: unmounted here, it can go.
+    for f in null zero full random urandom tty; do
+        umount /dev/$f
+    done
+    umount /dev && umount "$old" && rmdir "$old"
+    exit $rc
     ;;
 *)
     echo "usage: private_dev.sh small|none CMD..." >&2
