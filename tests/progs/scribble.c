@@ -2,7 +2,7 @@
  * A job whose shared memory is overwritten while it works, as a careless or hostile
  * process of the same user would do it.
  *
- *   scribble REGION SECONDS [SEED]
+ *   scribble REGION SECONDS [SEED [world]]
  *
  * The last rank is the scribbler: once the others have made a communicator of their own,
  * it finds the job's arena among its own mappings (/proc/self/maps: the arena is mapped
@@ -17,6 +17,12 @@
  * second more. Every call must return SHMC_OK or an error that says what happened
  * (SHMC_ERR_CORRUPT, _PEER_DEAD, _ARG, _TRUNCATE, _MISMATCH, _ABORTED); a crash, a hang
  * or any other code fails the test that runs this (tests/robustness/check_scribble.c).
+ * With `world`, a child that rank 0 forks once every rank has joined scribbles instead (it inherits
+ * the arena's shared mapping and calls nothing of the library), so that every rank works
+ * on the world, whose own shared-memory rounds and nonblocking lane the split
+ * communicator never uses: messages to the neighbours, the blocking all-reduce and
+ * barrier, and nonblocking all-reduce, all-gather, barrier, broadcast and gather, two of
+ * them in flight at once.
  * Data is not checked: garbage that happens to form a valid record is delivered as one.
  * Each worker prints "rank R: CALLS calls, ERRORS errors" and exits 0, or 2 on an
  * unexpected code, or 3 once the job was aborted.
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,14 +146,98 @@ static int expected(int rc)
            rc == SHMC_ERR_ABORTED;
 }
 
+/* Counts call k's outcome rc; 1 where it ends the worker's loop (*status set). */
+static int tally(int me, int k, int rc, unsigned long *errors, int *first, int *status)
+{
+    if (rc == SHMC_OK)
+        return 0;
+    (*errors)++;
+    if (*first == SHMC_OK)
+        *first = rc;
+    if (!expected(rc)) {
+        fprintf(stderr, "rank %d: call %d returned unexpected %d (%s)\n", me, k, rc,
+                shmc_strerror(rc));
+        *status = 2;
+    } else if (rc == SHMC_ERR_ABORTED) {
+        *status = 3;
+    }
+    return *status != 0;
+}
+
+/* The nonblocking call started as rc, *r its request, waited for at once. */
+static int waited(int rc, shmc_request **r)
+{
+    return rc != SHMC_OK ? rc : shmc_wait(r, NULL);
+}
+
+/* The world's workload (`world`): every rank, while rank 0's child scribbles. */
+static int world_work(shmc_comm *w, double seconds, unsigned long *calls, unsigned long *errors,
+                      int *first)
+{
+    int me = shmc_comm_rank(w), n = shmc_comm_size(w), status = 0;
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    size_t big = 65536;
+    uint8_t *sb = calloc(big * (size_t)n, 1), *rb = calloc(big * (size_t)n, 1);
+    int32_t v[4] = {1, 2, 3, 4}, s[4], s2[4];
+    double end = now_s() + seconds + 0.5;
+    while (sb && rb && now_s() < end && status == 0) {
+        shmc_request *r[2] = {NULL, NULL};
+        int rc[9];
+        rc[0] = shmc_sendrecv(sb, 64, right, 1, rb, 64, left, 1, SHMC_UINT8, w, NULL);
+        rc[1] = shmc_allreduce(v, s, 4, SHMC_INT32, SHMC_SUM, w);
+        rc[2] = waited(shmc_iallreduce(v, s, 4, SHMC_INT32, SHMC_SUM, w, &r[0]), &r[0]);
+        rc[3] = waited(shmc_iallgather(sb, rb, 64, SHMC_UINT8, w, &r[0]), &r[0]);
+        rc[4] = waited(shmc_ibarrier(w, &r[0]), &r[0]);
+        rc[5] = waited(shmc_ibroadcast(rb, big, SHMC_UINT8, 0, w, &r[0]), &r[0]);
+        rc[6] = waited(shmc_igather(sb, rb, 16, SHMC_UINT8, n - 1, w, &r[0]), &r[0]);
+        /* Two in flight: the lane's queue. */
+        rc[7] = shmc_iallreduce(v, s2, 4, SHMC_INT32, SHMC_SUM, w, &r[0]);
+        if (rc[7] == SHMC_OK && (rc[7] = shmc_ibarrier(w, &r[1])) == SHMC_OK)
+            rc[7] = shmc_waitall(2, r, NULL);
+        else if (r[0])
+            shmc_wait(&r[0], NULL);
+        rc[8] = shmc_barrier(w);
+        for (int k = 0; k < 9 && status == 0; k++) {
+            (*calls)++;
+            tally(me, k, rc[k], errors, first, &status);
+        }
+    }
+    free(sb);
+    free(rb);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: scribble REGION SECONDS [SEED]\n");
+        fprintf(stderr, "usage: scribble REGION SECONDS [SEED [world]]\n");
         return 2;
     }
     double seconds = atof(argv[2]);
     uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x9e3779b97f4a7c15ull;
+    if (argc > 4 && !strcmp(argv[4], "world")) {
+        shmc_comm *world;
+        if (shmc_init(&world) != SHMC_OK)
+            return 2;
+        int me = shmc_comm_rank(world);
+        pid_t child = -1;
+        /* (every rank attached before the scribbling starts, as the split ensures above) */
+        if (shmc_barrier(world) != SHMC_OK)
+            return 2;
+        if (me == 0 && (child = fork()) == 0)
+            scribbler(argv[1], seconds, seed);
+        unsigned long calls = 0, errors = 0;
+        int first = SHMC_OK, status = world_work(world, seconds, &calls, &errors, &first);
+        printf("rank %d: %lu calls, %lu errors", me, calls, errors);
+        if (first)
+            printf(" (first: %s)", shmc_strerror(first));
+        printf("\n");
+        fflush(stdout);
+        shmc_finalize();
+        if (child > 0)
+            waitpid(child, NULL, 0);
+        return status;
+    }
     shmc_comm *world, *mine = NULL;
     if (shmc_init(&world) != SHMC_OK)
         return 2;
@@ -174,18 +265,7 @@ int main(int argc, char **argv)
         rc[4] = shmc_barrier(mine);
         for (int k = 0; k < 5; k++) {
             calls++;
-            if (rc[k] == SHMC_OK)
-                continue;
-            errors++;
-            if (first == SHMC_OK)
-                first = rc[k];
-            if (!expected(rc[k])) {
-                fprintf(stderr, "rank %d: call %d returned unexpected %d (%s)\n", me, k, rc[k],
-                        shmc_strerror(rc[k]));
-                status = 2;
-            } else if (rc[k] == SHMC_ERR_ABORTED) {
-                status = 3;
-            }
+            tally(me, k, rc[k], &errors, &first, &status);
         }
     }
     printf("rank %d: %lu calls, %lu errors", me, calls, errors);

@@ -3,7 +3,8 @@
  * bytes over each region in turn (header, control blocks, mailboxes, collective slots,
  * world-sync blocks, copy descriptors, anywhere) and zeros over all of it, under shmrun
  * (which is asked for a hang report with SIGUSR1 while it happens) and in a job started
- * by a shell loop with torchrun's variables. No rank and no launcher may die by a fault
+ * by a shell loop with torchrun's variables, and with every rank working on the world while
+ * a child of one scribbles. No rank and no launcher may die by a fault
  * (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL); every call returns SHMC_OK or an error
  * that says what happened (the program checks that); every job ends, by itself or by
  * SHMC_TIMEOUT; nothing is left in /dev/shm.
@@ -63,6 +64,26 @@ START_TEST(test_scribble_under_shmrun)
 }
 END_TEST
 
+/* The same with every rank on the world (scribble's `world`: a child of rank 0 scribbles),
+ * whose own rounds and nonblocking lane a split communicator never uses. */
+START_TEST(test_scribble_world)
+{
+    const char *region = regions[_i];
+    char shmrun[512], prog[512], cmd[2048], out[65536];
+    shmct_build_path("bin/shmrun", shmrun, sizeof shmrun);
+    shmct_build_path("tests/progs/scribble", prog, sizeof prog);
+    snprintf(cmd, sizeof cmd,
+             "SHMC_TIMEOUT=3 %s --timeout 60 -n 4 %s %s %d %d world; echo \"shmrun status $?\"",
+             shmrun, prog, region, seconds(), 3000 + _i);
+    int st = shmct_sh(cmd, out, sizeof out);
+    ck_assert(WIFEXITED(st));
+    no_fault(out, region);
+    ck_assert_msg(strstr(out, "shmrun status "), "no status from shmrun:\n%s", shmct_tail(out));
+    ck_assert_msg(!strstr(out, "ran longer than --timeout"), "%s: ended by shmrun's time-out:\n%s",
+                  region, shmct_tail(out));
+}
+END_TEST
+
 START_TEST(test_scribble_without_launcher)
 {
     const char *region = regions[_i];
@@ -93,6 +114,7 @@ int main(void)
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_loop_test(t, test_scribble_under_shmrun, 0, NREGIONS);
     tcase_add_loop_test(t, test_scribble_without_launcher, 0, NREGIONS);
+    tcase_add_loop_test(t, test_scribble_world, 0, NREGIONS);
     suite_add_tcase(s, t);
     return shmct_main(s);
 }
