@@ -39,6 +39,7 @@
 #include "coll/linger.h"
 #include "coll/nbslot.h"
 #include "coll/onestep.h"
+#include "coll/sched.h"
 #include "coll/wround.h"
 #include "p2p/request.h"
 
@@ -288,7 +289,34 @@ ended:
     return 1;
 }
 
-static const struct shmc__driven_ops driven = {poll, far};
+/* What a wait on one call of the lane alone publishes (p2p/incall.h), for the hang report
+ * to name the call: numbered apart from the schedules' calls in the same context (LANE_CALL,
+ * a bit their numbers never have: coll/sched.h) and marked as a round's, so that no
+ * member's comparison of calls ever takes it up (the lane's rounds compare the calls
+ * themselves, and its slots' gates the members' words). Nothing where SHMC_CHECK=0 left
+ * the call without words. */
+#define LANE_CALL (SHMC_SCHED_BLOCKING >> 1)
+static_assert(!(LANE_CALL & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER)),
+              "a lane call's number is never a schedule's");
+static int lane_call(const struct shmc__cx *x, uint64_t seq, struct shmc__incall *out)
+{
+    if (!(x->call[0] | x->call[1]))
+        return 0;
+    *out = (struct shmc__incall){.c = x->c,
+                                 .ctx = x->c->ctx + SHMC_CTX_NBC,
+                                 .seq = LANE_CALL | ((uint32_t)seq & SHMC_SCHED_NUMBER),
+                                 .round = 1,
+                                 .w = {x->call[0], x->call[1]}};
+    return 1;
+}
+
+static int call(void *arg, struct shmc__incall *out)
+{
+    const struct nbw *w = arg;
+    return lane_call(&w->x, w->seq, out);
+}
+
+static const struct shmc__driven_ops driven = {poll, far, call};
 
 static int lean_settle(void);
 
@@ -393,7 +421,13 @@ static int lean_far(void *arg, uint32_t cpu)
     return shmc__wsync_far(&lean.look, cpu);
 }
 
-static const struct shmc__driven_ops lean_ops = {lean_poll, lean_far};
+static int lean_call(void *arg, struct shmc__incall *out)
+{
+    (void)arg;
+    return lane_call(&lean.x, lean.x.co->lane[SHMC_LANE_NB].moving, out);
+}
+
+static const struct shmc__driven_ops lean_ops = {lean_poll, lean_far, lean_call};
 
 /* The lean call in flight, if any, made the queue's first call, its request polled as that
  * call's from now on. SHMC_OK, or SHMC_ERR_NOMEM (it stays lean: the caller fails). */

@@ -11,10 +11,12 @@
  * a mix of two waits. A report is a snapshot, not a proof; a cycle it names is one that
  * held for as long as the ranks in it had been blocked.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "base/atomics.h"
+#include "base/callword.h"
 #include "base/clock.h"
 #include "shm/hang.h"
 
@@ -24,6 +26,7 @@ struct blk {
     int tag;
     uint32_t ctx;
     uint64_t bytes, since_ns;
+    uint64_t call_w[2]; /* the collective call it waits in, where it published one; else 0 */
     char run; /* the process's state letter in /proc (R, S, T, ...), 0 unknown */
 };
 
@@ -49,6 +52,14 @@ static struct blk read_blk(const struct shmc__arena *a, int n, int r, int proc)
     b.ctx = shmc__load_relaxed32(&cb->blk_ctx);
     b.bytes = shmc__load_relaxed64(&cb->blk_bytes);
     b.since_ns = shmc__load_relaxed64(&cb->blk_since_ns);
+    /* The call it waits in (p2p/incall.c), read as its members read it: A12 pairs with R12
+     * there; words read while call_at moved are another call's, and dropped. */
+    uint64_t at = shmc__load_acquire64(&cb->call_at);
+    b.call_w[0] = shmc__load_relaxed64(&cb->call_w[0]);
+    b.call_w[1] = shmc__load_relaxed64(&cb->call_w[1]);
+    atomic_thread_fence(memory_order_acquire);
+    if (!at || shmc__load_relaxed64(&cb->call_at) != at)
+        b.call_w[0] = b.call_w[1] = 0;
     return b;
 }
 
@@ -240,9 +251,17 @@ void shmc__hang_report(const struct shmc__arena *a, int n, const int *alive, FIL
             char tag[24] = "";
             if (!coll_kind(&b[r]))
                 snprintf(tag, sizeof tag, "tag %d, ", b[r].tag);
-            fprintf(f, "  rank %d: %s (%son %s), for %.1f s\n", r,
+            /* The call itself, where the rank published it: which of the calls a program
+             * makes is stuck, and members in different calls show it. */
+            char call[176] = "";
+            if (b[r].call_w[0] | b[r].call_w[1]) {
+                call[0] = ':';
+                call[1] = ' ';
+                shmc__call_describe(b[r].call_w, call + 2, sizeof call - 2);
+            }
+            fprintf(f, "  rank %d: %s (%son %s)%s, for %.1f s\n", r,
                     wait_text(&b[r], what, sizeof what), tag,
-                    comm_text(b[r].ctx, comm, sizeof comm),
+                    comm_text(b[r].ctx, comm, sizeof comm), call,
                     b[r].since_ns && now > b[r].since_ns ? (double)(now - b[r].since_ns) / 1e9
                                                          : 0.0);
         } else

@@ -590,6 +590,18 @@ START_TEST(test_launcher_hang_report)
     ck_assert_int_eq(run("--timeout 2 -n 2 %s pause", sleeper), 124);
     ASSERT_OUT("rank 1: running, not blocked in shmcomm");
     ASSERT_OUT("no wait-for cycle among the blocked ranks");
+    /* A collective's wait names its call (the words its members compare, SHMC_CHECK's
+     * default): the nonblocking form on rank 0, by the world's lane, beside the others'
+     * blocking one, which it never matches. */
+    for (int n = 2; n <= 3; n++) {
+        ck_assert_int_eq(run("--timeout 2 -n %d %s mixed", n, sleeper), 124);
+        ASSERT_OUT("rank 0: waits in a nonblocking collective (on the world): the nonblocking "
+                   "allreduce(count 4, int32, sum), for ");
+        ASSERT_OUT("rank 1: waits in a blocking collective (on the world): allreduce(count 4, "
+                   "int32, sum), for ");
+        ASSERT_OUT("rank 0 in a nonblocking one: a blocking collective call is matched only by "
+                   "the same blocking call");
+    }
 }
 END_TEST
 

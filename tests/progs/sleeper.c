@@ -5,10 +5,13 @@
  * "sleeper sendsend BYTES", each rank sends BYTES to the next before receiving from the
  * previous, which deadlocks once BYTES is above the eager limit (the hang report's test);
  * or, with "sleeper stop R", rank R stops itself (SIGSTOP) and the others wait for it in a
- * barrier (a stopped rank must be named, and SHMC_TIMEOUT must fire without it).
+ * barrier (a stopped rank must be named, and SHMC_TIMEOUT must fire without it); or, with
+ * "sleeper mixed", rank 0 makes the nonblocking all-reduce of 4 int32 and waits for it
+ * while the others make the blocking one, which never match (the report names both calls).
  */
 #include <shmcomm.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,19 @@ int main(int argc, char **argv)
         if (me == atoi(argv[2]))
             raise(SIGSTOP);
         rc = shmc_barrier(w);
+        printf("rank %d: %s\n", me, shmc_strerror(rc));
+        return 3;
+    }
+    if (argc > 1 && !strcmp(argv[1], "mixed")) {
+        int32_t in[4] = {1, 2, 3, 4}, out[4];
+        if (me == 0) {
+            shmc_request *r;
+            rc = shmc_iallreduce(in, out, 4, SHMC_INT32, SHMC_SUM, w, &r);
+            if (rc == SHMC_OK)
+                rc = shmc_wait(&r, NULL);
+        } else {
+            rc = shmc_allreduce(in, out, 4, SHMC_INT32, SHMC_SUM, w);
+        }
         printf("rank %d: %s\n", me, shmc_strerror(rc));
         return 3;
     }

@@ -33,12 +33,15 @@ static int seconds(void)
     return t && atoi(t) > 0 ? atoi(t) : 10;
 }
 
-/* Fails the test if out shows a rank or the launcher ended by a fault. */
+/* Fails the test if out shows a rank or the launcher ended by a fault, or a sanitizer's
+ * report. */
 static void no_fault(const char *out, const char *what)
 {
-    static const char *const faults[] = {"signal 11",  "signal 7",   "signal 6",   "signal 8",
-                                         "signal 4",   "status 139", "status 135", "status 134",
-                                         "status 136", "status 132", "unexpected"};
+    static const char *const faults[] = {"signal 11", "signal 7", "signal 6", "signal 8",
+                                         "signal 4", "status 139", "status 135", "status 134",
+                                         "status 136", "status 132", "unexpected",
+                                         /* (a build with SAN=address or thread) */
+                                         "Sanitizer", "runtime error"};
     for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
         ck_assert_msg(!strstr(out, faults[i]), "%s: '%s' in the output, which ends:\n%s", what,
                       faults[i], shmct_tail(out));

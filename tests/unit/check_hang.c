@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/callword.h"
+#include "base/config.h"
 #include "harness.h"
 #include "shm/arena.h"
 #include "shm/hang.h"
@@ -129,6 +131,38 @@ START_TEST(test_hang_report_kinds)
 }
 END_TEST
 
+/* A rank blocked in a collective that published its call (p2p/incall.c) has the call
+ * named; one whose call_at is 0 (not in one, or between two calls) has none, whatever its
+ * words say. */
+START_TEST(test_hang_report_names_call)
+{
+    struct shmc__arena a;
+    char text[4096];
+    enum { RUN = SHMC_RANK_RUNNING, COLL = SHMC_BLK_COLL };
+    static const struct wait_set set[3] = {{RUN, COLL, ~0u, SHMC_CTX_COLL, -1, 8},
+                                           {RUN, COLL, ~0u, SHMC_CTX_GROUP - 1, 3, 8},
+                                           {RUN, COLL, ~0u, SHMC_CTX_COLL, -1, 8}};
+    arena_with(&a, 3, set);
+    uint64_t blocking[2] = {4, 0}, nonblocking[2] = {1000, 0};
+    blocking[1] = shmc__call_word1(SHMC_C_ALLREDUCE, 2, 0, 0, 0);
+    nonblocking[1] = shmc__call_word1(SHMC_C_GATHER | SHMC_CALL_NONBLOCKING, 8, 0, 0, 2);
+    const uint64_t *words[3] = {blocking, nonblocking, blocking};
+    for (int r = 0; r < 3; r++) {
+        struct shmc__rank_cb *cb = shmc__arena_cb(&a, (unsigned)r);
+        atomic_store(&cb->call_w[0], words[r][0]);
+        atomic_store(&cb->call_w[1], words[r][1]);
+        atomic_store(&cb->call_at, r == 2 ? 0 : (uint64_t)SHMC_CTX_COLL << 32 | 7);
+    }
+    report(&a, 3, text, sizeof text);
+    SHMCT_ASSERT_CONTAINS(text, "rank 0: waits in a blocking collective (on the world): "
+                                "allreduce(count 4, int32, sum), for ");
+    SHMCT_ASSERT_CONTAINS(text, "rank 1: waits in a nonblocking collective (on the world): the "
+                                "nonblocking gather(count 1000, float32, root 2), for ");
+    SHMCT_ASSERT_CONTAINS(text, "rank 2: waits in a blocking collective (on the world), for ");
+    shmc__arena_detach(&a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hang");
@@ -136,6 +170,7 @@ int main(void)
     tcase_add_checked_fixture(t, shmct_shm_snapshot, shmct_shm_verify);
     tcase_add_test(t, test_hang_report_left);
     tcase_add_test(t, test_hang_report_kinds);
+    tcase_add_test(t, test_hang_report_names_call);
     suite_add_tcase(s, t);
     return shmct_main(s);
 }
