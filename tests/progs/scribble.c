@@ -207,6 +207,33 @@ static int world_work(shmc_comm *w, double seconds, unsigned long *calls, unsign
     return status;
 }
 
+/* The split communicator's workload: the workers, while the last rank scribbles. */
+static int split_work(shmc_comm *mine, int me, double seconds, unsigned long *calls,
+                      unsigned long *errors, int *first)
+{
+    int wr = shmc_comm_rank(mine), wn = shmc_comm_size(mine), status = 0;
+    int right = (wr + 1) % wn, left = (wr + wn - 1) % wn;
+    size_t big = 1u << 20;
+    uint8_t *sb = calloc(big, 1), *rb = calloc(big, 1);
+    int32_t v[4] = {1, 2, 3, 4}, s[4];
+    double end = now_s() + seconds + 0.5;
+    while (sb && rb && now_s() < end && status == 0) {
+        int rc[5];
+        rc[0] = shmc_sendrecv(sb, 64, right, 1, rb, 64, left, 1, SHMC_UINT8, mine, NULL);
+        rc[1] = shmc_sendrecv(sb, big, right, 2, rb, big, left, 2, SHMC_UINT8, mine, NULL);
+        rc[2] = shmc_allreduce(v, s, 4, SHMC_INT32, SHMC_SUM, mine);
+        rc[3] = shmc_broadcast(rb, 65536, SHMC_UINT8, 0, mine);
+        rc[4] = shmc_barrier(mine);
+        for (int k = 0; k < 5 && status == 0; k++) {
+            (*calls)++;
+            tally(me, k, rc[k], errors, first, &status);
+        }
+    }
+    free(sb);
+    free(rb);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -215,58 +242,28 @@ int main(int argc, char **argv)
     }
     double seconds = atof(argv[2]);
     uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x9e3779b97f4a7c15ull;
-    if (argc > 4 && !strcmp(argv[4], "world")) {
-        shmc_comm *world;
-        if (shmc_init(&world) != SHMC_OK)
-            return 2;
-        int me = shmc_comm_rank(world);
-        pid_t child = -1;
-        /* (every rank attached before the scribbling starts, as the split ensures above) */
+    int on_world = argc > 4 && !strcmp(argv[4], "world");
+    shmc_comm *world, *mine = NULL;
+    if (shmc_init(&world) != SHMC_OK)
+        return 2;
+    int me = shmc_comm_rank(world), n = shmc_comm_size(world), status;
+    unsigned long calls = 0, errors = 0;
+    int first = SHMC_OK;
+    pid_t child = -1;
+    if (on_world) {
+        /* (every rank attached before the scribbling starts, as the split ensures below) */
         if (shmc_barrier(world) != SHMC_OK)
             return 2;
         if (me == 0 && (child = fork()) == 0)
             scribbler(argv[1], seconds, seed);
-        unsigned long calls = 0, errors = 0;
-        int first = SHMC_OK, status = world_work(world, seconds, &calls, &errors, &first);
-        printf("rank %d: %lu calls, %lu errors", me, calls, errors);
-        if (first)
-            printf(" (first: %s)", shmc_strerror(first));
-        printf("\n");
-        fflush(stdout);
-        shmc_finalize();
-        if (child > 0)
-            waitpid(child, NULL, 0);
-        return status;
-    }
-    shmc_comm *world, *mine = NULL;
-    if (shmc_init(&world) != SHMC_OK)
-        return 2;
-    int me = shmc_comm_rank(world), n = shmc_comm_size(world);
-    int bad = n - 1;
-    if (shmc_comm_split(world, me == bad ? -1 : 0, me, &mine) != SHMC_OK)
-        return 2;
-    if (me == bad)
-        scribbler(argv[1], seconds, seed ^ (uint64_t)me);
-
-    int wr = shmc_comm_rank(mine), wn = shmc_comm_size(mine);
-    int right = (wr + 1) % wn, left = (wr + wn - 1) % wn;
-    size_t big = 1u << 20;
-    uint8_t *sb = calloc(big, 1), *rb = calloc(big, 1);
-    int32_t v[4] = {1, 2, 3, 4}, s[4];
-    unsigned long calls = 0, errors = 0;
-    int first = SHMC_OK, status = 0;
-    double end = now_s() + seconds + 0.5;
-    while (now_s() < end && status == 0) {
-        int rc[5];
-        rc[0] = shmc_sendrecv(sb, 64, right, 1, rb, 64, left, 1, SHMC_UINT8, mine, NULL);
-        rc[1] = shmc_sendrecv(sb, big, right, 2, rb, big, left, 2, SHMC_UINT8, mine, NULL);
-        rc[2] = shmc_allreduce(v, s, 4, SHMC_INT32, SHMC_SUM, mine);
-        rc[3] = shmc_broadcast(rb, 65536, SHMC_UINT8, 0, mine);
-        rc[4] = shmc_barrier(mine);
-        for (int k = 0; k < 5; k++) {
-            calls++;
-            tally(me, k, rc[k], &errors, &first, &status);
-        }
+        status = world_work(world, seconds, &calls, &errors, &first);
+    } else {
+        int bad = n - 1;
+        if (shmc_comm_split(world, me == bad ? -1 : 0, me, &mine) != SHMC_OK)
+            return 2;
+        if (me == bad)
+            scribbler(argv[1], seconds, seed ^ (uint64_t)me);
+        status = split_work(mine, me, seconds, &calls, &errors, &first);
     }
     printf("rank %d: %lu calls, %lu errors", me, calls, errors);
     if (first)
@@ -274,7 +271,7 @@ int main(int argc, char **argv)
     printf("\n");
     fflush(stdout);
     shmc_finalize();
-    free(sb);
-    free(rb);
+    if (child > 0)
+        waitpid(child, NULL, 0);
     return status;
 }
