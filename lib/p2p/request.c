@@ -177,14 +177,6 @@ struct shmc__request *shmc__req_lookup(const struct shmc__reqs *t, uint64_t cook
     return r;
 }
 
-_Static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "a request handle holds a 64-bit cookie");
-
-shmc_request *shmc__req_handle(const struct shmc__request *r)
-{
-    /* gen is never 0, so a handle is never NULL. */
-    return (shmc_request *)(uintptr_t)shmc__req_cookie(r);
-}
-
 struct shmc__request *shmc__req_from_handle(const struct shmc__reqs *t, const shmc_request *h)
 {
     if (h == SHMC_REQUEST_COMPLETE)
