@@ -409,12 +409,14 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         return s.err;
     }
     struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
-    /* A wait whose one pending request is a collective call publishes it while blocked
-     * (incall.h), as a blocking collective's does, unless this thread is in one already;
-     * one thread only: the call published is the process's. */
-    struct shmc__request *one = active == 1 ? first : NULL;
-    int in_call = one && one->kind == SHMC_REQ_DRIVEN && one->ops->call && !shmc__multi &&
-                  !p->incall.c && one->ops->call(one->poll_arg, &p->incall);
+    /* A wait whose first pending request is a collective call publishes it while blocked
+     * (incall.h), as a blocking collective's does, unless this thread is in one already:
+     * the call the hang report names beside that request's wait (blk above); one thread
+     * only: the call published is the process's. Of several, the first may end before
+     * the others: it stays published until the wait ends, as the blk fields do, which no
+     * member's comparison can mistake (a call that ended matched its members' words). */
+    int in_call = first->kind == SHMC_REQ_DRIVEN && first->ops->call && !shmc__multi &&
+                  !p->incall.c && first->ops->call(first->poll_arg, &p->incall);
     int rc = wait_until(p, reqs_done, &s, &b, &far);
     if (in_call)
         shmc__incall_end(p);

@@ -7,7 +7,8 @@
  * or, with "sleeper stop R", rank R stops itself (SIGSTOP) and the others wait for it in a
  * barrier (a stopped rank must be named, and SHMC_TIMEOUT must fire without it); or, with
  * "sleeper mixed", rank 0 makes the nonblocking all-reduce of 4 int32 and waits for it
- * while the others make the blocking one, which never match (the report names both calls).
+ * while the others make the blocking one, which never match (the report names both calls);
+ * "sleeper mixed 2": rank 0 starts a nonblocking barrier after it and waits for both.
  */
 #include <shmcomm.h>
 #include <signal.h>
@@ -54,10 +55,13 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "mixed")) {
         int32_t in[4] = {1, 2, 3, 4}, out[4];
         if (me == 0) {
-            shmc_request *r;
-            rc = shmc_iallreduce(in, out, 4, SHMC_INT32, SHMC_SUM, w, &r);
+            shmc_request *r[2] = {NULL, NULL};
+            int two = argc > 2 && !strcmp(argv[2], "2");
+            rc = shmc_iallreduce(in, out, 4, SHMC_INT32, SHMC_SUM, w, &r[0]);
+            if (rc == SHMC_OK && two)
+                rc = shmc_ibarrier(w, &r[1]);
             if (rc == SHMC_OK)
-                rc = shmc_wait(&r, NULL);
+                rc = two ? shmc_waitall(2, r, NULL) : shmc_wait(&r[0], NULL);
         } else {
             rc = shmc_allreduce(in, out, 4, SHMC_INT32, SHMC_SUM, w);
         }
