@@ -5,7 +5,8 @@
  *   coll_kill COLL BYTES VICTIM DELAY_MS [MODE]
  *
  * Every rank calls collective COLL (barrier, bcast, reduce, allreduce, gather, allgather,
- * scatter, reduce_scatter, alltoall, split, create_group) of BYTES per block in a loop,
+ * scatter, reduce_scatter, alltoall, split, create_group, or the nonblocking form of one of
+ * the first nine, started and waited for: ibarrier, ibcast, ...) of BYTES per block in a loop,
  * with the root moving round, on the communicator `on` (the world, or, with MODE "sub",
  * a communicator of every rank in reverse order, which has no world rounds). DELAY_MS
  * after the start of the loop, rank VICTIM fails: with MODE "kill" (the default) or
@@ -92,11 +93,47 @@ static void *spoiler(void *arg)
     return NULL;
 }
 
+/* A nonblocking call's outcome: its start's failure, or its wait's. */
+static int waited(int rc, shmc_request **r)
+{
+    return rc != SHMC_OK ? rc : shmc_wait(r, NULL);
+}
+
+/* The nonblocking form of collective k (its name without the i), started and waited for;
+ * -1 for a name that has none. */
+static int nb_call(const char *k, int32_t *sbuf, int32_t *rbuf, size_t count, int root,
+                   shmc_comm *c)
+{
+    shmc_request *r = NULL;
+    if (!strcmp(k, "barrier"))
+        return waited(shmc_ibarrier(c, &r), &r);
+    if (!strcmp(k, "bcast"))
+        return waited(shmc_ibroadcast(rbuf, count, SHMC_INT32, root, c, &r), &r);
+    if (!strcmp(k, "reduce"))
+        return waited(shmc_ireduce(sbuf, rbuf, count, SHMC_INT32, SHMC_SUM, root, c, &r), &r);
+    if (!strcmp(k, "allreduce"))
+        return waited(shmc_iallreduce(sbuf, rbuf, count, SHMC_INT32, SHMC_SUM, c, &r), &r);
+    if (!strcmp(k, "gather"))
+        return waited(shmc_igather(sbuf, rbuf, count, SHMC_INT32, root, c, &r), &r);
+    if (!strcmp(k, "allgather"))
+        return waited(shmc_iallgather(sbuf, rbuf, count, SHMC_INT32, c, &r), &r);
+    if (!strcmp(k, "scatter"))
+        return waited(shmc_iscatter(sbuf, rbuf, count, SHMC_INT32, root, c, &r), &r);
+    if (!strcmp(k, "reduce_scatter"))
+        return waited(shmc_ireduce_scatter(sbuf, rbuf, count, SHMC_INT32, SHMC_SUM, c, &r), &r);
+    if (!strcmp(k, "alltoall"))
+        return waited(shmc_ialltoall(sbuf, rbuf, count, SHMC_INT32, c, &r), &r);
+    return -1;
+}
+
 /* One call of collective k with root `root`; rbuf holds n blocks of `count` int32. */
 static int call(const char *k, int32_t *sbuf, int32_t *rbuf, size_t count, int root, shmc_comm *c,
                 int n, int short_by)
 {
     size_t rc_count = count - (size_t)short_by; /* a wrong count on this rank alone */
+    int rc;
+    if (k[0] == 'i' && (rc = nb_call(k + 1, sbuf, rbuf, rc_count, root, c)) != -1)
+        return rc;
     if (!strcmp(k, "barrier"))
         return shmc_barrier(c);
     if (!strcmp(k, "bcast"))
@@ -117,7 +154,6 @@ static int call(const char *k, int32_t *sbuf, int32_t *rbuf, size_t count, int r
         return shmc_alltoall(sbuf, rbuf, rc_count, SHMC_INT32, c);
     if (!strcmp(k, "split") || !strcmp(k, "create_group")) {
         shmc_comm *sub = NULL;
-        int rc;
         if (!strcmp(k, "split")) {
             rc = shmc_comm_split(c, short_by ? 1 : 0, n - root, &sub);
         } else {

@@ -24,6 +24,17 @@ static const struct {
     {"alltoall", "ALLTOALL", {"tree", "ring", "shm", "direct"}},
     {"split", NULL, {"auto"}},
     {"create_group", NULL, {"auto"}},
+    /* The nonblocking forms, by the ways their rules give (the world's lane, its slots,
+     * schedules), started and waited for. */
+    {"ibarrier", NULL, {"auto"}},
+    {"ibcast", NULL, {"auto"}},
+    {"ireduce", NULL, {"auto"}},
+    {"iallreduce", NULL, {"auto"}},
+    {"igather", NULL, {"auto"}},
+    {"iallgather", NULL, {"auto"}},
+    {"iscatter", NULL, {"auto"}},
+    {"ireduce_scatter", NULL, {"auto"}},
+    {"ialltoall", NULL, {"auto"}},
 };
 
 struct pick {
