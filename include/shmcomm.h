@@ -156,8 +156,9 @@ typedef struct {
     XX(RANK, -2, "rank out of range for this communicator")                                        \
     XX(TAG, -3, "invalid tag (tags are 0..SHMC_TAG_MAX; SHMC_ANY_TAG only for receives)")          \
     XX(TRUNCATE, -4, "message larger than the receive buffer (the buffer holds its start)")        \
-    XX(PEER_DEAD, -5, "the peer process died or finalized before the operation completed, or a "   \
-                      "member left the communicator's collectives after a failure of its own")   \
+    XX(PEER_DEAD, -5,                                                                              \
+       "the peer process died or finalized before the operation completed, or a "                  \
+       "member left the communicator's collectives after a failure of its own")                    \
     XX(ABORTED, -6, "the job was aborted (shmc_abort or the launcher ended it)")                   \
     XX(TIMEOUT, -7, "timed out")                                                                   \
     XX(MISMATCH, -8, "ranks called a collective with different arguments")                         \
@@ -165,7 +166,10 @@ typedef struct {
     XX(CUDA, -10, "CUDA support is not available or a CUDA call failed")                           \
     XX(NOT_INIT, -11, "shmcomm is not initialised (call shmc_init first)")                         \
     XX(SYS, -12, "a system call failed (details are logged with SHMC_DEBUG=1)")                    \
-    XX(STATE, -13, "call not allowed in this state (shmc_init twice, or after finalize)")          \
+    XX(STATE, -13,                                                                                 \
+       "call not allowed in this state (shmc_init twice or after finalize, a "                     \
+       "window's epochs out of order, a communicator freed with requests pending, "                \
+       "or a receive cancelled once matched)")                                                     \
     XX(NOSHM, -14, "not enough shared memory for the job (/dev/shm too small)")                    \
     XX(ENV, -15, "the launcher's environment is missing, inconsistent or invalid")                 \
     XX(CORRUPT, -16, "shared memory failed validation (corrupted or from another job)")            \

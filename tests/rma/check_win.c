@@ -261,6 +261,41 @@ static void dead_holder(shmc_comm *w, int me, int n, void *arg)
     }
 }
 
+/* Active target with a member that dies: case 0, rank 1 dies before it posts, and rank
+ * 0's start (which waits for the post) ends with SHMC_ERR_PEER_DEAD; case 1, rank 1
+ * starts and dies before it completes, and rank 0's wait ends so. Neither hangs; the
+ * access epoch that never began cannot be completed (SHMC_ERR_STATE). */
+static void dead_pscw(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    int before_post = *(const int *)arg, peer = 1 - me;
+    shmc_win *win;
+    void *base;
+    T_OK(shmc_win_allocate(64, 1, w, &base, &win));
+    T_OK(shmc_barrier(w));
+    if (me == 1) {
+        if (!before_post)
+            T_OK(shmc_win_start(win, &peer, 1));
+        raise(SIGKILL);
+    }
+    if (before_post) {
+        T_CALL(SHMC_ERR_PEER_DEAD, shmc_win_start(win, &peer, 1));
+        T_CALL(SHMC_ERR_STATE, shmc_win_complete(win));
+    } else {
+        T_OK(shmc_win_post(win, &peer, 1));
+        T_CALL(SHMC_ERR_PEER_DEAD, shmc_win_wait(win));
+    }
+}
+
+START_TEST(test_win_dead_pscw)
+{
+    struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
+    int before_post = _i == 0;
+    ck_assert_int_eq(shmct_run_opts(2, dead_pscw, &before_post, &o), 1);
+    ck_assert(WIFSIGNALED(shmct_status(1)) && WTERMSIG(shmct_status(1)) == SIGKILL);
+}
+END_TEST
+
 START_TEST(test_win_dead_holder)
 {
     struct shmct_opts o = {.expect_fail = 1, .keep_going = 1};
@@ -400,6 +435,7 @@ static Suite *win_suite(void)
     tcase_add_loop_test(t, test_win_pscw, 1, 5);
     tcase_add_loop_test(t, test_win_refusals, 1, 4);
     tcase_add_test(t, test_win_dead_holder);
+    tcase_add_loop_test(t, test_win_dead_pscw, 0, 2);
     tcase_add_loop_test(t, test_win_created, 1, 5);
     tcase_add_loop_test(t, test_win_scattered, 0, 8);
     suite_add_tcase(s, t);
