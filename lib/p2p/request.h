@@ -184,8 +184,8 @@ struct shmc__request *shmc__req_lookup(const struct shmc__reqs *t, uint64_t cook
 /* What the caller holds as a shmc_request * is the request's cookie, not its address, so
  * a handle kept after its request completed (and the slot possibly reused), or one that
  * was never a request, is recognised instead of dereferenced. gen is never 0, so a handle
- * is never NULL. Inline: every nonblocking start makes one, and a call of its own was a
- * few nanoseconds of a small one's. */
+ * is never NULL. Inline: every nonblocking start and every isend and irecv that posts
+ * makes one (bench/path_cost.sh counts what a call of its own cost them). */
 static_assert(sizeof(uintptr_t) >= sizeof(uint64_t), "a request handle holds a 64-bit cookie");
 static inline shmc_request *shmc__req_handle(const struct shmc__request *r)
 {
