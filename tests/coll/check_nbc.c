@@ -1136,18 +1136,21 @@ static const char split_rs_rules[] =
                           "reduce_scatter any any any any any host ring\n"
                           "reduce_scatter any any any any any device ring\n";
 
-/* Runs fn on n ranks under the rules given; the test's result. */
+/* Runs fn on n ranks under the rules given; the test's result. The file is removed at
+ * once and read through the descriptor the ranks inherit, so that a test ended by its
+ * time-out leaves nothing in /tmp. */
 static int with_rules(const char *rules, int n, shmct_fn fn, void *arg)
 {
-    char path[] = "/tmp/shmc_nbc_rules_XXXXXX";
+    char path[] = "/tmp/shmc_nbc_rules_XXXXXX", name[64];
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
+    unlink(path);
     ck_assert(write(fd, rules, strlen(rules)) == (ssize_t)strlen(rules));
-    close(fd);
-    setenv("SHMC_TUNING_FILE", path, 1);
+    snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    setenv("SHMC_TUNING_FILE", name, 1);
     int rc = shmct_run(n, fn, arg);
     unsetenv("SHMC_TUNING_FILE");
-    unlink(path);
+    close(fd);
     return rc;
 }
 
