@@ -19,18 +19,11 @@ import os
 import re
 import statistics
 
+from osu_report import line_reading
 from states import FAR_NS, NEAR_NS, state as state_of
 
 RUNTIMES = ["shmcomm", "openmpi", "mpich"]
 NAMES = {"shmcomm": "shmcomm", "openmpi": "Open MPI", "mpich": "MPICH"}
-
-
-def reading(out, name):
-    try:
-        with open(os.path.join(out, "raw", name)) as f:
-            return float(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return -1.0  # (in neither state)
 
 
 def parse(path):
@@ -64,10 +57,11 @@ def main():
         m = re.fullmatch(r"(\w+)\.(osu_\w+)\.(\d+)\.(\d+)\.txt", os.path.basename(path))
         if not m or m.group(1) not in RUNTIMES:
             continue
-        rt = m.group(1)
-        tail = f"{rt}.{args.prog}.{args.ranks}.{m.group(4)}.txt"
-        st = state_of(reading(out, f"line-{tail}"), reading(out, f"after-{tail}"), args.near,
-                      args.far)
+        rt, rnd = m.group(1), int(m.group(4))
+        before, after = (line_reading(out, rt, args.prog, args.ranks, rnd, when)
+                         for when in ("line", "after"))
+        # (a reading missing counts as -1: in neither state, as bench/osu_report.py has it)
+        st = state_of(before or -1, after or -1, args.near, args.far)
         if st not in ("near", "far"):
             continue
         runs[(st, rt)] = runs.get((st, rt), 0) + 1
