@@ -26,8 +26,10 @@ enum { RECV, SEND, SSEND, SEND_NOW, RECV_NOW };
 /* isend, isend_now, issend and irecv: the same checks (a receive may name any source and
  * any tag), then a request posted in the one direction (isend_now: none if the send is
  * complete as it starts). */
-static int start_call(int mode, void *buf, size_t count, shmc_dtype dtype, int peer, int tag,
-                      shmc_comm *comm, shmc_request **req, shmc_status *status)
+static inline __attribute__((always_inline)) int start_call(int mode, void *buf, size_t count,
+                                                            shmc_dtype dtype, int peer, int tag,
+                                                            shmc_comm *comm, shmc_request **req,
+                                                            shmc_status *status)
 {
     struct shmc__p2p *p = &shmc__p2p;
     const struct shmc__comm *c;

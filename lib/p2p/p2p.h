@@ -492,6 +492,16 @@ int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__reques
 int shmc__req_other_call(const struct shmc__request *r, int want_tag);
 /* Waits for r, fills status, frees r; returns its result. */
 int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
+/* shmc__finish of a request no longer pending: its status filled, r freed, its result
+ * returned (inline for the calls on arrays, which finish many at once). */
+static inline int shmc__finish_ended(struct shmc__p2p *p, struct shmc__request *r,
+                                     shmc_status *status)
+{
+    shmc__req_fill_status(r, status);
+    int err = r->err;
+    shmc__req_free(&p->reqs, r);
+    return err;
+}
 /* The extra spin of the waits after one that blocked (wait.c): cur, the extra spin now;
  * slept, whether that wait slept; waited_ns, how long it waited past its spin budget. */
 uint64_t shmc__spin_more_next(uint64_t cur, int slept, uint64_t waited_ns, uint64_t max_ns);

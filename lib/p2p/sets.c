@@ -43,23 +43,20 @@ static int live_get(struct shmc__p2p *p, size_t n, shmc_request **reqs, struct l
             rc = SHMC_ERR_ARG;
             break;
         }
-        if (l->r[i] && l->r[i] != &shmc__req_done) /* (it may be named any number of times) */
-            l->r[i]->listed = 1;
+        const struct shmc__request *r = l->r[i];
+        if (!r || r == &shmc__req_done) /* (it may be named any number of times) */
+            continue;
+        l->r[i]->listed = 1;
+        if (r->comm && r->comm->timeout_ms &&
+            (!l->timeout_ms || r->comm->timeout_ms < l->timeout_ms))
+            l->timeout_ms = r->comm->timeout_ms;
     }
     for (size_t j = 0; j < i; j++)
         if (l->r[j] && l->r[j]->listed)
             l->r[j]->listed = 0;
-    if (rc != SHMC_OK) {
+    if (rc != SHMC_OK)
         live_release(l);
-        return rc;
-    }
-    for (i = 0; i < n; i++) {
-        const struct shmc__request *r = l->r[i];
-        if (r && r->comm && r->comm->timeout_ms &&
-            (!l->timeout_ms || r->comm->timeout_ms < l->timeout_ms))
-            l->timeout_ms = r->comm->timeout_ms;
-    }
-    return SHMC_OK;
+    return rc;
 }
 
 /* Finishes every request (all complete), as shmc_waitall reports them. */
@@ -74,7 +71,9 @@ static int finish_all(struct shmc__p2p *p, size_t n, shmc_request **reqs, struct
                 *st = empty_status;
             continue;
         }
-        int err = shmc__finish(p, l->r[i], st);
+        struct shmc__request *r = l->r[i];
+        int err =
+            r->state == SHMC_RS_ACTIVE ? shmc__finish(p, r, st) : shmc__finish_ended(p, r, st);
         reqs[i] = NULL;
         if (err != SHMC_OK && first == SHMC_OK)
             first = err;

@@ -303,6 +303,7 @@ struct reqset {
     int want_tag;      /* with stop_on_error: the tag receives must get, or SHMC_ANY */
     int err;           /* the first failure seen, with stop_on_error */
     int any;           /* done as soon as one is no longer pending (shmc__wait_any) */
+    size_t from;       /* waiting for all: those before it are known to be over */
 };
 
 int shmc__req_other_call(const struct shmc__request *r, int want_tag)
@@ -316,6 +317,18 @@ int shmc__req_other_call(const struct shmc__request *r, int want_tag)
 static int reqs_done(void *arg)
 {
     struct reqset *s = arg;
+    /* Waiting for all, with nothing to learn from the ended ones: a request that ended
+     * never becomes pending again, so each look starts at the first one not yet seen
+     * ended and stops at the first still pending (a window of receives completes in
+     * order: one comparison a look, instead of one a request). */
+    if (!s->any && !s->stop_on_error) {
+        for (; s->from < s->n; s->from++) {
+            const struct shmc__request *r = s->reqs[s->from];
+            if (r && r->state == SHMC_RS_ACTIVE)
+                return 0;
+        }
+        return 1;
+    }
     int all = 1;
     for (size_t i = 0; i < s->n; i++) {
         const struct shmc__request *r = s->reqs[i];
@@ -379,21 +392,23 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
                     int want_tag)
 {
     int any = !!(flags & WS_ANY);
-    struct reqset s = {p, n, reqs, !!(flags & WS_STOP), want_tag, SHMC_OK, any};
-    /* The set's driven requests polled first, which is all most waits for them need (a
-     * world collective whose round is over), before progress reads every mailbox. */
-    for (size_t i = 0; i < n && !(flags & WS_POLLED); i++)
-        poll_driven(p, reqs[i]);
-    /* Waiting for any one: one that is complete already ends it. */
-    if (any && reqs_done(&s))
-        return SHMC_OK;
+    struct reqset s = {p, n, reqs, !!(flags & WS_STOP), want_tag, SHMC_OK, any, 0};
     struct blk b = {0};
-    int active = 0;
+    int active = 0, ended = 0;
     struct shmc__request *first = NULL; /* the first still pending */
+    /* The set's driven requests polled first, which is all most waits for them need (a
+     * world collective whose round is over), before progress reads every mailbox; in
+     * the same pass, the pending ones are marked and the first of them noted. */
     for (size_t i = 0; i < n; i++) {
         struct shmc__request *r = reqs[i];
-        if (!r || r->state != SHMC_RS_ACTIVE)
+        if (!r)
             continue;
+        if (!(flags & WS_POLLED))
+            poll_driven(p, r);
+        if (r->state != SHMC_RS_ACTIVE) {
+            ended = 1;
+            continue;
+        }
         if (!active++) { /* what a hang report names: the first still pending */
             first = r;
             b.op = r->kind;
@@ -404,9 +419,13 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
         }
         r->waited = 1; /* doomed() (progress.c) may now fail it for want of peers */
     }
-    if (!active) {
+    /* Waiting for any one: one that is complete already ends it. */
+    if (!active || (any && ended)) {
+        for (size_t i = 0; i < n && active; i++)
+            if (reqs[i] && reqs[i]->waited)
+                reqs[i]->waited = 0;
         reqs_done(&s);
-        return s.err;
+        return any ? SHMC_OK : s.err;
     }
     struct spin_far far = {.elsewhere = reqs_far, .arg = &s};
     /* A wait whose first pending request is a collective call publishes it while blocked
@@ -463,8 +482,5 @@ int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *stat
     }
     while (r->state == SHMC_RS_ACTIVE)
         shmc__wait_requests(p, 1, &r);
-    shmc__req_fill_status(r, status);
-    int err = r->err;
-    shmc__req_free(&p->reqs, r);
-    return err;
+    return shmc__finish_ended(p, r, status);
 }

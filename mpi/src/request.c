@@ -234,17 +234,11 @@ static __attribute__((noinline, cold)) int make_room(shmc_request *r, struct shm
     return MPI_SUCCESS;
 }
 
-int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_mpi_view *v,
-                          MPI_Request *out)
+/* A free entry made q's request: only what completion reads is set (err and st are
+ * written when it completes). */
+static inline int fill(struct req *q, shmc_request *r, MPI_Comm comm, int roff,
+                       struct shmc_mpi_view *v, MPI_Request *out)
 {
-    shmc_mpi__lock();
-    int rc;
-    if ((norphans > 0 || !free_head) && (rc = make_room(r, v)) != MPI_SUCCESS)
-        return rc; /* (unlocked) */
-    /* Only what completion reads is set: err and st are written when it completes. */
-    struct req *q = free_head;
-    free_head = q->next_free;
-    shmc_mpi__unlock();
     q->used = 1;
     q->orphan = 0;
     q->p = NULL;
@@ -263,6 +257,32 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_
     }
     *out = (MPI_Request)q->index + 1;
     return MPI_SUCCESS;
+}
+
+/* request_new under the lock, with orphans to reap or the table to grow. */
+static __attribute__((noinline)) int request_new_locked(shmc_request *r, MPI_Comm comm, int roff,
+                                                        struct shmc_mpi_view *v, MPI_Request *out)
+{
+    shmc_mpi__lock();
+    int rc;
+    if ((norphans > 0 || !free_head) && (rc = make_room(r, v)) != MPI_SUCCESS)
+        return rc; /* (unlocked) */
+    struct req *q = free_head;
+    free_head = q->next_free;
+    shmc_mpi__unlock();
+    return fill(q, r, comm, roff, v, out);
+}
+
+int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_mpi_view *v,
+                          MPI_Request *out)
+{
+    /* One thread, no orphans, a free entry: taken without the lock's call or the slow
+     * path's saved registers. */
+    struct req *q = free_head;
+    if (__builtin_expect(shmc_mpi__mt || norphans > 0 || !q, 0))
+        return request_new_locked(r, comm, roff, v, out);
+    free_head = q->next_free;
+    return fill(q, r, comm, roff, v, out);
 }
 
 int shmc_mpi__request_coll(shmc_request *r, MPI_Comm comm, void (*fin)(void *arg, int ok),
@@ -622,36 +642,50 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
     }
     if (flag)
         *flag = 1;
-    /* One pass: record what the C library's call completed, then hand each result over. */
+    /* One pass: record what the C library's call completed, then hand each result over.
+     * The plain ones' entries are chained here and given back under one lock. */
     int failed = 0;
+    struct req *freed = NULL, *freed_last = NULL;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = ignored(statuses) ? MPI_STATUS_IGNORE : &statuses[i];
-        if (passive(h[i])) {
+        MPI_Request hi = h[i];
+        struct req *q = hi == MPI_REQUEST_NULL ? NULL : entry(hi - 1);
+        if (!q || shmc_mpi__req_inactive(q)) {
             empty_status(st);
             continue;
         }
-        if (h[i] == SHMC_MPI_REQUEST_DONE) { /* what deliver would hand over: its empty status */
+        if (hi == SHMC_MPI_REQUEST_DONE) { /* what deliver would hand over: its empty status */
             if (st != MPI_STATUS_IGNORE)
                 shmc_mpi__status_empty(st);
             h[i] = MPI_REQUEST_NULL;
             continue;
         }
-        struct req *q = entry(h[i] - 1);
         if (!q->done && a.s[i].error == SHMC_OK && !q->p && !q->g && !q->coll && !q->v.tmp) {
             /* A plain send or receive that succeeded (a window of osu_bw's): nothing to
              * record in its entry or unpack, only its status to hand over (what finish
-             * and deliver would give it) and its entry to free. */
+             * and deliver would give it) and its entry to free (shmc_mpi__req_drop's
+             * work, which for such an entry is only that). */
             if (st != MPI_STATUS_IGNORE) {
                 shmc_mpi__status_set(st, &a.s[i], q->v.bytes, q->roff);
                 st->MPI_ERROR = MPI_SUCCESS;
             }
-            shmc_mpi__req_drop(q);
+            q->used = 0;
+            q->next_free = freed;
+            freed = q;
+            if (!freed_last)
+                freed_last = q;
             h[i] = MPI_REQUEST_NULL;
             continue;
         }
         if (!q->done)
             finish(q, a.s[i].error, &a.s[i]);
         failed |= deliver(q, &h[i], st, 1) != MPI_SUCCESS;
+    }
+    if (freed) {
+        shmc_mpi__lock();
+        freed_last->next_free = free_head;
+        free_head = freed;
+        shmc_mpi__unlock();
     }
     release_arr(&a);
     if (failed)
