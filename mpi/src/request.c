@@ -278,8 +278,10 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_
 {
     /* One thread, no orphans, a free entry: taken without the lock's call or the slow
      * path's saved registers. */
+    if (__builtin_expect(shmc_mpi__mt, 0)) /* (free_head is the lock's then) */
+        return request_new_locked(r, comm, roff, v, out);
     struct req *q = free_head;
-    if (__builtin_expect(shmc_mpi__mt || norphans > 0 || !q, 0))
+    if (__builtin_expect(norphans > 0 || !q, 0))
         return request_new_locked(r, comm, roff, v, out);
     free_head = q->next_free;
     return fill(q, r, comm, roff, v, out);
