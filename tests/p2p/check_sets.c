@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "p2p_protocols.h"
 
@@ -173,6 +174,63 @@ START_TEST(test_testall)
 }
 END_TEST
 
+/* A waitall whose receives complete last first (rank 1 sends their tags in reverse, with
+ * pauses that let rank 0's wait look between them), behind a NULL entry and a send that
+ * completes at once, eager and rendezvous sizes alternating: every request ends once,
+ * with its own status and data. */
+static void waitall_reversed(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    enum { NR = 8 };
+    size_t big = 3 * E;
+    int word = 7;
+    if (me == 1) {
+        int got = 0;
+        T_OK(shmc_recv(&got, 1, SHMC_INT32, 0, 99, w, NULL));
+        T_ASSERT(got == word, "the send's word: %d", got);
+        uint8_t *out = shmct_xmalloc(big);
+        for (int t = NR - 1; t >= 0; t--) {
+            size_t b = t % 2 ? 8 : big;
+            usleep(1000);
+            shmct_fill(out, b, (uint64_t)t);
+            T_OK(shmc_send(out, b, SHMC_UINT8, 0, t, w));
+        }
+        free(out);
+        return;
+    }
+    if (me != 0)
+        return;
+    shmc_request *rq[NR + 2];
+    shmc_status st[NR + 2];
+    uint8_t *in[NR];
+    rq[0] = NULL;
+    T_OK(shmc_isend(&word, 1, SHMC_INT32, 1, 99, w, &rq[1]));
+    for (int t = 0; t < NR; t++) {
+        in[t] = shmct_xmalloc(big);
+        T_OK(shmc_irecv(in[t], big, SHMC_UINT8, 1, t, w, &rq[t + 2]));
+    }
+    T_OK(shmc_waitall(NR + 2, rq, st));
+    for (int i = 0; i < NR + 2; i++)
+        T_ASSERT(rq[i] == NULL, "waitall left request %d", i);
+    T_ASSERT(st[0].source == SHMC_ANY_SOURCE && st[0].count == 0, "the NULL entry's status");
+    T_ASSERT(st[1].error == SHMC_OK && st[1].source == 1 && st[1].count == 1, "the send's status");
+    for (int t = 0; t < NR; t++) {
+        size_t b = t % 2 ? 8 : big;
+        const shmc_status *s = &st[t + 2];
+        T_ASSERT(s->error == SHMC_OK && s->source == 1 && s->tag == t && s->count == b,
+                 "receive %d: {%d, %d, %zu, %d}", t, s->source, s->tag, s->count, s->error);
+        shmct_check_data(in[t], b, (uint64_t)t, 1);
+        free(in[t]);
+    }
+}
+
+START_TEST(test_waitall_reversed)
+{
+    ck_assert_int_eq(shmct_run(2, waitall_reversed, NULL), 0);
+}
+END_TEST
+
 /* Bad arrays are refused and every request stays pending; a time-out leaves all pending
  * too; the requests then complete normally. */
 static void bad_arrays(shmc_comm *w, int me, int n, void *arg)
@@ -261,6 +319,7 @@ static Suite *sets_suite(void)
     tcase_add_test(t, test_testany);
     tcase_add_test(t, test_waitany_lowest);
     tcase_add_test(t, test_testall);
+    tcase_add_test(t, test_waitall_reversed);
     tcase_add_test(t, test_bad_arrays);
     tcase_add_test(t, test_waitany_peer_gone);
     suite_add_tcase(s, t);
