@@ -163,12 +163,17 @@ int shmc__reduce_scatterv_direct(const struct shmc__cx *x, const void *sbuf, voi
     size_t len = rcounts[me];
     struct shmc__request *reqs[SHMC_MAX_RANKS];
     size_t nreq = 0;
+    /* A rank whose part is empty gets no message, and takes none: every member holds the
+     * same counts, so both sides pass over it (a reduce-scatter of fewer elements than
+     * ranks, as OSU's smallest, leaves most parts empty, whose messages each cost a wait
+     * for a rank's turn on a CPU where ranks share them). */
     for (int k = 1; k < n && rc == SHMC_OK; k++) {
         int d = (me + k) % n;
-        if ((rc = shmc__cx_isend(x, s + off[d] * es, rcounts[d] * es, d, &reqs[nreq])) == SHMC_OK)
+        if (rcounts[d] &&
+            (rc = shmc__cx_isend(x, s + off[d] * es, rcounts[d] * es, d, &reqs[nreq])) == SHMC_OK)
             nreq++;
     }
-    for (int p = 0; p < n && rc == SHMC_OK; p++)
+    for (int p = 0; p < n && rc == SHMC_OK && len; p++)
         rc = take_part(x, p, s + off[me] * es, acc, tmp, len);
     if (rc != SHMC_OK) {
         shmc__cx_cancel(x, nreq, reqs);
