@@ -67,7 +67,7 @@ const struct shmc__unexp *shmc__match_peek(const struct shmc__match *m, int src,
     return NULL;
 }
 
-struct shmc__unexp *shmc__match_unexp(struct shmc__match *m, int src, int tag, uint32_t ctx)
+struct shmc__unexp *shmc__match_unexp_take(struct shmc__match *m, int src, int tag, uint32_t ctx)
 {
     struct shmc__unexp *u = (struct shmc__unexp *)shmc__match_peek(m, src, tag, ctx);
     if (u)

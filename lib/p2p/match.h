@@ -106,8 +106,14 @@ void shmc__match_post(struct shmc__match *m, struct shmc__request *r);
 /* The oldest posted receive that accepts a message (src, tag, ctx), taken off the queue. */
 struct shmc__request *shmc__match_posted(struct shmc__match *m, int src, int tag, uint32_t ctx);
 /* The oldest unexpected message a receive (src, tag, ctx) accepts, taken off the queue;
- * the caller frees it. */
-struct shmc__unexp *shmc__match_unexp(struct shmc__match *m, int src, int tag, uint32_t ctx);
+ * the caller frees it. Inline: with none queued, as where receives are posted ahead of
+ * their messages, the answer costs no call. */
+struct shmc__unexp *shmc__match_unexp_take(struct shmc__match *m, int src, int tag, uint32_t ctx);
+static inline struct shmc__unexp *shmc__match_unexp(struct shmc__match *m, int src, int tag,
+                                                    uint32_t ctx)
+{
+    return m->nunexp ? shmc__match_unexp_take(m, src, tag, ctx) : NULL;
+}
 int shmc__unexp_add_eager(struct shmc__match *m, int src, int tag, uint32_t ctx, const void *data,
                           size_t len);
 int shmc__unexp_add_rts(struct shmc__match *m, int src, int tag, uint32_t ctx,

@@ -490,10 +490,9 @@ int shmc__wait_requests_exact(struct shmc__p2p *p, size_t n, struct shmc__reques
 /* Did completed receive r get a message of another call: another size than it asked for
  * (or more), or (want_tag not SHMC_ANY) another tag? 0 for anything else. */
 int shmc__req_other_call(const struct shmc__request *r, int want_tag);
-/* Waits for r, fills status, frees r; returns its result. */
-int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
-/* shmc__finish of a request no longer pending: its status filled, r freed, its result
- * returned (inline for the calls on arrays, which finish many at once). */
+/* shmc__finish of a request still pending: waits for it first (wait.c). */
+int shmc__finish_wait(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status);
+/* shmc__finish of a request no longer pending: its status filled, r freed, its result. */
 static inline int shmc__finish_ended(struct shmc__p2p *p, struct shmc__request *r,
                                      shmc_status *status)
 {
@@ -501,6 +500,13 @@ static inline int shmc__finish_ended(struct shmc__p2p *p, struct shmc__request *
     int err = r->err;
     shmc__req_free(&p->reqs, r);
     return err;
+}
+/* Waits for r, fills status, frees r; returns its result. Inline: one that has ended
+ * already (most of a waitall's, every one a wait finds complete) costs no call. */
+static inline int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status)
+{
+    return r->state == SHMC_RS_ACTIVE ? shmc__finish_wait(p, r, status)
+                                      : shmc__finish_ended(p, r, status);
 }
 /* The extra spin of the waits after one that blocked (wait.c): cur, the extra spin now;
  * slept, whether that wait slept; waited_ns, how long it waited past its spin budget. */

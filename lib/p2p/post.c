@@ -146,9 +146,8 @@ static inline int post_recv(struct shmc__p2p *p, void *buf, size_t bytes, size_t
         return SHMC_ERR_NOMEM;
     r->kept = (uint8_t)kept;
 
-    /* Anything already in the mailboxes must be seen first, or the order breaks (none
-     * to look through, most often, where receives are posted ahead of their messages). */
-    struct shmc__unexp *u = p->match.nunexp ? shmc__match_unexp(&p->match, wsrc, tag, ctx) : NULL;
+    /* Anything already in the mailboxes must be seen first, or the order breaks. */
+    struct shmc__unexp *u = shmc__match_unexp(&p->match, wsrc, tag, ctx);
     if (u) {
         shmc__deliver_unexp(p, r, u);
         return SHMC_OK;

@@ -43,10 +43,10 @@ static int live_get(struct shmc__p2p *p, size_t n, shmc_request **reqs, struct l
             rc = SHMC_ERR_ARG;
             break;
         }
-        const struct shmc__request *r = l->r[i];
+        struct shmc__request *r = l->r[i];
         if (!r || r == &shmc__req_done) /* (it may be named any number of times) */
             continue;
-        l->r[i]->listed = 1;
+        r->listed = 1;
         if (r->comm && r->comm->timeout_ms &&
             (!l->timeout_ms || r->comm->timeout_ms < l->timeout_ms))
             l->timeout_ms = r->comm->timeout_ms;
@@ -71,9 +71,7 @@ static int finish_all(struct shmc__p2p *p, size_t n, shmc_request **reqs, struct
                 *st = empty_status;
             continue;
         }
-        struct shmc__request *r = l->r[i];
-        int err =
-            r->state == SHMC_RS_ACTIVE ? shmc__finish(p, r, st) : shmc__finish_ended(p, r, st);
+        int err = shmc__finish(p, l->r[i], st);
         reqs[i] = NULL;
         if (err != SHMC_OK && first == SHMC_OK)
             first = err;

@@ -383,9 +383,17 @@ static inline void poll_driven(struct shmc__p2p *p, struct shmc__request *r)
         shmc__req_complete(&p->reqs, r, err);
 }
 
+/* The wait of a set is over: none of its requests is waited for any more. */
+static void unmark(size_t n, struct shmc__request *const *reqs)
+{
+    for (size_t i = 0; i < n; i++) /* (only where set: shmc__req_done is never written) */
+        if (reqs[i] && reqs[i]->waited)
+            reqs[i]->waited = 0;
+}
+
 /* How wait_set waits (flags): WS_STOP done at the first failure, WS_ANY done at the first
  * no longer pending, WS_POLLED the caller has just polled the set's driven requests
- * (shmc__finish: polling them again before progress only adds to a schedule's wait). */
+ * (shmc__finish_wait: polling them again before progress only adds to a schedule's wait). */
 enum { WS_STOP = 1, WS_ANY = 2, WS_POLLED = 4 };
 
 static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *reqs, int flags,
@@ -421,9 +429,7 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
     }
     /* Waiting for any one: one that is complete already ends it. */
     if (!active || (any && ended)) {
-        for (size_t i = 0; i < n && active; i++)
-            if (reqs[i] && reqs[i]->waited)
-                reqs[i]->waited = 0;
+        unmark(n, reqs);
         reqs_done(&s);
         return any ? SHMC_OK : s.err;
     }
@@ -439,9 +445,7 @@ static int wait_set(struct shmc__p2p *p, size_t n, struct shmc__request *const *
     int rc = wait_until(p, reqs_done, &s, &b, &far);
     if (in_call)
         shmc__incall_end(p);
-    for (size_t i = 0; i < n; i++) /* (only where set: shmc__req_done is never written) */
-        if (reqs[i] && reqs[i]->waited)
-            reqs[i]->waited = 0;
+    unmark(n, reqs);
     return rc != SHMC_OK ? rc : s.err;
 }
 
@@ -469,13 +473,13 @@ int shmc__wait_pred(struct shmc__p2p *p, int (*done)(void *), int (*elsewhere)(v
     return wait_until(p, done, arg, &b, &far);
 }
 
-int shmc__finish(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status)
+int shmc__finish_wait(struct shmc__p2p *p, struct shmc__request *r, shmc_status *status)
 {
     /* Never frees a request a peer may still fill: a wait that a call's time-out ended
      * (p2p.h, shmc__deadline) is followed by one without it. A driven request is polled
      * first: a small collective's wait needs no more where its round is over, and the
      * set's wait cost such a call a tenth of its instructions. */
-    if (r->kind == SHMC_REQ_DRIVEN && r->state == SHMC_RS_ACTIVE) {
+    if (r->kind == SHMC_REQ_DRIVEN) {
         poll_driven(p, r);
         if (r->state == SHMC_RS_ACTIVE)
             wait_set(p, 1, &r, WS_POLLED, SHMC_ANY);

@@ -144,17 +144,23 @@ int shmc_mpi__req_progress(struct req *q, int block)
 /* The entry behind SHMC_MPI_REQUEST_DONE: made with the table, never freed. */
 #define DONE_SLOT (SHMC_MPI_REQUEST_DONE - 1)
 
+/* Entries no longer used, chained first to last through next_free, back on the free list. */
+static void give_back(struct req *first, struct req *last)
+{
+    shmc_mpi__lock();
+    last->next_free = free_head;
+    free_head = first;
+    shmc_mpi__unlock();
+}
+
 void shmc_mpi__req_drop(struct req *q)
 {
     if (q->index == DONE_SLOT)
         return;
     if (q->p || q->g)
         shmc_mpi__persist_release(q);
-    shmc_mpi__lock();
     q->used = 0;
-    q->next_free = free_head;
-    free_head = q;
-    shmc_mpi__unlock();
+    give_back(q, q);
 }
 
 /* Under the lock. */
@@ -278,11 +284,9 @@ int shmc_mpi__request_new(shmc_request *r, MPI_Comm comm, int roff, struct shmc_
 {
     /* One thread, no orphans, a free entry: taken without the lock's call or the slow
      * path's saved registers. */
-    if (__builtin_expect(shmc_mpi__mt, 0)) /* (free_head is the lock's then) */
-        return request_new_locked(r, comm, roff, v, out);
+    if (__builtin_expect(shmc_mpi__mt || norphans > 0 || !free_head, 0))
+        return request_new_locked(r, comm, roff, v, out); /* (mt: free_head is the lock's) */
     struct req *q = free_head;
-    if (__builtin_expect(norphans > 0 || !q, 0))
-        return request_new_locked(r, comm, roff, v, out);
     free_head = q->next_free;
     return fill(q, r, comm, roff, v, out);
 }
@@ -666,7 +670,7 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
             /* A plain send or receive that succeeded (a window of osu_bw's): nothing to
              * record in its entry or unpack, only its status to hand over (what finish
              * and deliver would give it) and its entry to free (shmc_mpi__req_drop's
-             * work, which for such an entry is only that). */
+             * work, which for such an entry is only that, done for all at the end). */
             if (st != MPI_STATUS_IGNORE) {
                 shmc_mpi__status_set(st, &a.s[i], q->v.bytes, q->roff);
                 st->MPI_ERROR = MPI_SUCCESS;
@@ -683,12 +687,8 @@ static int all(int count, MPI_Request *h, int *flag, MPI_Status *statuses, int b
             finish(q, a.s[i].error, &a.s[i]);
         failed |= deliver(q, &h[i], st, 1) != MPI_SUCCESS;
     }
-    if (freed) {
-        shmc_mpi__lock();
-        freed_last->next_free = free_head;
-        free_head = freed;
-        shmc_mpi__unlock();
-    }
+    if (freed)
+        give_back(freed, freed_last);
     release_arr(&a);
     if (failed)
         return shmc_mpi__raise(
