@@ -146,22 +146,26 @@ static int expected(int rc)
            rc == SHMC_ERR_ABORTED;
 }
 
-/* Counts call k's outcome rc; 1 where it ends the worker's loop (*status set). */
-static int tally(int me, int k, int rc, unsigned long *errors, int *first, int *status)
+/* Counts the outcomes of a round of ncalls calls, rc[k] call k's, up to the one that ends the
+ * worker's loop (*status set: 2 an unexpected error, 3 the job aborted). */
+static void tally(int me, const int *rc, int ncalls, unsigned long *calls, unsigned long *errors,
+                  int *first, int *status)
 {
-    if (rc == SHMC_OK)
-        return 0;
-    (*errors)++;
-    if (*first == SHMC_OK)
-        *first = rc;
-    if (!expected(rc)) {
-        fprintf(stderr, "rank %d: call %d returned unexpected %d (%s)\n", me, k, rc,
-                shmc_strerror(rc));
-        *status = 2;
-    } else if (rc == SHMC_ERR_ABORTED) {
-        *status = 3;
+    for (int k = 0; k < ncalls && *status == 0; k++) {
+        (*calls)++;
+        if (rc[k] == SHMC_OK)
+            continue;
+        (*errors)++;
+        if (*first == SHMC_OK)
+            *first = rc[k];
+        if (!expected(rc[k])) {
+            fprintf(stderr, "rank %d: call %d returned unexpected %d (%s)\n", me, k, rc[k],
+                    shmc_strerror(rc[k]));
+            *status = 2;
+        } else if (rc[k] == SHMC_ERR_ABORTED) {
+            *status = 3;
+        }
     }
-    return *status != 0;
 }
 
 /* The nonblocking call started as rc, *r its request, waited for at once. */
@@ -197,10 +201,7 @@ static int world_work(shmc_comm *w, double seconds, unsigned long *calls, unsign
         else if (r[0])
             shmc_wait(&r[0], NULL);
         rc[8] = shmc_barrier(w);
-        for (int k = 0; k < 9 && status == 0; k++) {
-            (*calls)++;
-            tally(me, k, rc[k], errors, first, &status);
-        }
+        tally(me, rc, 9, calls, errors, first, &status);
     }
     free(sb);
     free(rb);
@@ -224,10 +225,7 @@ static int split_work(shmc_comm *mine, int me, double seconds, unsigned long *ca
         rc[2] = shmc_allreduce(v, s, 4, SHMC_INT32, SHMC_SUM, mine);
         rc[3] = shmc_broadcast(rb, 65536, SHMC_UINT8, 0, mine);
         rc[4] = shmc_barrier(mine);
-        for (int k = 0; k < 5 && status == 0; k++) {
-            (*calls)++;
-            tally(me, k, rc[k], errors, first, &status);
-        }
+        tally(me, rc, 5, calls, errors, first, &status);
     }
     free(sb);
     free(rb);
