@@ -207,10 +207,15 @@ static char *ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, cons
         for (size_t at = 0; at < most; at += piece) {
             size_t sl = at < len[o] ? shmc__chunk(len[o], at, piece) : 0;
             size_t rl = at < len[i] ? shmc__chunk(len[i], at, piece) : 0;
-            shmc__sched_send(s, send + at * es, sl * es, right);
-            shmc__sched_recv_kept(s, in + at * es, rl * es, left);
+            /* No message for a piece past a block's end: the neighbour holds the same
+             * counts and expects none (a round with no message waits for nothing). */
+            if (sl)
+                shmc__sched_send(s, send + at * es, sl * es, right);
+            if (rl)
+                shmc__sched_recv_kept(s, in + at * es, rl * es, left);
             shmc__sched_round(s);
-            shmc__sched_reduce(s, in + at * es, src + (off[i] + at) * es, rl, SHMC_ACC_LEFT);
+            if (rl)
+                shmc__sched_reduce(s, in + at * es, src + (off[i] + at) * es, rl, SHMC_ACC_LEFT);
         }
         send = in;
     }
@@ -547,12 +552,13 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
     if (x->me == 0) {
         shmc__sched_finish(s, acc, total, x->n);
         size_t at = 0;
+        /* (no message for an empty part: its rank holds the same counts) */
         for (int q = 0; q < x->n; at += counts[q++] * x->es)
-            if (q)
+            if (q && counts[q])
                 shmc__sched_send(s, acc + at, counts[q] * x->es, q);
-            else
+            else if (!q)
                 shmc__sched_copy(s, rbuf, acc, counts[0] * x->es);
-    } else {
+    } else if (counts[x->me]) {
         shmc__sched_recv(s, rbuf, counts[x->me] * x->es, 0);
     }
     return go(s, req);

@@ -2088,6 +2088,53 @@ START_TEST(test_nbc_ring_split)
 }
 END_TEST
 
+/* A reduce-scatter whose parts are mostly empty, as OSU's smallest are (one element over
+ * four ranks): no rank sends a message for an empty part, and none waits for one, by the
+ * ring (2 ranks, or 64 KiB and more in all) and by the reduce to rank 0 (small), each
+ * part against the sum computed here; twice, the second running the kept schedule. */
+static void rs_empty(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    enum { BIG = 9000 }; /* int64 elements: past SHMC_NBC_RING_MIN in one part */
+    size_t *cnt = shmct_xmalloc((size_t)n * sizeof *cnt);
+    int64_t *in = shmct_xmalloc((size_t)n * BIG * 8), *out = shmct_xmalloc(BIG * 8);
+    for (int pat = 0; pat < 6; pat++) {
+        size_t k = pat < 3 ? 3 : BIG, total = 0, off = 0;
+        for (int q = 0; q < n; q++) {
+            int full = pat % 3 == 0 ? q == 0 : pat % 3 == 1 ? q == n - 1 : q % 2 == 0;
+            cnt[q] = full ? k : 0;
+            if (q < me)
+                off += cnt[q];
+            total += cnt[q];
+        }
+        for (size_t i = 0; i < total; i++)
+            in[i] = val(me, i);
+        for (int rep = 0; rep < 2; rep++) {
+            memset(out, 0x5a, BIG * 8);
+            NB(shmc_ireduce_scatterv(in, out, cnt, SHMC_INT64, SHMC_SUM, w, &r_));
+            for (size_t i = 0; i < cnt[me]; i++) {
+                int64_t want = 0;
+                for (int q = 0; q < n; q++)
+                    want += val(q, off + i);
+                T_ASSERT(out[i] == want, "pattern %d, rank %d, element %zu: %lld, expected %lld",
+                         pat, me, i, (long long)out[i], (long long)want);
+            }
+            T_ASSERT(cnt[me] == BIG || out[cnt[me]] == 0x5a5a5a5a5a5a5a5a,
+                     "pattern %d: rank %d's output written past its part", pat, me);
+        }
+    }
+    free(cnt);
+    free(in);
+    free(out);
+}
+
+START_TEST(test_nbc_reduce_scatterv_empty)
+{
+    static const int sizes[] = {2, 3, 4, 5};
+    ck_assert_int_eq(shmct_run(sizes[_i], rs_empty, NULL), 0);
+}
+END_TEST
+
 /* The max of pairs of int64 (as affine's), commutative: another op than affine. */
 static void pairmax(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
 {
@@ -2232,6 +2279,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_many_queued, 0, 2);
     tcase_add_loop_test(t, test_nbc_against_blocking_split, 0, 4);
     tcase_add_loop_test(t, test_nbc_ring_split, 0, 6);
+    tcase_add_loop_test(t, test_nbc_reduce_scatterv_empty, 0, 4);
     tcase_add_loop_test(t, test_nbc_again, 0, 3);
     suite_add_tcase(s, t);
     return s;
