@@ -166,14 +166,17 @@ int shmc__reduce_scatterv_direct(const struct shmc__cx *x, const void *sbuf, voi
     /* A rank whose part is empty gets no message, and takes none: every member holds the
      * same counts, so both sides pass over it (a reduce-scatter of fewer elements than
      * ranks, as OSU's smallest, leaves most parts empty, whose messages each cost a wait
-     * for a rank's turn on a CPU where ranks share them). */
+     * for a rank's turn on a CPU where ranks share them). But rank 0 gets every member's
+     * part, empty or not, and takes them all: members whose counts differ then meet a
+     * block of another size or another digest at rank 0 at least, rather than each
+     * waiting for a message the other passed over (vcollectives.c, counts_digest). */
     for (int k = 1; k < n && rc == SHMC_OK; k++) {
         int d = (me + k) % n;
-        if (rcounts[d] &&
+        if ((rcounts[d] || d == 0) &&
             (rc = shmc__cx_isend(x, s + off[d] * es, rcounts[d] * es, d, &reqs[nreq])) == SHMC_OK)
             nreq++;
     }
-    for (int p = 0; p < n && rc == SHMC_OK && len; p++)
+    for (int p = 0; p < n && rc == SHMC_OK && (len || me == 0); p++)
         rc = take_part(x, p, s + off[me] * es, acc, tmp, len);
     if (rc != SHMC_OK) {
         shmc__cx_cancel(x, nreq, reqs);

@@ -139,6 +139,24 @@ static int allgatherv_call(const void *sbuf, size_t scount, void *rbuf, const si
                 shmc__allgatherv(&x, own, scount, rbuf, rcounts, displs));
 }
 
+/* The counts' digest folded into the hash that a reduce-scatterv's messages carry as their
+ * tag (SHMC_CHECK on: x->hash set), so that members whose arrays differ but whose totals
+ * agree (the call's words) find out from any message between them. Its algorithms send no
+ * message for an empty part, and a rank whose part is empty waits for none; so that
+ * members that disagree on which parts are empty cannot wait for each other for ever,
+ * every member still sends rank 0 its part and rank 0 takes them all (vblocks.c), or in a
+ * ring each rank's first message goes (nbc.c), and those messages compare every member's
+ * digest with another's along a tree or a ring through all of them. */
+static void counts_digest(struct shmc__cx *x, const size_t *counts)
+{
+    if (!x->hash)
+        return;
+    uint64_t d = 0xcbf29ce484222325ull; /* FNV-1a over the counts */
+    for (int q = 0; q < x->n; q++)
+        d = (d ^ counts[q]) * 0x100000001b3ull;
+    x->hash = shmc__call_hash((const uint64_t[2]){d, x->hash});
+}
+
 static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcounts,
                                 shmc_dtype dtype, shmc_op op, shmc_comm *comm,
                                 struct shmc__request **nb)
@@ -166,16 +184,19 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
     if ((rc = set_kind(&x, total ? sbuf : NULL, mine ? rbuf : NULL)) != SHMC_OK)
         return rc;
     if (by_schedule_words(&x, SHMC_CALL_REDUCE_SCATTERV, total, &rc)) {
-        if (rc == SHMC_OK)
+        if (rc == SHMC_OK) {
+            counts_digest(&x, rcounts);
             rc = shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, x.nb);
+        }
         return sched_began(&x, rc);
     }
     /* One rank: its own part is the result (run's copy); nothing anywhere (every member
      * holds the same counts): nothing to do. */
     if (x.n == 1 || !total)
         return run(SHMC_CALL_REDUCE_SCATTERV, &x, sbuf, rbuf, x.n == 1 ? mine : 0, 0);
-    SHMC_CX_RUN(SHMC_CALL_REDUCE_SCATTERV, &x, total,
-                shmc__reduce_scatterv_direct(&x, sbuf, rbuf, rcounts));
+    SHMC_CX_RUN(
+        SHMC_CALL_REDUCE_SCATTERV, &x, total,
+        (counts_digest(&x, rcounts), shmc__reduce_scatterv_direct(&x, sbuf, rbuf, rcounts)));
 }
 
 static int scan_call(int exclusive, const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,

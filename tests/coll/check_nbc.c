@@ -2091,7 +2091,7 @@ END_TEST
 /* A reduce-scatter whose parts are mostly empty, as OSU's smallest are (one element over
  * four ranks): no rank sends a message for an empty part, and none waits for one, by the
  * ring (2 ranks, or 64 KiB and more in all) and by the reduce to rank 0 (small), each
- * part against the sum computed here; twice, the second running the kept schedule. */
+ * part against the sum computed here; twice, each call with its own tag. */
 static void rs_empty(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;

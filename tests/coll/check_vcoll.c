@@ -238,6 +238,65 @@ START_TEST(test_vcoll_counts_disagree)
 }
 END_TEST
 
+/* Members whose reduce-scatterv counts agree in total but not on which parts are empty
+ * (the algorithms send no message for an empty part): none waits for ever for a message
+ * the other passed over; every rank returns, and a rank whose call ended well finds the
+ * world's collectives failed after it, as after any mismatch. Patterns (arg): 0, each rank takes
+ * its own part to be the only one; 1, the last rank takes the part before its own to be empty and
+ * its own not, where the others hold the reverse; 2, only rank 0 takes its part to be empty (so it
+ * expects nothing); 3, pattern 0 with parts too large for the nonblocking call's
+ * reduction to rank 0 (its ring). Blocking, then nonblocking (arg + 4). */
+static void rs_differ(shmc_comm *w, int me, int n, void *arg)
+{
+    int pat = *(const int *)arg % 4, nb = *(const int *)arg >= 4;
+    enum { BIG = 9000 }; /* int64 elements: a ring's size (lib/coll/nbc.h) */
+    size_t counts[8] = {0}, k = pat == 3 ? BIG : 1;
+    if (pat == 0 || pat == 3) {
+        counts[me] = k;
+    } else if (pat == 1) {
+        counts[0] = 1;
+        counts[me == n - 1 ? n - 1 : n - 2] = 1;
+    } else {
+        counts[me == 0 ? 1 : 0] = 1;
+    }
+    int64_t *in = shmct_xmalloc((size_t)n * BIG * 8), *out = shmct_xmalloc(BIG * 8);
+    memset(in, 0, (size_t)n * BIG * 8);
+    shmct_stderr_begin();
+    int rc;
+    if (nb) {
+        shmc_request *r = NULL;
+        rc = shmc_ireduce_scatterv(in, out, counts, SHMC_INT64, SHMC_SUM, w, &r);
+        if (rc == SHMC_OK)
+            rc = shmc_wait(&r, NULL);
+    } else {
+        rc = shmc_reduce_scatterv(in, out, counts, SHMC_INT64, SHMC_SUM, w);
+    }
+    int one = 1, sum;
+    int after = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w);
+    char msg[4096];
+    shmct_stderr_end(msg, sizeof msg);
+    T_ASSERT(rc == SHMC_OK || rc == SHMC_ERR_MISMATCH || rc == SHMC_ERR_PEER_DEAD,
+             "pattern %d: rank %d got %d", pat, me, rc);
+    /* (a difference found where the members agree on scratch, before data moves, is every
+     * member's SHMC_ERR_MISMATCH, and the world stays usable) */
+    T_ASSERT(rc != SHMC_OK || after != SHMC_OK,
+             "pattern %d (%s): rank %d's call and the all-reduce after it ended well", pat,
+             nb ? "nonblocking" : "blocking", me);
+    free(in);
+    free(out);
+}
+
+START_TEST(test_vcoll_rs_empty_parts_differ)
+{
+    static const int sizes[] = {2, 3, 4, 5};
+    for (int a = 0; a < 8; a++) {
+        if (a % 4 == 1 && sizes[_i] < 3)
+            continue; /* (needs a part before the last rank's that is not rank 0's) */
+        ck_assert_int_eq(shmct_run(sizes[_i], rs_differ, &a), 0);
+    }
+}
+END_TEST
+
 /* SHMC_CHECK=1 finds a rank that called gatherv with another root, and names both. */
 static void other_root(shmc_comm *w, int me, int n, void *arg)
 {
@@ -325,6 +384,7 @@ static Suite *vcoll_suite(void)
     tcase_add_test(t, test_vcoll_blocks);
     tcase_add_test(t, test_vcoll_reduce_scatterv);
     tcase_add_test(t, test_vcoll_counts_disagree);
+    tcase_add_loop_test(t, test_vcoll_rs_empty_parts_differ, 0, 4);
     tcase_add_test(t, test_vcoll_checked);
     tcase_add_test(t, test_vcoll_bad_arguments);
     suite_add_tcase(s, t);
