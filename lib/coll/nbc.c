@@ -187,9 +187,9 @@ static int allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
  * src, which that step still reads), then combines it with the input's; so nothing copies
  * the input first. Each step's block moves in pieces of at most SHMC_RING_PIECE bytes, a
  * round each, so that what a round receives is still in the cache when the next round
- * combines it; every rank takes as many rounds as the longest block needs, and passes
- * over the messages of pieces past a shorter block's end but the call's first (below).
- * Returns where block me ends up. */
+ * combines it; every rank takes as many rounds as the longest block needs, so each pair
+ * exchanges as many messages (a shorter block's last ones empty). Returns where block me
+ * ends up. */
 static char *ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, const char *src,
                            char *out, char *const part[2], const size_t *off, const size_t *len)
 {
@@ -207,19 +207,10 @@ static char *ring_rs_steps(struct shmc__sched *s, const struct shmc__cx *x, cons
         for (size_t at = 0; at < most; at += piece) {
             size_t sl = at < len[o] ? shmc__chunk(len[o], at, piece) : 0;
             size_t rl = at < len[i] ? shmc__chunk(len[i], at, piece) : 0;
-            /* No message for a piece past a block's end: the neighbour holds the same
-             * counts and expects none (a round with no message waits for nothing). The
-             * call's first goes, empty or not, so that each rank compares its left
-             * neighbour's counts with its own (a reduce-scatterv's tags carry their
-             * digest), and members that differ fail rather than wait for each other. */
-            int first = k == 0 && at == 0;
-            if (sl || first)
-                shmc__sched_send(s, send + at * es, sl * es, right);
-            if (rl || first)
-                shmc__sched_recv_kept(s, in + at * es, rl * es, left);
+            shmc__sched_send(s, send + at * es, sl * es, right);
+            shmc__sched_recv_kept(s, in + at * es, rl * es, left);
             shmc__sched_round(s);
-            if (rl)
-                shmc__sched_reduce(s, in + at * es, src + (off[i] + at) * es, rl, SHMC_ACC_LEFT);
+            shmc__sched_reduce(s, in + at * es, src + (off[i] + at) * es, rl, SHMC_ACC_LEFT);
         }
         send = in;
     }
@@ -556,14 +547,16 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
     if (x->me == 0) {
         shmc__sched_finish(s, acc, total, x->n);
         size_t at = 0;
-        /* (no message for an empty part: its rank holds the same counts, and members
-         * whose counts differ met another digest in the reduction's tree) */
+        /* Every part goes, empty or not, and every rank takes its own: members whose
+         * counts differ then meet a block of another size, which their sizes compare
+         * exactly, where passing over empty parts would leave it to the digest in the
+         * tags (vcollectives.c), of which a schedule's tag holds 10 bits (sched.h). */
         for (int q = 0; q < x->n; at += counts[q++] * x->es)
-            if (q && counts[q])
+            if (q)
                 shmc__sched_send(s, acc + at, counts[q] * x->es, q);
-            else if (!q)
+            else
                 shmc__sched_copy(s, rbuf, acc, counts[0] * x->es);
-    } else if (counts[x->me]) {
+    } else {
         shmc__sched_recv(s, rbuf, counts[x->me] * x->es, 0);
     }
     return go(s, req);

@@ -139,14 +139,14 @@ static int allgatherv_call(const void *sbuf, size_t scount, void *rbuf, const si
                 shmc__allgatherv(&x, own, scount, rbuf, rcounts, displs));
 }
 
-/* The counts' digest folded into the hash that a reduce-scatterv's messages carry as their
- * tag (SHMC_CHECK on: x->hash set), so that members whose arrays differ but whose totals
- * agree (the call's words) find out from any message between them. Its algorithms send no
- * message for an empty part, and a rank whose part is empty waits for none; so that
- * members that disagree on which parts are empty cannot wait for each other for ever,
- * every member still sends rank 0 its part and rank 0 takes them all (vblocks.c), or in a
- * ring each rank's first message goes (nbc.c), and those messages compare every member's
- * digest with another's along a tree or a ring through all of them. */
+/* The counts' digest folded into the hash that a blocking reduce-scatterv's messages carry
+ * as their tag (SHMC_CHECK on: x->hash set; 31 bits of it), so that members whose arrays
+ * differ but whose totals agree (the call's words) find out from any message between
+ * them. Its algorithm sends no message for an empty part, and a rank whose part is empty
+ * waits for none; so that members that disagree on which parts are empty cannot wait for
+ * each other for ever, every member still sends rank 0 its part and rank 0 takes them all
+ * (vblocks.c), and those messages compare every member's digest with rank 0's. The
+ * nonblocking form sends every part (nbc.c): a schedule's tag holds 10 bits of a hash. */
 static void counts_digest(struct shmc__cx *x, const size_t *counts)
 {
     if (!x->hash)
@@ -184,10 +184,8 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
     if ((rc = set_kind(&x, total ? sbuf : NULL, mine ? rbuf : NULL)) != SHMC_OK)
         return rc;
     if (by_schedule_words(&x, SHMC_CALL_REDUCE_SCATTERV, total, &rc)) {
-        if (rc == SHMC_OK) {
-            counts_digest(&x, rcounts);
+        if (rc == SHMC_OK)
             rc = shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, x.nb);
-        }
         return sched_began(&x, rc);
     }
     /* One rank: its own part is the result (run's copy); nothing anywhere (every member

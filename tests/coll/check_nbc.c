@@ -2089,9 +2089,9 @@ START_TEST(test_nbc_ring_split)
 END_TEST
 
 /* A reduce-scatter whose parts are mostly empty, as OSU's smallest are (one element over
- * four ranks): no rank sends a message for an empty part, and none waits for one, by the
- * ring (2 ranks, or 64 KiB and more in all) and by the reduce to rank 0 (small), each
- * part against the sum computed here; twice, each call with its own tag. */
+ * four ranks), by the ring (2 ranks, or 64 KiB and more in all) and by the reduce to rank
+ * 0 (small): each part against the sum computed here, nothing written past it; twice,
+ * each call with its own tag. */
 static void rs_empty(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;

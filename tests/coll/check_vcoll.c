@@ -286,6 +286,42 @@ static void rs_differ(shmc_comm *w, int me, int n, void *arg)
     free(out);
 }
 
+/* Counts whose digests agree in the 10 bits of a hash that a schedule's tag holds
+ * (sched.h), found by a search: rank 0 holds 2, 7, 0 and the others 5, 0, 4, so that rank
+ * 0 takes rank 2's part to be empty and rank 2 does not. Blocking and nonblocking: every
+ * rank returns, and one whose call ended well finds the world's collectives failed. */
+static void rs_collide(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    int nb = *(const int *)arg;
+    size_t zero[3] = {2, 7, 0}, other[3] = {5, 0, 4};
+    int64_t in[9] = {0}, out[9];
+    shmct_stderr_begin();
+    int rc;
+    if (nb) {
+        shmc_request *r = NULL;
+        rc = shmc_ireduce_scatterv(in, out, me ? other : zero, SHMC_INT64, SHMC_SUM, w, &r);
+        if (rc == SHMC_OK)
+            rc = shmc_wait(&r, NULL);
+    } else {
+        rc = shmc_reduce_scatterv(in, out, me ? other : zero, SHMC_INT64, SHMC_SUM, w);
+    }
+    int one = 1, sum;
+    int after = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w);
+    char msg[4096];
+    shmct_stderr_end(msg, sizeof msg);
+    T_ASSERT(rc != SHMC_OK || after != SHMC_OK,
+             "%s: rank %d's call and the all-reduce after it ended well",
+             nb ? "nonblocking" : "blocking", me);
+}
+
+START_TEST(test_vcoll_rs_counts_collide)
+{
+    for (int nb = 0; nb < 2; nb++)
+        ck_assert_int_eq(shmct_run(3, rs_collide, &nb), 0);
+}
+END_TEST
+
 START_TEST(test_vcoll_rs_empty_parts_differ)
 {
     static const int sizes[] = {2, 3, 4, 5};
@@ -385,6 +421,7 @@ static Suite *vcoll_suite(void)
     tcase_add_test(t, test_vcoll_reduce_scatterv);
     tcase_add_test(t, test_vcoll_counts_disagree);
     tcase_add_loop_test(t, test_vcoll_rs_empty_parts_differ, 0, 4);
+    tcase_add_test(t, test_vcoll_rs_counts_collide);
     tcase_add_test(t, test_vcoll_checked);
     tcase_add_test(t, test_vcoll_bad_arguments);
     suite_add_tcase(s, t);
