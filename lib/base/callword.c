@@ -49,7 +49,7 @@ static const char *call_name(unsigned coll)
 void shmc__call_describe(const uint64_t w[2], char *buf, size_t len)
 {
     unsigned coll = w[1] & 0xff, dt = (w[1] >> 20) & 0x3fff, op = (w[1] >> 10) & 0x3ff;
-    int root = (int)((w[1] >> 34) & 0x3fffffff);
+    int root = (int)((w[1] >> 34) & SHMC_CALL_ROOT_MASK);
     if (!(w[0] | w[1])) {
         snprintf(buf, len, "an agreement inside a collective");
         return;
@@ -92,7 +92,8 @@ void shmc__call_describe(const uint64_t w[2], char *buf, size_t len)
         snprintf(buf, len, "%s(count %llu, %s, %s)", cn, count, dn, on);
         break;
     case SHMC_CALL_REDUCE_SCATTERV:
-        snprintf(buf, len, "%s(total count %llu, %s, %s)", cn, count, dn, on);
+        snprintf(buf, len, "%s(total count %llu, counts digest %08x, %s, %s)", cn, count,
+                 (unsigned)root, dn, on);
         break;
     case SHMC_CALL_ALLTOALLV:
     case SHMC_CALL_ALLGATHERV:

@@ -41,14 +41,18 @@ static inline unsigned shmc__call_op(shmc_op op)
                : (unsigned)op;
 }
 
+/* The bits of word 1 that hold the root. */
+#define SHMC_CALL_ROOT_MASK 0x3fffffffu
+
 /* Word 1: bits 0-7 the call, 8 the memory kind (1: device), 9 always set (so that the
  * words are never both zero, which means "no call"), 10-19 the op (shmc__call_op), 20-33
- * the dtype's code (shmc__dtype_code: opaque ones 0x100 + bytes), 34-63 the root. */
+ * the dtype's code (shmc__dtype_code: opaque ones 0x100 + bytes), 34-63 the root (a
+ * reduce-scatterv's: a digest of its counts, coll/vcollectives.c). */
 static inline uint64_t shmc__call_word1(unsigned coll, unsigned dt, unsigned op, int dev, int root)
 {
     return (uint64_t)(coll & 0xff) | (uint64_t)(dev & 1) << 8 | 1ull << 9 |
            (uint64_t)(op & 0x3ff) << 10 | (uint64_t)(dt & 0x3fff) << 20 |
-           (uint64_t)((uint32_t)root & 0x3fffffff) << 34;
+           (uint64_t)((uint32_t)root & SHMC_CALL_ROOT_MASK) << 34;
 }
 
 /* A 64-bit hash of the words; 0 for no call (both words 0: SHMC_CHECK=0), never 0

@@ -139,22 +139,23 @@ static int allgatherv_call(const void *sbuf, size_t scount, void *rbuf, const si
                 shmc__allgatherv(&x, own, scount, rbuf, rcounts, displs));
 }
 
-/* The counts' digest folded into the hash that a blocking reduce-scatterv's messages carry
- * as their tag (SHMC_CHECK on: x->hash set; 31 bits of it), so that members whose arrays
- * differ but whose totals agree (the call's words) find out from any message between
- * them. Its algorithm sends no message for an empty part, and a rank whose part is empty
- * waits for none; so that members that disagree on which parts are empty cannot wait for
- * each other for ever, every member still sends rank 0 its part and rank 0 takes them all
- * (vblocks.c), and those messages compare every member's digest with rank 0's. The
- * nonblocking form sends every part (nbc.c): a schedule's tag holds 10 bits of a hash. */
-static void counts_digest(struct shmc__cx *x, const size_t *counts)
+/* A digest of the counts in the root's place of the call's words (base/callword.h), which
+ * the reduce-scatterv has no other use for, so that every synchronisation that carries the
+ * words or their hash carries it too: members whose arrays differ but whose totals agree
+ * (word 0) find out from a message between them (its tag), a round they meet in
+ * (SHMC_CHECK=1's agreement before data moves; the scratch agreement), or, where one waits
+ * in such a round and another for a message, from the calls blocked members publish
+ * (p2p/incall.h). The blocking algorithm passes over empty parts, and a rank whose part is
+ * empty waits for none; so that members that disagree on which parts are empty cannot wait
+ * for each other for ever, every member still sends rank 0 its part and rank 0 takes them
+ * all (vblocks.c). The nonblocking form sends every part (nbc.c): a schedule's tag holds 10
+ * bits of the words' hash, sizes compare exactly. */
+static void counts_word(struct shmc__cx *x, const size_t *counts)
 {
-    if (!x->hash)
-        return;
     uint64_t d = 0xcbf29ce484222325ull; /* FNV-1a over the counts */
     for (int q = 0; q < x->n; q++)
         d = (d ^ counts[q]) * 0x100000001b3ull;
-    x->hash = shmc__call_hash((const uint64_t[2]){d, x->hash});
+    x->root = (int)((d ^ d >> 30 ^ d >> 60) & SHMC_CALL_ROOT_MASK);
 }
 
 static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcounts,
@@ -183,6 +184,7 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
         return SHMC_ERR_ARG;
     if ((rc = set_kind(&x, total ? sbuf : NULL, mine ? rbuf : NULL)) != SHMC_OK)
         return rc;
+    counts_word(&x, rcounts);
     if (by_schedule_words(&x, SHMC_CALL_REDUCE_SCATTERV, total, &rc)) {
         if (rc == SHMC_OK)
             rc = shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, x.nb);
@@ -192,9 +194,8 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
      * holds the same counts): nothing to do. */
     if (x.n == 1 || !total)
         return run(SHMC_CALL_REDUCE_SCATTERV, &x, sbuf, rbuf, x.n == 1 ? mine : 0, 0);
-    SHMC_CX_RUN(
-        SHMC_CALL_REDUCE_SCATTERV, &x, total,
-        (counts_digest(&x, rcounts), shmc__reduce_scatterv_direct(&x, sbuf, rbuf, rcounts)));
+    SHMC_CX_RUN(SHMC_CALL_REDUCE_SCATTERV, &x, total,
+                shmc__reduce_scatterv_direct(&x, sbuf, rbuf, rcounts));
 }
 
 static int scan_call(int exclusive, const void *sbuf, void *rbuf, size_t count, shmc_dtype dtype,

@@ -315,6 +315,47 @@ static void rs_collide(shmc_comm *w, int me, int n, void *arg)
              nb ? "nonblocking" : "blocking", me);
 }
 
+/* Counts that differ so that one member's largest part needs more scratch than the
+ * communicator holds and the other's does not (rank 0 600, 0; rank 1 300, 300 int64,
+ * about the 4 KiB every communicator holds: SHMC_SCRATCH_MIN, lib/coll/scratch.h):
+ * the first waits in the scratch agreement, the other for a message. Both return
+ * SHMC_ERR_MISMATCH, found from the calls blocked members publish (the counts' digest is
+ * in the words); with SHMC_CHECK=1 (arg 1) before any data moves, naming both digests,
+ * and the world stays usable. */
+static void rs_scratch(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    int full = *(const int *)arg;
+    size_t a[2] = {600, 0}, b[2] = {300, 300};
+    int64_t *in = shmct_xmalloc(600 * 8), *out = shmct_xmalloc(600 * 8);
+    memset(in, 0, 600 * 8);
+    shmct_stderr_begin();
+    int rc = shmc_reduce_scatterv(in, out, me ? b : a, SHMC_INT64, SHMC_SUM, w);
+    int one = 1, sum = 0;
+    int after = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w);
+    char msg[4096];
+    shmct_stderr_end(msg, sizeof msg);
+    T_CALL(SHMC_ERR_MISMATCH, rc);
+    if (full) {
+        T_ASSERT(strstr(msg, "counts digest"), "the message names the digests: %s", msg);
+        T_OK(after);
+        T_ASSERT(sum == 2, "the all-reduce after it: %d", sum);
+    }
+    free(in);
+    free(out);
+}
+
+START_TEST(test_vcoll_rs_scratch_differs)
+{
+    static const char *const env[] = {"SHMC_CHECK=1", NULL};
+    struct shmct_opts o = {.env = env};
+    int full = 0;
+    ck_assert_int_eq(shmct_run(2, rs_scratch, &full), 0);
+    full = 1;
+    ck_assert_int_eq(shmct_run_opts(2, rs_scratch, &full, &o), 0);
+}
+END_TEST
+
 START_TEST(test_vcoll_rs_counts_collide)
 {
     for (int nb = 0; nb < 2; nb++)
@@ -422,6 +463,7 @@ static Suite *vcoll_suite(void)
     tcase_add_test(t, test_vcoll_counts_disagree);
     tcase_add_loop_test(t, test_vcoll_rs_empty_parts_differ, 0, 4);
     tcase_add_test(t, test_vcoll_rs_counts_collide);
+    tcase_add_test(t, test_vcoll_rs_scratch_differs);
     tcase_add_test(t, test_vcoll_checked);
     tcase_add_test(t, test_vcoll_bad_arguments);
     suite_add_tcase(s, t);
