@@ -536,7 +536,10 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
     for (int q = 0; q < x->n; q++)
         total += counts[q];
     size_t bytes = total * x->es;
-    if (x->n > 1 && (bytes >= SHMC_NBC_RING_MIN || x->n == 2) && shmc__op_commutes(x->op))
+    /* (nothing anywhere goes by the reduction to rank 0, whose messages every member meets
+     * even empty: where the members' totals differ, none leaves the call while another
+     * waits for it, as the ring's rounds of no pieces would) */
+    if (x->n > 1 && total && (bytes >= SHMC_NBC_RING_MIN || x->n == 2) && shmc__op_commutes(x->op))
         return reduce_scatter_ring(x, sbuf, rbuf, counts, total, req);
     /* acc and the receiving tmp: the whole vector each */
     struct shmc__sched *s = shmc__sched_new(x, 2 * bytes);

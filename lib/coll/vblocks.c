@@ -163,21 +163,24 @@ int shmc__reduce_scatterv_direct(const struct shmc__cx *x, const void *sbuf, voi
     size_t len = rcounts[me];
     struct shmc__request *reqs[SHMC_MAX_RANKS];
     size_t nreq = 0;
-    /* A rank whose part is empty gets no message, and takes none: every member holds the
-     * same counts, so both sides pass over it (a reduce-scatter of fewer elements than
-     * ranks, as OSU's smallest, leaves most parts empty, whose messages each cost a wait
-     * for a rank's turn on a CPU where ranks share them). But rank 0 gets every member's
-     * part, empty or not, and takes them all: members whose counts differ then meet a
-     * block of another size or another digest at rank 0 at least, rather than each
-     * waiting for a message the other passed over (vcollectives.c, counts_digest). */
+    /* A part that is empty goes as no message between two ranks other than rank 0: every
+     * member holds the same counts, so both sides pass over it (a reduce-scatter of fewer
+     * elements than ranks, as OSU's smallest, leaves most parts empty, whose messages each
+     * cost a wait for a rank's turn on a CPU where ranks share them). Rank 0 and every
+     * other rank exchange their parts, empty or not: so every member waits for rank 0 and
+     * rank 0 for every member, and members whose counts differ meet a block of another
+     * size, another digest in its tag (vcollectives.c, counts_word), or each other's call
+     * while both are blocked in it (p2p/incall.h), rather than one leaving the call while
+     * another waits for it. */
     for (int k = 1; k < n && rc == SHMC_OK; k++) {
         int d = (me + k) % n;
-        if ((rcounts[d] || d == 0) &&
+        if ((rcounts[d] || d == 0 || me == 0) &&
             (rc = shmc__cx_isend(x, s + off[d] * es, rcounts[d] * es, d, &reqs[nreq])) == SHMC_OK)
             nreq++;
     }
-    for (int p = 0; p < n && rc == SHMC_OK && (len || me == 0); p++)
-        rc = take_part(x, p, s + off[me] * es, acc, tmp, len);
+    for (int p = 0; p < n && rc == SHMC_OK; p++)
+        if (len || me == 0 || p == 0)
+            rc = take_part(x, p, s + off[me] * es, acc, tmp, len);
     if (rc != SHMC_OK) {
         shmc__cx_cancel(x, nreq, reqs);
         return rc;

@@ -145,11 +145,10 @@ static int allgatherv_call(const void *sbuf, size_t scount, void *rbuf, const si
  * (word 0) find out from a message between them (its tag), a round they meet in
  * (SHMC_CHECK=1's agreement before data moves; the scratch agreement), or, where one waits
  * in such a round and another for a message, from the calls blocked members publish
- * (p2p/incall.h). The blocking algorithm passes over empty parts, and a rank whose part is
- * empty waits for none; so that members that disagree on which parts are empty cannot wait
- * for each other for ever, every member still sends rank 0 its part and rank 0 takes them
- * all (vblocks.c). The nonblocking form sends every part (nbc.c): a schedule's tag holds 10
- * bits of the words' hash, sizes compare exactly. */
+ * (p2p/incall.h). The blocking algorithm passes over empty parts but those between rank 0
+ * and the others (vblocks.c), so that every member waits for rank 0 and rank 0 for every
+ * member. The nonblocking form sends every part (nbc.c): a schedule's tag holds 10 bits
+ * of the words' hash, sizes compare exactly. */
 static void counts_word(struct shmc__cx *x, const size_t *counts)
 {
     uint64_t d = 0xcbf29ce484222325ull; /* FNV-1a over the counts */
@@ -190,10 +189,10 @@ static int reduce_scatterv_call(const void *sbuf, void *rbuf, const size_t *rcou
             rc = shmc__nbc_reduce_scatterv(&x, sbuf, rbuf, rcounts, x.nb);
         return sched_began(&x, rc);
     }
-    /* One rank: its own part is the result (run's copy); nothing anywhere (every member
-     * holds the same counts): nothing to do. */
-    if (x.n == 1 || !total)
-        return run(SHMC_CALL_REDUCE_SCATTERV, &x, sbuf, rbuf, x.n == 1 ? mine : 0, 0);
+    /* One rank: its own part is the result (run's copy). Nothing anywhere still meets the
+     * other members (vblocks.c): one whose counts differ would wait for this rank. */
+    if (x.n == 1)
+        return run(SHMC_CALL_REDUCE_SCATTERV, &x, sbuf, rbuf, mine, 0);
     SHMC_CX_RUN(SHMC_CALL_REDUCE_SCATTERV, &x, total,
                 shmc__reduce_scatterv_direct(&x, sbuf, rbuf, rcounts));
 }
