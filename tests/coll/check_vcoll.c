@@ -188,6 +188,9 @@ static void reduce_parts(shmc_comm *w, int me, int n, void *arg)
         parts(w, me, n, k, 1 + (size_t)k * 700, k % 2);
     size_t zero[8] = {0};
     T_OK(shmc_reduce_scatterv(NULL, NULL, zero, SHMC_FLOAT32, SHMC_MAX, w));
+    shmc_request *r = NULL; /* (and nonblocking: by the reduction to rank 0, even at 2) */
+    T_OK(shmc_ireduce_scatterv(NULL, NULL, zero, SHMC_FLOAT32, SHMC_MAX, w, &r));
+    T_OK(shmc_wait(&r, NULL));
     /* Only rank 0 gets a part: the others pass no receive buffer. */
     size_t first[8] = {3};
     int32_t in[3] = {me, me, me}, out[3] = {0};
