@@ -241,6 +241,29 @@ START_TEST(test_vcoll_counts_disagree)
 }
 END_TEST
 
+/* A reduce-scatterv of int64 SUM on c, blocking or (nb) nonblocking and waited for, then
+ * an all-reduce on c into *after, the library's messages kept off the test's output:
+ * the call's return. */
+static int rs_then_allreduce(shmc_comm *c, const int64_t *in, int64_t *out, const size_t *counts,
+                             int nb, int *after)
+{
+    shmct_stderr_begin();
+    int rc;
+    if (nb) {
+        shmc_request *r = NULL;
+        rc = shmc_ireduce_scatterv(in, out, counts, SHMC_INT64, SHMC_SUM, c, &r);
+        if (rc == SHMC_OK)
+            rc = shmc_wait(&r, NULL);
+    } else {
+        rc = shmc_reduce_scatterv(in, out, counts, SHMC_INT64, SHMC_SUM, c);
+    }
+    int one = 1, sum;
+    *after = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, c);
+    char msg[4096];
+    shmct_stderr_end(msg, sizeof msg);
+    return rc;
+}
+
 /* Members whose reduce-scatterv counts agree in total but not on which parts are empty
  * (the algorithms send no message for an empty part): none waits for ever for a message
  * the other passed over; every rank returns, and a rank whose call ended well finds the
@@ -264,20 +287,7 @@ static void rs_differ(shmc_comm *w, int me, int n, void *arg)
     }
     int64_t *in = shmct_xmalloc((size_t)n * BIG * 8), *out = shmct_xmalloc(BIG * 8);
     memset(in, 0, (size_t)n * BIG * 8);
-    shmct_stderr_begin();
-    int rc;
-    if (nb) {
-        shmc_request *r = NULL;
-        rc = shmc_ireduce_scatterv(in, out, counts, SHMC_INT64, SHMC_SUM, w, &r);
-        if (rc == SHMC_OK)
-            rc = shmc_wait(&r, NULL);
-    } else {
-        rc = shmc_reduce_scatterv(in, out, counts, SHMC_INT64, SHMC_SUM, w);
-    }
-    int one = 1, sum;
-    int after = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w);
-    char msg[4096];
-    shmct_stderr_end(msg, sizeof msg);
+    int after, rc = rs_then_allreduce(w, in, out, counts, nb, &after);
     T_ASSERT(rc == SHMC_OK || rc == SHMC_ERR_MISMATCH || rc == SHMC_ERR_PEER_DEAD,
              "pattern %d: rank %d got %d", pat, me, rc);
     /* (a difference found where the members agree on scratch, before data moves, is every
@@ -301,20 +311,7 @@ static void rs_collide(shmc_comm *w, int me, int n, void *arg)
     int nb = *(const int *)arg;
     size_t zero[3] = {3, 4, 0}, other[3] = {2, 0, 5};
     int64_t in[9] = {0}, out[9];
-    shmct_stderr_begin();
-    int rc;
-    if (nb) {
-        shmc_request *r = NULL;
-        rc = shmc_ireduce_scatterv(in, out, me ? other : zero, SHMC_INT64, SHMC_SUM, w, &r);
-        if (rc == SHMC_OK)
-            rc = shmc_wait(&r, NULL);
-    } else {
-        rc = shmc_reduce_scatterv(in, out, me ? other : zero, SHMC_INT64, SHMC_SUM, w);
-    }
-    int one = 1, sum;
-    int after = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, w);
-    char msg[4096];
-    shmct_stderr_end(msg, sizeof msg);
+    int after, rc = rs_then_allreduce(w, in, out, me ? other : zero, nb, &after);
     T_ASSERT(rc != SHMC_OK || after != SHMC_OK,
              "%s: rank %d's call and the all-reduce after it ended well",
              nb ? "nonblocking" : "blocking", me);
@@ -386,20 +383,7 @@ static void rs_leave(shmc_comm *w, int me, int n, void *arg)
     }
     int64_t *in = shmct_xmalloc(600 * 8), *out = shmct_xmalloc(600 * 8);
     memset(in, 0, 600 * 8);
-    shmct_stderr_begin();
-    int rc;
-    if (nb) {
-        shmc_request *r = NULL;
-        rc = shmc_ireduce_scatterv(in, out, counts, SHMC_INT64, SHMC_SUM, c, &r);
-        if (rc == SHMC_OK)
-            rc = shmc_wait(&r, NULL);
-    } else {
-        rc = shmc_reduce_scatterv(in, out, counts, SHMC_INT64, SHMC_SUM, c);
-    }
-    int one = 1, sum;
-    int after = shmc_allreduce(&one, &sum, 1, SHMC_INT32, SHMC_SUM, c);
-    char msg[4096];
-    shmct_stderr_end(msg, sizeof msg);
+    int after, rc = rs_then_allreduce(c, in, out, counts, nb, &after);
     T_ASSERT(rc != SHMC_OK || after != SHMC_OK,
              "case %d: rank %d's call and the all-reduce after it ended well", a, me);
     if (c != w)
