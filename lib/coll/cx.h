@@ -27,7 +27,8 @@ struct shmc__cx {
     size_t es;                  /* bytes per element */
     shmc_dtype dt;
     shmc_op op;
-    int root;         /* rooted collectives; 0 otherwise */
+    int root;         /* rooted collectives; a reduce-scatterv's: its counts' digest, for its words
+                       * (vcollectives.c); 0 otherwise */
     int dev;          /* the buffers are device memory: copies, reductions and scratch on the
                        * device, and only the mailbox algorithms (dispatch.c) */
     uint64_t call[2]; /* what the caller asked for (callword.h), carried by every
