@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Nonblocking collectives started and waited for at once, beside the blocking call, on
-the world of 2 ranks (or --ranks), in both states of the machine: the tables of
+the world of 2 ranks (or --ranks; --split: a communicator split from it), in both states of the machine: the tables of
 docs/perf/nb-*.md.
 
 Each round runs bench/coll_bench twice, blocking and --nonblocking, with --by-state, which
@@ -10,7 +10,7 @@ job's rules and eager limit). For each state, a row's figures are the medians ov
 rounds in which both forms counted it, and its ratio the median of the per-round ratios.
 
     python3 bench/nb_table.py [--rounds 16] [--min 8] [--max 512k] [--samples 7]
-                              [--ranks 2] [--build build] [--raw FILE]
+                              [--ranks 2] [--split] [--build build] [--raw FILE]
     python3 bench/nb_table.py --from RAW...     (the tables of runs kept by --raw)
 """
 import argparse
@@ -40,6 +40,8 @@ def run(args, nonblocking):
            args.max, "--samples", str(args.samples), "--csv", "--by-state"]
     if nonblocking:
         cmd.append("--nonblocking")
+    if args.split:
+        cmd.append("--split")
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return parse(args, out) + (out,)
 
@@ -78,6 +80,8 @@ def main():
     ap.add_argument("--max", default="512k")
     ap.add_argument("--samples", type=int, default=7)
     ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--split", action="store_true",
+                    help="on a communicator split from the world (its calls are schedules)")
     ap.add_argument("--build", default="build")
     ap.add_argument("--raw", help="append each run's output to this file")
     ap.add_argument("--from", dest="sources", nargs="+", metavar="RAW",

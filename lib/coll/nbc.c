@@ -59,8 +59,23 @@ static int go(struct shmc__sched *s, struct shmc__request **req)
     return s ? shmc__sched_start(s, req) : SHMC_ERR_NOMEM;
 }
 
+/* Offset off into b, which is NULL where a call has no data (NULL + 0 is undefined). */
+static const void *at(const void *b, size_t off)
+{
+    return off ? (const char *)b + off : b;
+}
+
+/* Does call x exchange its blocks, sb bytes out and rb in, by shmc__sched_swap (2 ranks,
+ * blocks that it takes in its start)? */
+static int swaps(const struct shmc__cx *x, size_t sb, size_t rb)
+{
+    return x->n == 2 && sb <= SHMC_SWAP_NOW_MAX && rb <= SHMC_SWAP_NOW_MAX;
+}
+
 int shmc__nbc_barrier(const struct shmc__cx *x, struct shmc__request **req)
 {
+    if (x->n == 2)
+        return shmc__sched_swap(x, &(struct shmc__swap){.peer = 1 - x->me}, req);
     struct shmc__sched *s = shmc__sched_new(x, 0);
     for (int k = 1; s && k < x->n; k <<= 1) {
         shmc__sched_send(s, NULL, 0, (x->me + k) % x->n);
@@ -281,6 +296,26 @@ static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const
         (x->n == 2 ? bytes > SHMC_NBC_RING_MIN : bytes >= SHMC_NBC_RING_MIN) &&
         shmc__op_commutes(x->op))
         return allreduce_ring(x, sbuf, rbuf, count, req);
+    if (all && swaps(x, bytes, bytes)) {
+        /* recursive doubling's one exchange; in place, the peer's block received beside
+         * the input */
+        int low = x->me == 1, apart = sbuf != rbuf;
+        _Alignas(max_align_t) char spare[SHMC_SWAP_NOW_MAX];
+        struct shmc__swap w = {.sbuf = sbuf,
+                               .sbytes = bytes,
+                               .rbuf = apart ? rbuf : NULL,
+                               .rbytes = bytes,
+                               .spare = spare,
+                               .peer = 1 - x->me,
+                               .kept = 1,
+                               .reduce = 1,
+                               .order = low == apart ? SHMC_ACC_LEFT : SHMC_ACC_RIGHT,
+                               .acc = rbuf,
+                               .in = apart ? sbuf : NULL,
+                               .out = rbuf,
+                               .count = count};
+        return shmc__sched_swap(x, &w, req);
+    }
     if (all && x->n > 1 && !(x->n & (x->n - 1)))
         return allreduce_rd(x, sbuf, rbuf, count, req);
     int root = all ? 0 : x->root, zero_acc = x->me == 0 && root == 0;
@@ -454,12 +489,24 @@ int shmc__nbc_scatterv(const struct shmc__cx *x, const void *big, const size_t *
 int shmc__nbc_allgatherv(const struct shmc__cx *x, const void *own, void *big, const size_t *counts,
                          const size_t *displs, struct shmc__request **req)
 {
-    struct shmc__sched *s = shmc__sched_new(x, 0);
-    if (!s)
-        return go(s, req);
     char *b = big;
     size_t mine = counts[x->me] * x->es;
     const void *from = own ? own : b + displs[x->me] * x->es;
+    int q = 1 - x->me;
+    if (x->n == 2 && swaps(x, mine, counts[q] * x->es)) {
+        struct shmc__swap w = {.sbuf = from,
+                               .sbytes = mine,
+                               .rbuf = b + displs[q] * x->es,
+                               .rbytes = counts[q] * x->es,
+                               .peer = q,
+                               .cdst = b + displs[x->me] * x->es,
+                               .csrc = from,
+                               .cbytes = mine};
+        return shmc__sched_swap(x, &w, req);
+    }
+    struct shmc__sched *s = shmc__sched_new(x, 0);
+    if (!s)
+        return go(s, req);
     for (int k = 1; k < x->n; k++) { /* the nearest first: each peer hears from all alike */
         int to = (x->me + k) % x->n, from_q = (x->me - k + x->n) % x->n;
         shmc__sched_send(s, from, mine, to);
@@ -474,6 +521,18 @@ int shmc__nbc_alltoallv(const struct shmc__cx *x, const void *sbuf, const size_t
                         const size_t *sdispls, void *rbuf, const size_t *rcounts,
                         const size_t *rdispls, struct shmc__request **req)
 {
+    int o = 1 - x->me;
+    if (sbuf && x->n == 2 && swaps(x, scounts[o] * x->es, rcounts[o] * x->es)) {
+        struct shmc__swap w = {.sbuf = (const char *)sbuf + sdispls[o] * x->es,
+                               .sbytes = scounts[o] * x->es,
+                               .rbuf = (char *)rbuf + rdispls[o] * x->es,
+                               .rbytes = rcounts[o] * x->es,
+                               .peer = o,
+                               .cdst = (char *)rbuf + rdispls[x->me] * x->es,
+                               .csrc = (const char *)sbuf + sdispls[x->me] * x->es,
+                               .cbytes = scounts[x->me] * x->es};
+        return shmc__sched_swap(x, &w, req);
+    }
     size_t copy = 0; /* in place: the blocks to send, copied out before any arrives */
     if (!sbuf)
         for (int q = 0; q < x->n; q++)
@@ -536,6 +595,27 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
     for (int q = 0; q < x->n; q++)
         total += counts[q];
     size_t bytes = total * x->es;
+    int o = 1 - x->me;
+    if (swaps(x, bytes, bytes) && shmc__op_commutes(x->op)) {
+        /* the ring's one exchange (reduce_scatter_ring); in place, this rank's part
+         * received beside the input */
+        size_t es = x->es, at_me = x->me ? counts[0] * es : 0, at_o = o ? counts[0] * es : 0;
+        int into = !shmc__overlap(rbuf, counts[x->me] * es, sbuf, bytes);
+        _Alignas(max_align_t) char spare[SHMC_SWAP_NOW_MAX];
+        struct shmc__swap w = {.sbuf = at(sbuf, at_o),
+                               .sbytes = counts[o] * es,
+                               .rbuf = into ? rbuf : NULL,
+                               .rbytes = counts[x->me] * es,
+                               .spare = spare,
+                               .peer = o,
+                               .kept = 1,
+                               .reduce = 1,
+                               .order = SHMC_ACC_LEFT,
+                               .in = at(sbuf, at_me),
+                               .out = rbuf,
+                               .count = counts[x->me]};
+        return shmc__sched_swap(x, &w, req);
+    }
     /* (nothing anywhere goes by the reduction to rank 0, whose messages every member meets
      * even empty: where the members' totals differ, none leaves the call while another
      * waits for it, as the ring's rounds of no pieces would) */

@@ -22,6 +22,10 @@
  *   commutes, the ring's first half (n - 1 rounds, in the blocking ring's order);
  * - scan, exscan: a chain from rank 0 up, n - 1 rounds.
  *
+ * At 2 ranks a barrier, all-gather(v), all-to-all(v) (not in place), all-reduce and
+ * reduce-scatter(v) (an op that commutes) whose blocks are small is the one exchange those
+ * make, done in its start where it can be (shmc__sched_swap, sched.h).
+ *
  * Returns SHMC_OK, SHMC_ERR_NOMEM, or the communicator's collectives' failure.
  */
 #ifndef SHMC_COLL_NBC_H

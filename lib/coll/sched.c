@@ -529,8 +529,10 @@ msg_now(struct shmc__p2p *p, uint32_t ctx, int tag, int send, void *buf, size_t 
  * round that sends too (an exchange: all-gather, all-to-all, recursive doubling) posts its
  * receives and takes them in the progress after its local steps: taken at once, a 2-rank
  * exchange of a few KiB ran well behind the blocking call's, which posts its receive first
- * (coll_bench --nonblocking --split; the commit that made it has the figures). 1 when
- * done (a block of another size is the call's mismatch, as in round_over), 0 if not. */
+ * (coll_bench --nonblocking --split; the commit that made it has the figures); a 2-rank
+ * exchange of small blocks takes its block at once (shmc__sched_swap) and reaches a
+ * schedule only for what is left. 1 when done (a block of another size is the call's
+ * mismatch, as in round_over), 0 if not. */
 static int now(struct shmc__sched *s, const struct step *t)
 {
     int send = t->kind == ST_SEND;
@@ -844,6 +846,69 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
     reduce_with(x->dt, x->op, acc, in, count, side);
     shmc__reduce_finish(acc, count, x->dt, x->op, ranks);
     return ended(req);
+}
+
+/* What follows exchange w, its block received at got: done now where s is NULL, else added
+ * to s as its steps. */
+static void swap_then(const struct shmc__cx *x, struct shmc__sched *s, const struct shmc__swap *w,
+                      void *got)
+{
+    if (!w->reduce)
+        return;
+    void *acc = w->acc ? w->acc : got;
+    const void *in = w->in ? w->in : got;
+    if (s) {
+        shmc__sched_reduce(s, acc, in, w->count, w->order);
+        shmc__sched_copy(s, w->out, acc, w->count * x->es);
+        shmc__sched_finish(s, w->out, w->count, 2);
+        return;
+    }
+    reduce_with(x->dt, x->op, acc, in, w->count, w->order);
+    if (w->count && w->out != acc)
+        memmove(w->out, acc, w->count * x->es);
+    shmc__reduce_finish(w->out, w->count, x->dt, x->op, 2);
+}
+
+int shmc__sched_swap(const struct shmc__cx *x, const struct shmc__swap *w,
+                     struct shmc__request **req)
+{
+    struct shmc__p2p *p = x->co->p2p;
+    uint32_t ctx = x->c->ctx + SHMC_CTX_NBC;
+    int peer = shmc__comm_world_rank(x->c, w->peer), tag = tag_of(x);
+    size_t got;
+    *req = NULL;
+    /* The send first, as the blocking exchange's; eagerly, unless its rule takes single
+     * copy (as eager_ok), and not at all where the communicator quit already (the
+     * schedule then fails at its start, saying why). */
+    int sent = w->sbytes <= SHMC_SWAP_NOW_MAX && w->rbytes <= SHMC_SWAP_NOW_MAX && !x->c->quit &&
+               !shmc__exchange_single_copy(x->co, peer, w->sbytes, 0) &&
+               msg_now(p, ctx, tag, 1, (void *)(uintptr_t)w->sbuf, w->sbytes, peer, 0, &got);
+    if (w->cbytes && w->cdst != w->csrc) /* (while the block travels) */
+        memmove(w->cdst, w->csrc, w->cbytes);
+    void *into = w->rbuf ? w->rbuf : w->spare;
+    if (sent && (msg_now(p, ctx, tag, 0, into, w->rbytes, peer, 0, &got) ||
+                 linger_recv(x, tag, into, w->rbytes, w->peer, &got))) {
+        if (got != w->rbytes) { /* (consumed: the call's mismatch, as one_start's) */
+            int rc = say_mismatch(x->c, w->peer, got, w->rbytes);
+            shmc__p2p_quit(p, x->c, rc);
+            return rc;
+        }
+        swap_then(x, NULL, w, into);
+        return ended(req);
+    }
+    struct shmc__sched *s = make(x, w->rbuf ? 0 : w->rbytes, tag);
+    if (!s)
+        return SHMC_ERR_NOMEM;
+    into = w->rbuf ? w->rbuf : shmc__sched_tmp(s);
+    if (!sent)
+        shmc__sched_send(s, w->sbuf, w->sbytes, w->peer);
+    if (w->kept)
+        shmc__sched_recv_kept(s, into, w->rbytes, w->peer);
+    else
+        shmc__sched_recv(s, into, w->rbytes, w->peer);
+    shmc__sched_round(s);
+    swap_then(x, s, w, into);
+    return shmc__sched_start(s, req);
 }
 
 /* Member q's block of a root's sends (shmc__sched_root_sends): its address, *len its size. */

@@ -110,6 +110,37 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
 int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t bytes,
                            const size_t *counts, const size_t *displs, void *cdst,
                            const void *csrc, size_t cbytes, struct shmc__request **req);
+/* A 2-rank call whose part here is one exchange with the other rank (an all-gather's, an
+ * all-to-all's, a barrier's, recursive doubling's, the ring reduce-scatter's), then what
+ * follows it: sbytes at sbuf sent; rbytes received into rbuf, or where rbuf is NULL into
+ * memory of the call's own (`spare`, the caller's, of at least rbytes, when it ends in its
+ * start); then, where `reduce`, acc = acc OP in (order) over count elements (acc or in
+ * NULL: the block received), acc copied to out if it lies elsewhere and AVG's division of
+ * out by 2. A copy of cbytes from csrc to cdst (0: none; apart from the rest) is made
+ * after the send. Done in the start where the send fits the mailbox and the block arrives
+ * within the linger (SHMC_SWAP_NOW_MAX bytes each way at most), else a schedule of what
+ * remains; the same outcomes as shmc__sched_one. */
+struct shmc__swap {
+    const void *sbuf;
+    size_t sbytes;
+    void *rbuf;
+    size_t rbytes;
+    void *spare;
+    int peer, kept; /* kept: the block received is combined (shmc__sched_recv_kept) */
+    void *cdst;
+    const void *csrc;
+    size_t cbytes;
+    int reduce, order;
+    void *acc, *out;
+    const void *in;
+    size_t count;
+};
+int shmc__sched_swap(const struct shmc__cx *x, const struct shmc__swap *w,
+                     struct shmc__request **req);
+/* The largest block each way that shmc__sched_swap exchanges in its start: a few KiB
+ * taken at once ran behind a receive posted first (sched.c, now()), which a larger block's
+ * schedule does. */
+#define SHMC_SWAP_NOW_MAX ((size_t)1 << 10)
 /* What makes a call's schedule the same as an earlier call's: the steps nbc.c builds
  * follow from these alone (the communicator and this rank's place in it, the collective,
  * its count, dtype, op and root, the buffers' addresses, whether it is a blocking call's

@@ -10,7 +10,8 @@
  * them, and against a schedule on another rank; schedules passing their gates while the
  * other rank is away, meeting a call by rounds, and a different op; the same calls on a
  * split communicator (schedules); calls made again with the same arguments, which run
- * the schedule kept from the last one.
+ * the schedule kept from the last one; the 2-rank exchanges done in their start, with
+ * either rank late and with a mailbox full of the program's messages.
  */
 #include <check.h>
 #include <pthread.h>
@@ -2237,6 +2238,157 @@ START_TEST(test_nbc_again)
 }
 END_TEST
 
+/* A 2-rank call whose part is one exchange with the other rank (a barrier, all-gather(v),
+ * all-to-all(v), all-reduce, reduce-scatter(v)) is done in its start where the other rank's
+ * block arrives within the linger (coll/sched.c, shmc__sched_swap), else by a schedule of
+ * what is left: each such call on a split communicator (ranks reversed), with both ranks
+ * starting together, rank 0 or rank 1 late, and rank 0's mailbox to rank 1 full of
+ * messages of the program's that rank 1 takes only after each call (so that rank 0's block
+ * cannot go at once and rank 1 finds them before it); blocks of 3 elements, of the most
+ * taken in the start (SHMC_SWAP_NOW_MAX, 1 KiB: restated here, as the limits above) and
+ * one more; in place and not; SUM, AVG and the non-commutative affine op; each equal to
+ * the blocking call. */
+#define SWAP_MAX (1024 / 8)
+#define FILL 80 /* messages of FILL_LEN int64: more than the 2-rank mailbox holds (1 MiB) */
+#define FILL_LEN 2048
+
+/* Mode 3's messages on world w around each call (busy: mode 3; me: the world rank). */
+struct busy {
+    shmc_comm *w;
+    int me, on;
+    int64_t *buf;
+    shmc_request *r[FILL];
+};
+
+static void busy_begin(struct busy *z)
+{
+    for (int i = 0; z->on && z->me == 0 && i < FILL; i++) {
+        for (size_t j = 0; j < FILL_LEN; j++)
+            z->buf[(size_t)i * FILL_LEN + j] = i * 7 + (int64_t)j;
+        T_OK(shmc_isend(z->buf + (size_t)i * FILL_LEN, FILL_LEN, SHMC_INT64, 1, 9, z->w, &z->r[i]));
+    }
+}
+
+static void busy_end(struct busy *z)
+{
+    if (z->on && z->me == 0)
+        T_OK(shmc_waitall(FILL, z->r, NULL));
+    for (int i = 0; z->on && z->me == 1 && i < FILL; i++) {
+        memset(z->buf, 0, FILL_LEN * 8);
+        T_OK(shmc_recv(z->buf, FILL_LEN, SHMC_INT64, 0, 9, z->w, NULL));
+        for (size_t j = 0; j < FILL_LEN; j++)
+            T_ASSERT(z->buf[j] == i * 7 + (int64_t)j, "the program's message %d, element %zu", i,
+                     j);
+    }
+}
+
+static void exchange_calls(shmc_comm *c, int me, size_t k, int64_t *in, int64_t *a, int64_t *b,
+                           shmc_op aff, struct busy *z)
+{
+    size_t all = 2 * k;
+    double fin[2 * SWAP_MAX + 2], fa[2 * SWAP_MAX + 2], fb[2 * SWAP_MAX + 2];
+    for (size_t i = 0; i < all; i++)
+        fin[i] = (double)val(me, i);
+#define PAIR(inplace, len, what, nbcall, bcall)                                                    \
+    do {                                                                                           \
+        fill(in, all, me);                                                                         \
+        memcpy(a, in, all * 8);                                                                    \
+        memcpy(b, in, all * 8);                                                                    \
+        if (!(inplace)) {                                                                          \
+            memset(a, 0, all * 8);                                                                 \
+            memset(b, 0, all * 8);                                                                 \
+        }                                                                                          \
+        busy_begin(z);                                                                             \
+        NB(nbcall);                                                                                \
+        busy_end(z);                                                                               \
+        T_OK(bcall);                                                                               \
+        same(a, b, len, what, me);                                                                 \
+    } while (0)
+    busy_begin(z);
+    NB(shmc_ibarrier(c, &r_));
+    busy_end(z);
+    PAIR(0, all, "iallgather", shmc_iallgather(in, a, k, SHMC_INT64, c, &r_),
+         shmc_allgather(in, b, k, SHMC_INT64, c));
+    PAIR(1, all, "iallgather in place", shmc_iallgather(SHMC_IN_PLACE, a, k, SHMC_INT64, c, &r_),
+         shmc_allgather(SHMC_IN_PLACE, b, k, SHMC_INT64, c));
+    PAIR(0, all, "ialltoall", shmc_ialltoall(in, a, k, SHMC_INT64, c, &r_),
+         shmc_alltoall(in, b, k, SHMC_INT64, c));
+    PAIR(0, k, "iallreduce", shmc_iallreduce(in, a, k, SHMC_INT64, SHMC_SUM, c, &r_),
+         shmc_allreduce(in, b, k, SHMC_INT64, SHMC_SUM, c));
+    PAIR(1, k, "iallreduce in place",
+         shmc_iallreduce(SHMC_IN_PLACE, a, k, SHMC_INT64, SHMC_SUM, c, &r_),
+         shmc_allreduce(SHMC_IN_PLACE, b, k, SHMC_INT64, SHMC_SUM, c));
+    PAIR(0, k - k % 2, "iallreduce affine",
+         shmc_iallreduce(in, a, k / 2, SHMC_DTYPE_BYTES(16), aff, c, &r_),
+         shmc_allreduce(in, b, k / 2, SHMC_DTYPE_BYTES(16), aff, c));
+    PAIR(1, k - k % 2, "iallreduce affine in place",
+         shmc_iallreduce(SHMC_IN_PLACE, a, k / 2, SHMC_DTYPE_BYTES(16), aff, c, &r_),
+         shmc_allreduce(SHMC_IN_PLACE, b, k / 2, SHMC_DTYPE_BYTES(16), aff, c));
+    busy_begin(z);
+    NB(shmc_iallreduce(fin, fa, k, SHMC_FLOAT64, SHMC_AVG, c, &r_));
+    busy_end(z);
+    T_OK(shmc_allreduce(fin, fb, k, SHMC_FLOAT64, SHMC_AVG, c));
+    T_ASSERT(!memcmp(fa, fb, k * sizeof *fa), "iallreduce AVG, rank %d", me);
+    size_t half = (k + 1) / 2; /* (1 KiB in all at SWAP_MAX, one element more past it) */
+    PAIR(0, half, "ireduce_scatter",
+         shmc_ireduce_scatter(in, a, half, SHMC_INT64, SHMC_SUM, c, &r_),
+         shmc_reduce_scatter(in, b, half, SHMC_INT64, SHMC_SUM, c));
+    PAIR(1, half, "ireduce_scatter in place",
+         shmc_ireduce_scatter(SHMC_IN_PLACE, a, half, SHMC_INT64, SHMC_SUM, c, &r_),
+         shmc_reduce_scatter(SHMC_IN_PLACE, b, half, SHMC_INT64, SHMC_SUM, c));
+    /* v-forms: rank 1's block empty, rank 0's k elements */
+    size_t cnt[2] = {k, 0}, dsp[2] = {0, k};
+    PAIR(0, k, "iallgatherv", shmc_iallgatherv(in, cnt[me], a, cnt, dsp, SHMC_INT64, c, &r_),
+         shmc_allgatherv(in, cnt[me], b, cnt, dsp, SHMC_INT64, c));
+    PAIR(0, cnt[me], "ireduce_scatterv",
+         shmc_ireduce_scatterv(in, a, cnt, SHMC_INT64, SHMC_SUM, c, &r_),
+         shmc_reduce_scatterv(in, b, cnt, SHMC_INT64, SHMC_SUM, c));
+    PAIR(1, cnt[me], "ireduce_scatterv in place",
+         shmc_ireduce_scatterv(SHMC_IN_PLACE, a, cnt, SHMC_INT64, SHMC_SUM, c, &r_),
+         shmc_reduce_scatterv(SHMC_IN_PLACE, b, cnt, SHMC_INT64, SHMC_SUM, c));
+    /* rank s sends k - s - d elements to rank d */
+    size_t sc[2] = {k - (size_t)me, k - (size_t)me - 1}, sd[2] = {0, k};
+    size_t rc[2] = {k - (size_t)me, k - (size_t)me - 1}, rd[2] = {k, 0};
+    PAIR(0, all, "ialltoallv", shmc_ialltoallv(in, sc, sd, a, rc, rd, SHMC_INT64, c, &r_),
+         shmc_alltoallv(in, sc, sd, b, rc, rd, SHMC_INT64, c));
+#undef PAIR
+}
+
+static void exchanges(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, 1 - me, &c));
+    int cme = shmc_comm_rank(c);
+    shmc_op aff;
+    T_OK(shmc_op_create(affine, NULL, 0, &aff));
+    int64_t *in = shmct_xmalloc(4 * SWAP_MAX * 8), *a = shmct_xmalloc(4 * SWAP_MAX * 8),
+            *b = shmct_xmalloc(4 * SWAP_MAX * 8);
+    struct busy z = {w, me, 0, shmct_xmalloc((size_t)FILL * FILL_LEN * 8), {NULL}};
+    static const size_t ks[] = {3, SWAP_MAX, SWAP_MAX + 1};
+    for (int mode = 0; mode < 4; mode++) {
+        z.on = mode == 3;
+        for (size_t s = 0; s < sizeof ks / sizeof *ks; s++) {
+            if (mode == 1 + me)
+                usleep(30000);
+            exchange_calls(c, cme, ks[s], in, a, b, aff, &z);
+        }
+    }
+    free(in);
+    free(a);
+    free(b);
+    free(z.buf);
+    T_OK(shmc_op_free(&aff));
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_nbc_exchanges)
+{
+    ck_assert_int_eq(shmct_run(2, exchanges, NULL), 0);
+}
+END_TEST
+
 static Suite *nbc_suite(void)
 {
     Suite *s = suite_create("nbc");
@@ -2281,6 +2433,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_ring_split, 0, 6);
     tcase_add_loop_test(t, test_nbc_reduce_scatterv_empty, 0, 4);
     tcase_add_loop_test(t, test_nbc_again, 0, 3);
+    tcase_add_test(t, test_nbc_exchanges);
     suite_add_tcase(s, t);
     return s;
 }
