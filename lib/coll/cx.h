@@ -211,6 +211,13 @@ static inline const uint8_t *shmc__own_part(const struct shmc__cx *x, const void
     return x->me > 0 && i < o + bytes && o < i + bytes ? staged : i;
 }
 
+/* b + off bytes, where b is NULL when a call has no data (off then 0; NULL + 0 is
+ * undefined behaviour in C). */
+static inline const void *shmc__at(const void *b, size_t off)
+{
+    return off ? (const char *)b + off : b;
+}
+
 /* Elements (or bytes) in the chunk that starts at off: at most max, and what is left. */
 static inline size_t shmc__chunk(size_t total, size_t off, size_t max)
 {

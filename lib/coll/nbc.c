@@ -59,12 +59,6 @@ static int go(struct shmc__sched *s, struct shmc__request **req)
     return s ? shmc__sched_start(s, req) : SHMC_ERR_NOMEM;
 }
 
-/* Offset off into b, which is NULL where a call has no data (NULL + 0 is undefined). */
-static const void *at(const void *b, size_t off)
-{
-    return off ? (const char *)b + off : b;
-}
-
 /* Does call x exchange its blocks, sb bytes out and rb in, by shmc__sched_swap (2 ranks,
  * blocks that it takes in its start)? */
 static int swaps(const struct shmc__cx *x, size_t sb, size_t rb)
@@ -602,7 +596,7 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
         size_t es = x->es, at_me = x->me ? counts[0] * es : 0, at_o = o ? counts[0] * es : 0;
         int into = !shmc__overlap(rbuf, counts[x->me] * es, sbuf, bytes);
         _Alignas(max_align_t) char spare[SHMC_SWAP_NOW_MAX];
-        struct shmc__swap w = {.sbuf = at(sbuf, at_o),
+        struct shmc__swap w = {.sbuf = shmc__at(sbuf, at_o),
                                .sbytes = counts[o] * es,
                                .rbuf = into ? rbuf : NULL,
                                .rbytes = counts[x->me] * es,
@@ -611,7 +605,7 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
                                .kept = 1,
                                .reduce = 1,
                                .order = SHMC_ACC_LEFT,
-                               .in = at(sbuf, at_me),
+                               .in = shmc__at(sbuf, at_me),
                                .out = rbuf,
                                .count = counts[x->me]};
         return shmc__sched_swap(x, &w, req);

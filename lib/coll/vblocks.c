@@ -159,7 +159,6 @@ int shmc__reduce_scatterv_direct(const struct shmc__cx *x, const void *sbuf, voi
     if (rc != SHMC_OK)
         return rc;
     uint8_t *acc = shmc__cx_scratch(x, 0, most * es), *tmp = shmc__cx_scratch(x, 1, most * es);
-    const uint8_t *s = sbuf;
     size_t len = rcounts[me];
     struct shmc__request *reqs[SHMC_MAX_RANKS];
     size_t nreq = 0;
@@ -175,12 +174,13 @@ int shmc__reduce_scatterv_direct(const struct shmc__cx *x, const void *sbuf, voi
     for (int k = 1; k < n && rc == SHMC_OK; k++) {
         int d = (me + k) % n;
         if ((rcounts[d] || d == 0 || me == 0) &&
-            (rc = shmc__cx_isend(x, s + off[d] * es, rcounts[d] * es, d, &reqs[nreq])) == SHMC_OK)
+            (rc = shmc__cx_isend(x, shmc__at(sbuf, off[d] * es), rcounts[d] * es, d,
+                                 &reqs[nreq])) == SHMC_OK)
             nreq++;
     }
     for (int p = 0; p < n && rc == SHMC_OK; p++)
         if (len || me == 0 || p == 0)
-            rc = take_part(x, p, s + off[me] * es, acc, tmp, len);
+            rc = take_part(x, p, shmc__at(sbuf, off[me] * es), acc, tmp, len);
     if (rc != SHMC_OK) {
         shmc__cx_cancel(x, nreq, reqs);
         return rc;
