@@ -65,6 +65,31 @@ END_TEST
 
 /* Writes dir/name: a rule for any call of every collective but the all-reduce, the
  * all-reduce's rule for any call on device memory, then its rules; its path in path. */
+/* The tests' own directories lie in one made before them and removed after them all by
+ * the runner (an unchecked fixture), so that none is left behind where an assertion ends
+ * a test's process before its own end (check's fork mode). */
+static char tmp_root[] = "/tmp/shmc-launcher-XXXXXX";
+
+static void tmp_root_make(void)
+{
+    ck_assert_ptr_nonnull(mkdtemp(tmp_root));
+}
+
+static void tmp_root_remove(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+    if (system(cmd) != 0)
+        fprintf(stderr, "check_launcher: could not remove %s\n", tmp_root);
+}
+
+/* A directory of the test's own, named for it, its path in dir (len bytes). */
+static void make_tmp_dir(char *dir, size_t len, const char *name)
+{
+    snprintf(dir, len, "%s/%s-XXXXXX", tmp_root, name);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
 /* Writes text into dir/name, its path in path. */
 static void text_file(char *path, size_t len, const char *dir, const char *name, const char *text)
 {
@@ -95,8 +120,8 @@ static void rules_file(char *path, size_t len, const char *dir, const char *name
  * whose rules differ all fail at start instead of choosing apart. */
 START_TEST(test_launcher_tuning_file)
 {
-    char dir[] = "/tmp/shmc-tuning-XXXXXX", path[128], prog[512];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[64], path[128], prog[512];
+    make_tmp_dir(dir, sizeof dir, "tuning");
     shmct_build_path("tests/progs/tuning", prog, sizeof prog);
     /* The rules for any maker's CPUs, whoever made this machine's (the ranks inherit it). */
     setenv("SHMC_CPU_MAKER", "other", 1);
@@ -226,8 +251,6 @@ START_TEST(test_launcher_tuning_file)
     ASSERT_OUT("rank 1's dispatch rules or SHMC_ALGO_* differ from this rank's");
     ASSERT_OUT("rank 0's dispatch rules or SHMC_ALGO_* differ from this rank's");
     ASSERT_OUT("init: ");
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -274,8 +297,8 @@ START_TEST(test_launcher_measure_per_sample)
 
     if (system("python3 -c '' 2>/dev/null") != 0)
         return;
-    char dir[] = "/tmp/shmc-states-XXXXXX", path[128];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[64], path[128];
+    make_tmp_dir(dir, sizeof dir, "states");
     /* round,state,rtt_before,rtt_after,runtime,metric,bytes,us, as --by-sample writes them */
     text_file(path, sizeof path, dir, "samples.csv",
               "round,state,rtt_before,rtt_after,runtime,metric,bytes,us\n"
@@ -288,15 +311,13 @@ START_TEST(test_launcher_measure_per_sample)
     ASSERT_OUT("| state (round trip) | samples |");
     ASSERT_OUT("| near (100-110 ns) | 1 | barrier | 0 | 2.00 | 4.00 | - | 0.50 | 0.50 |");
     ASSERT_OUT("| far (300-330 ns) | 1 | barrier | 0 | 5.00 | 10.00 | - | 0.50 | 0.50 |");
-    unlink(path);
-    rmdir(dir);
 }
 END_TEST
 
 START_TEST(test_launcher_machine_rules)
 {
-    char dir[] = "/tmp/shmc-machine-XXXXXX", path[128], prog[512], cmd[2048];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dir[64], path[128], prog[512], cmd[2048];
+    make_tmp_dir(dir, sizeof dir, "machine");
     shmct_build_path("tests/progs/tuning", prog, sizeof prog);
     setenv("SHMC_CPU_MAKER", "other", 1); /* (as above) */
     rules_file(path, sizeof path, dir, "far",
@@ -370,8 +391,6 @@ START_TEST(test_launcher_machine_rules)
     ck_assert_int_eq(shmct_sh(cmd, out, sizeof out), 0);
     ASSERT_OUT("cannot be read");
     ASSERT_OUT("staged 20");
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -1005,6 +1024,7 @@ static Suite *launcher_suite(void)
     TCase *t = tcase_create("shmrun");
     /* Every test ends with /dev/shm as it found it. */
     tcase_add_checked_fixture(t, setup, shmct_shm_verify);
+    tcase_add_unchecked_fixture(t, tmp_root_make, tmp_root_remove);
     tcase_set_timeout(t, 60);
     tcase_add_test(t, test_launcher_help_version);
     tcase_add_test(t, test_launcher_bad_options);
