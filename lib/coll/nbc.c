@@ -355,15 +355,67 @@ static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const
     return go(s, req);
 }
 
+/* The root of a reduce in which every member sends the root its input (reduce_direct):
+ * each received into memory of the call's own, in one round, then all combined in rank
+ * order into rbuf, the root's own input in its turn (a prefix of the lower ranks' first,
+ * where the root is not rank 0, so that the input in rbuf is not overwritten first). */
+static __attribute__((noinline)) int direct_root(const struct shmc__cx *x, const void *sbuf,
+                                                 void *rbuf, size_t count,
+                                                 struct shmc__request **req)
+{
+    int n = x->n, root = x->root;
+    size_t bytes = count * x->es;
+    struct shmc__sched *s = shmc__sched_new(x, (size_t)(n - 1) * bytes);
+    if (!s)
+        return go(s, req);
+    char *tmp = shmc__sched_tmp(s);
+    char *in[SHMC_MAX_RANKS]; /* member q's input (q != root) */
+    for (int q = 0; q < n; q++)
+        in[q] = q == root ? NULL : tmp + (size_t)(q < root ? q : q - 1) * bytes;
+    shmc__sched_copy(s, rbuf, sbuf, bytes); /* (while the inputs travel) */
+    for (int q = 0; q < n; q++)
+        if (q != root)
+            shmc__sched_recv_kept(s, in[q], bytes, q);
+    shmc__sched_round(s);
+    if (root > 0) {
+        for (int q = 1; q < root; q++)
+            shmc__sched_reduce(s, in[0], in[q], count, SHMC_ACC_LEFT);
+        shmc__sched_reduce(s, rbuf, in[0], count, SHMC_ACC_RIGHT);
+    }
+    for (int q = root + 1; q < n; q++)
+        shmc__sched_reduce(s, rbuf, in[q], count, SHMC_ACC_LEFT);
+    shmc__sched_finish(s, rbuf, count, n);
+    return go(s, req);
+}
+
+/* The most memory a reduce's root takes for its members' inputs (reduce_direct). */
+#define DIRECT_INPUTS_MAX ((size_t)1 << 20)
+
+/* Does a reduce of bytes go by every member sending the root its input, rather than the
+ * tree? Beyond 2 ranks where the job has more ranks than CPUs and the members send their
+ * inputs synchronously (SHMC_SCHED_SHARED_EAGER_MAX), as long as the root can hold them
+ * all: each level of the tree is then a rendezvous that waits for two ranks' turns on a
+ * CPU, and a forwarder's partial waits for its children's (at 4 ranks on 2 cores, 32 KiB,
+ * 9.6-10.4 us against the tree's 18.5-21; the commit that made it has the rest). Every
+ * member finds the same: shared_cpus is the job's. */
+static int reduce_direct(const struct shmc__cx *x, size_t bytes)
+{
+    return x->n > 2 && x->co->shared_cpus && bytes > SHMC_SCHED_SHARED_EAGER_MAX &&
+           bytes <= DIRECT_INPUTS_MAX / (size_t)(x->n - 1);
+}
+
 int shmc__nbc_reduce(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count, int all,
                      struct shmc__request **req)
 {
     /* One message here, reached by a jump: a leaf's (an odd rank's part of the tree is to
      * send its input, reduce_steps, from where it is), and at 2 ranks the other rank's,
-     * to the root whichever it is */
-    int leaf = x->me & 1;
-    if (!all && x->me != x->root && (leaf || x->n == 2))
-        return shmc__sched_one(x, 1, (void *)sbuf, count * x->es, leaf ? x->me - 1 : x->root, req);
+     * to the root whichever it is, and every member's where all send to the root */
+    int leaf = x->me & 1, direct = !all && reduce_direct(x, count * x->es);
+    if (!all && x->me != x->root && (leaf || x->n == 2 || direct))
+        return shmc__sched_one(x, 1, (void *)sbuf, count * x->es,
+                               leaf && !direct ? x->me - 1 : x->root, req);
+    if (direct)
+        return direct_root(x, sbuf, rbuf, count, req);
     return reduce_more(x, sbuf, rbuf, count, all, req);
 }
 

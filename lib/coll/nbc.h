@@ -10,7 +10,9 @@
  * - broadcast: the root sending to each member where the blocking call does (dispatch.c's
  *   direct), else a binomial tree from the root, one round to receive and one to send on;
  * - reduce, allreduce: a binomial tree into rank 0 (rank r combines the block of ranks
- *   r .. r + 2^k - 1 on the left of the next), then to the root, or a broadcast from 0;
+ *   r .. r + 2^k - 1 on the left of the next), then to the root, or a broadcast from 0
+ *   (a reduce where the job has more ranks than CPUs, of more than
+ *   SHMC_SCHED_SHARED_EAGER_MAX bytes: every member straight to the root);
  *   an allreduce over a power-of-two n by recursive doubling instead (log2 n rounds);
  *   an allreduce of SHMC_NBC_RING_MIN bytes or more with an op that commutes by a ring
  *   (2 (n - 1) rounds, in the blocking ring's order);

@@ -477,9 +477,16 @@ static void local(struct shmc__sched *s, const struct step *t)
  * the commit that set it has the figures), beyond it as much or more: a scatter's root that
  * sends its 32 KiB block synchronously copies its own block while the receiver reads. A
  * rank whose whole part is one send (a broadcast's root at 2 ranks, a reduce's or gather's
- * sender) sends as the blocking call does, eagerly up to the eager limit: it has nothing
- * to do while a rendezvous waits, and the blocking call runs ahead just as far. */
+ * sender) sends as a blocking call of messages does, eagerly up to the eager limit: it has
+ * nothing to do while a rendezvous waits, and such a blocking call runs ahead just as far;
+ * unless the job shares CPUs (SHMC_SCHED_SHARED_EAGER_MAX). */
 #define RUNAHEAD_EAGER_MAX ((size_t)16 << 10)
+
+/* The largest block that a rank whose whole part is one send sends eagerly. */
+static size_t one_eager_max(const struct shmc__coll *co)
+{
+    return co->shared_cpus ? SHMC_SCHED_SHARED_EAGER_MAX : SIZE_MAX;
+}
 
 /* The context of s's messages. */
 static uint32_t ctx_of(const struct shmc__sched *s)
@@ -488,32 +495,31 @@ static uint32_t ctx_of(const struct shmc__sched *s)
 }
 
 /* May send step t go eagerly? Not beyond RUNAHEAD_EAGER_MAX where s only sends and has more
- * steps than t, nor where
+ * steps than t, nor beyond one_eager_max where t is its one step, nor where
  * its round receives too (an exchange) and the exchange rule takes single copy (xfer.h,
  * shmc__exchange_single_copy). Otherwise it goes synchronously. */
 static int eager_ok(const struct shmc__sched *s, const struct step *t)
 {
-    return (!s->sends_only || s->nst == 1 || t->n <= RUNAHEAD_EAGER_MAX) &&
+    return (!s->sends_only || t->n <= (s->nst == 1 ? one_eager_max(s->co) : RUNAHEAD_EAGER_MAX)) &&
            !(s->round_recvs &&
              shmc__exchange_single_copy(s->co, shmc__comm_world_rank(s->c, t->peer), t->n, 0));
 }
 
 /* A message done now with no request, if it can be: a send (buf, bytes) that fits world
- * rank w's mailbox as an eager message (and RUNAHEAD_EAGER_MAX where `capped`), or a
+ * rank w's mailbox as an eager message of at most `cap` bytes, or a
  * receive into buf whose message is the first in w's mailbox, with no posted receive or
  * kept message of this rank that could come before it (p2p/take.h). 1 when done, 0 if
  * not; *got is the size of a block taken, which the caller compares with bytes (another
  * size is the call's mismatch; the block is consumed either way). Inlined, as
  * shmc__take_eager is: a call cost a small call's start a few dozen instructions
  * (bench/path_cost.sh). */
-__attribute__((always_inline)) static inline int
-msg_now(struct shmc__p2p *p, uint32_t ctx, int tag, int send, void *buf, size_t bytes, int w,
-        int capped, size_t *got)
+__attribute__((always_inline)) static inline int msg_now(struct shmc__p2p *p, uint32_t ctx, int tag,
+                                                         int send, void *buf, size_t bytes, int w,
+                                                         size_t cap, size_t *got)
 {
     *got = bytes;
     if (send)
-        return (!capped || bytes <= RUNAHEAD_EAGER_MAX) &&
-               shmc__send_now(p, buf, bytes, 0, w, tag, ctx);
+        return bytes <= cap && shmc__send_now(p, buf, bytes, 0, w, tag, ctx);
     shmc_status st;
     int loose = shmc__tag_loose(tag);
     if (!shmc__take_may_tagged(p, w, loose, ctx) ||
@@ -539,7 +545,7 @@ static int now(struct shmc__sched *s, const struct step *t)
     size_t got;
     if ((!send && s->round_sends) || (send && !eager_ok(s, t)) ||
         !msg_now(s->co->p2p, ctx_of(s), s->tag, send, send ? (void *)t->src : t->dst, t->n,
-                 shmc__comm_world_rank(s->c, t->peer), 0, &got))
+                 shmc__comm_world_rank(s->c, t->peer), SIZE_MAX, &got))
         return 0;
     if (got != t->n)
         fail(s, mismatch(s, t->peer, got, t->n));
@@ -725,7 +731,7 @@ static int one_recv_step(void *arg)
 {
     struct one_recv *o = arg;
     return msg_now(o->x->co->p2p, o->x->c->ctx + SHMC_CTX_NBC, o->tag, 0, o->buf, o->bytes, o->w,
-                   0, &o->got)
+                   SIZE_MAX, &o->got)
                ? SHMC_LINGER_OVER
                : SHMC_LINGER_WAIT;
 }
@@ -752,22 +758,23 @@ static int linger_recv(const struct shmc__cx *x, int tag, void *buf, size_t byte
 
 /* The start of call x whose part here is one message (send, buf, bytes, peer), taking
  * the call's tag into *tag: the message done now (msg_now, as a schedule of it, which only
- * sends or only receives, would; a send eagerly only up to RUNAHEAD_EAGER_MAX where
- * `capped`), 1; or not, 0, with *s the schedule of that message
+ * sends or only receives, would; a send eagerly only up to `cap` bytes), 1; or not, 0,
+ * with *s the schedule of that message
  * (received by this rank alone where `kept`) for the caller to add its later steps to and
  * start; or an error: a block of another size, which is consumed (said, and this rank quits
  * the communicator's collectives, as a schedule's failure does), or no memory. Inlined in
  * both callers, for msg_now's reason. */
-__attribute__((always_inline)) static inline int
-one_start(const struct shmc__cx *x, int send, void *buf, size_t bytes, int peer, int kept, int capped,
-          int *tag, struct shmc__sched **s)
+__attribute__((always_inline)) static inline int one_start(const struct shmc__cx *x, int send,
+                                                           void *buf, size_t bytes, int peer,
+                                                           int kept, size_t cap, int *tag,
+                                                           struct shmc__sched **s)
 {
     struct shmc__p2p *p = x->co->p2p;
     size_t got;
     *tag = tag_of(x);
     /* (a communicator quit already: the schedule fails at its start, saying why) */
     if (!x->c->quit && (msg_now(p, x->c->ctx + SHMC_CTX_NBC, *tag, send, buf, bytes,
-                                shmc__comm_world_rank(x->c, peer), capped, &got) ||
+                                shmc__comm_world_rank(x->c, peer), cap, &got) ||
                         (!send && linger_recv(x, *tag, buf, bytes, peer, &got)))) {
         if (got == bytes)
             return 1;
@@ -803,8 +810,11 @@ __attribute__((always_inline)) static inline int one(const struct shmc__cx *x, i
                                                      struct shmc__request **req)
 {
     struct shmc__sched *s = NULL;
-    /* (capped where the call copies a block too: eager_ok) */
-    int tag, rc = one_start(x, send, buf, bytes, peer, 0, cbytes && cdst != csrc, &tag, &s);
+    /* (as eager_ok will: RUNAHEAD_EAGER_MAX where the call copies a block too) */
+    size_t cap = one_eager_max(x->co);
+    if (cbytes && cdst != csrc && cap > RUNAHEAD_EAGER_MAX)
+        cap = RUNAHEAD_EAGER_MAX;
+    int tag, rc = one_start(x, send, buf, bytes, peer, 0, cap, &tag, &s);
     *req = NULL;
     if (rc < 0)
         return rc;
@@ -833,7 +843,7 @@ int shmc__sched_one_reduce(const struct shmc__cx *x, void *acc, const void *in, 
                            int peer, int ranks, int side, struct shmc__request **req)
 {
     struct shmc__sched *s = NULL;
-    int tag, rc = one_start(x, 0, acc, count * x->es, peer, 1, 0, &tag, &s);
+    int tag, rc = one_start(x, 0, acc, count * x->es, peer, 1, SIZE_MAX, &tag, &s);
     *req = NULL;
     if (rc < 0)
         return rc;
@@ -882,11 +892,11 @@ int shmc__sched_swap(const struct shmc__cx *x, const struct shmc__swap *w,
      * schedule then fails at its start, saying why). */
     int sent = w->sbytes <= SHMC_SWAP_NOW_MAX && w->rbytes <= SHMC_SWAP_NOW_MAX && !x->c->quit &&
                !shmc__exchange_single_copy(x->co, peer, w->sbytes, 0) &&
-               msg_now(p, ctx, tag, 1, (void *)(uintptr_t)w->sbuf, w->sbytes, peer, 0, &got);
+               msg_now(p, ctx, tag, 1, (void *)(uintptr_t)w->sbuf, w->sbytes, peer, SIZE_MAX, &got);
     if (w->cbytes && w->cdst != w->csrc) /* (while the block travels) */
         memmove(w->cdst, w->csrc, w->cbytes);
     void *into = w->rbuf ? w->rbuf : w->spare;
-    if (sent && (msg_now(p, ctx, tag, 0, into, w->rbytes, peer, 0, &got) ||
+    if (sent && (msg_now(p, ctx, tag, 0, into, w->rbytes, peer, SIZE_MAX, &got) ||
                  linger_recv(x, tag, into, w->rbytes, w->peer, &got))) {
         if (got != w->rbytes) { /* (consumed: the call's mismatch, as one_start's) */
             int rc = say_mismatch(x->c, w->peer, got, w->rbytes);
@@ -930,7 +940,7 @@ int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t byt
     for (; q < x->n && !x->c->quit; q++) {
         const char *at = root_block(x, buf, bytes, counts, displs, q, &len);
         if (q != x->me && !msg_now(p, x->c->ctx + SHMC_CTX_NBC, tag, 1, (void *)at, len,
-                                   shmc__comm_world_rank(x->c, q), 1, &got))
+                                   shmc__comm_world_rank(x->c, q), RUNAHEAD_EAGER_MAX, &got))
             break;
     }
     if (q == x->n) {

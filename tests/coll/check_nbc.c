@@ -11,7 +11,8 @@
  * other rank is away, meeting a call by rounds, and a different op; the same calls on a
  * split communicator (schedules); calls made again with the same arguments, which run
  * the schedule kept from the last one; the 2-rank exchanges done in their start, with
- * either rank late and with a mailbox full of the program's messages.
+ * either rank late and with a mailbox full of the program's messages; synchronous sends
+ * and the reduce by direct sends where the job has more ranks than CPUs.
  */
 #include <check.h>
 #include <pthread.h>
@@ -2389,6 +2390,78 @@ START_TEST(test_nbc_exchanges)
 }
 END_TEST
 
+/* Where the job has more ranks than CPUs, a rank whose part is one send sends a block of
+ * more than 4 KiB synchronously, and a reduce of such blocks beyond 2 ranks goes by every
+ * member sending the root its input (coll/nbc.c, reduce_direct); otherwise eagerly and by
+ * the tree. Both ways (SHMC_CPUS=1: shared; 1024: not), at 3, 4 and 8 ranks, every root,
+ * in place at the root and not, SUM, AVG and the non-commutative affine op, of 4 KiB and
+ * one element more and of 40 KiB, a rank late in turn: each equal to the blocking call,
+ * and a gather of such blocks too. */
+static void shared_sends(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, n - 1 - me, &c));
+    int cme = shmc_comm_rank(c);
+    shmc_op aff;
+    T_OK(shmc_op_create(affine, NULL, 0, &aff));
+    static const size_t counts[] = {512, 513, 5000}; /* int64: 4 KiB, one more, 40 KiB */
+    size_t most = 5000;
+    int64_t *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc((size_t)n * most * 8),
+            *b = shmct_xmalloc((size_t)n * most * 8);
+    double *fin = shmct_xmalloc(most * 8), *fa = shmct_xmalloc(most * 8),
+           *fb = shmct_xmalloc(most * 8);
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+        size_t cnt = counts[k];
+        fill(in, cnt, cme);
+        for (size_t i = 0; i < cnt; i++)
+            fin[i] = (double)val(cme, i); /* exact sums: the same bits in any grouping */
+        for (int root = 0; root < n; root++) {
+            if (cme == (root + (int)k) % n)
+                usleep(20000); /* (one rank late: the root, or a member) */
+            for (int o = 0; o < 3; o++) {
+                int inplace = o == 1 && cme == root;
+                shmc_dtype dt = o == 2 ? SHMC_DTYPE_BYTES(16) : SHMC_INT64;
+                size_t m = o == 2 ? cnt / 2 : cnt, len = o == 2 ? 2 * m : m;
+                shmc_op op = o == 2 ? aff : SHMC_SUM;
+                memcpy(a, in, cnt * 8);
+                memcpy(b, in, cnt * 8);
+                NB(shmc_ireduce(inplace ? SHMC_IN_PLACE : in, a, m, dt, op, root, c, &r_));
+                T_OK(shmc_reduce(inplace ? SHMC_IN_PLACE : in, b, m, dt, op, root, c));
+                if (cme == root)
+                    same(a, b, len, "ireduce", cme);
+            }
+            NB(shmc_ireduce(fin, fa, cnt, SHMC_FLOAT64, SHMC_AVG, root, c, &r_));
+            T_OK(shmc_reduce(fin, fb, cnt, SHMC_FLOAT64, SHMC_AVG, root, c));
+            T_ASSERT(cme != root || !memcmp(fa, fb, cnt * 8), "ireduce AVG, root %d", root);
+            memset(a, 0, (size_t)n * cnt * 8);
+            memset(b, 0, (size_t)n * cnt * 8);
+            NB(shmc_igather(in, a, cnt, SHMC_INT64, root, c, &r_));
+            T_OK(shmc_gather(in, b, cnt, SHMC_INT64, root, c));
+            if (cme == root)
+                same(a, b, (size_t)n * cnt, "igather", cme);
+        }
+    }
+    free(in);
+    free(a);
+    free(b);
+    free(fin);
+    free(fa);
+    free(fb);
+    T_OK(shmc_op_free(&aff));
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_nbc_shared_sends)
+{
+    static const int sizes[] = {3, 4, 8};
+    setenv("SHMC_CPUS", _i % 2 ? "1024" : "1", 1);
+    int rc = shmct_run(sizes[_i / 2], shared_sends, NULL);
+    unsetenv("SHMC_CPUS");
+    ck_assert_int_eq(rc, 0);
+}
+END_TEST
+
 static Suite *nbc_suite(void)
 {
     Suite *s = suite_create("nbc");
@@ -2434,6 +2507,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_reduce_scatterv_empty, 0, 4);
     tcase_add_loop_test(t, test_nbc_again, 0, 3);
     tcase_add_test(t, test_nbc_exchanges);
+    tcase_add_loop_test(t, test_nbc_shared_sends, 0, 6);
     suite_add_tcase(s, t);
     return s;
 }
