@@ -29,6 +29,13 @@ static inline int shmc__send_now(struct shmc__p2p *p, const void *buf, size_t by
     return shmc__list_empty(&pe->matchq) && !pe->ep.gone && !pe->ep.broken &&
            shmc__outq_eager(&pe->ep, buf, bytes, tag, ctx);
 }
+/* Has world rank w yet to read what this rank sent it (records in its mailbox it has not
+ * read, or sends still queued here)? A hint: the reader may read them the next moment. */
+static inline int shmc__send_behind(const struct shmc__p2p *p, int w)
+{
+    const struct shmc__peer *pe = &p->peers[w];
+    return !shmc__list_empty(&pe->matchq) || shmc__ring_unread(&pe->ep.out);
+}
 /* Sends a CTS or FIN for request r to world rank peer, or queues it until the ring has
  * room (in r itself: no memory needed). SHMC_OK, or SHMC_ERR_NOMEM (not expected: see
  * struct shmc__ctrl). */

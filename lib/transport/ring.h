@@ -276,6 +276,14 @@ static inline int shmc__ring_publish(struct shmc__ring_cons *c)
     return 1;
 }
 
+/* Has the consumer yet to read some of what the producer published? From the tail the
+ * consumer last published (relaxed: a hint, which a sender uses to tell whether it runs
+ * ahead of its reader; a record's bytes are reused only after A2 in shmc__ring_reserve). */
+static inline int shmc__ring_unread(const struct shmc__ring_prod *p)
+{
+    return shmc__load_relaxed64(p->tail_shared) != p->head;
+}
+
 /* True if the consumer has nothing to read (used before sleeping). */
 static inline int shmc__ring_empty(const struct shmc__ring_cons *c)
 {

@@ -2395,8 +2395,8 @@ END_TEST
  * member sending the root its input (coll/nbc.c, reduce_direct); otherwise eagerly and by
  * the tree. Both ways (SHMC_CPUS=1: shared; 1024: not), at 3, 4 and 8 ranks, every root,
  * in place at the root and not, SUM, AVG and the non-commutative affine op, of 4 KiB and
- * one element more and of 40 KiB, a rank late in turn: each equal to the blocking call,
- * and a gather of such blocks too. */
+ * one element more and of 40 KiB, a rank late in turn and a burst of calls in flight with
+ * the root late: each equal to the blocking call, and a gather of such blocks too. */
 static void shared_sends(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
@@ -2406,9 +2406,9 @@ static void shared_sends(shmc_comm *w, int me, int n, void *arg)
     shmc_op aff;
     T_OK(shmc_op_create(affine, NULL, 0, &aff));
     static const size_t counts[] = {512, 513, 5000}; /* int64: 4 KiB, one more, 40 KiB */
-    size_t most = 5000;
-    int64_t *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc((size_t)n * most * 8),
-            *b = shmct_xmalloc((size_t)n * most * 8);
+    size_t most = 5000, blocks = n > 4 ? (size_t)n : 4; /* (a gather's, a burst's) */
+    int64_t *in = shmct_xmalloc(most * 8), *a = shmct_xmalloc(blocks * most * 8),
+            *b = shmct_xmalloc(blocks * most * 8);
     double *fin = shmct_xmalloc(most * 8), *fa = shmct_xmalloc(most * 8),
            *fb = shmct_xmalloc(most * 8);
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
@@ -2417,6 +2417,26 @@ static void shared_sends(shmc_comm *w, int me, int n, void *arg)
         for (size_t i = 0; i < cnt; i++)
             fin[i] = (double)val(cme, i); /* exact sums: the same bits in any grouping */
         for (int root = 0; root < n; root++) {
+            /* A burst in flight, the root late: the members' later blocks find their
+             * earlier ones unread (synchronous where ranks share CPUs) */
+            enum { BURST = 4 }; /* (blocks' worth of a and b) */
+            shmc_request *br[BURST];
+            for (int j = 0; j < BURST; j++) {
+                if (cme == root && j == 0)
+                    usleep(20000);
+                for (size_t i = 0; i < cnt; i++)
+                    a[(size_t)j * cnt + i] = in[i] * (j + 1) + j;
+                T_OK(shmc_ireduce(a + (size_t)j * cnt, b + (size_t)j * cnt, cnt, SHMC_INT64,
+                                  SHMC_SUM, root, c, &br[j]));
+            }
+            T_OK(shmc_waitall(BURST, br, NULL));
+            for (int j = 0; j < BURST; j++) {
+                int64_t *want = shmct_xmalloc(cnt * 8);
+                T_OK(shmc_reduce(a + (size_t)j * cnt, want, cnt, SHMC_INT64, SHMC_SUM, root, c));
+                if (cme == root)
+                    same(b + (size_t)j * cnt, want, cnt, "ireduce in a burst", cme);
+                free(want);
+            }
             if (cme == (root + (int)k) % n)
                 usleep(20000); /* (one rank late: the root, or a member) */
             for (int o = 0; o < 3; o++) {
