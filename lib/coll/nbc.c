@@ -355,24 +355,21 @@ static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const
     return go(s, req);
 }
 
-/* The root of a reduce in which every member sends the root its input (reduce_direct):
- * each received into memory of the call's own, in one round, then all combined in rank
- * order into rbuf, the root's own input in its turn (a prefix of the lower ranks' first,
- * where the root is not rank 0, so that the input in rbuf is not overwritten first). */
-static __attribute__((noinline)) int direct_root(const struct shmc__cx *x, const void *sbuf,
-                                                 void *rbuf, size_t count,
-                                                 struct shmc__request **req)
+/* The steps of the root of a reduction in which every member sends the root its input
+ * (reduce_direct): each received into mem (n - 1 blocks of count elements), in one round,
+ * then all combined in rank order into acc, the root's own input (own, copied into acc
+ * while the others travel, unless it is there) in its turn: where the root is not rank 0,
+ * the lower ranks' first, into rank 0's block, so that own is not overwritten before its
+ * turn. */
+static void direct_steps(struct shmc__sched *s, const struct shmc__cx *x, int root, void *acc,
+                         const void *own, char *mem, size_t count)
 {
-    int n = x->n, root = x->root;
+    int n = x->n;
     size_t bytes = count * x->es;
-    struct shmc__sched *s = shmc__sched_new(x, (size_t)(n - 1) * bytes);
-    if (!s)
-        return go(s, req);
-    char *tmp = shmc__sched_tmp(s);
     char *in[SHMC_MAX_RANKS]; /* member q's input (q != root) */
     for (int q = 0; q < n; q++)
-        in[q] = q == root ? NULL : tmp + (size_t)(q < root ? q : q - 1) * bytes;
-    shmc__sched_copy(s, rbuf, sbuf, bytes); /* (while the inputs travel) */
+        in[q] = q == root ? NULL : mem + (size_t)(q < root ? q : q - 1) * bytes;
+    shmc__sched_copy(s, acc, own, bytes);
     for (int q = 0; q < n; q++)
         if (q != root)
             shmc__sched_recv_kept(s, in[q], bytes, q);
@@ -380,11 +377,23 @@ static __attribute__((noinline)) int direct_root(const struct shmc__cx *x, const
     if (root > 0) {
         for (int q = 1; q < root; q++)
             shmc__sched_reduce(s, in[0], in[q], count, SHMC_ACC_LEFT);
-        shmc__sched_reduce(s, rbuf, in[0], count, SHMC_ACC_RIGHT);
+        shmc__sched_reduce(s, acc, in[0], count, SHMC_ACC_RIGHT);
     }
     for (int q = root + 1; q < n; q++)
-        shmc__sched_reduce(s, rbuf, in[q], count, SHMC_ACC_LEFT);
-    shmc__sched_finish(s, rbuf, count, n);
+        shmc__sched_reduce(s, acc, in[q], count, SHMC_ACC_LEFT);
+}
+
+/* The root of a reduce by direct sends: the members' inputs into memory of the call's
+ * own, the result into rbuf. */
+static __attribute__((noinline)) int direct_root(const struct shmc__cx *x, const void *sbuf,
+                                                 void *rbuf, size_t count,
+                                                 struct shmc__request **req)
+{
+    struct shmc__sched *s = shmc__sched_new(x, (size_t)(x->n - 1) * count * x->es);
+    if (!s)
+        return go(s, req);
+    direct_steps(s, x, x->root, rbuf, sbuf, shmc__sched_tmp(s), count);
+    shmc__sched_finish(s, rbuf, count, x->n);
     return go(s, req);
 }
 
@@ -667,12 +676,28 @@ int shmc__nbc_reduce_scatterv(const struct shmc__cx *x, const void *sbuf, void *
      * waits for it, as the ring's rounds of no pieces would) */
     if (x->n > 1 && total && (bytes >= SHMC_NBC_RING_MIN || x->n == 2) && shmc__op_commutes(x->op))
         return reduce_scatter_ring(x, sbuf, rbuf, counts, total, req);
-    /* acc and the receiving tmp: the whole vector each */
-    struct shmc__sched *s = shmc__sched_new(x, 2 * bytes);
+    /* Where ranks share CPUs, as the reduce: every member's vector straight to rank 0
+     * (reduce_direct), then its part back (a round later: in place, it lands on the
+     * vector sent) */
+    int direct = reduce_direct(x, bytes);
+    if (direct && x->me) {
+        struct shmc__sched *s = shmc__sched_new(x, 0);
+        if (s) {
+            shmc__sched_send(s, sbuf, bytes, 0);
+            shmc__sched_round(s);
+            shmc__sched_recv(s, rbuf, counts[x->me] * x->es, 0);
+        }
+        return go(s, req);
+    }
+    /* acc and the receiving tmp: the whole vector each (direct: the members' inputs) */
+    struct shmc__sched *s = shmc__sched_new(x, direct ? (size_t)x->n * bytes : 2 * bytes);
     if (!s)
         return go(s, req);
     char *acc = shmc__sched_tmp(s), *tmp = acc + bytes;
-    reduce_steps(s, x, acc, sbuf, tmp, total);
+    if (direct)
+        direct_steps(s, x, 0, acc, sbuf, tmp, total);
+    else
+        reduce_steps(s, x, acc, sbuf, tmp, total);
     if (x->me == 0) {
         shmc__sched_finish(s, acc, total, x->n);
         size_t at = 0;

@@ -19,7 +19,8 @@
  * - gather(v), scatter(v): the root and each member exchange one message, in one round
  *   (a gather of equal blocks by the binomial tree where the blocking call takes it);
  * - allgather(v), alltoall(v): every pair exchanges its blocks directly, in one round;
- * - reduce_scatter(v): a reduce into rank 0, then a scatter of its parts; from
+ * - reduce_scatter(v): a reduce into rank 0 (its vectors straight to rank 0 where the
+ *   reduce's go straight to the root), then a scatter of its parts; from
  *   SHMC_NBC_RING_MIN bytes in all, and at 2 ranks at every size, with an op that
  *   commutes, the ring's first half (n - 1 rounds, in the blocking ring's order);
  * - scan, exscan: a chain from rank 0 up, n - 1 rounds.

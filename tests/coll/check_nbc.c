@@ -2396,7 +2396,8 @@ END_TEST
  * the tree. Both ways (SHMC_CPUS=1: shared; 1024: not), at 3, 4 and 8 ranks, every root,
  * in place at the root and not, SUM, AVG and the non-commutative affine op, of 4 KiB and
  * one element more and of 40 KiB, a rank late in turn and a burst of calls in flight with
- * the root late: each equal to the blocking call, and a gather of such blocks too. */
+ * the root late: each equal to the blocking call, and a gather of such blocks and a
+ * reduce-scatter(v) of such parts too. */
 static void shared_sends(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
@@ -2461,6 +2462,28 @@ static void shared_sends(shmc_comm *w, int me, int n, void *arg)
             if (cme == root)
                 same(a, b, (size_t)n * cnt, "igather", cme);
         }
+        /* the reduce-scatter's reduction to rank 0 (n blocks of cnt), in place and not, and
+         * its v-form with uneven parts, one empty */
+        int64_t *v = shmct_xmalloc((size_t)n * cnt * 8), *want = shmct_xmalloc((size_t)n * cnt * 8);
+        for (int inplace = 0; inplace < 2; inplace++) {
+            fill(v, (size_t)n * cnt, cme);
+            memcpy(a, v, (size_t)n * cnt * 8);
+            memcpy(want, v, (size_t)n * cnt * 8);
+            NB(shmc_ireduce_scatter(inplace ? SHMC_IN_PLACE : v, a, cnt, SHMC_INT64, SHMC_SUM, c,
+                                    &r_));
+            T_OK(shmc_reduce_scatter(inplace ? SHMC_IN_PLACE : v, want, cnt, SHMC_INT64, SHMC_SUM,
+                                     c));
+            same(a, want, cnt, "ireduce_scatter", cme);
+        }
+        size_t parts[8];
+        for (int q = 0; q < n; q++)
+            parts[q] = q == 1 ? 0 : cnt + (size_t)q;
+        fill(v, (size_t)n * cnt, cme);
+        NB(shmc_ireduce_scatterv(v, a, parts, SHMC_INT64, SHMC_SUM, c, &r_));
+        T_OK(shmc_reduce_scatterv(v, want, parts, SHMC_INT64, SHMC_SUM, c));
+        same(a, want, parts[cme], "ireduce_scatterv", cme);
+        free(v);
+        free(want);
     }
     free(in);
     free(a);
