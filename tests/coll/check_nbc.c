@@ -2390,6 +2390,37 @@ START_TEST(test_nbc_exchanges)
 }
 END_TEST
 
+/* Members of a 2-rank exchange whose blocks differ across SHMC_SWAP_NOW_MAX (one done in
+ * its start, the other's by a schedule) or within it: both end with SHMC_ERR_MISMATCH,
+ * with either late, the communicator's collectives fail after, the world goes on. */
+static void exchange_mismatch(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    for (int k = 0; k < 6; k++) {
+        int late = k % 3, across = k / 3 == 0;
+        shmc_comm *c;
+        T_OK(shmc_comm_split(w, 0, me, &c));
+        /* float32 elements a block: 100 B against 2000 B, or 100 B against 104 B */
+        size_t cnt = me == 0 ? 25 : across ? 500 : 26;
+        float s[1000] = {0}, r[2000];
+        if (me + 1 == late)
+            usleep(50000);
+        shmc_request *q;
+        int rc = shmc_iallgather(s, r, cnt, SHMC_FLOAT32, c, &q);
+        if (rc == SHMC_OK)
+            rc = shmc_wait(&q, NULL);
+        T_ASSERT(rc == SHMC_ERR_MISMATCH, "case %d, rank %d: %s", k, me, shmc_strerror(rc));
+        after_mismatch(w, c, k, me);
+    }
+}
+
+START_TEST(test_nbc_exchange_mismatch)
+{
+    ck_assert_int_eq(shmct_run(2, exchange_mismatch, NULL), 0);
+}
+END_TEST
+
 /* Where the job has more ranks than CPUs, a rank whose part is one send sends a block of
  * more than 4 KiB synchronously, and a reduce of such blocks beyond 2 ranks goes by every
  * member sending the root its input (coll/nbc.c, reduce_direct); otherwise eagerly and by
@@ -2550,6 +2581,7 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_reduce_scatterv_empty, 0, 4);
     tcase_add_loop_test(t, test_nbc_again, 0, 3);
     tcase_add_test(t, test_nbc_exchanges);
+    tcase_add_test(t, test_nbc_exchange_mismatch);
     tcase_add_loop_test(t, test_nbc_shared_sends, 0, 6);
     suite_add_tcase(s, t);
     return s;
