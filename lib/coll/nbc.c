@@ -364,23 +364,22 @@ static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const
 static void direct_steps(struct shmc__sched *s, const struct shmc__cx *x, int root, void *acc,
                          const void *own, char *mem, size_t count)
 {
-    int n = x->n;
     size_t bytes = count * x->es;
-    char *in[SHMC_MAX_RANKS]; /* member q's input (q != root) */
-    for (int q = 0; q < n; q++)
-        in[q] = q == root ? NULL : mem + (size_t)(q < root ? q : q - 1) * bytes;
+/* member q's input (q != root): the others' in rank order */
+#define IN(q) (mem + (size_t)((q) < root ? (q) : (q)-1) * bytes)
     shmc__sched_copy(s, acc, own, bytes);
-    for (int q = 0; q < n; q++)
+    for (int q = 0; q < x->n; q++)
         if (q != root)
-            shmc__sched_recv_kept(s, in[q], bytes, q);
+            shmc__sched_recv_kept(s, IN(q), bytes, q);
     shmc__sched_round(s);
     if (root > 0) {
         for (int q = 1; q < root; q++)
-            shmc__sched_reduce(s, in[0], in[q], count, SHMC_ACC_LEFT);
-        shmc__sched_reduce(s, acc, in[0], count, SHMC_ACC_RIGHT);
+            shmc__sched_reduce(s, IN(0), IN(q), count, SHMC_ACC_LEFT);
+        shmc__sched_reduce(s, acc, IN(0), count, SHMC_ACC_RIGHT);
     }
-    for (int q = root + 1; q < n; q++)
-        shmc__sched_reduce(s, acc, in[q], count, SHMC_ACC_LEFT);
+    for (int q = root + 1; q < x->n; q++)
+        shmc__sched_reduce(s, acc, IN(q), count, SHMC_ACC_LEFT);
+#undef IN
 }
 
 /* The root of a reduce by direct sends: the members' inputs into memory of the call's
@@ -404,9 +403,8 @@ static __attribute__((noinline)) int direct_root(const struct shmc__cx *x, const
  * tree? Beyond 2 ranks where the job has more ranks than CPUs and the members send their
  * inputs synchronously (SHMC_SCHED_SHARED_EAGER_MAX), as long as the root can hold them
  * all: each level of the tree is then a rendezvous that waits for two ranks' turns on a
- * CPU, and a forwarder's partial waits for its children's (at 4 ranks on 2 cores, 32 KiB,
- * 9.6-10.4 us against the tree's 18.5-21; the commit that made it has the rest). Every
- * member finds the same: shared_cpus is the job's. */
+ * CPU, and a forwarder's partial waits for its children's (the commit that made it has the
+ * figures). Every member finds the same: shared_cpus is the job's. */
 static int reduce_direct(const struct shmc__cx *x, size_t bytes)
 {
     return x->n > 2 && x->co->shared_cpus && bytes > SHMC_SCHED_SHARED_EAGER_MAX &&

@@ -482,11 +482,14 @@ static void local(struct shmc__sched *s, const struct step *t)
  * unless the job shares CPUs (SHMC_SCHED_SHARED_EAGER_MAX). */
 #define RUNAHEAD_EAGER_MAX ((size_t)16 << 10)
 
-/* The largest block that a rank whose whole part is one send, to comm rank peer of c,
- * sends eagerly. */
-static size_t one_eager_max(const struct shmc__coll *co, const struct shmc__comm *c, int peer)
+/* The largest block that a rank whose whole part is one send of `bytes` to comm rank peer
+ * of c sends eagerly. The look at the receiver's mailbox, a line the receiver writes, is
+ * made only where its answer can matter. */
+static size_t one_eager_max(const struct shmc__coll *co, const struct shmc__comm *c, int peer,
+                            size_t bytes)
 {
-    return co->shared_cpus && shmc__send_behind(co->p2p, shmc__comm_world_rank(c, peer))
+    return co->shared_cpus && bytes > SHMC_SCHED_SHARED_EAGER_MAX &&
+                   shmc__send_behind(co->p2p, shmc__comm_world_rank(c, peer))
                ? SHMC_SCHED_SHARED_EAGER_MAX
                : SIZE_MAX;
 }
@@ -503,8 +506,8 @@ static uint32_t ctx_of(const struct shmc__sched *s)
  * shmc__exchange_single_copy). Otherwise it goes synchronously. */
 static int eager_ok(const struct shmc__sched *s, const struct step *t)
 {
-    return (!s->sends_only ||
-            t->n <= (s->nst == 1 ? one_eager_max(s->co, s->c, t->peer) : RUNAHEAD_EAGER_MAX)) &&
+    return (!s->sends_only || t->n <= (s->nst == 1 ? one_eager_max(s->co, s->c, t->peer, t->n)
+                                                   : RUNAHEAD_EAGER_MAX)) &&
            !(s->round_recvs &&
              shmc__exchange_single_copy(s->co, shmc__comm_world_rank(s->c, t->peer), t->n, 0));
 }
@@ -815,7 +818,7 @@ __attribute__((always_inline)) static inline int one(const struct shmc__cx *x, i
 {
     struct shmc__sched *s = NULL;
     /* (as eager_ok will: RUNAHEAD_EAGER_MAX where the call copies a block too) */
-    size_t cap = send ? one_eager_max(x->co, x->c, peer) : SIZE_MAX;
+    size_t cap = send ? one_eager_max(x->co, x->c, peer, bytes) : SIZE_MAX;
     if (cbytes && cdst != csrc && cap > RUNAHEAD_EAGER_MAX)
         cap = RUNAHEAD_EAGER_MAX;
     int tag, rc = one_start(x, send, buf, bytes, peer, 0, cap, &tag, &s);

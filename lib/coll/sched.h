@@ -116,11 +116,10 @@ int shmc__sched_root_sends(const struct shmc__cx *x, const void *buf, size_t byt
  * A sender that runs ahead there takes the CPU its receiver needs, and the receiver copies
  * each block it finds early twice, out of the mailbox as an unexpected message (into memory
  * it allocates) and then into the call's buffer, where the blocking call, through the
- * slots, waits for its reader (at 4 ranks on 2 cores a reduce of 8-32 KiB took two to five
- * times the blocking call's time; the commit that set it has the figures). Smaller blocks
- * went as fast eagerly, or faster (a gather's 4 KiB blocks); and a sender whose receiver
- * has read everything, as where calls are a barrier apart, sends eagerly whatever the
- * size (synchronously, OSU's osu_ireduce of 8 KiB at 4 ranks took three times as long). */
+ * slots, waits for its reader. Smaller blocks went as fast eagerly, or faster (a gather's
+ * 4 KiB blocks); and a sender whose receiver has read everything, as where calls are a
+ * barrier apart, sends eagerly whatever the size, where a rendezvous would only add its
+ * handshakes (the commits that set both have the figures). */
 #define SHMC_SCHED_SHARED_EAGER_MAX ((size_t)4 << 10)
 /* A 2-rank call whose part here is one exchange with the other rank (an all-gather's, an
  * all-to-all's, a barrier's, recursive doubling's, the ring reduce-scatter's), then what
