@@ -115,11 +115,13 @@ struct shmc__lane {
 };
 
 /* One of this rank's collective slots (slot.c): the blocking calls' (any communicator), or
- * the world's nonblocking calls' (nbslot.c). */
+ * the world's nonblocking calls' (nbslot.c). Per part of its data (the blocking lane's one
+ * part, the whole slot; the nonblocking lane's two halves, slot.c): the stamp of the last
+ * publication there, and the world ranks that may still owe reads of it. */
 struct shmc__slot_own {
     struct shmc__slot *slot;
-    uint64_t readers[SHMC_MAX_RANKS / 64]; /* world ranks that may still owe reads */
-    uint64_t stamp;                        /* of our last publication */
+    uint64_t readers[2][SHMC_MAX_RANKS / 64];
+    uint64_t stamp[2];
     uint32_t round; /* the nonblocking lane's publications so far (its stamps' low half) */
 };
 

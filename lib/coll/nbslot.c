@@ -4,16 +4,18 @@
  *
  *   broadcast: the root puts the vector for all members, which take it from its slot;
  *   gather:    every other member puts its block for the root, which takes them;
- *   reduce:    every member puts its vector (the root's for itself, so that an in-place
- *              root reads its input from there), and the root combines them in rank
- *              order, left to right, as the blocking slots do.
+ *   reduce:    every other member puts its vector, and the root combines them with its
+ *              own in rank order, left to right, as the blocking slots do; its own
+ *              from its input, but from its slot where it is in place and rank 0's turn
+ *              would write over it first (shmc__own_part, cx.h).
  *
- * A rank that puts first waits, without blocking, until the readers of its last
- * publication are done with it; one that takes waits for the publications it needs, and
- * marks each done as soon as it has read it. Neither waits for a member it takes nothing from: the root of
- * a broadcast ends on publishing, as the blocking call's does. Every publication carries
- * the call's words, which a reader compares with its own (a mismatch: SHMC_ERR_MISMATCH,
- * said, and this rank quits the world's collectives, so that the others stop too).
+ * A rank that puts first waits, without blocking, until its slot has room (slot.c: the
+ * readers of its last publication but one are done with it); one that takes waits for the
+ * publications it needs, and marks each done as soon as it has read it. Neither waits for
+ * a member it takes nothing from: the root of a broadcast ends on publishing, as the
+ * blocking call's does. Every publication carries the call's words, which a reader
+ * compares with its own (a mismatch: SHMC_ERR_MISMATCH, said, and this rank quits the
+ * world's collectives, so that the others stop too).
  *
  * The gate of such a call that runs as a schedule (another count) publishes and waits the
  * same way without data, so that a member whose same call went through the slots meets its
@@ -31,10 +33,11 @@ int shmc__nbs_rooted(int coll, const struct shmc__cx *x)
            (coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE || coll == SHMC_C_GATHER);
 }
 
-/* The call's data: the vector of a broadcast or reduce, all n blocks of a gather. */
+/* The call's data that the root sends or takes: a broadcast's vector, the n vectors of a
+ * reduce or blocks of a gather. */
 static size_t whole(int coll, const struct shmc__cx *x, size_t count)
 {
-    return (coll == SHMC_C_GATHER ? (size_t)x->n : 1) * count * x->es;
+    return (coll == SHMC_C_BROADCAST ? 1 : (size_t)x->n) * count * x->es;
 }
 
 int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count)
@@ -55,11 +58,18 @@ static int to_root(const struct shmc__wround *b)
     return b->coll != SHMC_C_BROADCAST;
 }
 
-/* Does this rank put a publication, and for whom (a comm rank, or -1: every other)? */
-static int putter(const struct shmc__wround *b)
+/* Does the root of a reduce stage its input in its slot (in place, after rank 0's turn)? */
+static int stages(const struct shmc__wround *b, size_t bytes)
+{
+    return b->coll == SHMC_C_REDUCE && b->x->me == b->x->root && bytes &&
+           !shmc__own_part(b->x, b->sbuf, NULL, b->rbuf, bytes);
+}
+
+/* Does this rank put a publication (for whom: reader)? `bytes`: of the publication. */
+static int putter(const struct shmc__wround *b, size_t bytes)
 {
     int root = b->x->root, me = b->x->me;
-    return b->coll == SHMC_C_REDUCE || (to_root(b) ? me != root : me == root);
+    return (to_root(b) ? me != root : me == root) || stages(b, bytes);
 }
 
 static int reader(const struct shmc__wround *b)
@@ -86,26 +96,30 @@ static void put(const struct shmc__wround *b, uint8_t *mine)
     shmc__copy(mine, to_root(b) ? b->sbuf : b->rbuf, b->count * b->x->es);
 }
 
-/* This rank's part from member q's publication (q == me: its own part of a gather or
- * reduce), seen already with the call's words. A reduce combines in rank order, q after q,
+/* This rank's part from member q's publication `stamp` (q == me: its own part of a gather
+ * or reduce: a reduce's from its slot at mine where it staged it there, else from its
+ * input), seen already with the call's words. A reduce combines in rank order, q after q,
  * left to right. */
-static void take_part(const struct shmc__wround *b, int q, const uint8_t *mine)
+static void take_part(const struct shmc__wround *b, int q, uint64_t stamp, const uint8_t *mine)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = b->count * x->es;
     switch (b->coll) {
     case SHMC_C_BROADCAST:
         if (q == x->root)
-            shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, q), bytes);
+            shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, q, stamp, bytes), bytes);
         break;
     case SHMC_C_GATHER:
         if (q != x->me)
-            shmc__copy(b->rbuf + (size_t)q * bytes, shmc__slot_nb_theirs(x, q), bytes);
+            shmc__copy(b->rbuf + (size_t)q * bytes, shmc__slot_nb_theirs(x, q, stamp, bytes),
+                       bytes);
         else if (b->sbuf) /* (NULL: in place) */
             shmc__copy(b->rbuf + (size_t)q * bytes, b->sbuf, bytes);
         break;
     default: { /* SHMC_C_REDUCE */
-        const uint8_t *in = q == x->me ? mine : shmc__slot_nb_theirs(x, q);
+        const uint8_t *in = q != x->me ? shmc__slot_nb_theirs(x, q, stamp, bytes)
+                            : mine     ? mine
+                                       : b->sbuf;
         if (q == 0)
             shmc__copy(b->rbuf, in, bytes);
         else
@@ -134,18 +148,19 @@ int shmc__nbs_step(struct shmc__nbs *s, int *rc)
 {
     const struct shmc__wround *b = s->b;
     const struct shmc__cx *x = b->x;
-    uint8_t *mine = NULL;
+    /* (a gate publishes the call's words alone) */
+    size_t bytes = s->gate ? 0 : b->count * x->es;
     int err = SHMC_OK;
     *rc = SHMC_OK;
     if (!s->put) {
-        if (putter(b)) {
-            if (!shmc__slot_nb_acquire(x, &mine, &err))
+        if (putter(b, bytes)) {
+            if (!shmc__slot_nb_acquire(x, s->stamp, bytes, &s->mine, &err))
                 return 0;
             if (err != SHMC_OK)
                 return failed(s, rc, err);
             if (!s->gate)
-                put(b, mine);
-            shmc__slot_nb_publish(x, s->stamp, reader(b));
+                put(b, s->mine);
+            shmc__slot_nb_publish(x, s->stamp, bytes, reader(b));
         }
         s->put = 1;
     }
@@ -163,9 +178,9 @@ int shmc__nbs_step(struct shmc__nbs *s, int *rc)
             continue;
         }
         if (!s->gate)
-            take_part(b, q, shmc__slot_nb_mine(x));
+            take_part(b, q, s->stamp, s->mine);
         if (from)
-            shmc__slot_nb_done(x, q);
+            shmc__slot_nb_done(x, q, s->stamp);
     }
     return 1;
 }

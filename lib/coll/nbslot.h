@@ -14,12 +14,13 @@
 
 /* Which calls go through the slots: a broadcast, reduce or gather on the world beyond 2
  * ranks (shmc__nbs_rooted), whose rounds would wait for every member where these wait for
- * the root or for the root's inputs (nbworld.h), of more than SHMC_NBS_MIN bytes of data in
- * all (the vector, or all n blocks) that one publication holds (SHMC_SLOT_BYTES: the vector
- * of a broadcast or reduce, a gather's block). Below SHMC_NBS_MIN a schedule of messages
- * leads: a message waits in a mailbox for its reader, where the owner of a slot waits for
- * every reader of its last publication before it writes again, and with more ranks than
- * cores back-to-back small calls then cost a reader's turn on a CPU each. A scatter never
+ * the root or for the root's inputs (nbworld.h), where the root sends or takes more than
+ * SHMC_NBS_MIN bytes (a broadcast's vector, the n vectors of a reduce or blocks of a
+ * gather) and one publication holds a rank's part (SHMC_SLOT_BYTES: the vector of a
+ * broadcast or reduce, a gather's block). Below SHMC_NBS_MIN a schedule of messages leads:
+ * a message waits in a mailbox for its reader, where the owner of a slot waits for the
+ * readers of its last publication but one before it writes again, and with more ranks
+ * than cores back-to-back small calls then cost a reader's turn on a CPU each. A scatter never
  * goes through them: its root sends each member one block, so a slot saves it no copy and
  * only adds that wait (docs/collectives.md has the measurements). */
 #define SHMC_NBS_MIN ((size_t)8 << 10)
@@ -40,6 +41,7 @@ struct shmc__nbs {
     int gate;
     int put; /* this rank's part published */
     int q;   /* the next owner whose publication it waits for */
+    uint8_t *mine; /* where this rank's publication is written, once acquired */
 };
 /* Takes the call's stamp: in the order of the nonblocking calls on the world. */
 void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__wround *b, int gate);

@@ -11,20 +11,30 @@
  * from a freed communicator can never pass for a new one's.
  *
  * Reuse: the owner remembers which ranks its publication is for (struct shmc__slot_own's
- * readers) and its stamp; each reader stores that stamp into its own word of the slot's `done`
- * array when it no longer needs the data. The owner writes its slot again only when every reader's
- * word holds its last stamp, which it usually does by the next collective, so the wait
- * costs a load per reader. A reader that has left the job (finalized, died) is excused:
- * it reads nothing any more, so overwriting is safe, and a member that left after doing
- * its part of a collective (reading what it needed) must not fail the others' next one.
- * (A count of reads, as before, could not tell a reader that left after reading from one
- * that left before.) A reader's done covers everything the owner published since it
- * last acquired its slot (the two-phase all-reduce publishes twice).
+ * readers) and its stamp; each reader stores that stamp into its own word of the slot's
+ * `done` array when it no longer needs the data. The owner writes its slot again only when
+ * every reader's word holds its last stamp (or a later one of the same communicator),
+ * which it usually does by the next collective, so the wait costs a load per reader. A
+ * reader that has left the job (finalized, died) is excused: it reads nothing any more,
+ * so overwriting is safe, and a member that left after doing its part of a collective
+ * (reading what it needed) must not fail the others' next one. (A count of reads, as
+ * before, could not tell a reader that left after reading from one that left before.) A
+ * reader's done covers everything the owner published since it last acquired its slot
+ * (the two-phase all-reduce publishes twice).
  *
  *   owner                               reader
- *   wait done[r] == stamp, all r (A6)   wait stamp >= expected   (A5)
+ *   wait done[r] >= stamp, all r (A6)   wait stamp >= expected   (A5)
  *   write data                          read data
  *   stamp = s                (R5)       done[me] = stamp         (R6)
+ *
+ * The nonblocking lane holds two publications at once, one in each half of the data (the
+ * half of its stamp's parity; one of more than a half takes both), each with its own call
+ * words (shm/arena.h) and readers: with more ranks than CPUs, an owner that had to wait
+ * for its readers before each publication handed its CPU over at every call, and a switch
+ * between ranks costs more than the call; with two, a member publishes the next call's
+ * part while the root still reads the last. A reader there stores the stamp it read, not
+ * the slot's (which may be the next publication's): it reads each owner's publications in
+ * the order of the lane's calls, so its word only grows, and covers every earlier one.
  *
  * R5 pairs with A5: the data is visible before the stamp that announces it.
  * R6 pairs with A6: the reader's loads of the data are done before the owner's next
@@ -63,23 +73,25 @@ static int stamp_reached(uint64_t s, uint64_t want)
 struct slot_wait {
     const struct shmc__cx *x;
     const struct shmc__slot_own *own; /* our slot, whose readers we wait for */
+    unsigned part;                    /* ... of that part of its data */
     shmc_atomic_u64 *stamp;           /* waiting for a stamp, or (NULL) for our readers */
     uint64_t want;
     int peer; /* the comm rank we depend on */
     int err;
 };
 
-/* Has every reader of our last publication finished with it, left the job, or quit the
- * communicator it was for (p2p/quit.c: a member publishes that only once it reads no
- * more)? */
-static int readers_done(const struct shmc__coll *co, const struct shmc__slot_own *o)
+/* Has every reader of our last publication in part `part` of the data finished with it,
+ * left the job, or quit the communicator it was for (p2p/quit.c: a member publishes that
+ * only once it reads no more)? */
+static int readers_done(const struct shmc__coll *co, const struct shmc__slot_own *o, unsigned part)
 {
-    uint32_t ctx = SHMC_CTX_OF_UID(o->stamp >> 32) + 1;
+    uint64_t stamp = o->stamp[part];
+    uint32_t ctx = SHMC_CTX_OF_UID(stamp >> 32) + 1;
     for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++) {
-        for (uint64_t want = o->readers[i]; want; want &= want - 1) {
+        for (uint64_t want = o->readers[part][i]; want; want &= want - 1) {
             unsigned r = i * 64 + (unsigned)__builtin_ctzll(want);
             /* A6 pairs with R6: this reader's loads are done before we write again. */
-            if (shmc__load_acquire64(&o->slot->done[r]) == o->stamp)
+            if (stamp_reached(shmc__load_acquire64(&o->slot->done[r]), stamp))
                 continue;
             if (shmc__peer_lost(co->p2p, (int)r) == SHMC_OK && !shmc__quit_by(co->p2p, (int)r, ctx))
                 return 0;
@@ -103,7 +115,7 @@ static int slot_ready(void *arg)
     struct slot_wait *w = arg;
     struct shmc__p2p *p = w->x->co->p2p;
     if (!w->stamp) {
-        if (readers_done(w->x->co, w->own))
+        if (readers_done(w->x->co, w->own, w->part))
             return 1;
         /* A member quit the call (a mismatch found, say): we need not write any more.
          * (A reader that never reads, as when members disagreed on a root, would
@@ -146,29 +158,40 @@ int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data)
     *data = shmc__slot_data(o->slot);
     int rc = slot_block(&w);
     if (rc == SHMC_OK)
-        memset(o->readers, 0, sizeof o->readers);
+        memset(o->readers[0], 0, sizeof o->readers[0]);
     return rc;
 }
 
-static void publish(const struct shmc__cx *x, struct shmc__slot_own *o, uint64_t stamp, int reader)
+/* Publishes o's slot with `stamp`, x's call words at `call`, for one comm rank or every
+ * other member (reader -1): the parts of the data in mask `parts` hold it. */
+static void publish(const struct shmc__cx *x, struct shmc__slot_own *o, shmc_atomic_u64 *call,
+                    uint64_t stamp, int reader, unsigned parts)
 {
-    o->stamp = stamp;
-    shmc__store_relaxed64(&o->slot->call[0], x->call[0]);
-    shmc__store_relaxed64(&o->slot->call[1], x->call[1]);
+    shmc__store_relaxed64(&call[0], x->call[0]);
+    shmc__store_relaxed64(&call[1], x->call[1]);
     /* R5 pairs with A5 (slot_ready): the data and the call are written before the stamp. */
     shmc__store_release64(&o->slot->stamp, stamp);
+    uint64_t readers[SHMC_MAX_RANKS / 64] = {0};
     for (int r = 0; r < x->n; r++) {
         if (r == x->me || (reader >= 0 && r != reader))
             continue;
         int w = shmc__comm_world_rank(x->c, r);
-        o->readers[w / 64] |= 1ull << (w % 64);
+        readers[w / 64] |= 1ull << (w % 64);
         shmc__peer_notify(x->co->p2p, w);
+    }
+    for (unsigned part = 0; part < 2; part++) {
+        if (!(parts >> part & 1))
+            continue;
+        o->stamp[part] = stamp;
+        for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++)
+            o->readers[part][i] |= readers[i];
     }
 }
 
 void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
 {
-    publish(x, &x->co->own[SHMC_LANE_BLOCKING], stamp, reader);
+    struct shmc__slot_own *o = &x->co->own[SHMC_LANE_BLOCKING];
+    publish(x, o, o->slot->call, stamp, reader, 1);
 }
 
 int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
@@ -231,18 +254,21 @@ int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp)
     return shmc__wait_pred(x->co->p2p, members_settled, NULL, &w, SHMC_BLK_COLL, x->c->ctx);
 }
 
-static void done(const struct shmc__cx *x, unsigned lane, int owner)
+/* Done with owner's publication `stamp` of lane `lane` (and every earlier one). R6 pairs
+ * with A6 (readers_done): our reads of its data are finished. */
+static void done(const struct shmc__cx *x, unsigned lane, int owner, uint64_t stamp)
 {
     struct shmc__slot *s = slot_of(x, lane, owner);
-    /* The stamp we waited for is still the slot's: its owner publishes again only after
-     * this store. R6 pairs with A6 (readers_done): our reads of its data are finished. */
-    shmc__store_release64(&s->done[x->co->rank], shmc__load_relaxed64(&s->stamp));
+    shmc__store_release64(&s->done[x->co->rank], stamp);
     shmc__peer_notify(x->co->p2p, shmc__comm_world_rank(x->c, owner));
 }
 
 void shmc__slot_done(const struct shmc__cx *x, int owner)
 {
-    done(x, SHMC_LANE_BLOCKING, owner);
+    /* The stamp we waited for is still the slot's: its owner publishes again only after
+     * our done. */
+    struct shmc__slot *s = slot_of(x, SHMC_LANE_BLOCKING, owner);
+    done(x, SHMC_LANE_BLOCKING, owner, shmc__load_relaxed64(&s->stamp));
 }
 
 /* ---- the world's nonblocking lane: the same protocol, without waiting ----------------- */
@@ -253,22 +279,48 @@ uint64_t shmc__slot_nb_next(const struct shmc__cx *x)
     return ((uint64_t)x->c->uid << 32) | ++o->round;
 }
 
-int shmc__slot_nb_acquire(const struct shmc__cx *x, uint8_t **data, int *err)
+/* The halves of the data a publication of `bytes` with `stamp` takes (a mask): the one of
+ * the stamp's parity, or both where it needs more than a half; and where it starts. */
+static unsigned nb_parts(uint64_t stamp, size_t bytes)
+{
+    return bytes > SHMC_SLOT_BYTES / 2 ? 3u : 1u << (stamp & 1);
+}
+
+static uint8_t *nb_data(struct shmc__slot *s, uint64_t stamp, size_t bytes)
+{
+    return shmc__slot_data(s) +
+           (bytes > SHMC_SLOT_BYTES / 2 ? 0 : (stamp & 1) * SHMC_SLOT_BYTES / 2);
+}
+
+int shmc__slot_nb_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, uint8_t **data,
+                          int *err)
 {
     struct shmc__slot_own *o = &x->co->own[SHMC_LANE_NB];
-    struct slot_wait w = {.x = x, .own = o, .peer = -1};
-    if (!slot_ready(&w))
-        return 0;
-    *err = w.err;
-    if (w.err == SHMC_OK)
-        memset(o->readers, 0, sizeof o->readers);
-    *data = shmc__slot_data(o->slot);
+    unsigned parts = nb_parts(stamp, bytes);
+    *err = SHMC_OK;
+    for (unsigned part = 0; part < 2; part++) {
+        struct slot_wait w = {.x = x, .own = o, .part = part, .peer = -1};
+        if (!(parts >> part & 1))
+            continue;
+        if (!slot_ready(&w))
+            return 0;
+        if (w.err != SHMC_OK) {
+            *err = w.err;
+            return 1;
+        }
+    }
+    for (unsigned part = 0; part < 2; part++)
+        if (parts >> part & 1)
+            memset(o->readers[part], 0, sizeof o->readers[part]);
+    *data = nb_data(o->slot, stamp, bytes);
     return 1;
 }
 
-void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
+void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, int reader)
 {
-    publish(x, &x->co->own[SHMC_LANE_NB], stamp, reader);
+    struct shmc__slot_own *o = &x->co->own[SHMC_LANE_NB];
+    publish(x, o, shmc__slot_call(o->slot, (unsigned)(stamp & 1)), stamp, reader,
+            nb_parts(stamp, bytes));
 }
 
 int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int *err)
@@ -279,27 +331,25 @@ int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int 
         return 0;
     *err = w.err;
     if (w.err == SHMC_OK) {
-        /* After A5: the words of the publication we waited for. */
-        uint64_t call[2] = {shmc__load_relaxed64(&s->call[0]), shmc__load_relaxed64(&s->call[1])};
+        /* After A5: the words of the publication we waited for (the owner's next one, if
+         * it is there already, has the other parity's). */
+        shmc_atomic_u64 *c = shmc__slot_call(s, (unsigned)(stamp & 1));
+        uint64_t call[2] = {shmc__load_relaxed64(&c[0]), shmc__load_relaxed64(&c[1])};
         if (shmc__cx_differs(x, owner, call))
             *err = SHMC_ERR_MISMATCH;
     }
     return 1;
 }
 
-const uint8_t *shmc__slot_nb_mine(const struct shmc__cx *x)
+const uint8_t *shmc__slot_nb_theirs(const struct shmc__cx *x, int owner, uint64_t stamp,
+                                    size_t bytes)
 {
-    return shmc__slot_data(x->co->own[SHMC_LANE_NB].slot);
+    return nb_data(slot_of(x, SHMC_LANE_NB, owner), stamp, bytes);
 }
 
-const uint8_t *shmc__slot_nb_theirs(const struct shmc__cx *x, int owner)
+void shmc__slot_nb_done(const struct shmc__cx *x, int owner, uint64_t stamp)
 {
-    return shmc__slot_data(slot_of(x, SHMC_LANE_NB, owner));
-}
-
-void shmc__slot_nb_done(const struct shmc__cx *x, int owner)
-{
-    done(x, SHMC_LANE_NB, owner);
+    done(x, SHMC_LANE_NB, owner, stamp);
 }
 
 int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,

@@ -42,22 +42,25 @@ int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *
 void shmc__slot_done_all(const struct shmc__cx *x);
 
 /* The world's nonblocking calls' slots (nbslot.c): the same protocol on the lane's own
- * slots (shm/arena.h), each step without waiting. Stamps count that lane's publications:
- * every member takes one per call, in the order of its nonblocking calls on the world. */
+ * slots (shm/arena.h), each step without waiting, two publications at once (slot.c).
+ * Stamps count that lane's publications: every member takes one per call, in the order of
+ * its nonblocking calls on the world. A publication's place in the slot follows from its
+ * stamp and its bytes (at most SHMC_SLOT_BYTES), which its readers pass too. */
 uint64_t shmc__slot_nb_next(const struct shmc__cx *x);
-/* 1 once this rank's slot is free to write (every reader of its last publication done,
- * left or quit), its data in *data; 1 with an error in *err when this rank quit the
- * world's collectives; 0 while a reader still reads. */
-int shmc__slot_nb_acquire(const struct shmc__cx *x, uint8_t **data, int *err);
-void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, int reader);
+/* 1 once this rank's slot has room for publication `stamp` of `bytes` (every reader of what
+ * was there done, left or quit), where to write it in *data; 1 with an error in *err when
+ * this rank quit the world's collectives; 0 while a reader still reads. */
+int shmc__slot_nb_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, uint8_t **data,
+                          int *err);
+void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, int reader);
 /* 1 once comm rank owner has published `stamp` (or later: shmc__slot_nb_theirs); 1 with an
  * error in *err when the owner left without publishing it, this rank quit, or the owner
  * published it for another call (SHMC_ERR_MISMATCH, said); 0 while not yet published. */
 int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int *err);
-void shmc__slot_nb_done(const struct shmc__cx *x, int owner);
-/* This rank's own publication's data (what it wrote after shmc__slot_nb_acquire). */
-const uint8_t *shmc__slot_nb_mine(const struct shmc__cx *x);
-/* Comm rank owner's publication's data, once shmc__slot_nb_wait has seen it. */
-const uint8_t *shmc__slot_nb_theirs(const struct shmc__cx *x, int owner);
+/* Done with owner's publication `stamp`: its owner may write there again. */
+void shmc__slot_nb_done(const struct shmc__cx *x, int owner, uint64_t stamp);
+/* Comm rank owner's publication `stamp` of `bytes`, once shmc__slot_nb_wait has seen it. */
+const uint8_t *shmc__slot_nb_theirs(const struct shmc__cx *x, int owner, uint64_t stamp,
+                                    size_t bytes);
 
 #endif /* SHMC_SLOT_H */

@@ -412,6 +412,16 @@ static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
     return (uint8_t *)(s->call + 2);
 }
 
+/* The call words of a slot's publications of stamp parity `parity`: the nonblocking lane
+ * holds two publications at once (coll/slot.c), the odd one's words right after the
+ * data, in the stride's last bytes (the data starts inside the owner's line). */
+static inline shmc_atomic_u64 *shmc__slot_call(struct shmc__slot *s, unsigned parity)
+{
+    return parity ? (shmc_atomic_u64 *)(void *)(shmc__slot_data(s) + SHMC_SLOT_BYTES) : s->call;
+}
+static_assert(offsetof(struct shmc__slot, call) + 4 * sizeof(uint64_t) <= sizeof(struct shmc__slot),
+              "a slot's second call words fit after its data, within its stride");
+
 /* A part of a world-sync block (a round word and its half), in whole lines; a block is
  * two. A line more than the half needs: a round's data may start up to a line past the
  * word's line (coll/wsync.h places it). */

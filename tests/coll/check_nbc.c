@@ -12,7 +12,9 @@
  * split communicator (schedules); calls made again with the same arguments, which run
  * the schedule kept from the last one; the 2-rank exchanges done in their start, with
  * either rank late and with a mailbox full of the program's messages; synchronous sends
- * and the reduce by direct sends where the job has more ranks than CPUs.
+ * and the reduce by direct sends where the job has more ranks than CPUs; the world's
+ * rooted calls through the lane's slots, two publications a slot, owners ahead of late
+ * readers.
  */
 #include <check.h>
 #include <pthread.h>
@@ -2526,6 +2528,117 @@ static void shared_sends(shmc_comm *w, int me, int n, void *arg)
     T_OK(shmc_comm_free(&c));
 }
 
+/* The world's rooted calls through the lane's slots, which hold two publications at once
+ * (lib/coll/slot.c): K calls of each kind started back to back (broadcasts, reduces in place
+ * and not, gathers; every root; publications of a half of the slot, and of more that take
+ * both, in turn), waited for last first, with no rank late, a member late, then rank 0
+ * late, so that owners run ahead of their readers by more than two calls and must wait for
+ * them; each call's data its own (its number in every element), checked where it lands.
+ * A publication written over before its readers were done, or read from the wrong half,
+ * shows as another call's data. Then a mismatch in a call of each stamp parity (the
+ * second set of call words, shm/arena.h). */
+#define HALF_EL ((size_t)4096) /* int64 in half a slot (32 KiB) */
+static int64_t cval(int r, size_t i, int k)
+{
+    return val(r, i) + (int64_t)k * 7919;
+}
+
+static void slot_halves(shmc_comm *w, int me, int n, void *arg)
+{
+    enum { K = 15 };
+    /* elements of each call's vector (a broadcast, a reduce) or block (a gather): past
+     * SHMC_NBS_MIN (8 KiB) in all, at most a slot (TWO) */
+    static const size_t counts[] = {1100, HALF_EL, HALF_EL + 1, TWO, 2000};
+    int64_t *buf[K], *in[K];
+    for (int k = 0; k < K; k++) {
+        buf[k] = shmct_xmalloc(TWO * 8 * (size_t)n);
+        in[k] = shmct_xmalloc(TWO * 8);
+    }
+    for (int late = -1; late < 2; late++) {
+        int late_rank = late < 0 ? -1 : late == 0 ? n - 1 : 0;
+        shmc_request *r[K];
+        for (int k = 0; k < K; k++) {
+            int kind = k % 3, root = (k / 3) % n, inplace = kind == 1 && (k / 3) % 2;
+            size_t c = counts[k % 5];
+            for (size_t i = 0; i < c; i++)
+                in[k][i] = cval(me, i, k + 100 * late);
+            memset(buf[k], 0, TWO * 8 * (size_t)n);
+            if (kind == 0) {
+                if (me == root)
+                    memcpy(buf[k], in[k], c * 8);
+                T_OK(shmc_ibroadcast(buf[k], c, SHMC_INT64, root, w, &r[k]));
+            } else if (kind == 1) {
+                if (inplace && me == root)
+                    memcpy(buf[k], in[k], c * 8);
+                T_OK(shmc_ireduce(inplace && me == root ? SHMC_IN_PLACE : in[k], buf[k], c,
+                                  SHMC_INT64, SHMC_SUM, root, w, &r[k]));
+            } else {
+                T_OK(shmc_igather(in[k], buf[k], c, SHMC_INT64, root, w, &r[k]));
+            }
+        }
+        if (me == late_rank)
+            usleep(30000);
+        for (int k = K - 1; k >= 0; k--)
+            T_OK(shmc_wait(&r[k], NULL));
+        for (int k = 0; k < K; k++) {
+            int kind = k % 3, root = (k / 3) % n, tag = k + 100 * late;
+            size_t c = counts[k % 5];
+            if (kind == 0) {
+                for (size_t i = 0; i < c; i++)
+                    T_ASSERT(buf[k][i] == cval(root, i, tag), "late %d, broadcast %d: element %zu",
+                             late, k, i);
+            } else if (me != root) {
+                continue;
+            } else if (kind == 1) {
+                for (size_t i = 0; i < c; i++) {
+                    int64_t want = 0;
+                    for (int q = 0; q < n; q++)
+                        want += cval(q, i, tag);
+                    T_ASSERT(buf[k][i] == want, "late %d, reduce %d: element %zu", late, k, i);
+                }
+            } else {
+                for (int q = 0; q < n; q++)
+                    for (size_t i = 0; i < c; i++)
+                        T_ASSERT(buf[k][(size_t)q * c + i] == cval(q, i, tag),
+                                 "late %d, gather %d: block %d, element %zu", late, k, q, i);
+            }
+        }
+    }
+    /* Two broadcasts from rank 0 (stamps of both parities), the last rank's count of the
+     * first (which 0) or of the second (which 1) a word more, within the slot: that rank
+     * finds the root's words differ (SHMC_ERR_MISMATCH) and quits the world's
+     * collectives, which then fail on every rank (after the barrier: a rank's quitting
+     * would fail a call another has yet to end, as it should). */
+    T_OK(shmc_barrier(w));
+    int which = *(const int *)arg;
+    shmc_request *a, *b;
+    size_t c0 = 1100, c1 = 1100;
+    if (me == n - 1)
+        *(which ? &c1 : &c0) += 1;
+    int ra = shmc_ibroadcast(buf[0], c0, SHMC_INT64, 0, w, &a);
+    int rb = shmc_ibroadcast(buf[1], c1, SHMC_INT64, 0, w, &b);
+    if (ra == SHMC_OK)
+        ra = shmc_wait(&a, NULL);
+    if (rb == SHMC_OK)
+        rb = shmc_wait(&b, NULL);
+    if (me == n - 1)
+        T_ASSERT((which ? rb : ra) == SHMC_ERR_MISMATCH, "which %d: %d and %d, not a mismatch",
+                 which, ra, rb);
+    T_ASSERT(shmc_barrier(w) != SHMC_OK, "rank %d: the world still runs collectives", me);
+    for (int k = 0; k < K; k++) {
+        free(buf[k]);
+        free(in[k]);
+    }
+}
+
+START_TEST(test_nbc_slot_halves)
+{
+    static const int sizes[] = {3, 4, 8};
+    int which = _i % 2;
+    ck_assert_int_eq(shmct_run(sizes[_i / 2], slot_halves, &which), 0);
+}
+END_TEST
+
 START_TEST(test_nbc_shared_sends)
 {
     static const int sizes[] = {3, 4, 8};
@@ -2583,6 +2696,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_exchanges);
     tcase_add_test(t, test_nbc_exchange_mismatch);
     tcase_add_loop_test(t, test_nbc_shared_sends, 0, 6);
+    tcase_add_loop_test(t, test_nbc_slot_halves, 0, 6);
     suite_add_tcase(s, t);
     return s;
 }
