@@ -225,13 +225,22 @@ static int by_rounds(struct nbw *w, int *rc)
     }
 }
 
-/* The driven request's hint (p2p.h): a call by rounds, first in the queue with its round
- * entered, waits for the ranks not yet in it, as the blocking rounds' wait does. */
+/* The driven request's hint (p2p.h): a call by rounds, the staging buffers or the direct
+ * all-reduce, first in the queue with a round entered, waits for the ranks not yet in it,
+ * as the blocking rounds' wait does. */
 static int far(void *arg, uint32_t cpu)
 {
     struct nbw *w = arg;
-    return w->how == BY_ROUNDS && w->posted &&
-           shmc__list_first(&w->x.co->nbw) == &w->link && shmc__wsync_far(&w->look, cpu);
+    struct shmc__wsync_look *look = NULL;
+    if (shmc__list_first(&w->x.co->nbw) != &w->link)
+        return 0;
+    if (w->how == BY_ROUNDS && w->posted)
+        look = &w->look;
+    else if (w->how == BY_STAGE && w->st.phase)
+        look = &w->st.look;
+    else if (w->how == BY_DIRECT && w->dr.phase >= 1 && w->dr.phase <= 3)
+        look = &w->dr.look;
+    return look && shmc__wsync_far(look, cpu);
 }
 
 /* A round where some rank's call went by schedule, another's not (odd_sched, wsync.h):
