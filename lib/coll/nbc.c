@@ -279,6 +279,21 @@ static int allreduce_ring(const struct shmc__cx *x, const void *sbuf, void *rbuf
     return go(s, req);
 }
 
+/* Does all-reduce x of count elements go by the ring? Where the op commutes and every rank
+ * has a block: where the blocking call's rule takes the ring, not where it takes recursive
+ * doubling (a power-of-two n) or either on device buffers, and else from
+ * SHMC_NBC_RING_MIN. */
+static int by_ring(const struct shmc__cx *x, size_t count)
+{
+    size_t bytes = count * x->es;
+    if (x->n < 2 || count < (size_t)x->n || !shmc__op_commutes(x->op))
+        return 0;
+    int algo = x->dev ? SHMC_A_AUTO : shmc__coll_pick(SHMC_C_ALLREDUCE, x, bytes);
+    if (algo == SHMC_A_RING || (algo == SHMC_A_RD && !(x->n & (x->n - 1))))
+        return algo == SHMC_A_RING;
+    return x->n == 2 ? bytes > SHMC_NBC_RING_MIN : bytes >= SHMC_NBC_RING_MIN;
+}
+
 /* The reduction but a leaf's one send (shmc__nbc_reduce): the all-reduce, the root's
  * part, an inner rank's of the tree. */
 static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const void *sbuf,
@@ -286,9 +301,7 @@ static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const
                                                  struct shmc__request **req)
 {
     size_t bytes = count * x->es;
-    if (all && x->n > 1 && count >= (size_t)x->n &&
-        (x->n == 2 ? bytes > SHMC_NBC_RING_MIN : bytes >= SHMC_NBC_RING_MIN) &&
-        shmc__op_commutes(x->op))
+    if (all && !swaps(x, bytes, bytes) && by_ring(x, count))
         return allreduce_ring(x, sbuf, rbuf, count, req);
     if (all && swaps(x, bytes, bytes)) {
         /* recursive doubling's one exchange; in place, the peer's block received beside

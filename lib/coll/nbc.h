@@ -14,8 +14,9 @@
  *   (a reduce where the job has more ranks than CPUs, of more than
  *   SHMC_SCHED_SHARED_EAGER_MAX bytes: every member straight to the root);
  *   an allreduce over a power-of-two n by recursive doubling instead (log2 n rounds);
- *   an allreduce of SHMC_NBC_RING_MIN bytes or more with an op that commutes by a ring
- *   (2 (n - 1) rounds, in the blocking ring's order);
+ *   an allreduce with an op that commutes by a ring (2 (n - 1) rounds, in the blocking
+ *   ring's order) where the blocking call's rule takes the ring, or, where it takes
+ *   neither the ring nor recursive doubling, from SHMC_NBC_RING_MIN bytes;
  * - gather(v), scatter(v): the root and each member exchange one message, in one round
  *   (a gather of equal blocks by the binomial tree where the blocking call takes it);
  * - allgather(v), alltoall(v): every pair exchanges its blocks directly, in one round;

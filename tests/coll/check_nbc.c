@@ -2639,6 +2639,58 @@ START_TEST(test_nbc_slot_halves)
 }
 END_TEST
 
+/* The all-reduce's schedule follows the blocking call's rule (lib/coll/nbc.h): under rules
+ * that take the ring at every size, a call far below SHMC_NBC_RING_MIN (1000 float64, whose
+ * sums' last bits depend on the order of combination) gives the blocking ring's bits, at 3
+ * ranks (else the tree) and 4 (else recursive doubling), on the world and a split
+ * communicator. */
+static const char ring_rules[] = "barrier any any any any any host shm\n"
+                                 "broadcast any any any any any host direct\n"
+                                 "broadcast any any any any any device tree\n"
+                                 "reduce any any any any any host tree\n"
+                                 "reduce any any any any any device tree\n"
+                                 "allreduce any any any any any any ring\n"
+                                 "gather any any any any any host direct\n"
+                                 "gather any any any any any device tree\n"
+                                 "allgather any any any any any any ring\n"
+                                 "scatter any any any any any host direct\n"
+                                 "scatter any any any any any device tree\n"
+                                 "alltoall any any any any any any ring\n"
+                                 "reduce_scatter any any any any any any ring\n";
+
+static void allreduce_by_rule(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n, (void)arg;
+    enum { M = 1000 };
+    double *in = shmct_xmalloc(M * 8), *a = shmct_xmalloc(M * 8), *b = shmct_xmalloc(M * 8);
+    uint64_t z = 88172645463325252ull + (uint64_t)me * 7919;
+    for (size_t i = 0; i < M; i++) {
+        z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+        in[i] = (double)(int64_t)(z >> 11) * 1e-6 * ((z & 1) ? 1e-9 : 1);
+    }
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    shmc_comm *comms[] = {w, c};
+    for (int k = 0; k < 2; k++) {
+        shmc_request *r;
+        T_OK(shmc_iallreduce(in, a, M, SHMC_FLOAT64, SHMC_SUM, comms[k], &r));
+        T_OK(shmc_wait(&r, NULL));
+        T_OK(shmc_allreduce(in, b, M, SHMC_FLOAT64, SHMC_SUM, comms[k]));
+        T_ASSERT(!memcmp(a, b, M * 8), "rank %d, %s: the blocking ring's sums differ", me,
+                 k ? "split" : "world");
+    }
+    T_OK(shmc_comm_free(&c));
+    free(in);
+    free(a);
+    free(b);
+}
+
+START_TEST(test_nbc_allreduce_by_rule)
+{
+    ck_assert_int_eq(with_rules(ring_rules, 3 + _i, allreduce_by_rule, NULL), 0);
+}
+END_TEST
+
 START_TEST(test_nbc_shared_sends)
 {
     static const int sizes[] = {3, 4, 8};
@@ -2697,6 +2749,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_exchange_mismatch);
     tcase_add_loop_test(t, test_nbc_shared_sends, 0, 6);
     tcase_add_loop_test(t, test_nbc_slot_halves, 0, 6);
+    tcase_add_loop_test(t, test_nbc_allreduce_by_rule, 0, 2);
     suite_add_tcase(s, t);
     return s;
 }
