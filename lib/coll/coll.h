@@ -122,6 +122,7 @@ struct shmc__slot_own {
     struct shmc__slot *slot;
     uint64_t readers[2][SHMC_MAX_RANKS / 64];
     uint64_t stamp[2];
+    uint64_t last;  /* the stamp of our last publication, in whichever part */
     uint32_t round; /* the nonblocking lane's publications so far (its stamps' low half) */
 };
 

@@ -10,12 +10,12 @@
  *              would write over it first (shmc__own_part, cx.h).
  *
  * A rank that puts first waits, without blocking, until its slot has room (slot.c: the
- * readers of its last publication but one are done with it); one that takes waits for the
- * publications it needs, and marks each done as soon as it has read it. Neither waits for
- * a member it takes nothing from: the root of a broadcast ends on publishing, as the
- * blocking call's does. Every publication carries the call's words, which a reader
- * compares with its own (a mismatch: SHMC_ERR_MISMATCH, said, and this rank quits the
- * world's collectives, so that the others stop too).
+ * readers of what lies in the half or halves it takes are done with it); one that takes
+ * waits for the publications it needs, and marks each done as soon as it has read it.
+ * Neither waits for a member it takes nothing from: the root of a broadcast ends on
+ * publishing, as the blocking call's does. Every publication carries the call's words,
+ * which a reader compares with its own (a mismatch: SHMC_ERR_MISMATCH, said, and this
+ * rank quits the world's collectives, so that the others stop too).
  *
  * The gate of such a call that runs as a schedule (another count) publishes and waits the
  * same way without data, so that a member whose same call went through the slots meets its
@@ -120,10 +120,12 @@ static void take_part(const struct shmc__wround *b, int q, uint64_t stamp, const
         const uint8_t *in = q != x->me ? shmc__slot_nb_theirs(x, q, stamp, bytes)
                             : mine     ? mine
                                        : b->sbuf;
-        if (q == 0)
-            shmc__copy(b->rbuf, in, bytes);
-        else
+        if (q == 0) {
+            if (in != b->rbuf) /* (not an in-place root 0's own) */
+                shmc__copy(b->rbuf, in, bytes);
+        } else {
             shmc__reduce(b->rbuf, in, b->count, x->dt, x->op, SHMC_ACC_LEFT);
+        }
         if (q == x->n - 1)
             shmc__reduce_finish(b->rbuf, b->count, x->dt, x->op, x->n);
         break;

@@ -13,17 +13,18 @@
  * Reuse: the owner remembers which ranks its publication is for (struct shmc__slot_own's
  * readers) and its stamp; each reader stores that stamp into its own word of the slot's
  * `done` array when it no longer needs the data. The owner writes its slot again only when
- * every reader's word holds its last stamp (or a later one of the same communicator),
- * which it usually does by the next collective, so the wait costs a load per reader. A
- * reader that has left the job (finalized, died) is excused: it reads nothing any more,
- * so overwriting is safe, and a member that left after doing its part of a collective
- * (reading what it needed) must not fail the others' next one. (A count of reads, as
- * before, could not tell a reader that left after reading from one that left before.) A
- * reader's done covers everything the owner published since it last acquired its slot
- * (the two-phase all-reduce publishes twice).
+ * every reader's word holds its last stamp (or, on the nonblocking lane, a later one it
+ * published), which it usually does by the next collective, so the wait costs a load per
+ * reader. A reader that has left the job (finalized, died) is excused: it reads nothing
+ * any more, so overwriting is safe, and a member that left after doing its part of a
+ * collective (reading what it needed) must not fail the others' next one. (A count of
+ * reads, as before, could not tell a reader that left after reading from one that left
+ * before.) A reader's done covers everything the owner published since it last acquired
+ * its slot (the two-phase all-reduce publishes twice).
  *
  *   owner                               reader
- *   wait done[r] >= stamp, all r (A6)   wait stamp >= expected   (A5)
+ *   wait stamp <= done[r] <= last,      wait stamp >= expected   (A5)
+ *        all r                   (A6)
  *   write data                          read data
  *   stamp = s                (R5)       done[me] = stamp         (R6)
  *
@@ -80,6 +81,16 @@ struct slot_wait {
     int err;
 };
 
+/* Is a reader's done word d one of our publications from `stamp` to our last (o->last),
+ * the same communicator's? Not one further back, whose low half a wrap of 2^32 rounds
+ * could carry past stamp's: a word that a reader of only some publications last wrote
+ * long ago. (The blocking lane's last is its one part's stamp: d must equal it.) */
+static int done_since(const struct shmc__slot_own *o, uint64_t d, uint64_t stamp)
+{
+    return (d >> 32) == (stamp >> 32) &&
+           (uint32_t)d - (uint32_t)stamp <= (uint32_t)o->last - (uint32_t)stamp;
+}
+
 /* Has every reader of our last publication in part `part` of the data finished with it,
  * left the job, or quit the communicator it was for (p2p/quit.c: a member publishes that
  * only once it reads no more)? */
@@ -91,7 +102,7 @@ static int readers_done(const struct shmc__coll *co, const struct shmc__slot_own
         for (uint64_t want = o->readers[part][i]; want; want &= want - 1) {
             unsigned r = i * 64 + (unsigned)__builtin_ctzll(want);
             /* A6 pairs with R6: this reader's loads are done before we write again. */
-            if (stamp_reached(shmc__load_acquire64(&o->slot->done[r]), stamp))
+            if (done_since(o, shmc__load_acquire64(&o->slot->done[r]), stamp))
                 continue;
             if (shmc__peer_lost(co->p2p, (int)r) == SHMC_OK && !shmc__quit_by(co->p2p, (int)r, ctx))
                 return 0;
@@ -171,6 +182,7 @@ static void publish(const struct shmc__cx *x, struct shmc__slot_own *o, shmc_ato
     shmc__store_relaxed64(&call[1], x->call[1]);
     /* R5 pairs with A5 (slot_ready): the data and the call are written before the stamp. */
     shmc__store_release64(&o->slot->stamp, stamp);
+    o->last = stamp;
     uint64_t readers[SHMC_MAX_RANKS / 64] = {0};
     for (int r = 0; r < x->n; r++) {
         if (r == x->me || (reader >= 0 && r != reader))

@@ -89,7 +89,7 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     l->ring_off = round_up(l->cb_off + (uint64_t)nranks * l->cb_stride, PAGE);
     l->ring_stride = sizeof(struct shmc__ring_ctrl) + rb;
     l->coll_off = round_up(l->ring_off + pairs * l->ring_stride, PAGE);
-    l->coll_stride = sizeof(struct shmc__slot) + SHMC_SLOT_BYTES;
+    l->coll_stride = SHMC_SLOT_STRIDE;
     l->wsync_off = round_up(l->coll_off + (uint64_t)SHMC_LANES * nranks * l->coll_stride, PAGE);
     l->wsync_bytes = shmc__wsync_lanes_bytes(nranks, SHMC_LANES);
     l->xdesc_off = round_up(l->wsync_off + l->wsync_bytes, PAGE);

@@ -419,7 +419,11 @@ static inline shmc_atomic_u64 *shmc__slot_call(struct shmc__slot *s, unsigned pa
 {
     return parity ? (shmc_atomic_u64 *)(void *)(shmc__slot_data(s) + SHMC_SLOT_BYTES) : s->call;
 }
-static_assert(offsetof(struct shmc__slot, call) + 4 * sizeof(uint64_t) <= sizeof(struct shmc__slot),
+/* The bytes from one rank's slot of a lane to the next's (the layout's coll_stride). */
+#define SHMC_SLOT_STRIDE (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES)
+static_assert(offsetof(struct shmc__slot, call) + 2 * sizeof(uint64_t) + SHMC_SLOT_BYTES +
+                      2 * sizeof(uint64_t) <=
+                  SHMC_SLOT_STRIDE,
               "a slot's second call words fit after its data, within its stride");
 
 /* A part of a world-sync block (a round word and its half), in whole lines; a block is

@@ -2529,14 +2529,15 @@ static void shared_sends(shmc_comm *w, int me, int n, void *arg)
 }
 
 /* The world's rooted calls through the lane's slots, which hold two publications at once
- * (lib/coll/slot.c): K calls of each kind started back to back (broadcasts, reduces in place
- * and not, gathers; every root; publications of a half of the slot, and of more that take
- * both, in turn), waited for last first, with no rank late, a member late, then rank 0
- * late, so that owners run ahead of their readers by more than two calls and must wait for
- * them; each call's data its own (its number in every element), checked where it lands.
- * A publication written over before its readers were done, or read from the wrong half,
- * shows as another call's data. Then a mismatch in a call of each stamp parity (the
- * second set of call words, shm/arena.h). */
+ * (lib/coll/slot.c): K calls started back to back (broadcasts, reduces in place and not,
+ * gathers; roots in turn; each kind at every size: publications of a half of the slot, of
+ * more that take both, and past the slot, a schedule with its gate, whose words take a
+ * half), waited for last first, with no rank late, a member late, then rank 0 late, so
+ * that owners run ahead of their readers by more than two calls and must wait for them
+ * (four times each); each call's data its own (its number in every element), checked where it
+ * lands. A publication written over before its readers were done, or read from the wrong half,
+ * shows as another call's data or a false mismatch. Then a mismatch in a call of each stamp
+ * parity (the second set of call words, shm/arena.h). */
 #define HALF_EL ((size_t)4096) /* int64 in half a slot (32 KiB) */
 static int64_t cval(int r, size_t i, int k)
 {
@@ -2545,24 +2546,25 @@ static int64_t cval(int r, size_t i, int k)
 
 static void slot_halves(shmc_comm *w, int me, int n, void *arg)
 {
-    enum { K = 15 };
-    /* elements of each call's vector (a broadcast, a reduce) or block (a gather): past
-     * SHMC_NBS_MIN (8 KiB) in all, at most a slot (TWO) */
-    static const size_t counts[] = {1100, HALF_EL, HALF_EL + 1, TWO, 2000};
+    enum { K = 18 };
+    /* elements of a call's vector (a broadcast, a reduce) or block (a gather): past
+     * SHMC_NBS_MIN (8 KiB) in all; call k of kind k % 3 takes size k / 3 */
+    static const size_t sizes[] = {1100, HALF_EL, HALF_EL + 1, TWO, 2000, OVER};
     int64_t *buf[K], *in[K];
     for (int k = 0; k < K; k++) {
-        buf[k] = shmct_xmalloc(TWO * 8 * (size_t)n);
-        in[k] = shmct_xmalloc(TWO * 8);
+        buf[k] = shmct_xmalloc(OVER * 8 * (size_t)n);
+        in[k] = shmct_xmalloc(OVER * 8);
     }
-    for (int late = -1; late < 2; late++) {
-        int late_rank = late < 0 ? -1 : late == 0 ? n - 1 : 0;
+    for (int pass = 0; pass < 12; pass++) {
+        int late = pass % 3 - 1, late_rank = late < 0 ? -1 : late == 0 ? n - 1 : 0;
         shmc_request *r[K];
         for (int k = 0; k < K; k++) {
-            int kind = k % 3, root = (k / 3) % n, inplace = kind == 1 && (k / 3) % 2;
-            size_t c = counts[k % 5];
+            /* (in place: a reduce of a half, of both halves, and past the slot) */
+            int kind = k % 3, root = (k + k / 3) % n, inplace = kind == 1 && (k / 3) % 2;
+            size_t c = sizes[k / 3];
             for (size_t i = 0; i < c; i++)
-                in[k][i] = cval(me, i, k + 100 * late);
-            memset(buf[k], 0, TWO * 8 * (size_t)n);
+                in[k][i] = cval(me, i, k + 100 * pass);
+            memset(buf[k], 0, OVER * 8 * (size_t)n);
             if (kind == 0) {
                 if (me == root)
                     memcpy(buf[k], in[k], c * 8);
@@ -2581,8 +2583,8 @@ static void slot_halves(shmc_comm *w, int me, int n, void *arg)
         for (int k = K - 1; k >= 0; k--)
             T_OK(shmc_wait(&r[k], NULL));
         for (int k = 0; k < K; k++) {
-            int kind = k % 3, root = (k / 3) % n, tag = k + 100 * late;
-            size_t c = counts[k % 5];
+            int kind = k % 3, root = (k + k / 3) % n, tag = k + 100 * pass;
+            size_t c = sizes[k / 3];
             if (kind == 0) {
                 for (size_t i = 0; i < c; i++)
                     T_ASSERT(buf[k][i] == cval(root, i, tag), "late %d, broadcast %d: element %zu",
