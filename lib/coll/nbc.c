@@ -289,8 +289,10 @@ static int by_ring(const struct shmc__cx *x, size_t count)
     if (x->n < 2 || count < (size_t)x->n || !shmc__op_commutes(x->op))
         return 0;
     int algo = x->dev ? SHMC_A_AUTO : shmc__coll_pick(SHMC_C_ALLREDUCE, x, bytes);
-    if (algo == SHMC_A_RING || (algo == SHMC_A_RD && !(x->n & (x->n - 1))))
-        return algo == SHMC_A_RING;
+    if (algo == SHMC_A_RING)
+        return 1;
+    if (algo == SHMC_A_RD && !(x->n & (x->n - 1)))
+        return 0;
     return x->n == 2 ? bytes > SHMC_NBC_RING_MIN : bytes >= SHMC_NBC_RING_MIN;
 }
 
@@ -301,8 +303,6 @@ static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const
                                                  struct shmc__request **req)
 {
     size_t bytes = count * x->es;
-    if (all && !swaps(x, bytes, bytes) && by_ring(x, count))
-        return allreduce_ring(x, sbuf, rbuf, count, req);
     if (all && swaps(x, bytes, bytes)) {
         /* recursive doubling's one exchange; in place, the peer's block received beside
          * the input */
@@ -323,6 +323,8 @@ static __attribute__((noinline)) int reduce_more(const struct shmc__cx *x, const
                                .count = count};
         return shmc__sched_swap(x, &w, req);
     }
+    if (all && by_ring(x, count))
+        return allreduce_ring(x, sbuf, rbuf, count, req);
     if (all && x->n > 1 && !(x->n & (x->n - 1)))
         return allreduce_rd(x, sbuf, rbuf, count, req);
     int root = all ? 0 : x->root, zero_acc = x->me == 0 && root == 0;
@@ -559,7 +561,7 @@ int shmc__nbc_allgatherv(const struct shmc__cx *x, const void *own, void *big, c
     size_t mine = counts[x->me] * x->es;
     const void *from = own ? own : b + displs[x->me] * x->es;
     int q = 1 - x->me;
-    if (x->n == 2 && swaps(x, mine, counts[q] * x->es)) {
+    if (swaps(x, mine, counts[q] * x->es)) {
         struct shmc__swap w = {.sbuf = from,
                                .sbytes = mine,
                                .rbuf = b + displs[q] * x->es,
@@ -588,7 +590,7 @@ int shmc__nbc_alltoallv(const struct shmc__cx *x, const void *sbuf, const size_t
                         const size_t *rdispls, struct shmc__request **req)
 {
     int o = 1 - x->me;
-    if (sbuf && x->n == 2 && swaps(x, scounts[o] * x->es, rcounts[o] * x->es)) {
+    if (sbuf && swaps(x, scounts[o] * x->es, rcounts[o] * x->es)) {
         struct shmc__swap w = {.sbuf = (const char *)sbuf + sdispls[o] * x->es,
                                .sbytes = scounts[o] * x->es,
                                .rbuf = (char *)rbuf + rdispls[o] * x->es,

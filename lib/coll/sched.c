@@ -894,11 +894,12 @@ int shmc__sched_swap(const struct shmc__cx *x, const struct shmc__swap *w,
     int peer = shmc__comm_world_rank(x->c, w->peer), tag = tag_of(x);
     size_t got;
     *req = NULL;
-    /* The send first, as the blocking exchange's; eagerly, unless its rule takes single
-     * copy (as eager_ok), and not at all where the communicator quit already (the
-     * schedule then fails at its start, saying why). */
+    /* The send first, as the blocking exchange's; eagerly (below the exchange rule's single
+     * copy: eager_ok), and not at all where the communicator quit already (the schedule
+     * then fails at its start, saying why). */
+    static_assert(SHMC_SWAP_NOW_MAX < SHMC_EXCHANGE_SINGLE_COPY_MIN,
+                  "an exchange done in its start never goes by single copy");
     int sent = w->sbytes <= SHMC_SWAP_NOW_MAX && w->rbytes <= SHMC_SWAP_NOW_MAX && !x->c->quit &&
-               !shmc__exchange_single_copy(x->co, peer, w->sbytes, 0) &&
                msg_now(p, ctx, tag, 1, (void *)(uintptr_t)w->sbuf, w->sbytes, peer, SIZE_MAX, &got);
     if (w->cbytes && w->cdst != w->csrc) /* (while the block travels) */
         memmove(w->cdst, w->csrc, w->cbytes);
