@@ -561,7 +561,7 @@ int shmc__nbc_allgatherv(const struct shmc__cx *x, const void *own, void *big, c
     size_t mine = counts[x->me] * x->es;
     const void *from = own ? own : b + displs[x->me] * x->es;
     int q = 1 - x->me;
-    if (swaps(x, mine, counts[q] * x->es)) {
+    if (x->n == 2 && swaps(x, mine, counts[q] * x->es)) { /* (q: a rank at 2 only) */
         struct shmc__swap w = {.sbuf = from,
                                .sbytes = mine,
                                .rbuf = b + displs[q] * x->es,
@@ -590,7 +590,8 @@ int shmc__nbc_alltoallv(const struct shmc__cx *x, const void *sbuf, const size_t
                         const size_t *rdispls, struct shmc__request **req)
 {
     int o = 1 - x->me;
-    if (sbuf && swaps(x, scounts[o] * x->es, rcounts[o] * x->es)) {
+    if (sbuf && x->n == 2 &&
+        swaps(x, scounts[o] * x->es, rcounts[o] * x->es)) { /* (o: a rank at 2) */
         struct shmc__swap w = {.sbuf = (const char *)sbuf + sdispls[o] * x->es,
                                .sbytes = scounts[o] * x->es,
                                .rbuf = (char *)rbuf + rdispls[o] * x->es,

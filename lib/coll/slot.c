@@ -183,21 +183,22 @@ static void publish(const struct shmc__cx *x, struct shmc__slot_own *o, shmc_ato
     /* R5 pairs with A5 (slot_ready): the data and the call are written before the stamp. */
     shmc__store_release64(&o->slot->stamp, stamp);
     o->last = stamp;
-    uint64_t readers[SHMC_MAX_RANKS / 64] = {0};
+    /* (the readers into the first part it takes; into the second too where it takes both,
+     * which their acquisition had cleared alike) */
+    uint64_t *mask = o->readers[parts & 1 ? 0 : 1];
     for (int r = 0; r < x->n; r++) {
         if (r == x->me || (reader >= 0 && r != reader))
             continue;
         int w = shmc__comm_world_rank(x->c, r);
-        readers[w / 64] |= 1ull << (w % 64);
+        mask[w / 64] |= 1ull << (w % 64);
         shmc__peer_notify(x->co->p2p, w);
     }
-    for (unsigned part = 0; part < 2; part++) {
-        if (!(parts >> part & 1))
-            continue;
-        o->stamp[part] = stamp;
-        for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++)
-            o->readers[part][i] |= readers[i];
-    }
+    if (parts & 1)
+        o->stamp[0] = stamp;
+    if (parts & 2)
+        o->stamp[1] = stamp;
+    if (parts == 3)
+        memcpy(o->readers[1], o->readers[0], sizeof o->readers[1]);
 }
 
 void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
