@@ -1039,9 +1039,12 @@ SHMC_API int shmc_get_accumulatev(const void *src, void *result, size_t count, s
  * "Threads"), "coll_shm_barriers" (barriers run by the shared-memory rounds, the world's
  * default), "coll_lane_ways" (nonblocking calls on the world, of host memory and a built-in
  * op, whose way the dispatch rules worked out rather than one kept from an earlier call of
- * that collective and size), "dev_ipc_opens" and "dev_ipc_hits" (peers'
+ * that collective and size), "coll_entry_calls" (nonblocking broadcasts, reduces and
+ * gathers on communicators other than the world that went through the communicator's slot
+ * entry: docs/collectives.md, "Nonblocking"), "dev_ipc_opens" and "dev_ipc_hits" (peers'
  * device buffers opened, and found open in the cache), "arena_bytes" (the size of the
- * job's shared memory; all of it but the staging buffers reserved at start), "line_rtt_ns"
+ * job's shared memory; all of it but the staging buffers and the slot entries reserved at
+ * start), "line_rtt_ns"
  * (the round trip of a cache line between the job's first two CPUs as the job began,
  * or SHMC_LINE_RTT_NS), "machine_far" (1 if that was SHMC_FAR_NS or more: the job took
  * the far state's rules and eager limit, docs/collectives.md), "single_copy_cost" (a

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/machine.h"
 #include "coll/cx.h"
+#include "coll/nbcomm.h"
 #include "coll/nbworld.h"
 #include "coll/onestep.h"
 #include "coll/sched.h"
@@ -59,6 +60,8 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
     co->size = p2p->size;
     for (unsigned l = 0; l < SHMC_LANES; l++)
         co->own[l].slot = shmc__arena_slot(co->arena, l, (unsigned)co->rank);
+    for (unsigned i = 0; i < SHMC_SLOT_ENTRIES; i++)
+        co->entry_own[i].slot = shmc__arena_entry(co->arena, (unsigned)co->rank, i);
     for (unsigned l = 0; l < SHMC_LANES; l++)
         co->lane[l] =
             (struct shmc__lane){.id = l,
@@ -99,6 +102,7 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
 void shmc__coll_release(struct shmc__coll *co)
 {
     shmc__nbw_release(co);
+    shmc__nbcomm_release(co);
     shmc__scratch_release(co);
     for (size_t i = 0; co->steps && i < 2 * ((size_t)co->size + 1); i++)
         free(co->steps[i]);
@@ -129,6 +133,8 @@ int shmc__coll_stat(const struct shmc__coll *co, const char *name, uint64_t *v)
         *v = co->shm_barriers;
     else if (!strcmp(name, "coll_lane_ways"))
         *v = co->lane_ways;
+    else if (!strcmp(name, "coll_entry_calls"))
+        *v = co->entry_calls;
     else
         return 0;
     return 1;

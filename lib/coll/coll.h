@@ -62,9 +62,15 @@ struct shmc__coll_comm {
      * take the lane at no count while no algorithm is forced (nbworld.h), so that their
      * starts skip the rules' look. */
     uint16_t lane_none;
+    /* Its slot entry (shm/arena.h), agreed at its making (nbcomm.c): the index plus one, 0
+     * without one. */
+    uint8_t entry;
     size_t scratch_mark[SHMC_NSCRATCH];  /* scratch the members agreed to hold (scratch.c) */
     size_t dscratch_mark[SHMC_NSCRATCH]; /* the same, of device scratch */
     const struct shmc__steps *steps;     /* the dispatch rules for it (dispatch.c), once known */
+    /* Its nonblocking calls through its slot entry, in the order they were made
+     * (nbcomm.c); set up with the entry. */
+    struct shmc__link nbq;
 };
 static_assert(SHMC_C_COUNT <= 16, "a collective's bit fits lane_none");
 static_assert(sizeof(struct shmc__coll_comm) <= sizeof(((struct shmc__comm *)0)->ext),
@@ -145,6 +151,12 @@ struct shmc__coll {
 
     /* This rank's collective slots (slot.c), one per lane (shm/arena.h). */
     struct shmc__slot_own own[SHMC_LANES];
+    /* Its slot entries (shm/arena.h, nbcomm.c): each one's slot, and the uid of the
+     * communicator that took it last (0: none yet); whether they are reserved (0: not
+     * yet, 1: yes, -1: refused, so never offered). */
+    struct shmc__slot_own entry_own[SHMC_SLOT_ENTRIES];
+    uint32_t entry_uid[SHMC_SLOT_ENTRIES];
+    int entries;
 
     /* The world's lanes of rounds and staging buffers (wsync.h): the blocking
      * collectives' and the nonblocking ones'. */
@@ -176,6 +188,7 @@ struct shmc__coll {
     uint64_t scheduled;     /* blocking collectives run as schedules (entry.h) */
     uint64_t shm_barriers;  /* barriers run by the shared-memory rounds (barrier.c) */
     uint64_t lane_ways;     /* world nonblocking calls whose way the rules worked out */
+    uint64_t entry_calls;   /* nonblocking calls through a communicator's slot entry */
 
     /* The lanes' shift_seen (out of the lanes' hot fields). */
     uint8_t shift_seen[SHMC_LANES][SHMC_MAX_RANKS];

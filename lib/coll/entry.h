@@ -14,6 +14,7 @@
 #include "coll/check.h"
 #include "coll/dispatch.h"
 #include "coll/nbc.h"
+#include "coll/nbcomm.h"
 #include "coll/nbworld.h"
 
 /* ---- checks -------------------------------------------------------------------------- */
@@ -195,12 +196,15 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
     if (by_schedule(x, &rc)) {
         if (rc != SHMC_OK)
             return rc;
-        /* The world's lane takes nonblocking calls in the order started: not a blocking
-         * call's own schedule, nor a persistent collective (shmc_coll_as). */
+        /* The world's lane, and a communicator's slot entry, take nonblocking calls in the
+         * order started: not a blocking call's own schedule, nor a persistent collective
+         * (shmc_coll_as). */
         int own = x->own || shmc__coll_as_get() >= 0;
         int how = own ? 0 : shmc__nbw_takes(coll, x, count, bytes);
         if (how > 0)
             return sched_began(x, shmc__nbw_start(how, coll, x, sbuf, rbuf, count));
+        if (!own && shmc__nbcomm_takes(coll, x, count))
+            return sched_began(x, shmc__nbcomm_start(coll, x, sbuf, rbuf, count));
         schedule_words(x, (unsigned)coll, count);
         if (how == SHMC_NBW_GATED && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)
             return sched_began(x, rc);

@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "coll/coll.h"
+#include "coll/nbcomm.h"
 
 /* Never a communicator's: past the groups of contexts of every uid up to SHMC_MAX_UID
  * (p2p/comm.h). A group's first, so the collectives' quit rules never look at it. */
@@ -30,13 +31,14 @@ struct ask {
     uint32_t next_uid;
     int32_t verdict;  /* SHMC_OK, or why this member cannot go on */
     uint32_t threads; /* 1: it may call from several threads at once (split.c) */
-    uint32_t pad;
+    uint32_t entries; /* the slot entries it offers (nbcomm.h) */
 };
 
 struct answer {
     uint32_t uid;
     int32_t verdict;
     uint32_t threads; /* any member's */
+    uint32_t entries; /* offered by every member */
 };
 
 static uint64_t list_hash(const int *world, int n, int tag)
@@ -75,6 +77,7 @@ static int lead(struct shmc__p2p *p, const struct shmc__comm *parent, const int 
     out->uid = mine->next_uid;
     out->verdict = mine->verdict;
     out->threads = mine->threads;
+    out->entries = mine->entries;
     int rc = SHMC_OK;
     for (int i = 1; i < n && rc == SHMC_OK; i++) {
         struct ask a;
@@ -83,6 +86,7 @@ static int lead(struct shmc__p2p *p, const struct shmc__comm *parent, const int 
         if (a.next_uid > out->uid)
             out->uid = a.next_uid;
         out->threads |= a.threads;
+        out->entries &= a.entries;
         int v = a.list != mine->list ? SHMC_ERR_ARG : a.verdict;
         /* The worst verdict: out of memory before bad arguments. */
         if (v == SHMC_ERR_NOMEM || (v != SHMC_OK && out->verdict == SHMC_OK))
@@ -144,8 +148,8 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
     struct shmc__comm *fresh = shmc__comm_reserve(p, n);
     struct ask mine = {list_hash(world, n, tag), shmc__comm_uid_propose(p),
                        fresh ? SHMC_OK : SHMC_ERR_NOMEM, (uint32_t)shmc__coll_threads(&shmc__coll),
-                       0};
-    struct answer ans = {mine.next_uid, mine.verdict, mine.threads};
+                       fresh && n > 2 ? shmc__nbcomm_offer(&shmc__coll) : 0};
+    struct answer ans = {mine.next_uid, mine.verdict, mine.threads, mine.entries};
     uint32_t bound = c->timeout_ms;
     shmc__deadline_arm(bound); /* the agreement's waits end by then (p2p.h) */
     if (n > 1)
@@ -161,8 +165,11 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
         shmc__comm_uid_seen(p, ans.uid);
         *out = shmc__comm_install(p, fresh, c, ranks, n, me, ans.uid);
         shmc__coll_comm(fresh)->sched = (uint8_t)ans.threads;
+        shmc__nbcomm_take(&shmc__coll, fresh, mine.entries, ans.entries);
+        mine.entries = 0;
         fresh = NULL;
     }
+    shmc__nbcomm_take(&shmc__coll, NULL, mine.entries, 0);
     shmc__comm_unreserve(p, fresh);
     free(world);
     shmc__deadline_disarm(bound);

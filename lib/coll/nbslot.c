@@ -1,6 +1,7 @@
 /*
- * The world's rooted nonblocking collectives through the nonblocking lane's slots
- * (nbslot.h; slot.c has the protocol). A call is one publication on every rank that puts:
+ * The rooted nonblocking collectives through the world's nonblocking lane's slots, or on
+ * another communicator through its slot entry (nbcomm.c) (nbslot.h; slot.c has the
+ * protocol). A call is one publication on every rank that puts:
  *
  *   broadcast: the root puts the vector for all members, which take it from its slot;
  *   gather:    every other member puts its block for the root, which takes them;
@@ -15,7 +16,7 @@
  * Neither waits for a member it takes nothing from: the root of a broadcast ends on
  * publishing, as the blocking call's does. Every publication carries the call's words,
  * which a reader compares with its own (a mismatch: SHMC_ERR_MISMATCH, said, and this
- * rank quits the world's collectives, so that the others stop too).
+ * rank quits the communicator's collectives, so that the others stop too).
  *
  * The gate of such a call that runs as a schedule (another count) publishes and waits the
  * same way without data, so that a member whose same call went through the slots meets its
@@ -138,7 +139,7 @@ void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__wround *b, int gate
     *s = (struct shmc__nbs){.b = b, .stamp = shmc__slot_nb_next(b->x), .gate = gate};
 }
 
-/* The call's error: this rank quits the world's collectives (slot.c's blocking waits do
+/* The call's error: this rank quits the communicator's collectives (slot.c's blocking waits do
  * the same), so that the members waiting for it stop. */
 static int failed(const struct shmc__nbs *s, int *rc, int err)
 {

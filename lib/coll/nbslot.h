@@ -1,8 +1,8 @@
 /*
- * The world's rooted nonblocking collectives through the slots of the nonblocking lane
- * (nbslot.c), as the blocking broadcast and reduce move small and middle-sized calls
- * through theirs: one publication per call, which its readers copy out when progress
- * finds it, without a round that waits for every member.
+ * The rooted nonblocking collectives through the slots of the world's nonblocking lane, or
+ * of another communicator's slot entry (nbslot.c, nbcomm.h), as the blocking broadcast and reduce
+ * move small and middle-sized calls through theirs: one publication per call, which its readers
+ * copy out when progress finds it, without a round that waits for every member.
  */
 #ifndef SHMC_NBSLOT_H
 #define SHMC_NBSLOT_H
@@ -12,13 +12,13 @@
 
 #include "coll/wround.h"
 
-/* Which calls go through the slots: a broadcast, reduce or gather on the world beyond 2
- * ranks (shmc__nbs_rooted), whose rounds would wait for every member where these wait for
- * the root or for the root's inputs (nbworld.h), where the root sends or takes more than
- * SHMC_NBS_MIN bytes (a broadcast's vector, the n vectors of a reduce or blocks of a
- * gather) and one publication holds a rank's part (SHMC_SLOT_BYTES: the vector of a
- * broadcast or reduce, a gather's block). Below SHMC_NBS_MIN a schedule of messages leads:
- * a message waits in a mailbox for its reader, where the owner of a slot waits for the
+/* Which calls go through the slots: a broadcast, reduce or gather beyond 2 ranks
+ * (shmc__nbs_rooted; on the world, or a communicator with a slot entry: nbcomm.h), whose rounds
+ * would wait for every member where these wait for the root or for the root's inputs (nbworld.h),
+ * where the root sends or takes more than SHMC_NBS_MIN bytes (a broadcast's vector, the n vectors
+ * of a reduce or blocks of a gather) and one publication holds a rank's part (SHMC_SLOT_BYTES: the
+ * vector of a broadcast or reduce, a gather's block). Below SHMC_NBS_MIN a schedule of messages
+ * leads: a message waits in a mailbox for its reader, where the owner of a slot waits for the
  * readers of its last publication but one before it writes again, and with more ranks
  * than cores back-to-back small calls then cost a reader's turn on a CPU each. A scatter never
  * goes through them: its root sends each member one block, so a slot saves it no copy and
@@ -43,10 +43,10 @@ struct shmc__nbs {
     int q;   /* the next owner whose publication it waits for */
     uint8_t *mine; /* where this rank's publication is written, once acquired */
 };
-/* Takes the call's stamp: in the order of the nonblocking calls on the world. */
+/* Takes the call's stamp: in the order of the nonblocking calls on its communicator. */
 void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__wround *b, int gate);
 /* Moves s along without waiting: 1 once ended (*rc: SHMC_OK or the error that ended it,
- * after which this rank has quit the world's collectives), 0 while it waits. */
+ * after which this rank has quit the communicator's collectives), 0 while it waits. */
 int shmc__nbs_step(struct shmc__nbs *s, int *rc);
 
 #endif /* SHMC_NBSLOT_H */

@@ -1,8 +1,10 @@
 /*
  * The shared staging slots: two per rank in the arena (arena.h), one per lane: the blocking
  * collectives' on any communicator, and the world's nonblocking calls' (nbslot.c, which
- * take the same steps without waiting, in the order of those calls). Each is written only
- * by its owner and read by the members of whatever communicator the owner publishes for.
+ * take the same steps without waiting, in the order of those calls); and each rank's slot
+ * entries, each one communicator's other than the world for its nonblocking calls
+ * (nbcomm.c), as the world's. Each is written only by its owner and read by the members of
+ * whatever communicator the owner publishes for.
  *
  * A publication is a round of one communicator. Its stamp is the communicator's uid
  * (high 32 bits) and round number (low 32 bits); every member counts rounds the same
@@ -267,11 +269,10 @@ int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp)
     return shmc__wait_pred(x->co->p2p, members_settled, NULL, &w, SHMC_BLK_COLL, x->c->ctx);
 }
 
-/* Done with owner's publication `stamp` of lane `lane` (and every earlier one). R6 pairs
+/* Done with owner's publication `stamp` in its slot s (and every earlier one). R6 pairs
  * with A6 (readers_done): our reads of its data are finished. */
-static void done(const struct shmc__cx *x, unsigned lane, int owner, uint64_t stamp)
+static void done(const struct shmc__cx *x, struct shmc__slot *s, int owner, uint64_t stamp)
 {
-    struct shmc__slot *s = slot_of(x, lane, owner);
     shmc__store_release64(&s->done[x->co->rank], stamp);
     shmc__peer_notify(x->co->p2p, shmc__comm_world_rank(x->c, owner));
 }
@@ -281,14 +282,28 @@ void shmc__slot_done(const struct shmc__cx *x, int owner)
     /* The stamp we waited for is still the slot's: its owner publishes again only after
      * our done. */
     struct shmc__slot *s = slot_of(x, SHMC_LANE_BLOCKING, owner);
-    done(x, SHMC_LANE_BLOCKING, owner, shmc__load_relaxed64(&s->stamp));
+    done(x, s, owner, shmc__load_relaxed64(&s->stamp));
 }
 
-/* ---- the world's nonblocking lane: the same protocol, without waiting ----------------- */
+/* ---- the nonblocking calls' slots: the same protocol, without waiting ------------------ */
+
+/* Our slot for x's nonblocking calls: the world's lane's, or x's slot entry (nbcomm.c). */
+static struct shmc__slot_own *nb_own(const struct shmc__cx *x)
+{
+    return x->cc->entry ? &x->co->entry_own[x->cc->entry - 1] : &x->co->own[SHMC_LANE_NB];
+}
+
+/* Comm rank r's slot for x's nonblocking calls. */
+static struct shmc__slot *nb_slot_of(const struct shmc__cx *x, int r)
+{
+    unsigned w = (unsigned)shmc__comm_world_rank(x->c, r);
+    return x->cc->entry ? shmc__arena_entry(x->co->arena, w, x->cc->entry - 1u)
+                        : shmc__arena_slot(x->co->arena, SHMC_LANE_NB, w);
+}
 
 uint64_t shmc__slot_nb_next(const struct shmc__cx *x)
 {
-    struct shmc__slot_own *o = &x->co->own[SHMC_LANE_NB];
+    struct shmc__slot_own *o = nb_own(x);
     return ((uint64_t)x->c->uid << 32) | ++o->round;
 }
 
@@ -308,7 +323,7 @@ static uint8_t *nb_data(struct shmc__slot *s, uint64_t stamp, size_t bytes)
 int shmc__slot_nb_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, uint8_t **data,
                           int *err)
 {
-    struct shmc__slot_own *o = &x->co->own[SHMC_LANE_NB];
+    struct shmc__slot_own *o = nb_own(x);
     unsigned parts = nb_parts(stamp, bytes);
     *err = SHMC_OK;
     for (unsigned part = 0; part < 2; part++) {
@@ -331,14 +346,14 @@ int shmc__slot_nb_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes
 
 void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, int reader)
 {
-    struct shmc__slot_own *o = &x->co->own[SHMC_LANE_NB];
+    struct shmc__slot_own *o = nb_own(x);
     publish(x, o, shmc__slot_call(o->slot, (unsigned)(stamp & 1)), stamp, reader,
             nb_parts(stamp, bytes));
 }
 
 int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int *err)
 {
-    struct shmc__slot *s = slot_of(x, SHMC_LANE_NB, owner);
+    struct shmc__slot *s = nb_slot_of(x, owner);
     struct slot_wait w = {.x = x, .stamp = &s->stamp, .want = stamp, .peer = owner};
     if (!slot_ready(&w))
         return 0;
@@ -354,15 +369,20 @@ int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int 
     return 1;
 }
 
+int shmc__slot_nb_drained(const struct shmc__coll *co, const struct shmc__slot_own *o)
+{
+    return readers_done(co, o, 0) && readers_done(co, o, 1);
+}
+
 const uint8_t *shmc__slot_nb_theirs(const struct shmc__cx *x, int owner, uint64_t stamp,
                                     size_t bytes)
 {
-    return nb_data(slot_of(x, SHMC_LANE_NB, owner), stamp, bytes);
+    return nb_data(nb_slot_of(x, owner), stamp, bytes);
 }
 
 void shmc__slot_nb_done(const struct shmc__cx *x, int owner, uint64_t stamp)
 {
-    done(x, SHMC_LANE_NB, owner, stamp);
+    done(x, nb_slot_of(x, owner), owner, stamp);
 }
 
 int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,

@@ -41,15 +41,16 @@ int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *
 /* shmc__slot_done for every other member. */
 void shmc__slot_done_all(const struct shmc__cx *x);
 
-/* The world's nonblocking calls' slots (nbslot.c): the same protocol on the lane's own
- * slots (shm/arena.h), each step without waiting, two publications at once (slot.c).
- * Stamps count that lane's publications: every member takes one per call, in the order of
- * its nonblocking calls on the world. A publication's place in the slot follows from its
- * stamp and its bytes (at most SHMC_SLOT_BYTES), which its readers pass too. */
+/* The nonblocking calls' slots (nbslot.c): the same protocol on the world's lane's own
+ * slots, or on a communicator's slot entry (shm/arena.h, nbcomm.c), each step without
+ * waiting, two publications at once (slot.c). Stamps count the publications there: every
+ * member takes one per call, in the order of its nonblocking calls on the communicator. A
+ * publication's place in the slot follows from its stamp and its bytes (at most
+ * SHMC_SLOT_BYTES), which its readers pass too. */
 uint64_t shmc__slot_nb_next(const struct shmc__cx *x);
 /* 1 once this rank's slot has room for publication `stamp` of `bytes` (every reader of what
  * was there done, left or quit), where to write it in *data; 1 with an error in *err when
- * this rank quit the world's collectives; 0 while a reader still reads. */
+ * this rank quit the communicator's collectives; 0 while a reader still reads. */
 int shmc__slot_nb_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, uint8_t **data,
                           int *err);
 void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, int reader);
@@ -59,6 +60,9 @@ void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, size_t byte
 int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int *err);
 /* Done with owner's publication `stamp`: its owner may write there again. */
 void shmc__slot_nb_done(const struct shmc__cx *x, int owner, uint64_t stamp);
+/* Have the readers of what o's slot holds (an entry's, nbcomm.c) all finished with it,
+ * left the job, or quit the communicator it was for? */
+int shmc__slot_nb_drained(const struct shmc__coll *co, const struct shmc__slot_own *o);
 /* Comm rank owner's publication `stamp` of `bytes`, once shmc__slot_nb_wait has seen it. */
 const uint8_t *shmc__slot_nb_theirs(const struct shmc__cx *x, int owner, uint64_t stamp,
                                     size_t bytes);

@@ -10,7 +10,9 @@
  * never match a later one's, and slot stamps (slot.c) of a freed communicator never pass
  * for a later one's. Nothing is allocated in
  * the arena: creating and freeing communicators costs process memory only, returned at
- * free (shmc_comm_free, p2p/calls.c). The new communicator's memory is taken before the
+ * free (shmc_comm_free, p2p/calls.c); a communicator of more than two ranks takes one of
+ * the members' slot entries where every member offers one (nbcomm.h), which the members
+ * agree on with the rest. The new communicator's memory is taken before the
  * members agree (p2p/comm.c reserves it), so nothing can fail on one member after the
  * others made theirs.
  */
@@ -19,6 +21,7 @@
 
 #include "coll/cx.h"
 #include "coll/nbc.h"
+#include "coll/nbcomm.h"
 #include "coll/sched.h"
 
 /* The parent communicator a handle names (context in *x), alive. */
@@ -39,6 +42,7 @@ struct offer {
     uint32_t trouble;   /* 0; 1: its arguments are bad; 2: no memory for the new communicator */
     uint32_t threads;   /* 1: it may call from several threads at once (SHMC_THREAD_MULTIPLE) */
     int32_t color, key; /* split's */
+    uint32_t entries;   /* the slot entries it offers (nbcomm.h) */
 };
 
 /* Folds member offer t into the verdict v: the largest uid, the worst trouble, and whether
@@ -86,15 +90,18 @@ static int one(const struct shmc__cx *x, int send, struct offer *o, int q, int t
  * then receives. No memory is needed, so a member out of it still takes part, and no
  * collective lock is held, so makings from several threads at once, on different parents
  * in any order on each rank, never wait for each other. */
-static int agree(const struct shmc__cx *x, int local, int color, int key, struct offer *all,
-                 uint32_t *uid, int *threads)
+static int agree(const struct shmc__cx *x, int local, int color, int key, uint32_t entries,
+                 struct offer *all, uint32_t *uid, int *threads)
 {
     struct shmc__p2p *p = x->co->p2p;
     struct offer mine = {shmc__comm_uid_propose(p),
                          local == SHMC_ERR_NOMEM ? 2u
                          : local != SHMC_OK      ? 1u
                                                  : 0u,
-                         shmc__coll_threads(x->co), color, key};
+                         shmc__coll_threads(x->co),
+                         color,
+                         key,
+                         entries};
     struct offer v = mine;
     int tag = shmc__sched_tag(x, 1), rc = SHMC_OK;
     if (all)
@@ -126,13 +133,26 @@ static int agree(const struct shmc__cx *x, int local, int color, int key, struct
 }
 
 /* Installs the agreed communicator (fresh, reserved) of members (ranks of x's) and sets
- * how its blocking collectives run. */
+ * how its blocking collectives run, and its slot entry: the lowest of those offered by
+ * every member (all, this rank's offer included: mine). */
 static shmc_comm *install(const struct shmc__cx *x, struct shmc__comm *fresh, const int *members,
-                          int m, int me, uint32_t uid, int threads)
+                          int m, int me, uint32_t uid, int threads, const struct offer *all,
+                          uint32_t mine)
 {
     shmc_comm *h = shmc__comm_install(x->co->p2p, fresh, x->c, members, m, me, uid);
     shmc__coll_comm(fresh)->sched = (uint8_t)threads;
+    uint32_t agreed = mine;
+    for (int i = 0; i < m; i++)
+        agreed &= all[members[i]].entries;
+    shmc__nbcomm_take(x->co, fresh, mine, agreed);
     return h;
+}
+
+/* The slot entries this rank offers to a making on x: none where the new communicator
+ * could not have more than two members (nbcomm.h takes none then). */
+static uint32_t offer_entries(const struct shmc__cx *x)
+{
+    return x->n > 2 ? shmc__nbcomm_offer(x->co) : 0;
 }
 
 static int by_key_then_rank(const void *a, const void *b)
@@ -164,9 +184,10 @@ static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm *
         local = local == SHMC_OK ? SHMC_ERR_ARG : local;
     /* Every rank takes part, whatever its own trouble, so that none is left waiting; the
      * worst trouble is then every rank's result. */
-    uint32_t uid;
+    uint32_t uid, entries = local == SHMC_OK ? offer_entries(&x) : 0;
     int threads;
-    if ((rc = agree(&x, local, color < 0 ? -1 : color, key, all, &uid, &threads)) != SHMC_OK ||
+    if ((rc = agree(&x, local, color < 0 ? -1 : color, key, entries, all, &uid, &threads)) !=
+            SHMC_OK ||
         color < 0)
         goto done;
     int m = 0, me = -1;
@@ -183,9 +204,11 @@ static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm *
         if (members[i] == x.me)
             me = i;
     }
-    *out = install(&x, fresh, members, m, me, uid, threads);
+    *out = install(&x, fresh, members, m, me, uid, threads, all, entries);
     fresh = NULL;
+    entries = 0;
 done:
+    shmc__nbcomm_take(x.co, NULL, entries, 0);
     shmc__comm_unreserve(p, fresh);
     free(all);
     free(sorted);
@@ -218,28 +241,37 @@ static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n,
             me = i;
     }
     free(seen);
+    struct offer *all = malloc((size_t)x.n * sizeof *all);
+    if (!all)
+        local = SHMC_ERR_NOMEM;
     if (local == SHMC_OK && valid && me >= 0 && !(fresh = shmc__comm_reserve(p, n)))
         local = SHMC_ERR_NOMEM;
     if (local == SHMC_OK && !valid)
         local = SHMC_ERR_ARG;
-    uint32_t uid;
+    uint32_t uid, entries = local == SHMC_OK && me >= 0 ? offer_entries(&x) : 0;
     int threads;
-    if ((rc = agree(&x, local, 0, 0, NULL, &uid, &threads)) == SHMC_OK && me >= 0) {
-        *out = install(&x, fresh, ranks, n, me, uid, threads);
+    if ((rc = agree(&x, local, 0, 0, entries, all, &uid, &threads)) == SHMC_OK && me >= 0) {
+        *out = install(&x, fresh, ranks, n, me, uid, threads, all, entries);
         fresh = NULL;
+        entries = 0;
     }
+    shmc__nbcomm_take(x.co, NULL, entries, 0);
     shmc__comm_unreserve(p, fresh);
+    free(all);
     return rc;
 }
 
 /* ---- shmc_comm_idup ----------------------------------------------------------------------
- * The members agree on the uid, on whether each could reserve the new communicator and on
- * whether any may call from several threads at once by a nonblocking all-reduce (MAX) of
- * their proposals, troubles and thread modes; the new one is installed when it ends. */
+ * The members agree on the uid, on whether each could reserve the new communicator, on
+ * whether any may call from several threads at once and on the slot entries every member
+ * offers by a nonblocking all-reduce (MAX) of their proposals, troubles, thread modes and
+ * a word per entry, 1 where it is not offered; the new one is installed when it ends. */
+#define IDUP_WORDS (3 + SHMC_SLOT_ENTRIES)
 struct idup {
     struct shmc__p2p *p;
     struct shmc__comm *parent, *fresh;
-    uint32_t v[3], agreed[3]; /* uid, trouble, threads */
+    uint32_t v[IDUP_WORDS], agreed[IDUP_WORDS]; /* uid, trouble, threads, entries not offered */
+    uint32_t entries;                           /* this rank's offer */
     int *members;
     shmc_comm **out;
 };
@@ -255,6 +287,11 @@ static int idup_install(void *arg)
     *d->out = shmc__comm_install(d->p, d->fresh, d->parent, d->members, d->parent->size,
                                  d->parent->rank, d->agreed[0]);
     shmc__coll_comm(d->fresh)->sched = (uint8_t)d->agreed[2];
+    uint32_t agreed = 0;
+    for (unsigned i = 0; i < SHMC_SLOT_ENTRIES; i++)
+        agreed |= (uint32_t)!d->agreed[3 + i] << i;
+    shmc__nbcomm_take(&shmc__coll, d->fresh, d->entries, agreed);
+    d->entries = 0;
     d->fresh = NULL;
     return SHMC_OK;
 }
@@ -263,6 +300,7 @@ static void idup_end(void *arg, int err)
 {
     struct idup *d = arg;
     (void)err;
+    shmc__nbcomm_take(&shmc__coll, NULL, d->entries, 0);
     shmc__comm_unreserve(d->p, d->fresh);
     free(d->members);
     free(d);
@@ -294,13 +332,16 @@ static int shmc_comm_idup_call(shmc_comm *comm, shmc_comm **out, struct shmc__re
     d->v[0] = shmc__comm_uid_propose(p);
     d->v[1] = d->fresh ? 0u : 2u;
     d->v[2] = (uint32_t)shmc__coll_threads(&shmc__coll);
-    struct shmc__sched *s = shmc__sched_new(&x, 2 * 3 * sizeof(uint32_t));
+    d->entries = d->fresh && c->size > 2 ? shmc__nbcomm_offer(&shmc__coll) : 0;
+    for (unsigned i = 0; i < SHMC_SLOT_ENTRIES; i++)
+        d->v[3 + i] = !(d->entries >> i & 1);
+    struct shmc__sched *s = shmc__sched_new(&x, 2 * IDUP_WORDS * sizeof(uint32_t));
     if (!s) {
         idup_end(d, SHMC_ERR_NOMEM);
         return SHMC_ERR_NOMEM;
     }
     shmc__sched_on_end(s, idup_end, d);
-    rc = shmc__nbc_reduce_steps_into(s, &x, d->v, d->agreed, 3);
+    rc = shmc__nbc_reduce_steps_into(s, &x, d->v, d->agreed, IDUP_WORDS);
     if (rc == SHMC_OK) {
         shmc__sched_call(s, idup_install, d);
         rc = shmc__sched_start(s, req); /* (on failure, the schedule's end frees d) */

@@ -37,7 +37,7 @@
     ((ctx) % SHMC_CTX_GROUP == SHMC_CTX_COLL || (ctx) % SHMC_CTX_GROUP == SHMC_CTX_NBC)
 #define SHMC_CTX_COLL_OF(ctx) ((ctx) - (ctx) % SHMC_CTX_GROUP + SHMC_CTX_COLL)
 
-#define SHMC_COMM_EXT_WORDS 12
+#define SHMC_COMM_EXT_WORDS 15
 
 struct shmc__comm {
     uint32_t slot; /* its entry in the handle table */

@@ -64,6 +64,20 @@ int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned lane, unsigned r)
     return err == ENOSPC || err == ENOMEM ? SHMC_ERR_NOSHM : SHMC_ERR_SYS;
 }
 
+int shmc__arena_entries_reserve(struct shmc__arena *a, unsigned r)
+{
+    uint64_t off = (uint64_t)((uint8_t *)shmc__arena_entry(a, r, 0) - a->base);
+    off_t len = (off_t)(SHMC_SLOT_ENTRIES * a->lay.coll_stride);
+    int err = a->fd >= 0 ? posix_fallocate(a->fd, (off_t)off, len) : EBADF;
+    if (err == 0 || err == EOPNOTSUPP || err == EINVAL)
+        return SHMC_OK;
+    SHMC_INFO("cannot reserve %.1f MiB for the collective slots of communicators other than "
+              "the world: %s; their nonblocking calls go by messages (free space in /dev/shm, "
+              "or unset SHMC_MEMFD=0)",
+              (double)len / 1048576.0, strerror(err));
+    return err == ENOSPC || err == ENOMEM ? SHMC_ERR_NOSHM : SHMC_ERR_SYS;
+}
+
 uint32_t shmc__stage_bytes_for(unsigned nranks)
 {
     uint32_t b = SHMC_STAGE_MAX;
@@ -96,7 +110,10 @@ int shmc__arena_layout(unsigned nranks, size_t ring_bytes_req, struct shmc__layo
     l->xdesc_stride = SHMC_XDESC_COUNT * sizeof(struct shmc__xdesc);
     l->stage_off = round_up(l->xdesc_off + (uint64_t)nranks * l->xdesc_stride, PAGE);
     l->stage_bytes = shmc__stage_bytes_for(nranks);
-    l->total_size = l->stage_off + (uint64_t)nranks * SHMC_LANES * 2 * l->stage_bytes;
+    l->entry_off =
+        round_up(l->stage_off + (uint64_t)nranks * SHMC_LANES * 2 * l->stage_bytes, PAGE);
+    l->total_size =
+        round_up(l->entry_off + (uint64_t)nranks * SHMC_SLOT_ENTRIES * l->coll_stride, PAGE);
     return SHMC_OK;
 }
 
@@ -252,10 +269,10 @@ int shmc__arena_create(struct shmc__arena *a, const char *name, const struct shm
         return SHMC_ERR_ARG;
     snprintf(a->name, sizeof a->name, "%s", name);
 
-    /* Refuse early with both numbers rather than fail half-way. The staging buffers are
-     * reserved later, each rank its own, at its first staged all-reduce (coll/stage.c):
-     * most jobs never make one, and reserving them here lengthened every start
-     * (bench/startup.py). */
+    /* Refuse early with both numbers rather than fail half-way. The staging buffers and
+     * the slot entries are reserved later, each rank its own, at its first staged
+     * all-reduce (coll/stage.c) or communicator made (coll/nbcomm.c): most jobs never use
+     * them, and reserving them here lengthened every start (bench/startup.py). */
     uint64_t reserve = l->stage_off;
     size_t free_b = shmc__shm_free_bytes();
     int small = free_b != (size_t)-1 && free_b < reserve;

@@ -22,8 +22,13 @@
  *   stage_off           nranks sets of 2 * SHMC_LANES staging buffers of stage_bytes each
  *                       (page-aligned, plain data), a pair per lane, for the world's staged
  *                       all-reduce (coll/stage.c); the
- *                       size follows from the rank count (shmc__stage_bytes_for); the only
- *                       region not reserved at creation (shmc__arena_stage_reserve)
+ *                       size follows from the rank count (shmc__stage_bytes_for); not
+ *                       reserved at creation (shmc__arena_stage_reserve)
+ *   entry_off           nranks sets of SHMC_SLOT_ENTRIES collective slots (coll_stride
+ *                       each), a rank's set together: the slot entries that communicators
+ *                       other than the world take for their nonblocking calls
+ *                       (coll/nbcomm.c); not reserved at creation either, each rank's set
+ *                       at its first use (shmc__arena_entries_reserve)
  *
  * This header is the shared-memory ABI: the layout and every structure other processes
  * read. The protocols over them belong to the layers that use them: the rings to
@@ -47,7 +52,7 @@
 #include "base/machine.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 16u
+#define SHMC_ARENA_VERSION 17u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -198,6 +203,12 @@ struct shmc__slot {
     shmc_atomic_u64 call[2];
 };
 
+/* How many collective slots each rank keeps for communicators other than the world, each
+ * taken by one communicator at a time for its nonblocking calls (coll/nbcomm.c). A few:
+ * programs make their calls on a handful of communicators (a duplicate of the world, a
+ * framework's groups), and each entry is a slot of SHMC_SLOT_BYTES per rank. */
+#define SHMC_SLOT_ENTRIES 4u
+
 /* The world's lanes of rounds and staging buffers (coll/wsync.h): the blocking
  * collectives' and the nonblocking ones', which each rank takes in two orders of their own. */
 #define SHMC_LANES 2u
@@ -287,6 +298,7 @@ struct shmc__layout {
     uint64_t wsync_off, wsync_bytes; /* the lanes' blocks, lane 0's first */
     uint64_t xdesc_off, xdesc_stride;
     uint64_t stage_off, stage_bytes; /* a rank's buffers: 2 * SHMC_LANES * stage_bytes apart */
+    uint64_t entry_off;              /* a rank's slot entries: SHMC_SLOT_ENTRIES slots apart */
     uint64_t total_size;
 };
 
@@ -500,6 +512,18 @@ static inline struct shmc__xdesc *shmc__arena_xdesc(const struct shmc__arena *a,
  * where the file system cannot reserve), or SHMC_ERR_NOSHM / SHMC_ERR_SYS after an info
  * message. */
 int shmc__arena_stage_reserve(struct shmc__arena *a, unsigned lane, unsigned r);
+
+/* Reserves rank r's slot entries (shmc__arena_entry) as shmc__arena_stage_reserve reserves
+ * its staging buffers, with the same outcomes. */
+int shmc__arena_entries_reserve(struct shmc__arena *a, unsigned r);
+
+/* Slot entry i (below SHMC_SLOT_ENTRIES) of rank r. */
+static inline struct shmc__slot *shmc__arena_entry(const struct shmc__arena *a, unsigned r,
+                                                   unsigned i)
+{
+    uint64_t k = (uint64_t)r * SHMC_SLOT_ENTRIES + i;
+    return (struct shmc__slot *)(a->base + a->lay.entry_off + k * a->lay.coll_stride);
+}
 
 /* Staging buffer b (0 or 1) of rank r in lane `lane`: lay.stage_bytes bytes, page-aligned. */
 static inline uint8_t *shmc__arena_stage(const struct shmc__arena *a, unsigned lane, unsigned r,

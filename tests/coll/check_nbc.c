@@ -2544,9 +2544,10 @@ static int64_t cval(int r, size_t i, int k)
     return val(r, i) + (int64_t)k * 7919;
 }
 
-static void slot_halves(shmc_comm *w, int me, int n, void *arg)
+static void slot_halves_on(shmc_comm *w, int which)
 {
     enum { K = 18 };
+    int me = shmc_comm_rank(w), n = shmc_comm_size(w);
     /* elements of a call's vector (a broadcast, a reduce) or block (a gather): past
      * SHMC_NBS_MIN (8 KiB) in all; call k of kind k % 3 takes size k / 3 */
     static const size_t sizes[] = {1100, HALF_EL, HALF_EL + 1, TWO, 2000, OVER};
@@ -2608,11 +2609,10 @@ static void slot_halves(shmc_comm *w, int me, int n, void *arg)
     }
     /* Two broadcasts from rank 0 (stamps of both parities), the last rank's count of the
      * first (which 0) or of the second (which 1) a word more, within the slot: that rank
-     * finds the root's words differ (SHMC_ERR_MISMATCH) and quits the world's
+     * finds the root's words differ (SHMC_ERR_MISMATCH) and quits the communicator's
      * collectives, which then fail on every rank (after the barrier: a rank's quitting
      * would fail a call another has yet to end, as it should). */
     T_OK(shmc_barrier(w));
-    int which = *(const int *)arg;
     shmc_request *a, *b;
     size_t c0 = 1100, c1 = 1100;
     if (me == n - 1)
@@ -2626,11 +2626,17 @@ static void slot_halves(shmc_comm *w, int me, int n, void *arg)
     if (me == n - 1)
         T_ASSERT((which ? rb : ra) == SHMC_ERR_MISMATCH, "which %d: %d and %d, not a mismatch",
                  which, ra, rb);
-    T_ASSERT(shmc_barrier(w) != SHMC_OK, "rank %d: the world still runs collectives", me);
+    T_ASSERT(shmc_barrier(w) != SHMC_OK, "rank %d: the communicator still runs collectives", me);
     for (int k = 0; k < K; k++) {
         free(buf[k]);
         free(in[k]);
     }
+}
+
+static void slot_halves(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)me, (void)n;
+    slot_halves_on(w, *(const int *)arg);
 }
 
 START_TEST(test_nbc_slot_halves)
@@ -2638,6 +2644,28 @@ START_TEST(test_nbc_slot_halves)
     static const int sizes[] = {3, 4, 8};
     int which = _i % 2;
     ck_assert_int_eq(shmct_run(sizes[_i / 2], slot_halves, &which), 0);
+}
+END_TEST
+
+/* The same on a communicator split from the world, its ranks in the other order, through
+ * its slot entry (lib/coll/nbcomm.c, coll_entry_calls); its mismatch leaves the world's
+ * collectives running. */
+static void slot_halves_split(shmc_comm *w, int me, int n, void *arg)
+{
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, n - 1 - me, &c));
+    uint64_t before = shmct_stat("coll_entry_calls");
+    slot_halves_on(c, *(const int *)arg);
+    T_ASSERT(shmct_stat("coll_entry_calls") > before, "rank %d: no call took the entry", me);
+    T_OK(shmc_barrier(w));
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_nbc_slot_halves_split)
+{
+    static const int sizes[] = {3, 4, 8};
+    int which = _i % 2;
+    ck_assert_int_eq(shmct_run(sizes[_i / 2], slot_halves_split, &which), 0);
 }
 END_TEST
 
@@ -2751,6 +2779,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_exchange_mismatch);
     tcase_add_loop_test(t, test_nbc_shared_sends, 0, 6);
     tcase_add_loop_test(t, test_nbc_slot_halves, 0, 6);
+    tcase_add_loop_test(t, test_nbc_slot_halves_split, 0, 6);
     tcase_add_loop_test(t, test_nbc_allreduce_by_rule, 0, 2);
     suite_add_tcase(s, t);
     return s;

@@ -31,8 +31,9 @@ START_TEST(test_arena_ring_formula)
 
     struct shmc__layout l;
     ck_assert_int_eq(shmc__arena_layout(64, 0, &l), SHMC_OK);
-    /* What creation reserves for 64 ranks (all but the staging buffers, which each rank
-     * reserves per lane at its first staged call) is well under 100 MiB. */
+    /* What creation reserves for 64 ranks (all but the staging buffers and the slot
+     * entries, which each rank reserves at its first staged call or making of a
+     * communicator) is well under 100 MiB. */
     ck_assert_uint_lt(l.stage_off, 100ull << 20);
     ck_assert_uint_eq(l.ring_stride, 128 + (16u << 10));
     ck_assert_uint_eq(l.total_size % 4096, 0);
@@ -44,8 +45,8 @@ START_TEST(test_arena_ring_formula)
 END_TEST
 
 /* The staging buffers: 1 MiB each up to 8 ranks, halved as ranks double beyond, never
- * under 32 KiB; two per rank and lane; page-aligned, after everything else, inside the
- * arena. */
+ * under 32 KiB; two per rank and lane; page-aligned, after everything else but the slot
+ * entries, which end the arena. */
 START_TEST(test_arena_stage_formula)
 {
     ck_assert_uint_eq(shmc__stage_bytes_for(1), 1u << 20);
@@ -61,7 +62,15 @@ START_TEST(test_arena_stage_formula)
         ck_assert_uint_eq(l.stage_bytes, shmc__stage_bytes_for(ns[i]));
         ck_assert_uint_eq(l.stage_off % 4096, 0);
         ck_assert_uint_ge(l.stage_off, l.xdesc_off + (uint64_t)ns[i] * l.xdesc_stride);
-        ck_assert_uint_eq(l.total_size, l.stage_off + SHMC_LANES * 2ull * ns[i] * l.stage_bytes);
+        /* then each rank's slot entries, page-aligned, to the end */
+        ck_assert_uint_eq(l.entry_off % 4096, 0);
+        ck_assert_uint_ge(l.entry_off, l.stage_off + SHMC_LANES * 2ull * ns[i] * l.stage_bytes);
+        ck_assert_uint_lt(l.entry_off,
+                          l.stage_off + SHMC_LANES * 2ull * ns[i] * l.stage_bytes + 4096);
+        ck_assert_uint_ge(l.total_size,
+                          l.entry_off + SHMC_SLOT_ENTRIES * (uint64_t)ns[i] * l.coll_stride);
+        ck_assert_uint_lt(l.total_size,
+                          l.entry_off + SHMC_SLOT_ENTRIES * (uint64_t)ns[i] * l.coll_stride + 4096);
         /* One lane's buffers, all ranks together, within the budget. */
         ck_assert_uint_le(2ull * ns[i] * l.stage_bytes,
                           ns[i] <= 256 ? SHMC_STAGE_BUDGET : 2ull * ns[i] * SHMC_STAGE_MIN);

@@ -1,0 +1,210 @@
+/*
+ * Slots for the nonblocking rooted calls of communicators other than the world (nbcomm.h).
+ *
+ * The world's such calls publish in the slots of its nonblocking lane (nbslot.c); on any
+ * other communicator they ran as schedules of messages, whose root copies each member's
+ * block out of its mailbox before it combines or keeps it: with more ranks than CPUs a
+ * 4-rank reduce of 8 or 32 KiB took 1.3 times the blocking call's time, which goes through
+ * the blocking lane's slot. That slot cannot serve nonblocking calls: a rank's slot shared
+ * by two communicators' nonblocking calls can hold one communicator's publications for a
+ * reader that has not started that call, while the other communicator's call, which that
+ * reader waits in, waits for room; MPI lets members start calls on different
+ * communicators in different orders. So each communicator takes a slot entry of its own,
+ * the same index on every member, agreed at its making (split.c) from what each member
+ * offers: entries no living communicator of its holds and that no reader still reads.
+ * Communicators made when no entry is free on every member, or of two ranks, run their
+ * calls as schedules, as before.
+ *
+ * A freed communicator's entry is not given back at its free (the point-to-point layer
+ * frees communicators, and calls nothing above it): a later making finds the communicator
+ * gone from the living ones and offers the entry again, once every reader of what was
+ * published there has read it, left or quit. A new holder's stamps carry its own uid, so
+ * nothing published for the old one passes for its publications.
+ *
+ * The calls of one communicator publish and read in the order they were made (slot.c: a
+ * reader's done word covers every earlier publication of its owner): they queue on the
+ * communicator, and only the first moves, as the world's lane does.
+ */
+#include "coll/nbcomm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/userop.h"
+#include "coll/callword.h"
+#include "coll/linger.h"
+#include "coll/nbworld.h"
+#include "coll/slot.h"
+#include "p2p/request.h"
+
+/* Entries offered by makings in flight (several threads may make communicators at once):
+ * never offered twice. */
+static uint32_t offered;
+
+/* Is a communicator with that uid alive on this rank? */
+static int alive(struct shmc__p2p *p, uint32_t uid)
+{
+    struct shmc__link *head = &p->comms.list;
+    for (struct shmc__link *l = head->next; l != head; l = l->next)
+        if (shmc__link_entry(l, struct shmc__comm, link)->uid == uid)
+            return 1;
+    return 0;
+}
+
+uint32_t shmc__nbcomm_offer(struct shmc__coll *co)
+{
+    if (!co->entries)
+        co->entries =
+            shmc__arena_entries_reserve(co->arena, (unsigned)co->rank) == SHMC_OK ? 1 : -1;
+    if (co->entries < 0)
+        return 0;
+    uint32_t mask = 0;
+    for (unsigned i = 0; i < SHMC_SLOT_ENTRIES; i++) {
+        if (offered >> i & 1 || (co->entry_uid[i] && alive(co->p2p, co->entry_uid[i])) ||
+            !shmc__slot_nb_drained(co, &co->entry_own[i]))
+            continue;
+        mask |= 1u << i;
+    }
+    offered |= mask;
+    return mask;
+}
+
+void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t mine, uint32_t agreed)
+{
+    offered &= ~mine;
+    if (!c || c->size <= 2 || !(agreed & mine))
+        return;
+    unsigned i = (unsigned)__builtin_ctz(agreed & mine);
+    struct shmc__slot_own *o = &co->entry_own[i];
+    *o = (struct shmc__slot_own){.slot = o->slot};
+    co->entry_uid[i] = c->uid;
+    struct shmc__coll_comm *cc = shmc__coll_comm(c);
+    shmc__list_init(&cc->nbq);
+    cc->entry = (uint8_t)(i + 1);
+}
+
+/* One call through the entry, queued on its communicator. */
+struct call {
+    struct shmc__link link; /* in its communicator's nbq, in the order of the calls */
+    struct shmc__cx x;
+    struct shmc__wround b; /* the call's buffers (b.x is &x) */
+    struct shmc__nbs sl;
+    struct shmc__request *req;
+};
+
+/* Calls ended keep their memory here for the next ones (as the world's lane's do). */
+#define SPARE_MAX 8
+static struct call *spare[SPARE_MAX];
+static int nspare;
+
+static void call_put(struct call *q)
+{
+    shmc__userop_hold(q->x.op, -1);
+    if (nspare < SPARE_MAX)
+        spare[nspare++] = q;
+    else
+        free(q);
+}
+
+/* The driven request's poll (p2p.h): only the communicator's first queued call moves. */
+static int poll(void *arg, int *err)
+{
+    struct call *q = arg;
+    struct shmc__coll_comm *cc = q->x.cc;
+    if (shmc__list_first(&cc->nbq) != &q->link || !shmc__nbs_step(&q->sl, err))
+        return 0;
+    /* (an error has made this rank quit the communicator's collectives already: nbslot.c) */
+    shmc__list_remove(&q->link);
+    struct shmc__link *next = shmc__list_first(&cc->nbq);
+    if (next)
+        shmc__driven_resume(q->x.co->p2p, shmc__link_entry(next, struct call, link)->req);
+    call_put(q);
+    return 1;
+}
+
+/* Its hint: a slot's wait is for the root or the root's inputs, never worth a spin. */
+static int far(void *arg, uint32_t cpu)
+{
+    (void)arg;
+    (void)cpu;
+    return 0;
+}
+
+static int incall(void *arg, struct shmc__incall *out)
+{
+    const struct call *q = arg;
+    return shmc__nbw_incall(&q->x, q->sl.stamp, out);
+}
+
+static const struct shmc__driven_ops driven = {poll, far, incall};
+
+/* A call lingered over in its start (linger.h). */
+struct lingered {
+    struct call *q;
+    int err;
+};
+
+static int lingered_step(void *arg)
+{
+    struct lingered *l = arg;
+    return poll(l->q, &l->err) ? SHMC_LINGER_OVER : SHMC_LINGER_WAIT;
+}
+
+int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                       size_t count)
+{
+    struct shmc__coll *co = x->co;
+    struct shmc__coll_comm *cc = x->cc;
+    if (x->c->quit) /* (this rank quits in turn, as a schedule's start does) */
+        return shmc__cx_failed(x);
+    struct call *q = nspare ? spare[--nspare] : malloc(sizeof *q);
+    if (!q)
+        return SHMC_ERR_NOMEM;
+    struct shmc__request *r;
+    int rc = shmc__post_driven(co->p2p, &driven, q, x->c, 0, &r);
+    if (rc != SHMC_OK) {
+        free(q);
+        return rc;
+    }
+    q->x = *x;
+    q->x.nb = NULL;
+    if (co->check)
+        q->x.hash = shmc__call_words_hash((unsigned)coll, x, count, 1, q->x.call);
+    q->b =
+        (struct shmc__wround){.coll = coll, .x = &q->x, .sbuf = sbuf, .rbuf = rbuf, .count = count};
+    q->req = r;
+    int first = shmc__list_empty(&cc->nbq);
+    if (!first)
+        shmc__driven_park(r);    /* (a call ahead of it: resumed once that one ends) */
+    shmc__userop_hold(x->op, 1); /* the program may free it before the call ends */
+    shmc__list_push(&cc->nbq, &q->link);
+    shmc__nbs_begin(&q->sl, &q->b, 0);
+    co->entry_calls++;
+    *x->nb = r;
+    /* What it can do now, and first on the communicator, as much more as lingering finds. */
+    struct lingered l = {q, SHMC_OK};
+    if (first && (poll(q, &l.err) || shmc__linger(co, lingered_step, &l, 0)))
+        shmc__req_complete(&co->p2p->reqs, r, l.err);
+    return SHMC_OK;
+}
+
+void shmc__nbcomm_release(struct shmc__coll *co)
+{
+    struct shmc__link *head = co->p2p ? &co->p2p->comms.list : NULL;
+    for (struct shmc__link *l = head ? head->next : NULL; l && l != head; l = l->next) {
+        struct shmc__coll_comm *cc = shmc__coll_comm(shmc__link_entry(l, struct shmc__comm, link));
+        struct shmc__link *e, *tmp;
+        if (!cc->entry)
+            continue;
+        shmc__list_each(&cc->nbq, e, tmp)
+        {
+            struct call *q = shmc__link_entry(e, struct call, link);
+            shmc__list_remove(e); /* (its request went with p2p's) */
+            shmc__userop_hold(q->x.op, -1);
+            free(q);
+        }
+    }
+    while (nspare)
+        free(spare[--nspare]);
+    offered = 0;
+}

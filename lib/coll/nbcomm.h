@@ -1,0 +1,43 @@
+/*
+ * The nonblocking rooted calls of communicators other than the world through slots of
+ * their own (nbcomm.c): each rank keeps SHMC_SLOT_ENTRIES slot entries (shm/arena.h), and a
+ * communicator of more than two ranks takes one at its making, the same index on every
+ * member, where every member has that one free.
+ */
+#ifndef SHMC_NBCOMM_H
+#define SHMC_NBCOMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/cx.h"
+#include "coll/nbslot.h"
+
+/* The entries this rank offers to a communicator being made (a bit per index): those no
+ * living communicator holds, whose readers are done with what was published there, and
+ * which no other making in flight offered. Reserves the entries the first time (none
+ * offered where they cannot be). Each offer is then settled by shmc__nbcomm_take, on this
+ * rank's new communicator or on none. */
+uint32_t shmc__nbcomm_offer(struct shmc__coll *co);
+/* Settles offer `mine`: where c (NULL: this rank is not a member) has more than two
+ * members and `agreed` (the members' offers, ANDed) names an entry, c takes its lowest.
+ * Every member finds the same. */
+void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t mine, uint32_t agreed);
+
+/* Does nonblocking call x of collective coll (count elements) go through its
+ * communicator's slot entry (the same answer on every member)? A broadcast, reduce or gather
+ * of host memory that would go through the world's slots on a world of x's size
+ * (nbslot.h), on a communicator with an entry. Not for a blocking call's own schedule,
+ * nor a persistent collective, which schedules match by the number it was made with. */
+static inline int shmc__nbcomm_takes(int coll, const struct shmc__cx *x, size_t count)
+{
+    return x->cc->entry && !x->dev && shmc__nbs_rooted(coll, x) && shmc__nbs_takes(coll, x, count);
+}
+/* Starts it as *x->nb: queued behind the communicator's earlier ones, which publish and
+ * read first. SHMC_OK, SHMC_ERR_NOMEM, or the communicator's collectives' failure. */
+int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
+                       size_t count);
+/* Frees what calls still in flight hold (shmc_finalize). */
+void shmc__nbcomm_release(struct shmc__coll *co);
+
+#endif /* SHMC_NBCOMM_H */

@@ -1,0 +1,279 @@
+/*
+ * The slot entries of communicators other than the world (lib/coll/nbcomm.c): their
+ * nonblocking broadcasts, reduces and gathers started in different orders on different
+ * communicators by different ranks, as MPI allows, with owners ahead of their readers;
+ * more communicators than entries (the others' calls by messages); entries taken again
+ * after their communicators were freed, by split, create_group, idup and
+ * create_members; an entry whose reader has yet to read what was published there while
+ * its owner makes a new communicator.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* int64 elements of a call: past the slots' lower limit (8 KiB: lib/coll/nbslot.h) and
+ * within a half of a slot (32 KiB), so that an owner holds two publications and waits for
+ * its readers at the third. A test sees the library as a program does: restated here. */
+#define EL ((size_t)2000)
+#define CALLS 3
+#define COMMS 6 /* more than the entries (4: shm/arena.h) */
+
+static int64_t v(int r, size_t i, int k)
+{
+    return (int64_t)r * 1000003 + (int64_t)i * 7 + (int64_t)k * 7919;
+}
+
+/* A call of kind `kind` (broadcast, reduce, gather) on c from root, its data marked with
+ * tag, started. */
+static void start(shmc_comm *c, int kind, int root, int tag, int64_t *in, int64_t *out,
+                  shmc_request **r)
+{
+    int me = shmc_comm_rank(c), n = shmc_comm_size(c);
+    for (size_t i = 0; i < EL; i++)
+        in[i] = v(me, i, tag);
+    memset(out, 0, EL * 8 * (size_t)n);
+    if (kind == 0) {
+        if (me == root)
+            memcpy(out, in, EL * 8);
+        T_OK(shmc_ibroadcast(out, EL, SHMC_INT64, root, c, r));
+    } else if (kind == 1) {
+        T_OK(shmc_ireduce(in, out, EL, SHMC_INT64, SHMC_SUM, root, c, r));
+    } else {
+        T_OK(shmc_igather(in, out, EL, SHMC_INT64, root, c, r));
+    }
+}
+
+/* Its result, once ended, where it lands. */
+static void check(shmc_comm *c, int kind, int root, int tag, const int64_t *out, const char *where)
+{
+    int me = shmc_comm_rank(c), n = shmc_comm_size(c);
+    if (kind == 0) {
+        for (size_t i = 0; i < EL; i++)
+            T_ASSERT(out[i] == v(root, i, tag), "%s, broadcast %d, element %zu", where, tag, i);
+    } else if (me != root) {
+        return;
+    } else if (kind == 1) {
+        for (size_t i = 0; i < EL; i++) {
+            int64_t want = 0;
+            for (int q = 0; q < n; q++)
+                want += v(q, i, tag);
+            T_ASSERT(out[i] == want, "%s, reduce %d, element %zu", where, tag, i);
+        }
+    } else {
+        for (int q = 0; q < n; q++)
+            for (size_t i = 0; i < EL; i++)
+                T_ASSERT(out[(size_t)q * EL + i] == v(q, i, tag), "%s, gather %d, block %d", where,
+                         tag, q);
+    }
+}
+
+/* CALLS calls of kind `kind` on c, started, then waited for and checked. */
+static void run_calls(shmc_comm *c, int kind, const char *where)
+{
+    int n = shmc_comm_size(c);
+    int64_t *in[CALLS], *out[CALLS];
+    shmc_request *r[CALLS];
+    for (int j = 0; j < CALLS; j++) {
+        in[j] = shmct_xmalloc(EL * 8);
+        out[j] = shmct_xmalloc(EL * 8 * (size_t)n);
+        start(c, kind, j % n, j, in[j], out[j], &r[j]);
+    }
+    for (int j = 0; j < CALLS; j++) {
+        T_OK(shmc_wait(&r[j], NULL));
+        check(c, kind, j % n, j, out[j], where);
+        free(in[j]);
+        free(out[j]);
+    }
+}
+
+/* COMMS duplicates of the world. Rank 0 starts CALLS calls on each in turn (broadcasts
+ * from it where it publishes, which = 0; reduces to it where the others publish for it,
+ * which = 1), then a broadcast on the world, which it waits for, and only then waits for
+ * the rest; every other rank makes the world's broadcast first, then each communicator's
+ * calls, the last communicator first, waiting for each before the next. Had two
+ * communicators shared a rank's slot, rank 0's calls on the later ones (or the members'
+ * reduces) would wait for room that only calls the others have not started can free, while
+ * the others wait in the world's call. */
+static void orders(shmc_comm *w, int me, int n, void *arg)
+{
+    int kind = *(const int *)arg;
+    shmc_comm *c[COMMS];
+    for (int i = 0; i < COMMS; i++)
+        T_OK(shmc_comm_split(w, 0, i % 2 ? n - 1 - me : me, &c[i]));
+    uint64_t before = shmct_stat("coll_entry_calls");
+    int64_t *in[COMMS][CALLS], *out[COMMS][CALLS], word = 0;
+    shmc_request *r[COMMS][CALLS], *wr;
+    /* (the root is rank 0 of the world: comm rank 0, or n - 1 where keys go back) */
+    if (me == 0) {
+        for (int i = 0; i < COMMS; i++)
+            for (int j = 0; j < CALLS; j++) {
+                in[i][j] = shmct_xmalloc(EL * 8);
+                out[i][j] = shmct_xmalloc(EL * 8 * (size_t)n);
+                start(c[i], kind, i % 2 ? n - 1 : 0, 10 * i + j, in[i][j], out[i][j], &r[i][j]);
+            }
+        word = 42;
+        T_OK(shmc_ibroadcast(&word, 1, SHMC_INT64, 0, w, &wr));
+        T_OK(shmc_wait(&wr, NULL));
+        for (int i = 0; i < COMMS; i++)
+            for (int j = 0; j < CALLS; j++) {
+                T_OK(shmc_wait(&r[i][j], NULL));
+                check(c[i], kind, i % 2 ? n - 1 : 0, 10 * i + j, out[i][j], "orders");
+                free(in[i][j]);
+                free(out[i][j]);
+            }
+    } else {
+        T_OK(shmc_ibroadcast(&word, 1, SHMC_INT64, 0, w, &wr));
+        T_OK(shmc_wait(&wr, NULL));
+        T_ASSERT(word == 42, "rank %d: the world's broadcast gave %lld", me, (long long)word);
+        for (int i = COMMS - 1; i >= 0; i--) {
+            for (int j = 0; j < CALLS; j++) {
+                in[i][j] = shmct_xmalloc(EL * 8);
+                out[i][j] = shmct_xmalloc(EL * 8 * (size_t)n);
+                start(c[i], kind, i % 2 ? n - 1 : 0, 10 * i + j, in[i][j], out[i][j], &r[i][j]);
+            }
+            for (int j = 0; j < CALLS; j++) {
+                T_OK(shmc_wait(&r[i][j], NULL));
+                check(c[i], kind, i % 2 ? n - 1 : 0, 10 * i + j, out[i][j], "orders");
+                free(in[i][j]);
+                free(out[i][j]);
+            }
+        }
+    }
+    /* Some calls went through entries, and those of the communicators beyond them by
+     * messages. */
+    uint64_t through = shmct_stat("coll_entry_calls") - before;
+    T_ASSERT(through > 0 && through < COMMS * CALLS, "rank %d: %llu of %d calls took an entry", me,
+             (unsigned long long)through, COMMS * CALLS);
+    for (int i = 0; i < COMMS; i++)
+        T_OK(shmc_comm_free(&c[i]));
+}
+
+START_TEST(test_entries_orders)
+{
+    static const int sizes[] = {3, 4, 8};
+    int which = _i % 2;
+    ck_assert_int_eq(shmct_run(sizes[_i / 2], orders, &which), 0);
+}
+END_TEST
+
+/* Communicators made and freed again and again, by each way of making one, more of them
+ * than there are entries: each one's calls correct, and entries taken again once their
+ * communicators are gone (coll_entry_calls grows past the first communicators'). */
+static void reuse(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    uint64_t before = shmct_stat("coll_entry_calls");
+    int *all = shmct_xmalloc((size_t)n * sizeof *all);
+    for (int q = 0; q < n; q++)
+        all[q] = n - 1 - q;
+    for (int round = 0; round < 12; round++) {
+        shmc_comm *c = NULL;
+        switch (round % 4) {
+        case 0:
+            T_OK(shmc_comm_split(w, 0, me, &c));
+            break;
+        case 1:
+            T_OK(shmc_comm_create_group(w, all, n, &c));
+            break;
+        case 2: {
+            shmc_request *r;
+            T_OK(shmc_comm_idup(w, &c, &r));
+            T_OK(shmc_wait(&r, NULL));
+            break;
+        }
+        default:
+            T_OK(shmc_comm_create_members(w, all, n, 7, &c));
+            break;
+        }
+        for (int kind = 0; kind < 3; kind++)
+            run_calls(c, kind, "reuse");
+        T_OK(shmc_comm_free(&c));
+    }
+    uint64_t through = shmct_stat("coll_entry_calls") - before;
+    T_ASSERT(through > 4 * 3 * CALLS, "rank %d: only %llu calls took an entry", me,
+             (unsigned long long)through);
+    free(all);
+}
+
+START_TEST(test_entries_reuse)
+{
+    static const int sizes[] = {3, 4, 8};
+    ck_assert_int_eq(shmct_run(sizes[_i], reuse, NULL), 0);
+}
+END_TEST
+
+/* Members publish their reduce's inputs for rank 0 on a communicator, free it, and make
+ * one of their own (create_members, which rank 0 does not enter) before rank 0 has begun
+ * the reduce: their entry still holds what rank 0 has yet to read, so the new
+ * communicator must take another, whose calls then run while rank 0 waits; rank 0 then
+ * reads the first communicator's inputs, unchanged. */
+static void unread(shmc_comm *w, int me, int n, void *arg)
+{
+    volatile int *made = arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    int64_t *in = shmct_xmalloc(EL * 8), *out = shmct_xmalloc(EL * 8 * (size_t)n);
+    for (size_t i = 0; i < EL; i++)
+        in[i] = v(me, i, 1);
+    shmc_request *r;
+    if (me == 0) {
+        while (__atomic_load_n(made, __ATOMIC_ACQUIRE) < n - 1)
+            usleep(1000);
+        T_OK(shmc_ireduce(in, out, EL, SHMC_INT64, SHMC_SUM, 0, c, &r));
+        T_OK(shmc_wait(&r, NULL));
+        check(c, 1, 0, 1, out, "the reduce read late");
+        T_OK(shmc_comm_free(&c));
+    } else {
+        uint64_t before = shmct_stat("coll_entry_calls");
+        T_OK(shmc_ireduce(in, out, EL, SHMC_INT64, SHMC_SUM, 0, c, &r));
+        T_OK(shmc_wait(&r, NULL)); /* (published: its part is done) */
+        T_ASSERT(shmct_stat("coll_entry_calls") == before + 1, "rank %d: not through the entry",
+                 me);
+        T_OK(shmc_comm_free(&c));
+        int *others = shmct_xmalloc((size_t)(n - 1) * sizeof *others);
+        for (int q = 1; q < n; q++)
+            others[q - 1] = q;
+        shmc_comm *d;
+        T_OK(shmc_comm_create_members(w, others, n - 1, 3, &d));
+        before = shmct_stat("coll_entry_calls");
+        for (int kind = 0; kind < 3; kind++)
+            run_calls(d, kind, "the members' own");
+        T_ASSERT(shmct_stat("coll_entry_calls") == before + 3 * CALLS,
+                 "rank %d: the new communicator took no entry", me);
+        T_OK(shmc_comm_free(&d));
+        free(others);
+        __atomic_fetch_add(made, 1, __ATOMIC_RELEASE);
+    }
+    T_OK(shmc_barrier(w));
+    free(in);
+    free(out);
+}
+
+START_TEST(test_entries_unread)
+{
+    static const int sizes[] = {4, 8};
+    int *made = shmct_page();
+    ck_assert_int_eq(shmct_run(sizes[_i], unread, made), 0);
+    shmct_page_free(made);
+}
+END_TEST
+
+static Suite *entries_suite(void)
+{
+    Suite *s = suite_create("entries");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 120);
+    tcase_add_loop_test(t, test_entries_orders, 0, 6);
+    tcase_add_loop_test(t, test_entries_reuse, 0, 3);
+    tcase_add_loop_test(t, test_entries_unread, 0, 2);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return shmct_main(entries_suite());
+}
