@@ -148,7 +148,7 @@ static int shmc_comm_create_members_call(shmc_comm *comm, const int *ranks, int 
     struct shmc__comm *fresh = shmc__comm_reserve(p, n);
     struct ask mine = {list_hash(world, n, tag), shmc__comm_uid_propose(p),
                        fresh ? SHMC_OK : SHMC_ERR_NOMEM, (uint32_t)shmc__coll_threads(&shmc__coll),
-                       fresh && n > 2 ? shmc__nbcomm_offer(&shmc__coll) : 0};
+                       fresh ? shmc__nbcomm_offer(&shmc__coll, n) : 0};
     struct answer ans = {mine.next_uid, mine.verdict, mine.threads, mine.entries};
     uint32_t bound = c->timeout_ms;
     shmc__deadline_arm(bound); /* the agreement's waits end by then (p2p.h) */

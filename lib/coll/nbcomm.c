@@ -1,19 +1,15 @@
 /*
  * Slots for the nonblocking rooted calls of communicators other than the world (nbcomm.h).
  *
- * The world's such calls publish in the slots of its nonblocking lane (nbslot.c); on any
- * other communicator they ran as schedules of messages, whose root copies each member's
- * block out of its mailbox before it combines or keeps it: with more ranks than CPUs a
- * 4-rank reduce of 8 or 32 KiB took 1.3 times the blocking call's time, which goes through
- * the blocking lane's slot. That slot cannot serve nonblocking calls: a rank's slot shared
- * by two communicators' nonblocking calls can hold one communicator's publications for a
- * reader that has not started that call, while the other communicator's call, which that
- * reader waits in, waits for room; MPI lets members start calls on different
- * communicators in different orders. So each communicator takes a slot entry of its own,
- * the same index on every member, agreed at its making (split.c) from what each member
- * offers: entries no living communicator of its holds and that no reader still reads.
- * Communicators made when no entry is free on every member, or of two ranks, run their
- * calls as schedules, as before.
+ * Their calls publish and read through nbslot.c, as the world's do in its lane's slots,
+ * rather than as schedules of messages, whose root copies each member's block out of its
+ * mailbox before it combines or keeps it (docs/collectives.md has the measurements). Not
+ * in a slot shared with other communicators: that deadlocks programs that start calls on
+ * different communicators in different orders, as MPI allows (docs/design.md). So each
+ * communicator takes a slot entry of its own, the same index on every member, agreed at
+ * its making (split.c, members.c) from what each member offers: entries no living
+ * communicator of its holds and that no reader still reads. A communicator made when no
+ * entry is free on every member, or with too few ranks, runs its calls as schedules.
  *
  * A freed communicator's entry is not given back at its free (the point-to-point layer
  * frees communicators, and calls nothing above it): a later making finds the communicator
@@ -51,8 +47,10 @@ static int alive(struct shmc__p2p *p, uint32_t uid)
     return 0;
 }
 
-uint32_t shmc__nbcomm_offer(struct shmc__coll *co)
+uint32_t shmc__nbcomm_offer(struct shmc__coll *co, int n)
 {
+    if (n < SHMC_NBS_RANKS_MIN)
+        return 0;
     if (!co->entries)
         co->entries =
             shmc__arena_entries_reserve(co->arena, (unsigned)co->rank) == SHMC_OK ? 1 : -1;
@@ -72,7 +70,7 @@ uint32_t shmc__nbcomm_offer(struct shmc__coll *co)
 void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t mine, uint32_t agreed)
 {
     offered &= ~mine;
-    if (!c || c->size <= 2 || !(agreed & mine))
+    if (!c || c->size < SHMC_NBS_RANKS_MIN || !(agreed & mine))
         return;
     unsigned i = (unsigned)__builtin_ctz(agreed & mine);
     struct shmc__slot_own *o = &co->entry_own[i];
@@ -86,11 +84,16 @@ void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t min
 /* One call through the entry, queued on its communicator. */
 struct call {
     struct shmc__link link; /* in its communicator's nbq, in the order of the calls */
+    struct shmc__link live; /* in `live` */
     struct shmc__cx x;
     struct shmc__wround b; /* the call's buffers (b.x is &x) */
     struct shmc__nbs sl;
     struct shmc__request *req;
 };
+
+/* The calls in flight, on every communicator: what finalize frees, p2p having freed the
+ * communicators (and their queues' heads) first. */
+static struct shmc__link live = {&live, &live};
 
 /* Calls ended keep their memory here for the next ones (as the world's lane's do). */
 #define SPARE_MAX 8
@@ -99,6 +102,7 @@ static int nspare;
 
 static void call_put(struct call *q)
 {
+    shmc__list_remove(&q->live);
     shmc__userop_hold(q->x.op, -1);
     if (nspare < SPARE_MAX)
         spare[nspare++] = q;
@@ -178,6 +182,7 @@ int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
         shmc__driven_park(r);    /* (a call ahead of it: resumed once that one ends) */
     shmc__userop_hold(x->op, 1); /* the program may free it before the call ends */
     shmc__list_push(&cc->nbq, &q->link);
+    shmc__list_push(&live, &q->live);
     shmc__nbs_begin(&q->sl, &q->b, 0);
     co->entry_calls++;
     *x->nb = r;
@@ -190,19 +195,14 @@ int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
 
 void shmc__nbcomm_release(struct shmc__coll *co)
 {
-    struct shmc__link *head = co->p2p ? &co->p2p->comms.list : NULL;
-    for (struct shmc__link *l = head ? head->next : NULL; l && l != head; l = l->next) {
-        struct shmc__coll_comm *cc = shmc__coll_comm(shmc__link_entry(l, struct shmc__comm, link));
-        struct shmc__link *e, *tmp;
-        if (!cc->entry)
-            continue;
-        shmc__list_each(&cc->nbq, e, tmp)
-        {
-            struct call *q = shmc__link_entry(e, struct call, link);
-            shmc__list_remove(e); /* (its request went with p2p's) */
-            shmc__userop_hold(q->x.op, -1);
-            free(q);
-        }
+    (void)co;
+    struct shmc__link *l, *tmp;
+    shmc__list_each(&live, l, tmp)
+    {
+        struct call *q = shmc__link_entry(l, struct call, live);
+        shmc__list_remove(l); /* (its request went with p2p's, its queue with its communicator) */
+        shmc__userop_hold(q->x.op, -1);
+        free(q);
     }
     while (nspare)
         free(spare[--nspare]);

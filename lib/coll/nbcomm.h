@@ -13,15 +13,16 @@
 #include "coll/cx.h"
 #include "coll/nbslot.h"
 
-/* The entries this rank offers to a communicator being made (a bit per index): those no
- * living communicator holds, whose readers are done with what was published there, and
- * which no other making in flight offered. Reserves the entries the first time (none
- * offered where they cannot be). Each offer is then settled by shmc__nbcomm_take, on this
- * rank's new communicator or on none. */
-uint32_t shmc__nbcomm_offer(struct shmc__coll *co);
-/* Settles offer `mine`: where c (NULL: this rank is not a member) has more than two
- * members and `agreed` (the members' offers, ANDed) names an entry, c takes its lowest.
- * Every member finds the same. */
+/* The entries this rank offers to a communicator of up to n ranks being made (a bit per
+ * index): none where n is too few for the slots (SHMC_NBS_RANKS_MIN); else those no living
+ * communicator holds, whose readers are done with what was published there, and which no
+ * other making in flight offered. Reserves the entries the first time (none offered where
+ * they cannot be). Each offer is then settled by shmc__nbcomm_take, on this rank's new
+ * communicator or on none. */
+uint32_t shmc__nbcomm_offer(struct shmc__coll *co, int n);
+/* Settles offer `mine`: where c (NULL: this rank is not a member) has ranks enough for the
+ * slots and `agreed` (the members' offers, ANDed) names an entry, c takes its lowest. Every
+ * member finds the same. */
 void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t mine, uint32_t agreed);
 
 /* Does nonblocking call x of collective coll (count elements) go through its
@@ -37,7 +38,8 @@ static inline int shmc__nbcomm_takes(int coll, const struct shmc__cx *x, size_t 
  * read first. SHMC_OK, SHMC_ERR_NOMEM, or the communicator's collectives' failure. */
 int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, void *rbuf,
                        size_t count);
-/* Frees what calls still in flight hold (shmc_finalize). */
+/* Frees what calls still in flight hold (shmc_finalize, after p2p has freed their
+ * requests and communicators). */
 void shmc__nbcomm_release(struct shmc__coll *co);
 
 #endif /* SHMC_NBCOMM_H */

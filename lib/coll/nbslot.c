@@ -30,7 +30,7 @@
 
 int shmc__nbs_rooted(int coll, const struct shmc__cx *x)
 {
-    return x->n > 2 &&
+    return x->n >= SHMC_NBS_RANKS_MIN &&
            (coll == SHMC_C_BROADCAST || coll == SHMC_C_REDUCE || coll == SHMC_C_GATHER);
 }
 

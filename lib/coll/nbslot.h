@@ -24,6 +24,9 @@
  * goes through them: its root sends each member one block, so a slot saves it no copy and
  * only adds that wait (docs/collectives.md has the measurements). */
 #define SHMC_NBS_MIN ((size_t)8 << 10)
+/* The fewest ranks whose calls go through the slots: at 2 the world's rooted calls take
+ * the lane's rounds (nbworld.h), another communicator's one message or exchange (nbc.h). */
+#define SHMC_NBS_RANKS_MIN 3
 int shmc__nbs_rooted(int coll, const struct shmc__cx *x);
 int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count);
 /* Does a call of that collective that runs as a schedule take the slots' gate (more than

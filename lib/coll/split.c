@@ -8,13 +8,13 @@
  * after frees, or when makings on different parents overlap in different orders.
  * Contexts follow from the uid (p2p/comm.h), so messages of a freed communicator can
  * never match a later one's, and slot stamps (slot.c) of a freed communicator never pass
- * for a later one's. Nothing is allocated in
- * the arena: creating and freeing communicators costs process memory only, returned at
- * free (shmc_comm_free, p2p/calls.c); a communicator of more than two ranks takes one of
- * the members' slot entries where every member offers one (nbcomm.h), which the members
- * agree on with the rest. The new communicator's memory is taken before the
- * members agree (p2p/comm.c reserves it), so nothing can fail on one member after the
- * others made theirs.
+ * for a later one's. Nothing is allocated in the arena for one: creating and freeing
+ * communicators costs process memory only, returned at free (shmc_comm_free,
+ * p2p/calls.c); one of more than two ranks borrows one of the members' slot entries, a
+ * fixed set in the arena, where every member offers one (nbcomm.h), which the members
+ * agree on with the rest. The new communicator's memory is taken before the members agree
+ * (p2p/comm.c reserves it), so nothing can fail on one member after the others made
+ * theirs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -148,13 +148,6 @@ static shmc_comm *install(const struct shmc__cx *x, struct shmc__comm *fresh, co
     return h;
 }
 
-/* The slot entries this rank offers to a making on x: none where the new communicator
- * could not have more than two members (nbcomm.h takes none then). */
-static uint32_t offer_entries(const struct shmc__cx *x)
-{
-    return x->n > 2 ? shmc__nbcomm_offer(x->co) : 0;
-}
-
 static int by_key_then_rank(const void *a, const void *b)
 {
     const int *x = a, *y = b; /* {key, parent rank} */
@@ -184,7 +177,7 @@ static int shmc_comm_split_call(shmc_comm *comm, int color, int key, shmc_comm *
         local = local == SHMC_OK ? SHMC_ERR_ARG : local;
     /* Every rank takes part, whatever its own trouble, so that none is left waiting; the
      * worst trouble is then every rank's result. */
-    uint32_t uid, entries = local == SHMC_OK ? offer_entries(&x) : 0;
+    uint32_t uid, entries = local == SHMC_OK && color >= 0 ? shmc__nbcomm_offer(x.co, n) : 0;
     int threads;
     if ((rc = agree(&x, local, color < 0 ? -1 : color, key, entries, all, &uid, &threads)) !=
             SHMC_OK ||
@@ -241,14 +234,15 @@ static int shmc_comm_create_group_call(shmc_comm *comm, const int *ranks, int n,
             me = i;
     }
     free(seen);
-    struct offer *all = malloc((size_t)x.n * sizeof *all);
-    if (!all)
+    /* (the members' offers: a member's own and its entry's) */
+    struct offer *all = me >= 0 ? malloc((size_t)x.n * sizeof *all) : NULL;
+    if (me >= 0 && !all)
         local = SHMC_ERR_NOMEM;
     if (local == SHMC_OK && valid && me >= 0 && !(fresh = shmc__comm_reserve(p, n)))
         local = SHMC_ERR_NOMEM;
     if (local == SHMC_OK && !valid)
         local = SHMC_ERR_ARG;
-    uint32_t uid, entries = local == SHMC_OK && me >= 0 ? offer_entries(&x) : 0;
+    uint32_t uid, entries = local == SHMC_OK && me >= 0 ? shmc__nbcomm_offer(x.co, n) : 0;
     int threads;
     if ((rc = agree(&x, local, 0, 0, entries, all, &uid, &threads)) == SHMC_OK && me >= 0) {
         *out = install(&x, fresh, ranks, n, me, uid, threads, all, entries);
@@ -332,7 +326,7 @@ static int shmc_comm_idup_call(shmc_comm *comm, shmc_comm **out, struct shmc__re
     d->v[0] = shmc__comm_uid_propose(p);
     d->v[1] = d->fresh ? 0u : 2u;
     d->v[2] = (uint32_t)shmc__coll_threads(&shmc__coll);
-    d->entries = d->fresh && c->size > 2 ? shmc__nbcomm_offer(&shmc__coll) : 0;
+    d->entries = d->fresh ? shmc__nbcomm_offer(&shmc__coll, c->size) : 0;
     for (unsigned i = 0; i < SHMC_SLOT_ENTRIES; i++)
         d->v[3 + i] = !(d->entries >> i & 1);
     struct shmc__sched *s = shmc__sched_new(&x, 2 * IDUP_WORDS * sizeof(uint32_t));

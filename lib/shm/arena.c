@@ -72,7 +72,7 @@ int shmc__arena_entries_reserve(struct shmc__arena *a, unsigned r)
     if (err == 0 || err == EOPNOTSUPP || err == EINVAL)
         return SHMC_OK;
     SHMC_INFO("cannot reserve %.1f MiB for the collective slots of communicators other than "
-              "the world: %s; their nonblocking calls go by messages (free space in /dev/shm, "
+              "the world: %s; their collectives go without them (free space in /dev/shm, "
               "or unset SHMC_MEMFD=0)",
               (double)len / 1048576.0, strerror(err));
     return err == ENOSPC || err == ENOMEM ? SHMC_ERR_NOSHM : SHMC_ERR_SYS;

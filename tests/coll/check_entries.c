@@ -5,7 +5,7 @@
  * more communicators than entries (the others' calls by messages); entries taken again
  * after their communicators were freed, by split, create_group, idup and
  * create_members; an entry whose reader has yet to read what was published there while
- * its owner makes a new communicator.
+ * its owner makes a new communicator; calls still queued at finalize.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -261,6 +261,31 @@ START_TEST(test_entries_unread)
 }
 END_TEST
 
+/* Rank 0 starts broadcasts through an entry that the others never take part in, and all
+ * finalize: nothing waits for the calls still queued, whose memory finalize frees after
+ * p2p has freed their requests and communicator, and the job ends. */
+static void in_flight(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    static int64_t buf[CALLS][EL];
+    shmc_request *r[CALLS];
+    if (me == 0)
+        for (int j = 0; j < CALLS; j++)
+            T_OK(shmc_ibroadcast(buf[j], EL, SHMC_INT64, 0, c, &r[j]));
+    T_OK(shmc_barrier(w));
+    T_ASSERT(me != 0 || shmct_stat("coll_entry_calls") == CALLS, "rank 0: %llu entry calls",
+             (unsigned long long)shmct_stat("coll_entry_calls"));
+    (void)n;
+}
+
+START_TEST(test_entries_in_flight_at_finalize)
+{
+    ck_assert_int_eq(shmct_run(4, in_flight, NULL), 0);
+}
+END_TEST
+
 static Suite *entries_suite(void)
 {
     Suite *s = suite_create("entries");
@@ -269,6 +294,7 @@ static Suite *entries_suite(void)
     tcase_add_loop_test(t, test_entries_orders, 0, 6);
     tcase_add_loop_test(t, test_entries_reuse, 0, 3);
     tcase_add_loop_test(t, test_entries_unread, 0, 2);
+    tcase_add_test(t, test_entries_in_flight_at_finalize);
     suite_add_tcase(s, t);
     return s;
 }
