@@ -29,7 +29,7 @@
 #include "base/userop.h"
 #include "coll/callword.h"
 #include "coll/linger.h"
-#include "coll/nbworld.h"
+#include "coll/sched.h"
 #include "coll/slot.h"
 #include "p2p/request.h"
 
@@ -89,6 +89,7 @@ struct call {
     struct shmc__wround b; /* the call's buffers (b.x is &x) */
     struct shmc__nbs sl;
     struct shmc__request *req;
+    uint32_t seq; /* its number among the communicator's nonblocking calls (incall) */
 };
 
 /* The calls in flight, on every communicator: what finalize frees, p2p having freed the
@@ -134,10 +135,22 @@ static int far(void *arg, uint32_t cpu)
     return 0;
 }
 
+/* What a wait on it publishes (p2p/incall.h): numbered among the communicator's
+ * nonblocking calls as their schedules are (sched.h), so that members blocked in the same
+ * numbered call compare their calls once they have slept a slice: a member whose same
+ * call went as a schedule (another count, or another collective) waits for messages that
+ * never come, and this rank for its publication, and the comparison finds the mismatch.
+ * Nothing where SHMC_CHECK=0 left the call without words. */
 static int incall(void *arg, struct shmc__incall *out)
 {
     const struct call *q = arg;
-    return shmc__nbw_incall(&q->x, q->sl.stamp, out);
+    if (!(q->x.call[0] | q->x.call[1]))
+        return 0;
+    *out = (struct shmc__incall){.c = q->x.c,
+                                 .ctx = q->x.c->ctx + SHMC_CTX_NBC,
+                                 .seq = q->seq,
+                                 .w = {q->x.call[0], q->x.call[1]}};
+    return 1;
 }
 
 static const struct shmc__driven_ops driven = {poll, far, incall};
@@ -177,6 +190,7 @@ int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
     q->b =
         (struct shmc__wround){.coll = coll, .x = &q->x, .sbuf = sbuf, .rbuf = rbuf, .count = count};
     q->req = r;
+    q->seq = shmc__sched_number(cc) & SHMC_SCHED_NUMBER;
     int first = shmc__list_empty(&cc->nbq);
     if (!first)
         shmc__driven_park(r);    /* (a call ahead of it: resumed once that one ends) */

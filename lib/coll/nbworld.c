@@ -298,14 +298,16 @@ ended:
     return 1;
 }
 
-/* Numbered apart from the schedules' calls in the same context (LANE_CALL, a bit their
- * numbers never have: coll/sched.h) and marked as a round's, so that no member's
- * comparison of calls ever takes it up (the lane's rounds compare the calls themselves,
- * and the slots' publications and gates the members' words). */
+/* What a wait on one call of the lane alone publishes (p2p/incall.h), for the hang report
+ * to name the call: numbered apart from the schedules' calls in the same context (LANE_CALL,
+ * a bit their numbers never have: coll/sched.h) and marked as a round's, so that no
+ * member's comparison of calls ever takes it up (the lane's rounds compare the calls
+ * themselves, and its slots' gates the members' words). Nothing where SHMC_CHECK=0 left
+ * the call without words. */
 #define LANE_CALL (SHMC_SCHED_BLOCKING >> 1)
 static_assert(!(LANE_CALL & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER)),
               "a lane call's number is never a schedule's");
-int shmc__nbw_incall(const struct shmc__cx *x, uint64_t seq, struct shmc__incall *out)
+static int lane_call(const struct shmc__cx *x, uint64_t seq, struct shmc__incall *out)
 {
     if (!(x->call[0] | x->call[1]))
         return 0;
@@ -320,7 +322,7 @@ int shmc__nbw_incall(const struct shmc__cx *x, uint64_t seq, struct shmc__incall
 static int call(void *arg, struct shmc__incall *out)
 {
     const struct nbw *w = arg;
-    return shmc__nbw_incall(&w->x, w->seq, out);
+    return lane_call(&w->x, w->seq, out);
 }
 
 static const struct shmc__driven_ops driven = {poll, far, call};
@@ -431,7 +433,7 @@ static int lean_far(void *arg, uint32_t cpu)
 static int lean_call(void *arg, struct shmc__incall *out)
 {
     (void)arg;
-    return shmc__nbw_incall(&lean.x, lean.x.co->lane[SHMC_LANE_NB].moving, out);
+    return lane_call(&lean.x, lean.x.co->lane[SHMC_LANE_NB].moving, out);
 }
 
 static const struct shmc__driven_ops lean_ops = {lean_poll, lean_far, lean_call};

@@ -128,11 +128,6 @@ static inline int shmc__nbw_gate(const struct shmc__cx *x, int coll, size_t coun
     }
     return shmc__nbw_gate_queued(x, coll, count);
 }
-/* What a wait on call x alone, number seq of the calls that go its way, publishes
- * (p2p/incall.h), for the hang report to name the call: 1 with *out; 0 where SHMC_CHECK=0
- * left the call without words. For the lane's calls and those through a communicator's
- * slot entry (nbcomm.c). */
-int shmc__nbw_incall(const struct shmc__cx *x, uint64_t seq, struct shmc__incall *out);
 /* Frees what nonblocking calls still in flight hold (shmc_finalize). */
 void shmc__nbw_release(struct shmc__coll *co);
 

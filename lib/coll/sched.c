@@ -84,7 +84,7 @@ __attribute__((always_inline)) static inline int take_tag(const struct shmc__cx 
         return (int)(SHMC_SCHED_BLOCKING | words | (x->cc->blk_calls++ & SHMC_SCHED_NUMBER));
     /* A persistent collective's number was reserved when it was made (shmc_coll_as). */
     int64_t as = shmc__coll_as_take();
-    uint32_t seq = as >= 0 ? (uint32_t)as : x->cc->nbc_calls++ & (SHMC_SCHED_PERSISTENT - 1);
+    uint32_t seq = as >= 0 ? (uint32_t)as : shmc__sched_number(x->cc);
     return (int)(words | (seq & SHMC_SCHED_NUMBER));
 }
 

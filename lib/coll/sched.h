@@ -54,6 +54,14 @@ int shmc__sched_tag(const struct shmc__cx *x, int blocking);
 #define SHMC_SCHED_PERSISTENT ((SHMC_SCHED_NUMBER >> 1) + 1u)
 #define SHMC_SCHED_WORDS_SHIFT 20
 
+/* The number of cc's next nonblocking call (but a persistent collective's), taken: its
+ * schedule's tag carries it, and a call through the communicator's slot entry publishes it
+ * as the call it waits in (nbcomm.c), so that every member numbers its calls alike
+ * whichever way each goes. */
+static inline uint32_t shmc__sched_number(struct shmc__coll_comm *cc)
+{
+    return cc->nbc_calls++ & (SHMC_SCHED_PERSISTENT - 1u);
+}
 /* The number of a persistent collective made on the communicator of cc (shmc_coll_reserve),
  * in numbers of their own: one made long before may still be running beside a call that
  * the nonblocking calls' count, gone round, would give the same number. */

@@ -5,7 +5,8 @@
  * more communicators than entries (the others' calls by messages); entries taken again
  * after their communicators were freed, by split, create_group, idup and
  * create_members; an entry whose reader has yet to read what was published there while
- * its owner makes a new communicator; calls still queued at finalize.
+ * its owner makes a new communicator; calls still queued at finalize; a member's call
+ * through the entry where the others' same call is another collective's schedule.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -286,6 +287,36 @@ START_TEST(test_entries_in_flight_at_finalize)
 }
 END_TEST
 
+/* Rank 0 starts a reduce through the entry where the others start an all-reduce of the
+ * same count, a schedule: each waits for the other, and once they have slept a slice the
+ * comparison of the calls they wait in (numbered alike) ends both with a mismatch. */
+static void other_call(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    int64_t *in = shmct_xmalloc(EL * 8), *out = shmct_xmalloc(EL * 8 * (size_t)n);
+    memset(in, 0, EL * 8);
+    shmc_request *r;
+    int rc = me == 0 ? shmc_ireduce(in, out, EL, SHMC_INT64, SHMC_SUM, 0, c, &r)
+                     : shmc_iallreduce(in, out, EL, SHMC_INT64, SHMC_SUM, c, &r);
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    T_ASSERT(rc == SHMC_ERR_MISMATCH, "rank %d: %d (%s), not a mismatch", me, rc,
+             shmc_strerror(rc));
+    T_ASSERT(me != 0 || shmct_stat("coll_entry_calls") == 1, "rank 0: not through the entry");
+    T_OK(shmc_barrier(w));
+    free(in);
+    free(out);
+}
+
+START_TEST(test_entries_other_call)
+{
+    static const struct shmct_opts o = {.expect_fail = 1};
+    ck_assert_int_eq(shmct_run_opts(_i ? 8 : 3, other_call, NULL, &o), 0);
+}
+END_TEST
+
 static Suite *entries_suite(void)
 {
     Suite *s = suite_create("entries");
@@ -295,6 +326,7 @@ static Suite *entries_suite(void)
     tcase_add_loop_test(t, test_entries_reuse, 0, 3);
     tcase_add_loop_test(t, test_entries_unread, 0, 2);
     tcase_add_test(t, test_entries_in_flight_at_finalize);
+    tcase_add_loop_test(t, test_entries_other_call, 0, 2);
     suite_add_tcase(s, t);
     return s;
 }
