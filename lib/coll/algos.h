@@ -43,6 +43,9 @@ extern const struct shmc__coll_algo shmc__allreduce_ring_algo;
 int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
 extern const struct shmc__coll_algo shmc__allreduce_rd_algo;
 int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count);
+/* Up to this many bytes per chunk every rank of shmc__allreduce_shm combines every input
+ * itself: one synchronisation instead of two. */
+#define SHMC_SHM_ONE_PHASE_MAX (16u << 10)
 extern const struct shmc__coll_algo shmc__allreduce_shm_algo;
 /* Ring building blocks (blocks as shmc__block splits count). Reduce-scatter of src (this
  * rank's full input, count elements): afterwards out holds the reduced block `me` (not yet

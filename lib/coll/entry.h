@@ -203,7 +203,7 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
         int how = own ? 0 : shmc__nbw_takes(coll, x, count, bytes);
         if (how > 0)
             return sched_began(x, shmc__nbw_start(how, coll, x, sbuf, rbuf, count));
-        if (!own && shmc__nbcomm_takes(coll, x, count))
+        if (!own && shmc__nbcomm_takes(coll, x, count, bytes))
             return sched_began(x, shmc__nbcomm_start(coll, x, sbuf, rbuf, count));
         schedule_words(x, (unsigned)coll, count);
         if (how == SHMC_NBW_GATED && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)

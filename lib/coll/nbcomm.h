@@ -1,6 +1,6 @@
 /*
- * The nonblocking rooted calls of communicators other than the world through slots of
- * their own (nbcomm.c): each rank keeps SHMC_SLOT_ENTRIES slot entries (shm/arena.h), and a
+ * The nonblocking calls of communicators other than the world through slots of their own
+ * (nbcomm.c): each rank keeps SHMC_SLOT_ENTRIES slot entries (shm/arena.h), and a
  * communicator of more than two ranks takes one at its making, the same index on every
  * member, where every member has that one free.
  */
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "coll/cx.h"
+#include "coll/dispatch.h"
 #include "coll/nbslot.h"
 
 /* The entries this rank offers to a communicator of up to n ranks being made (a bit per
@@ -25,14 +26,21 @@ uint32_t shmc__nbcomm_offer(struct shmc__coll *co, int n);
  * member finds the same. */
 void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t mine, uint32_t agreed);
 
-/* Does nonblocking call x of collective coll (count elements) go through its
- * communicator's slot entry (the same answer on every member)? A broadcast, reduce or gather
- * of host memory that would go through the world's slots on a world of x's size
- * (nbslot.h), on a communicator with an entry. Not for a blocking call's own schedule,
- * nor a persistent collective, which schedules match by the number it was made with. */
-static inline int shmc__nbcomm_takes(int coll, const struct shmc__cx *x, size_t count)
+/* Does nonblocking call x of collective coll (count elements; bytes: what the rules size it
+ * by) go through its communicator's slot entry (the same answer on every member)? On a
+ * communicator with an entry, of host memory: a broadcast, reduce or gather that would go
+ * through the world's slots on a world of x's size, and an all-reduce or reduce-scatter
+ * that the slots take in one step (nbslot.h) where the blocking call's rule gives `shm`,
+ * which runs it so (a nonblocking call's way follows the blocking call's rule: the rest
+ * go as schedules of messages). Not for a blocking call's own schedule, nor a persistent
+ * collective, which schedules match by the number it was made with. */
+static inline int shmc__nbcomm_takes(int coll, const struct shmc__cx *x, size_t count, size_t bytes)
 {
-    return x->cc->entry && !x->dev && shmc__nbs_rooted(coll, x) && shmc__nbs_takes(coll, x, count);
+    if (!x->cc->entry || x->dev)
+        return 0;
+    if (shmc__nbs_rooted(coll, x))
+        return shmc__nbs_takes(coll, x, count);
+    return shmc__nbs_everyone(coll, x, count) && shmc__coll_pick(coll, x, bytes) == SHMC_A_SHM;
 }
 /* Starts it as *x->nb: queued behind the communicator's earlier ones, which publish and
  * read first. SHMC_OK, SHMC_ERR_NOMEM, or the communicator's collectives' failure. */

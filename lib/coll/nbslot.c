@@ -26,6 +26,7 @@
 
 #include "base/copy.h"
 #include "base/reduction.h"
+#include "coll/algos.h"
 #include "coll/slot.h"
 
 int shmc__nbs_rooted(int coll, const struct shmc__cx *x)
@@ -52,6 +53,28 @@ int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count)
     return whole(coll, x, count) > SHMC_NBS_MIN;
 }
 
+int shmc__nbs_everyone(int coll, const struct shmc__cx *x, size_t count)
+{
+    if (x->n < SHMC_NBS_RANKS_MIN)
+        return 0;
+    if (coll == SHMC_C_ALLREDUCE)
+        return count <= SHMC_SHM_ONE_PHASE_MAX / x->es;
+    return coll == SHMC_C_REDUCE_SCATTER && count <= SHMC_SLOT_BYTES / ((size_t)x->n * x->es);
+}
+
+/* Does every member publish its input for every other and combine theirs (an all-reduce,
+ * a reduce-scatter)? */
+static int everyone(const struct shmc__wround *b)
+{
+    return b->coll == SHMC_C_ALLREDUCE || b->coll == SHMC_C_REDUCE_SCATTER;
+}
+
+/* The bytes of a publication: a reduce-scatter's n blocks, else the call's count. */
+static size_t pub_bytes(const struct shmc__wround *b)
+{
+    return (b->coll == SHMC_C_REDUCE_SCATTER ? (size_t)b->x->n : 1) * b->count * b->x->es;
+}
+
 /* Does the call's data flow to the root (a gather, a reduce), rather than from it (a
  * broadcast)? */
 static int to_root(const struct shmc__wround *b)
@@ -70,42 +93,60 @@ static int stages(const struct shmc__wround *b, size_t bytes)
 static int putter(const struct shmc__wround *b, size_t bytes)
 {
     int root = b->x->root, me = b->x->me;
-    return (to_root(b) ? me != root : me == root) || stages(b, bytes);
+    return everyone(b) || (to_root(b) ? me != root : me == root) || stages(b, bytes);
 }
 
 static int reader(const struct shmc__wround *b)
 {
-    return to_root(b) ? b->x->root : -1;
+    return !everyone(b) && to_root(b) ? b->x->root : -1;
 }
 
 /* Does this rank take anything (the root's own block of a gather included)? */
 static int taker(const struct shmc__wround *b)
 {
-    return (b->x->me == b->x->root) == to_root(b);
+    return everyone(b) || (b->x->me == b->x->root) == to_root(b);
 }
 
 /* Does this rank take from member q's publication? */
 static int takes_from(const struct shmc__wround *b, int q)
 {
     int root = b->x->root, me = b->x->me;
+    if (everyone(b))
+        return q != me;
     return to_root(b) ? me == root && q != me : me != root && q == root;
 }
 
-/* A broadcast's vector, a gather's block or a reduce's vector into this rank's slot. */
+/* A broadcast's vector, a gather's block, a reduce's or all-reduce's vector, or a
+ * reduce-scatter's n blocks into this rank's slot (before anything is written to rbuf,
+ * which may be the input: in place). */
 static void put(const struct shmc__wround *b, uint8_t *mine)
 {
-    shmc__copy(mine, to_root(b) ? b->sbuf : b->rbuf, b->count * b->x->es);
+    shmc__copy(mine, to_root(b) ? b->sbuf : b->rbuf, pub_bytes(b));
 }
 
 /* This rank's part from member q's publication `stamp` (q == me: its own part of a gather
  * or reduce: a reduce's from its slot at mine where it staged it there, else from its
- * input), seen already with the call's words. A reduce combines in rank order, q after q,
- * left to right. */
+ * input; of an all-reduce or reduce-scatter, from its publication at mine), seen already
+ * with the call's words. The reductions combine in rank order, q after q, left to right. */
 static void take_part(const struct shmc__wround *b, int q, uint64_t stamp, const uint8_t *mine)
 {
     const struct shmc__cx *x = b->x;
     size_t bytes = b->count * x->es;
     switch (b->coll) {
+    case SHMC_C_ALLREDUCE:
+    case SHMC_C_REDUCE_SCATTER: {
+        /* (the vector, or this rank's block of the n) */
+        size_t off = b->coll == SHMC_C_REDUCE_SCATTER ? (size_t)x->me * bytes : 0;
+        const uint8_t *in =
+            (q != x->me ? shmc__slot_nb_theirs(x, q, stamp, pub_bytes(b)) : mine) + off;
+        if (q == 0)
+            shmc__copy(b->rbuf, in, bytes);
+        else
+            shmc__reduce(b->rbuf, in, b->count, x->dt, x->op, SHMC_ACC_LEFT);
+        if (q == x->n - 1)
+            shmc__reduce_finish(b->rbuf, b->count, x->dt, x->op, x->n);
+        break;
+    }
     case SHMC_C_BROADCAST:
         if (q == x->root)
             shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, q, stamp, bytes), bytes);
@@ -152,7 +193,7 @@ int shmc__nbs_step(struct shmc__nbs *s, int *rc)
     const struct shmc__wround *b = s->b;
     const struct shmc__cx *x = b->x;
     /* (a gate publishes the call's words alone) */
-    size_t bytes = s->gate ? 0 : b->count * x->es;
+    size_t bytes = s->gate ? 0 : pub_bytes(b);
     int err = SHMC_OK;
     *rc = SHMC_OK;
     if (!s->put) {

@@ -294,10 +294,6 @@ int shmc__allreduce_rd(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
 
 /* ---- shared memory ------------------------------------------------------------------------ */
 
-/* Up to this many bytes per chunk every rank combines every input itself: one
- * synchronisation instead of two. */
-#define SHM_ONE_PHASE_MAX (16u << 10)
-
 int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size_t count)
 {
     size_t es = x->es, bytes = count * es;
@@ -307,7 +303,7 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         return shmc__wround_run(SHMC_C_ALLREDUCE, x, sbuf, rbuf, count);
     const uint8_t *in = sbuf;
     uint8_t *out = rbuf, *slot;
-    int n = x->n, rc, one = n <= 2 || bytes <= SHM_ONE_PHASE_MAX;
+    int n = x->n, rc, one = n <= 2 || bytes <= SHMC_SHM_ONE_PHASE_MAX;
     /* Two-phase chunks use half the slot for inputs and half for finished blocks. */
     size_t chunk = (one ? SHMC_SLOT_BYTES : SHMC_SLOT_BYTES / 2) / es;
 

@@ -317,6 +317,92 @@ START_TEST(test_entries_other_call)
 }
 END_TEST
 
+/* A non-commutative op on pairs of int64 (2x2 matrices [a b; 0 1] as (a, b)): the product
+ * in rank order is the composition of affine maps, which any reordering changes. */
+static void affine(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
+{
+    (void)dt, (void)ctx;
+    const int64_t *x = in;
+    int64_t *y = inout;
+    const int64_t m = 1000003;
+    for (size_t i = 0; i + 1 < 2 * count; i += 2) {
+        int64_t xa = (x[i] % m + m) % m, xb = (x[i + 1] % m + m) % m;
+        int64_t ya = (y[i] % m + m) % m, yb = (y[i + 1] % m + m) % m;
+        y[i] = xa * ya % m;
+        y[i + 1] = (xa * yb + xb) % m;
+    }
+}
+
+/* All-reduces and reduce-scatters through the entry, where every member publishes for
+ * every other (lib/coll/nbslot.c): against the blocking calls, bit for bit, with a sum and
+ * with a non-commutative op, in place and not, at sizes up to the slots' limits (an
+ * all-reduce of 16 KiB, a reduce-scatter whose n blocks fill the slot), several started
+ * before any is waited for, so that members publish ahead of their readers; on a
+ * communicator in the world's reverse order. */
+#define K_EV 6
+static void everyone(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, n - 1 - me, &c));
+    shmc_op aff;
+    T_OK(shmc_op_create(affine, NULL, 0, &aff));
+    int cme = shmc_comm_rank(c);
+    /* int64 words of an all-reduce's vector or a reduce-scatter's block */
+    const size_t sizes[] = {2, 38, 1000, 2048, 8192 / (size_t)n};
+    uint64_t before = shmct_stat("coll_entry_calls");
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        for (int variant = 0; variant < 8; variant++) {
+            int rs = variant & 1, inplace = variant >> 1 & 1, noncomm = variant >> 2 & 1;
+            size_t words = sizes[si], in_words = rs ? (size_t)n * words : words;
+            if (!rs && words > 2048)
+                continue;
+            /* (the non-commutative op on pairs of words, elements of 16 bytes) */
+            shmc_dtype dt = noncomm ? SHMC_DTYPE_BYTES(16) : SHMC_INT64;
+            shmc_op op = noncomm ? aff : SHMC_SUM;
+            size_t count = noncomm ? words / 2 : words;
+            int64_t *in[K_EV], *got[K_EV], *want = shmct_xmalloc(in_words * 8);
+            shmc_request *r[K_EV];
+            for (int k = 0; k < K_EV; k++) {
+                in[k] = shmct_xmalloc(in_words * 8);
+                got[k] = shmct_xmalloc(in_words * 8);
+                /* (small, each rank's its own: the affine maps' order shows) */
+                for (size_t i = 0; i < in_words; i++)
+                    in[k][i] = (int64_t)(cme + 2) * 101 + (int64_t)(i % 89) + k;
+                if (inplace)
+                    memcpy(got[k], in[k], in_words * 8);
+                const void *sb = inplace ? SHMC_IN_PLACE : in[k];
+                T_OK(rs ? shmc_ireduce_scatter(sb, got[k], count, dt, op, c, &r[k])
+                        : shmc_iallreduce(sb, got[k], count, dt, op, c, &r[k]));
+            }
+            for (int k = K_EV - 1; k >= 0; k--)
+                T_OK(shmc_wait(&r[k], NULL));
+            for (int k = 0; k < K_EV; k++) {
+                T_OK(rs ? shmc_reduce_scatter(in[k], want, count, dt, op, c)
+                        : shmc_allreduce(in[k], want, count, dt, op, c));
+                for (size_t i = 0; i < words; i++)
+                    T_ASSERT(got[k][i] == want[i], "%s of %zu words, %s, %s, call %d: word %zu",
+                             rs ? "reduce-scatter" : "all-reduce", words,
+                             inplace ? "in place" : "apart", noncomm ? "affine" : "sum", k, i);
+                free(in[k]);
+                free(got[k]);
+            }
+            free(want);
+        }
+    }
+    T_ASSERT(shmct_stat("coll_entry_calls") > before, "rank %d: no call took the entry", me);
+    T_OK(shmc_op_free(&aff));
+    T_OK(shmc_barrier(w));
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_entries_everyone)
+{
+    static const int sizes[] = {3, 4, 8};
+    ck_assert_int_eq(shmct_run(sizes[_i], everyone, NULL), 0);
+}
+END_TEST
+
 static Suite *entries_suite(void)
 {
     Suite *s = suite_create("entries");
@@ -327,6 +413,7 @@ static Suite *entries_suite(void)
     tcase_add_loop_test(t, test_entries_unread, 0, 2);
     tcase_add_test(t, test_entries_in_flight_at_finalize);
     tcase_add_loop_test(t, test_entries_other_call, 0, 2);
+    tcase_add_loop_test(t, test_entries_everyone, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }
