@@ -192,7 +192,7 @@ int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
     q->b =
         (struct shmc__wround){.coll = coll, .x = &q->x, .sbuf = sbuf, .rbuf = rbuf, .count = count};
     q->req = r;
-    q->seq = shmc__sched_number(cc) & SHMC_SCHED_NUMBER;
+    q->seq = shmc__sched_number(cc);
     int first = shmc__list_empty(&cc->nbq);
     if (!first)
         shmc__driven_park(r);    /* (a call ahead of it: resumed once that one ends) */

@@ -55,7 +55,7 @@ int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count)
 
 int shmc__nbs_everyone(int coll, const struct shmc__cx *x, size_t count)
 {
-    if (x->n < SHMC_NBS_RANKS_MIN)
+    if (x->n < SHMC_NBS_RANKS_MIN || !count)
         return 0;
     if (coll == SHMC_C_ALLREDUCE)
         return count <= SHMC_SHM_ONE_PHASE_MAX / x->es;

@@ -32,9 +32,9 @@ int shmc__nbs_rooted(int coll, const struct shmc__cx *x);
  * block) go through the slots with every member publishing its input for every other, which
  * each combines in rank order, as the blocking call's `shm` does in one step: an all-reduce
  * that the blocking call combines in one phase (SHMC_SHM_ONE_PHASE_MAX), a reduce-scatter
- * whose n blocks one publication holds, beyond 2 ranks. The rules' choice decides the rest
- * (nbcomm.h); only a communicator's slot entry takes them, the world's lane going by its
- * rounds. */
+ * whose n blocks one publication holds, beyond 2 ranks, neither of count 0. The rules' choice
+ * decides the rest (nbcomm.h); only a communicator's slot entry takes them, the world's lane going
+ * by its rounds. */
 int shmc__nbs_everyone(int coll, const struct shmc__cx *x, size_t count);
 int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count);
 /* Does a call of that collective that runs as a schedule take the slots' gate (more than

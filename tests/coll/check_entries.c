@@ -288,23 +288,28 @@ START_TEST(test_entries_in_flight_at_finalize)
 END_TEST
 
 /* Rank 0 starts a reduce through the entry where the others start an all-reduce of the
- * same count, a schedule: each waits for the other, and once they have slept a slice the
- * comparison of the calls they wait in (numbered alike) ends both with a mismatch. */
+ * same count, past what the entry takes of an all-reduce (16 KiB), a schedule: each waits
+ * for the other, and once they have slept a slice the comparison of the calls they wait in
+ * (numbered alike) ends both with a mismatch. */
+#define OTHER_EL ((size_t)3000) /* int64: 24 KiB */
 static void other_call(shmc_comm *w, int me, int n, void *arg)
 {
     (void)arg;
     shmc_comm *c;
     T_OK(shmc_comm_split(w, 0, me, &c));
-    int64_t *in = shmct_xmalloc(EL * 8), *out = shmct_xmalloc(EL * 8 * (size_t)n);
-    memset(in, 0, EL * 8);
+    int64_t *in = shmct_xmalloc(OTHER_EL * 8), *out = shmct_xmalloc(OTHER_EL * 8 * (size_t)n);
+    memset(in, 0, OTHER_EL * 8);
     shmc_request *r;
-    int rc = me == 0 ? shmc_ireduce(in, out, EL, SHMC_INT64, SHMC_SUM, 0, c, &r)
-                     : shmc_iallreduce(in, out, EL, SHMC_INT64, SHMC_SUM, c, &r);
+    uint64_t before = shmct_stat("coll_entry_calls");
+    int rc = me == 0 ? shmc_ireduce(in, out, OTHER_EL, SHMC_INT64, SHMC_SUM, 0, c, &r)
+                     : shmc_iallreduce(in, out, OTHER_EL, SHMC_INT64, SHMC_SUM, c, &r);
     if (rc == SHMC_OK)
         rc = shmc_wait(&r, NULL);
     T_ASSERT(rc == SHMC_ERR_MISMATCH, "rank %d: %d (%s), not a mismatch", me, rc,
              shmc_strerror(rc));
-    T_ASSERT(me != 0 || shmct_stat("coll_entry_calls") == 1, "rank 0: not through the entry");
+    T_ASSERT(shmct_stat("coll_entry_calls") - before == (me == 0),
+             "rank %d: %llu calls through the entry", me,
+             (unsigned long long)(shmct_stat("coll_entry_calls") - before));
     T_OK(shmc_barrier(w));
     free(in);
     free(out);
