@@ -11,16 +11,18 @@
  *   header  the first page (the header)          cbs    every rank's control block
  *   rings   every mailbox, index lines and data  slots  the collective slots
  *   wsync   the world-sync blocks                xdesc  the copy descriptors
- *   all     anywhere in the arena                zero   the whole arena, zeros, once a pass
+ *   entries the communicators' slot entries      all    anywhere in the arena
+ *   zero    the whole arena, zeros, once a pass
  * The other ranks meanwhile exchange messages of 64 B and 1 MiB with their neighbours and
- * run all-reduce, broadcast and barrier on their communicator, for SECONDS and half a
- * second more. Every call must return SHMC_OK or an error that says what happened
- * (SHMC_ERR_CORRUPT, _PEER_DEAD, _ARG, _TRUNCATE, _MISMATCH, _ABORTED); a crash, a hang
- * or any other code fails the test that runs this (tests/robustness/check_scribble.c).
- * With `world`, a child that rank 0 forks once every rank has joined scribbles instead (it inherits
- * the arena's shared mapping and calls nothing of the library), so that every rank works
- * on the world, whose own shared-memory rounds and nonblocking lane the split
- * communicator never uses: messages to the neighbours, the blocking all-reduce and
+ * run all-reduce, broadcast and barrier on their communicator, and the nonblocking
+ * broadcast, reduce, all-reduce and reduce-scatter that go through its slot entry (two of
+ * them in flight at once), for SECONDS and half a second more. Every call must return SHMC_OK or an
+ * error that says what happened (SHMC_ERR_CORRUPT, _PEER_DEAD, _ARG, _TRUNCATE, _MISMATCH,
+ * _ABORTED); a crash, a hang or any other code fails the test that runs this
+ * (tests/robustness/check_scribble.c). With `world`, a child that rank 0 forks once every rank has
+ * joined scribbles instead (it inherits the arena's shared mapping and calls nothing of the
+ * library), so that every rank works on the world, whose own shared-memory rounds and nonblocking
+ * lane the split communicator never uses: messages to the neighbours, the blocking all-reduce and
  * barrier, and nonblocking all-reduce, all-gather, barrier, broadcast and gather, two of
  * them in flight at once.
  * Data is not checked: garbage that happens to form a valid record is delivered as one.
@@ -102,6 +104,8 @@ static int region_of(const char *name, const uint8_t *base, size_t size, struct 
         *r = (struct region){l.wsync_off, l.wsync_bytes};
     else if (!strcmp(name, "xdesc"))
         *r = (struct region){l.xdesc_off, l.nranks * l.xdesc_stride};
+    else if (!strcmp(name, "entries"))
+        *r = (struct region){l.entry_off, l.nranks * SHMC_SLOT_ENTRIES * l.coll_stride};
     else if (strcmp(name, "all") && strcmp(name, "zero"))
         return -1;
     return r->off + r->len <= size ? 0 : -1;
@@ -217,15 +221,31 @@ static int split_work(shmc_comm *mine, int me, double seconds, unsigned long *ca
     size_t big = 1u << 20;
     uint8_t *sb = calloc(big, 1), *rb = calloc(big, 1);
     int32_t v[4] = {1, 2, 3, 4}, s[4];
+    /* (sizes the slot entry takes: past 8 KiB in all, an all-reduce up to 16 KiB) */
+    size_t mid = 12288;
     double end = now_s() + seconds + 0.5;
     while (sb && rb && now_s() < end && status == 0) {
-        int rc[5];
+        shmc_request *r[2] = {NULL, NULL};
+        int rc[9];
         rc[0] = shmc_sendrecv(sb, 64, right, 1, rb, 64, left, 1, SHMC_UINT8, mine, NULL);
         rc[1] = shmc_sendrecv(sb, big, right, 2, rb, big, left, 2, SHMC_UINT8, mine, NULL);
         rc[2] = shmc_allreduce(v, s, 4, SHMC_INT32, SHMC_SUM, mine);
         rc[3] = shmc_broadcast(rb, 65536, SHMC_UINT8, 0, mine);
         rc[4] = shmc_barrier(mine);
-        tally(me, rc, 5, calls, errors, first, &status);
+        rc[5] = waited(shmc_ibroadcast(rb, mid, SHMC_UINT8, 0, mine, &r[0]), &r[0]);
+        rc[6] =
+            waited(shmc_ireduce(sb, rb, mid / 4, SHMC_INT32, SHMC_SUM, wn - 1, mine, &r[0]), &r[0]);
+        rc[7] = waited(
+            shmc_ireduce_scatter(sb, rb, mid / 4 / (size_t)wn, SHMC_INT32, SHMC_SUM, mine, &r[0]),
+            &r[0]);
+        /* Two in flight: the entry's queue. */
+        rc[8] = shmc_iallreduce(sb, rb, mid / 4, SHMC_INT32, SHMC_SUM, mine, &r[0]);
+        if (rc[8] == SHMC_OK &&
+            (rc[8] = shmc_ibroadcast(sb + big / 2, mid, SHMC_UINT8, 1, mine, &r[1])) == SHMC_OK)
+            rc[8] = shmc_waitall(2, r, NULL);
+        else if (r[0])
+            shmc_wait(&r[0], NULL);
+        tally(me, rc, 9, calls, errors, first, &status);
     }
     free(sb);
     free(rb);

@@ -1,13 +1,12 @@
 /*
  * The arena overwritten from outside while a job works (tests/progs/scribble): random
  * bytes over each region in turn (header, control blocks, mailboxes, collective slots,
- * world-sync blocks, copy descriptors, anywhere) and zeros over all of it, under shmrun
- * (which is asked for a hang report with SIGUSR1 while it happens) and in a job started
- * by a shell loop with torchrun's variables, and with every rank working on the world while
- * a child of one scribbles. No rank and no launcher may die by a fault
- * (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL); every call returns SHMC_OK or an error
- * that says what happened (the program checks that); every job ends, by itself or by
- * SHMC_TIMEOUT; nothing is left in /dev/shm.
+ * world-sync blocks, copy descriptors, slot entries, anywhere) and zeros over all of it, under
+ * shmrun (which is asked for a hang report with SIGUSR1 while it happens) and in a job started by a
+ * shell loop with torchrun's variables, and with every rank working on the world while a child of
+ * one scribbles. No rank and no launcher may die by a fault (SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
+ * SIGILL); every call returns SHMC_OK or an error that says what happened (the program checks
+ * that); every job ends, by itself or by SHMC_TIMEOUT; nothing is left in /dev/shm.
  *
  * One second per region in make check; SHMC_STRESS=1 (make check-stress) makes it
  * SHMC_STRESS_SECONDS (10 unless set) per region, with a different garbage per mode.
@@ -20,8 +19,8 @@
 
 #include "harness.h"
 
-static const char *const regions[] = {"header", "cbs",   "rings", "slots",
-                                      "wsync",  "xdesc", "all",   "zero"};
+static const char *const regions[] = {"header", "cbs",     "rings", "slots", "wsync",
+                                      "xdesc",  "entries", "all",   "zero"};
 enum { NREGIONS = sizeof regions / sizeof *regions };
 
 static int seconds(void)
