@@ -180,4 +180,22 @@ static inline void cr_ref(shmc_dtype dt, shmc_op op, int n, size_t i, void *out,
     cr_put(dt, out, k, a);
 }
 
+/* A non-commutative user op for the nonblocking collectives' tests (check_nbc.c,
+ * check_entries.c): pairs of int64 (2x2 matrices [a b; 0 1] as (a, b)), so the product in
+ * rank order is the composition of affine maps, which any reordering changes. Made by
+ * shmc_op_create(affine, NULL, 0, &op), over SHMC_DTYPE_BYTES(16). */
+static inline void affine(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
+{
+    (void)dt, (void)ctx;
+    const int64_t *x = in;
+    int64_t *y = inout;
+    const int64_t m = 1000003; /* results in [0, m): one representative, exactly associative */
+    for (size_t i = 0; i + 1 < 2 * count; i += 2) {
+        int64_t xa = (x[i] % m + m) % m, xb = (x[i + 1] % m + m) % m;
+        int64_t ya = (y[i] % m + m) % m, yb = (y[i + 1] % m + m) % m;
+        y[i] = xa * ya % m;
+        y[i + 1] = (xa * yb + xb) % m;
+    }
+}
+
 #endif /* SHMC_TEST_COLL_REF_H */

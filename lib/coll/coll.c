@@ -54,6 +54,7 @@ int shmc__coll_init(struct shmc__coll *co, struct shmc__p2p *p2p, const struct s
 {
     memset(co, 0, sizeof *co);
     shmc__list_init(&co->nbw);
+    shmc__list_init(&co->entry_live);
     shmc__coll_configure(co, cfg);
     co->arena = p2p->arena;
     co->rank = p2p->rank;

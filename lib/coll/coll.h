@@ -157,6 +157,12 @@ struct shmc__coll {
     struct shmc__slot_own entry_own[SHMC_SLOT_ENTRIES];
     uint32_t entry_uid[SHMC_SLOT_ENTRIES];
     int entries;
+    /* The entries offered by makings in flight (several threads may make communicators
+     * at once): never offered twice. And the calls through entries in flight, on every
+     * communicator: what finalize frees, p2p having freed the communicators (and their
+     * queues' heads) first. */
+    uint32_t entry_offered;
+    struct shmc__link entry_live;
 
     /* The world's lanes of rounds and staging buffers (wsync.h): the blocking
      * collectives' and the nonblocking ones'. */

@@ -35,10 +35,6 @@
 #include "coll/slot.h"
 #include "p2p/request.h"
 
-/* Entries offered by makings in flight (several threads may make communicators at once):
- * never offered twice. */
-static uint32_t offered;
-
 /* Is a communicator with that uid alive on this rank? */
 static int alive(struct shmc__p2p *p, uint32_t uid)
 {
@@ -60,18 +56,18 @@ uint32_t shmc__nbcomm_offer(struct shmc__coll *co, int n)
         return 0;
     uint32_t mask = 0;
     for (unsigned i = 0; i < SHMC_SLOT_ENTRIES; i++) {
-        if (offered >> i & 1 || (co->entry_uid[i] && alive(co->p2p, co->entry_uid[i])) ||
+        if (co->entry_offered >> i & 1 || (co->entry_uid[i] && alive(co->p2p, co->entry_uid[i])) ||
             !shmc__slot_nb_drained(co, &co->entry_own[i]))
             continue;
         mask |= 1u << i;
     }
-    offered |= mask;
+    co->entry_offered |= mask;
     return mask;
 }
 
 void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t mine, uint32_t agreed)
 {
-    offered &= ~mine;
+    co->entry_offered &= ~mine;
     if (!c || c->size < SHMC_NBS_RANKS_MIN || !(agreed & mine))
         return;
     unsigned i = (unsigned)__builtin_ctz(agreed & mine);
@@ -86,17 +82,13 @@ void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t min
 /* One call through the entry, queued on its communicator. */
 struct call {
     struct shmc__link link; /* in its communicator's nbq, in the order of the calls */
-    struct shmc__link live; /* in `live` */
+    struct shmc__link live; /* in co->entry_live */
     struct shmc__cx x;
     struct shmc__wround b; /* the call's buffers (b.x is &x) */
     struct shmc__nbs sl;
     struct shmc__request *req;
     uint32_t seq; /* its number among the communicator's nonblocking calls (incall) */
 };
-
-/* The calls in flight, on every communicator: what finalize frees, p2p having freed the
- * communicators (and their queues' heads) first. */
-static struct shmc__link live = {&live, &live};
 
 /* Calls ended keep their memory here for the next ones (as the world's lane's do). */
 #define SPARE_MAX 8
@@ -198,7 +190,7 @@ int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
         shmc__driven_park(r);    /* (a call ahead of it: resumed once that one ends) */
     shmc__userop_hold(x->op, 1); /* the program may free it before the call ends */
     shmc__list_push(&cc->nbq, &q->link);
-    shmc__list_push(&live, &q->live);
+    shmc__list_push(&co->entry_live, &q->live);
     shmc__nbs_begin(&q->sl, &q->b, 0);
     co->entry_calls++;
     *x->nb = r;
@@ -211,9 +203,10 @@ int shmc__nbcomm_start(int coll, const struct shmc__cx *x, const void *sbuf, voi
 
 void shmc__nbcomm_release(struct shmc__coll *co)
 {
-    (void)co;
     struct shmc__link *l, *tmp;
-    shmc__list_each(&live, l, tmp)
+    if (!co->entry_live.next) /* (an init that failed before it was set up) */
+        return;
+    shmc__list_each(&co->entry_live, l, tmp)
     {
         struct call *q = shmc__link_entry(l, struct call, live);
         shmc__list_remove(l); /* (its request went with p2p's, its queue with its communicator) */
@@ -222,5 +215,4 @@ void shmc__nbcomm_release(struct shmc__coll *co)
     }
     while (nspare)
         free(spare[--nspare]);
-    offered = 0;
 }

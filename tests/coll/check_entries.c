@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll_ref.h"
 #include "harness.h"
 
 /* int64 elements of a call: past the slots' lower limit (8 KiB: lib/coll/nbslot.h) and
@@ -321,22 +322,6 @@ START_TEST(test_entries_other_call)
     ck_assert_int_eq(shmct_run_opts(_i ? 8 : 3, other_call, NULL, &o), 0);
 }
 END_TEST
-
-/* A non-commutative op on pairs of int64 (2x2 matrices [a b; 0 1] as (a, b)): the product
- * in rank order is the composition of affine maps, which any reordering changes. */
-static void affine(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
-{
-    (void)dt, (void)ctx;
-    const int64_t *x = in;
-    int64_t *y = inout;
-    const int64_t m = 1000003;
-    for (size_t i = 0; i + 1 < 2 * count; i += 2) {
-        int64_t xa = (x[i] % m + m) % m, xb = (x[i + 1] % m + m) % m;
-        int64_t ya = (y[i] % m + m) % m, yb = (y[i + 1] % m + m) % m;
-        y[i] = xa * ya % m;
-        y[i + 1] = (xa * yb + xb) % m;
-    }
-}
 
 /* All-reduces and reduce-scatters through the entry, where every member publishes for
  * every other (lib/coll/nbslot.c): against the blocking calls, bit for bit, with a sum and

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "coll_ref.h"
 #include "harness.h"
 
 #define C 37 /* elements per block */
@@ -47,22 +48,6 @@ static void same(const int64_t *a, const int64_t *b, size_t n, const char *what,
     for (size_t i = 0; i < n; i++)
         T_ASSERT(a[i] == b[i], "%s, rank %d, element %zu: %lld, the blocking call's %lld", what, me,
                  i, (long long)a[i], (long long)b[i]);
-}
-
-/* A non-commutative op on pairs of int64 (2x2 matrices [a b; 0 1] as (a, b)): the product
- * in rank order is the composition of affine maps, which any reordering changes. */
-static void affine(const void *in, void *inout, size_t count, shmc_dtype dt, void *ctx)
-{
-    (void)dt, (void)ctx;
-    const int64_t *x = in;
-    int64_t *y = inout;
-    const int64_t m = 1000003; /* results in [0, m): one representative, exactly associative */
-    for (size_t i = 0; i + 1 < 2 * count; i += 2) {
-        int64_t xa = (x[i] % m + m) % m, xb = (x[i + 1] % m + m) % m;
-        int64_t ya = (y[i] % m + m) % m, yb = (y[i + 1] % m + m) % m;
-        y[i] = xa * ya % m;
-        y[i + 1] = (xa * yb + xb) % m;
-    }
 }
 
 static void fill(int64_t *v, size_t n, int me)
