@@ -9,7 +9,10 @@ measured before the runs.
         --ompi-python VENV2/bin/python [--rounds 5] [--max-size 1048576]
 
 The first Python's mpi4py must be built with build/bin/shmcc, the second with Open MPI's
-mpicc (docs/mpi.md says how). Open MPI runs with --oversubscribe --allow-run-as-root when
+mpicc (docs/mpi.md says how), both at mpi4py's own optimisation: a build at -O0 (as .ci/run
+makes, to save minutes) spends about half a microsecond more a call in mpi4py's own code, so
+the script refuses a pair of which one was built without inlining (nm finds Python's inline
+reference-count functions as functions of their own in its extension module). Open MPI runs with --oversubscribe --allow-run-as-root when
 asked for more ranks than cores, as its users must.
 """
 import argparse
@@ -37,6 +40,28 @@ def line_rtt():
         return "line_rtt not built"
     out = subprocess.run([exe], capture_output=True, text=True).stdout.strip()
     return f"cache-line round trip {out.splitlines()[-1]} ns" if out else "line_rtt failed"
+
+
+def extension_module(python):
+    """The path of python's mpi4py extension module (importing mpi4py.MPI would start MPI)."""
+    code = ("import glob, os, mpi4py; "
+            "print(glob.glob(os.path.join(os.path.dirname(mpi4py.__file__), 'MPI.*.so'))[0])")
+    r = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{python} has no mpi4py extension module:\n{r.stderr}")
+    return r.stdout.strip()
+
+
+def unoptimised(python):
+    """True where python's mpi4py was compiled without inlining; None where nm cannot tell."""
+    try:
+        r = subprocess.run(["nm", extension_module(python)], capture_output=True, text=True)
+    except FileNotFoundError:
+        return None
+    if r.returncode != 0:
+        return None
+    return any(line.split()[-1] == "Py_INCREF" for line in r.stdout.splitlines()
+               if line.strip())
 
 
 def launch(kind, python, n, args):
@@ -73,6 +98,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--max-size", type=int, default=1 << 20)
     o = ap.parse_args()
+    for python in (o.shmc_python, o.ompi_python):
+        if unoptimised(python):
+            sys.exit(f"{python}: its mpi4py was built without optimisation (CFLAGS=-O0?), which "
+                     "would measure the compiler's flags, not the MPI: rebuild it without "
+                     "CFLAGS (pip install --force-reinstall --no-deps --no-build-isolation "
+                     "--no-binary mpi4py mpi4py, MPICC set as docs/mpi.md says)")
     cases = [
         ("pingpong buffers", 2, ["pingpong", "-n", str(o.max_size)]),
         ("pingpong pickle", 2, ["pingpong", "-p", "-n", str(o.max_size)]),
