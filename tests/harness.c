@@ -18,6 +18,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +50,17 @@ void shmct_fail(const char *file, int line, const char *what, const char *fmt, .
     fprintf(stderr, "rank %d: %s:%d: %s: %s\n", cur_rank, file, line, what, msg);
     fflush(stderr);
     _exit(1);
+}
+
+/* A rank ends with _exit (its parent's atexit handlers and buffers are not its own), which
+ * skips LeakSanitizer's check at exit: under AddressSanitizer a rank that finalized runs
+ * the check itself, and fails where the library or the test leaked. */
+static void leak_check(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+    if (__lsan_do_recoverable_leak_check())
+        shmct_fail(__FILE__, __LINE__, "leak check", "LeakSanitizer found leaks (above)");
+#endif
 }
 
 static void rank_main(int r, int n, int fd, shmct_fn fn, void *arg, const struct shmct_opts *o,
@@ -82,6 +96,7 @@ static void rank_main(int r, int n, int fd, shmct_fn fn, void *arg, const struct
     if (rc != SHMC_OK)
         shmct_fail(__FILE__, __LINE__, "shmc_finalize", "%s", shmc_strerror(rc));
     fflush(stdout);
+    leak_check();
     _exit(0);
 }
 

@@ -259,6 +259,8 @@ static void dead_holder(shmc_comm *w, int me, int n, void *arg)
         int rc = shmc_win_lock(win, 0, 0);
         T_ASSERT(rc == SHMC_ERR_PEER_DEAD, "the lock ended with %s", shmc_strerror(rc));
     }
+    /* (the free's barrier finds the member gone; the window goes all the same) */
+    T_CALL(SHMC_ERR_PEER_DEAD, shmc_win_free(&win));
 }
 
 /* Active target with a member that dies: case 0, rank 1 dies before it posts, and rank
@@ -285,6 +287,7 @@ static void dead_pscw(shmc_comm *w, int me, int n, void *arg)
         T_OK(shmc_win_post(win, &peer, 1));
         T_CALL(SHMC_ERR_PEER_DEAD, shmc_win_wait(win));
     }
+    T_CALL(SHMC_ERR_PEER_DEAD, shmc_win_free(&win));
 }
 
 START_TEST(test_win_dead_pscw)
