@@ -112,23 +112,25 @@ int shmc__alltoall_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, s
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x);
+        /* (member d's block at d * len elements: n of them, which fit a half where small) */
+        size_t pub = (size_t)n * len * es;
         uint8_t *slot;
-        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+        if ((rc = shmc__slot_acquire(x, stamp, pub, &slot)) != SHMC_OK)
             return rc;
         for (int d = 0; d < n; d++)
             if (d != x->me)
-                shmc__copy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
-        shmc__slot_publish(x, stamp, -1);
+                shmc__copy(slot + (size_t)d * len * es, s + ((size_t)d * count + e) * es, len * es);
+        shmc__slot_publish(x, stamp, pub, -1);
         shmc__copy(r + ((size_t)x->me * count + e) * es, s + ((size_t)x->me * count + e) * es,
                    len * es);
         for (int p = 0; p < n; p++) {
             const uint8_t *src;
             if (p == x->me)
                 continue;
-            if ((rc = shmc__slot_wait(x, p, stamp, &src)) != SHMC_OK)
+            if ((rc = shmc__slot_wait(x, p, stamp, pub, &src)) != SHMC_OK)
                 return rc;
-            shmc__copy(r + ((size_t)p * count + e) * es, src + (size_t)x->me * sub * es, len * es);
-            shmc__slot_done(x, p);
+            shmc__copy(r + ((size_t)p * count + e) * es, src + (size_t)x->me * len * es, len * es);
+            shmc__slot_done(x, p, stamp);
         }
     }
     return SHMC_OK;

@@ -96,16 +96,16 @@ int shmc__bcast_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, size
         uint64_t stamp = shmc__slot_next(x);
         if (x->me == root) {
             uint8_t *slot;
-            if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+            if ((rc = shmc__slot_acquire(x, stamp, len, &slot)) != SHMC_OK)
                 return rc;
             shmc__copy(slot, p + off, len);
-            shmc__slot_publish(x, stamp, -1);
+            shmc__slot_publish(x, stamp, len, -1);
         } else {
             const uint8_t *slot;
-            if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)
+            if ((rc = shmc__slot_wait(x, root, stamp, len, &slot)) != SHMC_OK)
                 return rc;
             shmc__copy(p + off, slot, len);
-            shmc__slot_done(x, root);
+            shmc__slot_done(x, root, stamp);
         }
     }
     return SHMC_OK;

@@ -125,20 +125,20 @@ int shmc__gather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
         uint64_t stamp = shmc__slot_next(x);
         if (x->me != root) {
             uint8_t *slot;
-            if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+            if ((rc = shmc__slot_acquire(x, stamp, len, &slot)) != SHMC_OK)
                 return rc;
             shmc__copy(slot, (const uint8_t *)sbuf + off, len);
-            shmc__slot_publish(x, stamp, root);
+            shmc__slot_publish(x, stamp, len, root);
             continue;
         }
         for (int r = 0; r < x->n; r++) {
             const uint8_t *slot;
             if (r == root)
                 continue;
-            if ((rc = shmc__slot_wait(x, r, stamp, &slot)) != SHMC_OK)
+            if ((rc = shmc__slot_wait(x, r, stamp, len, &slot)) != SHMC_OK)
                 return rc;
             shmc__copy((uint8_t *)rbuf + (size_t)r * bytes + off, slot, len);
-            shmc__slot_done(x, r);
+            shmc__slot_done(x, r, stamp);
         }
     }
     return SHMC_OK;
@@ -184,18 +184,18 @@ int shmc__allgather_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     for (size_t off = 0; off < bytes; off += SHMC_SLOT_BYTES) {
         size_t len = shmc__chunk(bytes, off, SHMC_SLOT_BYTES);
         uint64_t stamp = shmc__slot_next(x);
-        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+        if ((rc = shmc__slot_acquire(x, stamp, len, &slot)) != SHMC_OK)
             return rc;
         shmc__copy(slot, own + off, len);
-        shmc__slot_publish(x, stamp, -1);
+        shmc__slot_publish(x, stamp, len, -1);
         for (int r = 0; r < x->n; r++) {
             const uint8_t *src;
             if (r == x->me)
                 continue;
-            if ((rc = shmc__slot_wait(x, r, stamp, &src)) != SHMC_OK)
+            if ((rc = shmc__slot_wait(x, r, stamp, len, &src)) != SHMC_OK)
                 return rc;
             shmc__copy((uint8_t *)rbuf + (size_t)r * bytes + off, src, len);
-            shmc__slot_done(x, r);
+            shmc__slot_done(x, r, stamp);
         }
     }
     if (sbuf && mine != sbuf)
@@ -313,22 +313,24 @@ int shmc__scatter_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, si
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x);
+        /* (member r's block at r * len elements: n of them, which fit a half where small) */
+        size_t pub = (size_t)n * len * es;
         if (x->me == root) {
             uint8_t *slot;
-            if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+            if ((rc = shmc__slot_acquire(x, stamp, pub, &slot)) != SHMC_OK)
                 return rc;
             for (int r = 0; r < n; r++)
                 if (r != root)
-                    shmc__copy(slot + (size_t)r * sub * es,
+                    shmc__copy(slot + (size_t)r * len * es,
                                (const uint8_t *)sbuf + ((size_t)r * count + e) * es, len * es);
-            shmc__slot_publish(x, stamp, -1);
+            shmc__slot_publish(x, stamp, pub, -1);
             continue;
         }
         const uint8_t *slot;
-        if ((rc = shmc__slot_wait(x, root, stamp, &slot)) != SHMC_OK)
+        if ((rc = shmc__slot_wait(x, root, stamp, pub, &slot)) != SHMC_OK)
             return rc;
-        shmc__copy((uint8_t *)rbuf + e * es, slot + (size_t)x->me * sub * es, len * es);
-        shmc__slot_done(x, root);
+        shmc__copy((uint8_t *)rbuf + e * es, slot + (size_t)x->me * len * es, len * es);
+        shmc__slot_done(x, root, stamp);
     }
     return SHMC_OK;
 }

@@ -100,12 +100,12 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
                       uint64_t *stamp)
 {
     *stamp = shmc__slot_next(x);
-    int rc = shmc__slot_acquire(x, slot);
+    int rc = shmc__slot_acquire(x, *stamp, bytes, slot);
     if (rc != SHMC_OK)
         return rc;
     if (bytes)
         shmc__copy(*slot, mine, bytes);
-    shmc__slot_publish(x, *stamp, -1);
+    shmc__slot_publish(x, *stamp, bytes, -1);
     int bad = 0;
     struct shmc__p2p *p = x->co->p2p;
     shmc__incall_round(p, 1);
@@ -114,7 +114,7 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
         uint64_t call[2];
         if (q == x->me)
             continue;
-        if ((rc = shmc__slot_wait_call(x, q, *stamp, &theirs, call)) != SHMC_OK)
+        if ((rc = shmc__slot_wait_call(x, q, *stamp, bytes, &theirs, call)) != SHMC_OK)
             break;
         if (!bad)
             bad = shmc__cx_differs(x, q, call);
@@ -123,7 +123,7 @@ static int slot_round(const struct shmc__cx *x, const void *mine, size_t bytes, 
     if (rc != SHMC_OK)
         return rc;
     if (bad) {
-        shmc__slot_done_all(x);
+        shmc__slot_done_all(x, *stamp);
         return SHMC_ERR_MISMATCH;
     }
     return SHMC_OK;
@@ -145,7 +145,7 @@ static int barrier(const struct shmc__cx *x, int settle)
     }
     int rc = slot_round(x, NULL, 0, &slot, &stamp);
     if (rc == SHMC_OK)
-        shmc__slot_done_all(x);
+        shmc__slot_done_all(x, stamp);
     else if (settle)
         shmc__slot_settle(x, stamp);
     return rc;
@@ -212,8 +212,8 @@ int shmc__onestep_allreduce(const struct shmc__cx *x, const void *sbuf, void *rb
     uint8_t *slot;
     uint64_t stamp;
     if ((rc = slot_round(x, sbuf, bytes, &slot, &stamp)) != SHMC_OK ||
-        (rc = shmc__slot_combine(x, stamp, shmc__own_part(x, sbuf, slot, rbuf, bytes), 0, count,
-                                 rbuf, 1)) != SHMC_OK)
+        (rc = shmc__slot_combine(x, stamp, bytes, shmc__own_part(x, sbuf, slot, rbuf, bytes), 0,
+                                 count, rbuf, 1)) != SHMC_OK)
         return rc;
     shmc__reduce_finish(rbuf, count, x->dt, x->op, x->n);
     return SHMC_OK;
@@ -248,10 +248,10 @@ int shmc__onestep_allgather(const struct shmc__cx *x, const void *mine, void *al
         return rc;
     for (int q = 0; q < x->n; q++) {
         const uint8_t *src = slot;
-        if (q != x->me && (rc = shmc__slot_wait(x, q, stamp, &src)) != SHMC_OK)
+        if (q != x->me && (rc = shmc__slot_wait(x, q, stamp, bytes, &src)) != SHMC_OK)
             return rc;
         shmc__copy(out + (size_t)q * bytes, q == x->me ? mine : src, bytes);
     }
-    shmc__slot_done_all(x);
+    shmc__slot_done_all(x, stamp);
     return SHMC_OK;
 }

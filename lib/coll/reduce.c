@@ -310,13 +310,15 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
     for (size_t e = 0; e < count; e += chunk) {
         size_t len = shmc__chunk(count, e, chunk);
         uint64_t stamp = shmc__slot_next(x);
-        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+        /* (the two phases' publications take the whole slot) */
+        size_t pub = one ? len * es : SHMC_SLOT_BYTES;
+        if ((rc = shmc__slot_acquire(x, stamp, pub, &slot)) != SHMC_OK)
             return rc;
         shmc__copy(slot, in + e * es, len * es);
-        shmc__slot_publish(x, stamp, -1);
+        shmc__slot_publish(x, stamp, pub, -1);
         if (one) {
             const uint8_t *own = shmc__own_part(x, in + e * es, slot, out + e * es, len * es);
-            if ((rc = shmc__slot_combine(x, stamp, own, 0, len, out + e * es, 1)) != SHMC_OK)
+            if ((rc = shmc__slot_combine(x, stamp, pub, own, 0, len, out + e * es, 1)) != SHMC_OK)
                 return rc;
             shmc__reduce_finish(out + e * es, len, x->dt, x->op, n);
             continue;
@@ -324,22 +326,22 @@ int shmc__allreduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, 
         /* Phase 1: combine my block of this chunk into my slot's second half. */
         size_t boff, blen, half = SHMC_SLOT_BYTES / 2;
         shmc__block(len, n, x->me, &boff, &blen);
-        if ((rc = shmc__slot_combine(x, stamp, in + e * es, boff, blen, slot + half + boff * es,
-                                     0)) != SHMC_OK)
+        if ((rc = shmc__slot_combine(x, stamp, pub, in + e * es, boff, blen,
+                                     slot + half + boff * es, 0)) != SHMC_OK)
             return rc;
         shmc__reduce_finish(slot + half + boff * es, blen, x->dt, x->op, n);
         uint64_t stamp2 = shmc__slot_next(x);
-        shmc__slot_publish(x, stamp2, -1);
+        shmc__slot_publish(x, stamp2, pub, -1);
         /* Phase 2: collect every block. Done with each slot only after it: a reader's
          * done covers everything its owner published since the owner last acquired. */
         for (int r = 0; r < n; r++) {
             const uint8_t *src = slot;
-            if (r != x->me && (rc = shmc__slot_wait(x, r, stamp2, &src)) != SHMC_OK)
+            if (r != x->me && (rc = shmc__slot_wait(x, r, stamp2, pub, &src)) != SHMC_OK)
                 return rc;
             shmc__block(len, n, r, &boff, &blen);
             shmc__copy(out + (e + boff) * es, src + half + boff * es, blen * es);
         }
-        shmc__slot_done_all(x);
+        shmc__slot_done_all(x, stamp2);
     }
     return SHMC_OK;
 }
@@ -365,16 +367,16 @@ int shmc__reduce_shm(const struct shmc__cx *x, const void *sbuf, void *rbuf, siz
         uint8_t *out = x->me == root ? (uint8_t *)rbuf + e * es : NULL;
         const uint8_t *own = in + e * es;
         if (!out || !shmc__own_part(x, own, NULL, out, len * es)) {
-            if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+            if ((rc = shmc__slot_acquire(x, stamp, len * es, &slot)) != SHMC_OK)
                 return rc;
             shmc__copy(slot, own, len * es);
             own = slot;
         }
         if (x->me != root) {
-            shmc__slot_publish(x, stamp, root);
+            shmc__slot_publish(x, stamp, len * es, root);
             continue;
         }
-        if ((rc = shmc__slot_combine(x, stamp, own, 0, len, out, 1)) != SHMC_OK)
+        if ((rc = shmc__slot_combine(x, stamp, len * es, own, 0, len, out, 1)) != SHMC_OK)
             return rc;
         shmc__reduce_finish(out, len, x->dt, x->op, x->n);
     }

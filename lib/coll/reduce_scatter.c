@@ -43,24 +43,24 @@ int shmc__reduce_scatter_shm(const struct shmc__cx *x, const void *sbuf, void *r
     for (size_t e = 0; e < count; e += sub) {
         size_t len = shmc__chunk(count, e, sub);
         uint64_t stamp = shmc__slot_next(x);
-        if ((rc = shmc__slot_acquire(x, &slot)) != SHMC_OK)
+        /* (member d's block at d * len elements: n of them, which fit a half where small) */
+        size_t pub = (size_t)n * len * es;
+        if ((rc = shmc__slot_acquire(x, stamp, pub, &slot)) != SHMC_OK)
             return rc;
         for (int d = 0; d < n; d++)
-            shmc__copy(slot + (size_t)d * sub * es, s + ((size_t)d * count + e) * es, len * es);
-        shmc__slot_publish(x, stamp, -1);
+            shmc__copy(slot + (size_t)d * len * es, s + ((size_t)d * count + e) * es, len * es);
+        shmc__slot_publish(x, stamp, pub, -1);
         for (int p = 0; p < n; p++) {
             const uint8_t *src = slot;
-            if (p != me && (rc = shmc__slot_wait(x, p, stamp, &src)) != SHMC_OK)
+            if (p != me && (rc = shmc__slot_wait(x, p, stamp, pub, &src)) != SHMC_OK)
                 return rc;
-            src += (size_t)me * sub * es;
+            src += (size_t)me * len * es;
             if (p == 0)
                 shmc__copy(r + e * es, src, len * es);
             else
                 shmc__reduce(r + e * es, src, len, x->dt, x->op, SHMC_ACC_LEFT);
         }
-        for (int p = 0; p < n; p++)
-            if (p != me)
-                shmc__slot_done(x, p);
+        shmc__slot_done_all(x, stamp);
         shmc__reduce_finish(r + e * es, len, x->dt, x->op, n);
     }
     return SHMC_OK;

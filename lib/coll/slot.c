@@ -14,9 +14,9 @@
  *
  * Reuse: the owner remembers which ranks its publication is for (struct shmc__slot_own's
  * readers) and its stamp; each reader stores that stamp into its own word of the slot's
- * `done` array when it no longer needs the data. The owner writes its slot again only when
- * every reader's word holds its last stamp (or, on the nonblocking lane, a later one it
- * published), which it usually does by the next collective, so the wait costs a load per
+ * `done` array when it no longer needs the data. The owner writes a part of its slot again
+ * only when every reader's word holds that part's last stamp or a later one the owner
+ * published, which it usually does by the next collective, so the wait costs a load per
  * reader. A reader that has left the job (finalized, died) is excused: it reads nothing
  * any more, so overwriting is safe, and a member that left after doing its part of a
  * collective (reading what it needed) must not fail the others' next one. (A count of
@@ -30,14 +30,18 @@
  *   write data                          read data
  *   stamp = s                (R5)       done[me] = stamp         (R6)
  *
- * The nonblocking lane holds two publications at once, one in each half of the data (the
- * half of its stamp's parity; one of more than a half takes both), each with its own call
- * words (shm/arena.h) and readers: with more ranks than CPUs, an owner that had to wait
- * for its readers before each publication handed its CPU over at every call, and a switch
- * between ranks costs more than the call; with two, a member publishes the next call's
- * part while the root still reads the last. A reader there stores the stamp it read, not
- * the slot's (which may be the next publication's): it reads each owner's publications in
- * the order of the lane's calls, so its word only grows, and covers every earlier one.
+ * Every slot holds two publications at once, one in each half of the data (the half of its
+ * stamp's parity; one of more than a half takes both), each with its own call words
+ * (shm/arena.h) and readers: with more ranks than CPUs, an owner that had to wait for its
+ * readers before each publication handed its CPU over at every call, and a switch between
+ * ranks costs more than the call; with two, a member publishes the next call's part while
+ * the root still reads the last. A reader stores the stamp it read, not the slot's (which
+ * may be the next publication's): it reads each owner's publications in the order of the
+ * calls, so its word only grows, and covers every earlier one. The blocking lane's slot
+ * takes two halves only where the job shares CPUs (halves(), below; else one publication,
+ * all of it, at a time), and serves every communicator of its owner, where a reader's word
+ * holds one communicator's stamps: a publication for another communicator than the last
+ * waits for the readers of both halves.
  *
  * R5 pairs with A5: the data is visible before the stamp that announces it.
  * R6 pairs with A6: the reader's loads of the data are done before the owner's next
@@ -86,7 +90,7 @@ struct slot_wait {
 /* Is a reader's done word d one of our publications from `stamp` to our last (o->last),
  * the same communicator's? Not one further back, whose low half a wrap of 2^32 rounds
  * could carry past stamp's: a word that a reader of only some publications last wrote
- * long ago. (The blocking lane's last is its one part's stamp: d must equal it.) */
+ * long ago. */
 static int done_since(const struct shmc__slot_own *o, uint64_t d, uint64_t stamp)
 {
     return (d >> 32) == (stamp >> 32) &&
@@ -164,15 +168,61 @@ static int slot_block(struct slot_wait *w)
     return shmc__cx_quit(w->x, rc != SHMC_OK ? rc : w->err);
 }
 
-int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data)
+/* Do x's blocking publications take two halves (slot.c's header)? Where the job shares
+ * CPUs: there an owner that waits for its readers hands its CPU over, which costs more than
+ * the call; with a CPU for each rank the one publication measured as fast or faster, its
+ * data and words beginning in the line of its stamp (shm/arena.h), which a reader of a
+ * small call gets in one transfer with it (the commit that made this has the figures). A
+ * fact of the job, the same on every rank, and not of the call: a member whose call
+ * differs still finds the owner's words where the owner wrote them. */
+static int halves(const struct shmc__cx *x)
+{
+    return x->co->shared_cpus;
+}
+
+/* The parts of the data that a blocking publication of `bytes` with `stamp` takes (a mask),
+ * as its owner and its readers work it out: with halves, the one of the stamp's parity, or
+ * both for more than a half; else the first. */
+static unsigned blk_parts(const struct shmc__cx *x, uint64_t stamp, size_t bytes)
+{
+    if (!halves(x))
+        return 1u;
+    return bytes > SHMC_SLOT_BYTES / 2 ? 3u : 1u << (stamp & 1);
+}
+
+/* Where the publication in parts lies in its slot's data, and its call words (with halves,
+ * those of the stamp's parity, whatever its size). */
+static size_t parts_off(unsigned parts)
+{
+    return parts == 2u ? SHMC_SLOT_BYTES / 2 : 0;
+}
+static shmc_atomic_u64 *blk_call(const struct shmc__cx *x, struct shmc__slot *s, uint64_t stamp)
+{
+    return shmc__slot_call(s, halves(x) ? (unsigned)(stamp & 1) : 0u);
+}
+
+int shmc__slot_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, uint8_t **data)
 {
     struct shmc__slot_own *o = &x->co->own[SHMC_LANE_BLOCKING];
-    struct slot_wait w = {.x = x, .own = o, .peer = -1};
-    *data = shmc__slot_data(o->slot);
-    int rc = slot_block(&w);
-    if (rc == SHMC_OK)
-        memset(o->readers[0], 0, sizeof o->readers[0]);
-    return rc;
+    unsigned parts = blk_parts(x, stamp, bytes), waits = parts;
+    /* For another communicator than the last publication's, both parts: a reader's done
+     * word covers the publications of one communicator at a time (done_since), so the
+     * other part's readers must be done before its publication's readers may store the
+     * new one's stamps. (Its readers cleared then, an old stamp left there is never
+     * waited for again.) */
+    if ((o->last >> 32) != (stamp >> 32))
+        waits = 3u;
+    *data = shmc__slot_data(o->slot) + parts_off(parts);
+    for (unsigned part = 0; part < 2; part++) {
+        if (!(waits >> part & 1))
+            continue;
+        struct slot_wait w = {.x = x, .own = o, .part = part, .peer = -1};
+        int rc = slot_block(&w);
+        if (rc != SHMC_OK)
+            return rc;
+        memset(o->readers[part], 0, sizeof o->readers[part]);
+    }
+    return SHMC_OK;
 }
 
 /* Publishes o's slot with `stamp`, x's call words at `call`, for one comm rank or every
@@ -203,30 +253,35 @@ static void publish(const struct shmc__cx *x, struct shmc__slot_own *o, shmc_ato
         memcpy(o->readers[1], o->readers[0], sizeof o->readers[1]);
 }
 
-void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader)
+void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, int reader)
 {
     struct shmc__slot_own *o = &x->co->own[SHMC_LANE_BLOCKING];
-    publish(x, o, o->slot->call, stamp, reader, 1);
+    unsigned parts = blk_parts(x, stamp, bytes);
+    publish(x, o, blk_call(x, o->slot, stamp), stamp, reader, parts);
 }
 
-int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
-                         uint64_t call[2])
+int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, size_t bytes,
+                         const uint8_t **data, uint64_t call[2])
 {
     struct shmc__slot *s = slot_of(x, SHMC_LANE_BLOCKING, owner);
     struct slot_wait w = {.x = x, .stamp = &s->stamp, .want = stamp, .peer = owner};
-    *data = shmc__slot_data(s);
+    unsigned parts = blk_parts(x, stamp, bytes);
+    *data = shmc__slot_data(s) + parts_off(parts);
     int rc = slot_block(&w);
     /* After A5: the words of the publication we waited for (or of a later one of the
-     * same call: the two-phase all-reduce publishes twice between acquisitions). */
-    call[0] = shmc__load_relaxed64(&s->call[0]);
-    call[1] = shmc__load_relaxed64(&s->call[1]);
+     * same call: the two-phase all-reduce publishes twice between acquisitions; the
+     * owner's next call, in the other half, has the other half's words). */
+    shmc_atomic_u64 *c = blk_call(x, s, stamp);
+    call[0] = shmc__load_relaxed64(&c[0]);
+    call[1] = shmc__load_relaxed64(&c[1]);
     return rc;
 }
 
-int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data)
+int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, size_t bytes,
+                    const uint8_t **data)
 {
     uint64_t call[2];
-    int rc = shmc__slot_wait_call(x, owner, stamp, data, call);
+    int rc = shmc__slot_wait_call(x, owner, stamp, bytes, data, call);
     if (rc != SHMC_OK || !shmc__cx_differs(x, owner, call))
         return rc;
     /* Only this rank may have seen it (the owner reads nothing of ours): quit, so that
@@ -277,12 +332,11 @@ static void done(const struct shmc__cx *x, struct shmc__slot *s, int owner, uint
     shmc__peer_notify(x->co->p2p, shmc__comm_world_rank(x->c, owner));
 }
 
-void shmc__slot_done(const struct shmc__cx *x, int owner)
+void shmc__slot_done(const struct shmc__cx *x, int owner, uint64_t stamp)
 {
-    /* The stamp we waited for is still the slot's: its owner publishes again only after
-     * our done. */
-    struct shmc__slot *s = slot_of(x, SHMC_LANE_BLOCKING, owner);
-    done(x, s, owner, shmc__load_relaxed64(&s->stamp));
+    /* The stamp we read, not the slot's: its owner may have published its next call in the
+     * other half, which we have not read. */
+    done(x, slot_of(x, SHMC_LANE_BLOCKING, owner), owner, stamp);
 }
 
 /* ---- the nonblocking calls' slots: the same protocol, without waiting ------------------ */
@@ -385,14 +439,14 @@ void shmc__slot_nb_done(const struct shmc__cx *x, int owner, uint64_t stamp)
     done(x, nb_slot_of(x, owner), owner, stamp);
 }
 
-int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,
-                       size_t len, uint8_t *out, int hand_back)
+int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, size_t bytes, const uint8_t *own,
+                       size_t eoff, size_t len, uint8_t *out, int hand_back)
 {
     size_t es = x->es;
     for (int r = 0; r < x->n; r++) {
         const uint8_t *src = own;
         if (r != x->me) {
-            int rc = shmc__slot_wait(x, r, stamp, &src);
+            int rc = shmc__slot_wait(x, r, stamp, bytes, &src);
             if (rc != SHMC_OK)
                 return rc;
         }
@@ -404,14 +458,14 @@ int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *
             shmc__reduce(out, src, len, x->dt, x->op, SHMC_ACC_LEFT);
         }
         if (hand_back && r != x->me)
-            shmc__slot_done(x, r);
+            shmc__slot_done(x, r, stamp);
     }
     return SHMC_OK;
 }
 
-void shmc__slot_done_all(const struct shmc__cx *x)
+void shmc__slot_done_all(const struct shmc__cx *x, uint64_t stamp)
 {
     for (int r = 0; r < x->n; r++)
         if (r != x->me)
-            shmc__slot_done(x, r);
+            shmc__slot_done(x, r, stamp);
 }

@@ -4,42 +4,46 @@
 #ifndef SHMC_SLOT_H
 #define SHMC_SLOT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "coll/cx.h"
 
 /* The stamp of the communicator's next round: uid in the high half, round in the low. */
 uint64_t shmc__slot_next(const struct shmc__cx *x);
-/* Waits until every reader of what this rank published before has finished with it; then
- * returns this rank's slot data (SHMC_SLOT_BYTES) for writing. */
-int shmc__slot_acquire(const struct shmc__cx *x, uint8_t **data);
-/* Publishes this rank's slot with `stamp` and x's call words, to be read by one comm rank (reader)
- * or by every other member (-1); each calls shmc__slot_done once. */
-void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, int reader);
-/* Waits until comm rank owner has published `stamp` (or a later round of this
- * communicator) and returns its slot data. If the owner published it for another call
+/* Where this rank writes its publication `stamp` of `bytes` (at most SHMC_SLOT_BYTES) for
+ * x's blocking call, once every reader of what lay there has finished with it (slot.c:
+ * where the job shares CPUs, two publications at once, each in a half but those of more
+ * than a half). */
+int shmc__slot_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, uint8_t **data);
+/* Publishes it with x's call words, to be read by one comm rank (reader) or by every other
+ * member (-1); each calls shmc__slot_done once. */
+void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, int reader);
+/* Waits until comm rank owner has published `stamp` of `bytes` (or a later round of this
+ * communicator) and returns where it lies. If the owner published it for another call
  * than x's (callword.h), says so and quits: SHMC_ERR_MISMATCH. */
-int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data);
+int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, size_t bytes,
+                    const uint8_t **data);
 /* The same, returning the owner's call words in call rather than comparing them. */
-int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, const uint8_t **data,
-                         uint64_t call[2]);
+int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, size_t bytes,
+                         const uint8_t **data, uint64_t call[2]);
 /* After a failed round `stamp`: waits until every other member has published it (or a
  * later one), left the job, or quit the communicator's collectives, so that none still
  * does what it does before publishing (the device all-reduce's kernels write into this
  * rank's buffers). */
 int shmc__slot_settle(const struct shmc__cx *x, uint64_t stamp);
-/* This rank is done reading owner's slot for one publication. */
-void shmc__slot_done(const struct shmc__cx *x, int owner);
+/* This rank is done reading owner's publication `stamp` (and every earlier one). */
+void shmc__slot_done(const struct shmc__cx *x, int owner, uint64_t stamp);
 /* out = in_0 OP in_1 OP ... in rank order, left to right, over len elements at element
- * offset eoff of every member's publication `stamp` (this rank's from own, its slot or its
- * input where it may: shmc__own_part, cx.h); host memory,
+ * offset eoff of every member's publication `stamp` of `bytes` (this rank's from own, its
+ * slot or its input where it may: shmc__own_part, cx.h); host memory,
  * not AVG-finished. With hand_back, done with each member's slot as soon as it is read
  * (shmc__slot_done), so that its owner may publish again while this rank waits for the
  * others'; without, the caller reads them again and hands them back itself. */
-int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, const uint8_t *own, size_t eoff,
-                       size_t len, uint8_t *out, int hand_back);
+int shmc__slot_combine(const struct shmc__cx *x, uint64_t stamp, size_t bytes, const uint8_t *own,
+                       size_t eoff, size_t len, uint8_t *out, int hand_back);
 /* shmc__slot_done for every other member. */
-void shmc__slot_done_all(const struct shmc__cx *x);
+void shmc__slot_done_all(const struct shmc__cx *x, uint64_t stamp);
 
 /* The nonblocking calls' slots (nbslot.c): the same protocol on the world's lane's own
  * slots, or on a communicator's slot entry (shm/arena.h, nbcomm.c), each step without

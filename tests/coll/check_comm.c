@@ -1,12 +1,16 @@
 /*
  * Communicators and the collectives' contract: split and create_group semantics (order,
  * NULL for non-members, bad lists refused on every rank), isolation between
- * communicators and between point-to-point and collectives, thousands of create/free
+ * communicators and between point-to-point and collectives, the blocking slots' two
+ * publications at once on two communicators, thousands of create/free
  * cycles, SHMC_ALGO_* in the environment (base/config.c's own parsing is
  * tests/unit/check_config.c's), and argument errors of every collective.
  */
 #include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -157,6 +161,74 @@ START_TEST(test_comm_isolation)
     const int ns[] = {2, 3, 4};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
         ck_assert_int_eq(shmct_run(ns[i], isolation, NULL), 0);
+}
+END_TEST
+
+/* ---- the blocking slots' two halves ------------------------------------------------------ */
+
+/* Rooted calls by the shared slots (SHMC_ALGO_*=shm), back to back on two communicators of
+ * the same members in opposite rank orders, of sizes that take a half of a slot or all of
+ * it, each result checked. A rank sleeps now and then, so that owners run a call ahead of
+ * their readers (slot.c: where the job shares CPUs, as here beyond 2 ranks, two
+ * publications at once, and a publication for another communicator waits for both
+ * halves' readers): a reader that marked done a publication it had not read, or an owner
+ * that wrote over an unread half, shows as a wrong element; a reader's word left on the
+ * other communicator's stamps, as a hang. At 2 ranks, the one publication at a time. */
+static void halves(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    static const size_t counts[] = {2048, 4096, 512, 12000, 6000}; /* int32: 8 to 48 KiB */
+    const size_t most = 12000;
+    shmc_comm *c[2];
+    T_OK(shmc_comm_split(w, 0, me, &c[0]));
+    T_OK(shmc_comm_split(w, 0, n - 1 - me, &c[1]));
+    uint32_t *in = shmct_xmalloc(most * sizeof *in),
+             *out = shmct_xmalloc(most * (size_t)n * sizeof *out);
+    for (uint32_t it = 0; it < 240; it++) {
+        shmc_comm *cc = c[(it / 3) % 2];
+        int cme = shmc_comm_rank(cc), root = (int)(it % (uint32_t)n);
+        size_t count = counts[it % 5];
+        if (it % 7 == (uint32_t)me)
+            usleep(300);
+        for (size_t i = 0; i < count; i++)
+            in[i] = it * 1000003u + (uint32_t)i + (it % 3 ? (uint32_t)cme * 7919u : 0);
+        switch (it % 3) {
+        case 0:
+            T_OK(shmc_broadcast(in, count, SHMC_UINT32, root, cc));
+            for (size_t i = 0; i < count; i++)
+                T_ASSERT(in[i] == it * 1000003u + (uint32_t)i, "call %u: broadcast element %zu", it,
+                         i);
+            break;
+        case 1:
+            T_OK(shmc_reduce(in, out, count, SHMC_UINT32, SHMC_SUM, root, cc));
+            for (size_t i = 0; cme == root && i < count; i++)
+                T_ASSERT(out[i] == (uint32_t)n * (it * 1000003u + (uint32_t)i) +
+                                       7919u * (uint32_t)(n * (n - 1) / 2),
+                         "call %u: reduce element %zu", it, i);
+            break;
+        default:
+            T_OK(shmc_gather(in, out, count, SHMC_UINT32, root, cc));
+            for (size_t i = 0; cme == root && i < (size_t)n * count; i++)
+                T_ASSERT(out[i] ==
+                             it * 1000003u + (uint32_t)(i % count) + (uint32_t)(i / count) * 7919u,
+                         "call %u: gather element %zu", it, i);
+            break;
+        }
+    }
+    free(in);
+    free(out);
+    T_OK(shmc_comm_free(&c[0]));
+    T_OK(shmc_comm_free(&c[1]));
+}
+
+START_TEST(test_comm_slot_halves)
+{
+    static const char *const env[] = {"SHMC_ALGO_BROADCAST=shm", "SHMC_ALGO_REDUCE=shm",
+                                      "SHMC_ALGO_GATHER=shm", NULL};
+    struct shmct_opts o = {.env = env};
+    const int ns[] = {2, 3, 4, 8};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        ck_assert_int_eq(shmct_run_opts(ns[i], halves, NULL, &o), 0);
 }
 END_TEST
 
@@ -354,6 +426,7 @@ static Suite *comm_suite(void)
     tcase_add_test(t, test_comm_split_rules);
     tcase_add_test(t, test_comm_create_group_rules);
     tcase_add_test(t, test_comm_isolation);
+    tcase_add_test(t, test_comm_slot_halves);
     tcase_add_test(t, test_comm_create_free_churn);
     tcase_add_test(t, test_comm_algo_env);
     tcase_add_test(t, test_comm_collective_bad_args);
