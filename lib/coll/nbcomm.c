@@ -2,10 +2,11 @@
  * Slots for the nonblocking calls of communicators other than the world (nbcomm.h).
  *
  * Their broadcasts, reduces and gathers publish and read through nbslot.c, as the world's
- * do in its lane's slots, and so do their small all-reduces and reduce-scatters, which the
- * world runs by its rounds: rather than as schedules of messages, whose root copies each
- * member's block out of its mailbox before it combines or keeps it, and whose rings wait
- * for a neighbour at every step (docs/collectives.md has the measurements). Not
+ * do in its lane's slots, and so do their small all-reduces, reduce-scatters, all-gathers
+ * and all-to-alls, which the world runs by its rounds: rather than as schedules of
+ * messages, whose root copies each member's block out of its mailbox before it combines
+ * or keeps it, whose rings wait for a neighbour at every step, and whose exchanges copy
+ * each block twice (docs/collectives.md has the measurements). Not
  * in a slot shared with other communicators: that deadlocks programs that start calls on
  * different communicators in different orders, as MPI allows (docs/design.md). So each
  * communicator takes a slot entry of its own, the same index on every member, agreed at

@@ -29,8 +29,9 @@ void shmc__nbcomm_take(struct shmc__coll *co, struct shmc__comm *c, uint32_t min
 /* Does nonblocking call x of collective coll (count elements; bytes: what the rules size it
  * by) go through its communicator's slot entry (the same answer on every member)? On a
  * communicator with an entry, of host memory: a broadcast, reduce or gather that would go
- * through the world's slots on a world of x's size, and an all-reduce or reduce-scatter
- * that the slots take in one step (nbslot.h) where the blocking call's rule gives `shm`,
+ * through the world's slots on a world of x's size, and an all-reduce, reduce-scatter,
+ * all-gather or all-to-all that the slots take in one step (nbslot.h) where the blocking
+ * call's rule gives `shm`,
  * which runs it so (a nonblocking call's way follows the blocking call's rule: the rest
  * go as schedules of messages). Not for a blocking call's own schedule, nor a persistent
  * collective, which schedules match by the number it was made with. */

@@ -10,6 +10,11 @@
  *              from its input, but from its slot where it is in place and rank 0's turn
  *              would write over it first (shmc__own_part, cx.h).
  *
+ * And on another communicator than the world, where every member publishes for every
+ * other (everyone()): an all-reduce's vector, which each combines in rank order; the n
+ * blocks of a reduce-scatter, whose own block each combines so; an all-gather's block;
+ * an all-to-all's n blocks, whose own block each takes.
+ *
  * A rank that puts first waits, without blocking, until its slot has room (slot.c: the
  * readers of what lies in the half or halves it takes are done with it); one that takes
  * waits for the publications it needs, and marks each done as soon as it has read it.
@@ -57,22 +62,33 @@ int shmc__nbs_everyone(int coll, const struct shmc__cx *x, size_t count)
 {
     if (x->n < SHMC_NBS_RANKS_MIN || !count)
         return 0;
-    if (coll == SHMC_C_ALLREDUCE)
+    switch (coll) {
+    case SHMC_C_ALLREDUCE:
         return count <= SHMC_SHM_ONE_PHASE_MAX / x->es;
-    return coll == SHMC_C_REDUCE_SCATTER && count <= SHMC_SLOT_BYTES / ((size_t)x->n * x->es);
+    case SHMC_C_ALLGATHER:
+        return count <= SHMC_SLOT_BYTES / x->es;
+    case SHMC_C_REDUCE_SCATTER:
+    case SHMC_C_ALLTOALL:
+        return count <= SHMC_SLOT_BYTES / ((size_t)x->n * x->es);
+    default:
+        return 0;
+    }
 }
 
-/* Does every member publish its input for every other and combine theirs (an all-reduce,
- * a reduce-scatter)? */
+/* Does every member publish its input for every other and take its part of theirs (an
+ * all-reduce, reduce-scatter, all-gather or all-to-all)? */
 static int everyone(const struct shmc__wround *b)
 {
-    return b->coll == SHMC_C_ALLREDUCE || b->coll == SHMC_C_REDUCE_SCATTER;
+    return b->coll == SHMC_C_ALLREDUCE || b->coll == SHMC_C_REDUCE_SCATTER ||
+           b->coll == SHMC_C_ALLGATHER || b->coll == SHMC_C_ALLTOALL;
 }
 
-/* The bytes of a publication: a reduce-scatter's n blocks, else the call's count. */
+/* The bytes of a publication: the n blocks of a reduce-scatter or all-to-all (member d's
+ * at d blocks), else the call's count. */
 static size_t pub_bytes(const struct shmc__wround *b)
 {
-    return (b->coll == SHMC_C_REDUCE_SCATTER ? (size_t)b->x->n : 1) * b->count * b->x->es;
+    int n_blocks = b->coll == SHMC_C_REDUCE_SCATTER || b->coll == SHMC_C_ALLTOALL;
+    return (n_blocks ? (size_t)b->x->n : 1) * b->count * b->x->es;
 }
 
 /* Does the call's data flow to the root (a gather, a reduce), rather than from it (a
@@ -121,13 +137,21 @@ static int takes_from(const struct shmc__wround *b, int q)
  * which may be the input: in place). */
 static void put(const struct shmc__wround *b, uint8_t *mine)
 {
-    shmc__copy(mine, to_root(b) ? b->sbuf : b->rbuf, pub_bytes(b));
+    const uint8_t *from = b->sbuf;
+    if (b->coll == SHMC_C_BROADCAST)
+        from = b->rbuf;
+    else if (b->coll == SHMC_C_ALLGATHER && !from) /* (in place: its block in rbuf) */
+        from = b->rbuf + (size_t)b->x->me * b->count * b->x->es;
+    else if (b->coll == SHMC_C_ALLTOALL && from == (const uint8_t *)SHMC_IN_PLACE)
+        from = b->rbuf;
+    shmc__copy(mine, from, pub_bytes(b));
 }
 
 /* This rank's part from member q's publication `stamp` (q == me: its own part of a gather
  * or reduce: a reduce's from its slot at mine where it staged it there, else from its
- * input; of an all-reduce or reduce-scatter, from its publication at mine), seen already
- * with the call's words. The reductions combine in rank order, q after q, left to right. */
+ * input; of an all-reduce, reduce-scatter or all-to-all, from its publication at mine; of
+ * an all-gather, from its input), seen already with the call's words. The reductions
+ * combine in rank order, q after q, left to right. */
 static void take_part(const struct shmc__wround *b, int q, uint64_t stamp, const uint8_t *mine)
 {
     const struct shmc__cx *x = b->x;
@@ -147,6 +171,19 @@ static void take_part(const struct shmc__wround *b, int q, uint64_t stamp, const
             shmc__reduce_finish(b->rbuf, b->count, x->dt, x->op, x->n);
         break;
     }
+    case SHMC_C_ALLGATHER:
+        if (q != x->me)
+            shmc__copy(b->rbuf + (size_t)q * bytes, shmc__slot_nb_theirs(x, q, stamp, bytes),
+                       bytes);
+        else if (b->sbuf) /* (NULL: in place) */
+            shmc__copy(b->rbuf + (size_t)q * bytes, b->sbuf, bytes);
+        break;
+    case SHMC_C_ALLTOALL: /* (this rank's own block from its publication: in place too) */
+        shmc__copy(b->rbuf + (size_t)q * bytes,
+                   (q != x->me ? shmc__slot_nb_theirs(x, q, stamp, pub_bytes(b)) : mine) +
+                       (size_t)x->me * bytes,
+                   bytes);
+        break;
     case SHMC_C_BROADCAST:
         if (q == x->root)
             shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, q, stamp, bytes), bytes);

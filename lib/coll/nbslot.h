@@ -28,13 +28,13 @@
  * the lane's rounds (nbworld.h), another communicator's one message or exchange (nbc.h). */
 #define SHMC_NBS_RANKS_MIN 3
 int shmc__nbs_rooted(int coll, const struct shmc__cx *x);
-/* May call x of collective coll (count elements: an all-reduce's vector, a reduce-scatter's
- * block) go through the slots with every member publishing its input for every other, which
- * each combines in rank order, as the blocking call's `shm` does in one step: an all-reduce
- * that the blocking call combines in one phase (SHMC_SHM_ONE_PHASE_MAX), a reduce-scatter
- * whose n blocks one publication holds, beyond 2 ranks, neither of count 0. The rules' choice
- * decides the rest (nbcomm.h); only a communicator's slot entry takes them, the world's lane going
- * by its rounds. */
+/* May call x of collective coll (count elements: an all-reduce's vector, a block of the
+ * others) go through the slots with every member publishing its input for every other, which
+ * each combines in rank order or copies its part of, as the blocking call's `shm` does in one
+ * step: an all-reduce that the blocking call combines in one phase (SHMC_SHM_ONE_PHASE_MAX),
+ * an all-gather whose block, a reduce-scatter or all-to-all whose n blocks one publication
+ * holds, beyond 2 ranks, none of count 0. The rules' choice decides the rest (nbcomm.h); only
+ * a communicator's slot entry takes them, the world's lane going by its rounds. */
 int shmc__nbs_everyone(int coll, const struct shmc__cx *x, size_t count);
 int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count);
 /* Does a call of that collective that runs as a schedule take the slots' gate (more than

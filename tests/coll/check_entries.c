@@ -393,6 +393,74 @@ START_TEST(test_entries_everyone)
 }
 END_TEST
 
+/* All-gathers and all-to-alls through the entry (every member publishes its block, or its
+ * n blocks, for every other): each element checked, in place and not, at sizes from one
+ * word to the slots' limits (an all-gather's block of 64 KiB, an all-to-all's n blocks of
+ * 64 KiB in all), several started before any is waited for; on a communicator in the
+ * world's reverse order. */
+static void exchanges(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, n - 1 - me, &c));
+    int cme = shmc_comm_rank(c);
+    /* int64 words of a block */
+    const size_t sizes[] = {1, 37, 500, 8192 / (size_t)n, 8192};
+    uint64_t before = shmct_stat("coll_entry_calls");
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        for (int variant = 0; variant < 4; variant++) {
+            int a2a = variant & 1, inplace = variant >> 1 & 1;
+            size_t words = sizes[si], all = (size_t)n * words;
+            if (a2a && all > 8192)
+                continue;
+            int64_t *in[K_EV], *got[K_EV];
+            shmc_request *r[K_EV];
+            for (int k = 0; k < K_EV; k++) {
+                in[k] = shmct_xmalloc(all * 8);
+                got[k] = shmct_xmalloc(all * 8);
+                /* (all-gather: this rank's block; all-to-all: its block for each member d) */
+                for (size_t i = 0; i < all; i++)
+                    in[k][i] = (int64_t)cme * 1000003 + (int64_t)(i / words) * 1009 +
+                               (int64_t)(i % words % 89) + k;
+                const void *sb = in[k];
+                if (inplace) {
+                    memset(got[k], 0x5a, all * 8);
+                    if (a2a)
+                        memcpy(got[k], in[k], all * 8);
+                    else
+                        memcpy(got[k] + (size_t)cme * words, in[k], words * 8);
+                    sb = SHMC_IN_PLACE;
+                }
+                T_OK(a2a ? shmc_ialltoall(sb, got[k], words, SHMC_INT64, c, &r[k])
+                         : shmc_iallgather(sb, got[k], words, SHMC_INT64, c, &r[k]));
+            }
+            for (int k = K_EV - 1; k >= 0; k--)
+                T_OK(shmc_wait(&r[k], NULL));
+            for (int k = 0; k < K_EV; k++) {
+                for (size_t i = 0; i < all; i++) {
+                    int64_t q = (int64_t)(i / words), j = (int64_t)(i % words % 89);
+                    int64_t want = a2a ? q * 1000003 + cme * 1009 + j + k : q * 1000003 + j + k;
+                    T_ASSERT(got[k][i] == want, "%s of %zu words, %s, call %d: word %zu",
+                             a2a ? "all-to-all" : "all-gather", words,
+                             inplace ? "in place" : "apart", k, i);
+                }
+                free(in[k]);
+                free(got[k]);
+            }
+        }
+    }
+    T_ASSERT(shmct_stat("coll_entry_calls") > before, "rank %d: no call took the entry", me);
+    T_OK(shmc_barrier(w));
+    T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_entries_exchanges)
+{
+    static const int sizes[] = {3, 4, 8};
+    ck_assert_int_eq(shmct_run(sizes[_i], exchanges, NULL), 0);
+}
+END_TEST
+
 static Suite *entries_suite(void)
 {
     Suite *s = suite_create("entries");
@@ -404,6 +472,7 @@ static Suite *entries_suite(void)
     tcase_add_test(t, test_entries_in_flight_at_finalize);
     tcase_add_loop_test(t, test_entries_other_call, 0, 2);
     tcase_add_loop_test(t, test_entries_everyone, 0, 3);
+    tcase_add_loop_test(t, test_entries_exchanges, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }
