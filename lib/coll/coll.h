@@ -47,6 +47,7 @@
  * struct shmc__comm (ext): zero when the communicator is made. */
 struct shmc__coll_comm {
     uint32_t round;            /* shared-memory collective rounds so far (slot.c) */
+    uint32_t round_wraps;      /* ... and how often that count went round 2^32 */
     uint32_t calls;            /* collective calls so far (callword.h) */
     uint32_t nbc_calls;        /* nonblocking collective calls so far (sched.c) */
     uint32_t persistent_calls; /* persistent collectives made so far (sched.c) */
@@ -121,14 +122,17 @@ struct shmc__lane {
 };
 
 /* One of this rank's collective slots (slot.c): the blocking calls' (any communicator), or
- * the world's nonblocking calls' (nbslot.c). Per part of its data (the blocking lane's one
- * part, the whole slot; the nonblocking lane's two halves, slot.c): the stamp of the last
- * publication there, and the world ranks that may still owe reads of it. */
+ * the world's nonblocking calls' (nbslot.c), or a slot entry's. Per half of its data (the
+ * blocking lane uses the first alone where the job has a CPU for each rank: slot.c): the
+ * stamp of the last publication there, and the world ranks that may still owe reads of it. */
 struct shmc__slot_own {
     struct shmc__slot *slot;
     uint64_t readers[2][SHMC_MAX_RANKS / 64];
     uint64_t stamp[2];
     uint64_t last;  /* the stamp of our last publication, in whichever part */
+    /* The blocking lane's: the communicator's round count, wraps included, at each part's
+     * last publication (slot.c: its age, which the stamp's 32 bits cannot tell). */
+    uint64_t at[2];
     uint32_t round; /* the nonblocking lane's publications so far (its stamps' low half) */
 };
 

@@ -132,9 +132,9 @@ static int takes_from(const struct shmc__wround *b, int q)
     return to_root(b) ? me == root && q != me : me != root && q == root;
 }
 
-/* A broadcast's vector, a gather's block, a reduce's or all-reduce's vector, or a
- * reduce-scatter's n blocks into this rank's slot (before anything is written to rbuf,
- * which may be the input: in place). */
+/* A broadcast's vector, a gather's or all-gather's block, a reduce's or all-reduce's vector,
+ * or a reduce-scatter's or all-to-all's n blocks into this rank's slot (before anything is
+ * written to rbuf, which may be the input: in place). */
 static void put(const struct shmc__wround *b, uint8_t *mine)
 {
     const uint8_t *from = b->sbuf;

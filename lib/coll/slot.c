@@ -30,8 +30,9 @@
  *   write data                          read data
  *   stamp = s                (R5)       done[me] = stamp         (R6)
  *
- * Every slot holds two publications at once, one in each half of the data (the half of its
- * stamp's parity; one of more than a half takes both), each with its own call words
+ * The nonblocking slots, and the blocking one where the job shares CPUs, hold two
+ * publications at once, one in each half of the data (the half of its stamp's parity; one
+ * of more than a half takes both), each with its own call words
  * (shm/arena.h) and readers: with more ranks than CPUs, an owner that had to wait for its
  * readers before each publication handed its CPU over at every call, and a switch between
  * ranks costs more than the call; with two, a member publishes the next call's part while
@@ -41,7 +42,10 @@
  * takes two halves only where the job shares CPUs (halves(), below; else one publication,
  * all of it, at a time), and serves every communicator of its owner, where a reader's word
  * holds one communicator's stamps: a publication for another communicator than the last
- * waits for the readers of both halves.
+ * waits for the readers of both halves. Its stamps count the communicator's rounds, which
+ * the owner may sit out, so one half can keep an old publication while the other moves on:
+ * one whose round lies 2^31 or more behind the new one's is waited for too, so that the
+ * readers' words, compared modulo 2^32 (done_since), still tell.
  *
  * R5 pairs with A5: the data is visible before the stamp that announces it.
  * R6 pairs with A6: the reader's loads of the data are done before the owner's next
@@ -64,10 +68,39 @@ static struct shmc__slot *slot_of(const struct shmc__cx *x, unsigned lane, int r
     return shmc__arena_slot(x->co->arena, lane, (unsigned)shmc__comm_world_rank(x->c, r));
 }
 
+/* Every this many rounds of a communicator each member brings its blocking slot's stamp up
+ * to the last round, where its last publication there was for that communicator. */
+#define STAMP_REFRESH ((uint32_t)1 << 30)
+
+/* A reader takes an owner's stamp as reached when it lies at most 2^31 rounds behind the
+ * owner's (stamp_reached): one the owner published long ago for this communicator and then
+ * sat out 2^31 rounds would pass for the one the reader waits for, and its stale data be
+ * read. So at every STAMP_REFRESH-th round a member whose stamp is still this
+ * communicator's moves it to the round before: no reader waits for that round from it
+ * unless it published there (its stamp then said so already), and what it published
+ * before is still there for the readers that have yet to see it, who find the stamp past
+ * theirs. Its words and data stay as they were. */
+static void refresh(const struct shmc__cx *x)
+{
+    shmc_atomic_u64 *st = &x->co->own[SHMC_LANE_BLOCKING].slot->stamp;
+    uint64_t s = shmc__load_relaxed64(st);
+    if ((s >> 32) == x->c->uid && x->cc->round != (uint32_t)s + 1u)
+        shmc__store_release64(st, (s & ~(uint64_t)UINT32_MAX) | (uint32_t)(x->cc->round - 1u));
+}
+
 uint64_t shmc__slot_next(const struct shmc__cx *x)
 {
-    x->cc->round++;
+    if (++x->cc->round == 0)
+        x->cc->round_wraps++;
+    if (!(x->cc->round % STAMP_REFRESH))
+        refresh(x);
     return ((uint64_t)x->c->uid << 32) | x->cc->round;
+}
+
+/* x's communicator's rounds so far, wraps included: where its latest stamp lies. */
+static uint64_t rounds(const struct shmc__cx *x)
+{
+    return (uint64_t)x->cc->round_wraps << 32 | x->cc->round;
 }
 
 /* Has an owner's stamp s reached `want`: the same communicator (high half), this round or
@@ -201,6 +234,15 @@ static shmc_atomic_u64 *blk_call(const struct shmc__cx *x, struct shmc__slot *s,
     return shmc__slot_call(s, halves(x) ? (unsigned)(stamp & 1) : 0u);
 }
 
+/* Does part `part` of o's slot owe no reader anything? */
+static int readers_none(const struct shmc__slot_own *o, unsigned part)
+{
+    for (unsigned i = 0; i < SHMC_MAX_RANKS / 64; i++)
+        if (o->readers[part][i])
+            return 0;
+    return 1;
+}
+
 int shmc__slot_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, uint8_t **data)
 {
     struct shmc__slot_own *o = &x->co->own[SHMC_LANE_BLOCKING];
@@ -212,6 +254,13 @@ int shmc__slot_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, u
      * waited for again.) */
     if ((o->last >> 32) != (stamp >> 32))
         waits = 3u;
+    /* And the other part, where what it holds for its readers lies 2^31 rounds or more
+     * behind (slot.c's header; counted with the wraps, which the stamps' 32 bits lose). */
+    unsigned other = 3u & ~parts;
+    for (unsigned part = 0; part < 2; part++)
+        if (other >> part & 1 && rounds(x) - o->at[part] >= (uint64_t)1 << 31 &&
+            !readers_none(o, part))
+            waits |= 1u << part;
     *data = shmc__slot_data(o->slot) + parts_off(parts);
     for (unsigned part = 0; part < 2; part++) {
         if (!(waits >> part & 1))
@@ -258,6 +307,9 @@ void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, 
     struct shmc__slot_own *o = &x->co->own[SHMC_LANE_BLOCKING];
     unsigned parts = blk_parts(x, stamp, bytes);
     publish(x, o, blk_call(x, o->slot, stamp), stamp, reader, parts);
+    for (unsigned part = 0; part < 2; part++)
+        if (parts >> part & 1)
+            o->at[part] = rounds(x);
 }
 
 int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, size_t bytes,
@@ -268,9 +320,9 @@ int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, si
     unsigned parts = blk_parts(x, stamp, bytes);
     *data = shmc__slot_data(s) + parts_off(parts);
     int rc = slot_block(&w);
-    /* After A5: the words of the publication we waited for (or of a later one of the
-     * same call: the two-phase all-reduce publishes twice between acquisitions; the
-     * owner's next call, in the other half, has the other half's words). */
+    /* After A5: the words of the publication we waited for (without halves, or of a later
+     * one of the same call: the two-phase all-reduce publishes twice between acquisitions;
+     * with halves the owner's next publication has the other half's words). */
     shmc_atomic_u64 *c = blk_call(x, s, stamp);
     call[0] = shmc__load_relaxed64(&c[0]);
     call[1] = shmc__load_relaxed64(&c[1]);

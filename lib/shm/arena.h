@@ -424,9 +424,9 @@ static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
     return (uint8_t *)(s->call + 2);
 }
 
-/* The call words of a slot's publications of stamp parity `parity`: the nonblocking lane
- * holds two publications at once (coll/slot.c), the odd one's words right after the
- * data, in the stride's last bytes (the data starts inside the owner's line). */
+/* The call words of a slot's publications of stamp parity `parity`: a slot may hold two
+ * publications at once (coll/slot.c), the odd one's words right after the data, in the
+ * stride's last bytes (the data starts inside the owner's line). */
 static inline shmc_atomic_u64 *shmc__slot_call(struct shmc__slot *s, unsigned parity)
 {
     return parity ? (shmc_atomic_u64 *)(void *)(shmc__slot_data(s) + SHMC_SLOT_BYTES) : s->call;
