@@ -171,13 +171,6 @@ static void take_part(const struct shmc__wround *b, int q, uint64_t stamp, const
             shmc__reduce_finish(b->rbuf, b->count, x->dt, x->op, x->n);
         break;
     }
-    case SHMC_C_ALLGATHER:
-        if (q != x->me)
-            shmc__copy(b->rbuf + (size_t)q * bytes, shmc__slot_nb_theirs(x, q, stamp, bytes),
-                       bytes);
-        else if (b->sbuf) /* (NULL: in place) */
-            shmc__copy(b->rbuf + (size_t)q * bytes, b->sbuf, bytes);
-        break;
     case SHMC_C_ALLTOALL: /* (this rank's own block from its publication: in place too) */
         shmc__copy(b->rbuf + (size_t)q * bytes,
                    (q != x->me ? shmc__slot_nb_theirs(x, q, stamp, pub_bytes(b)) : mine) +
@@ -189,6 +182,7 @@ static void take_part(const struct shmc__wround *b, int q, uint64_t stamp, const
             shmc__copy(b->rbuf, shmc__slot_nb_theirs(x, q, stamp, bytes), bytes);
         break;
     case SHMC_C_GATHER:
+    case SHMC_C_ALLGATHER: /* (a gather's root; every member of an all-gather) */
         if (q != x->me)
             shmc__copy(b->rbuf + (size_t)q * bytes, shmc__slot_nb_theirs(x, q, stamp, bytes),
                        bytes);
