@@ -139,13 +139,7 @@ static int far(void *arg, uint32_t cpu)
 static int incall(void *arg, struct shmc__incall *out)
 {
     const struct call *q = arg;
-    if (!(q->x.call[0] | q->x.call[1]))
-        return 0;
-    *out = (struct shmc__incall){.c = q->x.c,
-                                 .ctx = q->x.c->ctx + SHMC_CTX_NBC,
-                                 .seq = q->seq,
-                                 .w = {q->x.call[0], q->x.call[1]}};
-    return 1;
+    return shmc__sched_incall(q->x.c, q->seq, 0, q->x.call, out);
 }
 
 static const struct shmc__driven_ops driven = {poll, far, incall};

@@ -309,14 +309,8 @@ static_assert(!(LANE_CALL & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER)),
               "a lane call's number is never a schedule's");
 static int lane_call(const struct shmc__cx *x, uint64_t seq, struct shmc__incall *out)
 {
-    if (!(x->call[0] | x->call[1]))
-        return 0;
-    *out = (struct shmc__incall){.c = x->c,
-                                 .ctx = x->c->ctx + SHMC_CTX_NBC,
-                                 .seq = LANE_CALL | ((uint32_t)seq & SHMC_SCHED_NUMBER),
-                                 .round = 1,
-                                 .w = {x->call[0], x->call[1]}};
-    return 1;
+    return shmc__sched_incall(x->c, LANE_CALL | ((uint32_t)seq & SHMC_SCHED_NUMBER), 1, x->call,
+                              out);
 }
 
 static int call(void *arg, struct shmc__incall *out)

@@ -661,14 +661,8 @@ static int poll(void *arg, int *err)
 static int call(void *arg, struct shmc__incall *out)
 {
     const struct shmc__sched *s = arg;
-    if (!(s->words[0] | s->words[1]))
-        return 0;
-    *out =
-        (struct shmc__incall){.c = s->c,
-                              .ctx = s->c->ctx + SHMC_CTX_NBC,
-                              .seq = (uint32_t)s->tag & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER),
-                              .w = {s->words[0], s->words[1]}};
-    return 1;
+    return shmc__sched_incall(s->c, (uint32_t)s->tag & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER), 0,
+                              s->words, out);
 }
 
 static const struct shmc__driven_ops driven = {poll, far, call};

@@ -62,6 +62,21 @@ static inline uint32_t shmc__sched_number(struct shmc__coll_comm *cc)
 {
     return cc->nbc_calls++ & (SHMC_SCHED_PERSISTENT - 1u);
 }
+/* What a wait on a nonblocking call of communicator c publishes as the call it is in
+ * (p2p/incall.h): in the nonblocking calls' context, numbered seq as shmc__sched_tag's bits
+ * number it (or apart from them), its words w; a round's (round: never compared by the
+ * members, whose rounds compare the calls themselves) or not. 0 where SHMC_CHECK=0 left the
+ * call without words. A schedule's, a call of the world's lane and a call through a slot
+ * entry (nbcomm.c) alike. */
+static inline int shmc__sched_incall(struct shmc__comm *c, uint32_t seq, int round,
+                                     const uint64_t w[2], struct shmc__incall *out)
+{
+    if (!(w[0] | w[1]))
+        return 0;
+    *out = (struct shmc__incall){
+        .c = c, .ctx = c->ctx + SHMC_CTX_NBC, .seq = seq, .round = round, .w = {w[0], w[1]}};
+    return 1;
+}
 /* The number of a persistent collective made on the communicator of cc (shmc_coll_reserve),
  * in numbers of their own: one made long before may still be running beside a call that
  * the nonblocking calls' count, gone round, would give the same number. */

@@ -84,7 +84,7 @@ static void refresh(const struct shmc__cx *x)
 {
     shmc_atomic_u64 *st = &x->co->own[SHMC_LANE_BLOCKING].slot->stamp;
     uint64_t s = shmc__load_relaxed64(st);
-    if ((s >> 32) == x->c->uid && x->cc->round != (uint32_t)s + 1u)
+    if ((s >> 32) == x->c->uid)
         shmc__store_release64(st, (s & ~(uint64_t)UINT32_MAX) | (uint32_t)(x->cc->round - 1u));
 }
 
@@ -213,22 +213,26 @@ static int halves(const struct shmc__cx *x)
     return x->co->shared_cpus;
 }
 
-/* The parts of the data that a blocking publication of `bytes` with `stamp` takes (a mask),
- * as its owner and its readers work it out: with halves, the one of the stamp's parity, or
- * both for more than a half; else the first. */
-static unsigned blk_parts(const struct shmc__cx *x, uint64_t stamp, size_t bytes)
+/* The parts of the data that a publication of `bytes` with `stamp` takes in a slot of two
+ * halves (a mask), as its owner and its readers work it out: the half of the stamp's
+ * parity, or both for more than a half. And where it lies in the slot's data. */
+static unsigned two_parts(uint64_t stamp, size_t bytes)
 {
-    if (!halves(x))
-        return 1u;
     return bytes > SHMC_SLOT_BYTES / 2 ? 3u : 1u << (stamp & 1);
 }
-
-/* Where the publication in parts lies in its slot's data, and its call words (with halves,
- * those of the stamp's parity, whatever its size). */
 static size_t parts_off(unsigned parts)
 {
     return parts == 2u ? SHMC_SLOT_BYTES / 2 : 0;
 }
+
+/* A blocking publication's parts: two_parts with halves, else the first. */
+static unsigned blk_parts(const struct shmc__cx *x, uint64_t stamp, size_t bytes)
+{
+    return halves(x) ? two_parts(stamp, bytes) : 1u;
+}
+
+/* A blocking publication's call words: with halves, those of the stamp's parity, whatever
+ * its size. */
 static shmc_atomic_u64 *blk_call(const struct shmc__cx *x, struct shmc__slot *s, uint64_t stamp)
 {
     return shmc__slot_call(s, halves(x) ? (unsigned)(stamp & 1) : 0u);
@@ -254,13 +258,13 @@ int shmc__slot_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, u
      * waited for again.) */
     if ((o->last >> 32) != (stamp >> 32))
         waits = 3u;
-    /* And the other part, where what it holds for its readers lies 2^31 rounds or more
-     * behind (slot.c's header; counted with the wraps, which the stamps' 32 bits lose). */
-    unsigned other = 3u & ~parts;
-    for (unsigned part = 0; part < 2; part++)
-        if (other >> part & 1 && rounds(x) - o->at[part] >= (uint64_t)1 << 31 &&
-            !readers_none(o, part))
-            waits |= 1u << part;
+    /* And with halves the other part, where what it holds for its readers lies 2^31 rounds
+     * or more behind (slot.c's header; counted with the wraps, which the stamps' 32 bits
+     * lose). */
+    unsigned other = 3u & ~parts; /* (one part's bit, or none: its index is other - 1) */
+    if (other && halves(x) && rounds(x) - o->at[other - 1] >= (uint64_t)1 << 31 &&
+        !readers_none(o, other - 1))
+        waits = 3u;
     *data = shmc__slot_data(o->slot) + parts_off(parts);
     for (unsigned part = 0; part < 2; part++) {
         if (!(waits >> part & 1))
@@ -307,7 +311,7 @@ void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, 
     struct shmc__slot_own *o = &x->co->own[SHMC_LANE_BLOCKING];
     unsigned parts = blk_parts(x, stamp, bytes);
     publish(x, o, blk_call(x, o->slot, stamp), stamp, reader, parts);
-    for (unsigned part = 0; part < 2; part++)
+    for (unsigned part = 0; halves(x) && part < 2; part++)
         if (parts >> part & 1)
             o->at[part] = rounds(x);
 }
@@ -413,24 +417,17 @@ uint64_t shmc__slot_nb_next(const struct shmc__cx *x)
     return ((uint64_t)x->c->uid << 32) | ++o->round;
 }
 
-/* The halves of the data a publication of `bytes` with `stamp` takes (a mask): the one of
- * the stamp's parity, or both where it needs more than a half; and where it starts. */
-static unsigned nb_parts(uint64_t stamp, size_t bytes)
-{
-    return bytes > SHMC_SLOT_BYTES / 2 ? 3u : 1u << (stamp & 1);
-}
-
+/* Where a nonblocking publication of `bytes` with `stamp` lies (two_parts). */
 static uint8_t *nb_data(struct shmc__slot *s, uint64_t stamp, size_t bytes)
 {
-    return shmc__slot_data(s) +
-           (bytes > SHMC_SLOT_BYTES / 2 ? 0 : (stamp & 1) * SHMC_SLOT_BYTES / 2);
+    return shmc__slot_data(s) + parts_off(two_parts(stamp, bytes));
 }
 
 int shmc__slot_nb_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, uint8_t **data,
                           int *err)
 {
     struct shmc__slot_own *o = nb_own(x);
-    unsigned parts = nb_parts(stamp, bytes);
+    unsigned parts = two_parts(stamp, bytes);
     *err = SHMC_OK;
     for (unsigned part = 0; part < 2; part++) {
         struct slot_wait w = {.x = x, .own = o, .part = part, .peer = -1};
@@ -454,7 +451,7 @@ void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, size_t byte
 {
     struct shmc__slot_own *o = nb_own(x);
     publish(x, o, shmc__slot_call(o->slot, (unsigned)(stamp & 1)), stamp, reader,
-            nb_parts(stamp, bytes));
+            two_parts(stamp, bytes));
 }
 
 int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int *err)
