@@ -35,6 +35,8 @@ struct shmc__cx {
                        * synchronisation of the call so that members that differ find
                        * out; 0, 0: nothing (SHMC_CHECK=0) */
     uint64_t hash;    /* shmc__call_hash(call): its messages' tag, the world rounds' */
+    uint32_t first;   /* the communicator's round its first slot publication takes: which
+                       * call a publication was for (coll/slot.c) */
     /* A nonblocking call (shmc_iallreduce ...): where its request goes; NULL for a
      * blocking one. The public calls share their checks and run a schedule (nbc.h). */
     struct shmc__request **nb;
@@ -74,6 +76,7 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->dev = 0;
     x->call[0] = x->call[1] = 0;
     x->hash = 0;
+    x->first = x->cc->round + 1u;
     x->nb = NULL;
     x->own = 0;
 }

@@ -30,6 +30,11 @@
  *   write data                          read data
  *   stamp = s                (R5)       done[me] = stamp         (R6)
  *
+ * Beside its call words a publication names which call of the communicator made it (its
+ * place: blk_place, or a nonblocking call's stamp): a reader waits for a stamp or a later
+ * one, so where the owner made another call in that round and published nothing there, a
+ * later publication would otherwise pass for the one waited for (other_place).
+ *
  * The nonblocking slots, and the blocking one where the job shares CPUs, hold two
  * publications at once, one in each half of the data (the half of its stamp's parity; one
  * of more than a half takes both), each with its own call words
@@ -278,13 +283,14 @@ int shmc__slot_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes, u
     return SHMC_OK;
 }
 
-/* Publishes o's slot with `stamp`, x's call words at `call`, for one comm rank or every
- * other member (reader -1): the parts of the data in mask `parts` hold it. */
+/* Publishes o's slot with `stamp`, x's call words and its place at `call`, for one comm
+ * rank or every other member (reader -1): the parts of the data in mask `parts` hold it. */
 static void publish(const struct shmc__cx *x, struct shmc__slot_own *o, shmc_atomic_u64 *call,
-                    uint64_t stamp, int reader, unsigned parts)
+                    uint64_t stamp, uint64_t place, int reader, unsigned parts)
 {
     shmc__store_relaxed64(&call[0], x->call[0]);
     shmc__store_relaxed64(&call[1], x->call[1]);
+    shmc__store_relaxed64(&call[2], place);
     /* R5 pairs with A5 (slot_ready): the data and the call are written before the stamp. */
     shmc__store_release64(&o->slot->stamp, stamp);
     o->last = stamp;
@@ -306,11 +312,39 @@ static void publish(const struct shmc__cx *x, struct shmc__slot_own *o, shmc_ato
         memcpy(o->readers[1], o->readers[0], sizeof o->readers[1]);
 }
 
+/* Which call of its communicator a blocking publication is for: the uid (as its stamp's
+ * high half) and the round of the call's first publication. Not the stamp: a call may
+ * publish twice before its readers read (the two-phase all-reduce), and without halves
+ * its second publication's words then stand for both. */
+static uint64_t blk_place(const struct shmc__cx *x)
+{
+    return (uint64_t)x->c->uid << 32 | x->first;
+}
+
+/* Was owner's publication that a wait reached, whose words' place is `place`, for the
+ * call it waited in (want)? Not where the owner made another call in that round,
+ * publishing nothing there, and a later publication (of a call the owner made after) or
+ * an earlier one (left in the half the round's parity names) reached the wait: with
+ * SHMC_CHECK, says so (1). */
+static int other_place(const struct shmc__cx *x, int owner, uint64_t place, uint64_t want)
+{
+    if (place == want || !x->co->check)
+        return 0;
+    char mine[160], where[64];
+    shmc__call_describe(x->call, mine, sizeof mine);
+    shmc__comm_where(x->c, where, sizeof where);
+    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d published nothing "
+               "for this call (it made another: another collective or root, say; SHMC_CHECK=1 "
+               "says which)",
+               where, x->me, mine, owner);
+    return 1;
+}
+
 void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, int reader)
 {
     struct shmc__slot_own *o = &x->co->own[SHMC_LANE_BLOCKING];
     unsigned parts = blk_parts(x, stamp, bytes);
-    publish(x, o, blk_call(x, o->slot, stamp), stamp, reader, parts);
+    publish(x, o, blk_call(x, o->slot, stamp), stamp, blk_place(x), reader, parts);
     for (unsigned part = 0; halves(x) && part < 2; part++)
         if (parts >> part & 1)
             o->at[part] = rounds(x);
@@ -330,6 +364,8 @@ int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, si
     shmc_atomic_u64 *c = blk_call(x, s, stamp);
     call[0] = shmc__load_relaxed64(&c[0]);
     call[1] = shmc__load_relaxed64(&c[1]);
+    if (rc == SHMC_OK && other_place(x, owner, shmc__load_relaxed64(&c[2]), blk_place(x)))
+        return shmc__cx_quit(x, SHMC_ERR_MISMATCH);
     return rc;
 }
 
@@ -450,7 +486,8 @@ int shmc__slot_nb_acquire(const struct shmc__cx *x, uint64_t stamp, size_t bytes
 void shmc__slot_nb_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, int reader)
 {
     struct shmc__slot_own *o = nb_own(x);
-    publish(x, o, shmc__slot_call(o->slot, (unsigned)(stamp & 1)), stamp, reader,
+    /* (each nonblocking call publishes once: its stamp is its place) */
+    publish(x, o, shmc__slot_call(o->slot, (unsigned)(stamp & 1)), stamp, stamp, reader,
             two_parts(stamp, bytes));
 }
 
@@ -466,7 +503,8 @@ int shmc__slot_nb_wait(const struct shmc__cx *x, int owner, uint64_t stamp, int 
          * it is there already, has the other parity's). */
         shmc_atomic_u64 *c = shmc__slot_call(s, (unsigned)(stamp & 1));
         uint64_t call[2] = {shmc__load_relaxed64(&c[0]), shmc__load_relaxed64(&c[1])};
-        if (shmc__cx_differs(x, owner, call))
+        if (other_place(x, owner, shmc__load_relaxed64(&c[2]), stamp) ||
+            shmc__cx_differs(x, owner, call))
             *err = SHMC_ERR_MISMATCH;
     }
     return 1;

@@ -24,7 +24,9 @@ void shmc__slot_publish(const struct shmc__cx *x, uint64_t stamp, size_t bytes, 
  * than x's (callword.h), says so and quits: SHMC_ERR_MISMATCH. */
 int shmc__slot_wait(const struct shmc__cx *x, int owner, uint64_t stamp, size_t bytes,
                     const uint8_t **data);
-/* The same, returning the owner's call words in call rather than comparing them. */
+/* The same, returning the owner's call words in call rather than comparing them; but a
+ * publication for another call of the communicator than x's (the owner published nothing
+ * for x's round: slot.c, other_place) fails as above. */
 int shmc__slot_wait_call(const struct shmc__cx *x, int owner, uint64_t stamp, size_t bytes,
                          const uint8_t **data, uint64_t call[2]);
 /* After a failed round `stamp`: waits until every other member has published it (or a

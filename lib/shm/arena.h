@@ -52,7 +52,7 @@
 #include "base/machine.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 17u
+#define SHMC_ARENA_VERSION 18u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -191,6 +191,7 @@ struct shmc__rank_cb {
  * the data, and the owner waits for the count it expects (acquire) before writing again.
  * The data follows `stamp` directly, so a small payload shares its cache line. */
 #define SHMC_SLOT_BYTES (64u << 10)
+#define SHMC_SLOT_WORDS 3u /* a publication's: the call's two words and its place */
 struct shmc__slot {
     /* Readers' words: world rank w stores into done[w] the stamp it has finished
      * reading (per reader, not a count, so the owner can tell which readers are missing
@@ -198,9 +199,10 @@ struct shmc__slot {
      * here and nothing needs clearing). */
     SHMC_ALIGNED_LINE shmc_atomic_u64 done[SHMC_MAX_RANKS];
     SHMC_ALIGNED_LINE shmc_atomic_u64 stamp; /* owner's line; data starts right after */
-    /* The words of the call this publication is for (base/callword.h), written before
-     * the stamp: a reader compares them with its own call's (coll/slot.c). */
-    shmc_atomic_u64 call[2];
+    /* The words of the call this publication is for (base/callword.h) and, third, which
+     * call of the owner's it is (coll/slot.c), written before the stamp: a reader
+     * compares them with its own call's. */
+    shmc_atomic_u64 call[SHMC_SLOT_WORDS];
 };
 
 /* How many collective slots each rank keeps for communicators other than the world, each
@@ -421,7 +423,7 @@ static inline struct shmc__slot *shmc__arena_slot(const struct shmc__arena *a, u
 /* The data bytes of a slot: 8-byte aligned, right after the stamp and the call. */
 static inline uint8_t *shmc__slot_data(struct shmc__slot *s)
 {
-    return (uint8_t *)(s->call + 2);
+    return (uint8_t *)(s->call + SHMC_SLOT_WORDS);
 }
 
 /* The call words of a slot's publications of stamp parity `parity`: a slot may hold two
@@ -433,8 +435,8 @@ static inline shmc_atomic_u64 *shmc__slot_call(struct shmc__slot *s, unsigned pa
 }
 /* The bytes from one rank's slot of a lane to the next's (the layout's coll_stride). */
 #define SHMC_SLOT_STRIDE (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES)
-static_assert(offsetof(struct shmc__slot, call) + 2 * sizeof(uint64_t) + SHMC_SLOT_BYTES +
-                      2 * sizeof(uint64_t) <=
+static_assert(offsetof(struct shmc__slot, call) + 2 * SHMC_SLOT_WORDS * sizeof(uint64_t) +
+                      SHMC_SLOT_BYTES <=
                   SHMC_SLOT_STRIDE,
               "a slot's second call words fit after its data, within its stride");
 
