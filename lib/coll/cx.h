@@ -41,6 +41,9 @@ struct shmc__cx {
      * blocking one. The public calls share their checks and run a schedule (nbc.h). */
     struct shmc__request **nb;
     int own; /* nb is shmc__coll_own: a blocking call run as a schedule (entry.h) */
+    /* A nonblocking call run as a schedule that could have gone through the slots: its
+     * stamp there (shmc__nbs_mark), which its schedule's waits look up (sched.c); 0: none. */
+    uint64_t slot_stamp;
 };
 
 /* An algorithm. run: the call on every member. Buffers are resolved by collectives.c: sbuf is
@@ -79,6 +82,7 @@ static inline void shmc__cx_init(struct shmc__cx *x, struct shmc__coll *co, stru
     x->first = x->cc->round + 1u;
     x->nb = NULL;
     x->own = 0;
+    x->slot_stamp = 0;
 }
 
 /* This rank gives up the call with err: it quits the communicator's collectives

@@ -208,6 +208,9 @@ static inline int run(int coll, struct shmc__cx *x, const void *sbuf, void *rbuf
         schedule_words(x, (unsigned)coll, count);
         if (how == SHMC_NBW_GATED && (rc = shmc__nbw_gate(x, coll, count)) != SHMC_OK)
             return sched_began(x, rc);
+        /* (a gate took its stamp: nbslot.h) */
+        if (!own && how != SHMC_NBW_GATED)
+            x->slot_stamp = shmc__nbs_mark(coll, x);
         return sched_began(x, shmc__nbc_run(coll, x, sbuf, rbuf, count));
     }
     if (x->n == 1) {

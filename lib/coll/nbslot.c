@@ -208,7 +208,23 @@ static void take_part(const struct shmc__wround *b, int q, uint64_t stamp, const
 
 void shmc__nbs_begin(struct shmc__nbs *s, const struct shmc__wround *b, int gate)
 {
-    *s = (struct shmc__nbs){.b = b, .stamp = shmc__slot_nb_next(b->x), .gate = gate};
+    *s = (struct shmc__nbs){.b = b, .stamp = shmc__slot_nb_next(b->x, gate), .gate = gate};
+}
+
+uint64_t shmc__nbs_mark(int coll, const struct shmc__cx *x)
+{
+    if (!shmc__nbs_rooted(coll, x)) {
+        /* (the world runs the rest by its rounds; a communicator without an entry has no
+         * slots) */
+        if (!x->cc->entry || x->n < SHMC_NBS_RANKS_MIN)
+            return 0;
+        if (coll != SHMC_C_ALLREDUCE && coll != SHMC_C_ALLGATHER && coll != SHMC_C_REDUCE_SCATTER &&
+            coll != SHMC_C_ALLTOALL)
+            return 0;
+    } else if (!x->cc->entry && !shmc__cx_world(x)) {
+        return 0;
+    }
+    return shmc__slot_nb_next(x, 1);
 }
 
 /* The call's error: this rank quits the communicator's collectives (slot.c's blocking waits do

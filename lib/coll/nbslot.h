@@ -38,11 +38,18 @@ int shmc__nbs_rooted(int coll, const struct shmc__cx *x);
 int shmc__nbs_everyone(int coll, const struct shmc__cx *x, size_t count);
 int shmc__nbs_takes(int coll, const struct shmc__cx *x, size_t count);
 /* Does a call of that collective that runs as a schedule take the slots' gate (more than
- * SHMC_NBS_MIN bytes: past the slots' limit)? Below SHMC_NBS_MIN no call does: a member
- * whose same call has a count on the other side of SHMC_NBS_MIN, one going through the
- * slots and one by messages, is bounded by SHMC_TIMEOUT and named by the hang report, as
- * a member that called another collective is. */
+ * SHMC_NBS_MIN bytes: past the slots' limit)? Below SHMC_NBS_MIN no call does: it takes a
+ * stamp marked as a schedule's (shmc__nbs_mark), so that a member whose same call has a
+ * count on the other side of SHMC_NBS_MIN, one going through the slots and one by
+ * messages, finds that once it has slept a slice (shmc__slot_nb_crossed). */
 int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count);
+
+/* A call that runs as a schedule without a gate, of a collective that goes through x's
+ * slots at other counts (a rooted one on the world or a communicator with a slot entry, an
+ * exchange on the latter): its stamp, taken as a schedule's (shmc__slot_nb_next), so that
+ * the members' stamps stay in step and one whose same call went through the slots finds it
+ * (shmc__slot_nb_crossed); 0 for any other. */
+uint64_t shmc__nbs_mark(int coll, const struct shmc__cx *x);
 
 /* One call through the slots, or its gate (no data: the call's words alone, for a call that
  * runs as a schedule at another count). */

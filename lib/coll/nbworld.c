@@ -40,6 +40,7 @@
 #include "coll/nbslot.h"
 #include "coll/onestep.h"
 #include "coll/sched.h"
+#include "coll/slot.h"
 #include "coll/wround.h"
 #include "p2p/request.h"
 
@@ -313,10 +314,24 @@ static int lane_call(const struct shmc__cx *x, uint64_t seq, struct shmc__incall
                               out);
 }
 
-static int call(void *arg, struct shmc__incall *out)
+/* A call through the slots, whose members' same call may have run as a schedule (another
+ * count): shmc__slot_nb_crossed. */
+static int crossed(void *arg)
 {
     const struct nbw *w = arg;
-    return lane_call(&w->x, w->seq, out);
+    return shmc__slot_nb_crossed(&w->x, w->sl.stamp, 0);
+}
+
+static int call(void *arg, struct shmc__incall *out)
+{
+    struct nbw *w = arg;
+    if (!lane_call(&w->x, w->seq, out))
+        return 0;
+    if (w->how == BY_SLOT) {
+        out->crossed = crossed;
+        out->crossed_arg = w;
+    }
+    return 1;
 }
 
 static const struct shmc__driven_ops driven = {poll, far, call};

@@ -13,6 +13,7 @@
 #include "base/reduction.h"
 #include "base/userop.h"
 #include "coll/linger.h"
+#include "coll/slot.h"
 #include "coll/xfer.h"
 #include "p2p/outq.h"
 #include "p2p/p2p.h"
@@ -60,6 +61,7 @@ struct shmc__sched {
     int keyed; /* kept once ended well, to run again for the call of key (shmc__sched_keep) */
     struct shmc__sched_key key;
     uint64_t words[2]; /* the call's words (cx.h; zero with SHMC_CHECK=0): call() */
+    uint64_t slot_stamp; /* its stamp in the slots (cx.h's slot_stamp): crossed() */
 };
 
 static_assert(SHMC_SCHED_BLOCKING == SHMC_BLK_COLL_BLOCKING,
@@ -213,6 +215,7 @@ static struct shmc__sched *make(const struct shmc__cx *x, size_t tmp, int tag)
     s->tag = tag;
     s->words[0] = x->call[0];
     s->words[1] = x->call[1];
+    s->slot_stamp = x->slot_stamp;
     s->sends_only = 1; /* (until a receive is added) */
     shmc__userop_hold(s->op, 1); /* the program may free it before the call ends */
     /* (max_align_t: a reduction's scratch holds elements of any dtype) */
@@ -251,6 +254,7 @@ int shmc__sched_again(const struct shmc__sched_key *k, const struct shmc__cx *x,
         s->tag = tag_of(x);
         s->words[0] = x->call[0];
         s->words[1] = x->call[1];
+        s->slot_stamp = x->slot_stamp;
         s->round = 0;
         s->nreqs = 0;
         s->err = SHMC_OK;
@@ -658,11 +662,30 @@ static int poll(void *arg, int *err)
  * calls they wait in once they have slept a slice, as a blocking call's members do. Its
  * number is the one its tags carry, in the nonblocking calls' context, where a blocking
  * call's own schedule keeps the bit that tells its numbers apart. */
-static int call(void *arg, struct shmc__incall *out)
+/* A call that could have gone through the slots, as its members' same call may have (with
+ * another count): where one did, this rank may wait for a message it never sends
+ * (shmc__slot_nb_crossed). */
+static int crossed(void *arg)
 {
     const struct shmc__sched *s = arg;
-    return shmc__sched_incall(s->c, (uint32_t)s->tag & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER), 0,
-                              s->words, out);
+    struct shmc__cx x;
+    shmc__cx_init(&x, s->co, s->c, s->dt);
+    x.call[0] = s->words[0];
+    x.call[1] = s->words[1];
+    return shmc__slot_nb_crossed(&x, s->slot_stamp, 1);
+}
+
+static int call(void *arg, struct shmc__incall *out)
+{
+    struct shmc__sched *s = arg;
+    if (!shmc__sched_incall(s->c, (uint32_t)s->tag & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER), 0,
+                            s->words, out))
+        return 0;
+    if (s->slot_stamp) {
+        out->crossed = crossed;
+        out->crossed_arg = s;
+    }
+    return 1;
 }
 
 static const struct shmc__driven_ops driven = {poll, far, call};

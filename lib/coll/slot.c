@@ -447,10 +447,47 @@ static struct shmc__slot *nb_slot_of(const struct shmc__cx *x, int r)
                         : shmc__arena_slot(x->co->arena, SHMC_LANE_NB, w);
 }
 
-uint64_t shmc__slot_nb_next(const struct shmc__cx *x)
+/* The ways word (shm/arena.h, shmc__slot_ways): the communicator's uid (high half), the
+ * low 16 bits of the stamp last taken, and for it and the 15 before it (bit i: i stamps
+ * back) whether the call ran as a schedule (1) or through the slots (0). A slot entry's
+ * new holder (another uid) starts it afresh. */
+#define WAYS_BACK 16u
+
+uint64_t shmc__slot_nb_next(const struct shmc__cx *x, int sched)
 {
     struct shmc__slot_own *o = nb_own(x);
-    return ((uint64_t)x->c->uid << 32) | ++o->round;
+    uint64_t stamp = ((uint64_t)x->c->uid << 32) | ++o->round;
+    shmc_atomic_u64 *ways = shmc__slot_ways(o->slot);
+    uint64_t w = shmc__load_relaxed64(ways);
+    uint32_t bits = (w >> 32) == x->c->uid ? (uint32_t)w << 1 : 0;
+    /* (read only by members that slept a slice, who take what they find as it is) */
+    shmc__store_relaxed64(ways, (uint64_t)x->c->uid << 32 | (stamp & 0xffffu) << WAYS_BACK |
+                                    ((bits | (sched ? 1u : 0u)) & ((1u << WAYS_BACK) - 1)));
+    return stamp;
+}
+
+int shmc__slot_nb_crossed(const struct shmc__cx *x, uint64_t stamp, int sched)
+{
+    struct shmc__p2p *p = x->co->p2p;
+    for (int q = 0; q < x->n; q++) {
+        if (q == x->me)
+            continue;
+        uint64_t w = shmc__load_relaxed64(shmc__slot_ways(nb_slot_of(x, q)));
+        uint32_t back = (uint16_t)((uint32_t)(w >> WAYS_BACK) - (uint32_t)stamp);
+        if ((w >> 32) != x->c->uid || back >= WAYS_BACK || (int)(w >> back & 1) == !!sched)
+            continue;
+        char mine[160], where[64];
+        shmc__call_describe(x->call, mine, sizeof mine);
+        shmc__comm_where(x->c, where, sizeof where);
+        SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s, which ran %s; rank %d's "
+                   "same call ran %s, so it was another (another count, say: the slots' limits "
+                   "are in docs/collectives.md; SHMC_CHECK=1 says which)",
+                   where, x->me, mine, sched ? "as messages" : "through the slots", q,
+                   sched ? "through the slots" : "as messages");
+        shmc__p2p_quit(p, x->c, SHMC_ERR_MISMATCH);
+        return 1;
+    }
+    return 0;
 }
 
 /* Where a nonblocking publication of `bytes` with `stamp` lies (two_parts). */

@@ -53,7 +53,15 @@ void shmc__slot_done_all(const struct shmc__cx *x, uint64_t stamp);
  * member takes one per call, in the order of its nonblocking calls on the communicator. A
  * publication's place in the slot follows from its stamp and its bytes (at most
  * SHMC_SLOT_BYTES), which its readers pass too. */
-uint64_t shmc__slot_nb_next(const struct shmc__cx *x);
+uint64_t shmc__slot_nb_next(const struct shmc__cx *x, int sched);
+/* A call of x's communicator that could have gone through its slots takes a stamp either way
+ * (sched: it runs as a schedule of messages), and the owner's slot keeps which way its last
+ * ones went (shmc__slot_ways). A member whose call waits (stamp, its way sched) and has slept
+ * a slice looks there: a member whose same call went the other way made another call (the
+ * way is a function of the call), for which this one may wait for ever (a broadcast's root
+ * through the slots ends at publishing, while a member by messages waits for a message).
+ * Says so, quits the communicator's collectives and returns 1; 0 where none did. */
+int shmc__slot_nb_crossed(const struct shmc__cx *x, uint64_t stamp, int sched);
 /* 1 once this rank's slot has room for publication `stamp` of `bytes` (every reader of what
  * was there done, left or quit), where to write it in *data; 1 with an error in *err when
  * this rank quit the communicator's collectives; 0 while a reader still reads. */

@@ -70,6 +70,8 @@ int shmc__incall_scan(struct shmc__p2p *p)
     struct shmc__comm *c = ic->c;
     if (!c || c->quit || !(ic->w[0] | ic->w[1]))
         return 0;
+    if (ic->crossed && ic->crossed(ic->crossed_arg))
+        return 1;
     uint64_t at = at_word(ic);
     /* Our publication (shmc__incall_publish) is ordered before these loads. */
     atomic_thread_fence(memory_order_seq_cst);

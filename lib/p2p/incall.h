@@ -31,6 +31,7 @@ static inline void shmc__incall_begin(struct shmc__p2p *p, struct shmc__comm *c,
     p->incall.round = 0;
     p->incall.w[0] = w[0];
     p->incall.w[1] = w[1];
+    p->incall.crossed = NULL;
 }
 
 static inline void shmc__incall_end(struct shmc__p2p *p)

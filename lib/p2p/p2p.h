@@ -54,6 +54,11 @@ struct shmc__incall {
     uint32_t seq;         /* its number among those calls */
     int round;            /* waiting in a one-step round (coll/onestep.c) */
     uint64_t w[2];        /* its words (base/callword.h) */
+    /* Optional, the collective layer's: a look of its own for members whose same call went
+     * another way, run where the members' calls are compared (shmc__incall_scan); 1 where
+     * it found one (it has said so and quit the communicator's collectives). */
+    int (*crossed)(void *arg);
+    void *crossed_arg;
 };
 
 /* A peer: its endpoint, and what waits to be written to it, in order. */

@@ -433,12 +433,20 @@ static inline shmc_atomic_u64 *shmc__slot_call(struct shmc__slot *s, unsigned pa
 {
     return parity ? (shmc_atomic_u64 *)(void *)(shmc__slot_data(s) + SHMC_SLOT_BYTES) : s->call;
 }
-/* The bytes from one rank's slot of a lane to the next's (the layout's coll_stride). */
-#define SHMC_SLOT_STRIDE (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES)
+/* The bytes from one rank's slot of a lane to the next's (the layout's coll_stride): the
+ * header, the data, and a line of the owner's own after the odd publications' words. */
+#define SHMC_SLOT_STRIDE (sizeof(struct shmc__slot) + SHMC_SLOT_BYTES + SHMC_CACHELINE)
 static_assert(offsetof(struct shmc__slot, call) + 2 * SHMC_SLOT_WORDS * sizeof(uint64_t) +
                       SHMC_SLOT_BYTES <=
-                  SHMC_SLOT_STRIDE,
-              "a slot's second call words fit after its data, within its stride");
+                  SHMC_SLOT_STRIDE - SHMC_CACHELINE,
+              "a slot's second call words fit after its data, before its last line");
+/* Which way the owner's last nonblocking calls through this slot went (coll/slot.c,
+ * shmc__slot_nb_next): in the stride's last line, which only the owner writes and the
+ * others read only once they have slept a whole slice in a call. */
+static inline shmc_atomic_u64 *shmc__slot_ways(struct shmc__slot *s)
+{
+    return (shmc_atomic_u64 *)(void *)((uint8_t *)s + SHMC_SLOT_STRIDE - SHMC_CACHELINE);
+}
 
 /* A part of a world-sync block (a round word and its half), in whole lines; a block is
  * two. A line more than the half needs: a round's data may start up to a line past the

@@ -818,6 +818,69 @@ START_TEST(test_nbc_roots_all_mine)
 }
 END_TEST
 
+/* Members whose counts of one rooted call put it through the slots on some (more than
+ * SHMC_NBS_MIN bytes at the root) and as a schedule of messages on others: a broadcast's
+ * root through the slots ends on publishing while a member by messages waits for a
+ * message, a member by messages ends on sending while a root through the slots waits for
+ * its publication. Blocked a whole slice, the rank left waiting finds in the others' slots
+ * that their same call went the other way (coll/slot.c, shmc__slot_nb_crossed): it ends
+ * with SHMC_ERR_MISMATCH, not waiting for ever. Cases (which): bits 0-1 the collective
+ * (broadcast, reduce, gather), bit 2 the odd rank the root (else rank 1), bit 3 the world
+ * (else a split communicator: its slot entry); each at 3 and 4 ranks, the odd rank small. */
+static void crossed_ways(shmc_comm *w, int me, int n, void *arg)
+{
+    int which = *(const int *)arg, coll = which & 3, odd = which & 4 ? 0 : 1;
+    int on_world = which & 8;
+    shmc_comm *c = w;
+    if (!on_world)
+        T_OK(shmc_comm_split(w, 0, me, &c));
+    /* 4096 floats, 16 KiB a vector, past SHMC_NBS_MIN; the odd rank 250 (1000 bytes, and
+     * 4000 at a gather's root) */
+    size_t count = me == odd ? 250 : 4096;
+    static float in[4096], out[4 * 4096];
+    shmc_request *r = NULL;
+    shmct_stderr_begin();
+    int rc = coll == 0   ? shmc_ibroadcast(in, count, SHMC_FLOAT32, 0, c, &r)
+             : coll == 1 ? shmc_ireduce(in, out, count, SHMC_FLOAT32, SHMC_SUM, 0, c, &r)
+                         : shmc_igather(in, out, count, SHMC_FLOAT32, 0, c, &r);
+    if (rc == SHMC_OK)
+        rc = shmc_wait(&r, NULL);
+    char msg[2048];
+    shmct_stderr_end(msg, sizeof msg);
+    T_ASSERT(rc == SHMC_OK || rc == SHMC_ERR_MISMATCH, "case %d, rank %d of %d: %s", which, me, n,
+             shmc_strerror(rc));
+    /* Every rank's outcome, by point-to-point (the world's collectives may have quit): one
+     * at least found the mismatch. */
+    int mism = rc == SHMC_ERR_MISMATCH, any = mism;
+    if (me == 0) {
+        for (int q = 1; q < n; q++) {
+            int theirs;
+            T_OK(shmc_recv(&theirs, 1, SHMC_INT32, q, 7, w, NULL));
+            any |= theirs;
+        }
+        for (int q = 1; q < n; q++)
+            T_OK(shmc_send(&any, 1, SHMC_INT32, q, 7, w));
+    } else {
+        T_OK(shmc_send(&mism, 1, SHMC_INT32, 0, 7, w));
+        T_OK(shmc_recv(&any, 1, SHMC_INT32, 0, 7, w, NULL));
+    }
+    T_ASSERT(any, "case %d, %d ranks: no rank found the mismatch", which, n);
+    T_ASSERT(!mism || strstr(msg, "collective mismatch"), "case %d, rank %d said '%s'", which, me,
+             msg);
+    if (!on_world)
+        T_OK(shmc_comm_free(&c));
+}
+
+START_TEST(test_nbc_crossed_ways)
+{
+    int which = _i;
+    if ((which & 3) == 3)
+        return;
+    for (int n = 3; n <= 4; n++)
+        ck_assert_msg(shmct_run(n, crossed_ways, &which) == 0, "case %d at %d ranks", which, n);
+}
+END_TEST
+
 /* A receiver that starts after its block arrived takes it from the mailbox in its start
  * (coll/sched.c) or, when a receive of the program's found it first, from the messages
  * kept for later: a block of another size is the call's SHMC_ERR_MISMATCH either way (one
@@ -2736,6 +2799,7 @@ static Suite *nbc_suite(void)
     tcase_add_test(t, test_nbc_mismatch_taken_at_start);
     tcase_add_loop_test(t, test_nbc_words_in_messages, 0, 10);
     tcase_add_loop_test(t, test_nbc_roots_all_mine, 0, 16);
+    tcase_add_loop_test(t, test_nbc_crossed_ways, 0, 16);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
     tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);

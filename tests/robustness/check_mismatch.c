@@ -10,12 +10,10 @@
  * call's (test_mismatch_skipped_round).
  */
 #include <check.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "harness.h"
 
@@ -433,15 +431,11 @@ END_TEST
  * publishes nothing in that round; rank 2 waits for it, and rank 1's next publication (the
  * next broadcast's, whose root it is) reaches it. Rank 2 must not take that one, nor an
  * older one left in the slot, for the round it waits in: SHMC_ERR_MISMATCH, never another
- * call's data. With the ranks sharing one CPU, so that the blocking slots hold two
- * publications (coll/slot.c) whatever the machine, and with a CPU each where the machine
- * has three (one publication at a time), on a communicator split from the world (the
- * world's broadcast takes its rounds) and by the nonblocking calls' slot entries. */
+ * call's data. With the ranks sharing CPUs (SHMC_CPUS=1: the blocking slots hold two
+ * publications, coll/slot.c) and with a CPU each (SHMC_CPUS=1024: one), on a communicator
+ * split from the world (the world's broadcast takes its rounds), blocking and by the
+ * nonblocking calls' slot entry (arg: 1). */
 #define SKIP_COUNT 4096 /* 16 KiB: a nonblocking broadcast through the slots (SHMC_NBS_MIN) */
-struct skip {
-    int pin;         /* every rank on one CPU */
-    int nonblocking; /* shmc_ibroadcast + shmc_wait */
-};
 
 static int skip_bcast(float *v, int root, shmc_comm *c, int nonblocking)
 {
@@ -452,22 +446,11 @@ static int skip_bcast(float *v, int root, shmc_comm *c, int nonblocking)
     return rc == SHMC_OK ? shmc_wait(&r, NULL) : rc;
 }
 
-static void skipped_round(shmc_comm *unused, int me, int n, void *arg)
+static void skipped_round(shmc_comm *w, int me, int n, void *arg)
 {
-    const struct skip *k = arg;
-    (void)unused, (void)n;
-    if (k->pin) {
-        cpu_set_t all, one;
-        T_ASSERT(sched_getaffinity(0, sizeof all, &all) == 0, "sched_getaffinity");
-        int cpu = 0;
-        while (!CPU_ISSET(cpu, &all))
-            cpu++;
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        T_ASSERT(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity");
-    }
-    shmc_comm *w, *c;
-    T_OK(shmc_init(&w));
+    int nonblocking = *(const int *)arg;
+    (void)n;
+    shmc_comm *c;
     T_OK(shmc_comm_split(w, 0, me, &c));
     static float v[SKIP_COUNT];
     /* Rounds before: rank 1's publication in the half the skipped round's parity names
@@ -476,14 +459,14 @@ static void skipped_round(shmc_comm *unused, int me, int n, void *arg)
     for (int i = 0; i < 2; i++) {
         for (int e = 0; e < SKIP_COUNT; e++)
             v[e] = me == roots[i] ? 100.0f * (float)(i + 1) : -1.0f;
-        T_OK(skip_bcast(v, roots[i], c, k->nonblocking));
+        T_OK(skip_bcast(v, roots[i], c, nonblocking));
         T_ASSERT(v[0] == 100.0f * (float)(i + 1), "broadcast %d: %g", i, v[0]);
     }
     for (int e = 0; e < SKIP_COUNT; e++)
         v[e] = me == 0 ? 300.0f : -1.0f;
     char msg[2048] = "";
     shmct_stderr_begin();
-    int rc = skip_bcast(v, me == 2 ? 1 : 0, c, k->nonblocking);
+    int rc = skip_bcast(v, me == 2 ? 1 : 0, c, nonblocking);
     shmct_stderr_end(msg, sizeof msg);
     if (me == 2) {
         T_ASSERT(rc == SHMC_ERR_MISMATCH, "the odd broadcast returned %s with %g",
@@ -499,27 +482,25 @@ static void skipped_round(shmc_comm *unused, int me, int n, void *arg)
     if (me != 2) {
         for (int e = 0; e < SKIP_COUNT; e++)
             v[e] = me == 1 ? 400.0f : -1.0f;
-        rc = skip_bcast(v, 1, c, k->nonblocking);
+        rc = skip_bcast(v, 1, c, nonblocking);
         T_ASSERT(rc == SHMC_ERR_MISMATCH || (rc == SHMC_OK && v[0] == 400.0f), "rank %d: %s, %g",
                  me, shmc_strerror(rc), v[0]);
     }
     T_OK(shmc_comm_free(&c));
     T_OK(shmc_barrier(w));
-    T_OK(shmc_finalize());
 }
 
 START_TEST(test_mismatch_skipped_round)
 {
     static const char *const env[] = {"SHMC_ALGO_BROADCAST=shm", NULL};
-    struct shmct_opts o = {.env = env, .no_init = 1, .expect_fail = 0};
-    for (int nb = 0; nb < 2; nb++) {
-        struct skip k = {1, nb};
-        ck_assert_msg(shmct_run_opts(3, skipped_round, &k, &o) == 0, "pinned, nonblocking %d", nb);
-        if (sysconf(_SC_NPROCESSORS_ONLN) >= 3) {
-            k.pin = 0;
-            ck_assert_msg(shmct_run_opts(3, skipped_round, &k, &o) == 0,
-                          "a CPU each, nonblocking %d", nb);
-        }
+    struct shmct_opts o = {.env = env};
+    for (int i = 0; i < 4; i++) {
+        int nonblocking = i & 1;
+        setenv("SHMC_CPUS", i & 2 ? "1024" : "1", 1);
+        int rc = shmct_run_opts(3, skipped_round, &nonblocking, &o);
+        unsetenv("SHMC_CPUS");
+        ck_assert_msg(rc == 0, "%s, nonblocking %d", i & 2 ? "a CPU each" : "shared CPUs",
+                      nonblocking);
     }
 }
 END_TEST
