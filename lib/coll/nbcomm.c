@@ -136,20 +136,13 @@ static int far(void *arg, uint32_t cpu)
  * call went as a schedule (another count, or another collective) waits for messages that
  * never come, and this rank for its publication, and the comparison finds the mismatch.
  * Nothing where SHMC_CHECK=0 left the call without words. */
-static int crossed(void *arg)
-{
-    const struct call *q = arg;
-    return shmc__slot_nb_crossed(&q->x, q->sl.stamp, 0);
-}
-
 static int incall(void *arg, struct shmc__incall *out)
 {
-    struct call *q = arg;
+    const struct call *q = arg;
     if (!shmc__sched_incall(q->x.c, q->seq, 0, q->x.call, out))
         return 0;
     /* (and where the member ends without waiting: shmc__slot_nb_crossed) */
-    out->crossed = crossed;
-    out->crossed_arg = q;
+    shmc__slot_nb_looks(out, q->x.co, q->sl.stamp, 0);
     return 1;
 }
 

@@ -314,23 +314,15 @@ static int lane_call(const struct shmc__cx *x, uint64_t seq, struct shmc__incall
                               out);
 }
 
-/* A call through the slots, whose members' same call may have run as a schedule (another
- * count): shmc__slot_nb_crossed. */
-static int crossed(void *arg)
-{
-    const struct nbw *w = arg;
-    return shmc__slot_nb_crossed(&w->x, w->sl.stamp, 0);
-}
-
 static int call(void *arg, struct shmc__incall *out)
 {
-    struct nbw *w = arg;
+    const struct nbw *w = arg;
     if (!lane_call(&w->x, w->seq, out))
         return 0;
-    if (w->how == BY_SLOT) {
-        out->crossed = crossed;
-        out->crossed_arg = w;
-    }
+    /* (a call through the slots, whose members' same call may have run as a schedule, with
+     * another count: shmc__slot_nb_crossed) */
+    if (w->how == BY_SLOT)
+        shmc__slot_nb_looks(out, w->x.co, w->sl.stamp, 0);
     return 1;
 }
 

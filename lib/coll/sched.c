@@ -662,29 +662,16 @@ static int poll(void *arg, int *err)
  * calls they wait in once they have slept a slice, as a blocking call's members do. Its
  * number is the one its tags carry, in the nonblocking calls' context, where a blocking
  * call's own schedule keeps the bit that tells its numbers apart. */
-/* A call that could have gone through the slots, as its members' same call may have (with
- * another count): where one did, this rank may wait for a message it never sends
- * (shmc__slot_nb_crossed). */
-static int crossed(void *arg)
-{
-    const struct shmc__sched *s = arg;
-    struct shmc__cx x;
-    shmc__cx_init(&x, s->co, s->c, s->dt);
-    x.call[0] = s->words[0];
-    x.call[1] = s->words[1];
-    return shmc__slot_nb_crossed(&x, s->slot_stamp, 1);
-}
-
 static int call(void *arg, struct shmc__incall *out)
 {
-    struct shmc__sched *s = arg;
+    const struct shmc__sched *s = arg;
     if (!shmc__sched_incall(s->c, (uint32_t)s->tag & (SHMC_SCHED_BLOCKING | SHMC_SCHED_NUMBER), 0,
                             s->words, out))
         return 0;
-    if (s->slot_stamp) {
-        out->crossed = crossed;
-        out->crossed_arg = s;
-    }
+    /* (a call that could have gone through the slots, as its members' same call may have,
+     * with another count: shmc__slot_nb_crossed) */
+    if (s->slot_stamp)
+        shmc__slot_nb_looks(out, s->co, s->slot_stamp, 1);
     return 1;
 }
 

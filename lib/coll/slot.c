@@ -447,22 +447,34 @@ static struct shmc__slot *nb_slot_of(const struct shmc__cx *x, int r)
                         : shmc__arena_slot(x->co->arena, SHMC_LANE_NB, w);
 }
 
-/* The ways word (shm/arena.h, shmc__slot_ways): the communicator's uid (high half), the
- * low 16 bits of the stamp last taken, and for it and the 15 before it (bit i: i stamps
- * back) whether the call ran as a schedule (1) or through the slots (0). A slot entry's
- * new holder (another uid) starts it afresh. */
-#define WAYS_BACK 16u
+/* The ways line (shm/arena.h, shmc__slot_ways): word 0 the communicator's uid (high half)
+ * and the stamp last taken (low half), 0 while the owner rewrites them; word 1 for that
+ * stamp and the WAYS_BACK - 1 before it (bit i: i stamps back) whether the call ran as a
+ * schedule (1) or through the slots (0). A slot entry's new holder (another uid) starts
+ * afresh. Only the owner writes; members read them once they have slept a slice.
+ *
+ *   owner                                  member (shmc__slot_nb_crossed)
+ *   w0 = 0; fence (release)                a = w0                        (A15)
+ *   w1 = ways                              b = w1
+ *   w0 = uid, stamp              (R15)     fence (acquire); a2 = w0
+ *
+ * R15 pairs with A15: seeing w0, the member sees the ways written before it; one that
+ * finds a2 == a (and not 0) read the ways of that stamp and no later one's (a later
+ * stamp's are written only after w0 went to 0). As shmc__incall_publish's words. */
+#define WAYS_BACK 64u
 
 uint64_t shmc__slot_nb_next(const struct shmc__cx *x, int sched)
 {
     struct shmc__slot_own *o = nb_own(x);
     uint64_t stamp = ((uint64_t)x->c->uid << 32) | ++o->round;
-    shmc_atomic_u64 *ways = shmc__slot_ways(o->slot);
-    uint64_t w = shmc__load_relaxed64(ways);
-    uint32_t bits = (w >> 32) == x->c->uid ? (uint32_t)w << 1 : 0;
-    /* (read only by members that slept a slice, who take what they find as it is) */
-    shmc__store_relaxed64(ways, (uint64_t)x->c->uid << 32 | (stamp & 0xffffu) << WAYS_BACK |
-                                    ((bits | (sched ? 1u : 0u)) & ((1u << WAYS_BACK) - 1)));
+    shmc_atomic_u64 *w = shmc__slot_ways(o->slot);
+    uint64_t w0 = shmc__load_relaxed64(&w[0]);
+    uint64_t ways = w0 && (w0 >> 32) == x->c->uid ? shmc__load_relaxed64(&w[1]) << 1 : 0;
+    shmc__store_relaxed64(&w[0], 0);
+    atomic_thread_fence(memory_order_release);
+    shmc__store_relaxed64(&w[1], ways | (sched ? 1u : 0u));
+    /* R15 pairs with A15 (shmc__slot_nb_crossed): the ways are written before this. */
+    shmc__store_release64(&w[0], stamp);
     return stamp;
 }
 
@@ -472,22 +484,47 @@ int shmc__slot_nb_crossed(const struct shmc__cx *x, uint64_t stamp, int sched)
     for (int q = 0; q < x->n; q++) {
         if (q == x->me)
             continue;
-        uint64_t w = shmc__load_relaxed64(shmc__slot_ways(nb_slot_of(x, q)));
-        uint32_t back = (uint16_t)((uint32_t)(w >> WAYS_BACK) - (uint32_t)stamp);
-        if ((w >> 32) != x->c->uid || back >= WAYS_BACK || (int)(w >> back & 1) == !!sched)
+        shmc_atomic_u64 *w = shmc__slot_ways(nb_slot_of(x, q));
+        /* A15 pairs with R15: the ways of that stamp are visible once it is. */
+        uint64_t a = shmc__load_acquire64(&w[0]);
+        uint64_t ways = shmc__load_relaxed64(&w[1]);
+        atomic_thread_fence(memory_order_acquire);
+        uint32_t back = (uint32_t)a - (uint32_t)stamp;
+        if (!a || shmc__load_relaxed64(&w[0]) != a || (a >> 32) != (stamp >> 32) ||
+            back >= WAYS_BACK || (int)(ways >> back & 1) == !!sched)
             continue;
         char mine[160], where[64];
         shmc__call_describe(x->call, mine, sizeof mine);
         shmc__comm_where(x->c, where, sizeof where);
         SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s, which ran %s; rank %d's "
                    "same call ran %s, so it was another (another count, say: the slots' limits "
-                   "are in docs/collectives.md; SHMC_CHECK=1 says which)",
+                   "are in docs/collectives.md; or SHMC_ALGO_* set on some ranks only; "
+                   "SHMC_CHECK=1 says which)",
                    where, x->me, mine, sched ? "as messages" : "through the slots", q,
                    sched ? "through the slots" : "as messages");
         shmc__p2p_quit(p, x->c, SHMC_ERR_MISMATCH);
         return 1;
     }
     return 0;
+}
+
+/* The look (p2p.h's struct shmc__incall, crossed) with what the wait holds: the call may
+ * have ended and its memory gone. */
+static int nb_look(const struct shmc__incall *ic)
+{
+    struct shmc__cx x;
+    shmc__cx_init(&x, ic->coll, ic->c, SHMC_UINT8);
+    x.call[0] = ic->w[0];
+    x.call[1] = ic->w[1];
+    return shmc__slot_nb_crossed(&x, ic->stamp, ic->sched);
+}
+
+void shmc__slot_nb_looks(struct shmc__incall *out, struct shmc__coll *co, uint64_t stamp, int sched)
+{
+    out->crossed = nb_look;
+    out->coll = co;
+    out->stamp = stamp;
+    out->sched = sched;
 }
 
 /* Where a nonblocking publication of `bytes` with `stamp` lies (two_parts). */

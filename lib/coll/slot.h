@@ -62,6 +62,10 @@ uint64_t shmc__slot_nb_next(const struct shmc__cx *x, int sched);
  * through the slots ends at publishing, while a member by messages waits for a message).
  * Says so, quits the communicator's collectives and returns 1; 0 where none did. */
 int shmc__slot_nb_crossed(const struct shmc__cx *x, uint64_t stamp, int sched);
+/* Hands a wait on such a call, published in out, that look for the call's stamp and way
+ * (sched: as a schedule), held there by value (p2p.h's struct shmc__incall, crossed). */
+void shmc__slot_nb_looks(struct shmc__incall *out, struct shmc__coll *co, uint64_t stamp,
+                         int sched);
 /* 1 once this rank's slot has room for publication `stamp` of `bytes` (every reader of what
  * was there done, left or quit), where to write it in *data; 1 with an error in *err when
  * this rank quit the communicator's collectives; 0 while a reader still reads. */

@@ -70,7 +70,7 @@ int shmc__incall_scan(struct shmc__p2p *p)
     struct shmc__comm *c = ic->c;
     if (!c || c->quit || !(ic->w[0] | ic->w[1]))
         return 0;
-    if (ic->crossed && ic->crossed(ic->crossed_arg))
+    if (ic->crossed && ic->crossed(ic))
         return 1;
     uint64_t at = at_word(ic);
     /* Our publication (shmc__incall_publish) is ordered before these loads. */

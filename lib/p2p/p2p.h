@@ -48,6 +48,7 @@ struct shmc__coop {
 /* The collective call this rank is in, set by the collectives for its length
  * (incall.h): published when the rank blocks, so that members blocked too can tell
  * whether they wait in the same call. */
+struct shmc__coll; /* (coll/coll.h: opaque here) */
 struct shmc__incall {
     struct shmc__comm *c; /* NULL: in none */
     uint32_t ctx;         /* the context of the calls seq numbers (never 0: a collective's) */
@@ -55,10 +56,14 @@ struct shmc__incall {
     int round;            /* waiting in a one-step round (coll/onestep.c) */
     uint64_t w[2];        /* its words (base/callword.h) */
     /* Optional, the collective layer's: a look of its own for members whose same call went
-     * another way, run where the members' calls are compared (shmc__incall_scan); 1 where
-     * it found one (it has said so and quit the communicator's collectives). */
-    int (*crossed)(void *arg);
-    void *crossed_arg;
+     * another way, run where the members' calls are compared (shmc__incall_scan) with this
+     * record, which holds all it reads (the call may have ended and its memory gone while
+     * a wait for it and others goes on); 1 where it found one (it has said so and quit the
+     * communicator's collectives). */
+    int (*crossed)(const struct shmc__incall *ic);
+    struct shmc__coll *coll; /* ... the collective layer's state (opaque here) */
+    uint64_t stamp;          /* ... the call's stamp in the slots */
+    int sched;               /* ... and whether it ran as a schedule */
 };
 
 /* A peer: its endpoint, and what waits to be written to it, in order. */

@@ -52,7 +52,7 @@
 #include "base/machine.h"
 
 #define SHMC_ARENA_MAGIC 0x31304d4d4f434d53ull /* "SMCOMM01" little-endian */
-#define SHMC_ARENA_VERSION 18u
+#define SHMC_ARENA_VERSION 19u
 #define SHMC_MAX_RANKS 256u
 #define SHMC_RING_MIN 4096u
 #define SHMC_RING_MAX (16u << 20)
@@ -441,8 +441,8 @@ static_assert(offsetof(struct shmc__slot, call) + 2 * SHMC_SLOT_WORDS * sizeof(u
                   SHMC_SLOT_STRIDE - SHMC_CACHELINE,
               "a slot's second call words fit after its data, before its last line");
 /* Which way the owner's last nonblocking calls through this slot went (coll/slot.c,
- * shmc__slot_nb_next): in the stride's last line, which only the owner writes and the
- * others read only once they have slept a whole slice in a call. */
+ * shmc__slot_nb_next), two words: in the stride's last line, which only the owner writes
+ * and the others read only once they have slept a whole slice in a call. */
 static inline shmc_atomic_u64 *shmc__slot_ways(struct shmc__slot *s)
 {
     return (shmc_atomic_u64 *)(void *)((uint8_t *)s + SHMC_SLOT_STRIDE - SHMC_CACHELINE);

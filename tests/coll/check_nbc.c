@@ -850,8 +850,10 @@ static void crossed_ways(shmc_comm *w, int me, int n, void *arg)
     T_ASSERT(rc == SHMC_OK || rc == SHMC_ERR_MISMATCH, "case %d, rank %d of %d: %s", which, me, n,
              shmc_strerror(rc));
     /* Every rank's outcome, by point-to-point (the world's collectives may have quit): one
-     * at least found the mismatch. */
-    int mism = rc == SHMC_ERR_MISMATCH, any = mism;
+     * at least found the mismatch and said so (the others' waits may end with its quitting,
+     * saying nothing). */
+    int mine = (rc == SHMC_ERR_MISMATCH) | (strstr(msg, "collective mismatch") ? 2 : 0);
+    int any = mine;
     if (me == 0) {
         for (int q = 1; q < n; q++) {
             int theirs;
@@ -861,12 +863,10 @@ static void crossed_ways(shmc_comm *w, int me, int n, void *arg)
         for (int q = 1; q < n; q++)
             T_OK(shmc_send(&any, 1, SHMC_INT32, q, 7, w));
     } else {
-        T_OK(shmc_send(&mism, 1, SHMC_INT32, 0, 7, w));
+        T_OK(shmc_send(&mine, 1, SHMC_INT32, 0, 7, w));
         T_OK(shmc_recv(&any, 1, SHMC_INT32, 0, 7, w, NULL));
     }
-    T_ASSERT(any, "case %d, %d ranks: no rank found the mismatch", which, n);
-    T_ASSERT(!mism || strstr(msg, "collective mismatch"), "case %d, rank %d said '%s'", which, me,
-             msg);
+    T_ASSERT(any == 3, "case %d, %d ranks: no rank found the mismatch (%d)", which, n, any);
     if (!on_world)
         T_OK(shmc_comm_free(&c));
 }
@@ -878,6 +878,94 @@ START_TEST(test_nbc_crossed_ways)
         return;
     for (int n = 3; n <= 4; n++)
         ck_assert_msg(shmct_run(n, crossed_ways, &which) == 0, "case %d at %d ranks", which, n);
+}
+END_TEST
+
+/* The same look in programs whose calls match: calls through the slots and as schedules
+ * (counts on both sides of the slots' limits) in turn, one rank late to each (120 ms, so
+ * that the others' waits sleep whole slices and look): none may be taken for a mismatch,
+ * and every result is right. On the world and on a split communicator (arg), 3 ranks. */
+static void crossed_matching(shmc_comm *w, int me, int n, void *arg)
+{
+    int on_world = *(const int *)arg;
+    shmc_comm *c = w;
+    if (!on_world)
+        T_OK(shmc_comm_split(w, 0, me, &c));
+    static float in[4096], out[4 * 4096];
+    const size_t counts[] = {250, 4096};
+    for (int i = 0; i < 12; i++) {
+        int coll = i % 4, big = i / 4 % 2;
+        size_t count = counts[big ^ (i / 8)];
+        for (size_t e = 0; e < count; e++)
+            in[e] = (float)(me + 1);
+        if (me == i % n)
+            usleep(120000);
+        shmc_request *r = NULL;
+        int rc = coll == 0   ? shmc_ibroadcast(in, count, SHMC_FLOAT32, 0, c, &r)
+                 : coll == 1 ? shmc_ireduce(in, out, count, SHMC_FLOAT32, SHMC_SUM, 0, c, &r)
+                 : coll == 2 ? shmc_igather(in, out, count, SHMC_FLOAT32, 0, c, &r)
+                             : shmc_iallreduce(in, out, count, SHMC_FLOAT32, SHMC_SUM, c, &r);
+        T_ASSERT(rc == SHMC_OK, "call %d: %s", i, shmc_strerror(rc));
+        T_OK(shmc_wait(&r, NULL));
+        float want = coll == 0 ? 1.0f : (float)(n * (n + 1) / 2);
+        const float *got = coll == 0 ? in : out;
+        if (coll == 2)
+            want = (float)n, got = out + (size_t)(n - 1) * count; /* rank n-1's block */
+        if (coll == 0 || coll == 3 || me == 0)
+            T_ASSERT(got[count - 1] == want, "call %d (count %zu), rank %d: %g for %g", i, count,
+                     me, got[count - 1], want);
+    }
+    if (!on_world)
+        T_OK(shmc_comm_free(&c));
+    T_OK(shmc_barrier(w));
+}
+
+START_TEST(test_nbc_crossed_matching)
+{
+    int on_world = _i;
+    ck_assert_int_eq(shmct_run(3, crossed_matching, &on_world), 0);
+}
+END_TEST
+
+/* A wait for several requests publishes the first one's call, and its look (above) goes
+ * on after that call has ended and its memory has gone (a large all-reduce's schedule is
+ * freed at its end), while the wait waits for a receive: the look holds what it reads. */
+static void look_after_end(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)n, (void)arg;
+    shmc_comm *c;
+    T_OK(shmc_comm_split(w, 0, me, &c));
+    enum { M = 1 << 18 }; /* 1 MiB of floats: a ring schedule with scratch past its keeping */
+    float *in = malloc(M * sizeof *in), *out = malloc(M * sizeof *out);
+    T_ASSERT(in && out, "malloc");
+    for (int i = 0; i < M; i++)
+        in[i] = 1.0f;
+    shmc_request *r[2] = {NULL, NULL};
+    int token = 0;
+    if (me == 0) {
+        T_OK(shmc_iallreduce(in, out, M, SHMC_FLOAT32, SHMC_SUM, c, &r[0]));
+        T_OK(shmc_irecv(&token, 1, SHMC_INT32, 1, 5, w, &r[1]));
+        T_OK(shmc_waitall(2, r, NULL));
+        T_ASSERT(out[M - 1] == 3.0f && token == 1, "%g, token %d", out[M - 1], token);
+    } else {
+        usleep(100000); /* rank 0's all-reduce pending as its wait begins */
+        T_OK(shmc_iallreduce(in, out, M, SHMC_FLOAT32, SHMC_SUM, c, &r[0]));
+        T_OK(shmc_wait(&r[0], NULL));
+        if (me == 1) {
+            usleep(400000); /* rank 0 sleeps whole slices meanwhile */
+            token = 1;
+            T_OK(shmc_send(&token, 1, SHMC_INT32, 0, 5, w));
+        }
+    }
+    free(in);
+    free(out);
+    T_OK(shmc_comm_free(&c));
+    T_OK(shmc_barrier(w));
+}
+
+START_TEST(test_nbc_look_after_end)
+{
+    ck_assert_int_eq(shmct_run(3, look_after_end, NULL), 0);
 }
 END_TEST
 
@@ -2800,6 +2888,8 @@ static Suite *nbc_suite(void)
     tcase_add_loop_test(t, test_nbc_words_in_messages, 0, 10);
     tcase_add_loop_test(t, test_nbc_roots_all_mine, 0, 16);
     tcase_add_loop_test(t, test_nbc_crossed_ways, 0, 16);
+    tcase_add_loop_test(t, test_nbc_crossed_matching, 0, 2);
+    tcase_add_test(t, test_nbc_look_after_end);
     tcase_add_loop_test(t, test_nbc_world_shared, 0, 4);
     tcase_add_loop_test(t, test_nbc_world_stream, 0, 3);
     tcase_add_loop_test(t, test_nbc_world_direct, 0, 4);
