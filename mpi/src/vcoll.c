@@ -352,16 +352,27 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
         return shmc_mpi__call_rc(&k, rc);
     if ((rc = vside_of(&k, scr, &r, recvbuf, recvcounts, displs, recvtype, 1)))
         goto out;
+    /* Equal blocks: the tuned all-gather. By the counts alone, which every rank passes
+     * alike; the displacements are each rank's own (MPI lets them differ), so where this
+     * rank's do not lay the blocks one after another it stages them and lays them out
+     * itself, making the same call as the others. */
+    int equal = 1, packed = 1;
+    for (int i = 0; i < n && equal; i++) {
+        equal = r.cnt[i] == r.cnt[0];
+        packed = packed && r.dsp[i] == (size_t)i * r.cnt[0];
+    }
+    if (equal && !packed) {
+        release(&r);
+        r.copy = 1;
+        if ((rc = layout(&r, "receive")))
+            goto out;
+    }
     if (!in_place && (rc = own_block(sbytes, r.cnt[me])))
         goto out;
     if (!in_place && (rc = shmc_mpi__view_send(sendbuf, (size_t)sendcount, st, &vs)))
         goto out;
     if (in_place)
         pack_block(&r, me);
-    /* Equal blocks one after another: the tuned all-gather (every rank sees the same). */
-    int equal = 1;
-    for (int i = 0; i < n && equal; i++)
-        equal = r.cnt[i] == r.cnt[0] && r.dsp[i] == (size_t)i * r.cnt[0];
     const void *sb = in_place ? SHMC_IN_PLACE : vs.p;
     if (nb) {
         shmc_request *q = NULL;

@@ -173,6 +173,61 @@ START_TEST(test_mpi_coll_v_forms)
 }
 END_TEST
 
+/* MPI_Allgatherv with equal counts whose displacements are each rank's own (MPI lets them
+ * differ: the receive layout is local): rank 0 lays the blocks out backwards with gaps,
+ * the others one after another. Every rank must get every block, blocking and
+ * nonblocking (arg: the ranks' count of ints a block, 4, and 4096 for the slots of a
+ * split communicator's nonblocking all-gather), on the world and on a duplicate. */
+static void allgatherv_own_displs(shmc_comm *w, int me, int n, void *arg)
+{
+    (void)w;
+    int per = *(const int *)arg;
+    M_OK(MPI_Init(NULL, NULL));
+    MPI_Comm comms[2] = {MPI_COMM_WORLD, MPI_COMM_NULL};
+    M_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]));
+    int cnt[8], dsp[8], total = 0;
+    for (int r = 0; r < n; r++) {
+        cnt[r] = per;
+        dsp[r] = me == 0 ? (n - 1 - r) * (per + 3) : r * per;
+    }
+    total = me == 0 ? n * (per + 3) : n * per;
+    int *mine = shmct_xmalloc(sizeof(int) * (size_t)per);
+    int *big = shmct_xmalloc(sizeof(int) * (size_t)total);
+    for (int i = 0; i < per; i++)
+        mine[i] = 1000 * me + i;
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < total; i++)
+            big[i] = -1;
+        MPI_Comm c = comms[k / 2];
+        if (k % 2) {
+            MPI_Request q;
+            M_OK(MPI_Iallgatherv(mine, per, MPI_INT, big, cnt, dsp, MPI_INT, c, &q));
+            M_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        } else {
+            M_OK(MPI_Allgatherv(mine, per, MPI_INT, big, cnt, dsp, MPI_INT, c));
+        }
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i<per; i += per> 4 ? per / 4 - 1 : 1)
+                T_ASSERT(big[dsp[r] + i] == 1000 * r + i, "case %d, rank %d: block %d[%d] = %d", k,
+                         me, r, i, big[dsp[r] + i]);
+        if (me == 0)
+            T_ASSERT(big[dsp[0] + per] == -1, "case %d: the gap was written", k);
+    }
+    free(mine);
+    free(big);
+    M_OK(MPI_Comm_free(&comms[1]));
+    M_OK(MPI_Finalize());
+}
+
+START_TEST(test_mpi_coll_allgatherv_own_displs)
+{
+    static const int pers[] = {4, 4096};
+    for (int i = 0; i < 2; i++)
+        for (int n = 2; n <= 4; n++)
+            mt_run(n, allgatherv_own_displs, (void *)&pers[i]);
+}
+END_TEST
+
 /* 2x2 integer matrices multiplied: associative, not commutative. */
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *type)
 {
@@ -448,6 +503,7 @@ static Suite *mpi_coll_suite(void)
     tcase_set_timeout(t, 180);
     tcase_add_test(t, test_mpi_coll_data);
     tcase_add_test(t, test_mpi_coll_v_forms);
+    tcase_add_test(t, test_mpi_coll_allgatherv_own_displs);
     tcase_add_test(t, test_mpi_coll_reductions);
     tcase_add_test(t, test_mpi_coll_bad_arguments);
     tcase_add_test(t, test_mpi_coll_user_op_on_big_elements);
