@@ -52,17 +52,27 @@ static inline void shmc__cx_enter(struct shmc__cx *x, const uint64_t w[2])
     shmc__incall_begin(x->co->p2p, x->c, seq, w);
 }
 
+/* Says that x's call and another member's differ: "collective mismatch on" x's
+ * communicator, "this rank (its number) called" x's call, then what the other member did
+ * (fmt, a literal, and its arguments: each place's own format, which the log's limit on
+ * repeats counts apart, base/log.h). */
+#define SHMC_CX_MISMATCH(x, fmt, ...)                                                              \
+    do {                                                                                           \
+        char mine_[160], where_[64];                                                               \
+        shmc__call_describe((x)->call, mine_, sizeof mine_);                                       \
+        shmc__comm_where((x)->c, where_, sizeof where_);                                           \
+        SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s" fmt, where_, (x)->me,     \
+                   mine_, __VA_ARGS__);                                                            \
+    } while (0)
+
 /* Does member q's call (its words, theirs) differ from x's? Says so, naming both: 1; or 0. */
 static inline int shmc__cx_differs(const struct shmc__cx *x, int q, const uint64_t theirs[2])
 {
     if (theirs[0] == x->call[0] && theirs[1] == x->call[1])
         return 0;
-    char mine[160], other[160], where[64];
-    shmc__call_describe(x->call, mine, sizeof mine);
+    char other[160];
     shmc__call_describe(theirs, other, sizeof other);
-    shmc__comm_where(x->c, where, sizeof where);
-    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d called %s", where,
-               x->me, mine, q, other);
+    SHMC_CX_MISMATCH(x, "; rank %d called %s", q, other);
     return 1;
 }
 

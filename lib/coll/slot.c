@@ -330,13 +330,10 @@ static int other_place(const struct shmc__cx *x, int owner, uint64_t place, uint
 {
     if (place == want || !x->co->check)
         return 0;
-    char mine[160], where[64];
-    shmc__call_describe(x->call, mine, sizeof mine);
-    shmc__comm_where(x->c, where, sizeof where);
-    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d published nothing "
-               "for this call (it made another: another collective or root, say; SHMC_CHECK=1 "
-               "says which)",
-               where, x->me, mine, owner);
+    SHMC_CX_MISMATCH(x,
+                     "; rank %d published nothing for this call (it made another: another "
+                     "collective or root, say; SHMC_CHECK=1 says which)",
+                     owner);
     return 1;
 }
 
@@ -493,15 +490,12 @@ int shmc__slot_nb_crossed(const struct shmc__cx *x, uint64_t stamp, int sched)
         if (!a || shmc__load_relaxed64(&w[0]) != a || (a >> 32) != (stamp >> 32) ||
             back >= WAYS_BACK || (int)(ways >> back & 1) == !!sched)
             continue;
-        char mine[160], where[64];
-        shmc__call_describe(x->call, mine, sizeof mine);
-        shmc__comm_where(x->c, where, sizeof where);
-        SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s, which ran %s; rank %d's "
-                   "same call ran %s, so it was another (another count, say: the slots' limits "
-                   "are in docs/collectives.md; or SHMC_ALGO_* set on some ranks only; "
-                   "SHMC_CHECK=1 says which)",
-                   where, x->me, mine, sched ? "as messages" : "through the slots", q,
-                   sched ? "through the slots" : "as messages");
+        SHMC_CX_MISMATCH(x,
+                         ", which ran %s; rank %d's same call ran %s, so it was another (another "
+                         "count, say: the slots' limits are in docs/collectives.md; or "
+                         "SHMC_ALGO_* set on some ranks only; SHMC_CHECK=1 says which)",
+                         sched ? "as messages" : "through the slots", q,
+                         sched ? "through the slots" : "as messages");
         shmc__p2p_quit(p, x->c, SHMC_ERR_MISMATCH);
         return 1;
     }

@@ -79,14 +79,10 @@ int shmc__cx_irecv_kept(const struct shmc__cx *x, void *buf, size_t bytes, int s
  * size than the algorithm expects, if sized): says so. */
 static void other_call(const struct shmc__cx *x, int peer, int sized)
 {
-    char mine[160], where[64];
-    shmc__call_describe(x->call, mine, sizeof mine);
-    shmc__comm_where(x->c, where, sizeof where);
-    SHMC_ERROR("collective mismatch on %s: this rank (%d) called %s; rank %d sent it a "
-               "message of %s (another collective, count, dtype, op or root; SHMC_CHECK=1 "
-               "says which)",
-               where, x->me, mine, shmc__comm_local_rank(x->c, peer),
-               sized ? "another size" : "another call");
+    SHMC_CX_MISMATCH(x,
+                     "; rank %d sent it a message of %s (another collective, count, dtype, op or "
+                     "root; SHMC_CHECK=1 says which)",
+                     shmc__comm_local_rank(x->c, peer), sized ? "another size" : "another call");
 }
 
 /* The failure protocol's rule for a call's own requests (p2p/quit.c): on the first that
