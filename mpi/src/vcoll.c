@@ -159,7 +159,11 @@ static int nb_started(const struct shmc_mpi_call *k, int err, shmc_request *q,
     int n = k->c->size;
     if (err == SHMC_OK && ((v && v->tmp) || (s && s->tmp) || (r && r->tmp) || (ts && *ts))) {
         f = calloc(1, sizeof *f);
-        size_t *a = f && r && r->staged ? malloc(2 * (size_t)n * sizeof *a) : NULL;
+        /* A staged receive side is laid out at completion, after the program may have let
+         * its arrays go: its byte counts and offsets, and its counts and displacements,
+         * copied. */
+        size_t *a =
+            f && r && r->staged ? malloc(2 * (size_t)n * (sizeof *a + sizeof(MPI_Count))) : NULL;
         if (!f || (r && r->staged && !a)) {
             free(f);
             f = NULL;
@@ -177,6 +181,13 @@ static int nb_started(const struct shmc_mpi_call *k, int err, shmc_request *q,
                     memcpy(a + n, r->dsp, (size_t)n * sizeof *a);
                     f->r.cnt = a;
                     f->r.dsp = a + n;
+                    MPI_Count *cd = (MPI_Count *)(void *)(a + 2 * n);
+                    for (int i = 0; i < n; i++) {
+                        cd[i] = shmc_mpi__at(r->counts, i);
+                        cd[n + i] = shmc_mpi__at(r->displs, i);
+                    }
+                    f->r.counts = shmc_mpi__counts(cd);
+                    f->r.displs = shmc_mpi__counts(cd + n);
                 }
             }
             f->arrays = a;
