@@ -11,7 +11,7 @@
  *              would write over it first (shmc__own_part, cx.h).
  *
  * And on another communicator than the world, where every member publishes for every
- * other (everyone()): an all-reduce's vector, which each combines in rank order; the n
+ * other (everyone_kind()): an all-reduce's vector, which each combines in rank order; the n
  * blocks of a reduce-scatter, whose own block each combines so; an all-gather's block;
  * an all-to-all's n blocks, whose own block each takes.
  *
@@ -58,6 +58,14 @@ int shmc__nbs_gated(int coll, const struct shmc__cx *x, size_t count)
     return whole(coll, x, count) > SHMC_NBS_MIN;
 }
 
+/* Is coll one whose every member publishes its input for every other and takes its part of
+ * theirs (an all-reduce, reduce-scatter, all-gather or all-to-all)? */
+static int everyone_kind(int coll)
+{
+    return coll == SHMC_C_ALLREDUCE || coll == SHMC_C_REDUCE_SCATTER || coll == SHMC_C_ALLGATHER ||
+           coll == SHMC_C_ALLTOALL;
+}
+
 int shmc__nbs_everyone(int coll, const struct shmc__cx *x, size_t count)
 {
     if (x->n < SHMC_NBS_RANKS_MIN || !count)
@@ -73,14 +81,6 @@ int shmc__nbs_everyone(int coll, const struct shmc__cx *x, size_t count)
     default:
         return 0;
     }
-}
-
-/* Does every member publish its input for every other and take its part of theirs (an
- * all-reduce, reduce-scatter, all-gather or all-to-all)? */
-static int everyone(const struct shmc__wround *b)
-{
-    return b->coll == SHMC_C_ALLREDUCE || b->coll == SHMC_C_REDUCE_SCATTER ||
-           b->coll == SHMC_C_ALLGATHER || b->coll == SHMC_C_ALLTOALL;
 }
 
 /* The bytes of a publication: the n blocks of a reduce-scatter or all-to-all (member d's
@@ -109,25 +109,25 @@ static int stages(const struct shmc__wround *b, size_t bytes)
 static int putter(const struct shmc__wround *b, size_t bytes)
 {
     int root = b->x->root, me = b->x->me;
-    return everyone(b) || (to_root(b) ? me != root : me == root) || stages(b, bytes);
+    return everyone_kind(b->coll) || (to_root(b) ? me != root : me == root) || stages(b, bytes);
 }
 
 static int reader(const struct shmc__wround *b)
 {
-    return !everyone(b) && to_root(b) ? b->x->root : -1;
+    return !everyone_kind(b->coll) && to_root(b) ? b->x->root : -1;
 }
 
 /* Does this rank take anything (the root's own block of a gather included)? */
 static int taker(const struct shmc__wround *b)
 {
-    return everyone(b) || (b->x->me == b->x->root) == to_root(b);
+    return everyone_kind(b->coll) || (b->x->me == b->x->root) == to_root(b);
 }
 
 /* Does this rank take from member q's publication? */
 static int takes_from(const struct shmc__wround *b, int q)
 {
     int root = b->x->root, me = b->x->me;
-    if (everyone(b))
+    if (everyone_kind(b->coll))
         return q != me;
     return to_root(b) ? me == root && q != me : me != root && q == root;
 }
@@ -216,10 +216,7 @@ uint64_t shmc__nbs_mark(int coll, const struct shmc__cx *x)
     if (!shmc__nbs_rooted(coll, x)) {
         /* (the world runs the rest by its rounds; a communicator without an entry has no
          * slots) */
-        if (!x->cc->entry || x->n < SHMC_NBS_RANKS_MIN)
-            return 0;
-        if (coll != SHMC_C_ALLREDUCE && coll != SHMC_C_ALLGATHER && coll != SHMC_C_REDUCE_SCATTER &&
-            coll != SHMC_C_ALLTOALL)
+        if (!x->cc->entry || x->n < SHMC_NBS_RANKS_MIN || !everyone_kind(coll))
             return 0;
     } else if (!x->cc->entry && !shmc__cx_world(x)) {
         return 0;

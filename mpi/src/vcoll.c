@@ -372,8 +372,7 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
         equal = r.cnt[i] == r.cnt[0];
         packed = packed && r.dsp[i] == (size_t)i * r.cnt[0];
     }
-    if (equal && !packed) {
-        release(&r);
+    if (equal && !packed) { /* (not staged yet: a staged side's blocks lie packed) */
         r.copy = 1;
         if ((rc = layout(&r, "receive")))
             goto out;
